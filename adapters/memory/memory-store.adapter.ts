@@ -1,0 +1,166 @@
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import type {
+  CollectionSpec,
+  IndexQuery,
+  JournalEntry,
+  JournalEntryInput,
+  JournalPageRequest,
+  Page,
+  PageRequest,
+  PutInput,
+  StoredDocument,
+  StorePort,
+} from '../../src/ports/store.port.js';
+import {
+  checkPut,
+  compareIndexValues,
+  decodeCursor,
+  encodeCursor,
+  matchesIndexQuery,
+  pageLimit,
+  requireCollection,
+  requireIndex,
+  versionConflict,
+  type IndexCursor,
+} from '../shared/store-helpers.js';
+
+/**
+ * A store that keeps everything on the heap and forgets it on exit. It is the
+ * baseline of the runtime benchmarks and a fast store for unit tests; it is never a
+ * profile's store.
+ */
+export class MemoryStore implements StorePort {
+  private specs = new Map<string, CollectionSpec>();
+  private docs = new Map<string, Map<string, StoredDocument>>();
+  private journals = new Map<string, JournalEntry[]>();
+
+  constructor(private readonly clock: ClockPort) {}
+
+  async init(collections: CollectionSpec[]): Promise<void> {
+    for (const spec of collections) {
+      this.specs.set(spec.name, spec);
+      if (!this.docs.has(spec.name)) this.docs.set(spec.name, new Map());
+    }
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
+    const doc = this.collection(collection).get(id);
+    if (!doc || this.expired(doc)) return null;
+    return structuredClone(doc) as StoredDocument<T>;
+  }
+
+  async put<T>(
+    collection: string,
+    id: string,
+    input: PutInput<T>,
+    journal?: JournalEntryInput,
+  ): Promise<StoredDocument<T>> {
+    checkPut(this.specs, collection, input);
+    const docs = this.collection(collection);
+    const current = docs.get(id);
+    const currentVersion = current && !this.expired(current) ? current.version : 0;
+    if (currentVersion !== input.expectedVersion) {
+      throw versionConflict(collection, id, input.expectedVersion, currentVersion);
+    }
+    const doc: StoredDocument = {
+      id,
+      version: currentVersion + 1,
+      data: structuredClone(input.data),
+      indexes: { ...(input.indexes ?? {}) },
+      updatedAt: this.clock.now(),
+      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+    };
+    docs.set(id, doc);
+    if (journal) {
+      const key = `${collection}/${id}`;
+      const entries = this.journals.get(key) ?? [];
+      entries.push(structuredClone({ ...journal, seq: doc.version }));
+      this.journals.set(key, entries);
+    }
+    return structuredClone(doc) as StoredDocument<T>;
+  }
+
+  async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
+    const docs = this.collection(collection);
+    const current = docs.get(id);
+    const currentVersion = current && !this.expired(current) ? current.version : 0;
+    if (currentVersion !== expectedVersion) {
+      throw versionConflict(collection, id, expectedVersion, currentVersion);
+    }
+    docs.delete(id);
+  }
+
+  async find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>> {
+    requireIndex(this.specs, collection, query.index);
+    const after = page.cursor ? decodeCursor<IndexCursor>(page.cursor) : undefined;
+    const matches = [...this.collection(collection).values()]
+      .filter((doc) => !this.expired(doc) && matchesIndexQuery(doc.indexes[query.index], query))
+      .map((doc) => ({ doc, value: doc.indexes[query.index]! }))
+      .sort((a, b) => compareIndexValues(a.value, b.value) || compareIds(a.doc.id, b.doc.id))
+      .filter(
+        ({ doc, value }) =>
+          !after ||
+          compareIndexValues(value, after.value) > 0 ||
+          (compareIndexValues(value, after.value) === 0 && compareIds(doc.id, after.id) > 0),
+      );
+    const limit = pageLimit(page.limit);
+    const items = matches.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map(({ doc }) => structuredClone(doc) as StoredDocument<T>),
+      ...(matches.length > limit && last ? { nextCursor: encodeCursor({ value: last.value, id: last.doc.id }) } : {}),
+    };
+  }
+
+  async list<T>(collection: string, page: PageRequest): Promise<Page<StoredDocument<T>>> {
+    const after = page.cursor ? decodeCursor<{ id: string }>(page.cursor).id : undefined;
+    const all = [...this.collection(collection).values()]
+      .filter((doc) => !this.expired(doc) && (after === undefined || compareIds(doc.id, after) > 0))
+      .sort((a, b) => compareIds(a.id, b.id));
+    const limit = pageLimit(page.limit);
+    const items = all.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((doc) => structuredClone(doc) as StoredDocument<T>),
+      ...(all.length > limit && last ? { nextCursor: encodeCursor({ id: last.id }) } : {}),
+    };
+  }
+
+  async readJournal(collection: string, id: string, page: JournalPageRequest): Promise<JournalEntry[]> {
+    const afterSeq = page.afterSeq ?? 0;
+    return (this.journals.get(`${collection}/${id}`) ?? [])
+      .filter((entry) => entry.seq > afterSeq)
+      .slice(0, pageLimit(page.limit))
+      .map((entry) => structuredClone(entry));
+  }
+
+  async sweepExpired(): Promise<number> {
+    let removed = 0;
+    for (const docs of this.docs.values()) {
+      for (const [id, doc] of docs) {
+        if (this.expired(doc)) {
+          docs.delete(id);
+          removed++;
+        }
+      }
+    }
+    return removed;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  private collection(name: string): Map<string, StoredDocument> {
+    requireCollection(this.specs, name);
+    return this.docs.get(name)!;
+  }
+
+  private expired(doc: StoredDocument): boolean {
+    return doc.expiresAt !== undefined && doc.expiresAt <= this.clock.now();
+  }
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

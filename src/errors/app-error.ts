@@ -1,0 +1,109 @@
+/**
+ * The one error model of the service. Adapters, the runtime and handlers throw
+ * `AppError`; the HTTP and MCP surfaces each map it to their envelopes in one place.
+ */
+
+/** How a surface should render the error (interface section 7.1). */
+export type EnvelopeKind =
+  /** `{statusCode, message, error}` */
+  | 'standard'
+  /** `{statusCode, message: string[], error: 'Bad Request'}` */
+  | 'validation'
+  /** standard plus `code` */
+  | 'domain'
+  /** `{success:false, error:{code, message, details:{retryable}}, meta}`; soft errors use it with 200 */
+  | 'canonical';
+
+/** Stable codes: the interface's (7.6) plus the service's own. */
+export const ERROR_CODES = {
+  AUTHENTICATION_FAILED: 401,
+  AUTHORIZATION_FAILED: 403,
+  TOKEN_VALIDATION_FAILED: 401,
+  INVALID_CREDENTIALS: 401,
+  VALIDATION_ERROR: 400,
+  RESOURCE_NOT_FOUND: 404,
+  RESOURCE_CONFLICT: 409,
+  INTERNAL_SERVICE_ERROR: 500,
+  LLM_PROVIDER_NOT_FOUND: 404,
+  LLM_PROVIDER_UNAVAILABLE: 503,
+  LLM_CIRCUIT_BREAKER_OPEN: 503,
+  LLM_CONFIGURATION_ERROR: 500,
+  LLM_RATE_LIMIT_EXCEEDED: 429,
+  LLM_TOKEN_LIMIT_EXCEEDED: 413,
+  // Service-specific codes.
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  PROVIDER_UNAVAILABLE: 503,
+  DEPENDENCY_UNAVAILABLE: 503,
+  /** A compare-and-set write lost to a concurrent writer; retry on a fresh read. */
+  VERSION_CONFLICT: 409,
+  /** The event is not accepted by the actor in its current state. */
+  INVALID_TRANSITION: 409,
+  /** A persisted snapshot was written by a machine version this code cannot read. */
+  SNAPSHOT_VERSION_UNSUPPORTED: 500,
+  SHUTTING_DOWN: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface AppErrorOptions {
+  status?: number;
+  envelope?: EnvelopeKind;
+  retryable?: boolean;
+  /** Validation messages for the validation envelope. */
+  messages?: string[];
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly envelope: EnvelopeKind;
+  readonly retryable: boolean;
+  readonly messages: string[] | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code];
+    this.envelope = options.envelope ?? 'domain';
+    this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
+    this.messages = options.messages;
+    this.details = options.details;
+  }
+
+  /** 400 with the validation envelope (`message` is an array of strings). */
+  static validation(messages: string[]): AppError {
+    return new AppError('VALIDATION_ERROR', messages.join('; '), {
+      envelope: 'validation',
+      messages,
+    });
+  }
+
+  static notFound(message = 'Not Found'): AppError {
+    return new AppError('RESOURCE_NOT_FOUND', message, { envelope: 'standard' });
+  }
+
+  static unauthorized(message = 'Unauthorized'): AppError {
+    return new AppError('AUTHENTICATION_FAILED', message, { envelope: 'standard' });
+  }
+
+  static forbidden(message = 'Forbidden'): AppError {
+    return new AppError('AUTHORIZATION_FAILED', message, { envelope: 'standard' });
+  }
+
+  static conflict(message: string): AppError {
+    return new AppError('RESOURCE_CONFLICT', message);
+  }
+
+  static internal(message = 'Internal server error', cause?: unknown): AppError {
+    return new AppError('INTERNAL_SERVICE_ERROR', message, { envelope: 'standard', cause });
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,115 @@
+/**
+ * Store port: versioned documents by collection, secondary indexes, cursor paging,
+ * TTL expiry and an append-only journal per document. Every adapter passes
+ * `test/contracts/store.contract.ts`.
+ */
+
+/** A value a document can be indexed under. Strings and numbers sort as in JavaScript. */
+export type IndexValue = string | number;
+
+export interface StoredDocument<T = unknown> {
+  id: string;
+  /** Starts at 1 on creation and grows by exactly 1 per write. */
+  version: number;
+  data: T;
+  indexes: Record<string, IndexValue>;
+  /** Epoch ms of the last write. */
+  updatedAt: number;
+  /** Epoch ms after which the document is gone (TTL); absent means never. */
+  expiresAt?: number;
+}
+
+export interface PutInput<T = unknown> {
+  data: T;
+  /** 0 to create (fails if the id exists), otherwise the version the caller read. */
+  expectedVersion: number;
+  /** Values of the collection's declared indexes; undeclared names are refused. */
+  indexes?: Record<string, IndexValue>;
+  expiresAt?: number;
+}
+
+export interface JournalEntryInput {
+  /** The event that was accepted. */
+  event: unknown;
+  /** The resulting state value (or any summary of it). */
+  state: unknown;
+  /** Epoch ms. */
+  at: number;
+}
+
+export interface JournalEntry extends JournalEntryInput {
+  /** Equals the document version the write produced, so an entry exists once per version. */
+  seq: number;
+}
+
+export interface IndexQuery {
+  index: string;
+  /** Exactly this value; or a range with `gte`/`lte` (inclusive). */
+  eq?: IndexValue;
+  gte?: IndexValue;
+  lte?: IndexValue;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Opaque cursor from the previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Present when more items may follow. */
+  nextCursor?: string;
+}
+
+export interface JournalPageRequest {
+  /** Return entries with `seq` greater than this (default 0). */
+  afterSeq?: number;
+  limit: number;
+}
+
+export interface CollectionSpec {
+  name: string;
+  /** Secondary index names; production adapters create them at start. */
+  indexes: string[];
+}
+
+export interface StorePort {
+  /** Declares collections and their indexes; called once before any other call. */
+  init(collections: CollectionSpec[]): Promise<void>;
+
+  /** The document, or null when it is absent or expired. */
+  get<T>(collection: string, id: string): Promise<StoredDocument<T> | null>;
+
+  /**
+   * Compare-and-set write. With `journal`, the journal entry (seq = new version) is
+   * written atomically with the document. Resolves only once the write is durable.
+   * Throws `AppError('VERSION_CONFLICT')` when the stored version is not `expectedVersion`.
+   */
+  put<T>(
+    collection: string,
+    id: string,
+    input: PutInput<T>,
+    journal?: JournalEntryInput,
+  ): Promise<StoredDocument<T>>;
+
+  /** CAS delete; the journal of the id is kept. Throws VERSION_CONFLICT on mismatch. */
+  delete(collection: string, id: string, expectedVersion: number): Promise<void>;
+
+  /** Documents whose index matches, ordered by (index value, id), skipping expired ones. */
+  find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>>;
+
+  /** All documents of a collection ordered by id. */
+  list<T>(collection: string, page: PageRequest): Promise<Page<StoredDocument<T>>>;
+
+  /** Journal entries of one document in seq order. */
+  readJournal(collection: string, id: string, page: JournalPageRequest): Promise<JournalEntry[]>;
+
+  /** Removes expired documents now; returns how many. Adapters also sweep on their own. */
+  sweepExpired(): Promise<number>;
+
+  /** Resolves when the store answers; throws otherwise (used by /readyz). */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}

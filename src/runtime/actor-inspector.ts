@@ -1,0 +1,27 @@
+import type { JournalEntry, Page } from '../ports/store.port.js';
+
+/** What ops tooling (HTTP inspection routes, the CLI) may read about actors. */
+export interface ActorView {
+  type: string;
+  id: string;
+  /** XState state value, e.g. `"active"` or `{ trading: "enabled" }`. */
+  state: unknown;
+  /** `active`, `done`, `error` or `stopped`, as XState reports it. */
+  status: string;
+  context: unknown;
+  version: number;
+  machineVersion: number;
+  /** ISO 8601. */
+  updatedAt: string;
+}
+
+export interface ActorInspector {
+  /** Machine types the runtime knows. */
+  types(): string[];
+  /** One actor, or null when it does not exist (unknown type included). */
+  inspect(type: string, id: string): Promise<ActorView | null>;
+  /** Journal entries after `afterSeq`, oldest first; `nextCursor` is the last seq when more may follow. */
+  journal(type: string, id: string, page: { afterSeq?: number; limit: number }): Promise<{ items: JournalEntry[]; nextAfterSeq?: number }>;
+  /** Actors of a type, optionally only those in a top-level state, paged by cursor. */
+  list(type: string, options: { state?: string; limit: number; cursor?: string }): Promise<Page<ActorView>>;
+}
