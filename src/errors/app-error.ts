@@ -53,6 +53,8 @@ export interface AppErrorOptions {
   /** Validation messages for the validation envelope. */
   messages?: string[];
   details?: Record<string, unknown>;
+  /** For 429/503: seconds the caller should wait; surfaces render it as `Retry-After`. */
+  retryAfterSeconds?: number;
   cause?: unknown;
 }
 
@@ -63,6 +65,7 @@ export class AppError extends Error {
   readonly retryable: boolean;
   readonly messages: string[] | undefined;
   readonly details: Record<string, unknown> | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -73,6 +76,7 @@ export class AppError extends Error {
     this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
     this.messages = options.messages;
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */

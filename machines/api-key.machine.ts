@@ -1,0 +1,78 @@
+import { assign, emit, setup } from 'xstate';
+import type { MachineDefinition } from './machine-definition.types.js';
+
+export type KeyScope = 'read' | 'trade' | 'manage';
+
+/** A scoped API key. Only a keyed hash of its secret is ever stored. */
+export interface ApiKeyContext {
+  keyId: string;
+  /** What the key operates: an agent (current model) or a legacy bot. */
+  ownerType: 'agent' | 'bot';
+  ownerId: string;
+  name: string;
+  scope: KeyScope;
+  /** First 13 characters of the secret; safe to display. */
+  prefix: string;
+  secretHash: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms; set by the system (creation + 90 days). */
+  expiresAt: number;
+  revokedAt?: number;
+  expiredAt?: number;
+}
+
+export type ApiKeyInput = Omit<ApiKeyContext, 'revokedAt' | 'expiredAt'>;
+
+/** Time is data: events carry the time they happen at (`at`, epoch ms). */
+export type ApiKeyEvent = { type: 'key.revoke'; at: number } | { type: 'key.expire'; at: number };
+
+export const apiKeyMachine = setup({
+  types: {
+    context: {} as ApiKeyContext,
+    input: {} as ApiKeyInput,
+    events: {} as ApiKeyEvent,
+    emitted: {} as { type: 'key.revoked' | 'key.expired'; keyId: string; ownerType: string; ownerId: string },
+  },
+  guards: {
+    // An expiry wake-up that arrives early (clock skew, a replayed job) is ignored.
+    expiryReached: ({ context, event }) => event.at >= context.expiresAt,
+  },
+}).createMachine({
+  id: 'api-key',
+  initial: 'active',
+  context: ({ input }) => ({ ...input }),
+  states: {
+    active: {
+      on: {
+        'key.revoke': {
+          target: 'revoked',
+          actions: [
+            assign({ revokedAt: ({ event }) => event.at }),
+            emit(({ context }) => ({ type: 'key.revoked' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+          ],
+        },
+        'key.expire': {
+          guard: 'expiryReached',
+          target: 'expired',
+          actions: [
+            assign({ expiredAt: ({ event }) => event.at }),
+            emit(({ context }) => ({ type: 'key.expired' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+          ],
+        },
+      },
+    },
+    // Both ends are permanent: a key is never re-activated.
+    revoked: { type: 'final' },
+    expired: { type: 'final' },
+  },
+});
+
+export const apiKeyDefinition: MachineDefinition<ApiKeyContext> = {
+  type: 'api-key',
+  version: 1,
+  machine: apiKeyMachine,
+  indexNames: ['secretHash', 'owner'],
+  indexes: (context) => ({ secretHash: context.secretHash, owner: `${context.ownerType}:${context.ownerId}` }),
+  stream: (context) => `${context.ownerType}:${context.ownerId}`,
+};

@@ -1,0 +1,38 @@
+import type { AnyStateMachine } from 'xstate';
+
+/**
+ * What the runtime needs to host a machine type. Machines stay pure: this is data and
+ * pure functions over the machine's own context, no I/O.
+ */
+export interface MachineDefinition<TContext = any> {
+  /** Machine type, the first half of an actor address (`agent`, `api-key`). */
+  type: string;
+  /** Bumped whenever the persisted snapshot's shape changes. */
+  version: number;
+  machine: AnyStateMachine;
+  /**
+   * Upgrades a persisted snapshot from the version it is keyed by to the next one. A
+   * snapshot older than `version` without a migration chain is refused, never mis-read.
+   */
+  migrations?: Record<number, (persisted: PersistedSnapshotLike) => PersistedSnapshotLike>;
+  /** Secondary index names this type is queried by (beyond `state`). */
+  indexNames?: string[];
+  /** Index values for a context; keys must be in `indexNames`. */
+  indexes?: (context: TContext) => Record<string, string | number>;
+  /** The event-bus stream that events emitted by the actor are published on. */
+  stream?: (context: TContext) => string;
+}
+
+/** The JSON form XState's `getPersistedSnapshot()` produces. */
+export interface PersistedSnapshotLike {
+  value: unknown;
+  context: Record<string, unknown>;
+  status: string;
+  [key: string]: unknown;
+}
+
+/** An event an actor emits for the outside world (published after persistence). */
+export interface EmittedEvent {
+  type: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** Every environment variable the service reads; README "Configuration" mirrors this. */
+const intFromEnv = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), {
+      message: `must start with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+    })
+    .optional();
+
+export const envSchema = z
+  .object({
+    PROFILE: z.enum(['embedded', 'production']).optional(),
+    PORT: intFromEnv(3000, 0, 65535),
+    HOST: z.string().trim().min(1).default('127.0.0.1'),
+    DATA_DIR: z.string().trim().min(1).default('./data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    MONGODB_URL: optionalUrl(['mongodb', 'mongodb+srv']),
+    MONGODB_DB: z.string().trim().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('agent_service'),
+    REDIS_URL: optionalUrl(['redis', 'rediss']),
+    REDIS_KEY_PREFIX: z.string().trim().min(1).default('agentsvc'),
+    RUNTIME_MAX_LIVE_ACTORS: intFromEnv(10_000, 1, 10_000_000),
+    RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
+    RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(8, 0, 100),
+    SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PROFILE === 'production') {
+      if (!env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required by the production profile' });
+      if (!env.REDIS_URL) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required by the production profile' });
+    } else if (env.PROFILE === undefined && Boolean(env.MONGODB_URL) !== Boolean(env.REDIS_URL)) {
+      // Half a production setup is almost always a deployment mistake: say so instead of silently going embedded.
+      const missing = env.MONGODB_URL ? 'REDIS_URL' : 'MONGODB_URL';
+      ctx.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: 'is required too: the production profile needs both MONGODB_URL and REDIS_URL (or set PROFILE=embedded)',
+      });
+    }
+  });
+
+export type EnvInput = z.input<typeof envSchema>;
+type Env = z.output<typeof envSchema>;
+
+export type Profile = 'embedded' | 'production';
+
+export interface AppConfig {
+  profile: Profile;
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: Env['LOG_LEVEL'];
+  mongo?: { url: string; dbName: string };
+  redis?: { url: string; keyPrefix: string };
+  runtime: { maxLiveActors: number; idleMs: number; maxConflictRetries: number };
+  shutdownTimeoutMs: number;
+}
+
+export function toAppConfig(env: Env): AppConfig {
+  const profile: Profile =
+    env.PROFILE ?? (env.MONGODB_URL && env.REDIS_URL ? 'production' : 'embedded');
+  return {
+    profile,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: env.DATA_DIR,
+    logLevel: env.LOG_LEVEL,
+    ...(profile === 'production' && env.MONGODB_URL ? { mongo: { url: env.MONGODB_URL, dbName: env.MONGODB_DB } } : {}),
+    ...(env.REDIS_URL && profile === 'production' ? { redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } } : {}),
+    runtime: {
+      maxLiveActors: env.RUNTIME_MAX_LIVE_ACTORS,
+      idleMs: env.RUNTIME_IDLE_MS,
+      maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
+    },
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The express application: cross-cutting middleware, health and ops routes, the routers
+ * of later features, then the 404 and the one error middleware. No listening here: the
+ * composition root owns the HTTP server (WebSocket and MCP share it).
+ */
+import express, { type Express, type Router } from 'express';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ActorInspector } from '../runtime/actor-inspector.js';
+import { errorMiddleware } from './error.middleware.js';
+import { createHealthRouter, type ReadinessCheck } from './health.routes.js';
+import { httpMetricsMiddleware } from './http-metrics.middleware.js';
+import { DEFAULT_BODY_LIMIT_BYTES, jsonBodyMiddleware } from './json-body.middleware.js';
+import { notFoundMiddleware } from './not-found.middleware.js';
+import { createOpsRouter } from './ops.routes.js';
+import { requestContextMiddleware } from './request-context.middleware.js';
+
+export interface HttpAppDeps {
+  logger: Logger;
+  metrics: Metrics;
+  /** Backs `GET /readyz`; `ready: false` (or a throw) answers 503. */
+  readiness: ReadinessCheck;
+  inspector: ActorInspector;
+  /** Bearer token of the ops inspection routes. */
+  opsToken: string;
+  /** Feature routers, mounted at the root in order; their paths are absolute (`/api/nest/...`). */
+  routers?: Router[];
+  /** REST body limit; larger bodies get 413. Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, interface 7.5). */
+  rawBodyPrefixes?: readonly string[];
+}
+
+/** Builds the app; the caller passes it to `http.createServer` or supertest. */
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use(requestContextMiddleware(deps.logger));
+  app.use(httpMetricsMiddleware(deps.metrics));
+  // Probes and scrapes come before body parsing: they must answer even for odd requests.
+  app.use(createHealthRouter({ readiness: deps.readiness, metrics: deps.metrics, logger: deps.logger }));
+  app.use(
+    jsonBodyMiddleware({
+      limitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      skipPrefixes: deps.rawBodyPrefixes ?? ['/mcp'],
+    }),
+  );
+  app.use(createOpsRouter({ inspector: deps.inspector, opsToken: deps.opsToken }));
+  for (const router of deps.routers ?? []) app.use(router);
+
+  app.use(notFoundMiddleware());
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

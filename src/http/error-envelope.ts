@@ -1,0 +1,97 @@
+/**
+ * The REST error envelopes of interface section 7.1, built from an `AppError`. Pure
+ * functions: the error middleware is the only writer, and tests can check shapes directly.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { AppError } from '../errors/app-error.js';
+
+/** `{statusCode, message, error}`; `error` is the HTTP reason phrase. */
+export interface StandardEnvelope {
+  statusCode: number;
+  message: string;
+  error: string;
+}
+
+/** Status 400, `message` lists every problem, `error` = `Bad Request`. */
+export interface ValidationEnvelope {
+  statusCode: number;
+  message: string[];
+  error: string;
+}
+
+export interface DomainEnvelope extends StandardEnvelope {
+  code: string;
+}
+
+/** A failure even when sent with 200 (soft errors). */
+export interface CanonicalFailureEnvelope {
+  success: false;
+  error: { code: string; message: string; details: { retryable: boolean; retryAfterSeconds?: number } };
+  meta: { requestId: string; correlationId: string };
+}
+
+export type ErrorEnvelope = StandardEnvelope | ValidationEnvelope | DomainEnvelope | CanonicalFailureEnvelope;
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorEnvelope;
+  headers: Record<string, string>;
+}
+
+/**
+ * Reason phrases as clients of the original service saw them (NestJS names). Pinned here
+ * because Node's `STATUS_CODES` renames some across versions (413 became "Content Too Large").
+ */
+const REASON_PHRASES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function reasonPhrase(status: number): string {
+  return REASON_PHRASES[status] ?? STATUS_CODES[status] ?? 'Error';
+}
+
+export function standardEnvelope(status: number, message: string): StandardEnvelope {
+  return { statusCode: status, message, error: reasonPhrase(status) };
+}
+
+/** Renders `err` in the envelope it asks for; `ids` go into the canonical envelope's `meta`. */
+export function toErrorResponse(err: AppError, ids: { requestId: string; correlationId: string }): ErrorResponse {
+  const headers: Record<string, string> = {};
+  if (err.retryAfterSeconds !== undefined) {
+    headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
+  }
+  switch (err.envelope) {
+    case 'standard':
+      return { status: err.status, body: standardEnvelope(err.status, err.message), headers };
+    case 'validation':
+      return {
+        status: err.status,
+        body: { statusCode: err.status, message: err.messages ?? [err.message], error: 'Bad Request' },
+        headers,
+      };
+    case 'domain':
+      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), code: err.code }, headers };
+    case 'canonical': {
+      const details: CanonicalFailureEnvelope['error']['details'] = { retryable: err.retryable };
+      if (err.retryAfterSeconds !== undefined) details.retryAfterSeconds = err.retryAfterSeconds;
+      return {
+        status: err.status,
+        body: { success: false, error: { code: err.code, message: err.message, details }, meta: { ...ids } },
+        headers,
+      };
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Ops inspection of runtime actors: list by type, one actor's view, its journal. Read
+ * only, behind the ops bearer token, and a thin layer over `ActorInspector`.
+ */
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
+import type { ActorInspector } from '../runtime/actor-inspector.js';
+import { requireBearerToken } from './ops-auth.middleware.js';
+import { parseQuery } from './validate.js';
+
+export const OPS_BASE_PATH = '/api/nest/ops';
+export const OPS_MAX_PAGE_SIZE = 200;
+export const OPS_DEFAULT_PAGE_SIZE = 50;
+
+const limit = z.coerce.number().int().min(1).max(OPS_MAX_PAGE_SIZE).default(OPS_DEFAULT_PAGE_SIZE);
+
+const ListQuery = z.object({
+  state: z.string().min(1).max(128).optional(),
+  limit,
+  cursor: z.string().min(1).max(1024).optional(),
+});
+
+const JournalQuery = z.object({
+  afterSeq: z.coerce.number().int().min(0).optional(),
+  limit,
+});
+
+export interface OpsRoutesDeps {
+  inspector: ActorInspector;
+  opsToken: string;
+}
+
+export function createOpsRouter(deps: OpsRoutesDeps): Router {
+  const { inspector } = deps;
+  const router = Router();
+
+  // Guard the whole prefix, so unknown ops paths also answer 401 to strangers.
+  router.use(OPS_BASE_PATH, requireBearerToken(deps.opsToken));
+
+  /** The `:type` parameter, when the runtime knows it; 404 otherwise. */
+  const knownType = (req: Request<{ type: string }>): string => {
+    const { type } = req.params;
+    if (!inspector.types().includes(type)) throw AppError.notFound(`Unknown actor type: ${type}`);
+    return type;
+  };
+
+  router.get(`${OPS_BASE_PATH}/actors/:type`, async (req, res) => {
+    const type = knownType(req);
+    const query = parseQuery(ListQuery, req);
+    res.json(await inspector.list(type, query));
+  });
+
+  router.get(`${OPS_BASE_PATH}/actors/:type/:id`, async (req, res) => {
+    const view = await inspector.inspect(knownType(req), req.params.id);
+    if (view === null) throw AppError.notFound('Actor not found');
+    res.json(view);
+  });
+
+  router.get(`${OPS_BASE_PATH}/actors/:type/:id/journal`, async (req, res) => {
+    const type = knownType(req);
+    const query = parseQuery(JournalQuery, req);
+    res.json(await inspector.journal(type, req.params.id, query));
+  });
+
+  return router;
+}

@@ -1,0 +1,75 @@
+/**
+ * Request and correlation ids on every request, echoed back as headers and bound to a
+ * per-request child logger. Kept on `res.locals` (no AsyncLocalStorage): everything that
+ * needs them (handlers, the error middleware) has the response at hand.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler, Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../observability/logger.js';
+
+declare global {
+  // Express exposes `res.locals` typing through this global namespace.
+  namespace Express {
+    interface Locals {
+      /** Set by the request context middleware on every request. */
+      requestId: string;
+      /** Caller-supplied `X-Correlation-Id`, else the request id. */
+      correlationId: string;
+      /** Matched route template (`/api/nest/ops/actors/:type`), set once a route matches. */
+      routeTemplate?: string;
+    }
+  }
+}
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+export const CORRELATION_ID_HEADER = 'X-Correlation-Id';
+
+/** Ids we accept from callers: short and free of characters that could forge log lines or headers. */
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's id when it is well formed, otherwise undefined. */
+export function acceptId(value: string | undefined): string | undefined {
+  return value !== undefined && ID_PATTERN.test(value) ? value : undefined;
+}
+
+/** Ids of the current request, for handlers that build canonical envelopes themselves. */
+export function requestContext(res: Response): { requestId: string; correlationId: string } {
+  return { requestId: res.locals.requestId, correlationId: res.locals.correlationId };
+}
+
+/** Paths probed every few seconds; logging each would drown the useful lines. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Assigns ids, echoes them, and attaches `req.log` (a child of `logger` carrying both ids). */
+export function requestContextMiddleware(logger: Logger): RequestHandler {
+  const httpLogger = pinoHttp<IncomingMessage, ServerResponse>({
+    logger,
+    // req.id is set below before pino-http runs; this is only a fallback.
+    genReqId: () => randomUUID(),
+    customAttributeKeys: { reqId: 'requestId' },
+    customProps: (req, res) => ({
+      requestId: req.id,
+      correlationId: (res as Response).locals?.correlationId,
+    }),
+    customLogLevel: (_req, res, err) => {
+      if (err !== undefined || res.statusCode >= 500) return 'error';
+      return res.statusCode >= 400 ? 'warn' : 'info';
+    },
+    autoLogging: { ignore: (req) => QUIET_PATHS.has((req.url ?? '').split('?')[0] ?? '') },
+  });
+
+  return (req, res, next) => {
+    const requestId = acceptId(req.get(REQUEST_ID_HEADER)) ?? randomUUID();
+    const correlationId = acceptId(req.get(CORRELATION_ID_HEADER)) ?? requestId;
+    res.locals.requestId = requestId;
+    res.locals.correlationId = correlationId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader(CORRELATION_ID_HEADER, correlationId);
+    req.id = requestId;
+    // pino-http keeps an existing req.log, so handlers log with both ids bound.
+    req.log = logger.child({ requestId, correlationId });
+    httpLogger(req, res, next);
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Prometheus metrics of one service instance. Each `Metrics` owns its registry (never the
+ * global one) so tests and several apps in one process do not collide.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the runtime reports at scrape time. */
+export interface ActorStats {
+  live: number;
+  passivated: number;
+  mailboxDepth: number;
+}
+
+export interface MetricsOptions {
+  /** Node process metrics (CPU, heap, event loop lag); on by default. */
+  defaultMetrics?: boolean;
+  /** Prefix of every metric name, e.g. `agent_runtime_`. */
+  prefix?: string;
+}
+
+/** Route label of requests that matched no route (keeps label cardinality bounded). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly storeDuration: Histogram<'operation'>;
+  private actorStats: (() => ActorStats) | undefined;
+
+  constructor(options: MetricsOptions = {}) {
+    const prefix = options.prefix ?? '';
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix });
+
+    this.httpRequests = new Counter({
+      name: `${prefix}http_requests_total`,
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: `${prefix}http_request_duration_seconds`,
+      help: 'HTTP request latency by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.storeDuration = new Histogram({
+      name: `${prefix}store_operation_duration_seconds`,
+      help: 'Store port call latency by operation',
+      labelNames: ['operation'],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+
+    // Gauges read the runtime at scrape time instead of being pushed on every change.
+    const gauge = (name: string, help: string, pick: (s: ActorStats) => number): void => {
+      const read = (): ActorStats | undefined => this.readActorStats();
+      new Gauge({
+        name: `${prefix}${name}`,
+        help,
+        registers,
+        collect() {
+          const stats = read();
+          if (stats) this.set(pick(stats));
+        },
+      });
+    };
+    gauge('runtime_actors_live', 'Actors resident in memory', (s) => s.live);
+    gauge('runtime_actors_passivated', 'Actors persisted but dropped from memory', (s) => s.passivated);
+    gauge('runtime_mailbox_depth', 'Events waiting in actor mailboxes', (s) => s.mailboxDepth);
+  }
+
+  /** Content type of `render()` (Prometheus text exposition format). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Records one finished HTTP request; `route` is the matched template, never the raw URL. */
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  /** Records one store call (`get`, `put`, `find`, ...). */
+  observeStore(operation: string, seconds: number): void {
+    this.storeDuration.observe({ operation }, seconds);
+  }
+
+  /** Registers the runtime's stats callback, read on every scrape. */
+  setActorStatsSource(source: () => ActorStats): void {
+    this.actorStats = source;
+  }
+
+  /** The Prometheus text of every metric in this registry. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  private readActorStats(): ActorStats | undefined {
+    try {
+      return this.actorStats?.();
+    } catch {
+      // A failing source must not break the whole scrape; the gauges keep their last value.
+      return undefined;
+    }
+  }
+}

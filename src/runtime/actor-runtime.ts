@@ -1,0 +1,338 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createActor, type AnyActor, type AnyMachineSnapshot } from 'xstate';
+import type { Logger } from 'pino';
+import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
+import { AppError, isAppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { EventBusPort } from '../ports/event-bus.port.js';
+import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
+import type { ActorView } from './actor-inspector.js';
+import { Mailbox } from './mailbox.js';
+import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
+
+export interface RuntimeOptions {
+  store: StorePort;
+  clock: ClockPort;
+  logger: Logger;
+  /** Where emitted events go once their transition is durable; none in some tests. */
+  bus?: EventBusPort;
+  /** Upper bound of actors kept in memory; least recently used idle ones are passivated first. */
+  maxLiveActors: number;
+  /** An actor untouched this long is passivated. */
+  idleMs: number;
+  /** Retries of an event after losing a compare-and-set race to another process. */
+  maxConflictRetries: number;
+}
+
+export interface SendResult {
+  /** False when the actor's current state does not take the event (nothing was written). */
+  accepted: boolean;
+  view: ActorView;
+}
+
+/** Finds actors that must resume after a restart (e.g. orders left in `submitting`). */
+export type RecoveryHook = (runtime: ActorRuntime) => Promise<void>;
+
+interface LiveActor {
+  actor: AnyActor;
+  version: number;
+  /** The last durable state: what readers see, never a transition still being persisted. */
+  committed: ActorView;
+  /** Events the actor emitted during the transition being processed. */
+  emitted: EmittedEvent[];
+}
+
+interface ActorEntry {
+  key: string;
+  id: string;
+  definition: MachineDefinition;
+  mailbox: Mailbox;
+  live?: LiveActor;
+  lastUsed: number;
+}
+
+/**
+ * Hosts the actors of every registered machine type. It is the only way state changes:
+ * one mailbox per actor, every accepted event persisted (snapshot with version + 1 and a
+ * journal entry, atomically) before `send` resolves, emitted events published after
+ * that, idle actors passivated and rehydrated on demand.
+ */
+export class ActorRuntime {
+  private readonly definitions = new Map<string, MachineDefinition>();
+  private readonly recoveryHooks: Array<{ type: string; hook: RecoveryHook }> = [];
+  /** Insertion order is recency order: the first entries are the least recently used. */
+  private readonly entries = new Map<string, ActorEntry>();
+  private closing = false;
+  private cancelSweep: (() => void) | undefined;
+  private passivations = 0;
+
+  constructor(private readonly options: RuntimeOptions) {}
+
+  register(definition: MachineDefinition): void {
+    if (this.definitions.has(definition.type)) throw new Error(`Machine type ${definition.type} registered twice`);
+    this.definitions.set(definition.type, definition);
+  }
+
+  onRecover(type: string, hook: RecoveryHook): void {
+    this.recoveryHooks.push({ type, hook });
+  }
+
+  /** The store collections of the registered machine types. */
+  collections(): CollectionSpec[] {
+    return [...this.definitions.values()].map((d) => ({ name: collectionOf(d.type), indexes: ['state', ...(d.indexNames ?? [])] }));
+  }
+
+  types(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  /** Declares collections, runs recovery hooks and starts the passivation sweep. */
+  async start(): Promise<void> {
+    await this.options.store.init(this.collections());
+    for (const { type, hook } of this.recoveryHooks) {
+      this.options.logger.info({ type }, 'runtime recovery');
+      await hook(this);
+    }
+    this.armSweep();
+  }
+
+  /** Creates and persists a new actor; 409 when the id is taken. */
+  async create(type: string, id: string, input: unknown): Promise<ActorView> {
+    const entry = this.entryFor(this.definition(type), id);
+    return this.run(entry, async () => {
+      const started = this.startActor(entry.definition, { input });
+      let live: LiveActor;
+      try {
+        live = { ...started, ...(await this.persist(entry, started.actor, 0, { type: 'xstate.init', input })) };
+      } catch (error) {
+        started.actor.stop();
+        if (isVersionConflict(error)) throw AppError.conflict(`${type} ${id} already exists`);
+        throw error;
+      }
+      entry.live = live;
+      await this.publish(entry, live);
+      return live.committed;
+    });
+  }
+
+  /** Delivers one event to an actor through its mailbox; 404 when the actor does not exist. */
+  async send(address: ActorAddress, event: ActorEvent): Promise<SendResult> {
+    const entry = this.entryFor(this.definition(address.type), address.id);
+    return this.run(entry, () => this.deliver(entry, event));
+  }
+
+  /** The committed view of an actor, or null. Reads do not queue behind the mailbox. */
+  async get(address: ActorAddress): Promise<ActorView | null> {
+    const definition = this.definitions.get(address.type);
+    if (!definition) return null;
+    const live = this.entries.get(keyOf(address.type, address.id))?.live;
+    if (live) return live.committed;
+    const doc = await this.options.store.get<ActorDocument>(collectionOf(address.type), address.id);
+    if (!doc) return null;
+    const snapshot = decodeActorDocument(definition, address.id, doc.data);
+    return toView(definition, address.id, snapshot, doc);
+  }
+
+  stats(): { live: number; passivations: number; mailboxDepth: number } {
+    let live = 0;
+    let mailboxDepth = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.live) live++;
+      mailboxDepth += entry.mailbox.depth;
+    }
+    return { live, passivations: this.passivations, mailboxDepth };
+  }
+
+  /** Stops taking events, drains every mailbox (bounded by `timeoutMs`), stops actors. */
+  async shutdown(timeoutMs = 10_000): Promise<void> {
+    this.closing = true;
+    this.cancelSweep?.();
+    const drained = Promise.all([...this.entries.values()].map((e) => e.mailbox.drain()));
+    const timedOut = await Promise.race([drained.then(() => false), sleep(timeoutMs, true, { ref: false })]);
+    if (timedOut) this.options.logger.warn('runtime shutdown: mailboxes did not drain in time');
+    for (const entry of this.entries.values()) entry.live?.actor.stop();
+    this.entries.clear();
+  }
+
+  private async deliver(entry: ActorEntry, event: ActorEvent): Promise<SendResult> {
+    for (let attempt = 0; ; attempt++) {
+      const live = await this.ensureLive(entry);
+      const before = live.actor.getSnapshot() as AnyMachineSnapshot;
+      if (before.status !== 'active' || !before.can(event)) return { accepted: false, view: live.committed };
+      live.emitted.length = 0;
+      live.actor.send(event);
+      const after = live.actor.getSnapshot() as AnyMachineSnapshot;
+      if (after.status === 'error') {
+        this.drop(entry);
+        throw AppError.internal(`Actor ${entry.key} failed on ${event.type}`, after.error);
+      }
+      try {
+        Object.assign(live, await this.persist(entry, live.actor, live.version, event));
+      } catch (error) {
+        // The in-memory actor is ahead of the store now: discard it and re-read.
+        this.drop(entry);
+        if (!isVersionConflict(error)) throw error;
+        if (attempt >= this.options.maxConflictRetries) {
+          throw new AppError('RESOURCE_CONFLICT', `Concurrent updates to ${entry.key}: gave up after ${attempt + 1} attempts`, {
+            retryable: true,
+          });
+        }
+        await sleep(Math.random() * 2 * (attempt + 1));
+        continue;
+      }
+      await this.publish(entry, live);
+      return { accepted: true, view: live.committed };
+    }
+  }
+
+  /** Writes the actor's snapshot and journal entry atomically; resolves once durable. */
+  private async persist(
+    entry: ActorEntry,
+    actor: AnyActor,
+    expectedVersion: number,
+    event: unknown,
+  ): Promise<Pick<LiveActor, 'version' | 'committed'>> {
+    const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
+    const { definition } = entry;
+    const doc = await this.options.store.put<ActorDocument>(
+      collectionOf(definition.type),
+      entry.id,
+      {
+        data: encodeActorDocument(definition, actor.getPersistedSnapshot()),
+        expectedVersion,
+        indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
+      },
+      { event, state: snapshot.value, at: this.options.clock.now() },
+    );
+    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc) };
+  }
+
+  /** Publishes what the actor emitted, after its transition is durable; adds the resulting `state`. */
+  private async publish(entry: ActorEntry, live: LiveActor): Promise<void> {
+    const emitted = live.emitted.splice(0);
+    const { bus } = this.options;
+    const stream = entry.definition.stream;
+    if (!bus || !stream || emitted.length === 0) return;
+    const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
+    for (const { type, ...data } of emitted) {
+      try {
+        await bus.publish(stream(snapshot.context), { type, data: { state: snapshot.value, ...data } });
+      } catch (error) {
+        // The transition is committed; a lost notification must not turn it into a failure.
+        this.options.logger.error({ err: error, actor: entry.key, type }, 'event publish failed');
+      }
+    }
+  }
+
+  private async ensureLive(entry: ActorEntry): Promise<LiveActor> {
+    if (entry.live) return entry.live;
+    const doc = await this.options.store.get<ActorDocument>(collectionOf(entry.definition.type), entry.id);
+    if (!doc) throw AppError.notFound(`${entry.definition.type} ${entry.id} not found`);
+    const snapshot = decodeActorDocument(entry.definition, entry.id, doc.data);
+    const started = this.startActor(entry.definition, { snapshot });
+    const committed = toView(entry.definition, entry.id, started.actor.getSnapshot() as AnyMachineSnapshot, doc);
+    entry.live = { ...started, version: doc.version, committed };
+    return entry.live;
+  }
+
+  private startActor(definition: MachineDefinition, options: { input?: unknown; snapshot?: unknown }) {
+    const actor = createActor(definition.machine, options as never);
+    const emitted: EmittedEvent[] = [];
+    actor.on('*', (event: EmittedEvent) => emitted.push(event));
+    actor.start();
+    return { actor: actor as AnyActor, emitted };
+  }
+
+  private run<T>(entry: ActorEntry, task: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new AppError('SHUTTING_DOWN', 'Service is shutting down', { envelope: 'standard' }));
+    return entry.mailbox.enqueue(task).finally(() => {
+      entry.lastUsed = this.options.clock.now();
+      this.evictOverflow();
+      if (!entry.live && entry.mailbox.depth === 0) this.entries.delete(entry.key);
+    });
+  }
+
+  private entryFor(definition: MachineDefinition, id: string): ActorEntry {
+    if (!id || id.length > 256) throw AppError.validation(['id must be 1-256 characters']);
+    const key = keyOf(definition.type, id);
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key); // re-insert: most recently used
+    } else {
+      entry = { key, id, definition, mailbox: new Mailbox(), lastUsed: this.options.clock.now() };
+    }
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  private definition(type: string): MachineDefinition {
+    const definition = this.definitions.get(type);
+    if (!definition) throw AppError.notFound(`Unknown actor type: ${type}`);
+    return definition;
+  }
+
+  private drop(entry: ActorEntry): void {
+    entry.live?.actor.stop();
+    delete entry.live;
+  }
+
+  private passivate(entry: ActorEntry): void {
+    this.drop(entry);
+    this.entries.delete(entry.key);
+    this.passivations++;
+  }
+
+  private evictOverflow(): void {
+    let excess = this.entries.size - this.options.maxLiveActors;
+    if (excess <= 0) return;
+    for (const entry of this.entries.values()) {
+      if (excess <= 0) break;
+      if (entry.mailbox.depth === 0) {
+        this.passivate(entry);
+        excess--;
+      }
+    }
+  }
+
+  private armSweep(): void {
+    const interval = Math.max(10, Math.floor(this.options.idleMs / 2));
+    this.cancelSweep = this.options.clock.setTimer(() => {
+      const cutoff = this.options.clock.now() - this.options.idleMs;
+      for (const entry of this.entries.values()) {
+        if (entry.lastUsed <= cutoff && entry.mailbox.depth === 0) this.passivate(entry);
+      }
+      if (!this.closing) this.armSweep();
+    }, interval);
+  }
+}
+
+function toView(
+  definition: MachineDefinition,
+  id: string,
+  snapshot: { value: unknown; status: string; context: unknown },
+  doc: Pick<StoredDocument, 'version' | 'updatedAt'>,
+): ActorView {
+  return {
+    type: definition.type,
+    id,
+    state: snapshot.value,
+    status: snapshot.status,
+    context: snapshot.context,
+    version: doc.version,
+    machineVersion: definition.version,
+    updatedAt: new Date(doc.updatedAt).toISOString(),
+  };
+}
+
+export function collectionOf(type: string): string {
+  return `actors.${type}`;
+}
+
+function keyOf(type: string, id: string): string {
+  return `${type}/${id}`;
+}
+
+function isVersionConflict(error: unknown): boolean {
+  return isAppError(error) && error.code === 'VERSION_CONFLICT';
+}

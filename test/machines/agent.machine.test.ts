@@ -1,0 +1,94 @@
+import { createActor } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { agentMachine, type AgentEvent } from '../../machines/agent.machine.js';
+
+const input = { agentId: 'agent-1', publicId: 'pub-1', ownerId: 'user-1', name: 'Alpha', createdAt: 1_700_000_000_000 };
+
+function start(snapshot?: unknown) {
+  const actor = createActor(agentMachine, snapshot ? { snapshot: snapshot as never } : { input });
+  const emitted: unknown[] = [];
+  actor.on('*', (event) => emitted.push(event));
+  actor.start();
+  return { actor, emitted };
+}
+
+function walk(events: AgentEvent[]) {
+  const { actor, emitted } = start();
+  for (const event of events) actor.send(event);
+  return { snapshot: actor.getSnapshot(), emitted, actor };
+}
+
+describe('agent machine', () => {
+  it('starts created with trading disabled', () => {
+    const { snapshot } = walk([]);
+    expect(snapshot.value).toBe('created');
+    expect(snapshot.context).toMatchObject({ ...input, tradingEnabled: false });
+  });
+
+  it.each<[string, AgentEvent[], string]>([
+    ['created → active', [{ type: 'agent.activate' }], 'active'],
+    ['created → archived', [{ type: 'agent.archive' }], 'archived'],
+    ['active → paused', [{ type: 'agent.activate' }, { type: 'agent.pause' }], 'paused'],
+    ['paused → active', [{ type: 'agent.activate' }, { type: 'agent.pause' }, { type: 'agent.resume' }], 'active'],
+    ['active → archived', [{ type: 'agent.activate' }, { type: 'agent.archive' }], 'archived'],
+    ['paused → archived', [{ type: 'agent.activate' }, { type: 'agent.pause' }, { type: 'agent.archive' }], 'archived'],
+  ])('%s', (_name, events, state) => {
+    expect(walk(events).snapshot.value).toBe(state);
+  });
+
+  it('refuses transitions its state does not have', () => {
+    const created = walk([]).snapshot;
+    expect(created.can({ type: 'agent.pause' })).toBe(false);
+    expect(created.can({ type: 'agent.resume' })).toBe(false);
+    const active = walk([{ type: 'agent.activate' }]).snapshot;
+    expect(active.can({ type: 'agent.activate' })).toBe(false);
+    expect(active.can({ type: 'agent.resume' })).toBe(false);
+  });
+
+  it('archived is final: nothing changes it any more', () => {
+    const { actor, snapshot } = walk([{ type: 'agent.activate' }, { type: 'agent.archive' }]);
+    expect(snapshot.status).toBe('done');
+    actor.send({ type: 'agent.rename', name: 'Other' });
+    actor.send({ type: 'agent.trading.enable' });
+    expect(actor.getSnapshot().context).toMatchObject({ name: 'Alpha', tradingEnabled: false });
+  });
+
+  it('enables and disables trading in any live state, refusing no-op toggles', () => {
+    for (const prefix of [[], [{ type: 'agent.activate' }], [{ type: 'agent.activate' }, { type: 'agent.pause' }]] as AgentEvent[][]) {
+      const enabled = walk([...prefix, { type: 'agent.trading.enable' }]).snapshot;
+      expect(enabled.context.tradingEnabled).toBe(true);
+      expect(enabled.can({ type: 'agent.trading.enable' })).toBe(false);
+      const disabled = walk([...prefix, { type: 'agent.trading.enable' }, { type: 'agent.trading.disable' }]).snapshot;
+      expect(disabled.context.tradingEnabled).toBe(false);
+      expect(disabled.can({ type: 'agent.trading.disable' })).toBe(false);
+    }
+  });
+
+  it('renames, refusing a rename to the same name', () => {
+    const { snapshot } = walk([{ type: 'agent.rename', name: 'Beta' }]);
+    expect(snapshot.context.name).toBe('Beta');
+    expect(snapshot.can({ type: 'agent.rename', name: 'Beta' })).toBe(false);
+  });
+
+  it('emits agent.updated on every change', () => {
+    const { emitted } = walk([{ type: 'agent.activate' }, { type: 'agent.trading.enable' }, { type: 'agent.pause' }]);
+    expect(emitted).toEqual([
+      { type: 'agent.updated', agentId: 'agent-1', name: 'Alpha', tradingEnabled: false },
+      { type: 'agent.updated', agentId: 'agent-1', name: 'Alpha', tradingEnabled: true },
+      { type: 'agent.updated', agentId: 'agent-1', name: 'Alpha', tradingEnabled: true },
+    ]);
+  });
+
+  it('rehydrates from a persisted snapshot and behaves the same', () => {
+    const { actor } = walk([{ type: 'agent.activate' }, { type: 'agent.trading.enable' }]);
+    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    actor.stop();
+    const restored = start(persisted).actor;
+    expect(restored.getSnapshot().value).toBe('active');
+    expect(restored.getSnapshot().context.tradingEnabled).toBe(true);
+    restored.send({ type: 'agent.pause' });
+    expect(restored.getSnapshot().value).toBe('paused');
+    restored.send({ type: 'agent.resume' });
+    expect(restored.getSnapshot().value).toBe('active');
+  });
+});

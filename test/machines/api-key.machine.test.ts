@@ -1,0 +1,73 @@
+import { createActor } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { apiKeyMachine, type ApiKeyInput } from '../../machines/api-key.machine.js';
+
+const createdAt = 1_700_000_000_000;
+const input: ApiKeyInput = {
+  keyId: 'key-1',
+  ownerType: 'agent',
+  ownerId: 'agent-1',
+  name: 'runtime',
+  scope: 'trade',
+  prefix: 'mcpk_abcdefgh',
+  secretHash: 'hash',
+  createdAt,
+  expiresAt: createdAt + 90 * 86_400_000,
+};
+
+function start(snapshot?: unknown) {
+  const actor = createActor(apiKeyMachine, snapshot ? { snapshot: snapshot as never } : { input });
+  const emitted: unknown[] = [];
+  actor.on('*', (event) => emitted.push(event));
+  actor.start();
+  return { actor, emitted };
+}
+
+describe('api-key machine', () => {
+  it('starts active', () => {
+    expect(start().actor.getSnapshot().value).toBe('active');
+  });
+
+  it('active → revoked, permanently, recording when and announcing it', () => {
+    const { actor, emitted } = start();
+    actor.send({ type: 'key.revoke', at: createdAt + 5 });
+    const snapshot = actor.getSnapshot();
+    expect(snapshot.value).toBe('revoked');
+    expect(snapshot.status).toBe('done');
+    expect(snapshot.context.revokedAt).toBe(createdAt + 5);
+    expect(emitted).toEqual([{ type: 'key.revoked', keyId: 'key-1', ownerType: 'agent', ownerId: 'agent-1' }]);
+    actor.send({ type: 'key.expire', at: input.expiresAt });
+    expect(actor.getSnapshot().value).toBe('revoked');
+  });
+
+  it('active → expired once expiresAt is reached', () => {
+    const { actor, emitted } = start();
+    actor.send({ type: 'key.expire', at: input.expiresAt });
+    expect(actor.getSnapshot().value).toBe('expired');
+    expect(actor.getSnapshot().context.expiredAt).toBe(input.expiresAt);
+    expect(emitted).toHaveLength(1);
+  });
+
+  it('ignores an expiry wake-up that comes early', () => {
+    const { actor } = start();
+    expect(actor.getSnapshot().can({ type: 'key.expire', at: input.expiresAt - 1 })).toBe(false);
+    actor.send({ type: 'key.expire', at: input.expiresAt - 1 });
+    expect(actor.getSnapshot().value).toBe('active');
+  });
+
+  it('an expired key cannot be revoked or revived', () => {
+    const { actor } = start();
+    actor.send({ type: 'key.expire', at: input.expiresAt + 1 });
+    actor.send({ type: 'key.revoke', at: input.expiresAt + 2 });
+    expect(actor.getSnapshot().value).toBe('expired');
+    expect(actor.getSnapshot().context.revokedAt).toBeUndefined();
+  });
+
+  it('rehydrates from a persisted snapshot and behaves the same', () => {
+    const persisted = JSON.parse(JSON.stringify(start().actor.getPersistedSnapshot()));
+    const restored = start(persisted).actor;
+    expect(restored.getSnapshot().context).toEqual(input);
+    restored.send({ type: 'key.revoke', at: createdAt + 1 });
+    expect(restored.getSnapshot().value).toBe('revoked');
+  });
+});

@@ -1,0 +1,247 @@
+import pino from 'pino';
+import { assign, setup } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import type { MachineDefinition } from '../../machines/machine-definition.types.js';
+import { AppError } from '../../src/errors/app-error.js';
+import type { BusEvent, BusEventInput, EventBusPort } from '../../src/ports/event-bus.port.js';
+import { ActorRuntime, collectionOf, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
+
+const logger = pino({ level: 'silent' });
+
+/** A counter: every `inc` is accepted, so version = 1 + number of events. */
+const counterMachine = setup({
+  types: { context: {} as { n: number; seen: string[] }, events: {} as { type: 'inc'; tag: string } | { type: 'stop' } },
+}).createMachine({
+  id: 'counter',
+  initial: 'on',
+  context: { n: 0, seen: [] },
+  states: {
+    on: {
+      on: {
+        inc: { actions: assign({ n: ({ context }) => context.n + 1, seen: ({ context, event }) => [...context.seen, event.tag] }) },
+        stop: 'off',
+      },
+    },
+    off: { type: 'final' },
+  },
+});
+const counterDefinition: MachineDefinition = { type: 'counter', version: 1, machine: counterMachine };
+
+const agentInput = { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: 1 };
+
+function makeRuntime(overrides: Partial<RuntimeOptions> = {}) {
+  const clock = new ManualClock();
+  const store = new MemoryStore(clock);
+  const published: BusEvent[] = [];
+  const bus = {
+    publish: async (stream: string, event: BusEventInput) => {
+      const full = { ...event, stream, id: published.length + 1, at: clock.now() };
+      published.push(full);
+      return full;
+    },
+  } as unknown as EventBusPort;
+  const options: RuntimeOptions = { store, clock, logger, bus, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5, ...overrides };
+  const runtime = new ActorRuntime(options);
+  runtime.register(agentDefinition);
+  runtime.register(counterDefinition);
+  return { runtime, store: options.store as MemoryStore, clock, published, options };
+}
+
+describe('actor runtime', () => {
+  it('creates an actor and persists snapshot and journal before resolving', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    const view = await runtime.create('agent', 'a1', agentInput);
+    expect(view).toMatchObject({ type: 'agent', id: 'a1', state: 'created', version: 1, machineVersion: 1 });
+    const doc = await store.get(collectionOf('agent'), 'a1');
+    expect(doc?.version).toBe(1);
+    expect(doc?.indexes).toEqual({ state: 'created', ownerId: 'u1', publicId: 'p1' });
+    const journal = await store.readJournal(collectionOf('agent'), 'a1', { limit: 10 });
+    expect(journal).toEqual([{ seq: 1, event: { type: 'xstate.init', input: agentInput }, state: 'created', at: expect.any(Number) }]);
+  });
+
+  it('refuses to create an id twice with 409', async () => {
+    const { runtime } = makeRuntime();
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    await expect(runtime.create('agent', 'a1', agentInput)).rejects.toMatchObject({ code: 'RESOURCE_CONFLICT', status: 409 });
+  });
+
+  it('sends events: version + 1 and a journal entry per accepted event', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    const result = await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
+    expect(result).toMatchObject({ accepted: true, view: { state: 'active', version: 2 } });
+    const journal = await store.readJournal(collectionOf('agent'), 'a1', { limit: 10, afterSeq: 1 });
+    expect(journal).toEqual([{ seq: 2, event: { type: 'agent.activate' }, state: 'active', at: expect.any(Number) }]);
+    expect((await store.get(collectionOf('agent'), 'a1'))?.indexes.state).toBe('active');
+  });
+
+  it('writes nothing for an event the state does not take', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    const result = await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.resume' });
+    expect(result).toMatchObject({ accepted: false, view: { state: 'created', version: 1 } });
+    expect(await store.readJournal(collectionOf('agent'), 'a1', { limit: 10 })).toHaveLength(1);
+  });
+
+  it('answers 404 for unknown actors and unknown types', async () => {
+    const { runtime } = makeRuntime();
+    await runtime.start();
+    await expect(runtime.send({ type: 'agent', id: 'nope' }, { type: 'agent.activate' })).rejects.toMatchObject({ status: 404 });
+    await expect(runtime.send({ type: 'ghost', id: 'x' }, { type: 'x' })).rejects.toMatchObject({ status: 404 });
+    expect(await runtime.get({ type: 'agent', id: 'nope' })).toBeNull();
+  });
+
+  it('processes events for one actor one at a time, in order', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    await runtime.create('counter', 'c', undefined);
+    const tags = Array.from({ length: 200 }, (_, i) => `t${i}`);
+    const results = await Promise.all(tags.map((tag) => runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag })));
+    expect(results.map((r) => r.view.version)).toEqual(tags.map((_, i) => i + 2));
+    const view = await runtime.get({ type: 'counter', id: 'c' });
+    expect(view?.context).toEqual({ n: 200, seen: tags });
+    const journal = await store.readJournal(collectionOf('counter'), 'c', { limit: 1000 });
+    expect(journal.map((e) => e.seq)).toEqual(Array.from({ length: 201 }, (_, i) => i + 1));
+  });
+
+  it('passivates beyond the live bound and rehydrates with the same behaviour', async () => {
+    const { runtime } = makeRuntime({ maxLiveActors: 10 });
+    await runtime.start();
+    for (let i = 0; i < 50; i++) await runtime.create('counter', `c${i}`, undefined);
+    expect(runtime.stats().live).toBeLessThanOrEqual(10);
+    expect(runtime.stats().passivations).toBeGreaterThanOrEqual(40);
+    const result = await runtime.send({ type: 'counter', id: 'c0' }, { type: 'inc', tag: 'after' });
+    expect(result.view).toMatchObject({ version: 2, context: { n: 1, seen: ['after'] } });
+  });
+
+  it('passivates idle actors on the clock', async () => {
+    const { runtime, clock } = makeRuntime({ idleMs: 1000 });
+    await runtime.start();
+    await runtime.create('counter', 'c', undefined);
+    expect(runtime.stats().live).toBe(1);
+    await clock.advance(2000);
+    expect(runtime.stats().live).toBe(0);
+    await runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'x' });
+    expect((await runtime.get({ type: 'counter', id: 'c' }))?.context).toEqual({ n: 1, seen: ['x'] });
+  });
+
+  it('retries on a version conflict with another runtime on the same store: no update lost', async () => {
+    const first = makeRuntime();
+    const second = new ActorRuntime({ ...first.options });
+    second.register(counterDefinition);
+    await first.runtime.start();
+    await second.start();
+    await first.runtime.create('counter', 'c', undefined);
+    // Warm both so each holds a live actor that the other makes stale.
+    await first.runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'a0' });
+    await second.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'b0' });
+    const sends = [];
+    for (let i = 1; i <= 20; i++) {
+      sends.push(first.runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: `a${i}` }));
+      sends.push(second.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: `b${i}` }));
+    }
+    await Promise.all(sends);
+    const doc = await first.store.get<{ snapshot: { context: { n: number } } }>(collectionOf('counter'), 'c');
+    expect(doc?.version).toBe(43);
+    expect(doc?.data.snapshot.context.n).toBe(42);
+  });
+
+  it('gives up with a clear error after the bounded retries', async () => {
+    const { runtime, store } = makeRuntime({ maxConflictRetries: 2 });
+    await runtime.start();
+    await runtime.create('counter', 'c', undefined);
+    let puts = 0;
+    store.put = async () => {
+      puts++;
+      throw new AppError('VERSION_CONFLICT', 'conflict');
+    };
+    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'x' })).rejects.toMatchObject({
+      code: 'RESOURCE_CONFLICT',
+      message: 'Concurrent updates to counter/c: gave up after 3 attempts',
+    });
+    expect(puts).toBe(3);
+  });
+
+  it('a failed write leaves no trace in memory: readers and the next event see the stored state', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    await runtime.create('counter', 'c', undefined);
+    const realPut = store.put.bind(store);
+    store.put = async () => {
+      throw new AppError('DEPENDENCY_UNAVAILABLE', 'disk gone');
+    };
+    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'lost' })).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    expect((await runtime.get({ type: 'counter', id: 'c' }))?.context).toEqual({ n: 0, seen: [] });
+    store.put = realPut;
+    const result = await runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'kept' });
+    expect(result.view.context).toEqual({ n: 1, seen: ['kept'] });
+  });
+
+  it('publishes emitted events after the write, with the resulting state', async () => {
+    const { runtime, published } = makeRuntime();
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
+    expect(published).toEqual([
+      expect.objectContaining({ stream: 'agent:a1', type: 'agent.updated', data: { state: 'active', agentId: 'a1', name: 'Alpha', tradingEnabled: false } }),
+    ]);
+  });
+
+  it('migrates snapshots of older machine versions and refuses unreadable ones', async () => {
+    const { runtime, store, options } = makeRuntime();
+    await runtime.start();
+    await runtime.create('counter', 'old', undefined);
+    await runtime.send({ type: 'counter', id: 'old' }, { type: 'inc', tag: 'x' });
+    await runtime.shutdown();
+
+    const v2 = { ...counterDefinition, version: 2, migrations: { 1: (s: any) => ({ ...s, context: { ...s.context, n: s.context.n * 10 } }) } };
+    const migrating = new ActorRuntime(options);
+    migrating.register(v2);
+    await migrating.start();
+    const view = await migrating.get({ type: 'counter', id: 'old' });
+    expect(view?.context).toMatchObject({ n: 10 });
+    const sent = await migrating.send({ type: 'counter', id: 'old' }, { type: 'inc', tag: 'y' });
+    expect(sent.view.context).toMatchObject({ n: 11 });
+    expect(((await store.get(collectionOf('counter'), 'old'))?.data as { machineVersion: number }).machineVersion).toBe(2);
+
+    const v3 = new ActorRuntime(options);
+    v3.register({ ...counterDefinition, version: 3 });
+    await expect(v3.send({ type: 'counter', id: 'old' }, { type: 'inc', tag: 'z' })).rejects.toMatchObject({
+      code: 'SNAPSHOT_VERSION_UNSUPPORTED',
+      message: 'Snapshot of counter/old has machine version 2; this build reads version 3 and has no migration from 2',
+    });
+    const v1 = new ActorRuntime(options);
+    v1.register(counterDefinition);
+    await expect(v1.get({ type: 'counter', id: 'old' })).rejects.toMatchObject({
+      message: 'Snapshot of counter/old was written by machine version 2; this build reads up to 1',
+    });
+  });
+
+  it('runs recovery hooks at start', async () => {
+    const { runtime } = makeRuntime();
+    const seen: string[] = [];
+    runtime.onRecover('counter', async (rt) => {
+      seen.push(rt.types().join(','));
+    });
+    await runtime.start();
+    expect(seen).toEqual(['agent,counter']);
+  });
+
+  it('drains mailboxes on shutdown and then refuses new events', async () => {
+    const { runtime } = makeRuntime();
+    await runtime.start();
+    await runtime.create('counter', 'c', undefined);
+    const inFlight = Array.from({ length: 20 }, (_, i) => runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: `${i}` }));
+    await runtime.shutdown();
+    const results = await Promise.all(inFlight);
+    expect(results.at(-1)?.view.version).toBe(21);
+    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'late' })).rejects.toMatchObject({ code: 'SHUTTING_DOWN', status: 503 });
+  });
+});
