@@ -16,7 +16,7 @@ const input: ApiKeyInput = {
 };
 
 function start(snapshot?: unknown) {
-  const actor = createActor(apiKeyMachine, snapshot ? { snapshot: snapshot as never } : { input });
+  const actor = createActor(apiKeyMachine, snapshot ? { snapshot: snapshot as never, input } : { input });
   const emitted: unknown[] = [];
   actor.on('*', (event) => emitted.push(event));
   actor.start();
