@@ -129,9 +129,13 @@ export class ActorRuntime {
     const live = this.entries.get(keyOf(address.type, address.id))?.live;
     if (live) return live.committed;
     const doc = await this.options.store.get<ActorDocument>(collectionOf(address.type), address.id);
-    if (!doc) return null;
-    const snapshot = decodeActorDocument(definition, address.id, doc.data);
-    return toView(definition, address.id, snapshot, doc);
+    return doc ? this.viewOf(address.type, doc) : null;
+  }
+
+  /** The view of a stored actor document (as read from the type's collection). */
+  viewOf(type: string, doc: StoredDocument): ActorView {
+    const definition = this.definition(type);
+    return toView(definition, doc.id, decodeActorDocument(definition, doc.id, doc.data), doc);
   }
 
   stats(): { live: number; passivations: number; mailboxDepth: number } {

@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { BullmqScheduler } from '../../adapters/bullmq/bullmq-scheduler.adapter.js';
+import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
+import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
+import { MongoStore } from '../../adapters/mongo/mongo-store.adapter.js';
+import { RedisEventBus } from '../../adapters/redis/redis-event-bus.adapter.js';
+import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
+import type { AppConfig } from '../config/config.schema.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { EventBusPort } from '../ports/event-bus.port.js';
+import type { SchedulerPort } from '../ports/scheduler.port.js';
+import type { StorePort } from '../ports/store.port.js';
+
+export interface Adapters {
+  store: StorePort;
+  scheduler: SchedulerPort;
+  bus: EventBusPort;
+}
+
+/**
+ * Picks the adapters of the configured profile. This file (with the rest of
+ * `src/composition/`) is the only place that imports `adapters/`.
+ */
+export async function buildAdapters(config: AppConfig, clock: ClockPort, logger: Logger): Promise<Adapters> {
+  if (config.profile === 'production' && config.mongo && config.redis) {
+    const store = await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock });
+    return {
+      store,
+      scheduler: new BullmqScheduler({
+        redisUrl: config.redis.url,
+        queueName: 'actor-schedules',
+        prefix: config.redis.keyPrefix,
+        logger,
+      }),
+      bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:bus:`, clock }),
+    };
+  }
+  const store = new LmdbStore({ path: join(config.dataDir, 'store'), clock });
+  return {
+    store,
+    scheduler: new InProcessScheduler({ store, clock }),
+    bus: new InProcessEventBus({ clock }),
+  };
+}

@@ -1,0 +1,121 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { apiKeyDefinition } from '../../machines/api-key.machine.js';
+import type { MachineDefinition } from '../../machines/machine-definition.types.js';
+import type { AppConfig } from '../config/config.schema.js';
+import type { Secrets } from '../config/secrets.js';
+import { isAppError } from '../errors/app-error.js';
+import { createHttpApp } from '../http/app.js';
+import { Metrics } from '../observability/metrics.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { DueJob } from '../ports/scheduler.port.js';
+import { ActorRuntime } from '../runtime/actor-runtime.js';
+import { RuntimeInspector } from '../runtime/runtime-inspector.js';
+import { buildAdapters, type Adapters } from './adapters.composition.js';
+
+export interface ServiceOptions {
+  config: AppConfig;
+  secrets: Secrets;
+  logger: Logger;
+  clock?: ClockPort;
+  /** Extra machine types (tests and benchmarks register their own). */
+  definitions?: MachineDefinition[];
+}
+
+export interface RunningService {
+  runtime: ActorRuntime;
+  adapters: Adapters;
+  server: Server;
+  /** `http://host:port` the server listens on. */
+  url: string;
+  /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The machine types of the service. */
+export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition];
+
+/** Builds everything for the configured profile and starts listening. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const clock = options.clock ?? new SystemClock();
+  const adapters = await buildAdapters(config, clock, logger);
+  const metrics = new Metrics();
+  const runtime = new ActorRuntime({ ...adapters, clock, logger, ...config.runtime });
+  for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
+  metrics.setActorStatsSource(() => {
+    const stats = runtime.stats();
+    return { live: stats.live, passivated: stats.passivations, mailboxDepth: stats.mailboxDepth };
+  });
+
+  let ready = false;
+  const app = createHttpApp({
+    logger,
+    metrics,
+    opsToken: options.secrets.OPS_TOKEN,
+    inspector: new RuntimeInspector(runtime, adapters.store),
+    readiness: () => readiness(adapters, () => ready),
+  });
+  const server = createServer(app);
+
+  await runtime.start();
+  await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  ready = true;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info({ url, profile: config.profile }, 'service listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      ready = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await runtime.shutdown(config.shutdownTimeoutMs);
+      await adapters.scheduler.close();
+      await adapters.bus.close();
+      await adapters.store.close();
+      server.closeAllConnections();
+      await closed;
+      logger.info('service stopped');
+    })());
+
+  return { runtime, adapters, server, url, stop };
+}
+
+/** A due job becomes an ordinary event, stamped with the time it was due. */
+async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob): Promise<void> {
+  try {
+    await runtime.send(job.address, { ...job.event, dueAt: job.dueAt });
+  } catch (error) {
+    // An actor that no longer exists will never take the event: drop it instead of retrying forever.
+    if (isAppError(error) && error.status === 404) {
+      logger.warn({ job: job.id, address: job.address }, 'due job for a missing actor dropped');
+      return;
+    }
+    throw error;
+  }
+}
+
+async function readiness(adapters: Adapters, isReady: () => boolean) {
+  const checks: Record<string, string> = {};
+  await Promise.all(
+    (['store', 'scheduler', 'bus'] as const).map(async (name) => {
+      try {
+        await adapters[name].ping();
+        checks[name] = 'ok';
+      } catch (error) {
+        checks[name] = error instanceof Error ? error.message : 'unavailable';
+      }
+    }),
+  );
+  checks.runtime = isReady() ? 'ok' : 'starting';
+  return { ready: Object.values(checks).every((value) => value === 'ok'), checks };
+}

@@ -1,0 +1,41 @@
+import type { StorePort } from '../ports/store.port.js';
+import type { ActorInspector, ActorView } from './actor-inspector.js';
+import { collectionOf, type ActorRuntime } from './actor-runtime.js';
+
+/** Ops inspection over the runtime's committed state: what the ops routes and the CLI read. */
+export class RuntimeInspector implements ActorInspector {
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+  ) {}
+
+  types(): string[] {
+    return this.runtime.types();
+  }
+
+  inspect(type: string, id: string): Promise<ActorView | null> {
+    return this.runtime.get({ type, id });
+  }
+
+  async journal(type: string, id: string, page: { afterSeq?: number; limit: number }) {
+    if (!this.runtime.types().includes(type)) return { items: [] };
+    const items = await this.store.readJournal(collectionOf(type), id, {
+      limit: page.limit,
+      ...(page.afterSeq === undefined ? {} : { afterSeq: page.afterSeq }),
+    });
+    const last = items.at(-1);
+    return { items, ...(items.length === page.limit && last ? { nextAfterSeq: last.seq } : {}) };
+  }
+
+  async list(type: string, options: { state?: string; limit: number; cursor?: string }) {
+    if (!this.runtime.types().includes(type)) return { items: [] };
+    const page = { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) };
+    const docs = options.state
+      ? await this.store.find(collectionOf(type), { index: 'state', eq: options.state }, page)
+      : await this.store.list(collectionOf(type), page);
+    return {
+      items: docs.items.map((doc) => this.runtime.viewOf(type, doc)),
+      ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
+    };
+  }
+}
