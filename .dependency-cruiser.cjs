@@ -1,0 +1,58 @@
+/**
+ * Dependency rules of DESIGN.md / CONVENTIONS.md, checked in `npm test`:
+ * machines are pure, agents see machines and ports only, adapters implement ports,
+ * and only the composition root (src/main.ts, src/composition/) picks adapters.
+ */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Circular imports hide layering mistakes.', from: {}, to: { circular: true } },
+    {
+      name: 'machines-are-pure',
+      severity: 'error',
+      comment: 'machines/ imports xstate and domain types only.',
+      from: { path: '^machines/' },
+      to: { pathNot: ['^machines/', '^node_modules/xstate/', 'xstate'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'machines-no-io-types',
+      severity: 'error',
+      comment: 'machines/ must not even name adapters, the runtime or surfaces.',
+      from: { path: '^machines/' },
+      to: { path: ['^adapters/', '^src/', '^agents/'] },
+    },
+    {
+      name: 'agents-no-adapters-or-surfaces',
+      severity: 'error',
+      comment: 'agents/ sees machines, domain and port types only.',
+      from: { path: '^agents/' },
+      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime)/', '^src/main\\.ts$'] },
+    },
+    {
+      name: 'adapters-only-from-composition-root',
+      severity: 'error',
+      comment: 'Only src/main.ts and src/composition/ choose adapters.',
+      from: { path: '^(src|agents|machines)/', pathNot: ['^src/main\\.ts$', '^src/composition/'] },
+      to: { path: '^adapters/' },
+    },
+    {
+      name: 'adapters-not-surfaces',
+      severity: 'error',
+      comment: 'adapters/ implement ports; they do not reach into the runtime or the surfaces.',
+      from: { path: '^adapters/' },
+      to: { path: ['^src/(http|mcp|composition|runtime|operations)/', '^src/main\\.ts$', '^agents/'] },
+    },
+    {
+      name: 'no-test-code-in-production',
+      severity: 'error',
+      from: { path: '^(src|agents|machines|adapters)/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

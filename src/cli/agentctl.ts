@@ -1,0 +1,141 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * `agentctl`: ops inspection from a terminal, over the service's ops routes (so it
+ * works the same on both profiles and never opens the database behind the service).
+ */
+const USAGE = `Usage: agentctl <command> [options]
+
+Commands:
+  types                                 machine types the service hosts
+  list <type> [--state S] [--limit N] [--cursor C]
+                                        actors of a type, optionally in one state
+  get <type> <id>                       state value, context, version, updatedAt
+  journal <type> <id> [--after N] [--limit N]
+                                        the actor's journal, oldest first
+
+Options:
+  --url URL     service address (default $AGENTCTL_URL or http://127.0.0.1:3000)
+  --token T     ops token (default $OPS_TOKEN, else DATA_DIR/secrets.json)
+  --json        print raw JSON
+`;
+
+type Env = Record<string, string | undefined>;
+type Output = { out: (text: string) => void; err: (text: string) => void };
+
+const optionsSchema = z.object({
+  url: z.string().url(),
+  token: z.string().min(1, 'no ops token: pass --token, set OPS_TOKEN, or run where DATA_DIR/secrets.json is'),
+  json: z.boolean(),
+  state: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().optional(),
+  after: z.coerce.number().int().min(0).optional(),
+});
+
+/** Runs one command; returns the process exit code. */
+export async function runCli(argv: string[], env: Env, io: Output = defaultOutput): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  const [command, type, id] = positional;
+  if (!command || flags.help) {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  const parsed = optionsSchema.safeParse({
+    url: flags.url ?? env.AGENTCTL_URL ?? 'http://127.0.0.1:3000',
+    token: flags.token ?? env.OPS_TOKEN ?? tokenFromDataDir(env.DATA_DIR ?? './data') ?? '',
+    json: flags.json === true,
+    state: flags.state,
+    limit: flags.limit,
+    cursor: flags.cursor,
+    after: flags.after,
+  });
+  if (!parsed.success) {
+    io.err(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
+    return 2;
+  }
+  const options = parsed.data;
+  const base = `${options.url.replace(/\/$/, '')}/api/nest/ops/actors`;
+  let path: string;
+  if (command === 'types') path = '';
+  else if (command === 'list' && type) path = `/${enc(type)}${query({ state: options.state, limit: options.limit, cursor: options.cursor })}`;
+  else if (command === 'get' && type && id) path = `/${enc(type)}/${enc(id)}`;
+  else if (command === 'journal' && type && id) path = `/${enc(type)}/${enc(id)}/journal${query({ afterSeq: options.after, limit: options.limit })}`;
+  else {
+    io.err(USAGE);
+    return 2;
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${options.token}` } });
+  } catch (error) {
+    io.err(`cannot reach ${options.url}: ${(error as Error).message}`);
+    return 1;
+  }
+  const body: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const message = (body as { message?: unknown } | null)?.message;
+    io.err(`${response.status}: ${typeof message === 'string' ? message : JSON.stringify(body)}`);
+    return 1;
+  }
+  io.out(options.json ? JSON.stringify(body, null, 2) : render(command, body));
+  return 0;
+}
+
+function render(command: string, body: unknown): string {
+  const data = body as { items?: Array<Record<string, unknown>>; nextCursor?: string; nextAfterSeq?: number; types?: string[] };
+  if (command === 'types') return (data.types ?? []).join('\n');
+  if (command === 'list') {
+    const rows = (data.items ?? []).map((a) => [a.id, JSON.stringify(a.state), a.version, a.updatedAt].join('\t'));
+    return ['ID\tSTATE\tVERSION\tUPDATED', ...rows, ...(data.nextCursor ? [`(more: --cursor ${data.nextCursor})`] : [])].join('\n');
+  }
+  if (command === 'journal') {
+    const rows = (data.items ?? []).map((e) => [e.seq, new Date(Number(e.at)).toISOString(), JSON.stringify(e.state), JSON.stringify(e.event)].join('\t'));
+    return ['SEQ\tAT\tSTATE\tEVENT', ...rows, ...(data.nextAfterSeq ? [`(more: --after ${data.nextAfterSeq})`] : [])].join('\n');
+  }
+  return JSON.stringify(body, null, 2);
+}
+
+function parseArgs(argv: string[]) {
+  const positional: string[] = [];
+  const flags: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const name = arg.slice(2);
+    const next = argv[i + 1];
+    if (name === 'json' || name === 'help' || next === undefined || next.startsWith('--')) flags[name] = true;
+    else flags[name] = argv[++i]!;
+  }
+  return { positional, flags: flags as Record<string, string | undefined> & { json?: string | true; help?: string | true } };
+}
+
+function tokenFromDataDir(dataDir: string): string | undefined {
+  const file = join(dataDir, 'secrets.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const token = (JSON.parse(readFileSync(file, 'utf8')) as { OPS_TOKEN?: unknown }).OPS_TOKEN;
+    return typeof token === 'string' ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined) as Array<[string, string | number]>;
+  return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}` : '';
+}
+
+function enc(value: string): string {
+  return encodeURIComponent(value);
+}
+
+const defaultOutput: Output = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
