@@ -19,27 +19,20 @@ export interface Adapters {
 }
 
 /**
- * Picks the adapters of the configured profile. This file (with the rest of
+ * Picks the adapters of the configuration: MongoDB when `MONGODB_URL` is set (else the
+ * embedded LMDB store), BullMQ and the Redis bus when `REDIS_URL` is set (else in-process). This file (with the rest of
  * `src/composition/`) is the only place that imports `adapters/`.
  */
 export async function buildAdapters(config: AppConfig, clock: ClockPort, logger: Logger): Promise<Adapters> {
-  if (config.profile === 'production' && config.mongo && config.redis) {
-    const store = await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock });
-    return {
-      store,
-      scheduler: new BullmqScheduler({
-        redisUrl: config.redis.url,
-        queueName: 'actor-schedules',
-        prefix: config.redis.keyPrefix,
-        logger,
-      }),
-      bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:bus:`, clock }),
-    };
+  const store = config.mongo
+    ? await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock })
+    : new LmdbStore({ path: join(config.dataDir, 'store'), clock });
+  if (!config.redis) {
+    return { store, scheduler: new InProcessScheduler({ store, clock }), bus: new InProcessEventBus({ clock }) };
   }
-  const store = new LmdbStore({ path: join(config.dataDir, 'store'), clock });
   return {
     store,
-    scheduler: new InProcessScheduler({ store, clock }),
-    bus: new InProcessEventBus({ clock }),
+    scheduler: new BullmqScheduler({ redisUrl: config.redis.url, queueName: 'actor-schedules', prefix: config.redis.keyPrefix, logger }),
+    bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:bus:`, clock }),
   };
 }

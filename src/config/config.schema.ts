@@ -34,14 +34,6 @@ export const envSchema = z
     if (env.PROFILE === 'production') {
       if (!env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required by the production profile' });
       if (!env.REDIS_URL) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required by the production profile' });
-    } else if (env.PROFILE === undefined && Boolean(env.MONGODB_URL) !== Boolean(env.REDIS_URL)) {
-      // Half a production setup is almost always a deployment mistake: say so instead of silently going embedded.
-      const missing = env.MONGODB_URL ? 'REDIS_URL' : 'MONGODB_URL';
-      ctx.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: 'is required too: the production profile needs both MONGODB_URL and REDIS_URL (or set PROFILE=embedded)',
-      });
     }
   });
 
@@ -71,8 +63,10 @@ export function toAppConfig(env: Env): AppConfig {
     host: env.HOST,
     dataDir: env.DATA_DIR,
     logLevel: env.LOG_LEVEL,
-    ...(profile === 'production' && env.MONGODB_URL ? { mongo: { url: env.MONGODB_URL, dbName: env.MONGODB_DB } } : {}),
-    ...(env.REDIS_URL && profile === 'production' ? { redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } } : {}),
+    // Each outside system is used when its URL is set, so a single host can run several
+    // processes on the embedded store with Redis for schedules and events.
+    ...(env.MONGODB_URL && env.PROFILE !== 'embedded' ? { mongo: { url: env.MONGODB_URL, dbName: env.MONGODB_DB } } : {}),
+    ...(env.REDIS_URL && env.PROFILE !== 'embedded' ? { redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } } : {}),
     runtime: {
       maxLiveActors: env.RUNTIME_MAX_LIVE_ACTORS,
       idleMs: env.RUNTIME_IDLE_MS,

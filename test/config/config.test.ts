@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { resolveSecrets } from '../../src/config/secrets.js';
+
+describe('configuration', () => {
+  it('defaults to the embedded profile with nothing set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ profile: 'embedded', port: 3000, host: '127.0.0.1', dataDir: './data' });
+    expect(config.mongo).toBeUndefined();
+    expect(config.redis).toBeUndefined();
+  });
+
+  it('chooses production when MONGODB_URL and REDIS_URL are set', () => {
+    const config = loadConfig({ MONGODB_URL: 'mongodb://db:27017', REDIS_URL: 'redis://cache:6379' });
+    expect(config.profile).toBe('production');
+    expect(config.mongo).toEqual({ url: 'mongodb://db:27017', dbName: 'agent_service' });
+    expect(config.redis).toEqual({ url: 'redis://cache:6379', keyPrefix: 'agentsvc' });
+  });
+
+  it('uses Redis alone with the embedded store when only REDIS_URL is set', () => {
+    const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.profile).toBe('embedded');
+    expect(config.redis?.url).toBe('redis://127.0.0.1:6379');
+    expect(config.mongo).toBeUndefined();
+  });
+
+  it('PROFILE=embedded ignores the URLs', () => {
+    const config = loadConfig({ PROFILE: 'embedded', MONGODB_URL: 'mongodb://db', REDIS_URL: 'redis://cache' });
+    expect(config.mongo).toBeUndefined();
+    expect(config.redis).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL'],
+    [{ PROFILE: 'production', REDIS_URL: 'redis://cache' }, 'MONGODB_URL'],
+    [{ RUNTIME_MAX_LIVE_ACTORS: '0' }, 'RUNTIME_MAX_LIVE_ACTORS'],
+  ])('refuses %o naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('never echoes a URL value, which may hold a password', () => {
+    try {
+      loadConfig({ REDIS_URL: 'http://user:hunter2@cache' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+});
+
+describe('secrets', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'secrets-'));
+
+  it('generates missing secrets into DATA_DIR with mode 0600, once', () => {
+    const dataDir = dir();
+    const told: string[][] = [];
+    const first = resolveSecrets({ profile: 'embedded', dataDir, env: {}, onGenerated: (names) => told.push(names) });
+    expect(first.OPS_TOKEN.length).toBeGreaterThanOrEqual(32);
+    expect(told).toEqual([['OPS_TOKEN']]);
+    const file = join(dataDir, 'secrets.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const second = resolveSecrets({ profile: 'embedded', dataDir, env: {}, onGenerated: (names) => told.push(names) });
+    expect(second.OPS_TOKEN).toBe(first.OPS_TOKEN);
+    expect(told).toHaveLength(1);
+    expect(JSON.parse(readFileSync(file, 'utf8')).OPS_TOKEN).toBe(first.OPS_TOKEN);
+  });
+
+  it('prefers the environment, then NAME_FILE', () => {
+    const dataDir = dir();
+    const value = 'x'.repeat(40);
+    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN: value } }).OPS_TOKEN).toBe(value);
+    const file = join(dataDir, 'ops-token');
+    writeFileSync(file, `${'y'.repeat(40)}\n`);
+    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN_FILE: file } }).OPS_TOKEN).toBe('y'.repeat(40));
+  });
+
+  it('refuses a short secret, an unreadable file, and a missing secret in production', () => {
+    const dataDir = dir();
+    expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: { OPS_TOKEN: 'short' } })).toThrow(/OPS_TOKEN: must be at least 32/);
+    expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: { OPS_TOKEN_FILE: join(dataDir, 'nope') } })).toThrow(/OPS_TOKEN_FILE: cannot read/);
+    expect(() => resolveSecrets({ profile: 'production', dataDir, env: {} })).toThrow(/OPS_TOKEN: is required by the production profile/);
+  });
+
+  it('refuses a corrupt secrets file instead of overwriting it', () => {
+    const dataDir = dir();
+    writeFileSync(join(dataDir, 'secrets.json'), '{not json');
+    expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: {} })).toThrow(/is not a JSON object of strings/);
+  });
+});
