@@ -1,34 +1,14 @@
 import pino from 'pino';
-import { assign, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
-import type { MachineDefinition } from '../../machines/machine-definition.types.js';
+import { counterDefinition } from '../support/counter.machine.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { BusEvent, BusEventInput, EventBusPort } from '../../src/ports/event-bus.port.js';
 import { ActorRuntime, collectionOf, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
 
 const logger = pino({ level: 'silent' });
-
-/** A counter: every `inc` is accepted, so version = 1 + number of events. */
-const counterMachine = setup({
-  types: { context: {} as { n: number; seen: string[] }, events: {} as { type: 'inc'; tag: string } | { type: 'stop' } },
-}).createMachine({
-  id: 'counter',
-  initial: 'on',
-  context: { n: 0, seen: [] },
-  states: {
-    on: {
-      on: {
-        inc: { actions: assign({ n: ({ context }) => context.n + 1, seen: ({ context, event }) => [...context.seen, event.tag] }) },
-        stop: 'off',
-      },
-    },
-    off: { type: 'final' },
-  },
-});
-const counterDefinition: MachineDefinition = { type: 'counter', version: 1, machine: counterMachine };
 
 const agentInput = { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: 1 };
 
