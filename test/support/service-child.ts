@@ -1,0 +1,44 @@
+/**
+ * A child process running the real service (composition root, real adapters) plus the
+ * test `counter` machine. The parent drives it over IPC: `create` and `send` are
+ * acknowledged only after the runtime resolved them, i.e. after the write was durable.
+ * Run with `node --import tsx test/support/service-child.ts`.
+ */
+import pino from 'pino';
+import { loadConfig } from '../../src/config/load-config.js';
+import { resolveSecrets } from '../../src/config/secrets.js';
+import { startService } from '../../src/composition/service.composition.js';
+import { counterDefinition } from './counter.machine.js';
+
+export type ChildRequest =
+  | { op: 'create'; rid: number; id: string }
+  | { op: 'send'; rid: number; id: string; tag: string }
+  | { op: 'stop'; rid: number };
+
+export type ChildReply =
+  | { op: 'ready'; url: string; opsToken: string }
+  | { op: 'ack'; rid: number; ok: true; version: number }
+  | { op: 'ack'; rid: number; ok: false; error: string };
+
+const config = loadConfig();
+const secrets = resolveSecrets({ profile: config.profile, dataDir: config.dataDir });
+const service = await startService({ config, secrets, logger: pino({ level: 'silent' }), definitions: [counterDefinition] });
+const reply = (message: ChildReply) => process.send?.(message);
+
+process.on('message', (raw: ChildRequest) => {
+  const run = async (): Promise<number> => {
+    if (raw.op === 'create') return (await service.runtime.create('counter', raw.id, undefined)).version;
+    if (raw.op === 'send') return (await service.runtime.send({ type: 'counter', id: raw.id }, { type: 'inc', tag: raw.tag })).view.version;
+    await service.stop();
+    return 0;
+  };
+  run().then(
+    (version) => {
+      reply({ op: 'ack', rid: raw.rid, ok: true, version });
+      if (raw.op === 'stop') process.exit(0);
+    },
+    (error: unknown) => reply({ op: 'ack', rid: raw.rid, ok: false, error: error instanceof Error ? error.message : String(error) }),
+  );
+});
+
+reply({ op: 'ready', url: service.url, opsToken: secrets.OPS_TOKEN });

@@ -1,0 +1,71 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChildReply, ChildRequest } from './service-child.js';
+
+const CHILD = fileURLToPath(new URL('./service-child.ts', import.meta.url));
+
+type Ack = Extract<ChildReply, { op: 'ack' }>;
+type RequestBody = ChildRequest extends infer R ? (R extends ChildRequest ? Omit<R, 'rid'> : never) : never;
+
+/** The parent's handle on a service child process. */
+export class ServiceProcess {
+  private nextRid = 1;
+  private waiting = new Map<number, (ack: Ack) => void>();
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly url: string,
+    readonly opsToken: string,
+  ) {
+    child.on('message', (message: ChildReply) => {
+      if (message.op !== 'ack') return;
+      this.waiting.get(message.rid)?.(message);
+      this.waiting.delete(message.rid);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Forks a child with `env` added to this process's environment and waits until it serves. */
+  static async start(env: Record<string, string>): Promise<ServiceProcess> {
+    const child = fork(CHILD, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const ready = await new Promise<Extract<ChildReply, { op: 'ready' }>>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`service child exited with ${code} before it was ready`)));
+      child.on('message', (message: ChildReply) => {
+        if (message.op === 'ready') resolve(message);
+      });
+    });
+    return new ServiceProcess(child, ready.url, ready.opsToken);
+  }
+
+  /** Resolves with the child's acknowledgement; never if the child dies first. */
+  request(body: RequestBody): Promise<Ack> {
+    const rid = this.nextRid++;
+    return new Promise((resolve) => {
+      this.waiting.set(rid, resolve);
+      this.child.send({ ...body, rid } as ChildRequest);
+    });
+  }
+
+  kill(): Promise<number | null> {
+    this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    await this.request({ op: 'stop' });
+    await this.exited;
+  }
+
+  /** GET an ops route with the child's ops token. */
+  async ops<T>(path: string): Promise<T> {
+    const response = await fetch(`${this.url}/api/nest/ops${path}`, { headers: { authorization: `Bearer ${this.opsToken}` } });
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+}
