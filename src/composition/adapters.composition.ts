@@ -33,6 +33,6 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
   return {
     store,
     scheduler: new BullmqScheduler({ redisUrl: config.redis.url, queueName: 'actor-schedules', prefix: config.redis.keyPrefix, logger }),
-    bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:bus:`, clock }),
+    bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:`, clock }),
   };
 }

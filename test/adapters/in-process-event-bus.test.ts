@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
+import { eventBusContract } from '../contracts/event-bus.contract.js';
+
+eventBusContract('in-process', async ({ retention }) => {
+  const clock = new ManualClock();
+  const bus = new InProcessEventBus({ clock, retention });
+  return { bus, clock, cleanup: () => bus.close() };
+});
+
+describe('InProcessEventBus', () => {
+  it('reports a throwing handler to the logger instead of the publisher', async () => {
+    const logged: string[] = [];
+    const bus = new InProcessEventBus({ clock: new ManualClock(), logger: (message) => logged.push(message) });
+    await bus.subscribe('s', () => {
+      throw new Error('boom');
+    });
+    await expect(bus.publish('s', { type: 'order.updated', data: {} })).resolves.toMatchObject({ id: 1 });
+    expect(logged).toEqual(['event bus handler threw']);
+  });
+
+  it('hands out frozen events, so one subscriber cannot change what another sees', async () => {
+    const bus = new InProcessEventBus({ clock: new ManualClock() });
+    const event = await bus.publish('s', { type: 'order.updated', data: { nested: { n: 1 } } });
+    expect(Object.isFrozen(event)).toBe(true);
+    expect(Object.isFrozen(event.data.nested)).toBe(true);
+  });
+
+  it('refuses to work once closed', async () => {
+    const bus = new InProcessEventBus({ clock: new ManualClock() });
+    await bus.close();
+    await expect(bus.publish('s', { type: 'order.updated', data: {} })).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
+  });
+});
