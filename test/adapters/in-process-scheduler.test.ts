@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import {
+  InProcessScheduler,
+  SCHEDULER_COLLECTIONS,
+  type InProcessSchedulerOptions,
+} from '../../adapters/scheduler/in-process-scheduler.adapter.js';
+import type { SchedulerLogger } from '../../adapters/scheduler/schedule-timing.helpers.js';
+import type { DueJob } from '../../src/ports/scheduler.port.js';
+import { schedulerContract } from '../contracts/scheduler.contract.js';
+
+const silent: SchedulerLogger = { warn: () => {}, error: () => {} };
+const address = { type: 'dca', id: 'agent-1' };
+
+/** Lets promise chains started by a delivery finish (the manual clock only drives timers). */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** One store and clock shared by every scheduler made, standing for several processes. */
+async function world() {
+  const clock = new ManualClock();
+  const store = new MemoryStore(clock);
+  await store.init(SCHEDULER_COLLECTIONS);
+  const made: InProcessScheduler[] = [];
+  const make = (options: Partial<InProcessSchedulerOptions> = {}) => {
+    const scheduler = new InProcessScheduler({ store, clock, backoffMs: 50, logger: silent, ...options });
+    made.push(scheduler);
+    return scheduler;
+  };
+  const advance = async (ms: number) => {
+    await clock.advance(ms);
+    await settle();
+  };
+  return { clock, store, make, advance };
+}
+
+schedulerContract('in-process (MemoryStore + ManualClock)', async () => {
+  const w = await world();
+  const scheduler = w.make();
+  return { scheduler, advance: w.advance, now: () => w.clock.now(), cleanup: () => scheduler.close() };
+});
+
+describe('InProcessScheduler', () => {
+  it('after downtime delivers a missed one-off job once and a missed schedule once, then keeps its grid', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const first = w.make();
+    await first.start(async () => {});
+    await first.scheduleOnce({ jobId: 'late', address, event: { type: 'order.timeout' }, runAt: t0 + 10_000 });
+    await first.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 1_000 });
+    await first.close();
+
+    // Down for 20.5 s: ten one-second runs and the one-off fell due meanwhile.
+    w.clock.jumpTo(t0 + 20_500);
+    const calls: DueJob[] = [];
+    const second = w.make();
+    await second.start(async (job) => void calls.push(job));
+    await settle();
+    expect(calls.map((c) => [c.id, c.dueAt]).sort()).toEqual([
+      ['beat', t0 + 1_000],
+      ['late', t0 + 10_000],
+    ]);
+    expect(await second.nextRun('beat')).toBe(t0 + 21_000);
+    await w.advance(2_000);
+    expect(calls.filter((c) => c.id === 'beat').map((c) => c.dueAt)).toEqual([t0 + 1_000, t0 + 21_000, t0 + 22_000]);
+    await second.close();
+  });
+
+  it('two instances on one store deliver each due run exactly once', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const calls: Array<DueJob & { by: string }> = [];
+    const [a, b] = [w.make(), w.make()];
+    for (let i = 0; i < 20; i++) {
+      await (i % 2 ? a : b).scheduleOnce({ jobId: `j${i}`, address, event: { type: 'x' }, runAt: t0 + 100 * i });
+    }
+    await a.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 250 });
+    // Starting both at once makes their first scans race for the same records.
+    await Promise.all([
+      a.start(async (job) => void calls.push({ ...job, by: 'a' })),
+      b.start(async (job) => void calls.push({ ...job, by: 'b' })),
+    ]);
+    for (let i = 0; i < 30; i++) await w.advance(100);
+    const keys = calls.map((c) => `${c.id}@${c.dueAt}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(calls.filter((c) => c.kind === 'once')).toHaveLength(20);
+    expect(calls.filter((c) => c.id === 'beat').map((c) => c.dueAt)).toEqual(
+      Array.from({ length: 12 }, (_, i) => t0 + 250 * (i + 1)),
+    );
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('delivers again when the delivering process dies and its lease expires', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const dying = w.make({ leaseMs: 10_000 });
+    const started: string[] = [];
+    await dying.start(async () => {
+      started.push('dying');
+      await new Promise(() => {}); // the process hangs (dies) mid-delivery
+    });
+    await dying.scheduleOnce({ jobId: 'j', address, event: { type: 'x' }, runAt: t0 + 1_000 });
+    await w.advance(1_000);
+    expect(started).toEqual(['dying']);
+    void dying.close(); // stops its timers; never resolves, as its handler never returns
+
+    const calls: DueJob[] = [];
+    const survivor = w.make({ pollIntervalMs: 1_000 });
+    await survivor.start(async (job) => void calls.push(job));
+    await w.advance(5_000);
+    expect(calls).toHaveLength(0);
+    await w.advance(6_000);
+    expect(calls.map((c) => [c.id, c.dueAt])).toEqual([['j', t0 + 1_000]]);
+    await survivor.close();
+  });
+
+  it('drops a run after maxAttempts failures, reporting each, and the schedule goes on', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const reports: Array<{ dueAt: number; attempt: number; willRetry: boolean }> = [];
+    const scheduler = w.make({
+      maxAttempts: 3,
+      backoffMs: 100,
+      onError: (_error, job, info) => reports.push({ dueAt: job.dueAt, ...info }),
+    });
+    await scheduler.start(async () => {
+      throw new Error('always failing');
+    });
+    await scheduler.scheduleRepeating({ scheduleId: 's', address, event: { type: 'x' }, everyMs: 10_000 });
+    await w.advance(11_000);
+    expect(reports).toEqual([
+      { dueAt: t0 + 10_000, attempt: 1, willRetry: true },
+      { dueAt: t0 + 10_000, attempt: 2, willRetry: true },
+      { dueAt: t0 + 10_000, attempt: 3, willRetry: false },
+    ]);
+    expect(await scheduler.nextRun('s')).toBe(t0 + 20_000);
+    await w.advance(10_000);
+    expect(reports.slice(3).map((r) => [r.dueAt, r.attempt])).toEqual([
+      [t0 + 20_000, 1],
+      [t0 + 20_000, 2],
+      [t0 + 20_000, 3],
+    ]);
+    await scheduler.close();
+  });
+
+  it('close() waits for a running handler', async () => {
+    const w = await world();
+    let release!: () => void;
+    let finished = false;
+    const scheduler = w.make();
+    await scheduler.start(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      finished = true;
+    });
+    await scheduler.scheduleOnce({ jobId: 'j', address, event: { type: 'x' }, runAt: w.clock.now() });
+    await w.advance(0);
+    let closed = false;
+    const closing = scheduler.close().then(() => (closed = true));
+    await settle();
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(finished).toBe(true);
+  });
+});
