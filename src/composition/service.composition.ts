@@ -46,10 +46,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = new Metrics();
   const runtime = new ActorRuntime({ ...adapters, clock, logger, ...config.runtime });
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
-  metrics.setActorStatsSource(() => {
-    const stats = runtime.stats();
-    return { live: stats.live, passivated: stats.passivations, mailboxDepth: stats.mailboxDepth };
-  });
+  metrics.setActorStatsSource(() => runtime.stats());
 
   let ready = false;
   const app = createHttpApp({

@@ -45,6 +45,10 @@ export function createOpsRouter(deps: OpsRoutesDeps): Router {
     return type;
   };
 
+  router.get(`${OPS_BASE_PATH}/actors`, (_req, res) => {
+    res.json({ types: inspector.types() });
+  });
+
   router.get(`${OPS_BASE_PATH}/actors/:type`, async (req, res) => {
     const type = knownType(req);
     const query = parseQuery(ListQuery, req);

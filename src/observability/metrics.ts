@@ -7,7 +7,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** What the runtime reports at scrape time. */
 export interface ActorStats {
   live: number;
-  passivated: number;
+  /** Passivations since start (cumulative). */
+  passivations: number;
   mailboxDepth: number;
 }
 
@@ -71,7 +72,7 @@ export class Metrics {
       });
     };
     gauge('runtime_actors_live', 'Actors resident in memory', (s) => s.live);
-    gauge('runtime_actors_passivated', 'Actors persisted but dropped from memory', (s) => s.passivated);
+    gauge('runtime_actor_passivations', 'Actors dropped from memory since start (they stay persisted and rehydrate on demand)', (s) => s.passivations);
     gauge('runtime_mailbox_depth', 'Events waiting in actor mailboxes', (s) => s.mailboxDepth);
   }
 

@@ -51,7 +51,7 @@ describe('health endpoints', () => {
 describe('GET /metrics', () => {
   it('serves Prometheus text with route templates, not raw URLs', async () => {
     const { app, metrics } = createTestApp({ routers: [nestedRouter()] });
-    metrics.setActorStatsSource(() => ({ live: 7, passivated: 40, mailboxDepth: 3 }));
+    metrics.setActorStatsSource(() => ({ live: 7, passivations: 40, mailboxDepth: 3 }));
     metrics.observeStore('put', 0.002);
 
     await request(app).get('/api/nest/things/items/a1').expect(200);
@@ -73,7 +73,7 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('items/a1');
     expect(text).not.toContain('/no/such/route');
     expect(text).toContain('runtime_actors_live 7');
-    expect(text).toContain('runtime_actors_passivated 40');
+    expect(text).toContain('runtime_actor_passivations 40');
     expect(text).toContain('runtime_mailbox_depth 3');
     expect(text).toContain('store_operation_duration_seconds_count{operation="put"} 1');
   });

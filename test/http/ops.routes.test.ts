@@ -34,6 +34,15 @@ describe('ops inspection routes: auth', () => {
   });
 });
 
+describe('ops inspection routes: types', () => {
+  it('lists the machine types the runtime hosts', async () => {
+    const { app } = createTestApp();
+    const res = await request(app).get('/api/nest/ops/actors').set('Authorization', AUTH);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ types: ['order', 'agent'] });
+  });
+});
+
 describe('ops inspection routes: list', () => {
   it('passes defaults and returns the page as is', async () => {
     const { app, inspector } = createTestApp();
