@@ -30,7 +30,7 @@ export class ServiceProcess {
   static async start(env: Record<string, string>): Promise<ServiceProcess> {
     const child = fork(CHILD, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
+      env: { ...baseEnv(), PORT: '0', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<Extract<ChildReply, { op: 'ready' }>>((resolve, reject) => {
@@ -68,4 +68,10 @@ export class ServiceProcess {
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   }
+}
+
+/** This process's environment without the variables that choose adapters: each test says what it wants. */
+function baseEnv(): NodeJS.ProcessEnv {
+  const { MONGODB_URL: _m, REDIS_URL: _r, PROFILE: _p, OPS_TOKEN: _o, ...rest } = process.env;
+  return rest;
 }
