@@ -74,5 +74,6 @@ export const apiKeyDefinition: MachineDefinition<ApiKeyContext> = {
   machine: apiKeyMachine,
   indexNames: ['secretHash', 'owner'],
   indexes: (context) => ({ secretHash: context.secretHash, owner: `${context.ownerType}:${context.ownerId}` }),
-  stream: (context) => `${context.ownerType}:${context.ownerId}`,
+  // The owner's stream for its subscribers, and `auth` so every process drops cached credentials.
+  stream: (context) => [`${context.ownerType}:${context.ownerId}`, 'auth'],
 };

@@ -19,8 +19,8 @@ export interface MachineDefinition<TContext = any> {
   indexNames?: string[];
   /** Index values for a context; keys must be in `indexNames`. */
   indexes?: (context: TContext) => Record<string, string | number>;
-  /** The event-bus stream that events emitted by the actor are published on. */
-  stream?: (context: TContext) => string;
+  /** The event-bus stream(s) that events emitted by the actor are published on. */
+  stream?: (context: TContext) => string | string[];
 }
 
 /** The JSON form XState's `getPersistedSnapshot()` produces. */

@@ -219,9 +219,10 @@ export class ActorRuntime {
     const stream = entry.definition.stream;
     if (!bus || !stream || emitted.length === 0) return;
     const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
+    const streams = [stream(snapshot.context)].flat();
     for (const { type, ...data } of emitted) {
       try {
-        await bus.publish(stream(snapshot.context), { type, data: { state: snapshot.value, ...data } });
+        for (const name of streams) await bus.publish(name, { type, data: { state: snapshot.value, ...data } });
       } catch (error) {
         // The transition is committed; a lost notification must not turn it into a failure.
         this.options.logger.error({ err: error, actor: entry.key, type }, 'event publish failed');

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+
+export type WalletChain = 'solana' | 'evm';
+
+/** A human operator: one wallet address (CONTRACT "Sessions"). */
+export interface User {
+  id: string;
+  chain: WalletChain;
+  walletAddress: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** The agent `:userId` trading routes act on when no agentId is given. */
+  defaultAgentId?: string;
+}
+
+const USERS = 'users';
+export const USER_COLLECTIONS: CollectionSpec[] = [{ name: USERS, indexes: ['walletAddress'] }];
+
+export class UsersService {
+  constructor(
+    private readonly store: StorePort,
+    private readonly clock: ClockPort,
+  ) {}
+
+  /**
+   * The user of a wallet, created on first sign-in. The id derives from the wallet, so
+   * two concurrent first logins create one user (the second create loses the CAS race).
+   */
+  async ensureByWallet(chain: WalletChain, walletAddress: string): Promise<User> {
+    const id = `usr_${createHash('sha256').update(`${chain}:${walletAddress}`).digest('base64url').slice(0, 22)}`;
+    const existing = await this.get(id);
+    if (existing) return existing;
+    const user: User = { id, chain, walletAddress, createdAt: this.clock.now() };
+    try {
+      await this.store.put(USERS, id, { data: user, expectedVersion: 0, indexes: { walletAddress } });
+      return user;
+    } catch (error) {
+      if (isAppError(error) && error.code === 'VERSION_CONFLICT') return (await this.get(id))!;
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<User | null> {
+    return (await this.store.get<User>(USERS, id))?.data ?? null;
+  }
+
+  /** Sets the user's default agent (ownership is the caller's check). */
+  async setDefaultAgent(id: string, agentId: string): Promise<User> {
+    for (;;) {
+      const doc = await this.store.get<User>(USERS, id);
+      if (!doc) throw AppError.notFound('User not found');
+      const user = { ...doc.data, defaultAgentId: agentId };
+      try {
+        await this.store.put(USERS, id, { data: user, expectedVersion: doc.version, indexes: { walletAddress: user.walletAddress } });
+        return user;
+      } catch (error) {
+        if (!(isAppError(error) && error.code === 'VERSION_CONFLICT')) throw error;
+      }
+    }
+  }
+}
