@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentContext } from '../../machines/agent.machine.js';
+import { AppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { StorePort } from '../ports/store.port.js';
+import type { ActorView } from '../runtime/actor-inspector.js';
+import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import type { UsersService } from './users.service.js';
+
+/** An agent as operators see it (CONTRACT "Agents, bots and keys"). */
+export interface AgentSummary {
+  agentId: string;
+  publicId: string;
+  name: string;
+  status: string;
+  tradingEnabled: boolean;
+  createdAt: string;
+}
+
+export const createAgentSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    agentId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')
+      .optional(),
+  })
+  .strict();
+
+export type CreateAgentInput = z.infer<typeof createAgentSchema>;
+
+const AGENT_NOT_FOUND = 'Agent not found';
+
+/** Operators' agents: each is an `agent` actor owned by one user. */
+export class AgentsService {
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+    private readonly users: UsersService,
+    private readonly clock: ClockPort,
+  ) {}
+
+  /** Creates and activates an agent; the user's first agent becomes the default one. */
+  async create(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
+    const agentId = input.agentId ?? `agt_${randomBytes(12).toString('base64url')}`;
+    // Unguessable and unrelated to every internal id.
+    const publicId = `pub_${randomBytes(18).toString('base64url')}`;
+    await this.runtime
+      .create('agent', agentId, { agentId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
+      .catch((error: unknown) => {
+        if (error instanceof AppError && error.status === 409) throw new AppError('RESOURCE_CONFLICT', 'Agent already exists');
+        throw error;
+      });
+    const { view } = await this.runtime.send({ type: 'agent', id: agentId }, { type: 'agent.activate' });
+    const user = await this.users.get(ownerId);
+    if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, agentId);
+    return toSummary(view);
+  }
+
+  async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: AgentSummary[]; nextCursor?: string }> {
+    const docs = await this.store.find(collectionOf('agent'), { index: 'ownerId', eq: ownerId }, page);
+    return {
+      items: docs.items.map((doc) => toSummary(this.runtime.viewOf('agent', doc))),
+      ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
+    };
+  }
+
+  /** The agent if `ownerId` owns it; 404 otherwise, so another user's agent is indistinguishable from none. */
+  async getOwned(ownerId: string, agentId: string): Promise<AgentSummary> {
+    return toSummary(await this.ownedView(ownerId, agentId));
+  }
+
+  async ownedView(ownerId: string, agentId: string): Promise<ActorView> {
+    const view = await this.runtime.get({ type: 'agent', id: agentId });
+    if (!view || (view.context as AgentContext).ownerId !== ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
+    return view;
+  }
+
+  /** Makes an owned agent the user's default for `:userId` trading routes. */
+  async setDefault(ownerId: string, agentId: string): Promise<AgentSummary> {
+    const view = await this.ownedView(ownerId, agentId);
+    await this.users.setDefaultAgent(ownerId, agentId);
+    return toSummary(view);
+  }
+}
+
+export function toSummary(view: ActorView): AgentSummary {
+  const context = view.context as AgentContext;
+  return {
+    agentId: context.agentId,
+    publicId: context.publicId,
+    name: context.name,
+    status: String(view.state),
+    tradingEnabled: context.tradingEnabled,
+    createdAt: new Date(context.createdAt).toISOString(),
+  };
+}

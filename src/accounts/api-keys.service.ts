@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ApiKeyContext, KeyScope } from '../../machines/api-key.machine.js';
+import type { StepUpService } from '../auth/step-up/step-up.service.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { AppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { SchedulerPort } from '../ports/scheduler.port.js';
+import type { StorePort } from '../ports/store.port.js';
+import type { ActorView } from '../runtime/actor-inspector.js';
+import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+
+/** Fixed by interface section 8: keys expire 90 days after creation. */
+export const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+export const KEY_PREFIX = 'mcpk_';
+const PREVIEW_LENGTH = 13;
+const SECRET_PATTERN = /^mcpk_[A-Za-z0-9_-]{43}$/;
+
+export const SCOPES = ['read', 'trade', 'manage'] as const;
+const SCOPE_RANK: Record<KeyScope, number> = { read: 0, trade: 1, manage: 2 };
+
+/** True when `held` covers `required` (read < trade < manage, cumulative). */
+export function scopeCovers(held: KeyScope, required: KeyScope): boolean {
+  return SCOPE_RANK[held] >= SCOPE_RANK[required];
+}
+
+/** `expiresAt` and anything else unknown is refused: the system sets the expiry. */
+export const createKeySchema = z
+  .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: z.string().min(1).max(200).optional() })
+  .strict();
+
+export interface KeyOwner {
+  type: 'agent' | 'bot';
+  id: string;
+}
+
+/** A key's list entry (CONTRACT). */
+export interface KeySummary {
+  keyId: string;
+  name: string;
+  prefix: string;
+  maskedSecret: string;
+  scope: KeyScope;
+  createdAt: string;
+  expiresAt: string;
+  status: 'active' | 'revoked' | 'expired';
+}
+
+/** The creation response: the summary plus the one-time secret. */
+export type CreatedKey = KeySummary & { secret: string };
+
+/**
+ * Scoped API keys: each is an `api-key` actor. Only a keyed hash of the secret is
+ * stored; the secret is returned once at creation. Expiry is both checked on every use
+ * and scheduled as an event, so the actor's state follows without a request.
+ */
+export class ApiKeysService {
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+    private readonly scheduler: SchedulerPort,
+    private readonly box: SecretBox,
+    private readonly stepUp: StepUpService,
+    private readonly clock: ClockPort,
+  ) {}
+
+  /** Hash under which a secret is stored and looked up. */
+  hashSecret(secret: string): string {
+    return this.box.keyedHash(secret);
+  }
+
+  static looksLikeKey(secret: string): boolean {
+    return SECRET_PATTERN.test(secret);
+  }
+
+  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, name = input.name): Promise<CreatedKey> {
+    if (input.scope === 'manage') {
+      if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope');
+      await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
+    }
+    const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const keyId = `key_${randomBytes(12).toString('base64url')}`;
+    const createdAt = this.clock.now();
+    const context: Omit<ApiKeyContext, 'revokedAt' | 'expiredAt'> = {
+      keyId,
+      ownerType: owner.type,
+      ownerId: owner.id,
+      name,
+      scope: input.scope,
+      prefix: secret.slice(0, PREVIEW_LENGTH),
+      secretHash: this.hashSecret(secret),
+      createdAt,
+      expiresAt: createdAt + KEY_TTL_MS,
+    };
+    const view = await this.runtime.create('api-key', keyId, context);
+    await this.scheduler.scheduleOnce({
+      jobId: `key-expire:${keyId}`,
+      address: { type: 'api-key', id: keyId },
+      event: { type: 'key.expire', at: context.expiresAt },
+      runAt: context.expiresAt,
+    });
+    return { ...this.summary(view), secret };
+  }
+
+  async list(owner: KeyOwner, page: { limit: number; cursor?: string }): Promise<{ items: KeySummary[]; nextCursor?: string }> {
+    const docs = await this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, page);
+    return {
+      items: docs.items.map((doc) => this.summary(this.runtime.viewOf('api-key', doc))),
+      ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
+    };
+  }
+
+  /** Revokes at once and for good; revoking a key that is no longer active changes nothing. */
+  async revoke(owner: KeyOwner, keyId: string): Promise<KeySummary> {
+    await this.ownedView(owner, keyId);
+    const { view } = await this.runtime.send({ type: 'api-key', id: keyId }, { type: 'key.revoke', at: this.clock.now() });
+    return this.summary(view);
+  }
+
+  /** The key if it belongs to `owner`; 404 otherwise. */
+  async ownedView(owner: KeyOwner, keyId: string): Promise<ActorView> {
+    const view = await this.runtime.get({ type: 'api-key', id: keyId });
+    const context = view?.context as ApiKeyContext | undefined;
+    if (!view || context?.ownerType !== owner.type || context.ownerId !== owner.id) throw AppError.notFound('Key not found');
+    return view;
+  }
+
+  summary(view: ActorView): KeySummary {
+    const c = view.context as ApiKeyContext;
+    return {
+      keyId: c.keyId,
+      name: c.name,
+      prefix: c.prefix,
+      maskedSecret: `${c.prefix}${'*'.repeat(KEY_PREFIX.length + 43 - PREVIEW_LENGTH)}`,
+      scope: c.scope,
+      createdAt: new Date(c.createdAt).toISOString(),
+      expiresAt: new Date(c.expiresAt).toISOString(),
+      status: statusOf(view, this.clock.now()),
+    };
+  }
+}
+
+/** `expired` as soon as the time has come, even before the scheduled event lands. */
+export function statusOf(view: ActorView, now: number): KeySummary['status'] {
+  if (view.state === 'revoked') return 'revoked';
+  if (view.state === 'expired' || now >= (view.context as ApiKeyContext).expiresAt) return 'expired';
+  return 'active';
+}

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { DEFAULT_BOT_MCP, type BotContext, type BotMcpConfig, type BotProfile } from '../../machines/bot.machine.js';
+import { AppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { StorePort } from '../ports/store.port.js';
+import type { ActorView } from '../runtime/actor-inspector.js';
+import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+
+/** A legacy bot as its routes show it. */
+export interface Bot extends BotProfile {
+  id: string;
+  publicId: string;
+  status: 'active';
+  createdAt: string;
+  updatedAt: string;
+}
+
+const profileFields = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(2000),
+  tradingEnabled: z.boolean(),
+};
+
+/** PUT replaces the whole profile; POST needs a name; PATCH changes what it names. */
+export const createBotSchema = z.object({ ...profileFields, description: profileFields.description.default(''), tradingEnabled: profileFields.tradingEnabled.default(false) }).strict();
+export const replaceBotSchema = z.object(profileFields).strict();
+export const patchBotSchema = z
+  .object(profileFields)
+  .partial()
+  .strict()
+  .refine((value) => Object.keys(value).length > 0, { message: 'at least one field is required' });
+export const mcpConfigSchema = z
+  .object({ enabled: z.boolean(), granularErrors: z.boolean(), disabledCategories: z.array(z.string().min(1).max(64)).max(50) })
+  .partial()
+  .strict();
+
+const BOT_NOT_FOUND = 'Bot not found';
+
+/** Legacy Studio bots: each is a `bot` actor owned by one user. */
+export class BotsService {
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+    private readonly clock: ClockPort,
+  ) {}
+
+  async create(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
+    const botId = `bot_${randomBytes(12).toString('base64url')}`;
+    const publicId = `pub_${randomBytes(18).toString('base64url')}`;
+    const view = await this.runtime.create('bot', botId, {
+      botId,
+      publicId,
+      ownerId,
+      ...input,
+      mcp: DEFAULT_BOT_MCP,
+      createdAt: this.clock.now(),
+    });
+    return toBot(view);
+  }
+
+  /** The user's bots, deleted ones left out. */
+  async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: Bot[]; nextCursor?: string }> {
+    const docs = await this.store.find(collectionOf('bot'), { index: 'ownerId', eq: ownerId }, page);
+    const views = docs.items.map((doc) => this.runtime.viewOf('bot', doc)).filter((view) => view.state === 'active');
+    return { items: views.map(toBot), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
+  }
+
+  async get(ownerId: string, botId: string): Promise<Bot> {
+    return toBot(await this.ownedView(ownerId, botId));
+  }
+
+  async update(ownerId: string, botId: string, changes: Partial<BotProfile>): Promise<Bot> {
+    await this.ownedView(ownerId, botId);
+    const { view } = await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.update', changes, at: this.clock.now() });
+    return toBot(view);
+  }
+
+  async delete(ownerId: string, botId: string): Promise<{ id: string; deleted: true }> {
+    await this.ownedView(ownerId, botId);
+    await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.delete', at: this.clock.now() });
+    return { id: botId, deleted: true };
+  }
+
+  async mcpConfig(ownerId: string, botId: string): Promise<BotMcpConfig> {
+    return ((await this.ownedView(ownerId, botId)).context as BotContext).mcp;
+  }
+
+  async configureMcp(ownerId: string, botId: string, changes: Partial<BotMcpConfig>): Promise<BotMcpConfig> {
+    await this.ownedView(ownerId, botId);
+    const { view } = await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.mcp.configure', changes, at: this.clock.now() });
+    return (view.context as BotContext).mcp;
+  }
+
+  async recordTokenRotation(botId: string, keyId: string): Promise<void> {
+    await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.mcp.token.rotated', keyId, at: this.clock.now() });
+  }
+
+  /** A live bot the user owns; 404 for missing, deleted or someone else's. */
+  async ownedView(ownerId: string, botId: string): Promise<ActorView> {
+    const view = await this.runtime.get({ type: 'bot', id: botId });
+    if (!view || view.state !== 'active' || (view.context as BotContext).ownerId !== ownerId) throw AppError.notFound(BOT_NOT_FOUND);
+    return view;
+  }
+}
+
+function toBot(view: ActorView): Bot {
+  const c = view.context as BotContext;
+  return {
+    id: c.botId,
+    publicId: c.publicId,
+    name: c.name,
+    description: c.description,
+    tradingEnabled: c.tradingEnabled,
+    status: 'active',
+    createdAt: new Date(c.createdAt).toISOString(),
+    updatedAt: new Date(c.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,96 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { ApiKeyContext, KeyScope } from '../../../machines/api-key.machine.js';
+import { ApiKeysService, statusOf } from '../../accounts/api-keys.service.js';
+import { AppError } from '../../errors/app-error.js';
+import type { ClockPort } from '../../ports/clock.port.js';
+import type { EventBusPort } from '../../ports/event-bus.port.js';
+import type { StorePort } from '../../ports/store.port.js';
+import { collectionOf, type ActorRuntime } from '../../runtime/actor-runtime.js';
+import { AUTH_STREAM } from '../session/session.service.js';
+
+/** Who calls with an API key: the agent (or legacy bot) the key operates, and its scope. */
+export interface KeyPrincipal {
+  type: 'agent-key' | 'bot-key';
+  keyId: string;
+  scope: KeyScope;
+  ownerId: string;
+  prefix: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+/** A revocation reaches every process through the bus; this bounds staleness should the bus ever miss one. */
+const CACHE_MS = 30_000;
+const MAX_CACHED = 100_000;
+
+/**
+ * Resolves a bearer API key to its principal: keyed hash, index lookup, constant-time
+ * comparison, status and expiry. Hot keys are served from a per-process cache that
+ * revocations and expiries evict through the event bus.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, { principal: KeyPrincipal; until: number }>();
+  private readonly hashByKeyId = new Map<string, string>();
+
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+    private readonly keys: ApiKeysService,
+    private readonly clock: ClockPort,
+    private readonly bus: EventBusPort,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.bus.subscribe(AUTH_STREAM, (event) => {
+      const keyId = event.data.keyId;
+      if ((event.type === 'key.revoked' || event.type === 'key.expired') && typeof keyId === 'string') this.evict(keyId);
+    });
+  }
+
+  /** Drops a key from this process's cache at once (the revoking process does not wait for the bus). */
+  evict(keyId: string): void {
+    const hash = this.hashByKeyId.get(keyId);
+    if (hash) this.cache.delete(hash);
+    this.hashByKeyId.delete(keyId);
+  }
+
+  /** 401 `Unauthorized` for anything but an active, unexpired key. */
+  async authenticate(secret: string): Promise<KeyPrincipal> {
+    if (!ApiKeysService.looksLikeKey(secret)) throw AppError.unauthorized();
+    const hash = this.keys.hashSecret(secret);
+    const now = this.clock.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) {
+      if (now < cached.principal.expiresAt) return cached.principal;
+      this.evict(cached.principal.keyId);
+      throw AppError.unauthorized();
+    }
+    const { items } = await this.store.find(collectionOf('api-key'), { index: 'secretHash', eq: hash }, { limit: 1 });
+    const doc = items[0];
+    if (!doc) throw AppError.unauthorized();
+    const view = this.runtime.viewOf('api-key', doc);
+    const context = view.context as ApiKeyContext;
+    if (!sameHash(context.secretHash, hash) || statusOf(view, now) !== 'active') throw AppError.unauthorized();
+    const principal: KeyPrincipal = {
+      type: context.ownerType === 'agent' ? 'agent-key' : 'bot-key',
+      keyId: context.keyId,
+      scope: context.scope,
+      ownerId: context.ownerId,
+      prefix: context.prefix,
+      expiresAt: context.expiresAt,
+    };
+    if (this.cache.size >= MAX_CACHED) {
+      this.cache.clear();
+      this.hashByKeyId.clear();
+    }
+    this.cache.set(hash, { principal, until: now + CACHE_MS });
+    this.hashByKeyId.set(principal.keyId, hash);
+    return principal;
+  }
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
