@@ -1,0 +1,82 @@
+import type { Request, RequestHandler } from 'express';
+import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
+import type { CredentialResolver, Principal, PrincipalType } from '../../auth/credentials/credential-resolver.js';
+import { AppError } from '../../errors/app-error.js';
+import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { createRateLimitMiddleware } from '../rate-limit.middleware.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      principal?: Principal;
+    }
+  }
+}
+
+const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+export const CSRF_HEADER = 'x-csrf-token';
+
+export interface AuthMiddlewareDeps {
+  resolver: CredentialResolver;
+  csrf: CsrfTokens;
+  limiter: RateLimiterPort;
+}
+
+/**
+ * The chain every authenticated route runs: resolve the credential (401), refuse
+ * principal types the route does not serve (403), count it against its rate budget
+ * (429 with headers), and for session callers check CSRF on mutating methods (403).
+ */
+export function authenticated(deps: AuthMiddlewareDeps, accept: readonly PrincipalType[]): RequestHandler[] {
+  const resolve: RequestHandler = async (req, res, next) => {
+    try {
+      const principal = await deps.resolver.resolve(req.get('authorization'));
+      if (!accept.includes(principal.type)) throw AppError.forbidden();
+      res.locals.principal = principal;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  const rateLimit = createRateLimitMiddleware({
+    limiter: deps.limiter,
+    resolve: (_req, res) => {
+      const principal = res.locals.principal!;
+      return principal.type === 'session'
+        ? { key: `session:${principal.userId}`, windows: RATE_POLICIES.session }
+        : { key: `apikey:${principal.keyId}`, windows: RATE_POLICIES.apiKey[principal.scope] };
+    },
+  });
+  const csrf: RequestHandler = (req, res, next) => {
+    const principal = res.locals.principal!;
+    if (principal.type === 'session' && MUTATING.has(req.method)) {
+      const token = req.get(CSRF_HEADER);
+      if (!token) return next(AppError.forbidden('Forbidden'));
+      if (!deps.csrf.verify(principal.sessionId, token)) return next(AppError.forbidden('Invalid CSRF token'));
+    }
+    next();
+  };
+  return [resolve, rateLimit, csrf];
+}
+
+/** The principal of an authenticated request. */
+export function principalOf(res: { locals: { principal?: Principal } }): Principal {
+  const principal = res.locals.principal;
+  if (!principal) throw AppError.unauthorized();
+  return principal;
+}
+
+/** The session principal, for routes that serve operators only. */
+export function sessionOf(res: { locals: { principal?: Principal } }) {
+  const principal = principalOf(res);
+  if (principal.type !== 'session') throw AppError.forbidden();
+  return principal;
+}
+
+/** `:userId` must be the signed-in user: these are not admin routes. */
+export function assertSameUser(req: Request, res: { locals: { principal?: Principal } }): string {
+  const session = sessionOf(res);
+  if (req.params.userId !== session.userId) throw AppError.forbidden();
+  return session.userId;
+}

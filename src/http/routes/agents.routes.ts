@@ -1,0 +1,57 @@
+import { Router } from 'express';
+import { AgentsService, createAgentSchema } from '../../accounts/agents.service.js';
+import { ApiKeysService, createKeySchema } from '../../accounts/api-keys.service.js';
+import type { StepUpService } from '../../auth/step-up/step-up.service.js';
+import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import { parseBody, parseQuery } from '../validate.js';
+import { codeBodySchema, page, pageQuerySchema, param } from './route-schemas.js';
+
+export interface AgentRoutesDeps {
+  auth: AuthMiddlewareDeps;
+  agents: AgentsService;
+  keys: ApiKeysService;
+  stepUp: StepUpService;
+}
+
+/** Operators' agents and their keys (CONTRACT "Agents, bots and keys"). */
+export function createAgentRoutes(deps: AgentRoutesDeps): Router {
+  const { agents, keys } = deps;
+  const router = Router();
+  const operator = authenticated(deps.auth, ['session']);
+
+  router.post('/api/nest/agents', ...operator, async (req, res) => {
+    res.status(201).json(await agents.create(sessionOf(res).userId, parseBody(createAgentSchema, req)));
+  });
+  router.get('/api/nest/agents', ...operator, async (req, res) => {
+    res.json(await agents.list(sessionOf(res).userId, page(parseQuery(pageQuerySchema, req))));
+  });
+  router.get('/api/nest/agents/:agentId', ...operator, async (req, res) => {
+    res.json(await agents.getOwned(sessionOf(res).userId, param(req, 'agentId')));
+  });
+  router.put('/api/nest/agents/:agentId/default', ...operator, async (req, res) => {
+    res.json(await agents.setDefault(sessionOf(res).userId, param(req, 'agentId')));
+  });
+
+  router.post('/api/nest/agents/:agentId/keys', ...operator, async (req, res) => {
+    const { userId } = sessionOf(res);
+    await agents.ownedView(userId, param(req, 'agentId'));
+    const body = parseBody(createKeySchema, req);
+    res.status(201).json(await keys.create(userId, { type: 'agent', id: param(req, 'agentId') }, body));
+  });
+  router.get('/api/nest/agents/:agentId/keys', ...operator, async (req, res) => {
+    await agents.ownedView(sessionOf(res).userId, param(req, 'agentId'));
+    res.json(await keys.list({ type: 'agent', id: param(req, 'agentId') }, page(parseQuery(pageQuerySchema, req))));
+  });
+  router.delete('/api/nest/agents/:agentId/keys/:keyId', ...operator, async (req, res) => {
+    await agents.ownedView(sessionOf(res).userId, param(req, 'agentId'));
+    res.json(await keys.revoke({ type: 'agent', id: param(req, 'agentId') }, param(req, 'keyId')));
+  });
+
+  router.post('/api/nest/agents/:agentId/control/mcp/step-up', ...operator, async (req, res) => {
+    const { userId } = sessionOf(res);
+    await agents.ownedView(userId, param(req, 'agentId'));
+    const { code } = parseBody(codeBodySchema, req);
+    res.json(await deps.stepUp.issue({ userId, target: `agent:${param(req, 'agentId')}`, code }));
+  });
+  return router;
+}
