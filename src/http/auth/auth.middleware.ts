@@ -28,7 +28,11 @@ export interface AuthMiddlewareDeps {
  * principal types the route does not serve (403), count it against its rate budget
  * (429 with headers), and for session callers check CSRF on mutating methods (403).
  */
-export function authenticated(deps: AuthMiddlewareDeps, accept: readonly PrincipalType[]): RequestHandler[] {
+export function authenticated(
+  deps: AuthMiddlewareDeps,
+  accept: readonly PrincipalType[],
+  options: { csrf?: boolean } = {},
+): RequestHandler[] {
   const resolve: RequestHandler = async (req, res, next) => {
     try {
       const principal = await deps.resolver.resolve(req.get('authorization'));
@@ -57,7 +61,7 @@ export function authenticated(deps: AuthMiddlewareDeps, accept: readonly Princip
     }
     next();
   };
-  return [resolve, rateLimit, csrf];
+  return options.csrf === false ? [resolve, rateLimit] : [resolve, rateLimit, csrf];
 }
 
 /** The principal of an authenticated request. */

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
+import type { UsersService, WalletChain } from '../../accounts/users.service.js';
+import type { CredentialResolver, Principal } from '../../auth/credentials/credential-resolver.js';
+import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
+import type { SessionService } from '../../auth/session/session.service.js';
+import type { TotpService } from '../../auth/totp/totp.service.js';
+import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
+import { AppError } from '../../errors/app-error.js';
+import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import { parseBody, validate } from '../validate.js';
+import { codeBodySchema } from './route-schemas.js';
+
+export interface AuthRoutesDeps {
+  auth: AuthMiddlewareDeps;
+  resolver: CredentialResolver;
+  csrf: CsrfTokens;
+  wallet: WalletLoginService;
+  users: UsersService;
+  sessions: SessionService;
+  totp: TotpService;
+}
+
+/** The pre-login CSRF binding lives in this cookie (HttpOnly, SameSite=Strict). */
+const PRE_LOGIN_COOKIE = 'csrf_pre';
+const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(4096).optional() }).strict();
+
+/** Sign-in, sessions, CSRF and TOTP enrolment (interface 4.1, CONTRACT "Sessions"). */
+export function createAuthRoutes(deps: AuthRoutesDeps): Router {
+  const { csrf, wallet, sessions } = deps;
+  const router = Router();
+  const operator = authenticated(deps.auth, ['session']);
+
+  // After login the token is bound to the session; before it, to a cookie this route sets.
+  router.get('/api/nest/auth/csrf', async (req, res) => {
+    if (req.get('authorization')) {
+      const principal = await deps.resolver.resolve(req.get('authorization'));
+      if (principal.type !== 'session') throw AppError.forbidden();
+      res.json({ csrfToken: csrf.issue(principal.sessionId) });
+      return;
+    }
+    let binding = readCookie(req, PRE_LOGIN_COOKIE);
+    if (!binding || !/^[A-Za-z0-9_-]{22,64}$/.test(binding)) {
+      binding = randomBytes(18).toString('base64url');
+      res.append(
+        'Set-Cookie',
+        `${PRE_LOGIN_COOKIE}=${binding}; Path=/api/nest/auth; HttpOnly; SameSite=Strict; Max-Age=3600${req.secure ? '; Secure' : ''}`,
+      );
+    }
+    res.json({ csrfToken: csrf.issue(`pre:${binding}`) });
+  });
+
+  router.post('/api/nest/auth/nonce', async (req, res) => {
+    res.json(await wallet.startSolana(req.body?.walletAddress));
+  });
+  router.post('/api/nest/auth/evm/nonce', async (_req, res) => {
+    res.json(await wallet.startEvm());
+  });
+
+  const login = (chain: WalletChain, verify: (body: unknown) => Promise<{ walletAddress: string }>): RequestHandler =>
+    async (req, res) => {
+      requirePreLoginCsrf(req, csrf);
+      const { walletAddress } = await verify(req.body);
+      const user = await deps.users.ensureByWallet(chain, walletAddress);
+      res.json(await sessions.login(user));
+    };
+  router.post('/api/nest/auth/login', login('solana', (body) => wallet.loginSolana(body)));
+  router.post('/api/nest/auth/evm/login', login('evm', (body) => wallet.loginEvm(body)));
+
+  // The refresh token is the credential here (body or bearer): the access token may have expired.
+  router.post('/api/nest/auth/refresh', async (req, res) => {
+    const { refreshToken } = validate(refreshBodySchema, req.body ?? {});
+    const token = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!token) throw AppError.unauthorized();
+    res.json(await sessions.refresh(token));
+  });
+  router.post('/api/nest/auth/logout', ...operator, async (_req, res) => {
+    await sessions.logout(sessionOf(res));
+    res.json({ success: true });
+  });
+  // Read-only: any credential may ask whether it is valid; no CSRF needed.
+  const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
+  router.post('/api/nest/auth/verify', ...anyCredential, (_req, res) => {
+    res.json({ valid: true, principal: describe(principalOf(res)) });
+  });
+
+  router.post('/api/nest/auth/totp/enroll', ...operator, async (_req, res) => {
+    const session = sessionOf(res);
+    res.json(await deps.totp.enroll(session.userId, session.walletAddress));
+  });
+  router.post('/api/nest/auth/totp/activate', ...operator, async (req, res) => {
+    await deps.totp.activate(sessionOf(res).userId, parseBody(codeBodySchema, req).code);
+    res.json({ active: true });
+  });
+  return router;
+}
+
+function requirePreLoginCsrf(req: Request, csrf: CsrfTokens): void {
+  const token = req.get(CSRF_HEADER);
+  if (!token) throw AppError.forbidden('Forbidden');
+  const binding = readCookie(req, PRE_LOGIN_COOKIE);
+  if (!binding || !csrf.verify(`pre:${binding}`, token)) throw AppError.forbidden('Invalid CSRF token');
+}
+
+function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** What `verify` tells about a principal: never a secret or hash. */
+function describe(principal: Principal): Record<string, unknown> {
+  if (principal.type === 'session') return { type: 'session', userId: principal.userId, walletAddress: principal.walletAddress };
+  return {
+    type: principal.type,
+    keyId: principal.keyId,
+    scope: principal.scope,
+    [principal.type === 'agent-key' ? 'agentId' : 'botId']: principal.ownerId,
+    expiresAt: new Date(principal.expiresAt).toISOString(),
+  };
+}

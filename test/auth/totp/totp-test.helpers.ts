@@ -1,0 +1,16 @@
+import { generate } from 'otplib';
+import type { ClockPort } from '../../../src/ports/clock.port.js';
+
+/** The code an authenticator app shows `steps` periods away from the clock's now. */
+export async function codeAt(secret: string, clock: ClockPort, steps = 0): Promise<string> {
+  return generate({ secret, epoch: Math.floor(clock.now() / 1000) + steps * 30 });
+}
+
+/** A 6-digit code valid at none of the accepted steps (−1, 0, +1). */
+export async function wrongCode(secret: string, clock: ClockPort): Promise<string> {
+  const valid = new Set(await Promise.all([-1, 0, 1].map((steps) => codeAt(secret, clock, steps))));
+  for (let n = 0; ; n++) {
+    const candidate = String(n).padStart(6, '0');
+    if (!valid.has(candidate)) return candidate;
+  }
+}
