@@ -5,10 +5,13 @@ import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MongoStore } from '../../adapters/mongo/mongo-store.adapter.js';
 import { RedisEventBus } from '../../adapters/redis/redis-event-bus.adapter.js';
+import { RedisRateLimiter } from '../../adapters/redis/redis-rate-limiter.adapter.js';
+import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
+import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 
@@ -16,6 +19,7 @@ export interface Adapters {
   store: StorePort;
   scheduler: SchedulerPort;
   bus: EventBusPort;
+  limiter: RateLimiterPort;
 }
 
 /**
@@ -28,11 +32,17 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
     ? await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock })
     : new LmdbStore({ path: join(config.dataDir, 'store'), clock });
   if (!config.redis) {
-    return { store, scheduler: new InProcessScheduler({ store, clock }), bus: new InProcessEventBus({ clock }) };
+    return {
+      store,
+      scheduler: new InProcessScheduler({ store, clock }),
+      bus: new InProcessEventBus({ clock }),
+      limiter: new InProcessRateLimiter({ clock }),
+    };
   }
   return {
     store,
     scheduler: new BullmqScheduler({ redisUrl: config.redis.url, queueName: 'actor-schedules', prefix: config.redis.keyPrefix, logger }),
     bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:`, clock }),
+    limiter: new RedisRateLimiter({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:`, clock }),
   };
 }

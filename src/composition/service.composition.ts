@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { apiKeyDefinition } from '../../machines/api-key.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
+import { sessionDefinition } from '../../machines/session.machine.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
@@ -14,6 +16,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { DueJob } from '../ports/scheduler.port.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
+import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 
 export interface ServiceOptions {
@@ -31,12 +34,13 @@ export interface RunningService {
   server: Server;
   /** `http://host:port` the server listens on. */
   url: string;
+  services: ReturnType<typeof buildAccounts>['services'];
   /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
   stop(): Promise<void>;
 }
 
 /** The machine types of the service. */
-export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition];
+export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition];
 
 /** Builds everything for the configured profile and starts listening. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -48,8 +52,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
 
+  const accounts = buildAccounts({ ...adapters, runtime, clock, secrets: options.secrets, publicUrl: config.publicUrl });
+
   let ready = false;
   const app = createHttpApp({
+    routers: accounts.routers,
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
@@ -58,7 +65,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const server = createServer(app);
 
+  await adapters.store.init(ACCOUNT_COLLECTIONS);
   await runtime.start();
+  await accounts.start();
   await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -78,13 +87,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await runtime.shutdown(config.shutdownTimeoutMs);
       await adapters.scheduler.close();
       await adapters.bus.close();
+      await adapters.limiter.close();
       await adapters.store.close();
       server.closeAllConnections();
       await closed;
       logger.info('service stopped');
     })());
 
-  return { runtime, adapters, server, url, stop };
+  return { runtime, adapters, server, url, stop, services: accounts.services };
 }
 
 /** A due job becomes an ordinary event, stamped with the time it was due. */
@@ -104,7 +114,7 @@ async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob)
 async function readiness(adapters: Adapters, isReady: () => boolean) {
   const checks: Record<string, string> = {};
   await Promise.all(
-    (['store', 'scheduler', 'bus'] as const).map(async (name) => {
+    (['store', 'scheduler', 'bus', 'limiter'] as const).map(async (name) => {
       try {
         await adapters[name].ping();
         checks[name] = 'ok';

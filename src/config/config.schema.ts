@@ -20,6 +20,11 @@ export const envSchema = z
     PORT: intFromEnv(3000, 0, 65535),
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     DATA_DIR: z.string().trim().min(1).default('./data'),
+    PUBLIC_URL: z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/[^/\s]+$/, 'must be an http(s) origin without a path, e.g. https://agents.example.com')
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     MONGODB_URL: optionalUrl(['mongodb', 'mongodb+srv']),
     MONGODB_DB: z.string().trim().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('agent_service'),
@@ -47,6 +52,8 @@ export interface AppConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** Origin clients reach the service at; its host is the sign-in message domain. */
+  publicUrl: string;
   logLevel: Env['LOG_LEVEL'];
   mongo?: { url: string; dbName: string };
   redis?: { url: string; keyPrefix: string };
@@ -62,6 +69,7 @@ export function toAppConfig(env: Env): AppConfig {
     port: env.PORT,
     host: env.HOST,
     dataDir: env.DATA_DIR,
+    publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
     logLevel: env.LOG_LEVEL,
     // Each outside system is used when its URL is set, so a single host can run several
     // processes on the embedded store with Redis for schedules and events.

@@ -6,7 +6,14 @@ import type { Profile } from './config.schema.js';
 import { ConfigError } from './load-config.js';
 
 /** Secrets the service needs. Later features add their names here. */
-export const SECRET_NAMES = ['OPS_TOKEN'] as const;
+export const SECRET_NAMES = [
+  /** Bearer token of the ops inspection routes and `agentctl`. */
+  'OPS_TOKEN',
+  /** Signs session JWTs and CSRF tokens. */
+  'SESSION_SECRET',
+  /** Master key for encryption at rest and keyed hashes of API keys and tokens (HKDF per purpose). */
+  'DATA_ENCRYPTION_KEY',
+] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 export type Secrets = Record<SecretName, string>;
 

@@ -1,0 +1,106 @@
+/**
+ * Sign-In With Ethereum (EIP-4361) verification. `siwe`'s `SiweMessage` parses the text with
+ * its strict ABNF grammar (including the EIP-55 checksum of the address); the signature is
+ * checked with viem, not with `SiweMessage.verify`, which needs ethers and re-serialises the
+ * message instead of checking the bytes the wallet signed.
+ * Note: importing `siwe` still loads ethers (its utils require it eagerly), so ethers stays
+ * installed; only siwe's parser runs here.
+ */
+import { SiweMessage } from 'siwe';
+import { getAddress, verifyMessage, type Address, type Hex } from 'viem';
+import { AppError } from '../../errors/app-error.js';
+import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
+import { checkMessageTimes } from './message-times.js';
+
+/**
+ * The part of a viem `PublicClient` used for contract wallets (ERC-1271 / ERC-6492); a
+ * structural type so callers can pass any client and tests a stub.
+ */
+export interface EvmSignatureClient {
+  chain?: { id: number } | undefined;
+  verifyMessage(args: { address: Address; message: string; signature: Hex }): Promise<boolean>;
+}
+
+export interface VerifySiweInput {
+  message: string;
+  signature: Hex;
+  /** Our host; the message must name exactly it (phishing protection of EIP-4361). */
+  expectedDomain: string;
+  /** Epoch ms from the service clock. */
+  now: number;
+  /** When given, the message must be signed by this address (any checksum casing). */
+  expectedAddress?: string;
+  /** When given, the message's chain id must be one of these. */
+  allowedChainIds?: readonly number[];
+  /** Enables contract-wallet signatures; EOAs are always checked offline first. */
+  publicClient?: EvmSignatureClient;
+}
+
+export interface VerifiedSiwe {
+  /** EIP-55 checksummed. */
+  address: Address;
+  nonce: string;
+  chainId: number;
+  domain: string;
+}
+
+/**
+ * Parses and checks a SIWE message and its signature; does NOT consume the nonce.
+ * Throws 400 for text that is not EIP-4361, 401 (interface 7.3 messages) otherwise.
+ */
+export async function verifySiweMessage(input: VerifySiweInput): Promise<VerifiedSiwe> {
+  const parsed = parseSiwe(input.message);
+  if (parsed.domain !== input.expectedDomain) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
+  }
+  if (!parsed.nonce) throw walletAuthError(WALLET_AUTH_MESSAGES.invalidNonce, 'no nonce');
+  const address = getAddress(parsed.address);
+  // Address before signature: a bad signature over someone else's message is a mismatch.
+  if (input.expectedAddress !== undefined && input.expectedAddress.toLowerCase() !== address.toLowerCase()) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch);
+  }
+  if (input.allowedChainIds && !input.allowedChainIds.includes(parsed.chainId)) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id not allowed');
+  }
+  if (!(await isValidSignature(address, input.message, input.signature, parsed.chainId, input.publicClient))) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'bad signature');
+  }
+  checkMessageTimes(parsed, input.now);
+  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain };
+}
+
+function parseSiwe(text: string): SiweMessage {
+  try {
+    return new SiweMessage(text);
+  } catch (error) {
+    throw malformedMessageError('SIWE', error instanceof Error ? error.message.slice(0, 200) : undefined);
+  }
+}
+
+async function isValidSignature(
+  address: Address,
+  message: string,
+  signature: Hex,
+  chainId: number,
+  client: EvmSignatureClient | undefined,
+): Promise<boolean> {
+  // EOAs first, offline: no RPC round trip for the common case.
+  if (await safely(() => verifyMessage({ address, message, signature }))) return true;
+  // A contract wallet only exists on its chain; a client on another chain cannot vouch for it.
+  if (!client || (client.chain !== undefined && client.chain.id !== chainId)) return false;
+  try {
+    // viem answers false for a failed verification and throws only when the RPC fails.
+    return await client.verifyMessage({ address, message, signature });
+  } catch (error) {
+    throw new AppError('DEPENDENCY_UNAVAILABLE', 'Signature verification unavailable', { cause: error });
+  }
+}
+
+async function safely(check: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await check();
+  } catch {
+    // A signature that is not even well formed is simply not a valid one.
+    return false;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Request bodies of the wallet sign-in routes (interface 4.1). Exported so the routes and
+ * `WalletLoginService` validate with the same schemas.
+ */
+import { z } from 'zod';
+import { AppError } from '../../errors/app-error.js';
+import { isSolanaAddress } from './siws.js';
+
+/** Longer than any sign-in message we issue or EIP-4361 needs; caps parser work. */
+const MAX_MESSAGE_CHARS = 4096;
+
+const base58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+export const SolanaAddressSchema = z
+  .string()
+  .refine(isSolanaAddress, { message: 'must be a base58 Solana public key' });
+
+/** Charset only: a base58 string of the wrong length is a bad signature (401), not a bad body. */
+export const SolanaSignatureSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(base58, { message: 'must be base58' });
+
+export const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be a 0x-prefixed EVM address' });
+
+/** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
+export const EvmSignatureSchema = z
+  .string()
+  .max(20_000)
+  .regex(/^0x(?:[0-9a-fA-F]{2})+$/, { message: 'must be 0x-prefixed hex' })
+  .transform((value) => value as `0x${string}`);
+
+const MessageSchema = z.string().min(1).max(MAX_MESSAGE_CHARS);
+
+/** `POST /api/nest/auth/nonce` */
+export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressSchema });
+
+/** `POST /api/nest/auth/login` */
+export const SolanaLoginRequestSchema = z.object({
+  message: MessageSchema,
+  signature: SolanaSignatureSchema,
+  walletAddress: SolanaAddressSchema,
+});
+
+/** `POST /api/nest/auth/evm/login`; `walletAddress` is optional because the message names it. */
+export const EvmLoginRequestSchema = z.object({
+  message: MessageSchema,
+  signature: EvmSignatureSchema,
+  walletAddress: EvmAddressSchema.optional(),
+});
+
+export type SolanaNonceRequest = z.output<typeof SolanaNonceRequestSchema>;
+export type SolanaLoginRequest = z.output<typeof SolanaLoginRequestSchema>;
+export type EvmLoginRequest = z.output<typeof EvmLoginRequestSchema>;
+
+/**
+ * Parses or throws a 400 validation AppError (`path: message` per issue), the same shape as
+ * the HTTP layer's `validate`, kept here so this core does not import the HTTP surface.
+ */
+export function parseWalletInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value, {
+    error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
+  });
+  if (result.success) return result.data;
+  throw AppError.validation(
+    result.error.issues.map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path === '' ? issue.message : `${path}: ${issue.message}`;
+    }),
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * Wallet sign-in (interface 4.1, 5 rule 1): issue a nonce, then accept a signed SIWS / SIWE
+ * message that carries it. The HTTP routes call this and turn the result into a session.
+ * Order inside a login: everything that proves the signer (format, domain, address,
+ * signature, times) runs before the nonce is consumed, so a forged request cannot burn
+ * someone else's nonce.
+ */
+import type { ClockPort } from '../../ports/clock.port.js';
+import type { NonceService } from './nonce.service.js';
+import { checkMessageTimes } from './message-times.js';
+import { verifySiweMessage, type EvmSignatureClient } from './siwe.js';
+import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
+import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
+import {
+  EvmLoginRequestSchema,
+  parseWalletInput,
+  SolanaLoginRequestSchema,
+  SolanaNonceRequestSchema,
+} from './wallet-login.schemas.js';
+
+export interface WalletLoginServiceOptions {
+  nonces: NonceService;
+  clock: ClockPort;
+  /** The service's host (RFC 3986 authority), e.g. `agents.example.com`; messages must name it. */
+  domain: string;
+  /** Enables ERC-1271 / ERC-6492 contract-wallet signatures (viem `PublicClient`). */
+  evmPublicClient?: EvmSignatureClient;
+  /** Allowed EIP-155 chain ids of SIWE messages; any when absent. */
+  evmChainIds?: readonly number[];
+  /** `URI` of SIWS messages; defaults to `https://<domain>`. */
+  uri?: string;
+  /** `Chain ID` of SIWS messages; defaults to `mainnet`. */
+  solanaChainId?: string;
+  statement?: string;
+}
+
+export interface SolanaChallenge {
+  nonce: string;
+  /** ISO 8601. */
+  expiresAt: string;
+  /** The exact SIWS text the wallet must sign. */
+  message: string;
+}
+
+export interface EvmChallenge {
+  nonce: string;
+  expiresAt: string;
+}
+
+export interface WalletLoginResult {
+  /** base58 for Solana; EIP-55 checksummed hex for EVM. */
+  walletAddress: string;
+}
+
+export const DEFAULT_SIWS_STATEMENT = 'Sign in to the agent service';
+
+/** Wallet sign-in core; inputs are `unknown` because they are request bodies. */
+export class WalletLoginService {
+  private readonly nonces: NonceService;
+  private readonly clock: ClockPort;
+  private readonly domain: string;
+  private readonly uri: string;
+  private readonly solanaChainId: string;
+  private readonly statement: string;
+  private readonly evmPublicClient: EvmSignatureClient | undefined;
+  private readonly evmChainIds: readonly number[] | undefined;
+
+  constructor(options: WalletLoginServiceOptions) {
+    this.nonces = options.nonces;
+    this.clock = options.clock;
+    this.domain = options.domain;
+    this.uri = options.uri ?? `https://${options.domain}`;
+    this.solanaChainId = options.solanaChainId ?? 'mainnet';
+    this.statement = options.statement ?? DEFAULT_SIWS_STATEMENT;
+    this.evmPublicClient = options.evmPublicClient;
+    this.evmChainIds = options.evmChainIds;
+  }
+
+  /** Issues a nonce bound to `walletAddress` and the SIWS message to sign with it. */
+  async startSolana(walletAddress: unknown): Promise<SolanaChallenge> {
+    const { walletAddress: address } = parseWalletInput(SolanaNonceRequestSchema, { walletAddress });
+    const issued = await this.nonces.issue('solana', address);
+    const message = buildSiwsMessage({
+      domain: this.domain,
+      address,
+      statement: this.statement,
+      uri: this.uri,
+      version: '1',
+      chainId: this.solanaChainId,
+      nonce: issued.nonce,
+      issuedAt: new Date(this.clock.now()).toISOString(),
+      expirationTime: issued.expiresAt,
+    });
+    return { nonce: issued.nonce, expiresAt: issued.expiresAt, message };
+  }
+
+  /** Verifies a signed SIWS message for `walletAddress`, then consumes its nonce. */
+  async loginSolana(body: unknown): Promise<WalletLoginResult> {
+    const { message, signature, walletAddress } = parseWalletInput(SolanaLoginRequestSchema, body);
+    const fields = parseSiws(message);
+    if (fields.domain !== this.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
+    // Address before signature: a signature checked against the body's address would fail
+    // anyway, and the caller learns the real problem.
+    if (fields.address !== walletAddress) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch);
+    if (!verifySiwsSignature(message, signature, walletAddress)) {
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'bad signature');
+    }
+    if (fields.chainId !== this.solanaChainId) {
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id mismatch');
+    }
+    checkMessageTimes(fields, this.clock.now());
+    await this.nonces.consume('solana', fields.nonce, walletAddress);
+    return { walletAddress };
+  }
+
+  /** Issues an EVM nonce; the client builds the EIP-4361 message around it. */
+  async startEvm(): Promise<EvmChallenge> {
+    const { nonce, expiresAt } = await this.nonces.issue('evm');
+    return { nonce, expiresAt };
+  }
+
+  /** Verifies a signed SIWE message (and `walletAddress` when given), then consumes its nonce. */
+  async loginEvm(body: unknown): Promise<WalletLoginResult> {
+    const { message, signature, walletAddress } = parseWalletInput(EvmLoginRequestSchema, body);
+    const verified = await verifySiweMessage({
+      message,
+      signature,
+      expectedDomain: this.domain,
+      now: this.clock.now(),
+      ...(walletAddress === undefined ? {} : { expectedAddress: walletAddress }),
+      ...(this.evmChainIds === undefined ? {} : { allowedChainIds: this.evmChainIds }),
+      ...(this.evmPublicClient === undefined ? {} : { publicClient: this.evmPublicClient }),
+    });
+    await this.nonces.consume('evm', verified.nonce, verified.address);
+    return { walletAddress: verified.address };
+  }
+}
+
+function parseSiws(message: string): SiwsFields {
+  try {
+    return parseSiwsMessage(message);
+  } catch (error) {
+    if (error instanceof SiwsFormatError) throw malformedMessageError('SIWS', error.message);
+    throw error;
+  }
+}

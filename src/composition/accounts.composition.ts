@@ -1,0 +1,76 @@
+import type { Router } from 'express';
+import { AgentsService } from '../accounts/agents.service.js';
+import { ApiKeysService } from '../accounts/api-keys.service.js';
+import { BotsService } from '../accounts/bots.service.js';
+import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
+import { CredentialResolver } from '../auth/credentials/credential-resolver.js';
+import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
+import { CsrfTokens } from '../auth/csrf/csrf-tokens.js';
+import { SessionService } from '../auth/session/session.service.js';
+import { SessionTokens } from '../auth/session/session-tokens.js';
+import { STEP_UP_COLLECTIONS, StepUpService } from '../auth/step-up/step-up.service.js';
+import { TOTP_COLLECTIONS, TotpService } from '../auth/totp/totp.service.js';
+import { NONCE_COLLECTIONS, NonceService } from '../auth/wallet/nonce.service.js';
+import { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
+import type { Secrets } from '../config/secrets.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import type { AuthMiddlewareDeps } from '../http/auth/auth.middleware.js';
+import { createAgentRoutes } from '../http/routes/agents.routes.js';
+import { createAuthRoutes } from '../http/routes/auth.routes.js';
+import { createBotRoutes } from '../http/routes/bots.routes.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { EventBusPort } from '../ports/event-bus.port.js';
+import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
+import type { SchedulerPort } from '../ports/scheduler.port.js';
+import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+import type { ActorRuntime } from '../runtime/actor-runtime.js';
+
+export interface AccountsDeps {
+  runtime: ActorRuntime;
+  store: StorePort;
+  scheduler: SchedulerPort;
+  bus: EventBusPort;
+  limiter: RateLimiterPort;
+  clock: ClockPort;
+  secrets: Secrets;
+  /** Origin of the service; its host is the sign-in message domain. */
+  publicUrl: string;
+}
+
+/** Store collections of the account services (actors declare theirs through the runtime). */
+export const ACCOUNT_COLLECTIONS: CollectionSpec[] = [...USER_COLLECTIONS, ...NONCE_COLLECTIONS, ...TOTP_COLLECTIONS, ...STEP_UP_COLLECTIONS];
+
+/** Operators, sessions, agents, bots, keys, TOTP and step-up: services and their routes. */
+export function buildAccounts(deps: AccountsDeps) {
+  const { runtime, store, clock, bus } = deps;
+  const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
+  const domain = new URL(deps.publicUrl).host;
+
+  const users = new UsersService(store, clock);
+  const sessions = new SessionService(runtime, new SessionTokens(deps.secrets.SESSION_SECRET, deps.publicUrl, clock), clock, bus);
+  const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
+  const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
+  const keys = new ApiKeysService(runtime, store, deps.scheduler, box('api-key'), stepUp, clock);
+  const keyAuthenticator = new KeyAuthenticator(runtime, store, keys, clock, bus);
+  const resolver = new CredentialResolver(sessions, keyAuthenticator);
+  const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
+  const wallet = new WalletLoginService({ nonces: new NonceService({ store, clock }), clock, domain });
+  const agents = new AgentsService(runtime, store, users, clock);
+  const bots = new BotsService(runtime, store, clock);
+  const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter };
+
+  const routers: Router[] = [
+    createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp }),
+    createAgentRoutes({ auth, agents, keys, stepUp }),
+    createBotRoutes({ auth, bots, keys, stepUp }),
+  ];
+  return {
+    routers,
+    services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp },
+    /** Subscribes the credential caches to revocations on the bus. */
+    start: async () => {
+      await sessions.start();
+      await keyAuthenticator.start();
+    },
+  };
+}

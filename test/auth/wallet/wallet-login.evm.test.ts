@@ -1,0 +1,136 @@
+import { createPublicClient, http, type Address, type Hex } from 'viem';
+import { mainnet } from 'viem/chains';
+import { describe, expect, it } from 'vitest';
+import { verifySiweMessage, type EvmSignatureClient } from '../../../src/auth/wallet/siwe.js';
+import { DOMAIN, evmAccount, expectAppError, makeHarness, siweText, type Harness } from './wallet-test.helpers.js';
+
+const MISMATCH = 'Wallet address does not match signed message';
+
+async function signedLogin(h: Harness, overrides: Partial<Parameters<typeof siweText>[1]> = {}) {
+  const account = evmAccount();
+  const { nonce } = await h.service.startEvm();
+  const message = siweText(account.address, { nonce, issuedAt: new Date(h.clock.now()), ...overrides });
+  return { account, nonce, message, signature: await account.signMessage({ message }) };
+}
+
+describe('WalletLoginService — EVM (SIWE)', () => {
+  it('logs in with a real EIP-4361 signature and returns the checksummed address', async () => {
+    const h = await makeHarness();
+    const { account, message, signature } = await signedLogin(h);
+    const walletAddress = account.address.toLowerCase();
+    await expect(h.service.loginEvm({ message, signature, walletAddress })).resolves.toEqual({
+      walletAddress: account.address,
+    });
+  });
+
+  it('accepts a login without walletAddress (the message names the signer)', async () => {
+    const h = await makeHarness();
+    const { account, message, signature } = await signedLogin(h);
+    await expect(h.service.loginEvm({ message, signature })).resolves.toEqual({ walletAddress: account.address });
+  });
+
+  it('rejects replays, and concurrent logins let exactly one through', async () => {
+    const h = await makeHarness();
+    const { message, signature } = await signedLogin(h);
+    const results = await Promise.allSettled([h.service.loginEvm({ message, signature }), h.service.loginEvm({ message, signature })]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    await expectAppError(h.service.loginEvm({ message, signature }), 401, 'Nonce already consumed');
+  });
+
+  it('rejects unknown and expired nonces with `Invalid or expired nonce`', async () => {
+    const h = await makeHarness();
+    const unknown = await signedLogin(h, { nonce: 'a'.repeat(32) });
+    await expectAppError(h.service.loginEvm(unknown), 401, 'Invalid or expired nonce');
+    const stale = await signedLogin(h);
+    await h.clock.advance(5 * 60_000);
+    await expectAppError(h.service.loginEvm(stale), 401, 'Invalid or expired nonce');
+    const expiring = await signedLogin(h, { expirationTime: new Date(h.clock.now() + 1000) });
+    await h.clock.advance(1000);
+    await expectAppError(h.service.loginEvm(expiring), 401, 'Invalid or expired nonce');
+  });
+
+  it('rejects a body address other than the signer', async () => {
+    const h = await makeHarness();
+    const { message, signature } = await signedLogin(h);
+    await expectAppError(h.service.loginEvm({ message, signature, walletAddress: evmAccount().address }), 401, MISMATCH);
+  });
+
+  it('answers `Unauthorized` to a bad signature and leaves the nonce usable', async () => {
+    const h = await makeHarness();
+    const { account, message, signature } = await signedLogin(h);
+    const forged = await evmAccount().signMessage({ message });
+    await expectAppError(h.service.loginEvm({ message, signature: forged }), 401, 'Unauthorized');
+    await expectAppError(h.service.loginEvm({ message, signature: '0x1234' }), 401, 'Unauthorized');
+    await expect(h.service.loginEvm({ message, signature })).resolves.toEqual({ walletAddress: account.address });
+  });
+
+  it('rejects another domain, a disallowed chain, and a message not yet valid', async () => {
+    const h = await makeHarness({ evmChainIds: [1, 8453] });
+    await expectAppError(h.service.loginEvm(await signedLogin(h, { domain: 'evil.example' })), 401, 'Unauthorized');
+    await expectAppError(h.service.loginEvm(await signedLogin(h, { chainId: 137 })), 401, 'Unauthorized');
+    const early = await signedLogin(h, { notBefore: new Date(h.clock.now() + 60_000) });
+    await expectAppError(h.service.loginEvm(early), 401, 'Unauthorized');
+    await expect(h.service.loginEvm(await signedLogin(h, { chainId: 8453 }))).resolves.toBeDefined();
+  });
+
+  it('answers malformed input with 400, not a crash', async () => {
+    const h = await makeHarness();
+    const { message, signature } = await signedLogin(h);
+    await expectAppError(h.service.loginEvm({ message: 'hello', signature }), 400, 'message: not a valid SIWE message');
+    const lowercased = message.replace(/0x[0-9a-fA-F]{40}/, (a) => a.toLowerCase());
+    await expectAppError(h.service.loginEvm({ message: lowercased, signature }), 400, 'message: not a valid SIWE message');
+    await expectAppError(h.service.loginEvm({ message, signature: 'zz' }), 400, 'signature: must be 0x-prefixed hex');
+    await expectAppError(h.service.loginEvm({ message, signature, walletAddress: 'abc' }), 400, 'walletAddress: must be a 0x-prefixed EVM address');
+  });
+});
+
+describe('verifySiweMessage with a public client (contract wallets)', () => {
+  const now = Date.UTC(2026, 0, 1);
+  const contractWallet: Address = '0x1111111111111111111111111111111111111111';
+  const message = siweText(contractWallet, { nonce: 'n0nce1234', issuedAt: new Date(now) });
+  // Not an ECDSA signature of anyone: only the contract can say whether it is valid.
+  const signature: Hex = `0x${'ab'.repeat(100)}`;
+  const verify = (publicClient: EvmSignatureClient) =>
+    verifySiweMessage({ message, signature, expectedDomain: DOMAIN, now, publicClient });
+
+  function stub(answer: boolean | Error, chainId = 1): EvmSignatureClient & { calls: number } {
+    return {
+      chain: { id: chainId },
+      calls: 0,
+      async verifyMessage() {
+        this.calls++;
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    };
+  }
+
+  it('trusts the client for a non-EOA signature', async () => {
+    const yes = stub(true);
+    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN });
+    expect(yes.calls).toBe(1);
+    await expectAppError(verify(stub(false)), 401, 'Unauthorized');
+  });
+
+  it('does not ask a client on another chain than the message', async () => {
+    const otherChain = stub(true, 8453);
+    await expectAppError(verify(otherChain), 401, 'Unauthorized');
+    expect(otherChain.calls).toBe(0);
+  });
+
+  it('reports an RPC failure as a retryable 503, not as a bad signature', async () => {
+    await expect(verify(stub(new Error('rpc down')))).rejects.toMatchObject({ status: 503, code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
+  });
+
+  it('never asks the client about an EOA signature', async () => {
+    const h = await makeHarness({ evmPublicClient: stub(new Error('must not be called')) });
+    const { account, message: eoaMessage, signature: eoaSignature } = await signedLogin(h);
+    await expect(h.service.loginEvm({ message: eoaMessage, signature: eoaSignature })).resolves.toEqual({ walletAddress: account.address });
+  });
+
+  it('accepts a real viem PublicClient as the client type', () => {
+    // Type-level check only: constructing a client does not touch the network.
+    const client: EvmSignatureClient = createPublicClient({ chain: mainnet, transport: http('http://127.0.0.1:1') });
+    expect(client.chain?.id).toBe(1);
+  });
+});

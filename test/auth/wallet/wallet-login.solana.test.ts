@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { buildSiwsMessage, parseSiwsMessage } from '../../../src/auth/wallet/siws.js';
+import { SolanaLoginRequestSchema } from '../../../src/auth/wallet/wallet-login.schemas.js';
+import { DOMAIN, expectAppError, makeHarness, solanaWallet } from './wallet-test.helpers.js';
+
+const MISMATCH = 'Wallet address does not match signed message';
+
+async function started() {
+  const h = await makeHarness();
+  const wallet = solanaWallet();
+  const challenge = await h.service.startSolana(wallet.address);
+  const body = { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address };
+  return { ...h, wallet, challenge, body };
+}
+
+describe('WalletLoginService — Solana (SIWS)', () => {
+  it('issues a SIWS message for our domain that the wallet signs to log in', async () => {
+    const { service, clock, wallet, challenge, body } = await started();
+    const fields = parseSiwsMessage(challenge.message);
+    expect(fields).toMatchObject({
+      domain: DOMAIN,
+      address: wallet.address,
+      statement: 'Sign in to the agent service',
+      uri: `https://${DOMAIN}`,
+      chainId: 'mainnet',
+      nonce: challenge.nonce,
+      issuedAt: new Date(clock.now()).toISOString(),
+      expirationTime: challenge.expiresAt,
+    });
+    expect(SolanaLoginRequestSchema.parse(body)).toEqual(body);
+    await expect(service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
+  });
+
+  it('rejects a replay with `Nonce already consumed`', async () => {
+    const { service, body } = await started();
+    await service.loginSolana(body);
+    await expectAppError(service.loginSolana(body), 401, 'Nonce already consumed');
+  });
+
+  it('lets exactly one of two concurrent logins with one nonce succeed', async () => {
+    const { service, body } = await started();
+    const results = await Promise.allSettled([service.loginSolana(body), service.loginSolana(body)]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'Nonce already consumed' } });
+  });
+
+  it('rejects an unknown nonce with `Invalid or expired nonce`', async () => {
+    const { service, challenge, wallet } = await started();
+    const forged = challenge.message.replace(challenge.nonce, 'a'.repeat(32));
+    await expectAppError(
+      service.loginSolana({ message: forged, signature: wallet.sign(forged), walletAddress: wallet.address }),
+      401,
+      'Invalid or expired nonce',
+    );
+  });
+
+  it('rejects an expired message with `Invalid or expired nonce`', async () => {
+    const { service, clock, body } = await started();
+    await clock.advance(5 * 60_000);
+    await expectAppError(service.loginSolana(body), 401, 'Invalid or expired nonce');
+  });
+
+  it('rejects a body address other than the signed one, signature valid or not', async () => {
+    const { service, body, challenge } = await started();
+    const other = solanaWallet();
+    await expectAppError(service.loginSolana({ ...body, walletAddress: other.address }), 401, MISMATCH);
+    const signedByOther = { ...body, walletAddress: other.address, signature: other.sign(challenge.message) };
+    await expectAppError(service.loginSolana(signedByOther), 401, MISMATCH);
+  });
+
+  it('rejects a nonce bound to another wallet even when the message is validly signed', async () => {
+    const { service, clock, challenge } = await started();
+    const thief = solanaWallet();
+    // The thief re-signs the victim's challenge under their own address.
+    const fields = { ...parseSiwsMessage(challenge.message), address: thief.address };
+    const message = buildSiwsMessage(fields);
+    const stolen = { message, signature: thief.sign(message), walletAddress: thief.address };
+    expect(clock.now()).toBeLessThan(Date.parse(challenge.expiresAt));
+    await expectAppError(service.loginSolana(stolen), 401, MISMATCH);
+  });
+
+  it('answers `Unauthorized` to a bad signature and leaves the nonce usable', async () => {
+    const { service, body, wallet } = await started();
+    const badSignature = solanaWallet().sign(body.message);
+    await expectAppError(service.loginSolana({ ...body, signature: badSignature }), 401, 'Unauthorized');
+    await expectAppError(service.loginSolana({ ...body, signature: '1111' }), 401, 'Unauthorized');
+    await expect(service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
+  });
+
+  it('rejects a message for another domain even when validly signed', async () => {
+    const { service, wallet, challenge } = await started();
+    const message = challenge.message.replace(`${DOMAIN} wants`, 'evil.example wants');
+    await expectAppError(
+      service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address }),
+      401,
+      'Unauthorized',
+    );
+  });
+
+  it('answers malformed bodies and messages with 400, not a crash', async () => {
+    const { service, body } = await started();
+    await expectAppError(service.loginSolana({ ...body, signature: '0OIl' }), 400, 'signature: must be base58');
+    await expectAppError(service.loginSolana(undefined), 400, 'Required');
+    await expect(service.loginSolana({ message: body.message })).rejects.toMatchObject({
+      status: 400,
+      messages: ['signature: Required', 'walletAddress: Required'],
+    });
+    await expectAppError(service.loginSolana({ ...body, walletAddress: 'abc' }), 400, 'walletAddress: must be a base58 Solana public key');
+    await expectAppError(service.loginSolana({ ...body, message: 'hello' }), 400, 'message: not a valid SIWS message');
+    await expectAppError(service.startSolana('not an address'), 400, 'walletAddress: must be a base58 Solana public key');
+  });
+});
