@@ -1,0 +1,310 @@
+import { deserialize, serialize } from 'node:v8';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { AppError } from '../../src/errors/app-error.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import type {
+  CollectionSpec,
+  IndexQuery,
+  IndexValue,
+  JournalEntry,
+  JournalEntryInput,
+  JournalPageRequest,
+  Page,
+  PageRequest,
+  PutInput,
+  StoredDocument,
+  StorePort,
+} from '../../src/ports/store.port.js';
+import {
+  checkPut,
+  decodeCursor,
+  encodeCursor,
+  pageLimit,
+  requireCollection,
+  requireIndex,
+  versionConflict,
+  type IndexCursor,
+} from '../shared/store-helpers.js';
+import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
+import {
+  checkIndexValue,
+  decodeRecord,
+  docKey,
+  encodeRecord,
+  expired,
+  toDocument,
+  tupleKey,
+  type DocRecord,
+} from './lmdb-record.codec.js';
+import { SweepScheduler } from './lmdb-sweep.scheduler.js';
+
+export interface LmdbStoreOptions {
+  /** Directory of the LMDB environment; several processes may open it at once. */
+  path: string;
+  clock: ClockPort;
+  /** How often expired documents are swept (default one minute). */
+  sweepIntervalMs?: number;
+}
+
+type Binary = Database<Buffer, Buffer>;
+
+const MARK = Buffer.from([1]);
+const SWEEP_BATCH = 500;
+
+/**
+ * The embedded store: one LMDB environment with four sub-databases, all keyed by
+ * order-preserving tuples (see lmdb-key.codec.ts):
+ * - docs    [collection, id]                  -> v8-serialized DocRecord
+ * - indexes [collection, index, value, id]    -> mark (range scans serve `find`)
+ * - journal [collection, id, seq]             -> v8-serialized JournalEntryInput (on disk only)
+ * - expiry  [expiresAt, collection, id]       -> mark (the sweeper scans up to now)
+ *
+ * Durability: the environment is opened with `overlappingSync: false`, so every write
+ * transaction is committed with LMDB's standard synced commit (mdb_txn_commit fdatasyncs
+ * the data pages, then writes the meta page through an O_DSYNC descriptor), and lmdb-js
+ * resolves the promise of `transaction()` only after mdb_txn_commit has returned. With
+ * lmdb-js's default (`overlappingSync: true` on Linux) the promise is documented to
+ * resolve when the commit is visible, before it is flushed (README, "Overlapping Sync
+ * Options"). A resolved `put` therefore survives SIGKILL, and power loss as far as the
+ * disk honours fdatasync.
+ *
+ * Group commit: every `transaction()` callback queued in one event turn runs in the same
+ * LMDB write transaction, so concurrent puts share one fsync. LMDB's writer lock is
+ * cross-process, and the CAS check runs inside the write transaction, so two processes may
+ * write the same path. lmdb-js commits a callback's writes even when it throws later, so
+ * every callback validates and reads before its first write.
+ */
+export class LmdbStore implements StorePort {
+  private readonly root: RootDatabase;
+  private readonly docs: Binary;
+  private readonly indexes: Binary;
+  private readonly journal: Binary;
+  private readonly expiry: Binary;
+  private readonly clock: ClockPort;
+  private readonly sweeper: SweepScheduler;
+  private specs = new Map<string, CollectionSpec>();
+  private closed = false;
+
+  constructor(options: LmdbStoreOptions) {
+    this.clock = options.clock;
+    this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
+    this.root = open({ path: options.path, overlappingSync: false });
+    const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
+    this.docs = this.root.openDB<Buffer, Buffer>({ name: 'docs', ...binary });
+    this.indexes = this.root.openDB<Buffer, Buffer>({ name: 'indexes', ...binary });
+    this.journal = this.root.openDB<Buffer, Buffer>({ name: 'journal', ...binary });
+    this.expiry = this.root.openDB<Buffer, Buffer>({ name: 'expiry', ...binary });
+  }
+
+  async init(collections: CollectionSpec[]): Promise<void> {
+    this.assertOpen();
+    for (const spec of collections) this.specs.set(spec.name, spec);
+    this.sweeper.start();
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
+    this.assertOpen();
+    requireCollection(this.specs, collection);
+    const record = this.readRecord(docKey(collection, id));
+    return record && !expired(record, this.clock.now()) ? toDocument<T>(record) : null;
+  }
+
+  async put<T>(
+    collection: string,
+    id: string,
+    input: PutInput<T>,
+    journal?: JournalEntryInput,
+  ): Promise<StoredDocument<T>> {
+    checkPut(this.specs, collection, input);
+    this.assertOpen();
+    // Everything that can throw happens here, before the transaction's first write; the
+    // serialized bytes also snapshot the caller's objects at call time.
+    const indexes = { ...(input.indexes ?? {}) };
+    const indexKeys = Object.entries(indexes).map(([name, value]) => {
+      checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
+      return tupleKey([collection, name, value, id]);
+    });
+    const { expiresAt } = input;
+    if (expiresAt !== undefined && !Number.isFinite(expiresAt)) throw AppError.internal('expiresAt must be finite');
+    const expiryKey = expiresAt === undefined ? undefined : tupleKey([expiresAt, collection, id]);
+    const key = docKey(collection, id);
+    tupleKey([collection, id, Number.MAX_SAFE_INTEGER]); // the journal key must fit too
+    const data = serialize(input.data);
+    const entry = journal === undefined ? undefined : serialize(journal);
+
+    // Resolves to the written record, or to the stored version on a CAS conflict.
+    const outcome = await this.root.transaction((): DocRecord | number => {
+      const now = this.clock.now();
+      const current = this.readRecord(key);
+      const live = current && !expired(current, now) ? current : undefined;
+      const version = live?.version ?? 0;
+      if (version !== input.expectedVersion) return version;
+      if (current) this.unlink(collection, current);
+      // A new incarnation of the id starts its journal afresh so that seq == version holds.
+      if (!live) this.clearJournal(collection, id);
+      const record: DocRecord = {
+        id,
+        version: version + 1,
+        indexes,
+        updatedAt: now,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        data,
+      };
+      this.docs.put(key, encodeRecord(record));
+      for (const indexKey of indexKeys) this.indexes.put(indexKey, MARK);
+      if (expiryKey) this.expiry.put(expiryKey, MARK);
+      if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
+      return record;
+    });
+    if (typeof outcome === 'number') throw versionConflict(collection, id, input.expectedVersion, outcome);
+    return toDocument<T>(outcome);
+  }
+
+  async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
+    requireCollection(this.specs, collection);
+    this.assertOpen();
+    const key = docKey(collection, id);
+    const conflict = await this.root.transaction(() => {
+      const current = this.readRecord(key);
+      const version = current && !expired(current, this.clock.now()) ? current.version : 0;
+      if (version !== expectedVersion) return version;
+      if (current) {
+        this.unlink(collection, current);
+        this.docs.remove(key);
+      }
+      return undefined;
+    });
+    if (conflict !== undefined) throw versionConflict(collection, id, expectedVersion, conflict);
+  }
+
+  async find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>> {
+    requireIndex(this.specs, collection, query.index);
+    this.assertOpen();
+    const invalidQuery = () => AppError.validation([`query on ${query.index} must use strings or numbers`]);
+    const bound = (value: IndexValue | undefined) =>
+      value === undefined ? undefined : (checkIndexValue(value, invalidQuery), tupleKey([collection, query.index, value]));
+    const all = tupleKey([collection, query.index]);
+    const eq = bound(query.eq);
+    let start = eq ?? bound(query.gte) ?? all;
+    const end = prefixEnd(eq ?? bound(query.lte) ?? all);
+    if (page.cursor) {
+      const after = decodeCursor<IndexCursor>(page.cursor);
+      checkIndexValue(after.value, () => AppError.validation(['cursor is invalid']));
+      const resume = keyAfter(tupleKey([collection, query.index, after.value, after.id]));
+      if (Buffer.compare(resume, start) > 0) start = resume;
+    }
+    const limit = pageLimit(page.limit);
+    const now = this.clock.now();
+    const items: DocRecord[] = [];
+    let last: IndexCursor | undefined;
+    if (Buffer.compare(start, end) < 0) {
+      for (const { key } of this.indexes.getRange({ start, end })) {
+        const [, , value, id] = decodeKey(key) as [string, string, IndexValue, string];
+        const record = this.readRecord(docKey(collection, id));
+        if (!record || expired(record, now)) continue;
+        if (items.length === limit) return this.page(items, encodeCursor(last!));
+        items.push(record);
+        last = { value, id };
+      }
+    }
+    return this.page(items);
+  }
+
+  async list<T>(collection: string, page: PageRequest): Promise<Page<StoredDocument<T>>> {
+    requireCollection(this.specs, collection);
+    this.assertOpen();
+    const prefix = tupleKey([collection]);
+    const after = page.cursor ? decodeCursor<{ id: string }>(page.cursor).id : undefined;
+    const start = after === undefined ? prefix : keyAfter(docKey(collection, after));
+    const limit = pageLimit(page.limit);
+    const now = this.clock.now();
+    const items: DocRecord[] = [];
+    for (const { value } of this.docs.getRange({ start, end: prefixEnd(prefix) })) {
+      const record = decodeRecord(value);
+      if (expired(record, now)) continue;
+      if (items.length === limit) return this.page(items, encodeCursor({ id: items[limit - 1]!.id }));
+      items.push(record);
+    }
+    return this.page(items);
+  }
+
+  async readJournal(collection: string, id: string, page: JournalPageRequest): Promise<JournalEntry[]> {
+    this.assertOpen();
+    const afterSeq = page.afterSeq ?? 0;
+    if (!Number.isFinite(afterSeq)) throw AppError.validation(['afterSeq must be a number']);
+    const start = keyAfter(tupleKey([collection, id, afterSeq]));
+    const end = prefixEnd(tupleKey([collection, id]));
+    return Array.from(this.journal.getRange({ start, end, limit: pageLimit(page.limit) }), ({ key, value }) => ({
+      ...(deserialize(value) as JournalEntryInput),
+      seq: decodeKey(key)[2] as number,
+    }));
+  }
+
+  async sweepExpired(): Promise<number> {
+    this.assertOpen();
+    let removed = 0;
+    for (;;) {
+      const batch = await this.root.transaction(() => this.sweepBatch(this.clock.now()));
+      removed += batch.removed;
+      if (!batch.more) return removed;
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+    this.docs.get(tupleKey(['ping']));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sweeper.stop();
+    await this.root.close();
+  }
+
+  /** Removes up to SWEEP_BATCH expired documents inside the current write transaction. */
+  private sweepBatch(now: number): { removed: number; more: boolean } {
+    const range = this.expiry.getKeys({ end: prefixEnd(tupleKey([now])), limit: SWEEP_BATCH + 1 });
+    const due = Array.from(range, (key) => Buffer.from(key));
+    let removed = 0;
+    for (const key of due.slice(0, SWEEP_BATCH)) {
+      const [expiresAt, collection, id] = decodeKey(key) as [number, string, string];
+      const record = this.readRecord(docKey(collection, id));
+      // The entry may be stale if another process rewrote the document meanwhile.
+      if (record && record.expiresAt === expiresAt && expired(record, now)) {
+        this.unlink(collection, record);
+        this.docs.remove(docKey(collection, id));
+        removed++;
+      }
+      this.expiry.remove(key);
+    }
+    return { removed, more: due.length > SWEEP_BATCH };
+  }
+
+  /** Removes the index and expiry entries of a stored record (inside a write transaction). */
+  private unlink(collection: string, record: DocRecord): void {
+    for (const [name, value] of Object.entries(record.indexes)) {
+      this.indexes.remove(tupleKey([collection, name, value, record.id]));
+    }
+    if (record.expiresAt !== undefined) this.expiry.remove(tupleKey([record.expiresAt, collection, record.id]));
+  }
+
+  private clearJournal(collection: string, id: string): void {
+    const prefix = tupleKey([collection, id]);
+    const stale = Array.from(this.journal.getKeys({ start: prefix, end: prefixEnd(prefix) }), (k) => Buffer.from(k));
+    for (const key of stale) this.journal.remove(key);
+  }
+
+  private readRecord(key: Buffer): DocRecord | undefined {
+    const raw = this.docs.get(key);
+    return raw === undefined ? undefined : decodeRecord(raw);
+  }
+
+  private page<T>(records: DocRecord[], nextCursor?: string): Page<StoredDocument<T>> {
+    return { items: records.map((r) => toDocument<T>(r)), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AppError('SHUTTING_DOWN', 'The LMDB store is closed');
+  }
+}

@@ -1,0 +1,284 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { decodeKey, encodeKey, type KeyPart } from '../../adapters/lmdb/lmdb-key.codec.js';
+import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
+import { compareIndexValues } from '../../adapters/shared/store-helpers.js';
+import { AppError } from '../../src/errors/app-error.js';
+import { storeContract } from '../contracts/store.contract.js';
+
+const ADAPTER_URL = new URL('../../adapters/lmdb/lmdb-store.adapter.ts', import.meta.url).href;
+const CLOCK_URL = new URL('../../adapters/clock/system-clock.adapter.ts', import.meta.url).href;
+const SPECS = [{ name: 'agents', indexes: ['owner'] }];
+const dirs: string[] = [];
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lmdb-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function openStore(path: string, clock = new ManualClock(), sweepIntervalMs = 3_600_000) {
+  const store = new LmdbStore({ path, clock, sweepIntervalMs });
+  await store.init(SPECS);
+  return store;
+}
+
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+storeContract('LmdbStore', async () => {
+  const path = await mkdtemp(join(tmpdir(), 'lmdb-contract-'));
+  const clock = new ManualClock();
+  const store = new LmdbStore({ path, clock, sweepIntervalMs: 3_600_000 });
+  const cleanup = async () => {
+    await store.close();
+    await rm(path, { recursive: true, force: true });
+  };
+  return { store, clock, cleanup };
+});
+
+describe('LMDB key codec', () => {
+  const unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+  const part: fc.Arbitrary<KeyPart> = fc.oneof(
+    fc.string({ unit, maxLength: 6 }),
+    fc.constantFrom('', 'a', 'ab', '\u0000', '\u007e', '\u007f', '\uffff', '😀'),
+    fc.double({ noNaN: true }),
+    fc.integer({ min: -3, max: 3 }),
+  );
+  const tuple = fc.array(part, { maxLength: 4 });
+  const compareTuples = (a: KeyPart[], b: KeyPart[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const order = compareIndexValues(a[i]!, b[i]!);
+      if (order !== 0) return order;
+    }
+    return a.length - b.length;
+  };
+
+  it('orders encoded tuples as compareIndexValues orders them, element by element', () => {
+    fc.assert(
+      fc.property(tuple, tuple, (a, b) => {
+        expect(Math.sign(Buffer.compare(encodeKey(a), encodeKey(b)))).toBe(Math.sign(compareTuples(a, b)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('decodes what it encodes (with -0 stored as 0)', () => {
+    fc.assert(
+      fc.property(tuple, (parts) => {
+        expect(decodeKey(encodeKey(parts))).toEqual(parts.map((p) => (p === 0 ? 0 : p)));
+      }),
+    );
+  });
+});
+
+describe('LmdbStore on disk', () => {
+  it('keeps documents, indexes, journal and TTL across close and reopen', async () => {
+    const path = await tempDir();
+    const clock = new ManualClock();
+    const first = await openStore(path, clock);
+    const expiresAt = clock.now() + 10_000;
+    await first.put('agents', 'a1', { data: { n: 1 }, expectedVersion: 0, indexes: { owner: 'o' } }, { event: 'e1', state: 's1', at: 1 });
+    await first.put('agents', 'a1', { data: { n: 2 }, expectedVersion: 1, indexes: { owner: 'o' } }, { event: 'e2', state: 's2', at: 2 });
+    await first.put('agents', 'a2', { data: {}, expectedVersion: 0, expiresAt });
+    await first.close();
+
+    const second = await openStore(path, clock);
+    expect(await second.get('agents', 'a1')).toMatchObject({ version: 2, data: { n: 2 } });
+    expect((await second.find('agents', { index: 'owner', eq: 'o' }, { limit: 5 })).items.map((d) => d.id)).toEqual(['a1']);
+    expect((await second.readJournal('agents', 'a1', { limit: 5 })).map((e) => [e.seq, e.event])).toEqual([[1, 'e1'], [2, 'e2']]);
+    await clock.advance(10_000);
+    expect(await second.sweepExpired()).toBe(1);
+    await second.close();
+  });
+
+  it('sweeps on its own timer, reschedules itself, and stops on close', async () => {
+    const path = await tempDir();
+    const clock = new ManualClock();
+    const start = clock.now();
+    const setTimer = vi.spyOn(clock, 'setTimer');
+    const store = await openStore(path, clock, 1_000);
+    await store.put('agents', 'soon', { data: {}, expectedVersion: 0, expiresAt: start + 500 });
+    await store.put('agents', 'later', { data: {}, expectedVersion: 0, expiresAt: start + 1_500 });
+    await store.put('agents', 'never', { data: {}, expectedVersion: 0 });
+    await clock.advance(1_000);
+    await vi.waitFor(() => expect(setTimer).toHaveBeenCalledTimes(2)); // the first sweep finished
+    await clock.advance(1_000);
+    await vi.waitFor(() => expect(setTimer).toHaveBeenCalledTimes(3));
+    await store.close();
+    const warn = vi.spyOn(process, 'emitWarning');
+    await clock.advance(10_000);
+    expect(warn).not.toHaveBeenCalled();
+    expect(setTimer).toHaveBeenCalledTimes(3);
+    warn.mockRestore();
+
+    // Back at the start nothing has expired, so only a real removal hides a document.
+    const reopened = await openStore(path, new ManualClock(start));
+    expect(await reopened.get('agents', 'soon')).toBeNull();
+    expect(await reopened.get('agents', 'later')).toBeNull();
+    expect(await reopened.get('agents', 'never')).not.toBeNull();
+    await reopened.close();
+  });
+
+  it('starts a fresh journal when an id is created again, so seq always equals version', async () => {
+    const store = await openStore(await tempDir());
+    const entry = (event: string) => ({ event, state: null, at: 0 });
+    await store.put('agents', 'a', { data: {}, expectedVersion: 0 }, entry('old-1'));
+    await store.put('agents', 'a', { data: {}, expectedVersion: 1 }, entry('old-2'));
+    await store.delete('agents', 'a', 2);
+    expect(await store.readJournal('agents', 'a', { limit: 5 })).toHaveLength(2);
+    await store.put('agents', 'a', { data: {}, expectedVersion: 0 }, entry('new-1'));
+    expect(await store.readJournal('agents', 'a', { limit: 5 })).toEqual([{ seq: 1, ...entry('new-1') }]);
+    await store.close();
+  });
+
+  it('refuses an id too long for an LMDB key before writing anything', async () => {
+    const store = await openStore(await tempDir());
+    const id = 'x'.repeat(2_000);
+    await expect(store.put('agents', id, { data: {}, expectedVersion: 0 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect((await store.list('agents', { limit: 5 })).items).toEqual([]);
+    await store.close();
+  });
+
+  it('refuses calls after close with SHUTTING_DOWN', async () => {
+    const store = await openStore(await tempDir());
+    await store.close();
+    await expect(store.get('agents', 'a')).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
+    await expect(store.ping()).rejects.toBeInstanceOf(AppError);
+  });
+});
+
+/** Code run by a child process (`node --import tsx`) against the same LMDB path. */
+const CHILD = `
+import { createInterface } from 'node:readline';
+const { LmdbStore } = await import(process.env.ADAPTER_URL);
+const { SystemClock } = await import(process.env.CLOCK_URL);
+const store = new LmdbStore({ path: process.env.STORE_PATH, clock: new SystemClock() });
+await store.init(${JSON.stringify(SPECS)});
+const lines = createInterface({ input: process.stdin });
+console.log('READY');
+for await (const line of lines) if (line === 'GO') break;
+const task = process.env.TASK;
+if (task === 'increment') {
+  // The same loop as incrementLoop below, in plain JavaScript.
+  let writes = 0;
+  let conflicts = 0;
+  while (writes < Number(process.env.COUNT)) {
+    const current = await store.get('agents', 'counter');
+    try {
+      const input = { data: { n: current.data.n + 1 }, expectedVersion: current.version };
+      await store.put('agents', 'counter', input, { event: 'child', state: current.data.n + 1, at: 0 });
+      writes++;
+    } catch (error) {
+      if (error.code !== 'VERSION_CONFLICT') throw error;
+      conflicts++;
+    }
+  }
+  console.log(JSON.stringify({ writes, conflicts }));
+} else {
+  for (let batch = 0; ; batch++) {
+    const ids = Array.from({ length: 20 }, (_, i) => 'k-' + batch + '-' + i);
+    await Promise.all(ids.map((id) => store.put('agents', id, { data: { id }, expectedVersion: 0 }, { event: id, state: null, at: 0 })));
+    console.log('ACK ' + ids.join(' '));
+  }
+}
+await store.close();
+`;
+
+function startChild(path: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, ADAPTER_URL, CLOCK_URL, STORE_PATH: path, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<void>((resolve) => lines.on('line', (line) => line === 'READY' && resolve()));
+  return { child, lines, exited, ready, go: () => child.stdin.end('GO\n') };
+}
+
+/** CAS increments of one counter with retry on conflict; tags each journal entry with its writer. */
+async function incrementLoop(
+  store: Pick<LmdbStore, 'get' | 'put'>,
+  writer: string,
+  count: number,
+): Promise<{ writes: number; conflicts: number }> {
+  let writes = 0;
+  let conflicts = 0;
+  while (writes < count) {
+    const current = await store.get<{ n: number }>('agents', 'counter');
+    if (!current) throw new Error('counter missing');
+    try {
+      const input = { data: { n: current.data.n + 1 }, expectedVersion: current.version };
+      await store.put('agents', 'counter', input, { event: writer, state: current.data.n + 1, at: 0 });
+      writes++;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'VERSION_CONFLICT') throw error;
+      conflicts++;
+    }
+  }
+  return { writes, conflicts };
+}
+
+describe('LmdbStore with two processes', () => {
+  it('serializes CAS increments from two processes: no update lost, losers see VERSION_CONFLICT', async () => {
+    const path = await tempDir();
+    const store = await openStore(path);
+    await store.put('agents', 'counter', { data: { n: 0 }, expectedVersion: 0 });
+    const count = 150;
+    const other = startChild(path, { TASK: 'increment', COUNT: String(count) });
+    const childResult = new Promise<{ writes: number; conflicts: number }>((resolve) =>
+      other.lines.on('line', (line) => line.startsWith('{') && resolve(JSON.parse(line))),
+    );
+    await other.ready;
+    other.go();
+    const mine = await incrementLoop(store, 'parent', count);
+    const theirs = await childResult;
+    expect(await other.exited).toBe(0);
+
+    const final = await store.get<{ n: number }>('agents', 'counter');
+    expect(final).toMatchObject({ version: 1 + mine.writes + theirs.writes, data: { n: 2 * count } });
+    const journal = await store.readJournal('agents', 'counter', { limit: 1000 });
+    expect(journal.map((e) => e.seq)).toEqual(Array.from({ length: 2 * count }, (_, i) => i + 2));
+    expect(journal.map((e) => e.state)).toEqual(Array.from({ length: 2 * count }, (_, i) => i + 1));
+    // Both processes wrote and raced: some writes lost their CAS and were retried.
+    expect(new Set(journal.map((e) => e.event))).toEqual(new Set(['parent', 'child']));
+    expect(mine.conflicts + theirs.conflicts).toBeGreaterThan(0);
+    console.info(`two-process CAS: parent ${JSON.stringify(mine)}, child ${JSON.stringify(theirs)}`);
+    await store.close();
+  });
+
+  it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
+    const path = await tempDir();
+    const writer = startChild(path, { TASK: 'ack' });
+    const acked: string[] = [];
+    const enough = new Promise<void>((resolve) =>
+      writer.lines.on('line', (line) => {
+        if (line.startsWith('ACK ')) acked.push(...line.slice(4).split(' '));
+        if (acked.length >= 400) resolve();
+      }),
+    );
+    await writer.ready;
+    writer.go();
+    await enough;
+    writer.child.kill('SIGKILL');
+    await writer.exited;
+
+    const store = await openStore(path);
+    const lost: string[] = [];
+    for (const id of acked) if (!(await store.get('agents', id))) lost.push(id);
+    expect(lost).toEqual([]);
+    for (const id of acked.slice(-20)) {
+      expect(await store.readJournal('agents', id, { limit: 5 })).toEqual([{ seq: 1, event: id, state: null, at: 0 }]);
+    }
+    await store.close();
+  });
+});

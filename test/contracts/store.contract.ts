@@ -1,0 +1,460 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { AppError, type ErrorCode } from '../../src/errors/app-error.js';
+import type { IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../src/ports/store.port.js';
+
+interface Subject {
+  store: StorePort;
+  clock: ManualClock;
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * The behaviour every Store adapter must show. `factory` returns a fresh, empty store per
+ * test. Its own TTL sweeper must not fire within an hour of ManualClock time: the suite
+ * moves the clock by seconds and counts what `sweepExpired` removes.
+ */
+export function storeContract(name: string, factory: () => Promise<Subject>): void {
+  describe(`Store contract: ${name}`, () => {
+    let subject: Subject;
+    let store: StorePort;
+    let clock: ManualClock;
+    let things: string;
+    let others: string;
+
+    beforeEach(async () => {
+      subject = await factory();
+      ({ store, clock } = subject);
+      things = `things-${randomUUID()}`;
+      others = `others-${randomUUID()}`;
+      await store.init([
+        { name: things, indexes: ['owner', 'score', 'label'] },
+        { name: others, indexes: [] },
+      ]);
+    });
+    afterEach(async () => subject.cleanup());
+
+    const put = (id: string, input: Partial<PutInput> = {}, journal?: number) =>
+      store.put(
+        things,
+        id,
+        { data: { id }, expectedVersion: 0, ...input },
+        journal === undefined ? undefined : entry(journal),
+      );
+    const entry = (n: number) => ({ event: { type: 'thing.changed', n }, state: { value: `s${n}` }, at: 1_000 + n });
+    const ids = (docs: StoredDocument[]) => docs.map((doc) => doc.id);
+    const findIds = async (query: Omit<IndexQuery, 'index'> & { index?: string }) =>
+      ids((await store.find(things, { index: 'score', ...query }, { limit: 1000 })).items);
+
+    /** Follows cursors to the end; returns the pages' ids. */
+    async function pages(next: (cursor?: string) => Promise<{ items: StoredDocument[]; nextCursor?: string }>) {
+      const out: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await next(cursor);
+        out.push(ids(page.items));
+        cursor = page.nextCursor;
+      } while (cursor && out.length < 100);
+      return out;
+    }
+
+    describe('collections', () => {
+      it('refuses collections that init did not declare', async () => {
+        const undeclared = `undeclared-${randomUUID()}`;
+        await expectAppError(store.put(undeclared, 'a', { data: {}, expectedVersion: 0 }));
+        await expectAppError(store.get(undeclared, 'a'));
+        await expectAppError(store.list(undeclared, { limit: 10 }));
+      });
+
+      it('keeps the same id in two collections apart', async () => {
+        await put('a', { data: { in: 'things' } });
+        await store.put(others, 'a', { data: { in: 'others' }, expectedVersion: 0 });
+        expect((await store.get(things, 'a'))?.data).toEqual({ in: 'things' });
+        expect((await store.get(others, 'a'))?.data).toEqual({ in: 'others' });
+        expect(ids((await store.list(others, { limit: 10 })).items)).toEqual(['a']);
+      });
+
+      it('answers ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+    });
+
+    describe('versions and compare-and-set', () => {
+      it('creates at version 1 with expectedVersion 0 and stamps updatedAt from the clock', async () => {
+        expect(await store.get(things, 'a')).toBeNull();
+        const created = await put('a', { data: { n: 1 }, indexes: { owner: 'alice' } });
+        expect(created).toEqual({ id: 'a', version: 1, data: { n: 1 }, indexes: { owner: 'alice' }, updatedAt: clock.now() });
+        expect(await store.get(things, 'a')).toEqual(created);
+      });
+
+      it('grows the version by exactly 1 per write', async () => {
+        await put('a');
+        for (let version = 1; version < 6; version++) {
+          await clock.advance(1_000);
+          const written = await put('a', { data: { version }, expectedVersion: version });
+          expect(written).toMatchObject({ version: version + 1, updatedAt: clock.now() });
+        }
+        expect(await store.get(things, 'a')).toMatchObject({ version: 6, data: { version: 5 } });
+      });
+
+      it('refuses to create an id that exists, leaving it unchanged', async () => {
+        await put('a', { data: { first: true } });
+        const error = await expectAppError(put('a', { data: { first: false } }), 'VERSION_CONFLICT');
+        expect(error).toMatchObject({ status: 409, retryable: true });
+        expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { first: true } });
+      });
+
+      it('refuses a stale or future expectedVersion and an update of a missing id', async () => {
+        await put('a', { data: { n: 1 } });
+        await put('a', { data: { n: 2 }, expectedVersion: 1 });
+        await expectAppError(put('a', { data: { n: 3 }, expectedVersion: 1 }), 'VERSION_CONFLICT');
+        await expectAppError(put('a', { data: { n: 3 }, expectedVersion: 3 }), 'VERSION_CONFLICT');
+        await expectAppError(put('missing', { expectedVersion: 1 }), 'VERSION_CONFLICT');
+        expect(await store.get(things, 'a')).toMatchObject({ version: 2, data: { n: 2 } });
+        expect(await store.get(things, 'missing')).toBeNull();
+      });
+
+      it('refuses a negative or fractional expectedVersion', async () => {
+        await expectAppError(put('a', { expectedVersion: -1 }));
+        await expectAppError(put('a', { expectedVersion: 0.5 }));
+        expect(await store.get(things, 'a')).toBeNull();
+      });
+    });
+
+    describe('journal', () => {
+      it('writes the entry with the document: seq is the new version, absent when the put has none', async () => {
+        await put('a', {}, 1);
+        await put('a', { expectedVersion: 1 });
+        await put('a', { expectedVersion: 2 }, 3);
+        expect(await store.readJournal(things, 'a', { limit: 10 })).toEqual([
+          { seq: 1, ...entry(1) },
+          { seq: 3, ...entry(3) },
+        ]);
+      });
+
+      it('writes no entry for a put that lost its compare-and-set', async () => {
+        await put('a', {}, 1);
+        await expectAppError(put('a', { expectedVersion: 0 }, 2), 'VERSION_CONFLICT');
+        await expectAppError(put('a', { expectedVersion: 5 }, 6), 'VERSION_CONFLICT');
+        expect((await store.readJournal(things, 'a', { limit: 10 })).map((e) => e.seq)).toEqual([1]);
+      });
+
+      it('reads in numeric seq order, paged by afterSeq and limit', async () => {
+        for (let version = 0; version < 12; version++) await put('a', { expectedVersion: version }, version + 1);
+        const seqs = async (afterSeq: number | undefined, limit: number) =>
+          (await store.readJournal(things, 'a', { afterSeq, limit })).map((e) => e.seq);
+        expect(await seqs(undefined, 100)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        expect(await seqs(0, 5)).toEqual([1, 2, 3, 4, 5]);
+        expect(await seqs(5, 5)).toEqual([6, 7, 8, 9, 10]);
+        expect(await seqs(10, 5)).toEqual([11, 12]);
+        expect(await seqs(12, 5)).toEqual([]);
+        expect(await store.readJournal(things, 'never-written', { limit: 5 })).toEqual([]);
+      });
+
+      it('keeps the journals of ids sharing a prefix and of other collections apart', async () => {
+        await put('a', {}, 1);
+        await put('ab', {}, 1);
+        await put('ab', { expectedVersion: 1 }, 2);
+        await store.put(others, 'a', { data: {}, expectedVersion: 0 }, entry(7));
+        expect((await store.readJournal(things, 'a', { limit: 10 })).map((e) => e.seq)).toEqual([1]);
+        expect((await store.readJournal(things, 'ab', { limit: 10 })).map((e) => e.seq)).toEqual([1, 2]);
+        expect(await store.readJournal(others, 'a', { limit: 10 })).toEqual([{ seq: 1, ...entry(7) }]);
+      });
+
+      it('keeps the journal of a deleted document', async () => {
+        await put('a', {}, 1);
+        await put('a', { expectedVersion: 1 }, 2);
+        await store.delete(things, 'a', 2);
+        expect((await store.readJournal(things, 'a', { limit: 10 })).map((e) => e.seq)).toEqual([1, 2]);
+      });
+    });
+
+    describe('delete', () => {
+      it('deletes with the current version, from get, list and find', async () => {
+        await put('a', { indexes: { owner: 'alice' } });
+        await store.delete(things, 'a', 1);
+        expect(await store.get(things, 'a')).toBeNull();
+        expect((await store.list(things, { limit: 10 })).items).toEqual([]);
+        expect(await findIds({ index: 'owner', eq: 'alice' })).toEqual([]);
+      });
+
+      it('refuses a stale version and keeps the document', async () => {
+        await put('a');
+        await put('a', { expectedVersion: 1 });
+        await expectAppError(store.delete(things, 'a', 1), 'VERSION_CONFLICT');
+        expect(await store.get(things, 'a')).toMatchObject({ version: 2 });
+      });
+
+      it('lets a deleted id be created again from version 1', async () => {
+        await put('a', { data: { life: 1 } });
+        await store.delete(things, 'a', 1);
+        expect(await put('a', { data: { life: 2 } })).toMatchObject({ version: 1, data: { life: 2 } });
+      });
+    });
+
+    describe('find', () => {
+      const seed = async (docs: Array<[string, Record<string, IndexValue>]>) => {
+        for (const [id, indexes] of docs) await put(id, { indexes });
+      };
+
+      it('finds by eq, ordered by id within the value', async () => {
+        await seed([['c', { owner: 'alice' }], ['a', { owner: 'alice' }], ['d', { owner: 'bob' }], ['b', { owner: 'alice' }], ['e', {}]]);
+        expect(await findIds({ index: 'owner', eq: 'alice' })).toEqual(['a', 'b', 'c']);
+        expect(await findIds({ index: 'owner', eq: 'carol' })).toEqual([]);
+      });
+
+      it('tells a number from a string with the same digits', async () => {
+        await seed([['n', { score: 5 }], ['s', { score: '5' }]]);
+        expect(await findIds({ eq: 5 })).toEqual(['n']);
+        expect(await findIds({ eq: '5' })).toEqual(['s']);
+      });
+
+      it('finds numbers in inclusive gte/lte ranges ordered by (value, id)', async () => {
+        const scores: Array<[string, number]> = [['m', 100], ['k', 10], ['j', 2], ['i', 1], ['h', 1], ['g', 0], ['f', -1], ['e', -2.5]];
+        await seed(scores.map(([id, score]) => [id, { score }]));
+        expect(await findIds({ gte: -1, lte: 10 })).toEqual(['f', 'g', 'h', 'i', 'j', 'k']);
+        expect(await findIds({ gte: 1.5 })).toEqual(['j', 'k', 'm']);
+        expect(await findIds({ lte: 0 })).toEqual(['e', 'f', 'g']);
+        expect(await findIds({ gte: 3, lte: 9 })).toEqual([]);
+      });
+
+      it('finds strings in ranges ordered as JavaScript orders them', async () => {
+        const labels = ['banana', 'b', 'Apple', 'apple', 'ba', 'cherry', 'bz', 'b z'];
+        await seed(labels.map((label, i) => [`id${i}`, { label }]));
+        const found = async (query: Omit<IndexQuery, 'index'>) =>
+          (await store.find(things, { index: 'label', ...query }, { limit: 100 })).items.map((d) => d.indexes.label);
+        expect(await found({})).toEqual([...labels].sort());
+        expect(await found({ gte: 'b', lte: 'bz' })).toEqual(['b', 'b z', 'ba', 'banana', 'bz']);
+        expect(await found({ gte: 'a' })).toEqual(['apple', 'b', 'b z', 'ba', 'banana', 'bz', 'cherry']);
+      });
+
+      it('orders numbers before strings when no bound separates them', async () => {
+        await seed([['a', { score: 'x' }], ['b', { score: 2 }], ['c', { score: '1' }], ['d', { score: -3 }]]);
+        expect(await findIds({})).toEqual(['d', 'b', 'c', 'a']);
+      });
+
+      it('follows a document whose index values change', async () => {
+        await put('a', { indexes: { owner: 'alice', score: 1 } });
+        await put('a', { expectedVersion: 1, indexes: { owner: 'bob', score: 1 } });
+        expect(await findIds({ index: 'owner', eq: 'alice' })).toEqual([]);
+        expect(await findIds({ index: 'owner', eq: 'bob' })).toEqual(['a']);
+        expect(await findIds({ eq: 1 })).toEqual(['a']);
+        await put('a', { expectedVersion: 2 });
+        expect(await findIds({ index: 'owner', eq: 'bob' })).toEqual([]);
+        expect(await findIds({})).toEqual([]);
+      });
+
+      it('pages with a cursor, returning every match exactly once in order', async () => {
+        const docs = Array.from({ length: 23 }, (_, i) => [randomUUID(), i % 5] as const);
+        await seed(docs.map(([id, score]) => [id, { score }]));
+        const expected = [...docs].sort((x, y) => x[1] - y[1] || (x[0] < y[0] ? -1 : 1)).map(([id]) => id);
+        const seen = await pages((cursor) => store.find(things, { index: 'score', gte: 0 }, { limit: 4, cursor }));
+        expect(seen.every((page) => page.length <= 4)).toBe(true);
+        expect(seen.flat()).toEqual(expected);
+      });
+
+      it('resumes after the cursor even when documents are written between pages', async () => {
+        await seed([['b', { score: 1 }], ['d', { score: 1 }], ['f', { score: 2 }]]);
+        const first = await store.find(things, { index: 'score' }, { limit: 2 });
+        expect(ids(first.items)).toEqual(['b', 'd']);
+        await seed([['a', { score: 1 }], ['e', { score: 1 }]]);
+        const rest = await pages((cursor) => store.find(things, { index: 'score' }, { limit: 2, cursor: cursor ?? first.nextCursor }));
+        expect(rest.flat()).toEqual(['e', 'f']);
+      });
+
+      it('refuses an invalid cursor with VALIDATION_ERROR', async () => {
+        await seed([['a', { score: 1 }]]);
+        for (const cursor of ['not a cursor!', Buffer.from('{"x":1}').toString('base64url'), Buffer.from('[]').toString('base64url')]) {
+          await expectAppError(store.find(things, { index: 'score' }, { limit: 5, cursor }), 'VALIDATION_ERROR');
+          await expectAppError(store.list(things, { limit: 5, cursor }), 'VALIDATION_ERROR');
+        }
+      });
+
+      it('refuses indexes the collection did not declare, for find and put', async () => {
+        await expectAppError(store.find(things, { index: 'undeclared', eq: 1 }, { limit: 5 }));
+        await expectAppError(put('a', { indexes: { undeclared: 1 } }));
+        expect(await store.get(things, 'a')).toBeNull();
+      });
+    });
+
+    describe('list', () => {
+      it('lists by id across pages, each document once', async () => {
+        const all = ['m', 'a', 'a/b', 'ab', 'B', 'z', 'a b', 'k', 'é', 'c', 'aa'];
+        for (const id of all) await put(id);
+        const seen = await pages((cursor) => store.list(things, { limit: 3, cursor }));
+        expect(seen.every((page) => page.length <= 3)).toBe(true);
+        expect(seen.flat()).toEqual([...all].sort());
+      });
+    });
+
+    describe('TTL', () => {
+      it('hides a document from get once expiresAt is reached', async () => {
+        await put('a', { expiresAt: clock.now() + 1_000 });
+        await clock.advance(999);
+        expect(await store.get(things, 'a')).toMatchObject({ id: 'a', expiresAt: clock.now() + 1 });
+        await clock.advance(1);
+        expect(await store.get(things, 'a')).toBeNull();
+      });
+
+      it('skips expired documents in find and list', async () => {
+        await put('short', { indexes: { owner: 'o' }, expiresAt: clock.now() + 1_000 });
+        await put('long', { indexes: { owner: 'o' }, expiresAt: clock.now() + 60_000 });
+        await put('forever', { indexes: { owner: 'o' } });
+        await clock.advance(5_000);
+        expect(await findIds({ index: 'owner', eq: 'o' })).toEqual(['forever', 'long']);
+        expect(ids((await store.list(things, { limit: 10 })).items)).toEqual(['forever', 'long']);
+      });
+
+      it('sweepExpired removes expired documents of every collection and returns how many', async () => {
+        await put('a', { expiresAt: clock.now() + 1_000 });
+        await put('b', { indexes: { score: 1 }, expiresAt: clock.now() + 2_000 });
+        await put('c', { expiresAt: clock.now() + 60_000 });
+        await put('d');
+        await store.put(others, 'x', { data: {}, expectedVersion: 0, expiresAt: clock.now() + 1_000 });
+        await clock.advance(2_000);
+        expect(await store.sweepExpired()).toBe(3);
+        expect(await store.sweepExpired()).toBe(0);
+        expect(ids((await store.list(things, { limit: 10 })).items)).toEqual(['c', 'd']);
+        expect(await findIds({})).toEqual([]);
+      });
+
+      it('lets an expired id be created again with expectedVersion 0, before or after a sweep', async () => {
+        await put('a', { data: { life: 1 }, expiresAt: clock.now() + 1_000 });
+        await put('b', { data: { life: 1 }, expiresAt: clock.now() + 1_000 });
+        await put('a', { data: { life: 1 }, expectedVersion: 1, expiresAt: clock.now() + 1_000 });
+        await clock.advance(1_000);
+        await expectAppError(put('a', { expectedVersion: 2 }), 'VERSION_CONFLICT');
+        expect(await put('a', { data: { life: 2 } })).toMatchObject({ version: 1, data: { life: 2 } });
+        await store.sweepExpired();
+        expect(await put('b', { data: { life: 2 } })).toMatchObject({ version: 1, data: { life: 2 } });
+        expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { life: 2 } });
+      });
+
+      it('keeps a document whose TTL a later write removed or extended', async () => {
+        await put('dropped', { expiresAt: clock.now() + 1_000 });
+        await put('dropped', { expectedVersion: 1 });
+        await put('extended', { expiresAt: clock.now() + 1_000 });
+        await put('extended', { expectedVersion: 1, expiresAt: clock.now() + 10_000 });
+        await clock.advance(2_000);
+        expect(await store.sweepExpired()).toBe(0);
+        expect(ids((await store.list(things, { limit: 10 })).items)).toEqual(['dropped', 'extended']);
+        await clock.advance(8_000);
+        expect(await store.sweepExpired()).toBe(1);
+        expect(await store.get(things, 'dropped')).toMatchObject({ version: 2 });
+      });
+    });
+
+    describe('concurrency', () => {
+      it('accepts many concurrent writes to different ids', async () => {
+        const all = Array.from({ length: 200 }, () => randomUUID());
+        const written = await Promise.all(all.map((id, i) => put(id, { indexes: { score: i } }, 1)));
+        expect(written.every((doc) => doc.version === 1)).toBe(true);
+        expect(ids((await store.list(things, { limit: 1000 })).items)).toEqual([...all].sort());
+        expect(await store.readJournal(things, all[123]!, { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+      });
+
+      it('lets exactly one of many concurrent writers with the same expectedVersion win', async () => {
+        await put('a', {}, 1);
+        const writes = Array.from({ length: 25 }, (_, writer) => put('a', { data: { writer }, expectedVersion: 1 }, 100 + writer));
+        const settled = await Promise.allSettled(writes);
+        const won = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+        const lost = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+        expect(won).toHaveLength(1);
+        expect(lost.every((e) => e instanceof AppError && e.code === 'VERSION_CONFLICT')).toBe(true);
+        const winner = (won[0]!.data as { writer: number }).writer;
+        expect(await store.get(things, 'a')).toMatchObject({ version: 2, data: { writer: winner } });
+        expect(await store.readJournal(things, 'a', { limit: 10 })).toEqual([
+          { seq: 1, ...entry(1) },
+          { seq: 2, ...entry(100 + winner) },
+        ]);
+      });
+
+      it('loses no update when concurrent read-modify-write loops retry on conflict', async () => {
+        await put('counter', { data: { n: 0 } });
+        const increment = async () => {
+          for (;;) {
+            const current = (await store.get<{ n: number }>(things, 'counter'))!;
+            try {
+              return await put('counter', { data: { n: current.data.n + 1 }, expectedVersion: current.version });
+            } catch (error) {
+              if (!(error instanceof AppError && error.code === 'VERSION_CONFLICT')) throw error;
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 8 }, async () => { for (let i = 0; i < 5; i++) await increment(); }));
+        expect(await store.get(things, 'counter')).toMatchObject({ version: 41, data: { n: 40 } });
+      });
+    });
+
+    describe('data', () => {
+      const sample = () => ({
+        text: 'plain',
+        unicode: ['日本語', 'emoji 😀👍🏽', 'e\u0301', 'שלום', 'tab\tquote"backslash\\', 'nul\u0000byte', ''],
+        numbers: [0, -1, 3.14159, -2.5e-8, 1e21, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER],
+        flags: [true, false, null],
+        nested: { deeper: { deepest: [[1, [2, [3]]], { k: 'v' }], empty: {} }, list: [] as unknown[] },
+        'ключ ✓': { 'spaced key': 1 },
+      });
+
+      it('round-trips nested objects, arrays, unicode and numbers through every read', async () => {
+        const written = await put('a', { data: sample(), indexes: { owner: 'ünïcødé 😀' } }, 1);
+        expect(written.data).toEqual(sample());
+        expect((await store.get(things, 'a'))?.data).toEqual(sample());
+        expect((await store.list(things, { limit: 5 })).items[0]?.data).toEqual(sample());
+        const [found] = (await store.find(things, { index: 'owner', eq: 'ünïcødé 😀' }, { limit: 5 })).items;
+        expect(found).toEqual(written);
+        const [journaled] = await store.readJournal(things, 'a', { limit: 5 });
+        expect(journaled).toEqual({ seq: 1, ...entry(1) });
+      });
+
+      it('round-trips ids with unicode, spaces and separators', async () => {
+        const odd = ['ünï/cødé 😀', 'with space', 'slash/and:colon', 'pipe|and,comma', '名前'];
+        for (const id of odd) await put(id, { data: { id } });
+        for (const id of odd) expect(await store.get(things, id)).toMatchObject({ id, data: { id } });
+        expect(ids((await store.list(things, { limit: 10 })).items)).toEqual([...odd].sort());
+      });
+
+      it('stores a copy of the input, taken when put is called', async () => {
+        const data = sample();
+        const event = { type: 'thing.changed', payload: { n: 1 } };
+        const pending = store.put(things, 'a', { data, expectedVersion: 0 }, { event, state: 's', at: 1 });
+        (data.nested.deeper.deepest as unknown[]).push('before the write resolved');
+        event.payload.n = 2;
+        await pending;
+        data.text = 'after the write';
+        data.numbers.push(42);
+        event.payload.n = 3;
+        expect((await store.get(things, 'a'))?.data).toEqual(sample());
+        expect((await store.readJournal(things, 'a', { limit: 5 }))[0]?.event).toEqual({ type: 'thing.changed', payload: { n: 1 } });
+      });
+
+      it('hands out copies: mutating a returned document or entry changes nothing stored', async () => {
+        const written = await put('a', { data: sample(), indexes: { owner: 'o' } }, 1);
+        (written.data as ReturnType<typeof sample>).nested.list.push('x');
+        written.indexes.owner = 'mutated';
+        const read = (await store.get<ReturnType<typeof sample>>(things, 'a'))!;
+        read.data.text = 'mutated';
+        const listed = (await store.list<ReturnType<typeof sample>>(things, { limit: 5 })).items[0]!;
+        listed.data.flags.push(true);
+        const found = (await store.find<ReturnType<typeof sample>>(things, { index: 'owner', eq: 'o' }, { limit: 5 })).items[0]!;
+        found.data.numbers.length = 0;
+        const [journaled] = await store.readJournal(things, 'a', { limit: 5 });
+        (journaled!.event as { n: number }).n = 99;
+        expect(await store.get(things, 'a')).toMatchObject({ data: sample(), indexes: { owner: 'o' } });
+        expect(await store.readJournal(things, 'a', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+      });
+    });
+  });
+}
+
+/** Awaits a rejection and checks it is an AppError (with `code` when given). */
+async function expectAppError(promise: Promise<unknown>, code?: ErrorCode): Promise<AppError> {
+  const error = await promise.then(
+    () => expect.fail(`expected a rejection${code ? ` with ${code}` : ''}`),
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  if (code) expect((error as AppError).code).toBe(code);
+  return error as AppError;
+}
