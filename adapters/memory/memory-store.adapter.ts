@@ -71,8 +71,10 @@ export class MemoryStore implements StorePort {
       ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
     };
     docs.set(id, doc);
+    const key = `${collection}/${id}`;
+    // A re-created id starts a new history, so seq keeps equalling version (as in every adapter).
+    if (currentVersion === 0) this.journals.delete(key);
     if (journal) {
-      const key = `${collection}/${id}`;
       const entries = this.journals.get(key) ?? [];
       entries.push(structuredClone({ ...journal, seq: doc.version }));
       this.journals.set(key, entries);

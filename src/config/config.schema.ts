@@ -32,7 +32,7 @@ export const envSchema = z
     REDIS_KEY_PREFIX: z.string().trim().min(1).default('agentsvc'),
     RUNTIME_MAX_LIVE_ACTORS: intFromEnv(10_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
-    RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(8, 0, 100),
+    RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
   })
   .superRefine((env, ctx) => {

@@ -11,6 +11,8 @@ import type { ActorView } from './actor-inspector.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
 
+const MAX_BACKOFF_MS = 50;
+
 export interface RuntimeOptions {
   store: StorePort;
   clock: ClockPort;
@@ -122,12 +124,12 @@ export class ActorRuntime {
     return this.run(entry, () => this.deliver(entry, event));
   }
 
-  /** The committed view of an actor, or null. Reads do not queue behind the mailbox. */
+  /**
+   * The committed view of an actor, or null. Reads come from the store, not from a live
+   * actor, because another process may have written since; they do not queue behind the mailbox.
+   */
   async get(address: ActorAddress): Promise<ActorView | null> {
-    const definition = this.definitions.get(address.type);
-    if (!definition) return null;
-    const live = this.entries.get(keyOf(address.type, address.id))?.live;
-    if (live) return live.committed;
+    if (!this.definitions.has(address.type)) return null;
     const doc = await this.options.store.get<ActorDocument>(collectionOf(address.type), address.id);
     return doc ? this.viewOf(address.type, doc) : null;
   }
@@ -182,7 +184,8 @@ export class ActorRuntime {
             retryable: true,
           });
         }
-        await sleep(Math.random() * 2 * (attempt + 1));
+        // Full-jitter exponential backoff: two writers hammering one actor take turns instead of colliding again.
+        await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** attempt));
         continue;
       }
       await this.publish(entry, live);
