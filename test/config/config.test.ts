@@ -63,7 +63,7 @@ describe('secrets', () => {
     const told: string[][] = [];
     const first = resolveSecrets({ profile: 'embedded', dataDir, env: {}, onGenerated: (names) => told.push(names) });
     expect(first.OPS_TOKEN.length).toBeGreaterThanOrEqual(32);
-    expect(told).toEqual([['OPS_TOKEN']]);
+    expect(told).toEqual([['OPS_TOKEN', 'SESSION_SECRET', 'DATA_ENCRYPTION_KEY']]);
     const file = join(dataDir, 'secrets.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = resolveSecrets({ profile: 'embedded', dataDir, env: {}, onGenerated: (names) => told.push(names) });
@@ -75,10 +75,11 @@ describe('secrets', () => {
   it('prefers the environment, then NAME_FILE', () => {
     const dataDir = dir();
     const value = 'x'.repeat(40);
-    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN: value } }).OPS_TOKEN).toBe(value);
+    const others = { SESSION_SECRET: 's'.repeat(40), DATA_ENCRYPTION_KEY: 'k'.repeat(40) };
+    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN: value, ...others } }).OPS_TOKEN).toBe(value);
     const file = join(dataDir, 'ops-token');
     writeFileSync(file, `${'y'.repeat(40)}\n`);
-    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN_FILE: file } }).OPS_TOKEN).toBe('y'.repeat(40));
+    expect(resolveSecrets({ profile: 'production', dataDir, env: { OPS_TOKEN_FILE: file, ...others } }).OPS_TOKEN).toBe('y'.repeat(40));
   });
 
   it('refuses a short secret, an unreadable file, and a missing secret in production', () => {
