@@ -18,6 +18,7 @@ export interface TestService {
   service: RunningService;
   url: string;
   dataDir: string;
+  opsToken: string;
   /** Every log line the service wrote. */
   logs: string[];
   stop(): Promise<void>;
@@ -35,6 +36,7 @@ export async function startTestService(options: { clock?: ClockPort; env?: Recor
     service,
     url: service.url,
     dataDir,
+    opsToken: secrets.OPS_TOKEN,
     logs,
     stop: async () => {
       await service.stop();
@@ -117,6 +119,7 @@ export function evmWallet() {
 
 /** Signs in with a fresh Solana wallet; the client then carries the session and its CSRF token. */
 export async function signInSolana(client: Client, wallet = solanaWallet()) {
+  client.bearer = undefined;
   await client.refreshCsrf();
   const { body: challenge } = await client.post('/api/nest/auth/nonce', { walletAddress: wallet.address });
   const login = await client.post('/api/nest/auth/login', {

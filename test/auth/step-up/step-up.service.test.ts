@@ -10,7 +10,7 @@ import {
 import { TotpService } from '../../../src/auth/totp/totp.service.js';
 import { SecretBox } from '../../../src/crypto/secret-box.js';
 import { AppError } from '../../../src/errors/app-error.js';
-import { codeAt, wrongCode } from '../totp/totp-test.helpers.js';
+import { codeAt, wrongCode } from '../../support/totp-codes.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';
 const USER = 'user-1';

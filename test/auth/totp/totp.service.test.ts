@@ -4,7 +4,7 @@ import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
 import { TOTP_COLLECTIONS, TotpService } from '../../../src/auth/totp/totp.service.js';
 import { SecretBox } from '../../../src/crypto/secret-box.js';
 import { AppError } from '../../../src/errors/app-error.js';
-import { codeAt, wrongCode } from './totp-test.helpers.js';
+import { codeAt, wrongCode } from '../../support/totp-codes.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';
 const USER = 'user-1';
