@@ -58,6 +58,18 @@ export function requestContextMiddleware(logger: Logger): RequestHandler {
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
     autoLogging: { ignore: (req) => QUIET_PATHS.has((req.url ?? '').split('?')[0] ?? '') },
+    // Only what an access log needs: no headers (credentials live there) and no query
+    // string (it may carry tokens). Smaller bindings also keep redaction cheap per request.
+    serializers: {
+      req: (req: { id?: unknown; method?: string; url?: string; raw?: IncomingMessage }) => ({
+        id: req.id,
+        method: req.method,
+        path: (req.url ?? '').split('?')[0],
+        remoteAddress: req.raw?.socket?.remoteAddress,
+        userAgent: req.raw?.headers['user-agent'],
+      }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
   });
 
   return (req, res, next) => {

@@ -18,15 +18,15 @@ export interface LoggerOptions {
   name?: string;
 }
 
-/** Field names whose values are secrets, matched at any of the depths below. */
+/** Field names (any case) whose values are secrets, wherever they appear in a logged object. */
 export const SECRET_KEYS = [
   'authorization',
   'cookie',
-  '"set-cookie"',
-  '"x-api-key"',
-  '"x-step-up-token"',
-  '"x-csrf-token"',
-  '"x-ops-token"',
+  'set-cookie',
+  'x-api-key',
+  'x-step-up-token',
+  'x-csrf-token',
+  'x-ops-token',
   'secret',
   'clientSecret',
   'token',
@@ -46,35 +46,49 @@ export const SECRET_KEYS = [
   'csrfToken',
 ] as const;
 
-/**
- * pino's redaction wildcards match exactly one level (`*.token` is not `**.token`), so
- * every key is listed at each depth up to this one; deeper secrets should not be logged.
- */
-const MAX_REDACT_DEPTH = 5;
+const SECRET_KEY_SET = new Set(SECRET_KEYS.map((key) => key.toLowerCase()));
+const CENSOR = '[Redacted]';
+/** Deeper than this a value is replaced whole: nothing we log nests that far. */
+const MAX_DEPTH = 10;
 
-/** Redaction paths: each secret key at depths 0..MAX_REDACT_DEPTH (e.g. `*.*.authorization` covers `req.headers.authorization`). */
-export function redactPaths(keys: readonly string[] = SECRET_KEYS): string[] {
-  const paths: string[] = [];
-  for (let depth = 0; depth <= MAX_REDACT_DEPTH; depth += 1) {
-    const prefix = '*.'.repeat(depth);
-    for (const key of keys) {
-      // Quoted keys use bracket notation, which attaches without a dot.
-      paths.push(key.startsWith('"') ? `${prefix.slice(0, -1)}[${key}]` : `${prefix}${key}`);
-    }
+/**
+ * A copy of `value` with every secret-named field censored, at any depth, in plain
+ * objects and arrays. Class instances (errors, sockets) are left to pino's serializers.
+ * It runs only for lines that are written, so per-request child loggers stay cheap
+ * (path-based redaction ran on every child's bindings and cost more than the request).
+ */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) return CENSOR;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = SECRET_KEY_SET.has(key.toLowerCase()) ? CENSOR : redactSecrets(item, depth + 1);
   }
-  return paths;
+  return out;
 }
 
 /** Creates the root logger; request loggers are children of it (see the HTTP request context). */
 export function createLogger(options: LoggerOptions): Logger {
   const destination = options.destination ?? (options.pretty ? createPrettyStream(process.stdout) : undefined);
-  return pino(
+  const root = pino(
     {
       level: options.level,
       ...(options.name === undefined ? {} : { name: options.name }),
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: redactPaths(), censor: '[Redacted]' },
+      formatters: {
+        log: (object) => redactSecrets(object) as Record<string, unknown>,
+        bindings: (bindings) => redactSecrets(bindings) as Record<string, unknown>,
+      },
     },
     destination ?? pino.destination({ sync: false }),
   );
+  // pino runs `formatters.bindings` for the root only; children (inheriting this method) get the same treatment.
+  const child = root.child;
+  root.child = function (this: Logger, bindings: Record<string, unknown>, options?: unknown) {
+    return child.call(this, redactSecrets(bindings) as Record<string, unknown>, options as never);
+  } as typeof root.child;
+  return root;
 }

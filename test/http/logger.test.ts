@@ -59,6 +59,17 @@ describe('logger redaction', () => {
     expect(all).not.toContain(SECRET);
   });
 
+  it('redacts at any depth and in any letter case, without touching the logged object', () => {
+    const sink = capture();
+    const logger = createLogger({ level: 'info', destination: sink });
+    const deep = { a: { b: { c: { d: { e: { f: { Authorization: SECRET, PrivateKey: SECRET, note: 'kept' } } } } } } };
+    logger.child({ token: SECRET }).info(deep, 'deep');
+    const line = sink.lines[0] ?? '';
+    expect(line).not.toContain(SECRET);
+    expect(line).toContain('kept');
+    expect(deep.a.b.c.d.e.f.Authorization).toBe(SECRET);
+  });
+
   it('honours the level', () => {
     const sink = capture();
     const logger = createLogger({ level: 'warn', destination: sink });

@@ -1,0 +1,106 @@
+/**
+ * Authenticated vs unauthenticated requests/s (printed, not asserted). Run: `npm run bench:auth`.
+ *
+ * One express app of the service's own middleware (request ids, metrics, body parsing,
+ * errors) serves the same handler twice: open, and behind an API key (keyed hash, index
+ * lookup or cache, scope check, rate-limit counter). Both are loaded with autocannon in
+ * the same run on the embedded profile. Target (issue 3): keyed >= 70% of open.
+ * The rate budget is raised so the counter runs on every request without denying any.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type autocannon from 'autocannon';
+import { Router } from 'express';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
+import { scopeCovers } from '../../src/accounts/api-keys.service.js';
+import { AppError } from '../../src/errors/app-error.js';
+import { createHttpApp } from '../../src/http/app.js';
+import { principalOf } from '../../src/http/auth/auth.middleware.js';
+import { createRateLimitMiddleware } from '../../src/http/rate-limit.middleware.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { Client, signInSolana, startTestService } from '../support/test-service.js';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
+const run = promisify(execFile);
+
+const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
+
+/** Loads `url` from a separate process, so the load generator does not share the server's event loop. */
+async function load(url: string, headers: Record<string, string> = {}) {
+  const args = [AUTOCANNON, '--json', '-c', '50', '-d', String(DURATION_S), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const { stdout } = await run(process.execPath, args);
+  const result = JSON.parse(stdout) as autocannon.Result;
+  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function main() {
+  const svc = await startTestService();
+  const operator = new Client(svc.url);
+  await signInSolana(operator);
+  const { body: agent } = await operator.post('/api/nest/agents', { name: 'bench' });
+  const { body: key } = await operator.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'bench', scope: 'read' });
+
+  const limiter = new InProcessRateLimiter({ clock: new ManualClock(Date.now()) });
+  const { resolver } = svc.service.services;
+  const router = Router();
+  const handler = (_req: unknown, res: { json: (body: unknown) => void }) => res.json({ ok: true });
+  router.get('/bench/open', handler);
+  router.get(
+    '/bench/keyed',
+    async (req, res, next) => {
+      try {
+        res.locals.principal = await resolver.resolve(req.get('authorization'));
+        next();
+      } catch (error) {
+        next(error);
+      }
+    },
+    createRateLimitMiddleware({
+      limiter,
+      resolve: (_req, res) => {
+        const principal = principalOf(res);
+        return { key: `apikey:${principal.type === 'session' ? principal.userId : principal.keyId}`, windows: [{ name: 'minute', limit: 1e9, windowMs: 60_000 }] };
+      },
+    }),
+    (_req, res, next) => {
+      const principal = principalOf(res);
+      next(principal.type !== 'session' && scopeCovers(principal.scope, 'read') ? undefined : AppError.forbidden());
+    },
+    handler,
+  );
+  const app = createHttpApp({
+    logger: createLogger({ level: 'silent' }),
+    metrics: new Metrics({ defaultMetrics: false }),
+    readiness: async () => ({ ready: true, checks: {} }),
+    inspector: { types: () => [], inspect: async () => null, journal: async () => ({ items: [] }), list: async () => ({ items: [] }) },
+    opsToken: svc.opsToken,
+    routers: [router],
+  });
+  const server = createServer(app).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  await load(`${base}/bench/open`); // warm-up
+  const open = await load(`${base}/bench/open`);
+  const keyed = await load(`${base}/bench/keyed`, { authorization: `Bearer ${key.secret}` });
+  console.log(`\n## Authenticated vs open requests (${DURATION_S} s each, 50 connections, embedded profile)`);
+  console.log('| route | req/s | p50 ms | p99 ms |\n|---|---|---|---|');
+  console.log(`| open | ${open.rps.toFixed(0)} | ${open.p50} | ${open.p99} |`);
+  console.log(`| API key (hash, lookup, scope, rate counter) | ${keyed.rps.toFixed(0)} | ${keyed.p50} | ${keyed.p99} |`);
+  console.log(`keyed / open: ${((keyed.rps / open.rps) * 100).toFixed(1)}% (target >= 70%)`);
+
+  server.close();
+  await limiter.close();
+  await svc.stop();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
