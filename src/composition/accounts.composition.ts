@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { createPublicClient, http } from 'viem';
 import { AgentsService } from '../accounts/agents.service.js';
 import { ApiKeysService } from '../accounts/api-keys.service.js';
 import { BotsService } from '../accounts/bots.service.js';
@@ -35,6 +36,8 @@ export interface AccountsDeps {
   secrets: Secrets;
   /** Origin of the service; its host is the sign-in message domain. */
   publicUrl: string;
+  /** Enables ERC-1271 contract-wallet sign-in. */
+  evmRpcUrl?: string;
 }
 
 /** Store collections of the account services (actors declare theirs through the runtime). */
@@ -54,7 +57,12 @@ export function buildAccounts(deps: AccountsDeps) {
   const keyAuthenticator = new KeyAuthenticator(runtime, store, keys, clock, bus);
   const resolver = new CredentialResolver(sessions, keyAuthenticator);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
-  const wallet = new WalletLoginService({ nonces: new NonceService({ store, clock }), clock, domain });
+  const wallet = new WalletLoginService({
+    nonces: new NonceService({ store, clock }),
+    clock,
+    domain,
+    ...(deps.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(deps.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
+  });
   const agents = new AgentsService(runtime, store, users, clock);
   const bots = new BotsService(runtime, store, clock);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter };

@@ -52,7 +52,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
 
-  const accounts = buildAccounts({ ...adapters, runtime, clock, secrets: options.secrets, publicUrl: config.publicUrl });
+  const accounts = buildAccounts({
+    ...adapters,
+    runtime,
+    clock,
+    secrets: options.secrets,
+    publicUrl: config.publicUrl,
+    ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
+  });
 
   let ready = false;
   const app = createHttpApp({
