@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { Principal } from '../auth/credentials/credential-resolver.js';
+
+/** Who an operation serves: software operating an agent or a legacy bot, or a signed-in operator. */
+export type PrincipalKind = 'agent' | 'bot' | 'operator';
+
+/** Tool families of interface 4.5; a family can be switched off by configuration. */
+export type OperationFamily = 'chat' | 'research' | 'portfolio' | 'trading' | 'risk' | 'strategy' | 'wallet' | 'keys' | 'agents';
+
+/** The agent or bot a call acts on. */
+export interface OperationSubject {
+  type: 'agent' | 'bot';
+  id: string;
+}
+
+/** Everything a handler may know about the call besides its input. */
+export interface OperationContext {
+  principal: Principal;
+  /** Effective scope: the key's scope; `manage` for an operator on their own agent. */
+  scope: KeyScope;
+  subject: OperationSubject;
+  /** The user behind the call: the operator, or the owner of the key's agent or bot. */
+  userId?: string;
+  requestId: string;
+  correlationId: string;
+  /** Surface the call came through (audit). */
+  surface: 'rest' | 'mcp';
+  idempotencyKey?: string;
+}
+
+export interface OperationAnnotations {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+}
+
+/**
+ * One capability, defined once: REST routes and MCP tools are both bound from it, its
+ * input schema is the tool's input schema and the OpenAPI request body.
+ */
+export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
+  /** Tool name, e.g. `trading_portfolio_summary`. */
+  name: string;
+  description: string;
+  family: OperationFamily;
+  minScope: KeyScope;
+  principals: readonly PrincipalKind[];
+  input: I;
+  output?: z.ZodType<O>;
+  annotations?: OperationAnnotations;
+  handler: (ctx: OperationContext, input: z.output<I>) => Promise<O>;
+}
+
+/** An operation with its generic types erased, as the catalog stores it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<z.ZodType, any>;
+
+/** Declares an operation with its input type inferred from the schema. */
+export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O>): Operation<I, O> {
+  return operation;
+}
