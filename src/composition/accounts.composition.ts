@@ -69,11 +69,12 @@ export function buildAccounts(deps: AccountsDeps) {
 
   const routers: Router[] = [
     createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp }),
-    createAgentRoutes({ auth, agents, keys, stepUp }),
+    createAgentRoutes({ auth, agents, stepUp }),
     createBotRoutes({ auth, bots, keys, stepUp }),
   ];
   return {
     routers,
+    auth,
     services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp },
     /** Subscribes the credential caches to revocations on the bus. */
     start: async () => {

@@ -16,7 +16,9 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { DueJob } from '../ports/scheduler.port.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
+import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
+import { buildOperations } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 
 export interface ServiceOptions {
@@ -35,6 +37,7 @@ export interface RunningService {
   /** `http://host:port` the server listens on. */
   url: string;
   services: ReturnType<typeof buildAccounts>['services'];
+  operations: ReturnType<typeof buildOperations>;
   /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
   stop(): Promise<void>;
 }
@@ -61,9 +64,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
   });
 
+  const operations = buildOperations({
+    ...adapters,
+    runtime,
+    clock,
+    logger,
+    auth: accounts.auth,
+    agents: accounts.services.agents,
+    keys: accounts.services.keys,
+    opsToken: options.secrets.OPS_TOKEN,
+  });
+
   let ready = false;
   const app = createHttpApp({
-    routers: accounts.routers,
+    routers: [...accounts.routers, ...operations.routers],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
@@ -72,7 +86,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const server = createServer(app);
 
-  await adapters.store.init(ACCOUNT_COLLECTIONS);
+  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS]);
   await runtime.start();
   await accounts.start();
   await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));
@@ -92,6 +106,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await runtime.shutdown(config.shutdownTimeoutMs);
+      await operations.audit.flush();
       await adapters.scheduler.close();
       await adapters.bus.close();
       await adapters.limiter.close();
@@ -101,7 +116,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger.info('service stopped');
     })());
 
-  return { runtime, adapters, server, url, stop, services: accounts.services };
+  return { runtime, adapters, server, url, stop, services: accounts.services, operations };
 }
 
 /** A due job becomes an ordinary event, stamped with the time it was due. */

@@ -5,22 +5,14 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import { validationMessages } from '../errors/validation-messages.js';
 
-/** zod 4 says "Invalid input: expected string, received undefined" for a missing field; callers expect "Required". */
-const errorMap: z.core.$ZodErrorMap = (issue) =>
-  issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined;
-
-/** `<path>: <message>` per issue (`name: Required`, `items.0.amount: Too small: ...`). */
-export function formatZodIssues(error: z.core.$ZodError): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
-  });
-}
+/** The service's wording of validation failures (see `validationMessages`). */
+export const formatZodIssues = validationMessages;
 
 /** Parses `value` with `schema`; throws a 400 validation AppError listing every issue. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value, { error: errorMap });
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw AppError.validation(formatZodIssues(result.error));
   return result.data;
 }

@@ -64,7 +64,7 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
     const withExpiry = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'k', scope: 'read', expiresAt: '2099-01-01T00:00:00Z' });
     expect(withExpiry).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: [expect.stringContaining('expiresAt')] } });
     expect((await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'k', scope: 'admin' })).status).toBe(400);
-    expect((await alice.post(`/api/nest/agents/${agentId}/keys`, { scope: 'read' })).body.message).toEqual(['name: Required']);
+    expect((await alice.post(`/api/nest/agents/${agentId}/keys`, { scope: 'read' })).body.message).toEqual(['name is required']);
   });
 
   it('a manage key needs a step-up token from a TOTP code; each code and token works once', async () => {

@@ -93,12 +93,12 @@ describe('error envelopes (interface 7.1)', () => {
     expect(res.body).toEqual({ statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' });
   });
 
-  it('maps a thrown ZodError to the validation envelope with "<path>: <message>" strings', async () => {
+  it('maps a thrown ZodError to the validation envelope, one message per field', async () => {
     const res = await request(app).get('/t/zod');
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('Bad Request');
     expect(res.body.message).toHaveLength(2);
-    expect(res.body.message[0]).toMatch(/^name: /);
+    expect(res.body.message[0]).toMatch(/^name /);
     expect(res.body.message[1]).toMatch(/^amount: Too small/);
   });
 
@@ -107,7 +107,7 @@ describe('error envelopes (interface 7.1)', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       statusCode: 400,
-      message: ['name: Required', 'amount: Invalid input: expected int, received number'],
+      message: ['name is required', 'amount must be int'],
       error: 'Bad Request',
     });
     const good = await request(app).post('/t/parse').send({ name: 'x', amount: 2, extra: true });
@@ -149,7 +149,7 @@ describe('validate()', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).envelope).toBe('validation');
-      expect((err as AppError).messages).toEqual(['n: Required']);
+      expect((err as AppError).messages).toEqual(['n is required']);
     }
   });
 });

@@ -67,10 +67,10 @@ describe('ops inspection routes: list', () => {
   it.each([
     ['limit=201', 'limit: Too big'],
     ['limit=0', 'limit: Too small'],
-    ['limit=abc', 'limit: Invalid input'],
-    ['limit=1.5', 'limit: Invalid input'],
+    ['limit=abc', 'limit must be number'],
+    ['limit=1.5', 'limit must be int'],
     ['state=', 'state: Too small'],
-    ['state=a&state=b', 'state: Invalid input'],
+    ['state=a&state=b', 'state must be string'],
   ])('rejects %s with the validation envelope', async (query, message) => {
     const { app, inspector } = createTestApp();
     const res = await request(app).get(`/api/nest/ops/actors/order?${query}`).set('Authorization', AUTH);

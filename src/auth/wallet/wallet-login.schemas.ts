@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
+import { validationMessages } from '../../errors/validation-messages.js';
 import { isSolanaAddress } from './siws.js';
 
 /** Longer than any sign-in message we issue or EIP-4361 needs; caps parser work. */
@@ -54,19 +55,9 @@ export type SolanaNonceRequest = z.output<typeof SolanaNonceRequestSchema>;
 export type SolanaLoginRequest = z.output<typeof SolanaLoginRequestSchema>;
 export type EvmLoginRequest = z.output<typeof EvmLoginRequestSchema>;
 
-/**
- * Parses or throws a 400 validation AppError (`path: message` per issue), the same shape as
- * the HTTP layer's `validate`, kept here so this core does not import the HTTP surface.
- */
+/** Parses or throws a 400 validation AppError in the service's one wording (`validationMessages`). */
 export function parseWalletInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value, {
-    error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
-  });
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  throw AppError.validation(
-    result.error.issues.map((issue) => {
-      const path = issue.path.map(String).join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    }),
-  );
+  throw AppError.validation(validationMessages(result.error));
 }

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { AgentsService, createAgentSchema } from '../../accounts/agents.service.js';
-import { ApiKeysService, createKeySchema } from '../../accounts/api-keys.service.js';
 import type { StepUpService } from '../../auth/step-up/step-up.service.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { parseBody, parseQuery } from '../validate.js';
@@ -9,13 +8,12 @@ import { codeBodySchema, page, pageQuerySchema, param } from './route-schemas.js
 export interface AgentRoutesDeps {
   auth: AuthMiddlewareDeps;
   agents: AgentsService;
-  keys: ApiKeysService;
   stepUp: StepUpService;
 }
 
-/** Operators' agents and their keys (CONTRACT "Agents, bots and keys"). */
+/** Operators' agents and step-up (keys and controls are catalog operations, see operation.routes). */
 export function createAgentRoutes(deps: AgentRoutesDeps): Router {
-  const { agents, keys } = deps;
+  const { agents } = deps;
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
 
@@ -30,21 +28,6 @@ export function createAgentRoutes(deps: AgentRoutesDeps): Router {
   });
   router.put('/api/nest/agents/:agentId/default', ...operator, async (req, res) => {
     res.json(await agents.setDefault(sessionOf(res).userId, param(req, 'agentId')));
-  });
-
-  router.post('/api/nest/agents/:agentId/keys', ...operator, async (req, res) => {
-    const { userId } = sessionOf(res);
-    await agents.ownedView(userId, param(req, 'agentId'));
-    const body = parseBody(createKeySchema, req);
-    res.status(201).json(await keys.create(userId, { type: 'agent', id: param(req, 'agentId') }, body));
-  });
-  router.get('/api/nest/agents/:agentId/keys', ...operator, async (req, res) => {
-    await agents.ownedView(sessionOf(res).userId, param(req, 'agentId'));
-    res.json(await keys.list({ type: 'agent', id: param(req, 'agentId') }, page(parseQuery(pageQuerySchema, req))));
-  });
-  router.delete('/api/nest/agents/:agentId/keys/:keyId', ...operator, async (req, res) => {
-    await agents.ownedView(sessionOf(res).userId, param(req, 'agentId'));
-    res.json(await keys.revoke({ type: 'agent', id: param(req, 'agentId') }, param(req, 'keyId')));
   });
 
   router.post('/api/nest/agents/:agentId/control/mcp/step-up', ...operator, async (req, res) => {

@@ -100,10 +100,10 @@ describe('WalletLoginService — Solana (SIWS)', () => {
   it('answers malformed bodies and messages with 400, not a crash', async () => {
     const { service, body } = await started();
     await expectAppError(service.loginSolana({ ...body, signature: '0OIl' }), 400, 'signature: must be base58');
-    await expectAppError(service.loginSolana(undefined), 400, 'Required');
+    await expectAppError(service.loginSolana(undefined), 400, 'body is required');
     await expect(service.loginSolana({ message: body.message })).rejects.toMatchObject({
       status: 400,
-      messages: ['signature: Required', 'walletAddress: Required'],
+      messages: ['signature is required', 'walletAddress is required'],
     });
     await expectAppError(service.loginSolana({ ...body, walletAddress: 'abc' }), 400, 'walletAddress: must be a base58 Solana public key');
     await expectAppError(service.loginSolana({ ...body, message: 'hello' }), 400, 'message: not a valid SIWS message');

@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+
+/**
+ * One wording of validation failures for every surface: `<field> is required`,
+ * `<field> must be <type>`, `<name> is not a known field`, else `<field>: <zod message>`.
+ * REST returns these in the validation envelope; MCP prefixes `INVALID_PARAMS: `.
+ * Parse with `{ reportInput: true }` so a missing field can be told from a wrong one
+ * (the input is read here only, never echoed).
+ */
+export function validationMessages(error: z.core.$ZodError): string[] {
+  return error.issues.map(describeIssue);
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'invalid_type') {
+    const name = field || 'body';
+    return issue.input === undefined ? `${name} is required` : `${name} must be ${issue.expected}`;
+  }
+  if (issue.code === 'unrecognized_keys') return `${issue.keys.join(', ')} is not a known field`;
+  return field ? `${field}: ${issue.message}` : issue.message;
+}

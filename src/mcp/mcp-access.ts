@@ -1,0 +1,82 @@
+import type { AgentContext } from '../../machines/agent.machine.js';
+import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { BotContext } from '../../machines/bot.machine.js';
+import type { CredentialResolver, Principal } from '../auth/credentials/credential-resolver.js';
+import { AppError } from '../errors/app-error.js';
+import type { Viewer } from '../operations/operation-catalog.js';
+import type { OperationSubject } from '../operations/operation.types.js';
+import type { StorePort } from '../ports/store.port.js';
+import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+
+/** What an MCP request (tools or events) may act on, and as whom. */
+export interface McpAccess {
+  principal: Principal;
+  subject: OperationSubject;
+  scope: KeyScope;
+  viewer: Viewer;
+  /** Owner of the agent or bot. */
+  userId: string;
+  /** `Tool not found: <name>` instead of `Method not found` for hidden tools. */
+  granularErrors: boolean;
+}
+
+/** Interface 7.5: unknown or inactive publicId, or a credential for another agent. */
+export const AGENT_NOT_FOUND = 'Agent not found';
+
+/**
+ * Resolves `/mcp/:publicId` plus a bearer credential to an access grant: 401 for a bad,
+ * revoked or expired credential; 404 `Agent not found` for an unknown or inactive
+ * publicId and for a credential that does not operate that agent (or legacy bot).
+ */
+export class McpAccessResolver {
+  constructor(
+    private readonly runtime: ActorRuntime,
+    private readonly store: StorePort,
+    private readonly credentials: CredentialResolver,
+    private readonly defaultGranularErrors: boolean,
+  ) {}
+
+  async resolve(publicId: string, authorization: string | undefined): Promise<McpAccess> {
+    const principal = await this.credentials.resolve(authorization);
+    if (principal.type === 'session') throw AppError.unauthorized();
+    const target = await this.findByPublicId(publicId);
+    const kind = principal.type === 'agent-key' ? 'agent' : 'bot';
+    if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
+    return {
+      principal,
+      subject: target.subject,
+      scope: principal.scope,
+      viewer: { kind, scope: principal.scope, disabledFamilies: target.disabledFamilies },
+      userId: target.ownerId,
+      granularErrors: target.granularErrors ?? this.defaultGranularErrors,
+    };
+  }
+
+  /** The active agent or MCP-enabled bot behind a publicId, or null. */
+  async findByPublicId(publicId: string) {
+    if (!/^pub_[A-Za-z0-9_-]{1,64}$/.test(publicId)) return null;
+    const agent = await this.lookup('agent', publicId);
+    if (agent) {
+      const view = this.runtime.viewOf('agent', agent);
+      const context = view.context as AgentContext;
+      if (view.state !== 'active' && view.state !== 'paused') return null;
+      return { subject: { type: 'agent' as const, id: context.agentId }, ownerId: context.ownerId, disabledFamilies: [] as string[], granularErrors: undefined };
+    }
+    const bot = await this.lookup('bot', publicId);
+    if (!bot) return null;
+    const view = this.runtime.viewOf('bot', bot);
+    const context = view.context as BotContext;
+    if (view.state !== 'active' || !context.mcp.enabled) return null;
+    return {
+      subject: { type: 'bot' as const, id: context.botId },
+      ownerId: context.ownerId,
+      disabledFamilies: context.mcp.disabledCategories,
+      granularErrors: context.mcp.granularErrors,
+    };
+  }
+
+  private async lookup(type: 'agent' | 'bot', publicId: string) {
+    const { items } = await this.store.find(collectionOf(type), { index: 'publicId', eq: publicId }, { limit: 1 });
+    return items[0];
+  }
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { SCOPES, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import { AppError } from '../../errors/app-error.js';
+import { defineOperation, type OperationContext } from '../operation.types.js';
+
+const keySummary = z.object({
+  keyId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  maskedSecret: z.string(),
+  scope: z.enum(SCOPES),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  status: z.enum(['active', 'revoked', 'expired']),
+});
+
+/** Key management of the agent (or legacy bot) the call acts on; `manage` scope. */
+export function keyOperations(keys: ApiKeysService) {
+  const owner = (ctx: OperationContext) => ({ type: ctx.subject.type, id: ctx.subject.id });
+  const userOf = (ctx: OperationContext) => {
+    if (!ctx.userId) throw AppError.forbidden();
+    return ctx.userId;
+  };
+  return [
+    defineOperation({
+      name: 'agent_keys_list',
+      description: 'List the API keys of this agent: name, prefix, masked secret, scope, creation, expiry and status.',
+      family: 'keys',
+      minScope: 'manage',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ limit: z.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(1024).optional() }).strict(),
+      output: z.object({ items: z.array(keySummary), nextCursor: z.string().optional() }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx, input) => keys.list(owner(ctx), input.cursor ? { limit: input.limit, cursor: input.cursor } : { limit: input.limit }),
+    }),
+    defineOperation({
+      name: 'agent_keys_create',
+      description:
+        'Create an API key for this agent. The secret is returned once and never again. A manage key needs a stepUpToken from the step-up route.',
+      family: 'keys',
+      minScope: 'manage',
+      principals: ['agent', 'bot', 'operator'],
+      input: z
+        .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: z.string().min(1).max(200).optional() })
+        .strict(),
+      output: keySummary.extend({ secret: z.string() }),
+      handler: (ctx, input) => keys.create(userOf(ctx), owner(ctx), input),
+    }),
+    defineOperation({
+      name: 'agent_keys_revoke',
+      description: 'Revoke an API key of this agent at once and for good.',
+      family: 'keys',
+      minScope: 'manage',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ keyId: z.string().min(1).max(128) }).strict(),
+      output: keySummary,
+      annotations: { destructive: true, idempotent: true },
+      handler: (ctx, input) => keys.revoke(owner(ctx), input.keyId),
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { KeyScope } from '../../machines/api-key.machine.js';
+import { scopeCovers } from '../accounts/api-keys.service.js';
+import { AppError } from '../errors/app-error.js';
+import { validationMessages } from '../errors/validation-messages.js';
+import type { AnyOperation, OperationContext, OperationFamily, PrincipalKind } from './operation.types.js';
+
+/** Runtime configuration of what the catalog exposes; `configure` swaps it without a restart. */
+export interface CatalogSettings {
+  /** Families switched off for everyone. */
+  disabledFamilies: OperationFamily[];
+  /** Operations switched off by name (e.g. after an incident). */
+  disabledOperations: string[];
+}
+
+export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = { disabledFamilies: [], disabledOperations: [] };
+
+/** Who is asking, for visibility: principal kind, effective scope, and per-subject switches. */
+export interface Viewer {
+  kind: PrincipalKind;
+  scope: KeyScope;
+  /** Families the subject itself switched off (a legacy bot's MCP config). */
+  disabledFamilies?: readonly string[];
+}
+
+/** Why an operation is not callable by a viewer; `scope` is the only reason a caller is told. */
+export type Refusal = 'unknown' | 'hidden' | 'scope';
+
+/**
+ * Every capability of the service, once. REST routes and MCP tools are bound from here;
+ * visibility (scope, principal kind, configuration) and input validation live here so
+ * both surfaces behave the same.
+ */
+export class OperationCatalog {
+  private readonly operations = new Map<string, AnyOperation>();
+  private settings: CatalogSettings = DEFAULT_CATALOG_SETTINGS;
+  private revision = 0;
+
+  register(...operations: AnyOperation[]): this {
+    for (const operation of operations) {
+      if (this.operations.has(operation.name)) throw new Error(`Operation ${operation.name} registered twice`);
+      this.operations.set(operation.name, operation);
+    }
+    this.revision++;
+    return this;
+  }
+
+  /** Replaces the runtime settings; `tools/list` follows at once. */
+  configure(settings: CatalogSettings): void {
+    this.settings = { disabledFamilies: [...settings.disabledFamilies], disabledOperations: [...settings.disabledOperations] };
+    this.revision++;
+  }
+
+  currentSettings(): CatalogSettings {
+    return this.settings;
+  }
+
+  /** Grows with every change of the registry or settings (clients may cache `tools/list` by it). */
+  get version(): number {
+    return this.revision;
+  }
+
+  all(): AnyOperation[] {
+    return [...this.operations.values()];
+  }
+
+  get(name: string): AnyOperation | undefined {
+    return this.operations.get(name);
+  }
+
+  /** The operations a viewer may call, in name order. */
+  visibleTo(viewer: Viewer): AnyOperation[] {
+    return this.all()
+      .filter((operation) => this.check(operation, viewer) === undefined)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Undefined when callable; else why not. */
+  refusal(name: string, viewer: Viewer): Refusal | undefined {
+    const operation = this.operations.get(name);
+    return operation ? this.check(operation, viewer) : 'unknown';
+  }
+
+  /** Validates the input and runs the handler; visibility is the caller's check (see `refusal`). */
+  async invoke(operation: AnyOperation, ctx: OperationContext, rawInput: unknown): Promise<unknown> {
+    return operation.handler(ctx, parseOperationInput(operation.input, rawInput));
+  }
+
+  private check(operation: AnyOperation, viewer: Viewer): Refusal | undefined {
+    if (!operation.principals.includes(viewer.kind)) return 'hidden';
+    if (this.settings.disabledOperations.includes(operation.name)) return 'hidden';
+    if (this.settings.disabledFamilies.includes(operation.family)) return 'hidden';
+    if (viewer.disabledFamilies?.includes(operation.family)) return 'hidden';
+    if (!scopeCovers(viewer.scope, operation.minScope)) return 'scope';
+    return undefined;
+  }
+}
+
+/** 403 `Scope insufficient: required trade, got read` (interface 7.3). */
+export function scopeInsufficient(required: KeyScope, got: KeyScope): AppError {
+  return new AppError('AUTHORIZATION_FAILED', `Scope insufficient: required ${required}, got ${got}`, { envelope: 'standard' });
+}
+
+/** Parses operation input; failures are 400 validation errors naming the field (see `validationMessages`). */
+export function parseOperationInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  throw AppError.validation(validationMessages(result.error));
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { redactSecrets } from '../observability/logger.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { AuditSink } from './audit.types.js';
+import { OperationCatalog, scopeInsufficient, type Viewer } from './operation-catalog.js';
+import type { OperationContext } from './operation.types.js';
+
+/** What a surface knows about a call before it reaches the catalog. */
+export interface Invocation {
+  name: string;
+  input: unknown;
+  ctx: OperationContext;
+  viewer: Viewer;
+}
+
+/**
+ * The one path from a surface (REST or MCP) into an operation: visibility, scope,
+ * validation, the handler, and an audit entry for the outcome. Surfaces only translate
+ * what comes back into their envelopes.
+ */
+export class OperationInvoker {
+  constructor(
+    readonly catalog: OperationCatalog,
+    private readonly audit: AuditSink,
+    private readonly clock: ClockPort,
+  ) {}
+
+  /**
+   * Runs the operation. Throws `AppError` 404 (`Tool not found: <name>`) for an unknown
+   * or hidden operation, 403 `Scope insufficient: ...` for a too-low scope, 400 for bad
+   * input, and whatever the handler throws.
+   */
+  async invoke({ name, input, ctx, viewer }: Invocation): Promise<unknown> {
+    const started = this.clock.now();
+    let outcome: 'ok' | 'error' = 'ok';
+    let error: string | undefined;
+    try {
+      const refusal = this.catalog.refusal(name, viewer);
+      if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
+      const operation = this.catalog.get(name)!;
+      if (refusal === 'scope') throw scopeInsufficient(operation.minScope, viewer.scope);
+      return await this.catalog.invoke(operation, ctx, input);
+    } catch (failure) {
+      outcome = 'error';
+      error = isAppError(failure) ? failure.code : 'INTERNAL_SERVICE_ERROR';
+      throw failure;
+    } finally {
+      this.audit.record({
+        at: started,
+        surface: ctx.surface,
+        operation: name,
+        principal: principalRef(ctx),
+        ...(ctx.principal.type === 'session' ? {} : { credentialPrefix: ctx.principal.prefix }),
+        scope: ctx.scope,
+        subject: `${ctx.subject.type}:${ctx.subject.id}`,
+        argsDigest: digestArguments(input),
+        outcome,
+        ...(error ? { error } : {}),
+        latencyMs: this.clock.now() - started,
+        requestId: ctx.requestId,
+        correlationId: ctx.correlationId,
+      });
+    }
+  }
+}
+
+function principalRef(ctx: OperationContext): { type: string; id: string } {
+  const principal = ctx.principal;
+  return principal.type === 'session' ? { type: 'session', id: principal.userId } : { type: principal.type, id: principal.keyId };
+}
+
+/** A digest that identifies the arguments without storing them (or any secret in them). */
+export function digestArguments(input: unknown): string {
+  return createHash('sha256').update(canonicalJson(redactSecrets(input ?? {}))).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
