@@ -1,16 +1,10 @@
-import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { startActor } from '../support/machine-harness.js';
 import { agentMachine, type AgentEvent } from '../../machines/agent.machine.js';
 
 const input = { agentId: 'agent-1', publicId: 'pub-1', ownerId: 'user-1', name: 'Alpha', createdAt: 1_700_000_000_000 };
 
-function start(snapshot?: unknown) {
-  const actor = createActor(agentMachine, snapshot ? { snapshot: snapshot as never, input } : { input });
-  const emitted: unknown[] = [];
-  actor.on('*', (event) => emitted.push(event));
-  actor.start();
-  return { actor, emitted };
-}
+const start = (snapshot?: unknown) => startActor(agentMachine, input, snapshot);
 
 function walk(events: AgentEvent[]) {
   const { actor, emitted } = start();

@@ -1,5 +1,5 @@
-import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { startActor } from '../support/machine-harness.js';
 import { apiKeyMachine, type ApiKeyInput } from '../../machines/api-key.machine.js';
 
 const createdAt = 1_700_000_000_000;
@@ -15,13 +15,7 @@ const input: ApiKeyInput = {
   expiresAt: createdAt + 90 * 86_400_000,
 };
 
-function start(snapshot?: unknown) {
-  const actor = createActor(apiKeyMachine, snapshot ? { snapshot: snapshot as never, input } : { input });
-  const emitted: unknown[] = [];
-  actor.on('*', (event) => emitted.push(event));
-  actor.start();
-  return { actor, emitted };
-}
+const start = (snapshot?: unknown) => startActor(apiKeyMachine, input, snapshot);
 
 describe('api-key machine', () => {
   it('starts active', () => {

@@ -1,5 +1,5 @@
-import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { startActor } from '../support/machine-harness.js';
 import { DEFAULT_BOT_MCP, botMachine, type BotInput } from '../../machines/bot.machine.js';
 
 const input: BotInput = {
@@ -13,13 +13,7 @@ const input: BotInput = {
   createdAt: 1,
 };
 
-function start(snapshot?: unknown) {
-  const actor = createActor(botMachine, snapshot ? { snapshot: snapshot as never, input } : { input });
-  const emitted: unknown[] = [];
-  actor.on('*', (event) => emitted.push(event));
-  actor.start();
-  return { actor, emitted };
-}
+const start = (snapshot?: unknown) => startActor(botMachine, input, snapshot);
 
 describe('bot machine', () => {
   it('updates its profile and MCP config while active', () => {

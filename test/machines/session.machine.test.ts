@@ -1,16 +1,10 @@
-import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { startActor } from '../support/machine-harness.js';
 import { sessionMachine, type SessionInput } from '../../machines/session.machine.js';
 
 const input: SessionInput = { sessionId: 'ses_1', userId: 'usr_1', walletAddress: 'W', refreshJti: 'r1', createdAt: 1 };
 
-function start(snapshot?: unknown) {
-  const actor = createActor(sessionMachine, snapshot ? { snapshot: snapshot as never, input } : { input });
-  const emitted: unknown[] = [];
-  actor.on('*', (event) => emitted.push(event));
-  actor.start();
-  return { actor, emitted };
-}
+const start = (snapshot?: unknown) => startActor(sessionMachine, input, snapshot);
 
 describe('session machine', () => {
   it('rotates the refresh token when the current one is presented', () => {
