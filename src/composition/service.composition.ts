@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { isAppError } from '../errors/app-error.js';
 import { createHttpApp } from '../http/app.js';
+import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { DueJob } from '../ports/scheduler.port.js';
@@ -49,8 +50,9 @@ export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKey
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, logger } = options;
   const clock = options.clock ?? new SystemClock();
-  const adapters = await buildAdapters(config, clock, logger);
   const metrics = new Metrics();
+  const built = await buildAdapters(config, clock, logger);
+  const adapters: Adapters = { ...built, store: instrumentStore(built.store, metrics) };
   const runtime = new ActorRuntime({ ...adapters, clock, logger, ...config.runtime });
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
