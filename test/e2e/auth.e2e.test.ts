@@ -142,6 +142,13 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     expect((await new Client(svc.url).post('/api/nest/auth/refresh', { refreshToken: session.accessToken })).status).toBe(401);
   });
 
+  it('metrics show request counts by route and store latency by operation', async () => {
+    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(text).toMatch(/store_operation_duration_seconds_count\{operation="put"\} [1-9]/);
+    expect(text).toMatch(/store_operation_duration_seconds_count\{operation="get"\} [1-9]/);
+    expect(text).toContain('route="/api/nest/auth/login"');
+  });
+
   it('bad bodies get the validation envelope, never a 500', async () => {
     const client = new Client(svc.url);
     await client.refreshCsrf();
