@@ -1,17 +1,25 @@
 import type { Logger } from 'pino';
+import { EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
+import { OpenAiCompatibleLlm } from '../../adapters/llm/openai-compatible.adapter.js';
+import { AskBot } from '../../agents/ask-bot.js';
+import { StoreStatusReader } from '../../agents/status-reader.js';
 import type { AgentsService } from '../accounts/agents.service.js';
 import type { ApiKeysService } from '../accounts/api-keys.service.js';
 import type { AuthMiddlewareDeps } from '../http/auth/auth.middleware.js';
 import { createCatalogAdminRoutes } from '../http/routes/catalog-admin.routes.js';
+import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
 import { AGENT_REST_BINDINGS, createOperationRoutes } from '../http/routes/operation.routes.js';
 import { AuditLog } from '../operations/audit-log.js';
 import { agentOperations } from '../operations/definitions/agent.ops.js';
+import { chatOperations } from '../operations/definitions/chat.ops.js';
+import { portfolioOperations } from '../operations/definitions/portfolio.ops.js';
 import { keyOperations } from '../operations/definitions/key.ops.js';
 import { OperationCatalog } from '../operations/operation-catalog.js';
 import { OperationInvoker } from '../operations/operation-invoker.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import type { AppConfig } from '../config/config.schema.js';
 
 export interface OperationsDeps {
   runtime: ActorRuntime;
@@ -22,16 +30,27 @@ export interface OperationsDeps {
   agents: AgentsService;
   keys: ApiKeysService;
   opsToken: string;
+  /** `config.llm`: an OpenAI-compatible LLM phrases ask_bot replies; absent = the embedded templated one. */
+  llm?: AppConfig['llm'];
 }
 
 /** The operations catalog, the invoker every surface calls, the audit trail, and the REST bindings. */
 export function buildOperations(deps: OperationsDeps) {
-  const catalog = new OperationCatalog().register(...agentOperations(deps.runtime), ...keyOperations(deps.keys));
+  const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock });
+  const llm = deps.llm ? new OpenAiCompatibleLlm(deps.llm) : new EmbeddedLlm();
+  const askBot = new AskBot({ llm, status, clock: deps.clock, onLlmError: (err) => deps.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed') });
+  const catalog = new OperationCatalog().register(
+    ...agentOperations(deps.runtime),
+    ...keyOperations(deps.keys),
+    ...chatOperations(askBot),
+    ...portfolioOperations(status),
+  );
   const audit = new AuditLog(deps.store, deps.clock, deps.logger);
   const invoker = new OperationInvoker(catalog, audit, deps.clock);
   const routers = [
     createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings: AGENT_REST_BINDINGS }),
     createCatalogAdminRoutes({ catalog, opsToken: deps.opsToken }),
+    createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, limiter: deps.auth.limiter }),
   ];
   return { catalog, audit, invoker, routers };
 }

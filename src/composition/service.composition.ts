@@ -10,7 +10,13 @@ import type { MachineDefinition } from '../../machines/machine-definition.types.
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { isAppError } from '../errors/app-error.js';
+import { createRestAuditRouter } from '../http/audit.middleware.js';
 import { createHttpApp } from '../http/app.js';
+import { createAuditRoutes } from '../http/routes/audit.routes.js';
+import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
+import { McpAccessResolver } from '../mcp/mcp-access.js';
+import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
+import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handler.js';
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import type { ClockPort } from '../ports/clock.port.js';
@@ -75,18 +81,43 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     agents: accounts.services.agents,
     keys: accounts.services.keys,
     opsToken: options.secrets.OPS_TOKEN,
+    ...(config.llm ? { llm: config.llm } : {}),
   });
 
+  const mcpEvents = createMcpEventSurfaces({
+    access: new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, false),
+    bus: adapters.bus,
+    clock,
+    logger,
+    registry: metrics.registry,
+  });
+
+  // First in line: it only listens for the end of each mutating call, after auth has run.
+  const restAudit = createRestAuditRouter({ audit: operations.audit, clock });
+  const auditLogs = createAuditRoutes({ auth: accounts.auth, agents: accounts.services.agents, bots: accounts.services.bots, audit: operations.audit });
   let ready = false;
   const app = createHttpApp({
-    routers: [...accounts.routers, ...operations.routers],
+    routers: [restAudit, ...accounts.routers, ...operations.routers, auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, limiter: adapters.limiter })],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
     inspector: new RuntimeInspector(runtime, adapters.store),
     readiness: () => readiness(adapters, () => ready),
   });
-  const server = createServer(app);
+  // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
+  const mcp = createMcpHttpHandler({
+    access: new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, false, { ttlMs: MCP_TARGET_CACHE_MS, clock }),
+    invoker: operations.invoker,
+    catalog: operations.catalog,
+    limiter: adapters.limiter,
+    logger,
+    clock,
+    metrics,
+  });
+  const server = createServer((req, res) => {
+    if (!mcp(req, res)) app(req, res);
+  });
+  mcpEvents.attach(server);
 
   await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS]);
   await runtime.start();
@@ -105,11 +136,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const stop = () =>
     (stopping ??= (async () => {
       ready = false;
+      // Long-lived event streams would otherwise hold server.close() open.
+      await mcpEvents.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Due jobs send events: stop taking them (and let running ones finish) before the runtime drains.
+      await adapters.scheduler.close();
       await runtime.shutdown(config.shutdownTimeoutMs);
       await operations.audit.flush();
-      await adapters.scheduler.close();
       await adapters.bus.close();
       await adapters.limiter.close();
       await adapters.store.close();

@@ -35,12 +35,19 @@ export const envSchema = z
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
+    // LLM used by ask_bot to phrase replies; without LLM_BASE_URL the embedded templated one answers.
+    LLM_BASE_URL: optionalUrl(['http', 'https']),
+    LLM_API_KEY: z.string().trim().min(1).optional(),
+    LLM_API_KEY_FILE: z.string().trim().min(1).optional(),
+    LLM_MODEL: z.string().trim().min(1).max(200).optional(),
+    LLM_TIMEOUT_MS: intFromEnv(15_000, 100, 300_000),
   })
   .superRefine((env, ctx) => {
     if (env.PROFILE === 'production') {
       if (!env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required by the production profile' });
       if (!env.REDIS_URL) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required by the production profile' });
     }
+    if (env.LLM_BASE_URL && !env.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
   });
 
 export type EnvInput = z.input<typeof envSchema>;
@@ -62,6 +69,8 @@ export interface AppConfig {
   redis?: { url: string; keyPrefix: string };
   runtime: { maxLiveActors: number; idleMs: number; maxConflictRetries: number };
   shutdownTimeoutMs: number;
+  /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
+  llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
 }
 
 export function toAppConfig(env: Env): AppConfig {
@@ -85,5 +94,15 @@ export function toAppConfig(env: Env): AppConfig {
       maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    ...(env.LLM_BASE_URL && env.LLM_MODEL
+      ? {
+          llm: {
+            baseUrl: env.LLM_BASE_URL,
+            model: env.LLM_MODEL,
+            timeoutMs: env.LLM_TIMEOUT_MS,
+            ...(env.LLM_API_KEY ? { apiKey: env.LLM_API_KEY } : env.LLM_API_KEY_FILE ? { apiKeyFile: env.LLM_API_KEY_FILE } : {}),
+          },
+        }
+      : {}),
   };
 }

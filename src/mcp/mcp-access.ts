@@ -5,6 +5,7 @@ import type { CredentialResolver, Principal } from '../auth/credentials/credenti
 import { AppError } from '../errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
 import type { OperationSubject } from '../operations/operation.types.js';
+import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
 
@@ -23,23 +24,41 @@ export interface McpAccess {
 /** Interface 7.5: unknown or inactive publicId, or a credential for another agent. */
 export const AGENT_NOT_FOUND = 'Agent not found';
 
+/** Opt-in reuse of publicId lookups, for the hot MCP path. */
+export interface McpAccessCacheOptions {
+  /**
+   * How long one lookup of an active agent or bot answers for its publicId. Bounds how late
+   * a deactivation or a bot's MCP config change reaches MCP calls; credentials are never
+   * cached here (the key cache evicts revocations at once).
+   */
+  ttlMs: number;
+  clock: ClockPort;
+}
+
+type Target = NonNullable<Awaited<ReturnType<McpAccessResolver['findByPublicId']>>>;
+const MAX_CACHED_TARGETS = 10_000;
+
 /**
  * Resolves `/mcp/:publicId` plus a bearer credential to an access grant: 401 for a bad,
  * revoked or expired credential; 404 `Agent not found` for an unknown or inactive
  * publicId and for a credential that does not operate that agent (or legacy bot).
  */
 export class McpAccessResolver {
+  private readonly targets = new Map<string, { target: Promise<Target | null>; until: number }>();
+
   constructor(
     private readonly runtime: ActorRuntime,
     private readonly store: StorePort,
     private readonly credentials: CredentialResolver,
     private readonly defaultGranularErrors: boolean,
+    /** Absent: every request reads the store. */
+    private readonly cache?: McpAccessCacheOptions,
   ) {}
 
   async resolve(publicId: string, authorization: string | undefined): Promise<McpAccess> {
     const principal = await this.credentials.resolve(authorization);
     if (principal.type === 'session') throw AppError.unauthorized();
-    const target = await this.findByPublicId(publicId);
+    const target = await this.cachedTarget(publicId);
     const kind = principal.type === 'agent-key' ? 'agent' : 'bot';
     if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
     return {
@@ -50,6 +69,26 @@ export class McpAccessResolver {
       userId: target.ownerId,
       granularErrors: target.granularErrors ?? this.defaultGranularErrors,
     };
+  }
+
+  /** `findByPublicId`, reused for `cache.ttlMs`; concurrent first requests share one lookup, misses are not kept. */
+  private cachedTarget(publicId: string): Promise<Target | null> {
+    if (!this.cache) return this.findByPublicId(publicId);
+    const now = this.cache.clock.now();
+    const hit = this.targets.get(publicId);
+    if (hit && hit.until > now) return hit.target;
+    if (this.targets.size >= MAX_CACHED_TARGETS) this.targets.clear();
+    const target = this.findByPublicId(publicId);
+    this.targets.set(publicId, { target, until: now + this.cache.ttlMs });
+    target.then(
+      (found) => {
+        if (!found && this.targets.get(publicId)?.target === target) this.targets.delete(publicId);
+      },
+      () => {
+        if (this.targets.get(publicId)?.target === target) this.targets.delete(publicId);
+      },
+    );
+    return target;
   }
 
   /** The active agent or MCP-enabled bot behind a publicId, or null. */

@@ -72,7 +72,14 @@ function principalRef(ctx: OperationContext): { type: string; id: string } {
 
 /** A digest that identifies the arguments without storing them (or any secret in them). */
 export function digestArguments(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(redactSecrets(input ?? {}))).digest('hex');
+  return createHash('sha256').update(canonicalJson(redactSecrets(withoutTotpCode(input ?? {})))).digest('hex');
+}
+
+/** A 6-digit TOTP `code` is a secret too short to hash: a million tries would recover it from the digest. */
+function withoutTotpCode(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !('code' in input)) return input;
+  const { code: _code, ...rest } = input as Record<string, unknown>;
+  return rest;
 }
 
 function canonicalJson(value: unknown): string {

@@ -50,6 +50,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       await deps.agents.ownedView(session.userId, agentId);
       const { agentId: _subject, ...params } = req.params as Record<string, string>;
       const input = binding.input ? binding.input(req) : { ...(req.body ?? {}), ...params };
+      res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
       const result = await deps.invoker.invoke({
         name: binding.operation,
         input,

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { AgentContext } from '../machines/agent.machine.js';
+import type { BotContext } from '../machines/bot.machine.js';
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
+import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
+import {
+  OPEN_ORDER_STATES,
+  TRADING_RECORDS,
+  subjectKey,
+  type PortfolioSummary,
+  type PositionSummary,
+  type StatusReader,
+  type SubjectStatus,
+  type TradingSubject,
+  type WalletSummary,
+} from './portfolio.types.js';
+
+/** The one read of the actor runtime this needs; `ActorRuntime` satisfies it structurally. */
+export interface ActorLookup {
+  get(address: { type: string; id: string }): Promise<{ state: unknown; context: unknown } | null>;
+}
+
+const DECIMAL = /^\d+(\.\d+)?$/;
+// Only these fields are projected: a wallet record may hold more (encrypted keys) and none of it leaves here.
+const walletRecord = z.object({ walletId: z.string(), chain: z.string(), address: z.string(), custodial: z.boolean() });
+const positionRecord = z.object({
+  chain: z.string(),
+  token: z.string(),
+  symbol: z.string().optional(),
+  amount: z.string().regex(DECIMAL),
+  valueUsd: z.string().regex(DECIMAL).optional(),
+});
+const PAGE = 200;
+/** A guard against a runaway scan; far beyond any real account. */
+const MAX_RECORDS = 10_000;
+
+/**
+ * Status and portfolio of an agent or bot from what is stored: the subject's actor,
+ * and the trading records of `TRADING_RECORDS` when they exist (empty lists until the
+ * trading pipeline declares its collections).
+ */
+export class StoreStatusReader implements StatusReader {
+  constructor(private readonly deps: { actors: ActorLookup; store: StorePort; clock: ClockPort }) {}
+
+  async agentStatus(subject: TradingSubject): Promise<SubjectStatus> {
+    const view = await this.deps.actors.get({ type: subject.type, id: subject.id });
+    if (!view) throw AppError.notFound(subject.type === 'agent' ? 'Agent not found' : 'Bot not found');
+    const context = view.context as Pick<AgentContext | BotContext, 'name' | 'tradingEnabled'>;
+    return { subjectType: subject.type, subjectId: subject.id, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
+  }
+
+  async portfolio(subject: TradingSubject): Promise<PortfolioSummary> {
+    const status = await this.agentStatus(subject);
+    const key = subjectKey(subject);
+    const [walletDocs, positionDocs, orderDocs] = await Promise.all([
+      this.records(TRADING_RECORDS.wallets, key),
+      this.records(TRADING_RECORDS.positions, key),
+      this.records(TRADING_RECORDS.orders, key),
+    ]);
+    const wallets: WalletSummary[] = walletDocs.map((doc) => project(walletRecord, TRADING_RECORDS.wallets, doc));
+    const positions: PositionSummary[] = positionDocs
+      .map((doc) => project(positionRecord, TRADING_RECORDS.positions, doc))
+      .filter((position) => !/^0+(\.0+)?$/.test(position.amount));
+    return {
+      ...status,
+      wallets,
+      positions,
+      openOrders: orderDocs.filter((doc) => OPEN_ORDER_STATES.has(String(doc.indexes.state))).length,
+      valueUsd: sumUsd(positions.flatMap((position) => (position.valueUsd === undefined ? [] : [position.valueUsd]))),
+      asOf: new Date(this.deps.clock.now()).toISOString(),
+    };
+  }
+
+  /** Every record of the subject; none while the collection is not declared yet. */
+  private async records(collection: string, key: string): Promise<StoredDocument[]> {
+    const out: StoredDocument[] = [];
+    let cursor: string | undefined;
+    try {
+      do {
+        const page = await this.deps.store.find(collection, { index: TRADING_RECORDS.subjectIndex, eq: key }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+        out.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor && out.length < MAX_RECORDS);
+    } catch (error) {
+      if (isUndeclared(error)) return [];
+      throw error;
+    }
+    return out;
+  }
+}
+
+/** Every store adapter refuses an undeclared collection or index with this message (adapters/shared). */
+function isUndeclared(error: unknown): boolean {
+  return isAppError(error) && error.code === 'INTERNAL_SERVICE_ERROR' && /is not declared/.test(error.message);
+}
+
+function project<S extends z.ZodType>(schema: S, collection: string, doc: StoredDocument): z.output<S> {
+  const parsed = schema.safeParse(doc.data);
+  // A malformed record is a bug in its writer; saying so beats a silently wrong total.
+  if (!parsed.success) throw AppError.internal(`Trading record ${collection}/${doc.id} does not have the expected fields`);
+  return parsed.data;
+}
+
+/** Exact decimal sum (BigInt, no float drift), rounded half up to cents. */
+export function sumUsd(values: string[]): string {
+  const scale = Math.max(2, ...values.map((value) => value.split('.')[1]?.length ?? 0));
+  const total = values.reduce((sum, value) => {
+    const [whole = '0', fraction = ''] = value.split('.');
+    return sum + BigInt(whole + fraction.padEnd(scale, '0'));
+  }, 0n);
+  const divisor = 10n ** BigInt(scale - 2);
+  const cents = (total + divisor / 2n) / divisor;
+  const digits = cents.toString().padStart(3, '0');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * Routes and tools described from the operations catalog: each REST binding's request
+ * comes from the operation's input schema and its response from the output schema, the
+ * same schemas the invoker validates with and `tools/list` shows.
+ */
+import { z } from 'zod';
+import type { OperationCatalog } from '../../operations/operation-catalog.js';
+import type { AnyOperation } from '../../operations/operation.types.js';
+import type { RestBinding } from '../routes/operation.routes.js';
+import type { SchemaConverter } from './json-schema.js';
+import { pathParameterNames } from './openapi-document.js';
+import type { JsonObject, RouteDoc } from './route-doc.types.js';
+
+/** True when the runtime settings let anyone call the operation (else REST and MCP answer 404). */
+export function isEnabled(catalog: OperationCatalog, operation: AnyOperation): boolean {
+  const settings = catalog.currentSettings();
+  return !settings.disabledOperations.includes(operation.name) && !settings.disabledFamilies.includes(operation.family);
+}
+
+/**
+ * CONTRACT "Idempotency": tools that move funds take `idempotencyKey` as an argument and
+ * their REST routes take it as `X-Idempotency-Key`; such a binding is documented as guarded.
+ */
+const IDEMPOTENCY_FIELD = 'idempotencyKey';
+
+/** One route per binding of a registered, enabled operation. */
+export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding[]): RouteDoc[] {
+  const docs: RouteDoc[] = [];
+  for (const binding of bindings) {
+    const operation = catalog.get(binding.operation);
+    if (!operation || !isEnabled(catalog, operation)) continue;
+    const guarded = operation.input instanceof z.ZodObject && IDEMPOTENCY_FIELD in operation.input.shape;
+    const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
+    const inQuery = binding.method === 'get' || binding.method === 'delete';
+    const hasFields = !(rest instanceof z.ZodObject) || Object.keys(rest.shape).length > 0;
+    docs.push({
+      method: binding.method,
+      path: binding.path,
+      tag: 'Agents',
+      summary: firstSentence(operation.description),
+      description: `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).`,
+      auth: ['session'],
+      params,
+      ...(inQuery ? (hasFields ? { query: rest } : {}) : { body: rest }),
+      ...(binding.status ? { status: binding.status } : {}),
+      ...(guarded ? { idempotent: true } : {}),
+      ...(operation.output ? { response: operation.output } : {}),
+      ...(operation.annotations?.readOnly ? {} : { errors: [409] as const }),
+      operationId: operation.name,
+      extensions: { 'x-mcp-tool': operation.name, 'x-min-scope': operation.minScope, 'x-operation-family': operation.family },
+    });
+  }
+  return docs;
+}
+
+/**
+ * The operation input minus the fields that come from the path (the invoker merges path
+ * parameters other than `agentId` into the input), which describe the path parameters,
+ * and minus `dropped` fields that travel in headers.
+ */
+function splitInput(input: z.ZodType, pathNames: string[], dropped: string[]): { params: Record<string, z.ZodType>; rest: z.ZodType } {
+  const params: Record<string, z.ZodType> = {};
+  if (!(input instanceof z.ZodObject)) return { params, rest: input };
+  const shape = input.shape as Record<string, z.ZodType>;
+  const fromPath = pathNames.filter((name) => name in shape);
+  for (const name of fromPath) params[name] = shape[name]!;
+  const omitted = [...fromPath, ...dropped.filter((name) => name in shape)];
+  if (omitted.length === 0) return { params, rest: input };
+  try {
+    return { params, rest: input.omit(Object.fromEntries(omitted.map((name) => [name, true])) as Record<string, true>) };
+  } catch {
+    // zod refuses `omit` on refined objects; the whole input still describes the request.
+    return { params, rest: input };
+  }
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
+}
+
+/** The MCP surface (interface 4.5): its endpoints and every enabled tool with its input schema. */
+export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaConverter): JsonObject {
+  const tools = catalog
+    .all()
+    .filter((operation) => isEnabled(catalog, operation) && operation.principals.some((kind) => kind === 'agent' || kind === 'bot'))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((operation) => ({
+      name: operation.name,
+      description: operation.description,
+      family: operation.family,
+      minScope: operation.minScope,
+      principals: [...operation.principals],
+      ...(operation.annotations ? { annotations: operation.annotations } : {}),
+      inputSchema: converter.convert(operation.input, 'input'),
+    }));
+  return {
+    endpoint: '/mcp/{publicId}',
+    events: '/mcp/{publicId}/events/sse',
+    protocol: 'JSON-RPC 2.0: tools/list, tools/call',
+    auth: 'Authorization: Bearer <API key or identity access token>',
+    note: 'tools/list answers only the tools visible to the credential (scope, principal kind, configuration); read schemas from it.',
+    catalogVersion: catalog.version,
+    tools,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * How one REST route is described for the OpenAPI document. Routes carry their zod
+ * schemas (the ones the handlers validate with), never hand-written JSON Schema, so the
+ * document cannot drift from what the service accepts.
+ */
+import type { z } from 'zod';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * One way to authenticate a route (a route lists alternatives):
+ * - `session`: bearer session JWT; on a mutating method also `X-CSRF-Token` (interface 5).
+ * - `session-no-csrf`: bearer session JWT without CSRF (read-only POSTs such as `verify`).
+ * - `api-key`: bearer `mcpk_` key.
+ * - `pre-login-csrf`: the pre-login CSRF token, bound to the `csrf_pre` cookie (logins).
+ * - `ops`: the service operators' bearer token.
+ * - `refresh-token`: the refresh token itself, as bearer or body field.
+ */
+export type AuthKind = 'session' | 'session-no-csrf' | 'api-key' | 'pre-login-csrf' | 'ops' | 'refresh-token';
+
+/** An error status a route may answer besides the ones derived from its auth and inputs. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+export interface RouteDoc {
+  method: HttpMethod;
+  /** Express-style path (`/api/nest/bots/:botId/mcp`). */
+  path: string;
+  /** Group of the route in the document and on the docs page. */
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Alternatives; empty means a public route. */
+  auth: readonly AuthKind[];
+  /** JSON request body (validated with `io: 'input'`). */
+  body?: z.ZodType;
+  /** Whether a body must be sent; default: when the body schema has required fields. */
+  bodyRequired?: boolean;
+  /** Query string (an object schema; each property becomes a parameter). */
+  query?: z.ZodType;
+  /** Schemas of path parameters by name; unnamed ones are plain strings. */
+  params?: Record<string, z.ZodType>;
+  /** Success status; default 200. */
+  status?: number;
+  /** Success body (JSON unless `contentType` says otherwise). */
+  response?: z.ZodType;
+  /** Media type of a non-JSON success body (`text/html`). */
+  contentType?: string;
+  /** Legacy route: `Deprecation: true` and a `Link` to its replacement. */
+  deprecated?: boolean;
+  /** Guarded by `X-Idempotency-Key` (CONTRACT "Idempotency"). */
+  idempotent?: boolean;
+  /** Extra error statuses (e.g. 409) beyond the derived ones. */
+  errors?: readonly ErrorStatus[];
+  /** Stable id; default derived from method and path. */
+  operationId?: string;
+  /** `x-` extensions, e.g. the MCP tool a route is bound to. */
+  extensions?: Record<`x-${string}`, unknown>;
+}
+
+/** A JSON Schema (2020-12) or OpenAPI object as plain data. */
+export type JsonObject = { [key: string]: unknown };

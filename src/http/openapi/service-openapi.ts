@@ -1,0 +1,54 @@
+/**
+ * The service's OpenAPI document: the hand-written routes plus every REST binding of the
+ * catalog, and the catalog's MCP tools as `x-mcp`. Rebuilt only when the catalog changes
+ * (registry or runtime settings), since disabled operations answer 404 and are left out.
+ */
+import type { OperationCatalog } from '../../operations/operation-catalog.js';
+import type { RestBinding } from '../routes/operation.routes.js';
+import { AGENT_ROUTE_DOCS, BOT_ROUTE_DOCS } from './account-routes.doc.js';
+import { AUTH_ROUTE_DOCS } from './auth-routes.doc.js';
+import { catalogRouteDocs, mcpToolsExtension } from './catalog-routes.doc.js';
+import { buildOpenApiDocument } from './openapi-document.js';
+import type { JsonObject } from './route-doc.types.js';
+import { SERVICE_ROUTE_DOCS } from './service-routes.doc.js';
+
+export const API_VERSION = '0.1.0';
+
+const TAGS = [
+  { name: 'Auth', description: 'Wallet sign-in (SIWS, SIWE), sessions, CSRF and TOTP.' },
+  { name: 'Agents', description: 'Operators’ agents. Routes marked with an MCP tool run the same operation as that tool.' },
+  { name: 'Legacy bots', description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.' },
+  { name: 'Ops', description: 'For operators of the service (ops token).' },
+  { name: 'Service', description: 'Probes and this documentation.' },
+];
+
+/** Builds the document for the catalog as it is now. */
+export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: readonly RestBinding[]): JsonObject {
+  return buildOpenApiDocument({
+    title: 'Agent runtime service',
+    version: API_VERSION,
+    description:
+      'Always-on Web3 trading agents over REST and MCP. Errors use the envelopes in `components.schemas`; listing routes answer `{items, nextCursor?}` with `?limit=&cursor=`.',
+    tags: TAGS,
+    routes: () => [...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...BOT_ROUTE_DOCS, ...SERVICE_ROUTE_DOCS],
+    extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
+  });
+}
+
+/** Caches the document and its page per catalog version. */
+export class OpenApiCache {
+  private cached: { version: number; document: JsonObject; json: string } | undefined;
+
+  constructor(
+    private readonly catalog: OperationCatalog,
+    private readonly bindings: readonly RestBinding[],
+  ) {}
+
+  current(): { document: JsonObject; json: string } {
+    if (this.cached?.version !== this.catalog.version) {
+      const document = serviceOpenApiDocument(this.catalog, this.bindings);
+      this.cached = { version: this.catalog.version, document, json: JSON.stringify(document) };
+    }
+    return this.cached;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Routes of the service itself: probes, ops inspection and catalog settings (ops bearer),
+ * and this documentation. Query and body schemas of the ops routes are module-private
+ * there, so they are mirrored here with the same bounds.
+ */
+import { z } from 'zod';
+import { OPS_BASE_PATH, OPS_DEFAULT_PAGE_SIZE, OPS_MAX_PAGE_SIZE } from '../ops.routes.js';
+import type { OperationFamily } from '../../operations/operation.types.js';
+import type { RouteDoc } from './route-doc.types.js';
+
+const FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const satisfies readonly OperationFamily[];
+const catalogSettingsSchema = z
+  .object({
+    disabledFamilies: z.array(z.enum(FAMILIES)).max(FAMILIES.length).default([]),
+    disabledOperations: z.array(z.string().min(1).max(128)).max(500).default([]),
+  })
+  .strict();
+const catalogViewSchema = z.object({
+  version: z.number().int(),
+  settings: z.object({ disabledFamilies: z.array(z.string()), disabledOperations: z.array(z.string()) }),
+  operations: z.array(z.object({ name: z.string(), family: z.string(), minScope: z.string(), principals: z.array(z.string()) })),
+});
+
+const limit = z.coerce.number().int().min(1).max(OPS_MAX_PAGE_SIZE).default(OPS_DEFAULT_PAGE_SIZE);
+const actorViewSchema = z.object({ type: z.string(), id: z.string(), state: z.unknown(), status: z.string(), context: z.unknown(), version: z.number() }).loose();
+const ops = ['ops'] as const;
+const OPS = 'Ops';
+const SERVICE = 'Service';
+
+export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
+  { method: 'get', path: '/healthz', tag: SERVICE, summary: 'Liveness', auth: [], response: z.object({ status: z.literal('ok') }) },
+  {
+    method: 'get',
+    path: '/readyz',
+    tag: SERVICE,
+    summary: 'Readiness',
+    description: 'Answers 503 with the same body (`not_ready`) until every adapter is connected.',
+    auth: [],
+    response: z.object({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), z.string()) }),
+  },
+  { method: 'get', path: '/metrics', tag: SERVICE, summary: 'Prometheus metrics', auth: [], contentType: 'text/plain', response: z.string() },
+  {
+    method: 'get',
+    path: '/api/nest/openapi.json',
+    tag: SERVICE,
+    summary: 'This OpenAPI 3.1 document',
+    auth: [],
+    response: z.object({ openapi: z.literal('3.1.0') }).loose(),
+  },
+  { method: 'get', path: '/api/nest/docs', tag: SERVICE, summary: 'Readable API and MCP tool reference', auth: [], contentType: 'text/html', response: z.string() },
+  {
+    method: 'get',
+    path: '/api/nest/ops/catalog',
+    tag: OPS,
+    summary: 'Operations catalog: registry and runtime settings',
+    auth: ops,
+    response: catalogViewSchema,
+  },
+  {
+    method: 'put',
+    path: '/api/nest/ops/catalog',
+    tag: OPS,
+    summary: 'Switch operation families or single operations off and on',
+    description: '`tools/list` follows at once; no restart.',
+    auth: ops,
+    body: catalogSettingsSchema,
+    response: catalogViewSchema,
+  },
+  { method: 'get', path: `${OPS_BASE_PATH}/actors`, tag: OPS, summary: 'Actor types known to the runtime', auth: ops, response: z.object({ types: z.array(z.string()) }) },
+  {
+    method: 'get',
+    path: `${OPS_BASE_PATH}/actors/:type`,
+    tag: OPS,
+    summary: 'Actors of a type',
+    auth: ops,
+    query: z.object({ state: z.string().min(1).max(128).optional(), limit, cursor: z.string().min(1).max(1024).optional() }),
+    response: z.object({ items: z.array(actorViewSchema), nextCursor: z.string().optional() }),
+  },
+  { method: 'get', path: `${OPS_BASE_PATH}/actors/:type/:id`, tag: OPS, summary: 'One actor', auth: ops, response: actorViewSchema },
+  {
+    method: 'get',
+    path: `${OPS_BASE_PATH}/actors/:type/:id/journal`,
+    tag: OPS,
+    summary: 'Journal of one actor',
+    auth: ops,
+    query: z.object({ afterSeq: z.coerce.number().int().min(0).optional(), limit }),
+    response: z.object({
+      items: z.array(z.object({ seq: z.number().int(), event: z.object({ type: z.string() }).loose(), state: z.unknown(), at: z.number() })),
+      nextAfterSeq: z.number().int().optional(),
+    }),
+  },
+];

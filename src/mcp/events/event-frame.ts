@@ -1,0 +1,77 @@
+/**
+ * The wire shape of one MCP event (CONTRACT "Events"), shared by the SSE and WebSocket
+ * surfaces, plus the small parsers both need. Pure functions: no I/O, no clock.
+ */
+import type { Principal } from '../../auth/credentials/credential-resolver.js';
+import { AppError } from '../../errors/app-error.js';
+import type { OperationSubject } from '../../operations/operation.types.js';
+import type { BusEvent } from '../../ports/event-bus.port.js';
+
+/** One event as a client sees it: SSE `id`/`event`/`data` lines, or one WebSocket JSON message. */
+export interface StreamEvent {
+  /** The bus id: monotonic per agent (or bot), what `Last-Event-ID` refers to. */
+  id: number;
+  /** Dot-namespaced type, e.g. `agent.updated`. */
+  event: string;
+  /** `{type, agentId | botId, at (ISO 8601), ...fields of the event}`. */
+  data: Record<string, unknown>;
+}
+
+/** Why the server ends a stream; `disconnected` is the client leaving (nothing to tell it). */
+export type StreamEndReason = 'revoked' | 'expired' | 'unauthorized' | 'not-found' | 'slow-consumer' | 'shutdown' | 'error';
+
+/** The bus stream an MCP subject's events are published on (see the machines' `stream`). */
+export function busStreamOf(subject: OperationSubject): string {
+  return `${subject.type}:${subject.id}`;
+}
+
+/**
+ * Bus event → wire event. The envelope fields (`type`, subject id, `at`) are ours and come
+ * first; an event field of the same name cannot override them.
+ */
+export function toStreamEvent(event: BusEvent, subject: OperationSubject): StreamEvent {
+  const { type: _type, at: _at, agentId: _agentId, botId: _botId, ...fields } = event.data;
+  const idField = subject.type === 'agent' ? 'agentId' : 'botId';
+  return {
+    id: event.id,
+    event: event.type,
+    data: { type: event.type, [idField]: subject.id, at: new Date(event.at).toISOString(), ...fields },
+  };
+}
+
+/** SSE framing of one event; `JSON.stringify` never emits a newline, so one `data:` line suffices. */
+export function formatSse(event: StreamEvent): string {
+  return `id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * The replay cursor from the `Last-Event-ID` header (what EventSource sends) or the
+ * `lastEventId` query parameter (for clients that cannot set headers). Absent → live only.
+ * We only ever hand out integer ids, so anything else is a client bug: 400, not a silent restart.
+ */
+export function parseLastEventId(header: unknown, query: unknown): number | undefined {
+  const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' ? query.trim() : '';
+  if (raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw AppError.validation(['Last-Event-ID must be a non-negative integer']);
+  return Number(raw);
+}
+
+/** The id revocation events name a credential by, or undefined for credentials that cannot be revoked that way. */
+export function credentialIdOf(principal: Principal): string | undefined {
+  // Identity tokens join here (their `jti`) once the credential resolver knows them.
+  return principal.type === 'agent-key' || principal.type === 'bot-key' ? principal.keyId : undefined;
+}
+
+/** When the credential stops being valid on its own (epoch ms), if it ever does. */
+export function credentialExpiryOf(principal: Principal): number | undefined {
+  return 'expiresAt' in principal && typeof principal.expiresAt === 'number' ? principal.expiresAt : undefined;
+}
+
+/** `key.revoked` / `key.expired` (on the `auth` stream or the owner's) → which credential, and why. */
+export function credentialEndOf(event: BusEvent): { credentialId: string; reason: 'revoked' | 'expired' } | undefined {
+  const keyId = event.data.keyId;
+  if (typeof keyId !== 'string') return undefined;
+  if (event.type === 'key.revoked') return { credentialId: keyId, reason: 'revoked' };
+  if (event.type === 'key.expired') return { credentialId: keyId, reason: 'expired' };
+  return undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * `GET /.well-known/mcp.json` (interface 4.6): where the MCP endpoint is, how to talk to it
+ * and which credentials it takes. Static per deployment, so it is built once; rate limited
+ * per client IP like every `.well-known` route (CONTRACT "Limits not shown").
+ */
+import { Router } from 'express';
+import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import { clientIp, createRateLimitMiddleware } from '../http/rate-limit.middleware.js';
+import { MCP_MAX_BODY_BYTES } from './mcp-body.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
+
+export interface McpDiscoveryDeps {
+  /** Origin clients reach the service at (`PUBLIC_URL`). */
+  publicUrl: string;
+  limiter: RateLimiterPort;
+}
+
+const perWindow = (windows: readonly RateWindow[]) => Object.fromEntries(windows.map((w) => [`per${w.name[0]!.toUpperCase()}${w.name.slice(1)}`, w.limit]));
+
+/** The discovery document; exported for tests and for other discovery documents to link to. */
+export function mcpDiscoveryDocument(publicUrl: string) {
+  const base = publicUrl.replace(/\/+$/, '');
+  return {
+    name: 'agent-runtime-service',
+    description: 'Server-executed tools of one always-on Web3 trading agent per endpoint, over MCP (JSON-RPC 2.0).',
+    endpoint: `${base}/mcp/{publicId}`,
+    transport: {
+      type: 'streamable-http',
+      stateless: true,
+      methods: ['POST'],
+      // Answers are single JSON bodies; there are no sessions and no standalone GET stream.
+      responseContentType: 'application/json',
+      batching: false,
+      maxBodyBytes: MCP_MAX_BODY_BYTES,
+    },
+    protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+    latestProtocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: { tools: { listChanged: false } },
+    authentication: {
+      scheme: 'bearer',
+      header: 'Authorization',
+      credentials: [
+        {
+          type: 'agent-api-key',
+          format: 'mcpk_ followed by 43 base64url characters',
+          prefix: 'mcpk_',
+          issuedBy: `${base}/api/nest/agents/{agentId}/keys`,
+          expiresAfterDays: 90,
+        },
+        {
+          type: 'identity-access-token',
+          format: 'JWT',
+          algorithm: 'ES256',
+          jwksUri: `${base}/.well-known/jwks.json`,
+          issuedBy: [`${base}/api/public/erc8004/onboarding/siwe`, `${base}/api/public/erc8004/onboarding/identity`],
+        },
+      ],
+    },
+    scopes: {
+      read: { description: 'Status, portfolio, positions, trade history, logs, research, ask.', rateLimit: perWindow(RATE_POLICIES.apiKey.read) },
+      trade: { description: 'read, plus submit, cancel and approve orders and manage strategies as policy allows.', rateLimit: perWindow(RATE_POLICIES.apiKey.trade) },
+      manage: { description: 'trade, plus keys, configuration, scopes and ownership-sensitive actions.', rateLimit: perWindow(RATE_POLICIES.apiKey.manage) },
+    },
+    toolDiscovery: 'Call tools/list with the credential that will call the tools: the list depends on its scope and changes with deploys.',
+    events: { sse: `${base}/mcp/{publicId}/events/sse` },
+  };
+}
+
+export function createMcpDiscoveryRoutes(deps: McpDiscoveryDeps): Router {
+  const router = Router();
+  const body = JSON.stringify(mcpDiscoveryDocument(deps.publicUrl));
+  const limit = createRateLimitMiddleware({ limiter: deps.limiter, resolve: (req) => ({ key: `ip:${clientIp(req)}`, windows: RATE_POLICIES.public }) });
+  router.get('/.well-known/mcp.json', limit, (_req, res) => {
+    res.set({ 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' }).type('application/json').send(body);
+  });
+  return router;
+}

@@ -1,0 +1,112 @@
+/**
+ * The protocol dispatcher: one parsed JSON body in, one JSON-RPC answer (or none) out.
+ * Stateless: every request carries its credential, so `tools/list` and `tools/call` work
+ * without a prior `initialize`, and `initialize` only negotiates the protocol revision.
+ */
+import type { z } from 'zod';
+import { validationMessages } from '../errors/validation-messages.js';
+import type { McpAccess } from './mcp-access.js';
+import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
+import type { CallIds, ToolCaller } from './mcp-tool-call.js';
+import type { ToolDirectory } from './mcp-tools.js';
+import {
+  callToolParamsSchema,
+  errorResponse,
+  incomingMessageSchema,
+  initializeParamsSchema,
+  listToolsParamsSchema,
+  negotiateProtocolVersion,
+  requestIdSchema,
+  resultResponse,
+  type InitializeResult,
+  type JsonRpcResponse,
+  type RequestId,
+} from './mcp-wire.js';
+
+/** What to write: HTTP status, the JSON-RPC body (none for 202), and what to log. */
+export interface DispatchOutcome {
+  status: number;
+  body?: JsonRpcResponse;
+  headers?: Record<string, string>;
+  method?: string;
+  tool?: string;
+}
+
+export interface McpDispatcherDeps {
+  directory: ToolDirectory;
+  caller: ToolCaller;
+  serverInfo: { name: string; version: string };
+}
+
+type MethodHandler = (params: Record<string, unknown>, access: McpAccess, ids: CallIds) => Promise<unknown>;
+
+/** Validates params with the shared wording of validation messages (`name is required`). */
+function parseParams<S extends z.ZodType>(schema: S, params: Record<string, unknown>): z.output<S> {
+  const parsed = schema.safeParse(params, { reportInput: true });
+  if (!parsed.success) throw invalidParams(validationMessages(parsed.error));
+  return parsed.data;
+}
+
+export class McpDispatcher {
+  private readonly methods: Record<string, MethodHandler>;
+
+  constructor(deps: McpDispatcherDeps) {
+    this.methods = {
+      initialize: async (params): Promise<InitializeResult> => ({
+        protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: deps.serverInfo,
+        instructions: 'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.',
+      }),
+      ping: async () => ({}),
+      'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
+      'tools/call': async (params, access, ids) => deps.caller.call(parseParams(callToolParamsSchema, params), access, ids),
+    };
+  }
+
+  async dispatch(body: unknown, access: McpAccess, ids: CallIds): Promise<DispatchOutcome> {
+    // Batches left JSON-RPC-over-MCP in 2025-06-18; one request per HTTP request also keeps
+    // one rate-limit hit per call (see mcp-errors.ts).
+    const parsed = incomingMessageSchema.safeParse(body);
+    if (!parsed.success) return failure(invalidRequest().withId(readableId(body)));
+    const { id, method, params } = parsed.data;
+    if (id === undefined) {
+      // JSON-RPC notifications get no answer; only MCP's `notifications/*` may be sent that way.
+      return method.startsWith('notifications/') ? { status: 202, method: forLog(method) } : failure(invalidRequest());
+    }
+    const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
+    if (!handler) return failure(methodNotFound().withId(id), forLog(method));
+    const name = (params as { name?: unknown } | undefined)?.name;
+    const tool = method === 'tools/call' && typeof name === 'string' ? forLog(name) : undefined;
+    try {
+      if (Array.isArray(params)) throw invalidParams(['params must be object']);
+      const result = await handler(params ?? {}, access, ids);
+      return { status: 200, body: resultResponse(id, result), method, ...(tool === undefined ? {} : { tool }) };
+    } catch (error) {
+      if (error instanceof McpWireError) return failure(error.withId(id), method, tool);
+      throw error;
+    }
+  }
+}
+
+function failure(error: McpWireError, method?: string, tool?: string): DispatchOutcome {
+  return {
+    status: error.status,
+    body: errorResponse(error.id, error.error),
+    headers: error.headers,
+    ...(method === undefined ? {} : { method }),
+    ...(tool === undefined ? {} : { tool }),
+  };
+}
+
+/** Names from the client go into access logs: bounded, whatever was sent. */
+function forLog(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}
+
+/** The id of an invalid request when it is itself valid, so the client can match the error. */
+function readableId(body: unknown): RequestId | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const parsed = requestIdSchema.safeParse((body as { id?: unknown }).id);
+  return parsed.success ? parsed.data : null;
+}

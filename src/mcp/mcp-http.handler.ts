@@ -1,0 +1,197 @@
+/**
+ * The MCP endpoint `/mcp/:publicId` (interface 4.5) as a plain node:http handler, served
+ * before express on the same server: express costs ~150 µs a request before any work
+ * (STACK.md), more than this whole path. Streamable HTTP, stateless, JSON answers only.
+ *
+ * Per request: ids → body (1 MiB cap) ∥ credential → rate limit → JSON → dispatcher.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KeyScope } from '../../machines/api-key.machine.js';
+import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../http/request-context.middleware.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { OperationCatalog } from '../operations/operation-catalog.js';
+import type { OperationInvoker } from '../operations/operation-invoker.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import type { McpAccess, McpAccessResolver } from './mcp-access.js';
+import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-body.js';
+import { McpDispatcher, type DispatchOutcome } from './mcp-dispatcher.js';
+import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, rateLimited, unsupportedProtocolVersion } from './mcp-errors.js';
+import { ToolCaller } from './mcp-tool-call.js';
+import { ToolDirectory } from './mcp-tools.js';
+import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
+
+export interface McpHttpDeps {
+  access: Pick<McpAccessResolver, 'resolve'>;
+  invoker: OperationInvoker;
+  catalog: OperationCatalog;
+  limiter: RateLimiterPort;
+  logger: Logger;
+  clock: ClockPort;
+  metrics?: Metrics;
+  /** The budget of a credential of `scope`; default interface 8 (benchmarks raise it). */
+  rateWindows?: (scope: KeyScope) => readonly RateWindow[];
+  maxBodyBytes?: number;
+  serverInfo?: { name: string; version: string };
+}
+
+/** Serves the request and returns true when it is for the MCP endpoint; false leaves it to express. */
+export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * How long the MCP path reuses a publicId lookup (`McpAccessCacheOptions.ttlMs`): the store
+ * read is the largest cost of a request after the tool itself, and a hot agent is asked
+ * many times a second; a deactivation or bot config change reaches MCP within this.
+ */
+export const MCP_TARGET_CACHE_MS = 1_000;
+
+/** Route template for metrics and logs (bounded label cardinality). */
+export const MCP_ROUTE = '/mcp/:publicId';
+
+/** Bearer credentials only, no cookies: any origin may call (browser-based MCP clients). */
+const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate' };
+const PREFLIGHT = {
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
+  'Access-Control-Max-Age': '86400',
+};
+
+/** `/mcp/<publicId>` exactly (query string allowed): its publicId, else undefined. */
+export function matchMcpPath(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith('/mcp/')) return undefined;
+  const query = url.indexOf('?');
+  const segment = url.slice(5, query < 0 ? undefined : query);
+  if (segment === '' || segment.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // Not a valid escape: no agent has that publicId, the lookup says 404.
+  }
+}
+
+export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
+  const dispatcher = new McpDispatcher({
+    directory: new ToolDirectory(deps.catalog),
+    caller: new ToolCaller(deps),
+    serverInfo: deps.serverInfo ?? { name: 'agent-runtime-service', version: '0.1.0' },
+  });
+  const windowsOf = deps.rateWindows ?? ((scope: KeyScope) => RATE_POLICIES.apiKey[scope]);
+  const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
+
+  /** One hit per HTTP request; API keys share their budget with the REST routes (`apikey:<id>`). */
+  async function meter(access: McpAccess, res: ServerResponse): Promise<void> {
+    const principal = access.principal;
+    const key = principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
+    const decision = await deps.limiter.hit(key, windowsOf(access.scope));
+    res.setHeader('X-RateLimit-Limit', String(decision.limit));
+    res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, publicId: string, ids: { requestId: string; correlationId: string }): Promise<DispatchOutcome | undefined> {
+    if (req.method === 'OPTIONS') return { status: 204, headers: PREFLIGHT };
+    // GET would open a standalone SSE stream and DELETE end a session: neither exists when stateless.
+    if (req.method !== 'POST') return wireFailure(methodNotAllowed());
+    const body = readBody(req, maxBodyBytes);
+    const granted = deps.access.resolve(publicId, header(req, 'authorization')).then(
+      (access) => ({ access }),
+      (error: unknown) => ({ error }),
+    );
+    const read = await body;
+    if (read.kind === 'aborted') return undefined;
+    if (read.kind === 'too-large') {
+      if (shouldCloseAfterTooLarge(req)) res.setHeader('Connection', 'close');
+      return wireFailure(entityTooLarge());
+    }
+    const grant = await granted;
+    if ('error' in grant) return failureOf(grant.error);
+    try {
+      await meter(grant.access, res);
+    } catch (error) {
+      return failureOf(error);
+    }
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS));
+    let message: unknown;
+    try {
+      message = JSON.parse(read.body.toString('utf8'));
+    } catch {
+      return wireFailure(parseError());
+    }
+    return dispatcher.dispatch(message, grant.access, ids);
+  }
+
+  function failureOf(error: unknown): DispatchOutcome {
+    const mapped = httpFailure(error);
+    if (mapped) return wireFailure(mapped);
+    throw error;
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse, publicId: string): Promise<void> {
+    const started = process.hrtime.bigint();
+    const startedAt = deps.clock.now();
+    const requestId = acceptId(header(req, 'x-request-id')) ?? randomUUID();
+    const ids = { requestId, correlationId: acceptId(header(req, 'x-correlation-id')) ?? requestId };
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader(CORRELATION_ID_HEADER, ids.correlationId);
+    // Only browsers need CORS headers, and they always send Origin cross-origin.
+    if (req.headers.origin !== undefined) for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
+    let outcome: DispatchOutcome | undefined;
+    try {
+      outcome = await handle(req, res, publicId, ids);
+    } catch (error) {
+      deps.logger.error({ err: error, ...ids }, 'mcp request failed');
+      outcome = wireFailure(internalError());
+    }
+    if (outcome === undefined || res.headersSent || res.destroyed) return;
+    write(res, outcome);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    deps.metrics?.observeHttp(req.method ?? 'UNKNOWN', MCP_ROUTE, outcome.status, seconds);
+    const level = outcome.status >= 500 ? 'error' : outcome.status >= 400 ? 'warn' : 'info';
+    if (!deps.logger.isLevelEnabled(level)) return;
+    const rpcError = outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined;
+    deps.logger[level](
+      {
+        ...ids,
+        req: { method: req.method, path: MCP_ROUTE, publicId, remoteAddress: req.socket.remoteAddress, userAgent: req.headers['user-agent'] },
+        res: { statusCode: outcome.status },
+        mcp: { method: outcome.method, tool: outcome.tool, error: rpcError },
+        responseTime: deps.clock.now() - startedAt,
+      },
+      'mcp request completed',
+    );
+  }
+
+  return (req, res) => {
+    const publicId = matchMcpPath(req.url);
+    if (publicId === undefined) return false;
+    serve(req, res, publicId).catch((error: unknown) => {
+      // Only writing or logging can get here; the socket is all that is left to clean up.
+      deps.logger.error({ err: error }, 'mcp response could not be written');
+      res.destroy();
+    });
+    return true;
+  };
+}
+
+function wireFailure(error: McpWireError): DispatchOutcome {
+  return { status: error.status, body: errorResponse(error.id, error.error), headers: error.headers };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function write(res: ServerResponse, outcome: DispatchOutcome): void {
+  for (const [name, value] of Object.entries(outcome.headers ?? {})) res.setHeader(name, value);
+  if (outcome.body === undefined) {
+    res.writeHead(outcome.status).end();
+    return;
+  }
+  const json = JSON.stringify(outcome.body);
+  res.writeHead(outcome.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json);
+}

@@ -1,0 +1,89 @@
+/**
+ * `tools/call`: one call through the shared invoker (visibility, scope, validation, audit),
+ * and the translation of its outcome into MCP terms (see the table in mcp-errors.ts).
+ */
+import { isAppError } from '../errors/app-error.js';
+import type { Logger } from '../observability/logger.js';
+import type { OperationCatalog } from '../operations/operation-catalog.js';
+import type { OperationInvoker } from '../operations/operation-invoker.js';
+import type { OperationContext } from '../operations/operation.types.js';
+import type { McpAccess } from './mcp-access.js';
+import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
+import type { CallToolParams, CallToolResult } from './mcp-wire.js';
+
+/** Ids of the HTTP request a call belongs to (audit, logs). */
+export interface CallIds {
+  requestId: string;
+  correlationId: string;
+}
+
+export interface ToolCallerDeps {
+  invoker: OperationInvoker;
+  catalog: OperationCatalog;
+  logger: Logger;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Runs tools for MCP callers; throws `McpWireError` for protocol-level failures. */
+export class ToolCaller {
+  constructor(private readonly deps: ToolCallerDeps) {}
+
+  async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {
+    const { name } = params;
+    const input = params.arguments ?? {};
+    const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey : undefined;
+    const ctx: OperationContext = {
+      principal: access.principal,
+      scope: access.scope,
+      subject: access.subject,
+      userId: access.userId,
+      surface: 'mcp',
+      ...ids,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    };
+    let result: unknown;
+    try {
+      result = await this.deps.invoker.invoke({ name, input, ctx, viewer: access.viewer });
+    } catch (error) {
+      return this.failed(name, error, access);
+    }
+    return this.succeeded(name, result);
+  }
+
+  private succeeded(name: string, result: unknown): CallToolResult {
+    const text = JSON.stringify(result) ?? 'null';
+    const output = this.deps.catalog.get(name)?.output;
+    if (!output) return { content: [{ type: 'text', text }], isError: false };
+    // Clients validate structuredContent against outputSchema, which forbids unknown keys:
+    // parse (and so strip) instead of sending the handler's object as it is.
+    const parsed = output.safeParse(result);
+    // MCP structured content is an object; a non-object output has no outputSchema in tools/list.
+    if (parsed.success && isPlainObject(parsed.data)) return { content: [{ type: 'text', text }], structuredContent: parsed.data, isError: false };
+    if (!parsed.success) this.deps.logger.error({ tool: name }, 'tool result does not match its output schema; sent without structuredContent');
+    return { content: [{ type: 'text', text }], isError: false };
+  }
+
+  /** A result with `isError: true` for domain failures; throws for protocol-level ones. */
+  private failed(name: string, error: unknown, access: McpAccess): CallToolResult {
+    if (!isAppError(error)) {
+      this.deps.logger.error({ err: error, tool: name }, 'tool failed unexpectedly');
+      throw toolExecutionFailed(name, 'Internal server error');
+    }
+    // Which refusal the invoker hit is asked of the catalog, not read from the message, so a
+    // handler's own 404 or 403 stays a domain failure.
+    const refusal = this.deps.catalog.refusal(name, access.viewer);
+    if (error.status === 404 && (refusal === 'unknown' || refusal === 'hidden')) {
+      throw methodNotFound(access.granularErrors ? name : undefined);
+    }
+    if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
+    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
+    if (error.status >= 500) {
+      this.deps.logger.error({ err: error, tool: name }, 'tool failed');
+      throw toolExecutionFailed(name, error.message);
+    }
+    const body = { code: error.code, message: error.message };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `tools/list`: the catalog's operations as MCP tool descriptors, filtered per credential
+ * and paged. JSON Schemas are derived from the operations' zod schemas once per operation.
+ */
+import { z } from 'zod';
+import type { OperationCatalog, Viewer } from '../operations/operation-catalog.js';
+import type { AnyOperation } from '../operations/operation.types.js';
+import { invalidParams } from './mcp-errors.js';
+import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
+
+/** Tools per `tools/list` page; today's catalog fits one page, growing ones page by name. */
+export const TOOLS_PAGE_SIZE = 50;
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * MCP requires `type: "object"` schemas; the 2020-12 dialect is MCP's default, so `$schema`
+ * is dropped (smaller lists, and draft-07 validators in older clients do not trip on it).
+ */
+function toObjectSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema | undefined {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return json.type === 'object' ? json : undefined;
+}
+
+function describe(operation: AnyOperation): ToolDescriptor {
+  // An input that is not an object (none today) still gets a schema clients accept.
+  const inputSchema = toObjectSchema(operation.input, 'input') ?? { type: 'object' };
+  const outputSchema = operation.output ? toObjectSchema(operation.output, 'output') : undefined;
+  const hints = operation.annotations;
+  return {
+    name: operation.name,
+    description: operation.description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(hints
+      ? {
+          annotations: {
+            ...(hints.readOnly === undefined ? {} : { readOnlyHint: hints.readOnly }),
+            ...(hints.destructive === undefined ? {} : { destructiveHint: hints.destructive }),
+            ...(hints.idempotent === undefined ? {} : { idempotentHint: hints.idempotent }),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Cursor = the last name of the previous page: stable while the catalog changes between pages. */
+function encodeCursor(lastName: string): string {
+  return Buffer.from(JSON.stringify({ after: lastName })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const after = (decoded as { after?: unknown } | null)?.after;
+    if (typeof after === 'string') return after;
+  } catch {
+    // Falls through to the invalid-params error below.
+  }
+  // MCP pagination: an invalid cursor SHOULD be -32602.
+  throw invalidParams(['cursor is invalid']);
+}
+
+/** Tool descriptors per viewer; one derivation per operation object for the process's life. */
+export class ToolDirectory {
+  private readonly descriptors = new WeakMap<AnyOperation, ToolDescriptor>();
+
+  constructor(
+    private readonly catalog: OperationCatalog,
+    private readonly pageSize = TOOLS_PAGE_SIZE,
+  ) {}
+
+  descriptor(operation: AnyOperation): ToolDescriptor {
+    let descriptor = this.descriptors.get(operation);
+    if (!descriptor) {
+      descriptor = describe(operation);
+      this.descriptors.set(operation, descriptor);
+    }
+    return descriptor;
+  }
+
+  /** One page of the tools `viewer` may call, in name order. */
+  list(viewer: Viewer, cursor?: string): ListToolsResult {
+    const visible = this.catalog.visibleTo(viewer);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const start = after === undefined ? 0 : visible.findIndex((operation) => operation.name.localeCompare(after) > 0);
+    const page = start < 0 ? [] : visible.slice(start, start + this.pageSize);
+    const last = page.at(-1);
+    const more = last !== undefined && start + page.length < visible.length;
+    return { tools: page.map((operation) => this.descriptor(operation)), ...(more ? { nextCursor: encodeCursor(last.name) } : {}) };
+  }
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import type { AskBot } from '../../../agents/ask-bot.js';
+import { defineOperation } from '../operation.types.js';
+
+const askBotOutput = z.object({
+  reply: z.string(),
+  intent: z.string(),
+  params: z.record(z.string(), z.unknown()).optional(),
+  confidence: z.number().min(0).max(1),
+  degraded: z.boolean().optional(),
+});
+
+/** AI/chat family (interface 4.5): `ask_bot`, the legacy name kept for compatibility. */
+export function chatOperations(bot: AskBot) {
+  return [
+    defineOperation({
+      name: 'ask_bot',
+      description:
+        'Ask the agent in natural language. Answers "status", "portfolio", "positions" and "orders" from live data; ' +
+        'reads trading commands ("buy 0.5 SOL of BONK", "swap 100 USDC to SOL with 1% slippage", "approve <order_id>", ' +
+        '"dca 10 USDC into SOL every day") into `intent` + `params` and says which trading tool executes them: ' +
+        'this tool never executes a trade. `degraded: true` means the language model was unavailable and a templated ' +
+        'reply was sent. Stateless: `chat_id` is recorded, no conversation history is kept, so send full commands.',
+      family: 'chat',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z
+        .object({
+          message: z.string().min(1).max(4000),
+          chat_id: z.string().min(1).max(256),
+        })
+        .strict(),
+      output: askBotOutput,
+      annotations: { readOnly: true },
+      handler: (ctx, input) => bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id }),
+    }),
+  ];
+}

@@ -1,0 +1,166 @@
+/**
+ * MCP endpoint throughput (printed, not asserted). Run: `npm run bench:mcp`.
+ *
+ * Three servers in this process, each loaded in turn by autocannon from a separate process
+ * (50 connections, POST of one `tools/call`):
+ * 1. ceiling: bare node:http that parses a JSON-RPC body and echoes a result;
+ * 2. ours: `createMcpHttpHandler` with the real service behind it (key auth, agent lookup,
+ *    rate-limit counter, invoker with audit, the tool's store read); the rate budget is raised
+ *    so the counter runs on every request without denying any (as in auth.bench.ts);
+ * 3. peer: the MCP SDK's stateless Streamable HTTP server as in its example (express, fresh
+ *    McpServer + transport per request) answering a trivial tool.
+ * Targets: ours >= 40% of the ceiling, >= 2x the peer, p99 < 20 ms. Ours is also loaded with
+ * `ping` (everything but the tool) and `agent_status` (one store read) to show where time goes.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type autocannon from 'autocannon';
+import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
+import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
+import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
+import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../../src/mcp/mcp-http.handler.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Client, signInSolana, startTestService } from '../support/test-service.js';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
+const run = promisify(execFile);
+const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
+const ACCEPT = 'application/json, text/event-stream';
+
+/** Loads `url` with one POST body from a separate process, so the load generator does not share our event loop. */
+async function load(url: string, body: string, headers: Record<string, string> = {}) {
+  const all = { 'content-type': 'application/json', accept: ACCEPT, ...headers };
+  const args = [AUTOCANNON, '--json', '-c', '50', '-d', String(DURATION_S), '-m', 'POST', '-b', body, ...Object.entries(all).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as autocannon.Result;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function listen(listener: RequestListener): Promise<{ server: Server; base: string }> {
+  const server = createServer(listener).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** 1. The ceiling: parse, answer, nothing else. */
+const ceiling: RequestListener = (req, res) => {
+  readJson(req).then(
+    (message) => {
+      const json = JSON.stringify({ jsonrpc: '2.0', id: (message as { id?: unknown }).id ?? null, result: { content: [{ type: 'text', text: '{}' }], isError: false } });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
+    },
+    () => res.writeHead(400).end(),
+  );
+};
+
+/** 3. The SDK's stateless example, reduced to one trivial tool. */
+function sdkPeer() {
+  const app = createMcpExpressApp();
+  app.post('/mcp', async (req, res) => {
+    const server = new McpServer({ name: 'peer', version: '1.0.0' });
+    server.registerTool('noop', { description: 'Does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: '{"ok":true}' }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+  });
+  return app;
+}
+
+async function main() {
+  const svc = await startTestService({ env: { LOG_LEVEL: 'silent' } });
+  const operator = new Client(svc.url);
+  await signInSolana(operator);
+  const { body: agent } = await operator.post('/api/nest/agents', { name: 'bench' });
+  const { body: key } = await operator.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'bench', scope: 'read' });
+  const { runtime, adapters, services, operations } = svc.service;
+  const tool = operations.catalog.get('trading_portfolio_summary') ? 'trading_portfolio_summary' : 'agent_status';
+
+  const clock = new SystemClock();
+  const limiter = new InProcessRateLimiter({ clock });
+  const handler = createMcpHttpHandler({
+    access: new McpAccessResolver(runtime, adapters.store, services.resolver, false, { ttlMs: MCP_TARGET_CACHE_MS, clock }),
+    invoker: operations.invoker,
+    catalog: operations.catalog,
+    limiter,
+    logger: createLogger({ level: 'silent' }),
+    clock,
+    rateWindows: () => [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
+  });
+  const servers = {
+    ceiling: await listen(ceiling),
+    ours: await listen((req, res) => {
+      if (!handler(req, res)) res.writeHead(404).end();
+    }),
+    peer: await listen(sdkPeer()),
+  };
+  const callOf = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+  const oursUrl = `${servers.ours.base}/mcp/${agent.publicId}`;
+  const auth = { authorization: `Bearer ${key.secret}` };
+
+  // Each answers correctly before it is timed.
+  const sanity = await fetch(oursUrl, { method: 'POST', headers: { ...auth, accept: ACCEPT }, body: callOf(tool) });
+  const answer = (await sanity.json()) as { result?: { isError: boolean } };
+  if (answer.result?.isError !== false) throw new Error(`ours: unexpected answer ${JSON.stringify(answer)}`);
+  const peerSanity = await fetch(`${servers.peer.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: callOf('noop') });
+  if (!(await peerSanity.text()).includes('"ok\\":true')) throw new Error('peer: unexpected answer');
+
+  await load(`${servers.ceiling.base}/mcp`, callOf(tool)); // warm-up of the machine and the JIT
+  const ceilingResult = await load(`${servers.ceiling.base}/mcp`, callOf(tool));
+  await load(oursUrl, callOf(tool), auth);
+  const oursResult = await load(oursUrl, callOf(tool), auth);
+  // Where the time goes: the protocol path alone (ping), and the cheapest tool.
+  const pingResult = await load(oursUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), auth);
+  const statusResult = tool === 'agent_status' ? oursResult : await load(oursUrl, callOf('agent_status'), auth);
+  await load(`${servers.peer.base}/mcp`, callOf('noop'));
+  const peerResult = await load(`${servers.peer.base}/mcp`, callOf('noop'));
+
+  const row = (label: string, r: { rps: number; p50: number; p99: number }) => console.log(`| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / ceilingResult.rps) * 100).toFixed(1)}% |`);
+  console.log(`\n## MCP endpoint (${DURATION_S} s each, 50 connections, one server core, embedded profile)`);
+  console.log('| server and request | req/s | p50 ms | p99 ms | of ceiling |\n|---|---|---|---|---|');
+  row('ceiling: bare node:http, parse + echo', ceilingResult);
+  row(`ours: tools/call ${tool}`, oursResult);
+  if (tool !== 'agent_status') row('ours: tools/call agent_status', statusResult);
+  row('ours: ping (key auth, agent lookup, rate counter, no tool)', pingResult);
+  row('peer: MCP SDK stateless example (express, server per request), trivial tool', peerResult);
+  console.log(`ours (${tool}) / ceiling: ${((oursResult.rps / ceilingResult.rps) * 100).toFixed(1)}% (target >= 40%)`);
+  console.log(`ours (${tool}) / peer: ${(oursResult.rps / peerResult.rps).toFixed(2)}x (target >= 2x)`);
+  console.log(`ours (${tool}) p99: ${oursResult.p99} ms (target < 20 ms)`);
+
+  for (const { server } of Object.values(servers)) {
+    server.closeAllConnections();
+    server.close();
+  }
+  await limiter.close();
+  await svc.stop();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

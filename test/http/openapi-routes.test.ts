@@ -1,0 +1,115 @@
+import type { Express, Router } from 'express';
+import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuthMiddlewareDeps } from '../../src/http/auth/auth.middleware.js';
+import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
+import { createOpenApiRoutes } from '../../src/http/openapi/openapi.routes.js';
+import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
+import { createAgentRoutes } from '../../src/http/routes/agents.routes.js';
+import { createAuditRoutes } from '../../src/http/routes/audit.routes.js';
+import { createAuthRoutes } from '../../src/http/routes/auth.routes.js';
+import { createBotRoutes } from '../../src/http/routes/bots.routes.js';
+import { createCatalogAdminRoutes } from '../../src/http/routes/catalog-admin.routes.js';
+import { AGENT_REST_BINDINGS, createOperationRoutes } from '../../src/http/routes/operation.routes.js';
+import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
+import { keyOperations } from '../../src/operations/definitions/key.ops.js';
+import { OperationCatalog } from '../../src/operations/operation-catalog.js';
+import type { ActorRuntime } from '../../src/runtime/actor-runtime.js';
+import { Client, startTestService, type TestService } from '../support/test-service.js';
+import { createTestApp } from './http-harness.js';
+
+type Doc = { paths: Record<string, Record<string, any>> };
+
+describe('OpenAPI and docs routes (service)', () => {
+  let svc: TestService;
+  let doc: Doc;
+  beforeAll(async () => {
+    svc = await startTestService();
+    doc = (await new Client(svc.url).get('/api/nest/openapi.json')).body;
+  });
+  afterAll(() => svc.stop());
+
+  it('serves a valid OpenAPI 3.1 document with every catalog binding, as a public rate-limited route', async () => {
+    const response = await new Client(svc.url).get('/api/nest/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(openApiProblems(response.body)).toEqual([]);
+    for (const binding of AGENT_REST_BINDINGS) {
+      expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toBe(binding.operation);
+    }
+  });
+
+  it('serves the docs page as self-contained HTML that may run nothing', async () => {
+    const response = await fetch(`${svc.url}/api/nest/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    const page = await response.text();
+    expect(page).toContain('<code>/api/nest/agents/{agentId}/pause</code>');
+    expect(page).toContain('<h3><code>agent_pause</code>');
+  });
+
+  it('documents only routes the service serves: none of them falls through to “Cannot METHOD /path”', async () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const concrete = path.replace(/\{(\w+)\}/g, 'x');
+        // The ops router answers 401 to strangers on any path under it, so ops routes are probed with the token.
+        const headers: Record<string, string> = path.startsWith('/api/nest/ops/') ? { authorization: `Bearer ${svc.opsToken}` } : {};
+        const response = await fetch(`${svc.url}${concrete}`, {
+          method: method.toUpperCase(),
+          headers: method === 'get' ? headers : { ...headers, 'content-type': 'application/json' },
+          ...(method === 'get' ? {} : { body: '{}' }),
+        });
+        const text = await response.text();
+        const message = response.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { message?: unknown }).message : undefined;
+        expect({ method, path, message }).not.toEqual({ method, path, message: `Cannot ${method.toUpperCase()} ${concrete}` });
+      }
+    }
+  });
+});
+
+describe('OpenAPI coverage of the REST routers', () => {
+  /** Method and OpenAPI path of every route mounted in an express 5 app, nested routers included. */
+  function servedRoutes(app: Express): string[] {
+    const found: string[] = [];
+    const walk = (stack: any[]) => {
+      for (const layer of stack) {
+        if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
+        else if (Array.isArray(layer.handle?.stack)) walk(layer.handle.stack);
+      }
+    };
+    walk((app as unknown as { router: { stack: any[] } }).router.stack);
+    return found;
+  }
+
+  it('documents every route of the auth, agent, bot, audit, catalog, ops and probe routers', () => {
+    // Building routers only wires middleware; nothing here is called.
+    const none = {} as never;
+    const auth = { resolver: none, csrf: none, limiter: none } as AuthMiddlewareDeps;
+    const catalog = svcCatalog();
+    const routers: Router[] = [
+      createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none }),
+      createAgentRoutes({ auth, agents: none, stepUp: none }),
+      createBotRoutes({ auth, bots: none, keys: none, stepUp: none }),
+      createAuditRoutes({ auth, agents: none, bots: none, audit: none }),
+      createOperationRoutes({ auth, invoker: none, agents: none, bindings: AGENT_REST_BINDINGS }),
+      createCatalogAdminRoutes({ catalog, opsToken: 'ops' }),
+      createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, limiter: none }),
+    ];
+    const served = servedRoutes(createTestApp({ routers }).app);
+    expect(served.length).toBeGreaterThan(40);
+    const documented = serviceOpenApiDocument(catalog, AGENT_REST_BINDINGS) as Doc;
+    const missing = served.filter((route) => {
+      const [method, path] = route.split(' ') as [string, string];
+      return documented.paths[path]?.[method] === undefined;
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
+/** The service's operations, with handlers that never run here. */
+function svcCatalog(): OperationCatalog {
+  return new OperationCatalog().register(...agentOperations({} as ActorRuntime), ...keyOperations({} as ApiKeysService));
+}

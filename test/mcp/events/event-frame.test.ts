@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { formatSse, parseLastEventId, toStreamEvent } from '../../../src/mcp/events/event-frame.js';
+import { authorizationOf } from '../../../src/mcp/events/ws.upgrade.js';
+
+describe('event frames', () => {
+  const busEvent = { stream: 'agent:a1', id: 7, at: Date.UTC(2026, 0, 1), type: 'key.revoked', data: { state: 'revoked', keyId: 'k1', type: 'forged', agentId: 'other' } };
+
+  it('puts type, the subject id and an ISO time first; event fields cannot override them', () => {
+    expect(toStreamEvent(busEvent, { type: 'agent', id: 'a1' })).toEqual({
+      id: 7,
+      event: 'key.revoked',
+      data: { type: 'key.revoked', agentId: 'a1', at: '2026-01-01T00:00:00.000Z', state: 'revoked', keyId: 'k1' },
+    });
+    expect(toStreamEvent(busEvent, { type: 'bot', id: 'b1' }).data).toMatchObject({ botId: 'b1' });
+  });
+
+  it('frames SSE as id, event and one data line', () => {
+    const frame = formatSse({ id: 3, event: 'agent.updated', data: { type: 'agent.updated', note: 'a\nb' } });
+    expect(frame).toBe('id: 3\nevent: agent.updated\ndata: {"type":"agent.updated","note":"a\\nb"}\n\n');
+  });
+
+  it('reads Last-Event-ID from the header first, then the query; refuses non-integers', () => {
+    expect(parseLastEventId(undefined, undefined)).toBeUndefined();
+    expect(parseLastEventId('', '')).toBeUndefined();
+    expect(parseLastEventId(' 12 ', '3')).toBe(12);
+    expect(parseLastEventId(undefined, '3')).toBe(3);
+    expect(parseLastEventId(undefined, '0')).toBe(0);
+    for (const bad of ['-1', '1.5', 'abc', '9'.repeat(16)]) expect(() => parseLastEventId(bad, undefined)).toThrow(/non-negative integer/);
+  });
+
+  it('takes the WebSocket credential from Authorization, else from `bearer, <token>` subprotocols', () => {
+    const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+    expect(authorizationOf(req({ authorization: 'Bearer a', 'sec-websocket-protocol': 'bearer, b' }))).toBe('Bearer a');
+    expect(authorizationOf(req({ 'sec-websocket-protocol': 'bearer, mcpk_b' }))).toBe('Bearer mcpk_b');
+    expect(authorizationOf(req({ 'sec-websocket-protocol': 'graphql-ws' }))).toBeUndefined();
+    expect(authorizationOf(req({ 'sec-websocket-protocol': 'bearer' }))).toBeUndefined();
+    expect(authorizationOf(req({}))).toBeUndefined();
+  });
+});

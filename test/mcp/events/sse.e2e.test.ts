@@ -1,0 +1,151 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import { agentFixture, openSse, until, type SseStream } from './events-harness.js';
+
+describe('GET /mcp/:publicId/events/sse (e2e)', () => {
+  const clock = new ManualClock(Date.now());
+  let svc: TestService;
+  const open: SseStream[] = [];
+  const sse = async (...args: Parameters<typeof openSse>) => {
+    const stream = await openSse(...args);
+    open.push(stream);
+    return stream;
+  };
+  beforeAll(async () => {
+    svc = await startTestService({ clock });
+  });
+  afterEach(() => open.splice(0).forEach((stream) => stream.close()));
+  afterAll(() => svc.stop());
+
+  it('streams agent events in order with increasing ids, in the CONTRACT shape and headers', async () => {
+    const agent = await agentFixture(svc.url);
+    const { secret } = await agent.newKey();
+    const stream = await sse(svc.url, agent.publicId, { secret });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.headers.get('x-accel-buffering')).toBe('no');
+    expect(stream.headers.get('cache-control')).toContain('no-cache');
+
+    await agent.toggle(3);
+    await until(() => stream.events().length === 6, 'six events');
+    const events = stream.events();
+    expect(events.map((e) => e.event)).toEqual(Array(6).fill('agent.updated'));
+    expect(events.map((e) => e.data.state)).toEqual(['paused', 'active', 'paused', 'active', 'paused', 'active']);
+    events.forEach((e, i) => i > 0 && expect(e.id).toBe(events[i - 1]!.id + 1));
+    expect(events[0]!.data).toEqual({
+      type: 'agent.updated',
+      agentId: agent.agentId,
+      at: new Date(clock.now()).toISOString(),
+      state: 'paused',
+      name: expect.any(String),
+      tradingEnabled: false,
+    });
+  });
+
+  it('a reconnect with Last-Event-ID gets exactly the missed events, then live ones, no gap, no duplicate', async () => {
+    const agent = await agentFixture(svc.url);
+    const { secret } = await agent.newKey();
+    const first = await sse(svc.url, agent.publicId, { secret });
+    await agent.toggle(1);
+    await until(() => first.events().length === 2, 'two events');
+    const lastId = first.events()[1]!.id;
+    first.close();
+    await until(() => first.ended, 'client disconnect');
+
+    await agent.toggle(2); // four events while away
+    const again = await sse(svc.url, agent.publicId, { secret, headers: { 'last-event-id': String(lastId) } });
+    await until(() => again.events().length === 4, 'replayed events');
+    await agent.toggle(1);
+    await until(() => again.events().length === 6, 'live events after the replay');
+    expect(again.events().map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6].map((n) => lastId + n));
+
+    // The query form (for clients that cannot set headers) replays the same way.
+    const viaQuery = await sse(svc.url, agent.publicId, { secret, query: `?lastEventId=${lastId + 4}` });
+    await until(() => viaQuery.events().length === 2, 'replay via query');
+    expect(viaQuery.events().map((e) => e.id)).toEqual([lastId + 5, lastId + 6]);
+  });
+
+  it('revoking the key ends its stream (after the key.revoked event); other keys keep streaming', async () => {
+    const agent = await agentFixture(svc.url);
+    const revoked = await agent.newKey();
+    const kept = await agent.newKey();
+    const doomed = await sse(svc.url, agent.publicId, { secret: revoked.secret });
+    const survivor = await sse(svc.url, agent.publicId, { secret: kept.secret });
+
+    expect((await agent.operator.delete(`/api/nest/agents/${agent.agentId}/keys/${revoked.keyId}`)).status).toBe(200);
+    await until(() => doomed.ended, 'the revoked stream to end');
+    expect(doomed.events().map((e) => [e.event, e.data.keyId])).toEqual([['key.revoked', revoked.keyId]]);
+    expect(doomed.comments()).toContain('stream closed: revoked');
+
+    await agent.toggle(1);
+    await until(() => survivor.events().length === 3, 'the other stream to go on');
+    expect(survivor.events().map((e) => e.event)).toEqual(['key.revoked', 'agent.updated', 'agent.updated']);
+    expect(survivor.ended).toBe(false);
+    expect((await sse(svc.url, agent.publicId, { secret: revoked.secret })).status).toBe(401);
+  });
+
+  it('writes a keep-alive comment every 15 s of clock time', async () => {
+    const agent = await agentFixture(svc.url);
+    const stream = await sse(svc.url, agent.publicId, { secret: (await agent.newKey()).secret });
+    await clock.advance(7_000);
+    await clock.advance(7_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stream.comments()).toEqual([]);
+    await clock.advance(1_000);
+    await until(() => stream.comments().includes('keep-alive'), 'keep-alive');
+    expect(stream.ended).toBe(false);
+  });
+
+  it('refuses bad requests with the REST envelope before streaming', async () => {
+    const agent = await agentFixture(svc.url);
+    const other = await agentFixture(svc.url, agent.operator);
+    const { secret } = await agent.newKey();
+    const otherKey = await other.newKey();
+
+    expect(await sse(svc.url, 'pub_doesNotExist0000000000', { secret })).toMatchObject({
+      status: 404,
+      body: { statusCode: 404, message: 'Agent not found', error: 'Not Found' },
+    });
+    const unauthorized = { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } };
+    expect(await sse(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toMatchObject(unauthorized);
+    expect(await sse(svc.url, agent.publicId)).toMatchObject(unauthorized);
+    expect(await sse(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
+    expect(await sse(svc.url, agent.publicId, { secret, headers: { 'last-event-id': 'abc' } })).toMatchObject({ status: 400 });
+  });
+
+  it('counts open streams and forgets them on disconnect', async () => {
+    const agent = await agentFixture(svc.url);
+    const stream = await sse(svc.url, agent.publicId, { secret: (await agent.newKey()).secret });
+    const gauge = async () => Number(/^mcp_event_streams_open (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text())?.[1]);
+    expect(await gauge()).toBe(1);
+    stream.close();
+    await until(() => stream.ended, 'disconnect');
+    await expect.poll(gauge).toBe(0);
+  });
+});
+
+describe('SSE stream end at credential expiry (e2e)', () => {
+  it('ends the stream when the key expires', async () => {
+    const clock = new ManualClock(Date.now());
+    const svc = await startTestService({ clock });
+    try {
+      const agent = await agentFixture(svc.url);
+      const stream = await openSse(svc.url, agent.publicId, { secret: (await agent.newKey()).secret });
+      // Skip to just before the 90-day expiry without firing three months of keep-alives.
+      clock.jumpTo(clock.now() + 90 * 24 * 60 * 60 * 1000 - 1_000);
+      await clock.advance(500);
+      expect(stream.ended).toBe(false);
+      await clock.advance(1_000);
+      await until(() => stream.ended, 'the stream to end at expiry');
+      expect(stream.comments()).toContain('stream closed: expired');
+      // Let the scheduler deliver the key's own expiry job before stopping.
+      for (let i = 0; i < 6; i++) {
+        await clock.advance(1_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await svc.stop();
+    }
+  });
+});

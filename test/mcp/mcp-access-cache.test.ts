@@ -1,0 +1,62 @@
+/**
+ * The opt-in publicId cache of McpAccessResolver (the MCP hot path): one store lookup per
+ * publicId per TTL, shared by concurrent requests; misses and credentials are never cached.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
+import type { StorePort } from '../../src/ports/store.port.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { Operator } from './mcp-fixtures.js';
+
+describe('McpAccessResolver publicId cache', () => {
+  const clock = new ManualClock(Date.now());
+  let svc: TestService;
+  let operator: Operator;
+  let resolver: McpAccessResolver;
+  let finds = 0;
+
+  beforeAll(async () => {
+    svc = await startTestService({ clock });
+    operator = await Operator.signIn(svc);
+    const { runtime, adapters, services } = svc.service;
+    // Counts index lookups; everything else goes to the real store.
+    const counting = new Proxy(adapters.store, {
+      get: (target, name, receiver) => {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === 'find') return (...args: Parameters<StorePort['find']>) => (finds++, target.find(...args));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    resolver = new McpAccessResolver(runtime, counting, services.resolver, false, { ttlMs: 1_000, clock });
+  });
+  afterAll(() => svc.stop());
+
+  it('reuses a lookup for the TTL, then sees a bot config change', async () => {
+    const bot = await operator.botWithKey();
+    const auth = `Bearer ${bot.secret}`;
+    finds = 0;
+    const [first, second] = await Promise.all([resolver.resolve(bot.publicId, auth), resolver.resolve(bot.publicId, auth)]);
+    const lookups = finds;
+    expect(lookups).toBeGreaterThan(0);
+    expect(first.granularErrors).toBe(false);
+    expect(second.subject).toEqual({ type: 'bot', id: bot.botId });
+
+    expect((await operator.client.put(`/api/nest/bots/${bot.botId}/mcp`, { granularErrors: true })).status).toBe(200);
+    expect((await resolver.resolve(bot.publicId, auth)).granularErrors).toBe(false);
+    expect(finds).toBe(lookups);
+
+    await clock.advance(1_001);
+    expect((await resolver.resolve(bot.publicId, auth)).granularErrors).toBe(true);
+    expect(finds).toBe(2 * lookups);
+  });
+
+  it('does not cache misses, nor credentials', async () => {
+    const bot = await operator.botWithKey();
+    finds = 0;
+    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ status: 404, message: 'Agent not found' });
+    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ status: 404 });
+    expect(finds).toBe(4); // agent and bot indexes, twice
+    await expect(resolver.resolve(bot.publicId, 'Bearer mcpk_wrong')).rejects.toMatchObject({ status: 401 });
+  });
+});
