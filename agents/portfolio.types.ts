@@ -1,3 +1,4 @@
+import type { CollectionSpec } from '../src/ports/store.port.js';
 /**
  * What `ask_bot` and `trading_portfolio_summary` read about the agent (or legacy bot)
  * a call acts on. The reader is declared here and implemented over the actor runtime's
@@ -70,6 +71,16 @@ export const TRADING_RECORDS = {
   orders: 'actors.order',
   subjectIndex: 'subject',
 } as const;
+
+/**
+ * The trading record collections, declared at start so that reading an account with no
+ * records yet is an empty page, not an error. The `order` machine must index `subject` too.
+ */
+export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
+  { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
+  { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
+  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex] },
+];
 
 /** States of an order that is still in flight (CONTRACT "Orders"). */
 export const OPEN_ORDER_STATES: ReadonlySet<string> = new Set(['pending_approval', 'approved', 'submitting', 'submitted']);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentContext } from '../machines/agent.machine.js';
 import type { BotContext } from '../machines/bot.machine.js';
-import { AppError, isAppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import {
@@ -36,9 +36,8 @@ const PAGE = 200;
 const MAX_RECORDS = 10_000;
 
 /**
- * Status and portfolio of an agent or bot from what is stored: the subject's actor,
- * and the trading records of `TRADING_RECORDS` when they exist (empty lists until the
- * trading pipeline declares its collections).
+ * Status and portfolio of an agent or bot from what is stored: the subject's actor and
+ * the trading records of `TRADING_RECORDS` (empty lists until the trading pipeline writes some).
  */
 export class StoreStatusReader implements StatusReader {
   constructor(private readonly deps: { actors: ActorLookup; store: StorePort; clock: ClockPort }) {}
@@ -72,27 +71,17 @@ export class StoreStatusReader implements StatusReader {
     };
   }
 
-  /** Every record of the subject; none while the collection is not declared yet. */
+  /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */
   private async records(collection: string, key: string): Promise<StoredDocument[]> {
     const out: StoredDocument[] = [];
     let cursor: string | undefined;
-    try {
-      do {
-        const page = await this.deps.store.find(collection, { index: TRADING_RECORDS.subjectIndex, eq: key }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-        out.push(...page.items);
-        cursor = page.nextCursor;
-      } while (cursor && out.length < MAX_RECORDS);
-    } catch (error) {
-      if (isUndeclared(error)) return [];
-      throw error;
-    }
+    do {
+      const page = await this.deps.store.find(collection, { index: TRADING_RECORDS.subjectIndex, eq: key }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      out.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor && out.length < MAX_RECORDS);
     return out;
   }
-}
-
-/** Every store adapter refuses an undeclared collection or index with this message (adapters/shared). */
-function isUndeclared(error: unknown): boolean {
-  return isAppError(error) && error.code === 'INTERNAL_SERVICE_ERROR' && /is not declared/.test(error.message);
 }
 
 function project<S extends z.ZodType>(schema: S, collection: string, doc: StoredDocument): z.output<S> {

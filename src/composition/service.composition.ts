@@ -23,6 +23,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { DueJob } from '../ports/scheduler.port.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
 import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildOperations } from './operations.composition.js';
@@ -119,7 +120,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   mcpEvents.attach(server);
 
-  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS]);
+  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS, ...TRADING_RECORD_COLLECTIONS]);
   await runtime.start();
   await accounts.start();
   await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
 import { StoreStatusReader, sumUsd } from '../../agents/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../machines/bot.machine.js';
@@ -22,17 +22,12 @@ async function setup() {
     await runtime.send({ type: 'agent', id }, { type: 'agent.activate' });
   }
   await runtime.send(agentA, { type: 'agent.trading.enable' });
+  // As the composition root does at start.
+  await store.init(TRADING_RECORD_COLLECTIONS);
   const reader = new StoreStatusReader({ actors: runtime, store, clock });
-  /** What the trading pipeline will do: declare its collections, indexed by subject. */
-  const declareTrading = () =>
-    store.init([
-      { name: TRADING_RECORDS.wallets, indexes: ['subject'] },
-      { name: TRADING_RECORDS.positions, indexes: ['subject'] },
-      { name: TRADING_RECORDS.orders, indexes: ['state', 'subject'] },
-    ]);
   const put = (collection: string, id: string, subject: string, data: unknown, extra: Record<string, string> = {}) =>
     store.put(collection, id, { data, expectedVersion: 0, indexes: { subject, ...extra } });
-  return { runtime, store, clock, reader, declareTrading, put };
+  return { runtime, store, clock, reader, put };
 }
 
 describe('StoreStatusReader', () => {
@@ -49,7 +44,7 @@ describe('StoreStatusReader', () => {
     await expect(reader.agentStatus({ type: 'bot', id: 'nope' })).rejects.toMatchObject({ status: 404, message: 'Bot not found' });
   });
 
-  it('answers with empty lists while no trading collection exists (nothing invented)', async () => {
+  it('answers with empty lists while there are no trading records (nothing invented)', async () => {
     const { reader } = await setup();
     expect(await reader.portfolio(agentA)).toEqual({
       subjectType: 'agent',
@@ -66,8 +61,7 @@ describe('StoreStatusReader', () => {
   });
 
   it('reads the subject’s own wallets, positions and open orders once they exist', async () => {
-    const { reader, declareTrading, put } = await setup();
-    await declareTrading();
+    const { reader, put } = await setup();
     await put(TRADING_RECORDS.wallets, 'w1', 'agent:a1', { walletId: 'w1', chain: 'solana', address: 'So1Addr', custodial: true, encryptedKey: 'c2VjcmV0' });
     await put(TRADING_RECORDS.wallets, 'w2', 'agent:a2', { walletId: 'w2', chain: 'evm', address: '0xabc', custodial: true });
     await put(TRADING_RECORDS.positions, 'p1', 'agent:a1', { chain: 'solana', token: 'BonkMint', symbol: 'BONK', amount: '1000000', valueUsd: '0.1' });
@@ -92,8 +86,7 @@ describe('StoreStatusReader', () => {
   });
 
   it('pages through many records', async () => {
-    const { reader, declareTrading, put } = await setup();
-    await declareTrading();
+    const { reader, put } = await setup();
     for (let i = 0; i < 450; i++) await put(TRADING_RECORDS.positions, `p${String(i).padStart(3, '0')}`, 'agent:a1', { chain: 'solana', token: `T${i}`, amount: '1', valueUsd: '1.01' });
     const summary = await reader.portfolio(agentA);
     expect(summary.positions).toHaveLength(450);
@@ -101,8 +94,7 @@ describe('StoreStatusReader', () => {
   });
 
   it('refuses a malformed record loudly instead of a silently wrong total', async () => {
-    const { reader, declareTrading, put } = await setup();
-    await declareTrading();
+    const { reader, put } = await setup();
     await put(TRADING_RECORDS.positions, 'bad', 'agent:a1', { chain: 'solana', token: 'X', amount: 12 });
     await expect(reader.portfolio(agentA)).rejects.toMatchObject({ code: 'INTERNAL_SERVICE_ERROR', message: expect.stringContaining('trading.positions/bad') });
   });

@@ -1,3 +1,4 @@
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
@@ -23,6 +24,7 @@ async function setup() {
   runtime.register(agentDefinition);
   runtime.register(botDefinition);
   await runtime.start();
+  await store.init(TRADING_RECORD_COLLECTIONS);
   await runtime.create('agent', 'a1', { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: clock.now() });
   await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
   await runtime.create('bot', 'b1', { botId: 'b1', publicId: 'pb1', ownerId: 'u1', name: 'Legacy', description: '', tradingEnabled: true, mcp: DEFAULT_BOT_MCP, createdAt: clock.now() });
