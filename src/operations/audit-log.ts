@@ -69,7 +69,12 @@ export class AuditLog implements AuditSink {
   }
 }
 
+/** Unique per process (random) and per entry (counter): no random bytes on the hot path. */
+const PROCESS_TAG = randomBytes(6).toString('hex');
+let sequence = 0;
+
 /** Descending time order under ascending id order, unique per entry. */
 function newestFirstId(at: number): string {
-  return `${(9_999_999_999_999 - at).toString().padStart(13, '0')}-${randomBytes(6).toString('hex')}`;
+  sequence = (sequence + 1) % 1e12;
+  return `${(9_999_999_999_999 - at).toString().padStart(13, '0')}-${PROCESS_TAG}-${sequence.toString(36)}`;
 }

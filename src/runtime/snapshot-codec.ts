@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { MachineDefinition, PersistedSnapshotLike } from '../../machines/machine-definition.types.js';
 
@@ -8,14 +7,21 @@ export interface ActorDocument {
   snapshot: PersistedSnapshotLike;
 }
 
-const actorDocumentSchema = z.object({
-  machineVersion: z.number().int().positive(),
-  snapshot: z.looseObject({
-    value: z.unknown(),
-    context: z.record(z.string(), z.unknown()),
-    status: z.string(),
-  }),
-});
+/** A structural check of what the runtime itself wrote (hot path: no schema library). */
+function isActorDocument(raw: unknown): raw is ActorDocument {
+  if (!raw || typeof raw !== 'object') return false;
+  const { machineVersion, snapshot } = raw as Partial<ActorDocument>;
+  return (
+    Number.isInteger(machineVersion) &&
+    (machineVersion as number) > 0 &&
+    !!snapshot &&
+    typeof snapshot === 'object' &&
+    'value' in snapshot &&
+    typeof snapshot.status === 'string' &&
+    !!snapshot.context &&
+    typeof snapshot.context === 'object'
+  );
+}
 
 /**
  * Reads a stored actor document for the current machine version: validates its shape,
@@ -23,12 +29,11 @@ const actorDocumentSchema = z.object({
  * (a newer version, a gap in the chain) with a clear error instead of mis-reading it.
  */
 export function decodeActorDocument(definition: MachineDefinition, id: string, raw: unknown): PersistedSnapshotLike {
-  const parsed = actorDocumentSchema.safeParse(raw);
   const where = `${definition.type}/${id}`;
-  if (!parsed.success) {
+  if (!isActorDocument(raw)) {
     throw new AppError('SNAPSHOT_VERSION_UNSUPPORTED', `Stored snapshot of ${where} is malformed`, { envelope: 'standard' });
   }
-  let { machineVersion, snapshot } = parsed.data as ActorDocument;
+  let { machineVersion, snapshot } = raw;
   if (machineVersion > definition.version) {
     throw new AppError(
       'SNAPSHOT_VERSION_UNSUPPORTED',

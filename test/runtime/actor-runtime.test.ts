@@ -204,6 +204,17 @@ describe('actor runtime', () => {
     });
   });
 
+  it('refuses a malformed stored snapshot instead of mis-reading it', async () => {
+    const { runtime, store } = makeRuntime();
+    await runtime.start();
+    await store.put(collectionOf('counter'), 'junk', { data: { machineVersion: 1, snapshot: { value: 'on' } }, expectedVersion: 0 });
+    await expect(runtime.get({ type: 'counter', id: 'junk' })).rejects.toMatchObject({
+      code: 'SNAPSHOT_VERSION_UNSUPPORTED',
+      message: 'Stored snapshot of counter/junk is malformed',
+    });
+    await expect(runtime.send({ type: 'counter', id: 'junk' }, { type: 'inc', tag: 'x' })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION_UNSUPPORTED' });
+  });
+
   it('runs recovery hooks at start', async () => {
     const { runtime } = makeRuntime();
     const seen: string[] = [];

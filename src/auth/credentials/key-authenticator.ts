@@ -30,6 +30,12 @@ const MAX_CACHED = 100_000;
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, { principal: KeyPrincipal; until: number }>();
+  /**
+   * Secret → keyed hash of the keys in use. The HMAC costs more than the rest of the
+   * check; the secret is in this process's memory for every request anyway, and the map
+   * is bounded and never persisted.
+   */
+  private readonly hashes = new Map<string, string>();
   private readonly hashByKeyId = new Map<string, string>();
 
   constructor(
@@ -54,10 +60,20 @@ export class KeyAuthenticator {
     this.hashByKeyId.delete(keyId);
   }
 
+  private hashOf(secret: string): string {
+    let hash = this.hashes.get(secret);
+    if (hash === undefined) {
+      hash = this.keys.hashSecret(secret);
+      if (this.hashes.size >= MAX_CACHED) this.hashes.clear();
+      this.hashes.set(secret, hash);
+    }
+    return hash;
+  }
+
   /** 401 `Unauthorized` for anything but an active, unexpired key. */
   async authenticate(secret: string): Promise<KeyPrincipal> {
     if (!ApiKeysService.looksLikeKey(secret)) throw AppError.unauthorized();
-    const hash = this.keys.hashSecret(secret);
+    const hash = this.hashOf(secret);
     const now = this.clock.now();
     const cached = this.cache.get(hash);
     if (cached && cached.until > now) {
