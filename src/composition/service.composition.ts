@@ -85,8 +85,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(config.llm ? { llm: config.llm } : {}),
   });
 
+  // One resolver for tools and events: publicId lookups cached briefly, credentials never.
+  const mcpAccess = new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, config.mcpGranularErrors, {
+    ttlMs: MCP_TARGET_CACHE_MS,
+    clock,
+  });
   const mcpEvents = createMcpEventSurfaces({
-    access: new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, false),
+    access: mcpAccess,
     bus: adapters.bus,
     clock,
     logger,
@@ -107,7 +112,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
   const mcp = createMcpHttpHandler({
-    access: new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, false, { ttlMs: MCP_TARGET_CACHE_MS, clock }),
+    access: mcpAccess,
     invoker: operations.invoker,
     catalog: operations.catalog,
     limiter: adapters.limiter,

@@ -30,6 +30,7 @@ export const envSchema = z
     MONGODB_DB: z.string().trim().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('agent_service'),
     REDIS_URL: optionalUrl(['redis', 'rediss']),
     EVM_RPC_URL: optionalUrl(['http', 'https']),
+    MCP_GRANULAR_ERRORS: z.enum(['true', 'false']).default('false'),
     REDIS_KEY_PREFIX: z.string().trim().min(1).default('agentsvc'),
     RUNTIME_MAX_LIVE_ACTORS: intFromEnv(10_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
@@ -62,6 +63,8 @@ export interface AppConfig {
   dataDir: string;
   /** Origin clients reach the service at; its host is the sign-in message domain. */
   publicUrl: string;
+  /** MCP answers a hidden tool with `Tool not found: <name>` instead of `Method not found`. */
+  mcpGranularErrors: boolean;
   /** JSON-RPC endpoint for EVM reads (ERC-1271 contract-wallet sign-in); absent = EOAs only. */
   evmRpcUrl?: string;
   logLevel: Env['LOG_LEVEL'];
@@ -82,6 +85,7 @@ export function toAppConfig(env: Env): AppConfig {
     host: env.HOST,
     dataDir: env.DATA_DIR,
     publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+    mcpGranularErrors: env.MCP_GRANULAR_ERRORS === 'true',
     ...(env.EVM_RPC_URL ? { evmRpcUrl: env.EVM_RPC_URL } : {}),
     logLevel: env.LOG_LEVEL,
     // Each outside system is used when its URL is set, so a single host can run several

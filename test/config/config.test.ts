@@ -27,6 +27,12 @@ describe('configuration', () => {
     expect(config.mongo).toBeUndefined();
   });
 
+  it('reads the MCP error mode switch', () => {
+    expect(loadConfig({}).mcpGranularErrors).toBe(false);
+    expect(loadConfig({ MCP_GRANULAR_ERRORS: 'true' }).mcpGranularErrors).toBe(true);
+    expect(() => loadConfig({ MCP_GRANULAR_ERRORS: 'yes' })).toThrow(/MCP_GRANULAR_ERRORS:/);
+  });
+
   it('PROFILE=embedded ignores the URLs', () => {
     const config = loadConfig({ PROFILE: 'embedded', MONGODB_URL: 'mongodb://db', REDIS_URL: 'redis://cache' });
     expect(config.mongo).toBeUndefined();
