@@ -9,10 +9,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import type autocannon from 'autocannon';
 import { Router } from 'express';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
@@ -24,20 +20,11 @@ import { createRateLimitMiddleware } from '../../src/http/rate-limit.middleware.
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { Client, signInSolana, startTestService } from '../support/test-service.js';
+import { loadUrl } from './load-generator.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
-const run = promisify(execFile);
 
-const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
-
-/** Loads `url` from a separate process, so the load generator does not share the server's event loop. */
-async function load(url: string, headers: Record<string, string> = {}) {
-  const args = [AUTOCANNON, '--json', '-c', '50', '-d', String(DURATION_S), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
-  const { stdout } = await run(process.execPath, args);
-  const result = JSON.parse(stdout) as autocannon.Result;
-  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
+const load = (url: string, headers: Record<string, string> = {}) => loadUrl(url, { seconds: DURATION_S, headers });
 
 async function main() {
   const svc = await startTestService();

@@ -14,34 +14,23 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type autocannon from 'autocannon';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
 import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../../src/mcp/mcp-http.handler.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Client, signInSolana, startTestService } from '../support/test-service.js';
+import { loadUrl } from './load-generator.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
-const run = promisify(execFile);
-const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
 const ACCEPT = 'application/json, text/event-stream';
 
-/** Loads `url` with one POST body from a separate process, so the load generator does not share our event loop. */
-async function load(url: string, body: string, headers: Record<string, string> = {}) {
-  const all = { 'content-type': 'application/json', accept: ACCEPT, ...headers };
-  const args = [AUTOCANNON, '--json', '-c', '50', '-d', String(DURATION_S), '-m', 'POST', '-b', body, ...Object.entries(all).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
-  const result = JSON.parse(stdout) as autocannon.Result;
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
+/** One POST body of JSON-RPC, loaded from a separate process. */
+const load = (url: string, body: string, headers: Record<string, string> = {}) =>
+  loadUrl(url, { seconds: DURATION_S, method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
 
 async function listen(listener: RequestListener): Promise<{ server: Server; base: string }> {
   const server = createServer(listener).listen(0, '127.0.0.1');
