@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { createAgentSchema } from '../../accounts/agents.service.js';
-import { SCOPES, createKeySchema } from '../../accounts/api-keys.service.js';
+import { createKeySchema } from '../../accounts/api-keys.service.js';
 import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema } from '../../accounts/bots.service.js';
 import { auditPageSchema } from '../routes/audit.routes.js';
 import { codeBodySchema, pageQuerySchema } from '../routes/route-schemas.js';
@@ -19,10 +19,9 @@ import {
   pageOf,
   stepUpResponseSchema,
 } from './response-schemas.js';
+import { rotateTokenSchema } from '../routes/bots.routes.js';
 import type { RouteDoc } from './route-doc.types.js';
 
-// Mirrors the module-private rotation body of bots.routes.ts (CONTRACT: scope defaults to read).
-const rotateTokenSchema = z.object({ scope: z.enum(SCOPES).default('read'), stepUpToken: z.string().min(1).max(200).optional() }).strict();
 
 const session = ['session'] as const;
 const AGENTS = 'Agents';

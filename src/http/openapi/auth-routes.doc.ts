@@ -14,10 +14,9 @@ import {
   totpEnrollSchema,
   verifyResponseSchema,
 } from './response-schemas.js';
+import { refreshBodySchema } from '../routes/auth.routes.js';
 import type { RouteDoc } from './route-doc.types.js';
 
-// Mirrors the module-private schema of auth.routes.ts (the body is optional: the bearer may carry the token).
-const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(4096).optional() }).strict();
 
 const TAG = 'Auth';
 

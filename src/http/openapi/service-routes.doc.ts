@@ -5,16 +5,9 @@
  */
 import { z } from 'zod';
 import { OPS_BASE_PATH, OPS_DEFAULT_PAGE_SIZE, OPS_MAX_PAGE_SIZE } from '../ops.routes.js';
-import type { OperationFamily } from '../../operations/operation.types.js';
+import { catalogSettingsSchema } from '../routes/catalog-admin.routes.js';
 import type { RouteDoc } from './route-doc.types.js';
 
-const FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const satisfies readonly OperationFamily[];
-const catalogSettingsSchema = z
-  .object({
-    disabledFamilies: z.array(z.enum(FAMILIES)).max(FAMILIES.length).default([]),
-    disabledOperations: z.array(z.string().min(1).max(128)).max(500).default([]),
-  })
-  .strict();
 const catalogViewSchema = z.object({
   version: z.number().int(),
   settings: z.object({ disabledFamilies: z.array(z.string()), disabledOperations: z.array(z.string()) }),

@@ -24,7 +24,8 @@ export interface AuthRoutesDeps {
 
 /** The pre-login CSRF binding lives in this cookie (HttpOnly, SameSite=Strict). */
 const PRE_LOGIN_COOKIE = 'csrf_pre';
-const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(4096).optional() }).strict();
+/** Body of `POST /api/nest/auth/refresh`; the token may come as the bearer instead. */
+export const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(4096).optional() }).strict();
 
 /** Sign-in, sessions, CSRF and TOTP enrolment (interface 4.1, CONTRACT "Sessions"). */
 export function createAuthRoutes(deps: AuthRoutesDeps): Router {

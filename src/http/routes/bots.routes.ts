@@ -14,7 +14,8 @@ export interface BotRoutesDeps {
   stepUp: StepUpService;
 }
 
-const rotateTokenSchema = z
+/** Body of `POST /api/nest/bots/:botId/mcp/token` (scope defaults to read). */
+export const rotateTokenSchema = z
   .object({ scope: z.enum(SCOPES).default('read'), stepUpToken: z.string().min(1).max(200).optional() })
   .strict();
 

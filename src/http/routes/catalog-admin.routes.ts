@@ -1,13 +1,15 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
+import type { OperationFamily } from '../../operations/operation.types.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
 import { parseBody } from '../validate.js';
 
-const FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const;
-const settingsSchema = z
+export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const satisfies readonly OperationFamily[];
+/** Body of `PUT /api/nest/ops/catalog`. */
+export const catalogSettingsSchema = z
   .object({
-    disabledFamilies: z.array(z.enum(FAMILIES)).max(FAMILIES.length).default([]),
+    disabledFamilies: z.array(z.enum(OPERATION_FAMILIES)).max(OPERATION_FAMILIES.length).default([]),
     disabledOperations: z.array(z.string().min(1).max(128)).max(500).default([]),
   })
   .strict();
@@ -28,7 +30,7 @@ export function createCatalogAdminRoutes(deps: { catalog: OperationCatalog; opsT
     res.json(view());
   });
   router.put('/api/nest/ops/catalog', ops, (req, res) => {
-    deps.catalog.configure(parseBody(settingsSchema, req));
+    deps.catalog.configure(parseBody(catalogSettingsSchema, req));
     res.json(view());
   });
   return router;
