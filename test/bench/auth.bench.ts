@@ -27,7 +27,7 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const load = (url: string, headers: Record<string, string> = {}) => loadUrl(url, { seconds: DURATION_S, headers });
 
 async function main() {
-  const svc = await startTestService();
+  const svc = await startTestService({ discardLogs: true });
   const operator = new Client(svc.url);
   await signInSolana(operator);
   const { body: agent } = await operator.post('/api/nest/agents', { name: 'bench' });

@@ -82,7 +82,7 @@ function sdkPeer() {
 }
 
 async function main() {
-  const svc = await startTestService({ env: { LOG_LEVEL: 'silent' } });
+  const svc = await startTestService({ discardLogs: true });
   const operator = new Client(svc.url);
   await signInSolana(operator);
   const { body: agent } = await operator.post('/api/nest/agents', { name: 'bench' });

@@ -25,11 +25,15 @@ export interface TestService {
 }
 
 /** The real service in this process, on a free port, with its own data dir and captured logs. */
-export async function startTestService(options: { clock?: ClockPort; env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { clock?: ClockPort; env?: Record<string, string>; /** Benchmarks: log at info and discard, as a production process would cost. */ discardLogs?: boolean } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'debug', ...options.env });
   const logs: string[] = [];
-  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
+  const logger = options.discardLogs
+    ? createLogger({ level: 'info', destination: { write: () => undefined } })
+    : createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
   const secrets = resolveSecrets({ profile: config.profile, dataDir, env: {} });
   const service = await startService({ config, secrets, logger, ...(options.clock ? { clock: options.clock } : {}) });
   return {
