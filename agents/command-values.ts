@@ -77,6 +77,16 @@ export function tokenError(word: string): string {
   return `"${word.slice(0, 60)}" is not a token symbol or address.`;
 }
 
+/** The token to spend and the token to get, both known and different. */
+export function parseTokenPair(inputWord: string, outputWord: string): Parsed<{ inputToken: TokenRef; outputToken: TokenRef }> {
+  const inputToken = parseToken(inputWord);
+  if (!inputToken) return { ok: false, error: tokenError(inputWord) };
+  const outputToken = parseToken(outputWord);
+  if (!outputToken) return { ok: false, error: tokenError(outputWord) };
+  if (sameToken(inputToken, outputToken)) return { ok: false, error: 'The input and output token are the same.' };
+  return { ok: true, value: { inputToken, outputToken } };
+}
+
 /** Two references to the same token (symbols case-insensitively, EVM addresses too). */
 export function sameToken(a: TokenRef, b: TokenRef): boolean {
   if (a.kind === 'symbol' && b.kind === 'symbol') return a.symbol === b.symbol;

@@ -1,5 +1,5 @@
 import { extractInterval, extractMaxBuys, extractName, extractSlippage, intervalText } from './command-clauses.js';
-import { IDENTIFIER, parseAmount, parseToken, sameToken, tokenError, type Parsed } from './command-values.js';
+import { IDENTIFIER, parseAmount, parseTokenPair, type Parsed } from './command-values.js';
 import type { DcaCreateParams, Intent } from './intent.types.js';
 
 /**
@@ -57,11 +57,9 @@ export function parseDcaCreate(body: string): Parsed<DcaCreateParams> {
 
   const amount = parseAmount(amountText);
   if (!amount.ok) return amount;
-  const inputToken = parseToken(inputWord);
-  if (!inputToken) return { ok: false, error: tokenError(inputWord) };
-  const outputToken = parseToken(outputWord);
-  if (!outputToken) return { ok: false, error: tokenError(outputWord) };
-  if (sameToken(inputToken, outputToken)) return { ok: false, error: 'The input and output token are the same.' };
+  const pair = parseTokenPair(inputWord, outputWord);
+  if (!pair.ok) return pair;
+  const { inputToken, outputToken } = pair.value;
   return {
     ok: true,
     value: {

@@ -1,4 +1,4 @@
-import { parseAmount, parseToken, sameToken, tokenError, type Parsed } from './command-values.js';
+import { parseAmount, parseTokenPair, type Parsed } from './command-values.js';
 import type { TradeAmount, TradeParams } from './intent.types.js';
 
 /**
@@ -69,12 +69,9 @@ export function parseTrade(side: TradeSide, body: string): Parsed<TradeParams> {
 
 function trade(amount: Parsed<TradeAmount>, inputWord: string, outputWord: string): Parsed<TradeParams> {
   if (!amount.ok) return amount;
-  const inputToken = parseToken(inputWord);
-  if (!inputToken) return { ok: false, error: tokenError(inputWord) };
-  const outputToken = parseToken(outputWord);
-  if (!outputToken) return { ok: false, error: tokenError(outputWord) };
-  if (sameToken(inputToken, outputToken)) return { ok: false, error: 'The input and output token are the same.' };
-  return { ok: true, value: { amount: amount.value, inputToken, outputToken } };
+  const pair = parseTokenPair(inputWord, outputWord);
+  if (!pair.ok) return pair;
+  return { ok: true, value: { amount: amount.value, ...pair.value } };
 }
 
 function exact(text: string, of: 'input' | 'output'): Parsed<TradeAmount> {

@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate';
-import type { MachineDefinition } from './machine-definition.types.js';
+import { AUTH_STREAM, type MachineDefinition } from './machine-definition.types.js';
 
 export type KeyScope = 'read' | 'trade' | 'manage';
 
@@ -75,5 +75,5 @@ export const apiKeyDefinition: MachineDefinition<ApiKeyContext> = {
   indexNames: ['secretHash', 'owner'],
   indexes: (context) => ({ secretHash: context.secretHash, owner: `${context.ownerType}:${context.ownerId}` }),
   // The owner's stream for its subscribers, and `auth` so every process drops cached credentials.
-  stream: (context) => [`${context.ownerType}:${context.ownerId}`, 'auth'],
+  stream: (context) => [`${context.ownerType}:${context.ownerId}`, AUTH_STREAM],
 };

@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate';
-import type { MachineDefinition } from './machine-definition.types.js';
+import { AUTH_STREAM, type MachineDefinition } from './machine-definition.types.js';
 
 /**
  * An operator's sign-in session: one refresh-token family. The refresh token rotates on
@@ -77,5 +77,5 @@ export const sessionDefinition: MachineDefinition<SessionContext> = {
   machine: sessionMachine,
   indexNames: ['userId'],
   indexes: (context) => ({ userId: context.userId }),
-  stream: () => 'auth',
+  stream: () => AUTH_STREAM,
 };

@@ -73,7 +73,7 @@ export class ApiKeysService {
     return SECRET_PATTERN.test(secret);
   }
 
-  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, name = input.name): Promise<CreatedKey> {
+  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>): Promise<CreatedKey> {
     if (input.scope === 'manage') {
       if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope');
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
@@ -85,7 +85,7 @@ export class ApiKeysService {
       keyId,
       ownerType: owner.type,
       ownerId: owner.id,
-      name,
+      name: input.name,
       scope: input.scope,
       prefix: secret.slice(0, PREVIEW_LENGTH),
       secretHash: this.hashSecret(secret),

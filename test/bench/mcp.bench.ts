@@ -17,12 +17,8 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
-import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
-import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
-import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../../src/mcp/mcp-http.handler.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { Client, signInSolana, startTestService } from '../support/test-service.js';
+import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { loadUrl } from './load-generator.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
@@ -87,20 +83,8 @@ async function main() {
   await signInSolana(operator);
   const { body: agent } = await operator.post('/api/nest/agents', { name: 'bench' });
   const { body: key } = await operator.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'bench', scope: 'read' });
-  const { runtime, adapters, services, operations } = svc.service;
-  const tool = operations.catalog.get('trading_portfolio_summary') ? 'trading_portfolio_summary' : 'agent_status';
-
-  const clock = new SystemClock();
-  const limiter = new InProcessRateLimiter({ clock });
-  const handler = createMcpHttpHandler({
-    access: new McpAccessResolver(runtime, adapters.store, services.resolver, false, { ttlMs: MCP_TARGET_CACHE_MS, clock }),
-    invoker: operations.invoker,
-    catalog: operations.catalog,
-    limiter,
-    logger: createLogger({ level: 'silent' }),
-    clock,
-    rateWindows: () => [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
-  });
+  const tool = svc.service.operations.catalog.get('trading_portfolio_summary') ? 'trading_portfolio_summary' : 'agent_status';
+  const { handler, limiter } = unmeteredMcpHandler(svc, { cacheTargets: true });
   const servers = {
     ceiling: await listen(ceiling),
     ours: await listen((req, res) => {

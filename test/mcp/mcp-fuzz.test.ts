@@ -9,11 +9,8 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
-import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
-import { createMcpHttpHandler } from '../../src/mcp/mcp-http.handler.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { Operator } from './mcp-fixtures.js';
 
 const RUNS = 10_000;
@@ -110,18 +107,9 @@ describe('MCP handler fuzz (10,000 bodies)', () => {
     const agent = await alice.agent('fuzz');
     const key = await alice.agentKey(agent.agentId, 'read');
     auth = { authorization: `Bearer ${key.secret}` };
-    const { runtime, adapters, services, operations } = svc.service;
-    const clock = new SystemClock();
-    limiter = new InProcessRateLimiter({ clock });
-    const handler = createMcpHttpHandler({
-      access: new McpAccessResolver(runtime, adapters.store, services.resolver, false),
-      invoker: operations.invoker,
-      catalog: operations.catalog,
-      limiter,
-      logger: createLogger({ level: 'silent' }),
-      clock,
-      rateWindows: () => [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
-    });
+    const unmetered = unmeteredMcpHandler(svc);
+    limiter = unmetered.limiter;
+    const handler = unmetered.handler;
     server = createServer((req, res) => {
       if (!handler(req, res)) res.writeHead(418).end();
     });

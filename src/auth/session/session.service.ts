@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
 import type { SessionContext } from '../../../machines/session.machine.js';
 import type { User } from '../../accounts/users.service.js';
 import { AppError } from '../../errors/app-error.js';
@@ -22,8 +23,6 @@ export interface SessionPrincipal {
   accessJti: string;
 }
 
-/** Stream on which session revocations travel to every process's cache. */
-export const AUTH_STREAM = 'auth';
 /** How long a process trusts its cached "session is active" before re-reading it. */
 const ACTIVE_CACHE_MS = 30_000;
 const MAX_CACHED = 100_000;
