@@ -77,6 +77,17 @@ export class AgentsService {
     return view;
   }
 
+  /**
+   * The trading account a `:userId` route acts on (CONTRACT "Trading accounts"): the
+   * named agent when given (owned, else 404), otherwise the user's default agent.
+   */
+  async tradingAgent(ownerId: string, agentId?: string): Promise<ActorView> {
+    if (agentId !== undefined) return this.ownedView(ownerId, agentId);
+    const user = await this.users.get(ownerId);
+    if (!user?.defaultAgentId) throw AppError.notFound(AGENT_NOT_FOUND);
+    return this.ownedView(ownerId, user.defaultAgentId);
+  }
+
   /** Makes an owned agent the user's default for `:userId` trading routes. */
   async setDefault(ownerId: string, agentId: string): Promise<AgentSummary> {
     const view = await this.ownedView(ownerId, agentId);

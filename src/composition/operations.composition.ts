@@ -16,6 +16,9 @@ import { portfolioOperations } from '../operations/definitions/portfolio.ops.js'
 import { keyOperations } from '../operations/definitions/key.ops.js';
 import { OperationCatalog } from '../operations/operation-catalog.js';
 import { OperationInvoker } from '../operations/operation-invoker.js';
+import { IdempotencyGuard } from '../operations/idempotency-guard.js';
+import type { AnyOperation } from '../operations/operation.types.js';
+import type { RestBinding } from '../http/routes/operation.routes.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
@@ -30,6 +33,9 @@ export interface OperationsDeps {
   agents: AgentsService;
   keys: ApiKeysService;
   opsToken: string;
+  /** Operations and REST bindings of other modules (the trading core). */
+  extraOperations?: AnyOperation[];
+  extraBindings?: RestBinding[];
   /** `config.llm`: an OpenAI-compatible LLM phrases ask_bot replies; absent = the embedded templated one. */
   llm?: AppConfig['llm'];
 }
@@ -44,13 +50,15 @@ export function buildOperations(deps: OperationsDeps) {
     ...keyOperations(deps.keys),
     ...chatOperations(askBot),
     ...portfolioOperations(status),
+    ...(deps.extraOperations ?? []),
   );
   const audit = new AuditLog(deps.store, deps.clock, deps.logger);
-  const invoker = new OperationInvoker(catalog, audit, deps.clock);
+  const invoker = new OperationInvoker(catalog, audit, deps.clock, new IdempotencyGuard(deps.store, deps.clock));
+  const bindings = [...AGENT_REST_BINDINGS, ...(deps.extraBindings ?? [])];
   const routers = [
-    createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings: AGENT_REST_BINDINGS }),
+    createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings }),
     createCatalogAdminRoutes({ catalog, opsToken: deps.opsToken }),
-    createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, limiter: deps.auth.limiter }),
+    createOpenApiRoutes({ catalog, bindings, limiter: deps.auth.limiter }),
   ];
   return { catalog, audit, invoker, routers };
 }

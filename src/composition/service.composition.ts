@@ -25,9 +25,11 @@ import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
 import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
 import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
+import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildOperations } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
+import { buildTrading } from './trading.composition.js';
 
 export interface ServiceOptions {
   config: AppConfig;
@@ -73,6 +75,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
   });
 
+  const trading = buildTrading({
+    ...adapters,
+    runtime,
+    clock,
+    logger,
+    agents: accounts.services.agents,
+    config,
+    secrets: options.secrets,
+  });
+  for (const definition of trading.definitions) runtime.register(definition);
+
   const operations = buildOperations({
     ...adapters,
     runtime,
@@ -82,6 +95,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     agents: accounts.services.agents,
     keys: accounts.services.keys,
     opsToken: options.secrets.OPS_TOKEN,
+    extraOperations: trading.operations,
+    extraBindings: trading.bindings,
     ...(config.llm ? { llm: config.llm } : {}),
   });
 
@@ -125,8 +140,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   mcpEvents.attach(server);
 
-  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS, ...TRADING_RECORD_COLLECTIONS]);
+  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS, ...TRADING_RECORD_COLLECTIONS, IDEMPOTENCY_COLLECTION, ...trading.collections]);
   await runtime.start();
+  await trading.start();
   await accounts.start();
   await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));
   await new Promise<void>((resolve, reject) => {

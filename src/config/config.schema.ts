@@ -42,11 +42,46 @@ export const envSchema = z
     LLM_API_KEY_FILE: z.string().trim().min(1).optional(),
     LLM_MODEL: z.string().trim().min(1).max(200).optional(),
     LLM_TIMEOUT_MS: intFromEnv(15_000, 100, 300_000),
+    // Trading venue: `paper` (default, simulated) or `live` (aggregator APIs and chain RPCs below).
+    TRADING_VENUE: z.enum(['paper', 'live']).default('paper'),
+    /** Seed of the paper venue's deterministic price feed. */
+    PAPER_SEED: z.string().trim().min(1).max(100).default('paper-v1'),
+    /** Chains whose trading kill switch is on at start, comma-separated (e.g. `solana,base`). */
+    TRADING_KILL_SWITCH: z
+      .string()
+      .trim()
+      .default('')
+      .refine((value) => value === '' || value.split(',').every((chain) => ['solana', 'ethereum', 'base', 'arbitrum'].includes(chain.trim())), {
+        message: 'must be a comma-separated list of solana, ethereum, base, arbitrum',
+      }),
+    SOLANA_RPC_URL: optionalUrl(['http', 'https']),
+    /** Jupiter-compatible quote/swap API (e.g. https://quote-api.jup.ag/v6). */
+    JUPITER_API_URL: optionalUrl(['http', 'https']),
+    /** 0x-compatible swap API (e.g. https://api.0x.org). */
+    ZEROX_API_URL: optionalUrl(['http', 'https']),
+    ZEROX_API_KEY: z.string().trim().min(1).optional(),
+    /** JSON-RPC URLs of EVM chains, e.g. `ethereum=https://...,base=https://...`. */
+    EVM_CHAIN_RPC_URLS: z
+      .string()
+      .trim()
+      .default('')
+      .refine((text) => text === '' || text.split(',').every((pair) => /^\s*(ethereum|base|arbitrum)\s*=\s*https?:\/\/\S+\s*$/.test(pair)), {
+        message: 'must look like ethereum=https://...,base=https://...',
+      }),
+    /** Timeout of each call to a trading provider. */
+    PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100, 120_000),
+    /** How long a provider's circuit breaker stays open before a half-open probe (interface 8: 60 s). */
+    CIRCUIT_BREAKER_OPEN_MS: intFromEnv(60_000, 100, 3_600_000),
+    /** Consecutive provider failures that open its circuit breaker. */
+    CIRCUIT_BREAKER_THRESHOLD: intFromEnv(5, 1, 1000),
   })
   .superRefine((env, ctx) => {
     if (env.PROFILE === 'production') {
       if (!env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required by the production profile' });
       if (!env.REDIS_URL) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required by the production profile' });
+    }
+    if (env.TRADING_VENUE === 'live' && !env.JUPITER_API_URL && !env.ZEROX_API_URL) {
+      ctx.addIssue({ code: 'custom', path: ['TRADING_VENUE'], message: 'live needs JUPITER_API_URL or ZEROX_API_URL' });
     }
     if (env.LLM_BASE_URL && !env.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
   });
@@ -74,6 +109,23 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
+  trading: TradingSettings;
+}
+
+export interface TradingSettings {
+  venue: 'paper' | 'live';
+  paperSeed: string;
+  killSwitch: Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
+  providerTimeoutMs: number;
+  breaker: { openMs: number; threshold: number };
+  /** Live adapters; each is used when its URL is set. `zeroxApiKey` is a secret: never log it. */
+  live: {
+    solanaRpcUrl?: string;
+    jupiterApiUrl?: string;
+    zeroxApiUrl?: string;
+    zeroxApiKey?: string;
+    evmRpcUrls: Partial<Record<'ethereum' | 'base' | 'arbitrum', string>>;
+  };
 }
 
 export function toAppConfig(env: Env): AppConfig {
@@ -98,6 +150,20 @@ export function toAppConfig(env: Env): AppConfig {
       maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    trading: {
+      venue: env.TRADING_VENUE,
+      paperSeed: env.PAPER_SEED,
+      killSwitch: env.TRADING_KILL_SWITCH.split(',').map((chain) => chain.trim()).filter(Boolean) as TradingSettings['killSwitch'],
+      providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+      breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
+      live: {
+        ...(env.SOLANA_RPC_URL ? { solanaRpcUrl: env.SOLANA_RPC_URL } : {}),
+        ...(env.JUPITER_API_URL ? { jupiterApiUrl: env.JUPITER_API_URL } : {}),
+        ...(env.ZEROX_API_URL ? { zeroxApiUrl: env.ZEROX_API_URL } : {}),
+        ...(env.ZEROX_API_KEY ? { zeroxApiKey: env.ZEROX_API_KEY } : {}),
+        evmRpcUrls: parseChainUrls(env.EVM_CHAIN_RPC_URLS),
+      },
+    },
     ...(env.LLM_BASE_URL && env.LLM_MODEL
       ? {
           llm: {
@@ -109,4 +175,14 @@ export function toAppConfig(env: Env): AppConfig {
         }
       : {}),
   };
+}
+
+/** `ethereum=https://a,base=https://b` → `{ethereum, base}`; validated by the schema's refinement. */
+function parseChainUrls(text: string): TradingSettings['live']['evmRpcUrls'] {
+  const out: TradingSettings['live']['evmRpcUrls'] = {};
+  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [chain, url] = pair.split('=', 2).map((p) => p.trim());
+    if ((chain === 'ethereum' || chain === 'base' || chain === 'arbitrum') && url) out[chain] = url;
+  }
+  return out;
 }

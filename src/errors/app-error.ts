@@ -42,6 +42,22 @@ export const ERROR_CODES = {
   /** A persisted snapshot was written by a machine version this code cannot read. */
   SNAPSHOT_VERSION_UNSUPPORTED: 500,
   SHUTTING_DOWN: 503,
+  /** Idempotency (CONTRACT): same key, other request; same key while the first still runs. */
+  IDEMPOTENCY_MISMATCH: 422,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  // Trading (interface 7.4): the safety path names the check that stopped a request.
+  TRADING_DISABLED: 200,
+  TRADING_UNAVAILABLE: 503,
+  KILL_SWITCH_ACTIVE: 503,
+  WALLET_REQUIRED: 400,
+  TOKEN_NOT_FOUND: 404,
+  TOKEN_BLACKLISTED: 400,
+  INPUT_MINT_NOT_ALLOWED: 400,
+  RISK_LIMIT_EXCEEDED: 400,
+  SLIPPAGE_EXCEEDED: 400,
+  INSUFFICIENT_BALANCE: 400,
+  CIRCUIT_BREAKER_OPEN: 503,
+  ORDER_NOT_APPROVABLE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

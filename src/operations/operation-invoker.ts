@@ -3,8 +3,9 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import { redactSecrets } from '../observability/logger.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
-import { OperationCatalog, scopeInsufficient, type Viewer } from './operation-catalog.js';
-import type { OperationContext } from './operation.types.js';
+import type { IdempotencyGuard } from './idempotency-guard.js';
+import { OperationCatalog, parseOperationInput, scopeInsufficient, type Viewer } from './operation-catalog.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type OperationContext } from './operation.types.js';
 
 /** What a surface knows about a call before it reaches the catalog. */
 export interface Invocation {
@@ -12,6 +13,8 @@ export interface Invocation {
   input: unknown;
   ctx: OperationContext;
   viewer: Viewer;
+  /** Called when a guarded call is answered from its idempotency record (REST sets `Idempotent-Replayed`). */
+  onReplay?: () => void;
 }
 
 /**
@@ -24,6 +27,7 @@ export class OperationInvoker {
     readonly catalog: OperationCatalog,
     private readonly audit: AuditSink,
     private readonly clock: ClockPort,
+    private readonly idempotency?: IdempotencyGuard,
   ) {}
 
   /**
@@ -31,7 +35,7 @@ export class OperationInvoker {
    * or hidden operation, 403 `Scope insufficient: ...` for a too-low scope, 400 for bad
    * input, and whatever the handler throws.
    */
-  async invoke({ name, input, ctx, viewer }: Invocation): Promise<unknown> {
+  async invoke({ name, input, ctx, viewer, onReplay }: Invocation): Promise<unknown> {
     const started = this.clock.now();
     let outcome: 'ok' | 'error' = 'ok';
     let error: string | undefined;
@@ -40,7 +44,12 @@ export class OperationInvoker {
       if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
       const operation = this.catalog.get(name)!;
       if (refusal === 'scope') throw scopeInsufficient(operation.minScope, viewer.scope);
-      return await this.catalog.invoke(operation, ctx, input);
+      const key = ctx.idempotencyKey;
+      if (!key || !this.idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
+      // Validate first: a request refused as malformed never claims its key (Stripe does the same).
+      const parsed = parseOperationInput(operation.input, input);
+      const fingerprint = `${name}:${digestArguments(withoutKey(input))}`;
+      return await this.idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), onReplay);
     } catch (failure) {
       outcome = 'error';
       error = isAppError(failure) ? failure.code : 'INTERNAL_SERVICE_ERROR';
@@ -73,6 +82,12 @@ function principalRef(ctx: OperationContext): { type: string; id: string } {
 /** A digest that identifies the arguments without storing them (or any secret in them). */
 export function digestArguments(input: unknown): string {
   return createHash('sha256').update(canonicalJson(redactSecrets(withoutTotpCode(input ?? {})))).digest('hex');
+}
+
+function withoutKey(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
+  const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input as Record<string, unknown>;
+  return rest;
 }
 
 /** A 6-digit TOTP `code` is a secret too short to hash: a million tries would recover it from the digest. */

@@ -56,6 +56,18 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<z.ZodType, any>;
 
+/**
+ * CONTRACT "Idempotency": an operation that moves funds declares an `idempotencyKey`
+ * input field; MCP callers pass it as an argument, REST callers as `X-Idempotency-Key`.
+ */
+export const IDEMPOTENCY_FIELD = 'idempotencyKey';
+
+/** True when the operation is guarded by an idempotency key. */
+export function isGuarded(operation: AnyOperation): boolean {
+  const shape = (operation.input as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && IDEMPOTENCY_FIELD in shape;
+}
+
 /** Declares an operation with its input type inferred from the schema. */
 export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O>): Operation<I, O> {
   return operation;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import type { AnyOperation } from '../../operations/operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import type { SchemaConverter } from './json-schema.js';
 import { pathParameterNames } from './openapi-document.js';
@@ -17,19 +17,13 @@ export function isEnabled(catalog: OperationCatalog, operation: AnyOperation): b
   return !settings.disabledOperations.includes(operation.name) && !settings.disabledFamilies.includes(operation.family);
 }
 
-/**
- * CONTRACT "Idempotency": tools that move funds take `idempotencyKey` as an argument and
- * their REST routes take it as `X-Idempotency-Key`; such a binding is documented as guarded.
- */
-const IDEMPOTENCY_FIELD = 'idempotencyKey';
-
 /** One route per binding of a registered, enabled operation. */
 export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding[]): RouteDoc[] {
   const docs: RouteDoc[] = [];
   for (const binding of bindings) {
     const operation = catalog.get(binding.operation);
     if (!operation || !isEnabled(catalog, operation)) continue;
-    const guarded = operation.input instanceof z.ZodObject && IDEMPOTENCY_FIELD in operation.input.shape;
+    const guarded = isGuarded(operation);
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
     const hasFields = !(rest instanceof z.ZodObject) || Object.keys(rest.shape).length > 0;

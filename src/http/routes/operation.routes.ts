@@ -1,22 +1,33 @@
 import { Router, type Request } from 'express';
 import type { AgentsService } from '../../accounts/agents.service.js';
+import { AppError } from '../../errors/app-error.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
+import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation.types.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { requestContext } from '../request-context.middleware.js';
-import { param } from './route-schemas.js';
 
-/** A REST route bound to a catalog operation, acting on the `:agentId` of its path. */
+/**
+ * A REST route bound to a catalog operation. The trading account it acts on comes from
+ * the path: `:agentId` (an agent the operator owns), or `:userId` / no id at all (the
+ * signed-in user's default agent, or the owned agent named by `agentId` in the query
+ * string or body; CONTRACT "Trading accounts").
+ */
 export interface RestBinding {
   method: 'get' | 'post' | 'put' | 'delete';
-  path: `/api/nest/agents/:agentId${string}`;
+  path: `/api/nest/${string}`;
   operation: string;
   status?: number;
-  /** Builds the operation input; default: the JSON body plus path parameters other than `agentId`. */
+  /** OpenAPI tag; default `Agents`. */
+  tag?: string;
+  /**
+   * Builds the operation input; default: the JSON body (GET/DELETE: the query string)
+   * plus path parameters other than `agentId` and `userId`, without `agentId` on `:userId` routes.
+   */
   input?: (req: Request) => unknown;
 }
 
 /** Query strings are text: list routes turn `limit` into a number and pass `cursor` through. */
-const pageInput = (req: Request) => ({
+export const pageInput = (req: Request) => ({
   ...(req.query.limit === undefined ? {} : { limit: Number(req.query.limit) }),
   ...(typeof req.query.cursor === 'string' ? { cursor: req.query.cursor } : {}),
 });
@@ -32,11 +43,14 @@ export const AGENT_REST_BINDINGS: RestBinding[] = [
   { method: 'delete', path: '/api/nest/agents/:agentId/keys/:keyId', operation: 'agent_keys_revoke' },
 ];
 
+export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
 export interface OperationRoutesDeps {
   auth: AuthMiddlewareDeps;
   invoker: OperationInvoker;
   agents: AgentsService;
-  bindings: RestBinding[];
+  bindings: readonly RestBinding[];
 }
 
 /** Binds catalog operations to REST for signed-in operators acting on agents they own. */
@@ -44,28 +58,66 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
   for (const binding of deps.bindings) {
+    const byAgentPath = binding.path.includes(':agentId');
     router[binding.method](binding.path, ...operator, async (req, res) => {
       const session = sessionOf(res);
-      const agentId = param(req, 'agentId');
-      await deps.agents.ownedView(session.userId, agentId);
-      const { agentId: _subject, ...params } = req.params as Record<string, string>;
-      const input = binding.input ? binding.input(req) : { ...(req.body ?? {}), ...params };
+      const params = req.params as Record<string, string>;
+      if (!byAgentPath && params.userId !== undefined && params.userId !== session.userId) throw AppError.forbidden();
+      const raw = binding.input ? binding.input(req) : defaultInput(req);
+      const { agentId: named, input } = byAgentPath ? { agentId: params.agentId, input: raw } : takeAgentId(req, raw);
+      const agent = await deps.agents.tradingAgent(session.userId, named);
+      const guarded = isGuardedOperation(deps.invoker, binding.operation);
+      const idempotencyKey = guarded ? idempotencyKeyOf(req) : undefined;
       res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
       const result = await deps.invoker.invoke({
         name: binding.operation,
-        input,
+        input: idempotencyKey ? { ...(input as object), [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
         ctx: {
           principal: session,
           scope: 'manage',
-          subject: { type: 'agent', id: agentId },
+          subject: { type: 'agent', id: agent.id },
           userId: session.userId,
           surface: 'rest',
+          ...(idempotencyKey ? { idempotencyKey } : {}),
           ...requestContext(res),
         },
         viewer: { kind: 'operator', scope: 'manage' },
+        // Set before the answer is known: a replayed failure carries the header too.
+        onReplay: () => res.set('Idempotent-Replayed', 'true'),
       });
       res.status(binding.status ?? 200).json(result);
     });
   }
   return router;
+}
+
+function defaultInput(req: Request): Record<string, unknown> {
+  const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
+  const source = req.method === 'GET' || req.method === 'DELETE' ? req.query : req.body;
+  const fields = source && typeof source === 'object' && !Array.isArray(source) ? (source as Record<string, unknown>) : {};
+  return { ...fields, ...params };
+}
+
+/** `agentId` names the trading account on `:userId` routes; it is not an operation input. */
+function takeAgentId(req: Request, input: unknown): { agentId?: string; input: unknown } {
+  const fromQuery = req.query.agentId;
+  let agentId = typeof fromQuery === 'string' ? fromQuery : undefined;
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input };
+  const { agentId: fromInput, ...rest } = input as Record<string, unknown>;
+  if (typeof fromInput === 'string') agentId ??= fromInput;
+  else throw AppError.validation(['agentId must be a string']);
+  return { agentId, input: rest };
+}
+
+function isGuardedOperation(invoker: OperationInvoker, name: string): boolean {
+  const operation = invoker.catalog.get(name);
+  return operation !== undefined && isGuarded(operation);
+}
+
+/** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400. */
+function idempotencyKeyOf(req: Request): string {
+  const key = req.get(IDEMPOTENCY_HEADER);
+  if (!key) throw AppError.validation(['X-Idempotency-Key header is required']);
+  if (!UUID_V4.test(key)) throw AppError.validation(['X-Idempotency-Key must be a UUID v4']);
+  return key.toLowerCase();
 }

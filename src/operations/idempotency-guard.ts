@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppError, type EnvelopeKind, type ErrorCode } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
+
+/**
+ * CONTRACT "Idempotency": a guarded call runs once per (account, key). A replay within
+ * the window answers with the first outcome; the same key with another request is 422;
+ * the same key while the first call still runs is 409.
+ *
+ * A call that was cut off (crash, lost lease) leaves a `running` record whose lease
+ * expires; the next call with that key then takes it over and runs the handler again.
+ * That is safe because guarded handlers are re-entrant: they derive their order id from
+ * the key, so a second run finds and finishes the first run's order instead of placing
+ * another (the venue executes an order id once).
+ */
+
+export const IDEMPOTENCY_COLLECTION: CollectionSpec = { name: 'idempotency', indexes: [] };
+
+export const IDEMPOTENCY_MESSAGES = {
+  mismatch: 'Idempotency key was already used with a different request',
+  inProgress: 'A request with this idempotency key is still in progress; retry later',
+} as const;
+
+interface StoredFailure {
+  code: ErrorCode;
+  message: string;
+  status: number;
+  envelope: EnvelopeKind;
+  retryable: boolean;
+  messages?: string[];
+  details?: Record<string, unknown>;
+}
+
+interface IdempotencyRecord {
+  state: 'running' | 'done';
+  fingerprint: string;
+  /** Epoch ms until which a `running` record belongs to the call that wrote it. */
+  leaseUntil: number;
+  outcome?: { ok: true; value: unknown } | { ok: false; error: StoredFailure };
+}
+
+export interface IdempotencyOptions {
+  /** How long an outcome is replayed (24 h). */
+  ttlMs: number;
+  /** How long a running call owns its key before another call may take it over. */
+  leaseMs: number;
+}
+
+export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
+
+export class IdempotencyGuard {
+  constructor(
+    private readonly store: StorePort,
+    private readonly clock: ClockPort,
+    private readonly options: IdempotencyOptions = DEFAULT_IDEMPOTENCY_OPTIONS,
+  ) {}
+
+  /**
+   * Runs `task` once for `scope` + `key`. `fingerprint` identifies the request (same key,
+   * other fingerprint → 422). `onReplay` is called when the answer is a stored one.
+   */
+  async run<T>(scope: string, key: string, fingerprint: string, task: () => Promise<T>, onReplay?: () => void): Promise<T> {
+    const id = createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
+    const claimed = await this.claim(id, fingerprint, onReplay);
+    if (claimed.replay) return claimed.replay() as T;
+    let version = claimed.version;
+    try {
+      const value = await task();
+      await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: true, value });
+      return value;
+    } catch (error) {
+      if (isAppError(error) && error.status < 500 && !error.retryable && error.status !== 409) {
+        // A definite answer (400, 404, 422...) is part of the first response: replay it.
+        await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error) });
+      } else {
+        // Temporary failures release the key so that the client's retry runs again.
+        await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  private async claim(
+    id: string,
+    fingerprint: string,
+    onReplay?: () => void,
+  ): Promise<{ version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.clock.now();
+      const existing = await this.store.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION.name, id);
+      const lease: IdempotencyRecord = { state: 'running', fingerprint, leaseUntil: now + this.options.leaseMs };
+      try {
+        if (!existing) {
+          const expiresAt = now + this.options.ttlMs;
+          const doc = await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: lease, expectedVersion: 0, expiresAt });
+          return { version: doc.version, expiresAt };
+        }
+        const record = existing.data;
+        if (record.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+        if (record.state === 'done' && record.outcome) return { replay: () => replay(record.outcome!, onReplay) };
+        if (record.leaseUntil > now) throw new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
+        // The call that held the key stopped without finishing: take it over.
+        const expiresAt = expiryOf(existing, now + this.options.ttlMs);
+        const doc = await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: lease, expectedVersion: existing.version, expiresAt });
+        return { version: doc.version, expiresAt };
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
+        // Another call claimed the key between our read and write: read again.
+      }
+    }
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
+  }
+
+  private async finish(id: string, version: number, expiresAt: number, fingerprint: string, outcome: IdempotencyRecord['outcome']): Promise<void> {
+    const record: IdempotencyRecord = { state: 'done', fingerprint, leaseUntil: 0, outcome };
+    try {
+      await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: record, expectedVersion: version, expiresAt });
+    } catch (error) {
+      // Our lease was taken over: the other call records the outcome (the same one, since the work is re-entrant).
+      if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
+    }
+  }
+}
+
+function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: () => void): unknown {
+  onReplay?.();
+  if (outcome.ok) return outcome.value;
+  const { code, message, ...options } = outcome.error;
+  throw new AppError(code, message, options);
+}
+
+function toStored(error: AppError): StoredFailure {
+  return {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    envelope: error.envelope,
+    retryable: error.retryable,
+    ...(error.messages ? { messages: error.messages } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+function expiryOf(doc: StoredDocument, fallback: number): number {
+  return doc.expiresAt ?? fallback;
+}
