@@ -79,7 +79,7 @@ export const TRADING_RECORDS = {
 export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
   { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
   { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
-  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex] },
+  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex, 'subjectTime', 'subjectStatus'] },
 ];
 
 /** States of an order that is still in flight (CONTRACT "Orders"). */

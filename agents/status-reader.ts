@@ -40,7 +40,15 @@ const MAX_RECORDS = 10_000;
  * the trading records of `TRADING_RECORDS` (empty lists until the trading pipeline writes some).
  */
 export class StoreStatusReader implements StatusReader {
-  constructor(private readonly deps: { actors: ActorLookup; store: StorePort; clock: ClockPort }) {}
+  constructor(
+    private readonly deps: {
+      actors: ActorLookup;
+      store: StorePort;
+      clock: ClockPort;
+      /** Current USD price of a token; positions are valued with it when given. */
+      price?: (chain: string, token: string) => Promise<number | null>;
+    },
+  ) {}
 
   async agentStatus(subject: TradingSubject): Promise<SubjectStatus> {
     const view = await this.deps.actors.get({ type: subject.type, id: subject.id });
@@ -58,9 +66,10 @@ export class StoreStatusReader implements StatusReader {
       this.records(TRADING_RECORDS.orders, key),
     ]);
     const wallets: WalletSummary[] = walletDocs.map((doc) => project(walletRecord, TRADING_RECORDS.wallets, doc));
-    const positions: PositionSummary[] = positionDocs
+    const held = positionDocs
       .map((doc) => project(positionRecord, TRADING_RECORDS.positions, doc))
       .filter((position) => !/^0+(\.0+)?$/.test(position.amount));
+    const positions: PositionSummary[] = await Promise.all(held.map((position) => this.valued(position)));
     return {
       ...status,
       wallets,
@@ -69,6 +78,13 @@ export class StoreStatusReader implements StatusReader {
       valueUsd: sumUsd(positions.flatMap((position) => (position.valueUsd === undefined ? [] : [position.valueUsd]))),
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
+  }
+
+  private async valued(position: PositionSummary): Promise<PositionSummary> {
+    const price = this.deps.price ? await this.deps.price(position.chain, position.token) : null;
+    if (price === null) return position;
+    const { valueUsd: _stored, ...rest } = position;
+    return { ...rest, valueUsd: sumUsd([toDecimal(Number(position.amount) * price)]) };
   }
 
   /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */
@@ -102,4 +118,9 @@ export function sumUsd(values: string[]): string {
   const cents = (total + divisor / 2n) / divisor;
   const digits = cents.toString().padStart(3, '0');
   return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/** A non-negative float as a plain decimal string (no exponent), for `sumUsd`. */
+function toDecimal(value: number): string {
+  return value > 0 && Number.isFinite(value) ? value.toFixed(6) : '0';
 }

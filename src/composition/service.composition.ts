@@ -118,7 +118,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const auditLogs = createAuditRoutes({ auth: accounts.auth, agents: accounts.services.agents, bots: accounts.services.bots, audit: operations.audit });
   let ready = false;
   const app = createHttpApp({
-    routers: [restAudit, ...accounts.routers, ...operations.routers, auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, limiter: adapters.limiter })],
+    routers: [restAudit, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, limiter: adapters.limiter })],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
@@ -163,6 +163,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Due jobs send events: stop taking them (and let running ones finish) before the runtime drains.
+      await trading.stop();
       await adapters.scheduler.close();
       await runtime.shutdown(config.shutdownTimeoutMs);
       await operations.audit.flush();

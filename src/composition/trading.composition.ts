@@ -1,15 +1,32 @@
 import type { Logger } from 'pino';
-import type { MachineDefinition } from '../../machines/machine-definition.types.js';
+import { KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/kill-switch.service.js';
+import { StoreTradingConfig, TRADING_CONFIG_COLLECTIONS } from '../../agents/trading-config.service.js';
+import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
+import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/token-approvals.service.js';
+import { TradingEvents } from '../../agents/trading-events.js';
+import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';
+import { WalletService } from '../../agents/wallet.service.js';
+import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
+import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
+import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
+import type { FaucetPort } from '../ports/venue.port.js';
+import { buildOrders } from './orders.composition.js';
+import type { TradingModule } from './trading-module.types.js';
+
+export type { TradingModule } from './trading-module.types.js';
 import type { AgentsService } from '../accounts/agents.service.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { SecretBox } from '../crypto/secret-box.js';
-import type { RestBinding } from '../http/routes/operation.routes.js';
-import type { AnyOperation } from '../operations/operation.types.js';
+import { createKillSwitchRoutes } from '../http/routes/kill-switch.routes.js';
+import { TRADING_CONFIG_BINDINGS } from '../http/routes/trading-config.bindings.js';
+import { WALLET_BINDINGS } from '../http/routes/wallet.bindings.js';
+import { tradingConfigOperations } from '../operations/definitions/trading-config.ops.js';
+import { walletOperations } from '../operations/definitions/wallet.ops.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+import type { StorePort } from '../ports/store.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 
 export interface TradingCompositionDeps {
@@ -24,32 +41,58 @@ export interface TradingCompositionDeps {
   secrets: Secrets;
 }
 
-/** What the trading core adds to the service: catalog operations, their REST routes, stores and machines. */
-export interface TradingModule {
-  operations: AnyOperation[];
-  bindings: RestBinding[];
-  collections: CollectionSpec[];
-  definitions: MachineDefinition[];
-  /** Runs after the runtime started (e.g. reconciliation of orders left in flight). */
-  start(): Promise<void>;
-}
-
 /**
  * The trading core (issue 5): venue, trading configuration, wallets, orders and the
  * safety path. Each section builds one part; only this file knows the adapters chosen.
  */
 export function buildTrading(deps: TradingCompositionDeps): TradingModule {
-  const module: TradingModule = { operations: [], bindings: [], collections: [], definitions: [], start: async () => undefined };
+  const module: TradingModule = { operations: [], bindings: [], collections: [], definitions: [], start: async () => undefined, stop: async () => undefined };
   const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
-  void box;
 
   // --- venue: the paper venue by default, live adapters when configured ---
+  const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: deps.config.trading.paperSeed });
+  module.collections.push(...PAPER_COLLECTIONS);
+  // Every venue call goes through one circuit breaker (interface 7.4: open 60 s, then a half-open probe).
+  const venue = new BreakerVenue(paper, {
+    threshold: deps.config.trading.breaker.threshold,
+    openMs: deps.config.trading.breaker.openMs,
+    timeoutMs: deps.config.trading.providerTimeoutMs,
+    clock: deps.clock,
+  });
+  const faucet: FaucetPort | undefined = paper;
 
   // --- trading configuration and kill switch ---
+  // The safety path (orders section) reads both: `tradingConfig.get/isBlacklisted`, `killSwitch.isActive`.
+  const tradingConfig = new StoreTradingConfig({ store: deps.store, clock: deps.clock });
+  const killSwitch = new StoreKillSwitch({ store: deps.store, clock: deps.clock, configured: deps.config.trading.killSwitch });
+  module.operations.push(...tradingConfigOperations(tradingConfig));
+  module.bindings.push(...TRADING_CONFIG_BINDINGS);
+  module.collections.push(...TRADING_CONFIG_COLLECTIONS, ...KILL_SWITCH_COLLECTIONS);
+  (module.routers ??= []).push(createKillSwitchRoutes({ killSwitch, opsToken: deps.secrets.OPS_TOKEN, log: deps.logger }));
 
   // --- wallets ---
+  // The orders section signs and spends through `wallets` (a WalletDirectory: signingWallet, signer, reserveSpend).
+  const custody = new LocalKeyCustody(box(CUSTODIAL_KEYS_PURPOSE));
+  const walletEvents = new TradingEvents(deps.bus, deps.logger);
+  const wallets = new WalletService({ store: deps.store, custody, clock: deps.clock, events: walletEvents });
+  const approvals = new TokenApprovalsService({ store: deps.store, clock: deps.clock, wallets });
+  module.operations.push(...walletOperations(wallets, approvals));
+  module.bindings.push(...WALLET_BINDINGS);
+  module.collections.push(...WALLET_COLLECTIONS, ...APPROVAL_COLLECTIONS);
 
   // --- orders and the safety path ---
+  buildOrders(
+    {
+      ...deps,
+      venue,
+      breakerState: () => venue.breakerState(),
+      config: tradingConfig,
+      killSwitch,
+      wallets,
+      ...(faucet ? { faucet } : {}),
+    },
+    module,
+  );
 
   return module;
 }

@@ -133,6 +133,17 @@ export interface VenuePort {
   /** Balances of an address in base units, by token address; tokens with no balance may be absent. */
   balances(chain: Chain, address: string): Promise<Record<string, string>>;
   health(chain: Chain): Promise<VenueHealth>;
+  /** Market data for token research; null when the venue has none for the token. Optional: not every venue has it. */
+  market?(chain: Chain, address: string): Promise<MarketInfo | null>;
+}
+
+/** What token research shows besides the token itself. */
+export interface MarketInfo {
+  priceUsd: number;
+  /** USD depth of the token's main pool. */
+  liquidityUsd: number;
+  /** Price change over the last 24 hours, percent. */
+  change24hPct: number;
 }
 
 /** Paper venue only: credits test funds (CONTRACT "Trading accounts", faucet). */

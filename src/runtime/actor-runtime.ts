@@ -6,7 +6,7 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
-import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
+import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
 import type { ActorView } from './actor-inspector.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
@@ -132,6 +132,12 @@ export class ActorRuntime {
     if (!this.definitions.has(address.type)) return null;
     const doc = await this.options.store.get<ActorDocument>(collectionOf(address.type), address.id);
     return doc ? this.viewOf(address.type, doc) : null;
+  }
+
+  /** Committed views of actors of a type whose index matches (from the store, in index order). */
+  async find(type: string, query: IndexQuery, page: PageRequest): Promise<{ items: ActorView[]; nextCursor?: string }> {
+    const docs = await this.options.store.find<ActorDocument>(collectionOf(this.definition(type).type), query, page);
+    return { items: docs.items.map((doc) => this.viewOf(type, doc)), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
   }
 
   /** The view of a stored actor document (as read from the type's collection). */

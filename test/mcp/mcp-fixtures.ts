@@ -2,7 +2,7 @@
  * Shared set-up of the MCP tests: an operator with agents, bots and keys of each scope on a
  * real service, and a raw JSON-RPC POST for cases the SDK client would refuse to send.
  */
-import { Client, signInSolana, type TestService } from '../support/test-service.js';
+import { Client, signInSolana, solanaWallet, type TestService } from '../support/test-service.js';
 import { codeAt } from '../support/totp-codes.js';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 
@@ -30,6 +30,10 @@ export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` }
 /** A signed-in operator that creates agents, bots and keys. */
 export class Operator {
   readonly client: Client;
+  /** The signed-in user's id (the `:userId` of trading routes). */
+  userId = '';
+  /** The wallet it signed in with: signing in again (e.g. after a clock jump) is the same user. */
+  wallet = solanaWallet();
   private totpSecret: string | undefined;
   private nextStep = 1;
 
@@ -39,7 +43,8 @@ export class Operator {
 
   static async signIn(svc: TestService): Promise<Operator> {
     const operator = new Operator(svc.url);
-    await signInSolana(operator.client);
+    const login = await signInSolana(operator.client, operator.wallet);
+    operator.userId = login.user.id;
     return operator;
   }
 

@@ -30,7 +30,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     docs.push({
       method: binding.method,
       path: binding.path,
-      tag: 'Agents',
+      tag: binding.tag ?? 'Agents',
       summary: firstSentence(operation.description),
       description: `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).`,
       auth: ['session'],

@@ -1,0 +1,233 @@
+/**
+ * Balances and fills of the paper venue, kept in the store so every process sees one
+ * ledger. Exactly-once rests on two compare-and-set documents:
+ * - `paper.fills/<clientOrderId>` is created once (expectedVersion 0): the first writer
+ *   fixes the outcome (or, while pending, the amount and signature of the fill);
+ * - `paper.balances/<chain>:<address>` records, in the same write that moves funds, which
+ *   order ids it applied (or refused for lack of funds), so replaying a half-finished
+ *   fill never moves funds twice and the decision is taken once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import bs58 from 'bs58';
+import { getAddress, isAddress } from 'viem';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
+import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
+
+export const BALANCES_COLLECTION = 'paper.balances';
+export const FILLS_COLLECTION = 'paper.fills';
+/** Collections the composition root declares for the paper venue. */
+export const PAPER_COLLECTIONS: CollectionSpec[] = [
+  { name: BALANCES_COLLECTION, indexes: [] },
+  { name: FILLS_COLLECTION, indexes: [] },
+];
+
+/** How many settled order ids a balance document remembers per kind (applied, rejected). */
+export const SETTLED_RING_SIZE = 256;
+export const SLIPPAGE_MESSAGE = 'Slippage tolerance exceeded';
+export const INSUFFICIENT_BALANCE_MESSAGE = 'Insufficient balance for requested swap amount';
+
+/** Balances of one address on one chain; document id `<chain>:<address>`. */
+export interface BalanceDoc {
+  /** Base units as decimal strings by token address; zero balances are dropped. */
+  balances: Record<string, string>;
+  /** Order ids whose swap moved these balances, oldest first (bounded ring). */
+  applied: string[];
+  /** Order ids refused for insufficient balance, oldest first (bounded ring). */
+  rejected: string[];
+}
+
+/** The request fields a fill keeps. */
+export interface FillRequest {
+  clientOrderId: string;
+  chain: Chain;
+  /** Normalized (checksummed on EVM). */
+  address: string;
+  inputMint: string;
+  outputMint: string;
+  amountIn: string;
+  minOut: string;
+  slippageBps: number;
+}
+
+/** Decided, not yet applied to balances: fixed here so every resumer applies the same fill. */
+export interface PendingOutcome {
+  status: 'pending';
+  filledOut: string;
+  txSignature: string;
+  at: number;
+}
+
+/** Document `paper.fills/<clientOrderId>`. */
+export interface FillDoc extends FillRequest {
+  outcome: ExecutionResult | PendingOutcome;
+}
+
+type Decision = 'applied' | 'rejected';
+
+export interface PaperLedgerOptions {
+  store: StorePort;
+  /** Size of the settled-id rings (default 256). */
+  ringSize?: number;
+  /** Attempts of one compare-and-set write before the conflict is thrown (default 64). */
+  maxAttempts?: number;
+}
+
+/** Store-backed balances and fills with exactly-once settlement. */
+export class PaperLedger {
+  private readonly store: StorePort;
+  private readonly ringSize: number;
+  private readonly maxAttempts: number;
+
+  constructor(options: PaperLedgerOptions) {
+    this.store = options.store;
+    this.ringSize = Math.max(1, options.ringSize ?? SETTLED_RING_SIZE);
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 64);
+  }
+
+  /** Balances of a normalized address in base units by token address. */
+  async balances(chain: Chain, address: string): Promise<Record<string, string>> {
+    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, balanceId(chain, address));
+    return { ...(doc?.data.balances ?? {}) };
+  }
+
+  /** Adds `amount` base units of `token` (an address) and returns the new balance. */
+  async credit(chain: Chain, address: string, token: string, amount: bigint): Promise<bigint> {
+    const id = balanceId(chain, address);
+    return this.retry(async () => {
+      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+      const data = doc?.data ?? emptyBalances();
+      const balances = adjust(data.balances, token, amount);
+      await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: { ...data, balances }, expectedVersion: doc?.version ?? 0 });
+      return BigInt(balances[token] ?? '0');
+    });
+  }
+
+  async readFill(clientOrderId: string): Promise<FillDoc | null> {
+    return (await this.store.get<FillDoc>(FILLS_COLLECTION, clientOrderId))?.data ?? null;
+  }
+
+  /** Creates the fill once; when another writer got there first, returns theirs instead. */
+  async recordFill(fill: FillDoc): Promise<FillDoc> {
+    try {
+      await this.store.put<FillDoc>(FILLS_COLLECTION, fill.clientOrderId, { data: fill, expectedVersion: 0 });
+      return fill;
+    } catch (error) {
+      const existing = isConflict(error) ? await this.readFill(fill.clientOrderId) : null;
+      if (existing) return existing;
+      throw error;
+    }
+  }
+
+  /** Brings a fill to its final outcome: applies a pending one to balances (at most once) and records the result. */
+  async settle(fill: FillDoc): Promise<ExecutionResult> {
+    if (fill.outcome.status !== 'pending') return fill.outcome;
+    const decision = await this.apply(fill, fill.outcome);
+    const outcome = await this.finalize(fill.clientOrderId, decision);
+    if (!outcome) throw AppError.internal(`Paper fill ${fill.clientOrderId} disappeared while settling`);
+    return outcome;
+  }
+
+  /** One CAS write on the balance document: debit and credit, or refuse; either way remember the id. */
+  private async apply(fill: FillDoc, pending: PendingOutcome): Promise<Decision> {
+    const id = balanceId(fill.chain, fill.address);
+    const orderId = fill.clientOrderId;
+    return this.retry(async () => {
+      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+      const data = doc?.data ?? emptyBalances();
+      if (data.applied.includes(orderId)) return 'applied';
+      if (data.rejected.includes(orderId)) return 'rejected';
+      const amountIn = BigInt(fill.amountIn);
+      const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
+      const next: BalanceDoc = funded
+        ? {
+            balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
+            applied: await this.push(data.applied, orderId, 'applied'),
+            rejected: data.rejected,
+          }
+        : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+      await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: next, expectedVersion: doc?.version ?? 0 });
+      return funded ? 'applied' : 'rejected';
+    });
+  }
+
+  /**
+   * Appends to a ring. An id leaves the ring only after its fill is final, so "pending and
+   * not in the ring" always means "not applied", however many orders came since.
+   */
+  private async push(ring: string[], orderId: string, decision: Decision): Promise<string[]> {
+    const overflow = Math.max(0, ring.length + 1 - this.ringSize);
+    for (const evicted of ring.slice(0, overflow)) await this.finalize(evicted, decision);
+    return [...ring.slice(overflow), orderId];
+  }
+
+  /** Records the final outcome of a pending fill; returns the stored final outcome (null when no fill). */
+  private async finalize(clientOrderId: string, decision: Decision): Promise<ExecutionResult | null> {
+    return this.retry(async () => {
+      const doc = await this.store.get<FillDoc>(FILLS_COLLECTION, clientOrderId);
+      if (!doc) return null;
+      const { outcome } = doc.data;
+      if (outcome.status !== 'pending') return outcome;
+      const final: ExecutionResult =
+        decision === 'applied'
+          ? { status: 'filled', filledOut: outcome.filledOut, txSignature: outcome.txSignature, at: outcome.at }
+          : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: outcome.at };
+      await this.store.put<FillDoc>(FILLS_COLLECTION, clientOrderId, { data: { ...doc.data, outcome: final }, expectedVersion: doc.version });
+      return final;
+    });
+  }
+
+  /** Re-runs `attempt` after a lost compare-and-set, with a short jittered pause. */
+  private async retry<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isConflict(error) || n >= this.maxAttempts) throw error;
+        // Real time, not the ClockPort: this only spreads contending writers apart (a few
+        // ms); a manual clock would never let it end.
+        await sleep(Math.random() * Math.min(50, 2 ** n));
+      }
+    }
+  }
+}
+
+/**
+ * The canonical form of an address, so one wallet maps to one balance document: EIP-55 on
+ * EVM chains, a 32-byte base58 key as given on Solana. Throws a validation error otherwise.
+ */
+export function normalizeAddress(chain: Chain, address: string): string {
+  if (chain !== 'solana') {
+    if (!isAddress(address, { strict: false })) throw AppError.validation([`address is not a valid ${chain} address`]);
+    return getAddress(address);
+  }
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = bs58.decode(address);
+  } catch {
+    bytes = null;
+  }
+  if (bytes?.length !== 32) throw AppError.validation(['address is not a valid solana address']);
+  return address;
+}
+
+function balanceId(chain: Chain, address: string): string {
+  return `${chain}:${address}`;
+}
+
+function emptyBalances(): BalanceDoc {
+  return { balances: {}, applied: [], rejected: [] };
+}
+
+/** A copy of `balances` with `delta` added to `token`; zero drops the entry. Callers check for negatives. */
+function adjust(balances: Record<string, string>, token: string, delta: bigint): Record<string, string> {
+  const value = BigInt(balances[token] ?? '0') + delta;
+  const next = { ...balances };
+  if (value === 0n) delete next[token];
+  else next[token] = value.toString();
+  return next;
+}
+
+function isConflict(error: unknown): boolean {
+  return isAppError(error) && error.code === 'VERSION_CONFLICT';
+}

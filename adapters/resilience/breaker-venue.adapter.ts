@@ -1,0 +1,86 @@
+import { isAppError } from '../../src/errors/app-error.js';
+import type {
+  Chain,
+  ExecuteRequest,
+  ExecutionResult,
+  Quote,
+  QuoteRequest,
+  TokenInfo,
+  VenueHealth,
+  VenuePort,
+} from '../../src/ports/venue.port.js';
+import { ProviderBreaker, type BreakerState, type ProviderBreakerOptions } from './provider-breaker.js';
+
+export interface BreakerVenueOptions extends Omit<ProviderBreakerOptions, 'provider'> {
+  /** Default: the wrapped venue's `name`. */
+  provider?: string;
+  /**
+   * Budget of `execute` and `lookup`, which sign, broadcast and wait for confirmation:
+   * longer than `timeoutMs` and than the venue's own confirmation wait. Default 90 s.
+   */
+  executeTimeoutMs?: number;
+}
+
+const DEFAULT_EXECUTE_TIMEOUT_MS = 90_000;
+
+/**
+ * Decorates any venue so that every call goes through one `ProviderBreaker`: a provider
+ * that keeps failing is short-circuited with `Circuit breaker open for provider: <name>`
+ * instead of being hammered, and the safety path reads `breakerState()` before trading.
+ */
+export class BreakerVenue implements VenuePort {
+  readonly name: string;
+  readonly chains: readonly Chain[];
+  private readonly breaker: ProviderBreaker;
+  private readonly executeTimeoutMs: number;
+
+  constructor(private readonly inner: VenuePort, options: BreakerVenueOptions) {
+    this.name = inner.name;
+    this.chains = inner.chains;
+    const { executeTimeoutMs, provider, ...breakerOptions } = options;
+    this.breaker = new ProviderBreaker({ ...breakerOptions, provider: provider ?? inner.name });
+    this.executeTimeoutMs = executeTimeoutMs ?? Math.max(DEFAULT_EXECUTE_TIMEOUT_MS, options.timeoutMs);
+  }
+
+  breakerState(): BreakerState {
+    return this.breaker.state();
+  }
+
+  findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {
+    return this.breaker.execute(() => this.inner.findToken(chain, symbolOrAddress));
+  }
+
+  searchTokens(query: string, options: { chain?: Chain; limit: number }): Promise<TokenInfo[]> {
+    return this.breaker.execute(() => this.inner.searchTokens(query, options));
+  }
+
+  priceUsd(chain: Chain, address: string): Promise<number | null> {
+    return this.breaker.execute(() => this.inner.priceUsd(chain, address));
+  }
+
+  quote(request: QuoteRequest): Promise<Quote> {
+    return this.breaker.execute(() => this.inner.quote(request));
+  }
+
+  execute(request: ExecuteRequest): Promise<ExecutionResult> {
+    return this.breaker.execute(() => this.inner.execute(request), { timeoutMs: this.executeTimeoutMs });
+  }
+
+  lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {
+    return this.breaker.execute(() => this.inner.lookup(clientOrderId, chain), { timeoutMs: this.executeTimeoutMs });
+  }
+
+  balances(chain: Chain, address: string): Promise<Record<string, string>> {
+    return this.breaker.execute(() => this.inner.balances(chain, address));
+  }
+
+  /** Never throws: an open circuit or a failed probe is reported as unreachable. */
+  async health(chain: Chain): Promise<VenueHealth> {
+    try {
+      const health = await this.breaker.execute(() => this.inner.health(chain));
+      return health;
+    } catch (error) {
+      return { chain, reachable: false, error: isAppError(error) || error instanceof Error ? error.message : String(error) };
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  TaskCancelledError,
+  TimeoutStrategy,
+  circuitBreaker,
+  handleWhen,
+  timeout,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+
+/** What the safety path and the EVM status route read. */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export interface ProviderBreakerOptions {
+  /** Provider name in `Circuit breaker open for provider: <provider>`. */
+  provider: string;
+  /** Consecutive provider failures that open the circuit (`CIRCUIT_BREAKER_THRESHOLD`). */
+  threshold: number;
+  /** How long the circuit stays open before one probe is let through (`CIRCUIT_BREAKER_OPEN_MS`). */
+  openMs?: number;
+  /** Budget of one call (`PROVIDER_TIMEOUT_MS`); a call past it fails with PROVIDER_UNAVAILABLE. */
+  timeoutMs: number;
+  /** Time source of the open window; default the system clock. */
+  clock?: Pick<ClockPort, 'now'>;
+}
+
+export interface ProviderCallOptions {
+  /** Overrides `timeoutMs` for one call (an execution that waits for confirmation needs longer). */
+  timeoutMs?: number;
+}
+
+/** Interface 8: after the breaker opens, callers wait 60 seconds. */
+export const DEFAULT_OPEN_MS = 60_000;
+
+const systemClock: Pick<ClockPort, 'now'> = { now: () => Date.now() };
+
+/** 503 for everything that is the provider's fault and may pass: 5xx, 429, network, timeout, garbage. */
+export function providerUnavailable(provider: string, reason: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {}): AppError {
+  return new AppError('PROVIDER_UNAVAILABLE', `Provider unavailable: ${provider} (${reason})`, {
+    details: { provider, ...options.details },
+    ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
+    cause: options.cause,
+  });
+}
+
+/**
+ * True when a failure says the provider is unwell: timeouts, network errors, 5xx, 429.
+ * A 4xx business refusal (no route, unknown token, insufficient funds) is the caller's
+ * problem and leaves the circuit as it is. Errors no adapter translated (a library's
+ * network error) count as unwell: they never mean "your request was wrong".
+ */
+export function isProviderFailure(error: unknown): boolean {
+  if (!isAppError(error)) return true;
+  if (error.code === 'CIRCUIT_BREAKER_OPEN') return false;
+  return error.status >= 500 || error.status === 429;
+}
+
+/**
+ * Timeout plus circuit breaker for one provider, built on cockatiel. cockatiel counts
+ * consecutive failures and moves closed → open → half-open → closed; the open window is
+ * timed here on the injected clock (cockatiel itself reads `Date.now()`), so tests drive
+ * it without waiting and `retryAfterSeconds` counts down on the same clock. While open,
+ * and while the one half-open probe runs, calls fail at once without reaching the provider.
+ */
+export class ProviderBreaker {
+  readonly provider: string;
+  private readonly policy: CircuitBreakerPolicy;
+  private readonly clock: Pick<ClockPort, 'now'>;
+  private readonly openMs: number;
+  private openedAt = 0;
+
+  constructor(private readonly options: ProviderBreakerOptions) {
+    this.provider = options.provider;
+    this.clock = options.clock ?? systemClock;
+    this.openMs = options.openMs ?? DEFAULT_OPEN_MS;
+    // halfOpenAfter 0: `gate()` keeps callers out for `openMs`, so the first call cockatiel
+    // sees after a break is, by construction, the half-open probe.
+    this.policy = circuitBreaker(handleWhen(isProviderFailure), { halfOpenAfter: 0, breaker: new ConsecutiveBreaker(options.threshold) });
+    this.policy.onBreak(() => {
+      this.openedAt = this.clock.now();
+    });
+  }
+
+  state(): BreakerState {
+    switch (this.policy.state) {
+      case CircuitState.Closed:
+        return 'closed';
+      case CircuitState.HalfOpen:
+        return 'half_open';
+      default:
+        // Open past its window: the next call is the probe, which is what half-open means to a reader.
+        return this.remainingMs() > 0 ? 'open' : 'half_open';
+    }
+  }
+
+  /** Runs `fn` under the timeout and the breaker; `signal` aborts when the timeout fires. */
+  async execute<T>(fn: (signal: AbortSignal) => Promise<T>, options: ProviderCallOptions = {}): Promise<T> {
+    this.gate();
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    // Aggressive: the caller gets its answer at the deadline even if `fn` ignores the signal.
+    const deadline = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+    try {
+      return await this.policy.execute(async () => {
+        try {
+          return await deadline.execute((_context, signal) => fn(signal));
+        } catch (error) {
+          if (error instanceof TaskCancelledError) throw providerUnavailable(this.provider, `timed out after ${timeoutMs} ms`, { cause: error });
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (error instanceof BrokenCircuitError) throw this.openError(error);
+      throw error;
+    }
+  }
+
+  /** The error an open circuit answers with (interface 7.4). */
+  openError(cause?: unknown): AppError {
+    return new AppError('CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${this.provider}`, {
+      details: { provider: this.provider },
+      retryAfterSeconds: Math.max(1, Math.ceil(this.remainingMs() / 1000)),
+      cause,
+    });
+  }
+
+  private gate(): void {
+    const state = this.policy.state;
+    if (state === CircuitState.HalfOpen) throw this.openError();
+    if (state === CircuitState.Open && this.remainingMs() > 0) throw this.openError();
+  }
+
+  private remainingMs(): number {
+    return this.policy.state === CircuitState.Open ? this.openedAt + this.openMs - this.clock.now() : 0;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Token amounts: whole-token decimal strings (what people type: `0.5`) ↔ base units
+ * (what venues and orders carry: `500000000`). Exact BigInt arithmetic; floats only
+ * for USD values, which are for display and risk limits, never for balances.
+ */
+
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** `0.5` with 9 decimals → 500000000n. Extra fractional digits beyond `decimals` are truncated. */
+export function toBaseUnits(amount: string, decimals: number): bigint {
+  if (!DECIMAL.test(amount)) throw new RangeError(`not a decimal amount: ${amount}`);
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return BigInt(whole + fraction.slice(0, decimals).padEnd(decimals, '0'));
+}
+
+/** 500000000n with 9 decimals → `0.5` (no trailing zeros). */
+export function fromBaseUnits(amount: bigint | string, decimals: number): string {
+  const value = BigInt(amount);
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** USD value of a base-unit amount at a price (float; display and risk only). */
+export function usdValue(amount: bigint | string, decimals: number, priceUsd: number): number {
+  return Number(fromBaseUnits(amount, decimals)) * priceUsd;
+}
+
+/** A USD number as a two-decimal string, for records and replies. */
+export function formatUsd(value: number): string {
+  return (Math.round(value * 100) / 100).toFixed(2);
+}
+
+/** `amount × bps / 10000`, floored. */
+export function applyBps(amount: bigint, bps: number): bigint {
+  return (amount * BigInt(Math.round(bps))) / 10_000n;
+}

@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
+import { subjectKey, type TradingSubject } from './portfolio.types.js';
+
+/**
+ * The risk policy's daily volume: USD of orders sent per account per UTC day. A
+ * reservation is taken atomically with the limit check (compare-and-set), so two
+ * concurrent orders cannot both slip under the limit; a failed order gives its share back.
+ */
+
+export const DAILY_VOLUME_COLLECTION: CollectionSpec = { name: 'trading.daily-volume', indexes: [] };
+const TWO_DAYS_MS = 2 * 24 * 60 * 60 * 1000;
+const MAX_ATTEMPTS = 20;
+
+interface VolumeRecord {
+  usd: number;
+}
+
+export class DailyVolume {
+  constructor(private readonly store: StorePort) {}
+
+  /** Adds `usd` to today's volume, or throws 400 when it would pass `limitUsd`. */
+  async reserve(subject: TradingSubject, usd: number, limitUsd: number, at: number): Promise<void> {
+    await this.change(subject, at, (used) => {
+      if (used + usd > limitUsd) {
+        throw new AppError(
+          'RISK_LIMIT_EXCEEDED',
+          `Order would exceed the daily volume limit of $${limitUsd.toFixed(2)} (risk policy; $${used.toFixed(2)} used today)`,
+        );
+      }
+      return used + usd;
+    });
+  }
+
+  async release(subject: TradingSubject, usd: number, at: number): Promise<void> {
+    await this.change(subject, at, (used) => Math.max(0, used - usd));
+  }
+
+  async used(subject: TradingSubject, at: number): Promise<number> {
+    const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, idOf(subject, at));
+    return doc?.data.usd ?? 0;
+  }
+
+  private async change(subject: TradingSubject, at: number, next: (used: number) => number): Promise<void> {
+    const id = idOf(subject, at);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
+      const usd = next(doc?.data.usd ?? 0);
+      try {
+        await this.store.put(DAILY_VOLUME_COLLECTION.name, id, { data: { usd }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS });
+        return;
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
+        await sleep(Math.random() * Math.min(20, 2 ** attempt));
+      }
+    }
+    throw new AppError('RESOURCE_CONFLICT', 'Concurrent orders on this account: daily volume not updated, retry', { retryable: true });
+  }
+}
+
+function idOf(subject: TradingSubject, at: number): string {
+  return `${subjectKey(subject)}|${new Date(at).toISOString().slice(0, 10)}`;
+}

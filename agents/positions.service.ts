@@ -1,0 +1,144 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
+import type { StorePort } from '../src/ports/store.port.js';
+import { fromBaseUnits } from './amounts.js';
+import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingEvents } from './trading-events.js';
+
+/**
+ * The trading book: one position per (account, chain, token) with average cost and
+ * realized PnL in USD. Written after each fill and each faucet deposit; every write is
+ * idempotent by its reference (order id), so a fill booked twice (crash, retry,
+ * recovery) counts once.
+ */
+
+/** How many recent references a position remembers to refuse a second booking. */
+const APPLIED_RING = 64;
+const MAX_ATTEMPTS = 20;
+
+export interface PositionRecord {
+  subject: string;
+  chain: string;
+  token: string;
+  symbol: string;
+  decimals: number;
+  /** Whole tokens (what the portfolio summary shows). */
+  amount: string;
+  amountBase: string;
+  /** USD paid for what is held now (average cost × amount). */
+  costBasisUsd: number;
+  realizedPnlUsd: number;
+  applied: string[];
+  updatedAt: number;
+}
+
+export interface TokenLeg {
+  chain: string;
+  token: string;
+  symbol: string;
+  decimals: number;
+  /** Base units. */
+  amount: bigint;
+  /** USD price at the time of the fill. */
+  priceUsd: number;
+}
+
+export class PositionsService {
+  constructor(
+    private readonly deps: { store: StorePort; clock: ClockPort; events: TradingEvents },
+  ) {}
+
+  /**
+   * Books a swap: `sold` leaves the account (realizing PnL against its average cost),
+   * `bought` enters it at the USD value of what was paid.
+   */
+  async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg): Promise<void> {
+    const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
+    const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
+    // Value the trade once, by what was received when priced, so both legs agree.
+    const tradeUsd = receivedUsd > 0 ? receivedUsd : paidUsd;
+    await this.update(subject, ref, sold, (position) => {
+      const held = BigInt(position.amountBase);
+      const removed = sold.amount > held ? held : sold.amount;
+      const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
+      return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
+    });
+    await this.update(subject, ref, bought, (position) => ({
+      ...position,
+      amountBase: (BigInt(position.amountBase) + bought.amount).toString(),
+      costBasisUsd: position.costBasisUsd + tradeUsd,
+    }));
+  }
+
+  /** A deposit (paper faucet) enters at the current price: it is cost, not profit. */
+  async bookDeposit(subject: TradingSubject, ref: string, leg: TokenLeg): Promise<void> {
+    await this.update(subject, ref, leg, (position) => ({
+      ...position,
+      amountBase: (BigInt(position.amountBase) + leg.amount).toString(),
+      costBasisUsd: position.costBasisUsd + Number(fromBaseUnits(leg.amount, leg.decimals)) * leg.priceUsd,
+    }));
+  }
+
+  /** Every position of the account, including closed ones (their realized PnL stays). */
+  async list(subject: TradingSubject): Promise<PositionRecord[]> {
+    const out: PositionRecord[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.find<PositionRecord>(
+        TRADING_RECORDS.positions,
+        { index: TRADING_RECORDS.subjectIndex, eq: subjectKey(subject) },
+        { limit: 200, ...(cursor ? { cursor } : {}) },
+      );
+      out.push(...page.items.map((doc) => doc.data));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  private async update(subject: TradingSubject, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
+    const key = subjectKey(subject);
+    const id = `${key}|${leg.chain}|${leg.token}`;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id);
+      const current = doc?.data ?? emptyPosition(key, leg);
+      if (current.applied.includes(ref)) return;
+      const changed = change(current);
+      const next: PositionRecord = {
+        ...changed,
+        amount: fromBaseUnits(changed.amountBase, leg.decimals),
+        // Rounding dust of a fully closed position is not a cost.
+        costBasisUsd: changed.amountBase === '0' ? 0 : Math.max(0, changed.costBasisUsd),
+        applied: [...current.applied, ref].slice(-APPLIED_RING),
+        updatedAt: this.deps.clock.now(),
+      };
+      try {
+        await this.deps.store.put(TRADING_RECORDS.positions, id, { data: next, expectedVersion: doc?.version ?? 0, indexes: { [TRADING_RECORDS.subjectIndex]: key } });
+      } catch (error) {
+        if (isAppError(error) && error.code === 'VERSION_CONFLICT') {
+          await sleep(Math.random() * Math.min(20, 2 ** attempt));
+          continue;
+        }
+        throw error;
+      }
+      await this.deps.events.publish(subject, 'position.updated', {
+        chain: next.chain,
+        token: next.token,
+        symbol: next.symbol,
+        amount: next.amount,
+        costBasisUsd: round2(next.costBasisUsd),
+        realizedPnlUsd: round2(next.realizedPnlUsd),
+      });
+      return;
+    }
+    throw new AppError('RESOURCE_CONFLICT', `Concurrent updates to position ${leg.symbol}: gave up`, { retryable: true });
+  }
+}
+
+function emptyPosition(subject: string, leg: TokenLeg): PositionRecord {
+  return { subject, chain: leg.chain, token: leg.token, symbol: leg.symbol, decimals: leg.decimals, amount: '0', amountBase: '0', costBasisUsd: 0, realizedPnlUsd: 0, applied: [], updatedAt: 0 };
+}
+
+export function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}

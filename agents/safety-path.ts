@@ -1,0 +1,224 @@
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
+import { NATIVE_SOL_MINT, walletChainOf, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
+import { applyBps, fromBaseUnits, toBaseUnits } from './amounts.js';
+import type { StatusReader, TradingSubject } from './portfolio.types.js';
+import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
+import type { TradingEvents } from './trading-events.js';
+import type { WalletDirectory, WalletView } from './wallet.types.js';
+
+/**
+ * The safety path (interface 1, issue 5): every trade, whatever surface or schedule it
+ * comes from, passes these named checks in this order before an order exists. A check
+ * that stops a request throws the error of interface 7.4 and emits `risk.blocked`
+ * naming the check; the names of the checks passed are kept on the order (audit).
+ */
+
+export const SAFETY_MESSAGES = {
+  tradingDisabled: 'Trading bu bot icin kapali.',
+  walletRequired: 'Custodial wallet required for this operation',
+  inputMint: 'inputMint must be native SOL or USDC (P3 constraint)',
+  slippage: 'Slippage tolerance exceeded',
+  balance: 'Insufficient balance for requested swap amount',
+  killSwitch: (chain: string) => `Trading kill switch is active for chain: ${chain}`,
+  tokenNotFound: (mint: string) => `Token not found: ${mint}`,
+} as const;
+
+/** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
+export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+/** How much to trade, as the request said it. */
+export type TradeAmountSpec =
+  | { kind: 'base'; value: string }
+  | { kind: 'whole'; value: string }
+  /** Whole tokens of the output (`buy 1000 BONK with USDC`): the input is sized from prices. */
+  | { kind: 'output'; value: string }
+  | { kind: 'percent'; value: string }
+  | { kind: 'all' }
+  | { kind: 'usd'; value: string };
+
+export interface TradeRequest {
+  subject: TradingSubject;
+  userId?: string;
+  channel: TradeChannel;
+  chain: Chain;
+  side: 'buy' | 'sell' | 'swap';
+  /** Symbol or address of what is spent and what is received. */
+  inputToken: string;
+  outputToken: string;
+  amount: TradeAmountSpec;
+  slippageBps?: number;
+  walletId?: string;
+  signalSource?: string;
+}
+
+/** What the checks established: everything the order is created from. */
+export interface CheckedTrade {
+  request: TradeRequest;
+  config: TradingConfig;
+  wallet: WalletView;
+  input: TokenInfo;
+  output: TokenInfo;
+  amountIn: bigint;
+  slippageBps: number;
+  valueUsd: number;
+  inputPriceUsd: number;
+  quote: Quote;
+  checks: string[];
+}
+
+export interface SafetyPathDeps {
+  status: Pick<StatusReader, 'agentStatus'>;
+  config: TradingConfigReader;
+  killSwitch: KillSwitch;
+  wallets: WalletDirectory;
+  venue: VenuePort;
+  /** State of the venue's circuit breaker; `open` refuses before execution. */
+  breakerState: () => 'closed' | 'open' | 'half_open';
+  events: TradingEvents;
+  clock: ClockPort;
+}
+
+export class SafetyPath {
+  constructor(private readonly deps: SafetyPathDeps) {}
+
+  /** Runs every check in order; throws the first refusal (after emitting `risk.blocked`). */
+  async check(request: TradeRequest): Promise<CheckedTrade> {
+    const checks: string[] = ['credential_scope']; // the invoker checked credential and scope before the handler ran
+    const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        const value = await run();
+        checks.push(name);
+        return value;
+      } catch (error) {
+        await this.blocked(request, isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN' ? 'circuit_breaker' : name, error);
+        throw error;
+      }
+    };
+    const { deps } = this;
+    const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
+    await step('kill_switch', () => this.killSwitch(request.chain));
+    const wallet = await step('wallet', () => this.wallet(request));
+    const [input, output] = await step('token', () => Promise.all([this.token(request.chain, request.inputToken), this.token(request.chain, request.outputToken)]));
+    await step('blacklist', async () => blacklist(config, input, output));
+    await step('input_mint', async () => inputMint(request.chain, input));
+    const balances = await deps.venue.balances(request.chain, wallet.address);
+    const held = BigInt(balances[input.address] ?? '0');
+    const { amountIn, inputPriceUsd } = await step('amount', () => this.amountIn(request, input, output, held));
+    const slippageBps = request.slippageBps ?? config.defaultOrderProfile.slippageBps;
+    const valueUsd = Number(fromBaseUnits(amountIn, input.decimals)) * inputPriceUsd;
+    await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd));
+    const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));
+    await step('balance', async () => {
+      if (held < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+    });
+    await step('circuit_breaker', async () => this.breaker());
+    return { request, config, wallet, input, output, amountIn, slippageBps, valueUsd, inputPriceUsd, quote, checks };
+  }
+
+  /** The checks that can change while an order waits for approval, re-run before it is sent. */
+  async recheck(subject: TradingSubject, chain: Chain, walletAddress: string, inputMint: string, amountIn: bigint): Promise<void> {
+    await this.tradingEnabled(subject);
+    await this.killSwitch(chain);
+    const balances = await this.deps.venue.balances(chain, walletAddress);
+    if (BigInt(balances[inputMint] ?? '0') < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+    this.breaker();
+  }
+
+  private async tradingEnabled(subject: TradingSubject): Promise<TradingConfig> {
+    const status = await this.deps.status.agentStatus(subject);
+    if (!status.tradingEnabled || status.status !== 'active') {
+      // A soft error (interface 7.4): HTTP 200 with the canonical failure envelope.
+      throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
+    }
+    return this.deps.config.get(subject);
+  }
+
+  private async killSwitch(chain: Chain): Promise<void> {
+    if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain), { retryable: false });
+  }
+
+  private async wallet(request: TradeRequest): Promise<WalletView> {
+    const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId);
+    if (!wallet) throw new AppError('WALLET_REQUIRED', SAFETY_MESSAGES.walletRequired);
+    return wallet;
+  }
+
+  private async token(chain: Chain, ref: string): Promise<TokenInfo> {
+    const token = await this.deps.venue.findToken(chain, ref);
+    if (!token) throw new AppError('TOKEN_NOT_FOUND', SAFETY_MESSAGES.tokenNotFound(ref));
+    return token;
+  }
+
+  private async amountIn(request: TradeRequest, input: TokenInfo, output: TokenInfo, held: bigint): Promise<{ amountIn: bigint; inputPriceUsd: number }> {
+    const price = async (token: TokenInfo) => (await this.deps.venue.priceUsd(token.chain, token.address)) ?? 0;
+    const inputPriceUsd = await price(input);
+    const spec = request.amount;
+    let amountIn: bigint;
+    if (spec.kind === 'base') amountIn = BigInt(spec.value);
+    else if (spec.kind === 'whole') amountIn = toBaseUnits(spec.value, input.decimals);
+    else if (spec.kind === 'all') amountIn = held;
+    else if (spec.kind === 'percent') amountIn = applyBps(held, Math.round(Number(spec.value) * 100));
+    else {
+      const usd = spec.kind === 'usd' ? Number(spec.value) : Number(spec.value) * (await price(output));
+      if (!(inputPriceUsd > 0) || !(usd > 0)) throw AppError.validation([`No USD price for ${input.symbol}: give the amount in ${input.symbol}`]);
+      amountIn = toBaseUnits((usd / inputPriceUsd).toFixed(input.decimals), input.decimals);
+    }
+    if (amountIn <= 0n) {
+      if (spec.kind === 'all' || spec.kind === 'percent') throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+      throw AppError.validation(['amount must be greater than 0']);
+    }
+    return { amountIn, inputPriceUsd };
+  }
+
+  private async quote(chain: Chain, input: TokenInfo, output: TokenInfo, amountIn: bigint, slippageBps: number): Promise<Quote> {
+    const quote = await this.deps.venue.quote({ chain, inputMint: input.address, outputMint: output.address, amountIn: amountIn.toString(), slippageBps });
+    // Price impact beyond the tolerance means the fill would land below what the caller accepts.
+    if (quote.priceImpactBps > slippageBps) throw new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details: { priceImpactBps: quote.priceImpactBps, slippageBps } });
+    return quote;
+  }
+
+  private breaker(): void {
+    if (this.deps.breakerState() === 'open') {
+      throw new AppError('CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${this.deps.venue.name}`, { retryAfterSeconds: 60 });
+    }
+  }
+
+  private async blocked(request: TradeRequest, check: string, error: unknown): Promise<void> {
+    await this.deps.events.publish(request.subject, 'risk.blocked', {
+      check,
+      code: isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR',
+      message: error instanceof Error ? error.message : String(error),
+      channel: request.channel,
+      chain: request.chain,
+      inputToken: request.inputToken,
+      outputToken: request.outputToken,
+    });
+  }
+}
+
+function blacklist(config: TradingConfig, ...tokens: TokenInfo[]): void {
+  for (const token of tokens) {
+    const listed = config.blacklist.some((entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase());
+    if (listed) throw new AppError('TOKEN_BLACKLISTED', `Token is blacklisted: ${token.symbol} (${token.address})`);
+  }
+}
+
+function inputMint(chain: Chain, input: TokenInfo): void {
+  if (chain === 'solana' && input.address !== NATIVE_SOL_MINT && input.address !== SOLANA_USDC_MINT) {
+    throw new AppError('INPUT_MINT_NOT_ALLOWED', SAFETY_MESSAGES.inputMint);
+  }
+}
+
+function riskPolicy(config: TradingConfig, request: TradeRequest, slippageBps: number, valueUsd: number): void {
+  const policy = config.riskPolicy;
+  const refuse = (message: string) => new AppError('RISK_LIMIT_EXCEEDED', message);
+  if (policy.allowedChannels && !policy.allowedChannels.includes(request.channel)) throw refuse(`Trading through ${request.channel} is not allowed by the risk policy`);
+  if (policy.allowedSignalSources && (!request.signalSource || !policy.allowedSignalSources.includes(request.signalSource))) {
+    throw refuse(`Signal source ${request.signalSource ?? '(none)'} is not allowed by the risk policy`);
+  }
+  if (slippageBps > policy.maxSlippageBps) throw refuse(`slippageBps ${slippageBps} exceeds the risk policy maximum of ${policy.maxSlippageBps}`);
+  if (policy.maxOrderUsd !== undefined && valueUsd > policy.maxOrderUsd) {
+    throw refuse(`Order value $${valueUsd.toFixed(2)} exceeds the maximum order size of $${policy.maxOrderUsd.toFixed(2)} (risk policy)`);
+  }
+}

@@ -1,0 +1,156 @@
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { Chain } from '../src/ports/venue.port.js';
+import { interpret } from './command-interpreter.js';
+import type { Intent, TokenRef, TradeParams } from './intent.types.js';
+import type { OrderQueries } from './order-queries.js';
+import type { OrderView } from './order.types.js';
+import type { StatusReader, TradingSubject } from './portfolio.types.js';
+import { valuePositions, type PriceLookup } from './position-valuation.js';
+import type { PositionsService } from './positions.service.js';
+import { helpReply, portfolioReply, statusReply } from './reply-templates.js';
+import type { TradeAmountSpec, TradeRequest } from './safety-path.js';
+import type { TradingConfigReader } from './trading-config.types.js';
+import type { TradingPipeline } from './trading-pipeline.js';
+
+/**
+ * `POST /api/nest/trading/command`: a natural-language command executed, not just
+ * described. Trading intents become orders through the same pipeline and safety path as
+ * every other surface; questions are answered from stored data; what is not understood
+ * is said plainly.
+ */
+
+export const ENGINE_UNAVAILABLE = 'Trading servisi su anda kullanilamiyor.';
+const UNREACHABLE: ReadonlySet<string> = new Set(['PROVIDER_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE', 'TRADING_UNAVAILABLE']);
+
+export interface CommandResult {
+  success: true;
+  reply: string;
+  intent: string;
+  order?: OrderView;
+}
+
+/** DCA commands are executed by the strategies service when it is wired in. */
+export interface DcaCommands {
+  execute(subject: TradingSubject, intent: Extract<Intent, { intent: 'dca_create' | 'dca_pause' | 'dca_resume' | 'dca_stats' }>, userId?: string): Promise<string>;
+}
+
+export interface TradingCommandDeps {
+  pipeline: TradingPipeline;
+  queries: OrderQueries;
+  positions: PositionsService;
+  status: StatusReader;
+  config: TradingConfigReader;
+  price: PriceLookup;
+  dca?: DcaCommands;
+}
+
+export class TradingCommand {
+  constructor(private readonly deps: TradingCommandDeps) {}
+
+  async execute(subject: TradingSubject, message: string, options: { userId?: string; orderId?: string } = {}): Promise<CommandResult> {
+    const result = interpret(message);
+    if (result.intent === 'unknown') return { success: true, reply: result.reply, intent: 'unknown' };
+    try {
+      return await this.run(subject, result, options);
+    } catch (error) {
+      // On this route an unreachable engine is a soft error (interface 7.4), not a 503. The kill
+      // switch and an open breaker are deliberate refusals with their own 503 messages.
+      if (isAppError(error) && UNREACHABLE.has(error.code)) {
+        throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, { envelope: 'canonical', status: 200, retryable: true, details: { cause: error.message } });
+      }
+      throw error;
+    }
+  }
+
+  private async run(subject: TradingSubject, intent: Intent, options: { userId?: string; orderId?: string }): Promise<CommandResult> {
+    const done = (reply: string, order?: OrderView): CommandResult => ({ success: true, reply, intent: intent.intent, ...(order ? { order } : {}) });
+    switch (intent.intent) {
+      case 'help':
+        return done(helpReply(intent.params.topic));
+      case 'status':
+        return done(statusReply(await this.deps.status.agentStatus(subject)));
+      case 'portfolio':
+        return done(portfolioReply(await this.deps.status.portfolio(subject)));
+      case 'buy':
+      case 'sell':
+      case 'swap': {
+        const request = await this.tradeRequest(subject, intent.intent, intent.params, options.userId);
+        const order = await this.deps.pipeline.place(request, options.orderId ? { orderId: options.orderId } : {});
+        return done(orderReply(order), order);
+      }
+      case 'approve': {
+        const order = await this.deps.pipeline.approve(subject, intent.params.orderId);
+        return done(orderReply(order), order);
+      }
+      case 'orders': {
+        const page = await this.deps.queries.list(subject, { limit: 10, ...(intent.params.status ? { status: intent.params.status } : {}) });
+        if (page.items.length === 0) return done(intent.params.status ? 'No orders are waiting for approval.' : 'No orders yet.');
+        return done(page.items.map((order) => `${order.order_id}: ${order.side} ${order.inputSymbol} → ${order.outputSymbol}, ${order.status}`).join('\n'));
+      }
+      case 'positions': {
+        const records = (await this.deps.positions.list(subject)).filter((record) => intent.params.withPnl || record.amountBase !== '0');
+        if (records.length === 0) return done('No positions yet.');
+        const { positions, totals } = await valuePositions(records, this.deps.price);
+        const lines = positions.map((p) =>
+          intent.params.withPnl
+            ? `${p.symbol}: ${p.amount} (value $${p.valueUsd ?? '?'}, unrealized $${p.unrealizedPnlUsd ?? '?'}, realized $${p.realizedPnlUsd})`
+            : `${p.symbol}: ${p.amount} (value $${p.valueUsd ?? '?'})`,
+        );
+        return done([...lines, `Total value $${totals.valueUsd}`].join('\n'));
+      }
+      default:
+        if (!this.deps.dca) return done('DCA strategies are managed with the strategies routes and tools.');
+        return done(await this.deps.dca.execute(subject, intent, options.userId));
+    }
+  }
+
+  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, userId?: string): Promise<TradeRequest> {
+    const defaults = (await this.deps.config.get(subject)).tradeDefaults;
+    return {
+      subject,
+      ...(userId ? { userId } : {}),
+      channel: 'command',
+      chain: chainFor(defaults.chain, params.inputToken, params.outputToken),
+      side,
+      inputToken: tokenText(params.inputToken),
+      outputToken: tokenText(params.outputToken),
+      amount: amountSpec(params),
+      ...(params.slippageBps ? { slippageBps: params.slippageBps } : {}),
+    };
+  }
+}
+
+function tokenText(token: TokenRef): string {
+  return token.kind === 'symbol' ? token.symbol : token.address;
+}
+
+/** An EVM address in a command trades on an EVM chain: the default one if it is EVM, else Ethereum. */
+function chainFor(defaultChain: Chain, ...tokens: TokenRef[]): Chain {
+  const evm = tokens.some((token) => token.kind === 'address' && token.chain === 'evm');
+  if (evm) return defaultChain === 'solana' ? 'ethereum' : defaultChain;
+  const solana = tokens.some((token) => token.kind === 'address' && token.chain === 'solana');
+  return solana ? 'solana' : defaultChain;
+}
+
+function amountSpec(params: TradeParams): TradeAmountSpec {
+  const amount = params.amount;
+  if (amount.kind === 'exact') return amount.of === 'input' ? { kind: 'whole', value: amount.value } : { kind: 'output', value: amount.value };
+  if (amount.kind === 'percent') return { kind: 'percent', value: amount.value };
+  if (amount.kind === 'usd') return { kind: 'usd', value: amount.value };
+  return { kind: 'all' };
+}
+
+function orderReply(order: OrderView): string {
+  const what = `${order.side} ${order.inputSymbol} → ${order.outputSymbol}`;
+  switch (order.status) {
+    case 'filled':
+      return `Done: ${what} filled (order ${order.order_id}).`;
+    case 'pending_approval':
+      return `Order ${order.order_id} (${what}, $${order.valueUsd}) needs approval: reply "approve ${order.order_id}" within 15 minutes.`;
+    case 'submitted':
+    case 'submitting':
+      return `Order ${order.order_id} (${what}) was sent and is waiting for confirmation.`;
+    default:
+      return `Order ${order.order_id} (${what}) is ${order.status}${order.reason ? `: ${order.reason}` : ''}.`;
+  }
+}

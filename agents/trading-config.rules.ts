@@ -1,0 +1,137 @@
+import bs58 from 'bs58';
+import { getAddress, isAddress } from 'viem';
+import { AppError } from '../src/errors/app-error.js';
+import { walletChainOf, type Chain, type WalletChain } from '../src/ports/venue.port.js';
+import type { TokenListEntry, TradingConfig } from './trading-config.types.js';
+
+/**
+ * The rules of a trading configuration that no schema can express alone: its defaults,
+ * how token addresses are keyed per chain, and the consistency of one section with another.
+ */
+
+/** Launchpads the service knows, in default priority order (priority 1 is tried first). */
+export const KNOWN_LAUNCHPADS = ['pumpfun', 'letsbonk', 'raydium_launchlab', 'moonshot'] as const;
+
+/** Tokens a `buy X` may spend by default, per wallet family; Solana's are the P3 constraint of interface 7.4. */
+export const QUOTE_TOKENS: Readonly<Record<WalletChain, readonly string[]>> = {
+  solana: ['SOL', 'USDC'],
+  evm: ['ETH', 'WETH', 'USDC', 'USDT', 'DAI'],
+};
+
+/** Bounds shared by the service and the operation schemas. */
+export const TRADING_CONFIG_LIMITS = {
+  /** 50 %: beyond that a "tolerance" is a gift to sandwich bots. */
+  maxSlippageBps: 5000,
+  /** Entries per favorites or blacklist: one document holds the whole configuration. */
+  maxTokenListEntries: 500,
+  maxLaunchpadPriority: 100,
+} as const;
+
+/**
+ * What an account trades with before its owner changes anything: orders execute without
+ * approval up to 10,000 USD (a larger one waits, the guard against a runaway agent),
+ * 1 % slippage under a 5 % ceiling, Solana with SOL as the quote token (the native coin,
+ * which fees need anyway), every notification to the SSE stream, a custodial wallet,
+ * pools under 1,000 USD of liquidity skipped, and every known launchpad enabled.
+ */
+export function defaultTradingConfig(updatedAt: string): TradingConfig {
+  return {
+    defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 },
+    tradeDefaults: { chain: 'solana', slippageBps: 100, quoteToken: 'SOL' },
+    riskPolicy: { maxSlippageBps: 500 },
+    notifications: { orderFilled: true, orderFailed: true, approvalRequired: true, dca: true, channels: ['sse'] },
+    walletMode: 'custodial',
+    favorites: [],
+    blacklist: [],
+    poolPreferences: { preferredDexes: [], excludedDexes: [], minLiquidityUsd: 1_000 },
+    launchpads: KNOWN_LAUNCHPADS.map((type, index) => ({ type, enabled: true, priority: index + 1 })),
+    updatedAt,
+  };
+}
+
+/**
+ * A stored configuration completed with defaults for sections it lacks. Sections are taken
+ * whole (merging inside one would bring back a limit its owner cleared); launchpads follow
+ * the known list, so a launchpad added to the service appears with its default setting.
+ */
+export function withDefaults(stored: Partial<TradingConfig>, now: string): TradingConfig {
+  const base = defaultTradingConfig(now);
+  const launchpads = base.launchpads.map((pad) => stored.launchpads?.find((saved) => saved.type === pad.type) ?? pad);
+  return { ...base, ...stored, launchpads };
+}
+
+const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** Either address family; which one a chain takes is checked by `tokenRef`. */
+export const TOKEN_ADDRESS_SHAPE = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
+
+function isSolanaAddress(address: string): boolean {
+  if (!SOLANA_ADDRESS.test(address)) return false;
+  try {
+    return bs58.decode(address).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The (chain, address) key of a listed token: a Solana mint as given, an EVM address
+ * checksummed (EIP-55). Without `chain`, a base58 address means Solana; an EVM address
+ * needs the chain, because one address names different tokens on different chains.
+ * Throws a 400 validation error naming the problem.
+ */
+export function tokenRef(address: string, chain?: Chain): { chain: Chain; address: string } {
+  if (address.startsWith('0x')) {
+    if (chain === undefined) throw AppError.validation(['chain is required for an EVM address']);
+    if (chain === 'solana') throw AppError.validation(['address must be a Solana mint (base58, 32 bytes) on solana']);
+    if (!EVM_ADDRESS.test(address)) throw AppError.validation(['address must be an EVM address (0x and 40 hex digits)']);
+    // Mixed case is a checksum claim (EIP-55): a wrong one is a typo, never silently fixed.
+    if (!isAddress(address)) throw AppError.validation(['address has a wrong EIP-55 checksum (send it checksummed or in lower case)']);
+    return { chain, address: getAddress(address) };
+  }
+  const target = chain ?? 'solana';
+  if (target !== 'solana') throw AppError.validation([`address must be an EVM address (0x and 40 hex digits) on ${target}`]);
+  if (!isSolanaAddress(address)) throw AppError.validation(['address must be a Solana mint (base58, 32 bytes)']);
+  return { chain: target, address };
+}
+
+/** True when `entry` is the token (chain, address); EVM addresses compare without case. */
+export function isSameToken(entry: Pick<TokenListEntry, 'chain' | 'address'>, chain: Chain, address: string): boolean {
+  if (entry.chain !== chain) return false;
+  return chain === 'solana' ? entry.address === address : entry.address.toLowerCase() === address.toLowerCase();
+}
+
+/**
+ * Where one section contradicts another. Each message names both fields and the values,
+ * so a caller knows which one to change.
+ */
+export function configProblems(config: TradingConfig): string[] {
+  const problems: string[] = [];
+  const { maxSlippageBps, maxOrderUsd, dailyVolumeUsd } = config.riskPolicy;
+  for (const [name, slippage] of [
+    ['defaultOrderProfile.slippageBps', config.defaultOrderProfile.slippageBps],
+    ['tradeDefaults.slippageBps', config.tradeDefaults.slippageBps],
+  ] as const) {
+    if (slippage > maxSlippageBps) problems.push(`${name} ${slippage} exceeds riskPolicy.maxSlippageBps ${maxSlippageBps}`);
+  }
+  if (maxOrderUsd !== undefined && dailyVolumeUsd !== undefined && dailyVolumeUsd < maxOrderUsd) {
+    problems.push(`riskPolicy.dailyVolumeUsd ${dailyVolumeUsd} is below riskPolicy.maxOrderUsd ${maxOrderUsd}`);
+  }
+  const { chain, quoteToken } = config.tradeDefaults;
+  const quotes = QUOTE_TOKENS[walletChainOf(chain)];
+  if (!quotes.includes(quoteToken)) problems.push(`tradeDefaults.quoteToken ${quoteToken} is not a quote token on ${chain} (${quotes.join(', ')})`);
+  const excluded = new Set(config.poolPreferences.excludedDexes);
+  const both = config.poolPreferences.preferredDexes.filter((dex) => excluded.has(dex));
+  if (both.length > 0) problems.push(`poolPreferences lists ${both.join(', ')} as both preferred and excluded`);
+  for (const favorite of config.favorites) {
+    if (config.blacklist.some((banned) => isSameToken(banned, favorite.chain, favorite.address))) {
+      problems.push(`favorites: ${favorite.address} on ${favorite.chain} is blacklisted`);
+    }
+  }
+  return problems;
+}
+
+/** 422: the change is well-formed but contradicts the rest of the configuration. */
+export function inconsistentConfig(problems: string[]): AppError {
+  return new AppError('VALIDATION_ERROR', problems.join('; '), { status: 422, details: { problems } });
+}

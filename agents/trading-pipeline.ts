@@ -1,0 +1,233 @@
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
+import type { SchedulerPort } from '../src/ports/scheduler.port.js';
+import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.js';
+import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
+import type { DailyVolume } from './daily-volume.js';
+import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderView } from './order.types.js';
+import type { PositionsService } from './positions.service.js';
+import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
+import type { TradingSubject } from './portfolio.types.js';
+import type { WalletDirectory } from './wallet.types.js';
+
+/**
+ * From a checked trade to a settled order: approval decision, the order actor, the
+ * venue call and the booking of the fill. Re-entrant by order id: a request retried
+ * with the same id (idempotency key, DCA tick) finds its order and finishes it instead
+ * of placing another, and recovery finishes orders a crash left in flight.
+ */
+
+export interface TradingPipelineDeps {
+  safety: SafetyPath;
+  orders: OrderActors;
+  venue: VenuePort;
+  wallets: WalletDirectory;
+  positions: PositionsService;
+  volume: DailyVolume;
+  scheduler: Pick<SchedulerPort, 'scheduleOnce' | 'cancel'>;
+  clock: ClockPort;
+  /** A fresh order id when the request does not name one. */
+  newOrderId: () => string;
+}
+
+export interface PlaceOptions {
+  /** Deterministic id (from an idempotency key or a DCA tick): the same id never trades twice. */
+  orderId?: string;
+  strategy?: string;
+}
+
+export class TradingPipeline {
+  constructor(private readonly deps: TradingPipelineDeps) {}
+
+  /** Runs the safety path and places the order; answers with the order (pending, filled...) or the refusal. */
+  async place(request: TradeRequest, options: PlaceOptions = {}): Promise<OrderView> {
+    if (options.orderId) {
+      const existing = await this.find(request.subject, options.orderId);
+      if (existing) return this.resume(existing);
+    }
+    const checked = await this.deps.safety.check(request);
+    const order = await this.create(checked, options);
+    if (order.status === 'pending_approval') {
+      await this.deps.scheduler.scheduleOnce({
+        jobId: expiryJobId(order.orderId),
+        address: { type: ORDER_TYPE, id: order.orderId },
+        event: { type: 'order.expire', at: order.approvalExpiresAt! },
+        runAt: order.approvalExpiresAt!,
+      });
+      return toOrderView(order);
+    }
+    return this.execute(order, checked.config.riskPolicy.dailyVolumeUsd);
+  }
+
+  /** Approves a pending order and sends it (after re-checking what may have changed while it waited). */
+  async approve(subject: TradingSubject, orderId: string): Promise<OrderView> {
+    const order = await this.find(subject, orderId);
+    if (!order) throw AppError.notFound('Order not found');
+    if (order.status !== 'pending_approval') {
+      throw new AppError('ORDER_NOT_APPROVABLE', `Order ${orderId} is not pending approval (status: ${order.status})`);
+    }
+    const approved = await this.transition(order, { type: 'order.approve', at: this.deps.clock.now() });
+    await this.deps.scheduler.cancel(expiryJobId(orderId));
+    try {
+      await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
+    } catch (error) {
+      await this.transition(approved, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
+      throw error;
+    }
+    const submitting = await this.transition(approved, { type: 'order.submit', at: this.deps.clock.now() });
+    return this.execute(submitting, undefined);
+  }
+
+  /** Finishes an order a crash or a lost response left in `submitting` or `submitted`. Never sends twice. */
+  async reconcile(order: OrderContext): Promise<OrderView> {
+    const result = await this.deps.venue.lookup(order.orderId, order.chain as Chain);
+    if (result) return this.settle(order, result);
+    // The venue never saw it: sending now is the first send. `minOut` still protects the price.
+    if (order.status === 'submitting') return this.execute(order, undefined);
+    return toOrderView(order);
+  }
+
+  private async create(checked: CheckedTrade, options: PlaceOptions): Promise<OrderContext> {
+    const { request, config, quote, input, output, wallet } = checked;
+    const now = this.deps.clock.now();
+    const profile = config.defaultOrderProfile;
+    const requiresApproval = !profile.autoApprove || (profile.approvalAboveUsd !== undefined && checked.valueUsd > profile.approvalAboveUsd);
+    const orderId = options.orderId ?? this.deps.newOrderId();
+    const orderInput: OrderInput = {
+      orderId,
+      subjectType: request.subject.type,
+      subjectId: request.subject.id,
+      ...(request.userId ? { userId: request.userId } : {}),
+      chain: request.chain,
+      side: request.side,
+      inputMint: input.address,
+      outputMint: output.address,
+      inputSymbol: input.symbol,
+      outputSymbol: output.symbol,
+      inputDecimals: input.decimals,
+      outputDecimals: output.decimals,
+      amountIn: checked.amountIn.toString(),
+      expectedOut: quote.expectedOut,
+      minOut: quote.minOut,
+      slippageBps: checked.slippageBps,
+      priceImpactBps: quote.priceImpactBps,
+      valueUsd: Math.round(checked.valueUsd * 100) / 100,
+      venue: quote.venue,
+      walletId: wallet.walletId,
+      walletAddress: wallet.address,
+      channel: request.channel,
+      checks: [...checked.checks, requiresApproval ? 'approval_required' : 'auto_approved'],
+      createdAt: now,
+      ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
+      ...(options.strategy ? { strategy: options.strategy } : {}),
+      requiresApproval,
+    };
+    try {
+      const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput);
+      return view.context as OrderContext;
+    } catch (error) {
+      // Two calls with one deterministic id raced: the other one created it; continue with it.
+      if (isAppError(error) && error.status === 409 && options.orderId) {
+        const existing = await this.find(request.subject, orderId);
+        if (existing) return existing;
+      }
+      throw error;
+    }
+  }
+
+  /** The order is durable in `submitting`: reserve limits, call the venue, settle what it says. */
+  private async execute(order: OrderContext, dailyLimitUsd: number | undefined): Promise<OrderView> {
+    const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
+    let result: ExecutionResult;
+    try {
+      if (dailyLimitUsd !== undefined) await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, order.createdAt);
+      await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
+      const signer = await this.deps.wallets.signer(subject, order.walletId);
+      result = await this.deps.venue.execute({
+        clientOrderId: order.orderId,
+        chain: order.chain as Chain,
+        signer,
+        inputMint: order.inputMint,
+        outputMint: order.outputMint,
+        amountIn: order.amountIn,
+        minOut: order.minOut,
+        slippageBps: order.slippageBps,
+      });
+    } catch (error) {
+      // Did the venue see it before failing? Ask; if it cannot answer, recovery will.
+      // An open breaker refused before calling the venue: nothing was sent.
+      const refusedUpfront = isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN';
+      const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
+      if (known) return this.settle(order, known);
+      if (known === null) {
+        await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed' });
+        if (dailyLimitUsd !== undefined) await this.deps.volume.release(subject, order.valueUsd, order.createdAt).catch(() => undefined);
+      }
+      throw error;
+    }
+    return this.settle(order, result);
+  }
+
+  private async settle(order: OrderContext, result: ExecutionResult): Promise<OrderView> {
+    const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
+    if (result.status === 'filled') {
+      await this.book(order, result.filledOut);
+      const filled = await this.transition(order, { type: 'order.fill', at: result.at, filledOut: result.filledOut, txSignature: result.txSignature });
+      return toOrderView(filled);
+    }
+    if (result.status === 'submitted') {
+      if (order.status === 'submitted') return toOrderView(order);
+      return toOrderView(await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature }));
+    }
+    const failed = await this.transition(order, { type: 'order.fail', at: result.at, reason: result.message, ...(result.txSignature ? { txSignature: result.txSignature } : {}) });
+    await this.deps.volume.release(subject, order.valueUsd, order.createdAt).catch(() => undefined);
+    throw failureError(result, failed);
+  }
+
+  /** Books the fill before the order says `filled`: a crash in between is finished by recovery, booked once. */
+  private async book(order: OrderContext, filledOut: string): Promise<void> {
+    const chain = order.chain as Chain;
+    const [inputPrice, outputPrice] = await Promise.all([this.deps.venue.priceUsd(chain, order.inputMint), this.deps.venue.priceUsd(chain, order.outputMint)]);
+    await this.deps.positions.bookFill(
+      { type: order.subjectType, id: order.subjectId },
+      order.orderId,
+      { chain, token: order.inputMint, symbol: order.inputSymbol, decimals: order.inputDecimals, amount: BigInt(order.amountIn), priceUsd: inputPrice ?? 0 },
+      { chain, token: order.outputMint, symbol: order.outputSymbol, decimals: order.outputDecimals, amount: BigInt(filledOut), priceUsd: outputPrice ?? 0 },
+    );
+  }
+
+  /** An existing order is answered as it stands, finished first when it was left in flight. */
+  private async resume(order: OrderContext): Promise<OrderView> {
+    if (order.status === 'submitting' || order.status === 'submitted') return this.reconcile(order);
+    if (order.status === 'failed') throw failureError({ status: 'failed', reason: reasonCode(order.reason), message: order.reason ?? 'failed', at: order.updatedAt }, order);
+    return toOrderView(order);
+  }
+
+  private async transition(order: OrderContext, event: OrderEvent): Promise<OrderContext> {
+    // Not accepted means another process (or recovery) moved it first: its state is the truth.
+    const { view } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event);
+    return view.context as OrderContext;
+  }
+
+  private async find(subject: TradingSubject, orderId: string): Promise<OrderContext | null> {
+    const view = await this.deps.orders.get({ type: ORDER_TYPE, id: orderId });
+    const order = view?.context as OrderContext | undefined;
+    // Another account's order is indistinguishable from none.
+    if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
+    return order;
+  }
+}
+
+function reasonCode(reason: string | undefined): Extract<ExecutionResult, { status: 'failed' }>['reason'] {
+  if (reason === SAFETY_MESSAGES.slippage) return 'slippage';
+  if (reason === SAFETY_MESSAGES.balance) return 'insufficient_balance';
+  return 'rejected';
+}
+
+/** A venue refusal as the error of interface 7.4, naming the failed order. */
+function failureError(result: Extract<ExecutionResult, { status: 'failed' }>, order: OrderContext): AppError {
+  const details = { order_id: order.orderId, status: order.status };
+  if (result.reason === 'slippage') return new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details });
+  if (result.reason === 'insufficient_balance') return new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance, { details });
+  return new AppError('VALIDATION_ERROR', `Order failed: ${result.message}`, { status: 422, details });
+}

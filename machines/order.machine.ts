@@ -1,0 +1,190 @@
+import { assign, emit, setup } from 'xstate';
+import type { MachineDefinition } from './machine-definition.types.js';
+
+/**
+ * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →
+ * `submitted` → `filled` | `failed`; `pending_approval` → `rejected` | `expired`;
+ * `cancelled` before submission. `submitting` is entered (and persisted) before the
+ * venue is called, so a crash leaves a record that recovery reconciles.
+ */
+export type OrderStatus =
+  | 'pending_approval'
+  | 'approved'
+  | 'submitting'
+  | 'submitted'
+  | 'filled'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired';
+
+export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
+
+export interface OrderContext {
+  orderId: string;
+  subjectType: 'agent' | 'bot';
+  subjectId: string;
+  userId?: string;
+  chain: string;
+  side: 'buy' | 'sell' | 'swap';
+  inputMint: string;
+  outputMint: string;
+  inputSymbol: string;
+  outputSymbol: string;
+  inputDecimals: number;
+  outputDecimals: number;
+  /** Base units, decimal strings. */
+  amountIn: string;
+  expectedOut: string;
+  minOut: string;
+  slippageBps: number;
+  priceImpactBps: number;
+  /** USD value of the input at quote time (risk policy, approvals, daily volume). */
+  valueUsd: number;
+  venue: string;
+  walletId: string;
+  walletAddress: string;
+  /** Where the request came from (`rest`, `mcp`, `command`, `dca`). */
+  channel: string;
+  /** Safety checks passed before the order was created, in order (audit). */
+  checks: string[];
+  status: OrderStatus;
+  /** Epoch ms. */
+  createdAt: number;
+  updatedAt: number;
+  /** Epoch ms after which a pending approval expires. */
+  approvalExpiresAt?: number;
+  approvedAt?: number;
+  submittedAt?: number;
+  txSignature?: string;
+  filledOut?: string;
+  reason?: string;
+  /** Strategy and tick that produced the order (DCA). */
+  strategy?: string;
+}
+
+export type OrderInput = Omit<OrderContext, 'status' | 'updatedAt'> & {
+  /** true: the order waits for approval; false: it is approved and marked submitting at once. */
+  requiresApproval: boolean;
+};
+
+/** Time is data: every event carries when it happened (`at`, epoch ms). */
+export type OrderEvent =
+  | { type: 'order.approve'; at: number }
+  | { type: 'order.reject'; at: number; reason?: string }
+  | { type: 'order.expire'; at: number }
+  | { type: 'order.cancel'; at: number; reason?: string }
+  | { type: 'order.submit'; at: number }
+  | { type: 'order.submitted'; at: number; txSignature: string }
+  | { type: 'order.fill'; at: number; filledOut: string; txSignature: string }
+  | { type: 'order.fail'; at: number; reason: string; txSignature?: string };
+
+/** What subscribers see: the order in its new status. */
+export interface OrderEmitted {
+  type: 'order.created' | 'order.updated';
+  order: OrderContext;
+  [key: string]: unknown;
+}
+
+/** The fields an event sets on the order, besides its new status. */
+function patch(event: OrderEvent, status: OrderStatus): Partial<OrderContext> {
+  const base = { status, updatedAt: event.at };
+  switch (event.type) {
+    case 'order.approve':
+      return { ...base, approvedAt: event.at };
+    case 'order.submit':
+      return { ...base, submittedAt: event.at };
+    case 'order.reject':
+    case 'order.cancel':
+      return { ...base, reason: event.reason ?? status };
+    case 'order.expire':
+      return { ...base, reason: 'approval window expired' };
+    case 'order.submitted':
+      return { ...base, txSignature: event.txSignature };
+    case 'order.fill':
+      return { ...base, filledOut: event.filledOut, txSignature: event.txSignature };
+    case 'order.fail':
+      return { ...base, reason: event.reason, ...(event.txSignature ? { txSignature: event.txSignature } : {}) };
+  }
+}
+
+/** A transition to `status`: record the event's fields, then tell subscribers. */
+const to = (status: OrderStatus) => ({ target: status, actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }] });
+
+export const orderMachine = setup({
+  types: {
+    context: {} as OrderContext,
+    input: {} as OrderInput,
+    events: {} as OrderEvent,
+    emitted: {} as OrderEmitted,
+  },
+  actions: {
+    record: assign(({ event }, params: { status: OrderStatus }) => patch(event, params.status)),
+    announce: emit(({ context }) => ({ type: 'order.updated' as const, order: context })),
+  },
+  guards: {
+    autoApproved: ({ context }) => context.status === 'submitting',
+    // An expiry wake-up that arrives early (clock skew, a replayed job) is ignored.
+    expiryReached: ({ context, event }) => event.type === 'order.expire' && event.at >= (context.approvalExpiresAt ?? 0),
+  },
+}).createMachine({
+  id: 'order',
+  context: ({ input }) => {
+    const { requiresApproval, ...fields } = input;
+    return {
+      ...fields,
+      status: requiresApproval ? 'pending_approval' : 'submitting',
+      updatedAt: input.createdAt,
+      ...(requiresApproval ? {} : { approvedAt: input.createdAt, submittedAt: input.createdAt }),
+    };
+  },
+  initial: 'created',
+  entry: emit(({ context }) => ({ type: 'order.created' as const, order: context })),
+  states: {
+    // Routes the new order: an auto-approved one is persisted already in `submitting`.
+    created: { always: [{ guard: 'autoApproved', target: 'submitting' }, { target: 'pending_approval' }] },
+    pending_approval: {
+      on: {
+        'order.approve': to('approved'),
+        'order.reject': to('rejected'),
+        'order.expire': { ...to('expired'), guard: 'expiryReached' },
+        'order.cancel': to('cancelled'),
+      },
+    },
+    approved: {
+      on: {
+        'order.submit': to('submitting'),
+        'order.cancel': to('cancelled'),
+        // A check re-run at approval time (balance, kill switch) can refuse it before anything is sent.
+        'order.fail': to('failed'),
+      },
+    },
+    submitting: { on: { 'order.submitted': to('submitted'), 'order.fill': to('filled'), 'order.fail': to('failed') } },
+    submitted: { on: { 'order.fill': to('filled'), 'order.fail': to('failed') } },
+    filled: { type: 'final' },
+    failed: { type: 'final' },
+    rejected: { type: 'final' },
+    cancelled: { type: 'final' },
+    expired: { type: 'final' },
+  },
+});
+
+/** Newest first under one index: the index value sorts ascending, so time is stored inverted. */
+const TIME_SPAN = 10 ** 15;
+export function orderTimeKey(subject: string, createdAt: number): string {
+  return `${subject}|${String(TIME_SPAN - createdAt).padStart(15, '0')}`;
+}
+
+export const orderDefinition: MachineDefinition<OrderContext> = {
+  type: 'order',
+  version: 1,
+  machine: orderMachine,
+  // `subject` feeds the portfolio reader; `subjectTime` lists an account's orders newest first;
+  // `subjectStatus` finds its pending approvals without a scan.
+  indexNames: ['subject', 'subjectTime', 'subjectStatus'],
+  indexes: (context) => {
+    const subject = `${context.subjectType}:${context.subjectId}`;
+    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: `${subject}|${context.status}` };
+  },
+  stream: (context) => `${context.subjectType}:${context.subjectId}`,
+};

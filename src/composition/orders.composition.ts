@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
+import { OrderQueries } from '../../agents/order-queries.js';
+import type { OrderActors } from '../../agents/order.types.js';
+import { PositionsService } from '../../agents/positions.service.js';
+import { SafetyPath } from '../../agents/safety-path.js';
+import { StoreStatusReader } from '../../agents/status-reader.js';
+import { TradingCommand } from '../../agents/trading-command.js';
+import type { KillSwitch, TradingConfigReader } from '../../agents/trading-config.types.js';
+import { TradingEvents } from '../../agents/trading-events.js';
+import { TradingPipeline } from '../../agents/trading-pipeline.js';
+import type { WalletDirectory } from '../../agents/wallet.types.js';
+import type { OrderContext } from '../../machines/order.machine.js';
+import { orderDefinition } from '../../machines/order.machine.js';
+import { PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
+import { commandOperations } from '../operations/definitions/command.ops.js';
+import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
+import { tradingOperations } from '../operations/definitions/trading.ops.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { EventBusPort } from '../ports/event-bus.port.js';
+import type { SchedulerPort } from '../ports/scheduler.port.js';
+import type { StorePort } from '../ports/store.port.js';
+import type { Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
+import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import type { TradingModule } from './trading-module.types.js';
+
+export interface OrdersCompositionDeps {
+  runtime: ActorRuntime;
+  store: StorePort;
+  clock: ClockPort;
+  logger: Logger;
+  bus: EventBusPort;
+  scheduler: SchedulerPort;
+  venue: VenuePort;
+  breakerState: () => 'closed' | 'open' | 'half_open';
+  config: TradingConfigReader;
+  killSwitch: KillSwitch;
+  wallets: WalletDirectory;
+  faucet?: FaucetPort;
+}
+
+/** How often orders left `submitted` (broadcast, unconfirmed) are looked up again. */
+const RECONCILE_EVERY_MS = 30_000;
+const RECOVERY_PAGE = 200;
+
+/** Orders, the safety path, positions and the command route, added to the trading module. */
+export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents } {
+  const events = new TradingEvents(deps.bus, deps.logger);
+  const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
+  const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
+  const positions = new PositionsService({ store: deps.store, clock: deps.clock, events });
+  const orders = deps.runtime as unknown as OrderActors;
+  const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerState: deps.breakerState, events, clock: deps.clock });
+  const pipeline = new TradingPipeline({
+    safety,
+    orders,
+    venue: deps.venue,
+    wallets: deps.wallets,
+    positions,
+    volume: new DailyVolume(deps.store),
+    scheduler: deps.scheduler,
+    clock: deps.clock,
+    newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
+  });
+  const queries = new OrderQueries(orders);
+  const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price });
+
+  module.definitions.push(orderDefinition);
+  module.collections.push(DAILY_VOLUME_COLLECTION);
+  module.operations.push(
+    ...tradingOperations({ pipeline, queries, venue: deps.venue }),
+    ...tradingInfoOperations({ positions, venue: deps.venue, breakerState: deps.breakerState, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
+    ...commandOperations(command),
+  );
+  module.bindings.push(...TRADING_BINDINGS, ...(deps.faucet ? [PAPER_FAUCET_BINDING] : []));
+
+  // At start: finish what a crash left in flight, and re-arm approval expiries.
+  deps.runtime.onRecover('order', async (runtime) => {
+    for (const state of ['submitting', 'submitted'] as const) {
+      await eachOrder(runtime, state, async (order) => {
+        await pipeline.reconcile(order).catch((error: unknown) => deps.logger.warn({ err: error, order: order.orderId }, 'order reconciliation failed; retried later'));
+      });
+    }
+    await eachOrder(runtime, 'pending_approval', async (order) => {
+      await deps.scheduler.scheduleOnce({
+        jobId: `order-expire:${order.orderId}`,
+        address: { type: 'order', id: order.orderId },
+        event: { type: 'order.expire', at: order.approvalExpiresAt ?? deps.clock.now() },
+        runAt: order.approvalExpiresAt ?? deps.clock.now(),
+      });
+    });
+  });
+
+  let cancel: (() => void) | undefined;
+  const sweep = () => {
+    cancel = deps.clock.setTimer(() => {
+      void eachOrder(deps.runtime, 'submitted', async (order) => {
+        await pipeline.reconcile(order).catch((error: unknown) => deps.logger.warn({ err: error, order: order.orderId }, 'order reconciliation failed'));
+      })
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'order reconciliation sweep failed'))
+        .finally(() => {
+          if (cancel) sweep();
+        });
+    }, RECONCILE_EVERY_MS);
+  };
+  const previousStart = module.start;
+  module.start = async () => {
+    await previousStart();
+    sweep();
+  };
+  const previousStop = module.stop;
+  module.stop = async () => {
+    const stopSweep = cancel;
+    cancel = undefined;
+    stopSweep?.();
+    await previousStop();
+  };
+  return { pipeline, events };
+}
+
+async function eachOrder(runtime: ActorRuntime, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const page = await runtime.find('order', { index: 'state', eq: state }, { limit: RECOVERY_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const view of page.items) await visit(view.context as OrderContext);
+    cursor = page.nextCursor;
+  } while (cursor);
+}

@@ -1,0 +1,20 @@
+import type { Router } from 'express';
+import type { MachineDefinition } from '../../machines/machine-definition.types.js';
+import type { RestBinding } from '../http/routes/operation.routes.js';
+import type { AnyOperation } from '../operations/operation.types.js';
+import type { CollectionSpec } from '../ports/store.port.js';
+
+/** What the trading core adds to the service: catalog operations, their REST routes, stores and machines. */
+export interface TradingModule {
+  operations: AnyOperation[];
+  bindings: RestBinding[];
+  collections: CollectionSpec[];
+  definitions: MachineDefinition[];
+  /** Routers of their own (ops routes), mounted beside the operation routes; their paths are absolute. */
+  routers?: Router[];
+  /** Runs after the runtime started (e.g. reconciliation of orders left in flight). */
+  start(): Promise<void>;
+  /** Stops timers before the runtime drains. */
+  stop(): Promise<void>;
+}
+

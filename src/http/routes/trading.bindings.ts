@@ -1,0 +1,38 @@
+import { pageInput, type RestBinding } from './operation.routes.js';
+
+/**
+ * Interface 4.2 trading routes served by catalog operations. `:userId` must be the
+ * signed-in user; the account is the user's default agent unless `agentId` is given.
+ */
+export const TRADING_BINDINGS: RestBinding[] = [
+  { method: 'post', path: '/api/nest/trading/command', operation: 'trading_command', tag: 'Trading' },
+  { method: 'get', path: '/api/nest/trading/approvals/:userId', operation: 'trading_approvals_list', tag: 'Trading', input: pageInput },
+  {
+    method: 'post',
+    path: '/api/nest/trading/orders/:userId/:orderId/approve',
+    operation: 'trading_orders_approve',
+    tag: 'Trading',
+    input: (req) => ({ ...(isObject(req.body) ? req.body : {}), order_id: req.params.orderId }),
+  },
+  { method: 'get', path: '/api/nest/trading/positions/:userId', operation: 'trading_positions', tag: 'Trading', input: () => ({}) },
+  { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading', input: () => ({}) },
+  {
+    method: 'get',
+    path: '/api/nest/trading/orders/:userId',
+    operation: 'trading_orders_list',
+    tag: 'Trading',
+    input: (req) => ({ ...pageInput(req), ...(typeof req.query.status === 'string' ? { status: req.query.status } : {}) }),
+  },
+  { method: 'get', path: '/api/nest/trading/evm/status', operation: 'trading_evm_status', tag: 'Trading', input: () => ({}) },
+  { method: 'post', path: '/api/nest/trading/evm/quote/:userId', operation: 'trading_evm_quote', tag: 'Trading' },
+  { method: 'post', path: '/api/nest/trading/evm/swap/:userId', operation: 'trading_evm_swap', tag: 'Trading' },
+  { method: 'post', path: '/api/nest/trading/research/token', operation: 'trading_research_token', tag: 'Trading' },
+];
+
+/** Paper venue only (CONTRACT "Trading accounts"). */
+export const PAPER_FAUCET_BINDING: RestBinding = { method: 'post', path: '/api/nest/trading/paper/faucet/:userId', operation: 'trading_paper_faucet', tag: 'Trading' };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+

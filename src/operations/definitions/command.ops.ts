@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { TradingCommand } from '../../../agents/trading-command.js';
+import { defineOperation } from '../operation.types.js';
+import { idempotencyKey, orderIdFor, orderOutput } from './trading-schemas.js';
+
+/** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
+export function commandOperations(command: TradingCommand) {
+  return [
+    defineOperation({
+      name: 'trading_command',
+      description:
+        'Execute a natural-language trading command, in English or Turkish: "buy 0.5 SOL of BONK", "swap 100 USDC to SOL ' +
+        'with 1% slippage", "sell all WIF", "positions", "orders pending", "approve <order_id>", "0.5 SOL ile BONK al". ' +
+        'Trades go through the same safety path as the trading tools. Answers `{success, reply, intent, order?}`; a command ' +
+        'that is not understood gets intent `unknown` and a reply saying what to type.',
+      family: 'trading',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ message: z.string().min(1).max(4000), idempotencyKey }).strict(),
+      output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => {
+        const orderId = orderIdFor(ctx);
+        return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
+          ...(ctx.userId ? { userId: ctx.userId } : {}),
+          ...(orderId ? { orderId } : {}),
+        });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS } from '../../../agents/trading-config.rules.js';
+import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/trading-config.types.js';
+import { CHAINS } from '../../ports/venue.port.js';
+
+/**
+ * Wire schemas of the trading configuration operations. Inputs are strict (an unknown
+ * field is a 400 naming it); section updates are partial, `null` clearing an optional limit.
+ */
+
+const TRADE_CHANNELS = ['rest', 'mcp', 'command', 'dca', 'ask_bot'] as const satisfies readonly TradeChannel[];
+const WALLET_MODES = ['custodial', 'external', 'delegate'] as const satisfies readonly WalletMode[];
+
+export const chainSchema = z.enum(CHAINS);
+const bps = z.number().int().min(1).max(TRADING_CONFIG_LIMITS.maxSlippageBps);
+/** USD amounts: positive, finite (zod refuses Infinity), bounded far above any real order. */
+const usd = z.number().positive().max(1e12);
+const address = z.string().regex(TOKEN_ADDRESS_SHAPE, 'must be a Solana mint (base58) or an EVM address (0x and 40 hex digits)');
+const label = (max: number) => z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9 ._-]{0,${max - 1}}$`), `must be 1-${max} letters, digits, spaces, . _ -`);
+const launchpadType = z.string().min(1).max(64);
+
+/** An empty update is a caller's mistake (a typo'd field is refused as unknown before this runs). */
+const atLeastOneField = (value: object) => Object.keys(value).length > 0;
+const NO_FIELD = 'at least one field is required';
+
+// ---- outputs ----
+
+export const orderProfileSchema = z.object({ autoApprove: z.boolean(), approvalAboveUsd: z.number().optional(), slippageBps: z.number().int() });
+export const tradeDefaultsSchema = z.object({ chain: chainSchema, slippageBps: z.number().int(), quoteToken: z.string() });
+export const riskPolicySchema = z.object({
+  maxOrderUsd: z.number().optional(),
+  dailyVolumeUsd: z.number().optional(),
+  maxSlippageBps: z.number().int(),
+  allowedChannels: z.array(z.enum(TRADE_CHANNELS)).optional(),
+  allowedSignalSources: z.array(z.string()).optional(),
+});
+export const notificationsSchema = z.object({
+  orderFilled: z.boolean(),
+  orderFailed: z.boolean(),
+  approvalRequired: z.boolean(),
+  dca: z.boolean(),
+  channels: z.array(z.string()),
+});
+export const walletModeSchema = z.object({ walletMode: z.enum(WALLET_MODES) });
+export const tokenEntrySchema = z.object({ chain: chainSchema, address: z.string(), symbol: z.string().optional(), addedAt: z.string() });
+export const tokenListSchema = z.object({ items: z.array(tokenEntrySchema) });
+export const poolPreferencesSchema = z.object({ preferredDexes: z.array(z.string()), excludedDexes: z.array(z.string()), minLiquidityUsd: z.number() });
+export const launchpadSchema = z.object({ type: z.string(), enabled: z.boolean(), priority: z.number().int() });
+export const tradingConfigSchema = z.object({
+  defaultOrderProfile: orderProfileSchema,
+  tradeDefaults: tradeDefaultsSchema,
+  riskPolicy: riskPolicySchema,
+  notifications: notificationsSchema,
+  walletMode: z.enum(WALLET_MODES),
+  favorites: z.array(tokenEntrySchema),
+  blacklist: z.array(tokenEntrySchema),
+  poolPreferences: poolPreferencesSchema,
+  launchpads: z.array(launchpadSchema),
+  updatedAt: z.string(),
+  // A field added to the domain type fails the build until the wire schema shows it too.
+}) satisfies z.ZodType<TradingConfig>;
+
+// ---- inputs ----
+
+export const noInput = z.object({}).strict();
+
+export const orderProfileInput = z
+  .object({ autoApprove: z.boolean().optional(), approvalAboveUsd: usd.nullable().optional(), slippageBps: bps.optional() })
+  .strict()
+  .refine(atLeastOneField, NO_FIELD);
+
+export const tradeDefaultsInput = z
+  .object({ chain: chainSchema.optional(), slippageBps: bps.optional(), quoteToken: z.string().regex(/^[A-Za-z0-9._-]{1,16}$/, 'must be a token symbol').optional() })
+  .strict()
+  .refine(atLeastOneField, NO_FIELD);
+
+export const riskPolicyInput = z
+  .object({
+    maxOrderUsd: usd.nullable().optional(),
+    dailyVolumeUsd: usd.nullable().optional(),
+    maxSlippageBps: bps.optional(),
+    /** Empty: no channel may trade (a freeze that keeps the agent readable). */
+    allowedChannels: z.array(z.enum(TRADE_CHANNELS)).max(TRADE_CHANNELS.length * 2).nullable().optional(),
+    allowedSignalSources: z.array(z.string().min(1).max(64)).max(50).nullable().optional(),
+  })
+  .strict()
+  .refine(atLeastOneField, NO_FIELD);
+
+export const notificationsInput = z
+  .object({
+    orderFilled: z.boolean().optional(),
+    orderFailed: z.boolean().optional(),
+    approvalRequired: z.boolean().optional(),
+    dca: z.boolean().optional(),
+    channels: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case channel name such as sse')).max(10).optional(),
+  })
+  .strict()
+  .refine(atLeastOneField, NO_FIELD);
+
+export const walletModeInput = z.object({ walletMode: z.enum(WALLET_MODES) }).strict();
+
+export const poolPreferencesInput = z
+  .object({
+    preferredDexes: z.array(label(40)).max(50).optional(),
+    excludedDexes: z.array(label(40)).max(50).optional(),
+    minLiquidityUsd: z.number().min(0).max(1e12).optional(),
+  })
+  .strict()
+  .refine(atLeastOneField, NO_FIELD);
+
+export const tokenListQuery = z.object({ chain: chainSchema.optional() }).strict();
+export const tokenAddInput = z.object({ chain: chainSchema.optional(), address, symbol: label(32).optional() }).strict();
+/** `address` comes from the path, `chain` from the query string (needed for EVM addresses). */
+export const tokenRemoveInput = z.object({ address, chain: chainSchema.optional() }).strict();
+
+export const launchpadToggleInput = z.object({ type: launchpadType, enabled: z.boolean().optional() }).strict();
+export const launchpadPriorityInput = z
+  .object({ type: launchpadType, priority: z.number().int().min(1).max(TRADING_CONFIG_LIMITS.maxLaunchpadPriority) })
+  .strict();

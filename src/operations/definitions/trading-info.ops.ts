@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { fromBaseUnits, toBaseUnits } from '../../../agents/amounts.js';
+import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import { valuePositions } from '../../../agents/position-valuation.js';
+import type { PositionsService } from '../../../agents/positions.service.js';
+import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-config.types.js';
+import type { WalletDirectory } from '../../../agents/wallet.types.js';
+import { AppError } from '../../errors/app-error.js';
+import type { ClockPort } from '../../ports/clock.port.js';
+import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type Chain, type FaucetPort, type VenuePort } from '../../ports/venue.port.js';
+import { defineOperation, type OperationContext } from '../operation.types.js';
+import { chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
+
+export interface TradingInfoDeps {
+  positions: PositionsService;
+  venue: VenuePort;
+  breakerState: () => 'closed' | 'open' | 'half_open';
+  killSwitch: KillSwitch;
+  config: TradingConfigReader;
+  wallets: WalletDirectory;
+  clock: ClockPort;
+  /** Present on the paper venue only. */
+  faucet?: FaucetPort;
+}
+
+const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
+const usd = z.string().regex(/^-?\d+\.\d{2}$/);
+const valued = z.object({
+  chain: z.string(),
+  token: z.string(),
+  symbol: z.string(),
+  amount: z.string(),
+  priceUsd: z.string().nullable(),
+  valueUsd: usd.nullable(),
+  avgCostUsd: z.string(),
+  costBasisUsd: usd,
+  realizedPnlUsd: usd,
+  unrealizedPnlUsd: usd.nullable(),
+  pnlPct: usd.nullable(),
+});
+const totals = z.object({ valueUsd: usd, costBasisUsd: usd, realizedPnlUsd: usd, unrealizedPnlUsd: usd });
+
+/** Portfolio, market research and engine status (read), plus the paper faucet for operators. */
+export function tradingInfoOperations(deps: TradingInfoDeps) {
+  const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
+  const valuedPositions = async (ctx: OperationContext, includeClosed: boolean) => {
+    const records = (await deps.positions.list(subjectOf(ctx))).filter((record) => includeClosed || record.amountBase !== '0');
+    return { ...(await valuePositions(records, price)), asOf: new Date(deps.clock.now()).toISOString() };
+  };
+  const operations = [
+    defineOperation({
+      name: 'trading_positions',
+      description: 'Open positions: amount held (whole tokens), current price and value, average cost and cost basis (USD).',
+      family: 'portfolio',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({}).strict(),
+      output: z.object({ positions: z.array(valued), totals, asOf: z.string() }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx) => valuedPositions(ctx, false),
+    }),
+    defineOperation({
+      name: 'trading_positions_pnl',
+      description:
+        'Positions with PnL: realized PnL from sales against average cost, unrealized PnL of what is held at the current ' +
+        'price, percentage against cost basis, and totals. Closed positions stay listed for their realized PnL.',
+      family: 'portfolio',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({}).strict(),
+      output: z.object({ positions: z.array(valued), totals, asOf: z.string() }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx) => valuedPositions(ctx, true),
+    }),
+    defineOperation({
+      name: 'trading_evm_status',
+      description: 'EVM trading engine status per chain: reachable, the venue circuit breaker state, and the kill switch.',
+      family: 'risk',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({}).strict(),
+      output: z.object({
+        venue: z.string(),
+        chains: z.array(z.object({ chain: z.string(), chainId: z.number(), reachable: z.boolean(), latencyMs: z.number().optional(), error: z.string().optional(), breaker: z.enum(['closed', 'open', 'half_open']), killSwitch: z.boolean() })),
+        asOf: z.string(),
+      }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: async () => {
+        const breaker = deps.breakerState();
+        const chains = await Promise.all(
+          EVM_CHAINS.map(async (chain) => {
+            const health = await deps.venue.health(chain).catch((error: unknown) => ({ chain, reachable: false, error: error instanceof Error ? error.message : 'unreachable' }));
+            return { ...health, chain, chainId: EVM_CHAIN_IDS[chain as keyof typeof EVM_CHAIN_IDS], breaker, killSwitch: await deps.killSwitch.isActive(chain) };
+          }),
+        );
+        return { venue: deps.venue.name, chains, asOf: new Date(deps.clock.now()).toISOString() };
+      },
+    }),
+    defineOperation({
+      name: 'trading_solana_aggregator_tokens_search',
+      description: 'Search Solana tokens by symbol, name or mint; best matches first, with decimals and USD price.',
+      family: 'research',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ query: z.string().trim().min(1).max(100), limit: z.number().int().min(1).max(50).default(10) }).strict(),
+      output: z.object({ tokens: z.array(z.object({ mint: z.string(), symbol: z.string(), name: z.string(), decimals: z.number(), priceUsd: z.number().nullable() })) }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (_ctx, input) => {
+        const tokens = await deps.venue.searchTokens(input.query, { chain: 'solana', limit: input.limit });
+        return {
+          tokens: await Promise.all(
+            tokens.map(async (token) => ({ mint: token.address, symbol: token.symbol, name: token.name, decimals: token.decimals, priceUsd: await deps.venue.priceUsd('solana', token.address) })),
+          ),
+        };
+      },
+    }),
+    defineOperation({
+      name: 'trading_research_token',
+      description:
+        'Token research: price, pool liquidity, 24 h change and risk flags (`low_liquidity`, `high_volatility`, `depeg` for ' +
+        'stablecoins, `blacklisted` by this account). `token` is a symbol or address; `chain` defaults to the trade defaults.',
+      family: 'research',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ token: tokenRef, chain: chainSchema.optional() }).strict(),
+      output: z.object({
+        chain: z.string(),
+        address: z.string(),
+        symbol: z.string(),
+        name: z.string(),
+        decimals: z.number(),
+        priceUsd: z.number().nullable(),
+        liquidityUsd: z.number().nullable(),
+        change24hPct: z.number().nullable(),
+        riskFlags: z.array(z.string()),
+        asOf: z.string(),
+      }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx, input) => {
+        const config = await deps.config.get(subjectOf(ctx));
+        const chain = input.chain ?? config.tradeDefaults.chain;
+        const token = await deps.venue.findToken(chain, input.token);
+        if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.token}`);
+        const market = (await deps.venue.market?.(chain, token.address)) ?? null;
+        const priceUsd = market?.priceUsd ?? (await deps.venue.priceUsd(chain, token.address));
+        const flags: string[] = [];
+        if (market && market.liquidityUsd < 250_000) flags.push('low_liquidity');
+        if (market && Math.abs(market.change24hPct) >= 20) flags.push('high_volatility');
+        if (/^(USDC|USDT|DAI)$/.test(token.symbol) && priceUsd !== null && Math.abs(priceUsd - 1) > 0.02) flags.push('depeg');
+        if (config.blacklist.some((entry) => entry.chain === chain && entry.address.toLowerCase() === token.address.toLowerCase())) flags.push('blacklisted');
+        return {
+          chain,
+          address: token.address,
+          symbol: token.symbol,
+          name: token.name,
+          decimals: token.decimals,
+          priceUsd,
+          liquidityUsd: market?.liquidityUsd ?? null,
+          change24hPct: market?.change24hPct ?? null,
+          riskFlags: flags,
+          asOf: new Date(deps.clock.now()).toISOString(),
+        };
+      },
+    }),
+  ];
+  return deps.faucet ? [...operations, faucetOperation(deps, deps.faucet)] : operations;
+}
+
+/** CONTRACT "Trading accounts": the paper venue's faucet credits the account's custodial wallet. */
+function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
+  return defineOperation({
+    name: 'trading_paper_faucet',
+    description: 'Paper venue only: credit test funds to the account\'s custodial wallet. `amount` is in whole tokens.',
+    family: 'wallet',
+    minScope: 'manage',
+    principals: ['operator'],
+    input: z.object({ chain: chainSchema, token: tokenRef, amount: wholeTokens }).strict(),
+    output: z.object({ chain: z.string(), token: z.string(), symbol: z.string(), address: z.string(), walletId: z.string(), credited: z.string(), balance: z.string() }),
+    annotations: { destructive: false, idempotent: false },
+    handler: async (ctx, input) => {
+      const subject = subjectOf(ctx);
+      const wallet = await deps.wallets.signingWallet(subject, walletChainOf(input.chain));
+      if (!wallet) throw new AppError('WALLET_REQUIRED', 'Custodial wallet required for this operation');
+      const token = await deps.venue.findToken(input.chain, input.token);
+      if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.token}`);
+      const amount = toBaseUnits(input.amount, token.decimals);
+      if (amount <= 0n) throw AppError.validation(['amount must be greater than 0']);
+      const balance = await faucet.credit(input.chain, wallet.address, token.address, amount.toString());
+      const priceUsd = (await deps.venue.priceUsd(input.chain, token.address)) ?? 0;
+      await deps.positions.bookDeposit(subject, `faucet:${ctx.requestId}`, { chain: input.chain, token: token.address, symbol: token.symbol, decimals: token.decimals, amount, priceUsd });
+      return { chain: input.chain, token: token.address, symbol: token.symbol, address: wallet.address, walletId: wallet.walletId, credited: input.amount, balance: fromBaseUnits(balance, token.decimals) };
+    },
+  });
+}

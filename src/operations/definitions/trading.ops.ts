@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import type { OrderQueries } from '../../../agents/order-queries.js';
+import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
+import type { TradeChannel } from '../../../agents/trading-config.types.js';
+import { AppError } from '../../errors/app-error.js';
+import type { VenuePort } from '../../ports/venue.port.js';
+import { defineOperation, type OperationContext } from '../operation.types.js';
+import {
+  ORDER_DESCRIPTION,
+  baseUnits,
+  chainOfId,
+  evmChainId,
+  idempotencyKey,
+  orderIdFor,
+  orderOutput,
+  orderPage,
+  slippageBps,
+  tokenRef,
+} from './trading-schemas.js';
+
+export interface TradingOperationsDeps {
+  pipeline: TradingPipeline;
+  queries: OrderQueries;
+  venue: VenuePort;
+}
+
+const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
+const channelOf = (ctx: OperationContext): TradeChannel => (ctx.surface === 'mcp' ? 'mcp' : 'rest');
+
+const evmSwapFields = {
+  chainId: evmChainId,
+  sellToken: tokenRef,
+  buyToken: tokenRef,
+  sellAmount: baseUnits,
+  slippageBps: slippageBps.optional(),
+};
+
+const quoteOutput = z.object({
+  chainId: z.number(),
+  sellToken: z.string(),
+  buyToken: z.string(),
+  sellAmount: z.string(),
+  buyAmount: z.string(),
+  minBuyAmount: z.string(),
+  priceImpactBps: z.number(),
+  feeAmount: z.string(),
+  venue: z.string(),
+  expiresAt: z.string(),
+});
+
+const listInput = z
+  .object({
+    status: z.enum(['pending_approval', 'approved', 'submitting', 'submitted', 'filled', 'failed', 'rejected', 'cancelled', 'expired']).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(1024).optional(),
+  })
+  .strict();
+
+/** Trading execution (interface 4.2, 4.5): swaps through the safety path, quotes, orders and approvals. */
+export function tradingOperations(deps: TradingOperationsDeps) {
+  return [
+    defineOperation({
+      name: 'trading_solana_aggregator_swap',
+      description:
+        'Swap on Solana through the safety path (trading enabled, kill switch, custodial wallet, known tokens, input must be ' +
+        'native SOL or USDC, risk policy, slippage, balance, circuit breaker). `amount` is in base units of the input token ' +
+        '(lamports for SOL). Pass `idempotencyKey` (UUID v4) so that a retry never trades twice. ' + ORDER_DESCRIPTION,
+      family: 'trading',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ inputMint: tokenRef, outputMint: tokenRef, amount: baseUnits, slippageBps: slippageBps.optional(), idempotencyKey }).strict(),
+      output: orderOutput,
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => {
+        const orderId = orderIdFor(ctx);
+        return deps.pipeline.place(
+          {
+            subject: subjectOf(ctx),
+            ...(ctx.userId ? { userId: ctx.userId } : {}),
+            channel: channelOf(ctx),
+            chain: 'solana',
+            side: 'swap',
+            inputToken: input.inputMint,
+            outputToken: input.outputMint,
+            amount: { kind: 'base', value: input.amount },
+            ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+          },
+          orderId ? { orderId } : {},
+        );
+      },
+    }),
+    defineOperation({
+      name: 'trading_evm_quote',
+      description:
+        'Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161) without trading: `buyAmount` after fees and price impact, ' +
+        '`minBuyAmount` after the slippage tolerance (default: the order profile\'s), `priceImpactBps`, `feeAmount` (base units ' +
+        'of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units.',
+      family: 'research',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object(evmSwapFields).strict(),
+      output: quoteOutput,
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (_ctx, input) => {
+        const chain = chainOfId(input.chainId);
+        const [sell, buy] = await Promise.all([deps.venue.findToken(chain, input.sellToken), deps.venue.findToken(chain, input.buyToken)]);
+        if (!sell) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.sellToken}`);
+        if (!buy) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.buyToken}`);
+        const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: input.slippageBps ?? 100 });
+        return {
+          chainId: input.chainId,
+          sellToken: sell.address,
+          buyToken: buy.address,
+          sellAmount: quote.amountIn,
+          buyAmount: quote.expectedOut,
+          minBuyAmount: quote.minOut,
+          priceImpactBps: quote.priceImpactBps,
+          feeAmount: quote.feeAmount,
+          venue: quote.venue,
+          expiresAt: new Date(quote.expiresAt).toISOString(),
+        };
+      },
+    }),
+    defineOperation({
+      name: 'trading_evm_swap',
+      description:
+        'Execute an EVM swap through the safety path from the default (or named `walletId`) custodial wallet. Same body as ' +
+        '`trading_evm_quote`. ' + ORDER_DESCRIPTION,
+      family: 'trading',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ ...evmSwapFields, walletId: z.string().min(1).max(100).optional(), idempotencyKey }).strict(),
+      output: orderOutput,
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => {
+        const orderId = orderIdFor(ctx);
+        return deps.pipeline.place(
+          {
+            subject: subjectOf(ctx),
+            ...(ctx.userId ? { userId: ctx.userId } : {}),
+            channel: channelOf(ctx),
+            chain: chainOfId(input.chainId),
+            side: 'swap',
+            inputToken: input.sellToken,
+            outputToken: input.buyToken,
+            amount: { kind: 'base', value: input.sellAmount },
+            ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+            ...(input.walletId ? { walletId: input.walletId } : {}),
+          },
+          orderId ? { orderId } : {},
+        );
+      },
+    }),
+    defineOperation({
+      name: 'trading_orders_list',
+      description: 'Orders of the trading account, newest first, optionally only one `status`; paged with `cursor`.',
+      family: 'portfolio',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: listInput,
+      output: orderPage,
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx, input) =>
+        deps.queries.list(subjectOf(ctx), { limit: input.limit, ...(input.status ? { status: input.status } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) }),
+    }),
+    defineOperation({
+      name: 'trading_approvals_list',
+      description: 'Orders waiting for approval (status `pending_approval`); each expires 15 minutes after creation.',
+      family: 'portfolio',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: listInput.omit({ status: true }),
+      output: orderPage,
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx, input) => deps.queries.pendingApprovals(subjectOf(ctx), { limit: input.limit, ...(input.cursor ? { cursor: input.cursor } : {}) }),
+    }),
+    defineOperation({
+      name: 'trading_orders_approve',
+      description:
+        'Approve an order in `pending_approval`: the checks that may have changed (trading enabled, kill switch, balance, ' +
+        'circuit breaker) run again, then it executes. 409 when the order is not pending approval. ' + ORDER_DESCRIPTION,
+      family: 'trading',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ order_id: z.string().min(1).max(100), idempotencyKey }).strict(),
+      output: orderOutput,
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id),
+    }),
+  ];
+}

@@ -1,0 +1,203 @@
+import { getAddress, isAddress } from 'viem';
+import { z } from 'zod';
+import { APPROVAL_AMOUNT, APPROVAL_CHAINS, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
+import type { WalletService } from '../../../agents/wallet.service.js';
+import type { WalletView } from '../../../agents/wallet.types.js';
+import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
+
+const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
+const walletChain = z.enum(['solana', 'evm']);
+/** CONTRACT "Idempotency": MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
+const idempotencyKey = z.uuidv4().optional();
+const walletId = z.string().min(1).max(64);
+const label = z.string().trim().min(1).max(100);
+/** Any 0x address; a mixed-case one must carry a valid EIP-55 checksum. Answered checksummed. */
+const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
+  .refine((value) => isAddress(value, { strict: true }), 'has an invalid EIP-55 checksum')
+  .transform((value) => getAddress(value));
+
+/** Every wallet field a surface may show: no key material exists in this shape. */
+const walletView = z.object({
+  walletId: z.string(),
+  chain: walletChain,
+  address: z.string(),
+  custodial: z.boolean(),
+  kind: z.enum(['custodial', 'external', 'delegate']),
+  isDefault: z.boolean(),
+  status: z.enum(['active', 'revoked']),
+  label: z.string().optional(),
+  spendingCapUsd: z.number().optional(),
+  spentUsd: z.number().optional(),
+  createdAt: z.string(),
+});
+/** CONTRACT "Request shapes": `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
+const custodialWallet = z.object({ walletId: z.string(), chain: walletChain, address: z.string(), custodial: z.literal(true), createdAt: z.string() });
+const walletList = z.object({ items: z.array(walletView) });
+const approval = z.object({
+  approvalId: z.string(),
+  chain: z.enum(APPROVAL_CHAINS),
+  walletId: z.string(),
+  owner: z.string(),
+  token: z.string(),
+  spender: z.string(),
+  amount: z.string(),
+  status: z.enum(['active', 'revoked']),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  revokedAt: z.string().optional(),
+});
+const approvalTarget = {
+  chain: z.enum(APPROVAL_CHAINS),
+  token: evmAddress,
+  spender: evmAddress,
+  walletId: walletId.optional(),
+  idempotencyKey,
+};
+
+const custodialOf = (view: WalletView) => ({ walletId: view.walletId, chain: view.chain, address: view.address, custodial: true as const, createdAt: view.createdAt });
+/** The key a guarded call runs under (lower case, as the REST binding passes it). */
+const requestKeyOf = (ctx: OperationContext, input: { idempotencyKey?: string | undefined }) => (input.idempotencyKey ?? ctx.idempotencyKey)?.toLowerCase();
+const keyed = (key: string | undefined) => (key === undefined ? {} : { requestKey: key });
+
+/** Wallet operations family (interface 4.2 wallet and approval routes, 4.5 tools); they act on `ctx.subject`. */
+export function walletOperations(wallets: WalletService, approvals: TokenApprovalsService) {
+  return [
+    defineOperation({
+      name: 'trading_wallet_custodial_get',
+      description:
+        'State of the custodial wallet of this trading account for a chain family (`solana` by default, or `evm`): ' +
+        '`exists` and the wallet (`walletId`, `chain`, `address`, `custodial`, `createdAt`), or `wallet: null`. Never key material.',
+      family: 'wallet',
+      minScope: 'read',
+      principals: PRINCIPALS,
+      input: z.object({ chain: walletChain.default('solana') }).strict(),
+      output: z.object({ chain: walletChain, exists: z.boolean(), wallet: custodialWallet.nullable() }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx, input) => {
+        const wallet = await wallets.custodialState(ctx.subject, input.chain);
+        return { chain: input.chain, exists: wallet !== null, wallet: wallet ? custodialOf(wallet) : null };
+      },
+    }),
+    defineOperation({
+      name: 'trading_wallet_custodial_ensure',
+      description:
+        'Returns the custodial wallet of this trading account for a chain family (`solana` by default, or `evm`), creating it ' +
+        'when there is none; calling it again returns the same wallet. The key is generated and kept encrypted by the service ' +
+        'and never returned. Call it when a trade answers `Custodial wallet required for this operation`.',
+      family: 'wallet',
+      minScope: 'trade',
+      principals: PRINCIPALS,
+      input: z.object({ chain: walletChain.default('solana'), idempotencyKey }).strict(),
+      output: custodialWallet,
+      annotations: { idempotent: true },
+      handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain)),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallets_list',
+      description:
+        'EVM wallets of this trading account, oldest first: custodial, delegate (with `spendingCapUsd` and `spentUsd`) and ' +
+        'external (address only) ones, which one is the default, and revoked ones with `status: "revoked"`. One EVM wallet serves every EVM chain.',
+      family: 'wallet',
+      minScope: 'read',
+      principals: PRINCIPALS,
+      input: z.object({}).strict(),
+      output: walletList,
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx) => ({ items: await wallets.list(ctx.subject, 'evm') }),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallet_add',
+      description:
+        'Connect an external EVM wallet by address (no key: the service cannot sign with it). 409 `Wallet already connected` ' +
+        'when the address is already an active wallet of this account. The first EVM wallet becomes the default.',
+      family: 'wallet',
+      minScope: 'manage',
+      principals: PRINCIPALS,
+      input: z.object({ address: evmAddress, label: label.optional() }).strict(),
+      output: walletView,
+      handler: (ctx, input) => wallets.addExternal(ctx.subject, input),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallet_create_custodial',
+      description: 'Create a new custodial EVM wallet: the service generates and encrypts its key and never returns it.',
+      family: 'wallet',
+      minScope: 'trade',
+      principals: PRINCIPALS,
+      input: z.object({ label: label.optional(), idempotencyKey }).strict(),
+      output: walletView,
+      handler: (ctx, input) => wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(requestKeyOf(ctx, input)) }),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallet_create_delegate',
+      description:
+        'Create a delegate EVM wallet: a custodial wallet that may spend at most `spendingCapUsd` US dollars in total; a trade ' +
+        'that would pass the cap is refused with `Spending cap exceeded for wallet <walletId>`.',
+      family: 'wallet',
+      minScope: 'manage',
+      principals: PRINCIPALS,
+      input: z.object({ spendingCapUsd: z.number().positive().max(1e12), label: label.optional(), idempotencyKey }).strict(),
+      output: walletView,
+      handler: (ctx, input) =>
+        wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(requestKeyOf(ctx, input)) }),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallet_set_default',
+      description: 'Make an active EVM wallet the default one of this account (exactly one is the default); trades sign with it when it is custodial.',
+      family: 'wallet',
+      minScope: 'trade',
+      principals: PRINCIPALS,
+      input: z.object({ walletId }).strict(),
+      output: walletView,
+      annotations: { idempotent: true },
+      handler: (ctx, input) => wallets.setDefault(ctx.subject, 'evm', input.walletId),
+    }),
+    defineOperation({
+      name: 'trading_evm_wallet_revoke',
+      description:
+        'Revoke an EVM wallet for good: it no longer signs or counts as connected. Revoking the default makes the oldest ' +
+        'remaining active wallet the default.',
+      family: 'wallet',
+      minScope: 'manage',
+      principals: PRINCIPALS,
+      input: z.object({ walletId }).strict(),
+      output: walletView,
+      annotations: { destructive: true, idempotent: true },
+      handler: (ctx, input) => wallets.revoke(ctx.subject, 'evm', input.walletId),
+    }),
+    defineOperation({
+      name: 'trading_evm_approval_record',
+      description:
+        'Record an ERC-20 token approval granted on an EVM chain: `spender` may move `amount` (base units, or "unlimited") of ' +
+        '`token` from the wallet `walletId` (default: the default EVM wallet). Recording again replaces the amount.',
+      family: 'wallet',
+      minScope: 'trade',
+      principals: PRINCIPALS,
+      input: z.object({ ...approvalTarget, amount: z.string().regex(APPROVAL_AMOUNT, 'must be a positive integer in base units or "unlimited"') }).strict(),
+      output: approval,
+      handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.record(ctx.subject, input),
+    }),
+    defineOperation({
+      name: 'trading_evm_approval_revoke',
+      description: 'Record that an ERC-20 token approval was revoked. 404 `Approval not found` when no active approval matches.',
+      family: 'wallet',
+      minScope: 'trade',
+      principals: PRINCIPALS,
+      input: z.object(approvalTarget).strict(),
+      output: approval,
+      handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.revoke(ctx.subject, input),
+    }),
+    defineOperation({
+      name: 'trading_evm_approvals_list',
+      description: 'EVM token approvals recorded for this account, oldest first; `status` filters active or revoked ones.',
+      family: 'wallet',
+      minScope: 'read',
+      principals: PRINCIPALS,
+      input: z.object({ status: z.enum(['active', 'revoked']).optional() }).strict(),
+      output: z.object({ items: z.array(approval) }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx, input) => ({ items: await approvals.list(ctx.subject, input.status ? { status: input.status } : {}) }),
+    }),
+  ];
+}

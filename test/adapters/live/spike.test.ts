@@ -1,0 +1,26 @@
+import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { it } from 'vitest';
+import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';
+import { LiteSvmRpc } from './support/litesvm-rpc.js';
+import { createMint, setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
+it('x', async () => {
+  const stop = Number(process.env.STOP ?? 99);
+  const rpc = new LiteSvmRpc(); const chain = new SolanaChain({ rpc });
+  const alice = Keypair.generate(); rpc.airdrop(alice.publicKey, BigInt(2 * LAMPORTS_PER_SOL));
+  const mint = createMint(rpc, 6);
+  setTokenBalance(rpc, alice.publicKey, mint, 5_000_000n);
+  const bob = Keypair.generate().publicKey;
+  if (stop <= 1) return;
+  await chain.tokenBalance(alice.publicKey.toBase58(), mint.toBase58());
+  if (stop <= 2) return;
+  const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '1250000' });
+  if (stop <= 3) return;
+  await chain.confirmation(txSignature);
+  await chain.tokenBalance(bob.toBase58(), mint.toBase58());
+  if (stop <= 4) return;
+  await chain.tokenBalances(alice.publicKey.toBase58());
+  if (stop <= 5) return;
+  await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '9000000' }).catch(() => 0);
+  if (stop <= 6) return;
+  await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: Keypair.generate().publicKey.toBase58(), amount: '1' }).catch(() => 0);
+});

@@ -1,0 +1,195 @@
+/**
+ * The trading core from outside, as an operator's console and an MCP client use it:
+ * custodial wallet, paper faucet, quotes, swaps through the safety path, positions and
+ * PnL, every error of interface 7.4 word for word, approvals and their expiry.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { Operator } from '../mcp/mcp-fixtures.js';
+import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
+
+const SOL = 'So11111111111111111111111111111111111111112';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const MINUTE = 60_000;
+
+describe('trading core (e2e)', () => {
+  const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
+  let svc: TestService;
+  let operator: Operator;
+  let http: Client;
+  let userId: string;
+  let agent: { agentId: string; publicId: string };
+  const open: McpClient[] = [];
+
+  const key = () => ({ 'x-idempotency-key': randomUUID() });
+  const command = (message: string, headers: Record<string, string> = key()) => http.post('/api/nest/trading/command', { message }, headers);
+  const faucet = (token: string, amount: string, chain = 'solana') => http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain, token, amount });
+  const setProfile = (body: Record<string, unknown>) => http.put(`/api/nest/trading/config/${userId}/default-order-profile`, body);
+
+  beforeAll(async () => {
+    svc = await startTestService({ clock });
+    operator = await Operator.signIn(svc);
+    http = operator.client;
+    userId = operator.userId;
+    agent = await operator.agent('trader');
+    expect((await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((client) => client.close()));
+    await svc.stop();
+  });
+
+  async function mcp(scope: 'read' | 'trade'): Promise<McpClient> {
+    const { secret } = await operator.agentKey(agent.agentId, scope, `${scope}-${randomUUID().slice(0, 6)}`);
+    const client = new McpClient({ name: 'trading-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${agent.publicId}`), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+    open.push(client);
+    return client;
+  }
+
+  it('needs a custodial wallet before trading, then creates one idempotently', async () => {
+    expect(await command('buy 0.5 SOL of BONK')).toMatchObject({ status: 400, body: { statusCode: 400, message: 'Custodial wallet required for this operation', code: 'WALLET_REQUIRED' } });
+    const created = await http.post(`/api/nest/trading/wallets/custodial/${userId}`, {}, key());
+    expect(created.status).toBeLessThan(300);
+    expect(created.body).toMatchObject({ chain: 'solana', custodial: true, address: expect.any(String), walletId: expect.any(String) });
+    const again = await http.post(`/api/nest/trading/wallets/custodial/${userId}`, {}, key());
+    expect(again.body.walletId).toBe(created.body.walletId);
+  });
+
+  it('funds the wallet from the paper faucet and shows the deposit as a position', async () => {
+    expect(await faucet('SOL', '10')).toMatchObject({ status: 200, body: { symbol: 'SOL', credited: '10', balance: '10' } });
+    expect((await faucet('USDC', '5000000')).body.balance).toBe('5000000');
+    const positions = await http.get(`/api/nest/trading/positions/${userId}`);
+    expect(positions.status).toBe(200);
+    expect(positions.body.positions.map((p: { symbol: string }) => p.symbol).sort()).toEqual(['SOL', 'USDC']);
+  });
+
+  it('quotes an EVM swap with price impact that grows with size', async () => {
+    const small = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '1000000000' });
+    expect(small.status).toBe(200);
+    expect(small.body).toMatchObject({ chainId: 8453, sellAmount: '1000000000', venue: 'paper' });
+    expect(BigInt(small.body.minBuyAmount)).toBeLessThan(BigInt(small.body.buyAmount));
+    const large = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '5000000000000' });
+    expect(large.body.priceImpactBps).toBeGreaterThan(small.body.priceImpactBps);
+  });
+
+  it('swaps through the command route, moves the position, and PnL moves with the price feed', async () => {
+    const done = await command('buy 0.5 SOL of BONK');
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ success: true, intent: 'buy', order: { status: 'filled', inputMint: SOL, outputMint: BONK, amountIn: '500000000', venue: 'paper' } });
+    expect(BigInt(done.body.order.filledOut)).toBeGreaterThanOrEqual(BigInt(done.body.order.minOut));
+    expect(done.body.order.checks).toEqual(expect.arrayContaining(['trading_enabled', 'kill_switch', 'wallet', 'token', 'input_mint', 'risk_policy', 'quote_slippage', 'balance', 'circuit_breaker']));
+
+    const before = await http.get(`/api/nest/trading/positions/${userId}/pnl`);
+    const bonk = before.body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');
+    const sol = before.body.positions.find((p: { symbol: string }) => p.symbol === 'SOL');
+    expect(sol.amount).toBe('9.5');
+    expect(Number(bonk.amount)).toBeGreaterThan(0);
+    clock.jumpTo(clock.now() + 10 * MINUTE);
+    const after = await http.get(`/api/nest/trading/positions/${userId}/pnl`);
+    const moved = after.body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');
+    expect(moved.priceUsd).not.toBe(bonk.priceUsd);
+    expect(moved.unrealizedPnlUsd).not.toBe(bonk.unrealizedPnlUsd);
+
+    const summary = await (await mcp('read')).callTool({ name: 'trading_portfolio_summary', arguments: {} });
+    expect((summary.structuredContent as { positions: Array<{ symbol?: string }> }).positions.map((p) => p.symbol)).toContain('BONK');
+  });
+
+  it('answers every trading error of interface 7.4 word for word', async () => {
+    expect(await command('swap 1 SOL to NOPE')).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not found: NOPE' } });
+    expect(await command('buy 20 SOL of BONK')).toMatchObject({ status: 400, body: { message: 'Insufficient balance for requested swap amount', code: 'INSUFFICIENT_BALANCE' } });
+    expect(await command('swap 4000000 USDC to SOL with 1% slippage')).toMatchObject({ status: 400, body: { message: 'Slippage tolerance exceeded', code: 'SLIPPAGE_EXCEEDED' } });
+    expect(await command('swap 1 BONK to SOL')).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
+
+    const ops = { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' };
+    const on = await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active: true }) });
+    expect(on.status).toBe(200);
+    await clock.advance(1_100);
+    expect(await command('buy 0.1 SOL of BONK')).toMatchObject({ status: 503, body: { message: 'Trading kill switch is active for chain: solana' } });
+    await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active: false }) });
+    await clock.advance(1_100);
+
+    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: false });
+    const soft = await command('buy 0.1 SOL of BONK');
+    expect(soft.status).toBe(200);
+    expect(soft.body).toMatchObject({ success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } }, meta: { requestId: expect.any(String) } });
+    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
+  });
+
+  it('holds an order for approval, approves it, and lets another one expire after 15 minutes', async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const pending = await command('buy 0.2 SOL of BONK');
+    expect(pending.body.order).toMatchObject({ status: 'pending_approval', approvalExpiresAt: expect.any(String) });
+    const other = await command('buy 0.1 SOL of BONK');
+    const approvals = await http.get(`/api/nest/trading/approvals/${userId}`);
+    expect(approvals.body.items.map((o: { order_id: string }) => o.order_id)).toEqual(expect.arrayContaining([pending.body.order.order_id, other.body.order.order_id]));
+
+    const approved = await http.post(`/api/nest/trading/orders/${userId}/${pending.body.order.order_id}/approve`, {}, key());
+    expect(approved).toMatchObject({ status: 200, body: { order_id: pending.body.order.order_id, status: 'filled' } });
+    const twice = await http.post(`/api/nest/trading/orders/${userId}/${pending.body.order.order_id}/approve`, {}, key());
+    expect(twice.status).toBe(409);
+
+    clock.jumpTo(clock.now() + 15 * MINUTE);
+    await clock.advance(1_000);
+    await signInSolana(http, operator.wallet); // the 15-minute session token expired with the jump
+    await expect.poll(async () => (await http.get(`/api/nest/trading/orders/${userId}?status=expired`)).body.items.map((o: { order_id: string }) => o.order_id)).toContain(other.body.order.order_id);
+    expect((await http.post(`/api/nest/trading/orders/${userId}/${other.body.order.order_id}/approve`, {}, key())).status).toBe(409);
+    await setProfile({ autoApprove: true });
+  });
+
+  it('replays a guarded call, refuses the same key with another body, and runs 20 parallel calls with one key once', async () => {
+    const headers = key();
+    const first = await command('buy 0.01 SOL of BONK', headers);
+    const replay = await command('buy 0.01 SOL of BONK', headers);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect((await command('buy 0.02 SOL of BONK', headers)).status).toBe(422);
+    expect((await http.post('/api/nest/trading/command', { message: 'buy 0.01 SOL of BONK' })).status).toBe(400);
+
+    const parallel = key();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => command('buy 0.01 SOL of BONK', parallel)));
+    const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.order.order_id));
+    expect(ids.size).toBe(1);
+    for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    const orders = await http.get(`/api/nest/trading/orders/${userId}?limit=200`);
+    expect(orders.body.items.filter((o: { order_id: string }) => ids.has(o.order_id))).toHaveLength(1);
+  });
+
+  it('trades over MCP with a trade key; a read key cannot', async () => {
+    const trade = await mcp('trade');
+    const wallet = await trade.callTool({ name: 'trading_wallet_custodial_ensure', arguments: {} });
+    expect(wallet.isError).toBe(false);
+    const idempotencyKey = randomUUID();
+    const swap = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey } });
+    expect(swap.structuredContent).toMatchObject({ status: 'filled', channel: 'mcp', amountIn: '25000000' });
+    const again = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey } });
+    expect((again.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
+    const search = await trade.callTool({ name: 'trading_solana_aggregator_tokens_search', arguments: { query: 'bonk' } });
+    expect((search.structuredContent as { tokens: Array<{ mint: string }> }).tokens[0]!.mint).toBe(BONK);
+
+    const read = await mcp('read');
+    const refused = await read.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1' } }).catch((error: Error) => error);
+    expect(String(refused)).toContain('Scope insufficient: required trade, got read');
+  });
+
+  it('researches a token and reports the EVM engine status', async () => {
+    const research = await http.post('/api/nest/trading/research/token', { token: 'BONK' });
+    expect(research.body).toMatchObject({ chain: 'solana', address: BONK, symbol: 'BONK', priceUsd: expect.any(Number), riskFlags: expect.any(Array) });
+    const status = await http.get('/api/nest/trading/evm/status');
+    expect(status.body.chains.map((c: { chain: string }) => c.chain)).toEqual(['ethereum', 'base', 'arbitrum']);
+    expect(status.body.chains[0]).toMatchObject({ reachable: true, breaker: 'closed', killSwitch: false });
+  });
+
+  it('refuses another user\'s :userId and a mutation without CSRF', async () => {
+    expect((await http.get('/api/nest/trading/orders/someone-else')).status).toBe(403);
+    const csrf = http.csrf;
+    http.csrf = undefined;
+    expect((await command('buy 0.01 SOL of BONK')).status).toBe(403);
+    http.csrf = csrf;
+  });
+});
