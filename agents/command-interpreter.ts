@@ -3,6 +3,7 @@ import { IDENTIFIER, type Parsed } from './command-values.js';
 import { DCA_HELP, mentionsDca, parseDca, parseDcaCreate } from './dca-grammar.js';
 import type { Intent, InterpretResult, UnknownInterpretation } from './intent.types.js';
 import { parseTrade, type TradeSide } from './trade-grammar.js';
+import { interpretTurkish } from './turkish-grammar.js';
 
 /**
  * Natural-language commands → intents. Deterministic (regular grammar, no model): the
@@ -47,8 +48,17 @@ const KEYWORDS: Array<{ pattern: RegExp; intent: Intent }> = [
   { pattern: /\bhelp\b/i, intent: { intent: 'help', params: {} } },
 ];
 
-/** Interprets one message on its own (no conversation state). */
+/**
+ * Interprets one message on its own (no conversation state). A message the English grammar
+ * does not understand is read as Turkish (`turkish-grammar.ts`), which translates it to the
+ * English command it means; so a Turkish reading never changes what an English command means.
+ */
 export function interpret(raw: string): InterpretResult {
+  const english = interpretEnglish(raw);
+  return english.intent === 'unknown' && raw.length <= MAX_MESSAGE_CHARS ? (interpretTurkish(normalize(raw), interpretEnglish) ?? english) : english;
+}
+
+function interpretEnglish(raw: string): InterpretResult {
   if (raw.length > MAX_MESSAGE_CHARS) return unknown(`That message is too long (at most ${MAX_MESSAGE_CHARS} characters).`);
   // `?` alone asks for help; normalizing would strip it as punctuation.
   if (/^\s*\?+\s*$/.test(raw)) return { intent: 'help', params: {}, confidence: 1 };

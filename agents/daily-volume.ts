@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 
 /**
@@ -18,6 +19,8 @@ interface VolumeRecord {
 }
 
 export class DailyVolume {
+  private readonly queue = new KeyedQueue();
+
   constructor(private readonly store: StorePort) {}
 
   /** Adds `usd` to today's volume, or throws 400 when it would pass `limitUsd`. */
@@ -42,8 +45,12 @@ export class DailyVolume {
     return doc?.data.usd ?? 0;
   }
 
-  private async change(subject: TradingSubject, at: number, next: (used: number) => number): Promise<void> {
+  private change(subject: TradingSubject, at: number, next: (used: number) => number): Promise<void> {
     const id = idOf(subject, at);
+    return this.queue.run(id, () => this.write(id, at, next));
+  }
+
+  private async write(id: string, at: number, next: (used: number) => number): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
       const usd = next(doc?.data.usd ?? 0);

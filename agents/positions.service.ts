@@ -3,6 +3,7 @@ import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StorePort } from '../src/ports/store.port.js';
 import { fromBaseUnits } from './amounts.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingEvents } from './trading-events.js';
 
@@ -45,6 +46,8 @@ export interface TokenLeg {
 }
 
 export class PositionsService {
+  private readonly queue = new KeyedQueue();
+
   constructor(
     private readonly deps: { store: StorePort; clock: ClockPort; events: TradingEvents },
   ) {}
@@ -96,9 +99,13 @@ export class PositionsService {
     return out;
   }
 
-  private async update(subject: TradingSubject, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
+  private update(subject: TradingSubject, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
+    const id = `${subjectKey(subject)}|${leg.chain}|${leg.token}`;
+    return this.queue.run(id, () => this.write(subject, id, ref, leg, change));
+  }
+
+  private async write(subject: TradingSubject, id: string, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
     const key = subjectKey(subject);
-    const id = `${key}|${leg.chain}|${leg.token}`;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id);
       const current = doc?.data ?? emptyPosition(key, leg);

@@ -46,7 +46,9 @@ export class TradingPipeline {
       if (existing) return this.resume(existing);
     }
     const checked = await this.deps.safety.check(request);
-    const order = await this.create(checked, options);
+    const { order, created } = await this.create(checked, options);
+    // Lost a race with a concurrent call of the same id: that call is executing it (or recovery will).
+    if (!created) return order.status === 'failed' ? this.resume(order) : toOrderView(order);
     if (order.status === 'pending_approval') {
       await this.deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
@@ -87,7 +89,7 @@ export class TradingPipeline {
     return toOrderView(order);
   }
 
-  private async create(checked: CheckedTrade, options: PlaceOptions): Promise<OrderContext> {
+  private async create(checked: CheckedTrade, options: PlaceOptions): Promise<{ order: OrderContext; created: boolean }> {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
@@ -124,12 +126,12 @@ export class TradingPipeline {
     };
     try {
       const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput);
-      return view.context as OrderContext;
+      return { order: view.context as OrderContext, created: true };
     } catch (error) {
       // Two calls with one deterministic id raced: the other one created it; continue with it.
       if (isAppError(error) && error.status === 409 && options.orderId) {
         const existing = await this.find(request.subject, orderId);
-        if (existing) return existing;
+        if (existing) return { order: existing, created: false };
       }
       throw error;
     }

@@ -1,5 +1,9 @@
 import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
+import { toOrderView, type OrderView } from './order-view.js';
+import type { OrderContext, OrderStatus } from './order-context.types.js';
+
+export { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus } from './order-context.types.js';
 
 /**
  * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →
@@ -7,62 +11,6 @@ import type { MachineDefinition } from './machine-definition.types.js';
  * `cancelled` before submission. `submitting` is entered (and persisted) before the
  * venue is called, so a crash leaves a record that recovery reconciles.
  */
-export type OrderStatus =
-  | 'pending_approval'
-  | 'approved'
-  | 'submitting'
-  | 'submitted'
-  | 'filled'
-  | 'failed'
-  | 'rejected'
-  | 'cancelled'
-  | 'expired';
-
-export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
-
-export interface OrderContext {
-  orderId: string;
-  subjectType: 'agent' | 'bot';
-  subjectId: string;
-  userId?: string;
-  chain: string;
-  side: 'buy' | 'sell' | 'swap';
-  inputMint: string;
-  outputMint: string;
-  inputSymbol: string;
-  outputSymbol: string;
-  inputDecimals: number;
-  outputDecimals: number;
-  /** Base units, decimal strings. */
-  amountIn: string;
-  expectedOut: string;
-  minOut: string;
-  slippageBps: number;
-  priceImpactBps: number;
-  /** USD value of the input at quote time (risk policy, approvals, daily volume). */
-  valueUsd: number;
-  venue: string;
-  walletId: string;
-  walletAddress: string;
-  /** Where the request came from (`rest`, `mcp`, `command`, `dca`). */
-  channel: string;
-  /** Safety checks passed before the order was created, in order (audit). */
-  checks: string[];
-  status: OrderStatus;
-  /** Epoch ms. */
-  createdAt: number;
-  updatedAt: number;
-  /** Epoch ms after which a pending approval expires. */
-  approvalExpiresAt?: number;
-  approvedAt?: number;
-  submittedAt?: number;
-  txSignature?: string;
-  filledOut?: string;
-  reason?: string;
-  /** Strategy and tick that produced the order (DCA). */
-  strategy?: string;
-}
-
 export type OrderInput = Omit<OrderContext, 'status' | 'updatedAt'> & {
   /** true: the order waits for approval; false: it is approved and marked submitting at once. */
   requiresApproval: boolean;
@@ -79,10 +27,10 @@ export type OrderEvent =
   | { type: 'order.fill'; at: number; filledOut: string; txSignature: string }
   | { type: 'order.fail'; at: number; reason: string; txSignature?: string };
 
-/** What subscribers see: the order in its new status. */
+/** What subscribers see: the order in its new status, in the shape every surface shows. */
 export interface OrderEmitted {
   type: 'order.created' | 'order.updated';
-  order: OrderContext;
+  order: OrderView;
   [key: string]: unknown;
 }
 
@@ -120,7 +68,7 @@ export const orderMachine = setup({
   },
   actions: {
     record: assign(({ event }, params: { status: OrderStatus }) => patch(event, params.status)),
-    announce: emit(({ context }) => ({ type: 'order.updated' as const, order: context })),
+    announce: emit(({ context }) => ({ type: 'order.updated' as const, order: toOrderView(context) })),
   },
   guards: {
     autoApproved: ({ context }) => context.status === 'submitting',
@@ -139,7 +87,7 @@ export const orderMachine = setup({
     };
   },
   initial: 'created',
-  entry: emit(({ context }) => ({ type: 'order.created' as const, order: context })),
+  entry: emit(({ context }) => ({ type: 'order.created' as const, order: toOrderView(context) })),
   states: {
     // Routes the new order: an auto-approved one is persisted already in `submitting`.
     created: { always: [{ guard: 'autoApproved', target: 'submitting' }, { target: 'pending_approval' }] },

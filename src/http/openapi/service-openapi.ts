@@ -4,6 +4,7 @@
  * (registry or runtime settings), since disabled operations answer 404 and are left out.
  */
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
+import { KILL_SWITCH_ROUTE_DOCS } from '../routes/kill-switch.routes.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import { AGENT_ROUTE_DOCS, BOT_ROUTE_DOCS } from './account-routes.doc.js';
 import { AUTH_ROUTE_DOCS } from './auth-routes.doc.js';
@@ -17,6 +18,7 @@ export const API_VERSION = '0.1.0';
 const TAGS = [
   { name: 'Auth', description: 'Wallet sign-in (SIWS, SIWE), sessions, CSRF and TOTP.' },
   { name: 'Agents', description: 'Operators’ agents. Routes marked with an MCP tool run the same operation as that tool.' },
+  { name: 'Trading', description: 'Trading account of the signed-in user\'s default agent (or `agentId`): orders through the safety path, wallets, positions, configuration. Each route runs the same operation as its MCP tool.' },
   { name: 'Legacy bots', description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.' },
   { name: 'Ops', description: 'For operators of the service (ops token).' },
   { name: 'Service', description: 'Probes and this documentation.' },
@@ -30,7 +32,7 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
     description:
       'Always-on Web3 trading agents over REST and MCP. Errors use the envelopes in `components.schemas`; listing routes answer `{items, nextCursor?}` with `?limit=&cursor=`.',
     tags: TAGS,
-    routes: () => [...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...BOT_ROUTE_DOCS, ...SERVICE_ROUTE_DOCS],
+    routes: () => [...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...BOT_ROUTE_DOCS, ...KILL_SWITCH_ROUTE_DOCS, ...SERVICE_ROUTE_DOCS],
     extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
   });
 }

@@ -9,9 +9,10 @@ import {
   type TransactionError,
 } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+// The binding's own classes: byte-level (no @solana/kit types), so web3.js v1 bytes go straight in.
+import { Account, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
 import type { SolanaRpc, SolanaTransactionMeta } from '../../../../adapters/solana/solana-rpc.js';
-import { decodeMintDecimals, decodeTokenAccount, isTokenProgram } from '../../../../adapters/solana/spl-token.helpers.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, decodeMintDecimals, decodeTokenAccount, isTokenProgram } from '../../../../adapters/solana/spl-token.helpers.js';
 
 /** Slots a blockhash stays valid, as on mainnet. */
 const BLOCKHASH_LIFETIME = 150;
@@ -25,31 +26,37 @@ const FIELDLESS: Record<number, { name: string; message: string }> = {
 /**
  * The Solana adapters' RPC seam over an in-process LiteSVM, answering in the shapes and
  * error messages a real JSON-RPC node uses (preflight failures as `SendTransactionError`
- * with the node's text). LiteSVM has no index of accounts by owner, so token-account
- * queries scan the accounts this RPC has seen in transactions or `setAccount`.
+ * with the node's text, token balances in transaction meta).
+ * litesvm 1.x: 0.8 aborts the process (`std::bad_alloc`) when an instance that ran the
+ * associated-token-account program is freed, which vitest's fork workers do at exit.
  */
 export class LiteSvmRpc implements SolanaRpc {
-  readonly svm: LiteSVM;
+  readonly svm: LiteSvm;
   /** Transactions that reached the ledger (landed, successfully or not). */
   landed: string[] = [];
   /** Broadcasts to accept and then lose, as a node that drops a transaction. */
   dropNextSends = 0;
-  private readonly seen = new Set<string>();
+  /** Broadcasts to fail with a transport error before reaching the node. */
+  failNextSends = 0;
+  /** A node that forwards without simulating: failing transactions land as failed. */
+  skipPreflightAlways = false;
   private readonly expiry = new Map<string, number>();
   private readonly metas = new Map<string, { slot: number; meta: SolanaTransactionMeta }>();
 
-  constructor(svm: LiteSVM = new LiteSVM()) {
+  constructor(svm: LiteSvm = new LiteSvm()) {
     this.svm = svm;
   }
 
   airdrop(address: PublicKey, lamports: bigint): void {
-    this.svm.airdrop(address, lamports);
-    this.seen.add(address.toBase58());
+    this.svm.airdrop(address.toBytes(), lamports);
   }
 
-  setAccount(address: PublicKey, account: AccountInfo<Uint8Array>): void {
-    this.svm.setAccount(address, account);
-    this.seen.add(address.toBase58());
+  setAccount(address: PublicKey, account: { data: Uint8Array; lamports: bigint; owner: PublicKey }): void {
+    this.svm.setAccount(address.toBytes(), new Account(account.lamports, account.data, account.owner.toBytes(), false, 0n));
+  }
+
+  minimumBalanceForRentExemption(size: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(size));
   }
 
   /** Moves the chain forward; blockhashes older than their lifetime stop being accepted. */
@@ -58,23 +65,23 @@ export class LiteSvmRpc implements SolanaRpc {
   }
 
   async getBalance(address: PublicKey): Promise<number> {
-    return Number(this.svm.getBalance(address) ?? 0n);
+    return Number(this.svm.getBalance(address.toBytes()) ?? 0n);
   }
 
   async getAccountInfo(address: PublicKey): Promise<AccountInfo<Buffer> | null> {
-    const account = this.svm.getAccount(address);
-    return account ? { ...account, data: Buffer.from(account.data) } : null;
+    const account = this.svm.getAccount(address.toBytes());
+    return account ? toAccountInfo(account) : null;
   }
 
   async getTokenAccountsByOwner(owner: PublicKey, filter: { mint: PublicKey } | { programId: PublicKey }) {
     const value: Array<{ pubkey: PublicKey; account: AccountInfo<Buffer> }> = [];
-    for (const address of this.seen) {
-      const pubkey = new PublicKey(address);
-      const account = await this.getAccountInfo(pubkey);
-      if (!account || !isTokenProgram(account.owner)) continue;
-      const decoded = decodeTokenAccount(account.data);
-      if (!decoded || !decoded.owner.equals(owner)) continue;
-      if ('mint' in filter ? decoded.mint.equals(filter.mint) : account.owner.equals(filter.programId)) value.push({ pubkey, account });
+    for (const programId of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]) {
+      if ('programId' in filter && !filter.programId.equals(programId)) continue;
+      for (const entry of this.svm.getProgramAccounts(programId.toBytes())) {
+        const decoded = decodeTokenAccount(entry.account().data());
+        if (!decoded || !decoded.owner.equals(owner) || ('mint' in filter && !decoded.mint.equals(filter.mint))) continue;
+        value.push({ pubkey: new PublicKey(entry.address), account: toAccountInfo(entry.account()) });
+      }
     }
     return { value };
   }
@@ -91,26 +98,30 @@ export class LiteSvmRpc implements SolanaRpc {
   }
 
   async sendRawTransaction(raw: Uint8Array, options: SendOptions = {}): Promise<string> {
+    if (this.failNextSends > 0) {
+      this.failNextSends--;
+      throw new TypeError('fetch failed');
+    }
     const tx = VersionedTransaction.deserialize(raw);
     const signature = bs58.encode(tx.signatures[0]!);
-    const action = options.skipPreflight ? 'send' : 'simulate';
+    const skipPreflight = options.skipPreflight || this.skipPreflightAlways;
+    const action = skipPreflight ? 'send' : 'simulate';
     const refuse = (message: string, logs?: string[]): never => {
       throw new SendTransactionError({ action, signature, transactionMessage: `Transaction simulation failed: ${message}`, ...(logs ? { logs } : {}) });
     };
     const validUntil = this.expiry.get(tx.message.recentBlockhash);
     if (validUntil === undefined || (await this.getBlockHeight()) > validUntil) refuse(FIELDLESS[7]!.message);
     if (this.metas.has(signature)) refuse(FIELDLESS[6]!.message);
-    if (!options.skipPreflight) {
-      const simulated = this.svm.simulateTransaction(tx);
+    if (!skipPreflight) {
+      const simulated = this.svm.simulateVersionedTransaction(raw);
       if (simulated instanceof FailedTransactionMetadata) refuse(toRpcError(simulated).message, simulated.meta().logs());
     }
     if (this.dropNextSends > 0) {
       this.dropNextSends--;
       return signature;
     }
-    for (const key of tx.message.staticAccountKeys) this.seen.add(key.toBase58());
     const pre = this.tokenBalances(tx);
-    const result = this.svm.sendTransaction(tx);
+    const result = this.svm.sendVersionedTransaction(raw);
     const err = result instanceof FailedTransactionMetadata ? toRpcError(result).err : null;
     this.metas.set(signature, { slot: await this.getBlockHeight(), meta: { err, preTokenBalances: pre, postTokenBalances: this.tokenBalances(tx) } });
     this.landed.push(signature);
@@ -135,17 +146,22 @@ export class LiteSvmRpc implements SolanaRpc {
   private tokenBalances(tx: VersionedTransaction): TokenBalance[] {
     const balances: TokenBalance[] = [];
     tx.message.staticAccountKeys.forEach((key, accountIndex) => {
-      const account = this.svm.getAccount(key);
-      if (!account || !isTokenProgram(account.owner)) return;
-      const decoded = decodeTokenAccount(account.data);
+      const account = this.svm.getAccount(key.toBytes());
+      const program = account && new PublicKey(account.owner());
+      if (!account || !program || !isTokenProgram(program)) return;
+      const decoded = decodeTokenAccount(account.data());
       if (!decoded) return;
-      const mintData = this.svm.getAccount(decoded.mint)?.data;
+      const mintData = this.svm.getAccount(decoded.mint.toBytes())?.data();
       const decimals = (mintData && decodeMintDecimals(mintData)) ?? 0;
       const amount = String(decoded.amount);
-      balances.push({ accountIndex, mint: decoded.mint.toBase58(), owner: decoded.owner.toBase58(), programId: account.owner.toBase58(), uiTokenAmount: { amount, decimals, uiAmount: null, uiAmountString: amount } });
+      balances.push({ accountIndex, mint: decoded.mint.toBase58(), owner: decoded.owner.toBase58(), programId: program.toBase58(), uiTokenAmount: { amount, decimals, uiAmount: null, uiAmountString: amount } });
     });
     return balances;
   }
+}
+
+function toAccountInfo(account: Account): AccountInfo<Buffer> {
+  return { data: Buffer.from(account.data()), executable: account.executable(), lamports: Number(account.lamports()), owner: new PublicKey(account.owner()), rentEpoch: Number(account.rentEpoch()) };
 }
 
 /** LiteSVM's error objects in the RPC's JSON form, with the text the node puts in preflight errors. */

@@ -32,7 +32,7 @@ export function createMint(rpc: LiteSvmRpc, decimals: number, authority: PublicK
   data.set(authority.toBytes(), 4);
   data[44] = decimals;
   data[45] = 1; // initialized
-  rpc.setAccount(mint, { data, executable: false, lamports: Number(rpc.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), owner: TOKEN_PROGRAM_ID });
+  rpc.setAccount(mint, { data, lamports: rpc.minimumBalanceForRentExemption(MINT_SIZE), owner: TOKEN_PROGRAM_ID });
   return mint;
 }
 
@@ -45,6 +45,6 @@ export function setTokenBalance(rpc: LiteSvmRpc, owner: PublicKey, mint: PublicK
   data.set(owner.toBytes(), 32);
   view.setBigUint64(64, amount, true);
   data[108] = 1; // state: initialized
-  rpc.setAccount(address, { data, executable: false, lamports: Number(rpc.svm.minimumBalanceForRentExemption(BigInt(TOKEN_ACCOUNT_SIZE))), owner: TOKEN_PROGRAM_ID });
+  rpc.setAccount(address, { data, lamports: rpc.minimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE), owner: TOKEN_PROGRAM_ID });
   return address;
 }

@@ -1,0 +1,163 @@
+import {
+  createPublicClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  keccak256,
+  TransactionReceiptNotFoundError,
+  TransactionNotFoundError,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from 'viem';
+import { AppError } from '../../src/errors/app-error.js';
+import type { ChainHealth, ChainPort, ConfirmationStatus, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import { EVM_CHAIN_IDS, NATIVE_EVM_ADDRESS } from '../../src/ports/venue.port.js';
+import type { ProviderBreaker } from '../resilience/provider-breaker.js';
+import { evmCall, parseEvmAddress, withEvmAccount, type EvmChainName } from './evm-support.js';
+
+export interface EvmChainOptions {
+  chain: EvmChainName;
+  /** `http(EVM_CHAIN_RPC_URLS[chain])` in production (see `evmRpcTransport`); an in-process EVM in tests. */
+  transport: Transport;
+  /** When set, every RPC call goes through it (provider name e.g. `base-rpc`). */
+  breaker?: ProviderBreaker;
+  /** Name in PROVIDER_UNAVAILABLE messages; default `<chain>-rpc`. */
+  provider?: string;
+}
+
+/** viem's HTTP transport without its own retries: the breaker decides about retrying. */
+export function evmRpcTransport(url: string, options: { timeoutMs?: number } = {}): Transport {
+  return http(url, { retryCount: 0, ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) });
+}
+
+/** One token's metadata read from its contract. */
+export interface Erc20Metadata {
+  symbol: string;
+  name: string;
+  decimals: number;
+}
+
+/**
+ * Balances and transfers on one EVM chain over JSON-RPC (viem). Transactions are signed
+ * locally with the wallet's key and sent raw; the hash is computed from the signed bytes
+ * so it can be persisted before the broadcast. ERC-20 transfers call `transfer(to, amount)`.
+ */
+export class EvmChain implements ChainPort {
+  readonly chain: EvmChainName;
+  readonly chainId: number;
+  /** For venues on this chain: reads, receipts, raw broadcasts. */
+  readonly client: PublicClient;
+  private readonly provider: string;
+
+  constructor(private readonly options: EvmChainOptions) {
+    this.chain = options.chain;
+    this.chainId = EVM_CHAIN_IDS[options.chain];
+    this.provider = options.provider ?? `${options.chain}-rpc`;
+    this.client = createPublicClient({ transport: options.transport });
+  }
+
+  async nativeBalance(address: string): Promise<string> {
+    const owner = parseEvmAddress(address, 'address');
+    return String(await this.call('getBalance', () => this.client.getBalance({ address: owner })));
+  }
+
+  async tokenBalance(address: string, token: string): Promise<string> {
+    if (token.toLowerCase() === NATIVE_EVM_ADDRESS.toLowerCase()) return this.nativeBalance(address);
+    const owner = parseEvmAddress(address, 'address');
+    const contract = parseEvmAddress(token, 'token');
+    return String(await this.call('balanceOf', () => this.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })));
+  }
+
+  /** `symbol()`, `name()` and `decimals()` of a contract; null when it does not answer them (not an ERC-20). */
+  async readErc20(token: string): Promise<Erc20Metadata | null> {
+    const address = parseEvmAddress(token, 'token');
+    const code = await this.call('getCode', () => this.client.getCode({ address }));
+    if (!code || code === '0x') return null;
+    try {
+      const [symbol, name, decimals] = await Promise.all([
+        this.client.readContract({ address, abi: erc20Abi, functionName: 'symbol' }),
+        this.client.readContract({ address, abi: erc20Abi, functionName: 'name' }),
+        this.client.readContract({ address, abi: erc20Abi, functionName: 'decimals' }),
+      ]);
+      return { symbol, name, decimals };
+    } catch {
+      // A contract without the metadata functions is not a token we can trade.
+      return null;
+    }
+  }
+
+  async transfer(request: TransferRequest): Promise<TransferResult> {
+    const from = parseEvmAddress(request.signer.address, 'signer address');
+    const to = parseEvmAddress(request.to, 'to');
+    if (!/^\d+$/.test(request.amount)) throw AppError.validation(['amount must be a non-negative integer in base units']);
+    const amount = BigInt(request.amount);
+    const native = !request.token || request.token.toLowerCase() === NATIVE_EVM_ADDRESS.toLowerCase();
+    const call = native
+      ? { to, value: amount }
+      : { to: parseEvmAddress(request.token!, 'token'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+    const held = BigInt(native ? await this.nativeBalance(from) : await this.tokenBalance(from, request.token!));
+    if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${held} held, ${amount} needed`);
+    const prepared = await this.call('prepareTransactionRequest', () =>
+      this.client.prepareTransactionRequest({ account: from, chain: null, chainId: this.chainId, ...call }),
+    );
+    const serialized = await withEvmAccount(request.signer, (account) => account.signTransaction({ ...prepared, chainId: this.chainId } as Parameters<typeof account.signTransaction>[0]));
+    const txSignature = keccak256(serialized);
+    await request.beforeBroadcast?.(txSignature);
+    await this.sendRaw(serialized);
+    return { txSignature };
+  }
+
+  /** Broadcasts signed bytes; resolves with their hash. */
+  sendRaw(serialized: Hex): Promise<Hex> {
+    return this.call('sendRawTransaction', () => this.client.sendRawTransaction({ serializedTransaction: serialized }));
+  }
+
+  async confirmation(txSignature: string): Promise<ConfirmationStatus> {
+    const hash = txSignature as Hex;
+    const receipt = await this.receipt(hash);
+    if (receipt) return receipt.status === 'success' ? 'confirmed' : 'failed';
+    const pending = await this.call('getTransaction', async () => {
+      try {
+        return await this.client.getTransaction({ hash });
+      } catch (error) {
+        if (error instanceof TransactionNotFoundError) return null;
+        throw error;
+      }
+    });
+    return pending ? 'pending' : 'unknown';
+  }
+
+  /** The receipt of a mined transaction, or null while it is not mined. */
+  receipt(hash: Hex) {
+    return this.call('getTransactionReceipt', async () => {
+      try {
+        return await this.client.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      }
+    });
+  }
+
+  /** Transactions the address has had mined (its next nonce at `latest`). */
+  minedNonce(address: Address): Promise<number> {
+    return this.call('getTransactionCount', () => this.client.getTransactionCount({ address, blockTag: 'latest' }));
+  }
+
+  async health(): Promise<ChainHealth> {
+    const started = Date.now();
+    try {
+      const blockHeight = Number(await this.call('getBlockNumber', () => this.client.getBlockNumber({ cacheTime: 0 })));
+      return { chain: this.chain, reachable: true, blockHeight, latencyMs: Date.now() - started };
+    } catch (error) {
+      return { chain: this.chain, reachable: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const guarded = (): Promise<T> => evmCall(this.provider, what, fn);
+    return this.options.breaker ? this.options.breaker.execute(guarded) : guarded();
+  }
+}

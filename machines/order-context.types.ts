@@ -1,0 +1,56 @@
+/** The order's record (CONTRACT "Orders"), shared by the machine and its public view. */
+export type OrderStatus =
+  | 'pending_approval'
+  | 'approved'
+  | 'submitting'
+  | 'submitted'
+  | 'filled'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired';
+
+export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
+
+export interface OrderContext {
+  orderId: string;
+  subjectType: 'agent' | 'bot';
+  subjectId: string;
+  userId?: string;
+  chain: string;
+  side: 'buy' | 'sell' | 'swap';
+  inputMint: string;
+  outputMint: string;
+  inputSymbol: string;
+  outputSymbol: string;
+  inputDecimals: number;
+  outputDecimals: number;
+  /** Base units, decimal strings. */
+  amountIn: string;
+  expectedOut: string;
+  minOut: string;
+  slippageBps: number;
+  priceImpactBps: number;
+  /** USD value of the input at quote time (risk policy, approvals, daily volume). */
+  valueUsd: number;
+  venue: string;
+  walletId: string;
+  walletAddress: string;
+  /** Where the request came from (`rest`, `mcp`, `command`, `dca`). */
+  channel: string;
+  /** Safety checks passed before the order was created, in order (audit). */
+  checks: string[];
+  status: OrderStatus;
+  /** Epoch ms. */
+  createdAt: number;
+  updatedAt: number;
+  /** Epoch ms after which a pending approval expires. */
+  approvalExpiresAt?: number;
+  approvedAt?: number;
+  submittedAt?: number;
+  txSignature?: string;
+  filledOut?: string;
+  reason?: string;
+  /** Strategy and tick that produced the order (DCA). */
+  strategy?: string;
+}

@@ -1,0 +1,102 @@
+/**
+ * The trading core assembled in memory for unit tests: real order actors (runtime on
+ * the memory store), the real paper venue behind the real breaker, real positions and
+ * events; wallets, configuration, kill switch and agent status are small fakes the test
+ * steers.
+ */
+import nacl from 'tweetnacl';
+import bs58 from 'bs58';
+import pino from 'pino';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
+import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
+import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
+import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
+import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
+import { OrderQueries } from '../../agents/order-queries.js';
+import type { OrderActors } from '../../agents/order.types.js';
+import { TRADING_RECORD_COLLECTIONS, type SubjectStatus, type TradingSubject } from '../../agents/portfolio.types.js';
+import { PositionsService } from '../../agents/positions.service.js';
+import { SafetyPath } from '../../agents/safety-path.js';
+import { defaultTradingConfig } from '../../agents/trading-config.rules.js';
+import type { TradingConfig } from '../../agents/trading-config.types.js';
+import { TradingEvents } from '../../agents/trading-events.js';
+import { TradingPipeline } from '../../agents/trading-pipeline.js';
+import type { WalletView } from '../../agents/wallet.types.js';
+import { orderDefinition } from '../../machines/order.machine.js';
+import type { BusEvent } from '../../src/ports/event-bus.port.js';
+import type { OneOffJob } from '../../src/ports/scheduler.port.js';
+import type { Chain, VenuePort } from '../../src/ports/venue.port.js';
+import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
+
+export const SOL = 'So11111111111111111111111111111111111111112';
+export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+export const SUBJECT: TradingSubject = { type: 'agent', id: 'agt_1' };
+
+export async function tradingHarness(options: { venue?: (paper: PaperVenue) => VenuePort } = {}) {
+  const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
+  const store = new MemoryStore(clock);
+  const logger = pino({ level: 'silent' });
+  const bus = new InProcessEventBus({ clock });
+  const runtime = new ActorRuntime({ store, clock, logger, bus, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5 });
+  runtime.register(orderDefinition);
+  await store.init([...TRADING_RECORD_COLLECTIONS, ...PAPER_COLLECTIONS, DAILY_VOLUME_COLLECTION]);
+  await runtime.start();
+
+  const paper = new PaperVenue({ store, clock, seed: 'test' });
+  const inner = options.venue ? options.venue(paper) : paper;
+  const venue = new BreakerVenue(inner, { threshold: 2, openMs: 60_000, timeoutMs: 5_000, clock });
+  const keys = nacl.sign.keyPair();
+  const wallet: WalletView = { walletId: 'wal_1', chain: 'solana', address: bs58.encode(keys.publicKey), custodial: true, kind: 'custodial', isDefault: true, status: 'active', createdAt: new Date(clock.now()).toISOString() };
+
+  // What the tests steer.
+  const state = {
+    status: { subjectType: 'agent', subjectId: SUBJECT.id, name: 'A', status: 'active', tradingEnabled: true } as SubjectStatus,
+    config: defaultTradingConfig(new Date(clock.now()).toISOString()) as TradingConfig,
+    killed: new Set<Chain>(),
+    hasWallet: true,
+    breaker: undefined as 'closed' | 'open' | 'half_open' | undefined,
+  };
+  const jobs: OneOffJob[] = [];
+  const cancelled: string[] = [];
+  const events: BusEvent[] = [];
+  await bus.subscribe(`agent:${SUBJECT.id}`, (event) => events.push(event));
+
+  const tradingEvents = new TradingEvents(bus, logger);
+  const wallets = {
+    signingWallet: async () => (state.hasWallet ? wallet : null),
+    signer: async () => ({ walletId: wallet.walletId, chain: 'solana' as const, address: wallet.address, withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey) }),
+    reserveSpend: async () => undefined,
+  };
+  const status = { agentStatus: async () => state.status };
+  const safety = new SafetyPath({
+    status,
+    config: { get: async () => state.config },
+    killSwitch: { isActive: async (chain: Chain) => state.killed.has(chain), active: async () => [...state.killed] },
+    wallets,
+    venue,
+    breakerState: () => state.breaker ?? venue.breakerState(),
+    events: tradingEvents,
+    clock,
+  });
+  const positions = new PositionsService({ store, clock, events: tradingEvents });
+  const orders = runtime as unknown as OrderActors;
+  let nextId = 0;
+  const pipeline = new TradingPipeline({
+    safety,
+    orders,
+    venue,
+    wallets,
+    positions,
+    volume: new DailyVolume(store),
+    scheduler: { scheduleOnce: async (job) => void jobs.push(job), cancel: async (id) => void cancelled.push(id) },
+    clock,
+    newOrderId: () => `ord_${++nextId}`,
+  });
+  const fund = (token: string, amount: string) => paper.credit('solana', wallet.address, token, amount);
+  return { clock, store, runtime, paper, venue, wallet, state, jobs, cancelled, events, safety, pipeline, positions, queries: new OrderQueries(orders), fund, status };
+}
+
+export type TradingHarness = Awaited<ReturnType<typeof tradingHarness>>;

@@ -1,0 +1,183 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { TradeRequest } from '../../agents/safety-path.js';
+import { TradingCommand } from '../../agents/trading-command.js';
+import type { OrderContext } from '../../machines/order.machine.js';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { ExecuteRequest, VenuePort } from '../../src/ports/venue.port.js';
+import { BONK, SOL, SUBJECT, USDC, tradingHarness, type TradingHarness } from './trading-harness.js';
+
+const request = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+  subject: SUBJECT,
+  channel: 'rest',
+  chain: 'solana',
+  side: 'buy',
+  inputToken: 'SOL',
+  outputToken: 'BONK',
+  amount: { kind: 'whole', value: '1' },
+  ...overrides,
+});
+
+/** Counts executions that reach the venue, per client order id. */
+function counting(calls: Map<string, number>) {
+  return (inner: VenuePort): VenuePort =>
+    new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property === 'execute') {
+          return (req: ExecuteRequest) => {
+            calls.set(req.clientOrderId, (calls.get(req.clientOrderId) ?? 0) + 1);
+            return target.execute(req);
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+}
+
+describe('trading pipeline', () => {
+  let h: TradingHarness;
+  const calls = new Map<string, number>();
+
+  beforeEach(async () => {
+    calls.clear();
+    h = await tradingHarness({ venue: counting(calls) });
+    await h.fund(SOL, '10000000000');
+    await h.fund(USDC, '1000000000');
+  });
+
+  it('fills an auto-approved order: submitting persisted first, fill booked, events published in order', async () => {
+    const order = await h.pipeline.place(request());
+    expect(order).toMatchObject({ status: 'filled', amountIn: '1000000000', inputMint: SOL, outputMint: BONK, venue: 'paper' });
+    const journal = await h.store.readJournal('actors.order', order.order_id, { limit: 10 });
+    expect(journal.map((entry) => entry.state)).toEqual(['submitting', 'filled']);
+    const positions = await h.positions.list(SUBJECT);
+    // Funded at the venue directly (not booked), so the sold leg closes at zero rather than going negative.
+    expect(positions.find((p) => p.token === SOL)?.amountBase).toBe('0');
+    expect(positions.find((p) => p.token === BONK)?.amountBase).toBe(order.filledOut);
+    expect(h.events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.created', 'order.updated', 'position.updated']));
+    const types = h.events.map((e) => e.type);
+    expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
+  });
+
+  it('holds an order above the approval size, schedules its expiry, and approves it', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, approvalAboveUsd: 50 } };
+    const pending = await h.pipeline.place(request());
+    expect(pending.status).toBe('pending_approval');
+    expect(h.jobs).toEqual([expect.objectContaining({ jobId: `order-expire:${pending.order_id}`, runAt: Date.parse(pending.approvalExpiresAt!) })]);
+    expect(calls.size).toBe(0);
+    const approved = await h.pipeline.approve(SUBJECT, pending.order_id);
+    expect(approved.status).toBe('filled');
+    expect(h.cancelled).toEqual([`order-expire:${pending.order_id}`]);
+    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ status: 409 });
+    await expect(h.pipeline.approve({ type: 'agent', id: 'someone-else' }, pending.order_id)).rejects.toMatchObject({ status: 404, message: 'Order not found' });
+  });
+
+  it('an approval re-checks the balance: spent meanwhile, the order fails and nothing is sent', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const pending = await h.pipeline.place(request({ amount: { kind: 'whole', value: '6' } }));
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: true } };
+    await h.pipeline.place(request({ amount: { kind: 'whole', value: '6' } }));
+    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ message: 'Insufficient balance for requested swap amount' });
+    expect(((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status).toBe('failed');
+    expect(calls.get(pending.order_id)).toBeUndefined();
+  });
+
+  it('the same order id twice (idempotent retry) places one order and executes once', async () => {
+    const first = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
+    const second = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
+    expect(second).toEqual(first);
+    const racing = await Promise.all(Array.from({ length: 10 }, () => h.pipeline.place(request(), { orderId: 'ord_race' }).catch((e: unknown) => e)));
+    expect(new Set(racing.filter((r) => !isAppError(r)).map((r) => (r as { order_id: string }).order_id))).toEqual(new Set(['ord_race']));
+    expect(calls.get('ord_fixed')).toBe(1);
+    expect(calls.get('ord_race')).toBe(1);
+  });
+
+  it('reconciles an order a crash left in submitting: executes it once; a second pass changes nothing', async () => {
+    const order = await createSubmitting(h, 'ord_crashed');
+    const settled = await h.pipeline.reconcile(order);
+    expect(settled.status).toBe('filled');
+    expect(calls.get('ord_crashed')).toBe(1);
+    await h.pipeline.reconcile(order);
+    expect(calls.get('ord_crashed')).toBe(1);
+  });
+
+  it('reconciles an order the venue already filled without sending it again', async () => {
+    const order = await createSubmitting(h, 'ord_filled_at_venue');
+    await h.paper.execute({ clientOrderId: order.orderId, chain: 'solana', signer: await fakeSigner(h), inputMint: SOL, outputMint: BONK, amountIn: order.amountIn, minOut: order.minOut, slippageBps: 100 });
+    const settled = await h.pipeline.reconcile(order);
+    expect(settled).toMatchObject({ status: 'filled' });
+    expect(calls.get('ord_filled_at_venue')).toBeUndefined();
+    expect((await h.positions.list(SUBJECT)).find((p) => p.token === BONK)?.amountBase).toBe(settled.filledOut);
+  });
+
+  it('a venue that keeps failing opens the breaker; the order fails and later requests get the 503', async () => {
+    const broken = await tradingHarness({
+      venue: (paper) =>
+        new Proxy(paper, {
+          get(target, property, receiver) {
+            if (property === 'execute' || property === 'lookup') return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (down)'));
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    await broken.fund(SOL, '10000000000');
+    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503 });
+    expect(broken.venue.breakerState()).toBe('open');
+    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
+  });
+
+  it('the command route turns an unreachable engine into the soft error `Trading servisi su anda kullanilamiyor.`', async () => {
+    const down = await tradingHarness({
+      venue: (paper) =>
+        new Proxy(paper, {
+          get(target, property, receiver) {
+            if (property === 'quote') return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (timeout)'));
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    await down.fund(SOL, '10000000000');
+    const command = new TradingCommand({ pipeline: down.pipeline, queries: down.queries, positions: down.positions, status: { ...down.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => down.state.config }, price: async () => 1 });
+    const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'TRADING_UNAVAILABLE', status: 200, envelope: 'canonical', message: 'Trading servisi su anda kullanilamiyor.' });
+    expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({ success: true, intent: 'unknown', reply: expect.stringContaining('did not understand') });
+  });
+});
+
+async function fakeSigner(h: TradingHarness) {
+  return { walletId: h.wallet.walletId, chain: 'solana' as const, address: h.wallet.address, withSecretKey: <T>(use: (k: Uint8Array) => Promise<T>) => use(new Uint8Array(64)) };
+}
+
+/** An order persisted in `submitting` whose venue call never happened (the process died first). */
+async function createSubmitting(h: TradingHarness, orderId: string): Promise<OrderContext> {
+  const checked = await h.safety.check(request());
+  const view = await h.runtime.create('order', orderId, {
+    orderId,
+    subjectType: 'agent',
+    subjectId: SUBJECT.id,
+    chain: 'solana',
+    side: 'buy',
+    inputMint: checked.input.address,
+    outputMint: checked.output.address,
+    inputSymbol: 'SOL',
+    outputSymbol: 'BONK',
+    inputDecimals: 9,
+    outputDecimals: 5,
+    amountIn: checked.amountIn.toString(),
+    expectedOut: checked.quote.expectedOut,
+    minOut: checked.quote.minOut,
+    slippageBps: 100,
+    priceImpactBps: checked.quote.priceImpactBps,
+    valueUsd: checked.valueUsd,
+    venue: 'paper',
+    walletId: h.wallet.walletId,
+    walletAddress: h.wallet.address,
+    channel: 'rest',
+    checks: checked.checks,
+    createdAt: h.clock.now(),
+    requiresApproval: false,
+  });
+  return view.context as OrderContext;
+}

@@ -1,0 +1,49 @@
+/**
+ * Trading events on the agent's stream (CONTRACT "Events"): wallet.updated,
+ * order.created, order.updated, position.updated and risk.blocked reach an SSE client.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentFixture, openSse, until, type SseStream } from '../mcp/events/events-harness.js';
+import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
+
+describe('trading events on the SSE stream (e2e)', () => {
+  let svc: TestService;
+  let stream: SseStream | undefined;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    stream?.close();
+    await svc.stop();
+  });
+
+  it('streams wallet, order, position and risk events of a trade', async () => {
+    const operator = new Client(svc.url);
+    const { user } = await signInSolana(operator);
+    const agent = await agentFixture(svc.url, operator);
+    await operator.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
+    const { secret } = await agent.newKey();
+    stream = await openSse(svc.url, agent.publicId, { secret });
+    const key = () => ({ 'x-idempotency-key': randomUUID() });
+
+    await operator.post(`/api/nest/trading/wallets/custodial/${user.id}`, {}, key());
+    await operator.post(`/api/nest/trading/paper/faucet/${user.id}`, { chain: 'solana', token: 'SOL', amount: '2' });
+    const trade = await operator.post('/api/nest/trading/command', { message: 'buy 0.5 SOL of BONK' }, key());
+    expect(trade.body.order.status).toBe('filled');
+    const refused = await operator.post('/api/nest/trading/command', { message: 'buy 50 SOL of BONK' }, key());
+    expect(refused.status).toBe(400);
+
+    const types = () => stream!.events().map((e) => e.event);
+    await until(() => types().includes('risk.blocked'), 'risk.blocked');
+    expect(types()).toEqual(expect.arrayContaining(['wallet.updated', 'order.created', 'order.updated', 'position.updated', 'risk.blocked']));
+    const events = stream.events();
+    const created = events.find((e) => e.event === 'order.created')!;
+    expect(created.data).toMatchObject({ type: 'order.created', agentId: agent.agentId, order: { order_id: trade.body.order.order_id, status: 'submitting' } });
+    const filled = events.filter((e) => e.event === 'order.updated').at(-1)!;
+    expect(filled.data).toMatchObject({ state: 'filled', order: { status: 'filled', filledOut: trade.body.order.filledOut } });
+    expect(events.find((e) => e.event === 'risk.blocked')!.data).toMatchObject({ check: 'balance', code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance for requested swap amount', channel: 'command' });
+    // Wallet events never carry key material.
+    expect(JSON.stringify(events.filter((e) => e.event === 'wallet.updated'))).not.toMatch(/sealed|secret|privateKey/i);
+  });
+});
