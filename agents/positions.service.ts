@@ -14,8 +14,12 @@ import type { TradingEvents } from './trading-events.js';
  * recovery) counts once.
  */
 
-/** How many recent references a position remembers to refuse a second booking. */
-const APPLIED_RING = 64;
+/**
+ * How many recent references a position remembers to refuse a second booking. A booking
+ * cut off between its two legs is finished by the order's reconciliation (client retry,
+ * the sweep within minutes, or restart); the ring must outlast that many fills of one token.
+ */
+const APPLIED_RING = 256;
 const MAX_ATTEMPTS = 20;
 
 export interface PositionRecord {

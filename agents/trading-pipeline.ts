@@ -34,6 +34,8 @@ export interface PlaceOptions {
   /** Deterministic id (from an idempotency key or a DCA tick): the same id never trades twice. */
   orderId?: string;
   strategy?: string;
+  /** A DCA buy: creating the strategy was its approval, so the order profile's approval rule does not apply. */
+  preApproved?: boolean;
 }
 
 export class TradingPipeline {
@@ -93,7 +95,8 @@ export class TradingPipeline {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
-    const requiresApproval = !profile.autoApprove || (profile.approvalAboveUsd !== undefined && checked.valueUsd > profile.approvalAboveUsd);
+    const requiresApproval =
+      !options.preApproved && (!profile.autoApprove || (profile.approvalAboveUsd !== undefined && checked.valueUsd > profile.approvalAboveUsd));
     const orderId = options.orderId ?? this.deps.newOrderId();
     const orderInput: OrderInput = {
       orderId,
@@ -118,7 +121,7 @@ export class TradingPipeline {
       walletId: wallet.walletId,
       walletAddress: wallet.address,
       channel: request.channel,
-      checks: [...checked.checks, requiresApproval ? 'approval_required' : 'auto_approved'],
+      checks: [...checked.checks, requiresApproval ? 'approval_required' : options.preApproved ? 'strategy_approved' : 'auto_approved'],
       createdAt: now,
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
       ...(options.strategy ? { strategy: options.strategy } : {}),

@@ -99,10 +99,12 @@ export class EvmChain implements ChainPort {
       : { to: parseEvmAddress(request.token!, 'token'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
     const held = BigInt(native ? await this.nativeBalance(from) : await this.tokenBalance(from, request.token!));
     if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${held} held, ${amount} needed`);
-    const prepared = await this.call('prepareTransactionRequest', () =>
-      this.client.prepareTransactionRequest({ account: from, chain: null, chainId: this.chainId, ...call }),
+    const nonce = await this.pendingNonce(from);
+    const gas = await this.estimateGas({ account: from, ...call });
+    const fees = await this.call('estimateFeesPerGas', () => this.client.estimateFeesPerGas());
+    const serialized = await withEvmAccount(request.signer, (account) =>
+      account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, ...call }),
     );
-    const serialized = await withEvmAccount(request.signer, (account) => account.signTransaction({ ...prepared, chainId: this.chainId } as Parameters<typeof account.signTransaction>[0]));
     const txSignature = keccak256(serialized);
     await request.beforeBroadcast?.(txSignature);
     await this.sendRaw(serialized);
@@ -139,6 +141,15 @@ export class EvmChain implements ChainPort {
         throw error;
       }
     });
+  }
+
+  /** The address's next nonce, counting its transactions still in the mempool. */
+  pendingNonce(address: Address): Promise<number> {
+    return this.call('getTransactionCount', () => this.client.getTransactionCount({ address, blockTag: 'pending' }));
+  }
+
+  estimateGas(request: { account: Address; to: Address; data?: Hex; value?: bigint }): Promise<bigint> {
+    return this.call('estimateGas', () => this.client.estimateGas(request));
   }
 
   /** Transactions the address has had mined (its next nonce at `latest`). */

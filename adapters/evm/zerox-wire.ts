@@ -62,14 +62,22 @@ const TOKEN_FIELDS = new Set(['sellToken', 'buyToken']);
  * → 503 (an operator must fix it, and the provider is unusable until then); anything else
  * (no route, amount too small, token not authorized) → 400.
  */
-export function translateZeroExRefusal(provider: string, status: number, body: unknown, tokens: { sellToken: string; buyToken: string }): AppError {
+export function translateZeroExRefusal(
+  provider: string,
+  status: number,
+  body: unknown,
+  tokens: { sellToken: string; buyToken: string },
+  /** Tokens known to be tradable: when 0x does not say which token it refuses, it is the other one. */
+  isKnown: (address: string) => boolean = () => false,
+): AppError {
   const parsed = zeroExErrorSchema.safeParse(body);
   const error = parsed.success ? parsed.data : {};
   const details = { status, ...(error.name ? { vendorCode: error.name } : {}) };
   if (status === 401 || (status === 403 && error.name !== 'TAKER_NOT_AUTHORIZED_FOR_TRADE')) return providerUnavailable(provider, `credentials refused (HTTP ${status})`, { details });
   const badField = error.data?.details?.find((d) => TOKEN_FIELDS.has(d.field))?.field as 'sellToken' | 'buyToken' | undefined;
   if (error.name === 'TOKEN_NOT_SUPPORTED' || (error.name === 'INPUT_INVALID' && badField)) {
-    const token = badField ? tokens[badField] : /buy/i.test(error.message ?? '') ? tokens.buyToken : tokens.sellToken;
+    const guessed = isKnown(tokens.sellToken) && !isKnown(tokens.buyToken) ? tokens.buyToken : tokens.sellToken;
+    const token = badField ? tokens[badField] : /buy/i.test(error.message ?? '') ? tokens.buyToken : guessed;
     return new AppError('TOKEN_NOT_FOUND', `Token not found: ${token}`, { retryable: false, details: { provider, ...details } });
   }
   const reason = [error.name, error.message].filter(Boolean).join(': ');

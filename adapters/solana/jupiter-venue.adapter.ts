@@ -15,7 +15,7 @@ import {
 } from '../../src/ports/venue.port.js';
 import { ExecutionJournal } from '../resilience/execution-journal.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
-import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
+import { parseVendorBody, vendorRefusal, vendorRequest } from '../resilience/vendor-http.js';
 import {
   jupiterPriceSchema,
   jupiterQuoteSchema,
@@ -25,11 +25,11 @@ import {
   type JupiterQuote,
   type JupiterToken,
 } from './jupiter-wire.js';
+import { quoteFromJupiter } from './jupiter-quote.mapper.js';
 import { SolanaChain } from './solana-chain.adapter.js';
 import { SolanaExecutor, type PreparedSolanaSwap } from './solana-execution.js';
 import type { SolanaRpc } from './solana-rpc.js';
-import { parseBaseUnits } from './solana-transactions.js';
-import { quoteFromJupiter } from './jupiter-quote.mapper.js';
+import { parseBaseUnits, type FailureInfo } from './solana-transactions.js';
 
 export interface JupiterVenueOptions {
   /** Swap API root with its version (`JUPITER_API_URL`), e.g. `https://lite-api.jup.ag/swap/v1`; `/quote` and `/swap` are appended. */
@@ -111,7 +111,7 @@ export class JupiterVenue implements VenuePort {
   }
 
   async priceUsd(chain: Chain, address: string): Promise<number | null> {
-    if (chain !== 'solana') return null;
+    if (chain !== 'solana' || !isAddress(address)) return null;
     const body = await this.get(`${this.priceRoot}?ids=${encodeURIComponent(address)}`, 'price');
     return parseVendorBody(this.name, jupiterPriceSchema, body, 'price')[address]?.usdPrice ?? null;
   }
@@ -150,7 +150,13 @@ export class JupiterVenue implements VenuePort {
     return errors.length ? { chain, reachable: false, error: errors.join('; ') } : { chain, reachable: true, latencyMs: Date.now() - started };
   }
 
-  private async prepareSwap(request: ExecuteRequest): Promise<PreparedSolanaSwap | { refused: { reason: 'slippage'; message: string } }> {
+  private async prepareSwap(request: ExecuteRequest): Promise<PreparedSolanaSwap | { refused: FailureInfo }> {
+    // A wallet that cannot pay fails here, signing nothing, rather than in simulation.
+    const owner = request.signer.address;
+    const held = BigInt(request.inputMint === NATIVE_SOL_MINT ? await this.chain.nativeBalance(owner) : await this.chain.tokenBalance(owner, request.inputMint));
+    if (held < parseBaseUnits(request.amountIn, 'amountIn')) {
+      return { refused: { reason: 'insufficient_balance', message: `Insufficient balance: ${held} of ${request.inputMint} held, ${request.amountIn} needed` } };
+    }
     const quote = await this.fetchQuote(request.inputMint, request.outputMint, request.amountIn, request.slippageBps);
     // The swap program only enforces the quote's threshold: below the order's minOut it must not be sent.
     if (BigInt(quote.otherAmountThreshold) < parseBaseUnits(request.minOut, 'minOut')) {
@@ -192,7 +198,9 @@ export class JupiterVenue implements VenuePort {
 
   private async get(url: string, what: string): Promise<unknown> {
     const response = await this.send({ url });
-    if (response.status >= 400) throw providerUnavailable(this.name, `${what} refused (HTTP ${response.status})`, { details: { status: response.status } });
+    if (response.status === 401 || response.status === 403) throw providerUnavailable(this.name, `credentials refused (HTTP ${response.status})`);
+    // Jupiter answered: a refusal is about the request, not the provider's health.
+    if (response.status >= 400) throw vendorRefusal(this.name, `${what} refused by ${this.name} (HTTP ${response.status})`, { status: response.status });
     return response.body;
   }
 

@@ -69,6 +69,8 @@ export function classifySendError(error: unknown): { final: true; failure: Failu
   if (new RegExp(`custom program error: 0x${JUPITER_SLIPPAGE_ERROR.toString(16)}\\b`, 'i').test(message)) {
     return { final: true, failure: { reason: 'slippage', message: 'Slippage tolerance exceeded in simulation' } };
   }
+  // Only the fee payer's shortfall is named in the message; a program's overdraft deep in a
+  // route (custom error 0x1 of the token program) may be the pool's, so it stays `rejected`.
   if (/insufficient (funds|lamports)|no record of a prior credit/i.test(message)) {
     return { final: true, failure: { reason: 'insufficient_balance', message: `Insufficient funds: ${message}` } };
   }

@@ -13,7 +13,11 @@ import { TradingPipeline } from '../../agents/trading-pipeline.js';
 import type { WalletDirectory } from '../../agents/wallet.types.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { orderDefinition } from '../../machines/order.machine.js';
-import { PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
+import { DCA_BINDINGS, PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
+import { dcaOperations } from '../operations/definitions/dca.ops.js';
+import { DcaCommandRunner } from '../../agents/dca-commands.js';
+import { DCA_NAMES_COLLECTION, DCA_TYPE, DcaService, type DcaActors } from '../../agents/dca.service.js';
+import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
 import { tradingOperations } from '../operations/definitions/trading.ops.js';
@@ -40,12 +44,14 @@ export interface OrdersCompositionDeps {
   faucet?: FaucetPort;
 }
 
-/** How often orders left `submitted` (broadcast, unconfirmed) are looked up again. */
+/** How often orders left in flight are looked up again. */
 const RECONCILE_EVERY_MS = 30_000;
+/** A `submitting` order this old is stuck (its call died), not in progress: the venue's budget is 90 s. */
+const STUCK_SUBMITTING_MS = 120_000;
 const RECOVERY_PAGE = 200;
 
 /** Orders, the safety path, positions and the command route, added to the trading module. */
-export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents } {
+export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents; dca: DcaService } {
   const events = new TradingEvents(deps.bus, deps.logger);
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
   const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
@@ -64,16 +70,29 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
   });
   const queries = new OrderQueries(orders);
-  const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price });
+  const dca = new DcaService({
+    actors: deps.runtime as unknown as DcaActors,
+    store: deps.store,
+    scheduler: deps.scheduler,
+    pipeline,
+    venue: deps.venue,
+    config: deps.config,
+    clock: deps.clock,
+    newId: () => randomBytes(12).toString('base64url'),
+  });
+  const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });
 
-  module.definitions.push(orderDefinition);
-  module.collections.push(DAILY_VOLUME_COLLECTION);
+  module.definitions.push(orderDefinition, dcaStrategyDefinition);
+  module.collections.push(DAILY_VOLUME_COLLECTION, DCA_NAMES_COLLECTION);
+  // DCA ticks run a trade, not just an actor event: the scheduler hands them to the strategies service.
+  module.dueJobs[DCA_TYPE] = (job) => dca.onTick(job);
   module.operations.push(
     ...tradingOperations({ pipeline, queries, venue: deps.venue }),
     ...tradingInfoOperations({ positions, venue: deps.venue, breakerState: deps.breakerState, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
     ...commandOperations(command),
+    ...dcaOperations(dca),
   );
-  module.bindings.push(...TRADING_BINDINGS, ...(deps.faucet ? [PAPER_FAUCET_BINDING] : []));
+  module.bindings.push(...TRADING_BINDINGS, ...DCA_BINDINGS, ...(deps.faucet ? [PAPER_FAUCET_BINDING] : []));
 
   // At start: finish what a crash left in flight, and re-arm approval expiries.
   deps.runtime.onRecover('order', async (runtime) => {
@@ -95,9 +114,12 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   let cancel: (() => void) | undefined;
   const sweep = () => {
     cancel = deps.clock.setTimer(() => {
-      void eachOrder(deps.runtime, 'submitted', async (order) => {
+      const reconcile = async (order: OrderContext) => {
         await pipeline.reconcile(order).catch((error: unknown) => deps.logger.warn({ err: error, order: order.orderId }, 'order reconciliation failed'));
-      })
+      };
+      const stuckBefore = deps.clock.now() - STUCK_SUBMITTING_MS;
+      void eachOrder(deps.runtime, 'submitted', reconcile)
+        .then(() => eachOrder(deps.runtime, 'submitting', async (order) => (order.updatedAt < stuckBefore ? reconcile(order) : undefined)))
         .catch((error: unknown) => deps.logger.error({ err: error }, 'order reconciliation sweep failed'))
         .finally(() => {
           if (cancel) sweep();
@@ -116,7 +138,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     stopSweep?.();
     await previousStop();
   };
-  return { pipeline, events };
+  return { pipeline, events, dca };
 }
 
 async function eachOrder(runtime: ActorRuntime, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {

@@ -20,7 +20,7 @@ import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handl
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { DueJob } from '../ports/scheduler.port.js';
+import type { DueJob, DueJobHandler } from '../ports/scheduler.port.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
 import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
@@ -29,7 +29,7 @@ import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildOperations } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
-import { buildTrading } from './trading.composition.js';
+import { buildTrading, type TradingModule } from './trading.composition.js';
 
 export interface ServiceOptions {
   config: AppConfig;
@@ -48,6 +48,7 @@ export interface RunningService {
   url: string;
   services: ReturnType<typeof buildAccounts>['services'];
   operations: ReturnType<typeof buildOperations>;
+  trading: TradingModule;
   /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
   stop(): Promise<void>;
 }
@@ -144,7 +145,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await runtime.start();
   await trading.start();
   await accounts.start();
-  await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job));
+  await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job, trading.dueJobs));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -175,13 +176,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger.info('service stopped');
     })());
 
-  return { runtime, adapters, server, url, stop, services: accounts.services, operations };
+  return { runtime, adapters, server, url, stop, services: accounts.services, operations, trading };
 }
 
 /** A due job becomes an ordinary event, stamped with the time it was due. */
-async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob): Promise<void> {
+async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob, handlers: Record<string, DueJobHandler>): Promise<void> {
   try {
-    await runtime.send(job.address, { ...job.event, dueAt: job.dueAt });
+    const handler = handlers[job.address.type];
+    if (handler) await handler(job);
+    else await runtime.send(job.address, { ...job.event, dueAt: job.dueAt });
   } catch (error) {
     // An actor that no longer exists will never take the event: drop it instead of retrying forever.
     if (isAppError(error) && error.status === 404) {

@@ -46,7 +46,7 @@ export interface TradingCompositionDeps {
  * safety path. Each section builds one part; only this file knows the adapters chosen.
  */
 export function buildTrading(deps: TradingCompositionDeps): TradingModule {
-  const module: TradingModule = { operations: [], bindings: [], collections: [], definitions: [], start: async () => undefined, stop: async () => undefined };
+  const module: TradingModule = { operations: [], bindings: [], collections: [], definitions: [], dueJobs: {}, start: async () => undefined, stop: async () => undefined };
   const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
 
   // --- venue: the paper venue by default, live adapters when configured ---

@@ -9,7 +9,7 @@ import { invalidParams } from './mcp-errors.js';
 import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
 
 /** Tools per `tools/list` page; today's catalog fits one page, growing ones page by name. */
-export const TOOLS_PAGE_SIZE = 50;
+export const TOOLS_PAGE_SIZE = 100;
 
 type JsonSchema = Record<string, unknown>;
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { TOOLS_PAGE_SIZE } from '../../src/mcp/mcp-tools.js';
 import { defineOperation } from '../../src/operations/operation.types.js';
 import { rawRpc } from './mcp-fixtures.js';
 import { PUBLIC_ID, startUnitHarness, type UnitHarness } from './mcp-unit-harness.js';
@@ -78,20 +79,20 @@ describe('MCP handler (own catalog)', () => {
     expect(wrong).toEqual({ content: [{ type: 'text', text: '{"kept":"not a number"}' }], isError: false });
   });
 
-  it('pages tools/list by an opaque cursor, 50 at a time, in name order', async () => {
+  it('pages tools/list by an opaque cursor, TOOLS_PAGE_SIZE at a time, in name order', async () => {
     const names: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
       const { body } = await rpc('tools/list', cursor === undefined ? {} : { cursor });
-      expect(body.result.tools.length).toBeLessThanOrEqual(50);
+      expect(body.result.tools.length).toBeLessThanOrEqual(TOOLS_PAGE_SIZE);
       names.push(...body.result.tools.map((tool: { name: string }) => tool.name));
       cursor = body.result.nextCursor;
       pages++;
     } while (cursor !== undefined);
     const visible = h.catalog.visibleTo({ kind: 'agent', scope: 'read' }).map((operation) => operation.name);
     expect(names).toEqual(visible);
-    expect(pages).toBe(Math.ceil(visible.length / 50));
+    expect(pages).toBe(Math.max(1, Math.ceil(visible.length / TOOLS_PAGE_SIZE)));
     expect(names).not.toContain('trade_tool');
     expect((await rpc('tools/list', { cursor: 'not-a-cursor' })).body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: cursor is invalid' });
   });

@@ -50,7 +50,17 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
   });
 
   it('lists only the tools the key may call: read sees fewer than trade and manage', async () => {
-    const names = async (scope: 'read' | 'trade' | 'manage') => (await (await connect(keys[scope].secret)).listTools()).tools.map((tool) => tool.name);
+    const names = async (scope: 'read' | 'trade' | 'manage') => {
+      const client = await connect(keys[scope].secret);
+      const all: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        all.push(...page.tools.map((tool) => tool.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return all;
+    };
     const [read, trade, manage] = [await names('read'), await names('trade'), await names('manage')];
     expect(read).toContain('agent_status');
     expect(read).not.toContain('agent_pause');

@@ -26,9 +26,16 @@ export interface TestService {
 
 /** The real service in this process, on a free port, with its own data dir and captured logs. */
 export async function startTestService(
-  options: { clock?: ClockPort; env?: Record<string, string>; /** Benchmarks: log at info and discard, as a production process would cost. */ discardLogs?: boolean } = {},
+  options: {
+    clock?: ClockPort;
+    env?: Record<string, string>;
+    /** Benchmarks: log at info and discard, as a production process would cost. */
+    discardLogs?: boolean;
+    /** Restart on an earlier service's data (and its generated secrets). */
+    dataDir?: string;
+  } = {},
 ): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'debug', ...options.env });
   const logs: string[] = [];
   const logger = options.discardLogs

@@ -68,8 +68,12 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     expect((await jupiter.searchTokens('usdt', { limit: 5 })).map((t) => t.symbol)).toEqual(['USDT', 'USDTX']);
     expect(await jupiter.searchTokens('usdt', { chain: 'ethereum', limit: 5 })).toEqual([]);
     expect(await jupiter.priceUsd('solana', NATIVE_SOL_MINT)).toBe(150.25);
-    expect(await jupiter.priceUsd('solana', fake.tokens[2]!.id)).toBeNull();
+    expect(await jupiter.priceUsd('solana', fake.tokens.find((t) => t.symbol === 'USDTX')!.id)).toBeNull();
     expect(await jupiter.priceUsd('arbitrum', NATIVE_SOL_MINT)).toBeNull();
+    expect(await jupiter.priceUsd('solana', 'not-a-mint')).toBeNull();
+    fake.server.route('GET', '/price/v3', json(400, { error: 'Invalid ids' }));
+    const refused = await failure(jupiter.priceUsd('solana', NATIVE_SOL_MINT));
+    expect([refused.status, refused.message]).toEqual([400, 'price refused by jupiter (HTTP 400)']);
   });
 
   it('maps a /quote answer onto the port: expected, minimum, spot, impact and input-token fee', async () => {
@@ -203,6 +207,12 @@ describe('JupiterVenue: balances and execution over LiteSVM', () => {
     expect(expired).toMatchObject({ status: 'failed', reason: 'expired' });
     expect(rpc.landed).toEqual([]);
     expect(await venue().balances('solana', user.publicKey.toBase58())).toEqual({ [NATIVE_SOL_MINT]: String(10 * LAMPORTS_PER_SOL) });
+  });
+
+  it('fails with insufficient_balance before quoting when the wallet cannot pay', async () => {
+    const result = await venue().execute(buy({ amountIn: String(11 * LAMPORTS_PER_SOL) }));
+    expect(result).toMatchObject({ status: 'failed', reason: 'insufficient_balance' });
+    expect(fake.server.hits('/swap/v1/quote')).toHaveLength(0);
   });
 
   it('refuses to send when the quoted minimum is below the order minOut (slippage), once and for all', async () => {

@@ -1,5 +1,6 @@
 import { Keypair, LAMPORTS_PER_SOL, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ProviderBreaker } from '../../../adapters/resilience/provider-breaker.js';
 import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';
 import { connectionRpc } from '../../../adapters/solana/solana-rpc.js';
 import { associatedTokenAddress, transferCheckedInstruction } from '../../../adapters/solana/spl-token.helpers.js';
@@ -113,6 +114,14 @@ describe('SolanaChain over LiteSVM', () => {
     const signature = await rpc.sendRawTransaction(tx.serialize(), { skipPreflight: true });
     expect(await chain.confirmation(signature)).toBe('failed');
     expect(await chain.confirmation('1111111111111111111111111111111111111111111111111111111111111111')).toBe('unknown');
+  });
+
+  it('puts every RPC call behind the breaker it is given', async () => {
+    const breaker = new ProviderBreaker({ provider: 'solana-rpc', threshold: 2, timeoutMs: 2_000 });
+    const down = new SolanaChain({ rpc: connectionRpc('http://127.0.0.1:9'), breaker });
+    for (let i = 0; i < 2; i++) expect((await failure(down.nativeBalance(alice.publicKey.toBase58()))).code).toBe('PROVIDER_UNAVAILABLE');
+    expect((await failure(down.nativeBalance(alice.publicKey.toBase58()))).message).toBe('Circuit breaker open for provider: solana-rpc');
+    expect(await down.health()).toMatchObject({ reachable: false, error: 'Circuit breaker open for provider: solana-rpc' });
   });
 
   it('reports health from the block height, and an unreachable node without throwing', async () => {

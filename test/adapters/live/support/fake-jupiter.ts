@@ -9,12 +9,15 @@ import { createMint, setTokenBalance } from './solana-fixtures.js';
 const RATE_NUM = 15n;
 const RATE_DEN = 100n;
 export const SWAP_FEE_BPS = 25n;
+/** Constant-product reserves of the USDC/JUP pool: 1M USDC against 2M JUP, both 6 decimals. */
+const RESERVES: Record<'usdc' | 'jup', bigint> = { usdc: 1_000_000_000_000n, jup: 2_000_000_000_000n };
 
 /**
- * Jupiter's documented API shapes over a pool of one test token (6 decimals) held by a
- * pool keypair in LiteSVM: `/swap/v1/quote`, `/swap/v1/swap`, `/tokens/v2/search`,
- * `/price/v3`. The swap transaction is a real two-leg transfer between the user and the
- * pool (partially signed by the pool), so executing it moves funds on the ledger.
+ * Jupiter's documented API shapes over test pools held by a pool keypair in LiteSVM:
+ * SOL/USDT at a fixed rate (0.12 % impact), USDC/JUP at constant product (impact grows with
+ * size). Routes: `/swap/v1/quote`, `/swap/v1/swap`, `/tokens/v2/search`, `/price/v3`. The
+ * swap transaction is a real two-leg transfer between the user and the pool (partially
+ * signed by the pool), so executing it moves funds on the ledger.
  */
 export class FakeJupiter {
   /** What the swap transaction really delivers, given the quote's `outAmount` (default: 500 units more). */
@@ -22,12 +25,17 @@ export class FakeJupiter {
   /** Builds swaps paid by this wallet instead of `userPublicKey` (a misbehaving API). */
   payer?: PublicKey;
   readonly pool = Keypair.generate();
+  /** USDT (fixed-rate pool with SOL). */
   readonly mint: PublicKey;
+  readonly usdc: PublicKey;
+  readonly jup: PublicKey;
 
   private constructor(readonly server: FakeHttpServer, private readonly rpc: LiteSvmRpc) {
-    this.mint = createMint(rpc, 6);
+    [this.mint, this.usdc, this.jup] = [createMint(rpc, 6), createMint(rpc, 6), createMint(rpc, 6)];
     rpc.airdrop(this.pool.publicKey, 100_000_000_000n);
     setTokenBalance(rpc, this.pool.publicKey, this.mint, 1_000_000_000_000n);
+    setTokenBalance(rpc, this.pool.publicKey, this.usdc, RESERVES.usdc);
+    setTokenBalance(rpc, this.pool.publicKey, this.jup, RESERVES.jup);
     this.healthy();
   }
 
@@ -44,6 +52,8 @@ export class FakeJupiter {
     return [
       { id: NATIVE_SOL_MINT, name: 'Wrapped SOL', symbol: 'SOL', decimals: 9, usdPrice: 150.25, isVerified: true, tags: ['verified'], organicScore: 99 },
       { id: this.mint.toBase58(), name: 'Tether USD', symbol: 'USDT', decimals: 6, usdPrice: 1.0001, isVerified: true, holderCount: 10 },
+      { id: this.usdc.toBase58(), name: 'USD Coin', symbol: 'USDC', decimals: 6, usdPrice: 1, isVerified: true },
+      { id: this.jup.toBase58(), name: 'Jupiter', symbol: 'JUP', decimals: 6, usdPrice: 0.5, isVerified: true },
       { id: Keypair.generate().publicKey.toBase58(), name: 'USDT impostor', symbol: 'USDTX', decimals: 9, usdPrice: null, isVerified: false },
     ];
   }
@@ -68,15 +78,16 @@ export class FakeJupiter {
     const outputMint = request.query.get('outputMint')!;
     const amount = BigInt(request.query.get('amount')!);
     const slippageBps = BigInt(request.query.get('slippageBps') ?? '50');
-    const known = [NATIVE_SOL_MINT, this.mint.toBase58()];
+    const known = [NATIVE_SOL_MINT, this.mint, this.usdc, this.jup].map(String);
     if (!known.includes(inputMint) || !known.includes(outputMint)) {
       const unknown = known.includes(inputMint) ? outputMint : inputMint;
       return [400, { error: `The token ${unknown} is not tradable`, errorCode: 'TOKEN_NOT_TRADABLE' }];
     }
-    if (inputMint === outputMint) return [400, { error: 'Could not find any route', errorCode: 'COULD_NOT_FIND_ANY_ROUTE' }];
     const fee = (amount * SWAP_FEE_BPS) / 10_000n;
     const net = amount - fee;
-    const outAmount = inputMint === NATIVE_SOL_MINT ? (net * RATE_NUM) / RATE_DEN : (net * RATE_DEN) / RATE_NUM;
+    const priced = this.price(inputMint, outputMint, net);
+    if (!priced) return [400, { error: 'Could not find any route', errorCode: 'COULD_NOT_FIND_ANY_ROUTE' }];
+    const { outAmount, impact } = priced;
     const swapInfo = { ammKey: Keypair.generate().publicKey.toBase58(), label: 'Whirlpool', inputMint, outputMint, inAmount: String(amount), outAmount: String(outAmount), feeAmount: String(fee), feeMint: inputMint };
     return [
       200,
@@ -89,7 +100,7 @@ export class FakeJupiter {
         swapMode: 'ExactIn',
         slippageBps: Number(slippageBps),
         platformFee: null,
-        priceImpactPct: '0.0012',
+        priceImpactPct: impact,
         routePlan: [{ swapInfo, percent: 100, bps: 10_000 }],
         contextSlot: 299_283_763,
         timeTaken: 0.0013,
@@ -97,22 +108,33 @@ export class FakeJupiter {
     ];
   }
 
+  /** Output of `net` input on the pair's pool, and the price impact as Jupiter writes it (a fraction). */
+  private price(inputMint: string, outputMint: string, net: bigint): { outAmount: bigint; impact: string } | null {
+    const [sol, usdt, usdc, jup] = [NATIVE_SOL_MINT, this.mint.toBase58(), this.usdc.toBase58(), this.jup.toBase58()];
+    if (inputMint === sol && outputMint === usdt) return { outAmount: (net * RATE_NUM) / RATE_DEN, impact: '0.0012' };
+    if (inputMint === usdt && outputMint === sol) return { outAmount: (net * RATE_DEN) / RATE_NUM, impact: '0.0012' };
+    const side = (mint: string): 'usdc' | 'jup' | null => (mint === usdc ? 'usdc' : mint === jup ? 'jup' : null);
+    const [from, to] = [side(inputMint), side(outputMint)];
+    if (!from || !to || from === to) return null;
+    const outAmount = (net * RESERVES[to]) / (RESERVES[from] + net);
+    return { outAmount, impact: String(Number(net) / Number(RESERVES[from] + net)) };
+  }
+
   private async swap(request: SeenRequest) {
-    const body = request.body as { quoteResponse: { inputMint: string; inAmount: string; outAmount: string }; userPublicKey: string };
+    const body = request.body as { quoteResponse: { inputMint: string; outputMint: string; inAmount: string; outAmount: string }; userPublicKey: string };
     const user = this.payer ?? new PublicKey(body.userPublicKey);
     const quote = body.quoteResponse;
-    const inAmount = BigInt(quote.inAmount);
-    const delivered = this.deliver(BigInt(quote.outAmount));
-    const instructions: TransactionInstruction[] = [createAssociatedTokenAccountIdempotentInstruction({ payer: user, owner: user, mint: this.mint })];
-    const poolAta = associatedTokenAddress(this.pool.publicKey, this.mint);
-    const userAta = associatedTokenAddress(user, this.mint);
-    if (quote.inputMint === NATIVE_SOL_MINT) {
-      instructions.push(SystemProgram.transfer({ fromPubkey: user, toPubkey: this.pool.publicKey, lamports: inAmount }));
-      instructions.push(transferCheckedInstruction({ source: poolAta, mint: this.mint, destination: userAta, owner: this.pool.publicKey, amount: delivered, decimals: 6 }));
-    } else {
-      instructions.push(transferCheckedInstruction({ source: userAta, mint: this.mint, destination: poolAta, owner: user, amount: inAmount, decimals: 6 }));
-      instructions.push(SystemProgram.transfer({ fromPubkey: this.pool.publicKey, toPubkey: user, lamports: delivered }));
-    }
+    const pool = this.pool.publicKey;
+    // Leg 1: the user pays the pool; leg 2: the pool pays the user (creating the user's token account).
+    const leg = (mint: string, from: PublicKey, to: PublicKey, amount: bigint): TransactionInstruction[] => {
+      if (mint === NATIVE_SOL_MINT) return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: amount })];
+      const token = new PublicKey(mint);
+      return [
+        createAssociatedTokenAccountIdempotentInstruction({ payer: user, owner: to, mint: token }),
+        transferCheckedInstruction({ source: associatedTokenAddress(from, token), mint: token, destination: associatedTokenAddress(to, token), owner: from, amount, decimals: 6 }),
+      ];
+    };
+    const instructions = [...leg(quote.inputMint, user, pool, BigInt(quote.inAmount)), ...leg(quote.outputMint, pool, user, this.deliver(BigInt(quote.outAmount)))];
     const { blockhash, lastValidBlockHeight } = await this.rpc.getLatestBlockhash();
     const tx = new VersionedTransaction(new TransactionMessage({ payerKey: user, recentBlockhash: blockhash, instructions }).compileToV0Message());
     tx.sign([this.pool]);

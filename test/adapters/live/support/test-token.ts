@@ -1,4 +1,4 @@
-import { parseAbi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { getAddress, parseAbi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 
 /**
  * A test-only ERC-20, compiled once with solc 0.8.28 (optimizer 200 runs, EVM cancun);
@@ -56,5 +56,5 @@ export async function deployTestToken(wallet: WalletClient, client: PublicClient
   const hash = await wallet.deployContract({ abi: TEST_TOKEN_ABI, bytecode: TEST_TOKEN_BYTECODE, args: [args.name, args.symbol, args.decimals], account: wallet.account!, chain: null });
   const receipt = await client.getTransactionReceipt({ hash });
   if (!receipt.contractAddress) throw new Error('test token deployment failed');
-  return receipt.contractAddress;
+  return getAddress(receipt.contractAddress);
 }

@@ -1,0 +1,373 @@
+import { AppError, isAppError } from '../src/errors/app-error.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
+import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
+import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
+import type { Chain, VenuePort } from '../src/ports/venue.port.js';
+import type { DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput } from '../machines/dca-strategy.machine.js';
+import { formatUsd, fromBaseUnits } from './amounts.js';
+import { lateAfterMs, parseInterval } from './dca-interval.js';
+import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingConfigReader } from './trading-config.types.js';
+import type { TradingPipeline } from './trading-pipeline.js';
+
+/**
+ * DCA strategies (issue 6): each is a `dca-strategy` actor with a repeating schedule.
+ * A tick buys through the ordinary pipeline and safety path with an order id derived
+ * from the strategy and the tick's due time, so a tick delivered twice buys once; a tick
+ * missed while no process ran is run once (or skipped, per `catchUp`), never many times.
+ */
+
+export const DCA_TYPE = 'dca-strategy';
+/** Names are unique per user: one claim document per (owner, name). */
+export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names', indexes: [] };
+const DEFAULT_MAX_FAILURES = 3;
+
+export interface DcaActors {
+  create(type: string, id: string, input: DcaStrategyInput): Promise<{ state: unknown; context: unknown }>;
+  send(address: { type: string; id: string }, event: DcaStrategyEvent): Promise<{ accepted: boolean; view: { state: unknown; context: unknown } }>;
+  get(address: { type: string; id: string }): Promise<{ state: unknown; context: unknown } | null>;
+  find(type: string, query: { index: string; eq: string }, page: { limit: number; cursor?: string }): Promise<{ items: Array<{ state: unknown; context: unknown }>; nextCursor?: string }>;
+}
+
+export interface CreateStrategyInput {
+  name: string;
+  inputToken: string;
+  outputToken: string;
+  /** Whole tokens of the input per buy. */
+  amount: string;
+  interval: string;
+  chain?: Chain;
+  maxBuys?: number;
+  maxSpend?: string;
+  slippageBps?: number;
+  startAt?: string;
+  endAt?: string;
+  catchUp?: boolean;
+  maxFailuresInRow?: number;
+}
+
+export interface StrategyView {
+  name: string;
+  strategyId: string;
+  status: 'active' | 'paused' | 'completed' | 'deleted';
+  chain: string;
+  inputToken: string;
+  outputToken: string;
+  inputSymbol: string;
+  outputSymbol: string;
+  amount: string;
+  interval: string;
+  maxBuys?: number;
+  maxSpend?: string;
+  slippageBps?: number;
+  startAt?: string;
+  endAt?: string;
+  catchUp: boolean;
+  buys: number;
+  failures: number;
+  failuresInRow: number;
+  lastError?: string;
+  lastOrderId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DcaStrategyStats {
+  name: string;
+  status: StrategyView['status'];
+  buys: number;
+  failures: number;
+  /** Whole tokens. */
+  spent: string;
+  acquired: string;
+  inputSymbol: string;
+  outputSymbol: string;
+  /** Input tokens paid per output token, on average. */
+  averagePrice: string | null;
+  averagePriceUsd: string | null;
+  currentPriceUsd: string | null;
+  spentUsd: string;
+  valueUsd: string | null;
+  pnlUsd: string | null;
+  nextRun: string | null;
+}
+
+export interface DcaStats {
+  strategies: DcaStrategyStats[];
+  totals: { strategies: number; buys: number; spentUsd: string; valueUsd: string; pnlUsd: string };
+  asOf: string;
+}
+
+export interface DcaServiceDeps {
+  actors: DcaActors;
+  store: StorePort;
+  scheduler: Pick<SchedulerPort, 'scheduleRepeating' | 'removeSchedule' | 'nextRun'>;
+  pipeline: TradingPipeline;
+  venue: Pick<VenuePort, 'findToken' | 'priceUsd'>;
+  config: TradingConfigReader;
+  clock: ClockPort;
+  newId: () => string;
+}
+
+export class DcaService {
+  constructor(private readonly deps: DcaServiceDeps) {}
+
+  async create(subject: TradingSubject, userId: string | undefined, input: CreateStrategyInput): Promise<StrategyView> {
+    const interval = parseInterval(input.interval);
+    const problems: string[] = interval.ok ? [] : [interval.error];
+    const startAt = input.startAt === undefined ? undefined : Date.parse(input.startAt);
+    const endAt = input.endAt === undefined ? undefined : Date.parse(input.endAt);
+    const now = this.deps.clock.now();
+    if (endAt !== undefined && endAt <= Math.max(now, startAt ?? now)) problems.push('endAt must be after startAt and in the future');
+    if (problems.length > 0) throw AppError.validation(problems);
+    const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
+    const [inputToken, outputToken] = await Promise.all([this.deps.venue.findToken(chain, input.inputToken), this.deps.venue.findToken(chain, input.outputToken)]);
+    if (!inputToken) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.inputToken}`);
+    if (!outputToken) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.outputToken}`);
+
+    const strategyId = `dca_${this.deps.newId()}`;
+    await this.claimName(subject, userId, input.name, strategyId);
+    const view = await this.deps.actors
+      .create(DCA_TYPE, strategyId, {
+      strategyId,
+      name: input.name,
+      subjectType: subject.type,
+      subjectId: subject.id,
+      ...(userId ? { userId } : {}),
+      chain,
+      inputToken: inputToken.address,
+      outputToken: outputToken.address,
+      inputSymbol: inputToken.symbol,
+      outputSymbol: outputToken.symbol,
+      inputDecimals: inputToken.decimals,
+      outputDecimals: outputToken.decimals,
+      amount: input.amount,
+      interval: (interval as { value: DcaStrategyContext['interval'] }).value,
+      ...(input.maxBuys !== undefined ? { maxBuys: input.maxBuys } : {}),
+      ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
+      ...(input.slippageBps !== undefined ? { slippageBps: input.slippageBps } : {}),
+      ...(startAt !== undefined ? { startAt } : {}),
+      ...(endAt !== undefined ? { endAt } : {}),
+      catchUp: input.catchUp ?? true,
+      maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
+      createdAt: now,
+    })
+      .catch(async (error: unknown) => {
+        await this.releaseName(subject, userId, input.name);
+        throw error;
+      });
+    const context = view.context as DcaStrategyContext;
+    await this.schedule(context, startAt);
+    return toView(context, 'active');
+  }
+
+  async list(subject: TradingSubject): Promise<StrategyView[]> {
+    return (await this.strategies(subject)).map(({ context, status }) => toView(context, status));
+  }
+
+  /**
+   * Per strategy and in total: buys, spent, acquired, average price (input per output and
+   * USD per output) against the current price, value and PnL in USD, and the next run.
+   */
+  async stats(subject: TradingSubject): Promise<DcaStats> {
+    const strategies = await this.strategies(subject);
+    const rows = await Promise.all(
+      strategies.map(async ({ context, status }): Promise<DcaStrategyStats> => {
+        const acquired = Number(fromBaseUnits(context.acquiredBase, context.outputDecimals));
+        const current = await this.deps.venue.priceUsd(context.chain as Chain, context.outputToken);
+        const valueUsd = current === null ? null : acquired * current;
+        const next = status === 'active' ? await this.nextRun(context.strategyId) : null;
+        return {
+          name: context.name,
+          status,
+          buys: context.buys,
+          failures: context.failures,
+          spent: fromBaseUnits(context.spentBase, context.inputDecimals),
+          acquired: fromBaseUnits(context.acquiredBase, context.outputDecimals),
+          inputSymbol: context.inputSymbol,
+          outputSymbol: context.outputSymbol,
+          averagePrice: acquired > 0 ? (Number(fromBaseUnits(context.spentBase, context.inputDecimals)) / acquired).toPrecision(8) : null,
+          averagePriceUsd: acquired > 0 ? (context.spentUsd / acquired).toPrecision(8) : null,
+          currentPriceUsd: current === null ? null : current.toPrecision(8),
+          spentUsd: formatUsd(context.spentUsd),
+          valueUsd: valueUsd === null ? null : formatUsd(valueUsd),
+          pnlUsd: valueUsd === null ? null : formatUsd(valueUsd - context.spentUsd),
+          nextRun: next === null ? null : new Date(next).toISOString(),
+        };
+      }),
+    );
+    const sum = (pick: (row: DcaStrategyStats) => string | null) => formatUsd(rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0));
+    return {
+      strategies: rows,
+      totals: { strategies: rows.length, buys: rows.reduce((n, row) => n + row.buys, 0), spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
+      asOf: new Date(this.deps.clock.now()).toISOString(),
+    };
+  }
+
+  private async strategies(subject: TradingSubject): Promise<Array<{ context: DcaStrategyContext; status: StrategyView['status'] }>> {
+    const out: Array<{ context: DcaStrategyContext; status: StrategyView['status'] }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.actors.find(DCA_TYPE, { index: 'subject', eq: subjectKey(subject) }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const item of page.items) if (item.state !== 'deleted') out.push({ context: item.context as DcaStrategyContext, status: item.state as StrategyView['status'] });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out.sort((a, b) => a.context.name.localeCompare(b.context.name));
+  }
+
+  async delete(subject: TradingSubject, userId: string | undefined, name: string): Promise<StrategyView> {
+    const strategy = await this.byName(subject, userId, name);
+    await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
+    const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.delete', at: this.deps.clock.now() });
+    await this.releaseName(subject, userId, name);
+    return toView(view.context as DcaStrategyContext, 'deleted');
+  }
+
+  /** Pauses one strategy by name, or every active one of the account. */
+  async pause(subject: TradingSubject, userId: string | undefined, name?: string): Promise<StrategyView[]> {
+    const targets = name ? [await this.byName(subject, userId, name)] : (await this.list(subject)).filter((s) => s.status === 'active');
+    const out: StrategyView[] = [];
+    for (const target of targets) {
+      // Schedule first: a tick that still fires finds the strategy paused and does nothing.
+      await this.deps.scheduler.removeSchedule(scheduleIdOf(target.strategyId));
+      const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.pause', at: this.deps.clock.now() });
+      out.push(toView(view.context as DcaStrategyContext, view.state as StrategyView['status']));
+    }
+    return out;
+  }
+
+  /** Resumes from now on: the next run is the next due time after now, not a burst of missed ones. */
+  async resume(subject: TradingSubject, userId: string | undefined, name?: string): Promise<StrategyView[]> {
+    const targets = name ? [await this.byName(subject, userId, name)] : (await this.list(subject)).filter((s) => s.status === 'paused');
+    const out: StrategyView[] = [];
+    for (const target of targets) {
+      const now = this.deps.clock.now();
+      const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.resume', at: now });
+      const context = view.context as DcaStrategyContext;
+      if (view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
+      out.push(toView(context, view.state as StrategyView['status']));
+    }
+    return out;
+  }
+
+  async nextRun(strategyId: string): Promise<number | null> {
+    return this.deps.scheduler.nextRun(scheduleIdOf(strategyId));
+  }
+
+  /** A due tick (scheduler → here): one order per (strategy, due time), whatever the deliveries. */
+  async onTick(job: DueJob): Promise<void> {
+    const address = { type: DCA_TYPE, id: job.address.id };
+    const view = await this.deps.actors.get(address);
+    if (!view || view.state !== 'active') return;
+    const strategy = view.context as DcaStrategyContext;
+    if (job.dueAt <= strategy.lastDueAt) return; // delivered again, or covered by a catch-up run
+    const now = this.deps.clock.now();
+    const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
+    // A late tick covers everything missed up to now: later missed ticks are duplicates of it.
+    const coveredUntil = late ? now : job.dueAt;
+    if (late && !strategy.catchUp) {
+      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt: coveredUntil, reason: 'missed while the service was down (catchUp off)' });
+      return;
+    }
+    const orderId = `ord_${strategy.strategyId}_${job.dueAt}`;
+    let event: DcaStrategyEvent;
+    try {
+      const order = await this.deps.pipeline.place(
+        {
+          subject: { type: strategy.subjectType, id: strategy.subjectId },
+          ...(strategy.userId ? { userId: strategy.userId } : {}),
+          channel: 'dca',
+          chain: strategy.chain as Chain,
+          side: 'buy',
+          inputToken: strategy.inputToken,
+          outputToken: strategy.outputToken,
+          amount: { kind: 'whole', value: strategy.amount },
+          ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
+        },
+        { orderId, strategy: strategy.name, preApproved: true },
+      );
+      event =
+        order.status === 'filled'
+          ? { type: 'dca.executed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) }
+          : // Broadcast but not confirmed within the tick (live venues): not a buy the counters can vouch for.
+            { type: 'dca.failed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, reason: `order ${order.status}` };
+    } catch (error) {
+      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, reason: isAppError(error) ? error.message : 'order failed' };
+    }
+    const after = await this.deps.actors.send(address, event);
+    // Paused itself (failures in a row) or finished (limits): no more ticks.
+    if (after.view.state === 'paused' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
+  }
+
+  private async schedule(strategy: DcaStrategyContext, startAt: number | undefined): Promise<void> {
+    await this.deps.scheduler.scheduleRepeating({
+      scheduleId: scheduleIdOf(strategy.strategyId),
+      address: { type: DCA_TYPE, id: strategy.strategyId },
+      event: { type: 'dca.tick' },
+      ...(strategy.interval.everyMs !== undefined ? { everyMs: strategy.interval.everyMs } : { cron: strategy.interval.cron! }),
+      ...(startAt !== undefined ? { startAt } : {}),
+      ...(strategy.endAt !== undefined ? { endAt: strategy.endAt } : {}),
+    });
+  }
+
+  private async byName(subject: TradingSubject, userId: string | undefined, name: string): Promise<StrategyView> {
+    const claim = await this.deps.store.get<{ strategyId: string }>(DCA_NAMES_COLLECTION.name, nameKey(subject, userId, name));
+    const view = claim ? await this.deps.actors.get({ type: DCA_TYPE, id: claim.data.strategyId }) : null;
+    const context = view?.context as DcaStrategyContext | undefined;
+    if (!view || !context || context.subjectType !== subject.type || context.subjectId !== subject.id || view.state === 'deleted') {
+      throw AppError.notFound(`Strategy not found: ${name}`);
+    }
+    return toView(context, view.state as StrategyView['status']);
+  }
+
+  private async claimName(subject: TradingSubject, userId: string | undefined, name: string, strategyId: string): Promise<void> {
+    try {
+      await this.deps.store.put(DCA_NAMES_COLLECTION.name, nameKey(subject, userId, name), { data: { strategyId }, expectedVersion: 0 });
+    } catch (error) {
+      if (isAppError(error) && error.code === 'VERSION_CONFLICT') throw AppError.conflict(`A strategy named ${name} already exists`);
+      throw error;
+    }
+  }
+
+  private async releaseName(subject: TradingSubject, userId: string | undefined, name: string): Promise<void> {
+    const key = nameKey(subject, userId, name);
+    const claim = await this.deps.store.get(DCA_NAMES_COLLECTION.name, key);
+    if (claim) await this.deps.store.delete(DCA_NAMES_COLLECTION.name, key, claim.version).catch(() => undefined);
+  }
+}
+
+export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
+
+/** Unique per user (an operator's agents share names); per account for credentials without a user. */
+function nameKey(subject: TradingSubject, userId: string | undefined, name: string): string {
+  return `${userId ? `user:${userId}` : subjectKey(subject)}|${name}`;
+}
+
+export function toView(context: DcaStrategyContext, status: StrategyView['status']): StrategyView {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    name: context.name,
+    strategyId: context.strategyId,
+    status,
+    chain: context.chain,
+    inputToken: context.inputToken,
+    outputToken: context.outputToken,
+    inputSymbol: context.inputSymbol,
+    outputSymbol: context.outputSymbol,
+    amount: context.amount,
+    interval: context.interval.text,
+    ...(context.maxBuys !== undefined ? { maxBuys: context.maxBuys } : {}),
+    ...(context.maxSpend !== undefined ? { maxSpend: context.maxSpend } : {}),
+    ...(context.slippageBps !== undefined ? { slippageBps: context.slippageBps } : {}),
+    ...(context.startAt !== undefined ? { startAt: iso(context.startAt) } : {}),
+    ...(context.endAt !== undefined ? { endAt: iso(context.endAt) } : {}),
+    catchUp: context.catchUp,
+    buys: context.buys,
+    failures: context.failures,
+    failuresInRow: context.failuresInRow,
+    ...(context.lastError ? { lastError: context.lastError } : {}),
+    ...(context.lastOrderId ? { lastOrderId: context.lastOrderId } : {}),
+    createdAt: iso(context.createdAt),
+    updatedAt: iso(context.updatedAt),
+  };
+}

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import type { DcaService } from '../../../agents/dca.service.js';
+import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import { defineOperation, type OperationContext } from '../operation.types.js';
+import { chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
+
+const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
+const strategyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits or . _ : - (starting with a letter or digit)');
+const isoTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 time');
+
+const strategy = z.object({
+  name: z.string(),
+  strategyId: z.string(),
+  status: z.enum(['active', 'paused', 'completed', 'deleted']),
+  chain: z.string(),
+  inputToken: z.string(),
+  outputToken: z.string(),
+  inputSymbol: z.string(),
+  outputSymbol: z.string(),
+  amount: z.string(),
+  interval: z.string(),
+  maxBuys: z.number().optional(),
+  maxSpend: z.string().optional(),
+  slippageBps: z.number().optional(),
+  startAt: z.string().optional(),
+  endAt: z.string().optional(),
+  catchUp: z.boolean(),
+  buys: z.number(),
+  failures: z.number(),
+  failuresInRow: z.number(),
+  lastError: z.string().optional(),
+  lastOrderId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const strategies = z.object({ items: z.array(strategy) });
+const nullable = z.string().nullable();
+
+/** DCA strategies (interface 4.2; issue 6): list and stats read, changes trade. */
+export function dcaOperations(dca: DcaService) {
+  return [
+    defineOperation({
+      name: 'trading_dca_strategies_list',
+      description: 'DCA strategies of the trading account with their status (`active`, `paused`, `completed`) and counters.',
+      family: 'strategy',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({}).strict(),
+      output: strategies,
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx) => ({ items: await dca.list(subjectOf(ctx)) }),
+    }),
+    defineOperation({
+      name: 'trading_dca_strategy_create',
+      description:
+        'Create a DCA strategy that buys `amount` (whole tokens of `inputToken`) of `outputToken` on a schedule until paused, ' +
+        'deleted or a limit is reached. `interval`: a cron expression (UTC, 5 fields or 6 with seconds) or "every <n> ' +
+        '<minutes|hours|days>". Limits: `maxBuys`, `maxSpend` (whole input tokens), `endAt`. `catchUp` (default true): a buy ' +
+        'missed while the service was down runs once at restart; false skips it. Every buy is an ordinary order through the ' +
+        'safety path. Names are unique per user.',
+      family: 'strategy',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z
+        .object({
+          name: strategyName,
+          inputToken: tokenRef,
+          outputToken: tokenRef,
+          amount: wholeTokens.refine((value) => Number(value) > 0, 'must be greater than 0'),
+          interval: z.string().trim().min(1).max(100),
+          chain: chain.optional(),
+          maxBuys: z.number().int().min(1).max(1_000_000).optional(),
+          maxSpend: wholeTokens.optional(),
+          slippageBps: slippageBps.optional(),
+          startAt: isoTime.optional(),
+          endAt: isoTime.optional(),
+          catchUp: z.boolean().optional(),
+          maxFailuresInRow: z.number().int().min(1).max(100).optional(),
+        })
+        .strict(),
+      output: strategy,
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => dca.create(subjectOf(ctx), ctx.userId, input),
+    }),
+    defineOperation({
+      name: 'trading_dca_strategy_delete',
+      description: 'Delete a DCA strategy by name: its schedule is removed at once; its orders stay in the order history.',
+      family: 'strategy',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ strategyName }).strict(),
+      output: strategy,
+      annotations: { destructive: true, idempotent: false },
+      handler: (ctx, input) => dca.delete(subjectOf(ctx), ctx.userId, input.strategyName),
+    }),
+    defineOperation({
+      name: 'trading_dca_pause',
+      description: 'Pause one DCA strategy (`name`) or every active one: no buys until resumed.',
+      family: 'strategy',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ name: strategyName.optional() }).strict(),
+      output: strategies,
+      annotations: { destructive: false, idempotent: true },
+      handler: async (ctx, input) => ({ items: await dca.pause(subjectOf(ctx), ctx.userId, input.name) }),
+    }),
+    defineOperation({
+      name: 'trading_dca_resume',
+      description: 'Resume one paused DCA strategy (`name`) or every paused one: the next buy is the next due time from now, without a burst of missed buys.',
+      family: 'strategy',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ name: strategyName.optional() }).strict(),
+      output: strategies,
+      annotations: { destructive: false, idempotent: true },
+      handler: async (ctx, input) => ({ items: await dca.resume(subjectOf(ctx), ctx.userId, input.name) }),
+    }),
+    defineOperation({
+      name: 'trading_dca_stats',
+      description: 'DCA statistics per strategy and in total: buys, spent, acquired, average price vs current price, value and PnL in USD, next run.',
+      family: 'strategy',
+      minScope: 'read',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({}).strict(),
+      output: z.object({
+        strategies: z.array(
+          z.object({
+            name: z.string(),
+            status: z.string(),
+            buys: z.number(),
+            failures: z.number(),
+            spent: z.string(),
+            acquired: z.string(),
+            inputSymbol: z.string(),
+            outputSymbol: z.string(),
+            averagePrice: nullable,
+            averagePriceUsd: nullable,
+            currentPriceUsd: nullable,
+            spentUsd: z.string(),
+            valueUsd: nullable,
+            pnlUsd: nullable,
+            nextRun: nullable,
+          }),
+        ),
+        totals: z.object({ strategies: z.number(), buys: z.number(), spentUsd: z.string(), valueUsd: z.string(), pnlUsd: z.string() }),
+        asOf: z.string(),
+      }),
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx) => dca.stats(subjectOf(ctx)),
+    }),
+  ];
+}
