@@ -286,6 +286,10 @@ export class DcaService {
         },
         { orderId, strategy: strategy.name, preApproved: true },
       );
+      // Only a call that lost the race to create this order sees it `submitting`: another
+      // delivery of the same tick is executing it and reports the outcome. Reporting a
+      // failure here would take the tick (newTick guard) and the buy would never be counted.
+      if (order.status === 'submitting') return;
       event =
         order.status === 'filled'
           ? { type: 'dca.executed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) }

@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
-import { NATIVE_SOL_MINT, walletChainOf, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
 import { applyBps, fromBaseUnits, toBaseUnits } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
@@ -73,8 +73,8 @@ export interface SafetyPathDeps {
   killSwitch: KillSwitch;
   wallets: WalletDirectory;
   venue: VenuePort;
-  /** State of the venue's circuit breaker; `open` refuses before execution. */
-  breakerState: () => 'closed' | 'open' | 'half_open';
+  /** The circuit breaker of the provider trading a chain; `open` refuses before execution. */
+  breakerOf: (chain: Chain) => BreakerReadout;
   events: TradingEvents;
   clock: ClockPort;
 }
@@ -112,7 +112,7 @@ export class SafetyPath {
     await step('balance', async () => {
       if (held < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
     });
-    await step('circuit_breaker', async () => this.breaker());
+    await step('circuit_breaker', async () => this.breaker(request.chain));
     return { request, config, wallet, input, output, amountIn, slippageBps, valueUsd, inputPriceUsd, quote, checks };
   }
 
@@ -122,7 +122,7 @@ export class SafetyPath {
     await this.killSwitch(chain);
     const balances = await this.deps.venue.balances(chain, walletAddress);
     if (BigInt(balances[inputMint] ?? '0') < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
-    this.breaker();
+    this.breaker(chain);
   }
 
   private async tradingEnabled(subject: TradingSubject): Promise<TradingConfig> {
@@ -178,10 +178,9 @@ export class SafetyPath {
     return quote;
   }
 
-  private breaker(): void {
-    if (this.deps.breakerState() === 'open') {
-      throw new AppError('CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${this.deps.venue.name}`, { retryAfterSeconds: 60 });
-    }
+  private breaker(chain: Chain): void {
+    const { provider, state } = this.deps.breakerOf(chain);
+    if (state === 'open') throw new AppError('CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${provider}`, { retryAfterSeconds: 60 });
   }
 
   private async blocked(request: TradeRequest, check: string, error: unknown): Promise<void> {

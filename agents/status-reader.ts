@@ -32,6 +32,8 @@ const positionRecord = z.object({
   valueUsd: z.string().regex(DECIMAL).optional(),
 });
 const PAGE = 200;
+/** The order actors' index of account + status (see machines/order.machine.ts). */
+const ORDER_STATUS_INDEX = 'subjectStatus';
 /** A guard against a runaway scan; far beyond any real account. */
 const MAX_RECORDS = 10_000;
 
@@ -60,10 +62,10 @@ export class StoreStatusReader implements StatusReader {
   async portfolio(subject: TradingSubject): Promise<PortfolioSummary> {
     const status = await this.agentStatus(subject);
     const key = subjectKey(subject);
-    const [walletDocs, positionDocs, orderDocs] = await Promise.all([
+    const [walletDocs, positionDocs, openOrders] = await Promise.all([
       this.records(TRADING_RECORDS.wallets, key),
       this.records(TRADING_RECORDS.positions, key),
-      this.records(TRADING_RECORDS.orders, key),
+      this.openOrders(key),
     ]);
     const wallets: WalletSummary[] = walletDocs.map((doc) => project(walletRecord, TRADING_RECORDS.wallets, doc));
     const held = positionDocs
@@ -74,7 +76,7 @@ export class StoreStatusReader implements StatusReader {
       ...status,
       wallets,
       positions,
-      openOrders: orderDocs.filter((doc) => OPEN_ORDER_STATES.has(String(doc.indexes.state))).length,
+      openOrders,
       valueUsd: sumUsd(positions.flatMap((position) => (position.valueUsd === undefined ? [] : [position.valueUsd]))),
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
@@ -85,6 +87,23 @@ export class StoreStatusReader implements StatusReader {
     if (price === null) return position;
     const { valueUsd: _stored, ...rest } = position;
     return { ...rest, valueUsd: sumUsd([toDecimal(Number(position.amount) * price)]) };
+  }
+
+  /** Orders in flight, counted per open status through the account+status index (no scan of filled history). */
+  private async openOrders(key: string): Promise<number> {
+    const counts = await Promise.all(
+      [...OPEN_ORDER_STATES].map(async (status) => {
+        let count = 0;
+        let cursor: string | undefined;
+        do {
+          const page = await this.deps.store.find(TRADING_RECORDS.orders, { index: ORDER_STATUS_INDEX, eq: `${key}|${status}` }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+          count += page.items.length;
+          cursor = page.nextCursor;
+        } while (cursor && count < MAX_RECORDS);
+        return count;
+      }),
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
   }
 
   /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */

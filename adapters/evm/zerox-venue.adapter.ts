@@ -135,7 +135,7 @@ export class ZeroExVenue implements VenuePort {
     };
   }
 
-  execute(request: ExecuteRequest): Promise<ExecutionResult> {
+  async execute(request: ExecuteRequest): Promise<ExecutionResult> {
     const chain = this.require(request.chain);
     return this.executors.get(chain)!.execute(request, () => this.firmQuote(chain, request));
   }

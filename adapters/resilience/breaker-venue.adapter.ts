@@ -1,6 +1,8 @@
 import { isAppError } from '../../src/errors/app-error.js';
 import type {
+  BreakerReadout,
   Chain,
+  MarketInfo,
   ExecuteRequest,
   ExecutionResult,
   Quote,
@@ -32,19 +34,31 @@ export class BreakerVenue implements VenuePort {
   readonly name: string;
   readonly chains: readonly Chain[];
   private readonly breaker: ProviderBreaker;
+  private readonly provider: string;
   private readonly executeTimeoutMs: number;
 
   constructor(private readonly inner: VenuePort, options: BreakerVenueOptions) {
     this.name = inner.name;
     this.chains = inner.chains;
     const { executeTimeoutMs, provider, ...breakerOptions } = options;
-    this.breaker = new ProviderBreaker({ ...breakerOptions, provider: provider ?? inner.name });
+    this.provider = provider ?? inner.name;
+    this.breaker = new ProviderBreaker({ ...breakerOptions, provider: this.provider });
+    const market = inner.market?.bind(inner);
+    if (market) this.market = (chain, address) => this.breaker.execute(() => market(chain, address));
     this.executeTimeoutMs = executeTimeoutMs ?? Math.max(DEFAULT_EXECUTE_TIMEOUT_MS, options.timeoutMs);
   }
 
   breakerState(): BreakerState {
     return this.breaker.state();
   }
+
+  /** The breaker of this venue's provider (one provider per venue, whatever the chain). */
+  breakerOf(_chain: Chain): BreakerReadout {
+    return { provider: this.provider, state: this.breaker.state() };
+  }
+
+  /** Market data through the same breaker, when the wrapped venue has it. */
+  readonly market?: (chain: Chain, address: string) => Promise<MarketInfo | null>;
 
   findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {
     return this.breaker.execute(() => this.inner.findToken(chain, symbolOrAddress));

@@ -76,7 +76,7 @@ export class JupiterVenue implements VenuePort {
   private readonly fetchImpl: typeof fetch;
   private readonly chain: SolanaChain;
   private readonly executor: SolanaExecutor;
-  private readonly tokenCache = new Map<string, { at: number; tokens: TokenInfo[] }>();
+  private readonly tokenCache = new Map<string, { at: number; tokens: JupiterToken[] }>();
 
   constructor(private readonly options: JupiterVenueOptions) {
     this.name = options.name ?? 'jupiter';
@@ -101,13 +101,15 @@ export class JupiterVenue implements VenuePort {
     if (chain !== 'solana' || !symbolOrAddress.trim()) return null;
     const query = symbolOrAddress.trim();
     const tokens = await this.search(query);
-    if (isAddress(query)) return tokens.find((t) => t.address === query) ?? null;
-    return tokens.find((t) => t.symbol.toLowerCase() === query.toLowerCase()) ?? null;
+    if (isAddress(query)) return toTokenInfo(tokens.find((t) => t.id === query));
+    // Symbols are not unique: a verified token wins over look-alikes, then Jupiter's ranking.
+    const same = tokens.filter((t) => t.symbol.toLowerCase() === query.toLowerCase());
+    return toTokenInfo(same.find((t) => t.isVerified) ?? same[0]);
   }
 
   async searchTokens(query: string, options: { chain?: Chain; limit: number }): Promise<TokenInfo[]> {
     if ((options.chain && options.chain !== 'solana') || !query.trim()) return [];
-    return (await this.search(query.trim())).slice(0, options.limit);
+    return (await this.search(query.trim())).slice(0, options.limit).map((t) => toTokenInfo(t)!);
   }
 
   async priceUsd(chain: Chain, address: string): Promise<number | null> {
@@ -122,7 +124,7 @@ export class JupiterVenue implements VenuePort {
     return quoteFromJupiter(raw, { request, venue: this.name, expiresAt: this.clock.now() + (this.options.quoteTtlMs ?? 30_000) });
   }
 
-  execute(request: ExecuteRequest): Promise<ExecutionResult> {
+  async execute(request: ExecuteRequest): Promise<ExecutionResult> {
     this.assertSolana(request.chain);
     return this.executor.execute(request, () => this.prepareSwap(request));
   }
@@ -135,6 +137,7 @@ export class JupiterVenue implements VenuePort {
   async balances(chain: Chain, address: string): Promise<Record<string, string>> {
     this.assertSolana(chain);
     const [native, tokens] = await Promise.all([this.chain.nativeBalance(address), this.chain.tokenBalances(address)]);
+    // SOL is what swaps spend (wrapAndUnwrapSol); a stray wrapped-SOL account is not listed under the same key.
     return { ...tokens, [NATIVE_SOL_MINT]: native };
   }
 
@@ -185,12 +188,12 @@ export class JupiterVenue implements VenuePort {
   }
 
   /** Token search through a short cache: symbol lookups repeat on every order. */
-  private async search(query: string): Promise<TokenInfo[]> {
+  private async search(query: string): Promise<JupiterToken[]> {
     const key = query.toLowerCase();
     const cached = this.tokenCache.get(key);
     if (cached && this.clock.now() - cached.at < (this.options.tokenCacheMs ?? 60_000)) return cached.tokens;
     const body = await this.get(`${this.tokensRoot}/search?query=${encodeURIComponent(query)}`, 'token search');
-    const tokens = parseVendorBody(this.name, jupiterTokenListSchema, body, 'token search').map(toTokenInfo);
+    const tokens = parseVendorBody(this.name, jupiterTokenListSchema, body, 'token search');
     if (this.tokenCache.size >= TOKEN_CACHE_LIMIT) this.tokenCache.delete(this.tokenCache.keys().next().value!);
     this.tokenCache.set(key, { at: this.clock.now(), tokens });
     return tokens;
@@ -233,7 +236,8 @@ function isAddress(value: string): boolean {
   }
 }
 
-function toTokenInfo(token: JupiterToken): TokenInfo {
+function toTokenInfo(token: JupiterToken | undefined): TokenInfo | null {
+  if (!token) return null;
   const native = token.id === NATIVE_SOL_MINT;
   return { chain: 'solana', address: token.id, symbol: native ? 'SOL' : token.symbol, name: token.name, decimals: token.decimals, ...(native ? { native } : {}) };
 }

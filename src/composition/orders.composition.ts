@@ -25,7 +25,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
-import type { Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
+import type { BreakerReadout, Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 import type { TradingModule } from './trading-module.types.js';
 
@@ -37,7 +37,7 @@ export interface OrdersCompositionDeps {
   bus: EventBusPort;
   scheduler: SchedulerPort;
   venue: VenuePort;
-  breakerState: () => 'closed' | 'open' | 'half_open';
+  breakerOf: (chain: Chain) => BreakerReadout;
   config: TradingConfigReader;
   killSwitch: KillSwitch;
   wallets: WalletDirectory;
@@ -57,7 +57,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
   const positions = new PositionsService({ store: deps.store, clock: deps.clock, events });
   const orders = deps.runtime as unknown as OrderActors;
-  const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerState: deps.breakerState, events, clock: deps.clock });
+  const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerOf: deps.breakerOf, events, clock: deps.clock });
   const pipeline = new TradingPipeline({
     safety,
     orders,
@@ -88,7 +88,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   module.dueJobs[DCA_TYPE] = (job) => dca.onTick(job);
   module.operations.push(
     ...tradingOperations({ pipeline, queries, venue: deps.venue }),
-    ...tradingInfoOperations({ positions, venue: deps.venue, breakerState: deps.breakerState, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
+    ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
     ...commandOperations(command),
     ...dcaOperations(dca),
   );

@@ -6,11 +6,8 @@ import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/token-
 import { TradingEvents } from '../../agents/trading-events.js';
 import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';
 import { WalletService } from '../../agents/wallet.service.js';
-import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
-import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
-import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
-import type { FaucetPort } from '../ports/venue.port.js';
 import { buildOrders } from './orders.composition.js';
+import { buildVenue } from './venue.composition.js';
 import type { TradingModule } from './trading-module.types.js';
 
 export type { TradingModule } from './trading-module.types.js';
@@ -50,16 +47,8 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
 
   // --- venue: the paper venue by default, live adapters when configured ---
-  const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: deps.config.trading.paperSeed });
-  module.collections.push(...PAPER_COLLECTIONS);
-  // Every venue call goes through one circuit breaker (interface 7.4: open 60 s, then a half-open probe).
-  const venue = new BreakerVenue(paper, {
-    threshold: deps.config.trading.breaker.threshold,
-    openMs: deps.config.trading.breaker.openMs,
-    timeoutMs: deps.config.trading.providerTimeoutMs,
-    clock: deps.clock,
-  });
-  const faucet: FaucetPort | undefined = paper;
+  const { venue, faucet, collections: venueCollections } = buildVenue(deps.config.trading, deps);
+  module.collections.push(...venueCollections);
 
   // --- trading configuration and kill switch ---
   // The safety path (orders section) reads both: `tradingConfig.get/isBlacklisted`, `killSwitch.isActive`.
@@ -85,7 +74,7 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
     {
       ...deps,
       venue,
-      breakerState: () => venue.breakerState(),
+      breakerOf: (chain) => venue.breakerOf(chain),
       config: tradingConfig,
       killSwitch,
       wallets,

@@ -146,6 +146,12 @@ export interface MarketInfo {
   change24hPct: number;
 }
 
+/** A provider's circuit breaker as the safety path and the status route see it. */
+export interface BreakerReadout {
+  provider: string;
+  state: 'closed' | 'open' | 'half_open';
+}
+
 /** Paper venue only: credits test funds (CONTRACT "Trading accounts", faucet). */
 export interface FaucetPort {
   /** Adds `amount` base units of `token` to `address`; returns the new balance. */

@@ -77,7 +77,7 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     killSwitch: { isActive: async (chain: Chain) => state.killed.has(chain), active: async () => [...state.killed] },
     wallets,
     venue,
-    breakerState: () => state.breaker ?? venue.breakerState(),
+    breakerOf: () => ({ provider: 'paper', state: state.breaker ?? venue.breakerState() }),
     events: tradingEvents,
     clock,
   });

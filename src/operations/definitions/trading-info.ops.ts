@@ -7,14 +7,14 @@ import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-co
 import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
-import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type Chain, type FaucetPort, type VenuePort } from '../../ports/venue.port.js';
+import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type FaucetPort, type VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import { chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
 
 export interface TradingInfoDeps {
   positions: PositionsService;
   venue: VenuePort;
-  breakerState: () => 'closed' | 'open' | 'half_open';
+  breakerOf: (chain: Chain) => BreakerReadout;
   killSwitch: KillSwitch;
   config: TradingConfigReader;
   wallets: WalletDirectory;
@@ -81,16 +81,16 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       input: z.object({}).strict(),
       output: z.object({
         venue: z.string(),
-        chains: z.array(z.object({ chain: z.string(), chainId: z.number(), reachable: z.boolean(), latencyMs: z.number().optional(), error: z.string().optional(), breaker: z.enum(['closed', 'open', 'half_open']), killSwitch: z.boolean() })),
+        chains: z.array(z.object({ chain: z.string(), chainId: z.number(), provider: z.string(), reachable: z.boolean(), latencyMs: z.number().optional(), error: z.string().optional(), breaker: z.enum(['closed', 'open', 'half_open']), killSwitch: z.boolean() })),
         asOf: z.string(),
       }),
       annotations: { readOnly: true, idempotent: true },
       handler: async () => {
-        const breaker = deps.breakerState();
         const chains = await Promise.all(
           EVM_CHAINS.map(async (chain) => {
             const health = await deps.venue.health(chain).catch((error: unknown) => ({ chain, reachable: false, error: error instanceof Error ? error.message : 'unreachable' }));
-            return { ...health, chain, chainId: EVM_CHAIN_IDS[chain as keyof typeof EVM_CHAIN_IDS], breaker, killSwitch: await deps.killSwitch.isActive(chain) };
+            const breaker = deps.breakerOf(chain);
+            return { ...health, chain, chainId: EVM_CHAIN_IDS[chain as keyof typeof EVM_CHAIN_IDS], provider: breaker.provider, breaker: breaker.state, killSwitch: await deps.killSwitch.isActive(chain) };
           }),
         );
         return { venue: deps.venue.name, chains, asOf: new Date(deps.clock.now()).toISOString() };

@@ -55,11 +55,12 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     expect(await jupiter.findToken('solana', 'USDT')).toMatchObject({ symbol: 'USDT' });
     expect(await jupiter.findToken('solana', NATIVE_SOL_MINT)).toEqual({ chain: 'solana', address: NATIVE_SOL_MINT, symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, native: true });
     expect(await jupiter.findToken('solana', 'NOPE')).toBeNull();
+    expect((await jupiter.findToken('solana', 'usdc'))?.address).toBe(fake.usdc.toBase58());
     expect(await jupiter.findToken('base', 'USDT')).toBeNull();
-    expect(fake.server.hits('/tokens/v2/search').map((r) => r.query.get('query'))).toEqual(['usdt', NATIVE_SOL_MINT, 'NOPE']);
+    expect(fake.server.hits('/tokens/v2/search').map((r) => r.query.get('query'))).toEqual(['usdt', NATIVE_SOL_MINT, 'NOPE', 'usdc']);
     await clock.advance(61_000);
     await jupiter.findToken('solana', 'usdt');
-    expect(fake.server.hits('/tokens/v2/search')).toHaveLength(4);
+    expect(fake.server.hits('/tokens/v2/search')).toHaveLength(5);
   });
 
   it('searches tokens with a limit and answers nothing for other chains; reads USD prices', async () => {

@@ -29,6 +29,8 @@ export class FakeJupiter {
   readonly mint: PublicKey;
   readonly usdc: PublicKey;
   readonly jup: PublicKey;
+  /** An unverified token that also calls itself USDC, listed before the real one. */
+  readonly lookAlike = Keypair.generate().publicKey.toBase58();
 
   private constructor(readonly server: FakeHttpServer, private readonly rpc: LiteSvmRpc) {
     [this.mint, this.usdc, this.jup] = [createMint(rpc, 6), createMint(rpc, 6), createMint(rpc, 6)];
@@ -52,6 +54,7 @@ export class FakeJupiter {
     return [
       { id: NATIVE_SOL_MINT, name: 'Wrapped SOL', symbol: 'SOL', decimals: 9, usdPrice: 150.25, isVerified: true, tags: ['verified'], organicScore: 99 },
       { id: this.mint.toBase58(), name: 'Tether USD', symbol: 'USDT', decimals: 6, usdPrice: 1.0001, isVerified: true, holderCount: 10 },
+      { id: this.lookAlike, name: 'USD Coin', symbol: 'USDC', decimals: 6, usdPrice: 0.01, isVerified: false },
       { id: this.usdc.toBase58(), name: 'USD Coin', symbol: 'USDC', decimals: 6, usdPrice: 1, isVerified: true },
       { id: this.jup.toBase58(), name: 'Jupiter', symbol: 'JUP', decimals: 6, usdPrice: 0.5, isVerified: true },
       { id: Keypair.generate().publicKey.toBase58(), name: 'USDT impostor', symbol: 'USDTX', decimals: 9, usdPrice: null, isVerified: false },

@@ -27,8 +27,9 @@ const FIELDLESS: Record<number, { name: string; message: string }> = {
  * The Solana adapters' RPC seam over an in-process LiteSVM, answering in the shapes and
  * error messages a real JSON-RPC node uses (preflight failures as `SendTransactionError`
  * with the node's text, token balances in transaction meta).
- * litesvm 1.x: 0.8 aborts the process (`std::bad_alloc`) when an instance that ran the
- * associated-token-account program is freed, which vitest's fork workers do at exit.
+ * litesvm 1.4.1, not 0.8: 0.8 aborts the process (`std::bad_alloc`) when an instance that
+ * ran the associated-token-account program is freed, as vitest's fork workers do at exit;
+ * 1.5.0 names platform binaries it never published, which breaks `npm ci`.
  */
 export class LiteSvmRpc implements SolanaRpc {
   readonly svm: LiteSvm;

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { dcaStrategyMachine, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import { startActor } from '../support/machine-harness.js';
+
+const T0 = 1_700_000_000_000;
+const MINUTE = 60_000;
+const input: DcaStrategyInput = {
+  strategyId: 'dca_1',
+  name: 'sol',
+  subjectType: 'agent',
+  subjectId: 'agt_1',
+  chain: 'solana',
+  inputToken: 'USDC-mint',
+  outputToken: 'SOL-mint',
+  inputSymbol: 'USDC',
+  outputSymbol: 'SOL',
+  inputDecimals: 6,
+  outputDecimals: 9,
+  amount: '10',
+  interval: { text: 'every 1 minutes', everyMs: MINUTE },
+  catchUp: true,
+  maxFailuresInRow: 3,
+  createdAt: T0,
+};
+const buy = (n: number, over: Partial<Extract<DcaStrategyEvent, { type: 'dca.executed' }>> = {}): DcaStrategyEvent => ({
+  type: 'dca.executed',
+  at: T0 + n * MINUTE + 50,
+  dueAt: T0 + n * MINUTE,
+  orderId: `ord_${n}`,
+  spentBase: '10000000',
+  acquiredBase: '66000000',
+  spentUsd: 10,
+  ...over,
+});
+const fail = (n: number): DcaStrategyEvent => ({ type: 'dca.failed', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, reason: 'Insufficient balance for requested swap amount' });
+
+function walk(events: DcaStrategyEvent[], over: Partial<DcaStrategyInput> = {}) {
+  const { actor, emitted } = startActor(dcaStrategyMachine, { ...input, ...over });
+  for (const event of events) actor.send(event);
+  return { snapshot: actor.getSnapshot(), emitted: emitted as Array<Record<string, unknown>>, actor };
+}
+
+describe('dca-strategy machine', () => {
+  it('counts buys and announces each with its order, amount and price', () => {
+    const { snapshot, emitted } = walk([buy(1), buy(2)]);
+    expect(snapshot.value).toBe('active');
+    expect(snapshot.context).toMatchObject({ buys: 2, spentBase: '20000000', acquiredBase: '132000000', spentUsd: 20, lastDueAt: T0 + 2 * MINUTE, lastOrderId: 'ord_2' });
+    expect(emitted[1]).toEqual({ type: 'dca.executed', strategy: 'sol', orderId: 'ord_2', amount: '10000000', price: '151.51515151', buys: 2 });
+  });
+
+  it('a tick counted once: the same due time again (duplicate delivery) changes nothing', () => {
+    const { snapshot, emitted } = walk([buy(1), buy(1), fail(1)]);
+    expect(snapshot.context.buys).toBe(1);
+    expect(snapshot.context.failures).toBe(0);
+    expect(emitted).toHaveLength(1);
+  });
+
+  it('active ⇄ paused → deleted', () => {
+    expect(walk([{ type: 'dca.pause', at: T0 }]).snapshot.value).toBe('paused');
+    expect(walk([{ type: 'dca.pause', at: T0 }, { type: 'dca.resume', at: T0 + 1 }]).snapshot.value).toBe('active');
+    expect(walk([{ type: 'dca.pause', at: T0 }, { type: 'dca.delete', at: T0 + 1 }]).snapshot.value).toBe('deleted');
+    expect(walk([{ type: 'dca.delete', at: T0 }]).snapshot.status).toBe('done');
+  });
+
+  it('pauses itself after the configured failures in a row and says so; a buy in between resets the count', () => {
+    const reset = walk([fail(1), fail(2), buy(3), fail(4), fail(5)]);
+    expect(reset.snapshot.value).toBe('active');
+    const { snapshot, emitted } = walk([fail(1), fail(2), fail(3)]);
+    expect(snapshot.value).toBe('paused');
+    expect(emitted.at(-1)).toEqual({ type: 'dca.failed', strategy: 'sol', reason: 'Insufficient balance for requested swap amount', failuresInRow: 3, paused: true });
+    expect(emitted[0]).toMatchObject({ paused: false, failuresInRow: 1 });
+    const resumed = walk([fail(1), fail(2), fail(3), { type: 'dca.resume', at: T0 + 10 * MINUTE }]);
+    expect(resumed.snapshot.context.failuresInRow).toBe(0);
+  });
+
+  it('completes at maxBuys or maxSpend, and can still be deleted', () => {
+    expect(walk([buy(1), buy(2)], { maxBuys: 2 }).snapshot.value).toBe('completed');
+    expect(walk([buy(1), buy(2)], { maxSpend: '15' }).snapshot.value).toBe('completed');
+    expect(walk([buy(1)], { maxSpend: '15' }).snapshot.value).toBe('active');
+    expect(walk([buy(1), buy(2), { type: 'dca.delete', at: T0 + 5 * MINUTE }], { maxBuys: 2 }).snapshot.value).toBe('deleted');
+  });
+
+  it('counts a skipped tick (missed while down, catchUp off) without buying', () => {
+    const { snapshot } = walk([{ type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 20 * MINUTE, reason: 'missed' }, buy(3)]);
+    expect(snapshot.context).toMatchObject({ skipped: 1, buys: 0, lastDueAt: T0 + 20 * MINUTE });
+  });
+
+  it('rehydrates from its persisted snapshot with its counters', () => {
+    const first = walk([buy(1), fail(2)]);
+    const { actor } = startActor(dcaStrategyMachine, input, JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot())));
+    expect(actor.getSnapshot().context).toMatchObject({ buys: 1, failuresInRow: 1 });
+    actor.send(buy(3));
+    expect(actor.getSnapshot().context).toMatchObject({ buys: 2, failuresInRow: 0 });
+  });
+});
