@@ -65,17 +65,20 @@ export class PositionsService {
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
     // Value the trade once, by what was received when priced, so both legs agree.
     const tradeUsd = receivedUsd > 0 ? receivedUsd : paidUsd;
-    await this.update(subject, ref, sold, (position) => {
-      const held = BigInt(position.amountBase);
-      const removed = sold.amount > held ? held : sold.amount;
-      const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
-      return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
-    });
-    await this.update(subject, ref, bought, (position) => ({
-      ...position,
-      amountBase: (BigInt(position.amountBase) + bought.amount).toString(),
-      costBasisUsd: position.costBasisUsd + tradeUsd,
-    }));
+    // Two records, written concurrently; each refuses a second booking of `ref` on its own.
+    await Promise.all([
+      this.update(subject, ref, sold, (position) => {
+        const held = BigInt(position.amountBase);
+        const removed = sold.amount > held ? held : sold.amount;
+        const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
+        return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
+      }),
+      this.update(subject, ref, bought, (position) => ({
+        ...position,
+        amountBase: (BigInt(position.amountBase) + bought.amount).toString(),
+        costBasisUsd: position.costBasisUsd + tradeUsd,
+      })),
+    ]);
   }
 
   /** A deposit (paper faucet) enters at the current price: it is cost, not profit. */

@@ -7,6 +7,7 @@ import {
   circuitBreaker,
   handleWhen,
   timeout,
+  type TimeoutPolicy,
   type CircuitBreakerPolicy,
 } from 'cockatiel';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
@@ -22,7 +23,7 @@ export interface ProviderBreakerOptions {
   threshold: number;
   /** How long the circuit stays open before one probe is let through (`CIRCUIT_BREAKER_OPEN_MS`). */
   openMs?: number;
-  /** Budget of one call (`PROVIDER_TIMEOUT_MS`); a call past it fails with PROVIDER_UNAVAILABLE. */
+  /** Budget of one call (`PROVIDER_TIMEOUT_MS`); a call past it fails with PROVIDER_UNAVAILABLE. 0: no timeout. */
   timeoutMs: number;
   /** Time source of the open window; default the system clock. */
   clock?: Pick<ClockPort, 'now'>;
@@ -37,6 +38,8 @@ export interface ProviderCallOptions {
 export const DEFAULT_OPEN_MS = 60_000;
 
 const systemClock: Pick<ClockPort, 'now'> = { now: () => Date.now() };
+/** The signal of a call without a timeout: nothing ever aborts it. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** 503 for everything that is the provider's fault and may pass: 5xx, 429, network, timeout, garbage. */
 export function providerUnavailable(provider: string, reason: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {}): AppError {
@@ -72,6 +75,7 @@ export class ProviderBreaker {
   private readonly clock: Pick<ClockPort, 'now'>;
   private readonly openMs: number;
   private openedAt = 0;
+  private readonly deadlines = new Map<number, TimeoutPolicy>();
 
   constructor(private readonly options: ProviderBreakerOptions) {
     this.provider = options.provider;
@@ -97,14 +101,17 @@ export class ProviderBreaker {
     }
   }
 
-  /** Runs `fn` under the timeout and the breaker; `signal` aborts when the timeout fires. */
+  /**
+   * Runs `fn` under the timeout and the breaker; `signal` aborts when the timeout fires.
+   * A timeout of 0 means none (an in-process provider such as the paper venue).
+   */
   async execute<T>(fn: (signal: AbortSignal) => Promise<T>, options: ProviderCallOptions = {}): Promise<T> {
     this.gate();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    // Aggressive: the caller gets its answer at the deadline even if `fn` ignores the signal.
-    const deadline = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+    const deadline = this.deadline(timeoutMs);
     try {
       return await this.policy.execute(async () => {
+        if (!deadline) return fn(NEVER_ABORTED);
         try {
           return await deadline.execute((_context, signal) => fn(signal));
         } catch (error) {
@@ -116,6 +123,18 @@ export class ProviderBreaker {
       if (error instanceof BrokenCircuitError) throw this.openError(error);
       throw error;
     }
+  }
+
+  /** One timeout policy per budget, built once: a policy per call cost more than the paper venue's work. */
+  private deadline(timeoutMs: number): TimeoutPolicy | undefined {
+    if (timeoutMs <= 0) return undefined;
+    let policy = this.deadlines.get(timeoutMs);
+    if (!policy) {
+      // Aggressive: the caller gets its answer at the deadline even if `fn` ignores the signal.
+      policy = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+      this.deadlines.set(timeoutMs, policy);
+    }
+    return policy;
   }
 
   /** The error an open circuit answers with (interface 7.4). */

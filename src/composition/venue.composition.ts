@@ -28,7 +28,8 @@ export function buildVenue(settings: TradingSettings, deps: { store: StorePort; 
   const guard = { threshold: settings.breaker.threshold, openMs: settings.breaker.openMs, timeoutMs: settings.providerTimeoutMs, clock: deps.clock };
   if (settings.venue === 'paper') {
     const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: settings.paperSeed });
-    return { venue: new BreakerVenue(paper, guard), faucet: paper, collections: PAPER_COLLECTIONS };
+    // In-process: a breaker still isolates its failures, but there is no network to time out.
+    return { venue: new BreakerVenue(paper, { ...guard, timeoutMs: 0, executeTimeoutMs: 0 }), faucet: paper, collections: PAPER_COLLECTIONS };
   }
   const { live } = settings;
   const byChain: ConstructorParameters<typeof RoutingVenue>[0] = {};

@@ -171,7 +171,11 @@ export class ActorRuntime {
     for (let attempt = 0; ; attempt++) {
       const live = await this.ensureLive(entry);
       const before = live.actor.getSnapshot() as AnyMachineSnapshot;
-      if (before.status !== 'active' || !before.can(event)) return { accepted: false, view: live.committed };
+      if (before.status !== 'active') {
+        this.drop(entry); // finished: nothing will ever change it, keep nothing in memory
+        return { accepted: false, view: live.committed };
+      }
+      if (!before.can(event)) return { accepted: false, view: live.committed };
       live.emitted.length = 0;
       live.actor.send(event);
       const after = live.actor.getSnapshot() as AnyMachineSnapshot;
@@ -195,6 +199,8 @@ export class ActorRuntime {
         continue;
       }
       await this.publish(entry, live);
+      // A finished actor takes no more events: free its memory now rather than at the idle sweep.
+      if (after.status === 'done') this.drop(entry);
       return { accepted: true, view: live.committed };
     }
   }

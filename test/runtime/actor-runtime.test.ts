@@ -112,6 +112,18 @@ describe('actor runtime', () => {
     expect((await runtime.get({ type: 'counter', id: 'c' }))?.context).toEqual({ n: 1, seen: ['x'] });
   });
 
+  it('frees an actor that reached its final state at once, and still answers for it from the store', async () => {
+    const { runtime } = makeRuntime({ idleMs: 60_000 });
+    await runtime.start();
+    await runtime.create('counter', 'f', undefined);
+    expect(runtime.stats().live).toBe(1);
+    await runtime.send({ type: 'counter', id: 'f' }, { type: 'stop' });
+    expect(runtime.stats().live).toBe(0);
+    expect((await runtime.get({ type: 'counter', id: 'f' }))?.status).toBe('done');
+    expect((await runtime.send({ type: 'counter', id: 'f' }, { type: 'inc', tag: 'late' })).accepted).toBe(false);
+    expect(runtime.stats().live).toBe(0);
+  });
+
   it('retries on a version conflict with another runtime on the same store: no update lost', async () => {
     const first = makeRuntime();
     const second = new ActorRuntime({ ...first.options });

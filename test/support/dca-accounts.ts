@@ -13,16 +13,6 @@ export interface DcaTrader {
   wallet: ReturnType<typeof solanaWallet>;
 }
 
-/** The fields of an order (REST view or order actor context) the DCA suites read. */
-export interface DcaOrder {
-  orderId: string;
-  strategy?: string;
-  status: string;
-  channel: string;
-  /** Whole input tokens spent are not on the context; base units are. */
-  amountIn?: string;
-}
-
 /** Signs in a fresh wallet, creates an agent with trading on, a custodial wallet and `faucet` paper USDC. */
 export async function setUpDcaTrader(url: string, faucet = '100000'): Promise<DcaTrader> {
   const client = new Client(url);
@@ -89,11 +79,6 @@ export async function opsActors<C>(url: string, opsToken: string, type: string, 
     cursor = page.nextCursor;
   } while (cursor);
   return out;
-}
-
-/** Sorted due times; throws nothing, the suites assert on the result. */
-export function sortedDueAts(orderIds: string[]): number[] {
-  return orderIds.map(dueAtOf).sort((a, b) => a - b);
 }
 
 /** Gaps (ms) between consecutive due times of one strategy. */

@@ -122,6 +122,16 @@ describe('ProviderBreaker', () => {
     expect(breaker.state()).toBe('open');
   });
 
+  it('a timeout of 0 means none (in-process providers), and a per-call budget overrides the default', async () => {
+    const breaker = new ProviderBreaker({ provider: 'paper', threshold: 1, timeoutMs: 0 });
+    const slow = (ms: number) => async (signal: AbortSignal) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return signal.aborted ? 'aborted' : 'done';
+    };
+    await expect(breaker.execute(slow(40))).resolves.toBe('done');
+    await expect(breaker.execute(slow(40), { timeoutMs: 10 })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE', message: 'Provider unavailable: paper (timed out after 10 ms)' });
+  });
+
   it('half-opens on the system clock after a short real window', async () => {
     const breaker = new ProviderBreaker({ provider: 'p', threshold: 1, openMs: 50, timeoutMs: 1_000 });
     await failure(breaker.execute(() => Promise.reject(unavailable())));
