@@ -19,9 +19,17 @@ import {
   type EventBusLogger,
 } from '../shared/event-bus-helpers.js';
 
+const DEFAULT_MAX_RETAINED = 20_000;
+
 export interface InProcessEventBusOptions {
   clock: ClockPort;
   retention?: RetentionPolicy;
+  /**
+   * Most events kept per stream, whatever their age (at least `retention.minCount`): this
+   * bus holds its replay buffer on the heap, so an agent trading all day must not grow it
+   * without bound. Default 20,000 (about a day at one event every 4 seconds).
+   */
+  maxRetained?: number;
   logger?: EventBusLogger;
 }
 
@@ -49,6 +57,7 @@ interface StreamState {
 export class InProcessEventBus implements EventBusPort {
   private readonly clock: ClockPort;
   private readonly retention: RetentionPolicy;
+  private readonly maxRetained: number;
   private readonly logger: EventBusLogger | undefined;
   private readonly streams = new Map<string, StreamState>();
   private closed = false;
@@ -56,6 +65,7 @@ export class InProcessEventBus implements EventBusPort {
   constructor(options: InProcessEventBusOptions) {
     this.clock = options.clock;
     this.retention = checkRetention(options.retention ?? DEFAULT_RETENTION);
+    this.maxRetained = Math.max(this.retention.minCount, options.maxRetained ?? DEFAULT_MAX_RETAINED);
     this.logger = options.logger;
   }
 
@@ -131,6 +141,8 @@ export class InProcessEventBus implements EventBusPort {
     let drop = 0;
     const excess = state.retained.length - this.retention.minCount;
     while (drop < excess && state.retained[drop]!.at < cutoff) drop += 1;
+    // The heap is the whole buffer here: a stream busier than `maxRetained` a day keeps its latest `maxRetained`.
+    drop = Math.max(drop, state.retained.length - this.maxRetained);
     if (drop > 0) state.retained.splice(0, drop);
   }
 

@@ -27,6 +27,16 @@ describe('InProcessEventBus', () => {
     expect(Object.isFrozen(event.data.nested)).toBe(true);
   });
 
+  it('keeps at most maxRetained events per stream, however recent, and never fewer than minCount', async () => {
+    const bus = new InProcessEventBus({ clock: new ManualClock(), retention: { minCount: 10, maxAgeMs: 60_000 }, maxRetained: 25 });
+    for (let i = 0; i < 40; i++) await bus.publish('s', { type: 'order.updated', data: { i } });
+    const kept = await bus.replay('s', 0, 100);
+    expect(kept.map((event) => event.id)).toEqual(Array.from({ length: 25 }, (_, i) => 16 + i));
+    const floor = new InProcessEventBus({ clock: new ManualClock(), retention: { minCount: 30, maxAgeMs: 0 }, maxRetained: 5 });
+    for (let i = 0; i < 40; i++) await floor.publish('s', { type: 'order.updated', data: { i } });
+    expect(await floor.replay('s', 0, 100)).toHaveLength(30);
+  });
+
   it('refuses to work once closed', async () => {
     const bus = new InProcessEventBus({ clock: new ManualClock() });
     await bus.close();
