@@ -79,11 +79,8 @@ export const TRADING_RECORDS = {
 export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
   { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
   { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
-  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex, 'subjectTime', 'subjectStatus'] },
+  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex, 'subjectTime', 'subjectStatus', 'subjectOpen'] },
 ];
-
-/** States of an order that is still in flight (CONTRACT "Orders"). */
-export const OPEN_ORDER_STATES: ReadonlySet<string> = new Set(['pending_approval', 'approved', 'submitting', 'submitted']);
 
 /** The `subject` index value of a trading record. */
 export function subjectKey(subject: TradingSubject): string {

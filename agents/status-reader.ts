@@ -5,7 +5,6 @@ import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import {
-  OPEN_ORDER_STATES,
   TRADING_RECORDS,
   subjectKey,
   type PortfolioSummary,
@@ -32,8 +31,8 @@ const positionRecord = z.object({
   valueUsd: z.string().regex(DECIMAL).optional(),
 });
 const PAGE = 200;
-/** The order actors' index of account + status (see machines/order.machine.ts). */
-const ORDER_STATUS_INDEX = 'subjectStatus';
+/** The order actors' index of account + open/closed (see machines/order.machine.ts). */
+const OPEN_ORDERS_INDEX = 'subjectOpen';
 /** A guard against a runaway scan; far beyond any real account. */
 const MAX_RECORDS = 10_000;
 
@@ -89,21 +88,16 @@ export class StoreStatusReader implements StatusReader {
     return { ...rest, valueUsd: sumUsd([toDecimal(Number(position.amount) * price)]) };
   }
 
-  /** Orders in flight, counted per open status through the account+status index (no scan of filled history). */
+  /** Orders in flight, through the account's open-orders index (no scan of the filled history). */
   private async openOrders(key: string): Promise<number> {
-    const counts = await Promise.all(
-      [...OPEN_ORDER_STATES].map(async (status) => {
-        let count = 0;
-        let cursor: string | undefined;
-        do {
-          const page = await this.deps.store.find(TRADING_RECORDS.orders, { index: ORDER_STATUS_INDEX, eq: `${key}|${status}` }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-          count += page.items.length;
-          cursor = page.nextCursor;
-        } while (cursor && count < MAX_RECORDS);
-        return count;
-      }),
-    );
-    return counts.reduce((sum, n) => sum + n, 0);
+    let count = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.find(TRADING_RECORDS.orders, { index: OPEN_ORDERS_INDEX, eq: `${key}|open` }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      count += page.items.length;
+      cursor = page.nextCursor;
+    } while (cursor && count < MAX_RECORDS);
+    return count;
   }
 
   /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */

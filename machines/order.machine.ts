@@ -1,9 +1,9 @@
 import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 import { toOrderView, type OrderView } from './order-view.js';
-import type { OrderContext, OrderStatus } from './order-context.types.js';
+import { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus } from './order-context.types.js';
 
-export { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus } from './order-context.types.js';
+export { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus };
 
 /**
  * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →
@@ -129,10 +129,12 @@ export const orderDefinition: MachineDefinition<OrderContext> = {
   machine: orderMachine,
   // `subject` feeds the portfolio reader; `subjectTime` lists an account's orders newest first;
   // `subjectStatus` finds its pending approvals without a scan.
-  indexNames: ['subject', 'subjectTime', 'subjectStatus'],
+  // `subjectOpen` counts orders in flight (portfolio summary) with one lookup.
+  indexNames: ['subject', 'subjectTime', 'subjectStatus', 'subjectOpen'],
   indexes: (context) => {
     const subject = `${context.subjectType}:${context.subjectId}`;
-    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: `${subject}|${context.status}` };
+    const open = FINAL_ORDER_STATUSES.includes(context.status) ? 'closed' : 'open';
+    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: `${subject}|${context.status}`, subjectOpen: `${subject}|${open}` };
   },
   stream: (context) => `${context.subjectType}:${context.subjectId}`,
 };

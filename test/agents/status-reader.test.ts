@@ -69,9 +69,9 @@ describe('StoreStatusReader', () => {
     await put(TRADING_RECORDS.positions, 'p3', 'agent:a1', { chain: 'solana', token: 'NoPrice', amount: '3' });
     await put(TRADING_RECORDS.positions, 'p4', 'agent:a1', { chain: 'solana', token: 'Closed', amount: '0.000', valueUsd: '0' });
     for (const [id, state] of [['o1', 'pending_approval'], ['o2', 'submitted'], ['o3', 'filled'], ['o4', 'failed']] as const) {
-      await put(TRADING_RECORDS.orders, id, 'agent:a1', {}, { state, subjectStatus: `agent:a1|${state}` });
+      await put(TRADING_RECORDS.orders, id, 'agent:a1', {}, { state, subjectOpen: `agent:a1|${state === 'filled' || state === 'failed' ? 'closed' : 'open'}` });
     }
-    await put(TRADING_RECORDS.orders, 'o5', 'agent:a2', {}, { state: 'pending_approval', subjectStatus: 'agent:a2|pending_approval' });
+    await put(TRADING_RECORDS.orders, 'o5', 'agent:a2', {}, { state: 'pending_approval', subjectOpen: 'agent:a2|open' });
 
     const summary = await reader.portfolio(agentA);
     expect(summary.wallets).toEqual([{ walletId: 'w1', chain: 'solana', address: 'So1Addr', custodial: true }]);
