@@ -3,7 +3,7 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
-import type { DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput } from '../machines/dca-strategy.machine.js';
+import { tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
@@ -260,13 +260,13 @@ export class DcaService {
     const view = await this.deps.actors.get(address);
     if (!view || view.state !== 'active') return;
     const strategy = view.context as DcaStrategyContext;
-    if (job.dueAt <= strategy.lastDueAt) return; // delivered again, or covered by a catch-up run
+    if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
     const now = this.deps.clock.now();
     const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
-    // A late tick covers everything missed up to now: later missed ticks are duplicates of it.
-    const coveredUntil = late ? now : job.dueAt;
+    // A late tick stands for everything missed up to now: later missed ticks are covered by it.
+    const covers = late ? { coversUntil: now } : {};
     if (late && !strategy.catchUp) {
-      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt: coveredUntil, reason: 'missed while the service was down (catchUp off)' });
+      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt: job.dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
       return;
     }
     const orderId = `ord_${strategy.strategyId}_${job.dueAt}`;
@@ -292,11 +292,11 @@ export class DcaService {
       if (order.status === 'submitting') return;
       event =
         order.status === 'filled'
-          ? { type: 'dca.executed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) }
+          ? { type: 'dca.executed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) }
           : // Broadcast but not confirmed within the tick (live venues): not a buy the counters can vouch for.
-            { type: 'dca.failed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, reason: `order ${order.status}` };
+            { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
     } catch (error) {
-      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: coveredUntil, orderId, reason: isAppError(error) ? error.message : 'order failed' };
+      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: isAppError(error) ? error.message : 'order failed' };
     }
     const after = await this.deps.actors.send(address, event);
     // Paused itself (failures in a row) or finished (limits): no more ticks.

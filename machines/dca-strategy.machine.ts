@@ -52,8 +52,14 @@ export interface DcaStrategyContext {
   failuresInRow: number;
   failures: number;
   skipped: number;
-  /** Due time (epoch ms) of the last tick handled; a tick due at or before it is a duplicate. */
-  lastDueAt: number;
+  /**
+   * Due times (epoch ms) of the latest ticks handled, oldest first: a tick found here was
+   * delivered again. A list, not a high-water mark, because ticks of one strategy can
+   * finish out of order (tick d+1 before tick d) and both must count.
+   */
+  recentDueAts: number[];
+  /** A catch-up or skip after downtime covers every tick due up to here. */
+  coveredUntil: number;
   lastOrderId?: string;
   lastError?: string;
   createdAt: number;
@@ -62,26 +68,49 @@ export interface DcaStrategyContext {
 
 export type DcaStrategyInput = Omit<
   DcaStrategyContext,
-  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'lastDueAt' | 'updatedAt'
+  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'updatedAt'
 >;
+
+/** Fields every tick outcome carries: which tick, and how far a catch-up after downtime reaches. */
+interface TickOutcome {
+  at: number;
+  dueAt: number;
+  /** Set when the tick was late (missed while no process ran): it stands for every tick due until then. */
+  coversUntil?: number;
+}
 
 export type DcaStrategyEvent =
   | { type: 'dca.pause'; at: number }
   | { type: 'dca.resume'; at: number }
   | { type: 'dca.delete'; at: number }
   /** A tick's order filled: `spentBase`/`acquiredBase` of this buy. */
-  | { type: 'dca.executed'; at: number; dueAt: number; orderId: string; spentBase: string; acquiredBase: string; spentUsd: number }
+  | (TickOutcome & { type: 'dca.executed'; orderId: string; spentBase: string; acquiredBase: string; spentUsd: number })
   /** A tick's order was refused or failed. */
-  | { type: 'dca.failed'; at: number; dueAt: number; reason: string; orderId?: string }
-  /** A tick that did not run: late with `catchUp` off, or already covered by a catch-up run. */
-  | { type: 'dca.skipped'; at: number; dueAt: number; reason: string };
+  | (TickOutcome & { type: 'dca.failed'; reason: string; orderId?: string })
+  /** A tick that did not run: late with `catchUp` off. */
+  | (TickOutcome & { type: 'dca.skipped'; reason: string });
+
+/** How many handled due times a strategy remembers (a redelivery comes within BullMQ's stall window, about a minute). */
+export const RECENT_TICKS = 128;
+
+/** True when the tick due at `dueAt` was already handled (or covered by a catch-up). */
+export function tickHandled(context: Pick<DcaStrategyContext, 'recentDueAts' | 'coveredUntil'>, dueAt: number): boolean {
+  if (dueAt <= context.coveredUntil || context.recentDueAts.includes(dueAt)) return true;
+  // Older than everything remembered in a full list: handled long ago.
+  return context.recentDueAts.length >= RECENT_TICKS && dueAt < context.recentDueAts[0]!;
+}
+
+/** Remembers a handled tick, keeping the list sorted and bounded. */
+function remember(context: DcaStrategyContext, event: TickOutcome): Pick<DcaStrategyContext, 'recentDueAts' | 'coveredUntil'> {
+  const recentDueAts = [...context.recentDueAts, event.dueAt].sort((a, b) => a - b).slice(-RECENT_TICKS);
+  return { recentDueAts, coveredUntil: Math.max(context.coveredUntil, event.coversUntil ?? 0) };
+}
 
 type Emitted =
   | { type: 'dca.executed'; strategy: string; orderId: string; amount: string; price: string; buys: number }
   | { type: 'dca.failed'; strategy: string; reason: string; failuresInRow: number; paused: boolean };
 
-const newTick = ({ context, event }: { context: DcaStrategyContext; event: DcaStrategyEvent }) =>
-  'dueAt' in event && event.dueAt > context.lastDueAt;
+const newTick = ({ context, event }: { context: DcaStrategyContext; event: DcaStrategyEvent }) => 'dueAt' in event && !tickHandled(context, event.dueAt);
 
 /** Whole-token price of one output token in input tokens, as a decimal string with 8 places. */
 function priceOf(spentBase: string, acquiredBase: string, inputDecimals: number, outputDecimals: number): string {
@@ -118,7 +147,7 @@ export const dcaStrategyMachine = setup({
         acquiredBase: (BigInt(context.acquiredBase) + BigInt(event.acquiredBase)).toString(),
         spentUsd: context.spentUsd + event.spentUsd,
         failuresInRow: 0,
-        lastDueAt: event.dueAt,
+        ...remember(context, event),
         lastOrderId: event.orderId,
         updatedAt: event.at,
       };
@@ -128,13 +157,13 @@ export const dcaStrategyMachine = setup({
       return {
         failures: context.failures + 1,
         failuresInRow: context.failuresInRow + 1,
-        lastDueAt: event.dueAt,
+        ...remember(context, event),
         lastError: event.reason,
         ...(event.orderId ? { lastOrderId: event.orderId } : {}),
         updatedAt: event.at,
       };
     }),
-    countSkip: assign(({ context, event }) => (event.type === 'dca.skipped' ? { skipped: context.skipped + 1, lastDueAt: event.dueAt, updatedAt: event.at } : {})),
+    countSkip: assign(({ context, event }) => (event.type === 'dca.skipped' ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at } : {})),
     announceBuy: emit(({ context, event }) => ({
       type: 'dca.executed' as const,
       strategy: context.name,
@@ -162,7 +191,8 @@ export const dcaStrategyMachine = setup({
     failuresInRow: 0,
     failures: 0,
     skipped: 0,
-    lastDueAt: 0,
+    recentDueAts: [],
+    coveredUntil: 0,
     updatedAt: input.createdAt,
   }),
   initial: 'active',
@@ -200,8 +230,15 @@ function amountBase(amount: string, decimals: number): bigint {
 
 export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
   type: 'dca-strategy',
-  version: 1,
+  version: 2,
   machine: dcaStrategyMachine,
+  migrations: {
+    // v1 kept one high-water mark (`lastDueAt`): it becomes the catch-up watermark.
+    1: (persisted) => {
+      const { lastDueAt, ...context } = persisted.context as Record<string, unknown> & { lastDueAt?: number };
+      return { ...persisted, context: { ...context, recentDueAts: [], coveredUntil: lastDueAt ?? 0 } };
+    },
+  },
   indexNames: ['subject'],
   indexes: (context) => ({ subject: `${context.subjectType}:${context.subjectId}` }),
   stream: (context) => `${context.subjectType}:${context.subjectId}`,

@@ -72,6 +72,9 @@ return 0`;
  * same id from its own handler must still win, and a run whose id is no longer mapped is
  * stale and skipped.
  */
+const LOCK_DURATION_MS = 10_000;
+const STALLED_INTERVAL_MS = 5_000;
+
 export class BullmqScheduler implements SchedulerPort {
   private readonly redis: Redis;
   private readonly queue: Queue<JobData>;
@@ -103,6 +106,11 @@ export class BullmqScheduler implements SchedulerPort {
       connection: this.redis,
       prefix: this.options.prefix ?? 'bull',
       concurrency: this.options.concurrency ?? 8,
+      // A process that dies holding a job (and a job scheduler's next run, which BullMQ
+      // creates only after picking up the current one) is noticed within ~10 s rather than
+      // BullMQ's default ~60 s. Running handlers keep renewing their lock every lockDuration/2.
+      lockDuration: LOCK_DURATION_MS,
+      stalledInterval: STALLED_INTERVAL_MS,
     });
     this.worker.on('error', (err: unknown) => this.logger.warn({ err }, 'Scheduler worker error'));
     await this.worker.waitUntilReady();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dcaStrategyMachine, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import { RECENT_TICKS, dcaStrategyDefinition, dcaStrategyMachine, tickHandled, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
 import { startActor } from '../support/machine-harness.js';
 
 const T0 = 1_700_000_000_000;
@@ -44,7 +44,7 @@ describe('dca-strategy machine', () => {
   it('counts buys and announces each with its order, amount and price', () => {
     const { snapshot, emitted } = walk([buy(1), buy(2)]);
     expect(snapshot.value).toBe('active');
-    expect(snapshot.context).toMatchObject({ buys: 2, spentBase: '20000000', acquiredBase: '132000000', spentUsd: 20, lastDueAt: T0 + 2 * MINUTE, lastOrderId: 'ord_2' });
+    expect(snapshot.context).toMatchObject({ buys: 2, spentBase: '20000000', acquiredBase: '132000000', spentUsd: 20, recentDueAts: [T0 + MINUTE, T0 + 2 * MINUTE], lastOrderId: 'ord_2' });
     expect(emitted[1]).toEqual({ type: 'dca.executed', strategy: 'sol', orderId: 'ord_2', amount: '10000000', price: '151.51515151', buys: 2 });
   });
 
@@ -81,8 +81,29 @@ describe('dca-strategy machine', () => {
   });
 
   it('counts a skipped tick (missed while down, catchUp off) without buying', () => {
-    const { snapshot } = walk([{ type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 20 * MINUTE, reason: 'missed' }, buy(3)]);
-    expect(snapshot.context).toMatchObject({ skipped: 1, buys: 0, lastDueAt: T0 + 20 * MINUTE });
+    // Down from minute 2 to 20: the missed tick of minute 3 is skipped and covers everything until 20.
+    const { snapshot } = walk([{ type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 3 * MINUTE, coversUntil: T0 + 20 * MINUTE, reason: 'missed' }, buy(4), buy(21)]);
+    expect(snapshot.context).toMatchObject({ skipped: 1, buys: 1, coveredUntil: T0 + 20 * MINUTE });
+  });
+
+  it('ticks finishing out of order both count; each only once', () => {
+    const { snapshot } = walk([buy(2), buy(1), buy(2), buy(1)]);
+    expect(snapshot.context).toMatchObject({ buys: 2, recentDueAts: [T0 + MINUTE, T0 + 2 * MINUTE] });
+  });
+
+  it('remembers a bounded number of ticks; one older than all of a full memory is taken as handled', () => {
+    const events = Array.from({ length: RECENT_TICKS + 5 }, (_, i) => buy(i + 1));
+    const { snapshot } = walk(events);
+    expect(snapshot.context.recentDueAts).toHaveLength(RECENT_TICKS);
+    expect(tickHandled(snapshot.context, T0 + MINUTE)).toBe(true);
+    expect(tickHandled(snapshot.context, T0 + (RECENT_TICKS + 6) * MINUTE)).toBe(false);
+  });
+
+  it('migrates a version 1 snapshot: its high-water mark becomes the catch-up watermark', () => {
+    const v1 = { value: 'active', status: 'active', context: { ...input, buys: 3, lastDueAt: T0 + 3 * MINUTE } };
+    const migrated = dcaStrategyDefinition.migrations![1]!(v1 as never);
+    expect(migrated.context).toMatchObject({ buys: 3, coveredUntil: T0 + 3 * MINUTE, recentDueAts: [] });
+    expect(migrated.context).not.toHaveProperty('lastDueAt');
   });
 
   it('rehydrates from its persisted snapshot with its counters', () => {
