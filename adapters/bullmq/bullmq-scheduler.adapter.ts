@@ -61,6 +61,9 @@ const RELEASE_ONCE = `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
 
+const LOCK_DURATION_MS = 10_000;
+const STALLED_INTERVAL_MS = 5_000;
+
 /**
  * A scheduler on BullMQ: one-off jobs are delayed jobs, repeating schedules are job
  * schedulers; BullMQ's locks deliver each run once across workers and retry failures.
@@ -72,9 +75,6 @@ return 0`;
  * same id from its own handler must still win, and a run whose id is no longer mapped is
  * stale and skipped.
  */
-const LOCK_DURATION_MS = 10_000;
-const STALLED_INTERVAL_MS = 5_000;
-
 export class BullmqScheduler implements SchedulerPort {
   private readonly redis: Redis;
   private readonly queue: Queue<JobData>;
