@@ -72,12 +72,12 @@ export type DcaStrategyInput = Omit<
 >;
 
 /** Fields every tick outcome carries: which tick, and how far a catch-up after downtime reaches. */
-interface TickOutcome {
+type TickOutcome = {
   at: number;
   dueAt: number;
   /** Set when the tick was late (missed while no process ran): it stands for every tick due until then. */
   coversUntil?: number;
-}
+};
 
 export type DcaStrategyEvent =
   | { type: 'dca.pause'; at: number }

@@ -16,7 +16,7 @@ import { orderDefinition } from '../../machines/order.machine.js';
 import { DCA_BINDINGS, PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
 import { dcaOperations } from '../operations/definitions/dca.ops.js';
 import { DcaCommandRunner } from '../../agents/dca-commands.js';
-import { DCA_NAMES_COLLECTION, DCA_TYPE, DcaService, type DcaActors } from '../../agents/dca.service.js';
+import { DCA_NAMES_COLLECTION, DCA_TYPE, DcaService } from '../../agents/dca.service.js';
 import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
@@ -56,7 +56,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
   const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
   const positions = new PositionsService({ store: deps.store, clock: deps.clock, events });
-  const orders = deps.runtime as unknown as OrderActors;
+  const orders: OrderActors = deps.runtime;
   const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerOf: deps.breakerOf, events, clock: deps.clock });
   const pipeline = new TradingPipeline({
     safety,
@@ -71,7 +71,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   });
   const queries = new OrderQueries(orders);
   const dca = new DcaService({
-    actors: deps.runtime as unknown as DcaActors,
+    actors: deps.runtime,
     store: deps.store,
     scheduler: deps.scheduler,
     pipeline,

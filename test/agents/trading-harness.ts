@@ -82,7 +82,7 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     clock,
   });
   const positions = new PositionsService({ store, clock, events: tradingEvents });
-  const orders = runtime as unknown as OrderActors;
+  const orders: OrderActors = runtime;
   let nextId = 0;
   const pipeline = new TradingPipeline({
     safety,
