@@ -5,6 +5,7 @@ import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
+import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingConfigReader } from './trading-config.types.js';
@@ -44,58 +45,6 @@ export interface CreateStrategyInput {
   endAt?: string;
   catchUp?: boolean;
   maxFailuresInRow?: number;
-}
-
-export interface StrategyView {
-  name: string;
-  strategyId: string;
-  status: 'active' | 'paused' | 'completed' | 'deleted';
-  chain: string;
-  inputToken: string;
-  outputToken: string;
-  inputSymbol: string;
-  outputSymbol: string;
-  amount: string;
-  interval: string;
-  maxBuys?: number;
-  maxSpend?: string;
-  slippageBps?: number;
-  startAt?: string;
-  endAt?: string;
-  catchUp: boolean;
-  buys: number;
-  failures: number;
-  failuresInRow: number;
-  lastError?: string;
-  lastOrderId?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface DcaStrategyStats {
-  name: string;
-  status: StrategyView['status'];
-  buys: number;
-  failures: number;
-  /** Whole tokens. */
-  spent: string;
-  acquired: string;
-  inputSymbol: string;
-  outputSymbol: string;
-  /** Input tokens paid per output token, on average. */
-  averagePrice: string | null;
-  averagePriceUsd: string | null;
-  currentPriceUsd: string | null;
-  spentUsd: string;
-  valueUsd: string | null;
-  pnlUsd: string | null;
-  nextRun: string | null;
-}
-
-export interface DcaStats {
-  strategies: DcaStrategyStats[];
-  totals: { strategies: number; buys: number; spentUsd: string; valueUsd: string; pnlUsd: string };
-  asOf: string;
 }
 
 export interface DcaServiceDeps {
@@ -345,33 +294,4 @@ export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
 /** Unique per user (an operator's agents share names); per account for credentials without a user. */
 function nameKey(subject: TradingSubject, userId: string | undefined, name: string): string {
   return `${userId ? `user:${userId}` : subjectKey(subject)}|${name}`;
-}
-
-export function toView(context: DcaStrategyContext, status: StrategyView['status']): StrategyView {
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    name: context.name,
-    strategyId: context.strategyId,
-    status,
-    chain: context.chain,
-    inputToken: context.inputToken,
-    outputToken: context.outputToken,
-    inputSymbol: context.inputSymbol,
-    outputSymbol: context.outputSymbol,
-    amount: context.amount,
-    interval: context.interval.text,
-    ...(context.maxBuys !== undefined ? { maxBuys: context.maxBuys } : {}),
-    ...(context.maxSpend !== undefined ? { maxSpend: context.maxSpend } : {}),
-    ...(context.slippageBps !== undefined ? { slippageBps: context.slippageBps } : {}),
-    ...(context.startAt !== undefined ? { startAt: iso(context.startAt) } : {}),
-    ...(context.endAt !== undefined ? { endAt: iso(context.endAt) } : {}),
-    catchUp: context.catchUp,
-    buys: context.buys,
-    failures: context.failures,
-    failuresInRow: context.failuresInRow,
-    ...(context.lastError ? { lastError: context.lastError } : {}),
-    ...(context.lastOrderId ? { lastOrderId: context.lastOrderId } : {}),
-    createdAt: iso(context.createdAt),
-    updatedAt: iso(context.updatedAt),
-  };
 }
