@@ -179,13 +179,21 @@ export class InProcessScheduler implements SchedulerPort {
         const free = this.batchSize - this.inFlight.size;
         if (free <= 0) break;
         const page = await this.store.find<JobRecord>(this.collection, { index: WAKE_INDEX, lte: now }, { limit: free });
+        if (this.closed) break;
+        // Claimed together: each claim is a durable write, and concurrent writes share one
+        // commit, so a page costs one commit instead of one per due run (a backlog otherwise
+        // drains at 1 / commit time).
+        const claims = await Promise.allSettled(page.items.map((doc) => this.claim(doc, now)));
         let lost = 0;
-        for (const doc of page.items) {
-          if (this.closed) break;
-          const claim = await this.claim(doc, now);
-          if (claim) this.deliver(doc.id, claim.record, claim.claim);
+        let failure: unknown;
+        page.items.forEach((doc, i) => {
+          const claim = claims[i]!;
+          if (claim.status === 'rejected') failure ??= claim.reason;
+          if (claim.status === 'fulfilled' && claim.value && !this.closed) this.deliver(doc.id, claim.value.record, claim.value.claim);
           else lost++;
-        }
+        });
+        // Runs claimed next to a failed claim are delivered first; the failure then ends this scan.
+        if (failure !== undefined) throw failure;
         // Scan again only when more may be due: a full page, or records that changed under us.
         if (page.items.length < free && lost === 0) break;
       }
