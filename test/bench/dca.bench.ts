@@ -49,9 +49,8 @@
  * The machine matters: on a shared VM, other tenants take CPU from the service (see the load
  * average printed at the end), which lengthens every commit and every pause.
  */
+import { profiled } from './cpu-profile.js';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -278,24 +277,6 @@ function tallyDelta(after: StoreTally, before: StoreTally): StoreTally {
   return delta;
 }
 
-/** Runs `phase` under V8's sampling profiler when `path` is set, and writes the profile there. */
-async function profiled<T>(path: string | undefined, phase: () => Promise<T>): Promise<T> {
-  if (!path) return phase();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 250 });
-  await session.post('Profiler.start');
-  try {
-    return await phase();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(path, JSON.stringify(profile));
-    session.disconnect();
-    console.log(`CPU profile of the measured window: ${path}`);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The measured window.
 
@@ -358,7 +339,7 @@ async function measureWindow(svc: TestService, deliveries: Delivery[], tally: St
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
   loop.enable();
-  await profiled(CPU_PROFILE, () => sleep(Math.max(0, end - Date.now())));
+  await profiled(CPU_PROFILE, () => sleep(Math.max(0, end - Date.now())), 'the measured window');
   loop.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const wallMs = performance.now() - wallBefore;

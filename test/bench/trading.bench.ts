@@ -37,11 +37,10 @@
  * BENCH_SWAP_RATE (= clients), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
  * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope).
  */
+import { profiled } from './cpu-profile.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -389,24 +388,6 @@ interface Measured {
   liveActors: number;
 }
 
-/** Runs `phase` under V8's sampling profiler when `path` is set, and writes the profile there. */
-async function profiled<T>(path: string | undefined, phase: () => Promise<T>): Promise<T> {
-  if (!path) return phase();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 250 }); // µs: finer than --cpu-prof's 1 ms default
-  await session.post('Profiler.start');
-  try {
-    return await phase();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(path, JSON.stringify(profile));
-    session.disconnect();
-    console.log(`CPU profile of the swap phase: ${path}`);
-  }
-}
-
 async function measure(svc: TestService, gen: LoadGenerator, label: string, spec: PhaseSpec): Promise<Measured> {
   // Audit entries are written in batches after their call: flush so that each phase's store
   // counts hold its own entries, not the previous phase's backlog.
@@ -496,7 +477,7 @@ async function main(): Promise<void> {
     const warmups: PhaseResult[] = [];
     warmups.push(await gen.run(spec('mcp-swap', WARMUP_SECONDS)), await gen.run(spec('mcp-summary', WARMUP_SECONDS)));
     const readsBefore = await measure(svc, gen, 'MCP trading_portfolio_summary (baseline)', spec('mcp-summary'));
-    const swaps = await profiled(CPU_PROFILE, () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')));
+    const swaps = await profiled(CPU_PROFILE, () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')), 'the swap phase');
     // The same swaps at a steady arrival rate below saturation: latency without the queue a closed loop builds.
     const paced = SWAP_RATE > 0 ? await measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE)) : undefined;
     const readsAfter = await measure(svc, gen, 'MCP trading_portfolio_summary (after the swap phases)', spec('mcp-summary'));
