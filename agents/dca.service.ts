@@ -3,7 +3,7 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
-import { tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
+import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
@@ -211,6 +211,7 @@ export class DcaService {
     const strategy = view.context as DcaStrategyContext;
     if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
     const now = this.deps.clock.now();
+    if (limitReached(strategy, now)) return; // a tick that overlapped the buy that finished the strategy
     const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};

@@ -14,13 +14,11 @@ export class OrderQueries {
   /** Newest first; with `status`, only orders in that status. */
   async list(subject: TradingSubject, options: { status?: OrderStatus; limit: number; cursor?: string }): Promise<OrderPage> {
     const key = subjectKey(subject);
-    const query = options.status
-      ? { index: 'subjectStatus', eq: `${key}|${options.status}` }
-      : // `|` then digits: every time key of this account sorts between these bounds.
-        { index: 'subjectTime', gte: `${key}|`, lte: `${key}|~` };
+    // `<prefix>|` then digits of inverted time: every key of the prefix sorts between these bounds, newest first.
+    const prefix = options.status ? `${key}|${options.status}` : key;
+    const query = { index: options.status ? 'subjectStatus' : 'subjectTime', gte: `${prefix}|`, lte: `${prefix}|~` };
     const page = await this.orders.find(ORDER_TYPE, query, { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
     const items = page.items.map((view) => toOrderView(view.context as OrderContext));
-    if (options.status) items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
     return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

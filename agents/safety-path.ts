@@ -107,7 +107,7 @@ export class SafetyPath {
     const { amountIn, inputPriceUsd } = await step('amount', () => this.amountIn(request, input, output, held));
     const slippageBps = request.slippageBps ?? config.defaultOrderProfile.slippageBps;
     const valueUsd = Number(fromBaseUnits(amountIn, input.decimals)) * inputPriceUsd;
-    await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd));
+    await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd, inputPriceUsd > 0));
     const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));
     await step('balance', async () => {
       if (held < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
@@ -116,12 +116,19 @@ export class SafetyPath {
     return { request, config, wallet, input, output, amountIn, slippageBps, valueUsd, inputPriceUsd, quote, checks };
   }
 
-  /** The checks that can change while an order waits for approval, re-run before it is sent. */
-  async recheck(subject: TradingSubject, chain: Chain, walletAddress: string, inputMint: string, amountIn: bigint): Promise<void> {
-    await this.tradingEnabled(subject);
+  /** The checks that can change while an order waits for approval, re-run before it is sent; answers the current configuration. */
+  async recheck(subject: TradingSubject, chain: Chain, walletAddress: string, inputMint: string, amountIn: bigint): Promise<TradingConfig> {
+    const config = await this.tradingEnabled(subject);
     await this.killSwitch(chain);
     const balances = await this.deps.venue.balances(chain, walletAddress);
     if (BigInt(balances[inputMint] ?? '0') < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+    this.breaker(chain);
+    return config;
+  }
+
+  /** Kill switch and breaker of a chain: what must still hold when a stored order is finally sent. */
+  async assertChainOpen(chain: Chain): Promise<void> {
+    await this.killSwitch(chain);
     this.breaker(chain);
   }
 
@@ -162,7 +169,10 @@ export class SafetyPath {
     else {
       const usd = spec.kind === 'usd' ? Number(spec.value) : Number(spec.value) * (await price(output));
       if (!(inputPriceUsd > 0) || !(usd > 0)) throw AppError.validation([`No USD price for ${input.symbol}: give the amount in ${input.symbol}`]);
-      amountIn = toBaseUnits((usd / inputPriceUsd).toFixed(input.decimals), input.decimals);
+      const whole = usd / inputPriceUsd;
+      // Beyond 1e21 `toFixed` switches to exponent notation: no real order is that large.
+      if (!Number.isFinite(whole) || whole >= 1e21) throw AppError.validation(['amount is too large']);
+      amountIn = toBaseUnits(whole.toFixed(input.decimals), input.decimals);
     }
     if (amountIn <= 0n) {
       if (spec.kind === 'all' || spec.kind === 'percent') throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
@@ -209,9 +219,13 @@ function inputMint(chain: Chain, input: TokenInfo): void {
   }
 }
 
-function riskPolicy(config: TradingConfig, request: TradeRequest, slippageBps: number, valueUsd: number): void {
+function riskPolicy(config: TradingConfig, request: TradeRequest, slippageBps: number, valueUsd: number, priced: boolean): void {
   const policy = config.riskPolicy;
   const refuse = (message: string) => new AppError('RISK_LIMIT_EXCEEDED', message);
+  // Without a price the USD limits cannot be checked: refuse rather than count the order as $0.
+  if (!priced && (policy.maxOrderUsd !== undefined || policy.dailyVolumeUsd !== undefined)) {
+    throw refuse(`No USD price for ${request.inputToken}: the risk policy's USD limits cannot be checked`);
+  }
   if (policy.allowedChannels && !policy.allowedChannels.includes(request.channel)) throw refuse(`Trading through ${request.channel} is not allowed by the risk policy`);
   if (policy.allowedSignalSources && (!request.signalSource || !policy.allowedSignalSources.includes(request.signalSource))) {
     throw refuse(`Signal source ${request.signalSource ?? '(none)'} is not allowed by the risk policy`);

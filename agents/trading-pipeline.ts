@@ -67,36 +67,47 @@ export class TradingPipeline {
   async approve(subject: TradingSubject, orderId: string): Promise<OrderView> {
     const order = await this.find(subject, orderId);
     if (!order) throw AppError.notFound('Order not found');
-    if (order.status !== 'pending_approval') {
-      throw new AppError('ORDER_NOT_APPROVABLE', `Order ${orderId} is not pending approval (status: ${order.status})`);
-    }
-    const approved = await this.transition(order, { type: 'order.approve', at: this.deps.clock.now() });
+    if (order.status !== 'pending_approval') throw notApprovable(order);
+    const approval = await this.transition(order, { type: 'order.approve', at: this.deps.clock.now() });
+    // Another call approved (or expired) it first: that call sends it, this one must not.
+    if (!approval.accepted) throw notApprovable(approval.order);
     await this.deps.scheduler.cancel(expiryJobId(orderId));
+    let dailyLimitUsd: number | undefined;
     try {
-      await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
+      const config = await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
+      dailyLimitUsd = config.riskPolicy.dailyVolumeUsd;
     } catch (error) {
-      await this.transition(approved, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
+      await this.transition(approval.order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
       throw error;
     }
-    const submitting = await this.transition(approved, { type: 'order.submit', at: this.deps.clock.now() });
-    return this.execute(submitting, undefined);
+    const submit = await this.transition(approval.order, { type: 'order.submit', at: this.deps.clock.now() });
+    if (!submit.accepted) throw notApprovable(submit.order);
+    return this.execute(submit.order, dailyLimitUsd);
   }
 
   /** Finishes an order a crash or a lost response left in `submitting` or `submitted`. Never sends twice. */
   async reconcile(order: OrderContext): Promise<OrderView> {
     const result = await this.deps.venue.lookup(order.orderId, order.chain as Chain);
     if (result) return this.settle(order, result);
-    // The venue never saw it: sending now is the first send. `minOut` still protects the price.
-    if (order.status === 'submitting') return this.execute(order, undefined);
-    return toOrderView(order);
+    if (order.status !== 'submitting') return toOrderView(order);
+    // The venue never saw it: sending now is the first send. `minOut` still protects the price;
+    // a kill switch turned on meanwhile still stops it.
+    try {
+      await this.deps.safety.assertChainOpen(order.chain as Chain);
+    } catch (error) {
+      await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
+      throw error;
+    }
+    return this.execute(order, undefined);
   }
 
   private async create(checked: CheckedTrade, options: PlaceOptions): Promise<{ order: OrderContext; created: boolean }> {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
-    const requiresApproval =
-      !options.preApproved && (!profile.autoApprove || (profile.approvalAboveUsd !== undefined && checked.valueUsd > profile.approvalAboveUsd));
+    // An order whose USD value is unknown cannot be shown to be under the approval size: it waits.
+    const overSize = profile.approvalAboveUsd !== undefined && (checked.inputPriceUsd <= 0 || checked.valueUsd > profile.approvalAboveUsd);
+    const requiresApproval = !options.preApproved && (!profile.autoApprove || overSize);
     const orderId = options.orderId ?? this.deps.newOrderId();
     const orderInput: OrderInput = {
       orderId,
@@ -143,9 +154,13 @@ export class TradingPipeline {
   /** The order is durable in `submitting`: reserve limits, call the venue, settle what it says. */
   private async execute(order: OrderContext, dailyLimitUsd: number | undefined): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
+    let reservedUsd = 0;
     let result: ExecutionResult;
     try {
-      if (dailyLimitUsd !== undefined) await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, order.createdAt);
+      if (dailyLimitUsd !== undefined) {
+        await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, order.createdAt);
+        reservedUsd = order.valueUsd;
+      }
       await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
       const signer = await this.deps.wallets.signer(subject, order.walletId);
       result = await this.deps.venue.execute({
@@ -159,34 +174,36 @@ export class TradingPipeline {
         slippageBps: order.slippageBps,
       });
     } catch (error) {
-      // Did the venue see it before failing? Ask; if it cannot answer, recovery will.
-      // An open breaker refused before calling the venue: nothing was sent.
-      const refusedUpfront = isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN';
+      // Refused before anything was sent (open breaker, a limit, no signer): the order failed.
+      // Anything else (a timeout, a dropped connection) may have reached the venue: ask it,
+      // and when it cannot tell, leave the order `submitting` for the sweep or a retry.
+      const refusedUpfront = isAppError(error) && (error.code === 'CIRCUIT_BREAKER_OPEN' || (error.status < 500 && !error.retryable));
       const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
-      if (known) return this.settle(order, known);
-      if (known === null) {
+      if (known) return this.settle(order, known, reservedUsd);
+      if (refusedUpfront) {
         await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed' });
-        if (dailyLimitUsd !== undefined) await this.deps.volume.release(subject, order.valueUsd, order.createdAt).catch(() => undefined);
+        if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
       }
       throw error;
     }
-    return this.settle(order, result);
+    return this.settle(order, result, reservedUsd);
   }
 
-  private async settle(order: OrderContext, result: ExecutionResult): Promise<OrderView> {
+  /** `reservedUsd`: daily volume this call reserved, given back if the venue refused. */
+  private async settle(order: OrderContext, result: ExecutionResult, reservedUsd = 0): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     if (result.status === 'filled') {
       await this.book(order, result.filledOut);
       const filled = await this.transition(order, { type: 'order.fill', at: result.at, filledOut: result.filledOut, txSignature: result.txSignature });
-      return toOrderView(filled);
+      return toOrderView(filled.order);
     }
     if (result.status === 'submitted') {
       if (order.status === 'submitted') return toOrderView(order);
-      return toOrderView(await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature }));
+      return toOrderView((await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order);
     }
     const failed = await this.transition(order, { type: 'order.fail', at: result.at, reason: result.message, ...(result.txSignature ? { txSignature: result.txSignature } : {}) });
-    await this.deps.volume.release(subject, order.valueUsd, order.createdAt).catch(() => undefined);
-    throw failureError(result, failed);
+    if (reservedUsd > 0 && failed.accepted) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
+    throw failureError(result, failed.order);
   }
 
   /** Books the fill before the order says `filled`: a crash in between is finished by recovery, booked once. */
@@ -208,10 +225,10 @@ export class TradingPipeline {
     return toOrderView(order);
   }
 
-  private async transition(order: OrderContext, event: OrderEvent): Promise<OrderContext> {
-    // Not accepted means another process (or recovery) moved it first: its state is the truth.
-    const { view } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event);
-    return view.context as OrderContext;
+  /** Not accepted means another call, process or recovery moved the order first: its state is the truth. */
+  private async transition(order: OrderContext, event: OrderEvent): Promise<{ order: OrderContext; accepted: boolean }> {
+    const { view, accepted } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event);
+    return { order: view.context as OrderContext, accepted };
   }
 
   private async find(subject: TradingSubject, orderId: string): Promise<OrderContext | null> {
@@ -221,6 +238,10 @@ export class TradingPipeline {
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;
   }
+}
+
+function notApprovable(order: OrderContext): AppError {
+  return new AppError('ORDER_NOT_APPROVABLE', `Order ${order.orderId} is not pending approval (status: ${order.status})`);
 }
 
 function reasonCode(reason: string | undefined): Extract<ExecutionResult, { status: 'failed' }>['reason'] {

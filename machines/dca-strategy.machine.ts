@@ -130,11 +130,7 @@ export const dcaStrategyMachine = setup({
   },
   guards: {
     newTick,
-    limitReached: ({ context }) => {
-      if (context.maxBuys !== undefined && context.buys >= context.maxBuys) return true;
-      if (context.maxSpend !== undefined && BigInt(context.spentBase) >= amountBase(context.maxSpend, context.inputDecimals)) return true;
-      return context.endAt !== undefined && context.updatedAt >= context.endAt;
-    },
+    limitReached: ({ context }) => limitReached(context, context.updatedAt),
     tooManyFailures: ({ context }) => context.failuresInRow >= context.maxFailuresInRow,
   },
   actions: {
@@ -217,11 +213,25 @@ export const dcaStrategyMachine = setup({
         'dca.failed': { guard: 'newTick', actions: 'countFailure' },
       },
     },
-    // Not final: a finished strategy keeps its counters and can still be deleted.
-    completed: {},
+    // Not final: a finished strategy keeps its counters and can still be deleted; a buy that
+    // was already in flight when it finished still counts.
+    completed: { on: { 'dca.executed': { guard: 'newTick', actions: 'countBuy' } } },
     deleted: { type: 'final' },
   },
 });
+
+/**
+ * No further buy may start: `maxBuys` done, the next buy would pass `maxSpend`, or `endAt`
+ * passed. Checked after every buy (to complete) and before every tick (a tick in flight).
+ */
+export function limitReached(context: DcaStrategyContext, now: number): boolean {
+  if (context.maxBuys !== undefined && context.buys >= context.maxBuys) return true;
+  if (context.maxSpend !== undefined) {
+    const next = BigInt(context.spentBase) + amountBase(context.amount, context.inputDecimals);
+    if (next > amountBase(context.maxSpend, context.inputDecimals)) return true;
+  }
+  return context.endAt !== undefined && now >= context.endAt;
+}
 
 function amountBase(amount: string, decimals: number): bigint {
   const [whole = '0', fraction = ''] = amount.split('.');

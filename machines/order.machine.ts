@@ -129,12 +129,13 @@ export const orderDefinition: MachineDefinition<OrderContext> = {
   machine: orderMachine,
   // `subject` feeds the portfolio reader; `subjectTime` lists an account's orders newest first;
   // `subjectStatus` finds its pending approvals without a scan.
+  // `subjectTime` / `subjectStatus` list an account's orders (of one status) newest first;
   // `subjectOpen` counts orders in flight (portfolio summary) with one lookup.
   indexNames: ['subject', 'subjectTime', 'subjectStatus', 'subjectOpen'],
   indexes: (context) => {
     const subject = `${context.subjectType}:${context.subjectId}`;
     const open = FINAL_ORDER_STATUSES.includes(context.status) ? 'closed' : 'open';
-    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: `${subject}|${context.status}`, subjectOpen: `${subject}|${open}` };
+    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: orderTimeKey(`${subject}|${context.status}`, context.createdAt), subjectOpen: `${subject}|${open}` };
   },
   stream: (context) => `${context.subjectType}:${context.subjectId}`,
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { OrderQueries } from '../../agents/order-queries.js';
-import type { OrderActors } from '../../agents/order.types.js';
+import { expiryJobId, type OrderActors } from '../../agents/order.types.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath } from '../../agents/safety-path.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
@@ -103,7 +103,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     }
     await eachOrder(runtime, 'pending_approval', async (order) => {
       await deps.scheduler.scheduleOnce({
-        jobId: `order-expire:${order.orderId}`,
+        jobId: expiryJobId(order.orderId),
         address: { type: 'order', id: order.orderId },
         event: { type: 'order.expire', at: order.approvalExpiresAt ?? deps.clock.now() },
         runAt: order.approvalExpiresAt ?? deps.clock.now(),

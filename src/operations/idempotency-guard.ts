@@ -64,12 +64,13 @@ export class IdempotencyGuard {
     const id = createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
     const claimed = await this.claim(id, fingerprint, onReplay);
     if (claimed.replay) return claimed.replay() as T;
-    let version = claimed.version;
+    const lease = this.keepLease(id, fingerprint, claimed.version, claimed.expiresAt);
     try {
-      const value = await task();
-      await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: true, value });
+      const value = await lease.during(task);
+      await this.finish(id, lease.version(), claimed.expiresAt, fingerprint, { ok: true, value });
       return value;
     } catch (error) {
+      const version = lease.version();
       if (isAppError(error) && error.status < 500 && !error.retryable && error.status !== 409) {
         // A definite answer (400, 404, 422...) is part of the first response: replay it.
         await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error) });
@@ -79,6 +80,42 @@ export class IdempotencyGuard {
       }
       throw error;
     }
+  }
+
+  /**
+   * Renews the lease every half lease while the task runs, so a slow call (a live swap waits
+   * for confirmation) keeps its key and a retry meanwhile gets 409, not a second run.
+   */
+  private keepLease(id: string, fingerprint: string, version: number, expiresAt: number) {
+    let current = version;
+    let stopped = false;
+    let renewing: Promise<void> = Promise.resolve();
+    let cancel: () => void = () => undefined;
+    const renew = () => {
+      renewing = renewing.then(async () => {
+        if (stopped) return;
+        const data: IdempotencyRecord = { state: 'running', fingerprint, leaseUntil: this.clock.now() + this.options.leaseMs };
+        try {
+          current = (await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data, expectedVersion: current, expiresAt })).version;
+        } catch {
+          stopped = true; // taken over, or the store is failing: the running call carries on regardless
+        }
+      });
+      if (!stopped) cancel = this.clock.setTimer(renew, this.options.leaseMs / 2);
+    };
+    cancel = this.clock.setTimer(renew, this.options.leaseMs / 2);
+    return {
+      during: async <T>(task: () => Promise<T>): Promise<T> => {
+        try {
+          return await task();
+        } finally {
+          stopped = true;
+          cancel();
+          await renewing;
+        }
+      },
+      version: () => current,
+    };
   }
 
   private async claim(

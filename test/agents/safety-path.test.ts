@@ -97,6 +97,14 @@ describe('safety path', () => {
     expect(await refusal(buy())).toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper', check: 'circuit_breaker' });
   });
 
+  it('an absurd dollar or output amount is a 400, never a crash', async () => {
+    const error = await h.safety.check(buy({ amount: { kind: 'usd', value: '1000000000000000000000000000' } })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount is too large'] });
+    const output = await h.safety.check(buy({ amount: { kind: 'output', value: '100000000000000000000000000000000' } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(output).toMatchObject({ status: 400 });
+  });
+
   it('sizes "all", percentages and dollar amounts from the balance and the price feed', async () => {
     expect((await h.safety.check(buy({ amount: { kind: 'all' } }))).amountIn).toBe(10_000_000_000n);
     expect((await h.safety.check(buy({ amount: { kind: 'percent', value: '25' } }))).amountIn).toBe(2_500_000_000n);

@@ -82,6 +82,24 @@ describe('trading pipeline', () => {
     expect(calls.get(pending.order_id)).toBeUndefined();
   });
 
+  it('two approvals of one order at once: one sends it, the other is refused; the venue sees it once', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const pending = await h.pipeline.place(request());
+    const outcomes = await Promise.allSettled([h.pipeline.approve(SUBJECT, pending.order_id), h.pipeline.approve(SUBJECT, pending.order_id)]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'ORDER_NOT_APPROVABLE' } });
+    expect(calls.get(pending.order_id)).toBe(1);
+  });
+
+  it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
+    const sol = await h.venue.priceUsd('solana', SOL);
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 } };
+    await h.pipeline.place(request());
+    await h.pipeline.place(request());
+    for (let i = 0; i < 3; i++) await expect(h.pipeline.place(request())).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+    expect(calls.size).toBe(2);
+  });
+
   it('the same order id twice (idempotent retry) places one order and executes once', async () => {
     const first = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
     const second = await h.pipeline.place(request(), { orderId: 'ord_fixed' });

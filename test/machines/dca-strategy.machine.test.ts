@@ -75,8 +75,12 @@ describe('dca-strategy machine', () => {
 
   it('completes at maxBuys or maxSpend, and can still be deleted', () => {
     expect(walk([buy(1), buy(2)], { maxBuys: 2 }).snapshot.value).toBe('completed');
-    expect(walk([buy(1), buy(2)], { maxSpend: '15' }).snapshot.value).toBe('completed');
-    expect(walk([buy(1)], { maxSpend: '15' }).snapshot.value).toBe('active');
+    // 10 a buy: after one buy the next would pass 15, so it completes; at 25 two buys fit.
+    expect(walk([buy(1)], { maxSpend: '15' }).snapshot.value).toBe('completed');
+    expect(walk([buy(1)], { maxSpend: '25' }).snapshot.value).toBe('active');
+    expect(walk([buy(1), buy(2)], { maxSpend: '25' }).snapshot.value).toBe('completed');
+    // A buy already in flight when it completed still counts.
+    expect(walk([buy(1), buy(2), buy(3)], { maxBuys: 2 }).snapshot.context.buys).toBe(3);
     expect(walk([buy(1), buy(2), { type: 'dca.delete', at: T0 + 5 * MINUTE }], { maxBuys: 2 }).snapshot.value).toBe('deleted');
   });
 

@@ -102,7 +102,7 @@ describe('order machine', () => {
   it('indexes orders by account, newest first, and by account + status', () => {
     const context = walk(true, []).snapshot.context;
     const indexes = orderDefinition.indexes!(context);
-    expect(indexes).toMatchObject({ subject: 'agent:agt_1', subjectStatus: 'agent:agt_1|pending_approval' });
+    expect(indexes).toMatchObject({ subject: 'agent:agt_1', subjectStatus: orderTimeKey('agent:agt_1|pending_approval', T0), subjectOpen: 'agent:agt_1|open' });
     expect(orderTimeKey('agent:a', T0 + 1) < orderTimeKey('agent:a', T0)).toBe(true);
   });
 });

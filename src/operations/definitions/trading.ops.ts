@@ -94,7 +94,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       name: 'trading_evm_quote',
       description:
         'Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161) without trading: `buyAmount` after fees and price impact, ' +
-        '`minBuyAmount` after the slippage tolerance (default: the order profile\'s), `priceImpactBps`, `feeAmount` (base units ' +
+        '`minBuyAmount` after the slippage tolerance (`slippageBps`, default 100), `priceImpactBps`, `feeAmount` (base units ' +
         'of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units.',
       family: 'research',
       minScope: 'read',
