@@ -30,6 +30,9 @@ export interface TradingPipelineDeps {
   newOrderId: () => string;
 }
 
+/** Attempts one idempotency key may place after pre-send refusals that may pass. */
+const MAX_ATTEMPTS = 5;
+
 export interface PlaceOptions {
   /** Deterministic id (from an idempotency key or a DCA tick): the same id never trades twice. */
   orderId?: string;
@@ -44,8 +47,9 @@ export class TradingPipeline {
   /** Runs the safety path and places the order; answers with the order (pending, filled...) or the refusal. */
   async place(request: TradeRequest, options: PlaceOptions = {}): Promise<OrderView> {
     if (options.orderId) {
-      const existing = await this.find(request.subject, options.orderId);
-      if (existing) return this.resume(existing);
+      const attempt = await this.attemptOf(request.subject, options.orderId);
+      if (attempt.existing) return this.resume(attempt.existing);
+      options = { ...options, orderId: attempt.orderId };
     }
     const checked = await this.deps.safety.check(request);
     const { order, created } = await this.create(checked, options);
@@ -181,7 +185,8 @@ export class TradingPipeline {
       const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
       if (known) return this.settle(order, known, reservedUsd);
       if (refusedUpfront) {
-        await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed' });
+        const retryable = isAppError(error) && error.retryable;
+        await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed', ...(retryable ? { retryable } : {}) });
         if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
       }
       throw error;
@@ -221,6 +226,7 @@ export class TradingPipeline {
   /** An existing order is answered as it stands, finished first when it was left in flight. */
   private async resume(order: OrderContext): Promise<OrderView> {
     if (order.status === 'submitting' || order.status === 'submitted') return this.reconcile(order);
+    if (order.status === 'failed' && order.retryable) throw new AppError('PROVIDER_UNAVAILABLE', order.reason ?? 'Provider unavailable', { details: { order_id: order.orderId } });
     if (order.status === 'failed') throw failureError({ status: 'failed', reason: reasonCode(order.reason), message: order.reason ?? 'failed', at: order.updatedAt }, order);
     return toOrderView(order);
   }
@@ -229,6 +235,21 @@ export class TradingPipeline {
   private async transition(order: OrderContext, event: OrderEvent): Promise<{ order: OrderContext; accepted: boolean }> {
     const { view, accepted } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event);
     return { order: view.context as OrderContext, accepted };
+  }
+
+  /**
+   * The order a deterministic id stands for. An attempt that failed before anything was
+   * sent, for a reason that may pass (an open breaker), does not hold the id hostage: the
+   * retry places the next attempt (`<id>.2`, `<id>.3`...), after at most a few.
+   */
+  private async attemptOf(subject: TradingSubject, orderId: string): Promise<{ existing?: OrderContext; orderId: string }> {
+    for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+      const id = n === 1 ? orderId : `${orderId}.${n}`;
+      const existing = await this.find(subject, id);
+      if (!existing) return { orderId: id };
+      if (!(existing.status === 'failed' && existing.retryable) || n === MAX_ATTEMPTS) return { existing, orderId: id };
+    }
+    return { orderId };
   }
 
   private async find(subject: TradingSubject, orderId: string): Promise<OrderContext | null> {

@@ -51,6 +51,8 @@ export interface OrderContext {
   txSignature?: string;
   filledOut?: string;
   reason?: string;
+  /** Failed before anything was sent, for a reason that may pass: a retry with the same key places a new attempt. */
+  retryable?: boolean;
   /** Strategy and tick that produced the order (DCA). */
   strategy?: string;
 }

@@ -25,7 +25,8 @@ export type OrderEvent =
   | { type: 'order.submit'; at: number }
   | { type: 'order.submitted'; at: number; txSignature: string }
   | { type: 'order.fill'; at: number; filledOut: string; txSignature: string }
-  | { type: 'order.fail'; at: number; reason: string; txSignature?: string };
+  /** `retryable`: refused before anything was sent for a reason that may pass (breaker open): a retry may place it again. */
+  | { type: 'order.fail'; at: number; reason: string; txSignature?: string; retryable?: boolean };
 
 /** What subscribers see: the order in its new status, in the shape every surface shows. */
 export interface OrderEmitted {
@@ -52,7 +53,7 @@ function patch(event: OrderEvent, status: OrderStatus): Partial<OrderContext> {
     case 'order.fill':
       return { ...base, filledOut: event.filledOut, txSignature: event.txSignature };
     case 'order.fail':
-      return { ...base, reason: event.reason, ...(event.txSignature ? { txSignature: event.txSignature } : {}) };
+      return { ...base, reason: event.reason, ...(event.txSignature ? { txSignature: event.txSignature } : {}), ...(event.retryable ? { retryable: true } : {}) };
   }
 }
 

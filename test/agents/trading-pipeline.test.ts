@@ -145,6 +145,31 @@ describe('trading pipeline', () => {
     await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
   });
 
+  it('a retry after an open breaker refused the send places a new attempt under the same key; later retries find it', async () => {
+    let refuse = true;
+    const flaky = await tradingHarness({
+      venue: (paper) =>
+        new Proxy(paper, {
+          get(target, property, receiver) {
+            if (property === 'execute' && refuse) {
+              return async () => {
+                refuse = false;
+                throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    await flaky.fund(SOL, '10000000000');
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
+    expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
+    const retried = await flaky.pipeline.place(request(), { orderId: 'ord_key' });
+    expect(retried).toMatchObject({ order_id: 'ord_key.2', status: 'filled' });
+    expect(await flaky.pipeline.place(request(), { orderId: 'ord_key' })).toEqual(retried);
+  });
+
   it('the command route turns an unreachable engine into the soft error `Trading servisi su anda kullanilamiyor.`', async () => {
     const down = await tradingHarness({
       venue: (paper) =>
