@@ -102,7 +102,7 @@ export class TradingPipeline {
       await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
       throw error;
     }
-    return this.execute(order, undefined);
+    return this.execute(order, undefined, false);
   }
 
   private async create(checked: CheckedTrade, options: PlaceOptions): Promise<{ order: OrderContext; created: boolean }> {
@@ -156,16 +156,24 @@ export class TradingPipeline {
   }
 
   /** The order is durable in `submitting`: reserve limits, call the venue, settle what it says. */
-  private async execute(order: OrderContext, dailyLimitUsd: number | undefined): Promise<OrderView> {
+  /**
+   * `firstSend`: this call takes the order's limits (daily volume, delegate cap); a
+   * reconciliation of an order sent before does not take them again.
+   */
+  private async execute(order: OrderContext, dailyLimitUsd: number | undefined, firstSend = true): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     let reservedUsd = 0;
+    let spendReserved = false;
     let result: ExecutionResult;
     try {
-      if (dailyLimitUsd !== undefined) {
+      if (firstSend && dailyLimitUsd !== undefined) {
         await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, order.createdAt);
         reservedUsd = order.valueUsd;
       }
-      await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
+      if (firstSend) {
+        await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
+        spendReserved = true;
+      }
       const signer = await this.deps.wallets.signer(subject, order.walletId);
       result = await this.deps.venue.execute({
         clientOrderId: order.orderId,
@@ -183,19 +191,20 @@ export class TradingPipeline {
       // and when it cannot tell, leave the order `submitting` for the sweep or a retry.
       const refusedUpfront = isAppError(error) && (error.code === 'CIRCUIT_BREAKER_OPEN' || (error.status < 500 && !error.retryable));
       const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
-      if (known) return this.settle(order, known, reservedUsd);
+      if (known) return this.settle(order, known, { volumeUsd: reservedUsd, spend: spendReserved });
       if (refusedUpfront) {
         const retryable = isAppError(error) && error.retryable;
         await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed', ...(retryable ? { retryable } : {}) });
         if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
+        if (spendReserved) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
       }
       throw error;
     }
-    return this.settle(order, result, reservedUsd);
+    return this.settle(order, result, { volumeUsd: reservedUsd, spend: spendReserved });
   }
 
-  /** `reservedUsd`: daily volume this call reserved, given back if the venue refused. */
-  private async settle(order: OrderContext, result: ExecutionResult, reservedUsd = 0): Promise<OrderView> {
+  /** `reserved`: the limits this call took, given back if the venue refused (nothing moved). */
+  private async settle(order: OrderContext, result: ExecutionResult, reserved = { volumeUsd: 0, spend: false }): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     if (result.status === 'filled') {
       await this.book(order, result.filledOut);
@@ -207,7 +216,8 @@ export class TradingPipeline {
       return toOrderView((await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order);
     }
     const failed = await this.transition(order, { type: 'order.fail', at: result.at, reason: result.message, ...(result.txSignature ? { txSignature: result.txSignature } : {}) });
-    if (reservedUsd > 0 && failed.accepted) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
+    if (failed.accepted && reserved.volumeUsd > 0) await this.deps.volume.release(subject, reserved.volumeUsd, order.createdAt).catch(() => undefined);
+    if (failed.accepted && reserved.spend) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
     throw failureError(result, failed.order);
   }
 

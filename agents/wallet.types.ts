@@ -37,4 +37,6 @@ export interface WalletDirectory {
    * No-op for other kinds.
    */
   reserveSpend(subject: TradingSubject, walletId: string, usd: number): Promise<void>;
+  /** Gives back a reservation whose trade moved nothing. No-op for other kinds. */
+  releaseSpend(subject: TradingSubject, walletId: string, usd: number): Promise<void>;
 }

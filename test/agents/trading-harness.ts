@@ -58,6 +58,8 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     killed: new Set<Chain>(),
     hasWallet: true,
     breaker: undefined as 'closed' | 'open' | 'half_open' | undefined,
+    /** USD reserved and given back on the delegate cap. */
+    spend: { reserved: 0, released: 0 },
   };
   const jobs: OneOffJob[] = [];
   const cancelled: string[] = [];
@@ -68,7 +70,8 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
   const wallets = {
     signingWallet: async () => (state.hasWallet ? wallet : null),
     signer: async () => ({ walletId: wallet.walletId, chain: 'solana' as const, address: wallet.address, withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey) }),
-    reserveSpend: async () => undefined,
+    reserveSpend: async (_subject: unknown, _walletId: string, usd: number) => void (state.spend.reserved += usd),
+    releaseSpend: async (_subject: unknown, _walletId: string, usd: number) => void (state.spend.released += usd),
   };
   const status = { agentStatus: async () => state.status };
   const safety = new SafetyPath({

@@ -165,9 +165,11 @@ describe('trading pipeline', () => {
     await flaky.fund(SOL, '10000000000');
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
     expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
+    expect(flaky.state.spend.released).toBe(flaky.state.spend.reserved); // nothing moved: the cap is given back
     const retried = await flaky.pipeline.place(request(), { orderId: 'ord_key' });
     expect(retried).toMatchObject({ order_id: 'ord_key.2', status: 'filled' });
     expect(await flaky.pipeline.place(request(), { orderId: 'ord_key' })).toEqual(retried);
+    expect(flaky.state.spend.reserved - flaky.state.spend.released).toBeCloseTo(Number(retried.valueUsd), 1); // one filled order holds the cap
   });
 
   it('the command route turns an unreachable engine into the soft error `Trading servisi su anda kullanilamiyor.`', async () => {
