@@ -1,21 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TradeRequest } from '../../agents/safety-path.js';
 import { isAppError } from '../../src/errors/app-error.js';
-import { BONK, SOL, SUBJECT, USDC, tradingHarness, type TradingHarness } from './trading-harness.js';
+import { BONK, SOL, USDC, buyRequest, tradingHarness, type TradingHarness } from './trading-harness.js';
 
 /** Each named check of the safety path, in order (issue 5), with the message of interface 7.4. */
 describe('safety path', () => {
   let h: TradingHarness;
-  const buy = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
-    subject: SUBJECT,
-    channel: 'rest',
-    chain: 'solana',
-    side: 'buy',
-    inputToken: 'SOL',
-    outputToken: 'BONK',
-    amount: { kind: 'whole', value: '1' },
-    ...overrides,
-  });
+  const buy = buyRequest;
   const refusal = async (request: TradeRequest) => {
     const error = await h.safety.check(request).then(() => undefined, (e: unknown) => e);
     if (!isAppError(error)) throw new Error(`expected a refusal, got ${String(error)}`);

@@ -18,7 +18,7 @@ import { OrderQueries } from '../../agents/order-queries.js';
 import type { OrderActors } from '../../agents/order.types.js';
 import { TRADING_RECORD_COLLECTIONS, type SubjectStatus, type TradingSubject } from '../../agents/portfolio.types.js';
 import { PositionsService } from '../../agents/positions.service.js';
-import { SafetyPath } from '../../agents/safety-path.js';
+import { SafetyPath, type TradeRequest } from '../../agents/safety-path.js';
 import { defaultTradingConfig } from '../../agents/trading-config.rules.js';
 import type { TradingConfig } from '../../agents/trading-config.types.js';
 import { TradingEvents } from '../../agents/trading-events.js';
@@ -34,6 +34,18 @@ export const SOL = 'So11111111111111111111111111111111111111112';
 export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 export const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 export const SUBJECT: TradingSubject = { type: 'agent', id: 'agt_1' };
+
+/** Buy 1 SOL worth of BONK on Solana through REST, unless told otherwise. */
+export const buyRequest = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
+  subject: SUBJECT,
+  channel: 'rest',
+  chain: 'solana',
+  side: 'buy',
+  inputToken: 'SOL',
+  outputToken: 'BONK',
+  amount: { kind: 'whole', value: '1' },
+  ...overrides,
+});
 
 export async function tradingHarness(options: { venue?: (paper: PaperVenue) => VenuePort } = {}) {
   const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));

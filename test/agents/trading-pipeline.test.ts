@@ -1,21 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { TradeRequest } from '../../agents/safety-path.js';
 import { TradingCommand } from '../../agents/trading-command.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ExecuteRequest, VenuePort } from '../../src/ports/venue.port.js';
-import { BONK, SOL, SUBJECT, USDC, tradingHarness, type TradingHarness } from './trading-harness.js';
+import { BONK, SOL, SUBJECT, USDC, buyRequest, tradingHarness, type TradingHarness } from './trading-harness.js';
 
-const request = (overrides: Partial<TradeRequest> = {}): TradeRequest => ({
-  subject: SUBJECT,
-  channel: 'rest',
-  chain: 'solana',
-  side: 'buy',
-  inputToken: 'SOL',
-  outputToken: 'BONK',
-  amount: { kind: 'whole', value: '1' },
-  ...overrides,
-});
+const request = buyRequest;
 
 /** Counts executions that reach the venue, per client order id. */
 function counting(calls: Map<string, number>) {

@@ -4,7 +4,7 @@ import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import type { TradeChannel } from '../../../agents/trading-config.types.js';
 import { AppError } from '../../errors/app-error.js';
-import type { VenuePort } from '../../ports/venue.port.js';
+import type { Chain, VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import {
   ORDER_DESCRIPTION,
@@ -59,6 +59,15 @@ const listInput = z
 
 /** Trading execution (interface 4.2, 4.5): swaps through the safety path, quotes, orders and approvals. */
 export function tradingOperations(deps: TradingOperationsDeps) {
+  /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
+  const swap = (ctx: OperationContext, fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string }) => {
+    const orderId = orderIdFor(ctx);
+    const { amount, ...rest } = fields;
+    return deps.pipeline.place(
+      { subject: subjectOf(ctx), ...(ctx.userId ? { userId: ctx.userId } : {}), channel: channelOf(ctx), side: 'swap', amount: { kind: 'base', value: amount }, ...rest },
+      orderId ? { orderId } : {},
+    );
+  };
   return [
     defineOperation({
       name: 'trading_solana_aggregator_swap',
@@ -72,23 +81,14 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       input: z.object({ inputMint: tokenRef, outputMint: tokenRef, amount: baseUnits, slippageBps: slippageBps.optional(), idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
-      handler: (ctx, input) => {
-        const orderId = orderIdFor(ctx);
-        return deps.pipeline.place(
-          {
-            subject: subjectOf(ctx),
-            ...(ctx.userId ? { userId: ctx.userId } : {}),
-            channel: channelOf(ctx),
-            chain: 'solana',
-            side: 'swap',
-            inputToken: input.inputMint,
-            outputToken: input.outputMint,
-            amount: { kind: 'base', value: input.amount },
-            ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
-          },
-          orderId ? { orderId } : {},
-        );
-      },
+      handler: (ctx, input) =>
+        swap(ctx, {
+          chain: 'solana',
+          inputToken: input.inputMint,
+          outputToken: input.outputMint,
+          amount: input.amount,
+          ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+        }),
     }),
     defineOperation({
       name: 'trading_evm_quote',
@@ -133,24 +133,15 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       input: z.object({ ...evmSwapFields, walletId: z.string().min(1).max(100).optional(), idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
-      handler: (ctx, input) => {
-        const orderId = orderIdFor(ctx);
-        return deps.pipeline.place(
-          {
-            subject: subjectOf(ctx),
-            ...(ctx.userId ? { userId: ctx.userId } : {}),
-            channel: channelOf(ctx),
-            chain: chainOfId(input.chainId),
-            side: 'swap',
-            inputToken: input.sellToken,
-            outputToken: input.buyToken,
-            amount: { kind: 'base', value: input.sellAmount },
-            ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
-            ...(input.walletId ? { walletId: input.walletId } : {}),
-          },
-          orderId ? { orderId } : {},
-        );
-      },
+      handler: (ctx, input) =>
+        swap(ctx, {
+          chain: chainOfId(input.chainId),
+          inputToken: input.sellToken,
+          outputToken: input.buyToken,
+          amount: input.sellAmount,
+          ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+          ...(input.walletId ? { walletId: input.walletId } : {}),
+        }),
     }),
     defineOperation({
       name: 'trading_orders_list',
