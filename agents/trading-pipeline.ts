@@ -99,7 +99,9 @@ export class TradingPipeline {
     try {
       await this.deps.safety.assertChainOpen(order.chain as Chain);
     } catch (error) {
-      await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
+      // An open breaker may pass (a retry places a new attempt); a kill switch is an operator's decision.
+      const retryable = isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN';
+      await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused', ...(retryable ? { retryable } : {}) });
       throw error;
     }
     return this.execute(order, undefined, false);
