@@ -5,6 +5,7 @@ import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
+import { requireToken } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
@@ -70,9 +71,7 @@ export class DcaService {
     if (endAt !== undefined && endAt <= Math.max(now, startAt ?? now)) problems.push('endAt must be after startAt and in the future');
     if (problems.length > 0) throw AppError.validation(problems);
     const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
-    const [inputToken, outputToken] = await Promise.all([this.deps.venue.findToken(chain, input.inputToken), this.deps.venue.findToken(chain, input.outputToken)]);
-    if (!inputToken) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.inputToken}`);
-    if (!outputToken) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.outputToken}`);
+    const [inputToken, outputToken] = await Promise.all([requireToken(this.deps.venue, chain, input.inputToken), requireToken(this.deps.venue, chain, input.outputToken)]);
 
     const strategyId = `dca_${this.deps.newId()}`;
     await this.claimName(subject, userId, input.name, strategyId);

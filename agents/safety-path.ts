@@ -5,6 +5,7 @@ import { applyBps, fromBaseUnits, toBaseUnits } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
 import type { TradingEvents } from './trading-events.js';
+import { walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
 
 /**
@@ -16,13 +17,19 @@ import type { WalletDirectory, WalletView } from './wallet.types.js';
 
 export const SAFETY_MESSAGES = {
   tradingDisabled: 'Trading bu bot icin kapali.',
-  walletRequired: 'Custodial wallet required for this operation',
   inputMint: 'inputMint must be native SOL or USDC (P3 constraint)',
   slippage: 'Slippage tolerance exceeded',
   balance: 'Insufficient balance for requested swap amount',
   killSwitch: (chain: string) => `Trading kill switch is active for chain: ${chain}`,
   tokenNotFound: (mint: string) => `Token not found: ${mint}`,
 } as const;
+
+/** The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when the venue knows none. */
+export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string): Promise<TokenInfo> {
+  const token = await venue.findToken(chain, ref);
+  if (!token) throw new AppError('TOKEN_NOT_FOUND', SAFETY_MESSAGES.tokenNotFound(ref));
+  return token;
+}
 
 /** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
 export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -147,15 +154,14 @@ export class SafetyPath {
 
   private async wallet(request: TradeRequest): Promise<WalletView> {
     const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId);
-    if (!wallet) throw new AppError('WALLET_REQUIRED', SAFETY_MESSAGES.walletRequired);
+    if (!wallet) throw walletRequired();
     return wallet;
   }
 
-  private async token(chain: Chain, ref: string): Promise<TokenInfo> {
-    const token = await this.deps.venue.findToken(chain, ref);
-    if (!token) throw new AppError('TOKEN_NOT_FOUND', SAFETY_MESSAGES.tokenNotFound(ref));
-    return token;
+  private token(chain: Chain, ref: string): Promise<TokenInfo> {
+    return requireToken(this.deps.venue, chain, ref);
   }
+
 
   private async amountIn(request: TradeRequest, input: TokenInfo, output: TokenInfo, held: bigint): Promise<{ amountIn: bigint; inputPriceUsd: number }> {
     const price = async (token: TokenInfo) => (await this.deps.venue.priceUsd(token.chain, token.address)) ?? 0;

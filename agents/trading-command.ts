@@ -29,7 +29,7 @@ export interface CommandResult {
   order?: OrderView;
 }
 
-/** DCA commands are executed by the strategies service when it is wired in. */
+/** DCA commands, executed by the strategies service. */
 export interface DcaCommands {
   execute(subject: TradingSubject, intent: Extract<Intent, { intent: 'dca_create' | 'dca_pause' | 'dca_resume' | 'dca_stats' }>, userId?: string): Promise<string>;
 }
@@ -41,7 +41,7 @@ export interface TradingCommandDeps {
   status: StatusReader;
   config: TradingConfigReader;
   price: PriceLookup;
-  dca?: DcaCommands;
+  dca: DcaCommands;
 }
 
 export class TradingCommand {
@@ -99,7 +99,6 @@ export class TradingCommand {
         return done([...lines, `Total value $${totals.valueUsd}`].join('\n'));
       }
       default:
-        if (!this.deps.dca) return done('DCA strategies are managed with the strategies routes and tools.');
         return done(await this.deps.dca.execute(subject, intent, options.userId));
     }
   }

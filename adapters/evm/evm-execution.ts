@@ -2,7 +2,7 @@ import { erc20Abi, keccak256, parseEventLogs, type Address, type Hex, type Trans
 import { isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import { NATIVE_EVM_ADDRESS, type ExecuteRequest, type ExecutionFailureReason, type ExecutionResult } from '../../src/ports/venue.port.js';
-import type { ExecutionJournal, LiveExecutionRecord } from '../resilience/execution-journal.js';
+import { pollUntilFinal, type ExecutionJournal, type FinalResult, type LiveExecutionRecord } from '../resilience/execution-journal.js';
 import type { EvmChain } from './evm-chain.adapter.js';
 import { isKnownTransactionError, parseEvmAddress, withEvmAccount } from './evm-support.js';
 
@@ -25,7 +25,6 @@ export interface EvmExecutorOptions {
   pollMs: number;
 }
 
-type FinalResult = NonNullable<LiveExecutionRecord['result']>;
 export type Refusal = { refused: { reason: ExecutionFailureReason; message: string } };
 
 /**
@@ -86,16 +85,10 @@ export class EvmExecutor {
     return this.poll(record, waitMs);
   }
 
-  private async poll(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
-    // Real time, not the injected clock: this bounds how long a caller waits on the network.
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const known = await this.settleFromChain(record);
-      if (known) return known;
-      if (Date.now() >= deadline) return { status: 'submitted', txSignature: record.txSignature!, at: this.options.clock.now() };
-      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
-    }
+  private poll(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
+    return pollUntilFinal(record, (r) => this.settleFromChain(r), { waitMs, pollMs: this.options.pollMs, now: () => this.options.clock.now() });
   }
+
 
   private async settleFromChain(record: LiveExecutionRecord): Promise<FinalResult | null> {
     const { chain, clock } = this.options;

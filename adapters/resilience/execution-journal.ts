@@ -93,3 +93,25 @@ export class ExecutionJournal {
     return `${this.venue}:${clientOrderId}`;
   }
 }
+
+/** The final outcome a journal record settles with. */
+export type FinalResult = NonNullable<LiveExecutionRecord['result']>;
+
+/**
+ * Reads the chain until the transaction is final or `waitMs` passes (then `submitted`:
+ * the order's sweep looks again later). Real time, not the injected clock: this bounds
+ * how long a caller waits on the network.
+ */
+export async function pollUntilFinal(
+  record: LiveExecutionRecord,
+  settleFromChain: (record: LiveExecutionRecord) => Promise<FinalResult | null>,
+  options: { waitMs: number; pollMs: number; now: () => number },
+): Promise<ExecutionResult> {
+  const deadline = Date.now() + options.waitMs;
+  for (;;) {
+    const known = await settleFromChain(record);
+    if (known) return known;
+    if (Date.now() >= deadline) return { status: 'submitted', txSignature: record.txSignature!, at: options.now() };
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+  }
+}

@@ -1,7 +1,7 @@
 import type { VersionedTransaction } from '@solana/web3.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import { NATIVE_SOL_MINT, type ExecuteRequest, type ExecutionResult } from '../../src/ports/venue.port.js';
-import type { ExecutionJournal, LiveExecutionRecord } from '../resilience/execution-journal.js';
+import { pollUntilFinal, type ExecutionJournal, type FinalResult, type LiveExecutionRecord } from '../resilience/execution-journal.js';
 import { rpcCall, type SolanaRpc, type SolanaTransactionMeta } from './solana-rpc.js';
 import { classifySendError, failureFromTransactionError, signWithWallet, type FailureInfo } from './solana-transactions.js';
 
@@ -24,7 +24,6 @@ export interface SolanaExecutorOptions {
   rpcProvider: string;
 }
 
-type FinalResult = NonNullable<LiveExecutionRecord['result']>;
 
 /**
  * Signs, journals, broadcasts and confirms Solana swap transactions once per client order
@@ -84,16 +83,10 @@ export class SolanaExecutor {
     return this.poll(record, waitMs);
   }
 
-  private async poll(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
-    // Real time, not the injected clock: this bounds how long a caller waits on the network.
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const known = await this.settleFromChain(record);
-      if (known) return known;
-      if (Date.now() >= deadline) return { status: 'submitted', txSignature: record.txSignature!, at: this.options.clock.now() };
-      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
-    }
+  private poll(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
+    return pollUntilFinal(record, (r) => this.settleFromChain(r), { waitMs, pollMs: this.options.pollMs, now: () => this.options.clock.now() });
   }
+
 
   /** A final result when the chain has one (landed, failed, or can no longer land); null while pending. */
   private async settleFromChain(record: LiveExecutionRecord): Promise<FinalResult | null> {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
 import { OpenAiCompatibleLlm } from '../../adapters/llm/openai-compatible.adapter.js';
 import { AskBot } from '../../agents/ask-bot.js';
+import type { StatusReader } from '../../agents/portfolio.types.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
 import type { AgentsService } from '../accounts/agents.service.js';
 import type { ApiKeysService } from '../accounts/api-keys.service.js';
@@ -33,6 +34,8 @@ export interface OperationsDeps {
   agents: AgentsService;
   keys: ApiKeysService;
   opsToken: string;
+  /** The trading core's reader (positions valued at current prices); absent: a reader without prices. */
+  status?: StatusReader;
   /** Operations and REST bindings of other modules (the trading core). */
   extraOperations?: AnyOperation[];
   extraBindings?: RestBinding[];
@@ -42,7 +45,7 @@ export interface OperationsDeps {
 
 /** The operations catalog, the invoker every surface calls, the audit trail, and the REST bindings. */
 export function buildOperations(deps: OperationsDeps) {
-  const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock });
+  const status = deps.status ?? new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock });
   const llm = deps.llm ? new OpenAiCompatibleLlm(deps.llm) : new EmbeddedLlm();
   const askBot = new AskBot({ llm, status, clock: deps.clock, onLlmError: (err) => deps.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed') });
   const catalog = new OperationCatalog().register(

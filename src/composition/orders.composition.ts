@@ -82,6 +82,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   });
   const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });
 
+  module.status = status;
   module.definitions.push(orderDefinition, dcaStrategyDefinition);
   module.collections.push(DAILY_VOLUME_COLLECTION, DCA_NAMES_COLLECTION);
   // DCA ticks run a trade, not just an actor event: the scheduler hands them to the strategies service.

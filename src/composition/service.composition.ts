@@ -96,6 +96,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     agents: accounts.services.agents,
     keys: accounts.services.keys,
     opsToken: options.secrets.OPS_TOKEN,
+    ...(trading.status ? { status: trading.status } : {}),
     extraOperations: trading.operations,
     extraBindings: trading.bindings,
     ...(config.llm ? { llm: config.llm } : {}),

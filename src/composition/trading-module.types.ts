@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { StatusReader } from '../../agents/portfolio.types.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import type { AnyOperation } from '../operations/operation.types.js';
@@ -13,6 +14,8 @@ export interface TradingModule {
   definitions: MachineDefinition[];
   /** Routers of their own (ops routes), mounted beside the operation routes; their paths are absolute. */
   routers?: Router[];
+  /** Status and portfolio reads, positions valued at the venue's prices (ask_bot and the portfolio tool share it). */
+  status?: StatusReader;
   /** Due jobs of these actor types go to their handler instead of straight to the actor (e.g. DCA ticks place orders). */
   dueJobs: Record<string, DueJobHandler>;
   /** Runs after the runtime started (e.g. reconciliation of orders left in flight). */

@@ -174,7 +174,7 @@ describe('trading pipeline', () => {
         }),
     });
     await down.fund(SOL, '10000000000');
-    const command = new TradingCommand({ pipeline: down.pipeline, queries: down.queries, positions: down.positions, status: { ...down.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => down.state.config }, price: async () => 1 });
+    const command = new TradingCommand({ pipeline: down.pipeline, queries: down.queries, positions: down.positions, status: { ...down.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => down.state.config }, price: async () => 1, dca: { execute: async () => Promise.reject(new Error('unused')) } });
     const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'TRADING_UNAVAILABLE', status: 200, envelope: 'canonical', message: 'Trading servisi su anda kullanilamiyor.' });
     expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({ success: true, intent: 'unknown', reply: expect.stringContaining('did not understand') });

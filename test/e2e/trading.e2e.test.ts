@@ -96,7 +96,11 @@ describe('trading core (e2e)', () => {
     expect(moved.unrealizedPnlUsd).not.toBe(bonk.unrealizedPnlUsd);
 
     const summary = await (await mcp('read')).callTool({ name: 'trading_portfolio_summary', arguments: {} });
-    expect((summary.structuredContent as { positions: Array<{ symbol?: string }> }).positions.map((p) => p.symbol)).toContain('BONK');
+    const portfolio = summary.structuredContent as { positions: Array<{ symbol?: string; valueUsd?: string }>; valueUsd: string };
+    expect(portfolio.positions.map((p) => p.symbol)).toContain('BONK');
+    // Valued at the paper feed's current prices, like the PnL route.
+    expect(Number(portfolio.positions.find((p) => p.symbol === 'BONK')!.valueUsd)).toBeCloseTo(Number(moved.valueUsd), 1);
+    expect(Number(portfolio.valueUsd)).toBeGreaterThan(1000);
   });
 
   it('answers every trading error of interface 7.4 word for word', async () => {

@@ -4,6 +4,8 @@ import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import { valuePositions } from '../../../agents/position-valuation.js';
 import type { PositionsService } from '../../../agents/positions.service.js';
 import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-config.types.js';
+import { requireToken } from '../../../agents/safety-path.js';
+import { walletRequired } from '../../../agents/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
@@ -139,8 +141,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       handler: async (ctx, input) => {
         const config = await deps.config.get(subjectOf(ctx));
         const chain = input.chain ?? config.tradeDefaults.chain;
-        const token = await deps.venue.findToken(chain, input.token);
-        if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.token}`);
+        const token = await requireToken(deps.venue, chain, input.token);
         const market = (await deps.venue.market?.(chain, token.address)) ?? null;
         const priceUsd = market?.priceUsd ?? (await deps.venue.priceUsd(chain, token.address));
         const flags: string[] = [];
@@ -180,9 +181,8 @@ function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
     handler: async (ctx, input) => {
       const subject = subjectOf(ctx);
       const wallet = await deps.wallets.signingWallet(subject, walletChainOf(input.chain));
-      if (!wallet) throw new AppError('WALLET_REQUIRED', 'Custodial wallet required for this operation');
-      const token = await deps.venue.findToken(input.chain, input.token);
-      if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.token}`);
+      if (!wallet) throw walletRequired();
+      const token = await requireToken(deps.venue, input.chain, input.token);
       const amount = toBaseUnits(input.amount, token.decimals);
       if (amount <= 0n) throw AppError.validation(['amount must be greater than 0']);
       const balance = await faucet.credit(input.chain, wallet.address, token.address, amount.toString());

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { OrderQueries } from '../../../agents/order-queries.js';
+import { requireToken } from '../../../agents/safety-path.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import type { TradeChannel } from '../../../agents/trading-config.types.js';
-import { AppError } from '../../errors/app-error.js';
 import type { Chain, VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import {
@@ -104,9 +104,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       annotations: { readOnly: true, idempotent: true },
       handler: async (_ctx, input) => {
         const chain = chainOfId(input.chainId);
-        const [sell, buy] = await Promise.all([deps.venue.findToken(chain, input.sellToken), deps.venue.findToken(chain, input.buyToken)]);
-        if (!sell) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.sellToken}`);
-        if (!buy) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${input.buyToken}`);
+        const [sell, buy] = await Promise.all([requireToken(deps.venue, chain, input.sellToken), requireToken(deps.venue, chain, input.buyToken)]);
         const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: input.slippageBps ?? 100 });
         return {
           chainId: input.chainId,
