@@ -1,11 +1,13 @@
 import { deserialize, serialize } from 'node:v8';
 import { AppError } from '../../src/errors/app-error.js';
 import type { IndexValue, StoredDocument } from '../../src/ports/store.port.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 import { encodeKey, MAX_KEY_BYTES, type KeyPart } from './lmdb-key.codec.js';
 
 /**
- * A stored document whose data stays serialized until a reader asks for it. Values use
- * Node's v8 serializer: the structured-clone algorithm MemoryStore copies with, in a
+ * A stored document as written: the data is serialized on its own at put time (so the
+ * bytes snapshot the caller's objects then), the record around it inside the write
+ * transaction. Values use Node's v8 serializer: the structured-clone algorithm, in a
  * format Node documents as backward-compatible (safe to store to disk).
  */
 export interface DocRecord extends Omit<StoredDocument, 'data'> {
@@ -16,16 +18,35 @@ export function encodeRecord(record: DocRecord): Buffer {
   return serialize(record);
 }
 
-export function decodeRecord(raw: Uint8Array): DocRecord {
-  return deserialize(raw) as DocRecord;
+/** The document of stored bytes, deeply frozen (StorePort: documents are shared, read-only). */
+export function decodeDocument(raw: Uint8Array): StoredDocument {
+  const record = deserialize(raw) as DocRecord;
+  return deepFreeze({ ...record, data: deserialize(record.data) as unknown });
 }
 
-/** The caller's copy: a fresh object graph on every call. */
-export function toDocument<T>(record: DocRecord): StoredDocument<T> {
-  return { ...record, data: deserialize(record.data) as T };
+/**
+ * The document a put answers with: frozen, its data decoded from the written bytes only
+ * when read (the runtime, most puts' caller, needs only the version). Built by hand,
+ * since `deepFreeze` would read the getter.
+ */
+export function writtenDocument(record: DocRecord): StoredDocument {
+  const { data: bytes, indexes, ...meta } = record;
+  let data: unknown;
+  let decoded = false;
+  return Object.freeze({
+    ...meta,
+    indexes: Object.freeze(indexes),
+    get data(): unknown {
+      if (!decoded) {
+        data = deepFreeze(deserialize(bytes));
+        decoded = true;
+      }
+      return data;
+    },
+  });
 }
 
-export function expired(record: DocRecord, now: number): boolean {
+export function expired(record: Pick<StoredDocument, 'expiresAt'>, now: number): boolean {
   return record.expiresAt !== undefined && record.expiresAt <= now;
 }
 

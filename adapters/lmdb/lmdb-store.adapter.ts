@@ -26,16 +26,8 @@ import {
   type IndexCursor,
 } from '../shared/store-helpers.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
-import {
-  checkIndexValue,
-  decodeRecord,
-  docKey,
-  encodeRecord,
-  expired,
-  toDocument,
-  tupleKey,
-  type DocRecord,
-} from './lmdb-record.codec.js';
+import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
+import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, tupleKey, writtenDocument, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
 export interface LmdbStoreOptions {
@@ -44,6 +36,8 @@ export interface LmdbStoreOptions {
   clock: ClockPort;
   /** How often expired documents are swept (default one minute). */
   sweepIntervalMs?: number;
+  /** Decoded documents kept for reuse while their bytes are unchanged (0: none). */
+  readCacheEntries?: number;
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -68,6 +62,9 @@ const SWEEP_BATCH = 500;
  * Options"). A resolved `put` therefore survives SIGKILL, and power loss as far as the
  * disk honours fdatasync.
  *
+ * Reads: a document is decoded once per stored version and shared, deeply frozen, with
+ * every reader until its bytes change (see lmdb-read-cache.ts).
+ *
  * Group commit: every `transaction()` callback queued in one event turn runs in the same
  * LMDB write transaction, so concurrent puts share one fsync. LMDB's writer lock is
  * cross-process, and the CAS check runs inside the write transaction, so two processes may
@@ -82,11 +79,13 @@ export class LmdbStore implements StorePort {
   private readonly expiry: Binary;
   private readonly clock: ClockPort;
   private readonly sweeper: SweepScheduler;
+  private readonly cache: LmdbReadCache;
   private specs = new Map<string, CollectionSpec>();
   private closed = false;
 
   constructor(options: LmdbStoreOptions) {
     this.clock = options.clock;
+    this.cache = new LmdbReadCache(options.readCacheEntries ?? DEFAULT_READ_CACHE_ENTRIES);
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
     this.root = open({ path: options.path, overlappingSync: false });
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -105,8 +104,8 @@ export class LmdbStore implements StorePort {
   async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
     this.assertOpen();
     requireCollection(this.specs, collection);
-    const record = this.readRecord(docKey(collection, id));
-    return record && !expired(record, this.clock.now()) ? toDocument<T>(record) : null;
+    const doc = this.readDoc(docKey(collection, id));
+    return doc && !expired(doc, this.clock.now()) ? (doc as StoredDocument<T>) : null;
   }
 
   async put<T>(
@@ -122,7 +121,7 @@ export class LmdbStore implements StorePort {
     const indexes = { ...(input.indexes ?? {}) };
     const indexKeys = Object.entries(indexes).map(([name, value]) => {
       checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
-      return tupleKey([collection, name, value, id]);
+      return { name, value, key: tupleKey([collection, name, value, id]) };
     });
     const { expiresAt } = input;
     if (expiresAt !== undefined && !Number.isFinite(expiresAt)) throw AppError.internal('expiresAt must be finite');
@@ -132,16 +131,21 @@ export class LmdbStore implements StorePort {
     const data = serialize(input.data);
     const entry = journal === undefined ? undefined : serialize(journal);
 
-    // Resolves to the written record, or to the stored version on a CAS conflict.
-    const outcome = await this.root.transaction((): DocRecord | number => {
+    // Resolves to the written record and its bytes, or to the stored version on a CAS conflict.
+    const outcome = await this.root.transaction((): { record: DocRecord; raw: Buffer } | number => {
       const now = this.clock.now();
-      const current = this.readRecord(key);
+      const current = this.readDoc(key);
       const live = current && !expired(current, now) ? current : undefined;
       const version = live?.version ?? 0;
       if (version !== input.expectedVersion) return version;
-      if (current) this.unlink(collection, current);
+      // Index entries whose value did not change stay as they are (most updates change one or none).
+      const kept = live ? (name: string) => live.indexes[name] === indexes[name] : () => false;
+      if (current) this.unlink(collection, current, kept);
       // A new incarnation of the id starts its journal afresh so that seq == version holds.
-      if (!live) this.clearJournal(collection, id);
+      // Only a create that journals, or replaces an expired document, can find an old journal
+      // to clear (a deleted document keeps its journal until then); skipping the range scan
+      // otherwise keeps unjournaled creates (audit, idempotency records) cheap.
+      if (!live && (current || entry)) this.clearJournal(collection, id);
       const record: DocRecord = {
         id,
         version: version + 1,
@@ -150,14 +154,17 @@ export class LmdbStore implements StorePort {
         ...(expiresAt === undefined ? {} : { expiresAt }),
         data,
       };
-      this.docs.put(key, encodeRecord(record));
-      for (const indexKey of indexKeys) this.indexes.put(indexKey, MARK);
+      const raw = encodeRecord(record);
+      this.docs.put(key, raw);
+      for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
       if (expiryKey) this.expiry.put(expiryKey, MARK);
       if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
-      return record;
+      return { record, raw };
     });
     if (typeof outcome === 'number') throw versionConflict(collection, id, input.expectedVersion, outcome);
-    return toDocument<T>(outcome);
+    const doc = writtenDocument(outcome.record);
+    this.cache.refresh(cacheKeyOf(key), outcome.raw, doc);
+    return doc as StoredDocument<T>;
   }
 
   async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
@@ -165,13 +172,10 @@ export class LmdbStore implements StorePort {
     this.assertOpen();
     const key = docKey(collection, id);
     const conflict = await this.root.transaction(() => {
-      const current = this.readRecord(key);
+      const current = this.readDoc(key);
       const version = current && !expired(current, this.clock.now()) ? current.version : 0;
       if (version !== expectedVersion) return version;
-      if (current) {
-        this.unlink(collection, current);
-        this.docs.remove(key);
-      }
+      if (current) this.remove(collection, current);
       return undefined;
     });
     if (conflict !== undefined) throw versionConflict(collection, id, expectedVersion, conflict);
@@ -195,19 +199,19 @@ export class LmdbStore implements StorePort {
     }
     const limit = pageLimit(page.limit);
     const now = this.clock.now();
-    const items: DocRecord[] = [];
+    const items: StoredDocument[] = [];
     let last: IndexCursor | undefined;
     if (Buffer.compare(start, end) < 0) {
       for (const { key } of this.indexes.getRange({ start, end })) {
         const [, , value, id] = decodeKey(key) as [string, string, IndexValue, string];
-        const record = this.readRecord(docKey(collection, id));
-        if (!record || expired(record, now)) continue;
-        if (items.length === limit) return this.page(items, encodeCursor(last!));
-        items.push(record);
+        const doc = this.readDoc(docKey(collection, id));
+        if (!doc || expired(doc, now)) continue;
+        if (items.length === limit) return pageOf<T>(items, encodeCursor(last!));
+        items.push(doc);
         last = { value, id };
       }
     }
-    return this.page(items);
+    return pageOf<T>(items);
   }
 
   async list<T>(collection: string, page: PageRequest): Promise<Page<StoredDocument<T>>> {
@@ -218,14 +222,14 @@ export class LmdbStore implements StorePort {
     const start = after === undefined ? prefix : keyAfter(docKey(collection, after));
     const limit = pageLimit(page.limit);
     const now = this.clock.now();
-    const items: DocRecord[] = [];
-    for (const { value } of this.docs.getRange({ start, end: prefixEnd(prefix) })) {
-      const record = decodeRecord(value);
-      if (expired(record, now)) continue;
-      if (items.length === limit) return this.page(items, encodeCursor({ id: items[limit - 1]!.id }));
-      items.push(record);
+    const items: StoredDocument[] = [];
+    for (const { key, value } of this.docs.getRange({ start, end: prefixEnd(prefix) })) {
+      const doc = this.decoded(key, Buffer.from(value)); // a copy: range values may share a buffer
+      if (expired(doc, now)) continue;
+      if (items.length === limit) return pageOf<T>(items, encodeCursor({ id: items[limit - 1]!.id }));
+      items.push(doc);
     }
-    return this.page(items);
+    return pageOf<T>(items);
   }
 
   async readJournal(collection: string, id: string, page: JournalPageRequest): Promise<JournalEntry[]> {
@@ -269,11 +273,10 @@ export class LmdbStore implements StorePort {
     let removed = 0;
     for (const key of due.slice(0, SWEEP_BATCH)) {
       const [expiresAt, collection, id] = decodeKey(key) as [number, string, string];
-      const record = this.readRecord(docKey(collection, id));
+      const doc = this.readDoc(docKey(collection, id));
       // The entry may be stale if another process rewrote the document meanwhile.
-      if (record && record.expiresAt === expiresAt && expired(record, now)) {
-        this.unlink(collection, record);
-        this.docs.remove(docKey(collection, id));
+      if (doc && doc.expiresAt === expiresAt && expired(doc, now)) {
+        this.remove(collection, doc);
         removed++;
       }
       this.expiry.remove(key);
@@ -281,10 +284,18 @@ export class LmdbStore implements StorePort {
     return { removed, more: due.length > SWEEP_BATCH };
   }
 
-  /** Removes the index and expiry entries of a stored record (inside a write transaction). */
-  private unlink(collection: string, record: DocRecord): void {
+  /** Removes a document with its index and expiry entries; its journal stays (inside a write transaction). */
+  private remove(collection: string, doc: StoredDocument): void {
+    this.unlink(collection, doc);
+    const key = docKey(collection, doc.id);
+    this.docs.remove(key);
+    this.cache.forget(cacheKeyOf(key));
+  }
+
+  /** Removes the index (but the `kept` ones) and expiry entries of a stored record (inside a write transaction). */
+  private unlink(collection: string, record: StoredDocument, kept: (index: string) => boolean = () => false): void {
     for (const [name, value] of Object.entries(record.indexes)) {
-      this.indexes.remove(tupleKey([collection, name, value, record.id]));
+      if (!kept(name)) this.indexes.remove(tupleKey([collection, name, value, record.id]));
     }
     if (record.expiresAt !== undefined) this.expiry.remove(tupleKey([record.expiresAt, collection, record.id]));
   }
@@ -295,16 +306,31 @@ export class LmdbStore implements StorePort {
     for (const key of stale) this.journal.remove(key);
   }
 
-  private readRecord(key: Buffer): DocRecord | undefined {
-    const raw = this.docs.get(key);
-    return raw === undefined ? undefined : decodeRecord(raw);
+  /** The stored document under `key` (decoded once per version, see LmdbReadCache). */
+  private readDoc(key: Buffer): StoredDocument | undefined {
+    const raw = this.docs.getBinary(key);
+    return raw === undefined ? undefined : this.decoded(key, raw);
   }
 
-  private page<T>(records: DocRecord[], nextCursor?: string): Page<StoredDocument<T>> {
-    return { items: records.map((r) => toDocument<T>(r)), ...(nextCursor ? { nextCursor } : {}) };
+  /** `raw`: bytes read from LMDB, owned by the caller (lmdb-js copies them out of the map). */
+  private decoded(key: Uint8Array, raw: Buffer): StoredDocument {
+    const cacheKey = cacheKeyOf(key);
+    const cached = this.cache.lookup(cacheKey, raw);
+    if (cached) return cached;
+    const doc = decodeDocument(raw);
+    this.cache.remember(cacheKey, raw, doc);
+    return doc;
   }
 
   private assertOpen(): void {
     if (this.closed) throw new AppError('SHUTTING_DOWN', 'The LMDB store is closed');
   }
+}
+
+function pageOf<T>(docs: StoredDocument[], nextCursor?: string): Page<StoredDocument<T>> {
+  return { items: docs as StoredDocument<T>[], ...(nextCursor ? { nextCursor } : {}) };
+}
+
+function cacheKeyOf(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }

@@ -23,11 +23,13 @@ import {
   versionConflict,
   type IndexCursor,
 } from '../shared/store-helpers.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 
 /**
  * A store that keeps everything on the heap and forgets it on exit. It is the
  * baseline of the runtime benchmarks and a fast store for unit tests; it is never a
- * profile's store.
+ * profile's store. Documents are copied once when written and shared, deeply frozen,
+ * with every reader (StorePort).
  */
 export class MemoryStore implements StorePort {
   private specs = new Map<string, CollectionSpec>();
@@ -46,7 +48,7 @@ export class MemoryStore implements StorePort {
   async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
     const doc = this.collection(collection).get(id);
     if (!doc || this.expired(doc)) return null;
-    return structuredClone(doc) as StoredDocument<T>;
+    return doc as StoredDocument<T>;
   }
 
   async put<T>(
@@ -62,14 +64,14 @@ export class MemoryStore implements StorePort {
     if (currentVersion !== input.expectedVersion) {
       throw versionConflict(collection, id, input.expectedVersion, currentVersion);
     }
-    const doc: StoredDocument = {
+    const doc: StoredDocument = deepFreeze({
       id,
       version: currentVersion + 1,
       data: structuredClone(input.data),
       indexes: { ...(input.indexes ?? {}) },
       updatedAt: this.clock.now(),
       ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-    };
+    });
     docs.set(id, doc);
     const key = `${collection}/${id}`;
     // A re-created id starts a new history, so seq keeps equalling version (as in every adapter).
@@ -79,7 +81,7 @@ export class MemoryStore implements StorePort {
       entries.push(structuredClone({ ...journal, seq: doc.version }));
       this.journals.set(key, entries);
     }
-    return structuredClone(doc) as StoredDocument<T>;
+    return doc as StoredDocument<T>;
   }
 
   async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
@@ -109,7 +111,7 @@ export class MemoryStore implements StorePort {
     const items = matches.slice(0, limit);
     const last = items[items.length - 1];
     return {
-      items: items.map(({ doc }) => structuredClone(doc) as StoredDocument<T>),
+      items: items.map(({ doc }) => doc as StoredDocument<T>),
       ...(matches.length > limit && last ? { nextCursor: encodeCursor({ value: last.value, id: last.doc.id }) } : {}),
     };
   }
@@ -123,7 +125,7 @@ export class MemoryStore implements StorePort {
     const items = all.slice(0, limit);
     const last = items[items.length - 1];
     return {
-      items: items.map((doc) => structuredClone(doc) as StoredDocument<T>),
+      items: items as StoredDocument<T>[],
       ...(all.length > limit && last ? { nextCursor: encodeCursor({ id: last.id }) } : {}),
     };
   }

@@ -1,4 +1,5 @@
 import { AppError } from '../../src/errors/app-error.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 import type { IndexQuery, IndexValue, JournalEntry, Page, PutInput, StoredDocument } from '../../src/ports/store.port.js';
 import { encodeCursor, type IndexCursor } from '../shared/store-helpers.js';
 import type { JournalDocRecord, JournalRecord, MongoDoc, PendingJournal, StoreDocRecord } from './mongo-db.types.js';
@@ -135,18 +136,19 @@ export function writeUpdate(input: PutInput, version: number, now: number, entry
   return { $set: set, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
 }
 
+/** A read document, deeply frozen as every adapter's (StorePort). */
 export function toStoredDocument<T>(raw: MongoDoc): StoredDocument<T> {
   const doc = raw as unknown as StoreDocRecord;
   const indexes: Record<string, IndexValue> = {};
   for (const [name, value] of Object.entries(doc.idx ?? {})) indexes[unescapeName(name)] = value;
-  return {
+  return deepFreeze({
     id: doc._id,
     version: doc.version,
     data: doc.data as T,
     indexes,
     updatedAt: doc.updatedAt,
     ...(doc.expiresAt instanceof Date ? { expiresAt: doc.expiresAt.getTime() } : {}),
-  };
+  });
 }
 
 /** A page from `limit + 1` rows: the extra row only says that more follow. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { AppError } from '../../src/errors/app-error.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
   CollectionSpec,
@@ -184,14 +185,14 @@ export class MongoStore implements StorePort {
         this.options.onJournalFlushError?.(translateMongoError(error, 'journal flush')),
       );
     }
-    return {
+    return deepFreeze({
       id,
       version,
       data,
       indexes: { ...(input.indexes ?? {}) },
       updatedAt: now,
       ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-    };
+    });
   }
 
   async delete(collection: string, id: string, expectedVersion: number): Promise<void> {

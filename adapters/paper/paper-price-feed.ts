@@ -25,6 +25,8 @@ const LAYERS: ReadonlyArray<{ periodMs: number; weight: number }> = [
 ];
 
 const TWO_POW_48 = 2 ** 48;
+/** Grid values kept per feed: every asset's current and next points on every layer, many times over. */
+const GRID_MEMO_ENTRIES = 4_096;
 
 export interface PaperPriceFeedOptions {
   /** Same seed, same prices on every process; another seed gives another market. */
@@ -35,6 +37,9 @@ export interface PaperPriceFeedOptions {
 
 /** Seeded, bounded, continuous random walk around each asset's base price. */
 export class PaperPriceFeed {
+  /** A price hashes ten grid points, and most of them stay the same for minutes to days. */
+  private readonly grid = new Map<string, number>();
+
   constructor(private readonly options: PaperPriceFeedOptions) {}
 
   /** USD price of `token` at `atMs` (default: the clock's now). Stablecoins are exactly at their peg. */
@@ -60,7 +65,14 @@ export class PaperPriceFeed {
 
   /** A uniform value in [-1, 1) from the hash of (seed, series, layer, index): the same on every process. */
   private gridValue(series: string, periodMs: number, index: number): number {
-    const digest = createHash('sha256').update(`${this.options.seed}\u0000${series}\u0000${periodMs}\u0000${index}`).digest();
-    return (digest.readUIntBE(0, 6) / TWO_POW_48) * 2 - 1;
+    const point = `${series}\u0000${periodMs}\u0000${index}`;
+    let value = this.grid.get(point);
+    if (value === undefined) {
+      const digest = createHash('sha256').update(`${this.options.seed}\u0000${point}`).digest();
+      value = (digest.readUIntBE(0, 6) / TWO_POW_48) * 2 - 1;
+      if (this.grid.size >= GRID_MEMO_ENTRIES) this.grid.clear(); // time moves on: old points are not asked again
+      this.grid.set(point, value);
+    }
+    return value;
   }
 }

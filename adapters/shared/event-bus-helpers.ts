@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../src/errors/app-error.js';
 import type { BusEvent, BusEventInput, RetentionPolicy } from '../../src/ports/event-bus.port.js';
+import { deepFreeze } from '../../src/shared/deep-freeze.js';
 
 /** Where a bus reports what it survived (a throwing handler, a malformed entry); never throws. */
 export type EventBusLogger = (message: string, context: Record<string, unknown>) => void;
@@ -73,12 +74,4 @@ export function invokeHandler(
   } catch (error) {
     logger?.('event bus handler threw', { stream: event.stream, id: event.id, type: event.type, error });
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -37,6 +37,8 @@ export class OperationInvoker {
    */
   async invoke({ name, input, ctx, viewer, onReplay }: Invocation): Promise<unknown> {
     const started = this.clock.now();
+    // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
+    const argsDigest = digestArguments(withoutKey(input));
     let outcome: 'ok' | 'error' = 'ok';
     let error: string | undefined;
     try {
@@ -48,7 +50,7 @@ export class OperationInvoker {
       if (!key || !this.idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
       // Validate first: a request refused as malformed never claims its key (Stripe does the same).
       const parsed = parseOperationInput(operation.input, input);
-      const fingerprint = `${name}:${digestArguments(withoutKey(input))}`;
+      const fingerprint = `${name}:${argsDigest}`;
       return await this.idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), onReplay);
     } catch (failure) {
       outcome = 'error';
@@ -63,7 +65,7 @@ export class OperationInvoker {
         ...(ctx.principal.type === 'session' ? {} : { credentialPrefix: ctx.principal.prefix }),
         scope: ctx.scope,
         subject: `${ctx.subject.type}:${ctx.subject.id}`,
-        argsDigest: digestArguments(input),
+        argsDigest,
         outcome,
         ...(error ? { error } : {}),
         latencyMs: this.clock.now() - started,

@@ -2,6 +2,10 @@
  * Store port: versioned documents by collection, secondary indexes, cursor paging,
  * TTL expiry and an append-only journal per document. Every adapter passes
  * `test/contracts/store.contract.ts`.
+ *
+ * Documents returned by `get`, `put`, `find` and `list` are deeply frozen: an adapter may
+ * share one decoded document between readers (the embedded store decodes a version once),
+ * so a caller copies what it wants to change.
  */
 
 /** A value a document can be indexed under. Strings and numbers sort as in JavaScript. */

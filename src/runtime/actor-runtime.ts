@@ -65,6 +65,8 @@ export class ActorRuntime {
   private readonly recoveryHooks: Array<{ type: string; hook: RecoveryHook }> = [];
   /** Insertion order is recency order: the first entries are the least recently used. */
   private readonly entries = new Map<string, ActorEntry>();
+  /** Views of stored documents: a store shares one frozen document per version (StorePort). */
+  private readonly views = new WeakMap<StoredDocument, ActorView>();
   private closing = false;
   private cancelSweep: (() => void) | undefined;
   private passivations = 0;
@@ -140,10 +142,15 @@ export class ActorRuntime {
     return { items: docs.items.map((doc) => this.viewOf(type, doc)), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
   }
 
-  /** The view of a stored actor document (as read from the type's collection). */
+  /** The view of a stored actor document (as read from the type's collection); read-only. */
   viewOf(type: string, doc: StoredDocument): ActorView {
     const definition = this.definition(type);
-    return toView(definition, doc.id, decodeActorDocument(definition, doc.id, doc.data), doc);
+    let view = this.views.get(doc);
+    if (view?.type !== definition.type) {
+      view = Object.freeze(toView(definition, doc.id, decodeActorDocument(definition, doc.id, doc.data), doc));
+      this.views.set(doc, view);
+    }
+    return view;
   }
 
   stats(): { live: number; passivations: number; mailboxDepth: number } {
@@ -249,7 +256,8 @@ export class ActorRuntime {
     if (entry.live) return entry.live;
     const doc = await this.options.store.get<ActorDocument>(collectionOf(entry.definition.type), entry.id);
     if (!doc) throw AppError.notFound(`${entry.definition.type} ${entry.id} not found`);
-    const snapshot = decodeActorDocument(entry.definition, entry.id, doc.data);
+    // A copy: the stored document is shared and frozen, the actor's state is its own.
+    const snapshot = structuredClone(decodeActorDocument(entry.definition, entry.id, doc.data));
     const started = this.startActor(entry.definition, { snapshot });
     const committed = toView(entry.definition, entry.id, started.actor.getSnapshot() as AnyMachineSnapshot, doc);
     entry.live = { ...started, version: doc.version, committed };

@@ -429,20 +429,28 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         expect((await store.readJournal(things, 'a', { limit: 5 }))[0]?.event).toEqual({ type: 'thing.changed', payload: { n: 1 } });
       });
 
-      it('hands out copies: mutating a returned document or entry changes nothing stored', async () => {
+      it('hands out frozen documents (shared, so a mutation throws) and journal entries as copies', async () => {
         const written = await put('a', { data: sample(), indexes: { owner: 'o' } }, 1);
-        (written.data as ReturnType<typeof sample>).nested.list.push('x');
-        written.indexes.owner = 'mutated';
         const read = (await store.get<ReturnType<typeof sample>>(things, 'a'))!;
-        read.data.text = 'mutated';
         const listed = (await store.list<ReturnType<typeof sample>>(things, { limit: 5 })).items[0]!;
-        listed.data.flags.push(true);
         const found = (await store.find<ReturnType<typeof sample>>(things, { index: 'owner', eq: 'o' }, { limit: 5 })).items[0]!;
-        found.data.numbers.length = 0;
+        // ESM is strict mode: writing to a frozen object throws instead of failing silently.
+        expect(() => (written.data as ReturnType<typeof sample>).nested.list.push('x')).toThrow(TypeError);
+        expect(() => (written.indexes.owner = 'mutated')).toThrow(TypeError);
+        expect(() => (read.data.text = 'mutated')).toThrow(TypeError);
+        expect(() => listed.data.flags.push(true)).toThrow(TypeError);
+        expect(() => (found.data.numbers.length = 0)).toThrow(TypeError);
         const [journaled] = await store.readJournal(things, 'a', { limit: 5 });
         (journaled!.event as { n: number }).n = 99;
         expect(await store.get(things, 'a')).toMatchObject({ data: sample(), indexes: { owner: 'o' } });
         expect(await store.readJournal(things, 'a', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+      });
+
+      it('reads the latest write, however often the earlier version was read', async () => {
+        await put('a', { data: sample() }, 1);
+        for (let i = 0; i < 3; i++) expect((await store.get<ReturnType<typeof sample>>(things, 'a'))?.data.text).toBe(sample().text);
+        await store.put(things, 'a', { data: { ...sample(), text: 'second' }, expectedVersion: 1 });
+        expect((await store.get<ReturnType<typeof sample>>(things, 'a'))?.data.text).toBe('second');
       });
     });
   });

@@ -1,0 +1,59 @@
+import type { StoredDocument } from '../../src/ports/store.port.js';
+
+/** Documents kept decoded by default: a few MB for the hot set of a busy process. */
+export const DEFAULT_READ_CACHE_ENTRIES = 10_000;
+
+interface Entry {
+  /** The exact stored bytes the document was decoded from (an owned copy). */
+  raw: Buffer;
+  doc: StoredDocument;
+}
+
+/**
+ * Decoded documents by LMDB key, reused while the stored bytes are byte-for-byte the ones
+ * they were decoded from. Every read still reads LMDB, so a write by another process is
+ * seen at once; only the decoding (two v8 deserializations and a fresh object graph) is
+ * saved, which is most of a read's cost. Documents are deeply frozen (StorePort contract),
+ * so callers can share them. Only what is read gets in (a write refreshes an entry, never
+ * adds one: audit records are written and seldom read); the oldest entries leave first.
+ */
+export class LmdbReadCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** The document decoded from `raw` under `key`, if `raw` has not changed since. */
+  lookup(key: string, raw: Uint8Array): StoredDocument | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.raw.equals(raw) ? entry.doc : undefined;
+  }
+
+  /** Remembers a document just read; `raw` must not be reused by the caller. */
+  remember(key: string, raw: Buffer, doc: StoredDocument): void {
+    if (this.capacity <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, { raw, doc });
+    if (this.entries.size > this.capacity) this.evictOldest();
+  }
+
+  /** Replaces the entry of a document just written, if it has one. */
+  refresh(key: string, raw: Buffer, doc: StoredDocument): void {
+    if (this.entries.has(key)) this.remember(key, raw, doc);
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /**
+   * Drops the oldest tenth in one pass: deleting one entry per insert makes V8 walk over
+   * every deleted slot at the front of the Map again on each `keys().next()`.
+   */
+  private evictOldest(): void {
+    let excess = this.entries.size - Math.floor(this.capacity * 0.9);
+    for (const key of this.entries.keys()) {
+      if (excess-- <= 0) break;
+      this.entries.delete(key);
+    }
+  }
+}
