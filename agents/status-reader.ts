@@ -113,10 +113,16 @@ export class StoreStatusReader implements StatusReader {
   }
 }
 
+/** Projections of stored documents, which stores share frozen per version (StorePort): each is parsed once. */
+const projections = new WeakMap<StoredDocument, unknown>();
+
 function project<S extends z.ZodType>(schema: S, collection: string, doc: StoredDocument): z.output<S> {
+  const known = projections.get(doc);
+  if (known !== undefined) return known as z.output<S>;
   const parsed = schema.safeParse(doc.data);
   // A malformed record is a bug in its writer; saying so beats a silently wrong total.
   if (!parsed.success) throw AppError.internal(`Trading record ${collection}/${doc.id} does not have the expected fields`);
+  projections.set(doc, Object.freeze(parsed.data));
   return parsed.data;
 }
 

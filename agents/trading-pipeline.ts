@@ -32,6 +32,13 @@ export interface TradingPipelineDeps {
 
 /** Attempts one idempotency key may place after pre-send refusals that may pass. */
 const MAX_ATTEMPTS = 5;
+/**
+ * An order the venue never saw is sent late (recovery, the sweep, a client's retry) only
+ * this long after it was checked and became `submitting`: after a long outage the market
+ * it was checked against is gone, and nobody is waiting for it any more.
+ */
+export const SEND_WINDOW_MS = 10 * 60_000;
+export const STALE_ORDER_MESSAGE = 'Order expired before it reached the venue';
 
 export interface PlaceOptions {
   /** Deterministic id (from an idempotency key or a DCA tick): the same id never trades twice. */
@@ -94,8 +101,14 @@ export class TradingPipeline {
     const result = await this.deps.venue.lookup(order.orderId, order.chain as Chain);
     if (result) return this.settle(order, result);
     if (order.status !== 'submitting') return toOrderView(order);
-    // The venue never saw it: sending now is the first send. `minOut` still protects the price;
-    // a kill switch turned on meanwhile still stops it.
+    // The venue never saw it: sending now is the first send, if it is not too late. `minOut`
+    // still protects the price; a kill switch turned on meanwhile still stops it.
+    if (this.deps.clock.now() - order.updatedAt > SEND_WINDOW_MS) {
+      const failed = await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: STALE_ORDER_MESSAGE });
+      // Not accepted: another process settled it first; its outcome stands.
+      if (!failed.accepted) return this.resume(failed.order);
+      throw failureError({ status: 'failed', reason: 'rejected', message: STALE_ORDER_MESSAGE, at: this.deps.clock.now() }, failed.order);
+    }
     try {
       await this.deps.safety.assertChainOpen(order.chain as Chain);
     } catch (error) {

@@ -30,6 +30,7 @@ export class Metrics {
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly storeDuration: Histogram<'operation'>;
+  private readonly storeChildren = new Map<string, Histogram.Internal<'operation'>>();
   private actorStats: (() => ActorStats) | undefined;
 
   constructor(options: MetricsOptions = {}) {
@@ -90,7 +91,13 @@ export class Metrics {
 
   /** Records one store call (`get`, `put`, `find`, ...). */
   observeStore(operation: string, seconds: number): void {
-    this.storeDuration.observe({ operation }, seconds);
+    // The labelled child once per operation: `observe(labels, v)` hashes the labels on every call.
+    let child = this.storeChildren.get(operation);
+    if (!child) {
+      child = this.storeDuration.labels({ operation });
+      this.storeChildren.set(operation, child);
+    }
+    child.observe(seconds);
   }
 
   /** Registers the runtime's stats callback, read on every scrape. */

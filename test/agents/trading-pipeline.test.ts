@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TradingCommand } from '../../agents/trading-command.js';
+import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../agents/trading-pipeline.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ExecuteRequest, VenuePort } from '../../src/ports/venue.port.js';
@@ -107,6 +108,20 @@ describe('trading pipeline', () => {
     expect(calls.get('ord_crashed')).toBe(1);
     await h.pipeline.reconcile(order);
     expect(calls.get('ord_crashed')).toBe(1);
+  });
+
+  it('does not send an order the venue never saw once its send window has passed: it fails and nothing moves', async () => {
+    const order = await createSubmitting(h, 'ord_stale');
+    const before = await h.paper.balances('solana', h.wallet.address);
+    h.clock.jumpTo(h.clock.now() + SEND_WINDOW_MS + 1);
+    const refused = await h.pipeline.reconcile(order).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 422, message: `Order failed: ${STALE_ORDER_MESSAGE}`, details: { order_id: 'ord_stale', status: 'failed' } });
+    expect(calls.get('ord_stale')).toBeUndefined();
+    expect((await h.runtime.get({ type: 'order', id: 'ord_stale' }))?.context).toMatchObject({ status: 'failed', reason: STALE_ORDER_MESSAGE });
+    expect(await h.paper.balances('solana', h.wallet.address)).toEqual(before);
+    // A retry of the same id answers with the same failure; still nothing is sent.
+    await expect(h.pipeline.place(request(), { orderId: 'ord_stale' })).rejects.toMatchObject({ message: `Order failed: ${STALE_ORDER_MESSAGE}` });
+    expect(calls.get('ord_stale')).toBeUndefined();
   });
 
   it('reconciles an order the venue already filled without sending it again', async () => {
