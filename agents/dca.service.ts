@@ -4,6 +4,7 @@ import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
+import type { OrderContext } from '../machines/order.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { requireToken } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
@@ -233,23 +234,47 @@ export class DcaService {
           amount: { kind: 'whole', value: strategy.amount },
           ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
         },
-        { orderId, strategy: strategy.name, preApproved: true },
+        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, preApproved: true },
       );
       // Only a call that lost the race to create this order sees it `submitting`: another
       // delivery of the same tick is executing it and reports the outcome. Reporting a
       // failure here would take the tick (newTick guard) and the buy would never be counted.
       if (order.status === 'submitting') return;
-      event =
-        order.status === 'filled'
-          ? { type: 'dca.executed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) }
-          : // Broadcast but not confirmed within the tick (live venues): not a buy the counters can vouch for.
-            { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
+      const at = this.deps.clock.now();
+      if (order.status === 'filled') {
+        event = { type: 'dca.executed', at, dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) };
+      } else if (order.status === 'submitted') {
+        // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
+        event = { type: 'dca.submitted', at, dueAt: job.dueAt, ...covers, orderId };
+      } else {
+        event = { type: 'dca.failed', at, dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
+      }
     } catch (error) {
       event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: isAppError(error) ? error.message : 'order failed' };
     }
-    const after = await this.deps.actors.send(address, event);
+    await this.report(strategy.strategyId, event);
+  }
+
+  /**
+   * Reports the outcome of a strategy's order that was still unconfirmed when its tick
+   * ended, once reconciliation settled it; anything else is ignored (the strategy's
+   * `inFlight` decides what counts, so a report twice counts once).
+   */
+  async orderSettled(order: OrderContext): Promise<void> {
+    const { strategyId, orderId } = order;
+    if (!strategyId) return;
+    const at = this.deps.clock.now();
+    if (order.status === 'filled') {
+      await this.report(strategyId, { type: 'dca.settled', at, filled: true, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: order.valueUsd });
+    } else if (order.status === 'failed') {
+      await this.report(strategyId, { type: 'dca.settled', at, filled: false, orderId, reason: order.reason ?? 'order failed' });
+    }
+  }
+
+  private async report(strategyId: string, event: DcaStrategyEvent): Promise<void> {
+    const after = await this.deps.actors.send({ type: DCA_TYPE, id: strategyId }, event);
     // Paused itself (failures in a row) or finished (limits): no more ticks.
-    if (after.view.state === 'paused' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
+    if (after.accepted && (after.view.state === 'paused' || after.view.state === 'completed')) await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
   }
 
   private async schedule(strategy: DcaStrategyContext, startAt: number | undefined): Promise<void> {

@@ -44,6 +44,7 @@ export interface PlaceOptions {
   /** Deterministic id (from an idempotency key or a DCA tick): the same id never trades twice. */
   orderId?: string;
   strategy?: string;
+  strategyId?: string;
   /** A DCA buy: creating the strategy was its approval, so the order profile's approval rule does not apply. */
   preApproved?: boolean;
 }
@@ -155,6 +156,7 @@ export class TradingPipeline {
       createdAt: now,
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
       ...(options.strategy ? { strategy: options.strategy } : {}),
+      ...(options.strategyId ? { strategyId: options.strategyId } : {}),
       requiresApproval,
     };
     try {

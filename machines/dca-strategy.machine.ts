@@ -60,6 +60,11 @@ export interface DcaStrategyContext {
   recentDueAts: number[];
   /** A catch-up or skip after downtime covers every tick due up to here. */
   coveredUntil: number;
+  /**
+   * Orders of handled ticks that were broadcast but not confirmed when their tick ended
+   * (live venues): counted, as a buy or a failure, when reconciliation settles them.
+   */
+  inFlight: string[];
   lastOrderId?: string;
   lastError?: string;
   createdAt: number;
@@ -68,8 +73,11 @@ export interface DcaStrategyContext {
 
 export type DcaStrategyInput = Omit<
   DcaStrategyContext,
-  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'updatedAt'
+  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'inFlight' | 'updatedAt'
 >;
+
+/** What one filled buy moved. */
+type Buy = { orderId: string; spentBase: string; acquiredBase: string; spentUsd: number };
 
 /** Fields every tick outcome carries: which tick, and how far a catch-up after downtime reaches. */
 type TickOutcome = {
@@ -84,9 +92,13 @@ export type DcaStrategyEvent =
   | { type: 'dca.resume'; at: number }
   | { type: 'dca.delete'; at: number }
   /** A tick's order filled: `spentBase`/`acquiredBase` of this buy. */
-  | (TickOutcome & { type: 'dca.executed'; orderId: string; spentBase: string; acquiredBase: string; spentUsd: number })
+  | (TickOutcome & Buy & { type: 'dca.executed' })
   /** A tick's order was refused or failed. */
   | (TickOutcome & { type: 'dca.failed'; reason: string; orderId?: string })
+  /** A tick's order was broadcast but not yet confirmed: the tick is handled, its outcome comes later. */
+  | (TickOutcome & { type: 'dca.submitted'; orderId: string })
+  /** An order of `inFlight` reached its outcome. */
+  | ({ type: 'dca.settled'; at: number } & ((Buy & { filled: true }) | { filled: false; orderId: string; reason: string }))
   /** A tick that did not run: late with `catchUp` off. */
   | (TickOutcome & { type: 'dca.skipped'; reason: string });
 
@@ -110,7 +122,29 @@ type Emitted =
   | { type: 'dca.executed'; strategy: string; orderId: string; amount: string; price: string; buys: number }
   | { type: 'dca.failed'; strategy: string; reason: string; failuresInRow: number; paused: boolean };
 
-const newTick = ({ context, event }: { context: DcaStrategyContext; event: DcaStrategyEvent }) => 'dueAt' in event && !tickHandled(context, event.dueAt);
+type Args = { context: DcaStrategyContext; event: DcaStrategyEvent };
+
+const newTick = ({ context, event }: Args) => 'dueAt' in event && !tickHandled(context, event.dueAt);
+const settledInFlight = (filled: boolean) => ({ context, event }: Args) =>
+  event.type === 'dca.settled' && event.filled === filled && context.inFlight.includes(event.orderId);
+
+/** The buy an event reports: a tick's fill, or the fill of an order that was in flight. */
+function buyOf(event: DcaStrategyEvent): Buy | undefined {
+  if (event.type === 'dca.executed' || (event.type === 'dca.settled' && event.filled)) return event;
+  return undefined;
+}
+
+/** A failure an event reports: a tick's, or that of an order that was in flight. */
+function failureOf(event: DcaStrategyEvent): { reason: string; orderId?: string } | undefined {
+  if (event.type === 'dca.failed' || (event.type === 'dca.settled' && !event.filled)) return event;
+  return undefined;
+}
+
+/** The tick bookkeeping of an outcome: a tick is remembered; a settled order leaves `inFlight`. */
+function handled(context: DcaStrategyContext, event: DcaStrategyEvent): Partial<DcaStrategyContext> {
+  if (event.type === 'dca.settled') return { inFlight: context.inFlight.filter((id) => id !== event.orderId) };
+  return 'dueAt' in event ? remember(context, event) : {};
+}
 
 /** Whole-token price of one output token in input tokens, as a decimal string with 8 places. */
 function priceOf(spentBase: string, acquiredBase: string, inputDecimals: number, outputDecimals: number): string {
@@ -130,44 +164,57 @@ export const dcaStrategyMachine = setup({
   },
   guards: {
     newTick,
+    settledFilled: settledInFlight(true),
+    settledFailed: settledInFlight(false),
     limitReached: ({ context }) => limitReached(context, context.updatedAt),
     tooManyFailures: ({ context }) => context.failuresInRow >= context.maxFailuresInRow,
   },
   actions: {
     touch: assign({ updatedAt: ({ event }) => event.at }),
     countBuy: assign(({ context, event }) => {
-      if (event.type !== 'dca.executed') return {};
+      const buy = buyOf(event);
+      if (!buy) return {};
       return {
         buys: context.buys + 1,
-        spentBase: (BigInt(context.spentBase) + BigInt(event.spentBase)).toString(),
-        acquiredBase: (BigInt(context.acquiredBase) + BigInt(event.acquiredBase)).toString(),
-        spentUsd: context.spentUsd + event.spentUsd,
+        spentBase: (BigInt(context.spentBase) + BigInt(buy.spentBase)).toString(),
+        acquiredBase: (BigInt(context.acquiredBase) + BigInt(buy.acquiredBase)).toString(),
+        spentUsd: context.spentUsd + buy.spentUsd,
         failuresInRow: 0,
-        ...remember(context, event),
-        lastOrderId: event.orderId,
+        ...handled(context, event),
+        lastOrderId: buy.orderId,
         updatedAt: event.at,
       };
     }),
     countFailure: assign(({ context, event }) => {
-      if (event.type !== 'dca.failed') return {};
+      const failure = failureOf(event);
+      if (!failure) return {};
       return {
         failures: context.failures + 1,
         failuresInRow: context.failuresInRow + 1,
-        ...remember(context, event),
-        lastError: event.reason,
-        ...(event.orderId ? { lastOrderId: event.orderId } : {}),
+        ...handled(context, event),
+        lastError: failure.reason,
+        ...(failure.orderId ? { lastOrderId: failure.orderId } : {}),
         updatedAt: event.at,
       };
     }),
+    // Neither a buy nor a failure yet: the failures in a row stand until the order settles.
+    countSubmitted: assign(({ context, event }) =>
+      event.type === 'dca.submitted'
+        ? { ...remember(context, event), inFlight: [...context.inFlight, event.orderId].slice(-RECENT_TICKS), lastOrderId: event.orderId, updatedAt: event.at }
+        : {},
+    ),
     countSkip: assign(({ context, event }) => (event.type === 'dca.skipped' ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at } : {})),
-    announceBuy: emit(({ context, event }) => ({
-      type: 'dca.executed' as const,
-      strategy: context.name,
-      orderId: event.type === 'dca.executed' ? event.orderId : '',
-      amount: event.type === 'dca.executed' ? event.spentBase : '0',
-      price: event.type === 'dca.executed' ? priceOf(event.spentBase, event.acquiredBase, context.inputDecimals, context.outputDecimals) : '0',
-      buys: context.buys,
-    })),
+    announceBuy: emit(({ context, event }) => {
+      const buy = buyOf(event);
+      return {
+        type: 'dca.executed' as const,
+        strategy: context.name,
+        orderId: buy?.orderId ?? '',
+        amount: buy?.spentBase ?? '0',
+        price: buy ? priceOf(buy.spentBase, buy.acquiredBase, context.inputDecimals, context.outputDecimals) : '0',
+        buys: context.buys,
+      };
+    }),
     announceFailure: emit(({ context }) => ({
       type: 'dca.failed' as const,
       strategy: context.name,
@@ -189,6 +236,7 @@ export const dcaStrategyMachine = setup({
     skipped: 0,
     recentDueAts: [],
     coveredUntil: 0,
+    inFlight: [],
     updatedAt: input.createdAt,
   }),
   initial: 'active',
@@ -200,6 +248,11 @@ export const dcaStrategyMachine = setup({
         'dca.executed': { guard: 'newTick', target: 'checking', actions: ['countBuy', 'announceBuy'] },
         'dca.failed': { guard: 'newTick', target: 'checkingFailures', actions: ['countFailure', 'announceFailure'] },
         'dca.skipped': { guard: 'newTick', actions: 'countSkip' },
+        'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
+        'dca.settled': [
+          { guard: 'settledFilled', target: 'checking', actions: ['countBuy', 'announceBuy'] },
+          { guard: 'settledFailed', target: 'checkingFailures', actions: ['countFailure', 'announceFailure'] },
+        ],
       },
     },
     // Transient: decide where a counted outcome leaves the strategy.
@@ -211,11 +264,24 @@ export const dcaStrategyMachine = setup({
         // An order already in flight when the strategy paused still counts.
         'dca.executed': { guard: 'newTick', actions: 'countBuy' },
         'dca.failed': { guard: 'newTick', actions: 'countFailure' },
+        'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
+        'dca.settled': [
+          { guard: 'settledFilled', actions: 'countBuy' },
+          { guard: 'settledFailed', actions: 'countFailure' },
+        ],
       },
     },
     // Not final: a finished strategy keeps its counters and can still be deleted; a buy that
     // was already in flight when it finished still counts.
-    completed: { on: { 'dca.executed': { guard: 'newTick', actions: 'countBuy' } } },
+    completed: {
+      on: {
+        'dca.executed': { guard: 'newTick', actions: 'countBuy' },
+        'dca.settled': [
+          { guard: 'settledFilled', actions: 'countBuy' },
+          { guard: 'settledFailed', actions: 'countFailure' },
+        ],
+      },
+    },
     deleted: { type: 'final' },
   },
 });
@@ -240,7 +306,7 @@ function amountBase(amount: string, decimals: number): bigint {
 
 export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
   type: 'dca-strategy',
-  version: 2,
+  version: 3,
   machine: dcaStrategyMachine,
   migrations: {
     // v1 kept one high-water mark (`lastDueAt`): it becomes the catch-up watermark.
@@ -248,6 +314,8 @@ export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
       const { lastDueAt, ...context } = persisted.context as Record<string, unknown> & { lastDueAt?: number };
       return { ...persisted, context: { ...context, recentDueAts: [], coveredUntil: lastDueAt ?? 0 } };
     },
+    // v2 counted a tick whose order was still unconfirmed as a failure; v3 waits for its outcome.
+    2: (persisted) => ({ ...persisted, context: { ...(persisted.context as object), inFlight: [] } }),
   },
   indexNames: ['subject'],
   indexes: (context) => ({ subject: `${context.subjectType}:${context.subjectId}` }),

@@ -55,4 +55,6 @@ export interface OrderContext {
   retryable?: boolean;
   /** Strategy and tick that produced the order (DCA). */
   strategy?: string;
+  /** Id of that strategy: a buy confirmed after its tick ended is reported to it. */
+  strategyId?: string;
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { OrderQueries } from '../../agents/order-queries.js';
-import { expiryJobId, type OrderActors } from '../../agents/order.types.js';
+import { OrderReconciler } from '../../agents/order-reconciler.js';
+import { ORDER_TYPE, expiryJobId, type OrderActors } from '../../agents/order.types.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath } from '../../agents/safety-path.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
@@ -95,17 +96,16 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   );
   module.bindings.push(...TRADING_BINDINGS, ...DCA_BINDINGS, ...(deps.faucet ? [PAPER_FAUCET_BINDING] : []));
 
+  const reconciler = new OrderReconciler({ pipeline, orders, strategies: dca, logger: deps.logger });
+  const reconcile = (order: OrderContext) => reconciler.reconcile(order);
+
   // At start: finish what a crash left in flight, and re-arm approval expiries.
   deps.runtime.onRecover('order', async (runtime) => {
-    for (const state of ['submitting', 'submitted'] as const) {
-      await eachOrder(runtime, state, async (order) => {
-        await pipeline.reconcile(order).catch((error: unknown) => deps.logger.warn({ err: error, order: order.orderId }, 'order reconciliation failed; retried later'));
-      });
-    }
+    for (const state of ['submitting', 'submitted'] as const) await eachOrder(runtime, state, reconcile);
     await eachOrder(runtime, 'pending_approval', async (order) => {
       await deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
-        address: { type: 'order', id: order.orderId },
+        address: { type: ORDER_TYPE, id: order.orderId },
         event: { type: 'order.expire', at: order.approvalExpiresAt ?? deps.clock.now() },
         runAt: order.approvalExpiresAt ?? deps.clock.now(),
       });
@@ -115,9 +115,6 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   let cancel: (() => void) | undefined;
   const sweep = () => {
     cancel = deps.clock.setTimer(() => {
-      const reconcile = async (order: OrderContext) => {
-        await pipeline.reconcile(order).catch((error: unknown) => deps.logger.warn({ err: error, order: order.orderId }, 'order reconciliation failed'));
-      };
       const stuckBefore = deps.clock.now() - STUCK_SUBMITTING_MS;
       void eachOrder(deps.runtime, 'submitted', reconcile)
         .then(() => eachOrder(deps.runtime, 'submitting', async (order) => (order.updatedAt < stuckBefore ? reconcile(order) : undefined)))

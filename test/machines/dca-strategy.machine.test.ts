@@ -32,6 +32,9 @@ const buy = (n: number, over: Partial<Extract<DcaStrategyEvent, { type: 'dca.exe
   spentUsd: 10,
   ...over,
 });
+const submitted = (n: number): DcaStrategyEvent => ({ type: 'dca.submitted', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, orderId: `ord_${n}` });
+const settledBuy = (n: number): DcaStrategyEvent => ({ type: 'dca.settled', at: T0 + n * MINUTE + 30_000, filled: true, orderId: `ord_${n}`, spentBase: '10000000', acquiredBase: '66000000', spentUsd: 10 });
+const settledFailure = (n: number): DcaStrategyEvent => ({ type: 'dca.settled', at: T0 + n * MINUTE + 30_000, filled: false, orderId: `ord_${n}`, reason: 'Transaction expired' });
 const fail = (n: number): DcaStrategyEvent => ({ type: 'dca.failed', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, reason: 'Insufficient balance for requested swap amount' });
 
 function walk(events: DcaStrategyEvent[], over: Partial<DcaStrategyInput> = {}) {
@@ -108,6 +111,32 @@ describe('dca-strategy machine', () => {
     const migrated = dcaStrategyDefinition.migrations![1]!(v1 as never);
     expect(migrated.context).toMatchObject({ buys: 3, coveredUntil: T0 + 3 * MINUTE, recentDueAts: [] });
     expect(migrated.context).not.toHaveProperty('lastDueAt');
+  });
+
+  it('an order unconfirmed at the end of its tick takes the tick and counts when it settles, once', () => {
+    const pending = walk([fail(1), submitted(2)]);
+    expect(pending.snapshot.context).toMatchObject({ buys: 0, failures: 1, failuresInRow: 1, inFlight: ['ord_2'], lastOrderId: 'ord_2' });
+    expect(tickHandled(pending.snapshot.context, T0 + 2 * MINUTE)).toBe(true);
+    expect(pending.emitted).toHaveLength(1); // only the failure of minute 1
+    const { snapshot, emitted } = walk([fail(1), submitted(2), buy(2), settledBuy(2), settledBuy(2)]);
+    expect(snapshot.context).toMatchObject({ buys: 1, failuresInRow: 0, inFlight: [], spentBase: '10000000' });
+    expect(emitted.at(-1)).toEqual({ type: 'dca.executed', strategy: 'sol', orderId: 'ord_2', amount: '10000000', price: '151.51515151', buys: 1 });
+    // A report of an order the strategy is not waiting for changes nothing.
+    expect(walk([settledBuy(5)]).snapshot.context.buys).toBe(0);
+  });
+
+  it('a settled failure counts towards the pause; a settled buy completes at the limits, also after a pause', () => {
+    const paused = walk([fail(1), fail(2), submitted(3), settledFailure(3)]);
+    expect(paused.snapshot.value).toBe('paused');
+    expect(paused.snapshot.context).toMatchObject({ failuresInRow: 3, inFlight: [], lastError: 'Transaction expired' });
+    expect(walk([buy(1), submitted(2), settledBuy(2)], { maxBuys: 2 }).snapshot.value).toBe('completed');
+    const whilePaused = walk([submitted(1), { type: 'dca.pause', at: T0 + 2 * MINUTE }, settledBuy(1)]);
+    expect(whilePaused.snapshot).toMatchObject({ value: 'paused', context: { buys: 1, inFlight: [] } });
+  });
+
+  it('migrates a version 2 snapshot: nothing in flight', () => {
+    const v2 = { value: 'active', status: 'active', context: { ...input, buys: 3, recentDueAts: [T0], coveredUntil: 0 } };
+    expect(dcaStrategyDefinition.migrations![2]!(v2 as never).context).toMatchObject({ buys: 3, recentDueAts: [T0], inFlight: [] });
   });
 
   it('rehydrates from its persisted snapshot with its counters', () => {
