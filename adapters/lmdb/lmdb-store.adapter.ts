@@ -203,7 +203,8 @@ export class LmdbStore implements StorePort {
     let last: IndexCursor | undefined;
     if (Buffer.compare(start, end) < 0) {
       for (const { key } of this.indexes.getRange({ start, end })) {
-        const [, , value, id] = decodeKey(key) as [string, string, IndexValue, string];
+        // Only the value and the id are needed: the [collection, index] prefix is `all`.
+        const [value, id] = decodeKey(key.subarray(all.length)) as [IndexValue, string];
         const doc = this.readDoc(docKey(collection, id));
         if (!doc || expired(doc, now)) continue;
         if (items.length === limit) return pageOf<T>(items, encodeCursor(last!));
