@@ -30,6 +30,9 @@ export class Metrics {
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly storeDuration: Histogram<'operation'>;
+  // Labelled children, made once per label set: `observe(labels, v)` hashes the labels on
+  // every call. Label sets are bounded (route templates, store operations).
+  private readonly httpChildren = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
   private readonly storeChildren = new Map<string, Histogram.Internal<'operation'>>();
   private actorStats: (() => ActorStats) | undefined;
 
@@ -84,14 +87,19 @@ export class Metrics {
 
   /** Records one finished HTTP request; `route` is the matched template, never the raw URL. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    const key = `${method} ${route} ${status}`;
+    let children = this.httpChildren.get(key);
+    if (!children) {
+      const labels = { method, route, status: String(status) };
+      children = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      this.httpChildren.set(key, children);
+    }
+    children.count.inc();
+    children.duration.observe(seconds);
   }
 
   /** Records one store call (`get`, `put`, `find`, ...). */
   observeStore(operation: string, seconds: number): void {
-    // The labelled child once per operation: `observe(labels, v)` hashes the labels on every call.
     let child = this.storeChildren.get(operation);
     if (!child) {
       child = this.storeDuration.labels({ operation });
