@@ -12,7 +12,7 @@ interface Entry {
 /**
  * Decoded documents by LMDB key, reused while the stored bytes are byte-for-byte the ones
  * they were decoded from. Every read still reads LMDB, so a write by another process is
- * seen at once; only the decoding (two v8 deserializations and a fresh object graph) is
+ * seen at once; only the decoding (v8 deserialization into a fresh object graph) is
  * saved, which is most of a read's cost. Documents are deeply frozen (StorePort contract),
  * so callers can share them. Only what is read gets in (a write refreshes an entry, never
  * adds one: audit records are written and seldom read); the oldest entries leave first.

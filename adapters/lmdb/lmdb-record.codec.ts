@@ -18,18 +18,18 @@ export function encodeRecord(record: DocRecord): Buffer {
   return serialize(record);
 }
 
-/** The document of stored bytes, deeply frozen (StorePort: documents are shared, read-only). */
+/** The document of stored bytes (StorePort: frozen, shared); see `lazyDocument`. */
 export function decodeDocument(raw: Uint8Array): StoredDocument {
-  const record = deserialize(raw) as DocRecord;
-  return deepFreeze({ ...record, data: deserialize(record.data) as unknown });
+  return lazyDocument(deserialize(raw) as DocRecord);
 }
 
 /**
- * The document a put answers with: frozen, its data decoded from the written bytes only
- * when read (the runtime, most puts' caller, needs only the version). Built by hand,
- * since `deepFreeze` would read the getter.
+ * A frozen document whose data is decoded from the record's bytes only when first read:
+ * the compare-and-set of a put, a `find` skipping expired documents and the runtime's
+ * puts need only the version, indexes and expiry. Built by hand, since `deepFreeze`
+ * would read the getter.
  */
-export function writtenDocument(record: DocRecord): StoredDocument {
+export function lazyDocument(record: DocRecord): StoredDocument {
   const { data: bytes, indexes, ...meta } = record;
   let data: unknown;
   let decoded = false;

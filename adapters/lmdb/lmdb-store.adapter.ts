@@ -27,7 +27,7 @@ import {
 } from '../shared/store-helpers.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
-import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, tupleKey, writtenDocument, type DocRecord } from './lmdb-record.codec.js';
+import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
 export interface LmdbStoreOptions {
@@ -162,7 +162,7 @@ export class LmdbStore implements StorePort {
       return { record, raw };
     });
     if (typeof outcome === 'number') throw versionConflict(collection, id, input.expectedVersion, outcome);
-    const doc = writtenDocument(outcome.record);
+    const doc = lazyDocument(outcome.record);
     this.cache.refresh(cacheKeyOf(key), outcome.raw, doc);
     return doc as StoredDocument<T>;
   }
