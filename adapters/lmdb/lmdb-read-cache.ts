@@ -1,7 +1,7 @@
 import type { StoredDocument } from '../../src/ports/store.port.js';
 
-/** Documents kept decoded by default: a few MB for the hot set of a busy process. */
-export const DEFAULT_READ_CACHE_ENTRIES = 10_000;
+/** Documents kept decoded by default: some 10-30 MB for the hot set of a busy process. */
+export const DEFAULT_READ_CACHE_ENTRIES = 5_000;
 
 interface Entry {
   /** The exact stored bytes the document was decoded from (an owned copy). */

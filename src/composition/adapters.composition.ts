@@ -30,7 +30,7 @@ export interface Adapters {
 export async function buildAdapters(config: AppConfig, clock: ClockPort, logger: Logger): Promise<Adapters> {
   const store = config.mongo
     ? await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock })
-    : new LmdbStore({ path: join(config.dataDir, 'store'), clock });
+    : new LmdbStore({ path: join(config.dataDir, 'store'), clock, readCacheEntries: config.storeReadCacheEntries });
   if (!config.redis) {
     return {
       store,

@@ -35,6 +35,7 @@ export const envSchema = z
     RUNTIME_MAX_LIVE_ACTORS: intFromEnv(10_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
+    STORE_READ_CACHE_ENTRIES: intFromEnv(5_000, 0, 10_000_000),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
     // LLM used by ask_bot to phrase replies; without LLM_BASE_URL the embedded templated one answers.
     LLM_BASE_URL: optionalUrl(['http', 'https']),
@@ -106,6 +107,8 @@ export interface AppConfig {
   mongo?: { url: string; dbName: string };
   redis?: { url: string; keyPrefix: string };
   runtime: { maxLiveActors: number; idleMs: number; maxConflictRetries: number };
+  /** Decoded documents the embedded store keeps for reuse (0: none). */
+  storeReadCacheEntries: number;
   shutdownTimeoutMs: number;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
@@ -149,6 +152,7 @@ export function toAppConfig(env: Env): AppConfig {
       idleMs: env.RUNTIME_IDLE_MS,
       maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
     },
+    storeReadCacheEntries: env.STORE_READ_CACHE_ENTRIES,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     trading: {
       venue: env.TRADING_VENUE,

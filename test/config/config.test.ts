@@ -33,6 +33,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ MCP_GRANULAR_ERRORS: 'yes' })).toThrow(/MCP_GRANULAR_ERRORS:/);
   });
 
+  it('reads the size of the embedded store\'s read cache; 0 turns it off', () => {
+    expect(loadConfig({}).storeReadCacheEntries).toBe(5_000);
+    expect(loadConfig({ STORE_READ_CACHE_ENTRIES: '0' }).storeReadCacheEntries).toBe(0);
+    expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
+  });
+
   it('PROFILE=embedded ignores the URLs', () => {
     const config = loadConfig({ PROFILE: 'embedded', MONGODB_URL: 'mongodb://db', REDIS_URL: 'redis://cache' });
     expect(config.mongo).toBeUndefined();
