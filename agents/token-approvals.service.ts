@@ -42,8 +42,9 @@ const approvalRecord = z.object({
 });
 type ApprovalRecord = z.infer<typeof approvalRecord>;
 
-/** An approval as surfaces show it. */
-export type TokenApproval = Omit<ApprovalRecord, 'subject'>;
+/** An approval as surfaces show it (the record without its account): the tools' output schema. */
+export const tokenApprovalSchema = approvalRecord.omit({ subject: true });
+export type TokenApproval = z.infer<typeof tokenApprovalSchema>;
 
 export interface ApprovalTarget {
   chain: ApprovalChain;

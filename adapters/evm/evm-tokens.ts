@@ -3,8 +3,8 @@ import { NATIVE_EVM_ADDRESS, type TokenInfo } from '../../src/ports/venue.port.j
 import type { EvmChainName } from './evm-support.js';
 
 /**
- * Well-known tokens per EVM chain. 0x has no token-list API, so symbols resolve against
- * this list only; any other token is found by its address, reading `symbol()`, `name()`
+ * Well-known tokens per EVM chain (the paper venue trades the same ones). 0x has no
+ * token-list API, so symbols resolve against this list only; any other token is found by its address, reading `symbol()`, `name()`
  * and `decimals()` from the contract. Addresses are the canonical deployments (checksummed
  * at load).
  */
@@ -20,13 +20,17 @@ const LISTS: Record<EvmChainName, Entry[]> = {
     ['USDT', 'Tether USD', '0xdac17f958d2ee523a2206206994597c13d831ec7', 6],
     ['DAI', 'Dai Stablecoin', '0x6b175474e89094c44da98b954eedeac495271d0f', 18],
     ['WBTC', 'Wrapped BTC', '0x2260fac5e5542a773aa44fbcfedf7c193bc2c599', 8],
+    ['LINK', 'ChainLink Token', '0x514910771af9ca656af840dff83e8264ecf986ca', 18],
+    ['UNI', 'Uniswap', '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984', 18],
   ],
   base: [
     NATIVE,
     ['WETH', 'Wrapped Ether', '0x4200000000000000000000000000000000000006', 18],
     ['USDC', 'USD Coin', '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', 6],
+    ['USDbC', 'USD Base Coin', '0xd9aaec86b65d86f6a7b5b1b0c42ffa531710b6ca', 6],
     ['DAI', 'Dai Stablecoin', '0x50c5725949a6f0c72e6c4a641f24049a917db0cb', 18],
     ['cbBTC', 'Coinbase Wrapped BTC', '0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf', 8],
+    ['AERO', 'Aerodrome', '0x940181a94a35a4569e4529a3cdfb74e38fd98631', 18],
   ],
   arbitrum: [
     NATIVE,
@@ -36,6 +40,8 @@ const LISTS: Record<EvmChainName, Entry[]> = {
     ['DAI', 'Dai Stablecoin', '0xda10009cbd5d07dd0cecc66161fc93d7c9000da1', 18],
     ['ARB', 'Arbitrum', '0x912ce59144191c1204e64559fe8253a0e49e6548', 18],
     ['WBTC', 'Wrapped BTC', '0x2f2a2543b76a4166549f7aab2e75bef0aefc5b0f', 8],
+    ['LINK', 'ChainLink Token', '0xf97f4df75117a78c1a5a0dbb814af92458539fb4', 18],
+    ['GMX', 'GMX', '0xfc5a1a6eb076a2c7ad06ed22c90d7e710e35ad0a', 18],
   ],
 };
 

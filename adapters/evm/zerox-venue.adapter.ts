@@ -17,7 +17,8 @@ import {
 import { ExecutionJournal } from '../resilience/execution-journal.js';
 import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
 import type { EvmChain } from './evm-chain.adapter.js';
-import { EvmExecutor, type PreparedEvmSwap, type Refusal } from './evm-execution.js';
+import { EvmExecutor, type PreparedEvmSwap } from './evm-execution.js';
+import type { Refusal } from '../resilience/journaled-executor.js';
 import type { EvmChainName } from './evm-support.js';
 import { knownTokens, usdReference } from './evm-tokens.js';
 import { feesIn, translateZeroExRefusal, zeroExPriceSchema, zeroExQuoteSchema } from './zerox-wire.js';

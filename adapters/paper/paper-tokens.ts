@@ -3,7 +3,9 @@
  * read the same as on a live chain), each with the price series it follows and the depth
  * of its simulated pools. Lookups are map hits, O(1) per call.
  */
-import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../src/ports/venue.port.js';
+import { knownTokens } from '../evm/evm-tokens.js';
+import type { EvmChainName } from '../evm/evm-support.js';
 
 /** A price series of the paper feed: every token of one asset moves together. */
 export interface PaperAsset {
@@ -43,67 +45,53 @@ export interface PaperToken extends TokenInfo {
   depthUsd: number;
 }
 
-type Row = [address: string, symbol: string, name: string, decimals: number, asset: PaperAssetId, depthUsd: number, ratio?: number];
+type SolanaRow = [address: string, symbol: string, name: string, decimals: number, asset: PaperAssetId, depthUsd: number, ratio?: number];
+/** The market of one of the live venue's well-known EVM tokens (`knownTokens`), by symbol. */
+type EvmMarket = [asset: PaperAssetId, depthUsd: number];
 
 const M = 1_000_000;
 
-const ROWS: Record<Chain, Row[]> = {
-  solana: [
-    [NATIVE_SOL_MINT, 'SOL', 'Solana', 9, 'SOL', 50 * M],
-    ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'USDC', 'USD Coin', 6, 'USD', 200 * M],
-    ['Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', 'USDT', 'Tether USD', 6, 'USD', 100 * M],
-    ['DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', 'BONK', 'Bonk', 5, 'BONK', 10 * M],
-    ['JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', 'JUP', 'Jupiter', 6, 'JUP', 8 * M],
-    ['EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm', 'WIF', 'dogwifhat', 6, 'WIF', 6 * M],
-    ['4k3Dyjzvzp8eMZWUXbBCjEvwSkkk59S5iCNLY3QrkX6R', 'RAY', 'Raydium', 6, 'RAY', 5 * M],
-    ['HZ1JovNiVvGrGNiiYvEozEVgZ58xaU3RKwX8eACQBCt3', 'PYTH', 'Pyth Network', 6, 'PYTH', 4 * M],
-    ['jtojtomepa8beP8AuQc6eXt5FriJwfFMwQx2v2f9mCL', 'JTO', 'Jito', 9, 'JTO', 4 * M],
-    ['mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So', 'mSOL', 'Marinade staked SOL', 9, 'SOL', 10 * M, 1.27],
-  ],
-  ethereum: [
-    [NATIVE_EVM_ADDRESS, 'ETH', 'Ether', 18, 'ETH', 300 * M],
-    ['0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', 'WETH', 'Wrapped Ether', 18, 'ETH', 300 * M],
-    ['0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'USDC', 'USD Coin', 6, 'USD', 300 * M],
-    ['0xdAC17F958D2ee523a2206206994597C13D831ec7', 'USDT', 'Tether USD', 6, 'USD', 300 * M],
-    ['0x6B175474E89094C44Da98b954EedeAC495271d0F', 'DAI', 'Dai Stablecoin', 18, 'USD', 150 * M],
-    ['0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599', 'WBTC', 'Wrapped BTC', 8, 'BTC', 100 * M],
-    ['0x514910771AF9Ca656af840dff83E8264EcF986CA', 'LINK', 'ChainLink Token', 18, 'LINK', 20 * M],
-    ['0x1f9840a85d5aF5bf1D1762F925BDADdC4201F984', 'UNI', 'Uniswap', 18, 'UNI', 15 * M],
-  ],
-  base: [
-    [NATIVE_EVM_ADDRESS, 'ETH', 'Ether', 18, 'ETH', 100 * M],
-    ['0x4200000000000000000000000000000000000006', 'WETH', 'Wrapped Ether', 18, 'ETH', 100 * M],
-    ['0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'USDC', 'USD Coin', 6, 'USD', 100 * M],
-    ['0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', 'USDbC', 'USD Base Coin', 6, 'USD', 10 * M],
-    ['0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', 'DAI', 'Dai Stablecoin', 18, 'USD', 20 * M],
-    ['0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', 'cbBTC', 'Coinbase Wrapped BTC', 8, 'BTC', 40 * M],
-    ['0x940181a94A35A4569E4529A3CDfB74e38FD98631', 'AERO', 'Aerodrome', 18, 'AERO', 10 * M],
-  ],
-  arbitrum: [
-    [NATIVE_EVM_ADDRESS, 'ETH', 'Ether', 18, 'ETH', 100 * M],
-    ['0x82aF49447D8a07e3bd95BD0d56f35241523fBab1', 'WETH', 'Wrapped Ether', 18, 'ETH', 100 * M],
-    ['0xaf88d065e77c8cC2239327C5EDb3A432268e5831', 'USDC', 'USD Coin', 6, 'USD', 100 * M],
-    ['0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9', 'USDT', 'Tether USD', 6, 'USD', 50 * M],
-    ['0xDA10009cBd5D07dd0CeCc66161FC93D7c9000da1', 'DAI', 'Dai Stablecoin', 18, 'USD', 20 * M],
-    ['0x2f2a2543B76A4166549F7aaB2e75Bef0aefC5B0f', 'WBTC', 'Wrapped BTC', 8, 'BTC', 30 * M],
-    ['0x912CE59144191C1204E64559FE8253a0e49E6548', 'ARB', 'Arbitrum', 18, 'ARB', 20 * M],
-    ['0xf97f4df75117a78c1A5a0DBb814Af92458539FB4', 'LINK', 'ChainLink Token', 18, 'LINK', 8 * M],
-    ['0xfc5A1A6EB076a2C7aD06eD22C90d7E710E35ad0a', 'GMX', 'GMX', 18, 'GMX', 5 * M],
-  ],
+const SOLANA_ROWS: SolanaRow[] = [
+  [NATIVE_SOL_MINT, 'SOL', 'Solana', 9, 'SOL', 50 * M],
+  ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'USDC', 'USD Coin', 6, 'USD', 200 * M],
+  ['Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', 'USDT', 'Tether USD', 6, 'USD', 100 * M],
+  ['DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', 'BONK', 'Bonk', 5, 'BONK', 10 * M],
+  ['JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', 'JUP', 'Jupiter', 6, 'JUP', 8 * M],
+  ['EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm', 'WIF', 'dogwifhat', 6, 'WIF', 6 * M],
+  ['4k3Dyjzvzp8eMZWUXbBCjEvwSkkk59S5iCNLY3QrkX6R', 'RAY', 'Raydium', 6, 'RAY', 5 * M],
+  ['HZ1JovNiVvGrGNiiYvEozEVgZ58xaU3RKwX8eACQBCt3', 'PYTH', 'Pyth Network', 6, 'PYTH', 4 * M],
+  ['jtojtomepa8beP8AuQc6eXt5FriJwfFMwQx2v2f9mCL', 'JTO', 'Jito', 9, 'JTO', 4 * M],
+  ['mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So', 'mSOL', 'Marinade staked SOL', 9, 'SOL', 10 * M, 1.27],
+];
+
+/** Every well-known EVM token of the live venue has a market here (checked at load). */
+const EVM_MARKETS: Record<EvmChainName, Record<string, EvmMarket>> = {
+  ethereum: { ETH: ['ETH', 300 * M], WETH: ['ETH', 300 * M], USDC: ['USD', 300 * M], USDT: ['USD', 300 * M], DAI: ['USD', 150 * M], WBTC: ['BTC', 100 * M], LINK: ['LINK', 20 * M], UNI: ['UNI', 15 * M] },
+  base: { ETH: ['ETH', 100 * M], WETH: ['ETH', 100 * M], USDC: ['USD', 100 * M], USDbC: ['USD', 10 * M], DAI: ['USD', 20 * M], cbBTC: ['BTC', 40 * M], AERO: ['AERO', 10 * M] },
+  arbitrum: { ETH: ['ETH', 100 * M], WETH: ['ETH', 100 * M], USDC: ['USD', 100 * M], USDT: ['USD', 50 * M], DAI: ['USD', 20 * M], WBTC: ['BTC', 30 * M], ARB: ['ARB', 20 * M], LINK: ['LINK', 8 * M], GMX: ['GMX', 5 * M] },
 };
 
-function toToken(chain: Chain, [address, symbol, name, decimals, asset, depthUsd, ratio = 1]: Row): PaperToken {
-  const native = address === NATIVE_SOL_MINT || address === NATIVE_EVM_ADDRESS;
-  return Object.freeze({ chain, address, symbol, name, decimals, ...(native ? { native } : {}), asset, ratio, depthUsd });
+function solanaToken([address, symbol, name, decimals, asset, depthUsd, ratio = 1]: SolanaRow): PaperToken {
+  return Object.freeze({ chain: 'solana', address, symbol, name, decimals, ...(address === NATIVE_SOL_MINT ? { native: true } : {}), asset, ratio, depthUsd });
 }
 
+function evmTokens(chain: EvmChainName): PaperToken[] {
+  return knownTokens(chain).map((token) => {
+    const market = EVM_MARKETS[chain][token.symbol];
+    if (!market) throw new Error(`Paper venue: no market for ${token.symbol} on ${chain}`);
+    return Object.freeze({ ...token, asset: market[0], ratio: 1, depthUsd: market[1] });
+  });
+}
+
+const byDepth = (tokens: PaperToken[]): readonly PaperToken[] => Object.freeze(tokens.sort((a, b) => b.depthUsd - a.depthUsd));
+
 /** Every paper token by chain, deepest pools first within a chain. */
-export const PAPER_TOKENS: Readonly<Record<Chain, readonly PaperToken[]>> = Object.fromEntries(
-  Object.entries(ROWS).map(([chain, rows]) => [
-    chain,
-    Object.freeze(rows.map((row) => toToken(chain as Chain, row)).sort((a, b) => b.depthUsd - a.depthUsd)),
-  ]),
-) as Record<Chain, readonly PaperToken[]>;
+export const PAPER_TOKENS: Readonly<Record<Chain, readonly PaperToken[]>> = {
+  solana: byDepth(SOLANA_ROWS.map(solanaToken)),
+  ethereum: byDepth(evmTokens('ethereum')),
+  base: byDepth(evmTokens('base')),
+  arbitrum: byDepth(evmTokens('arbitrum')),
+};
 
 /** Solana mints are case-sensitive base58; EVM addresses compare case-insensitively. */
 function addressKey(chain: Chain, address: string): string {

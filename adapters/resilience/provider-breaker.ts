@@ -11,6 +11,7 @@ import {
   type CircuitBreakerPolicy,
 } from 'cockatiel';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { circuitBreakerOpenMessage } from '../../src/errors/circuit-breaker-message.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 
 /** What the safety path and the EVM status route read. */
@@ -139,7 +140,7 @@ export class ProviderBreaker {
 
   /** The error an open circuit answers with (interface 7.4). */
   openError(cause?: unknown): AppError {
-    return new AppError('CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${this.provider}`, {
+    return new AppError('CIRCUIT_BREAKER_OPEN', circuitBreakerOpenMessage(this.provider), {
       details: { provider: this.provider },
       retryAfterSeconds: Math.max(1, Math.ceil(this.remainingMs() / 1000)),
       cause,

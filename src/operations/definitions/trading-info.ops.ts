@@ -41,6 +41,8 @@ const valued = z.object({
   pnlPct: usd.nullable(),
 });
 const totals = z.object({ valueUsd: usd, costBasisUsd: usd, realizedPnlUsd: usd, unrealizedPnlUsd: usd });
+/** Output of both position tools (open only, or with the closed ones kept for their realized PnL). */
+const valuedPositionsOutput = z.object({ positions: z.array(valued), totals, asOf: z.string() });
 
 /** Portfolio, market research and engine status (read), plus the paper faucet for operators. */
 export function tradingInfoOperations(deps: TradingInfoDeps) {
@@ -57,7 +59,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
       input: z.object({}).strict(),
-      output: z.object({ positions: z.array(valued), totals, asOf: z.string() }),
+      output: valuedPositionsOutput,
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx) => valuedPositions(ctx, false),
     }),
@@ -70,7 +72,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
       input: z.object({}).strict(),
-      output: z.object({ positions: z.array(valued), totals, asOf: z.string() }),
+      output: valuedPositionsOutput,
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx) => valuedPositions(ctx, true),
     }),

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { APPROVAL_AMOUNT, APPROVAL_CHAINS, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
+import { APPROVAL_AMOUNT, APPROVAL_CHAINS, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
 import type { WalletService } from '../../../agents/wallet.service.js';
 import type { WalletView } from '../../../agents/wallet.types.js';
 import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
@@ -35,19 +35,6 @@ const walletView = z.object({
 /** CONTRACT "Request shapes": `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
 const custodialWallet = z.object({ walletId: z.string(), chain: walletChain, address: z.string(), custodial: z.literal(true), createdAt: z.string() });
 const walletList = z.object({ items: z.array(walletView) });
-const approval = z.object({
-  approvalId: z.string(),
-  chain: z.enum(APPROVAL_CHAINS),
-  walletId: z.string(),
-  owner: z.string(),
-  token: z.string(),
-  spender: z.string(),
-  amount: z.string(),
-  status: z.enum(['active', 'revoked']),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  revokedAt: z.string().optional(),
-});
 const approvalTarget = {
   chain: z.enum(APPROVAL_CHAINS),
   token: evmAddress,
@@ -175,7 +162,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       minScope: 'trade',
       principals: PRINCIPALS,
       input: z.object({ ...approvalTarget, amount: z.string().regex(APPROVAL_AMOUNT, 'must be a positive integer in base units or "unlimited"') }).strict(),
-      output: approval,
+      output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.record(ctx.subject, input),
     }),
     defineOperation({
@@ -185,7 +172,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       minScope: 'trade',
       principals: PRINCIPALS,
       input: z.object(approvalTarget).strict(),
-      output: approval,
+      output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.revoke(ctx.subject, input),
     }),
     defineOperation({
@@ -195,7 +182,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       minScope: 'read',
       principals: PRINCIPALS,
       input: z.object({ status: z.enum(['active', 'revoked']).optional() }).strict(),
-      output: z.object({ items: z.array(approval) }),
+      output: z.object({ items: z.array(tokenApprovalSchema) }),
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) => ({ items: await approvals.list(ctx.subject, input.status ? { status: input.status } : {}) }),
     }),
