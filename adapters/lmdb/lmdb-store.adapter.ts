@@ -48,28 +48,32 @@ const SWEEP_BATCH = 500;
 /**
  * The embedded store: one LMDB environment with four sub-databases, all keyed by
  * order-preserving tuples (see lmdb-key.codec.ts):
- * - docs    [collection, id]                  -> v8-serialized DocRecord
+ * - documents [collection, id]                -> v8-serialized DocRecord, LMDB entry version = its version
  * - indexes [collection, index, value, id]    -> mark (range scans serve `find`)
  * - journal [collection, id, seq]             -> v8-serialized JournalEntryInput (on disk only)
  * - expiry  [expiresAt, collection, id]       -> mark (the sweeper scans up to now)
  *
+ * Writes are conditional writes, the pattern lmdb-js recommends: a put reads the stored
+ * document, decides, and queues its writes under `ifVersion(key, storedVersion)` (or
+ * `ifNoExists`). lmdb-js's write thread checks the condition and applies the block inside
+ * its write transaction, atomically, without calling back into this thread; a block whose
+ * condition no longer holds writes nothing, and the put reads again and decides again.
+ * The condition is on the stored entry (live or expired), so the compare-and-set holds
+ * across processes too: LMDB's writer lock is cross-process.
+ *
  * Durability: the environment is opened with `overlappingSync: false`, so every write
  * transaction is committed with LMDB's standard synced commit (mdb_txn_commit fdatasyncs
  * the data pages, then writes the meta page through an O_DSYNC descriptor), and lmdb-js
- * resolves the promise of `transaction()` only after mdb_txn_commit has returned. With
- * lmdb-js's default (`overlappingSync: true` on Linux) the promise is documented to
- * resolve when the commit is visible, before it is flushed (README, "Overlapping Sync
- * Options"). A resolved `put` therefore survives SIGKILL, and power loss as far as the
- * disk honours fdatasync.
+ * resolves a write's promise only after mdb_txn_commit has returned. With lmdb-js's
+ * default (`overlappingSync: true` on Linux) the promise is documented to resolve when the
+ * commit is visible, before it is flushed (README, "Overlapping Sync Options"). A resolved
+ * `put` therefore survives SIGKILL, and power loss as far as the disk honours fdatasync.
+ *
+ * Group commit: lmdb-js writes everything queued in one event turn, and whatever queues
+ * while a commit is flushing, in one transaction, so concurrent puts share one fsync.
  *
  * Reads: a document is decoded once per stored version and shared, deeply frozen, with
  * every reader until its bytes change (see lmdb-read-cache.ts).
- *
- * Group commit: every `transaction()` callback queued in one event turn runs in the same
- * LMDB write transaction, so concurrent puts share one fsync. LMDB's writer lock is
- * cross-process, and the CAS check runs inside the write transaction, so two processes may
- * write the same path. lmdb-js commits a callback's writes even when it throws later, so
- * every callback validates and reads before its first write.
  */
 export class LmdbStore implements StorePort {
   private readonly root: RootDatabase;
@@ -89,7 +93,8 @@ export class LmdbStore implements StorePort {
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
     this.root = open({ path: options.path, overlappingSync: false });
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
-    this.docs = this.root.openDB<Buffer, Buffer>({ name: 'docs', ...binary });
+    this.docs = this.root.openDB<Buffer, Buffer>({ name: 'documents', useVersions: true, ...binary });
+    migrateUnversionedDocs(this.root, this.docs);
     this.indexes = this.root.openDB<Buffer, Buffer>({ name: 'indexes', ...binary });
     this.journal = this.root.openDB<Buffer, Buffer>({ name: 'journal', ...binary });
     this.expiry = this.root.openDB<Buffer, Buffer>({ name: 'expiry', ...binary });
@@ -131,21 +136,21 @@ export class LmdbStore implements StorePort {
     const data = serialize(input.data);
     const entry = journal === undefined ? undefined : serialize(journal);
 
-    // Resolves to the written record and its bytes, or to the stored version on a CAS conflict.
-    const outcome = await this.root.transaction((): { record: DocRecord; raw: Buffer } | number => {
+    // Decide on what is stored now; if the stored entry changes before the commit, decide again.
+    for (;;) {
       const now = this.clock.now();
       const current = this.readDoc(key);
       const live = current && !expired(current, now) ? current : undefined;
       const version = live?.version ?? 0;
-      if (version !== input.expectedVersion) return version;
+      if (version !== input.expectedVersion) throw versionConflict(collection, id, input.expectedVersion, version);
       // Index entries whose value did not change stay as they are (most updates change one or none).
       const kept = live ? (name: string) => live.indexes[name] === indexes[name] : () => false;
-      if (current) this.unlink(collection, current, kept);
       // A new incarnation of the id starts its journal afresh so that seq == version holds.
       // Only a create that journals, or replaces an expired document, can find an old journal
       // to clear (a deleted document keeps its journal until then); skipping the range scan
-      // otherwise keeps unjournaled creates (audit, idempotency records) cheap.
-      if (!live && (current || entry)) this.clearJournal(collection, id);
+      // otherwise keeps unjournaled creates (audit, idempotency records) cheap. Any write to
+      // that journal also writes the document, so the condition below covers the scan.
+      const staleJournal = !live && (current || entry) ? this.journalKeys(collection, id) : [];
       const record: DocRecord = {
         id,
         version: version + 1,
@@ -155,30 +160,33 @@ export class LmdbStore implements StorePort {
         data,
       };
       const raw = encodeRecord(record);
-      this.docs.put(key, raw);
-      for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
-      if (expiryKey) this.expiry.put(expiryKey, MARK);
-      if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
-      return { record, raw };
-    });
-    if (typeof outcome === 'number') throw versionConflict(collection, id, input.expectedVersion, outcome);
-    const doc = lazyDocument(outcome.record);
-    this.cache.refresh(cacheKeyOf(key), outcome.raw, doc);
-    return doc as StoredDocument<T>;
+      const write = () => {
+        if (current) this.unlink(collection, current, kept);
+        for (const stale of staleJournal) this.journal.remove(stale);
+        this.docs.put(key, raw, record.version);
+        for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
+        if (expiryKey) this.expiry.put(expiryKey, MARK);
+        if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
+      };
+      if (await this.ifUnchanged(key, current, write)) {
+        const doc = lazyDocument(record);
+        this.cache.refresh(cacheKeyOf(key), raw, doc);
+        return doc as StoredDocument<T>;
+      }
+    }
   }
 
   async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
     requireCollection(this.specs, collection);
     this.assertOpen();
     const key = docKey(collection, id);
-    const conflict = await this.root.transaction(() => {
+    for (;;) {
       const current = this.readDoc(key);
       const version = current && !expired(current, this.clock.now()) ? current.version : 0;
-      if (version !== expectedVersion) return version;
-      if (current) this.remove(collection, current);
-      return undefined;
-    });
-    if (conflict !== undefined) throw versionConflict(collection, id, expectedVersion, conflict);
+      if (version !== expectedVersion) throw versionConflict(collection, id, expectedVersion, version);
+      if (!current) return;
+      if (await this.ifUnchanged(key, current, () => this.remove(collection, current))) return;
+    }
   }
 
   async find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>> {
@@ -267,6 +275,15 @@ export class LmdbStore implements StorePort {
     await this.root.close();
   }
 
+  /**
+   * Queues `write` to be applied atomically only if the document under `key` is still the
+   * `current` one (by version; absent stays absent) when the write transaction commits.
+   * Resolves false, having written nothing, when it is not.
+   */
+  private ifUnchanged(key: Buffer, current: StoredDocument | undefined, write: () => void): Promise<boolean> {
+    return current ? this.docs.ifVersion(key, current.version, write) : this.docs.ifNoExists(key, write);
+  }
+
   /** Removes up to SWEEP_BATCH expired documents inside the current write transaction. */
   private sweepBatch(now: number): { removed: number; more: boolean } {
     const range = this.expiry.getKeys({ end: prefixEnd(tupleKey([now])), limit: SWEEP_BATCH + 1 });
@@ -285,7 +302,7 @@ export class LmdbStore implements StorePort {
     return { removed, more: due.length > SWEEP_BATCH };
   }
 
-  /** Removes a document with its index and expiry entries; its journal stays (inside a write transaction). */
+  /** Removes a document with its index and expiry entries; its journal stays (inside a write transaction or block). */
   private remove(collection: string, doc: StoredDocument): void {
     this.unlink(collection, doc);
     const key = docKey(collection, doc.id);
@@ -293,7 +310,7 @@ export class LmdbStore implements StorePort {
     this.cache.forget(cacheKeyOf(key));
   }
 
-  /** Removes the index (but the `kept` ones) and expiry entries of a stored record (inside a write transaction). */
+  /** Removes the index (but the `kept` ones) and expiry entries of a stored record (inside a write transaction or block). */
   private unlink(collection: string, record: StoredDocument, kept: (index: string) => boolean = () => false): void {
     for (const [name, value] of Object.entries(record.indexes)) {
       if (!kept(name)) this.indexes.remove(tupleKey([collection, name, value, record.id]));
@@ -301,10 +318,10 @@ export class LmdbStore implements StorePort {
     if (record.expiresAt !== undefined) this.expiry.remove(tupleKey([record.expiresAt, collection, record.id]));
   }
 
-  private clearJournal(collection: string, id: string): void {
+  /** The keys of an id's journal entries. */
+  private journalKeys(collection: string, id: string): Buffer[] {
     const prefix = tupleKey([collection, id]);
-    const stale = Array.from(this.journal.getKeys({ start: prefix, end: prefixEnd(prefix) }), (k) => Buffer.from(k));
-    for (const key of stale) this.journal.remove(key);
+    return Array.from(this.journal.getKeys({ start: prefix, end: prefixEnd(prefix) }), (k) => Buffer.from(k));
   }
 
   /** The stored document under `key` (decoded once per version, see LmdbReadCache). */
@@ -330,6 +347,25 @@ export class LmdbStore implements StorePort {
 
 function pageOf<T>(docs: StoredDocument[], nextCursor?: string): Page<StoredDocument<T>> {
   return { items: docs as StoredDocument<T>[], ...(nextCursor ? { nextCursor } : {}) };
+}
+
+/**
+ * Data directories written before documents carried LMDB entry versions keep them in an
+ * unversioned `docs` database. Moves them, with their versions, in one synced transaction
+ * (a second process doing the same at once finds nothing left to move).
+ */
+function migrateUnversionedDocs(root: RootDatabase, docs: Binary): void {
+  // `create: false` (lmdb-js, not in its typings): undefined when the database does not exist.
+  const options = { name: 'docs', create: false, keyEncoding: 'binary', encoding: 'binary' } as const;
+  const legacy = root.openDB<Buffer, Buffer>(options) as Binary | undefined;
+  if (!legacy) return;
+  root.transactionSync(() => {
+    for (const { key, value } of legacy.getRange()) {
+      const { version } = deserialize(value) as DocRecord;
+      docs.put(key, value, version);
+      legacy.remove(key);
+    }
+  });
 }
 
 function cacheKeyOf(key: Uint8Array): string {

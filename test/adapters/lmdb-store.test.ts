@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serialize } from 'node:v8';
 import fc from 'fast-check';
+import { open } from 'lmdb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { decodeKey, encodeKey, type KeyPart } from '../../adapters/lmdb/lmdb-key.codec.js';
+import { docKey, encodeRecord, tupleKey } from '../../adapters/lmdb/lmdb-record.codec.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { compareIndexValues } from '../../adapters/shared/store-helpers.js';
 import { AppError } from '../../src/errors/app-error.js';
@@ -137,6 +140,48 @@ describe('LmdbStore on disk', () => {
     expect(await store.readJournal('agents', 'a', { limit: 5 })).toHaveLength(2);
     await store.put('agents', 'a', { data: {}, expectedVersion: 0 }, entry('new-1'));
     expect(await store.readJournal('agents', 'a', { limit: 5 })).toEqual([{ seq: 1, ...entry('new-1') }]);
+    await store.close();
+  });
+
+  it('moves documents of a data directory from before entry versions, keeping their versions', async () => {
+    const path = await tempDir();
+    const legacy = open({ path });
+    const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
+    const docs = legacy.openDB<Buffer, Buffer>({ name: 'docs', ...binary });
+    const indexes = legacy.openDB<Buffer, Buffer>({ name: 'indexes', ...binary });
+    const record = { id: 'a1', version: 3, indexes: { owner: 'o' }, updatedAt: 1, data: serialize({ n: 3 }) };
+    await docs.put(docKey('agents', 'a1'), encodeRecord(record));
+    await indexes.put(tupleKey(['agents', 'owner', 'o', 'a1']), Buffer.from([1]));
+    await legacy.close();
+
+    const store = await openStore(path);
+    expect(await store.get('agents', 'a1')).toMatchObject({ version: 3, data: { n: 3 } });
+    expect((await store.find('agents', { index: 'owner', eq: 'o' }, { limit: 5 })).items.map((d) => d.id)).toEqual(['a1']);
+    await expect(store.put('agents', 'a1', { data: { n: 4 }, expectedVersion: 2 })).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    expect(await store.put('agents', 'a1', { data: { n: 4 }, expectedVersion: 3 })).toMatchObject({ version: 4 });
+    await store.close();
+
+    const reopened = await openStore(path); // nothing left to move: the newer version stays
+    expect(await reopened.get('agents', 'a1')).toMatchObject({ version: 4, data: { n: 4 } });
+    await reopened.close();
+  });
+
+  it('decides again when the stored entry changed before its write committed', async () => {
+    const clock = new ManualClock();
+    const store = await openStore(await tempDir(), clock);
+    await store.put('agents', 'a', { data: { n: 1 }, expectedVersion: 0, expiresAt: clock.now() + 1_000 });
+    await clock.advance(1_000);
+    // Both read the expired entry and write on condition of it; the delete, queued first,
+    // removes it in the same commit, so the put must read again, and then creates.
+    const deleting = store.delete('agents', 'a', 0);
+    const created = await store.put('agents', 'a', { data: { n: 2 }, expectedVersion: 0 });
+    await deleting;
+    expect(created).toMatchObject({ version: 1, data: { n: 2 } });
+    expect(await store.get('agents', 'a')).toMatchObject({ version: 1, data: { n: 2 } });
+    // Same expected version, same turn: one wins, the other reads again and sees the winner.
+    const racing = await Promise.allSettled([1, 2].map((n) => store.put('agents', 'a', { data: { n }, expectedVersion: 1 })));
+    expect(racing.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(racing.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'VERSION_CONFLICT' } });
     await store.close();
   });
 
