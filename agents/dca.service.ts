@@ -9,6 +9,7 @@ import { formatUsd, fromBaseUnits } from './amounts.js';
 import { requireToken } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
+import { ORDER_TYPE } from './order.types.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingConfigReader } from './trading-config.types.js';
 import type { TradingPipeline } from './trading-pipeline.js';
@@ -253,6 +254,12 @@ export class DcaService {
       event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: isAppError(error) ? error.message : 'order failed' };
     }
     await this.report(strategy.strategyId, event);
+    // Reconciliation (a sweep, maybe in another process) may have settled the order before
+    // the strategy held it in flight, and then its report was ignored: report it now.
+    if (event.type === 'dca.submitted') {
+      const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: orderId });
+      if (placed) await this.orderSettled(placed.context as OrderContext);
+    }
   }
 
   /**

@@ -84,6 +84,22 @@ describe('orders left in flight by a DCA tick', () => {
     expect(h.events.filter((event) => event.type === 'dca.executed')).toHaveLength(1);
   });
 
+  it('counts a buy that reconciliation settled before the tick held it in flight', async () => {
+    const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes' });
+    // Another process's sweep settles the order between its broadcast and the tick's report,
+    // so the strategy, not yet holding it in flight, ignores that report.
+    const place = h.pipeline.place.bind(h.pipeline);
+    h.pipeline.place = async (...args) => {
+      const placed = await place(...args);
+      await reconciler.reconcile(await order(placed.order_id));
+      return placed;
+    };
+    const orderId = await tick(created.strategyId);
+    expect((await order(orderId)).status).toBe('filled');
+    expect((await strategy(created.strategyId)).context).toMatchObject({ buys: 1, failures: 0, inFlight: [], lastOrderId: orderId });
+    expect(h.events.filter((event) => event.type === 'dca.executed')).toHaveLength(1);
+  });
+
   it('counts a failure when the broadcast order fails, and nothing else when an order has no strategy', async () => {
     const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes' });
     control.failNext = true;
