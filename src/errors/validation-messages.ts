@@ -17,6 +17,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const name = field || 'body';
     return issue.input === undefined ? `${name} is required` : `${name} must be ${issue.expected}`;
   }
+  // A field limited to fixed values (z.enum, z.literal) reports its absence as invalid_value.
+  if (issue.code === 'invalid_value' && issue.input === undefined) return `${field || 'body'} is required`;
   if (issue.code === 'unrecognized_keys') return `${issue.keys.join(', ')} is not a known field`;
   return field ? `${field}: ${issue.message}` : issue.message;
 }

@@ -152,4 +152,12 @@ describe('validate()', () => {
       expect((err as AppError).messages).toEqual(['n is required']);
     }
   });
+
+  it('says a missing field of fixed values is required, and a wrong value what it may be', () => {
+    const schema = z.object({ chain: z.enum(['solana', 'base']), kind: z.literal('swap') });
+    expect(() => validate(schema, {})).toThrow(expect.objectContaining({ messages: ['chain is required', 'kind is required'] }));
+    expect(() => validate(schema, { chain: 'tron', kind: 'swap' })).toThrow(
+      expect.objectContaining({ messages: ['chain: Invalid option: expected one of "solana"|"base"'] }),
+    );
+  });
 });

@@ -35,6 +35,7 @@ const ROWS: Row[] = [
   { row: 'hidden tool (granular mode, bot)', as: 'bot-granular', publicId: 'bot-granular', body: call('agent_status'), status: 200, id: 11, error: { code: -32601, message: 'Tool not found: agent_status' } },
   { row: 'unknown tool (granular mode, bot)', as: 'bot-granular', publicId: 'bot-granular', body: call('no_such_tool'), status: 200, id: 11, error: { code: -32601, message: 'Tool not found: no_such_tool' } },
   { row: 'missing argument', as: 'manage', body: call('agent_trading_set', {}), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: enabled is required' } },
+  { row: 'missing argument of fixed values', as: 'manage', body: call('trading_evm_approval_record', { token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', spender: '0x000000000000000000000000000000000000dEaD', amount: '1' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: chain is required' } },
   { row: 'wrongly typed argument', as: 'manage', body: call('agent_trading_set', { enabled: 'yes' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: enabled must be boolean' } },
   { row: 'missing tool name', body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} }, status: 200, id: 3, error: { code: -32602, message: 'INVALID_PARAMS: name is required' } },
   { row: 'unknown publicId', publicId: 'unknown', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
