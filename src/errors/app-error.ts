@@ -71,7 +71,15 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   /** For 429/503: seconds the caller should wait; surfaces render it as `Retry-After`. */
   retryAfterSeconds?: number;
+  /** An idempotent replay of a failure: the ids of the first response, which its body repeats. */
+  firstRequest?: RequestIds;
   cause?: unknown;
+}
+
+/** The ids a canonical envelope carries in `meta`. */
+export interface RequestIds {
+  requestId: string;
+  correlationId: string;
 }
 
 export class AppError extends Error {
@@ -82,6 +90,7 @@ export class AppError extends Error {
   readonly messages: string[] | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly firstRequest: RequestIds | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -93,6 +102,7 @@ export class AppError extends Error {
     this.messages = options.messages;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.firstRequest = options.firstRequest;
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */

@@ -3,7 +3,7 @@
  * functions: the error middleware is the only writer, and tests can check shapes directly.
  */
 import { STATUS_CODES } from 'node:http';
-import type { AppError } from '../errors/app-error.js';
+import type { AppError, RequestIds } from '../errors/app-error.js';
 
 /** `{statusCode, message, error}`; `error` is the HTTP reason phrase. */
 export interface StandardEnvelope {
@@ -67,8 +67,11 @@ export function standardEnvelope(status: number, message: string): StandardEnvel
   return { statusCode: status, message, error: reasonPhrase(status) };
 }
 
-/** Renders `err` in the envelope it asks for; `ids` go into the canonical envelope's `meta`. */
-export function toErrorResponse(err: AppError, ids: { requestId: string; correlationId: string }): ErrorResponse {
+/**
+ * Renders `err` in the envelope it asks for; `ids` go into the canonical envelope's `meta`
+ * (an idempotent replay repeats the first response's).
+ */
+export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
   const headers: Record<string, string> = {};
   if (err.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
@@ -89,7 +92,7 @@ export function toErrorResponse(err: AppError, ids: { requestId: string; correla
       if (err.retryAfterSeconds !== undefined) details.retryAfterSeconds = err.retryAfterSeconds;
       return {
         status: err.status,
-        body: { success: false, error: { code: err.code, message: err.message, details }, meta: { ...ids } },
+        body: { success: false, error: { code: err.code, message: err.message, details }, meta: { ...(err.firstRequest ?? ids) } },
         headers,
       };
     }

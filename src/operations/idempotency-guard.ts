@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, isAppError, type EnvelopeKind, type ErrorCode } from '../errors/app-error.js';
+import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
 
@@ -30,6 +30,8 @@ interface StoredFailure {
   retryable: boolean;
   messages?: string[];
   details?: Record<string, unknown>;
+  /** The first call's ids: a replay's body repeats them (canonical envelope `meta`). */
+  firstRequest?: RequestIds;
 }
 
 interface IdempotencyRecord {
@@ -58,9 +60,11 @@ export class IdempotencyGuard {
 
   /**
    * Runs `task` once for `scope` + `key`. `fingerprint` identifies the request (same key,
-   * other fingerprint → 422). `onReplay` is called when the answer is a stored one.
+   * other fingerprint → 422). `call.onReplay` is called when the answer is a stored one;
+   * `call.ids` are kept with a failure so that its replay repeats the first body.
    */
-  async run<T>(scope: string, key: string, fingerprint: string, task: () => Promise<T>, onReplay?: () => void): Promise<T> {
+  async run<T>(scope: string, key: string, fingerprint: string, task: () => Promise<T>, call: { onReplay?: () => void; ids?: RequestIds } = {}): Promise<T> {
+    const { onReplay } = call;
     const id = createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
     const claimed = await this.claim(id, fingerprint, onReplay);
     if (claimed.replay) return claimed.replay() as T;
@@ -73,7 +77,7 @@ export class IdempotencyGuard {
       const version = lease.version();
       if (isAppError(error) && error.status < 500 && !error.retryable && error.status !== 409) {
         // A definite answer (400, 404, 422...) is part of the first response: replay it.
-        await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error) });
+        await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
       } else {
         // Temporary failures release the key so that the client's retry runs again.
         await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
@@ -167,7 +171,7 @@ function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: (
   throw new AppError(code, message, options);
 }
 
-function toStored(error: AppError): StoredFailure {
+function toStored(error: AppError, firstRequest: RequestIds | undefined): StoredFailure {
   return {
     code: error.code,
     message: error.message,
@@ -176,6 +180,7 @@ function toStored(error: AppError): StoredFailure {
     retryable: error.retryable,
     ...(error.messages ? { messages: error.messages } : {}),
     ...(error.details ? { details: error.details } : {}),
+    ...(firstRequest ? { firstRequest } : {}),
   };
 }
 

@@ -51,7 +51,10 @@ export class OperationInvoker {
       // Validate first: a request refused as malformed never claims its key (Stripe does the same).
       const parsed = parseOperationInput(operation.input, input);
       const fingerprint = `${name}:${argsDigest}`;
-      return await this.idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), onReplay);
+      return await this.idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), {
+        ...(onReplay ? { onReplay } : {}),
+        ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
+      });
     } catch (failure) {
       outcome = 'error';
       error = isAppError(failure) ? failure.code : 'INTERNAL_SERVICE_ERROR';

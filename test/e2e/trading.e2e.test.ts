@@ -121,6 +121,13 @@ describe('trading core (e2e)', () => {
     const soft = await command('buy 0.1 SOL of BONK');
     expect(soft.status).toBe(200);
     expect(soft.body).toMatchObject({ success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } }, meta: { requestId: expect.any(String) } });
+    // A replay repeats the first body word for word, its request ids included.
+    const guarded = key();
+    const first = await command('buy 0.1 SOL of BONK', guarded);
+    const replay = await command('buy 0.1 SOL of BONK', guarded);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay).toMatchObject({ status: 200, body: first.body });
+    expect(replay.headers.get('x-request-id')).not.toBe(first.body.meta.requestId);
     await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
   });
 

@@ -19,7 +19,7 @@ describe('IdempotencyGuard', () => {
     const task = async () => ({ n: ++runs });
     expect(await guard.run('acct', 'k', 'fp', task)).toEqual({ n: 1 });
     let replayed = false;
-    expect(await guard.run('acct', 'k', 'fp', task, () => (replayed = true))).toEqual({ n: 1 });
+    expect(await guard.run('acct', 'k', 'fp', task, { onReplay: () => (replayed = true) })).toEqual({ n: 1 });
     expect(replayed).toBe(true);
     await expect(guard.run('acct', 'k', 'other', task)).rejects.toMatchObject({ status: 422, code: 'IDEMPOTENCY_MISMATCH' });
     expect(runs).toBe(1);
