@@ -68,6 +68,8 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     expect(dcaOrders).toHaveLength(5);
     expect(dcaOrders.every((o) => o.status === 'filled' && o.channel === 'dca')).toBe(true);
     expect((await http.get(`/api/nest/trading/strategies/${operator.userId}`)).body.items[0]).toMatchObject({ buys: 5, failures: 0 });
+    expect((await http.get(`/api/nest/trading/strategies/${operator.userId}?limit=1`)).body).toEqual({ items: [expect.objectContaining({ name: 'sol-minutely' })] });
+    expect((await http.get(`/api/nest/trading/strategies/${operator.userId}?limit=0`)).status).toBe(400);
 
     expect((await http.post(`/api/nest/trading/dca/pause/${operator.userId}`, { name: 'sol-minutely' })).body.items[0].status).toBe('paused');
     await minutes(clock, 3);

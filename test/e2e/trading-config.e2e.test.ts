@@ -100,6 +100,21 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect(await alice.delete(config(`/blacklist/${JUP}`))).toMatchObject({ status: 404, body: { message: 'Token not in blacklist' } });
   });
 
+  it('pages a token list with limit and cursor, in the order entries were added', async () => {
+    const added = [BONK, JUP];
+    for (const address of added) expect((await bob.post(config('/favorites', bobId), { address })).status).toBe(200);
+    expect((await bob.post(config('/favorites', bobId), { chain: 'base', address: USDC_BASE })).status).toBe(200);
+    const first = await bob.get(`${config('/favorites', bobId)}?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((entry: { address: string }) => entry.address)).toEqual(added);
+    const second = await bob.get(`${config('/favorites', bobId)}?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body).toEqual({ items: [expect.objectContaining({ chain: 'base', address: USDC_BASE })] });
+    expect(await bob.get(`${config('/favorites', bobId)}?limit=0`)).toMatchObject({ status: 400, body: { message: ['limit: Too small: expected number to be >=1'] } });
+    expect(await bob.get(`${config('/blacklist', bobId)}?cursor=nope`)).toMatchObject({ status: 400, body: { message: ['cursor is invalid'] } });
+    for (const address of added) expect((await bob.delete(config(`/favorites/${address}`, bobId))).status).toBe(200);
+    expect((await bob.delete(`${config(`/favorites/${USDC_BASE}`, bobId)}?chain=base`)).status).toBe(200);
+  });
+
   it('refuses an inconsistent change with 422 naming both fields', async () => {
     const refused = await alice.put(config('/default-order-profile'), { slippageBps: 900 });
     expect(refused).toMatchObject({ status: 422, body: { code: 'VALIDATION_ERROR', message: 'defaultOrderProfile.slippageBps 900 exceeds riskPolicy.maxSlippageBps 500' } });

@@ -108,6 +108,9 @@ describe('wallets and token approvals (e2e)', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((w: { walletId: string }) => w.walletId)).toEqual([ensured.body.walletId, added.body.walletId, delegate.body.walletId, extra.body.walletId]);
     expect(list.body.items.filter((w: { isDefault: boolean }) => w.isDefault).map((w: { walletId: string }) => w.walletId)).toEqual([delegate.body.walletId]);
+    const paged = await alice.get(`${evm}?limit=3`);
+    expect(paged.body.items).toEqual(list.body.items.slice(0, 3));
+    expect((await alice.get(`${evm}?limit=3&cursor=${paged.body.nextCursor}`)).body).toEqual({ items: list.body.items.slice(3) });
 
     const revoked = await alice.delete(`${evm}/${delegate.body.walletId}`);
     expect(revoked).toMatchObject({ status: 200, body: { walletId: delegate.body.walletId, status: 'revoked', isDefault: false } });

@@ -32,6 +32,9 @@ export const pageInput = (req: Request) => ({
   ...(typeof req.query.cursor === 'string' ? { cursor: req.query.cursor } : {}),
 });
 
+/** A list route's query string as its input: `limit` as a number, the other fields as text. */
+export const listInput = (req: Request) => ({ ...defaultInput(req), ...pageInput(req) });
+
 /** Operator routes served by the catalog: the same handlers as the MCP tools. */
 export const AGENT_REST_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/agents/:agentId/status', operation: 'agent_status', input: () => ({}) },

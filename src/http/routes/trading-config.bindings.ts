@@ -1,4 +1,4 @@
-import type { RestBinding } from './operation.routes.js';
+import { listInput, type RestBinding } from './operation.routes.js';
 
 const BASE = '/api/nest/trading/config/:userId' as const;
 const tag = 'Trading';
@@ -17,10 +17,10 @@ export const TRADING_CONFIG_BINDINGS: RestBinding[] = [
   { method: 'put', path: `${BASE}/risk-policy`, operation: 'trading_config_risk_policy_set', tag },
   { method: 'put', path: `${BASE}/notifications`, operation: 'trading_config_notifications_set', tag },
   { method: 'put', path: `${BASE}/wallet-mode`, operation: 'trading_config_wallet_mode_set', tag },
-  { method: 'get', path: `${BASE}/favorites`, operation: 'trading_config_favorites_list', tag },
+  { method: 'get', path: `${BASE}/favorites`, operation: 'trading_config_favorites_list', tag, input: listInput },
   { method: 'post', path: `${BASE}/favorites`, operation: 'trading_config_favorites_add', tag },
   { method: 'delete', path: `${BASE}/favorites/:address`, operation: 'trading_config_favorites_remove', tag },
-  { method: 'get', path: `${BASE}/blacklist`, operation: 'trading_config_blacklist_list', tag },
+  { method: 'get', path: `${BASE}/blacklist`, operation: 'trading_config_blacklist_list', tag, input: listInput },
   { method: 'post', path: `${BASE}/blacklist`, operation: 'trading_config_blacklist_add', tag },
   { method: 'delete', path: `${BASE}/blacklist/:address`, operation: 'trading_config_blacklist_remove', tag },
   { method: 'put', path: `${BASE}/pool-preferences`, operation: 'trading_config_pool_preferences_set', tag },

@@ -39,7 +39,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** DCA strategies (interface 4.2). */
 export const DCA_BINDINGS: RestBinding[] = [
-  { method: 'get', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategies_list', tag: 'Trading', input: () => ({}) },
+  { method: 'get', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategies_list', tag: 'Trading', input: pageInput },
   { method: 'post', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategy_create', tag: 'Trading', status: 201 },
   { method: 'delete', path: '/api/nest/trading/strategies/:userId/:strategyName', operation: 'trading_dca_strategy_delete', tag: 'Trading', input: (req) => ({ strategyName: req.params.strategyName }) },
   { method: 'post', path: '/api/nest/trading/dca/pause/:userId', operation: 'trading_dca_pause', tag: 'Trading' },

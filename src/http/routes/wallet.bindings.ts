@@ -1,4 +1,4 @@
-import type { RestBinding } from './operation.routes.js';
+import { listInput, type RestBinding } from './operation.routes.js';
 
 const TAG = 'Trading';
 
@@ -14,7 +14,7 @@ const TAG = 'Trading';
 export const WALLET_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_get', tag: TAG },
   { method: 'post', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_ensure', tag: TAG },
-  { method: 'get', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallets_list', tag: TAG },
+  { method: 'get', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallets_list', tag: TAG, input: listInput },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallet_add', status: 201, tag: TAG },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/custodial', operation: 'trading_evm_wallet_create_custodial', status: 201, tag: TAG },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/delegate', operation: 'trading_evm_wallet_create_delegate', status: 201, tag: TAG },

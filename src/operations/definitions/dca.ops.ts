@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DcaService } from '../../../agents/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
+import { pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
@@ -41,14 +42,14 @@ export function dcaOperations(dca: DcaService) {
   return [
     defineOperation({
       name: 'trading_dca_strategies_list',
-      description: 'DCA strategies of the trading account with their status (`active`, `paused`, `completed`) and counters.',
+      description: 'DCA strategies of the trading account by name, with their status (`active`, `paused`, `completed`) and counters; paged with `cursor`.',
       family: 'strategy',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({}).strict(),
-      output: strategies,
+      input: z.object(pageFields).strict(),
+      output: pageSchema(strategy),
       annotations: { readOnly: true, idempotent: true },
-      handler: async (ctx) => ({ items: await dca.list(subjectOf(ctx)) }),
+      handler: async (ctx, input) => pageOfList(await dca.list(subjectOf(ctx)), (s) => `${s.name}|${s.strategyId}`, input),
     }),
     defineOperation({
       name: 'trading_dca_strategy_create',

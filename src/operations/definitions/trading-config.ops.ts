@@ -1,6 +1,7 @@
 import type { StoreTradingConfig, TokenList } from '../../../agents/trading-config.service.js';
 import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TRADING_CONFIG_LIMITS } from '../../../agents/trading-config.rules.js';
 import { defineOperation, type AnyOperation, type PrincipalKind } from '../operation.types.js';
+import { insertionKey, pageOfList } from './list-paging.js';
 import {
   launchpadPriorityInput,
   launchpadSchema,
@@ -172,7 +173,12 @@ function tokenListOperations(config: StoreTradingConfig, list: TokenList, what: 
       input: tokenListQuery,
       output: tokenListSchema,
       annotations: READ,
-      handler: async (ctx, input) => ({ items: await config.listTokens(ctx.subject, list, input.chain) }),
+      handler: async (ctx, input) =>
+        pageOfList(
+          await config.listTokens(ctx.subject, list, input.chain),
+          (entry, index) => insertionKey(entry.addedAt, index),
+          input,
+        ),
     }),
     defineOperation({
       name: `trading_config_${list}_add`,

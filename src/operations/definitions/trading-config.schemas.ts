@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS } from '../../../agents/trading-config.rules.js';
 import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/trading-config.types.js';
 import { CHAINS } from '../../ports/venue.port.js';
+import { pageFields, pageSchema } from './list-paging.js';
 
 /**
  * Wire schemas of the trading configuration operations. Inputs are strict (an unknown
@@ -43,7 +44,7 @@ export const notificationsSchema = z.object({
 });
 export const walletModeSchema = z.object({ walletMode: z.enum(WALLET_MODES) });
 export const tokenEntrySchema = z.object({ chain: chainSchema, address: z.string(), symbol: z.string().optional(), addedAt: z.string() });
-export const tokenListSchema = z.object({ items: z.array(tokenEntrySchema) });
+export const tokenListSchema = pageSchema(tokenEntrySchema);
 export const poolPreferencesSchema = z.object({ preferredDexes: z.array(z.string()), excludedDexes: z.array(z.string()), minLiquidityUsd: z.number() });
 export const launchpadSchema = z.object({ type: z.string(), enabled: z.boolean(), priority: z.number().int() });
 export const tradingConfigSchema = z.object({
@@ -108,7 +109,7 @@ export const poolPreferencesInput = z
   .strict()
   .refine(atLeastOneField, NO_FIELD);
 
-export const tokenListQuery = z.object({ chain: chainSchema.optional() }).strict();
+export const tokenListQuery = z.object({ chain: chainSchema.optional(), ...pageFields }).strict();
 export const tokenAddInput = z.object({ chain: chainSchema.optional(), address, symbol: label(32).optional() }).strict();
 /** `address` comes from the path, `chain` from the query string (needed for EVM addresses). */
 export const tokenRemoveInput = z.object({ address, chain: chainSchema.optional() }).strict();

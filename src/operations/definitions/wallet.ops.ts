@@ -4,6 +4,7 @@ import { APPROVAL_AMOUNT, APPROVAL_CHAINS, tokenApprovalSchema, type TokenApprov
 import type { WalletService } from '../../../agents/wallet.service.js';
 import type { WalletView } from '../../../agents/wallet.types.js';
 import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
+import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
@@ -34,7 +35,7 @@ const walletView = z.object({
 });
 /** CONTRACT "Request shapes": `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
 const custodialWallet = z.object({ walletId: z.string(), chain: walletChain, address: z.string(), custodial: z.literal(true), createdAt: z.string() });
-const walletList = z.object({ items: z.array(walletView) });
+const walletList = pageSchema(walletView);
 const approvalTarget = {
   chain: z.enum(APPROVAL_CHAINS),
   token: evmAddress,
@@ -89,10 +90,10 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'read',
       principals: PRINCIPALS,
-      input: z.object({}).strict(),
+      input: z.object(pageFields).strict(),
       output: walletList,
       annotations: { readOnly: true, idempotent: true },
-      handler: async (ctx) => ({ items: await wallets.list(ctx.subject, 'evm') }),
+      handler: async (ctx, input) => pageOfList(await wallets.list(ctx.subject, 'evm'), (wallet, index) => insertionKey(wallet.createdAt, index), input),
     }),
     defineOperation({
       name: 'trading_evm_wallet_add',
@@ -181,10 +182,11 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'read',
       principals: PRINCIPALS,
-      input: z.object({ status: z.enum(['active', 'revoked']).optional() }).strict(),
-      output: z.object({ items: z.array(tokenApprovalSchema) }),
+      input: z.object({ status: z.enum(['active', 'revoked']).optional(), ...pageFields }).strict(),
+      output: pageSchema(tokenApprovalSchema),
       annotations: { readOnly: true, idempotent: true },
-      handler: async (ctx, input) => ({ items: await approvals.list(ctx.subject, input.status ? { status: input.status } : {}) }),
+      handler: async (ctx, input) =>
+        pageOfList(await approvals.list(ctx.subject, input.status ? { status: input.status } : {}), (a) => `${a.createdAt}|${a.approvalId}`, input),
     }),
   ];
 }

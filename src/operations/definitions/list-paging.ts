@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/app-error.js';
+
+/** `limit` (1–200, default 50) and `cursor` of every listing operation (DECISIONS "Listing routes"). */
+export const pageFields = {
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(1024).optional(),
+};
+
+/** `{items, nextCursor?}` of a listing operation. */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().optional() });
+}
+
+export interface ListPage<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/**
+ * One page of a list the service reads whole (a per-account list: wallets, approvals,
+ * token lists, strategies). `keyOf` gives each item (and its position in `items`) a
+ * unique key; the list is served in key order and the cursor carries the last key served,
+ * so the next page resumes after it even when items were added or removed in between.
+ */
+export function pageOfList<T>(
+  items: readonly T[],
+  keyOf: (item: T, index: number) => string,
+  page: { limit: number; cursor?: string | undefined },
+): ListPage<T> {
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const keyed = items.map((item, index) => ({ item, key: keyOf(item, index) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const rest = after === undefined ? keyed : keyed.filter(({ key }) => key > after);
+  const served = rest.slice(0, page.limit);
+  const last = served.at(-1);
+  return { items: served.map(({ item }) => item), ...(rest.length > page.limit && last ? { nextCursor: encodeCursor(last.key) } : {}) };
+}
+
+/**
+ * The key of a list kept in insertion order: its time, then its place, so that entries
+ * of the same millisecond keep their order.
+ */
+export function insertionKey(at: string, index: number): string {
+  return `${at}|${String(index).padStart(6, '0')}`;
+}
+
+function encodeCursor(key: string): string {
+  return Buffer.from(JSON.stringify({ after: key }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof parsed?.after === 'string') return parsed.after;
+  } catch {
+    // falls through to the validation error
+  }
+  throw AppError.validation(['cursor is invalid']);
+}
