@@ -23,10 +23,16 @@ export type TradeAmount =
   /** Worth this many US dollars of the input token: `buy $50 of BONK with SOL`. */
   | { kind: 'usd'; value: string };
 
+/**
+ * What a trade receives: a token, or `quote` when a sell names none (`sell all WIF`): the
+ * account's quote token (trade defaults), as trading bots sell into their base currency.
+ */
+export type TradeOutput = TokenRef | { kind: 'quote' };
+
 export interface TradeParams {
   amount: TradeAmount;
   inputToken: TokenRef;
-  outputToken: TokenRef;
+  outputToken: TradeOutput;
   /** Integer basis points, 1..5000; absent = the agent's configured default. */
   slippageBps?: number;
 }

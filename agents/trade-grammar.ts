@@ -1,11 +1,12 @@
-import { parseAmount, parseTokenPair, type Parsed } from './command-values.js';
+import { parseAmount, parseToken, parseTokenPair, tokenError, type Parsed } from './command-values.js';
 import type { TradeAmount, TradeParams } from './intent.types.js';
 
 /**
  * The grammar of `buy`, `sell` and `swap` after the verb (slippage already removed).
  * Each form is one anchored regex over the whole rest of the message; the first form
  * that matches decides, so an odd word anywhere makes the command unknown instead of
- * being silently skipped. Forms that lack a part answer with what is missing.
+ * being silently skipped. Forms that lack a part answer with what is missing, except a
+ * sell without a token to receive, which sells for the account's quote token.
  */
 
 export type TradeSide = 'buy' | 'sell' | 'swap';
@@ -53,7 +54,7 @@ function formsOf(side: TradeSide): Form[] {
     { pattern: form(`(${QTY})\\s+${MY}${T}\\s+${TO}\\s+${T}`), build: (m) => trade(quantity(m[1]!), m[2]!, m[3]!) },
     { pattern: form(`${MY}${T}\\s+${TO}\\s+(${NUM})\\s+${T}`), build: (m) => trade(exact(m[2]!, 'output'), m[1]!, m[3]!) },
     { pattern: form(`${MY}${T}\\s+${TO}\\s+${T}`), build: () => missing(side, 'How much?') },
-    { pattern: form(`(${QTY})\\s+${MY}${T}`), build: () => missing(side, side === 'sell' ? 'Sell for which token?' : 'Swap to which token?') },
+    { pattern: form(`(${QTY})\\s+${MY}${T}`), build: (m) => (side === 'sell' ? sellForQuote(quantity(m[1]!), m[2]!) : missing(side, 'Swap to which token?')) },
   ];
 }
 
@@ -72,6 +73,13 @@ function trade(amount: Parsed<TradeAmount>, inputWord: string, outputWord: strin
   const pair = parseTokenPair(inputWord, outputWord);
   if (!pair.ok) return pair;
   return { ok: true, value: { amount: amount.value, ...pair.value } };
+}
+
+function sellForQuote(amount: Parsed<TradeAmount>, inputWord: string): Parsed<TradeParams> {
+  if (!amount.ok) return amount;
+  const inputToken = parseToken(inputWord);
+  if (!inputToken) return { ok: false, error: tokenError(inputWord) };
+  return { ok: true, value: { amount: amount.value, inputToken, outputToken: { kind: 'quote' } } };
 }
 
 function exact(text: string, of: 'input' | 'output'): Parsed<TradeAmount> {

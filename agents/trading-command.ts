@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
-import type { Chain } from '../src/ports/venue.port.js';
+import { walletChainOf, type Chain } from '../src/ports/venue.port.js';
 import { interpret } from './command-interpreter.js';
 import type { Intent, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from './order-queries.js';
@@ -9,6 +9,7 @@ import { valuePositions, type PriceLookup } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
 import { helpReply, portfolioReply, statusReply } from './reply-templates.js';
 import type { TradeAmountSpec, TradeRequest } from './safety-path.js';
+import { QUOTE_TOKENS } from './trading-config.rules.js';
 import type { TradingConfigReader } from './trading-config.types.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
@@ -75,6 +76,7 @@ export class TradingCommand {
       case 'sell':
       case 'swap': {
         const request = await this.tradeRequest(subject, intent.intent, intent.params, options.userId);
+        if (typeof request === 'string') return done(request);
         const order = await this.deps.pipeline.place(request, options.orderId ? { orderId: options.orderId } : {});
         return done(orderReply(order), order);
       }
@@ -103,16 +105,23 @@ export class TradingCommand {
     }
   }
 
-  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, userId?: string): Promise<TradeRequest> {
+  /** The order a trading intent asks for, or why it cannot be placed (a reply). */
+  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, userId?: string): Promise<TradeRequest | string> {
     const defaults = (await this.deps.config.get(subject)).tradeDefaults;
+    const { inputToken, outputToken: output } = params;
+    const chain = chainFor(defaults.chain, inputToken, ...(output.kind === 'quote' ? [] : [output]));
+    const outputToken = output.kind === 'quote' ? quoteTokenOf(chain, defaults.quoteToken) : tokenText(output);
+    if (output.kind === 'quote' && inputToken.kind === 'symbol' && inputToken.symbol === outputToken) {
+      return `${outputToken} is your quote token, so there is nothing to sell it for. Name the token to receive, e.g. "sell all ${outputToken} for USDC".`;
+    }
     return {
       subject,
       ...(userId ? { userId } : {}),
       channel: 'command',
-      chain: chainFor(defaults.chain, params.inputToken, params.outputToken),
+      chain,
       side,
-      inputToken: tokenText(params.inputToken),
-      outputToken: tokenText(params.outputToken),
+      inputToken: tokenText(inputToken),
+      outputToken,
       amount: amountSpec(params),
       ...(params.slippageBps ? { slippageBps: params.slippageBps } : {}),
     };
@@ -121,6 +130,12 @@ export class TradingCommand {
 
 function tokenText(token: TokenRef): string {
   return token.kind === 'symbol' ? token.symbol : token.address;
+}
+
+/** The configured quote token when it trades on `chain`, else that chain family's first one. */
+function quoteTokenOf(chain: Chain, configured: string): string {
+  const quotes = QUOTE_TOKENS[walletChainOf(chain)];
+  return quotes.includes(configured) ? configured : quotes[0]!;
 }
 
 /** An EVM address in a command trades on an EVM chain: the default one if it is EVM, else Ethereum. */

@@ -162,7 +162,6 @@ const SENTENCES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^Which token should pay for it\?/, () => 'Hangi token ile odenecek?'],
   [/^How much, and paid with which token\?/, () => 'Ne kadar, hangi token ile odenecek?'],
   [/^How much\?/, () => 'Ne kadar?'],
-  [/^Sell for which token\?/, () => 'Hangi token karsiliginda satilsin?'],
   [/^Swap to which token\?/, () => 'Hangi tokene cevrilsin?'],
   [/^I could not read that (buy|sell|swap) command\./, (m) => `Bu ${VERB_NOUN[m[1] as TradeSide]} komutunu okuyamadim.`],
   [/^The amount must be greater than zero\./, () => 'Miktar sifirdan buyuk olmali.'],

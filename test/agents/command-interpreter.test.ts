@@ -56,6 +56,15 @@ describe('command interpreter: trades', () => {
     });
   });
 
+  it.each([
+    ['sell all WIF', { kind: 'all' }, 'WIF'],
+    ['sell 20 JUP', exactIn('20'), 'JUP'],
+    ['sell half my BONK', { kind: 'percent', value: '50' }, 'BONK'],
+    ['sell $15 of JUP', { kind: 'usd', value: '15' }, 'JUP'],
+  ])('%s: a sell that names nothing to receive sells for the quote token', (message, amount, input) => {
+    expect(interpret(message as string)).toEqual({ intent: 'sell', params: { amount, inputToken: sym(input as string), outputToken: { kind: 'quote' } }, confidence: 1 });
+  });
+
   it('keeps mints and EVM addresses as typed (base58 is case-sensitive)', () => {
     expect(interpret(`swap 2 ${USDC_MINT} to ${SOL_MINT}`)).toMatchObject({
       intent: 'swap',
@@ -95,7 +104,6 @@ describe('command interpreter: what is wrong with a trade', () => {
     ['buy $50 of BONK', /Which token should pay/],
     ['buy BONK', /How much/],
     ['buy BONK with USDC', /How much/],
-    ['sell 20 JUP', /Sell for which token/],
     ['swap 100 USDC', /Swap to which token/],
     ['sell JUP for USDC', /How much/],
     ['swap 100 USDC to USDC', /same/],

@@ -29,7 +29,14 @@ const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 const USDC_EVM = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 
+const forQuote = (amount: TradeAmount, input: string): InterpretResult => ({ intent: 'sell', params: { amount, inputToken: sym(input), outputToken: { kind: 'quote' } }, confidence: 1 });
+
 const TABLE: Array<[turkish: string, english: string, expected: InterpretResult]> = [
+  // sell without a token to receive: for the account's quote token
+  ['10 JUP sat', 'sell 10 JUP', forQuote(exactIn('10'), 'JUP')],
+  ["tüm WIF'i sat", 'sell all WIF', forQuote(ALL, 'WIF')],
+  ["WIF'in yarısını sat", 'sell half WIF', forQuote(pct('50'), 'WIF')],
+  ['%50 JUP sat', 'sell 50% JUP', forQuote(pct('50'), 'JUP')],
   // buy: what pays goes with `ile`, a dative or `-lik` (worth); what is bought is the object
   ['0.5 SOL ile BONK al', 'buy 0.5 SOL of BONK', trade('buy', exactIn('0.5'), 'SOL', 'BONK')],
   ["0.5 SOL'luk BONK al", 'buy 0.5 SOL worth of BONK', trade('buy', exactIn('0.5'), 'SOL', 'BONK')],
@@ -180,10 +187,6 @@ describe('Turkish tokens', () => {
 
 describe('Turkish clarifications mirror the English ones', () => {
   it.each([
-    ['10 JUP sat', 'sell 10 JUP', /^Hangi token karsiliginda satilsin\? Ornek: /, /Sell for which token/],
-    ["tüm WIF'i sat", 'sell all WIF', /^Hangi token karsiliginda satilsin\?/, /Sell for which token/],
-    ["WIF'in yarısını sat", 'sell half WIF', /^Hangi token karsiliginda satilsin\?/, /Sell for which token/],
-    ['%50 JUP sat', 'sell 50% JUP', /^Hangi token karsiliginda satilsin\?/, /Sell for which token/],
     ['1000 BONK al', 'buy 1000 BONK', /^Hangi token ile odenecek\?/, /Which token should pay/],
     ['50 dolarlık BONK al', 'buy $50 of BONK', /^Hangi token ile odenecek\?/, /Which token should pay/],
     ['BONK al', 'buy BONK', /^Ne kadar, hangi token ile odenecek\?/, /How much, and paid with which token/],
@@ -240,7 +243,7 @@ describe('Turkish text that is no command', () => {
     expect(interpret('swap 100 USDC SOL')).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/^I could not read that swap command/) });
     expect(interpret('I sat down')).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/^I did not understand "I sat down"/) });
     expect(interpret('what is the meaning of life')).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/^I did not understand/) });
-    expect(interpret('sell 20 JUP')).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/^Sell for which token\?/) });
+    expect(interpret('swap 100 USDC')).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/^Swap to which token\?/) });
   });
 
   it('stays fast on pathological Turkish input', () => {

@@ -103,6 +103,16 @@ describe('trading core (e2e)', () => {
     expect(Number(portfolio.valueUsd)).toBeGreaterThan(1000);
   });
 
+  it('sells for the quote token (trade defaults) when a sell names nothing to receive', async () => {
+    const sold = await command('sell 10 USDC');
+    expect(sold.body).toMatchObject({ success: true, intent: 'sell', order: { status: 'filled', inputMint: USDC, outputMint: SOL, amountIn: '10000000' } });
+    // `sell all WIF` is an order for SOL too, which the Solana input rule (P3) then refuses.
+    expect(await command('sell all WIF')).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
+    const same = await command('sell all SOL');
+    expect(same).toMatchObject({ status: 200, body: { success: true, intent: 'sell', reply: expect.stringMatching(/^SOL is your quote token/) } });
+    expect(same.body).not.toHaveProperty('order');
+  });
+
   it('answers every trading error of interface 7.4 word for word', async () => {
     expect(await command('swap 1 SOL to NOPE')).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not found: NOPE' } });
     expect(await command('buy 20 SOL of BONK')).toMatchObject({ status: 400, body: { message: 'Insufficient balance for requested swap amount', code: 'INSUFFICIENT_BALANCE' } });
