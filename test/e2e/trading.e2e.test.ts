@@ -171,6 +171,11 @@ describe('trading core (e2e)', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect((await command('buy 0.02 SOL of BONK', headers)).status).toBe(422);
     expect((await http.post('/api/nest/trading/command', { message: 'buy 0.01 SOL of BONK' })).status).toBe(400);
+    // Every problem at once: the missing key and what is wrong with the body.
+    expect(await http.post('/api/nest/trading/command', { text: 'buy' })).toMatchObject({
+      status: 400,
+      body: { message: ['X-Idempotency-Key header is required', 'message is required', 'text is not a known field'] },
+    });
 
     const parallel = key();
     const answers = await Promise.all(Array.from({ length: 20 }, () => command('buy 0.01 SOL of BONK', parallel)));

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import type { AgentsService } from '../../accounts/agents.service.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import { parseOperationInput } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation.types.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
@@ -70,7 +71,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       const { agentId: named, input } = byAgentPath ? { agentId: params.agentId, input: raw } : takeAgentId(req, raw);
       const agent = await deps.agents.tradingAgent(session.userId, named);
       const guarded = isGuardedOperation(deps.invoker, binding.operation);
-      const idempotencyKey = guarded ? idempotencyKeyOf(req) : undefined;
+      const idempotencyKey = guarded ? idempotencyKeyOf(req, () => inputProblems(deps.invoker, binding.operation, input)) : undefined;
       res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
       const result = await deps.invoker.invoke({
         name: binding.operation,
@@ -117,10 +118,25 @@ function isGuardedOperation(invoker: OperationInvoker, name: string): boolean {
   return operation !== undefined && isGuarded(operation);
 }
 
-/** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400. */
-function idempotencyKeyOf(req: Request): string {
+/**
+ * CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400, listing the body's
+ * problems too (`alsoWrong`), as every validation answer lists every problem.
+ */
+function idempotencyKeyOf(req: Request, alsoWrong: () => string[]): string {
   const key = req.get(IDEMPOTENCY_HEADER);
-  if (!key) throw AppError.validation(['X-Idempotency-Key header is required']);
-  if (!UUID_V4.test(key)) throw AppError.validation(['X-Idempotency-Key must be a UUID v4']);
-  return key.toLowerCase();
+  const problem = !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;
+  if (problem) throw AppError.validation([problem, ...alsoWrong()]);
+  return key!.toLowerCase();
+}
+
+/** The validation messages of an operation's input (none when it is valid). */
+function inputProblems(invoker: OperationInvoker, name: string, input: unknown): string[] {
+  const operation = invoker.catalog.get(name);
+  if (!operation) return [];
+  try {
+    parseOperationInput(operation.input, input);
+    return [];
+  } catch (error) {
+    return isAppError(error) && error.messages ? error.messages : [];
+  }
 }
