@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
@@ -48,18 +48,19 @@ const SWEEP_BATCH = 500;
 /**
  * The embedded store: one LMDB environment with four sub-databases, all keyed by
  * order-preserving tuples (see lmdb-key.codec.ts):
- * - documents [collection, id]                -> v8-serialized DocRecord, LMDB entry version = its version
+ * - documents [collection, id]                -> v8-serialized DocRecord, with a write stamp as LMDB entry version
  * - indexes [collection, index, value, id]    -> mark (range scans serve `find`)
  * - journal [collection, id, seq]             -> v8-serialized JournalEntryInput (on disk only)
  * - expiry  [expiresAt, collection, id]       -> mark (the sweeper scans up to now)
  *
  * Writes are conditional writes, the pattern lmdb-js recommends: a put reads the stored
- * document, decides, and queues its writes under `ifVersion(key, storedVersion)` (or
- * `ifNoExists`). lmdb-js's write thread checks the condition and applies the block inside
- * its write transaction, atomically, without calling back into this thread; a block whose
- * condition no longer holds writes nothing, and the put reads again and decides again.
- * The condition is on the stored entry (live or expired), so the compare-and-set holds
- * across processes too: LMDB's writer lock is cross-process.
+ * document, decides, and queues its writes under `ifVersion(key, stamp)` (or `ifNoExists`).
+ * lmdb-js's write thread checks the condition and applies the block inside its write
+ * transaction, atomically, without calling back into this thread; a block whose condition
+ * no longer holds writes nothing, and the put reads again and decides again. The stamp is
+ * random per write, not the document's version: a document deleted and created again has
+ * version 1 again, and a put decided on the earlier one (its index entries, its journal)
+ * must not land on it. LMDB's writer lock is cross-process, so this holds across processes.
  *
  * Durability: the environment is opened with `overlappingSync: false`, so every write
  * transaction is committed with LMDB's standard synced commit (mdb_txn_commit fdatasyncs
@@ -139,7 +140,8 @@ export class LmdbStore implements StorePort {
     // Decide on what is stored now; if the stored entry changes before the commit, decide again.
     for (;;) {
       const now = this.clock.now();
-      const current = this.readDoc(key);
+      const stored = this.readEntry(key);
+      const current = stored?.doc;
       const live = current && !expired(current, now) ? current : undefined;
       const version = live?.version ?? 0;
       if (version !== input.expectedVersion) throw versionConflict(collection, id, input.expectedVersion, version);
@@ -163,12 +165,12 @@ export class LmdbStore implements StorePort {
       const write = () => {
         if (current) this.unlink(collection, current, kept);
         for (const stale of staleJournal) this.journal.remove(stale);
-        this.docs.put(key, raw, record.version);
+        this.docs.put(key, raw, newStamp());
         for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
         if (expiryKey) this.expiry.put(expiryKey, MARK);
         if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
       };
-      if (await this.ifUnchanged(key, current, write)) {
+      if (await this.ifUnchanged(key, stored?.stamp, write)) {
         const doc = lazyDocument(record);
         this.cache.refresh(cacheKeyOf(key), raw, doc);
         return doc as StoredDocument<T>;
@@ -181,11 +183,11 @@ export class LmdbStore implements StorePort {
     this.assertOpen();
     const key = docKey(collection, id);
     for (;;) {
-      const current = this.readDoc(key);
-      const version = current && !expired(current, this.clock.now()) ? current.version : 0;
+      const stored = this.readEntry(key);
+      const version = stored && !expired(stored.doc, this.clock.now()) ? stored.doc.version : 0;
       if (version !== expectedVersion) throw versionConflict(collection, id, expectedVersion, version);
-      if (!current) return;
-      if (await this.ifUnchanged(key, current, () => this.remove(collection, current))) return;
+      if (!stored) return;
+      if (await this.ifUnchanged(key, stored.stamp, () => this.remove(collection, stored.doc))) return;
     }
   }
 
@@ -276,12 +278,12 @@ export class LmdbStore implements StorePort {
   }
 
   /**
-   * Queues `write` to be applied atomically only if the document under `key` is still the
-   * `current` one (by version; absent stays absent) when the write transaction commits.
-   * Resolves false, having written nothing, when it is not.
+   * Queues `write` to be applied atomically only if the entry under `key` still has the
+   * write stamp `stamp` (undefined: there is still none) when the write transaction
+   * commits. Resolves false, having written nothing, when it has not.
    */
-  private ifUnchanged(key: Buffer, current: StoredDocument | undefined, write: () => void): Promise<boolean> {
-    return current ? this.docs.ifVersion(key, current.version, write) : this.docs.ifNoExists(key, write);
+  private ifUnchanged(key: Buffer, stamp: number | undefined, write: () => void): Promise<boolean> {
+    return stamp === undefined ? this.docs.ifNoExists(key, write) : this.docs.ifVersion(key, stamp, write);
   }
 
   /** Removes up to SWEEP_BATCH expired documents inside the current write transaction. */
@@ -324,6 +326,14 @@ export class LmdbStore implements StorePort {
     return Array.from(this.journal.getKeys({ start: prefix, end: prefixEnd(prefix) }), (k) => Buffer.from(k));
   }
 
+  /** The stored document under `key` with the write stamp its next write is conditional on. */
+  private readEntry(key: Buffer): { doc: StoredDocument; stamp: number } | undefined {
+    const raw = this.docs.getBinary(key);
+    if (raw === undefined) return undefined;
+    const stamp = getLastVersion(); // lmdb-js: the entry version of the read just made
+    return { doc: this.decoded(key, raw), stamp };
+  }
+
   /** The stored document under `key` (decoded once per version, see LmdbReadCache). */
   private readDoc(key: Buffer): StoredDocument | undefined {
     const raw = this.docs.getBinary(key);
@@ -349,9 +359,14 @@ function pageOf<T>(docs: StoredDocument[], nextCursor?: string): Page<StoredDocu
   return { items: docs as StoredDocument<T>[], ...(nextCursor ? { nextCursor } : {}) };
 }
 
+/** A write stamp: random, so that a stamp read before a delete and re-create never matches after. */
+function newStamp(): number {
+  return 1 + Math.floor(Math.random() * 2 ** 52);
+}
+
 /**
  * Data directories written before documents carried LMDB entry versions keep them in an
- * unversioned `docs` database. Moves them, with their versions, in one synced transaction
+ * unversioned `docs` database. Moves them (each with a write stamp) in one synced transaction
  * (a second process doing the same at once finds nothing left to move).
  */
 function migrateUnversionedDocs(root: RootDatabase, docs: Binary): void {
@@ -361,8 +376,7 @@ function migrateUnversionedDocs(root: RootDatabase, docs: Binary): void {
   if (!legacy) return;
   root.transactionSync(() => {
     for (const { key, value } of legacy.getRange()) {
-      const { version } = deserialize(value) as DocRecord;
-      docs.put(key, value, version);
+      docs.put(key, value, newStamp());
       legacy.remove(key);
     }
   });
