@@ -73,8 +73,12 @@ export class AuditLog implements AuditSink {
 const PROCESS_TAG = randomBytes(6).toString('hex');
 let sequence = 0;
 
-/** Descending time order under ascending id order, unique per entry. */
+/**
+ * Descending time order under ascending id order, unique per entry: the inverted time,
+ * then (for entries of one millisecond in one process) the inverted counter.
+ */
 function newestFirstId(at: number): string {
   sequence = (sequence + 1) % 1e12;
-  return `${(9_999_999_999_999 - at).toString().padStart(13, '0')}-${PROCESS_TAG}-${sequence.toString(36)}`;
+  const inverted = (n: number, max: number, width: number) => (max - n).toString().padStart(width, '0');
+  return `${inverted(at, 9_999_999_999_999, 13)}-${PROCESS_TAG}-${inverted(sequence, 999_999_999_999, 12)}`;
 }
