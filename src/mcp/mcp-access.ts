@@ -57,7 +57,8 @@ export class McpAccessResolver {
 
   async resolve(publicId: string, authorization: string | undefined): Promise<McpAccess> {
     const principal = await this.credentials.resolve(authorization);
-    if (principal.type === 'session') throw AppError.unauthorized();
+    // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
+    if (principal.type === 'session') throw AppError.forbidden();
     const target = await this.cachedTarget(publicId);
     const kind = principal.type === 'agent-key' ? 'agent' : 'bot';
     if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);

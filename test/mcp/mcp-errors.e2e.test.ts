@@ -10,7 +10,7 @@ import { bearer, Operator, rawRpc } from './mcp-fixtures.js';
 interface Row {
   row: string;
   /** Which credential and publicId: the agent's read key unless said otherwise. */
-  as?: 'read' | 'manage' | 'none' | 'other-agent-key' | 'bot-default' | 'bot-granular';
+  as?: 'read' | 'manage' | 'none' | 'other-agent-key' | 'bot-default' | 'bot-granular' | 'session';
   publicId?: 'agent' | 'unknown' | 'malformed' | 'bot-default' | 'bot-granular';
   body: unknown;
   status: number;
@@ -41,6 +41,7 @@ const ROWS: Row[] = [
   { row: 'unknown publicId', publicId: 'unknown', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
   { row: 'malformed publicId', publicId: 'malformed', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
   { row: 'key of another agent', as: 'other-agent-key', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
+  { row: 'operator session token (valid, not served here)', as: 'session', body: call('agent_status'), status: 403, id: null, error: { code: -32003, message: 'Forbidden' } },
   { row: 'no Authorization header', as: 'none', body: call('agent_status'), status: 401, id: null, error: { code: -32001, message: 'Unauthorized' } },
   { row: 'scope too low', body: call('agent_pause'), status: 403, id: 11, error: { code: -32003, message: 'Scope insufficient: required manage, got read' } },
 ];
@@ -58,6 +59,7 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     publicIds.agent = agent.publicId;
     secrets.read = (await alice.agentKey(agent.agentId, 'read')).secret;
     secrets.manage = (await alice.agentKey(agent.agentId, 'manage')).secret;
+    secrets.session = alice.client.bearer!;
     const other = await alice.agent('other');
     secrets['other-agent-key'] = (await alice.agentKey(other.agentId, 'read')).secret;
     for (const [name, mcp] of [['bot-default', {}], ['bot-granular', { granularErrors: true }]] as const) {

@@ -110,6 +110,8 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     const unauthorized = { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } };
     expect(await sse(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toMatchObject(unauthorized);
     expect(await sse(svc.url, agent.publicId)).toMatchObject(unauthorized);
+    // A valid operator session is a credential this route does not serve: 403.
+    expect(await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! })).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
     expect(await sse(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
     expect(await sse(svc.url, agent.publicId, { secret, headers: { 'last-event-id': 'abc' } })).toMatchObject({ status: 400 });
   });
