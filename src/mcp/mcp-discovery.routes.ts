@@ -47,13 +47,7 @@ export function mcpDiscoveryDocument(publicUrl: string) {
           issuedBy: `${base}/api/nest/agents/{agentId}/keys`,
           expiresAfterDays: 90,
         },
-        {
-          type: 'identity-access-token',
-          format: 'JWT',
-          algorithm: 'ES256',
-          jwksUri: `${base}/.well-known/jwks.json`,
-          issuedBy: [`${base}/api/public/erc8004/onboarding/siwe`, `${base}/api/public/erc8004/onboarding/identity`],
-        },
+        // Identity access tokens (ERC-8004 onboarding) are listed here once the service issues them.
       ],
     },
     scopes: {
@@ -62,7 +56,7 @@ export function mcpDiscoveryDocument(publicUrl: string) {
       manage: { description: 'trade, plus keys, configuration, scopes and ownership-sensitive actions.', rateLimit: perWindow(RATE_POLICIES.apiKey.manage) },
     },
     toolDiscovery: 'Call tools/list with the credential that will call the tools: the list depends on its scope and changes with deploys.',
-    events: { sse: `${base}/mcp/{publicId}/events/sse` },
+    events: { sse: `${base}/mcp/{publicId}/events/sse`, websocket: `${base.replace(/^http/, 'ws')}/mcp/{publicId}/events/ws` },
   };
 }
 

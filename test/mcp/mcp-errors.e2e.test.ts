@@ -144,9 +144,10 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
       transport: { type: 'streamable-http', stateless: true },
       protocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
       capabilities: { tools: { listChanged: false } },
-      authentication: { scheme: 'bearer', credentials: [{ type: 'agent-api-key', prefix: 'mcpk_' }, { type: 'identity-access-token', algorithm: 'ES256', jwksUri: 'http://agents.test/.well-known/jwks.json' }] },
+      // Only what the service accepts today: identity access tokens come with ERC-8004 onboarding.
+      authentication: { scheme: 'bearer', credentials: [{ type: 'agent-api-key', prefix: 'mcpk_' }] },
       scopes: { read: { rateLimit: { perMinute: 120, perHour: 3000 } }, trade: {}, manage: {} },
-      events: { sse: 'http://agents.test/mcp/{publicId}/events/sse' },
+      events: { sse: 'http://agents.test/mcp/{publicId}/events/sse', websocket: 'ws://agents.test/mcp/{publicId}/events/ws' },
     });
     expect(response.headers.get('x-ratelimit-limit')).toBe('60');
   });

@@ -92,7 +92,7 @@ export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaCo
     endpoint: '/mcp/{publicId}',
     events: '/mcp/{publicId}/events/sse',
     protocol: 'JSON-RPC 2.0: tools/list, tools/call',
-    auth: 'Authorization: Bearer <API key or identity access token>',
+    auth: 'Authorization: Bearer <API key>',
     note: 'tools/list answers only the tools visible to the credential (scope, principal kind, configuration); read schemas from it.',
     catalogVersion: catalog.version,
     tools,
