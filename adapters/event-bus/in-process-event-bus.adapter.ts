@@ -30,6 +30,12 @@ export interface InProcessEventBusOptions {
    * without bound. Default 20,000 (about a day at one event every 4 seconds).
    */
   maxRetained?: number;
+  /**
+   * Each stream's ids start right after this (default 0). This bus keeps nothing on disk,
+   * so the service passes its start time in microseconds: ids then keep growing across
+   * restarts, and a client reconnecting with an id from before one gets what followed.
+   */
+  firstIdAfter?: number;
   logger?: EventBusLogger;
 }
 
@@ -59,6 +65,7 @@ export class InProcessEventBus implements EventBusPort {
   private readonly retention: RetentionPolicy;
   private readonly maxRetained: number;
   private readonly logger: EventBusLogger | undefined;
+  private readonly firstIdAfter: number;
   private readonly streams = new Map<string, StreamState>();
   private closed = false;
 
@@ -67,6 +74,7 @@ export class InProcessEventBus implements EventBusPort {
     this.retention = checkRetention(options.retention ?? DEFAULT_RETENTION);
     this.maxRetained = Math.max(this.retention.minCount, options.maxRetained ?? DEFAULT_MAX_RETAINED);
     this.logger = options.logger;
+    this.firstIdAfter = normalizeAfterId(options.firstIdAfter ?? 0);
   }
 
   async publish(stream: string, input: BusEventInput): Promise<BusEvent> {
@@ -88,7 +96,9 @@ export class InProcessEventBus implements EventBusPort {
     this.assertOpen();
     const state = this.state(stream);
     // Without afterId the subscriber starts at the head: only events published from now on.
-    const afterId = options.afterId === undefined ? state.seq : normalizeAfterId(options.afterId);
+    // An id beyond the head (from another run of the service, say) also starts there, rather
+    // than dropping everything until the ids catch up with it.
+    const afterId = options.afterId === undefined ? state.seq : Math.min(normalizeAfterId(options.afterId), state.seq);
     const sub: LocalSubscriber = { handler, lastId: afterId, queue: [], draining: false, active: true };
     // Registered before the replay is queued, and nothing awaits in between: no gap is possible.
     state.subscribers.add(sub);
@@ -126,7 +136,7 @@ export class InProcessEventBus implements EventBusPort {
   private state(stream: string): StreamState {
     let state = this.streams.get(stream);
     if (!state) {
-      state = { seq: 0, retained: [], subscribers: new Set() };
+      state = { seq: this.firstIdAfter, retained: [], subscribers: new Set() };
       this.streams.set(stream, state);
     }
     return state;

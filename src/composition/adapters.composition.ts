@@ -35,7 +35,8 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
     return {
       store,
       scheduler: new InProcessScheduler({ store, clock }),
-      bus: new InProcessEventBus({ clock }),
+      // Ids grow across restarts although the embedded bus forgets its streams (see firstIdAfter).
+      bus: new InProcessEventBus({ clock, firstIdAfter: clock.now() * 1000 }),
       limiter: new InProcessRateLimiter({ clock }),
     };
   }

@@ -37,6 +37,19 @@ describe('InProcessEventBus', () => {
     expect(await floor.replay('s', 0, 100)).toHaveLength(30);
   });
 
+  it('starts ids after firstIdAfter, and a subscriber whose id is beyond the head gets what follows', async () => {
+    const clock = new ManualClock();
+    const before = new InProcessEventBus({ clock });
+    for (let i = 0; i < 5; i++) await before.publish('s', { type: 'order.updated', data: { i } });
+    // The next run of the service: a client comes back with an id of the previous one.
+    const after = new InProcessEventBus({ clock, firstIdAfter: 3 });
+    const seen: number[] = [];
+    await after.subscribe('s', (event) => void seen.push(event.id), { afterId: 5 });
+    const published = await after.publish('s', { type: 'order.updated', data: {} });
+    expect(published.id).toBe(4);
+    expect(seen).toEqual([4]);
+  });
+
   it('refuses to work once closed', async () => {
     const bus = new InProcessEventBus({ clock: new ManualClock() });
     await bus.close();

@@ -52,7 +52,8 @@ export function formatSse(event: StreamEvent): string {
 export function parseLastEventId(header: unknown, query: unknown): number | undefined {
   const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' ? query.trim() : '';
   if (raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw AppError.validation(['Last-Event-ID must be a non-negative integer']);
+  // Up to 2^53 - 1: the embedded bus's ids are microseconds since the epoch (16 digits).
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw AppError.validation(['Last-Event-ID must be a non-negative integer']);
   return Number(raw);
 }
 

@@ -26,7 +26,8 @@ describe('event frames', () => {
     expect(parseLastEventId(' 12 ', '3')).toBe(12);
     expect(parseLastEventId(undefined, '3')).toBe(3);
     expect(parseLastEventId(undefined, '0')).toBe(0);
-    for (const bad of ['-1', '1.5', 'abc', '9'.repeat(16)]) expect(() => parseLastEventId(bad, undefined)).toThrow(/non-negative integer/);
+    expect(parseLastEventId('1795294000000123', undefined)).toBe(1_795_294_000_000_123); // the embedded bus's microsecond ids
+    for (const bad of ['-1', '1.5', 'abc', '9'.repeat(16), '1'.repeat(17)]) expect(() => parseLastEventId(bad, undefined)).toThrow(/non-negative integer/);
   });
 
   it('takes the WebSocket credential from Authorization, else from `bearer, <token>` subprotocols', () => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import { Client, startTestService, type TestService } from '../../support/test-service.js';
 import { agentFixture, openSse, until, type SseStream } from './events-harness.js';
 
 describe('GET /mcp/:publicId/events/sse (e2e)', () => {
@@ -95,6 +95,31 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     await clock.advance(1_000);
     await until(() => stream.comments().includes('keep-alive'), 'keep-alive');
     expect(stream.ended).toBe(false);
+  });
+
+  it('keeps ids growing across a restart of the embedded service: a reconnect from before it gets what follows', async () => {
+    const first = await startTestService();
+    let second: TestService | undefined;
+    try {
+      const agent = await agentFixture(first.url);
+      const { secret } = await agent.newKey();
+      const before = await sse(first.url, agent.publicId, { secret });
+      await agent.toggle(1);
+      await until(() => before.events().length === 2, 'two events');
+      const lastId = before.events()[1]!.id!;
+      before.close();
+      await first.service.stop(); // the data stays: the next run starts on it
+
+      second = await startTestService({ dataDir: first.dataDir });
+      const operator = Object.assign(new Client(second.url), { bearer: agent.operator.bearer, csrf: agent.operator.csrf });
+      const after = await sse(second.url, agent.publicId, { secret, headers: { 'last-event-id': String(lastId) } });
+      expect((await operator.post(`/api/nest/agents/${agent.agentId}/pause`)).status).toBe(200);
+      await until(() => after.events().length === 1, 'the event after the restart');
+      expect(after.events()[0]!.id).toBeGreaterThan(lastId);
+      expect(after.events()[0]!.data).toMatchObject({ type: 'agent.updated', state: 'paused' });
+    } finally {
+      await (second ?? first).stop();
+    }
   });
 
   it('refuses bad requests with the REST envelope before streaming', async () => {
