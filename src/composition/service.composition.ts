@@ -109,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const mcpEvents = createMcpEventSurfaces({
     access: mcpAccess,
+    limiter: adapters.limiter,
     bus: adapters.bus,
     clock,
     logger,

@@ -73,6 +73,8 @@ export interface AppErrorOptions {
   retryAfterSeconds?: number;
   /** An idempotent replay of a failure: the ids of the first response, which its body repeats. */
   firstRequest?: RequestIds;
+  /** Headers the refusal's response carries besides `Retry-After` (a 429's `X-RateLimit-*`). */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -91,6 +93,7 @@ export class AppError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly firstRequest: RequestIds | undefined;
+  readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -103,6 +106,7 @@ export class AppError extends Error {
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;
+    this.headers = options.headers;
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */

@@ -72,7 +72,7 @@ export function standardEnvelope(status: number, message: string): StandardEnvel
  * (an idempotent replay repeats the first response's).
  */
 export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   }

@@ -7,17 +7,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KeyScope } from '../../machines/api-key.machine.js';
 import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../http/request-context.middleware.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
 import type { McpAccess, McpAccessResolver } from './mcp-access.js';
 import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-body.js';
 import { McpDispatcher, type DispatchOutcome } from './mcp-dispatcher.js';
+import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } from './mcp-rate-budget.js';
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, rateLimited, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
@@ -32,7 +32,7 @@ export interface McpHttpDeps {
   clock: ClockPort;
   metrics?: Metrics;
   /** The budget of a credential of `scope`; default interface 8 (benchmarks raise it). */
-  rateWindows?: (scope: KeyScope) => readonly RateWindow[];
+  rateWindows?: RateWindowsOf;
   maxBodyBytes?: number;
   serverInfo?: { name: string; version: string };
 }
@@ -77,17 +77,13 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     caller: new ToolCaller(deps),
     serverInfo: deps.serverInfo ?? { name: 'agent-runtime-service', version: '0.1.0' },
   });
-  const windowsOf = deps.rateWindows ?? ((scope: KeyScope) => RATE_POLICIES.apiKey[scope]);
+  const windowsOf = deps.rateWindows ?? defaultRateWindows;
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
 
-  /** One hit per HTTP request; API keys share their budget with the REST routes (`apikey:<id>`). */
+  /** One hit per HTTP request. */
   async function meter(access: McpAccess, res: ServerResponse): Promise<void> {
-    const principal = access.principal;
-    const key = principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
-    const decision = await deps.limiter.hit(key, windowsOf(access.scope));
-    res.setHeader('X-RateLimit-Limit', String(decision.limit));
-    res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
+    const decision = await hitBudget(deps.limiter, windowsOf, access);
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
   }
 

@@ -3,25 +3,46 @@
  * a stream, the open-stream count for metrics, and the shutdown that ends them all.
  */
 import { AppError } from '../../errors/app-error.js';
+import type { RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } from '../mcp-rate-budget.js';
 import { EventStream, type EventStreamDeps } from './event-stream.js';
+
+export interface EventStreamRegistryDeps extends EventStreamDeps {
+  /** Opening a stream is one request on the credential's budget, as an MCP call is. */
+  limiter: RateLimiterPort;
+  rateWindows?: RateWindowsOf;
+}
+
+/** A stream ready to start, with the `X-RateLimit-*` headers of the request that opened it. */
+export interface OpenedStream {
+  stream: EventStream;
+  rateHeaders: Record<string, string>;
+}
 
 export class EventStreamRegistry {
   private readonly streams = new Set<EventStream>();
   private shuttingDown = false;
 
-  constructor(private readonly deps: EventStreamDeps) {}
+  constructor(private readonly deps: EventStreamRegistryDeps) {}
 
   /**
-   * Checks the credential for `/mcp/:publicId` and returns a stream ready to `start`.
-   * Throws the resolver's AppError (401, 404 `Agent not found`) with nothing left open.
+   * Checks the credential for `/mcp/:publicId`, counts the request on its budget and returns
+   * a stream ready to `start`. Throws the resolver's AppError (401, 403, 404 `Agent not
+   * found`) or 429 (with its `X-RateLimit-*` headers) with nothing left open.
    */
-  async open(publicId: string, authorization: string | undefined): Promise<EventStream> {
+  async open(publicId: string, authorization: string | undefined): Promise<OpenedStream> {
     if (this.shuttingDown) throw new AppError('SHUTTING_DOWN', 'Service Unavailable', { envelope: 'standard' });
     const stream = new EventStream(this.deps, publicId, authorization, (closed) => this.streams.delete(closed));
     this.streams.add(stream);
     try {
-      await stream.authorize();
-      return stream;
+      const access = await stream.authorize();
+      const decision = await hitBudget(this.deps.limiter, this.deps.rateWindows ?? defaultRateWindows, access);
+      const rateHeaders = rateLimitHeaders(decision);
+      if (!decision.allowed) {
+        const retryAfterSeconds = decision.retryAfterSeconds ?? decision.resetSeconds;
+        throw new AppError('RATE_LIMITED', 'Too Many Requests', { envelope: 'standard', retryAfterSeconds, headers: rateHeaders });
+      }
+      return { stream, rateHeaders };
     } catch (error) {
       await stream.close('disconnected');
       throw error;

@@ -6,8 +6,7 @@
 import type { Server } from 'node:http';
 import type { Router } from 'express';
 import { Gauge, type Registry } from 'prom-client';
-import type { EventStreamDeps } from './event-stream.js';
-import { EventStreamRegistry } from './event-stream.registry.js';
+import { EventStreamRegistry, type EventStreamRegistryDeps } from './event-stream.registry.js';
 import { createSseRoutes } from './sse.routes.js';
 import { attachEventsWebSocket, type EventsWebSocket } from './ws.upgrade.js';
 
@@ -25,7 +24,7 @@ export interface McpEventSurfaces {
   close(): Promise<void>;
 }
 
-export interface McpEventSurfacesDeps extends EventStreamDeps {
+export interface McpEventSurfacesDeps extends EventStreamRegistryDeps {
   /** Where the open-streams gauge is registered (the service's metrics registry). */
   registry?: Registry;
 }

@@ -25,12 +25,12 @@ export function createSseRoutes(deps: { streams: EventStreamRegistry }): Router 
   const router = Router();
   router.get(SSE_PATH, async (req, res) => {
     const afterId = parseLastEventId(req.get('last-event-id'), req.query.lastEventId);
-    const stream = await deps.streams.open(param(req, 'publicId'), req.get('authorization'));
+    const { stream, rateHeaders } = await deps.streams.open(param(req, 'publicId'), req.get('authorization'));
     // The client may have given up while we were checking its credential.
     if (res.destroyed || req.socket.destroyed) return void stream.close('disconnected');
     res.on('close', () => void stream.close('disconnected'));
     req.socket.setNoDelay(true);
-    res.writeHead(200, SSE_HEADERS);
+    res.writeHead(200, { ...SSE_HEADERS, ...rateHeaders });
     // Headers now, not with the first event: clients (and proxies) see the stream is open.
     res.flushHeaders();
     await stream.start(afterId, sseSink(res));

@@ -55,6 +55,11 @@ export function attachEventsWebSocket(server: Server, streams: EventStreamRegist
   // We accept no client messages, so a tiny frame limit; no compression for small JSON frames.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false, handleProtocols: pickProtocol });
   const pending = new Set<Duplex>();
+  // The 101 answer carries the X-RateLimit-* headers of the request that opened the stream.
+  const handshakeHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+  wss.on('headers', (headers: string[], req: IncomingMessage) => {
+    for (const [name, value] of Object.entries(handshakeHeaders.get(req) ?? {})) headers.push(`${name}: ${value}`);
+  });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = WS_PATH.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
@@ -73,11 +78,13 @@ export function attachEventsWebSocket(server: Server, streams: EventStreamRegist
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const afterId = parseLastEventId(req.headers['last-event-id'], url.searchParams.get('lastEventId') ?? undefined);
-      const stream = await streams.open(publicId, authorizationOf(req)).catch((error: unknown) => {
+      const opened = await streams.open(publicId, authorizationOf(req)).catch((error: unknown) => {
         refuse(socket, toAppError(error) ?? AppError.internal(), logger, error);
         return undefined;
       });
-      if (!stream) return;
+      if (!opened) return;
+      const { stream } = opened;
+      handshakeHeaders.set(req, opened.rateHeaders);
       // One cleanup path for every way the socket goes: client close, failed handshake, terminate.
       socket.once('close', () => void stream.close('disconnected'));
       if (socket.destroyed) return void stream.close('disconnected');

@@ -7,6 +7,7 @@ import type { McpAccess } from '../../../src/mcp/mcp-access.js';
 import type { StreamEndReason, StreamEvent } from '../../../src/mcp/events/event-frame.js';
 import type { EventSink, EventStreamDeps } from '../../../src/mcp/events/event-stream.js';
 import { EventStreamRegistry } from '../../../src/mcp/events/event-stream.registry.js';
+import { InProcessRateLimiter } from '../../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -36,7 +37,8 @@ function recordingSink(buffered = () => 0) {
 function setup(resolve: EventStreamDeps['access']['resolve'], overrides: Partial<EventStreamDeps> = {}) {
   const clock = new ManualClock();
   const bus = new InProcessEventBus({ clock });
-  const registry = new EventStreamRegistry({ access: { resolve }, bus, clock, logger: pino({ level: 'silent' }), ...overrides });
+  const limiter = new InProcessRateLimiter({ clock });
+  const registry = new EventStreamRegistry({ access: { resolve }, bus, clock, limiter, logger: pino({ level: 'silent' }), ...overrides });
   return { clock, bus, registry };
 }
 
@@ -52,7 +54,7 @@ describe('EventStream', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await bus.publish('auth', { type: 'key.revoked', data: { keyId: 'key_1' } });
     release();
-    const stream = await opening;
+    const { stream } = await opening;
     const { sink, port } = recordingSink();
     await stream.start(undefined, port);
     expect(sink.ended).toEqual(['revoked']);
@@ -71,7 +73,7 @@ describe('EventStream', () => {
         return grant(clock);
       });
       const { sink, port } = recordingSink();
-      await (await registry.open('pub_a', 'Bearer mcpk_x')).start(undefined, port);
+      await (await registry.open('pub_a', 'Bearer mcpk_x')).stream.start(undefined, port);
       await clock.advance(60_000);
       await new Promise((resolve) => setImmediate(resolve));
       expect(sink.ended).toEqual(expected);
@@ -81,7 +83,7 @@ describe('EventStream', () => {
   it('arms an expiry beyond the 24.8-day timer limit in hops and ends exactly at expiry', async () => {
     const { clock, registry } = setup(async () => grant(clock, 30 * DAY), { heartbeatMs: 365 * DAY, revalidateMs: 365 * DAY });
     const { sink, port } = recordingSink();
-    await (await registry.open('pub_a', 'Bearer mcpk_x')).start(undefined, port);
+    await (await registry.open('pub_a', 'Bearer mcpk_x')).stream.start(undefined, port);
     await clock.advance(30 * DAY - 1);
     expect(sink.ended).toEqual([]);
     await clock.advance(1);
@@ -92,7 +94,7 @@ describe('EventStream', () => {
     let backlog = 0;
     const { clock, bus, registry } = setup(async () => grant(clock), { maxBufferedBytes: 100 });
     const slow = recordingSink(() => backlog);
-    await (await registry.open('pub_a', 'Bearer mcpk_x')).start(undefined, slow.port);
+    await (await registry.open('pub_a', 'Bearer mcpk_x')).stream.start(undefined, slow.port);
     await bus.publish('agent:a1', { type: 'agent.updated', data: { state: 'paused' } });
     backlog = 101;
     await bus.publish('agent:a1', { type: 'agent.updated', data: { state: 'active' } });
@@ -100,7 +102,7 @@ describe('EventStream', () => {
     expect(slow.sink.ended).toEqual(['slow-consumer']);
 
     const gone = recordingSink();
-    const stream = await registry.open('pub_a', 'Bearer mcpk_x');
+    const { stream } = await registry.open('pub_a', 'Bearer mcpk_x');
     await stream.start(0, gone.port);
     expect(gone.sink.events.map((e) => e.id)).toEqual([1, 2]);
     await stream.close('disconnected');

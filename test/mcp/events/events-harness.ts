@@ -2,6 +2,7 @@
  * Helpers of the MCP event stream tests: an operator with an agent and keys, an SSE reader
  * (fetch + a small parser of the text stream) and a WebSocket client that records everything.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { Client, signInSolana } from '../../support/test-service.js';
@@ -134,9 +135,11 @@ export interface WsClient {
   pings: number;
   /** Set once the server closed the connection. */
   closed?: { code: number; reason: string };
+  /** Headers of the server's 101 answer. */
+  handshake?: IncomingHttpHeaders;
 }
 
-export type WsResult = { ok: true; client: WsClient } | { ok: false; status: number; body: any };
+export type WsResult = { ok: true; client: WsClient } | { ok: false; status: number; body: any; headers: IncomingHttpHeaders };
 
 /** Opens `/mcp/:publicId/events/ws`; a refused handshake resolves with its HTTP status and body. */
 export function openWs(base: string, publicId: string, options: { secret?: string; viaProtocol?: boolean; query?: string; path?: string } = {}): Promise<WsResult> {
@@ -149,12 +152,13 @@ export function openWs(base: string, publicId: string, options: { secret?: strin
   ws.on('message', (raw) => client.messages.push(JSON.parse(String(raw))));
   ws.on('ping', () => (client.pings += 1));
   ws.on('close', (code, reason) => (client.closed = { code, reason: reason.toString() }));
+  ws.on('upgrade', (res) => (client.handshake = res.headers));
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ ok: true, client }));
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
     });
     ws.once('error', (error) => reject(error));
   });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
 import { Client, startTestService, type TestService } from '../../support/test-service.js';
+import { bearer, rawRpc } from '../mcp-fixtures.js';
 import { agentFixture, openSse, until, type SseStream } from './events-harness.js';
 
 describe('GET /mcp/:publicId/events/sse (e2e)', () => {
@@ -120,6 +121,20 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     } finally {
       await (second ?? first).stop();
     }
+  });
+
+  it("counts opening a stream on the key's budget: X-RateLimit-* headers, and 429 once it is spent", async () => {
+    const agent = await agentFixture(svc.url);
+    const { secret } = await agent.newKey();
+    const first = await sse(svc.url, agent.publicId, { secret });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('119');
+    // The budget is the key's, shared with its MCP calls: spend the rest on pings.
+    for (let i = 0; i < 119; i++) expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
+    const refused = await sse(svc.url, agent.publicId, { secret });
+    expect(refused).toMatchObject({ status: 429, body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' } });
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('refuses bad requests with the REST envelope before streaming', async () => {

@@ -27,6 +27,8 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
   it('streams events as JSON {id, event, data} in order, authenticated by the Authorization header', async () => {
     const agent = await agentFixture(svc.url);
     const client = opened(await ws(svc.url, agent.publicId, { secret: (await agent.newKey()).secret }));
+    // Opening is one request on the key's budget (interface 8), its headers on the 101 answer.
+    expect(client.handshake).toMatchObject({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': expect.stringMatching(/^\d+$/) });
     await agent.toggle(2);
     await until(() => client.messages.length === 4, 'four messages');
     expect(client.messages.map((m) => m.data.state)).toEqual(['paused', 'active', 'paused', 'active']);
@@ -92,11 +94,11 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
     const unauthorized = { ok: false, status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } };
     const notFound = { ok: false, status: 404, body: { statusCode: 404, message: 'Agent not found', error: 'Not Found' } };
 
-    expect(await ws(svc.url, 'pub_doesNotExist0000000000', { secret })).toEqual(notFound);
-    expect(await ws(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toEqual(unauthorized);
-    expect(await ws(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}`, viaProtocol: true })).toEqual(unauthorized);
-    expect(await ws(svc.url, agent.publicId)).toEqual(unauthorized);
-    expect(await ws(svc.url, agent.publicId, { secret: otherKey.secret })).toEqual(notFound);
+    expect(await ws(svc.url, 'pub_doesNotExist0000000000', { secret })).toMatchObject(notFound);
+    expect(await ws(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toMatchObject(unauthorized);
+    expect(await ws(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}`, viaProtocol: true })).toMatchObject(unauthorized);
+    expect(await ws(svc.url, agent.publicId)).toMatchObject(unauthorized);
+    expect(await ws(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject(notFound);
     expect(await ws(svc.url, agent.publicId, { secret, query: '?lastEventId=-1' })).toMatchObject({ ok: false, status: 400 });
     // No other upgrade handler is attached, so an unknown path is answered rather than left hanging.
     expect(await ws(svc.url, agent.publicId, { secret, path: '/elsewhere' })).toMatchObject({ ok: false, status: 404 });
