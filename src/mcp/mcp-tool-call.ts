@@ -33,7 +33,8 @@ export class ToolCaller {
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {
     const { name } = params;
     const input = params.arguments ?? {};
-    const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey : undefined;
+    // UUIDs are case-insensitive: one key in any case names one call, as on REST.
+    const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey.toLowerCase() : undefined;
     const ctx: OperationContext = {
       principal: access.principal,
       scope: access.scope,

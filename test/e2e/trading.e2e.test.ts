@@ -195,6 +195,9 @@ describe('trading core (e2e)', () => {
     expect(swap.structuredContent).toMatchObject({ status: 'filled', channel: 'mcp', amountIn: '25000000' });
     const again = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey } });
     expect((again.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
+    // The same UUID in capitals is the same key, as on REST.
+    const shouted = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey: idempotencyKey.toUpperCase() } });
+    expect((shouted.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
     const search = await trade.callTool({ name: 'trading_solana_aggregator_tokens_search', arguments: { query: 'bonk' } });
     expect((search.structuredContent as { tokens: Array<{ mint: string }> }).tokens[0]!.mint).toBe(BONK);
 
