@@ -19,7 +19,7 @@ import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-bo
 import { McpDispatcher, type DispatchOutcome } from './mcp-dispatcher.js';
 import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } from './mcp-rate-budget.js';
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, rateLimited, unsupportedProtocolVersion } from './mcp-errors.js';
-import { ToolCaller } from './mcp-tool-call.js';
+import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
 
@@ -72,19 +72,22 @@ export function matchMcpPath(url: string | undefined): string | undefined {
 }
 
 export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
+  const caller = new ToolCaller(deps);
   const dispatcher = new McpDispatcher({
     directory: new ToolDirectory(deps.catalog),
-    caller: new ToolCaller(deps),
+    caller,
     serverInfo: deps.serverInfo ?? { name: 'agent-runtime-service', version: '0.1.0' },
   });
   const windowsOf = deps.rateWindows ?? defaultRateWindows;
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
 
-  /** One hit per HTTP request. */
-  async function meter(access: McpAccess, res: ServerResponse): Promise<void> {
+  /** One hit per HTTP request; a refused `tools/call` still goes into the audit trail. */
+  async function meter(access: McpAccess, res: ServerResponse, body: Buffer, ids: CallIds): Promise<void> {
     const decision = await hitBudget(deps.limiter, windowsOf, access);
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
+    if (decision.allowed) return;
+    caller.refused(parseJson(body), access, ids, 'RATE_LIMITED');
+    throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, publicId: string, ids: { requestId: string; correlationId: string }): Promise<DispatchOutcome | undefined> {
@@ -105,18 +108,14 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const grant = await granted;
     if ('error' in grant) return failureOf(grant.error);
     try {
-      await meter(grant.access, res);
+      await meter(grant.access, res, read.body, ids);
     } catch (error) {
       return failureOf(error);
     }
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS));
-    let message: unknown;
-    try {
-      message = JSON.parse(read.body.toString('utf8'));
-    } catch {
-      return wireFailure(parseError());
-    }
+    const message = parseJson(read.body);
+    if (message === PARSE_FAILED) return wireFailure(parseError());
     return dispatcher.dispatch(message, grant.access, ids);
   }
 
@@ -190,4 +189,14 @@ function write(res: ServerResponse, outcome: DispatchOutcome): void {
   }
   const json = JSON.stringify(outcome.body);
   res.writeHead(outcome.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json);
+}
+
+const PARSE_FAILED = Symbol('parse failed');
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return PARSE_FAILED;
+  }
 }

@@ -26,24 +26,38 @@ export interface ToolCallerDeps {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The operation context of a call by `access`. */
+function contextOf(input: Record<string, unknown>, access: McpAccess, ids: CallIds): OperationContext {
+  // UUIDs are case-insensitive: one key in any case names one call, as on REST.
+  const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey.toLowerCase() : undefined;
+  return {
+    principal: access.principal,
+    scope: access.scope,
+    subject: access.subject,
+    userId: access.userId,
+    surface: 'mcp',
+    ...ids,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  };
+}
+
 /** Runs tools for MCP callers; throws `McpWireError` for protocol-level failures. */
 export class ToolCaller {
   constructor(private readonly deps: ToolCallerDeps) {}
 
+  /** Audits a request refused before dispatch (`code`, e.g. RATE_LIMITED) when it is a `tools/call`. */
+  refused(message: unknown, access: McpAccess, ids: CallIds, code: string): void {
+    if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return;
+    const { name, arguments: args } = message.params;
+    if (typeof name !== 'string' || name.length > 200) return;
+    const input = isPlainObject(args) ? args : {};
+    this.deps.invoker.recordRefusal(name, input, contextOf(input, access, ids), code);
+  }
+
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {
     const { name } = params;
     const input = params.arguments ?? {};
-    // UUIDs are case-insensitive: one key in any case names one call, as on REST.
-    const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey.toLowerCase() : undefined;
-    const ctx: OperationContext = {
-      principal: access.principal,
-      scope: access.scope,
-      subject: access.subject,
-      userId: access.userId,
-      surface: 'mcp',
-      ...ids,
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-    };
+    const ctx = contextOf(input, access, ids);
     let result: unknown;
     try {
       result = await this.deps.invoker.invoke({ name, input, ctx, viewer: access.viewer });

@@ -39,7 +39,6 @@ export class OperationInvoker {
     const started = this.clock.now();
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
     const argsDigest = digestArguments(withoutKey(input));
-    let outcome: 'ok' | 'error' = 'ok';
     let error: string | undefined;
     try {
       const refusal = this.catalog.refusal(name, viewer);
@@ -56,26 +55,37 @@ export class OperationInvoker {
         ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
       });
     } catch (failure) {
-      outcome = 'error';
       error = isAppError(failure) ? failure.code : 'INTERNAL_SERVICE_ERROR';
       throw failure;
     } finally {
-      this.audit.record({
-        at: started,
-        surface: ctx.surface,
-        operation: name,
-        principal: principalRef(ctx),
-        ...(ctx.principal.type === 'session' ? {} : { credentialPrefix: ctx.principal.prefix }),
-        scope: ctx.scope,
-        subject: `${ctx.subject.type}:${ctx.subject.id}`,
-        argsDigest,
-        outcome,
-        ...(error ? { error } : {}),
-        latencyMs: this.clock.now() - started,
-        requestId: ctx.requestId,
-        correlationId: ctx.correlationId,
-      });
+      this.record(name, ctx, argsDigest, started, error);
     }
+  }
+
+  /**
+   * Records a call its surface refused before it reached the catalog (an MCP `tools/call`
+   * over its rate budget): every call is in the audit trail, answered or not.
+   */
+  recordRefusal(name: string, input: unknown, ctx: OperationContext, code: string): void {
+    this.record(name, ctx, digestArguments(withoutKey(input)), this.clock.now(), code);
+  }
+
+  private record(name: string, ctx: OperationContext, argsDigest: string, started: number, error: string | undefined): void {
+    this.audit.record({
+      at: started,
+      surface: ctx.surface,
+      operation: name,
+      principal: principalRef(ctx),
+      ...(ctx.principal.type === 'session' ? {} : { credentialPrefix: ctx.principal.prefix }),
+      scope: ctx.scope,
+      subject: `${ctx.subject.type}:${ctx.subject.id}`,
+      argsDigest,
+      outcome: error ? 'error' : 'ok',
+      ...(error ? { error } : {}),
+      latencyMs: this.clock.now() - started,
+      requestId: ctx.requestId,
+      correlationId: ctx.correlationId,
+    });
   }
 }
 

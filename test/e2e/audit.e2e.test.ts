@@ -4,6 +4,7 @@ import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { digestArguments } from '../../src/operations/operation-invoker.js';
 import { Client, signInSolana, startTestService, type HttpResult, type TestService } from '../support/test-service.js';
 import { codeAt } from '../support/totp-codes.js';
+import { bearer, rawRpc } from '../mcp/mcp-fixtures.js';
 
 describe('audit trail (e2e)', () => {
   const clock = new ManualClock(Date.now());
@@ -124,6 +125,19 @@ describe('audit trail (e2e)', () => {
     expect(refused).toMatchObject({ operation: 'POST /api/nest/agents/:agentId/pause', principal: { type: 'session', id: bobId }, outcome: 'error', error: '404' });
     expect(refused!.subject).toBeUndefined();
     expect([...of(all, read), ...of(all, unmatched)]).toEqual([]);
+  });
+
+  it('records an MCP tools/call refused for its rate budget, with the code, before anything ran', async () => {
+    await tick();
+    const agent = (await alice.post('/api/nest/agents', { name: 'Thrifty' })).body as { agentId: string; publicId: string };
+    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as { secret: string };
+    for (let i = 0; i < 120; i++) expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
+    const refused = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'agent_status', arguments: {} } }, bearer(secret));
+    expect(refused.status).toBe(429);
+    const logged = (await entries(`agent:${agent.agentId}`)).filter((entry) => entry.requestId === refused.headers.get('x-request-id'));
+    expect(logged).toEqual([
+      expect.objectContaining({ surface: 'mcp', operation: 'agent_status', outcome: 'error', error: 'RATE_LIMITED', scope: 'read', argsDigest: digestArguments({}) }),
+    ]);
   });
 
   it('serves a bot’s MCP logs to its owner only, marked deprecated, paged newest first', async () => {
