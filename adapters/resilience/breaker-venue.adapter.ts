@@ -11,7 +11,7 @@ import type {
   VenueHealth,
   VenuePort,
 } from '../../src/ports/venue.port.js';
-import { ProviderBreaker, type BreakerState, type ProviderBreakerOptions } from './provider-breaker.js';
+import { ProviderBreaker, providerUnavailable, type BreakerState, type ProviderBreakerOptions } from './provider-breaker.js';
 
 export interface BreakerVenueOptions extends Omit<ProviderBreakerOptions, 'provider'> {
   /** Default: the wrapped venue's `name`. */
@@ -60,12 +60,13 @@ export class BreakerVenue implements VenuePort {
   /** Market data through the same breaker, when the wrapped venue has it. */
   readonly market?: (chain: Chain, address: string) => Promise<MarketInfo | null>;
 
+  // Token lookups may be answered from the venue's own list: weak evidence of the provider's health.
   findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {
-    return this.breaker.execute(() => this.inner.findToken(chain, symbolOrAddress));
+    return this.breaker.execute(() => this.inner.findToken(chain, symbolOrAddress), { weak: true });
   }
 
   searchTokens(query: string, options: { chain?: Chain; limit: number }): Promise<TokenInfo[]> {
-    return this.breaker.execute(() => this.inner.searchTokens(query, options));
+    return this.breaker.execute(() => this.inner.searchTokens(query, options), { weak: true });
   }
 
   priceUsd(chain: Chain, address: string): Promise<number | null> {
@@ -88,13 +89,21 @@ export class BreakerVenue implements VenuePort {
     return this.breaker.execute(() => this.inner.balances(chain, address));
   }
 
-  /** Never throws: an open circuit or a failed probe is reported as unreachable. */
+  /**
+   * Never throws: an open circuit or a failed probe is reported as unreachable. A probe that
+   * finds the provider unreachable counts as a failure of it (on a chain the venue serves).
+   */
   async health(chain: Chain): Promise<VenueHealth> {
+    if (!this.chains.includes(chain)) return this.inner.health(chain);
+    let probed: VenueHealth | undefined;
     try {
-      const health = await this.breaker.execute(() => this.inner.health(chain));
-      return health;
+      return await this.breaker.execute(async () => {
+        probed = await this.inner.health(chain);
+        if (!probed.reachable) throw providerUnavailable(this.provider, probed.error ?? 'unreachable');
+        return probed;
+      });
     } catch (error) {
-      return { chain, reachable: false, error: isAppError(error) || error instanceof Error ? error.message : String(error) };
+      return probed ?? { chain, reachable: false, error: isAppError(error) || error instanceof Error ? error.message : String(error) };
     }
   }
 }

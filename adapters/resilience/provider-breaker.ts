@@ -33,6 +33,12 @@ export interface ProviderBreakerOptions {
 export interface ProviderCallOptions {
   /** Overrides `timeoutMs` for one call (an execution that waits for confirmation needs longer). */
   timeoutMs?: number;
+  /**
+   * A call the venue may answer without its provider (a token from its own list): its
+   * failures count, but its success is no evidence that the provider is well, so it
+   * neither ends a streak of failures nor closes the circuit as the half-open probe.
+   */
+  weak?: boolean;
 }
 
 /** Interface 8: after the breaker opens, callers wait 60 seconds. */
@@ -109,19 +115,33 @@ export class ProviderBreaker {
   async execute<T>(fn: (signal: AbortSignal) => Promise<T>, options: ProviderCallOptions = {}): Promise<T> {
     this.gate();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    const deadline = this.deadline(timeoutMs);
+    if (options.weak) return this.executeWeak(fn, timeoutMs);
     try {
-      return await this.policy.execute(async () => {
-        if (!deadline) return fn(NEVER_ABORTED);
-        try {
-          return await deadline.execute((_context, signal) => fn(signal));
-        } catch (error) {
-          if (error instanceof TaskCancelledError) throw providerUnavailable(this.provider, `timed out after ${timeoutMs} ms`, { cause: error });
-          throw error;
-        }
-      });
+      return await this.policy.execute(() => this.underDeadline(fn, timeoutMs));
     } catch (error) {
       if (error instanceof BrokenCircuitError) throw this.openError(error);
+      throw error;
+    }
+  }
+
+  /** Outside the policy, which then only hears of a provider failure (see `weak`). */
+  private async executeWeak<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: number): Promise<T> {
+    try {
+      return await this.underDeadline(fn, timeoutMs);
+    } catch (error) {
+      // Counted as the policy counts any failure (and it opens the circuit at the threshold).
+      if (isProviderFailure(error)) await this.policy.execute(() => Promise.reject(error)).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async underDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: number): Promise<T> {
+    const deadline = this.deadline(timeoutMs);
+    if (!deadline) return fn(NEVER_ABORTED);
+    try {
+      return await deadline.execute((_context, signal) => fn(signal));
+    } catch (error) {
+      if (error instanceof TaskCancelledError) throw providerUnavailable(this.provider, `timed out after ${timeoutMs} ms`, { cause: error });
       throw error;
     }
   }

@@ -103,4 +103,42 @@ describe('BreakerVenue', () => {
     const error = await failure(venue.quote(quoteRequest));
     expect(error.message).toBe('Provider unavailable: scripted (timed out after 20 ms)');
   });
+
+  it('opens on a provider failing every quote, however many token lookups (answered by the venue itself) succeed in between', async () => {
+    const { inner, venue } = setup();
+    for (let i = 0; i < 2; i++) {
+      expect(await venue.findToken('solana', 'USDC')).not.toBeNull();
+      inner.next = { fail: new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: scripted (HTTP 500)') };
+      await failure(venue.quote(quoteRequest));
+      inner.next = {};
+    }
+    expect(venue.breakerState()).toBe('open');
+  });
+
+  it('counts a failed token lookup, and an unreachable health probe on a served chain, as provider failures', async () => {
+    const { inner, venue } = setup();
+    inner.next = { fail: new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: scripted (HTTP 500)') };
+    await failure(venue.searchTokens('x', { limit: 5 }));
+    inner.next = {};
+    inner.health = async (chain: Chain) => ({ chain, reachable: false, error: 'rpc down' });
+    expect(await venue.health('solana')).toEqual({ chain: 'solana', reachable: false, error: 'rpc down' });
+    expect(venue.breakerState()).toBe('open');
+    // A chain the venue does not serve says nothing about its provider.
+    const other = setup();
+    other.inner.health = async (chain: Chain) => ({ chain, reachable: false, error: 'no RPC for ethereum' });
+    for (let i = 0; i < 3; i++) await other.venue.health('ethereum');
+    expect(other.venue.breakerState()).toBe('closed');
+  });
+
+  it('lets only a call that reached the provider close the circuit after its open window', async () => {
+    const { inner, clock, venue } = setup();
+    inner.next = { fail: new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: scripted (HTTP 500)') };
+    for (let i = 0; i < 2; i++) await failure(venue.quote(quoteRequest));
+    inner.next = {};
+    await clock.advance(60_000);
+    expect(await venue.findToken('solana', 'USDC')).not.toBeNull();
+    expect(venue.breakerState()).toBe('half_open');
+    expect((await venue.quote(quoteRequest)).expectedOut).toBe('2');
+    expect(venue.breakerState()).toBe('closed');
+  });
 });
