@@ -11,6 +11,7 @@ import { createCatalogAdminRoutes } from '../http/routes/catalog-admin.routes.js
 import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
 import { AGENT_REST_BINDINGS, createOperationRoutes } from '../http/routes/operation.routes.js';
 import { AuditLog } from '../operations/audit-log.js';
+import { StoredCatalogSettings } from '../operations/catalog-settings.store.js';
 import { agentOperations } from '../operations/definitions/agent.ops.js';
 import { chatOperations } from '../operations/definitions/chat.ops.js';
 import { portfolioOperations } from '../operations/definitions/portfolio.ops.js';
@@ -55,13 +56,14 @@ export function buildOperations(deps: OperationsDeps) {
     ...portfolioOperations(status),
     ...(deps.extraOperations ?? []),
   );
+  const catalogSettings = new StoredCatalogSettings({ store: deps.store, catalog, clock: deps.clock, logger: deps.logger });
   const audit = new AuditLog(deps.store, deps.clock, deps.logger);
   const invoker = new OperationInvoker(catalog, audit, deps.clock, new IdempotencyGuard(deps.store, deps.clock));
   const bindings = [...AGENT_REST_BINDINGS, ...(deps.extraBindings ?? [])];
   const routers = [
     createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings }),
-    createCatalogAdminRoutes({ catalog, opsToken: deps.opsToken }),
+    createCatalogAdminRoutes({ catalog, settings: catalogSettings, opsToken: deps.opsToken }),
     createOpenApiRoutes({ catalog, bindings, limiter: deps.auth.limiter }),
   ];
-  return { catalog, audit, invoker, routers };
+  return { catalog, catalogSettings, audit, invoker, routers };
 }

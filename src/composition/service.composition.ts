@@ -25,6 +25,7 @@ import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
 import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
 import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
+import { CATALOG_SETTINGS_COLLECTIONS } from '../operations/catalog-settings.store.js';
 import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildOperations } from './operations.composition.js';
@@ -143,7 +144,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   mcpEvents.attach(server);
 
-  await adapters.store.init([...ACCOUNT_COLLECTIONS, ...AUDIT_COLLECTIONS, ...TRADING_RECORD_COLLECTIONS, IDEMPOTENCY_COLLECTION, ...trading.collections]);
+  await adapters.store.init([
+    ...ACCOUNT_COLLECTIONS,
+    ...AUDIT_COLLECTIONS,
+    ...CATALOG_SETTINGS_COLLECTIONS,
+    ...TRADING_RECORD_COLLECTIONS,
+    IDEMPOTENCY_COLLECTION,
+    ...trading.collections,
+  ]);
+  await operations.catalogSettings.start();
   await runtime.start();
   await trading.start();
   await accounts.start();
@@ -167,6 +176,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.closeIdleConnections();
       // Due jobs send events: stop taking them (and let running ones finish) before the runtime drains.
       await trading.stop();
+      operations.catalogSettings.stop();
       await adapters.scheduler.close();
       await runtime.shutdown(config.shutdownTimeoutMs);
       await operations.audit.flush();

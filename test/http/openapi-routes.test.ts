@@ -95,7 +95,7 @@ describe('OpenAPI coverage of the REST routers', () => {
       createBotRoutes({ auth, bots: none, keys: none, stepUp: none }),
       createAuditRoutes({ auth, agents: none, bots: none, audit: none }),
       createOperationRoutes({ auth, invoker: none, agents: none, bindings: AGENT_REST_BINDINGS }),
-      createCatalogAdminRoutes({ catalog, opsToken: 'ops' }),
+      createCatalogAdminRoutes({ catalog, settings: none, opsToken: 'ops' }),
       createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, limiter: none }),
     ];
     const served = servedRoutes(createTestApp({ routers }).app);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { OPS_BASE_PATH, OPS_DEFAULT_PAGE_SIZE, OPS_MAX_PAGE_SIZE } from '../ops.routes.js';
-import { catalogSettingsSchema } from '../routes/catalog-admin.routes.js';
+import { catalogSettingsSchema } from '../../operations/catalog-settings.store.js';
 import type { RouteDoc } from './route-doc.types.js';
 
 const catalogViewSchema = z.object({

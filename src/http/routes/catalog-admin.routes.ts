@@ -1,24 +1,15 @@
 import { Router } from 'express';
-import { z } from 'zod';
+import { catalogSettingsSchema, type StoredCatalogSettings } from '../../operations/catalog-settings.store.js';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import type { OperationFamily } from '../../operations/operation.types.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
 import { parseBody } from '../validate.js';
 
-export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const satisfies readonly OperationFamily[];
-/** Body of `PUT /api/nest/ops/catalog`. */
-export const catalogSettingsSchema = z
-  .object({
-    disabledFamilies: z.array(z.enum(OPERATION_FAMILIES)).max(OPERATION_FAMILIES.length).default([]),
-    disabledOperations: z.array(z.string().min(1).max(128)).max(500).default([]),
-  })
-  .strict();
-
 /**
  * Runtime configuration of the catalog, for operators of the service (ops token):
- * switch families or single operations off and on without a deploy; `tools/list` follows.
+ * switch families or single operations off and on without a deploy; `tools/list` follows,
+ * in every process (see StoredCatalogSettings). An unknown operation name is a 400.
  */
-export function createCatalogAdminRoutes(deps: { catalog: OperationCatalog; opsToken: string }): Router {
+export function createCatalogAdminRoutes(deps: { catalog: OperationCatalog; settings: StoredCatalogSettings; opsToken: string }): Router {
   const router = Router();
   const ops = requireBearerToken(deps.opsToken);
   const view = () => ({
@@ -29,8 +20,8 @@ export function createCatalogAdminRoutes(deps: { catalog: OperationCatalog; opsT
   router.get('/api/nest/ops/catalog', ops, (_req, res) => {
     res.json(view());
   });
-  router.put('/api/nest/ops/catalog', ops, (req, res) => {
-    deps.catalog.configure(parseBody(catalogSettingsSchema, req));
+  router.put('/api/nest/ops/catalog', ops, async (req, res) => {
+    await deps.settings.save(parseBody(catalogSettingsSchema, req));
     res.json(view());
   });
   return router;
