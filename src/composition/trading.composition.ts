@@ -24,6 +24,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
+import type { Chain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 
 export interface TradingCompositionDeps {
@@ -83,5 +84,26 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
     module,
   );
 
+  return offeredOn(venue.chains, module);
+}
+
+/** Operations that trade through a venue of one chain family: offered only where one serves it. */
+const NEEDS_VENUE: Readonly<Record<string, 'solana' | 'evm'>> = {
+  trading_solana_aggregator_swap: 'solana',
+  trading_solana_aggregator_tokens_search: 'solana',
+  trading_evm_quote: 'evm',
+  trading_evm_swap: 'evm',
+};
+
+/**
+ * A smaller deployment offers fewer tools (interface 4.5): without a venue for a chain
+ * family, its trading operations and their REST routes are left out, so `tools/list` and
+ * the OpenAPI document only show what can work here.
+ */
+function offeredOn(chains: readonly Chain[], module: TradingModule): TradingModule {
+  const served = new Set(chains.map((chain) => (chain === 'solana' ? 'solana' : 'evm')));
+  const offered = (name: string) => NEEDS_VENUE[name] === undefined || served.has(NEEDS_VENUE[name]);
+  module.operations = module.operations.filter((operation) => offered(operation.name));
+  module.bindings = module.bindings.filter((binding) => offered(binding.operation));
   return module;
 }

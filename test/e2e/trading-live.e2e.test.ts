@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('live venue profile with its providers failing (e2e)', () => {
@@ -47,7 +47,19 @@ describe('live venue profile with its providers failing (e2e)', () => {
     const open = await operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     expect(open).toMatchObject({ status: 503, body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' } });
     expect(Number(open.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('offers no EVM trading where no EVM venue serves: neither the tools nor their routes', async () => {
     const evm = await operator.client.post(`/api/nest/trading/evm/quote/${operator.userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '1000000' });
-    expect(evm).toMatchObject({ status: 400, body: { message: 'No trading venue is configured for chain: base' } });
+    expect(evm.status).toBe(404);
+    const { agentId, publicId } = await operator.agent('surface');
+    const { secret } = await operator.agentKey(agentId, 'trade');
+    const listed = await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(secret));
+    const names = (listed.body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['trading_solana_aggregator_swap', 'trading_solana_aggregator_tokens_search', 'trading_evm_status']));
+    expect(names).not.toContain('trading_evm_quote');
+    expect(names).not.toContain('trading_evm_swap');
+    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/nest/trading/evm/quote'))).toEqual([]);
   });
 });
