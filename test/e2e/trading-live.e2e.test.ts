@@ -59,7 +59,12 @@ describe('live venue profile with its providers failing (e2e)', () => {
     expect(names).toEqual(expect.arrayContaining(['trading_solana_aggregator_swap', 'trading_solana_aggregator_tokens_search', 'trading_evm_status']));
     expect(names).not.toContain('trading_evm_quote');
     expect(names).not.toContain('trading_evm_swap');
-    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    type Parameter = { name: string; in: string; required?: boolean };
+    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/nest/trading/evm/quote'))).toEqual([]);
+    // Routes that act on the default agent document the `agentId` that names another one.
+    for (const [path, method] of [['/api/nest/trading/command', 'post'], ['/api/nest/trading/positions/{userId}', 'get']] as const) {
+      expect(doc.paths[path]![method]!.parameters).toContainEqual(expect.objectContaining({ name: 'agentId', in: 'query', required: false }));
+    }
   });
 });

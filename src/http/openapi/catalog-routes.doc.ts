@@ -26,7 +26,10 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     const guarded = isGuarded(operation);
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
-    const hasFields = !(rest instanceof z.ZodObject) || Object.keys(rest.shape).length > 0;
+    // Routes without `:agentId` act on the signed-in user's default agent, or the one named
+    // by `agentId` (query string, or the body on POST/PUT), which is not an operation input.
+    const query = binding.path.includes(':agentId') ? (inQuery ? rest : undefined) : withAgentId(inQuery ? rest : undefined);
+    const hasFields = query !== undefined && (!(query instanceof z.ZodObject) || Object.keys(query.shape).length > 0);
     docs.push({
       method: binding.method,
       path: binding.path,
@@ -35,7 +38,8 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       description: `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).`,
       auth: ['session'],
       params,
-      ...(inQuery ? (hasFields ? { query: rest } : {}) : { body: rest }),
+      ...(hasFields ? { query } : {}),
+      ...(inQuery ? {} : { body: rest }),
       ...(binding.status ? { status: binding.status } : {}),
       ...(guarded ? { idempotent: true } : {}),
       ...(operation.output ? { response: operation.output } : {}),
@@ -66,6 +70,14 @@ function splitInput(input: z.ZodType, pathNames: string[], dropped: string[]): {
     // zod refuses `omit` on refined objects; the whole input still describes the request.
     return { params, rest: input };
   }
+}
+
+const agentIdField = z.string().min(1).max(64).describe('The agent to act on, one of yours; default: your default agent').optional();
+
+/** `query` plus the optional `agentId` of routes that name their agent that way. */
+function withAgentId(query: z.ZodType | undefined): z.ZodType {
+  if (query === undefined) return z.object({ agentId: agentIdField });
+  return query instanceof z.ZodObject ? z.object({ ...(query.shape as Record<string, z.ZodType>), agentId: agentIdField }) : query;
 }
 
 function firstSentence(text: string): string {
