@@ -30,6 +30,7 @@ describe('ask_bot in the running service', () => {
 
   it('answers status and portfolio from the stored agent, with nothing invented', async () => {
     expect(await call('ask_bot', { message: 'status', chat_id: 'c1' })).toEqual({
+      chat_id: 'c1',
       reply: `Alpha (agent ${agentId}) is active; trading is disabled.`,
       intent: 'status',
       params: {},

@@ -65,7 +65,7 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
   it('ask_bot answers through the catalog and the answer fits its output schema', async () => {
     const { call, catalog, audit } = await setup();
     const answer = await call('ask_bot', { message: 'status', chat_id: 'tg-123' });
-    expect(answer).toEqual({ reply: 'Alpha (agent a1) is active; trading is disabled.', intent: 'status', params: {}, confidence: 1 });
+    expect(answer).toEqual({ chat_id: 'tg-123', reply: 'Alpha (agent a1) is active; trading is disabled.', intent: 'status', params: {}, confidence: 1 });
     expect(catalog.get('ask_bot')!.output!.parse(answer)).toEqual(answer);
     const trade = await call('ask_bot', { message: 'swap 100 USDC to SOL', chat_id: 'tg-123' });
     expect(trade).toMatchObject({ intent: 'swap', params: { amount: { value: '100' } } });

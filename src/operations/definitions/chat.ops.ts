@@ -3,6 +3,8 @@ import type { AskBot } from '../../../agents/ask-bot.js';
 import { defineOperation } from '../operation.types.js';
 
 const askBotOutput = z.object({
+  /** The caller's `chat_id`, echoed so that a client running several chats can route the answer. */
+  chat_id: z.string(),
   reply: z.string(),
   intent: z.string(),
   params: z.record(z.string(), z.unknown()).optional(),
@@ -20,7 +22,7 @@ export function chatOperations(bot: AskBot) {
         'reads trading commands ("buy 0.5 SOL of BONK", "swap 100 USDC to SOL with 1% slippage", "approve <order_id>", ' +
         '"dca 10 USDC into SOL every day") into `intent` + `params` and says which trading tool executes them: ' +
         'this tool never executes a trade. `degraded: true` means the language model was unavailable and a templated ' +
-        'reply was sent. Stateless: `chat_id` is recorded, no conversation history is kept, so send full commands.',
+        'reply was sent. Stateless: `chat_id` is echoed in the answer, no conversation history is kept, so send full commands.',
       family: 'chat',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
@@ -32,7 +34,7 @@ export function chatOperations(bot: AskBot) {
         .strict(),
       output: askBotOutput,
       annotations: { readOnly: true },
-      handler: (ctx, input) => bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id }),
+      handler: async (ctx, input) => ({ chat_id: input.chat_id, ...(await bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id })) }),
     }),
   ];
 }
