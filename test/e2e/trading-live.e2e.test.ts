@@ -60,7 +60,13 @@ describe('live venue profile with its providers failing (e2e)', () => {
     expect(names).not.toContain('trading_evm_quote');
     expect(names).not.toContain('trading_evm_swap');
     type Parameter = { name: string; in: string; required?: boolean };
-    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: Parameter[] }>> };
+    type Operation = { parameters?: Parameter[]; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    // A trade may answer the soft error (200, canonical envelope), 503 (kill switch, breaker) and,
+    // keyed, 409 or 422 (CONTRACT "Idempotency").
+    const command = doc.paths['/api/nest/trading/command']!.post!;
+    expect(Object.keys(command.responses)).toEqual(expect.arrayContaining(['200', '409', '422', '503']));
+    expect(JSON.stringify(command.responses['200']!.content)).toContain('"success":{"type":"boolean","const":false}');
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/nest/trading/evm/quote'))).toEqual([]);
     // Routes that act on the default agent document the `agentId` that names another one.
     for (const [path, method] of [['/api/nest/trading/command', 'post'], ['/api/nest/trading/positions/{userId}', 'get']] as const) {

@@ -8,6 +8,7 @@ import type { OperationCatalog } from '../../operations/operation-catalog.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import type { SchemaConverter } from './json-schema.js';
+import { ERROR_ENVELOPES } from './openapi-components.js';
 import { pathParameterNames } from './openapi-document.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
@@ -24,6 +25,9 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     const operation = catalog.get(binding.operation);
     if (!operation || !isEnabled(catalog, operation)) continue;
     const guarded = isGuarded(operation);
+    // Trades go through the safety path: a soft error (`Trading bu bot icin kapali.`) is a 200
+    // in the canonical envelope, and the kill switch and an open breaker are 503 (interface 7.4).
+    const trades = operation.family === 'trading' && !operation.annotations?.readOnly;
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
     // Routes without `:agentId` act on the signed-in user's default agent, or the one named
@@ -42,8 +46,8 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       ...(inQuery ? {} : { body: rest }),
       ...(binding.status ? { status: binding.status } : {}),
       ...(guarded ? { idempotent: true } : {}),
-      ...(operation.output ? { response: operation.output } : {}),
-      ...(operation.annotations?.readOnly ? {} : { errors: [409] as const }),
+      ...(operation.output ? { response: trades ? z.union([operation.output, ERROR_ENVELOPES.CanonicalFailure]) : operation.output } : {}),
+      ...(operation.annotations?.readOnly ? {} : { errors: trades ? ([409, 503] as const) : ([409] as const) }),
       operationId: operation.name,
       extensions: { 'x-mcp-tool': operation.name, 'x-min-scope': operation.minScope, 'x-operation-family': operation.family },
     });

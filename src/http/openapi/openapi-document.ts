@@ -108,6 +108,8 @@ function errorStatuses(route: RouteDoc, hasPathParameters: boolean, rateLimited:
   // Wrong credential kind, scope, or a missing/invalid CSRF token.
   if (route.auth.some((kind) => kind !== 'refresh-token' && kind !== 'ops')) statuses.add(403);
   if (hasPathParameters) statuses.add(404);
+  // The same key while the first call runs (409), or with another request (422).
+  if (route.idempotent) for (const status of [409, 422] as const) statuses.add(status);
   if (rateLimited) statuses.add(429);
   return [...statuses].sort((a, b) => a - b);
 }
