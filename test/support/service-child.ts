@@ -37,7 +37,14 @@ process.on('message', (raw: ChildRequest) => {
       reply({ op: 'ack', rid: raw.rid, ok: true, version });
       if (raw.op === 'stop') process.exit(0);
     },
-    (error: unknown) => reply({ op: 'ack', rid: raw.rid, ok: false, error: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) => {
+      reply({ op: 'ack', rid: raw.rid, ok: false, error: error instanceof Error ? error.message : String(error) });
+      // A failed stop must still end the process (with the reason on stderr), or its parent waits forever.
+      if (raw.op === 'stop') {
+        console.error('service child: stop failed', error);
+        process.exit(1);
+      }
+    },
   );
 });
 

@@ -56,10 +56,13 @@ export class ServiceProcess {
     return this.exited;
   }
 
+  /** Graceful stop; a failed one is reported (the child exits 1 and says why on stderr). */
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    await this.request({ op: 'stop' });
-    await this.exited;
+    // The child may exit before its acknowledgement arrives.
+    const ack = await Promise.race([this.request({ op: 'stop' }), this.exited.then(() => undefined)]);
+    const code = await this.exited;
+    if (code !== 0) throw new Error(`service child did not stop cleanly (exit ${code})${ack && !ack.ok ? `: ${ack.error}` : ''}`);
   }
 
   /** GET an ops route with the child's ops token. */
