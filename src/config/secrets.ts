@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Profile } from './config.schema.js';
@@ -71,23 +71,71 @@ function readSecret(name: string, env: NodeJS.ProcessEnv, problems: string[]): s
   return value;
 }
 
+/**
+ * Reads the generated secrets, generating the missing ones. Several processes may start on
+ * one data directory at once: they must end up with the same secrets (a second
+ * DATA_ENCRYPTION_KEY would make the first one's sealed keys unreadable), so generating
+ * happens under a lock file, and the file is replaced by a rename, never seen half-written.
+ */
 function loadOrGenerate(options: ResolveSecretsOptions, missing: SecretName[]): Partial<Secrets> {
   const file = join(options.dataDir, SECRETS_FILE);
-  let stored: Record<string, string> = {};
-  if (existsSync(file)) {
-    const parsed = storedSecretsSchema.safeParse(parseJson(readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new ConfigError([`${file}: is not a JSON object of strings; fix or remove it`]);
-    stored = parsed.data;
-  }
-  const generated = missing.filter((name) => !stored[name]);
-  if (generated.length) {
-    for (const name of generated) stored[name] = randomBytes(32).toString('base64url');
+  let stored = readStored(file);
+  if (missing.some((name) => !stored[name])) {
     mkdirSync(options.dataDir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-    options.onGenerated?.(generated, file);
+    withLockFile(`${file}.lock`, () => {
+      stored = readStored(file); // what a process that held the lock before us wrote
+      const generated = missing.filter((name) => !stored[name]);
+      if (!generated.length) return;
+      for (const name of generated) stored[name] = randomBytes(32).toString('base64url');
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(temp, 0o600); // whatever the umask
+      renameSync(temp, file);
+      options.onGenerated?.(generated, file);
+    });
   }
   return Object.fromEntries(missing.map((name) => [name, stored[name]!]));
+}
+
+function readStored(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const parsed = storedSecretsSchema.safeParse(parseJson(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new ConfigError([`${file}: is not a JSON object of strings; fix or remove it`]);
+  return parsed.data;
+}
+
+const LOCK_WAIT_MS = 10_000;
+/** A lock this old was left by a process that died holding it. */
+const STALE_LOCK_MS = 30_000;
+
+/** Runs `fn` holding `lock` (created exclusively; other processes wait for it, at start-up only). */
+function withLockFile(lock: string, fn: () => void): void {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = lockAgeMs(lock);
+    if (age !== undefined && age > STALE_LOCK_MS) rmSync(lock, { force: true });
+    else if (Date.now() > deadline) throw new ConfigError([`${lock}: held by another process; remove it if no service is starting`]);
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); // a synchronous 20 ms pause
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function lockAgeMs(lock: string): number | undefined {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return undefined; // released meanwhile
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -83,6 +84,26 @@ describe('secrets', () => {
     expect(told).toHaveLength(1);
     expect(JSON.parse(readFileSync(file, 'utf8')).OPS_TOKEN).toBe(first.OPS_TOKEN);
   });
+
+  it('gives processes starting at once on one data directory the same generated secrets', async () => {
+    const dataDir = dir();
+    const secretsModule = new URL('../../src/config/secrets.ts', import.meta.url).href;
+    const code = `const { resolveSecrets } = await import(${JSON.stringify(secretsModule)});
+      const s = resolveSecrets({ profile: 'embedded', dataDir: ${JSON.stringify(dataDir)}, env: {} });
+      console.log(s.OPS_TOKEN + ' ' + s.DATA_ENCRYPTION_KEY);`;
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.on('exit', (status) => (status === 0 ? resolve(out.trim()) : reject(new Error(`exit ${status}`))));
+      });
+    const seen = await Promise.all(Array.from({ length: 6 }, run));
+    expect(new Set(seen).size).toBe(1);
+    const stored = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+    expect(`${stored.OPS_TOKEN} ${stored.DATA_ENCRYPTION_KEY}`).toBe(seen[0]);
+    expect(readdirSync(dataDir)).toEqual(['secrets.json']); // no lock or temporary file left
+  }, 30_000);
 
   it('prefers the environment, then NAME_FILE', () => {
     const dataDir = dir();
