@@ -1,8 +1,8 @@
 import { erc20Abi, keccak256, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { isAppError } from '../../src/errors/app-error.js';
-import { NATIVE_EVM_ADDRESS, type ExecuteRequest, type ExecutionResult } from '../../src/ports/venue.port.js';
+import { NATIVE_EVM_ADDRESS, type ExecuteRequest } from '../../src/ports/venue.port.js';
 import type { FinalResult, LiveExecutionRecord } from '../resilience/execution-journal.js';
-import { JournaledExecutor, type JournaledExecutorOptions, type Refusal, type SignedTransaction } from '../resilience/journaled-executor.js';
+import { JournaledExecutor, type JournaledExecutorOptions, type SignedTransaction } from '../resilience/journaled-executor.js';
 import type { EvmChain } from './evm-chain.adapter.js';
 import { isKnownTransactionError, parseEvmAddress, withEvmAccount } from './evm-support.js';
 
@@ -27,25 +27,8 @@ export interface EvmExecutorOptions extends JournaledExecutorOptions {
  * bytes (same nonce: it can be mined at most once). Once the account's mined nonce passes
  * ours without our receipt, another transaction took the nonce and ours can never land.
  */
-export class EvmExecutor {
-  private readonly journaled: JournaledExecutor<PreparedEvmSwap>;
-
-  constructor(private readonly options: EvmExecutorOptions) {
-    this.journaled = new JournaledExecutor<PreparedEvmSwap>(
-      { sign: (request, prepared) => this.sign(request, prepared), broadcast: (record) => this.broadcast(record), read: (record) => this.read(record) },
-      options,
-    );
-  }
-
-  execute(request: ExecuteRequest, prepare: () => Promise<PreparedEvmSwap | Refusal>): Promise<ExecutionResult> {
-    return this.journaled.execute(request, prepare);
-  }
-
-  lookup(clientOrderId: string): Promise<ExecutionResult | null> {
-    return this.journaled.lookup(clientOrderId);
-  }
-
-  private async sign(request: ExecuteRequest, prepared: PreparedEvmSwap): Promise<SignedTransaction> {
+export class EvmExecutor extends JournaledExecutor<PreparedEvmSwap, EvmExecutorOptions> {
+  protected async sign(request: ExecuteRequest, prepared: PreparedEvmSwap): Promise<SignedTransaction> {
     const { chain } = this.options;
     const from = parseEvmAddress(request.signer.address, 'signer address');
     const nonce = await chain.pendingNonce(from);
@@ -56,7 +39,7 @@ export class EvmExecutor {
     return { txSignature: keccak256(serialized), rawTx: serialized, nonce };
   }
 
-  private async broadcast(record: LiveExecutionRecord): Promise<FinalResult | null> {
+  protected async broadcast(record: LiveExecutionRecord): Promise<FinalResult | null> {
     try {
       await this.options.chain.sendRaw(record.rawTx as Hex);
       return null;
@@ -68,7 +51,7 @@ export class EvmExecutor {
     }
   }
 
-  private async read(record: LiveExecutionRecord): Promise<FinalResult | null> {
+  protected async read(record: LiveExecutionRecord): Promise<FinalResult | null> {
     const { chain, clock } = this.options;
     const txSignature = record.txSignature!;
     // Nonce first: if it already passed ours, a missing receipt read afterwards means never.

@@ -8,15 +8,6 @@ export type Refusal = { refused: { reason: ExecutionFailureReason; message: stri
 /** What journaling keeps of a signed transaction before its first broadcast. */
 export type SignedTransaction = Pick<LiveExecutionRecord, 'txSignature' | 'rawTx' | 'nonce' | 'lastValidBlockHeight'>;
 
-/** The chain-specific steps of a journaled execution. */
-export interface ChainSteps<P> {
-  sign(request: ExecuteRequest, prepared: P): Promise<SignedTransaction>;
-  /** Broadcasts the journaled bytes: a failure when the node refused them for good, else null (they may be out there). */
-  broadcast(record: LiveExecutionRecord): Promise<FinalResult | null>;
-  /** The final outcome the chain shows (landed, failed, can no longer land), or null while pending. */
-  read(record: LiveExecutionRecord): Promise<FinalResult | null>;
-}
-
 export interface JournaledExecutorOptions {
   journal: ExecutionJournal;
   clock: Pick<ClockPort, 'now'>;
@@ -29,13 +20,17 @@ export interface JournaledExecutorOptions {
  * The crash rule of the live venues (execution-journal.ts) for any chain: one signed
  * transaction per client order id, journaled before its first broadcast; a later
  * `execute` or `lookup` re-reads the chain and re-sends those same bytes instead of
- * building another. The journal's first final result wins.
+ * building another. The journal's first final result wins. A chain's executor supplies
+ * the three chain-specific steps.
  */
-export class JournaledExecutor<P extends { expectedOut: string }> {
-  constructor(
-    private readonly steps: ChainSteps<P>,
-    private readonly options: JournaledExecutorOptions,
-  ) {}
+export abstract class JournaledExecutor<P extends { expectedOut: string }, O extends JournaledExecutorOptions = JournaledExecutorOptions> {
+  constructor(protected readonly options: O) {}
+
+  protected abstract sign(request: ExecuteRequest, prepared: P): Promise<SignedTransaction>;
+  /** Broadcasts the journaled bytes: a failure when the node refused them for good, else null (they may be out there). */
+  protected abstract broadcast(record: LiveExecutionRecord): Promise<FinalResult | null>;
+  /** The final outcome the chain shows (landed, failed, can no longer land), or null while pending. */
+  protected abstract read(record: LiveExecutionRecord): Promise<FinalResult | null>;
 
   async execute(request: ExecuteRequest, prepare: () => Promise<P | Refusal>): Promise<ExecutionResult> {
     const { journal, clock, confirmTimeoutMs } = this.options;
@@ -48,7 +43,7 @@ export class JournaledExecutor<P extends { expectedOut: string }> {
       const { entry } = await journal.create({ ...base, expectedOut: '0', status: 'failed', result });
       return entry.record.result ?? this.resume(entry.record, confirmTimeoutMs);
     }
-    const signed = await this.steps.sign(request, prepared);
+    const signed = await this.sign(request, prepared);
     const { created, entry } = await journal.create({ ...base, expectedOut: prepared.expectedOut, status: 'signed', ...signed });
     // Lost a race with a concurrent execute of the same order: ours is never sent.
     if (!created) return this.resume(entry.record, confirmTimeoutMs);
@@ -67,13 +62,13 @@ export class JournaledExecutor<P extends { expectedOut: string }> {
   }
 
   private async send(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
-    const refused = await this.steps.broadcast(record);
+    const refused = await this.broadcast(record);
     if (refused) return this.settle(record, refused);
     return pollUntilFinal(record, (r) => this.settleFromChain(r), { waitMs, pollMs: this.options.pollMs, now: () => this.options.clock.now() });
   }
 
   private async settleFromChain(record: LiveExecutionRecord): Promise<FinalResult | null> {
-    const known = await this.steps.read(record);
+    const known = await this.read(record);
     return known && this.settle(record, known);
   }
 

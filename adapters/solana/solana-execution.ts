@@ -1,7 +1,7 @@
 import type { VersionedTransaction } from '@solana/web3.js';
-import { NATIVE_SOL_MINT, type ExecuteRequest, type ExecutionResult } from '../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT, type ExecuteRequest } from '../../src/ports/venue.port.js';
 import type { FinalResult, LiveExecutionRecord } from '../resilience/execution-journal.js';
-import { JournaledExecutor, type JournaledExecutorOptions, type Refusal, type SignedTransaction } from '../resilience/journaled-executor.js';
+import { JournaledExecutor, type JournaledExecutorOptions, type SignedTransaction } from '../resilience/journaled-executor.js';
 import { rpcCall, type SolanaRpc, type SolanaTransactionMeta } from './solana-rpc.js';
 import { classifySendError, failureFromTransactionError, signWithWallet } from './solana-transactions.js';
 
@@ -25,30 +25,13 @@ export interface SolanaExecutorOptions extends JournaledExecutorOptions {
  * bytes (a signature executes at most once on Solana); past its last valid height a
  * transaction the chain never saw can no longer land.
  */
-export class SolanaExecutor {
-  private readonly journaled: JournaledExecutor<PreparedSolanaSwap>;
-
-  constructor(private readonly options: SolanaExecutorOptions) {
-    this.journaled = new JournaledExecutor<PreparedSolanaSwap>(
-      { sign: (request, prepared) => this.sign(request, prepared), broadcast: (record) => this.broadcast(record), read: (record) => this.read(record) },
-      options,
-    );
-  }
-
-  execute(request: ExecuteRequest, prepare: () => Promise<PreparedSolanaSwap | Refusal>): Promise<ExecutionResult> {
-    return this.journaled.execute(request, prepare);
-  }
-
-  lookup(clientOrderId: string): Promise<ExecutionResult | null> {
-    return this.journaled.lookup(clientOrderId);
-  }
-
-  private async sign(request: ExecuteRequest, prepared: PreparedSolanaSwap): Promise<SignedTransaction> {
+export class SolanaExecutor extends JournaledExecutor<PreparedSolanaSwap, SolanaExecutorOptions> {
+  protected async sign(request: ExecuteRequest, prepared: PreparedSolanaSwap): Promise<SignedTransaction> {
     const txSignature = await signWithWallet(request.signer, prepared.tx);
     return { txSignature, rawTx: Buffer.from(prepared.tx.serialize()).toString('base64'), lastValidBlockHeight: prepared.lastValidBlockHeight };
   }
 
-  private async broadcast(record: LiveExecutionRecord): Promise<FinalResult | null> {
+  protected async broadcast(record: LiveExecutionRecord): Promise<FinalResult | null> {
     try {
       await this.options.rpc.sendRawTransaction(Buffer.from(record.rawTx ?? '', 'base64'));
       return null;
@@ -61,7 +44,7 @@ export class SolanaExecutor {
     }
   }
 
-  private async read(record: LiveExecutionRecord): Promise<FinalResult | null> {
+  protected async read(record: LiveExecutionRecord): Promise<FinalResult | null> {
     const { rpc, rpcProvider, clock } = this.options;
     const txSignature = record.txSignature!;
     // Height first: if it is already past the last valid height, a status read afterwards is authoritative.

@@ -9,7 +9,7 @@ import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { OperationContext } from '../operations/operation.types.js';
 import type { McpAccess } from './mcp-access.js';
 import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
-import type { CallToolParams, CallToolResult } from './mcp-wire.js';
+import { toolName, type CallToolParams, type CallToolResult } from './mcp-wire.js';
 
 /** Ids of the HTTP request a call belongs to (audit, logs). */
 export interface CallIds {
@@ -28,8 +28,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 /** The operation context of a call by `access`. */
 function contextOf(input: Record<string, unknown>, access: McpAccess, ids: CallIds): OperationContext {
-  // UUIDs are case-insensitive: one key in any case names one call, as on REST.
-  const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey.toLowerCase() : undefined;
+  const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey : undefined;
   return {
     principal: access.principal,
     scope: access.scope,
@@ -48,10 +47,11 @@ export class ToolCaller {
   /** Audits a request refused before dispatch (`code`, e.g. RATE_LIMITED) when it is a `tools/call`. */
   refused(message: unknown, access: McpAccess, ids: CallIds, code: string): void {
     if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return;
-    const { name, arguments: args } = message.params;
-    if (typeof name !== 'string' || name.length > 200) return;
+    const name = toolName.safeParse(message.params.name);
+    if (!name.success) return;
+    const args = message.params.arguments;
     const input = isPlainObject(args) ? args : {};
-    this.deps.invoker.recordRefusal(name, input, contextOf(input, access, ids), code);
+    this.deps.invoker.recordRefusal(name.data, input, contextOf(input, access, ids), code);
   }
 
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { OperationCatalog, Viewer } from '../operations/operation-catalog.js';
 import type { AnyOperation } from '../operations/operation.types.js';
+import { decodeAfterCursor, encodeAfterCursor } from '../shared/after-cursor.js';
 import { invalidParams } from './mcp-errors.js';
 import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
 
@@ -45,20 +46,11 @@ function describe(operation: AnyOperation): ToolDescriptor {
 }
 
 /** Cursor = the last name of the previous page: stable while the catalog changes between pages. */
-function encodeCursor(lastName: string): string {
-  return Buffer.from(JSON.stringify({ after: lastName })).toString('base64url');
-}
-
 function decodeCursor(cursor: string): string {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const after = (decoded as { after?: unknown } | null)?.after;
-    if (typeof after === 'string') return after;
-  } catch {
-    // Falls through to the invalid-params error below.
-  }
+  const after = decodeAfterCursor(cursor);
   // MCP pagination: an invalid cursor SHOULD be -32602.
-  throw invalidParams(['cursor is invalid']);
+  if (after === undefined) throw invalidParams(['cursor is invalid']);
+  return after;
 }
 
 /** Tool descriptors per viewer; one derivation per operation object for the process's life. */
@@ -87,6 +79,6 @@ export class ToolDirectory {
     const page = start < 0 ? [] : visible.slice(start, start + this.pageSize);
     const last = page.at(-1);
     const more = last !== undefined && start + page.length < visible.length;
-    return { tools: page.map((operation) => this.descriptor(operation)), ...(more ? { nextCursor: encodeCursor(last.name) } : {}) };
+    return { tools: page.map((operation) => this.descriptor(operation)), ...(more ? { nextCursor: encodeAfterCursor(last.name) } : {}) };
   }
 }

@@ -35,8 +35,10 @@ export class OperationInvoker {
    * or hidden operation, 403 `Scope insufficient: ...` for a too-low scope, 400 for bad
    * input, and whatever the handler throws.
    */
-  async invoke({ name, input, ctx, viewer, onReplay }: Invocation): Promise<unknown> {
+  async invoke({ name, input, ctx: given, viewer, onReplay }: Invocation): Promise<unknown> {
     const started = this.clock.now();
+    // UUIDs are case-insensitive: one key in any case names one call, on every surface.
+    const ctx = given.idempotencyKey ? { ...given, idempotencyKey: given.idempotencyKey.toLowerCase() } : given;
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
     const argsDigest = digestArguments(withoutKey(input));
     let error: string | undefined;

@@ -137,6 +137,7 @@ describe('trading core (e2e)', () => {
     const replay = await command('buy 0.1 SOL of BONK', guarded);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay).toMatchObject({ status: 200, body: first.body });
+    expect(replay.headers.get('x-request-id')).toEqual(expect.any(String));
     expect(replay.headers.get('x-request-id')).not.toBe(first.body.meta.requestId);
     await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
   });

@@ -126,7 +126,7 @@ function idempotencyKeyOf(req: Request, alsoWrong: () => string[]): string {
   const key = req.get(IDEMPOTENCY_HEADER);
   const problem = !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;
   if (problem) throw AppError.validation([problem, ...alsoWrong()]);
-  return key!.toLowerCase();
+  return key!;
 }
 
 /** The validation messages of an operation's input (none when it is valid). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
+import { decodeAfterCursor, encodeAfterCursor } from '../../shared/after-cursor.js';
 
 /** `limit` (1–200, default 50) and `cursor` of every listing operation (DECISIONS "Listing routes"). */
 export const pageFields = {
@@ -28,12 +29,13 @@ export function pageOfList<T>(
   keyOf: (item: T, index: number) => string,
   page: { limit: number; cursor?: string | undefined },
 ): ListPage<T> {
-  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const after = page.cursor === undefined ? undefined : decodeAfterCursor(page.cursor);
+  if (page.cursor !== undefined && after === undefined) throw AppError.validation(['cursor is invalid']);
   const keyed = items.map((item, index) => ({ item, key: keyOf(item, index) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const rest = after === undefined ? keyed : keyed.filter(({ key }) => key > after);
   const served = rest.slice(0, page.limit);
   const last = served.at(-1);
-  return { items: served.map(({ item }) => item), ...(rest.length > page.limit && last ? { nextCursor: encodeCursor(last.key) } : {}) };
+  return { items: served.map(({ item }) => item), ...(rest.length > page.limit && last ? { nextCursor: encodeAfterCursor(last.key) } : {}) };
 }
 
 /**
@@ -42,18 +44,4 @@ export function pageOfList<T>(
  */
 export function insertionKey(at: string, index: number): string {
   return `${at}|${String(index).padStart(6, '0')}`;
-}
-
-function encodeCursor(key: string): string {
-  return Buffer.from(JSON.stringify({ after: key }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof parsed?.after === 'string') return parsed.after;
-  } catch {
-    // falls through to the validation error
-  }
-  throw AppError.validation(['cursor is invalid']);
 }
