@@ -78,21 +78,29 @@ function isSolanaAddress(address: string): boolean {
  * The (chain, address) key of a listed token: a Solana mint as given, an EVM address
  * checksummed (EIP-55). Without `chain`, a base58 address means Solana; an EVM address
  * needs the chain, because one address names different tokens on different chains.
- * Throws a 400 validation error naming the problem.
+ * Throws a 400 validation error naming the problem (see `tokenRefProblem`).
  */
 export function tokenRef(address: string, chain?: Chain): { chain: Chain; address: string } {
+  const problem = tokenRefProblem(address, chain);
+  if (problem) throw AppError.validation([problem]);
+  if (address.startsWith('0x')) return { chain: chain!, address: getAddress(address) };
+  return { chain: chain ?? 'solana', address };
+}
+
+/** Why (address, chain) names no listable token, or undefined when it does. */
+export function tokenRefProblem(address: string, chain?: Chain): string | undefined {
   if (address.startsWith('0x')) {
-    if (chain === undefined) throw AppError.validation(['chain is required for an EVM address']);
-    if (chain === 'solana') throw AppError.validation(['address must be a Solana mint (base58, 32 bytes) on solana']);
-    if (!EVM_ADDRESS.test(address)) throw AppError.validation(['address must be an EVM address (0x and 40 hex digits)']);
+    if (chain === undefined) return 'chain is required for an EVM address';
+    if (chain === 'solana') return 'address must be a Solana mint (base58, 32 bytes) on solana';
+    if (!EVM_ADDRESS.test(address)) return 'address must be an EVM address (0x and 40 hex digits)';
     // Mixed case is a checksum claim (EIP-55): a wrong one is a typo, never silently fixed.
-    if (!isAddress(address)) throw AppError.validation(['address has a wrong EIP-55 checksum (send it checksummed or in lower case)']);
-    return { chain, address: getAddress(address) };
+    if (!isAddress(address)) return 'address has a wrong EIP-55 checksum (send it checksummed or in lower case)';
+    return undefined;
   }
   const target = chain ?? 'solana';
-  if (target !== 'solana') throw AppError.validation([`address must be an EVM address (0x and 40 hex digits) on ${target}`]);
-  if (!isSolanaAddress(address)) throw AppError.validation(['address must be a Solana mint (base58, 32 bytes)']);
-  return { chain: target, address };
+  if (target !== 'solana') return `address must be an EVM address (0x and 40 hex digits) on ${target}`;
+  if (!isSolanaAddress(address)) return 'address must be a Solana mint (base58, 32 bytes)';
+  return undefined;
 }
 
 /** True when `entry` is the token (chain, address); EVM addresses compare without case. */

@@ -25,7 +25,7 @@ import {
   versionConflict,
   type IndexCursor,
 } from '../shared/store-helpers.js';
-import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
+import { decodeKey, encodeKey, keyAfter, MAX_KEY_BYTES, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
 import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
@@ -110,7 +110,10 @@ export class LmdbStore implements StorePort {
   async get<T>(collection: string, id: string): Promise<StoredDocument<T> | null> {
     this.assertOpen();
     requireCollection(this.specs, collection);
-    const doc = this.readDoc(docKey(collection, id));
+    // An id too long for an LMDB key was never stored (put refuses it): it is simply absent.
+    const key = encodeKey([collection, id]);
+    if (key.length > MAX_KEY_BYTES) return null;
+    const doc = this.readDoc(key);
     return doc && !expired(doc, this.clock.now()) ? (doc as StoredDocument<T>) : null;
   }
 
@@ -198,6 +201,11 @@ export class LmdbStore implements StorePort {
     const bound = (value: IndexValue | undefined) =>
       value === undefined ? undefined : (checkIndexValue(value, invalidQuery), tupleKey([collection, query.index, value]));
     const all = tupleKey([collection, query.index]);
+    if (query.eq !== undefined) {
+      checkIndexValue(query.eq, invalidQuery);
+      // No stored entry has an index value too long for a key: nothing can match it.
+      if (encodeKey([collection, query.index, query.eq]).length > MAX_KEY_BYTES) return pageOf<T>([]);
+    }
     const eq = bound(query.eq);
     let start = eq ?? bound(query.gte) ?? all;
     const end = prefixEnd(eq ?? bound(query.lte) ?? all);

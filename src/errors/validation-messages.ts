@@ -8,10 +8,16 @@ import type { z } from 'zod';
  * (the input is read here only, never echoed).
  */
 export function validationMessages(error: z.core.$ZodError): string[] {
-  return error.issues.map(describeIssue);
+  return error.issues.flatMap(describeIssue);
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/**
+ * A refinement whose message already names its field (the same words a service check
+ * uses) passes `params: { [WHOLE_MESSAGE]: true }`, and its message is shown as it is.
+ */
+export const WHOLE_MESSAGE = 'wholeMessage';
+
+function describeIssue(issue: z.core.$ZodIssue): string | string[] {
   const field = issue.path.map(String).join('.');
   if (issue.code === 'invalid_type') {
     const name = field || 'body';
@@ -19,6 +25,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
   // A field limited to fixed values (z.enum, z.literal) reports its absence as invalid_value.
   if (issue.code === 'invalid_value' && issue.input === undefined) return `${field || 'body'} is required`;
-  if (issue.code === 'unrecognized_keys') return `${issue.keys.join(', ')} is not a known field`;
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${key} is not a known field`);
+  if (issue.code === 'custom' && issue.params?.[WHOLE_MESSAGE] === true) return issue.message;
   return field ? `${field}: ${issue.message}` : issue.message;
 }

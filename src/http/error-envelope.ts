@@ -73,6 +73,8 @@ export function standardEnvelope(status: number, message: string): StandardEnvel
  */
 export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
   const headers: Record<string, string> = { ...err.headers };
+  // RFC 9110 §15.5.2: a 401 names the scheme that would work (session token or API key, both bearers).
+  if (err.status === 401) headers['WWW-Authenticate'] ??= 'Bearer';
   if (err.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   }

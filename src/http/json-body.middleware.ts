@@ -2,7 +2,8 @@
  * JSON body parsing with the size limit of CONTRACT "Limits", translating the parser's
  * failures into AppErrors here so the error middleware needs no knowledge of body-parser.
  */
-import express, { type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors/app-error.js';
 
 /** REST bodies over 1 MiB get 413 (CONTRACT, "Limits not shown in the interface"). */
@@ -22,6 +23,7 @@ function translate(err: unknown): unknown {
   const type = (err as { type?: unknown } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':
+    case INVALID_UTF8:
       return AppError.validation(['Malformed JSON body']);
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'Payload Too Large', { envelope: 'standard', cause: err });
@@ -36,13 +38,37 @@ function translate(err: unknown): unknown {
   }
 }
 
+/** Our own mark on a body whose bytes are not UTF-8 (body-parser would decode them to U+FFFD). */
+const INVALID_UTF8 = 'entity.utf8.invalid';
+
+/**
+ * JSON text is UTF-8 (RFC 8259 §8.1): other bytes would be stored as replacement
+ * characters, something other than what the client sent. Bodies in another declared
+ * charset (body-parser decodes utf-16 and utf-32 too) are left to the decoder.
+ */
+function verifyUtf8(req: Request, _res: unknown, body: Buffer): void {
+  const charset = /;\s*charset=([^;\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase().replace(/^"|"$/g, '');
+  if ((charset === undefined || charset === 'utf-8' || charset === 'utf8') && !isUtf8(body)) {
+    throw Object.assign(new Error('Body is not valid UTF-8'), { type: INVALID_UTF8, status: 400 });
+  }
+}
+
+/** Whether the request carries a body at all (RFC 9112 §6.3: a length above zero, or chunks). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 function isSkipped(path: string, prefixes: readonly string[]): boolean {
   return prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
-/** Parses `application/json` bodies (strict: top level must be an object or array). */
+/**
+ * Parses `application/json` bodies (strict: top level must be an object or array). A body
+ * of any other type is refused with 415 rather than read as no body: a route whose fields
+ * are all optional (pause one strategy, or all of them) must not do more than was asked.
+ */
 export function jsonBodyMiddleware(options: JsonBodyOptions = {}): RequestHandler {
-  const parse = express.json({ limit: options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES });
+  const parse = express.json({ limit: options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES, verify: verifyUtf8 });
   const skip = options.skipPrefixes ?? [];
   return (req, res, next) => {
     if (isSkipped(req.path, skip)) {
@@ -50,8 +76,9 @@ export function jsonBodyMiddleware(options: JsonBodyOptions = {}): RequestHandle
       return;
     }
     parse(req, res, (err?: unknown) => {
-      if (err === undefined || err === null) next();
-      else next(translate(err));
+      if (err !== undefined && err !== null) next(translate(err));
+      else if (req.body === undefined && hasBody(req)) next(new AppError('VALIDATION_ERROR', 'Unsupported Media Type', { status: 415, envelope: 'standard' }));
+      else next();
     });
   };
 }

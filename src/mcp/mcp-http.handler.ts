@@ -21,7 +21,7 @@ import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } f
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, rateLimited, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
-import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
+import { errorResponse, requestIdSchema, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
 
 export interface McpHttpDeps {
   access: Pick<McpAccessResolver, 'resolve'>;
@@ -82,11 +82,11 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
 
   /** One hit per HTTP request; a refused `tools/call` still goes into the audit trail. */
-  async function meter(access: McpAccess, res: ServerResponse, body: Buffer, ids: CallIds): Promise<void> {
+  async function meter(access: McpAccess, res: ServerResponse, message: unknown, ids: CallIds): Promise<void> {
     const decision = await hitBudget(deps.limiter, windowsOf, access);
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
     if (decision.allowed) return;
-    caller.refused(parseJson(body), access, ids, 'RATE_LIMITED');
+    caller.refused(message, access, ids, 'RATE_LIMITED');
     throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
   }
 
@@ -105,23 +105,26 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
       if (shouldCloseAfterTooLarge(req)) res.setHeader('Connection', 'close');
       return wireFailure(entityTooLarge());
     }
+    // Parsed before the credential is looked at so that every refusal below answers with the
+    // request's id (JSON-RPC 2.0 §5: null only when the id cannot be read).
+    const message = parseJson(read.body);
+    const id = idOf(message);
     const grant = await granted;
-    if ('error' in grant) return failureOf(grant.error);
+    if ('error' in grant) return failureOf(grant.error, id);
     try {
-      await meter(grant.access, res, read.body, ids);
+      await meter(grant.access, res, message, ids);
     } catch (error) {
-      return failureOf(error);
+      return failureOf(error, id);
     }
     const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS));
-    const message = parseJson(read.body);
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS).withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
     return dispatcher.dispatch(message, grant.access, ids);
   }
 
-  function failureOf(error: unknown): DispatchOutcome {
+  function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {
     const mapped = httpFailure(error);
-    if (mapped) return wireFailure(mapped);
+    if (mapped) return wireFailure(mapped.withId(id));
     throw error;
   }
 
@@ -192,6 +195,13 @@ function write(res: ServerResponse, outcome: DispatchOutcome): void {
 }
 
 const PARSE_FAILED = Symbol('parse failed');
+
+/** The id of a single request object, when it has a valid one; else null. */
+function idOf(message: unknown): RequestId | null {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
+  const parsed = requestIdSchema.safeParse((message as { id?: unknown }).id);
+  return parsed.success ? parsed.data : null;
+}
 
 function parseJson(body: Buffer): unknown {
   try {

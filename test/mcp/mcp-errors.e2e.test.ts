@@ -38,11 +38,11 @@ const ROWS: Row[] = [
   { row: 'missing argument of fixed values', as: 'manage', body: call('trading_evm_approval_record', { token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', spender: '0x000000000000000000000000000000000000dEaD', amount: '1' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: chain is required' } },
   { row: 'wrongly typed argument', as: 'manage', body: call('agent_trading_set', { enabled: 'yes' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: enabled must be boolean' } },
   { row: 'missing tool name', body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} }, status: 200, id: 3, error: { code: -32602, message: 'INVALID_PARAMS: name is required' } },
-  { row: 'unknown publicId', publicId: 'unknown', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'malformed publicId', publicId: 'malformed', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'key of another agent', as: 'other-agent-key', body: call('agent_status'), status: 404, id: null, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'operator session token (valid, not served here)', as: 'session', body: call('agent_status'), status: 403, id: null, error: { code: -32003, message: 'Forbidden' } },
-  { row: 'no Authorization header', as: 'none', body: call('agent_status'), status: 401, id: null, error: { code: -32001, message: 'Unauthorized' } },
+  { row: 'unknown publicId', publicId: 'unknown', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
+  { row: 'malformed publicId', publicId: 'malformed', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
+  { row: 'key of another agent', as: 'other-agent-key', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
+  { row: 'operator session token (valid, not served here)', as: 'session', body: call('agent_status'), status: 403, id: 11, error: { code: -32003, message: 'Forbidden' } },
+  { row: 'no Authorization header', as: 'none', body: call('agent_status'), status: 401, id: 11, error: { code: -32001, message: 'Unauthorized' } },
   { row: 'scope too low', body: call('agent_pause'), status: 403, id: 11, error: { code: -32003, message: 'Scope insufficient: required manage, got read' } },
 ];
 
@@ -129,7 +129,7 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     const answers = await Promise.all(Array.from({ length: 120 }, ping));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     const refused = await ping();
-    expect(refused).toMatchObject({ status: 429, body: { jsonrpc: '2.0', id: null, error: { code: -32029, message: 'Too Many Requests' } } });
+    expect(refused).toMatchObject({ status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32029, message: 'Too Many Requests' } } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const rest = await fetch(`${svc.url}/api/nest/auth/verify`, { method: 'POST', headers: bearer(secret) });
     expect(rest.status).toBe(429);

@@ -167,7 +167,7 @@ describe('MCP handler rate limiting', () => {
     }
     const refused = await ping();
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32029, message: 'Too Many Requests' } });
+    expect(refused.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32029, message: 'Too Many Requests' } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
   });

@@ -108,7 +108,7 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
     const fresh = await connect(doomed.secret).catch((error: unknown) => error);
     expect((fresh as StreamableHTTPError).code).toBe(401);
     const raw = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${doomed.secret}` });
-    expect(raw).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } } });
+    expect(raw).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized' } } });
     expect(raw.headers.get('www-authenticate')).toBe('Bearer');
   });
 

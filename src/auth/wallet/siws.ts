@@ -5,6 +5,7 @@
  */
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
+import { isIsoTime } from '../../shared/iso-time.js';
 
 /** The fields of a SIWS message, in wallet-standard order. */
 export interface SiwsFields {
@@ -38,7 +39,6 @@ export class SiwsFormatError extends Error {
 const HEADER = /^(?<domain>[^\s/?#@]+) wants you to sign in with your Solana account:$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const NONCE = /^[A-Za-z0-9]{8,}$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Labelled lines after the statement, in the only order the format allows. */
 const FIELD_LINES = [
@@ -154,8 +154,4 @@ export function isSolanaAddress(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isIsoTime(value: string): boolean {
-  return ISO_8601.test(value) && Number.isFinite(Date.parse(value));
 }

@@ -34,7 +34,7 @@ export const pageInput = (req: Request) => ({
 });
 
 /** A list route's query string as its input: `limit` as a number, the other fields as text. */
-export const listInput = (req: Request) => ({ ...defaultInput(req), ...pageInput(req) });
+export const listInput = (req: Request) => ({ ...queryInput(req), ...pageInput(req) });
 
 /** Operator routes served by the catalog: the same handlers as the MCP tools. */
 export const AGENT_REST_BINDINGS: RestBinding[] = [
@@ -68,10 +68,15 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       const params = req.params as Record<string, string>;
       if (!byAgentPath && params.userId !== undefined && params.userId !== session.userId) throw AppError.forbidden();
       const raw = binding.input ? binding.input(req) : defaultInput(req);
-      const { agentId: named, input } = byAgentPath ? { agentId: params.agentId, input: raw } : takeAgentId(req, raw);
-      const agent = await deps.agents.tradingAgent(session.userId, named);
+      const { agentId: named, input, problems } = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
       const guarded = isGuardedOperation(deps.invoker, binding.operation);
-      const idempotencyKey = guarded ? idempotencyKeyOf(req, () => inputProblems(deps.invoker, binding.operation, input)) : undefined;
+      const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
+      // Every validation answer lists every problem: the key's, the account's and the body's.
+      if (keyProblem || problems.length > 0) {
+        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(deps.invoker, binding.operation, input)]);
+      }
+      const agent = await deps.agents.tradingAgent(session.userId, named);
+      const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
       res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
       const result = await deps.invoker.invoke({
         name: binding.operation,
@@ -95,22 +100,45 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   return router;
 }
 
-function defaultInput(req: Request): Record<string, unknown> {
-  const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
-  const source = req.method === 'GET' || req.method === 'DELETE' ? req.query : req.body;
-  const fields = source && typeof source === 'object' && !Array.isArray(source) ? (source as Record<string, unknown>) : {};
-  return { ...fields, ...params };
+function defaultInput(req: Request): unknown {
+  return req.method === 'GET' || req.method === 'DELETE' ? queryInput(req) : bodyWith(req, pathParams(req));
 }
 
-/** `agentId` names the trading account on `:userId` routes; it is not an operation input. */
-function takeAgentId(req: Request, input: unknown): { agentId?: string; input: unknown } {
+function queryInput(req: Request): Record<string, unknown> {
+  return { ...req.query, ...pathParams(req) };
+}
+
+/** Path parameters but the account's (`agentId`, `userId`), which are not operation inputs. */
+function pathParams(req: Request): Record<string, string> {
+  const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
+  return params;
+}
+
+/**
+ * The JSON body with `fields` added: no body is `{}`; a body that is not an object is passed
+ * on as it is, for the operation's schema to refuse (`body must be object`), never read as
+ * `{}`, which on a route whose fields are all optional would do more than was asked.
+ */
+export function bodyWith(req: Request, fields: Record<string, unknown>): unknown {
+  const body: unknown = req.body;
+  if (body === undefined) return { ...fields };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return { ...body, ...fields };
+}
+
+/**
+ * `agentId` names the trading account on `:userId` routes (query string or body); it is not
+ * an operation input. A malformed one is a problem to list, never a fall-back to the default account.
+ */
+function takeAgentId(req: Request, input: unknown): { agentId?: string; input: unknown; problems: string[] } {
   const fromQuery = req.query.agentId;
+  const problems = fromQuery === undefined || typeof fromQuery === 'string' ? [] : ['agentId must be a string'];
   let agentId = typeof fromQuery === 'string' ? fromQuery : undefined;
-  if (!input || typeof input !== 'object' || Array.isArray(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input };
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input, problems };
   const { agentId: fromInput, ...rest } = input as Record<string, unknown>;
   if (typeof fromInput === 'string') agentId ??= fromInput;
-  else throw AppError.validation(['agentId must be a string']);
-  return { agentId, input: rest };
+  else if (problems.length === 0) problems.push('agentId must be a string');
+  return { ...(agentId ? { agentId } : {}), input: rest, problems };
 }
 
 function isGuardedOperation(invoker: OperationInvoker, name: string): boolean {
@@ -118,15 +146,10 @@ function isGuardedOperation(invoker: OperationInvoker, name: string): boolean {
   return operation !== undefined && isGuarded(operation);
 }
 
-/**
- * CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400, listing the body's
- * problems too (`alsoWrong`), as every validation answer lists every problem.
- */
-function idempotencyKeyOf(req: Request, alsoWrong: () => string[]): string {
+/** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
+function idempotencyKeyProblem(req: Request): string | undefined {
   const key = req.get(IDEMPOTENCY_HEADER);
-  const problem = !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;
-  if (problem) throw AppError.validation([problem, ...alsoWrong()]);
-  return key!;
+  return !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;
 }
 
 /** The validation messages of an operation's input (none when it is valid). */

@@ -1,4 +1,4 @@
-import { pageInput, type RestBinding } from './operation.routes.js';
+import { bodyWith, pageInput, type RestBinding } from './operation.routes.js';
 
 /**
  * Interface 4.2 trading routes served by catalog operations. `:userId` must be the
@@ -12,7 +12,7 @@ export const TRADING_BINDINGS: RestBinding[] = [
     path: '/api/nest/trading/orders/:userId/:orderId/approve',
     operation: 'trading_orders_approve',
     tag: 'Trading',
-    input: (req) => ({ ...(isObject(req.body) ? req.body : {}), order_id: req.params.orderId }),
+    input: (req) => bodyWith(req, { order_id: req.params.orderId }),
   },
   { method: 'get', path: '/api/nest/trading/positions/:userId', operation: 'trading_positions', tag: 'Trading', input: () => ({}) },
   { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading', input: () => ({}) },
@@ -31,10 +31,6 @@ export const TRADING_BINDINGS: RestBinding[] = [
 
 /** Paper venue only (CONTRACT "Trading accounts"). */
 export const PAPER_FAUCET_BINDING: RestBinding = { method: 'post', path: '/api/nest/trading/paper/faucet/:userId', operation: 'trading_paper_faucet', tag: 'Trading' };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 
 /** DCA strategies (interface 4.2). */

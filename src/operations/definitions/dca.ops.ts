@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import type { DcaService } from '../../../agents/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import { parseInterval } from '../../../agents/dca-interval.js';
+import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
+import { isIsoTime } from '../../shared/iso-time.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import { pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
 const strategyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits or . _ : - (starting with a letter or digit)');
-const isoTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 time');
+const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time');
 
 const strategy = z.object({
   name: z.string(),
@@ -68,7 +71,16 @@ export function dcaOperations(dca: DcaService) {
           inputToken: tokenRef,
           outputToken: tokenRef,
           amount: wholeTokens.refine((value) => Number(value) > 0, 'must be greater than 0'),
-          interval: z.string().trim().min(1).max(100),
+          interval: z
+            .string()
+            .trim()
+            .min(1)
+            .max(100)
+            // Checked here, not only in the service, so that a bad interval is listed with the body's other problems.
+            .superRefine((value, ctx) => {
+              const parsed = parseInterval(value);
+              if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, params: { [WHOLE_MESSAGE]: true } });
+            }),
           chain: chain.optional(),
           maxBuys: z.number().int().min(1).max(1_000_000).optional(),
           maxSpend: wholeTokens.optional(),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS } from '../../../agents/trading-config.rules.js';
+import { TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS, tokenRefProblem } from '../../../agents/trading-config.rules.js';
 import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/trading-config.types.js';
-import { CHAINS } from '../../ports/venue.port.js';
+import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
+import { CHAINS, type Chain } from '../../ports/venue.port.js';
 import { pageFields, pageSchema } from './list-paging.js';
 
 /**
@@ -110,9 +111,20 @@ export const poolPreferencesInput = z
   .refine(atLeastOneField, NO_FIELD);
 
 export const tokenListQuery = z.object({ chain: chainSchema.optional(), ...pageFields }).strict();
-export const tokenAddInput = z.object({ chain: chainSchema.optional(), address, symbol: label(32).optional() }).strict();
+/**
+ * Whether the address fits the chain is checked here too, so that it is listed with the
+ * body's other problems (the service checks again; the words are the same).
+ */
+function checkTokenRef(value: { address?: unknown; chain?: unknown }, ctx: z.RefinementCtx): void {
+  if (typeof value.address !== 'string' || !TOKEN_ADDRESS_SHAPE.test(value.address)) return;
+  if (value.chain !== undefined && !(CHAINS as readonly unknown[]).includes(value.chain)) return;
+  const problem = tokenRefProblem(value.address, value.chain as Chain | undefined);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem, params: { [WHOLE_MESSAGE]: true } });
+}
+
+export const tokenAddInput = z.object({ chain: chainSchema.optional(), address, symbol: label(32).optional() }).strict().superRefine(checkTokenRef);
 /** `address` comes from the path, `chain` from the query string (needed for EVM addresses). */
-export const tokenRemoveInput = z.object({ address, chain: chainSchema.optional() }).strict();
+export const tokenRemoveInput = z.object({ address, chain: chainSchema.optional() }).strict().superRefine(checkTokenRef);
 
 export const launchpadToggleInput = z.object({ type: launchpadType, enabled: z.boolean().optional() }).strict();
 export const launchpadPriorityInput = z

@@ -1,0 +1,143 @@
+/**
+ * Bad input from outside gets a clear 4xx in the interface's envelope, listing every
+ * problem, and never does more than was asked (an outside audit's findings, each a client's
+ * request as sent over HTTP or MCP).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const SOL = 'So11111111111111111111111111111111111111112';
+
+describe('hostile input (e2e)', () => {
+  let svc: TestService;
+  let alice: Operator;
+  let agent: { agentId: string; publicId: string };
+  let tradeKey: string;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    alice = await Operator.signIn(svc);
+    agent = await alice.agent('hostile');
+    await alice.client.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
+    tradeKey = (await alice.agentKey(agent.agentId, 'trade')).secret;
+  });
+  afterAll(() => svc.stop());
+
+  /** A request with the operator's session, a raw body and a content type of our choosing. */
+  function raw(method: string, path: string, body: string, contentType: string) {
+    const { bearer: session, csrf } = alice.client;
+    return fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${session}`, 'x-csrf-token': csrf!, 'content-type': contentType },
+      body,
+    });
+  }
+
+  const strategy = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', ...extra });
+
+  it('a non-integer amount is a 400 naming the field, never a 500 (REST and MCP)', async () => {
+    for (const amount of ['1.5', '1e400', 'NaN', '-1', ' 1 ']) {
+      const quote = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, { chainId: 1, sellToken: 'USDC', buyToken: 'WETH', sellAmount: amount });
+      expect(quote.status, amount).toBe(400);
+      expect(quote.body.message).toEqual(['sellAmount: must be an integer amount in base units, as a decimal string']);
+    }
+    const zero = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, { chainId: 1, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '0' });
+    expect(zero.body.message).toEqual(['sellAmount: must be greater than 0']);
+    const swap = await rawRpc(
+      svc.url,
+      agent.publicId,
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1.5' } } },
+      bearer(tradeKey),
+    );
+    expect(swap.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: amount: must be an integer amount in base units, as a decimal string' });
+  });
+
+  it('an id longer than any stored one is simply not found', async () => {
+    const long = 'x'.repeat(5_000);
+    const answer = await alice.client.get(`/api/nest/agents/${long}`);
+    expect(answer).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
+    const config = await alice.client.get(`/api/nest/trading/config/${alice.userId}?agentId=${long}`);
+    expect(config).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
+  });
+
+  it('a malformed agentId is listed with every other problem, never read as the default account', async () => {
+    const mode = await alice.client.put(`/api/nest/trading/config/${alice.userId}/wallet-mode`, { agentId: 5, walletMode: 'bogus', zzz: 1 });
+    expect(mode.status).toBe(400);
+    expect(mode.body.message).toEqual(expect.arrayContaining(['agentId must be a string', 'zzz is not a known field', expect.stringMatching(/^walletMode: /)]));
+    const command = await alice.client.post('/api/nest/trading/command', { agentId: null, zzz: 1 });
+    expect(command.body.message).toEqual(['X-Idempotency-Key header is required', 'agentId must be a string', 'message is required', 'zzz is not a known field']);
+    const twice = await alice.client.get(`/api/nest/trading/config/${alice.userId}?agentId=${agent.agentId}&agentId=${agent.agentId}`);
+    expect(twice).toMatchObject({ status: 400, body: { message: ['agentId must be a string'] } });
+  });
+
+  it('checks across fields are listed with the rest of the body', async () => {
+    const dca = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s9', { interval: 'garbage', slippageBps: 0 }));
+    expect(dca.status).toBe(400);
+    expect(dca.body.message).toEqual(expect.arrayContaining(['interval must be a cron expression or "every <n> <minutes|hours|days>"', expect.stringMatching(/^slippageBps: /)]));
+    const favorite = await alice.client.post(`/api/nest/trading/config/${alice.userId}/favorites`, { address: `0x${'1'.repeat(40)}`, chain: 'solana', symbol: '' });
+    expect(favorite.status).toBe(400);
+    expect(favorite.body.message).toEqual(expect.arrayContaining(['address must be a Solana mint (base58, 32 bytes) on solana', expect.stringMatching(/^symbol: /)]));
+    const unknown = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s8', { zzz1: 1, zzz2: 2 }));
+    expect(unknown.body.message).toEqual(['zzz1 is not a known field', 'zzz2 is not a known field']);
+  });
+
+  it('times must be real ISO 8601 times: nothing else is accepted or silently moved', async () => {
+    for (const startAt of ['2030-02-30T00:00:00Z', '1', '2030', 'March 7 2031', '2030-01-01T24:00:00Z']) {
+      const created = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('bad-time', { startAt }));
+      expect(created, startAt).toMatchObject({ status: 400, body: { message: ['startAt: must be an ISO 8601 time'] } });
+    }
+    const good = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('good-time', { startAt: '2030-02-28T09:00:00+02:00' }));
+    expect(good.status).toBe(201);
+    expect(good.body.startAt).toBe('2030-02-28T07:00:00.000Z');
+  });
+
+  it('a body that is not a JSON object is refused, never read as "no body" (which would pause every strategy)', async () => {
+    for (const name of ['p1', 'p2']) expect((await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy(name))).status).toBe(201);
+    const pause = `/api/nest/trading/dca/pause/${alice.userId}`;
+    const asText = await raw('POST', pause, JSON.stringify({ name: 'p1' }), 'text/plain');
+    expect(asText.status).toBe(415);
+    expect(await asText.json()).toMatchObject({ statusCode: 415, message: 'Unsupported Media Type' });
+    const asForm = await raw('POST', pause, 'name=p1', 'application/x-www-form-urlencoded');
+    expect(asForm.status).toBe(415);
+    const asArray = await raw('POST', pause, JSON.stringify([{ name: 'p1' }]), 'application/json');
+    expect(asArray.status).toBe(400);
+    expect(await asArray.json()).toMatchObject({ message: ['body must be object'] });
+    const ensure = await raw('POST', `/api/nest/trading/wallets/custodial/${alice.userId}`, JSON.stringify({ chain: 'evm' }), 'text/plain');
+    expect(ensure.status).toBe(415);
+    const list = await alice.client.get(`/api/nest/trading/strategies/${alice.userId}?limit=50`);
+    const statuses = Object.fromEntries((list.body.items as Array<{ name: string; status: string }>).map((s) => [s.name, s.status]));
+    expect(statuses).toMatchObject({ p1: 'active', p2: 'active' });
+    // An empty body is still "no body": pause every strategy, as documented.
+    const all = await alice.client.request('POST', pause);
+    expect(all.status).toBe(200);
+  });
+
+  it('bytes that are not UTF-8 are a malformed body, not stored as replacement characters', async () => {
+    // latin1 turns each code unit below 256 into one byte: 0xFF 0xFE 0xC0 is no UTF-8.
+    const bytes = Buffer.from('{"name":"\u00ff\u00fe\u00c0"}', 'latin1');
+    const created = await fetch(`${svc.url}/api/nest/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.client.bearer}`, 'x-csrf-token': alice.client.csrf!, 'content-type': 'application/json' },
+      body: new Blob([bytes]),
+    });
+    expect(created.status).toBe(400);
+    expect(await created.json()).toMatchObject({ message: ['Malformed JSON body'] });
+  });
+
+  it('every 401 names the bearer scheme, on REST and on the event stream too', async () => {
+    const rest = await fetch(`${svc.url}/api/nest/auth/verify`, { method: 'POST' });
+    expect(rest.status).toBe(401);
+    expect(rest.headers.get('www-authenticate')).toBe('Bearer');
+    const sse = await fetch(`${svc.url}/mcp/${agent.publicId}/events/sse`);
+    expect(sse.status).toBe(401);
+    expect(sse.headers.get('www-authenticate')).toBe('Bearer');
+    await sse.body?.cancel();
+  });
+
+  it('MCP refusals before dispatch answer with the request id', async () => {
+    const answer = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 'abc', method: 'ping' }, {});
+    expect(answer).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 'abc', error: { code: -32001, message: 'Unauthorized' } } });
+  });
+});
