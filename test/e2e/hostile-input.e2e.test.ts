@@ -72,6 +72,15 @@ describe('hostile input (e2e)', () => {
     expect(twice).toMatchObject({ status: 400, body: { message: ['agentId must be a string'] } });
   });
 
+  it('a repeated paging parameter is refused, not dropped', async () => {
+    for (const path of [`/api/nest/trading/orders/${alice.userId}`, `/api/nest/trading/strategies/${alice.userId}`, `/api/nest/agents/${agent.agentId}/keys`]) {
+      const cursors = await alice.client.get(`${path}?cursor=a&cursor=b`);
+      expect(cursors, path).toMatchObject({ status: 400, body: { message: ['cursor must be string'] } });
+      const limits = await alice.client.get(`${path}?limit=1&limit=2`);
+      expect(limits, path).toMatchObject({ status: 400, body: { message: ['limit must be number'] } });
+    }
+  });
+
   it('checks across fields are listed with the rest of the body', async () => {
     const dca = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s9', { interval: 'garbage', slippageBps: 0 }));
     expect(dca.status).toBe(400);

@@ -27,10 +27,14 @@ export interface RestBinding {
   input?: (req: Request) => unknown;
 }
 
-/** Query strings are text: list routes turn `limit` into a number and pass `cursor` through. */
+/**
+ * Query strings are text: list routes turn `limit` into a number and pass `cursor` through.
+ * A repeated parameter (`?cursor=a&cursor=b`) reaches the schema as it is and is refused
+ * (`cursor must be string`), never silently dropped to serve the first page.
+ */
 export const pageInput = (req: Request) => ({
-  ...(req.query.limit === undefined ? {} : { limit: Number(req.query.limit) }),
-  ...(typeof req.query.cursor === 'string' ? { cursor: req.query.cursor } : {}),
+  ...(req.query.limit === undefined ? {} : { limit: typeof req.query.limit === 'string' ? Number(req.query.limit) : req.query.limit }),
+  ...(req.query.cursor === undefined ? {} : { cursor: req.query.cursor }),
 });
 
 /** A list route's query string as its input: `limit` as a number, the other fields as text. */
