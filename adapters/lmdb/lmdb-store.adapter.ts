@@ -48,7 +48,7 @@ const SWEEP_BATCH = 500;
 /**
  * The embedded store: one LMDB environment with four sub-databases, all keyed by
  * order-preserving tuples (see lmdb-key.codec.ts):
- * - documents [collection, id]                -> v8-serialized DocRecord, with a write stamp as LMDB entry version
+ * - documents [collection, id]                -> DocRecord (lmdb-record.codec.ts), with a write stamp as LMDB entry version
  * - indexes [collection, index, value, id]    -> mark (range scans serve `find`)
  * - journal [collection, id, seq]             -> v8-serialized JournalEntryInput (on disk only)
  * - expiry  [expiresAt, collection, id]       -> mark (the sweeper scans up to now)
