@@ -37,6 +37,13 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.disable('x-powered-by');
 
   app.use(requestContextMiddleware(deps.logger));
+  // API answers are one caller's data, and some carry secrets (tokens, a new key's secret):
+  // no cache may keep them (RFC 6749 §5.1 asks this of token responses). Routes that may be
+  // cached (the OpenAPI document) set their own header.
+  app.use('/api', (_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   app.use(httpMetricsMiddleware(deps.metrics));
   // Probes and scrapes come before body parsing: they must answer even for odd requests.
   app.use(createHealthRouter({ readiness: deps.readiness, metrics: deps.metrics, logger: deps.logger }));

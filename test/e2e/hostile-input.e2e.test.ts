@@ -145,6 +145,16 @@ describe('hostile input (e2e)', () => {
     await sse.body?.cancel();
   });
 
+  it('API answers may not be stored by any cache (tokens, key secrets)', async () => {
+    const refreshed = await alice.client.get('/api/nest/auth/csrf');
+    expect(refreshed.headers.get('cache-control')).toBe('no-store');
+    const created = await alice.client.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'cached', scope: 'read' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const error = await fetch(`${svc.url}/api/nest/agents`);
+    expect(error.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('MCP refusals before dispatch answer with the request id', async () => {
     const answer = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 'abc', method: 'ping' }, {});
     expect(answer).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 'abc', error: { code: -32001, message: 'Unauthorized' } } });
