@@ -12,7 +12,10 @@ export function isIsoTime(value: string): boolean {
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
   const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Day 0 of the next month is this month's last; setUTCFullYear, unlike Date.UTC, keeps years below 100.
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0);
+  const daysInMonth = lastDay.getUTCDate();
   return (
     month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth &&
     hour <= 23 && minute <= 59 && second <= 59 &&
