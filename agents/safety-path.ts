@@ -1,5 +1,4 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
-import { circuitBreakerOpenMessage } from '../src/errors/circuit-breaker-message.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
 import { applyBps, fromBaseUnits, toBaseUnits } from './amounts.js';
@@ -197,7 +196,7 @@ export class SafetyPath {
 
   private breaker(chain: Chain): void {
     const { provider, state } = this.deps.breakerOf(chain);
-    if (state === 'open') throw new AppError('CIRCUIT_BREAKER_OPEN', circuitBreakerOpenMessage(provider), { retryAfterSeconds: 60 });
+    if (state === 'open') throw AppError.circuitBreakerOpen(provider, 60);
   }
 
   private async blocked(request: TradeRequest, check: string, error: unknown): Promise<void> {

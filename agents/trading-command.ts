@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
-import { walletChainOf, type Chain } from '../src/ports/venue.port.js';
+import type { Chain } from '../src/ports/venue.port.js';
 import { interpret } from './command-interpreter.js';
 import type { Intent, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from './order-queries.js';
@@ -9,7 +9,7 @@ import { valuePositions, type PriceLookup } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
 import { helpReply, portfolioReply, statusReply } from './reply-templates.js';
 import type { TradeAmountSpec, TradeRequest } from './safety-path.js';
-import { QUOTE_TOKENS } from './trading-config.rules.js';
+import { quoteTokensOn } from './trading-config.rules.js';
 import type { TradingConfigReader } from './trading-config.types.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
@@ -134,7 +134,7 @@ function tokenText(token: TokenRef): string {
 
 /** The configured quote token when it trades on `chain`, else that chain family's first one. */
 function quoteTokenOf(chain: Chain, configured: string): string {
-  const quotes = QUOTE_TOKENS[walletChainOf(chain)];
+  const quotes = quoteTokensOn(chain);
   return quotes.includes(configured) ? configured : quotes[0]!;
 }
 

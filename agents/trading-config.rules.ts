@@ -18,6 +18,11 @@ export const QUOTE_TOKENS: Readonly<Record<WalletChain, readonly string[]>> = {
   evm: ['ETH', 'WETH', 'USDC', 'USDT', 'DAI'],
 };
 
+/** The quote tokens of `chain`'s family (trade defaults must name one). */
+export function quoteTokensOn(chain: Chain): readonly string[] {
+  return QUOTE_TOKENS[walletChainOf(chain)];
+}
+
 /** Bounds shared by the service and the operation schemas. */
 export const TRADING_CONFIG_LIMITS = {
   /** 50 %: beyond that a "tolerance" is a gift to sandwich bots. */
@@ -126,7 +131,7 @@ export function configProblems(config: TradingConfig): string[] {
     problems.push(`riskPolicy.dailyVolumeUsd ${dailyVolumeUsd} is below riskPolicy.maxOrderUsd ${maxOrderUsd}`);
   }
   const { chain, quoteToken } = config.tradeDefaults;
-  const quotes = QUOTE_TOKENS[walletChainOf(chain)];
+  const quotes = quoteTokensOn(chain);
   if (!quotes.includes(quoteToken)) problems.push(`tradeDefaults.quoteToken ${quoteToken} is not a quote token on ${chain} (${quotes.join(', ')})`);
   const excluded = new Set(config.poolPreferences.excludedDexes);
   const both = config.poolPreferences.preferredDexes.filter((dex) => excluded.has(dex));

@@ -28,8 +28,8 @@ import { caseOf, foldTurkish, looksTurkish, readShape, turkishHint, turkishQuest
  *   `1.000`-like amounts (thousands or decimals?) are refused;
  * - clauses anywhere: `%1 kayma ile`, `%1 slippage ile`, `kayma %1`, `kayma 50 bps`; and for
  *   DCA `her gun`, `gunluk`, `her 4 saatte bir`, `30 kez`, `adi <name>`, an optional `dca` first.
- * A part left out gets the English grammar's question (`10 JUP sat` → which token to sell
- * for?), never a default.
+ * A part left out gets the English grammar's answer: a sell that names nothing to receive
+ * (`10 JUP sat`) sells for the quote token; any other missing part is a question, never a default.
  */
 
 type Qty = { kind: 'exact'; text: string } | { kind: 'usd'; text: string } | { kind: 'pct'; text: string } | { kind: 'all' } | { kind: 'half' };

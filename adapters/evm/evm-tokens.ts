@@ -45,12 +45,22 @@ const LISTS: Record<EvmChainName, Entry[]> = {
   ],
 };
 
-/** The built-in list of one chain as port tokens. */
-export function knownTokens(chain: EvmChainName): TokenInfo[] {
-  return LISTS[chain].map(([symbol, name, address, decimals]) => {
-    const native = address === NATIVE_EVM_ADDRESS;
-    return { chain, address: native ? NATIVE_EVM_ADDRESS : getAddress(address), symbol, name, decimals, ...(native ? { native } : {}) };
-  });
+/** The lists as port tokens, built (and checksummed) once: quotes and lookups read them on every call. */
+const KNOWN = Object.fromEntries(
+  Object.entries(LISTS).map(([chain, entries]) => [
+    chain,
+    Object.freeze(
+      entries.map(([symbol, name, address, decimals]): TokenInfo => {
+        const native = address === NATIVE_EVM_ADDRESS;
+        return Object.freeze({ chain: chain as EvmChainName, address: native ? NATIVE_EVM_ADDRESS : getAddress(address), symbol, name, decimals, ...(native ? { native } : {}) });
+      }),
+    ),
+  ]),
+) as Record<EvmChainName, readonly TokenInfo[]>;
+
+/** The built-in list of one chain as port tokens (shared and frozen). */
+export function knownTokens(chain: EvmChainName): readonly TokenInfo[] {
+  return KNOWN[chain];
 }
 
 /** The chain's USD reference token (USDC), against which prices are read. */

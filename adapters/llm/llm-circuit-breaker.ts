@@ -1,6 +1,5 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
-import { circuitBreakerOpenMessage } from '../../src/errors/circuit-breaker-message.js';
 
 export interface LlmBreakerOptions {
   /** Provider name in `Circuit breaker open for provider: <name>`. */
@@ -62,10 +61,6 @@ export class LlmCircuitBreaker {
   /** The error an open circuit answers with; also used by `ping`. */
   openError(cause?: unknown): AppError {
     const remainingMs = this.openedAt + this.options.halfOpenAfterMs - Date.now();
-    return new AppError('LLM_CIRCUIT_BREAKER_OPEN', circuitBreakerOpenMessage(this.options.provider), {
-      details: { provider: this.options.provider },
-      retryAfterSeconds: Math.max(1, Math.ceil(remainingMs / 1000)),
-      cause,
-    });
+    return AppError.circuitBreakerOpen(this.options.provider, remainingMs / 1000, { code: 'LLM_CIRCUIT_BREAKER_OPEN', cause });
   }
 }

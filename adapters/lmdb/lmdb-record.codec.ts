@@ -5,9 +5,9 @@ import { deepFreeze } from '../../src/shared/deep-freeze.js';
 import { encodeKey, MAX_KEY_BYTES, type KeyPart } from './lmdb-key.codec.js';
 
 /**
- * A stored document as written: the data is serialized on its own at put time (so the
- * bytes snapshot the caller's objects then), the record around it inside the write
- * transaction. Data and journal values use Node's v8 serializer: the structured-clone
+ * A stored document as written: the data is serialized on its own when `put` is called (so
+ * the bytes snapshot the caller's objects then), the record around it when the put decides
+ * what to write. Data and journal values use Node's v8 serializer: the structured-clone
  * algorithm, in a format Node documents as backward-compatible (safe to store to disk).
  */
 export interface DocRecord extends Omit<StoredDocument, 'data'> {
@@ -80,9 +80,15 @@ export function docKey(collection: string, id: string): Buffer {
 
 /** Encodes a key, refusing ids and index values too long for an LMDB key (a 400). */
 export function tupleKey(parts: KeyPart[]): Buffer {
-  const key = encodeKey(parts);
-  if (key.length > MAX_KEY_BYTES) throw AppError.validation([`key of ${key.length} bytes exceeds ${MAX_KEY_BYTES}`]);
+  const key = fittingKey(parts);
+  if (!key) throw AppError.validation([`key of ${encodeKey(parts).length} bytes exceeds ${MAX_KEY_BYTES}`]);
   return key;
+}
+
+/** The key of `parts`, or undefined when it is too long to be one (so nothing is stored under it). */
+export function fittingKey(parts: KeyPart[]): Buffer | undefined {
+  const key = encodeKey(parts);
+  return key.length > MAX_KEY_BYTES ? undefined : key;
 }
 
 /** Index values must survive the JSON cursor, so NaN and infinities are refused. */

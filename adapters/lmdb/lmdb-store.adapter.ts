@@ -25,9 +25,9 @@ import {
   versionConflict,
   type IndexCursor,
 } from '../shared/store-helpers.js';
-import { decodeKey, encodeKey, keyAfter, MAX_KEY_BYTES, prefixEnd } from './lmdb-key.codec.js';
+import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
-import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
+import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, fittingKey, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
 export interface LmdbStoreOptions {
@@ -111,9 +111,8 @@ export class LmdbStore implements StorePort {
     this.assertOpen();
     requireCollection(this.specs, collection);
     // An id too long for an LMDB key was never stored (put refuses it): it is simply absent.
-    const key = encodeKey([collection, id]);
-    if (key.length > MAX_KEY_BYTES) return null;
-    const doc = this.readDoc(key);
+    const key = fittingKey([collection, id]);
+    const doc = key && this.readDoc(key);
     return doc && !expired(doc, this.clock.now()) ? (doc as StoredDocument<T>) : null;
   }
 
@@ -125,8 +124,8 @@ export class LmdbStore implements StorePort {
   ): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.assertOpen();
-    // Everything that can throw happens here, before the transaction's first write; the
-    // serialized bytes also snapshot the caller's objects at call time.
+    // Everything that can throw happens here, before any write is queued; the serialized
+    // bytes also snapshot the caller's objects at call time.
     const indexes = { ...(input.indexes ?? {}) };
     const indexKeys = Object.entries(indexes).map(([name, value]) => {
       checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
@@ -201,12 +200,10 @@ export class LmdbStore implements StorePort {
     const bound = (value: IndexValue | undefined) =>
       value === undefined ? undefined : (checkIndexValue(value, invalidQuery), tupleKey([collection, query.index, value]));
     const all = tupleKey([collection, query.index]);
-    if (query.eq !== undefined) {
-      checkIndexValue(query.eq, invalidQuery);
-      // No stored entry has an index value too long for a key: nothing can match it.
-      if (encodeKey([collection, query.index, query.eq]).length > MAX_KEY_BYTES) return pageOf<T>([]);
-    }
-    const eq = bound(query.eq);
+    if (query.eq !== undefined) checkIndexValue(query.eq, invalidQuery);
+    const eq = query.eq === undefined ? undefined : fittingKey([collection, query.index, query.eq]);
+    // No stored entry has an index value too long for a key: nothing can match it.
+    if (query.eq !== undefined && !eq) return pageOf<T>([]);
     let start = eq ?? bound(query.gte) ?? all;
     const end = prefixEnd(eq ?? bound(query.lte) ?? all);
     if (page.cursor) {
@@ -344,8 +341,7 @@ export class LmdbStore implements StorePort {
 
   /** The stored document under `key` (decoded once per version, see LmdbReadCache). */
   private readDoc(key: Buffer): StoredDocument | undefined {
-    const raw = this.docs.getBinary(key);
-    return raw === undefined ? undefined : this.decoded(key, raw);
+    return this.readEntry(key)?.doc;
   }
 
   /** `raw`: bytes read from LMDB, owned by the caller (lmdb-js copies them out of the map). */
@@ -381,7 +377,9 @@ function migrateUnversionedDocs(root: RootDatabase, docs: Binary): void {
   // `create: false` (lmdb-js, not in its typings): undefined when the database does not exist.
   const options = { name: 'docs', create: false, keyEncoding: 'binary', encoding: 'binary' } as const;
   const legacy = root.openDB<Buffer, Buffer>(options) as Binary | undefined;
-  if (!legacy) return;
+  // Emptied by an earlier start: nothing to move, so no write transaction (it takes the
+  // cross-process writer lock). The database is not dropped: another process may have it open.
+  if (!legacy || legacy.getKeysCount({ limit: 1 }) === 0) return;
   root.transactionSync(() => {
     for (const { key, value } of legacy.getRange()) {
       docs.put(key, value, newStamp());

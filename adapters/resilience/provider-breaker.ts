@@ -11,7 +11,6 @@ import {
   type CircuitBreakerPolicy,
 } from 'cockatiel';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
-import { circuitBreakerOpenMessage } from '../../src/errors/circuit-breaker-message.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 
 /** What the safety path and the EVM status route read. */
@@ -160,11 +159,7 @@ export class ProviderBreaker {
 
   /** The error an open circuit answers with (interface 7.4). */
   openError(cause?: unknown): AppError {
-    return new AppError('CIRCUIT_BREAKER_OPEN', circuitBreakerOpenMessage(this.provider), {
-      details: { provider: this.provider },
-      retryAfterSeconds: Math.max(1, Math.ceil(this.remainingMs() / 1000)),
-      cause,
-    });
+    return AppError.circuitBreakerOpen(this.provider, this.remainingMs() / 1000, { cause });
   }
 
   private gate(): void {

@@ -29,7 +29,8 @@ import { quoteFromJupiter } from './jupiter-quote.mapper.js';
 import { SolanaChain } from './solana-chain.adapter.js';
 import { SolanaExecutor, type PreparedSolanaSwap } from './solana-execution.js';
 import type { SolanaRpc } from './solana-rpc.js';
-import { parseBaseUnits, type FailureInfo } from './solana-transactions.js';
+import type { Refusal } from '../resilience/journaled-executor.js';
+import { parseBaseUnits } from './solana-transactions.js';
 
 export interface JupiterVenueOptions {
   /** Swap API root with its version (`JUPITER_API_URL`), e.g. `https://lite-api.jup.ag/swap/v1`; `/quote` and `/swap` are appended. */
@@ -153,7 +154,7 @@ export class JupiterVenue implements VenuePort {
     return errors.length ? { chain, reachable: false, error: errors.join('; ') } : { chain, reachable: true, latencyMs: Date.now() - started };
   }
 
-  private async prepareSwap(request: ExecuteRequest): Promise<PreparedSolanaSwap | { refused: FailureInfo }> {
+  private async prepareSwap(request: ExecuteRequest): Promise<PreparedSolanaSwap | Refusal> {
     // A wallet that cannot pay fails here, signing nothing, rather than in simulation.
     const owner = request.signer.address;
     const held = BigInt(request.inputMint === NATIVE_SOL_MINT ? await this.chain.nativeBalance(owner) : await this.chain.tokenBalance(owner, request.inputMint));

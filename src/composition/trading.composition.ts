@@ -24,7 +24,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
-import type { Chain } from '../ports/venue.port.js';
+import { walletChainOf, type Chain, type WalletChain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 
 export interface TradingCompositionDeps {
@@ -88,7 +88,7 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
 }
 
 /** Operations that trade through a venue of one chain family: offered only where one serves it. */
-const NEEDS_VENUE: Readonly<Record<string, 'solana' | 'evm'>> = {
+const NEEDS_VENUE: Readonly<Record<string, WalletChain>> = {
   trading_solana_aggregator_swap: 'solana',
   trading_solana_aggregator_tokens_search: 'solana',
   trading_evm_quote: 'evm',
@@ -101,7 +101,9 @@ const NEEDS_VENUE: Readonly<Record<string, 'solana' | 'evm'>> = {
  * the OpenAPI document only show what can work here.
  */
 function offeredOn(chains: readonly Chain[], module: TradingModule): TradingModule {
-  const served = new Set(chains.map((chain) => (chain === 'solana' ? 'solana' : 'evm')));
+  // A renamed operation must not silently stay offered everywhere.
+  for (const name of Object.keys(NEEDS_VENUE)) if (!module.operations.some((operation) => operation.name === name)) throw new Error(`NEEDS_VENUE names no operation: ${name}`);
+  const served = new Set(chains.map(walletChainOf));
   const offered = (name: string) => NEEDS_VENUE[name] === undefined || served.has(NEEDS_VENUE[name]);
   module.operations = module.operations.filter((operation) => offered(operation.name));
   module.bindings = module.bindings.filter((binding) => offered(binding.operation));

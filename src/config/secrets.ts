@@ -105,8 +105,11 @@ function readStored(file: string): Record<string, string> {
 }
 
 const LOCK_WAIT_MS = 10_000;
-/** A lock this old was left by a process that died holding it. */
-const STALE_LOCK_MS = 30_000;
+/**
+ * A lock this old was left by a process that died holding it (the locked work takes
+ * milliseconds). Shorter than the wait, so a restart right after such a death gets in.
+ */
+const STALE_LOCK_MS = 5_000;
 
 /** Runs `fn` holding `lock` (created exclusively; other processes wait for it, at start-up only). */
 function withLockFile(lock: string, fn: () => void): void {

@@ -29,7 +29,7 @@ function translate(err: unknown): unknown {
       return new AppError('PAYLOAD_TOO_LARGE', 'Payload Too Large', { envelope: 'standard', cause: err });
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new AppError('VALIDATION_ERROR', 'Unsupported Media Type', { status: 415, envelope: 'standard', cause: err });
+      return unsupportedMediaType(err);
     case 'request.aborted':
     case 'request.size.invalid':
       return new AppError('VALIDATION_ERROR', 'Bad Request', { envelope: 'standard', cause: err });
@@ -43,14 +43,16 @@ const INVALID_UTF8 = 'entity.utf8.invalid';
 
 /**
  * JSON text is UTF-8 (RFC 8259 §8.1): other bytes would be stored as replacement
- * characters, something other than what the client sent. Bodies in another declared
- * charset (body-parser decodes utf-16 and utf-32 too) are left to the decoder.
+ * characters, something other than what the client sent. `encoding` is the charset
+ * body-parser read from Content-Type (utf-8 when none); utf-16 and utf-32 bodies are left
+ * to its decoder.
  */
-function verifyUtf8(req: Request, _res: unknown, body: Buffer): void {
-  const charset = /;\s*charset=([^;\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase().replace(/^"|"$/g, '');
-  if ((charset === undefined || charset === 'utf-8' || charset === 'utf8') && !isUtf8(body)) {
-    throw Object.assign(new Error('Body is not valid UTF-8'), { type: INVALID_UTF8, status: 400 });
-  }
+function verifyUtf8(_req: Request, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding === 'utf-8' && !isUtf8(body)) throw Object.assign(new Error('Body is not valid UTF-8'), { type: INVALID_UTF8, status: 400 });
+}
+
+function unsupportedMediaType(cause?: unknown): AppError {
+  return new AppError('VALIDATION_ERROR', 'Unsupported Media Type', { status: 415, envelope: 'standard', ...(cause ? { cause } : {}) });
 }
 
 /** Whether the request carries a body at all (RFC 9112 §6.3: a length above zero, or chunks). */
@@ -77,7 +79,7 @@ export function jsonBodyMiddleware(options: JsonBodyOptions = {}): RequestHandle
     }
     parse(req, res, (err?: unknown) => {
       if (err !== undefined && err !== null) next(translate(err));
-      else if (req.body === undefined && hasBody(req)) next(new AppError('VALIDATION_ERROR', 'Unsupported Media Type', { status: 415, envelope: 'standard' }));
+      else if (req.body === undefined && hasBody(req)) next(unsupportedMediaType());
       else next();
     });
   };

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors/app-error.js';
-import type { RateLimiterPort, RateWindow } from '../ports/rate-limiter.port.js';
+import type { RateLimitDecision, RateLimiterPort, RateWindow } from '../ports/rate-limiter.port.js';
 
 /** The budget of one request: whose counter (`key`) and which windows. */
 export interface RateLimitTarget {
@@ -40,25 +40,33 @@ export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): 
       }
       const decision = await limiter.hit(target.key, target.windows);
       // Set before deciding, so the 429 written by the error middleware carries them too.
-      res.set({
-        'X-RateLimit-Limit': String(decision.limit),
-        'X-RateLimit-Remaining': String(decision.remaining),
-        'X-RateLimit-Reset': String(decision.resetSeconds),
-      });
-      if (decision.allowed) {
-        next();
-        return;
-      }
-      next(
-        new AppError('RATE_LIMITED', 'Too Many Requests', {
-          envelope: 'standard',
-          retryAfterSeconds: decision.retryAfterSeconds ?? decision.resetSeconds,
-        }),
-      );
+      res.set(rateLimitHeaders(decision));
+      next(decision.allowed ? undefined : tooManyRequests(decision));
     } catch (err) {
       next(err);
     }
   };
+}
+
+/** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
+/**
+ * The 429 of a spent budget, for every surface (standard envelope, `Retry-After`; DECISIONS
+ * "HTTP"). `headers` go on answers written without the REST error middleware's response.
+ */
+export function tooManyRequests(decision: RateLimitDecision, headers?: Record<string, string>): AppError {
+  return new AppError('RATE_LIMITED', 'Too Many Requests', {
+    envelope: 'standard',
+    retryAfterSeconds: decision.retryAfterSeconds ?? decision.resetSeconds,
+    ...(headers ? { headers } : {}),
+  });
 }
 
 /**

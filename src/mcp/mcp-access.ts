@@ -40,8 +40,9 @@ const MAX_CACHED_TARGETS = 10_000;
 
 /**
  * Resolves `/mcp/:publicId` plus a bearer credential to an access grant: 401 for a bad,
- * revoked or expired credential; 404 `Agent not found` for an unknown or inactive
- * publicId and for a credential that does not operate that agent (or legacy bot).
+ * revoked or expired credential; 403 for a valid credential this endpoint does not serve (an
+ * operator session); 404 `Agent not found` for an unknown or inactive publicId and for a
+ * credential that does not operate that agent (or legacy bot).
  */
 export class McpAccessResolver {
   private readonly targets = new Map<string, { target: Promise<Target | null>; until: number }>();

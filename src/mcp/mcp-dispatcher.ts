@@ -104,8 +104,8 @@ function forLog(name: string): string {
   return name.length > 100 ? `${name.slice(0, 100)}…` : name;
 }
 
-/** The id of an invalid request when it is itself valid, so the client can match the error. */
-function readableId(body: unknown): RequestId | null {
+/** The id of a request object when it is itself valid, so the client can match an error to it; else null (JSON-RPC 2.0 §5). */
+export function readableId(body: unknown): RequestId | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
   const parsed = requestIdSchema.safeParse((body as { id?: unknown }).id);
   return parsed.success ? parsed.data : null;

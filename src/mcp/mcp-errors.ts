@@ -44,7 +44,7 @@
  *   (answers are always `application/json`, which MCP allows); a missing
  *   `MCP-Protocol-Version` header means the latest revision.
  */
-import { AppError, isAppError } from '../errors/app-error.js';
+import { isAppError } from '../errors/app-error.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
 
 export const JSONRPC_CODES = {
@@ -123,8 +123,3 @@ export function httpFailure(error: unknown): McpWireError | undefined {
 }
 
 export const internalError = () => wire(500, JSONRPC_CODES.INTERNAL_ERROR, 'Internal error');
-
-/** 429 as the REST side words it (docs/DECISIONS.md, HTTP). */
-export function rateLimited(retryAfterSeconds: number): AppError {
-  return new AppError('RATE_LIMITED', 'Too Many Requests', { envelope: 'standard', retryAfterSeconds });
-}

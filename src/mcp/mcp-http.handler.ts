@@ -16,12 +16,13 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
 import type { McpAccess, McpAccessResolver } from './mcp-access.js';
 import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-body.js';
-import { McpDispatcher, type DispatchOutcome } from './mcp-dispatcher.js';
-import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } from './mcp-rate-budget.js';
-import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, rateLimited, unsupportedProtocolVersion } from './mcp-errors.js';
+import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
+import { rateLimitHeaders, tooManyRequests } from '../http/rate-limit.middleware.js';
+import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
+import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
-import { errorResponse, requestIdSchema, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
+import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
 
 export interface McpHttpDeps {
   access: Pick<McpAccessResolver, 'resolve'>;
@@ -87,7 +88,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
     if (decision.allowed) return;
     caller.refused(message, access, ids, 'RATE_LIMITED');
-    throw rateLimited(decision.retryAfterSeconds ?? decision.resetSeconds);
+    throw tooManyRequests(decision);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, publicId: string, ids: { requestId: string; correlationId: string }): Promise<DispatchOutcome | undefined> {
@@ -108,7 +109,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // Parsed before the credential is looked at so that every refusal below answers with the
     // request's id (JSON-RPC 2.0 §5: null only when the id cannot be read).
     const message = parseJson(read.body);
-    const id = idOf(message);
+    const id = readableId(message);
     const grant = await granted;
     if ('error' in grant) return failureOf(grant.error, id);
     try {
@@ -195,13 +196,6 @@ function write(res: ServerResponse, outcome: DispatchOutcome): void {
 }
 
 const PARSE_FAILED = Symbol('parse failed');
-
-/** The id of a single request object, when it has a valid one; else null. */
-function idOf(message: unknown): RequestId | null {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
-  const parsed = requestIdSchema.safeParse((message as { id?: unknown }).id);
-  return parsed.success ? parsed.data : null;
-}
 
 function parseJson(body: Buffer): unknown {
   try {

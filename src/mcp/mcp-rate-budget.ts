@@ -1,4 +1,5 @@
 import type { KeyScope } from '../../machines/api-key.machine.js';
+import { budgetKeyOf } from '../http/auth/auth.middleware.js';
 import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
 import type { McpAccess } from './mcp-access.js';
 
@@ -12,16 +13,5 @@ export const defaultRateWindows: RateWindowsOf = (scope) => RATE_POLICIES.apiKey
  * share theirs with the REST routes (`apikey:<id>`), so no surface is a way around it.
  */
 export function hitBudget(limiter: RateLimiterPort, windowsOf: RateWindowsOf, access: McpAccess): Promise<RateLimitDecision> {
-  const principal = access.principal;
-  const key = principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
-  return limiter.hit(key, windowsOf(access.scope));
-}
-
-/** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetSeconds),
-  };
+  return limiter.hit(budgetKeyOf(access.principal), windowsOf(access.scope));
 }

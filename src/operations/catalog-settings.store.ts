@@ -4,9 +4,8 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
 import type { CatalogSettings, OperationCatalog } from './operation-catalog.js';
-import type { OperationFamily } from './operation.types.js';
+import { OPERATION_FAMILIES } from './operation.types.js';
 
-export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const satisfies readonly OperationFamily[];
 
 /** Body of `PUT /api/nest/ops/catalog`, and the stored document. */
 export const catalogSettingsSchema = z

@@ -6,7 +6,8 @@ import type { Principal } from '../auth/credentials/credential-resolver.js';
 export type PrincipalKind = 'agent' | 'bot' | 'operator';
 
 /** Tool families of interface 4.5; a family can be switched off by configuration. */
-export type OperationFamily = 'chat' | 'research' | 'portfolio' | 'trading' | 'risk' | 'strategy' | 'wallet' | 'keys' | 'agents';
+export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const;
+export type OperationFamily = (typeof OPERATION_FAMILIES)[number];
 
 /** The agent or bot a call acts on. */
 export interface OperationSubject {

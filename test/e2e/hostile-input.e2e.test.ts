@@ -121,6 +121,11 @@ describe('hostile input (e2e)', () => {
     // An empty body is still "no body": pause every strategy, as documented.
     const all = await alice.client.request('POST', pause);
     expect(all.status).toBe(200);
+    const paused = await alice.client.get(`/api/nest/trading/strategies/${alice.userId}?limit=50`);
+    expect((paused.body.items as Array<{ name: string; status: string }>).filter((s) => ['p1', 'p2'].includes(s.name)).map((s) => s.status)).toEqual(['paused', 'paused']);
+    // And the API document says a body route may answer 415.
+    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(Object.keys(doc.paths['/api/nest/trading/dca/pause/{userId}']!.post!.responses)).toContain('415');
   });
 
   it('bytes that are not UTF-8 are a malformed body, not stored as replacement characters', async () => {

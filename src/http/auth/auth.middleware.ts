@@ -47,9 +47,7 @@ export function authenticated(
     limiter: deps.limiter,
     resolve: (_req, res) => {
       const principal = res.locals.principal!;
-      return principal.type === 'session'
-        ? { key: `session:${principal.userId}`, windows: RATE_POLICIES.session }
-        : { key: `apikey:${principal.keyId}`, windows: RATE_POLICIES.apiKey[principal.scope] };
+      return { key: budgetKeyOf(principal), windows: principal.type === 'session' ? RATE_POLICIES.session : RATE_POLICIES.apiKey[principal.scope] };
     },
   });
   const csrf: RequestHandler = (req, res, next) => {
@@ -83,4 +81,9 @@ export function assertSameUser(req: Request, res: { locals: { principal?: Princi
   const session = sessionOf(res);
   if (req.params.userId !== session.userId) throw AppError.forbidden();
   return session.userId;
+}
+
+/** Whose rate budget a request spends: a session's user, or an API key, whichever surface (REST, MCP, events) it comes by. */
+export function budgetKeyOf(principal: Principal): string {
+  return principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
 }

@@ -83,6 +83,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, [string, JsonObject]> = {
   404: ['NotFound', { description: 'Missing, or not the caller’s (indistinguishable).', content: json('StandardError') }],
   409: ['Conflict', { description: 'Conflicting state or duplicate resource.', content: json('DomainError') }],
   413: ['PayloadTooLarge', { description: 'Body over 1 MiB.', content: json('StandardError') }],
+  415: ['UnsupportedMediaType', { description: 'A body that is not JSON (Content-Type other than application/json, or an unknown charset).', content: json('StandardError') }],
   422: ['UnprocessableEntity', { description: 'Semantic validation failure.', content: json('DomainError') }],
   429: [
     'TooManyRequests',

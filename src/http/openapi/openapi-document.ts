@@ -103,7 +103,7 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
 function errorStatuses(route: RouteDoc, hasPathParameters: boolean, rateLimited: boolean): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>(route.errors ?? []);
   if (route.body || route.query) statuses.add(400);
-  if (route.body) statuses.add(413);
+  if (route.body) for (const status of [413, 415] as const) statuses.add(status);
   if (route.auth.length > 0) statuses.add(401);
   // Wrong credential kind, scope, or a missing/invalid CSRF token.
   if (route.auth.some((kind) => kind !== 'refresh-token' && kind !== 'ops')) statuses.add(403);

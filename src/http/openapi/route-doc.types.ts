@@ -19,7 +19,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthKind = 'session' | 'session-no-csrf' | 'api-key' | 'pre-login-csrf' | 'ops' | 'refresh-token';
 
 /** An error status a route may answer besides the ones derived from its auth and inputs. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface RouteDoc {
   method: HttpMethod;

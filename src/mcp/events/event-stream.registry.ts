@@ -4,7 +4,8 @@
  */
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimiterPort } from '../../ports/rate-limiter.port.js';
-import { defaultRateWindows, hitBudget, rateLimitHeaders, type RateWindowsOf } from '../mcp-rate-budget.js';
+import { rateLimitHeaders, tooManyRequests } from '../../http/rate-limit.middleware.js';
+import { defaultRateWindows, hitBudget, type RateWindowsOf } from '../mcp-rate-budget.js';
 import { EventStream, type EventStreamDeps } from './event-stream.js';
 
 export interface EventStreamRegistryDeps extends EventStreamDeps {
@@ -38,10 +39,7 @@ export class EventStreamRegistry {
       const access = await stream.authorize();
       const decision = await hitBudget(this.deps.limiter, this.deps.rateWindows ?? defaultRateWindows, access);
       const rateHeaders = rateLimitHeaders(decision);
-      if (!decision.allowed) {
-        const retryAfterSeconds = decision.retryAfterSeconds ?? decision.resetSeconds;
-        throw new AppError('RATE_LIMITED', 'Too Many Requests', { envelope: 'standard', retryAfterSeconds, headers: rateHeaders });
-      }
+      if (!decision.allowed) throw tooManyRequests(decision, rateHeaders);
       return { stream, rateHeaders };
     } catch (error) {
       await stream.close('disconnected');

@@ -5,13 +5,12 @@ import type { OperationContext } from '../operation.types.js';
 
 /** Shared zod pieces of the trading operations: amounts, tokens, chains, the order shape. */
 
-const BASE_UNITS = /^\d{1,78}$/;
+// `abort`: zod runs every check even after one failed; only a well-formed amount is compared.
 export const baseUnits = z
   .string()
-  .regex(BASE_UNITS, 'must be an integer amount in base units, as a decimal string')
-  // zod runs every check even after one failed: only a well-formed amount is compared.
-  .refine((value) => !BASE_UNITS.test(value) || BigInt(value) > 0n, 'must be greater than 0');
-export const wholeTokens = z.string().regex(/^\d{1,30}(\.\d{1,18})?$/, 'must be a decimal amount of whole tokens, e.g. "1.5"');
+  .regex(/^\d{1,78}$/, { error: 'must be an integer amount in base units, as a decimal string', abort: true })
+  .refine((value) => BigInt(value) > 0n, 'must be greater than 0');
+export const wholeTokens = z.string().regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'must be a decimal amount of whole tokens, e.g. "1.5"', abort: true });
 export const slippageBps = z.number().int().min(1).max(5000);
 export const tokenRef = z.string().trim().min(1).max(100);
 export const chain = z.enum(['solana', 'ethereum', 'base', 'arbitrum']);

@@ -45,9 +45,8 @@ const approvalTarget = {
 };
 
 const custodialOf = (view: WalletView) => ({ walletId: view.walletId, chain: view.chain, address: view.address, custodial: true as const, createdAt: view.createdAt });
-/** The key a guarded call runs under (lower case, as the REST binding passes it). */
-const requestKeyOf = (ctx: OperationContext, input: { idempotencyKey?: string | undefined }) => (input.idempotencyKey ?? ctx.idempotencyKey)?.toLowerCase();
-const keyed = (key: string | undefined) => (key === undefined ? {} : { requestKey: key });
+/** The key a guarded call runs under (the invoker has put every surface's key there, lower-cased). */
+const keyed = (ctx: OperationContext) => (ctx.idempotencyKey === undefined ? {} : { requestKey: ctx.idempotencyKey });
 
 /** Wallet operations family (interface 4.2 wallet and approval routes, 4.5 tools); they act on `ctx.subject`. */
 export function walletOperations(wallets: WalletService, approvals: TokenApprovalsService) {
@@ -115,7 +114,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       principals: PRINCIPALS,
       input: z.object({ label: label.optional(), idempotencyKey }).strict(),
       output: walletView,
-      handler: (ctx, input) => wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(requestKeyOf(ctx, input)) }),
+      handler: (ctx, input) => wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
     }),
     defineOperation({
       name: 'trading_evm_wallet_create_delegate',
@@ -128,7 +127,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       input: z.object({ spendingCapUsd: z.number().positive().max(1e12), label: label.optional(), idempotencyKey }).strict(),
       output: walletView,
       handler: (ctx, input) =>
-        wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(requestKeyOf(ctx, input)) }),
+        wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
     }),
     defineOperation({
       name: 'trading_evm_wallet_set_default',
