@@ -22,10 +22,13 @@ export class LmdbReadCache {
 
   constructor(private readonly capacity: number) {}
 
-  /** The document decoded from `raw` under `key`, if `raw` has not changed since. */
-  lookup(key: string, raw: Uint8Array): StoredDocument | undefined {
+  /**
+   * The document decoded from `bytes` under `key`, if they have not changed since. The
+   * range is explicit: lmdb-js's reusable read buffer has a `length` but a larger backing view.
+   */
+  lookup(key: string, bytes: Buffer): StoredDocument | undefined {
     const entry = this.entries.get(key);
-    return entry !== undefined && entry.raw.equals(raw) ? entry.doc : undefined;
+    return entry !== undefined && entry.raw.length === bytes.length && entry.raw.compare(bytes, 0, bytes.length) === 0 ? entry.doc : undefined;
   }
 
   /** Remembers a document just read; `raw` must not be reused by the caller. */

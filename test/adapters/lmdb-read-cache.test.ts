@@ -14,6 +14,16 @@ describe('LmdbReadCache', () => {
     expect(cache.lookup('other', Buffer.from([1, 2, 3]))).toBeUndefined();
   });
 
+  it('compares only the first `length` bytes of a view with a longer backing (lmdb-js\'s reusable read buffer)', () => {
+    const cache = new LmdbReadCache(10);
+    cache.remember('k', Buffer.from([1, 2, 3]), doc(1));
+    const reused = Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]);
+    Object.defineProperty(reused, 'length', { value: 3, writable: true, configurable: true });
+    expect(cache.lookup('k', reused)?.version).toBe(1);
+    reused[2] = 9;
+    expect(cache.lookup('k', reused)).toBeUndefined();
+  });
+
   it('lets a write refresh an entry it holds, but never add one', () => {
     const cache = new LmdbReadCache(10);
     cache.refresh('new', Buffer.from([9]), doc(1));

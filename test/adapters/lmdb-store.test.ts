@@ -186,6 +186,24 @@ describe('LmdbStore on disk', () => {
     await store.close();
   });
 
+  it('reads through lmdb-js\'s reusable buffer: documents of different sizes in turns, and a change made through another handle', async () => {
+    const path = await tempDir();
+    const [reader, writer] = [await openStore(path), await openStore(path)];
+    const blob = 'x'.repeat(20_000);
+    await reader.put('agents', 'big', { data: { blob }, expectedVersion: 0 });
+    await reader.put('agents', 'small', { data: { n: 1 }, expectedVersion: 0 });
+    for (let i = 0; i < 3; i++) {
+      expect((await reader.get('agents', 'big'))?.data).toEqual({ blob });
+      expect((await reader.get('agents', 'small'))?.data).toEqual({ n: 1 });
+    }
+    // Same length, other bytes: the cached document must not answer for them.
+    await writer.put('agents', 'small', { data: { n: 2 }, expectedVersion: 1 });
+    expect((await reader.get('agents', 'small'))?.data).toEqual({ n: 2 });
+    expect((await reader.get('agents', 'big'))?.data).toEqual({ blob });
+    await writer.close();
+    await reader.close();
+  });
+
   it('refuses an id too long for an LMDB key before writing anything', async () => {
     const store = await openStore(await tempDir());
     const id = 'x'.repeat(2_000);
