@@ -21,7 +21,8 @@ import { createAuthRoutes } from '../http/routes/auth.routes.js';
 import { createBotRoutes } from '../http/routes/bots.routes.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
-import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
+import { perMinute, type RateLimiterPort } from '../ports/rate-limiter.port.js';
+import { publicRateLimit } from '../http/rate-limit.middleware.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
@@ -36,6 +37,8 @@ export interface AccountsDeps {
   secrets: Secrets;
   /** Origin of the service; its host is the sign-in message domain. */
   publicUrl: string;
+  /** Requests a minute per client address on public routes (sign-in, OpenAPI, discovery). */
+  publicRatePerMinute: number;
   /** Enables ERC-1271 contract-wallet sign-in. */
   evmRpcUrl?: string;
 }
@@ -65,7 +68,7 @@ export function buildAccounts(deps: AccountsDeps) {
   });
   const agents = new AgentsService(runtime, store, users, clock);
   const bots = new BotsService(runtime, store, clock);
-  const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter };
+  const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter, publicLimit: publicRateLimit(deps.limiter, [perMinute(deps.publicRatePerMinute)]) };
 
   const routers: Router[] = [
     createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp }),

@@ -63,7 +63,7 @@ export function buildOperations(deps: OperationsDeps) {
   const routers = [
     createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings }),
     createCatalogAdminRoutes({ catalog, settings: catalogSettings, opsToken: deps.opsToken }),
-    createOpenApiRoutes({ catalog, bindings, limiter: deps.auth.limiter }),
+    createOpenApiRoutes({ catalog, bindings, publicLimit: deps.auth.publicLimit }),
   ];
   return { catalog, catalogSettings, audit, invoker, routers };
 }

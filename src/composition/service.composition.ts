@@ -74,6 +74,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock,
     secrets: options.secrets,
     publicUrl: config.publicUrl,
+    publicRatePerMinute: config.publicRatePerMinute,
     ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
   });
 
@@ -122,7 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const auditLogs = createAuditRoutes({ auth: accounts.auth, agents: accounts.services.agents, bots: accounts.services.bots, audit: operations.audit });
   let ready = false;
   const app = createHttpApp({
-    routers: [restAudit, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, limiter: adapters.limiter })],
+    routers: [restAudit, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,

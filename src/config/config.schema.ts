@@ -36,6 +36,8 @@ export const envSchema = z
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
     STORE_READ_CACHE_ENTRIES: intFromEnv(5_000, 0, 10_000_000),
+    /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (CONTRACT: 60). */
+    PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
     // LLM used by ask_bot to phrase replies; without LLM_BASE_URL the embedded templated one answers.
     LLM_BASE_URL: optionalUrl(['http', 'https']),
@@ -109,6 +111,8 @@ export interface AppConfig {
   runtime: { maxLiveActors: number; idleMs: number; maxConflictRetries: number };
   /** Decoded documents the embedded store keeps for reuse (0: none). */
   storeReadCacheEntries: number;
+  /** Requests a minute per client address on routes without a credential. */
+  publicRatePerMinute: number;
   shutdownTimeoutMs: number;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
@@ -153,6 +157,7 @@ export function toAppConfig(env: Env): AppConfig {
       maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
     },
     storeReadCacheEntries: env.STORE_READ_CACHE_ENTRIES,
+    publicRatePerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     trading: {
       venue: env.TRADING_VENUE,

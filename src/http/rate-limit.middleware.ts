@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors/app-error.js';
-import type { RateLimitDecision, RateLimiterPort, RateWindow } from '../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
 
 /** The budget of one request: whose counter (`key`) and which windows. */
 export interface RateLimitTarget {
@@ -67,6 +67,15 @@ export function tooManyRequests(decision: RateLimitDecision, headers?: Record<st
     retryAfterSeconds: decision.retryAfterSeconds ?? decision.resetSeconds,
     ...(headers ? { headers } : {}),
   });
+}
+
+/**
+ * The budget of public routes (CONTRACT "Limits not shown": 60 a minute per IP): sign-in,
+ * the OpenAPI document and docs page, `/.well-known/mcp.json`. One counter per client
+ * address, shared by all of them, so a client cannot multiply its budget by route.
+ */
+export function publicRateLimit(limiter: RateLimiterPort, windows: readonly RateWindow[] = RATE_POLICIES.public): RequestHandler {
+  return createRateLimitMiddleware({ limiter, resolve: (req) => ({ key: `ip:${clientIp(req)}`, windows }) });
 }
 
 /**

@@ -3,16 +3,16 @@
  * and which credentials it takes. Static per deployment, so it is built once; rate limited
  * per client IP like every `.well-known` route (CONTRACT "Limits not shown").
  */
-import { Router } from 'express';
-import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
-import { clientIp, createRateLimitMiddleware } from '../http/rate-limit.middleware.js';
+import { Router, type RequestHandler } from 'express';
+import { RATE_POLICIES, type RateWindow } from '../ports/rate-limiter.port.js';
 import { MCP_MAX_BODY_BYTES } from './mcp-body.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
 
 export interface McpDiscoveryDeps {
   /** Origin clients reach the service at (`PUBLIC_URL`). */
   publicUrl: string;
-  limiter: RateLimiterPort;
+  /** The per-IP budget of public routes (`publicRateLimit`). */
+  publicLimit: RequestHandler;
 }
 
 const perWindow = (windows: readonly RateWindow[]) => Object.fromEntries(windows.map((w) => [`per${w.name[0]!.toUpperCase()}${w.name.slice(1)}`, w.limit]));
@@ -63,8 +63,7 @@ export function mcpDiscoveryDocument(publicUrl: string) {
 export function createMcpDiscoveryRoutes(deps: McpDiscoveryDeps): Router {
   const router = Router();
   const body = JSON.stringify(mcpDiscoveryDocument(deps.publicUrl));
-  const limit = createRateLimitMiddleware({ limiter: deps.limiter, resolve: (req) => ({ key: `ip:${clientIp(req)}`, windows: RATE_POLICIES.public }) });
-  router.get('/.well-known/mcp.json', limit, (_req, res) => {
+  router.get('/.well-known/mcp.json', deps.publicLimit, (_req, res) => {
     res.set({ 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' }).type('application/json').send(body);
   });
   return router;

@@ -54,7 +54,7 @@ export type RateScope = 'read' | 'trade' | 'manage';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const perMinute = (limit: number): RateWindow => ({ name: 'minute', limit, windowMs: MINUTE });
+export const perMinute = (limit: number): RateWindow => ({ name: 'minute', limit, windowMs: MINUTE });
 const perHour = (limit: number): RateWindow => ({ name: 'hour', limit, windowMs: HOUR });
 
 /** Interface section 8: an API key's budget depends on its scope. */

@@ -1,4 +1,4 @@
-import type { Express, Router } from 'express';
+import type { Express, RequestHandler, Router } from 'express';
 import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthMiddlewareDeps } from '../../src/http/auth/auth.middleware.js';
@@ -24,7 +24,7 @@ describe('OpenAPI and docs routes (service)', () => {
   let svc: TestService;
   let doc: Doc;
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startTestService({ env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '60' } });
     doc = (await new Client(svc.url).get('/api/nest/openapi.json')).body;
   });
   afterAll(() => svc.stop());
@@ -87,7 +87,8 @@ describe('OpenAPI coverage of the REST routers', () => {
   it('documents every route of the auth, agent, bot, audit, catalog, ops and probe routers', () => {
     // Building routers only wires middleware; nothing here is called.
     const none = {} as never;
-    const auth = { resolver: none, csrf: none, limiter: none } as AuthMiddlewareDeps;
+    const pass: RequestHandler = (_req, _res, next) => next();
+    const auth = { resolver: none, csrf: none, limiter: none, publicLimit: pass } as AuthMiddlewareDeps;
     const catalog = svcCatalog();
     const routers: Router[] = [
       createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none }),
@@ -96,7 +97,7 @@ describe('OpenAPI coverage of the REST routers', () => {
       createAuditRoutes({ auth, agents: none, bots: none, audit: none }),
       createOperationRoutes({ auth, invoker: none, agents: none, bindings: AGENT_REST_BINDINGS }),
       createCatalogAdminRoutes({ catalog, settings: none, opsToken: 'ops' }),
-      createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, limiter: none }),
+      createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, publicLimit: pass }),
     ];
     const served = servedRoutes(createTestApp({ routers }).app);
     expect(served.length).toBeGreaterThan(40);

@@ -21,6 +21,8 @@ export interface AuthMiddlewareDeps {
   resolver: CredentialResolver;
   csrf: CsrfTokens;
   limiter: RateLimiterPort;
+  /** The per-IP budget of routes without a credential (`publicRateLimit`). */
+  publicLimit: RequestHandler;
 }
 
 /**

@@ -1,7 +1,5 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
-import { createRateLimitMiddleware } from '../rate-limit.middleware.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import { renderDocsPage } from './docs-page.js';
 import { OpenApiCache } from './service-openapi.js';
@@ -10,7 +8,8 @@ export interface OpenApiRoutesDeps {
   catalog: OperationCatalog;
   /** Every REST binding of catalog operations that the service mounts. */
   bindings: readonly RestBinding[];
-  limiter: RateLimiterPort;
+  /** The per-IP budget of public routes (`publicRateLimit`). */
+  publicLimit: RequestHandler;
 }
 
 /** No script runs on the page and nothing loads from elsewhere; inline styles only. */
@@ -24,10 +23,7 @@ export function createOpenApiRoutes(deps: OpenApiRoutesDeps): Router {
   const router = Router();
   const cache = new OpenApiCache(deps.catalog, deps.bindings);
   let page: { document: object; html: string } | undefined;
-  const perIp = createRateLimitMiddleware({
-    limiter: deps.limiter,
-    resolve: (req) => ({ key: `public:${req.ip ?? 'unknown'}`, windows: RATE_POLICIES.public }),
-  });
+  const perIp = deps.publicLimit;
 
   router.get('/api/nest/openapi.json', perIp, (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('application/json').send(cache.current().json);

@@ -32,9 +32,12 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const { csrf, wallet, sessions } = deps;
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
+  // Sign-in has no credential to count against: each route counts against the caller's
+  // address (a nonce is a stored record, and a login is a signature check).
+  const perIp = deps.auth.publicLimit;
 
   // After login the token is bound to the session; before it, to a cookie this route sets.
-  router.get('/api/nest/auth/csrf', async (req, res) => {
+  router.get('/api/nest/auth/csrf', perIp, async (req, res) => {
     if (req.get('authorization')) {
       const principal = await deps.resolver.resolve(req.get('authorization'));
       if (principal.type !== 'session') throw AppError.forbidden();
@@ -52,10 +55,10 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     res.json({ csrfToken: csrf.issue(`pre:${binding}`) });
   });
 
-  router.post('/api/nest/auth/nonce', async (req, res) => {
+  router.post('/api/nest/auth/nonce', perIp, async (req, res) => {
     res.json(await wallet.startSolana(req.body?.walletAddress));
   });
-  router.post('/api/nest/auth/evm/nonce', async (_req, res) => {
+  router.post('/api/nest/auth/evm/nonce', perIp, async (_req, res) => {
     res.json(await wallet.startEvm());
   });
 
@@ -66,11 +69,11 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const user = await deps.users.ensureByWallet(chain, walletAddress);
       res.json(await sessions.login(user));
     };
-  router.post('/api/nest/auth/login', login('solana', (body) => wallet.loginSolana(body)));
-  router.post('/api/nest/auth/evm/login', login('evm', (body) => wallet.loginEvm(body)));
+  router.post('/api/nest/auth/login', perIp, login('solana', (body) => wallet.loginSolana(body)));
+  router.post('/api/nest/auth/evm/login', perIp, login('evm', (body) => wallet.loginEvm(body)));
 
   // The refresh token is the credential here (body or bearer): the access token may have expired.
-  router.post('/api/nest/auth/refresh', async (req, res) => {
+  router.post('/api/nest/auth/refresh', perIp, async (req, res) => {
     const { refreshToken } = validate(refreshBodySchema, req.body ?? {});
     const token = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!token) throw AppError.unauthorized();
