@@ -30,7 +30,8 @@ export class ServiceProcess {
   static async start(env: Record<string, string>): Promise<ServiceProcess> {
     const child = fork(CHILD, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...baseEnv(), PORT: '0', LOG_LEVEL: 'silent', ...env },
+      // As in test-service.ts: many sign-ins from one address.
+      env: { ...baseEnv(), PORT: '0', LOG_LEVEL: 'silent', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<Extract<ChildReply, { op: 'ready' }>>((resolve, reject) => {
