@@ -5,7 +5,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { OperationCatalog, parseOperationInput, scopeInsufficient, type Viewer } from './operation-catalog.js';
-import { IDEMPOTENCY_FIELD, isGuarded, type OperationContext } from './operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type OperationContext } from './operation.types.js';
 
 /** What a surface knows about a call before it reaches the catalog. */
 export interface Invocation {
@@ -43,10 +43,7 @@ export class OperationInvoker {
     const argsDigest = digestArguments(withoutKey(input));
     let error: string | undefined;
     try {
-      const refusal = this.catalog.refusal(name, viewer);
-      if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
-      const operation = this.catalog.get(name)!;
-      if (refusal === 'scope') throw scopeInsufficient(operation.minScope, viewer.scope);
+      const operation = this.callable(name, viewer);
       const key = ctx.idempotencyKey;
       if (!key || !this.idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
       // Validate first: a request refused as malformed never claims its key (Stripe does the same).
@@ -62,6 +59,19 @@ export class OperationInvoker {
     } finally {
       this.record(name, ctx, argsDigest, started, error);
     }
+  }
+
+  /**
+   * The operation `viewer` may call by `name`; throws as `invoke` does otherwise: 404 `Tool
+   * not found: <name>` (unknown or hidden) or 403 `Scope insufficient: ...`. A surface that
+   * checks its own input first asks this before, so a hidden operation is never a 400.
+   */
+  callable(name: string, viewer: Viewer): AnyOperation {
+    const refusal = this.catalog.refusal(name, viewer);
+    if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
+    const operation = this.catalog.get(name)!;
+    if (refusal === 'scope') throw scopeInsufficient(operation.minScope, viewer.scope);
+    return operation;
   }
 
   /**

@@ -164,4 +164,20 @@ describe('hostile input (e2e)', () => {
     const answer = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 'abc', method: 'ping' }, {});
     expect(answer).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 'abc', error: { code: -32001, message: 'Unauthorized' } } });
   });
+
+  it('a route whose operation is switched off is 404, before its idempotency key or body is looked at', async () => {
+    const settings = (body: unknown) =>
+      fetch(`${svc.url}/api/nest/ops/catalog`, { method: 'PUT', headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const swap = () => alice.client.post(`/api/nest/trading/evm/swap/${alice.userId}`, { chainId: 'x' });
+    const visible = await swap();
+    expect(visible.status).toBe(400);
+    expect(visible.body.message).toContain('X-Idempotency-Key header is required');
+    expect((await settings({ disabledOperations: ['trading_evm_swap'] })).status).toBe(200);
+    try {
+      expect(await swap()).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Tool not found: trading_evm_swap' } });
+    } finally {
+      expect((await settings({})).status).toBe(200);
+    }
+    expect((await swap()).status).toBe(400);
+  });
 });

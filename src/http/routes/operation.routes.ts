@@ -1,9 +1,9 @@
 import { Router, type Request } from 'express';
 import type { AgentsService } from '../../accounts/agents.service.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
-import { parseOperationInput } from '../../operations/operation-catalog.js';
+import { parseOperationInput, type Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
-import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { requestContext } from '../request-context.middleware.js';
 
@@ -52,6 +52,8 @@ export const AGENT_REST_BINDINGS: RestBinding[] = [
 ];
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+/** An operator acting on an agent they own has `manage` scope on it (DECISIONS "Operations catalog"). */
+const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 export interface OperationRoutesDeps {
@@ -71,13 +73,15 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       const session = sessionOf(res);
       const params = req.params as Record<string, string>;
       if (!byAgentPath && params.userId !== undefined && params.userId !== session.userId) throw AppError.forbidden();
+      // A hidden operation (switched off by configuration) is a 404 whatever was sent.
+      const operation = deps.invoker.callable(binding.operation, OPERATOR);
       const raw = binding.input ? binding.input(req) : defaultInput(req);
       const { agentId: named, input, problems } = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
-      const guarded = isGuardedOperation(deps.invoker, binding.operation);
+      const guarded = isGuarded(operation);
       const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
       // Every validation answer lists every problem: the key's, the account's and the body's.
       if (keyProblem || problems.length > 0) {
-        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(deps.invoker, binding.operation, input)]);
+        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, input)]);
       }
       const agent = await deps.agents.tradingAgent(session.userId, named);
       const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
@@ -94,7 +98,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
           ...(idempotencyKey ? { idempotencyKey } : {}),
           ...requestContext(res),
         },
-        viewer: { kind: 'operator', scope: 'manage' },
+        viewer: OPERATOR,
         // Set before the answer is known: a replayed failure carries the header too.
         onReplay: () => res.set('Idempotent-Replayed', 'true'),
       });
@@ -145,11 +149,6 @@ function takeAgentId(req: Request, input: unknown): { agentId?: string; input: u
   return { ...(agentId ? { agentId } : {}), input: rest, problems };
 }
 
-function isGuardedOperation(invoker: OperationInvoker, name: string): boolean {
-  const operation = invoker.catalog.get(name);
-  return operation !== undefined && isGuarded(operation);
-}
-
 /** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
 function idempotencyKeyProblem(req: Request): string | undefined {
   const key = req.get(IDEMPOTENCY_HEADER);
@@ -157,9 +156,7 @@ function idempotencyKeyProblem(req: Request): string | undefined {
 }
 
 /** The validation messages of an operation's input (none when it is valid). */
-function inputProblems(invoker: OperationInvoker, name: string, input: unknown): string[] {
-  const operation = invoker.catalog.get(name);
-  if (!operation) return [];
+function inputProblems(operation: AnyOperation, input: unknown): string[] {
   try {
     parseOperationInput(operation.input, input);
     return [];
