@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
@@ -120,6 +121,8 @@ describe('operation invoker', () => {
 
   it('digests arguments canonically and without secret fields', () => {
     expect(digestArguments({ a: 1, b: 2 })).toBe(digestArguments({ b: 2, a: 1 }));
+    const emptyDigest = createHash('sha256').update('{}').digest('hex');
+    expect([digestArguments({}), digestArguments(undefined), digestArguments({ code: '123456' })]).toEqual([emptyDigest, emptyDigest, emptyDigest]);
     expect(digestArguments({ a: 1, stepUpToken: 'x' })).toBe(digestArguments({ a: 1, stepUpToken: 'y' }));
     expect(digestArguments({ a: 1 })).not.toBe(digestArguments({ a: 2 }));
   });
