@@ -114,7 +114,11 @@ export class AuditLog implements AuditSink {
   }
 }
 
-/** Segments of a batch (oldest first): per subject, newest first (later calls of one millisecond first), chunked. */
+/**
+ * Segments of a batch (oldest first): per subject, its entries newest first (later calls of
+ * one millisecond first) in chunks, the oldest chunk first, since segments are given ids in
+ * this order and of two ids of one millisecond the later one sorts first.
+ */
 function segmentsOf(batch: AuditEntry[]): AuditEntry[][] {
   const bySubject = new Map<string | undefined, AuditEntry[]>();
   for (let i = batch.length - 1; i >= 0; i--) {
@@ -127,7 +131,7 @@ function segmentsOf(batch: AuditEntry[]): AuditEntry[][] {
   for (const entries of bySubject.values()) {
     // Stable: entries of one millisecond stay latest-recorded first.
     entries.sort((a, b) => b.at - a.at);
-    for (let i = 0; i < entries.length; i += MAX_SEGMENT_ENTRIES) segments.push(entries.slice(i, i + MAX_SEGMENT_ENTRIES));
+    for (let end = entries.length; end > 0; end -= MAX_SEGMENT_ENTRIES) segments.push(entries.slice(Math.max(0, end - MAX_SEGMENT_ENTRIES), end));
   }
   return segments;
 }

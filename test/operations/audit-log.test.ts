@@ -79,6 +79,14 @@ describe('AuditLog', () => {
     expect((await readAll(audit, 'agent:agt_2', 200)).length).toBe(306);
   });
 
+  it('keeps the order of more calls of one millisecond than a segment holds', async () => {
+    const { clock, audit } = await setup();
+    const ids = Array.from({ length: 600 }, (_, i) => `r${i}`);
+    for (const id of ids) audit.record(entry(clock.now(), id));
+    await audit.flush();
+    expect(await readAll(audit, 'agent:agt_1', 100)).toEqual([...ids].reverse());
+  });
+
   it('reads records of one entry each, as written before segments', async () => {
     const { clock, store, audit } = await setup();
     const at = clock.now();
