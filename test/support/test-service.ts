@@ -36,7 +36,7 @@ export async function startTestService(
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
-  // Tests sign in many operators from one address (3 public requests each): the per-IP
+  // Tests sign in many operators from one address (4 public requests each): the per-IP
   // budget of public routes is raised unless a test sets it (the tests of that budget do).
   const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'debug', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', ...options.env });
   const logs: string[] = [];
