@@ -130,7 +130,9 @@ describe('MCP handler fuzz (10,000 bodies)', () => {
       fc.asyncProperty(fc.array(fc.tuple(body, protocolHeader), { minLength: BATCH, maxLength: BATCH }), async (cases) => {
         await Promise.all(cases.map(([payload, version]) => check(url, auth, seen, payload, version)));
       }),
-      { numRuns: RUNS / BATCH },
+      // A fixed seed: the family check below must not depend on luck (a random run once drew
+      // no notification among 10,000 bodies). fast-check prints the seed of any failure.
+      { numRuns: RUNS / BATCH, seed: 20261122 },
     );
     // Every family of answer was reached, not just parse errors.
     expect([...seen.keys()].sort()).toEqual(['200', '202', '400', '403']);
