@@ -81,6 +81,27 @@ describe('hostile input (e2e)', () => {
     }
   });
 
+  it('an unknown query parameter is refused on every read route, as on the others; agentId still names the account', async () => {
+    const reads = [
+      `/api/nest/trading/orders/${alice.userId}`,
+      `/api/nest/trading/approvals/${alice.userId}`,
+      `/api/nest/trading/strategies/${alice.userId}`,
+      `/api/nest/trading/positions/${alice.userId}`,
+      `/api/nest/trading/positions/${alice.userId}/pnl`,
+      `/api/nest/trading/dca/stats/${alice.userId}`,
+      '/api/nest/trading/evm/status',
+      `/api/nest/agents/${agent.agentId}/keys`,
+      `/api/nest/agents/${agent.agentId}/status`,
+    ];
+    for (const path of reads) {
+      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+      const account = path.includes(alice.userId) ? `?agentId=${agent.agentId}` : '';
+      expect((await alice.client.get(`${path}${account}`)).status, path).toBe(200);
+    }
+    const statuses = await alice.client.get(`/api/nest/trading/orders/${alice.userId}?status=filled&status=failed`);
+    expect(statuses.status).toBe(400);
+  });
+
   it('checks across fields are listed with the rest of the body', async () => {
     const dca = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s9', { interval: 'garbage', slippageBps: 0 }));
     expect(dca.status).toBe(400);

@@ -32,7 +32,7 @@ export interface RestBinding {
  * A repeated parameter (`?cursor=a&cursor=b`) reaches the schema as it is and is refused
  * (`cursor must be string`), never silently dropped to serve the first page.
  */
-export const pageInput = (req: Request) => ({
+const pageInput = (req: Request) => ({
   ...(req.query.limit === undefined ? {} : { limit: typeof req.query.limit === 'string' ? Number(req.query.limit) : req.query.limit }),
   ...(req.query.cursor === undefined ? {} : { cursor: req.query.cursor }),
 });
@@ -42,11 +42,11 @@ export const listInput = (req: Request) => ({ ...queryInput(req), ...pageInput(r
 
 /** Operator routes served by the catalog: the same handlers as the MCP tools. */
 export const AGENT_REST_BINDINGS: RestBinding[] = [
-  { method: 'get', path: '/api/nest/agents/:agentId/status', operation: 'agent_status', input: () => ({}) },
+  { method: 'get', path: '/api/nest/agents/:agentId/status', operation: 'agent_status' },
   { method: 'post', path: '/api/nest/agents/:agentId/pause', operation: 'agent_pause' },
   { method: 'post', path: '/api/nest/agents/:agentId/resume', operation: 'agent_resume' },
   { method: 'put', path: '/api/nest/agents/:agentId/trading', operation: 'agent_trading_set' },
-  { method: 'get', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_list', input: pageInput },
+  { method: 'get', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_list', input: listInput },
   { method: 'post', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_create', status: 201 },
   { method: 'delete', path: '/api/nest/agents/:agentId/keys/:keyId', operation: 'agent_keys_revoke' },
 ];

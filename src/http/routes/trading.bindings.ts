@@ -1,4 +1,4 @@
-import { bodyWith, pageInput, type RestBinding } from './operation.routes.js';
+import { bodyWith, listInput, type RestBinding } from './operation.routes.js';
 
 /**
  * Interface 4.2 trading routes served by catalog operations. `:userId` must be the
@@ -6,7 +6,7 @@ import { bodyWith, pageInput, type RestBinding } from './operation.routes.js';
  */
 export const TRADING_BINDINGS: RestBinding[] = [
   { method: 'post', path: '/api/nest/trading/command', operation: 'trading_command', tag: 'Trading' },
-  { method: 'get', path: '/api/nest/trading/approvals/:userId', operation: 'trading_approvals_list', tag: 'Trading', input: pageInput },
+  { method: 'get', path: '/api/nest/trading/approvals/:userId', operation: 'trading_approvals_list', tag: 'Trading', input: listInput },
   {
     method: 'post',
     path: '/api/nest/trading/orders/:userId/:orderId/approve',
@@ -14,16 +14,16 @@ export const TRADING_BINDINGS: RestBinding[] = [
     tag: 'Trading',
     input: (req) => bodyWith(req, { order_id: req.params.orderId }),
   },
-  { method: 'get', path: '/api/nest/trading/positions/:userId', operation: 'trading_positions', tag: 'Trading', input: () => ({}) },
-  { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading', input: () => ({}) },
+  { method: 'get', path: '/api/nest/trading/positions/:userId', operation: 'trading_positions', tag: 'Trading' },
+  { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading' },
   {
     method: 'get',
     path: '/api/nest/trading/orders/:userId',
     operation: 'trading_orders_list',
     tag: 'Trading',
-    input: (req) => ({ ...pageInput(req), ...(typeof req.query.status === 'string' ? { status: req.query.status } : {}) }),
+    input: listInput,
   },
-  { method: 'get', path: '/api/nest/trading/evm/status', operation: 'trading_evm_status', tag: 'Trading', input: () => ({}) },
+  { method: 'get', path: '/api/nest/trading/evm/status', operation: 'trading_evm_status', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/evm/quote/:userId', operation: 'trading_evm_quote', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/evm/swap/:userId', operation: 'trading_evm_swap', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/research/token', operation: 'trading_research_token', tag: 'Trading' },
@@ -35,10 +35,10 @@ export const PAPER_FAUCET_BINDING: RestBinding = { method: 'post', path: '/api/n
 
 /** DCA strategies (interface 4.2). */
 export const DCA_BINDINGS: RestBinding[] = [
-  { method: 'get', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategies_list', tag: 'Trading', input: pageInput },
+  { method: 'get', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategies_list', tag: 'Trading', input: listInput },
   { method: 'post', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategy_create', tag: 'Trading', status: 201 },
-  { method: 'delete', path: '/api/nest/trading/strategies/:userId/:strategyName', operation: 'trading_dca_strategy_delete', tag: 'Trading', input: (req) => ({ strategyName: req.params.strategyName }) },
+  { method: 'delete', path: '/api/nest/trading/strategies/:userId/:strategyName', operation: 'trading_dca_strategy_delete', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/dca/pause/:userId', operation: 'trading_dca_pause', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/dca/resume/:userId', operation: 'trading_dca_resume', tag: 'Trading' },
-  { method: 'get', path: '/api/nest/trading/dca/stats/:userId', operation: 'trading_dca_stats', tag: 'Trading', input: () => ({}) },
+  { method: 'get', path: '/api/nest/trading/dca/stats/:userId', operation: 'trading_dca_stats', tag: 'Trading' },
 ];
