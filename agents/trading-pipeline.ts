@@ -84,6 +84,8 @@ export class TradingPipeline {
     // Another call approved (or expired) it first: that call sends it, this one must not.
     if (!approval.accepted) throw notApprovable(approval.order);
     await this.deps.scheduler.cancel(expiryJobId(orderId));
+    // Its window had closed (the expiry job was late): the approval expired it instead.
+    if (approval.order.status !== 'approved') throw notApprovable(approval.order);
     let dailyLimitUsd: number | undefined;
     try {
       const config = await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));

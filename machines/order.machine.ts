@@ -40,14 +40,15 @@ function patch(event: OrderEvent, status: OrderStatus): Partial<OrderContext> {
   const base = { status, updatedAt: event.at };
   switch (event.type) {
     case 'order.approve':
-      return { ...base, approvedAt: event.at };
+      // Too late: the window closed before the approval came (its expiry job runs late).
+      return status === 'expired' ? { ...base, reason: APPROVAL_EXPIRED } : { ...base, approvedAt: event.at };
     case 'order.submit':
       return { ...base, submittedAt: event.at };
     case 'order.reject':
     case 'order.cancel':
       return { ...base, reason: event.reason ?? status };
     case 'order.expire':
-      return { ...base, reason: 'approval window expired' };
+      return { ...base, reason: APPROVAL_EXPIRED };
     case 'order.submitted':
       return { ...base, txSignature: event.txSignature };
     case 'order.fill':
@@ -56,6 +57,8 @@ function patch(event: OrderEvent, status: OrderStatus): Partial<OrderContext> {
       return { ...base, reason: event.reason, ...(event.txSignature ? { txSignature: event.txSignature } : {}), ...(event.retryable ? { retryable: true } : {}) };
   }
 }
+
+const APPROVAL_EXPIRED = 'approval window expired';
 
 /** A transition to `status`: record the event's fields, then tell subscribers. */
 const to = (status: OrderStatus) => ({ target: status, actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }] });
@@ -75,6 +78,8 @@ export const orderMachine = setup({
     autoApproved: ({ context }) => context.status === 'submitting',
     // An expiry wake-up that arrives early (clock skew, a replayed job) is ignored.
     expiryReached: ({ context, event }) => event.type === 'order.expire' && event.at >= (context.approvalExpiresAt ?? 0),
+    // The expiry job is a wake-up that may come late; the window itself is the order's.
+    approvalTooLate: ({ context, event }) => event.type === 'order.approve' && context.approvalExpiresAt !== undefined && event.at >= context.approvalExpiresAt,
   },
 }).createMachine({
   id: 'order',
@@ -94,7 +99,7 @@ export const orderMachine = setup({
     created: { always: [{ guard: 'autoApproved', target: 'submitting' }, { target: 'pending_approval' }] },
     pending_approval: {
       on: {
-        'order.approve': to('approved'),
+        'order.approve': [{ ...to('expired'), guard: 'approvalTooLate' }, to('approved')],
         'order.reject': to('rejected'),
         'order.expire': { ...to('expired'), guard: 'expiryReached' },
         'order.cancel': to('cancelled'),

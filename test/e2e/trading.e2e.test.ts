@@ -163,6 +163,20 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
+  it('refuses an approval after the 15-minute window even when the expiry job has not run yet', async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const pending = await command('buy 0.1 SOL of BONK');
+    const orderId: string = pending.body.order.order_id;
+    // The clock passes the window without firing timers: the expiry job is late.
+    clock.jumpTo(Date.parse(pending.body.order.approvalExpiresAt) + 1_000);
+    await signInSolana(http, operator.wallet); // the session token expired with the jump
+    const late = await http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, key());
+    expect(late).toMatchObject({ status: 409, body: { message: `Order ${orderId} is not pending approval (status: expired)` } });
+    const stored = await http.get(`/api/nest/trading/orders/${userId}?status=expired`);
+    expect(stored.body.items.find((o: { order_id: string }) => o.order_id === orderId)).toMatchObject({ status: 'expired' });
+    await setProfile({ autoApprove: true });
+  });
+
   it('replays a guarded call, refuses the same key with another body, and runs 20 parallel calls with one key once', async () => {
     const headers = key();
     const first = await command('buy 0.01 SOL of BONK', headers);

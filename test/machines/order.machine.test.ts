@@ -56,6 +56,7 @@ describe('order machine', () => {
     ['pending_approval → approved', true, [{ type: 'order.approve', at: T0 + 1 }], 'approved'],
     ['pending_approval → rejected', true, [{ type: 'order.reject', at: T0 + 1 }], 'rejected'],
     ['pending_approval → expired', true, [{ type: 'order.expire', at: T0 + 15 * 60_000 }], 'expired'],
+    ['pending_approval → expired (approved after its window, the expiry job late)', true, [{ type: 'order.approve', at: T0 + 15 * 60_000 }], 'expired'],
     ['pending_approval → cancelled', true, [{ type: 'order.cancel', at: T0 + 1 }], 'cancelled'],
     ['approved → submitting', true, [{ type: 'order.approve', at: T0 + 1 }, { type: 'order.submit', at: T0 + 2 }], 'submitting'],
     ['approved → cancelled', true, [{ type: 'order.approve', at: T0 + 1 }, { type: 'order.cancel', at: T0 + 2 }], 'cancelled'],
@@ -70,6 +71,13 @@ describe('order machine', () => {
     expect(snapshot.context.status).toBe(state);
     expect(emitted.at(-1)!.order.status).toBe(state);
     expect(snapshot.context.updatedAt).toBe(events.at(-1)!.at);
+  });
+
+  it('an approval after the window expires the order instead of approving it', () => {
+    const { snapshot } = walk(true, [{ type: 'order.approve', at: T0 + 15 * 60_000 + 1 }]);
+    expect(snapshot.context).toMatchObject({ status: 'expired', reason: 'approval window expired' });
+    expect(snapshot.context.approvedAt).toBeUndefined();
+    expect(walk(true, [{ type: 'order.approve', at: T0 + 15 * 60_000 - 1 }]).snapshot.value).toBe('approved');
   });
 
   it('an early expiry wake-up is ignored', () => {
