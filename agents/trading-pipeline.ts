@@ -80,19 +80,27 @@ export class TradingPipeline {
     const order = await this.find(subject, orderId);
     if (!order) throw AppError.notFound('Order not found');
     if (order.status !== 'pending_approval') throw notApprovable(order);
+    // What may have changed while it waited. A refusal that may pass (an open breaker, the
+    // kill switch, trading switched off) leaves the order waiting for the retry it invites;
+    // any other (the balance) fails it once it is approved.
+    let refusal: unknown;
+    let dailyLimitUsd: number | undefined;
+    try {
+      const config = await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
+      dailyLimitUsd = config.riskPolicy.dailyVolumeUsd;
+    } catch (error) {
+      if (mayPass(error)) throw error;
+      refusal = error;
+    }
     const approval = await this.transition(order, { type: 'order.approve', at: this.deps.clock.now() });
     // Another call approved (or expired) it first: that call sends it, this one must not.
     if (!approval.accepted) throw notApprovable(approval.order);
     await this.deps.scheduler.cancel(expiryJobId(orderId));
     // Its window had closed (the expiry job was late): the approval expired it instead.
     if (approval.order.status !== 'approved') throw notApprovable(approval.order);
-    let dailyLimitUsd: number | undefined;
-    try {
-      const config = await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
-      dailyLimitUsd = config.riskPolicy.dailyVolumeUsd;
-    } catch (error) {
-      await this.transition(approval.order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused' });
-      throw error;
+    if (refusal !== undefined) {
+      await this.transition(approval.order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(refusal) ? refusal.message : 'refused' });
+      throw refusal;
     }
     const submit = await this.transition(approval.order, { type: 'order.submit', at: this.deps.clock.now() });
     if (!submit.accepted) throw notApprovable(submit.order);
@@ -288,6 +296,11 @@ export class TradingPipeline {
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;
   }
+}
+
+/** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */
+function mayPass(error: unknown): boolean {
+  return isAppError(error) && (error.status >= 500 || error.code === 'TRADING_DISABLED');
 }
 
 function notApprovable(order: OrderContext): AppError {

@@ -163,6 +163,30 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
+  it('an approval refused for a reason that may pass (kill switch, trading off) leaves the order waiting; the retry approves it', async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const pending = await command('buy 0.1 SOL of BONK');
+    const orderId: string = pending.body.order.order_id;
+    const approve = (headers: Record<string, string>) => http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, headers);
+    const ops = { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' };
+    const killSwitch = async (active: boolean) => {
+      await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active }) });
+      await clock.advance(1_100);
+    };
+    const retried = key();
+    await killSwitch(true);
+    expect(await approve(retried)).toMatchObject({ status: 503, body: { message: 'Trading kill switch is active for chain: solana' } });
+    await killSwitch(false);
+    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: false });
+    expect(await approve(key())).toMatchObject({ status: 200, body: { success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.' } } });
+    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
+    const still = await http.get(`/api/nest/trading/approvals/${userId}`);
+    expect(still.body.items.map((o: { order_id: string }) => o.order_id)).toContain(orderId);
+    // The 503 held no key: the client's retry with it approves the order now.
+    expect(await approve(retried)).toMatchObject({ status: 200, body: { order_id: orderId, status: 'filled' } });
+    await setProfile({ autoApprove: true });
+  });
+
   it('refuses an approval after the 15-minute window even when the expiry job has not run yet', async () => {
     expect((await setProfile({ autoApprove: false })).status).toBe(200);
     const pending = await command('buy 0.1 SOL of BONK');
