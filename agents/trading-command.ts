@@ -4,6 +4,7 @@ import { interpret } from './command-interpreter.js';
 import type { Intent, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from './order-queries.js';
 import type { OrderView } from './order.types.js';
+import type { PlaceOptions } from './trading-pipeline.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import { valuePositions, type PriceLookup } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
@@ -45,10 +46,13 @@ export interface TradingCommandDeps {
   dca: DcaCommands;
 }
 
+/** Who asks, and the order a guarded call places (`keyedOrder`). */
+export type CommandOptions = { userId?: string } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
+
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
 
-  async execute(subject: TradingSubject, message: string, options: { userId?: string; orderId?: string } = {}): Promise<CommandResult> {
+  async execute(subject: TradingSubject, message: string, options: CommandOptions = {}): Promise<CommandResult> {
     const result = interpret(message);
     if (result.intent === 'unknown') return { success: true, reply: result.reply, intent: 'unknown' };
     try {
@@ -63,7 +67,7 @@ export class TradingCommand {
     }
   }
 
-  private async run(subject: TradingSubject, intent: Intent, options: { userId?: string; orderId?: string }): Promise<CommandResult> {
+  private async run(subject: TradingSubject, intent: Intent, options: CommandOptions): Promise<CommandResult> {
     const done = (reply: string, order?: OrderView): CommandResult => ({ success: true, reply, intent: intent.intent, ...(order ? { order } : {}) });
     switch (intent.intent) {
       case 'help':
@@ -77,7 +81,8 @@ export class TradingCommand {
       case 'swap': {
         const request = await this.tradeRequest(subject, intent.intent, intent.params, options.userId);
         if (typeof request === 'string') return done(request);
-        const order = await this.deps.pipeline.place(request, options.orderId ? { orderId: options.orderId } : {});
+        const { userId: _userId, ...keyed } = options;
+        const order = await this.deps.pipeline.place(request, keyed);
         return done(orderReply(order), order);
       }
       case 'approve': {

@@ -9,6 +9,7 @@ import type { PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
 import type { WalletDirectory } from './wallet.types.js';
+import { IDEMPOTENCY_MESSAGES } from '../src/operations/idempotency-guard.js';
 
 /**
  * From a checked trade to a settled order: approval decision, the order actor, the
@@ -47,6 +48,8 @@ export interface PlaceOptions {
   strategyId?: string;
   /** A DCA buy: creating the strategy was its approval, so the order profile's approval rule does not apply. */
   preApproved?: boolean;
+  /** What the call asked (operation and arguments), for an `orderId` derived from an idempotency key. */
+  requestDigest?: string;
 }
 
 export class TradingPipeline {
@@ -56,13 +59,13 @@ export class TradingPipeline {
   async place(request: TradeRequest, options: PlaceOptions = {}): Promise<OrderView> {
     if (options.orderId) {
       const attempt = await this.attemptOf(request.subject, options.orderId);
-      if (attempt.existing) return this.resume(attempt.existing);
+      if (attempt.existing) return this.resume(sameRequest(attempt.existing, options));
       options = { ...options, orderId: attempt.orderId };
     }
     const checked = await this.deps.safety.check(request);
     const { order, created } = await this.create(checked, options);
     // Lost a race with a concurrent call of the same id: that call is executing it (or recovery will).
-    if (!created) return order.status === 'failed' ? this.resume(order) : toOrderView(order);
+    if (!created) return sameRequest(order, options).status === 'failed' ? this.resume(order) : toOrderView(order);
     if (order.status === 'pending_approval') {
       await this.deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
@@ -167,6 +170,7 @@ export class TradingPipeline {
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
       ...(options.strategy ? { strategy: options.strategy } : {}),
       ...(options.strategyId ? { strategyId: options.strategyId } : {}),
+      ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
       requiresApproval,
     };
     try {
@@ -296,6 +300,18 @@ export class TradingPipeline {
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;
   }
+}
+
+/**
+ * The order a key-derived id found, if the call is the one that placed it. The idempotency
+ * record answers a reused key with another request for 24 hours; after that, without this,
+ * the key would still lead here and answer the old order as the new request's.
+ */
+function sameRequest(order: OrderContext, options: PlaceOptions): OrderContext {
+  if (order.requestDigest !== undefined && options.requestDigest !== undefined && order.requestDigest !== options.requestDigest) {
+    throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+  }
+  return order;
 }
 
 /** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */

@@ -57,4 +57,9 @@ export interface OrderContext {
   strategy?: string;
   /** Id of that strategy: a buy confirmed after its tick ended is reported to it. */
   strategyId?: string;
+  /**
+   * Digest of the call that placed the order under an id derived from its idempotency key:
+   * the key's later use with another request is refused even after its record expired.
+   */
+  requestDigest?: string;
 }

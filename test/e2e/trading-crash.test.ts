@@ -21,7 +21,7 @@ import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { BALANCES_COLLECTION, FILLS_COLLECTION, PAPER_COLLECTIONS, type BalanceDoc, type FillDoc } from '../../adapters/paper/paper-ledger.js';
 import { fromBaseUnits } from '../../agents/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
-import { orderIdFor } from '../../src/operations/definitions/trading-schemas.js';
+import { keyedOrder } from '../../src/operations/definitions/trading-schemas.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
 import type { StoredDocument } from '../../src/ports/store.port.js';
 import { ServiceProcess } from '../support/service-process.js';
@@ -199,7 +199,7 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
     const positions = await client.get(`/api/nest/trading/positions/${userId}`);
 
     const subject = { type: 'agent', id: agentId } as OperationContext['subject'];
-    const orderIdOf = (key: string) => orderIdFor({ subject, idempotencyKey: key } as OperationContext)!;
+    const orderIdOf = (key: string) => keyedOrder({ subject, idempotencyKey: key } as OperationContext, 'swap', {}).orderId!;
     const placedBeforeKill = new Set(listed.filter((order) => Date.parse(order.createdAt) <= killedAt).map((order) => order.order_id));
     const retries = [...finals.values()];
     const tally = (values: string[]) => [...count(values)].map(([what, n]) => `${n}× ${what}`).join(', ') || 'none';

@@ -260,4 +260,19 @@ describe('trading core (e2e)', () => {
     expect((await command('buy 0.01 SOL of BONK')).status).toBe(403);
     http.csrf = csrf;
   });
+
+  // Last: it moves the clock a day on.
+  it('a key reused for another request after its 24-hour record expired is still refused, never answered with the old order', async () => {
+    const [reused, retried] = [key(), key()];
+    const first = await command('swap 1 USDC to SOL', reused);
+    const second = await command('swap 1 USDC to SOL', retried);
+    expect([first.body.order.status, second.body.order.status]).toEqual(['filled', 'filled']);
+    clock.jumpTo(clock.now() + 24 * 60 * MINUTE + MINUTE);
+    await signInSolana(http, operator.wallet); // the session token expired with the jump
+    const other = await command('swap 5 USDC to SOL', reused);
+    expect(other).toMatchObject({ status: 422, body: { message: 'Idempotency key was already used with a different request' } });
+    // The same request again finds its order: it never trades twice.
+    const same = await command('swap 1 USDC to SOL', retried);
+    expect(same).toMatchObject({ status: 200, body: { order: { order_id: second.body.order.order_id, amountIn: '1000000', status: 'filled' } } });
+  });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TradingCommand } from '../../../agents/trading-command.js';
 import { defineOperation } from '../operation.types.js';
-import { idempotencyKey, orderIdFor, orderOutput } from './trading-schemas.js';
+import { idempotencyKey, keyedOrder, orderOutput } from './trading-schemas.js';
 
 /** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
 export function commandOperations(command: TradingCommand) {
@@ -20,10 +20,9 @@ export function commandOperations(command: TradingCommand) {
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => {
-        const orderId = orderIdFor(ctx);
         return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
-          ...(orderId ? { orderId } : {}),
+          ...keyedOrder(ctx, 'command', { message: input.message }),
         });
       },
     }),

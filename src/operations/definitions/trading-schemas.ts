@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { EVM_CHAIN_IDS, type Chain } from '../../ports/venue.port.js';
+import { digestArguments } from '../operation-invoker.js';
 import type { OperationContext } from '../operation.types.js';
 
 /** Shared zod pieces of the trading operations: amounts, tokens, chains, the order shape. */
@@ -69,11 +70,13 @@ export const ORDER_DESCRIPTION =
   '`minOut`, `filledOut`), the venue, and the safety checks it passed.';
 
 /**
- * The order id of a guarded call: derived from the account and the idempotency key, so a
- * retry (even after a crash) finds the first call's order instead of placing another.
+ * The order of a guarded call: its id derived from the account and the idempotency key, so a
+ * retry (even after a crash) finds the first call's order instead of placing another; and
+ * the digest of what was asked (`kind` and `args`), so that the key reused for another
+ * request is refused even after its idempotency record expired.
  */
-export function orderIdFor(ctx: OperationContext): string | undefined {
-  if (!ctx.idempotencyKey) return undefined;
+export function keyedOrder(ctx: OperationContext, kind: string, args: unknown): { orderId?: string; requestDigest?: string } {
+  if (!ctx.idempotencyKey) return {};
   const digest = createHash('sha256').update(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`).digest('base64url');
-  return `ord_${digest.slice(0, 24)}`;
+  return { orderId: `ord_${digest.slice(0, 24)}`, requestDigest: `${kind}:${digestArguments(args)}` };
 }

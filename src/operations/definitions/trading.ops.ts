@@ -12,7 +12,7 @@ import {
   chainOfId,
   evmChainId,
   idempotencyKey,
-  orderIdFor,
+  keyedOrder,
   orderOutput,
   orderPage,
   slippageBps,
@@ -61,11 +61,10 @@ const listInput = z
 export function tradingOperations(deps: TradingOperationsDeps) {
   /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
   const swap = (ctx: OperationContext, fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string }) => {
-    const orderId = orderIdFor(ctx);
     const { amount, ...rest } = fields;
     return deps.pipeline.place(
       { subject: subjectOf(ctx), ...(ctx.userId ? { userId: ctx.userId } : {}), channel: channelOf(ctx), side: 'swap', amount: { kind: 'base', value: amount }, ...rest },
-      orderId ? { orderId } : {},
+      keyedOrder(ctx, 'swap', fields),
     );
   };
   return [
