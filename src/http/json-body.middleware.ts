@@ -65,12 +65,14 @@ function isSkipped(path: string, prefixes: readonly string[]): boolean {
 }
 
 /**
- * Parses `application/json` bodies (strict: top level must be an object or array). A body
- * of any other type is refused with 415 rather than read as no body: a route whose fields
- * are all optional (pause one strategy, or all of them) must not do more than was asked.
+ * Parses `application/json` bodies: any JSON text, so that a body that is valid JSON but not
+ * an object (`5`, `null`) is refused by the route's schema as `body must be object`, not as
+ * malformed. A body of any other type is refused with 415 rather than read as no body: a
+ * route whose fields are all optional (pause one strategy, or all of them) must not do more
+ * than was asked.
  */
 export function jsonBodyMiddleware(options: JsonBodyOptions = {}): RequestHandler {
-  const parse = express.json({ limit: options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES, verify: verifyUtf8 });
+  const parse = express.json({ limit: options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES, verify: verifyUtf8, strict: false });
   const skip = options.skipPrefixes ?? [];
   return (req, res, next) => {
     if (isSkipped(req.path, skip)) {

@@ -103,7 +103,8 @@ export function scopeInsufficient(required: KeyScope, got: KeyScope): AppError {
 
 /** Parses operation input; failures are 400 validation errors naming the field (see `validationMessages`). */
 export function parseOperationInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw ?? {}, { reportInput: true });
+  // No input at all is no fields; `null` is a body that is not an object, refused as such.
+  const result = schema.safeParse(raw === undefined ? {} : raw, { reportInput: true });
   if (result.success) return result.data;
   throw AppError.validation(validationMessages(result.error));
 }

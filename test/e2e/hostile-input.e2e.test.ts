@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * Bad input from outside gets a clear 4xx in the interface's envelope, listing every
  * problem, and never does more than was asked (an outside audit's findings, each a client's
@@ -100,6 +101,25 @@ describe('hostile input (e2e)', () => {
     }
     const statuses = await alice.client.get(`/api/nest/trading/orders/${alice.userId}?status=filled&status=failed`);
     expect(statuses.status).toBe(400);
+  });
+
+  it('a JSON body that is not an object (an array, a number, a string, null) is "body must be object" on every route, guarded ones included', async () => {
+    const { bearer: session, csrf } = alice.client;
+    const send = (path: string, body: string) =>
+      fetch(`${svc.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session}`, 'x-csrf-token': csrf!, 'content-type': 'application/json', 'x-idempotency-key': randomUUID() },
+        body,
+      });
+    const routes = [`/api/nest/trading/wallets/custodial/${alice.userId}`, '/api/nest/trading/command', `/api/nest/trading/orders/${alice.userId}/ord_x/approve`, `/api/nest/trading/dca/pause/${alice.userId}`];
+    for (const path of routes) {
+      for (const body of ['[]', '[1]', '5', '"x"', 'null', 'true']) {
+        const answer = await send(path, body);
+        expect(answer.status, `${path} ${body}`).toBe(400);
+        expect(await answer.json(), `${path} ${body}`).toMatchObject({ message: ['body must be object'] });
+      }
+    }
+    expect((await send('/api/nest/trading/command', '{"message":')).status).toBe(400);
   });
 
   it('checks across fields are listed with the rest of the body', async () => {

@@ -88,7 +88,8 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
       const result = await deps.invoker.invoke({
         name: binding.operation,
-        input: idempotencyKey ? { ...(input as object), [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
+        // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
+        input: idempotencyKey && isPlainObject(input) ? { ...input, [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
         ctx: {
           principal: session,
           scope: 'manage',
@@ -117,6 +118,8 @@ function queryInput(req: Request): Record<string, unknown> {
 }
 
 /** Path parameters but the account's (`agentId`, `userId`), which are not operation inputs. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function pathParams(req: Request): Record<string, string> {
   const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
   return params;
