@@ -6,7 +6,7 @@ import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
-import { requireToken } from './safety-path.js';
+import { inputMint, requireToken } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
 import { ORDER_TYPE } from './order.types.js';
@@ -74,6 +74,8 @@ export class DcaService {
     if (problems.length > 0) throw AppError.validation(problems);
     const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
     const [inputToken, outputToken] = await Promise.all([requireToken(this.deps.venue, chain, input.inputToken), requireToken(this.deps.venue, chain, input.outputToken)]);
+    // Every buy would be refused by it: say so now, not after three failed ticks.
+    inputMint(chain, inputToken);
 
     const strategyId = `dca_${this.deps.newId()}`;
     await this.claimName(subject, userId, input.name, strategyId);

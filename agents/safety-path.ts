@@ -219,7 +219,8 @@ function blacklist(config: TradingConfig, ...tokens: TokenInfo[]): void {
   }
 }
 
-function inputMint(chain: Chain, input: TokenInfo): void {
+/** The P3 constraint (interface 7.4): on Solana only native SOL or USDC may be spent. */
+export function inputMint(chain: Chain, input: TokenInfo): void {
   if (chain === 'solana' && input.address !== NATIVE_SOL_MINT && input.address !== SOLANA_USDC_MINT) {
     throw new AppError('INPUT_MINT_NOT_ALLOWED', SAFETY_MESSAGES.inputMint);
   }

@@ -117,6 +117,10 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const interval = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { ...body, name: 'x2', interval: 'sometimes' });
     expect(interval).toMatchObject({ status: 400, body: { message: ['interval must be a cron expression or "every <n> <minutes|hours|days>"'] } });
     expect((await http.post(`/api/nest/trading/strategies/${operator.userId}`, { ...body, name: 'x3', outputToken: 'NOPE' })).body.message).toBe('Token not found: NOPE');
+    // Every buy of it would be refused by the P3 constraint: refused now, and the name stays free.
+    const p3 = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { ...body, name: 'x4', inputToken: 'BONK', outputToken: 'SOL' });
+    expect(p3).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
+    expect((await http.post(`/api/nest/trading/strategies/${operator.userId}`, { ...body, name: 'x4' })).status).toBe(201);
   });
 
   it.each([
