@@ -74,6 +74,8 @@ function entryFor(req: Request, res: Response, path: string, body: unknown, star
     operation: `${req.method} ${template}`,
     principal: principalRef(principal, req),
     ...(principal && principal.type !== 'session' ? { credentialPrefix: principal.prefix, scope: principal.scope } : {}),
+    // An operator acting on an agent or bot they own has `manage` scope on it (as the invoker records).
+    ...(principal?.type === 'session' && subject ? { scope: 'manage' } : {}),
     ...(subject ? { subject } : {}),
     argsDigest: digestArguments(body),
     outcome: ok ? 'ok' : 'error',

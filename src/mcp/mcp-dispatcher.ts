@@ -18,6 +18,7 @@ import {
   negotiateProtocolVersion,
   requestIdSchema,
   resultResponse,
+  type IncomingMessage,
   type InitializeResult,
   type JsonRpcResponse,
   type RequestId,
@@ -49,8 +50,10 @@ function parseParams<S extends z.ZodType>(schema: S, params: Record<string, unkn
 
 export class McpDispatcher {
   private readonly methods: Record<string, MethodHandler>;
+  private readonly caller: ToolCaller;
 
   constructor(deps: McpDispatcherDeps) {
+    this.caller = deps.caller;
     this.methods = {
       initialize: async (params): Promise<InitializeResult> => ({
         protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
@@ -70,6 +73,15 @@ export class McpDispatcher {
     const parsed = incomingMessageSchema.safeParse(body);
     if (!parsed.success) return failure(invalidRequest().withId(readableId(body)));
     const { id, method, params } = parsed.data;
+    // Every call is audited: `tools/call` by the invoker (answered or refused), the others here.
+    if (method === 'tools/call') return this.answer(id, method, params, access, ids);
+    const started = this.caller.now();
+    const outcome = await this.answer(id, method, params, access, ids);
+    this.caller.recordMethod(forLog(method), params, access, ids, started, outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined);
+    return outcome;
+  }
+
+  private async answer(id: RequestId | undefined, method: string, params: IncomingMessage['params'], access: McpAccess, ids: CallIds): Promise<DispatchOutcome> {
     if (id === undefined) {
       // JSON-RPC notifications get no answer; only MCP's `notifications/*` may be sent that way.
       return method.startsWith('notifications/') ? { status: 202, method: forLog(method) } : failure(invalidRequest());

@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { OperationContext } from '../operations/operation.types.js';
+import type { ClockPort } from '../ports/clock.port.js';
 import type { McpAccess } from './mcp-access.js';
 import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
 import { toolName, type CallToolParams, type CallToolResult } from './mcp-wire.js';
@@ -21,6 +22,7 @@ export interface ToolCallerDeps {
   invoker: OperationInvoker;
   catalog: OperationCatalog;
   logger: Logger;
+  clock: ClockPort;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -51,7 +53,17 @@ export class ToolCaller {
     if (!name.success) return;
     const args = message.params.arguments;
     const input = isPlainObject(args) ? args : {};
-    this.deps.invoker.recordRefusal(name.data, input, contextOf(input, access, ids), code);
+    this.deps.invoker.recordOutside(name.data, input, contextOf(input, access, ids), this.deps.clock.now(), code);
+  }
+
+  /** Audits a protocol method other than `tools/call` (which the invoker audits): `error` is its JSON-RPC code. */
+  recordMethod(method: string, params: unknown, access: McpAccess, ids: CallIds, started: number, error?: number): void {
+    const input = isPlainObject(params) ? params : {};
+    this.deps.invoker.recordOutside(method, input, contextOf({}, access, ids), started, error === undefined ? undefined : String(error));
+  }
+
+  now(): number {
+    return this.deps.clock.now();
   }
 
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {

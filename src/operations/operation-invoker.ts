@@ -75,11 +75,12 @@ export class OperationInvoker {
   }
 
   /**
-   * Records a call its surface refused before it reached the catalog (an MCP `tools/call`
-   * over its rate budget): every call is in the audit trail, answered or not.
+   * Records a call answered outside the catalog: an MCP protocol method (`tools/list`,
+   * `ping`...), or a `tools/call` its surface refused before it got here (over its rate
+   * budget). Every call is in the audit trail, answered or not; `error` is its code.
    */
-  recordRefusal(name: string, input: unknown, ctx: OperationContext, code: string): void {
-    this.record(name, ctx, digestArguments(withoutKey(input)), this.clock.now(), code);
+  recordOutside(name: string, input: unknown, ctx: OperationContext, started: number, error?: string): void {
+    this.record(name, ctx, digestArguments(withoutKey(input)), started, error);
   }
 
   private record(name: string, ctx: OperationContext, argsDigest: string, started: number, error: string | undefined): void {

@@ -116,7 +116,7 @@ describe('audit trail (e2e)', () => {
         argsDigest: digestArguments({}),
       }),
     ]);
-    expect(of(all, madeDefault)).toEqual([expect.objectContaining({ operation: 'PUT /api/nest/agents/:agentId/default', subject: `agent:${agentId}`, outcome: 'ok' })]);
+    expect(of(all, madeDefault)).toEqual([expect.objectContaining({ operation: 'PUT /api/nest/agents/:agentId/default', subject: `agent:${agentId}`, scope: 'manage', outcome: 'ok' })]);
     expect(of(all, badNonce)).toEqual([
       expect.objectContaining({ operation: 'POST /api/nest/auth/nonce', principal: { type: 'anonymous', id: expect.any(String) }, outcome: 'error', error: '400' }),
     ]);
@@ -125,6 +125,30 @@ describe('audit trail (e2e)', () => {
     expect(refused).toMatchObject({ operation: 'POST /api/nest/agents/:agentId/pause', principal: { type: 'session', id: bobId }, outcome: 'error', error: '404' });
     expect(refused!.subject).toBeUndefined();
     expect([...of(all, read), ...of(all, unmatched)]).toEqual([]);
+  });
+
+  it('records every MCP call, protocol methods included, with their JSON-RPC error code when refused', async () => {
+    await tick();
+    const agent = (await alice.post('/api/nest/agents', { name: 'Chatty' })).body as { agentId: string; publicId: string };
+    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as { secret: string };
+    const call = (message: Record<string, unknown>) => rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', ...message }, bearer(secret));
+    const answers = [
+      await call({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      await call({ method: 'notifications/initialized' }),
+      await call({ id: 2, method: 'tools/list' }),
+      await call({ id: 3, method: 'ping' }),
+      await call({ id: 4, method: 'resources/list' }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 202, 200, 200, 200]);
+    const logged = await entries(`agent:${agent.agentId}`);
+    const byRequest = (answer: (typeof answers)[number]) => logged.filter((entry) => entry.requestId === answer.headers.get('x-request-id'));
+    expect(answers.map((answer) => byRequest(answer).map((entry) => [entry.surface, entry.operation, entry.outcome, entry.error, entry.scope]))).toEqual([
+      [['mcp', 'initialize', 'ok', undefined, 'read']],
+      [['mcp', 'notifications/initialized', 'ok', undefined, 'read']],
+      [['mcp', 'tools/list', 'ok', undefined, 'read']],
+      [['mcp', 'ping', 'ok', undefined, 'read']],
+      [['mcp', 'resources/list', 'error', '-32601', 'read']],
+    ]);
   });
 
   it('records an MCP tools/call refused for its rate budget, with the code, before anything ran', async () => {
