@@ -84,6 +84,12 @@ export interface RequestIds {
   correlationId: string;
 }
 
+/**
+ * Codes the interface names as canonical-envelope codes (7.1: "not shown beyond
+ * `PROVIDER_UNAVAILABLE`"): they use it unless the thrower says otherwise.
+ */
+const CANONICAL_BY_DEFAULT: ReadonlyMap<ErrorCode, EnvelopeKind> = new Map([['PROVIDER_UNAVAILABLE', 'canonical']]);
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -100,7 +106,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code];
-    this.envelope = options.envelope ?? 'domain';
+    this.envelope = options.envelope ?? CANONICAL_BY_DEFAULT.get(code) ?? 'domain';
     this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
     this.messages = options.messages;
     this.details = options.details;

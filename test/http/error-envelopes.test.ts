@@ -2,6 +2,7 @@ import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { providerUnavailable } from '../../adapters/resilience/provider-breaker.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { parseBody, validate } from '../../src/http/validate.js';
 import { createTestApp } from './http-harness.js';
@@ -26,6 +27,9 @@ function failingRouter(): Router {
       envelope: 'canonical',
       retryable: true,
     });
+  });
+  router.get('/t/provider', () => {
+    throw providerUnavailable('jupiter', 'HTTP 502');
   });
   router.get('/t/rate-limited', () => {
     throw new AppError('RATE_LIMITED', 'Too Many Requests', { envelope: 'standard', retryAfterSeconds: 17.2 });
@@ -83,6 +87,16 @@ describe('error envelopes (interface 7.1)', () => {
         details: { retryable: true },
       },
       meta: { requestId: 'req-1', correlationId: 'corr-1' },
+    });
+  });
+
+  it('renders a provider outage (PROVIDER_UNAVAILABLE) in the canonical envelope, as 7.1 lists it, with 503', async () => {
+    const res = await request(app).get('/t/provider').set('X-Request-Id', 'req-2');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'PROVIDER_UNAVAILABLE', message: 'Provider unavailable: jupiter (HTTP 502)', details: { retryable: true } },
+      meta: { requestId: 'req-2', correlationId: 'req-2' },
     });
   });
 
