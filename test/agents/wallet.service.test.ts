@@ -193,6 +193,8 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect((await wallets.signingWallet(alice, 'evm'))?.walletId).toBe(custodial.walletId);
     expect((await wallets.signingWallet(alice, 'evm', delegate.walletId))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'evm', external.walletId)).toBeNull();
+    // A wallet that does not exist is 404, as on every wallet route (one that cannot sign is null: "required").
+    await expect(wallets.signingWallet(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({ status: 404, message: 'Wallet not found' });
     await wallets.setDefault(alice, 'evm', delegate.walletId);
     expect((await wallets.signingWallet(alice, 'evm'))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'solana')).toBeNull();
