@@ -65,7 +65,10 @@ export class TradingPipeline {
     const checked = await this.deps.safety.check(request);
     const { order, created } = await this.create(checked, options);
     // Lost a race with a concurrent call of the same id: that call is executing it (or recovery will).
-    if (!created) return sameRequest(order, options).status === 'failed' ? this.resume(order) : toOrderView(order);
+    if (!created) {
+      sameRequest(order, options);
+      return order.status === 'failed' ? this.resume(order) : toOrderView(order);
+    }
     if (order.status === 'pending_approval') {
       await this.deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
