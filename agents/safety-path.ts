@@ -57,6 +57,8 @@ export interface TradeRequest {
   slippageBps?: number;
   walletId?: string;
   signalSource?: string;
+  /** How the caller named the two tokens, for the refusal of a swap into itself (default `inputMint`, `outputMint`). */
+  tokenFields?: readonly [string, string];
 }
 
 /** What the checks established: everything the order is created from. */
@@ -106,7 +108,12 @@ export class SafetyPath {
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
     const wallet = await step('wallet', () => this.wallet(request));
-    const [input, output] = await step('token', () => Promise.all([this.token(request.chain, request.inputToken), this.token(request.chain, request.outputToken)]));
+    const [input, output] = await step('token', async () => {
+      const pair = await Promise.all([this.token(request.chain, request.inputToken), this.token(request.chain, request.outputToken)]);
+      // A symbol and an address may name one token: compared once both are resolved.
+      if (pair[0].address === pair[1].address) throw sameTokens(request.tokenFields);
+      return pair;
+    });
     await step('blacklist', async () => blacklist(config, input, output));
     await step('input_mint', async () => inputMint(request.chain, input));
     const balances = await deps.venue.balances(request.chain, wallet.address);
@@ -217,6 +224,11 @@ function blacklist(config: TradingConfig, ...tokens: TokenInfo[]): void {
     const listed = config.blacklist.some((entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase());
     if (listed) throw new AppError('TOKEN_BLACKLISTED', `Token is blacklisted: ${token.symbol} (${token.address})`);
   }
+}
+
+/** 400 for a swap of a token into itself, in the caller's field names. */
+export function sameTokens([input, output]: readonly [string, string] = ['inputMint', 'outputMint']): AppError {
+  return AppError.validation([`${input} and ${output} must be different tokens`]);
 }
 
 /** The P3 constraint (interface 7.4): on Solana only native SOL or USDC may be spent. */

@@ -122,6 +122,24 @@ describe('hostile input (e2e)', () => {
     expect((await send('/api/nest/trading/command', '{"message":')).status).toBe(400);
   });
 
+  it('a swap of a token into itself is refused in the caller\'s own field names, a symbol and an address of one token included', async () => {
+    const idem = () => ({ 'x-idempotency-key': randomUUID() });
+    expect((await alice.client.post(`/api/nest/trading/evm/wallets/${alice.userId}/custodial`, {}, idem())).status).toBe(201);
+    const usdcOnBase = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+    const body = { chainId: 8453, sellToken: 'USDC', buyToken: usdcOnBase, sellAmount: '1000000' };
+    for (const [path, headers] of [[`/api/nest/trading/evm/quote/${alice.userId}`, {}], [`/api/nest/trading/evm/swap/${alice.userId}`, idem()]] as const) {
+      expect(await alice.client.post(path, body, headers), path).toMatchObject({ status: 400, body: { message: ['sellToken and buyToken must be different tokens'] } });
+    }
+    await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_wallet_custodial_ensure', arguments: {} } }, bearer(tradeKey));
+    const solana = await rawRpc(
+      svc.url,
+      agent.publicId,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'USDC', outputMint: USDC, amount: '1000000' } } },
+      bearer(tradeKey),
+    );
+    expect(solana.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: inputMint and outputMint must be different tokens' });
+  });
+
   it('checks across fields are listed with the rest of the body', async () => {
     const dca = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s9', { interval: 'garbage', slippageBps: 0 }));
     expect(dca.status).toBe(400);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrderQueries } from '../../../agents/order-queries.js';
-import { requireToken } from '../../../agents/safety-path.js';
+import { requireToken, sameTokens } from '../../../agents/safety-path.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import type { TradeChannel } from '../../../agents/trading-config.types.js';
@@ -27,6 +27,9 @@ export interface TradingOperationsDeps {
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
 const channelOf = (ctx: OperationContext): TradeChannel => (ctx.surface === 'mcp' ? 'mcp' : 'rest');
+
+/** How the EVM quote and swap name their tokens (CONTRACT "Request shapes"), for the refusals that name them. */
+const EVM_TOKEN_FIELDS = ['sellToken', 'buyToken'] as const;
 
 const evmSwapFields = {
   chainId: evmChainId,
@@ -60,10 +63,22 @@ const listInput = z
 /** Trading execution (interface 4.2, 4.5): swaps through the safety path, quotes, orders and approvals. */
 export function tradingOperations(deps: TradingOperationsDeps) {
   /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
-  const swap = (ctx: OperationContext, fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string }) => {
+  const swap = (
+    ctx: OperationContext,
+    fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string },
+    tokenFields?: readonly [string, string],
+  ) => {
     const { amount, ...rest } = fields;
     return deps.pipeline.place(
-      { subject: subjectOf(ctx), ...(ctx.userId ? { userId: ctx.userId } : {}), channel: channelOf(ctx), side: 'swap', amount: { kind: 'base', value: amount }, ...rest },
+      {
+        subject: subjectOf(ctx),
+        ...(ctx.userId ? { userId: ctx.userId } : {}),
+        channel: channelOf(ctx),
+        side: 'swap',
+        amount: { kind: 'base', value: amount },
+        ...rest,
+        ...(tokenFields ? { tokenFields } : {}),
+      },
       keyedOrder(ctx, 'swap', fields),
     );
   };
@@ -104,6 +119,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       handler: async (_ctx, input) => {
         const chain = chainOfId(input.chainId);
         const [sell, buy] = await Promise.all([requireToken(deps.venue, chain, input.sellToken), requireToken(deps.venue, chain, input.buyToken)]);
+        if (sell.address === buy.address) throw sameTokens(EVM_TOKEN_FIELDS);
         const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: input.slippageBps ?? 100 });
         return {
           chainId: input.chainId,
@@ -131,14 +147,18 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) =>
-        swap(ctx, {
-          chain: chainOfId(input.chainId),
-          inputToken: input.sellToken,
-          outputToken: input.buyToken,
-          amount: input.sellAmount,
-          ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
-          ...(input.walletId ? { walletId: input.walletId } : {}),
-        }),
+        swap(
+          ctx,
+          {
+            chain: chainOfId(input.chainId),
+            inputToken: input.sellToken,
+            outputToken: input.buyToken,
+            amount: input.sellAmount,
+            ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+            ...(input.walletId ? { walletId: input.walletId } : {}),
+          },
+          EVM_TOKEN_FIELDS,
+        ),
     }),
     defineOperation({
       name: 'trading_orders_list',
