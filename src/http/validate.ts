@@ -17,6 +17,17 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
   return result.data;
 }
 
+/**
+ * The JSON body of a route whose fields are all optional: no body is no fields, and a body
+ * that is not an object (`null`, `5`, `[]`) is 400 `body must be object`, never no fields.
+ */
+export function objectBody(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw AppError.validation(['body must be object']);
+  return body as Record<string, unknown>;
+}
+
 /** Validates the JSON body (undefined when the request had none). */
 export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   return validate(schema, req.body);

@@ -120,6 +120,14 @@ describe('hostile input (e2e)', () => {
       }
     }
     expect((await send('/api/nest/trading/command', '{"message":')).status).toBe(400);
+    // Sign-in routes whose fields are all optional too.
+    for (const path of ['/api/nest/auth/nonce', '/api/nest/auth/refresh']) {
+      for (const body of ['null', '5', '[]']) {
+        const answer = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        expect(answer.status, `${path} ${body}`).toBe(400);
+        expect(await answer.json(), `${path} ${body}`).toMatchObject({ message: ['body must be object'] });
+      }
+    }
   });
 
   it('a swap of a token into itself is refused in the caller\'s own field names, a symbol and an address of one token included', async () => {

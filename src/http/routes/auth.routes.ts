@@ -9,7 +9,7 @@ import type { TotpService } from '../../auth/totp/totp.service.js';
 import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
 import { AppError } from '../../errors/app-error.js';
 import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
-import { parseBody, validate } from '../validate.js';
+import { objectBody, parseBody, validate } from '../validate.js';
 import { codeBodySchema } from './route-schemas.js';
 
 export interface AuthRoutesDeps {
@@ -56,7 +56,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   });
 
   router.post('/api/nest/auth/nonce', perIp, async (req, res) => {
-    res.json(await wallet.startSolana(req.body?.walletAddress));
+    res.json(await wallet.startSolana(objectBody(req).walletAddress));
   });
   router.post('/api/nest/auth/evm/nonce', perIp, async (_req, res) => {
     res.json(await wallet.startEvm());
@@ -74,7 +74,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
 
   // The refresh token is the credential here (body or bearer): the access token may have expired.
   router.post('/api/nest/auth/refresh', perIp, async (req, res) => {
-    const { refreshToken } = validate(refreshBodySchema, req.body ?? {});
+    const { refreshToken } = validate(refreshBodySchema, objectBody(req));
     const token = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!token) throw AppError.unauthorized();
     res.json(await sessions.refresh(token));
