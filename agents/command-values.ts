@@ -10,8 +10,12 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const fail = <T>(error: string): Parsed<T> => ({ ok: false, error });
 
-/** Digits with optional thousands groups (`1,000,000`) or none, an optional fraction, an optional k/m/b suffix. */
-const AMOUNT = /^(?:(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?|\.(\d+))([kmb])?$/i;
+/**
+ * Digits with optional thousands groups (`1,000,000`) or none, an optional fraction, an
+ * optional k/m/b suffix. A group never follows a leading 0: `0,500` is a European 0.5, not
+ * 500, and an amount a thousand times off must be refused, not traded.
+ */
+const AMOUNT = /^(?:([1-9]\d{0,2}(?:,\d{3})+|\d+)(?:\.(\d+))?|\.(\d+))([kmb])?$/i;
 const SUFFIX_PLACES: Record<string, number> = { k: 3, m: 6, b: 9 };
 /** Enough for any token supply in whole units with 18 decimals; longer input is a typo or an attack. */
 const MAX_AMOUNT_CHARS = 40;

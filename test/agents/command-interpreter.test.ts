@@ -112,6 +112,10 @@ describe('command interpreter: what is wrong with a trade', () => {
     ['swap -5 SOL to USDC', /greater than zero/],
     ['swap 1e3 USDC to SOL', /"1e3" is not an amount/],
     ['swap 1,00 SOL to USDC', /"1,00" is not an amount/],
+    // A European decimal, never 10 or 500 of it: a thousand times the amount must not trade.
+    ['swap 0,010 SOL to BONK', /"0,010" is not an amount/],
+    ['sell 0,500 USDC', /"0,500" is not an amount/],
+    ['buy BONK with 0,250 SOL', /"0,250" is not an amount/],
     ['swap 1.2.3 SOL to USDC', /not an amount/],
     ['sell 120% of JUP for USDC', /at most 100%/],
     ['buy 1 SOL of my', /"my" is not a token/],
