@@ -11,7 +11,7 @@ import type { PositionsService } from './positions.service.js';
 import { helpReply, portfolioReply, statusReply } from './reply-templates.js';
 import type { TradeAmountSpec, TradeRequest } from './safety-path.js';
 import { quoteTokensOn } from './trading-config.rules.js';
-import type { TradingConfigReader } from './trading-config.types.js';
+import type { TradeChannel, TradingConfigReader } from './trading-config.types.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
 /**
@@ -46,8 +46,12 @@ export interface TradingCommandDeps {
   dca: DcaCommands;
 }
 
-/** Who asks, and the order a guarded call places (`keyedOrder`). */
-export type CommandOptions = { userId?: string } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
+/**
+ * Who asks, through which channel its trades go (the risk policy's `allowedChannels`: the
+ * REST command route is `command`, the MCP tool `mcp`, so MCP cannot trade past a policy
+ * that shuts MCP out), and the order a guarded call places (`keyedOrder`).
+ */
+export type CommandOptions = { userId?: string; channel?: TradeChannel } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
@@ -79,10 +83,12 @@ export class TradingCommand {
       case 'buy':
       case 'sell':
       case 'swap': {
-        const request = await this.tradeRequest(subject, intent.intent, intent.params, options.userId);
+        const request = await this.tradeRequest(subject, intent.intent, intent.params, options);
         if (typeof request === 'string') return done(request);
-        const { userId: _userId, ...keyed } = options;
-        const order = await this.deps.pipeline.place(request, keyed);
+        const order = await this.deps.pipeline.place(request, {
+          ...(options.orderId ? { orderId: options.orderId } : {}),
+          ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
+        });
         return done(orderReply(order), order);
       }
       case 'approve': {
@@ -111,7 +117,7 @@ export class TradingCommand {
   }
 
   /** The order a trading intent asks for, or why it cannot be placed (a reply). */
-  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, userId?: string): Promise<TradeRequest | string> {
+  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, { userId, channel = 'command' }: CommandOptions): Promise<TradeRequest | string> {
     const defaults = (await this.deps.config.get(subject)).tradeDefaults;
     const { inputToken, outputToken: output } = params;
     const chain = chainFor(defaults.chain, inputToken, ...(output.kind === 'quote' ? [] : [output]));
@@ -122,7 +128,7 @@ export class TradingCommand {
     return {
       subject,
       ...(userId ? { userId } : {}),
-      channel: 'command',
+      channel,
       chain,
       side,
       inputToken: tokenText(inputToken),

@@ -189,6 +189,11 @@ describe('trading configuration routes and tools (e2e)', () => {
 
       const risk = await call(trade, 'trading_config_risk_policy_set', { maxOrderUsd: 1 });
       expect(risk).toMatchObject({ status: 403, body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } } });
+      // Adding to the blacklist narrows trading; taking a token off loosens it: manage only.
+      expect((await call(trade, 'trading_config_blacklist_add', { address: JUP })).body.result).toMatchObject({ isError: false });
+      const unlisted = await call(trade, 'trading_config_blacklist_remove', { address: JUP });
+      expect(unlisted).toMatchObject({ status: 403, body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } } });
+      expect((await alice.get(config('/blacklist'))).body.items).toContainEqual(expect.objectContaining({ address: JUP }));
       const invalid = await call(trade, 'trading_config_launchpad_priority_set', { type: 'pumpfun' });
       expect(invalid.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: priority is required' });
       const unknown = await call(trade, 'trading_config_launchpad_toggle', { type: 'bonkfun' });

@@ -245,6 +245,21 @@ describe('trading core (e2e)', () => {
     expect(String(refused)).toContain('Scope insufficient: required trade, got read');
   });
 
+  it('a risk policy that shuts MCP out holds for natural-language commands over MCP too', async () => {
+    const policy = (allowedChannels: string[] | null) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, { allowedChannels });
+    expect((await policy(['rest', 'command'])).status).toBe(200);
+    try {
+      const trade = await mcp('trade');
+      const refused = await trade.callTool({ name: 'trading_command', arguments: { message: 'swap 1 USDC to SOL', idempotencyKey: randomUUID() } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ message: 'Trading through mcp is not allowed by the risk policy' });
+      const rest = await command('swap 1 USDC to SOL');
+      expect(rest.body.order).toMatchObject({ status: 'filled', channel: 'command' });
+    } finally {
+      await policy(null);
+    }
+  });
+
   it('researches a token and reports the EVM engine status', async () => {
     const research = await http.post('/api/nest/trading/research/token', { token: 'BONK' });
     expect(research.body).toMatchObject({ chain: 'solana', address: BONK, symbol: 'BONK', priceUsd: expect.any(Number), riskFlags: expect.any(Array) });

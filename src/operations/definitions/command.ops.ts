@@ -22,6 +22,7 @@ export function commandOperations(command: TradingCommand) {
       handler: (ctx, input) => {
         return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
+          channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           ...keyedOrder(ctx, 'command', { message: input.message }),
         });
       },

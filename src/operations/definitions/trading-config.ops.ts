@@ -196,7 +196,8 @@ function tokenListOperations(config: StoreTradingConfig, list: TokenList, what: 
       name: `trading_config_${list}_remove`,
       description: `Remove a token from the ${what} and return its entry; 404 when it is not listed. ${TOKEN_KEY}`,
       ...strategy,
-      minScope: 'trade',
+      // Taking a token off the blacklist loosens safety: the agent's own trade key must not.
+      minScope: list === 'blacklist' ? 'manage' : 'trade',
       input: tokenRemoveInput,
       output: tokenEntrySchema,
       annotations: { readOnly: false, destructive: true, idempotent: false },
