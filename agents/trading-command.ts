@@ -5,6 +5,7 @@ import type { Intent, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from './order-queries.js';
 import type { OrderView } from './order.types.js';
 import type { PlaceOptions } from './trading-pipeline.js';
+import type { KeyScope } from '../machines/api-key.machine.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import { valuePositions, type PriceLookup } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
@@ -51,7 +52,7 @@ export interface TradingCommandDeps {
  * REST command route is `command`, the MCP tool `mcp`, so MCP cannot trade past a policy
  * that shuts MCP out), and the order a guarded call places (`keyedOrder`).
  */
-export type CommandOptions = { userId?: string; channel?: TradeChannel } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
+export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
@@ -92,7 +93,7 @@ export class TradingCommand {
         return done(orderReply(order), order);
       }
       case 'approve': {
-        const order = await this.deps.pipeline.approve(subject, intent.params.orderId);
+        const order = await this.deps.pipeline.approve(subject, intent.params.orderId, options.scope);
         return done(orderReply(order), order);
       }
       case 'orders': {

@@ -2,7 +2,7 @@ import bs58 from 'bs58';
 import { getAddress, isAddress } from 'viem';
 import { AppError } from '../src/errors/app-error.js';
 import { walletChainOf, type Chain, type WalletChain } from '../src/ports/venue.port.js';
-import type { TokenListEntry, TradingConfig } from './trading-config.types.js';
+import type { OrderProfile, TokenListEntry, TradingConfig } from './trading-config.types.js';
 
 /**
  * The rules of a trading configuration that no schema can express alone: its defaults,
@@ -41,7 +41,7 @@ export const TRADING_CONFIG_LIMITS = {
  */
 export function defaultTradingConfig(updatedAt: string): TradingConfig {
   return {
-    defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 },
+    defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100, agentsMayApprove: false },
     tradeDefaults: { chain: 'solana', slippageBps: 100, quoteToken: 'SOL' },
     riskPolicy: { maxSlippageBps: 500 },
     notifications: { orderFilled: true, orderFailed: true, approvalRequired: true, dca: true, channels: ['sse'] },
@@ -62,7 +62,11 @@ export function defaultTradingConfig(updatedAt: string): TradingConfig {
 export function withDefaults(stored: Partial<TradingConfig>, now: string): TradingConfig {
   const base = defaultTradingConfig(now);
   const launchpads = base.launchpads.map((pad) => stored.launchpads?.find((saved) => saved.type === pad.type) ?? pad);
-  return { ...base, ...stored, launchpads };
+  const merged = { ...base, ...stored, launchpads };
+  // A profile stored before `agentsMayApprove` existed takes its default (and only that: a
+  // cleared approval size must stay cleared).
+  const profile = merged.defaultOrderProfile as Partial<OrderProfile> & Omit<OrderProfile, 'agentsMayApprove'>;
+  return { ...merged, defaultOrderProfile: { ...profile, agentsMayApprove: profile.agentsMayApprove ?? false } };
 }
 
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;

@@ -12,8 +12,14 @@ export interface OrderProfile {
   autoApprove: boolean;
   /** Orders worth more than this (USD) wait for approval even with `autoApprove`; absent = no size rule. */
   approvalAboveUsd?: number;
-  /** Slippage used when a request names none. */
+  /** Slippage used when a request names none, unless the trade defaults' is tighter. */
   slippageBps: number;
+  /**
+   * Whether the agent's own `trade` key may approve its held orders (interface 5: trade scope
+   * approves "as policy allows"). Off by default: approval is for a `manage` key or the owner,
+   * else holding orders for approval would not hold back the agent that placed them.
+   */
+  agentsMayApprove: boolean;
 }
 
 export interface TradeDefaults {

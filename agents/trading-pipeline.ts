@@ -9,6 +9,8 @@ import type { PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
 import type { WalletDirectory } from './wallet.types.js';
+import type { TradingConfigReader } from './trading-config.types.js';
+import type { KeyScope } from '../machines/api-key.machine.js';
 import { IDEMPOTENCY_MESSAGES } from '../src/operations/idempotency-guard.js';
 
 /**
@@ -26,6 +28,7 @@ export interface TradingPipelineDeps {
   positions: PositionsService;
   volume: DailyVolume;
   scheduler: Pick<SchedulerPort, 'scheduleOnce' | 'cancel'>;
+  config: TradingConfigReader;
   clock: ClockPort;
   /** A fresh order id when the request does not name one. */
   newOrderId: () => string;
@@ -81,10 +84,18 @@ export class TradingPipeline {
     return this.execute(order, checked.config.riskPolicy.dailyVolumeUsd);
   }
 
-  /** Approves a pending order and sends it (after re-checking what may have changed while it waited). */
-  async approve(subject: TradingSubject, orderId: string): Promise<OrderView> {
+  /**
+   * Approves a pending order and sends it (after re-checking what may have changed while it
+   * waited). `approver`: the scope of the credential approving; below `manage`, only as the
+   * order profile allows (`agentsMayApprove`), else holding orders for approval would not
+   * hold back the agent that placed them.
+   */
+  async approve(subject: TradingSubject, orderId: string, approver: KeyScope = 'manage'): Promise<OrderView> {
     const order = await this.find(subject, orderId);
     if (!order) throw AppError.notFound('Order not found');
+    if (approver !== 'manage' && !(await this.deps.config.get(subject)).defaultOrderProfile.agentsMayApprove) {
+      throw AppError.scopeInsufficient('manage', approver);
+    }
     if (order.status !== 'pending_approval') throw notApprovable(order);
     // What may have changed while it waited. A refusal that may pass (an open breaker, the
     // kill switch, trading switched off) leaves the order waiting for the retry it invites;

@@ -67,6 +67,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     positions,
     volume: new DailyVolume(deps.store),
     scheduler: deps.scheduler,
+    config: deps.config,
     clock: deps.clock,
     newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
   });

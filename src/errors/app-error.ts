@@ -147,6 +147,11 @@ export class AppError extends Error {
     return new AppError('AUTHORIZATION_FAILED', message, { envelope: 'standard' });
   }
 
+  /** 403 `Scope insufficient: required trade, got read` (interface 7.3); scopes are `read`, `trade`, `manage`. */
+  static scopeInsufficient(required: string, got: string): AppError {
+    return AppError.forbidden(`Scope insufficient: required ${required}, got ${got}`);
+  }
+
   static conflict(message: string): AppError {
     return new AppError('RESOURCE_CONFLICT', message);
   }

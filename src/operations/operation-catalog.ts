@@ -96,10 +96,6 @@ export class OperationCatalog {
   }
 }
 
-/** 403 `Scope insufficient: required trade, got read` (interface 7.3). */
-export function scopeInsufficient(required: KeyScope, got: KeyScope): AppError {
-  return new AppError('AUTHORIZATION_FAILED', `Scope insufficient: required ${required}, got ${got}`, { envelope: 'standard' });
-}
 
 /** Parses operation input; failures are 400 validation errors naming the field (see `validationMessages`). */
 export function parseOperationInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

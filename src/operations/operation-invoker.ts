@@ -4,7 +4,7 @@ import { redactSecrets } from '../observability/logger.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
-import { OperationCatalog, parseOperationInput, scopeInsufficient, type Viewer } from './operation-catalog.js';
+import { OperationCatalog, parseOperationInput, type Viewer } from './operation-catalog.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type OperationContext } from './operation.types.js';
 
 /** What a surface knows about a call before it reaches the catalog. */
@@ -70,7 +70,7 @@ export class OperationInvoker {
     const refusal = this.catalog.refusal(name, viewer);
     if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
     const operation = this.catalog.get(name)!;
-    if (refusal === 'scope') throw scopeInsufficient(operation.minScope, viewer.scope);
+    if (refusal === 'scope') throw AppError.scopeInsufficient(operation.minScope, viewer.scope);
     return operation;
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { defaultTradingConfig, TRADING_CONFIG_LIMITS } from '../../agents/trading-config.rules.js';
+import { defaultTradingConfig, TRADING_CONFIG_LIMITS, withDefaults } from '../../agents/trading-config.rules.js';
+import type { TradingConfig } from '../../agents/trading-config.types.js';
 import { StoreTradingConfig, TRADING_CONFIG_COLLECTION, TRADING_CONFIG_COLLECTIONS } from '../../agents/trading-config.service.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import type { StorePort } from '../../src/ports/store.port.js';
@@ -41,11 +42,16 @@ function conflictCounter(alwaysConflict = false) {
 }
 
 describe('StoreTradingConfig: defaults', () => {
+  it('reads a profile stored before agentsMayApprove existed with it off, keeping a cleared approval size cleared', () => {
+    const stored = { defaultOrderProfile: { autoApprove: false, slippageBps: 80 } } as unknown as Partial<TradingConfig>;
+    expect(withDefaults(stored, new Date(0).toISOString()).defaultOrderProfile).toEqual({ autoApprove: false, slippageBps: 80, agentsMayApprove: false });
+  });
+
   it('answers the documented defaults while nothing is stored, and writes nothing', async () => {
     const { config, clock, version } = await setup();
     const read = await config.get(agent);
     expect(read).toEqual(defaultTradingConfig(new Date(clock.now()).toISOString()));
-    expect(read.defaultOrderProfile).toEqual({ autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 });
+    expect(read.defaultOrderProfile).toEqual({ autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100, agentsMayApprove: false });
     expect(read.tradeDefaults).toEqual({ chain: 'solana', slippageBps: 100, quoteToken: 'SOL' });
     expect(read.riskPolicy).toEqual({ maxSlippageBps: 500 });
     expect(read.walletMode).toBe('custodial');
@@ -74,7 +80,7 @@ describe('StoreTradingConfig: section updates', () => {
   it('updates only the fields given; null clears an optional limit; other accounts are untouched', async () => {
     const { config, clock } = await setup();
     await clock.advance(5000);
-    expect(await config.updateOrderProfile(agent, { autoApprove: false, approvalAboveUsd: null })).toEqual({ autoApprove: false, slippageBps: 100 });
+    expect(await config.updateOrderProfile(agent, { autoApprove: false, approvalAboveUsd: null })).toEqual({ autoApprove: false, slippageBps: 100, agentsMayApprove: false });
     expect(await config.updateRiskPolicy(agent, { maxOrderUsd: 250, allowedChannels: ['mcp', 'mcp', 'rest'] })).toEqual({
       maxSlippageBps: 500,
       maxOrderUsd: 250,

@@ -86,9 +86,10 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     releaseSpend: async (_subject: unknown, _walletId: string, usd: number) => void (state.spend.released += usd),
   };
   const status = { agentStatus: async () => state.status };
+  const config = { get: async () => state.config };
   const safety = new SafetyPath({
     status,
-    config: { get: async () => state.config },
+    config,
     killSwitch: { isActive: async (chain: Chain) => state.killed.has(chain), active: async () => [...state.killed] },
     wallets,
     venue,
@@ -107,6 +108,7 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     positions,
     volume: new DailyVolume(store),
     scheduler: { scheduleOnce: async (job) => void jobs.push(job), cancel: async (id) => void cancelled.push(id) },
+    config,
     clock,
     newOrderId: () => `ord_${++nextId}`,
   });

@@ -60,7 +60,7 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect(initial.body).toMatchObject({ defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 }, walletMode: 'custodial', favorites: [] });
 
     expect(await alice.put(config('/default-order-profile'), { autoApprove: false, approvalAboveUsd: null })).toMatchObject({ status: 200, body: { autoApprove: false, slippageBps: 100 } });
-    expect((await alice.get(config('/default-order-profile'))).body).toEqual({ autoApprove: false, slippageBps: 100 });
+    expect((await alice.get(config('/default-order-profile'))).body).toEqual({ autoApprove: false, slippageBps: 100, agentsMayApprove: false });
     expect((await alice.put(config('/trade-defaults'), { chain: 'base', quoteToken: 'usdc' })).body).toEqual({ chain: 'base', slippageBps: 100, quoteToken: 'USDC' });
     expect((await alice.put(config('/risk-policy'), { maxOrderUsd: 500, allowedChannels: ['mcp'] })).body).toEqual({ maxSlippageBps: 500, maxOrderUsd: 500, allowedChannels: ['mcp'] });
     expect((await alice.put(config('/notifications'), { dca: false })).body).toMatchObject({ dca: false, orderFilled: true, channels: ['sse'] });

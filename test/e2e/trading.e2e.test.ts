@@ -245,6 +245,24 @@ describe('trading core (e2e)', () => {
     expect(String(refused)).toContain('Scope insufficient: required trade, got read');
   });
 
+  it("the agent's own trade key approves held orders only when the order profile allows it", async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const trade = await mcp('trade');
+    const held = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() } });
+    const orderId = (held.structuredContent as { order_id: string; status: string }).order_id;
+    expect(held.structuredContent).toMatchObject({ status: 'pending_approval' });
+    const refusal = { code: 'AUTHORIZATION_FAILED', message: 'Scope insufficient: required manage, got trade' };
+    const byTool = await trade.callTool({ name: 'trading_orders_approve', arguments: { order_id: orderId, idempotencyKey: randomUUID() } });
+    expect([byTool.isError, JSON.parse((byTool.content as Array<{ text: string }>)[0]!.text)]).toEqual([true, refusal]);
+    const byCommand = await trade.callTool({ name: 'trading_command', arguments: { message: `approve ${orderId}`, idempotencyKey: randomUUID() } });
+    expect(JSON.parse((byCommand.content as Array<{ text: string }>)[0]!.text)).toEqual(refusal);
+    // Still held: the owner (or a policy that lets agents approve) decides.
+    expect((await setProfile({ agentsMayApprove: true })).body).toMatchObject({ autoApprove: false, agentsMayApprove: true });
+    const allowed = await trade.callTool({ name: 'trading_orders_approve', arguments: { order_id: orderId, idempotencyKey: randomUUID() } });
+    expect(allowed.structuredContent).toMatchObject({ order_id: orderId, status: 'filled' });
+    await setProfile({ autoApprove: true, agentsMayApprove: false });
+  });
+
   it('a risk policy that shuts MCP out holds for natural-language commands over MCP too', async () => {
     const policy = (allowedChannels: string[] | null) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, { allowedChannels });
     expect((await policy(['rest', 'command'])).status).toBe(200);

@@ -23,6 +23,7 @@ export function commandOperations(command: TradingCommand) {
         return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
+          scope: ctx.scope,
           ...keyedOrder(ctx, 'command', { message: input.message }),
         });
       },

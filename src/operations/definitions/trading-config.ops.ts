@@ -71,7 +71,8 @@ export function tradingConfigOperations(config: StoreTradingConfig): AnyOperatio
       name: 'trading_config_order_profile_set',
       description:
         'Update the default order profile: `autoApprove` (false: every order waits for approval), `approvalAboveUsd` ' +
-        `(orders above it wait even with autoApprove), \`slippageBps\` (at most the risk policy's maxSlippageBps, else 422). ${PARTIAL} ${CLEARABLE}`,
+        "(orders above it wait even with autoApprove), `slippageBps` (at most the risk policy's maxSlippageBps, else 422), " +
+        `\`agentsMayApprove\` (true: the agent's own trade key may approve its held orders; default false). ${PARTIAL} ${CLEARABLE}`,
       ...strategy,
       minScope: 'manage',
       input: orderProfileInput,

@@ -27,7 +27,7 @@ const NO_FIELD = 'at least one field is required';
 
 // ---- outputs ----
 
-export const orderProfileSchema = z.object({ autoApprove: z.boolean(), approvalAboveUsd: z.number().optional(), slippageBps: z.number().int() });
+export const orderProfileSchema = z.object({ autoApprove: z.boolean(), approvalAboveUsd: z.number().optional(), slippageBps: z.number().int(), agentsMayApprove: z.boolean() });
 export const tradeDefaultsSchema = z.object({ chain: chainSchema, slippageBps: z.number().int(), quoteToken: z.string() });
 export const riskPolicySchema = z.object({
   maxOrderUsd: z.number().optional(),
@@ -67,7 +67,7 @@ export const tradingConfigSchema = z.object({
 export const noInput = z.object({}).strict();
 
 export const orderProfileInput = z
-  .object({ autoApprove: z.boolean().optional(), approvalAboveUsd: usd.nullable().optional(), slippageBps: bps.optional() })
+  .object({ autoApprove: z.boolean().optional(), approvalAboveUsd: usd.nullable().optional(), slippageBps: bps.optional(), agentsMayApprove: z.boolean().optional() })
   .strict()
   .refine(atLeastOneField, NO_FIELD);
 

@@ -187,14 +187,15 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       name: 'trading_orders_approve',
       description:
         'Approve an order in `pending_approval`: the checks that may have changed (trading enabled, kill switch, balance, ' +
-        'circuit breaker) run again, then it executes. 409 when the order is not pending approval. ' + ORDER_DESCRIPTION,
+        'circuit breaker) run again, then it executes. 409 when the order is not pending approval. A `trade` key may approve ' +
+        'only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner. ' + ORDER_DESCRIPTION,
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
       input: z.object({ order_id: z.string().min(1).max(100), idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
-      handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id),
+      handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id, ctx.scope),
     }),
   ];
 }
