@@ -212,7 +212,7 @@ export class TradingPipeline {
     let result: ExecutionResult;
     try {
       if (firstSend && dailyLimitUsd !== undefined) {
-        await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, order.createdAt);
+        await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, sentAt(order));
         reservedUsd = order.valueUsd;
       }
       if (firstSend) {
@@ -240,7 +240,7 @@ export class TradingPipeline {
       if (refusedUpfront) {
         const retryable = isAppError(error) && error.retryable;
         await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed', ...(retryable ? { retryable } : {}) });
-        if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, order.createdAt).catch(() => undefined);
+        if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, sentAt(order)).catch(() => undefined);
         if (spendReserved) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
       }
       throw error;
@@ -261,7 +261,7 @@ export class TradingPipeline {
       return toOrderView((await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order);
     }
     const failed = await this.transition(order, { type: 'order.fail', at: result.at, reason: result.message, ...(result.txSignature ? { txSignature: result.txSignature } : {}) });
-    if (failed.accepted && reserved.volumeUsd > 0) await this.deps.volume.release(subject, reserved.volumeUsd, order.createdAt).catch(() => undefined);
+    if (failed.accepted && reserved.volumeUsd > 0) await this.deps.volume.release(subject, reserved.volumeUsd, sentAt(order)).catch(() => undefined);
     if (failed.accepted && reserved.spend) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
     throw failureError(result, failed.order);
   }
@@ -314,6 +314,14 @@ export class TradingPipeline {
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;
   }
+}
+
+/**
+ * When the order went to the venue: its UTC day is the day its volume counts against (an
+ * order approved after midnight counts on the day it trades, not the day it was placed).
+ */
+function sentAt(order: OrderContext): number {
+  return order.submittedAt ?? order.createdAt;
 }
 
 /**

@@ -91,6 +91,21 @@ describe('trading pipeline', () => {
     expect(calls.size).toBe(2);
   });
 
+  it('daily volume counts an order on the UTC day it is sent: held orders approved after midnight count on the new day', async () => {
+    const sol = await h.venue.priceUsd('solana', SOL);
+    const profile = (autoApprove: boolean) => ({ ...h.state.config.defaultOrderProfile, autoApprove });
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 }, defaultOrderProfile: profile(false) };
+    const midnight = Math.ceil(h.clock.now() / 86_400_000) * 86_400_000;
+    h.clock.jumpTo(midnight - 60_000);
+    const held = [await h.pipeline.place(request()), await h.pipeline.place(request())];
+    h.clock.jumpTo(midnight + 60_000);
+    h.state.config = { ...h.state.config, defaultOrderProfile: profile(true) };
+    await h.pipeline.place(request());
+    await h.pipeline.place(request());
+    for (const order of held) await expect(h.pipeline.approve(SUBJECT, order.order_id)).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+    expect(calls.size).toBe(2);
+  });
+
   it('the same order id twice (idempotent retry) places one order and executes once', async () => {
     const first = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
     const second = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
