@@ -7,6 +7,7 @@ import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } fro
 import type { TradingEvents } from './trading-events.js';
 import { walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
+import type { OrderContext } from '../machines/order-context.types.js';
 
 /**
  * The safety path (interface 1, issue 5): every trade, whatever surface or schedule it
@@ -60,6 +61,12 @@ export interface TradeRequest {
   /** How the caller named the two tokens, for the refusal of a swap into itself (default `inputMint`, `outputMint`). */
   tokenFields?: readonly [string, string];
 }
+
+/** What `recheck` reads of an order held for approval. */
+export type HeldOrder = Pick<
+  OrderContext,
+  'chain' | 'inputMint' | 'inputSymbol' | 'outputMint' | 'outputSymbol' | 'channel' | 'signalSource' | 'slippageBps' | 'valueUsd' | 'walletAddress' | 'amountIn'
+>;
 
 /** What the checks established: everything the order is created from. */
 export interface CheckedTrade {
@@ -130,12 +137,19 @@ export class SafetyPath {
     return { request, config, wallet, input, output, amountIn, slippageBps, valueUsd, inputPriceUsd, quote, checks };
   }
 
-  /** The checks that can change while an order waits for approval, re-run before it is sent; answers the current configuration. */
-  async recheck(subject: TradingSubject, chain: Chain, walletAddress: string, inputMint: string, amountIn: bigint): Promise<TradingConfig> {
+  /**
+   * The checks that can change while an order waits for approval, re-run before it is sent
+   * (an owner who blacklists a token or tightens the policy meanwhile is obeyed); answers
+   * the current configuration.
+   */
+  async recheck(subject: TradingSubject, order: HeldOrder): Promise<TradingConfig> {
+    const chain = order.chain as Chain;
     const config = await this.tradingEnabled(subject);
     await this.killSwitch(chain);
-    const balances = await this.deps.venue.balances(chain, walletAddress);
-    if (BigInt(balances[inputMint] ?? '0') < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+    blacklist(config, { chain, address: order.inputMint, symbol: order.inputSymbol }, { chain, address: order.outputMint, symbol: order.outputSymbol });
+    riskPolicy(config, { inputToken: order.inputSymbol, channel: order.channel as TradeChannel, ...(order.signalSource ? { signalSource: order.signalSource } : {}) }, order.slippageBps, order.valueUsd, order.valueUsd > 0);
+    const balances = await this.deps.venue.balances(chain, order.walletAddress);
+    if (BigInt(balances[order.inputMint] ?? '0') < BigInt(order.amountIn)) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
     this.breaker(chain);
     return config;
   }
@@ -219,7 +233,7 @@ export class SafetyPath {
   }
 }
 
-function blacklist(config: TradingConfig, ...tokens: TokenInfo[]): void {
+function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chain' | 'address' | 'symbol'>>): void {
   for (const token of tokens) {
     const listed = config.blacklist.some((entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase());
     if (listed) throw new AppError('TOKEN_BLACKLISTED', `Token is blacklisted: ${token.symbol} (${token.address})`);
@@ -238,7 +252,7 @@ export function inputMint(chain: Chain, input: TokenInfo): void {
   }
 }
 
-function riskPolicy(config: TradingConfig, request: TradeRequest, slippageBps: number, valueUsd: number, priced: boolean): void {
+function riskPolicy(config: TradingConfig, request: Pick<TradeRequest, 'inputToken' | 'channel' | 'signalSource'>, slippageBps: number, valueUsd: number, priced: boolean): void {
   const policy = config.riskPolicy;
   const refuse = (message: string) => new AppError('RISK_LIMIT_EXCEEDED', message);
   // Without a price the USD limits cannot be checked: refuse rather than count the order as $0.

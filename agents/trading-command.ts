@@ -52,7 +52,7 @@ export interface TradingCommandDeps {
  * REST command route is `command`, the MCP tool `mcp`, so MCP cannot trade past a policy
  * that shuts MCP out), and the order a guarded call places (`keyedOrder`).
  */
-export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
+export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope; signalSource?: string } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
@@ -118,7 +118,7 @@ export class TradingCommand {
   }
 
   /** The order a trading intent asks for, or why it cannot be placed (a reply). */
-  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, { userId, channel = 'command' }: CommandOptions): Promise<TradeRequest | string> {
+  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, { userId, channel = 'command', signalSource }: CommandOptions): Promise<TradeRequest | string> {
     const defaults = (await this.deps.config.get(subject)).tradeDefaults;
     const { inputToken, outputToken: output } = params;
     const chain = chainFor(defaults.chain, inputToken, ...(output.kind === 'quote' ? [] : [output]));
@@ -130,6 +130,7 @@ export class TradingCommand {
       subject,
       ...(userId ? { userId } : {}),
       channel,
+      ...(signalSource ? { signalSource } : {}),
       chain,
       side,
       inputToken: tokenText(inputToken),

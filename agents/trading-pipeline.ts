@@ -103,7 +103,7 @@ export class TradingPipeline {
     let refusal: unknown;
     let dailyLimitUsd: number | undefined;
     try {
-      const config = await this.deps.safety.recheck(subject, order.chain as Chain, order.walletAddress, order.inputMint, BigInt(order.amountIn));
+      const config = await this.deps.safety.recheck(subject, order);
       dailyLimitUsd = config.riskPolicy.dailyVolumeUsd;
     } catch (error) {
       if (mayPass(error)) throw error;
@@ -179,6 +179,7 @@ export class TradingPipeline {
       walletId: wallet.walletId,
       walletAddress: wallet.address,
       channel: request.channel,
+      ...(request.signalSource ? { signalSource: request.signalSource } : {}),
       checks: [...checked.checks, requiresApproval ? 'approval_required' : options.preApproved ? 'strategy_approved' : 'auto_approved'],
       createdAt: now,
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),

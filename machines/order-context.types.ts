@@ -38,6 +38,8 @@ export interface OrderContext {
   walletAddress: string;
   /** Where the request came from (`rest`, `mcp`, `command`, `dca`). */
   channel: string;
+  /** The signal source the request named (the risk policy's `allowedSignalSources`). */
+  signalSource?: string;
   /** Safety checks passed before the order was created, in order (audit). */
   checks: string[];
   status: OrderStatus;

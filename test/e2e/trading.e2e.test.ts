@@ -263,6 +263,32 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true, agentsMayApprove: false });
   });
 
+  it('names a signal source the risk policy can allow; an approval re-checks the blacklist and the risk policy', async () => {
+    const risk = (body: Record<string, unknown>) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, body);
+    expect((await risk({ allowedSignalSources: ['tv'] })).status).toBe(200);
+    try {
+      expect(await command('swap 1 USDC to SOL')).toMatchObject({ status: 400, body: { message: 'Signal source (none) is not allowed by the risk policy' } });
+      const named = await http.post('/api/nest/trading/command', { message: 'swap 1 USDC to SOL', signalSource: 'tv' }, key());
+      expect(named.body.order).toMatchObject({ status: 'filled' });
+      const trade = await mcp('trade');
+      const swap = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', signalSource: 'tv', idempotencyKey: randomUUID() } });
+      expect(swap.structuredContent).toMatchObject({ status: 'filled' });
+    } finally {
+      await risk({ allowedSignalSources: null });
+    }
+
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const held = await command('buy 0.1 SOL of BONK');
+    const listed = await http.post(`/api/nest/trading/config/${userId}/blacklist`, { address: BONK });
+    expect(listed.status).toBe(200);
+    const refused = await http.post(`/api/nest/trading/orders/${userId}/${held.body.order.order_id}/approve`, {}, key());
+    expect(refused).toMatchObject({ status: 400, body: { message: `Token is blacklisted: BONK (${BONK})` } });
+    const orders = await http.get(`/api/nest/trading/orders/${userId}?status=failed`);
+    expect(orders.body.items.map((o: { order_id: string }) => o.order_id)).toContain(held.body.order.order_id);
+    await http.delete(`/api/nest/trading/config/${userId}/blacklist/${BONK}`);
+    await setProfile({ autoApprove: true });
+  });
+
   it('a risk policy that shuts MCP out holds for natural-language commands over MCP too', async () => {
     const policy = (allowedChannels: string[] | null) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, { allowedChannels });
     expect((await policy(['rest', 'command'])).status).toBe(200);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TradingCommand } from '../../../agents/trading-command.js';
 import { defineOperation } from '../operation.types.js';
-import { idempotencyKey, keyedOrder, orderOutput } from './trading-schemas.js';
+import { idempotencyKey, keyedOrder, orderOutput, signalSource } from './trading-schemas.js';
 
 /** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
 export function commandOperations(command: TradingCommand) {
@@ -16,7 +16,7 @@ export function commandOperations(command: TradingCommand) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ message: z.string().min(1).max(4000), idempotencyKey }).strict(),
+      input: z.object({ message: z.string().min(1).max(4000), signalSource, idempotencyKey }).strict(),
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => {
@@ -24,6 +24,7 @@ export function commandOperations(command: TradingCommand) {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           scope: ctx.scope,
+          ...(input.signalSource ? { signalSource: input.signalSource } : {}),
           ...keyedOrder(ctx, 'command', { message: input.message }),
         });
       },

@@ -15,6 +15,12 @@ export const wholeTokens = z.string().regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 
 export const slippageBps = z.number().int().min(1).max(5000);
 export const tokenRef = z.string().trim().min(1).max(100);
 export const chain = z.enum(['solana', 'ethereum', 'base', 'arbitrum']);
+/** What prompted a trade (a strategy, a signal feed), checked against the risk policy's `allowedSignalSources`. */
+export const signalSource = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 letters, digits or . _ : -')
+  .optional();
+
 export const idempotencyKey = z
   .string()
   .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, 'must be a UUID v4')

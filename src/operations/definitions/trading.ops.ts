@@ -15,6 +15,7 @@ import {
   keyedOrder,
   orderOutput,
   orderPage,
+  signalSource,
   slippageBps,
   tokenRef,
 } from './trading-schemas.js';
@@ -65,7 +66,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
   /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
   const swap = (
     ctx: OperationContext,
-    fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string },
+    fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string; signalSource?: string },
     tokenFields?: readonly [string, string],
   ) => {
     const { amount, ...rest } = fields;
@@ -92,7 +93,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ inputMint: tokenRef, outputMint: tokenRef, amount: baseUnits, slippageBps: slippageBps.optional(), idempotencyKey }).strict(),
+      input: z.object({ inputMint: tokenRef, outputMint: tokenRef, amount: baseUnits, slippageBps: slippageBps.optional(), signalSource, idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) =>
@@ -102,6 +103,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
           outputToken: input.outputMint,
           amount: input.amount,
           ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
+          ...(input.signalSource ? { signalSource: input.signalSource } : {}),
         }),
     }),
     defineOperation({
@@ -143,7 +145,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ ...evmSwapFields, walletId: z.string().min(1).max(100).optional(), idempotencyKey }).strict(),
+      input: z.object({ ...evmSwapFields, walletId: z.string().min(1).max(100).optional(), signalSource, idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) =>
@@ -156,6 +158,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
             amount: input.sellAmount,
             ...(input.slippageBps ? { slippageBps: input.slippageBps } : {}),
             ...(input.walletId ? { walletId: input.walletId } : {}),
+            ...(input.signalSource ? { signalSource: input.signalSource } : {}),
           },
           EVM_TOKEN_FIELDS,
         ),
@@ -186,7 +189,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
     defineOperation({
       name: 'trading_orders_approve',
       description:
-        'Approve an order in `pending_approval`: the checks that may have changed (trading enabled, kill switch, balance, ' +
+        'Approve an order in `pending_approval`: the checks that may have changed (trading enabled, kill switch, blacklist, risk policy, balance, ' +
         'circuit breaker) run again, then it executes. 409 when the order is not pending approval. A `trade` key may approve ' +
         'only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner. ' + ORDER_DESCRIPTION,
       family: 'trading',
