@@ -126,7 +126,9 @@ export class SafetyPath {
     const balances = await deps.venue.balances(request.chain, wallet.address);
     const held = BigInt(balances[input.address] ?? '0');
     const { amountIn, inputPriceUsd } = await step('amount', () => this.amountIn(request, input, output, held));
-    const slippageBps = request.slippageBps ?? config.defaultOrderProfile.slippageBps;
+    // A request that names none takes the tighter of the two defaults: the trade defaults
+    // (which a trade key may set) can narrow the owner's order profile, never widen it.
+    const slippageBps = request.slippageBps ?? Math.min(config.tradeDefaults.slippageBps, config.defaultOrderProfile.slippageBps);
     const valueUsd = Number(fromBaseUnits(amountIn, input.decimals)) * inputPriceUsd;
     await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd, inputPriceUsd > 0));
     const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));

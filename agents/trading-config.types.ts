@@ -12,7 +12,7 @@ export interface OrderProfile {
   autoApprove: boolean;
   /** Orders worth more than this (USD) wait for approval even with `autoApprove`; absent = no size rule. */
   approvalAboveUsd?: number;
-  /** Slippage used when a request names none, unless the trade defaults' is tighter. */
+  /** Slippage used when a request names none, unless the trade defaults' is tighter (the tighter applies). */
   slippageBps: number;
   /**
    * Whether the agent's own `trade` key may approve its held orders (interface 5: trade scope
@@ -25,6 +25,7 @@ export interface OrderProfile {
 export interface TradeDefaults {
   /** Chain of a command that names none. */
   chain: Chain;
+  /** Slippage of a request that names none, when tighter than the order profile's (it can narrow, not widen). */
   slippageBps: number;
   /** Token a `buy X` spends when it names none (symbol), e.g. `SOL` or `USDC`. */
   quoteToken: string;

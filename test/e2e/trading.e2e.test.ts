@@ -289,6 +289,17 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
+  it('a request naming no slippage takes the tighter of the trade defaults and the order profile', async () => {
+    const defaults = (slippageBps: number) => http.put(`/api/nest/trading/config/${userId}/trade-defaults`, { slippageBps });
+    expect((await defaults(50)).status).toBe(200);
+    expect((await command('swap 1 USDC to SOL')).body.order).toMatchObject({ status: 'filled', slippageBps: 50 });
+    // Wider trade defaults do not widen the owner's profile (100 bps).
+    expect((await defaults(300)).status).toBe(200);
+    expect((await command('swap 1 USDC to SOL')).body.order).toMatchObject({ status: 'filled', slippageBps: 100 });
+    expect((await command('swap 1 USDC to SOL with 2% slippage')).body.order).toMatchObject({ slippageBps: 200 });
+    await defaults(100);
+  });
+
   it('a risk policy that shuts MCP out holds for natural-language commands over MCP too', async () => {
     const policy = (allowedChannels: string[] | null) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, { allowedChannels });
     expect((await policy(['rest', 'command'])).status).toBe(200);

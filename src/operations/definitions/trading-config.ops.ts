@@ -83,7 +83,8 @@ export function tradingConfigOperations(config: StoreTradingConfig): AnyOperatio
     defineOperation({
       name: 'trading_config_trade_defaults_set',
       description:
-        'Update what a trade request that names none uses: `chain`, `slippageBps` (at most the risk policy maximum) and ' +
+        'Update what a trade request that names none uses: `chain`, `slippageBps` (at most the risk policy maximum; it ' +
+        "applies when tighter than the order profile's, which it can narrow but not widen) and " +
         `\`quoteToken\`, the token a buy spends (${QUOTE_TOKENS.solana.join(' or ')} on Solana; ${QUOTE_TOKENS.evm.join(', ')} on EVM chains). ${PARTIAL}`,
       ...strategy,
       minScope: 'trade',
