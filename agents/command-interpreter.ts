@@ -41,6 +41,9 @@ const EXACT: Array<{ pattern: RegExp; intent: (m: RegExpExecArray) => Intent }> 
   },
 ];
 
+/** Verbs of actions the interpreter has no command for; a message with one is not read by keyword. */
+const ACTION_WORDS = /\b(?:close|exit|cancel|delete|remove|reject|withdraw|transfer|send|liquidate|stop|reset|clear)\b/i;
+
 const KEYWORDS: Array<{ pattern: RegExp; intent: Intent }> = [
   { pattern: /\b(?:portfolio|balances?|holdings)\b/i, intent: { intent: 'portfolio', params: {} } },
   { pattern: /\bstatus\b/i, intent: { intent: 'status', params: {} } },
@@ -86,7 +89,9 @@ function interpretEnglish(raw: string): InterpretResult {
     const dca = parseDca(message);
     if (dca) return decide(dca.ok ? dca : { ok: false, error: `${dca.error} ${DCA_HELP}` });
   }
-  if (message.split(' ').length <= KEYWORD_MAX_WORDS) {
+  // A request to act ("close all positions") answered with a read would look as if it was
+  // done: such a message is not understood, never answered by a keyword it contains.
+  if (message.split(' ').length <= KEYWORD_MAX_WORDS && !ACTION_WORDS.test(message)) {
     const hits = KEYWORDS.filter(({ pattern }) => pattern.test(message));
     if (hits.length === 1) return { ...hits[0]!.intent, confidence: KEYWORD_CONFIDENCE };
   }

@@ -181,6 +181,15 @@ describe('command interpreter: other intents', () => {
     expect(interpret('I was wondering whether you could tell me something about my portfolio today').intent).toBe('unknown');
   });
 
+  it('never answers a request to act with a read that looks as if it was done', () => {
+    for (const message of ['close all positions', 'exit all my positions', 'close my BONK position', 'delete my portfolio', 'cancel my status']) {
+      const result = interpret(message);
+      expect(result.intent, message).toBe('unknown');
+      expect(result.intent === 'unknown' && result.reply, message).toMatch(/^I did not understand/);
+    }
+    expect(interpret('show my positions').intent).toBe('positions');
+  });
+
   it('refuses approve without a usable order id', () => {
     for (const message of ['approve', 'approve order', 'approve this & that', 'approve <script>']) {
       expect(interpret(message)).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/approve <order_id>/) });
