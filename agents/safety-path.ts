@@ -62,6 +62,9 @@ export interface TradeRequest {
   tokenFields?: readonly [string, string];
 }
 
+/** Quotes spent at most to size the input of an exact-output request (`grossUp`). */
+const GROSS_UP_ROUNDS = 4;
+
 /** What `recheck` reads of an order held for approval. */
 export type HeldOrder = Pick<
   OrderContext,
@@ -202,12 +205,29 @@ export class SafetyPath {
       // Beyond 1e21 `toFixed` switches to exponent notation: no real order is that large.
       if (!Number.isFinite(whole) || whole >= 1e21) throw AppError.validation(['amount is too large']);
       amountIn = toBaseUnits(whole.toFixed(input.decimals), input.decimals);
+      if (spec.kind === 'output' && amountIn > 0n) amountIn = await this.grossUp(input, output, amountIn, toBaseUnits(spec.value, output.decimals));
     }
     if (amountIn <= 0n) {
       if (spec.kind === 'all' || spec.kind === 'percent') throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
       throw AppError.validation(['amount must be greater than 0']);
     }
     return { amountIn, inputPriceUsd };
+  }
+
+  /**
+   * The input that buys at least `wanted` of the output (`buy 1000 BONK with USDC`): the
+   * estimate at mid prices leaves out the fee and the price impact, so the order would
+   * deliver less than asked. Grown from quotes, a few rounds (impact grows with the size).
+   */
+  private async grossUp(input: TokenInfo, output: TokenInfo, estimate: bigint, wanted: bigint): Promise<bigint> {
+    let amountIn = estimate;
+    for (let round = 0; round < GROSS_UP_ROUNDS; round++) {
+      const quote = await this.deps.venue.quote({ chain: input.chain, inputMint: input.address, outputMint: output.address, amountIn: amountIn.toString(), slippageBps: 0 });
+      const out = BigInt(quote.expectedOut);
+      if (out >= wanted) return amountIn;
+      amountIn = out > 0n ? (amountIn * wanted) / out + 1n : amountIn * 2n;
+    }
+    return amountIn;
   }
 
   private async quote(chain: Chain, input: TokenInfo, output: TokenInfo, amountIn: bigint, slippageBps: number): Promise<Quote> {

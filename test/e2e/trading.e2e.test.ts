@@ -289,6 +289,15 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
+  it('an exact-output command delivers at least what it names (the input covers fee and price impact)', async () => {
+    const bought = await command('buy 1000 BONK with USDC');
+    expect(bought.body.order).toMatchObject({ status: 'filled', outputMint: BONK });
+    expect(BigInt(bought.body.order.expectedOut)).toBeGreaterThanOrEqual(100_000_000n); // 1000 BONK, 5 decimals
+    expect(BigInt(bought.body.order.filledOut)).toBeGreaterThanOrEqual(100_000_000n);
+    const sold = await command('sell SOL for 10 USDC');
+    expect(BigInt(sold.body.order.expectedOut)).toBeGreaterThanOrEqual(10_000_000n);
+  });
+
   it('a request naming no slippage takes the tighter of the trade defaults and the order profile', async () => {
     const defaults = (slippageBps: number) => http.put(`/api/nest/trading/config/${userId}/trade-defaults`, { slippageBps });
     expect((await defaults(50)).status).toBe(200);
