@@ -71,6 +71,10 @@ describe('hostile input (e2e)', () => {
     expect(command.body.message).toEqual(['X-Idempotency-Key header is required', 'agentId must be a string', 'message is required', 'zzz is not a known field']);
     const twice = await alice.client.get(`/api/nest/trading/config/${alice.userId}?agentId=${agent.agentId}&agentId=${agent.agentId}`);
     expect(twice).toMatchObject({ status: 400, body: { message: ['agentId must be a string'] } });
+    const disagreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, { agentId: 'agt_other', dca: false });
+    expect(disagreeing).toMatchObject({ status: 400, body: { message: ['agentId in the query and in the body name different agents'] } });
+    const agreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, { agentId: agent.agentId, dca: false });
+    expect(agreeing.status).toBe(200);
   });
 
   it('a repeated paging parameter is refused, not dropped', async () => {

@@ -147,8 +147,14 @@ function takeAgentId(req: Request, input: unknown): { agentId?: string; input: u
   let agentId = typeof fromQuery === 'string' ? fromQuery : undefined;
   if (!input || typeof input !== 'object' || Array.isArray(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input, problems };
   const { agentId: fromInput, ...rest } = input as Record<string, unknown>;
-  if (typeof fromInput === 'string') agentId ??= fromInput;
-  else if (problems.length === 0) problems.push('agentId must be a string');
+  if (typeof fromInput !== 'string') {
+    if (problems.length === 0) problems.push('agentId must be a string');
+  } else if (agentId !== undefined && agentId !== fromInput) {
+    // Which account was meant cannot be known: acting on either could be the wrong one.
+    problems.push('agentId in the query and in the body name different agents');
+  } else {
+    agentId = fromInput;
+  }
   return { ...(agentId ? { agentId } : {}), input: rest, problems };
 }
 
