@@ -32,6 +32,23 @@ export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: C
   return token;
 }
 
+/**
+ * The two tokens of a swap (404 for an unknown one), refused when they are one token: a
+ * symbol and an address may name the same one, so they are compared once resolved. `fields`
+ * are the caller's names for them, for the message (default `inputMint`, `outputMint`).
+ */
+export async function requireTokenPair(
+  venue: Pick<VenuePort, 'findToken'>,
+  chain: Chain,
+  input: string,
+  output: string,
+  [inputField, outputField]: readonly [string, string] = ['inputMint', 'outputMint'],
+): Promise<[TokenInfo, TokenInfo]> {
+  const pair = await Promise.all([requireToken(venue, chain, input), requireToken(venue, chain, output)]);
+  if (pair[0].address === pair[1].address) throw AppError.validation([`${inputField} and ${outputField} must be different tokens`]);
+  return pair;
+}
+
 /** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
 export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
@@ -118,12 +135,7 @@ export class SafetyPath {
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
     const wallet = await step('wallet', () => this.wallet(request));
-    const [input, output] = await step('token', async () => {
-      const pair = await Promise.all([this.token(request.chain, request.inputToken), this.token(request.chain, request.outputToken)]);
-      // A symbol and an address may name one token: compared once both are resolved.
-      if (pair[0].address === pair[1].address) throw sameTokens(request.tokenFields);
-      return pair;
-    });
+    const [input, output] = await step('token', () => requireTokenPair(deps.venue, request.chain, request.inputToken, request.outputToken, request.tokenFields));
     await step('blacklist', async () => blacklist(config, input, output));
     await step('input_mint', async () => inputMint(request.chain, input));
     const balances = await deps.venue.balances(request.chain, wallet.address);
@@ -182,10 +194,6 @@ export class SafetyPath {
     const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId);
     if (!wallet) throw walletRequired();
     return wallet;
-  }
-
-  private token(chain: Chain, ref: string): Promise<TokenInfo> {
-    return requireToken(this.deps.venue, chain, ref);
   }
 
 
@@ -260,11 +268,6 @@ function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chai
     const listed = config.blacklist.some((entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase());
     if (listed) throw new AppError('TOKEN_BLACKLISTED', `Token is blacklisted: ${token.symbol} (${token.address})`);
   }
-}
-
-/** 400 for a swap of a token into itself, in the caller's field names. */
-export function sameTokens([input, output]: readonly [string, string] = ['inputMint', 'outputMint']): AppError {
-  return AppError.validation([`${input} and ${output} must be different tokens`]);
 }
 
 /** The P3 constraint (interface 7.4): on Solana only native SOL or USDC may be spent. */

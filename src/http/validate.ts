@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';
+import { isPlainObject } from '../shared/is-plain-object.js';
 
 /** The service's wording of validation failures (see `validationMessages`). */
 export const formatZodIssues = validationMessages;
@@ -24,8 +25,8 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
 export function objectBody(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
   if (body === undefined) return {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw AppError.validation(['body must be object']);
-  return body as Record<string, unknown>;
+  if (!isPlainObject(body)) throw AppError.validation(['body must be object']);
+  return body;
 }
 
 /** Validates the JSON body (undefined when the request had none). */

@@ -4,6 +4,7 @@
  * without a prior `initialize`, and `initialize` only negotiates the protocol revision.
  */
 import type { z } from 'zod';
+import type { ClockPort } from '../ports/clock.port.js';
 import { validationMessages } from '../errors/validation-messages.js';
 import type { McpAccess } from './mcp-access.js';
 import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
@@ -37,6 +38,8 @@ export interface McpDispatcherDeps {
   directory: ToolDirectory;
   caller: ToolCaller;
   serverInfo: { name: string; version: string };
+  /** Start times of the protocol calls it audits. */
+  clock: ClockPort;
 }
 
 type MethodHandler = (params: Record<string, unknown>, access: McpAccess, ids: CallIds) => Promise<unknown>;
@@ -51,9 +54,11 @@ function parseParams<S extends z.ZodType>(schema: S, params: Record<string, unkn
 export class McpDispatcher {
   private readonly methods: Record<string, MethodHandler>;
   private readonly caller: ToolCaller;
+  private readonly clock: ClockPort;
 
   constructor(deps: McpDispatcherDeps) {
     this.caller = deps.caller;
+    this.clock = deps.clock;
     this.methods = {
       initialize: async (params): Promise<InitializeResult> => ({
         protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
@@ -75,7 +80,7 @@ export class McpDispatcher {
     const { id, method, params } = parsed.data;
     // Every call is audited: `tools/call` by the invoker (answered or refused), the others here.
     if (method === 'tools/call') return this.answer(id, method, params, access, ids);
-    const started = this.caller.now();
+    const started = this.clock.now();
     const outcome = await this.answer(id, method, params, access, ids);
     this.caller.recordMethod(forLog(method), params, access, ids, started, outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined);
     return outcome;

@@ -78,6 +78,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     directory: new ToolDirectory(deps.catalog),
     caller,
     serverInfo: deps.serverInfo ?? { name: 'agent-runtime-service', version: '0.1.0' },
+    clock: deps.clock,
   });
   const windowsOf = deps.rateWindows ?? defaultRateWindows;
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;

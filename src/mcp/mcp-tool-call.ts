@@ -8,6 +8,7 @@ import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { OperationContext } from '../operations/operation.types.js';
 import type { ClockPort } from '../ports/clock.port.js';
+import { isPlainObject } from '../shared/is-plain-object.js';
 import type { McpAccess } from './mcp-access.js';
 import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
 import { toolName, type CallToolParams, type CallToolResult } from './mcp-wire.js';
@@ -24,9 +25,6 @@ export interface ToolCallerDeps {
   logger: Logger;
   clock: ClockPort;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The operation context of a call by `access`. */
 function contextOf(input: Record<string, unknown>, access: McpAccess, ids: CallIds): OperationContext {
@@ -62,9 +60,6 @@ export class ToolCaller {
     this.deps.invoker.recordOutside(method, input, contextOf({}, access, ids), started, error === undefined ? undefined : String(error));
   }
 
-  now(): number {
-    return this.deps.clock.now();
-  }
 
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {
     const { name } = params;

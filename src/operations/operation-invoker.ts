@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { redactSecrets } from '../observability/logger.js';
+import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
@@ -119,19 +120,19 @@ const EMPTY_ARGUMENTS_DIGEST = sha256Hex('{}');
 
 /** An object `canonicalJson` writes as `{}` (it writes own enumerable string keys). */
 function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
 function withoutKey(input: unknown): unknown {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
-  const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input as Record<string, unknown>;
+  if (!isPlainObject(input)) return input;
+  const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input;
   return rest;
 }
 
 /** A 6-digit TOTP `code` is a secret too short to hash: a million tries would recover it from the digest. */
 function withoutTotpCode(input: unknown): unknown {
-  if (!input || typeof input !== 'object' || Array.isArray(input) || !('code' in input)) return input;
-  const { code: _code, ...rest } = input as Record<string, unknown>;
+  if (!isPlainObject(input) || !('code' in input)) return input;
+  const { code: _code, ...rest } = input;
   return rest;
 }
 

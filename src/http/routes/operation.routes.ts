@@ -5,6 +5,7 @@ import { parseOperationInput, type Viewer } from '../../operations/operation-cat
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import { isPlainObject } from '../../shared/is-plain-object.js';
 import { requestContext } from '../request-context.middleware.js';
 
 /**
@@ -118,8 +119,6 @@ function queryInput(req: Request): Record<string, unknown> {
 }
 
 /** Path parameters but the account's (`agentId`, `userId`), which are not operation inputs. */
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function pathParams(req: Request): Record<string, string> {
   const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
   return params;
@@ -133,8 +132,7 @@ function pathParams(req: Request): Record<string, string> {
 export function bodyWith(req: Request, fields: Record<string, unknown>): unknown {
   const body: unknown = req.body;
   if (body === undefined) return { ...fields };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  return { ...body, ...fields };
+  return isPlainObject(body) ? { ...body, ...fields } : body;
 }
 
 /**
@@ -145,8 +143,8 @@ function takeAgentId(req: Request, input: unknown): { agentId?: string; input: u
   const fromQuery = req.query.agentId;
   const problems = fromQuery === undefined || typeof fromQuery === 'string' ? [] : ['agentId must be a string'];
   let agentId = typeof fromQuery === 'string' ? fromQuery : undefined;
-  if (!input || typeof input !== 'object' || Array.isArray(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input, problems };
-  const { agentId: fromInput, ...rest } = input as Record<string, unknown>;
+  if (!isPlainObject(input) || !('agentId' in input)) return { ...(agentId ? { agentId } : {}), input, problems };
+  const { agentId: fromInput, ...rest } = input;
   if (typeof fromInput !== 'string') {
     if (problems.length === 0) problems.push('agentId must be a string');
   } else if (agentId !== undefined && agentId !== fromInput) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrderQueries } from '../../../agents/order-queries.js';
-import { requireToken, sameTokens } from '../../../agents/safety-path.js';
+import { requireTokenPair } from '../../../agents/safety-path.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import type { TradeChannel } from '../../../agents/trading-config.types.js';
@@ -120,8 +120,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       annotations: { readOnly: true, idempotent: true },
       handler: async (_ctx, input) => {
         const chain = chainOfId(input.chainId);
-        const [sell, buy] = await Promise.all([requireToken(deps.venue, chain, input.sellToken), requireToken(deps.venue, chain, input.buyToken)]);
-        if (sell.address === buy.address) throw sameTokens(EVM_TOKEN_FIELDS);
+        const [sell, buy] = await requireTokenPair(deps.venue, chain, input.sellToken, input.buyToken, EVM_TOKEN_FIELDS);
         const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: input.slippageBps ?? 100 });
         return {
           chainId: input.chainId,
