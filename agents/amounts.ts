@@ -33,7 +33,9 @@ export function formatUsd(value: number): string {
   return (Math.round(value * 100) / 100).toFixed(2);
 }
 
-/** `amount × bps / 10000`, floored. */
-export function applyBps(amount: bigint, bps: number): bigint {
-  return (amount * BigInt(Math.round(bps))) / 10_000n;
+/** `percent`% of `amount` (a decimal string such as `0.125`), exactly, rounded down: no float, no rounding to whole bps. */
+export function percentOf(amount: bigint, percent: string): bigint {
+  if (!DECIMAL.test(percent)) throw new RangeError(`not a decimal percentage: ${percent}`);
+  const [whole = '0', fraction = ''] = percent.split('.');
+  return (amount * BigInt(whole + fraction)) / (100n * 10n ** BigInt(fraction.length));
 }

@@ -1,7 +1,7 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
-import { applyBps, fromBaseUnits, toBaseUnits } from './amounts.js';
+import { fromBaseUnits, percentOf, toBaseUnits } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
 import type { TradingEvents } from './trading-events.js';
@@ -205,7 +205,7 @@ export class SafetyPath {
     if (spec.kind === 'base') amountIn = BigInt(spec.value);
     else if (spec.kind === 'whole') amountIn = toBaseUnits(spec.value, input.decimals);
     else if (spec.kind === 'all') amountIn = held;
-    else if (spec.kind === 'percent') amountIn = applyBps(held, Math.round(Number(spec.value) * 100));
+    else if (spec.kind === 'percent') amountIn = percentOf(held, spec.value);
     else {
       const usd = spec.kind === 'usd' ? Number(spec.value) : Number(spec.value) * (await price(output));
       if (!(inputPriceUsd > 0) || !(usd > 0)) throw AppError.validation([`No USD price for ${input.symbol}: give the amount in ${input.symbol}`]);
@@ -216,7 +216,8 @@ export class SafetyPath {
       if (spec.kind === 'output' && amountIn > 0n) amountIn = await this.grossUp(input, output, amountIn, toBaseUnits(spec.value, output.decimals));
     }
     if (amountIn <= 0n) {
-      if (spec.kind === 'all' || spec.kind === 'percent') throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+      // Nothing held is a balance problem; a share of a balance smaller than one base unit is an amount problem.
+      if ((spec.kind === 'all' || spec.kind === 'percent') && held === 0n) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
       throw AppError.validation(['amount must be greater than 0']);
     }
     return { amountIn, inputPriceUsd };

@@ -102,8 +102,10 @@ function parseQuantity(text: string): Parsed<Quantity> {
   if (percent) {
     const value = parseAmount(percent[1]!);
     if (!value.ok) return value;
-    if (Number(value.value) > 100) return { ok: false, error: 'A percentage can be at most 100%.' };
-    return Number(value.value) === 100 ? { ok: true, value: { kind: 'all' } } : { ok: true, value: { kind: 'percent', value: value.value } };
+    // Compared as text, never as a float: `100.00000000000000001` is over 100, not all of it.
+    const [whole = '0', fraction = ''] = value.value.split('.');
+    if (BigInt(whole) > 100n || (whole === '100' && fraction !== '')) return { ok: false, error: 'A percentage can be at most 100%.' };
+    return value.value === '100' ? { ok: true, value: { kind: 'all' } } : { ok: true, value: { kind: 'percent', value: value.value } };
   }
   const usd = /^\$(.+)$/.exec(text) ?? /^(.+?)\s*(?:usd|dollars?|bucks)$/i.exec(text);
   if (usd) {

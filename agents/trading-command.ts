@@ -1,5 +1,6 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { Chain } from '../src/ports/venue.port.js';
+import { fromBaseUnits } from './amounts.js';
 import { interpret } from './command-interpreter.js';
 import type { Intent, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from './order-queries.js';
@@ -167,11 +168,13 @@ function amountSpec(params: TradeParams): TradeAmountSpec {
   return { kind: 'all' };
 }
 
+/** What happened to the order, with the amounts it trades: a percentage or a dollar amount becomes tokens only here. */
 function orderReply(order: OrderView): string {
-  const what = `${order.side} ${order.inputSymbol} → ${order.outputSymbol}`;
+  const spent = `${fromBaseUnits(order.amountIn, order.inputDecimals)} ${order.inputSymbol}`;
+  const what = `${order.side} ${spent} → ${order.outputSymbol}`;
   switch (order.status) {
     case 'filled':
-      return `Done: ${what} filled (order ${order.order_id}).`;
+      return `Done: ${order.side} ${spent} → ${fromBaseUnits(order.filledOut ?? order.expectedOut, order.outputDecimals)} ${order.outputSymbol} filled (order ${order.order_id}).`;
     case 'pending_approval':
       return `Order ${order.order_id} (${what}, $${order.valueUsd}) needs approval: reply "approve ${order.order_id}" within 15 minutes.`;
     case 'submitted':

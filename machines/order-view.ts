@@ -16,6 +16,9 @@ export interface OrderView {
   outputMint: string;
   inputSymbol: string;
   outputSymbol: string;
+  /** Decimals of the two tokens: base units → whole tokens. */
+  inputDecimals: number;
+  outputDecimals: number;
   amountIn: string;
   expectedOut: string;
   minOut: string;
@@ -48,6 +51,8 @@ export function toOrderView(context: OrderContext): OrderView {
     outputMint: context.outputMint,
     inputSymbol: context.inputSymbol,
     outputSymbol: context.outputSymbol,
+    inputDecimals: context.inputDecimals,
+    outputDecimals: context.outputDecimals,
     amountIn: context.amountIn,
     expectedOut: context.expectedOut,
     minOut: context.minOut,

@@ -24,9 +24,15 @@ export function scopeCovers(held: KeyScope, required: KeyScope): boolean {
   return SCOPE_RANK[held] >= SCOPE_RANK[required];
 }
 
+/**
+ * An optional step-up token. Empty (`''`) or `null` is no token: a `manage` key then gets the
+ * 403 `Step-up token required for manage scope` of interface 7.3, not a validation 400.
+ */
+export const stepUpTokenSchema = z.string().max(200).nullable().optional();
+
 /** `expiresAt` and anything else unknown is refused: the system sets the expiry. */
 export const createKeySchema = z
-  .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: z.string().min(1).max(200).optional() })
+  .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
   .strict();
 
 export interface KeyOwner {
@@ -75,7 +81,7 @@ export class ApiKeysService {
 
   async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>): Promise<CreatedKey> {
     if (input.scope === 'manage') {
-      if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope');
+      if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope'); // '' and null included
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
     }
     const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -115,6 +121,22 @@ export class ApiKeysService {
     await this.ownedView(owner, keyId);
     const { view } = await this.runtime.send({ type: 'api-key', id: keyId }, { type: 'key.revoke', at: this.clock.now() });
     return this.summary(view);
+  }
+
+  /**
+   * Revokes every active key of `owner` (a deleted bot's), each through its actor as
+   * `revoke` does: `key.revoked` is published, caches drop the key and its streams end.
+   */
+  async revokeAll(owner: KeyOwner): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const docs = await this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const doc of docs.items) {
+        const view = this.runtime.viewOf('api-key', doc);
+        if (view.state === 'active') await this.runtime.send({ type: 'api-key', id: (view.context as ApiKeyContext).keyId }, { type: 'key.revoke', at: this.clock.now() });
+      }
+      cursor = docs.nextCursor;
+    } while (cursor);
   }
 
   /** The key if it belongs to `owner`; 404 otherwise. */

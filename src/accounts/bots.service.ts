@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_BOT_MCP, type BotContext, type BotMcpConfig, type BotProfile } from '../../machines/bot.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
+import type { ApiKeysService } from './api-keys.service.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
@@ -43,6 +44,7 @@ export class BotsService {
     private readonly runtime: ActorRuntime,
     private readonly store: StorePort,
     private readonly clock: ClockPort,
+    private readonly keys: Pick<ApiKeysService, 'revokeAll'>,
   ) {}
 
   async create(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
@@ -76,8 +78,13 @@ export class BotsService {
     return toBot(view);
   }
 
+  /**
+   * Deletes the bot and revokes its keys, so none of them authenticates any more. Keys go
+   * first: if that fails, the bot is still there and the DELETE can be retried.
+   */
   async delete(ownerId: string, botId: string): Promise<{ id: string; deleted: true }> {
     await this.ownedView(ownerId, botId);
+    await this.keys.revokeAll({ type: 'bot', id: botId });
     await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.delete', at: this.clock.now() });
     return { id: botId, deleted: true };
   }

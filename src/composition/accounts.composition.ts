@@ -67,7 +67,7 @@ export function buildAccounts(deps: AccountsDeps) {
     ...(deps.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(deps.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
   const agents = new AgentsService(runtime, store, users, clock);
-  const bots = new BotsService(runtime, store, clock);
+  const bots = new BotsService(runtime, store, clock, keys);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter, publicLimit: publicRateLimit(deps.limiter, [perMinute(deps.publicRatePerMinute)]) };
 
   const routers: Router[] = [

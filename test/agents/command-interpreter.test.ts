@@ -41,6 +41,9 @@ describe('command interpreter: trades', () => {
     ['sell 100% of JUP for USDC', 'sell', { kind: 'all' }, 'JUP', 'USDC'],
     ['sell 50% of JUP for USDC', 'sell', { kind: 'percent', value: '50' }, 'JUP', 'USDC'],
     ['sell 12.5 percent of my JUP for USDC', 'sell', { kind: 'percent', value: '12.5' }, 'JUP', 'USDC'],
+    // The percentage as written, every decimal kept: the share is taken of the balance exactly.
+    ['sell 0.125% of SOL for USDC', 'sell', { kind: 'percent', value: '0.125' }, 'SOL', 'USDC'],
+    ['sell 99.99999999999999999% of JUP for USDC', 'sell', { kind: 'percent', value: '99.99999999999999999' }, 'JUP', 'USDC'],
     ['sell half my JUP for SOL', 'sell', { kind: 'percent', value: '50' }, 'JUP', 'SOL'],
     ['sell $20 of JUP for USDC', 'sell', { kind: 'usd', value: '20' }, 'JUP', 'USDC'],
     ['sell JUP for 100 USDC', 'sell', exactOut('100'), 'JUP', 'USDC'],
@@ -118,6 +121,8 @@ describe('command interpreter: what is wrong with a trade', () => {
     ['buy BONK with 0,250 SOL', /"0,250" is not an amount/],
     ['swap 1.2.3 SOL to USDC', /not an amount/],
     ['sell 120% of JUP for USDC', /at most 100%/],
+    // Compared exactly: as a float it is 100, which would sell everything.
+    ['sell 100.00000000000000001% of JUP for USDC', /at most 100%/],
     ['buy 1 SOL of my', /"my" is not a token/],
     ['sell 20 JUP for USDC slippage 1', /slippage unit/],
     ['sell 20 JUP for USDC with 60% slippage', /at most 50%/],

@@ -102,4 +102,19 @@ describe('safety path', () => {
     const dollars = await h.safety.check(buy({ amount: { kind: 'usd', value: '100' } }));
     expect(dollars.valueUsd).toBeCloseTo(100, 1);
   });
+
+  it('takes a percentage of the balance exactly, to the base unit, never rounded to whole basis points', async () => {
+    const percent = async (value: string) => (await h.safety.check(buy({ amount: { kind: 'percent', value } }))).amountIn;
+    expect(await percent('0.125')).toBe(12_500_000n); // not 0.13% (13_000_000)
+    expect(await percent('12.345')).toBe(1_234_500_000n); // not 12.35%
+    expect(await percent('0.004')).toBe(400_000n); // not 0 bps, hence no "Insufficient balance"
+    expect(await percent('33.333333333333333333')).toBe(3_333_333_333n); // rounded down
+  });
+
+  it('a share of the balance smaller than one base unit is a 400 about the amount, not about the balance', async () => {
+    const error = await h.safety.check(buy({ amount: { kind: 'percent', value: '0.000000001' } })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount must be greater than 0'] });
+    h = await tradingHarness(); // nothing held: that is the balance
+    expect(await refusal(buy({ amount: { kind: 'percent', value: '50' } }))).toMatchObject({ status: 400, message: 'Insufficient balance for requested swap amount', check: 'amount' });
+  });
 });

@@ -46,7 +46,8 @@ describe('legacy bots (e2e)', () => {
     const key = await alice.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'reader', scope: 'read' });
     expect(key).toMatchObject({ status: 201, body: { secret: expect.stringMatching(/^mcpk_/), scope: 'read' } });
 
-    const first = await alice.post(`/api/nest/bots/${bot.id}/mcp/token`);
+    // Every field is optional: no body at all is no fields, as `{}` is.
+    const first = await alice.request('POST', `/api/nest/bots/${bot.id}/mcp/token`);
     expect(first).toMatchObject({ status: 201, body: { secret: expect.stringMatching(/^mcpk_/), scope: 'read' } });
     const second = await alice.post(`/api/nest/bots/${bot.id}/mcp/token`);
     expect(second.body.revokedKeyId).toBe(first.body.keyId);
@@ -61,6 +62,39 @@ describe('legacy bots (e2e)', () => {
     const keys = (await alice.get(`/api/nest/bots/${bot.id}/mcp`)).body.keys;
     expect(keys.map((k: { status: string }) => k.status).sort()).toEqual(['active', 'active', 'revoked']);
     expect((await alice.delete(`/api/nest/bots/${bot.id}/mcp/keys/${key.body.keyId}`)).body.status).toBe('revoked');
+  });
+
+  it('the MCP key list pages like every list: limit, cursor and nextCursor, with the config on every page', async () => {
+    const { body: bot } = await alice.post('/api/nest/bots', { name: 'Many keys' });
+    const created: string[] = [];
+    for (const name of ['k1', 'k2', 'k3']) created.push((await alice.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name, scope: 'read' })).body.keyId);
+    const first = await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=2`);
+    expect(first).toMatchObject({ status: 200, body: { config: { enabled: true }, keys: [expect.anything(), expect.anything()], nextCursor: expect.any(String) } });
+    const second = await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.body).toMatchObject({ config: { enabled: true }, keys: [expect.anything()] });
+    expect(second.body).not.toHaveProperty('nextCursor');
+    const seen = [...first.body.keys, ...second.body.keys].map((k: { keyId: string }) => k.keyId);
+    expect(seen.sort()).toEqual(created.sort());
+    // A key past the first page can be revoked like any other.
+    const last = second.body.keys[0].keyId;
+    expect((await alice.delete(`/api/nest/bots/${bot.id}/mcp/keys/${last}`)).body).toMatchObject({ keyId: last, status: 'revoked' });
+    expect(await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=0`)).toMatchObject({ status: 400, body: { message: [expect.stringMatching(/^limit: /)] } });
+  });
+
+  it('deleting a bot revokes its keys: none of them authenticates any more', async () => {
+    const { body: bot } = await alice.post('/api/nest/bots', { name: 'Doomed' });
+    const key = (await alice.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'reader', scope: 'read' })).body;
+    const token = (await alice.request('POST', `/api/nest/bots/${bot.id}/mcp/token`)).body;
+    const verify = (secret: string) => {
+      const client = new Client(svc.url);
+      client.bearer = secret;
+      return client.post('/api/nest/auth/verify');
+    };
+    expect((await verify(key.secret)).status).toBe(200);
+    expect((await verify(token.secret)).status).toBe(200);
+    expect((await alice.delete(`/api/nest/bots/${bot.id}`)).body).toEqual({ id: bot.id, deleted: true });
+    expect((await verify(key.secret)).status).toBe(401);
+    expect((await verify(token.secret)).status).toBe(401);
   });
 });
 

@@ -107,6 +107,42 @@ describe('hostile input (e2e)', () => {
     expect(statuses.status).toBe(400);
   });
 
+  it('an unknown query parameter is refused on the agent and legacy bot routes and on body routes, and nothing is done', async () => {
+    const { body: bot } = await alice.client.post('/api/nest/bots', { name: 'queried' });
+    const reads = [
+      '/api/nest/agents',
+      `/api/nest/agents/${agent.agentId}`,
+      '/api/nest/bots',
+      '/api/nest/bots/list',
+      `/api/nest/bots/${bot.id}`,
+      `/api/nest/bots/${bot.id}/mcp`,
+      `/api/nest/bots/${bot.id}/mcp/logs`,
+    ];
+    for (const path of reads) {
+      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+      expect((await alice.client.get(path)).status, path).toBe(200);
+    }
+    const idem = () => ({ 'x-idempotency-key': randomUUID() });
+    const writes: Array<[string, Record<string, unknown>, () => Record<string, string>]> = [
+      ['/api/nest/agents', { name: 'never-created' }, () => ({})],
+      [`/api/nest/agents/${agent.agentId}/keys`, { name: 'never-created', scope: 'read' }, () => ({})],
+      ['/api/nest/trading/command', { message: 'status' }, idem],
+      [`/api/nest/bots/${bot.id}/mcp/token`, {}, () => ({})],
+    ];
+    for (const [path, body, headers] of writes) {
+      expect((await alice.client.post(`${path}?zzz=1`, body, headers())).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+    }
+    expect((await alice.client.request('DELETE', `/api/nest/bots/${bot.id}?zzz=1`)).status).toBe(400);
+    expect((await alice.client.get(`/api/nest/bots/${bot.id}`)).status).toBe(200);
+    expect(JSON.stringify((await alice.client.get('/api/nest/agents?limit=200')).body)).not.toContain('never-created');
+    expect((await alice.client.get(`/api/nest/agents/${agent.agentId}/keys?limit=200`)).body.items).not.toContainEqual(expect.objectContaining({ name: 'never-created' }));
+    expect((await alice.client.get(`/api/nest/bots/${bot.id}/mcp`)).body.keys).toEqual([]);
+    // The account's agentId is still taken on a route without :agentId; on one with it, it is unknown.
+    expect((await alice.client.post(`/api/nest/trading/command?agentId=${agent.agentId}`, { message: 'status' }, idem())).status).toBe(200);
+    const keyed = await alice.client.post(`/api/nest/agents/${agent.agentId}/keys?agentId=${agent.agentId}`, { name: 'never-created', scope: 'read' });
+    expect(keyed.body).toMatchObject({ statusCode: 400, message: ['agentId is not a known field'] });
+  });
+
   it('a JSON body that is not an object (an array, a number, a string, null) is "body must be object" on every route, guarded ones included', async () => {
     const { bearer: session, csrf } = alice.client;
     const send = (path: string, body: string) =>

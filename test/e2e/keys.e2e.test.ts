@@ -70,6 +70,17 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
   it('a manage key needs a step-up token from a TOTP code; each code and token works once', async () => {
     const noStepUp = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'admin', scope: 'manage' });
     expect(noStepUp).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Step-up token required for manage scope', error: 'Forbidden' } });
+    // An empty or null token is no token: the same 403, on the agent route, the bot route and the token rotation.
+    const { body: bot } = await alice.post('/api/nest/bots', { name: 'step-up bot' });
+    for (const stepUpToken of ['', null]) {
+      for (const [path, body] of [
+        [`/api/nest/agents/${agentId}/keys`, { name: 'admin', scope: 'manage', stepUpToken }],
+        [`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'admin', scope: 'manage', stepUpToken }],
+        [`/api/nest/bots/${bot.id}/mcp/token`, { scope: 'manage', stepUpToken }],
+      ] as const) {
+        expect(await alice.post(path, body), `${path} ${String(stepUpToken)}`).toMatchObject({ status: 403, body: { message: 'Step-up token required for manage scope' } });
+      }
+    }
 
     const enrolled = await alice.post('/api/nest/auth/totp/enroll');
     expect(enrolled.body).toMatchObject({ secret: expect.any(String), otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//) });

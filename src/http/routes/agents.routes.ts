@@ -3,7 +3,7 @@ import { AgentsService, createAgentSchema } from '../../accounts/agents.service.
 import type { StepUpService } from '../../auth/step-up/step-up.service.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { parseBody, parseQuery } from '../validate.js';
-import { codeBodySchema, page, pageQuerySchema, param } from './route-schemas.js';
+import { codeBodySchema, noQuery, page, pageQuerySchema, param } from './route-schemas.js';
 
 export interface AgentRoutesDeps {
   auth: AuthMiddlewareDeps;
@@ -16,21 +16,23 @@ export function createAgentRoutes(deps: AgentRoutesDeps): Router {
   const { agents } = deps;
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
+  // Only the list takes a query string (`limit`, `cursor`); elsewhere any parameter is refused.
+  const unqueried = [...operator, noQuery];
 
-  router.post('/api/nest/agents', ...operator, async (req, res) => {
+  router.post('/api/nest/agents', ...unqueried, async (req, res) => {
     res.status(201).json(await agents.create(sessionOf(res).userId, parseBody(createAgentSchema, req)));
   });
   router.get('/api/nest/agents', ...operator, async (req, res) => {
     res.json(await agents.list(sessionOf(res).userId, page(parseQuery(pageQuerySchema, req))));
   });
-  router.get('/api/nest/agents/:agentId', ...operator, async (req, res) => {
+  router.get('/api/nest/agents/:agentId', ...unqueried, async (req, res) => {
     res.json(await agents.getOwned(sessionOf(res).userId, param(req, 'agentId')));
   });
-  router.put('/api/nest/agents/:agentId/default', ...operator, async (req, res) => {
+  router.put('/api/nest/agents/:agentId/default', ...unqueried, async (req, res) => {
     res.json(await agents.setDefault(sessionOf(res).userId, param(req, 'agentId')));
   });
 
-  router.post('/api/nest/agents/:agentId/control/mcp/step-up', ...operator, async (req, res) => {
+  router.post('/api/nest/agents/:agentId/control/mcp/step-up', ...unqueried, async (req, res) => {
     const { userId } = sessionOf(res);
     await agents.ownedView(userId, param(req, 'agentId'));
     const { code } = parseBody(codeBodySchema, req);

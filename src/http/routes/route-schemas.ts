@@ -1,12 +1,27 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors/app-error.js';
 import { z } from 'zod';
+import { validate } from '../validate.js';
 
-/** `?limit=&cursor=` of every listing route. */
-export const pageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(1024).optional(),
-});
+/**
+ * `?limit=&cursor=` of every listing route. Strict: a parameter a route does not take is a
+ * 400 `<name> is not a known field` (DECISIONS "HTTP"), as an unknown body field is.
+ */
+export const pageQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(1024).optional(),
+  })
+  .strict();
+
+/** The query string of a route that takes none: any parameter is `<name> is not a known field`. */
+export const noQuerySchema = z.object({}).strict();
+
+/** Middleware of a route that takes no query string (after authentication: a 401 comes first). */
+export const noQuery: RequestHandler = (req, _res, next) => {
+  validate(noQuerySchema, req.query);
+  next();
+};
 
 /** A 6-digit TOTP code (interface section 8). */
 export const codeBodySchema = z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }).strict();

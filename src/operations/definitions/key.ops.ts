@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import { SCOPES, createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 
@@ -40,9 +40,7 @@ export function keyOperations(keys: ApiKeysService) {
       family: 'keys',
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
-      input: z
-        .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: z.string().min(1).max(200).optional() })
-        .strict(),
+      input: createKeySchema,
       output: keySummary.extend({ secret: z.string() }),
       handler: (ctx, input) => keys.create(userOf(ctx), owner(ctx), input),
     }),

@@ -48,6 +48,8 @@ export const orderOutput = z.object({
   outputMint: z.string(),
   inputSymbol: z.string(),
   outputSymbol: z.string(),
+  inputDecimals: z.number().int(),
+  outputDecimals: z.number().int(),
   amountIn: z.string(),
   expectedOut: z.string(),
   minOut: z.string(),
