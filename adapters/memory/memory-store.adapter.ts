@@ -151,6 +151,9 @@ export class MemoryStore implements StorePort {
     return removed;
   }
 
+  /** Nothing here outlives the process: a write is as durable as it gets when it resolves. */
+  async durable(): Promise<void> {}
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}

@@ -280,6 +280,9 @@ export class MongoStore implements StorePort {
     return removed;
   }
 
+  /** Writes are acknowledged with `w: majority, journal: true`: durable when they resolve. */
+  async durable(): Promise<void> {}
+
   async ping(): Promise<void> {
     await guarded('ping', async () => {
       if (this.db.command) await this.db.command({ ping: 1 });

@@ -58,7 +58,10 @@ export function buildOperations(deps: OperationsDeps) {
   );
   const catalogSettings = new StoredCatalogSettings({ store: deps.store, catalog, clock: deps.clock, logger: deps.logger });
   const audit = new AuditLog(deps.store, deps.clock, deps.logger);
-  const invoker = new OperationInvoker(catalog, audit, deps.clock, new IdempotencyGuard(deps.store, deps.clock));
+  const invoker = new OperationInvoker(catalog, audit, deps.clock, {
+    idempotency: new IdempotencyGuard(deps.store, deps.clock),
+    settled: () => deps.runtime.settled(),
+  });
   const bindings = [...AGENT_REST_BINDINGS, ...(deps.extraBindings ?? [])];
   const routers = [
     createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings }),

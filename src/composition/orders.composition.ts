@@ -69,6 +69,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     scheduler: deps.scheduler,
     config: deps.config,
     clock: deps.clock,
+    durable: () => deps.store.durable(),
     newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
   });
   const queries = new OrderQueries(orders);
@@ -100,6 +101,8 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   const reconciler = new OrderReconciler({ pipeline, orders, strategies: dca, logger: deps.logger });
   const reconcile = (order: OrderContext) => reconciler.reconcile(order);
 
+  // At start: strategies from before the end job existed get one (a past end completes them at once).
+  deps.runtime.onRecover(DCA_TYPE, () => dca.armEndJobs());
   // At start: finish what a crash left in flight, and re-arm approval expiries.
   deps.runtime.onRecover('order', async (runtime) => {
     for (const state of ['submitting', 'submitted'] as const) await eachOrder(runtime, state, reconcile);

@@ -129,6 +129,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     opsToken: options.secrets.OPS_TOKEN,
     inspector: new RuntimeInspector(runtime, adapters.store),
     readiness: () => readiness(adapters, () => ready),
+    settled: () => runtime.settled(),
   });
   // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
   const mcp = createMcpHttpHandler({

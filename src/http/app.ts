@@ -7,6 +7,7 @@ import express, { type Express, type Router } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ActorInspector } from '../runtime/actor-inspector.js';
+import { durableAnswerMiddleware } from './durable-answer.middleware.js';
 import { errorMiddleware } from './error.middleware.js';
 import { createHealthRouter, type ReadinessCheck } from './health.routes.js';
 import { httpMetricsMiddleware } from './http-metrics.middleware.js';
@@ -29,6 +30,11 @@ export interface HttpAppDeps {
   bodyLimitBytes?: number;
   /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, interface 7.5). */
   rawBodyPrefixes?: readonly string[];
+  /**
+   * Resolves once every write so far is durable (`ActorRuntime.settled`): mutating requests
+   * are answered after it (durable-answer.middleware.ts). Absent: answers are not held.
+   */
+  settled?: () => Promise<void>;
 }
 
 /** Builds the app; the caller passes it to `http.createServer` or supertest. */
@@ -53,6 +59,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       skipPrefixes: deps.rawBodyPrefixes ?? ['/mcp'],
     }),
   );
+  if (deps.settled) {
+    // MCP calls reach the invoker, which holds the answers of calls that may write (not reads).
+    app.use(durableAnswerMiddleware({ settled: deps.settled, logger: deps.logger, skip: (req) => req.path.startsWith('/mcp/') }));
+  }
   app.use(createOpsRouter({ inspector: deps.inspector, opsToken: deps.opsToken }));
   for (const router of deps.routers ?? []) app.use(router);
 

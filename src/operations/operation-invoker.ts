@@ -18,17 +18,27 @@ export interface Invocation {
   onReplay?: () => void;
 }
 
+export interface InvokerOptions {
+  /** Guarded operations replay their first answer under the same idempotency key. */
+  idempotency?: IdempotencyGuard;
+  /**
+   * Resolves once what was written so far is durable and its events published
+   * (`ActorRuntime.settled`): awaited before a call that may have written is answered.
+   */
+  settled?: () => Promise<void>;
+}
+
 /**
  * The one path from a surface (REST or MCP) into an operation: visibility, scope,
- * validation, the handler, and an audit entry for the outcome. Surfaces only translate
- * what comes back into their envelopes.
+ * validation, the handler, durability of what it wrote, and an audit entry for the
+ * outcome. Surfaces only translate what comes back into their envelopes.
  */
 export class OperationInvoker {
   constructor(
     readonly catalog: OperationCatalog,
     private readonly audit: AuditSink,
     private readonly clock: ClockPort,
-    private readonly idempotency?: IdempotencyGuard,
+    private readonly options: InvokerOptions = {},
   ) {}
 
   /**
@@ -43,14 +53,18 @@ export class OperationInvoker {
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
     const argsDigest = digestArguments(withoutKey(input));
     let error: string | undefined;
+    let mayWrite = false;
     try {
       const operation = this.callable(name, viewer);
+      // A failed call may have written too (a failed order, a claimed key): both wait.
+      mayWrite = !operation.annotations?.readOnly;
+      const { idempotency } = this.options;
       const key = ctx.idempotencyKey;
-      if (!key || !this.idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
+      if (!key || !idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
       // Validate first: a request refused as malformed never claims its key (Stripe does the same).
       const parsed = parseOperationInput(operation.input, input);
       const fingerprint = `${name}:${argsDigest}`;
-      return await this.idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), {
+      return await idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), {
         ...(onReplay ? { onReplay } : {}),
         ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
       });
@@ -58,7 +72,16 @@ export class OperationInvoker {
       error = isAppError(failure) ? failure.code : 'INTERNAL_SERVICE_ERROR';
       throw failure;
     } finally {
-      this.record(name, ctx, argsDigest, started, error);
+      try {
+        // An answer the client may act on (an order id, a wallet address it funds) must not
+        // be undone by power loss; a store that cannot flush fails the call instead.
+        if (mayWrite) await this.options.settled?.();
+      } catch (flush) {
+        error = 'INTERNAL_SERVICE_ERROR';
+        throw flush;
+      } finally {
+        this.record(name, ctx, argsDigest, started, error);
+      }
     }
   }
 

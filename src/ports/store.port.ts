@@ -3,6 +3,13 @@
  * TTL expiry and an append-only journal per document. Every adapter passes
  * `test/contracts/store.contract.ts`.
  *
+ * Committed and durable: a write resolves once it is committed, that is visible to every
+ * reader (in this process and others) and kept if the process dies. Surviving the loss of
+ * the machine (power, kernel) may take a disk flush more: `durable()` waits for it. Writes
+ * become durable in the order they were committed, so one wait covers everything before it.
+ * The service waits where something leaves it: before a mutating request is answered,
+ * before an order goes to a venue outside the store, before an event is published.
+ *
  * Documents returned by `get`, `put`, `find` and `list` are deeply frozen: an adapter may
  * share one decoded document between readers (the embedded store decodes a version once),
  * so a caller copies what it wants to change.
@@ -87,7 +94,7 @@ export interface StorePort {
 
   /**
    * Compare-and-set write. With `journal`, the journal entry (seq = new version) is
-   * written atomically with the document. Resolves only once the write is durable.
+   * written atomically with the document. Resolves once the write is committed.
    * Throws `AppError('VERSION_CONFLICT')` when the stored version is not `expectedVersion`.
    */
   put<T>(
@@ -111,6 +118,12 @@ export interface StorePort {
 
   /** Removes expired documents now; returns how many. Adapters also sweep on their own. */
   sweepExpired(): Promise<number>;
+
+  /**
+   * Resolves once every write committed before the call is durable: it survives power loss
+   * as far as the disk honours a flush. Adapters whose writes resolve durable resolve at once.
+   */
+  durable(): Promise<void>;
 
   /** Resolves when the store answers; throws otherwise (used by /readyz). */
   ping(): Promise<void>;

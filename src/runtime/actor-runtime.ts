@@ -17,7 +17,7 @@ export interface RuntimeOptions {
   store: StorePort;
   clock: ClockPort;
   logger: Logger;
-  /** Where emitted events go once their transition is durable; none in some tests. */
+  /** Where emitted events go once their transition is durable (`StorePort.durable`); none in some tests. */
   bus?: EventBusPort;
   /** Upper bound of actors kept in memory; least recently used idle ones are passivated first. */
   maxLiveActors: number;
@@ -39,7 +39,7 @@ export type RecoveryHook = (runtime: ActorRuntime) => Promise<void>;
 interface LiveActor {
   actor: AnyActor;
   version: number;
-  /** The last durable state: what readers see, never a transition still being persisted. */
+  /** The last committed state: what readers see, never a transition still being persisted. */
   committed: ActorView;
   /** Events the actor emitted during the transition being processed. */
   emitted: EmittedEvent[];
@@ -56,9 +56,14 @@ interface ActorEntry {
 
 /**
  * Hosts the actors of every registered machine type. It is the only way state changes:
- * one mailbox per actor, every accepted event persisted (snapshot with version + 1 and a
- * journal entry, atomically) before `send` resolves, emitted events published after
- * that, idle actors passivated and rehydrated on demand.
+ * one mailbox per actor, every accepted event committed (snapshot with version + 1 and a
+ * journal entry, atomically) before `send` resolves, emitted events published once that is
+ * durable, idle actors passivated and rehydrated on demand.
+ *
+ * The mailbox waits for the commit only, not for the disk flush (see StorePort): an order's
+ * next transition need not wait for the last one's fsync, since flushes keep commit order.
+ * What leaves the service waits for durability: its events here, in the background and in
+ * order per actor; a mutating call's answer through `settled()`.
  */
 export class ActorRuntime {
   private readonly definitions = new Map<string, MachineDefinition>();
@@ -67,6 +72,8 @@ export class ActorRuntime {
   private readonly entries = new Map<string, ActorEntry>();
   /** Views of stored documents: a store shares one frozen document per version (StorePort). */
   private readonly views = new WeakMap<StoredDocument, ActorView>();
+  /** Per actor key: the tail of its publications still under way (see `publish`). */
+  private readonly publications = new Map<string, Promise<void>>();
   private closing = false;
   private cancelSweep: (() => void) | undefined;
   private passivations = 0;
@@ -115,7 +122,7 @@ export class ActorRuntime {
         throw error;
       }
       entry.live = live;
-      await this.publish(entry, live);
+      this.publish(entry, live);
       return live.committed;
     });
   }
@@ -172,6 +179,8 @@ export class ActorRuntime {
     if (timedOut) this.options.logger.warn('runtime shutdown: mailboxes did not drain in time');
     for (const entry of this.entries.values()) entry.live?.actor.stop();
     this.entries.clear();
+    // Events of the last transitions go out before the bus and the store close.
+    await this.settled().catch((error: unknown) => this.options.logger.warn({ err: error }, 'runtime shutdown: last events not published'));
   }
 
   private async deliver(entry: ActorEntry, event: ActorEvent): Promise<SendResult> {
@@ -205,14 +214,14 @@ export class ActorRuntime {
         await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** attempt));
         continue;
       }
-      await this.publish(entry, live);
+      this.publish(entry, live);
       // A finished actor takes no more events: free its memory now rather than at the idle sweep.
       if (after.status === 'done') this.drop(entry);
       return { accepted: true, view: live.committed };
     }
   }
 
-  /** Writes the actor's snapshot and journal entry atomically; resolves once durable. */
+  /** Writes the actor's snapshot and journal entry atomically; resolves once committed. */
   private async persist(
     entry: ActorEntry,
     actor: AnyActor,
@@ -234,22 +243,48 @@ export class ActorRuntime {
     return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc) };
   }
 
-  /** Publishes what the actor emitted, after its transition is durable; adds the resulting `state`. */
-  private async publish(entry: ActorEntry, live: LiveActor): Promise<void> {
+  /**
+   * Resolves once every write committed so far is durable and every event emitted so far is
+   * published: a surface awaits it before answering a call that changed something.
+   */
+  async settled(): Promise<void> {
+    await this.options.store.durable();
+    await Promise.all(this.publications.values());
+  }
+
+  /**
+   * Queues what the actor emitted for publication once its transition is durable, after the
+   * actor's earlier events; adds the resulting `state`. Returns at once: the mailbox goes on.
+   */
+  private publish(entry: ActorEntry, live: LiveActor): void {
     const emitted = live.emitted.splice(0);
-    const { bus } = this.options;
+    const { bus, store, logger } = this.options;
     const stream = entry.definition.stream;
     if (!bus || !stream || emitted.length === 0) return;
+    // Read now: by the time the flush is done, the actor may have moved on.
     const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
     const streams = [stream(snapshot.context)].flat();
-    for (const { type, ...data } of emitted) {
-      try {
-        for (const name of streams) await bus.publish(name, { type, data: { state: snapshot.value, ...data } });
-      } catch (error) {
-        // The transition is committed; a lost notification must not turn it into a failure.
-        this.options.logger.error({ err: error, actor: entry.key, type }, 'event publish failed');
+    const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
+    const durable = store.durable();
+    const send = async () => {
+      await durable;
+      for (const event of events) {
+        try {
+          for (const name of streams) await bus.publish(name, event);
+        } catch (error) {
+          // The transition is committed; a lost notification must not turn it into a failure.
+          logger.error({ err: error, actor: entry.key, type: event.type }, 'event publish failed');
+        }
       }
-    }
+    };
+    const { key } = entry;
+    const tail = (this.publications.get(key) ?? Promise.resolve()).then(send).catch((error: unknown) => {
+      logger.error({ err: error, actor: key }, 'events not published: the store did not flush');
+    });
+    this.publications.set(key, tail);
+    void tail.then(() => {
+      if (this.publications.get(key) === tail) this.publications.delete(key);
+    });
   }
 
   private async ensureLive(entry: ActorEntry): Promise<LiveActor> {

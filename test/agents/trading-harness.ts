@@ -47,7 +47,13 @@ export const buyRequest = (overrides: Partial<TradeRequest> = {}): TradeRequest 
   ...overrides,
 });
 
-export async function tradingHarness(options: { venue?: (paper: PaperVenue) => VenuePort } = {}) {
+export async function tradingHarness(
+  options: {
+    venue?: (paper: PaperVenue) => VenuePort;
+    /** The pipeline's wait for durability (default: the store's). */
+    durable?: () => Promise<void>;
+  } = {},
+) {
   const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
   const store = new MemoryStore(clock);
   const logger = pino({ level: 'silent' });
@@ -110,6 +116,7 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     scheduler: { scheduleOnce: async (job) => void jobs.push(job), cancel: async (id) => void cancelled.push(id) },
     config,
     clock,
+    durable: options.durable ?? (() => store.durable()),
     newOrderId: () => `ord_${++nextId}`,
   });
   const fund = (token: string, amount: string) => paper.credit('solana', wallet.address, token, amount);

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { fromBaseUnits } from '../../agents/amounts.js';
 import { TradingCommand } from '../../agents/trading-command.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../agents/trading-pipeline.js';
 import type { OrderContext } from '../../machines/order.machine.js';
@@ -48,6 +49,26 @@ describe('trading pipeline', () => {
     expect(h.events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.created', 'order.updated', 'position.updated']));
     const types = h.events.map((e) => e.type);
     expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
+  });
+
+  it('sends to a venue outside the store only once the order is durable; the paper venue, whose fills are store writes, without waiting', async () => {
+    const timeline: string[] = [];
+    const outside = (inner: VenuePort): VenuePort =>
+      Object.assign(Object.create(counting(calls)(inner)) as VenuePort, {
+        fillsInStore: false,
+        execute: (req: ExecuteRequest) => (timeline.push('execute'), inner.execute(req)),
+      });
+    const durable = async () => void timeline.push('durable');
+    const live = await tradingHarness({ venue: outside, durable });
+    await live.fund(SOL, '10000000000');
+    expect(await live.pipeline.place(request())).toMatchObject({ status: 'filled' });
+    expect(timeline).toEqual(['durable', 'execute']);
+
+    timeline.length = 0;
+    const paper = await tradingHarness({ durable });
+    await paper.fund(SOL, '10000000000');
+    expect(await paper.pipeline.place(request())).toMatchObject({ status: 'filled' });
+    expect(timeline).toEqual([]);
   });
 
   it('holds an order above the approval size, schedules its expiry, and approves it', async () => {
@@ -208,6 +229,22 @@ describe('trading pipeline', () => {
     const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'TRADING_UNAVAILABLE', status: 200, envelope: 'canonical', message: 'Trading servisi su anda kullanilamiyor.' });
     expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({ success: true, intent: 'unknown', reply: expect.stringContaining('did not understand') });
+  });
+
+  it('a percentage command sells exactly that share of the balance, and the reply says how much was sold and received', async () => {
+    const command = new TradingCommand({ pipeline: h.pipeline, queries: h.queries, positions: h.positions, status: { ...h.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => h.state.config }, price: async () => 1, dca: { execute: async () => Promise.reject(new Error('unused')) } });
+    // 10 SOL held: each share is taken of the balance at that time, to the lamport.
+    const cases: Array<[string, string, string]> = [
+      ['sell 0.125% of SOL for USDC', '12500000', '0.0125'], // 0.125% of 10 SOL, not 0.13%
+      ["SOL'un %0,125'ini USDC'ye sat", '12484375', '0.012484375'], // 0.125% of the 9.9875 SOL left
+      ['sell 0.004% of SOL for USDC', '399000', '0.000399'], // not 0 bps, so no "Insufficient balance"
+    ];
+    for (const [message, amountIn, sold] of cases) {
+      const result = await command.execute(SUBJECT, message);
+      expect(result.order, message).toMatchObject({ status: 'filled', inputMint: SOL, outputMint: USDC, amountIn });
+      const received = fromBaseUnits(result.order!.filledOut!, 6);
+      expect(result.reply, message).toBe(`Done: sell ${sold} SOL → ${received} USDC filled (order ${result.order!.order_id}).`);
+    }
   });
 });
 

@@ -7,7 +7,7 @@
  * 10,000 strategies on one process."
  *
  * The real service in this process on the embedded profile (LMDB in a temp DATA_DIR with
- * durable commits, the in-process scheduler, the system clock), logs at info and discarded.
+ * commits flushed to disk in the background, the in-process scheduler, the system clock), logs at info and discarded.
  * - Accounts: DCA_BENCH_ACCOUNTS (100) operators signed in over HTTP, one agent each with
  *   trading enabled, a custodial Solana wallet and USDC from the paper faucet (as a user
  *   would set them up; the rate limiter's budget is raised so it counts without refusing).
@@ -503,7 +503,7 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
   const tick = summarize([...firstStart.values()].map((d) => d.ended - d.started));
   const endToEnd = summarize([...firstStart.values()].map((d) => d.ended - d.dueAt));
 
-  console.log(`\n## DCA ticks: ${fmt(strategyIds.length)} strategies "every 1 minutes", ${MINUTES} measured minute(s), embedded profile (LMDB durable commits, in-process scheduler), one process`);
+  console.log(`\n## DCA ticks: ${fmt(strategyIds.length)} strategies "every 1 minutes", ${MINUTES} measured minute(s), embedded profile (LMDB, in-process scheduler), one process`);
   console.log(`arrival: ${fmt(strategyIds.length / 60, 0)} ticks/s spread evenly; window of due times ${new Date(window.start).toISOString()} + ${MINUTES} min`);
   console.log('| lag, ms | ticks | p50 | p90 | p99 | max | mean |\n|---|---|---|---|---|---|---|');
   console.log(row('**due → order created** (order.createdAt − dueAt)', lag));

@@ -181,9 +181,50 @@ describe('actor runtime', () => {
     await runtime.start();
     await runtime.create('agent', 'a1', agentInput);
     await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
+    await runtime.settled();
     expect(published).toEqual([
       expect.objectContaining({ stream: 'agent:a1', type: 'agent.updated', data: { state: 'active', agentId: 'a1', name: 'Alpha', tradingEnabled: false } }),
     ]);
+  });
+
+  it('publishes only once the write is durable, in order, without holding the mailbox; settled() waits for both', async () => {
+    const clock = new ManualClock();
+    const memory = new MemoryStore(clock);
+    // A store whose flushes complete when the test says so.
+    const flushes: Array<() => void> = [];
+    const store = Object.assign(Object.create(memory) as MemoryStore, {
+      durable: () => new Promise<void>((resolve) => flushes.push(resolve)),
+    });
+    const { runtime, published } = makeRuntime({ store });
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    // Both transitions commit while the first flush is still under way: the mailbox does not wait for it.
+    await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
+    await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.pause' });
+    let settled = false;
+    const waiting = runtime.settled().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published).toEqual([]);
+    expect(settled).toBe(false);
+    for (const flush of flushes.splice(0)) flush();
+    await waiting;
+    expect(published.map((event) => event.data.state)).toEqual(['active', 'paused']);
+  });
+
+  it('a store that cannot flush publishes nothing of what it could not make durable, and says so', async () => {
+    const clock = new ManualClock();
+    const memory = new MemoryStore(clock);
+    const store = Object.assign(Object.create(memory) as MemoryStore, { durable: () => Promise.reject(new Error('EIO')) });
+    const errors: unknown[] = [];
+    const logged = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
+    const { runtime, published } = makeRuntime({ store, logger: logged });
+    await runtime.start();
+    await runtime.create('agent', 'a1', agentInput);
+    await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
+    await expect(runtime.settled()).rejects.toThrow('EIO');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published).toEqual([]);
+    expect(errors).toEqual([expect.objectContaining({ msg: 'events not published: the store did not flush' })]);
   });
 
   it('migrates snapshots of older machine versions and refuses unreadable ones', async () => {

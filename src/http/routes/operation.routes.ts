@@ -6,7 +6,9 @@ import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
 import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
+import { validationMessages } from '../../errors/validation-messages.js';
 import { requestContext } from '../request-context.middleware.js';
+import { noQuerySchema } from './route-schemas.js';
 
 /**
  * A REST route bound to a catalog operation. The trading account it acts on comes from
@@ -24,6 +26,7 @@ export interface RestBinding {
   /**
    * Builds the operation input; default: the JSON body (GET/DELETE: the query string)
    * plus path parameters other than `agentId` and `userId`, without `agentId` on `:userId` routes.
+   * A POST/PUT route reads no query string but `agentId` on `:userId` routes: any other parameter is refused.
    */
   input?: (req: Request) => unknown;
 }
@@ -71,13 +74,17 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   for (const binding of deps.bindings) {
     const byAgentPath = binding.path.includes(':agentId');
     router[binding.method](binding.path, ...operator, async (req, res) => {
+      // Every write of this route is the invoker's, which holds the answer until durable.
+      res.locals.answeredDurable = true;
       const session = sessionOf(res);
       const params = req.params as Record<string, string>;
       if (!byAgentPath && params.userId !== undefined && params.userId !== session.userId) throw AppError.forbidden();
       // A hidden operation (switched off by configuration) is a 404 whatever was sent.
       const operation = deps.invoker.callable(binding.operation, OPERATOR);
       const raw = binding.input ? binding.input(req) : defaultInput(req);
-      const { agentId: named, input, problems } = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
+      const taken = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
+      const { agentId: named, input } = taken;
+      const problems = [...taken.problems, ...unknownQueryProblems(req, byAgentPath)];
       const guarded = isGuarded(operation);
       const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
       // Every validation answer lists every problem: the key's, the account's and the body's.
@@ -110,8 +117,23 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   return router;
 }
 
+/** GET and DELETE take their input from the query string, the other methods from the body. */
+const inputInQuery = (req: Request) => req.method === 'GET' || req.method === 'DELETE';
+
 function defaultInput(req: Request): unknown {
-  return req.method === 'GET' || req.method === 'DELETE' ? queryInput(req) : bodyWith(req, pathParams(req));
+  return inputInQuery(req) ? queryInput(req) : bodyWith(req, pathParams(req));
+}
+
+/**
+ * A body route's query string may hold only the account's `agentId` (on routes without
+ * `:agentId`); anything else is `<name> is not a known field`, as on every other route
+ * (DECISIONS "HTTP"). Query-string inputs are checked by the operation's own schema.
+ */
+function unknownQueryProblems(req: Request, byAgentPath: boolean): string[] {
+  if (inputInQuery(req)) return [];
+  const { agentId, ...others } = req.query;
+  const result = noQuerySchema.safeParse(byAgentPath && agentId !== undefined ? { agentId, ...others } : others);
+  return result.success ? [] : validationMessages(result.error);
 }
 
 function queryInput(req: Request): Record<string, unknown> {

@@ -1,0 +1,66 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError } from '../errors/app-error.js';
+import type { Logger } from '../observability/logger.js';
+import { toErrorResponse } from './error-envelope.js';
+import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER, requestContext } from './request-context.middleware.js';
+
+const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** Set by a route whose answer is already held until durable (the operations invoker's). */
+      answeredDurable?: boolean;
+    }
+  }
+}
+
+export interface DurableAnswerOptions {
+  /** Resolves once every write so far is durable and its events published (`ActorRuntime.settled`). */
+  settled: () => Promise<void>;
+  logger: Logger;
+  /** Requests whose surface holds its own answers (the MCP endpoint, through the invoker). */
+  skip?: (req: Request) => boolean;
+}
+
+/**
+ * Holds the answer of every mutating request until what it wrote is durable: writes resolve
+ * once committed (StorePort), and a session token, a new key's secret or a wallet address
+ * the client funds must not be undone by power loss after the client got it. Safe by
+ * default: a new route needs nothing to be covered. The operations invoker settles its own
+ * calls (only those that may write) and marks `res.locals.answeredDurable`.
+ *
+ * The answer is held at `res.end`, after the route built it, the way compression
+ * middlewares hook the response; headers are not sent before then, so a store that cannot
+ * flush still turns the answer into a 500.
+ */
+export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestHandler {
+  return (req, res, next) => {
+    if (!MUTATING.has(req.method) || options.skip?.(req)) return next();
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
+      if (res.locals.answeredDurable) return end(...args);
+      options.settled().then(
+        () => end(...args),
+        (err: unknown) => {
+          options.logger.error({ err }, 'answer withheld: the store did not flush');
+          end(...failure(res));
+        },
+      );
+      return res;
+    }) as Response['end'];
+    next();
+  };
+}
+
+/** Replaces the answer built so far with a 500 envelope; returns the arguments of `end`. */
+function failure(res: Response): [string] {
+  if (res.headersSent) return ['']; // written early (a stream): too late for an envelope
+  const { status, body, headers } = toErrorResponse(AppError.internal(), requestContext(res));
+  const json = JSON.stringify(body);
+  const kept = new Set([REQUEST_ID_HEADER, CORRELATION_ID_HEADER, 'cache-control'].map((name) => name.toLowerCase()));
+  for (const name of res.getHeaderNames()) if (!kept.has(name)) res.removeHeader(name);
+  res.status(status).set(headers).set('Content-Type', 'application/json; charset=utf-8').set('Content-Length', String(Buffer.byteLength(json)));
+  return [json];
+}
