@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
  * request as sent over HTTP or MCP).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KILL_SWITCH_PATH } from '../../src/http/routes/kill-switch.routes.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 
@@ -141,6 +142,45 @@ describe('hostile input (e2e)', () => {
     expect((await alice.client.post(`/api/nest/trading/command?agentId=${agent.agentId}`, { message: 'status' }, idem())).status).toBe(200);
     const keyed = await alice.client.post(`/api/nest/agents/${agent.agentId}/keys?agentId=${agent.agentId}`, { name: 'never-created', scope: 'read' });
     expect(keyed.body).toMatchObject({ statusCode: 400, message: ['agentId is not a known field'] });
+  });
+
+  it('an unknown query parameter is refused on the sign-in, session and ops routes too, and nothing is done', async () => {
+    const refused = async (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) => {
+      const answer = await fetch(`${svc.url}${path}?zzz=1`, {
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(answer.status, `${method} ${path}`).toBe(400);
+      expect(await answer.json(), `${method} ${path}`).toMatchObject({ message: ['zzz is not a known field'] });
+    };
+    for (const path of ['/api/nest/auth/nonce', '/api/nest/auth/evm/nonce', '/api/nest/auth/login', '/api/nest/auth/evm/login', '/api/nest/auth/refresh']) {
+      await refused('POST', path, {}, {});
+    }
+    await refused('GET', '/api/nest/auth/csrf');
+    const session = { authorization: `Bearer ${alice.client.bearer}`, 'x-csrf-token': alice.client.csrf! };
+    for (const path of ['/api/nest/auth/logout', '/api/nest/auth/verify', '/api/nest/auth/totp/enroll', '/api/nest/auth/totp/activate']) {
+      await refused('POST', path, session, {});
+    }
+    // The session survived the refused logout.
+    expect((await alice.client.get('/api/nest/agents')).status).toBe(200);
+    const ops = { authorization: `Bearer ${svc.opsToken}` };
+    await refused('GET', KILL_SWITCH_PATH, ops);
+    await refused('PUT', KILL_SWITCH_PATH, ops, { chain: 'solana', active: true });
+    await refused('GET', '/api/nest/ops/catalog', ops);
+    await refused('PUT', '/api/nest/ops/catalog', ops, { disabledFamilies: ['chat'] });
+    const killSwitch = await fetch(`${svc.url}${KILL_SWITCH_PATH}`, { headers: ops });
+    expect((await killSwitch.json()).active).toEqual([]);
+    const catalog = await fetch(`${svc.url}/api/nest/ops/catalog`, { headers: ops });
+    expect((await catalog.json()).settings.disabledFamilies).toEqual([]);
+  });
+
+  it('a route whose body fields are all optional takes no body as no fields (PUT /bots/:botId/mcp)', async () => {
+    const { body: bot } = await alice.client.post('/api/nest/bots', { name: 'bodiless' });
+    const before = (await alice.client.get(`/api/nest/bots/${bot.id}/mcp`)).body.config;
+    const answer = await alice.client.request('PUT', `/api/nest/bots/${bot.id}/mcp`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.config).toEqual(before);
   });
 
   it('a JSON body that is not an object (an array, a number, a string, null) is "body must be object" on every route, guarded ones included', async () => {

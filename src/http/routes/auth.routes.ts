@@ -10,7 +10,7 @@ import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.
 import { AppError } from '../../errors/app-error.js';
 import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { objectBody, parseBody, validate } from '../validate.js';
-import { codeBodySchema } from './route-schemas.js';
+import { codeBodySchema, noQuery } from './route-schemas.js';
 
 export interface AuthRoutesDeps {
   auth: AuthMiddlewareDeps;
@@ -37,7 +37,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const perIp = deps.auth.publicLimit;
 
   // After login the token is bound to the session; before it, to a cookie this route sets.
-  router.get('/api/nest/auth/csrf', perIp, async (req, res) => {
+  router.get('/api/nest/auth/csrf', perIp, noQuery, async (req, res) => {
     if (req.get('authorization')) {
       const principal = await deps.resolver.resolve(req.get('authorization'));
       if (principal.type !== 'session') throw AppError.forbidden();
@@ -55,10 +55,10 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     res.json({ csrfToken: csrf.issue(`pre:${binding}`) });
   });
 
-  router.post('/api/nest/auth/nonce', perIp, async (req, res) => {
+  router.post('/api/nest/auth/nonce', perIp, noQuery, async (req, res) => {
     res.json(await wallet.startSolana(objectBody(req).walletAddress));
   });
-  router.post('/api/nest/auth/evm/nonce', perIp, async (_req, res) => {
+  router.post('/api/nest/auth/evm/nonce', perIp, noQuery, async (_req, res) => {
     res.json(await wallet.startEvm());
   });
 
@@ -69,31 +69,31 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       const user = await deps.users.ensureByWallet(chain, walletAddress);
       res.json(await sessions.login(user));
     };
-  router.post('/api/nest/auth/login', perIp, login('solana', (body) => wallet.loginSolana(body)));
-  router.post('/api/nest/auth/evm/login', perIp, login('evm', (body) => wallet.loginEvm(body)));
+  router.post('/api/nest/auth/login', perIp, noQuery, login('solana', (body) => wallet.loginSolana(body)));
+  router.post('/api/nest/auth/evm/login', perIp, noQuery, login('evm', (body) => wallet.loginEvm(body)));
 
   // The refresh token is the credential here (body or bearer): the access token may have expired.
-  router.post('/api/nest/auth/refresh', perIp, async (req, res) => {
+  router.post('/api/nest/auth/refresh', perIp, noQuery, async (req, res) => {
     const { refreshToken } = validate(refreshBodySchema, objectBody(req));
     const token = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     if (!token) throw AppError.unauthorized();
     res.json(await sessions.refresh(token));
   });
-  router.post('/api/nest/auth/logout', ...operator, async (_req, res) => {
+  router.post('/api/nest/auth/logout', ...operator, noQuery, async (_req, res) => {
     await sessions.logout(sessionOf(res));
     res.json({ success: true });
   });
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
   const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
-  router.post('/api/nest/auth/verify', ...anyCredential, (_req, res) => {
+  router.post('/api/nest/auth/verify', ...anyCredential, noQuery, (_req, res) => {
     res.json({ valid: true, principal: describe(principalOf(res)) });
   });
 
-  router.post('/api/nest/auth/totp/enroll', ...operator, async (_req, res) => {
+  router.post('/api/nest/auth/totp/enroll', ...operator, noQuery, async (_req, res) => {
     const session = sessionOf(res);
     res.json(await deps.totp.enroll(session.userId, session.walletAddress));
   });
-  router.post('/api/nest/auth/totp/activate', ...operator, async (req, res) => {
+  router.post('/api/nest/auth/totp/activate', ...operator, noQuery, async (req, res) => {
     await deps.totp.activate(sessionOf(res).userId, parseBody(codeBodySchema, req).code);
     res.json({ active: true });
   });

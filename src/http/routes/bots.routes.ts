@@ -64,7 +64,7 @@ export function createBotRoutes(deps: BotRoutesDeps): Router {
   });
   router.put(
     '/api/nest/bots/:botId/mcp',
-    ...owned(async (userId, botId, req) => ({ config: await bots.configureMcp(userId, botId, parseBody(mcpConfigSchema, req)) })),
+    ...owned(async (userId, botId, req) => ({ config: await bots.configureMcp(userId, botId, validate(mcpConfigSchema, objectBody(req))) })),
   );
   router.post(
     '/api/nest/bots/:botId/mcp/keys',

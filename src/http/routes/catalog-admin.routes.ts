@@ -3,6 +3,7 @@ import { catalogSettingsSchema, type StoredCatalogSettings } from '../../operati
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
 import { parseBody } from '../validate.js';
+import { noQuery } from './route-schemas.js';
 
 /**
  * Runtime configuration of the catalog, for operators of the service (ops token):
@@ -17,10 +18,10 @@ export function createCatalogAdminRoutes(deps: { catalog: OperationCatalog; sett
     settings: deps.catalog.currentSettings(),
     operations: deps.catalog.all().map((op) => ({ name: op.name, family: op.family, minScope: op.minScope, principals: op.principals })),
   });
-  router.get('/api/nest/ops/catalog', ops, (_req, res) => {
+  router.get('/api/nest/ops/catalog', ops, noQuery, (_req, res) => {
     res.json(view());
   });
-  router.put('/api/nest/ops/catalog', ops, async (req, res) => {
+  router.put('/api/nest/ops/catalog', ops, noQuery, async (req, res) => {
     await deps.settings.save(parseBody(catalogSettingsSchema, req));
     res.json(view());
   });

@@ -7,6 +7,7 @@ import { requireBearerToken } from '../ops-auth.middleware.js';
 import { OPS_BASE_PATH } from '../ops.routes.js';
 import { requestContext } from '../request-context.middleware.js';
 import { parseBody } from '../validate.js';
+import { noQuery } from './route-schemas.js';
 
 /** Under the ops prefix, so the ops router's guard answers strangers before this one is reached. */
 export const KILL_SWITCH_PATH = `${OPS_BASE_PATH}/trading/kill-switch`;
@@ -47,10 +48,10 @@ export interface KillSwitchRoutesDeps {
 export function createKillSwitchRoutes(deps: KillSwitchRoutesDeps): Router {
   const router = Router();
   const ops = requireBearerToken(deps.opsToken);
-  router.get(KILL_SWITCH_PATH, ops, async (_req, res) => {
+  router.get(KILL_SWITCH_PATH, ops, noQuery, async (_req, res) => {
     res.json(await deps.killSwitch.status());
   });
-  router.put(KILL_SWITCH_PATH, ops, async (req, res) => {
+  router.put(KILL_SWITCH_PATH, ops, noQuery, async (req, res) => {
     const { chain, active } = parseBody(killSwitchBodySchema, req);
     const status = await deps.killSwitch.set(chain, active);
     deps.log.warn({ chain, active, ...requestContext(res) }, 'trading kill switch changed');
