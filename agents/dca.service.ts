@@ -5,8 +5,9 @@ import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
-import { formatUsd, fromBaseUnits } from './amounts.js';
-import { inputMint, requireToken } from './safety-path.js';
+import { isIsoTime } from '../src/shared/iso-time.js';
+import { formatUsd, fromBaseUnits, toBaseUnits } from './amounts.js';
+import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
 import { ORDER_TYPE } from './order.types.js';
@@ -25,6 +26,9 @@ export const DCA_TYPE = 'dca-strategy';
 /** Names are unique per user: one claim document per (owner, name). */
 export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names', indexes: [] };
 const DEFAULT_MAX_FAILURES = 3;
+/** The event of the one-off job at `endAt` that completes the strategy (the schedule has no run after it). */
+const END_EVENT = 'dca.end';
+const DECIMAL = /^\d+(\.\d+)?$/;
 
 export interface DcaActors {
   create(type: string, id: string, input: DcaStrategyInput): Promise<{ state: unknown; context: unknown }>;
@@ -53,7 +57,7 @@ export interface CreateStrategyInput {
 export interface DcaServiceDeps {
   actors: DcaActors;
   store: StorePort;
-  scheduler: Pick<SchedulerPort, 'scheduleRepeating' | 'removeSchedule' | 'nextRun'>;
+  scheduler: Pick<SchedulerPort, 'scheduleRepeating' | 'removeSchedule' | 'nextRun' | 'scheduleOnce' | 'cancel'>;
   pipeline: TradingPipeline;
   venue: Pick<VenuePort, 'findToken' | 'priceUsd'>;
   config: TradingConfigReader;
@@ -66,16 +70,19 @@ export class DcaService {
 
   async create(subject: TradingSubject, userId: string | undefined, input: CreateStrategyInput): Promise<StrategyView> {
     const interval = parseInterval(input.interval);
-    const problems: string[] = interval.ok ? [] : [interval.error];
+    // The input schema runs the same checks; callers without it (chat commands) get them here.
+    const problems: string[] = [...(interval.ok ? [] : [interval.error]), ...this.fieldProblems(input)];
+    if (problems.length > 0) throw AppError.validation(problems);
     const startAt = input.startAt === undefined ? undefined : Date.parse(input.startAt);
     const endAt = input.endAt === undefined ? undefined : Date.parse(input.endAt);
     const now = this.deps.clock.now();
-    if (endAt !== undefined && endAt <= Math.max(now, startAt ?? now)) problems.push('endAt must be after startAt and in the future');
-    if (problems.length > 0) throw AppError.validation(problems);
     const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
-    const [inputToken, outputToken] = await Promise.all([requireToken(this.deps.venue, chain, input.inputToken), requireToken(this.deps.venue, chain, input.outputToken)]);
-    // Every buy would be refused by it: say so now, not after three failed ticks.
+    // Every buy of these would be refused: say so now, not after three failed ticks.
+    const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, ['inputToken', 'outputToken']);
     inputMint(chain, inputToken);
+    if (toBaseUnits(input.amount, inputToken.decimals) === 0n) {
+      throw AppError.validation([`amount is below the smallest unit of ${inputToken.symbol} (${fromBaseUnits(1n, inputToken.decimals)})`]);
+    }
 
     const strategyId = `dca_${this.deps.newId()}`;
     await this.claimName(subject, userId, input.name, strategyId);
@@ -111,6 +118,27 @@ export class DcaService {
     const context = view.context as DcaStrategyContext;
     await this.schedule(context, startAt);
     return toView(context, 'active');
+  }
+
+  /**
+   * Problems of fields taken together, as a 400 lists them: `maxSpend` below `amount` (no buy
+   * would fit), an end not after the start and now. A field that is not well formed is left
+   * to its own check. The input schema calls it too, so they are listed with the body's other problems.
+   */
+  fieldProblems(input: { amount?: unknown; maxSpend?: unknown; startAt?: unknown; endAt?: unknown }): string[] {
+    const problems: string[] = [];
+    const { amount, maxSpend } = input;
+    if (isDecimal(amount) && isDecimal(maxSpend)) {
+      const decimals = (value: string) => value.split('.')[1]?.length ?? 0;
+      const scale = Math.max(decimals(amount), decimals(maxSpend)); // exact: no digit of either is cut
+      if (toBaseUnits(maxSpend, scale) < toBaseUnits(amount, scale)) problems.push('maxSpend must be at least amount');
+    }
+    const time = (value: unknown) => (typeof value === 'string' && isIsoTime(value) ? Date.parse(value) : undefined);
+    const now = this.deps.clock.now();
+    const startAt = time(input.startAt) ?? now;
+    const endAt = time(input.endAt);
+    if (endAt !== undefined && endAt <= Math.max(now, startAt)) problems.push('endAt must be after startAt and in the future');
+    return problems;
   }
 
   async list(subject: TradingSubject): Promise<StrategyView[]> {
@@ -170,6 +198,7 @@ export class DcaService {
   async delete(subject: TradingSubject, userId: string | undefined, name: string): Promise<StrategyView> {
     const strategy = await this.byName(subject, userId, name);
     await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
+    await this.deps.scheduler.cancel(endJobIdOf(strategy.strategyId));
     const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.delete', at: this.deps.clock.now() });
     await this.releaseName(subject, userId, name);
     return toView(view.context as DcaStrategyContext, 'deleted');
@@ -194,9 +223,10 @@ export class DcaService {
     const out: StrategyView[] = [];
     for (const target of targets) {
       const now = this.deps.clock.now();
-      const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.resume', at: now });
+      const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.resume', at: now });
       const context = view.context as DcaStrategyContext;
-      if (view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
+      // Only a paused strategy takes it: an active one keeps its schedule (re-anchoring it would push the next buy back).
+      if (accepted && view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
       out.push(toView(context, view.state as StrategyView['status']));
     }
     return out;
@@ -210,11 +240,21 @@ export class DcaService {
   async onTick(job: DueJob): Promise<void> {
     const address = { type: DCA_TYPE, id: job.address.id };
     const view = await this.deps.actors.get(address);
-    if (!view || view.state !== 'active') return;
+    if (!view) return;
     const strategy = view.context as DcaStrategyContext;
-    if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
     const now = this.deps.clock.now();
-    if (limitReached(strategy, now)) return; // a tick that overlapped the buy that finished the strategy
+    // The end job: the schedule has no run after `endAt`, so this is what completes it (paused or not).
+    if (job.event.type === END_EVENT) {
+      if (view.state === 'active' || view.state === 'paused') await this.report(strategy.strategyId, { type: 'dca.finish', at: now });
+      return;
+    }
+    if (view.state !== 'active') return;
+    if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
+    // No buy may start (the end passed, the next buy would pass maxSpend): finish rather than wait for ticks that never buy.
+    if (limitReached(strategy, now)) {
+      await this.report(strategy.strategyId, { type: 'dca.finish', at: now });
+      return;
+    }
     const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};
@@ -282,8 +322,31 @@ export class DcaService {
 
   private async report(strategyId: string, event: DcaStrategyEvent): Promise<void> {
     const after = await this.deps.actors.send({ type: DCA_TYPE, id: strategyId }, event);
-    // Paused itself (failures in a row) or finished (limits): no more ticks.
-    if (after.accepted && (after.view.state === 'paused' || after.view.state === 'completed')) await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    if (!after.accepted) return;
+    // Paused itself (failures in a row) or finished (limits): no more ticks; the end job stays for a paused one.
+    if (after.view.state === 'paused' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
+  }
+
+  /**
+   * Arms the end jobs of strategies that are not finished (at start): one created before
+   * strategies had an end job would otherwise stay active past its end. Re-arming replaces.
+   */
+  async armEndJobs(): Promise<void> {
+    for (const state of ['active', 'paused']) {
+      let cursor: string | undefined;
+      do {
+        const page = await this.deps.actors.find(DCA_TYPE, { index: 'state', eq: state }, { limit: 200, ...(cursor ? { cursor } : {}) });
+        for (const item of page.items) await this.armEnd(item.context as DcaStrategyContext);
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+  }
+
+  /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
+  private async armEnd(strategy: DcaStrategyContext): Promise<void> {
+    if (strategy.endAt === undefined) return;
+    await this.deps.scheduler.scheduleOnce({ jobId: endJobIdOf(strategy.strategyId), address: { type: DCA_TYPE, id: strategy.strategyId }, event: { type: END_EVENT }, runAt: strategy.endAt });
   }
 
   private async schedule(strategy: DcaStrategyContext, startAt: number | undefined): Promise<void> {
@@ -295,6 +358,7 @@ export class DcaService {
       ...(startAt !== undefined ? { startAt } : {}),
       ...(strategy.endAt !== undefined ? { endAt: strategy.endAt } : {}),
     });
+    await this.armEnd(strategy);
   }
 
   private async byName(subject: TradingSubject, userId: string | undefined, name: string): Promise<StrategyView> {
@@ -324,6 +388,11 @@ export class DcaService {
 }
 
 export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
+export const endJobIdOf = (strategyId: string) => `dca-end:${strategyId}`;
+
+function isDecimal(value: unknown): value is string {
+  return typeof value === 'string' && DECIMAL.test(value);
+}
 
 /** Unique per user (an operator's agents share names); per account for credentials without a user. */
 function nameKey(subject: TradingSubject, userId: string | undefined, name: string): string {

@@ -20,6 +20,15 @@ export const APPROVAL_CHAINS = ['ethereum', 'base', 'arbitrum'] as const satisfi
 export type ApprovalChain = (typeof APPROVAL_CHAINS)[number];
 /** `unlimited` (the max uint256 allowance) or a positive integer in the token's base units. */
 export const APPROVAL_AMOUNT = /^(unlimited|[1-9]\d{0,77})$/;
+/** The largest ERC-20 allowance; 78 digits allow more, so amounts are compared with it too. */
+export const MAX_UINT256 = (1n << 256n) - 1n;
+/** Field messages (surfaces prefix the field name). */
+export const APPROVAL_AMOUNT_MESSAGES = {
+  shape: 'must be a positive integer in base units or "unlimited"',
+  tooLarge: 'must be at most 2^256-1 (the uint256 maximum); "unlimited" records the largest allowance',
+} as const;
+/** Whether a well-formed amount (APPROVAL_AMOUNT) fits a uint256. */
+export const approvalAmountFits = (amount: string): boolean => amount === 'unlimited' || BigInt(amount) <= MAX_UINT256;
 export const APPROVAL_MESSAGES = {
   notFound: 'Approval not found',
   noWallet: 'walletId is required: the account has no EVM wallet',
@@ -77,7 +86,8 @@ export class TokenApprovalsService {
   /** Records (or replaces) the allowance of `spender` over `token`; 404 for an unknown or revoked `walletId`. */
   async record(subject: TradingSubject, input: ApprovalTarget & { amount: string }): Promise<TokenApproval> {
     checkTarget(input);
-    if (!APPROVAL_AMOUNT.test(input.amount)) throw AppError.validation(['amount must be a positive integer in base units or "unlimited"']);
+    if (!APPROVAL_AMOUNT.test(input.amount)) throw AppError.validation([`amount ${APPROVAL_AMOUNT_MESSAGES.shape}`]);
+    if (!approvalAmountFits(input.amount)) throw AppError.validation([`amount ${APPROVAL_AMOUNT_MESSAGES.tooLarge}`]);
     const wallet = await this.deps.wallets.activeWallet(subject, 'evm', input.walletId);
     if (!wallet) throw AppError.validation([APPROVAL_MESSAGES.noWallet]);
     const approvalId = approvalIdOf(subject, input, wallet.walletId);

@@ -91,6 +91,8 @@ export type DcaStrategyEvent =
   | { type: 'dca.pause'; at: number }
   | { type: 'dca.resume'; at: number }
   | { type: 'dca.delete'; at: number }
+  /** A limit is reached with no buy to complete it (the end passed, the next buy would pass `maxSpend`): finish now. */
+  | { type: 'dca.finish'; at: number }
   /** A tick's order filled: `spentBase`/`acquiredBase` of this buy. */
   | (TickOutcome & Buy & { type: 'dca.executed' })
   /** A tick's order was refused or failed. */
@@ -167,6 +169,7 @@ export const dcaStrategyMachine = setup({
     settledFilled: settledInFlight(true),
     settledFailed: settledInFlight(false),
     limitReached: ({ context }) => limitReached(context, context.updatedAt),
+    limitReachedAt: ({ context, event }) => limitReached(context, event.at),
     tooManyFailures: ({ context }) => context.failuresInRow >= context.maxFailuresInRow,
   },
   actions: {
@@ -245,6 +248,7 @@ export const dcaStrategyMachine = setup({
     active: {
       on: {
         'dca.pause': { target: 'paused', actions: 'touch' },
+        'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
         'dca.executed': { guard: 'newTick', target: 'checking', actions: ['countBuy', 'announceBuy'] },
         'dca.failed': { guard: 'newTick', target: 'checkingFailures', actions: ['countFailure', 'announceFailure'] },
         'dca.skipped': { guard: 'newTick', actions: 'countSkip' },
@@ -261,6 +265,8 @@ export const dcaStrategyMachine = setup({
     paused: {
       on: {
         'dca.resume': { target: 'active', actions: [assign({ failuresInRow: 0 }), 'touch'] },
+        // The end comes while paused too.
+        'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
         // An order already in flight when the strategy paused still counts.
         'dca.executed': { guard: 'newTick', actions: 'countBuy' },
         'dca.failed': { guard: 'newTick', actions: 'countFailure' },
@@ -288,7 +294,8 @@ export const dcaStrategyMachine = setup({
 
 /**
  * No further buy may start: `maxBuys` done, the next buy would pass `maxSpend`, or `endAt`
- * passed. Checked after every buy (to complete) and before every tick (a tick in flight).
+ * passed. Checked after every buy (to complete), and by every tick and the end job, which
+ * complete a strategy that reached one without a buy (`dca.finish`).
  */
 export function limitReached(context: DcaStrategyContext, now: number): boolean {
   if (context.maxBuys !== undefined && context.buys >= context.maxBuys) return true;

@@ -48,7 +48,7 @@ describe('orders left in flight by a DCA tick', () => {
     dca = new DcaService({
       actors: h.runtime,
       store: h.store,
-      scheduler: { scheduleRepeating: async () => undefined, removeSchedule: async () => undefined, nextRun: async () => null },
+      scheduler: { scheduleRepeating: async () => undefined, removeSchedule: async () => undefined, nextRun: async () => null, scheduleOnce: async () => undefined, cancel: async () => undefined },
       pipeline: h.pipeline,
       venue: h.venue,
       config: { get: async () => h.state.config },

@@ -123,6 +123,88 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     expect((await http.post(`/api/nest/trading/strategies/${operator.userId}`, { ...body, name: 'x4' })).status).toBe(201);
   });
 
+  it('completes at endAt: after its last buy, while paused, or with no run before its end; reads then show it completed', async () => {
+    const clock = new ManualClock(T0);
+    const { http, operator, orders, handled } = await setUp(clock);
+    const url = `/api/nest/trading/strategies/${operator.userId}`;
+    const body = { inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 minutes', endAt: new Date(T0 + 2.5 * MINUTE).toISOString() };
+    for (const extra of [{ name: 'ends' }, { name: 'ends-paused' }, { name: 'ends-before-a-run', interval: 'every 1 hours' }]) {
+      expect((await http.post(url, { ...body, ...extra })).status).toBe(201);
+    }
+    await http.post(`/api/nest/trading/dca/pause/${operator.userId}`, { name: 'ends-paused' });
+    await minutes(clock, 2, handled('ends'));
+    const statuses = async () => Object.fromEntries(((await http.get(url)).body.items as Array<{ name: string; status: string }>).map((s) => [s.name, s.status]));
+    expect(await statuses()).toEqual({ ends: 'active', 'ends-paused': 'paused', 'ends-before-a-run': 'active' });
+
+    await clock.advance(MINUTE); // past the end: no run is left for any of them
+    await expect.poll(statuses, { timeout: 5_000, interval: 5 }).toEqual({ ends: 'completed', 'ends-paused': 'completed', 'ends-before-a-run': 'completed' });
+    const stats = await http.get(`/api/nest/trading/dca/stats/${operator.userId}`);
+    expect(stats.body.strategies).toEqual(['ends', 'ends-before-a-run', 'ends-paused'].map((name) => expect.objectContaining({ name, status: 'completed', nextRun: null })));
+    expect((await orders()).filter((o) => o.strategy === 'ends')).toHaveLength(2);
+  });
+
+  it('a tick that finds its strategy past the end completes it instead of skipping it silently', async () => {
+    const clock = new ManualClock(T0);
+    const { svc, http, operator, orders } = await setUp(clock);
+    const url = `/api/nest/trading/strategies/${operator.userId}`;
+    const created = await http.post(url, { name: 'late', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 10 minutes', endAt: new Date(T0 + 15 * MINUTE).toISOString() });
+    clock.jumpTo(T0 + 20 * MINUTE); // no timer fires: only the late tick below sees the end
+    const handler = svc.service.trading.dueJobs['dca-strategy']!;
+    await handler({ id: `dca:${created.body.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: created.body.strategyId }, event: { type: 'dca.tick' }, dueAt: T0 + 10 * MINUTE });
+    await signInSolana(http, operator.wallet); // the session of T0 has expired
+    expect((await http.get(url)).body.items).toEqual([expect.objectContaining({ name: 'late', status: 'completed', buys: 0 })]);
+    expect((await orders()).filter((o) => o.strategy === 'late')).toHaveLength(0);
+  });
+
+  it('a strategy without an end job (created before it existed) gets one at start and completes past its end', async () => {
+    const clock = new ManualClock(T0);
+    const { svc, http, operator } = await setUp(clock);
+    const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'old', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', endAt: new Date(T0 + 10 * MINUTE).toISOString() });
+    await svc.service.adapters.scheduler.cancel(`dca-end:${created.body.strategyId}`);
+    await svc.service.stop();
+    clock.jumpTo(T0 + 20 * MINUTE);
+    const restarted = await startTestService({ clock, dataDir: svc.dataDir });
+    running.push(restarted);
+    const state = async () => (await restarted.service.runtime.get({ type: 'dca-strategy', id: created.body.strategyId }))?.state;
+    await expect.poll(state, { timeout: 5_000, interval: 5 }).toBe('completed');
+  });
+
+  it('refuses at creation what could never buy, and lists checks across fields with the body\'s other problems', async () => {
+    const clock = new ManualClock(T0);
+    const { http, operator } = await setUp(clock);
+    const url = `/api/nest/trading/strategies/${operator.userId}`;
+    const body = { name: 'never', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes' };
+    for (const maxSpend of ['5', '0', '9.999999']) {
+      expect(await http.post(url, { ...body, maxSpend }), maxSpend).toMatchObject({ status: 400, body: { message: ['maxSpend must be at least amount'] } });
+    }
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(await http.post(url, { ...body, startAt: iso(T0 + 120 * MINUTE), endAt: iso(T0 + 60 * MINUTE) })).toMatchObject({ status: 400, body: { message: ['endAt must be after startAt and in the future'] } });
+    const { name: _name, ...nameless } = body;
+    for (const [extra, first] of [[{}, 'name is required'], [{ name: '' }, expect.stringMatching(/^name: /)]] as const) {
+      const listed = await http.post(url, { ...nameless, ...extra, maxSpend: '1', endAt: iso(T0 - MINUTE) });
+      expect(listed).toMatchObject({ status: 400, body: { message: [first, 'maxSpend must be at least amount', 'endAt must be after startAt and in the future'] } });
+    }
+    // Every buy would fail: less than one base unit of USDC, or a swap of a token into itself (by symbol or by address).
+    expect(await http.post(url, { ...body, amount: '0.0000001' })).toMatchObject({ status: 400, body: { message: ['amount is below the smallest unit of USDC (0.000001)'] } });
+    for (const outputToken of ['USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v']) {
+      expect(await http.post(url, { ...body, outputToken }), outputToken).toMatchObject({ status: 400, body: { message: ['inputToken and outputToken must be different tokens'] } });
+    }
+    expect((await http.post(url, { ...body, amount: '0.000001', maxSpend: '10' })).status).toBe(201);
+    expect((await http.get(url)).body.items.map((s: { name: string }) => s.name)).toEqual(['never']);
+  });
+
+  it('resuming an active strategy changes nothing: its next buy stays where it was', async () => {
+    const clock = new ManualClock(T0);
+    const { http, operator } = await setUp(clock);
+    await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'steady', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 minutes' });
+    await clock.advance(30_000);
+    const nextRun = async () => (await http.get(`/api/nest/trading/dca/stats/${operator.userId}`)).body.strategies[0].nextRun;
+    expect(await nextRun()).toBe(new Date(T0 + MINUTE).toISOString());
+    const resumed = await http.post(`/api/nest/trading/dca/resume/${operator.userId}`, { name: 'steady' });
+    expect(resumed).toMatchObject({ status: 200, body: { items: [expect.objectContaining({ name: 'steady', status: 'active' })] } });
+    expect(await nextRun()).toBe(new Date(T0 + MINUTE).toISOString());
+  });
+
   it.each([
     [true, 1],
     [false, 0],

@@ -139,6 +139,16 @@ describe('wallets and token approvals (e2e)', () => {
     expect(replaced.body).toMatchObject({ approvalId: recorded.body.approvalId, amount: 'unlimited', status: 'active' });
     expect((await alice.post(approvals, { ...body, amount: '-1' }, idem())).status).toBe(400);
     expect((await alice.post(approvals, { ...body, chain: 'solana' }, idem())).status).toBe(400);
+    // An allowance is a uint256: 78 digits can say more than it holds.
+    const tooLarge = ['amount: must be at most 2^256-1 (the uint256 maximum); "unlimited" records the largest allowance'];
+    for (const amount of [(2n ** 256n).toString(), '9'.repeat(78)]) {
+      expect(await alice.post(approvals, { ...body, amount }, idem()), amount).toMatchObject({ status: 400, body: { message: tooLarge } });
+    }
+    expect(await alice.post(approvals, { ...body, amount: (2n ** 256n - 1n).toString() }, idem())).toMatchObject({ status: 200, body: { amount: (2n ** 256n - 1n).toString() } });
+    // Not an address at all: one message each, no checksum complaint on top; a mixed-case address with a wrong checksum: that one.
+    const notAddresses = await alice.post(approvals, { ...body, token: 'nope', spender: `0x${'1'.repeat(39)}` }, idem());
+    expect(notAddresses).toMatchObject({ status: 400, body: { message: ['token: must be a 0x address of 40 hex digits', 'spender: must be a 0x address of 40 hex digits'] } });
+    expect(await alice.post(approvals, { ...body, token: TOKEN.replace('A0b', 'a0B') }, idem())).toMatchObject({ status: 400, body: { message: ['token: has an invalid EIP-55 checksum'] } });
 
     const target = { chain: 'base', token: TOKEN, spender: SPENDER };
     expect((await alice.post(revoke, target)).status).toBe(400);

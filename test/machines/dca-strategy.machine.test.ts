@@ -87,6 +87,16 @@ describe('dca-strategy machine', () => {
     expect(walk([buy(1), buy(2), { type: 'dca.delete', at: T0 + 5 * MINUTE }], { maxBuys: 2 }).snapshot.value).toBe('deleted');
   });
 
+  it('a limit reached without a buy completes it on dca.finish (end passed, next buy past maxSpend), active or paused; otherwise it changes nothing', () => {
+    const finish = (n: number): DcaStrategyEvent => ({ type: 'dca.finish', at: T0 + n * MINUTE });
+    const endAt = T0 + 3 * MINUTE;
+    expect(walk([buy(1), finish(3)], { endAt }).snapshot).toMatchObject({ value: 'completed', context: { buys: 1, updatedAt: endAt } });
+    expect(walk([{ type: 'dca.pause', at: T0 + MINUTE }, finish(4)], { endAt }).snapshot.value).toBe('completed');
+    expect(walk([finish(1)], { maxSpend: '5' }).snapshot.value).toBe('completed');
+    expect(walk([finish(2)], { endAt }).snapshot.value).toBe('active');
+    expect(walk([buy(1), finish(10)]).snapshot.value).toBe('active');
+  });
+
   it('counts a skipped tick (missed while down, catchUp off) without buying', () => {
     // Down from minute 2 to 20: the missed tick of minute 3 is skipped and covers everything until 20.
     const { snapshot } = walk([{ type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 3 * MINUTE, coversUntil: T0 + 20 * MINUTE, reason: 'missed' }, buy(4), buy(21)]);

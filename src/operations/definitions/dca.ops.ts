@@ -59,7 +59,8 @@ export function dcaOperations(dca: DcaService) {
       description:
         'Create a DCA strategy that buys `amount` (whole tokens of `inputToken`) of `outputToken` on a schedule until paused, ' +
         'deleted or a limit is reached. `interval`: a cron expression (UTC, 5 fields or 6 with seconds) or "every <n> ' +
-        '<minutes|hours|days>". Limits: `maxBuys`, `maxSpend` (whole input tokens), `endAt`. `catchUp` (default true): a buy ' +
+        '<minutes|hours|days>". Limits: `maxBuys`, `maxSpend` (whole input tokens, at least `amount`), `endAt`; the strategy is ' +
+        '`completed` when one is reached. `catchUp` (default true): a buy ' +
         'missed while the service was down runs once at restart; false skips it. Every buy is an ordinary order through the ' +
         'safety path. Names are unique per user.',
       family: 'strategy',
@@ -90,7 +91,14 @@ export function dcaOperations(dca: DcaService) {
           catchUp: z.boolean().optional(),
           maxFailuresInRow: z.number().int().min(1).max(100).optional(),
         })
-        .strict(),
+        .strict()
+        // Checks across fields (DECISIONS "HTTP"): `when` runs them even when another field failed, so a 400 lists them all.
+        .superRefine(
+          (value, ctx) => {
+            for (const message of dca.fieldProblems(value)) ctx.addIssue({ code: 'custom', message, params: { [WHOLE_MESSAGE]: true } });
+          },
+          { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+        ),
       output: strategy,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => dca.create(subjectOf(ctx), ctx.userId, input),

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { APPROVAL_AMOUNT, APPROVAL_CHAINS, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
+import { APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES, APPROVAL_CHAINS, approvalAmountFits, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
 import type { WalletService } from '../../../agents/wallet.service.js';
 import type { WalletView } from '../../../agents/wallet.types.js';
 import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
@@ -13,9 +13,10 @@ const idempotencyKey = z.uuidv4().optional();
 const walletId = z.string().min(1).max(64);
 const label = z.string().trim().min(1).max(100);
 /** Any 0x address; a mixed-case one must carry a valid EIP-55 checksum. Answered checksummed. */
+// `abort`: a value that is not an address at all gets one message, not a checksum complaint too.
 const evmAddress = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
+  .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits', abort: true })
   .refine((value) => isAddress(value, { strict: true }), 'has an invalid EIP-55 checksum')
   .transform((value) => getAddress(value));
 
@@ -161,7 +162,13 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z.object({ ...approvalTarget, amount: z.string().regex(APPROVAL_AMOUNT, 'must be a positive integer in base units or "unlimited"') }).strict(),
+      input: z
+        .object({
+          ...approvalTarget,
+          // `abort`: only a well-formed amount is compared with the uint256 maximum.
+          amount: z.string().regex(APPROVAL_AMOUNT, { error: APPROVAL_AMOUNT_MESSAGES.shape, abort: true }).refine(approvalAmountFits, APPROVAL_AMOUNT_MESSAGES.tooLarge),
+        })
+        .strict(),
       output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.record(ctx.subject, input),
     }),
