@@ -4,6 +4,8 @@
  * for USD values, which are for display and risk limits, never for balances.
  */
 
+export { formatUsd } from '../machines/usd-format.js';
+
 const DECIMAL = /^\d+(\.\d+)?$/;
 
 /** `0.5` with 9 decimals → 500000000n. Extra fractional digits beyond `decimals` are truncated. */
@@ -28,9 +30,16 @@ export function usdValue(amount: bigint | string, decimals: number, priceUsd: nu
   return Number(fromBaseUnits(amount, decimals)) * priceUsd;
 }
 
-/** A USD number as a two-decimal string, for records and replies. */
-export function formatUsd(value: number): string {
-  return (Math.round(value * 100) / 100).toFixed(2);
+const MICROS = 1_000_000;
+
+/** USD as whole micro-dollars: float sums like 0.1 + 0.2 must not pass or miss a limit by a hair. */
+export function toMicros(usd: number): number {
+  return Math.round(usd * MICROS);
+}
+
+/** Back to dollars (exact to the micro-dollar). */
+export function fromMicros(micros: number): number {
+  return micros / MICROS;
 }
 
 /** `percent`% of `amount` (a decimal string such as `0.125`), exactly, rounded down: no float, no rounding to whole bps. */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
+import { formatUsd, fromMicros, toMicros } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 
@@ -8,6 +9,8 @@ import { subjectKey, type TradingSubject } from './portfolio.types.js';
  * The risk policy's daily volume: USD of orders sent per account per UTC day. A
  * reservation is taken atomically with the limit check (compare-and-set), so two
  * concurrent orders cannot both slip under the limit; a failed order gives its share back.
+ * Kept in integer micro-dollars: a float sum drifts (1.37 + 69.37 + 29.26 is a hair over
+ * 100, refusing the order that lands exactly on a $100 limit).
  */
 
 export const DAILY_VOLUME_COLLECTION: CollectionSpec = { name: 'trading.daily-volume', indexes: [] };
@@ -15,7 +18,9 @@ const TWO_DAYS_MS = 2 * 24 * 60 * 60 * 1000;
 const MAX_ATTEMPTS = 20;
 
 interface VolumeRecord {
-  usd: number;
+  micros?: number;
+  /** Records written before micro-dollars: a float sum of USD. */
+  usd?: number;
 }
 
 export class DailyVolume {
@@ -25,24 +30,27 @@ export class DailyVolume {
 
   /** Adds `usd` to today's volume, or throws 400 when it would pass `limitUsd`. */
   async reserve(subject: TradingSubject, usd: number, limitUsd: number, at: number): Promise<void> {
+    const amount = toMicros(usd);
     await this.change(subject, at, (used) => {
-      if (used + usd > limitUsd) {
+      if (used + amount > toMicros(limitUsd)) {
         throw new AppError(
           'RISK_LIMIT_EXCEEDED',
-          `Order would exceed the daily volume limit of $${limitUsd.toFixed(2)} (risk policy; $${used.toFixed(2)} used today)`,
+          `Order would exceed the daily volume limit of $${formatUsd(limitUsd)} (risk policy; $${formatUsd(fromMicros(used))} used today)`,
         );
       }
-      return used + usd;
+      return used + amount;
     });
   }
 
   async release(subject: TradingSubject, usd: number, at: number): Promise<void> {
-    await this.change(subject, at, (used) => Math.max(0, used - usd));
+    const amount = toMicros(usd);
+    await this.change(subject, at, (used) => Math.max(0, used - amount));
   }
 
+  /** USD sent today. */
   async used(subject: TradingSubject, at: number): Promise<number> {
     const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, idOf(subject, at));
-    return doc?.data.usd ?? 0;
+    return fromMicros(microsOf(doc?.data));
   }
 
   private change(subject: TradingSubject, at: number, next: (used: number) => number): Promise<void> {
@@ -53,9 +61,9 @@ export class DailyVolume {
   private async write(id: string, at: number, next: (used: number) => number): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
-      const usd = next(doc?.data.usd ?? 0);
+      const micros = next(microsOf(doc?.data));
       try {
-        await this.store.put(DAILY_VOLUME_COLLECTION.name, id, { data: { usd }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS });
+        await this.store.put(DAILY_VOLUME_COLLECTION.name, id, { data: { micros }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS });
         return;
       } catch (error) {
         if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
@@ -64,6 +72,10 @@ export class DailyVolume {
     }
     throw new AppError('RESOURCE_CONFLICT', 'Concurrent orders on this account: daily volume not updated, retry', { retryable: true });
   }
+}
+
+function microsOf(record: VolumeRecord | undefined): number {
+  return record?.micros ?? toMicros(record?.usd ?? 0);
 }
 
 function idOf(subject: TradingSubject, at: number): string {

@@ -1,7 +1,7 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Quote, type TokenInfo, type VenuePort } from '../src/ports/venue.port.js';
-import { fromBaseUnits, percentOf, toBaseUnits } from './amounts.js';
+import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
 import type { TradingEvents } from './trading-events.js';
@@ -290,7 +290,13 @@ function riskPolicy(config: TradingConfig, request: Pick<TradeRequest, 'inputTok
     throw refuse(`Signal source ${request.signalSource ?? '(none)'} is not allowed by the risk policy`);
   }
   if (slippageBps > policy.maxSlippageBps) throw refuse(`slippageBps ${slippageBps} exceeds the risk policy maximum of ${policy.maxSlippageBps}`);
-  if (policy.maxOrderUsd !== undefined && valueUsd > policy.maxOrderUsd) {
-    throw refuse(`Order value $${valueUsd.toFixed(2)} exceeds the maximum order size of $${policy.maxOrderUsd.toFixed(2)} (risk policy)`);
+  if (policy.maxOrderUsd !== undefined && toMicros(valueUsd) > toMicros(policy.maxOrderUsd)) {
+    throw refuse(`Order value $${shownOver(valueUsd, policy.maxOrderUsd)} exceeds the maximum order size of $${formatUsd(policy.maxOrderUsd)} (risk policy)`);
   }
+}
+
+/** A value beside a limit it exceeds: in cents, or with the decimals (up to 6) it takes to tell them apart. */
+function shownOver(value: number, limit: number): string {
+  const cents = formatUsd(value);
+  return cents !== formatUsd(limit) ? cents : fromMicros(toMicros(value)).toFixed(6).replace(/0+$/, '');
 }

@@ -70,22 +70,25 @@ export class StoreStatusReader implements StatusReader {
     const held = positionDocs
       .map((doc) => project(positionRecord, TRADING_RECORDS.positions, doc))
       .filter((position) => !/^0+(\.0+)?$/.test(position.amount));
-    const positions: PositionSummary[] = await Promise.all(held.map((position) => this.valued(position)));
+    const valued = await Promise.all(held.map((position) => this.valued(position)));
     return {
       ...status,
       wallets,
-      positions,
+      positions: valued.map(({ position }) => position),
       openOrders,
-      valueUsd: sumUsd(positions.flatMap((position) => (position.valueUsd === undefined ? [] : [position.valueUsd]))),
+      // The exact values, not the positions' cents: 1.005 + 2.675 is 3.68, their cents 3.69.
+      valueUsd: sumUsd(valued.flatMap(({ exactUsd }) => (exactUsd === undefined ? [] : [exactUsd]))),
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
   }
 
-  private async valued(position: PositionSummary): Promise<PositionSummary> {
+  /** The position at the current price, in cents, and the unrounded value for totals. */
+  private async valued(position: PositionSummary): Promise<{ position: PositionSummary; exactUsd?: string }> {
     const price = this.deps.price ? await this.deps.price(position.chain, position.token) : null;
-    if (price === null) return position;
+    if (price === null) return position.valueUsd === undefined ? { position } : { position, exactUsd: position.valueUsd };
     const { valueUsd: _stored, ...rest } = position;
-    return { ...rest, valueUsd: sumUsd([toDecimal(Number(position.amount) * price)]) };
+    const exactUsd = toDecimal(Number(position.amount) * price);
+    return { position: { ...rest, valueUsd: sumUsd([exactUsd]) }, exactUsd };
   }
 
   /** Orders in flight, through the account's open-orders index (no scan of the filled history). */

@@ -176,7 +176,8 @@ export class TradingPipeline {
       minOut: quote.minOut,
       slippageBps: checked.slippageBps,
       priceImpactBps: quote.priceImpactBps,
-      valueUsd: Math.round(checked.valueUsd * 100) / 100,
+      // Unrounded: limits count what was sent (a cent-rounded $0.004 order was $0, and unpriced); views round.
+      valueUsd: checked.valueUsd,
       venue: quote.venue,
       walletId: wallet.walletId,
       walletAddress: wallet.address,

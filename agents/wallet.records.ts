@@ -139,17 +139,6 @@ export function labelOf(label: string | undefined): { label?: string } {
   return trimmed ? { label: trimmed } : {};
 }
 
-const MICROS = 1_000_000;
-
-/** Whole micro-dollars: float sums like 0.1 + 0.2 must not pass or miss a cap by a hair. */
-export function toMicros(usd: number): number {
-  return Math.round(usd * MICROS);
-}
-
-/** Back to dollars (exact to the micro-dollar). */
-export function fromMicros(micros: number): number {
-  return micros / MICROS;
-}
 
 /** Oldest first; ties (same millisecond) by id, so every reader picks the same default. */
 export function oldestFirst(wallets: WalletRecord[]): WalletRecord[] {

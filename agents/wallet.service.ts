@@ -1,3 +1,4 @@
+import { fromMicros, toMicros } from './amounts.js';
 import { randomBytes } from 'node:crypto';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
@@ -14,13 +15,11 @@ import {
   derivedId,
   effectiveDefault,
   freeSlot,
-  fromMicros,
   labelOf,
   oldestFirst,
   parseRecord,
   pointerId,
   requireRecord,
-  toMicros,
   toView,
   walletRequired,
   type DefaultPointer,

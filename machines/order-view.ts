@@ -1,3 +1,4 @@
+import { formatUsd } from './usd-format.js';
 import type { OrderContext, OrderStatus } from './order-context.types.js';
 
 /**
@@ -58,7 +59,7 @@ export function toOrderView(context: OrderContext): OrderView {
     minOut: context.minOut,
     slippageBps: context.slippageBps,
     priceImpactBps: context.priceImpactBps,
-    valueUsd: context.valueUsd.toFixed(2),
+    valueUsd: formatUsd(context.valueUsd),
     status: context.status,
     venue: context.venue,
     walletId: context.walletId,

@@ -60,6 +60,12 @@ describe('safety path', () => {
     const policy = h.state.config.riskPolicy;
     h.state.config = { ...h.state.config, riskPolicy: { ...policy, maxOrderUsd: 10 } };
     expect(await refusal(buy())).toMatchObject({ status: 400, code: 'RISK_LIMIT_EXCEEDED', check: 'risk_policy' });
+    // One base unit over: the value is shown with the decimals that tell it from the limit.
+    h.state.config = { ...h.state.config, riskPolicy: { ...policy, maxOrderUsd: 10 } };
+    expect((await refusal(buy({ inputToken: 'USDC', amount: { kind: 'whole', value: '10.000001' } }))).message).toBe(
+      'Order value $10.000001 exceeds the maximum order size of $10.00 (risk policy)',
+    );
+    await expect(h.safety.check(buy({ inputToken: 'USDC', amount: { kind: 'whole', value: '10' } }))).resolves.toBeDefined();
     h.state.config = { ...h.state.config, riskPolicy: { ...policy, maxSlippageBps: 50 } };
     expect((await refusal(buy({ slippageBps: 100 }))).message).toBe('slippageBps 100 exceeds the risk policy maximum of 50');
     h.state.config = { ...h.state.config, riskPolicy: { ...policy, allowedChannels: ['mcp'] } };

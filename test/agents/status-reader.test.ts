@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { formatUsd } from '../../agents/amounts.js';
 import { StoreStatusReader, sumUsd } from '../../agents/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../machines/bot.machine.js';
@@ -93,10 +94,32 @@ describe('StoreStatusReader', () => {
     expect(summary.valueUsd).toBe('454.50');
   });
 
+  it('totals the unrounded values at the current price, and rounds each half cent up', async () => {
+    const { store, put, runtime, clock } = await setup();
+    const reader = new StoreStatusReader({ actors: runtime, store, clock, price: async () => 1 });
+    await put(TRADING_RECORDS.positions, 'p1', 'agent:a1', { chain: 'solana', token: 'UsdcMint', symbol: 'USDC', amount: '1.005' });
+    await put(TRADING_RECORDS.positions, 'p2', 'agent:a1', { chain: 'solana', token: 'UsdtMint', symbol: 'USDT', amount: '2.675' });
+    const summary = await reader.portfolio(agentA);
+    expect(summary.positions.map((position) => position.valueUsd)).toEqual(['1.01', '2.68']);
+    expect(summary.valueUsd).toBe('3.68'); // 1.005 + 2.675, not 1.01 + 2.68
+  });
+
   it('refuses a malformed record loudly instead of a silently wrong total', async () => {
     const { reader, put } = await setup();
     await put(TRADING_RECORDS.positions, 'bad', 'agent:a1', { chain: 'solana', token: 'X', amount: 12 });
     await expect(reader.portfolio(agentA)).rejects.toMatchObject({ code: 'INTERNAL_SERVICE_ERROR', message: expect.stringContaining('trading.positions/bad') });
+  });
+});
+
+describe('formatUsd', () => {
+  it('rounds a half cent away from zero, as sumUsd does, despite binary floats', () => {
+    expect(formatUsd(1.005)).toBe('1.01');
+    expect(formatUsd(2.675)).toBe('2.68');
+    expect(formatUsd(-1.005)).toBe('-1.01');
+    expect(formatUsd(0.004)).toBe('0.00');
+    expect(formatUsd(-0.004)).toBe('0.00');
+    expect(formatUsd(0.1 + 0.2)).toBe('0.30');
+    expect(formatUsd(123456.785)).toBe('123456.79');
   });
 });
 

@@ -112,6 +112,38 @@ describe('trading pipeline', () => {
     expect(calls.size).toBe(2);
   });
 
+  it('daily volume counts in micro-dollars: an order landing exactly on the limit fills, one base unit over is refused, and sub-cent orders count', async () => {
+    expect(await h.venue.priceUsd('solana', USDC)).toBe(1);
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 100 } };
+    const usdc = (value: string) => request({ inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value } });
+    // 1.37 + 69.37 + 29.26 is a hair over 100 as floats.
+    for (const value of ['1.37', '69.37', '29.26']) expect(await h.pipeline.place(usdc(value))).toMatchObject({ status: 'filled' });
+    await expect(h.pipeline.place(usdc('0.004'))).rejects.toMatchObject({
+      code: 'RISK_LIMIT_EXCEEDED',
+      message: 'Order would exceed the daily volume limit of $100.00 (risk policy; $100.00 used today)',
+    });
+
+    const fresh = await tradingHarness();
+    await fresh.fund(USDC, '1000000000');
+    fresh.state.config = { ...fresh.state.config, riskPolicy: { ...fresh.state.config.riskPolicy, dailyVolumeUsd: 100 } };
+    await expect(fresh.pipeline.place(usdc('100.000001'))).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+    // Orders under half a cent were $0.00 and passed a spent limit for ever.
+    for (let i = 0; i < 3; i++) await fresh.pipeline.place(usdc('33.333333'));
+    expect(await fresh.pipeline.place(usdc('0.000001'))).toMatchObject({ status: 'filled', valueUsd: '0.00' });
+    await expect(fresh.pipeline.place(usdc('0.000001'))).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+  });
+
+  it('a held order worth under half a cent is still priced when approved (it was $0.00, read as no price)', async () => {
+    h.state.config = {
+      ...h.state.config,
+      riskPolicy: { ...h.state.config.riskPolicy, maxOrderUsd: 50 },
+      defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false },
+    };
+    const pending = await h.pipeline.place(request({ inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '0.004' } }));
+    expect(pending).toMatchObject({ status: 'pending_approval', valueUsd: '0.00' });
+    expect(await h.pipeline.approve(SUBJECT, pending.order_id)).toMatchObject({ status: 'filled' });
+  });
+
   it('daily volume counts an order on the UTC day it is sent: held orders approved after midnight count on the new day', async () => {
     const sol = await h.venue.priceUsd('solana', SOL);
     const profile = (autoApprove: boolean) => ({ ...h.state.config.defaultOrderProfile, autoApprove });
