@@ -130,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     inspector: new RuntimeInspector(runtime, adapters.store),
     readiness: () => readiness(adapters, () => ready),
     settled: () => runtime.settled(),
+    ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
   });
   // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
   const mcp = createMcpHttpHandler({

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Every environment variable the service reads; README "Configuration" mirrors this. */
@@ -38,6 +39,19 @@ export const envSchema = z
     STORE_READ_CACHE_ENTRIES: intFromEnv(5_000, 0, 10_000_000),
     /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (CONTRACT: 60). */
     PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
+    /**
+     * Which proxies in front of the service to believe about the client address
+     * (`X-Forwarded-For`, express's `trust proxy`): a hop count, or addresses, CIDRs and
+     * `loopback`/`linklocal`/`uniquelocal`. Unset: the TCP peer is the client.
+     */
+    TRUST_PROXY: z
+      .string()
+      .trim()
+      .min(1)
+      .refine(isTrustProxy, {
+        message: 'must be a hop count (1-10) or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal (never true: X-Forwarded-For is client-written)',
+      })
+      .optional(),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
     // LLM used by ask_bot to phrase replies; without LLM_BASE_URL the embedded templated one answers.
     LLM_BASE_URL: optionalUrl(['http', 'https']),
@@ -113,6 +127,8 @@ export interface AppConfig {
   storeReadCacheEntries: number;
   /** Requests a minute per client address on routes without a credential. */
   publicRatePerMinute: number;
+  /** express's `trust proxy`: hop count or trusted addresses; absent, the TCP peer is the client. */
+  trustProxy?: number | string[];
   shutdownTimeoutMs: number;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
@@ -158,6 +174,7 @@ export function toAppConfig(env: Env): AppConfig {
     },
     storeReadCacheEntries: env.STORE_READ_CACHE_ENTRIES,
     publicRatePerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    ...(env.TRUST_PROXY ? { trustProxy: parseTrustProxy(env.TRUST_PROXY) } : {}),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     trading: {
       venue: env.TRADING_VENUE,
@@ -194,4 +211,23 @@ function parseChainUrls(text: string): TradingSettings['live']['evmRpcUrls'] {
     if ((chain === 'ethereum' || chain === 'base' || chain === 'arbitrum') && url) out[chain] = url;
   }
   return out;
+}
+
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `TRUST_PROXY`: a hop count, or a list of addresses, CIDRs and presets (see `isTrustProxy`). */
+function parseTrustProxy(value: string): number | string[] {
+  return /^\d+$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim());
+}
+
+function isTrustProxy(value: string): boolean {
+  if (/^\d+$/.test(value)) return Number(value) >= 1 && Number(value) <= 10;
+  return value.split(',').every((raw) => {
+    const entry = raw.trim();
+    if (PROXY_PRESETS.has(entry)) return true;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  });
 }

@@ -35,12 +35,17 @@ export interface HttpAppDeps {
    * are answered after it (durable-answer.middleware.ts). Absent: answers are not held.
    */
   settled?: () => Promise<void>;
+  /** express's `trust proxy` (config `TRUST_PROXY`): whom to believe about the client address. */
+  trustProxy?: number | string[];
 }
 
 /** Builds the app; the caller passes it to `http.createServer` or supertest. */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // `req.ip` (per-IP budgets) and `req.secure` (the pre-login cookie's Secure flag) read the
+  // forwarded headers of these proxies only.
+  if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
 
   app.use(requestContextMiddleware(deps.logger));
   // API answers are one caller's data, and some carry secrets (tokens, a new key's secret):

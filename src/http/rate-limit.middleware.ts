@@ -81,9 +81,9 @@ export function publicRateLimit(limiter: RateLimiterPort, windows: readonly Rate
 /**
  * The client address to count per-IP budgets (`public`, `.well-known`) against.
  *
- * It is `req.ip`, which honours express's `trust proxy` setting: behind a load balancer set
- * it to the proxy hop count or addresses (e.g. `app.set('trust proxy', 1)`), or every client
- * shares the proxy's budget; never set it to `true` in front of the open internet, because
+ * It is `req.ip`, which honours express's `trust proxy` setting (config `TRUST_PROXY`): behind
+ * a load balancer set it to the proxy hop count or addresses, or every client shares the
+ * proxy's budget; never `true` in front of the open internet (the config refuses it), because
  * `X-Forwarded-For` is client-written and would let anyone pick a fresh address per request.
  * IPv4-mapped IPv6 addresses are unwrapped, and IPv6 addresses are grouped by their /64,
  * because one subscriber usually holds a whole /64 and could otherwise rotate through it.

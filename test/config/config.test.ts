@@ -40,6 +40,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
   });
 
+  it('reads which proxies to believe about the client address, and refuses true', () => {
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8']);
+    for (const bad of ['true', '0', '11', '10.0.0.0/33', 'proxy.example.com', '10.0.0.1/8/1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY:/);
+    }
+  });
+
   it('PROFILE=embedded ignores the URLs', () => {
     const config = loadConfig({ PROFILE: 'embedded', MONGODB_URL: 'mongodb://db', REDIS_URL: 'redis://cache' });
     expect(config.mongo).toBeUndefined();

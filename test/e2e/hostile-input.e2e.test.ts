@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KILL_SWITCH_PATH } from '../../src/http/routes/kill-switch.routes.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { Client, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -173,6 +173,29 @@ describe('hostile input (e2e)', () => {
     expect((await killSwitch.json()).active).toEqual([]);
     const catalog = await fetch(`${svc.url}/api/nest/ops/catalog`, { headers: ops });
     expect((await catalog.json()).settings.disabledFamilies).toEqual([]);
+  });
+
+  it('sign-in and session routes refuse body fields they do not take, and bodies that are not objects', async () => {
+    const wallet = solanaWallet();
+    const visitor = new Client(svc.url);
+    await visitor.refreshCsrf(); // the logins check the pre-login CSRF token first
+    const cases: Array<[Client, string, Record<string, unknown>]> = [
+      [visitor, '/api/nest/auth/nonce', { walletAddress: wallet.address, foo: 1 }],
+      [visitor, '/api/nest/auth/evm/nonce', { foo: 1 }],
+      [visitor, '/api/nest/auth/login', { message: 'm', signature: 's', walletAddress: wallet.address, foo: 1 }],
+      [visitor, '/api/nest/auth/evm/login', { message: 'm', signature: '0x12', foo: 1 }],
+      [alice.client, '/api/nest/auth/verify', { foo: 1 }],
+      [alice.client, '/api/nest/auth/totp/enroll', { foo: 1 }],
+      [alice.client, '/api/nest/auth/logout', { foo: 1 }],
+    ];
+    for (const [client, path, body] of cases) {
+      const answer = await client.post(path, body);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.message, path).toContain('foo is not a known field');
+      expect((await client.post(path, [1])).body, path).toMatchObject({ statusCode: 400, message: ['body must be object'] });
+    }
+    // The refused logout left the session signed in.
+    expect((await alice.client.get('/api/nest/agents')).status).toBe(200);
   });
 
   it('a route whose body fields are all optional takes no body as no fields (PUT /bots/:botId/mcp)', async () => {

@@ -56,4 +56,21 @@ describe('per-IP budget of public routes (e2e)', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1));
   });
+
+  it('behind one trusted proxy (TRUST_PROXY=1), counts each forwarded client on its own and cannot be fooled by a forged hop', async () => {
+    const proxied = await startTestService({ clock, env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' } });
+    try {
+      // As nginx appends it: `<what the client sent>, <the client's address>`.
+      const nonce = (forwardedFor: string) => fetch(`${proxied.url}/api/nest/auth/evm/nonce`, { method: 'POST', headers: { 'x-forwarded-for': forwardedFor } });
+      for (const client of ['203.0.113.7', '198.51.100.9']) {
+        expect((await nonce(client)).status, client).toBe(200);
+        expect((await nonce(client)).status, client).toBe(200);
+        expect((await nonce(client)).status, client).toBe(429);
+      }
+      // A client writing its own X-Forwarded-For gets no fresh address: only the hop the proxy added counts.
+      expect((await nonce('192.0.2.1, 203.0.113.7')).status).toBe(429);
+    } finally {
+      await proxied.stop();
+    }
+  });
 });

@@ -7,7 +7,7 @@
  * installed; only siwe's parser runs here.
  */
 import { SiweMessage } from 'siwe';
-import { getAddress, verifyMessage, type Address, type Hex } from 'viem';
+import { getAddress, recoverMessageAddress, verifyMessage, type Address, type Hex } from 'viem';
 import { AppError } from '../../errors/app-error.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 import { checkMessageTimes } from './message-times.js';
@@ -63,6 +63,10 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id not allowed');
   }
   if (!(await isValidSignature(address, input.message, input.signature, parsed.chainId, input.publicClient))) {
+    // A well-formed signature of the text by another key (interface 7.3: the address differs
+    // from the signer); bytes that are no signature at all are just unauthorized.
+    const signer = await recoverMessageAddress({ message: input.message, signature: input.signature }).catch(() => undefined);
+    if (signer !== undefined) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch, 'signed by another key');
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'bad signature');
   }
   checkMessageTimes(parsed, input.now);

@@ -4,7 +4,7 @@
  * signature check over its UTF-8 bytes.
  */
 import bs58 from 'bs58';
-import nacl from 'tweetnacl';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { isIsoTime } from '../../shared/iso-time.js';
 
 /** The fields of a SIWS message, in wallet-standard order. */
@@ -36,6 +36,8 @@ export class SiwsFormatError extends Error {
   }
 }
 
+const SIGNATURE_BYTES = 64;
+const PUBLIC_KEY_BYTES = 32;
 const HEADER = /^(?<domain>[^\s/?#@]+) wants you to sign in with your Solana account:$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const NONCE = /^[A-Za-z0-9]{8,}$/;
@@ -136,11 +138,12 @@ export function verifySiwsSignature(message: string, signatureBase58: string, ad
   try {
     const signature = bs58.decode(signatureBase58);
     const publicKey = bs58.decode(addressBase58);
-    // tweetnacl throws on wrong lengths; a verifier answers no instead.
-    if (signature.length !== nacl.sign.signatureLength || publicKey.length !== nacl.sign.publicKeyLength) {
-      return false;
-    }
-    return nacl.sign.detached.verify(new TextEncoder().encode(message), signature, publicKey);
+    if (signature.length !== SIGNATURE_BYTES || publicKey.length !== PUBLIC_KEY_BYTES) return false;
+    // RFC 8032 strict (`zip215: false`): refuses non-canonical encodings and public keys of
+    // small order. tweetnacl's verify accepts those: for the eight small-order addresses
+    // (the System Program's 1111...1111 among them) a signature that verifies can be made
+    // without any private key, so anyone could sign in as them.
+    return ed25519.verify(signature, new TextEncoder().encode(message), publicKey, { zip215: false });
   } catch {
     return false;
   }
@@ -150,7 +153,7 @@ export function verifySiwsSignature(message: string, signatureBase58: string, ad
 export function isSolanaAddress(value: string): boolean {
   if (value.length < 32 || value.length > 44 || !BASE58.test(value)) return false;
   try {
-    return bs58.decode(value).length === nacl.sign.publicKeyLength;
+    return bs58.decode(value).length === PUBLIC_KEY_BYTES;
   } catch {
     return false;
   }

@@ -35,21 +35,21 @@ export const EvmSignatureSchema = z
 const MessageSchema = z.string().min(1).max(MAX_MESSAGE_CHARS);
 
 /** `POST /api/nest/auth/nonce` */
-export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressSchema });
+export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressSchema }).strict();
 
 /** `POST /api/nest/auth/login` */
 export const SolanaLoginRequestSchema = z.object({
   message: MessageSchema,
   signature: SolanaSignatureSchema,
   walletAddress: SolanaAddressSchema,
-});
+}).strict();
 
 /** `POST /api/nest/auth/evm/login`; `walletAddress` is optional because the message names it. */
 export const EvmLoginRequestSchema = z.object({
   message: MessageSchema,
   signature: EvmSignatureSchema,
   walletAddress: EvmAddressSchema.optional(),
-});
+}).strict();
 
 export type SolanaNonceRequest = z.output<typeof SolanaNonceRequestSchema>;
 export type SolanaLoginRequest = z.output<typeof SolanaLoginRequestSchema>;

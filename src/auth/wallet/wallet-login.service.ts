@@ -76,9 +76,9 @@ export class WalletLoginService {
     this.evmChainIds = options.evmChainIds;
   }
 
-  /** Issues a nonce bound to `walletAddress` and the SIWS message to sign with it. */
-  async startSolana(walletAddress: unknown): Promise<SolanaChallenge> {
-    const { walletAddress: address } = parseWalletInput(SolanaNonceRequestSchema, { walletAddress });
+  /** Issues a nonce bound to the body's `walletAddress` and the SIWS message to sign with it. */
+  async startSolana(body: unknown): Promise<SolanaChallenge> {
+    const { walletAddress: address } = parseWalletInput(SolanaNonceRequestSchema, body);
     const issued = await this.nonces.issue('solana', address);
     const message = buildSiwsMessage({
       domain: this.domain,

@@ -10,7 +10,7 @@ import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.
 import { AppError } from '../../errors/app-error.js';
 import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { objectBody, parseBody, validate } from '../validate.js';
-import { codeBodySchema, noQuery } from './route-schemas.js';
+import { codeBodySchema, noBody, noQuery } from './route-schemas.js';
 
 export interface AuthRoutesDeps {
   auth: AuthMiddlewareDeps;
@@ -56,16 +56,16 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   });
 
   router.post('/api/nest/auth/nonce', perIp, noQuery, async (req, res) => {
-    res.json(await wallet.startSolana(objectBody(req).walletAddress));
+    res.json(await wallet.startSolana(objectBody(req)));
   });
-  router.post('/api/nest/auth/evm/nonce', perIp, noQuery, async (_req, res) => {
+  router.post('/api/nest/auth/evm/nonce', perIp, noQuery, noBody, async (_req, res) => {
     res.json(await wallet.startEvm());
   });
 
   const login = (chain: WalletChain, verify: (body: unknown) => Promise<{ walletAddress: string }>): RequestHandler =>
     async (req, res) => {
       requirePreLoginCsrf(req, csrf);
-      const { walletAddress } = await verify(req.body);
+      const { walletAddress } = await verify(objectBody(req));
       const user = await deps.users.ensureByWallet(chain, walletAddress);
       res.json(await sessions.login(user));
     };
@@ -79,17 +79,17 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     if (!token) throw AppError.unauthorized();
     res.json(await sessions.refresh(token));
   });
-  router.post('/api/nest/auth/logout', ...operator, noQuery, async (_req, res) => {
+  router.post('/api/nest/auth/logout', ...operator, noQuery, noBody, async (_req, res) => {
     await sessions.logout(sessionOf(res));
     res.json({ success: true });
   });
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
   const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
-  router.post('/api/nest/auth/verify', ...anyCredential, noQuery, (_req, res) => {
+  router.post('/api/nest/auth/verify', ...anyCredential, noQuery, noBody, (_req, res) => {
     res.json({ valid: true, principal: describe(principalOf(res)) });
   });
 
-  router.post('/api/nest/auth/totp/enroll', ...operator, noQuery, async (_req, res) => {
+  router.post('/api/nest/auth/totp/enroll', ...operator, noQuery, noBody, async (_req, res) => {
     const session = sessionOf(res);
     res.json(await deps.totp.enroll(session.userId, session.walletAddress));
   });

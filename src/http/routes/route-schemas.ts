@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors/app-error.js';
 import { z } from 'zod';
-import { validate } from '../validate.js';
+import { objectBody, validate } from '../validate.js';
 
 /**
  * `?limit=&cursor=` of every listing route. Strict: a parameter a route does not take is a
@@ -14,12 +14,18 @@ export const pageQuerySchema = z
   })
   .strict();
 
-/** The query string of a route that takes none: any parameter is `<name> is not a known field`. */
+/** The query string (or body) of a route that takes none: any field is `<name> is not a known field`. */
 export const noQuerySchema = z.object({}).strict();
 
 /** Middleware of a route that takes no query string (after authentication: a 401 comes first). */
 export const noQuery: RequestHandler = (req, _res, next) => {
   validate(noQuerySchema, req.query);
+  next();
+};
+
+/** Middleware of a route that takes no body fields: none, `{}`, or a 400 naming each field sent. */
+export const noBody: RequestHandler = (req, _res, next) => {
+  validate(noQuerySchema, objectBody(req));
   next();
 };
 

@@ -1,4 +1,7 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { numberToBytesLE } from '@noble/curves/abstract/utils.js';
 import bs58 from 'bs58';
+import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import {
   buildSiwsMessage,
@@ -86,6 +89,22 @@ describe('verifySiwsSignature', () => {
     expect(verifySiwsSignature(message, bs58.encode(new Uint8Array(63)), wallet.address)).toBe(false);
     expect(verifySiwsSignature(message, signature, bs58.encode(new Uint8Array(31)))).toBe(false);
     expect(verifySiwsSignature(message, '', '')).toBe(false);
+  });
+
+  it('refuses a key of small order, for which a signature can be forged without a private key (tweetnacl accepts it)', () => {
+    // The identity point (encoded 01 00..00) has order 1: [k]A vanishes, so R = [s]B with any s
+    // "signs" every message. The other small-order keys fall to a few guesses of [k]A.
+    const identity = new Uint8Array(32);
+    identity[0] = 1;
+    const s = 0x1234567890abcdefn;
+    const forged = new Uint8Array(64);
+    forged.set(ed25519.ExtendedPoint.BASE.multiply(s).toRawBytes(), 0);
+    forged.set(numberToBytesLE(s, 32), 32);
+    const text = new TextEncoder().encode(message);
+    expect(nacl.sign.detached.verify(text, forged, identity)).toBe(true); // the hole this closes
+    expect(verifySiwsSignature(message, bs58.encode(forged), bs58.encode(identity))).toBe(false);
+    // The System Program's address (32 zero bytes) is such a key too.
+    expect(verifySiwsSignature(message, bs58.encode(forged), '11111111111111111111111111111111')).toBe(false);
   });
 
   it('recognises Solana addresses by decoded length', () => {

@@ -10,7 +10,8 @@ async function signedLogin(h: Harness, overrides: Partial<Parameters<typeof siwe
   const account = evmAccount();
   const { nonce } = await h.service.startEvm();
   const message = siweText(account.address, { nonce, issuedAt: new Date(h.clock.now()), ...overrides });
-  return { account, nonce, message, signature: await account.signMessage({ message }) };
+  const signature = await account.signMessage({ message });
+  return { account, nonce, message, signature, body: { message, signature } };
 }
 
 describe('WalletLoginService — EVM (SIWE)', () => {
@@ -40,13 +41,13 @@ describe('WalletLoginService — EVM (SIWE)', () => {
   it('rejects unknown and expired nonces with `Invalid or expired nonce`', async () => {
     const h = await makeHarness();
     const unknown = await signedLogin(h, { nonce: 'a'.repeat(32) });
-    await expectAppError(h.service.loginEvm(unknown), 401, 'Invalid or expired nonce');
+    await expectAppError(h.service.loginEvm(unknown.body), 401, 'Invalid or expired nonce');
     const stale = await signedLogin(h);
     await h.clock.advance(5 * 60_000);
-    await expectAppError(h.service.loginEvm(stale), 401, 'Invalid or expired nonce');
+    await expectAppError(h.service.loginEvm(stale.body), 401, 'Invalid or expired nonce');
     const expiring = await signedLogin(h, { expirationTime: new Date(h.clock.now() + 1000) });
     await h.clock.advance(1000);
-    await expectAppError(h.service.loginEvm(expiring), 401, 'Invalid or expired nonce');
+    await expectAppError(h.service.loginEvm(expiring.body), 401, 'Invalid or expired nonce');
   });
 
   it('rejects a body address other than the signer', async () => {
@@ -55,22 +56,22 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     await expectAppError(h.service.loginEvm({ message, signature, walletAddress: evmAccount().address }), 401, MISMATCH);
   });
 
-  it('answers `Unauthorized` to a bad signature and leaves the nonce usable', async () => {
+  it('a signature by another key is the address mismatch, bytes that are no signature `Unauthorized`; the nonce stays usable', async () => {
     const h = await makeHarness();
     const { account, message, signature } = await signedLogin(h);
     const forged = await evmAccount().signMessage({ message });
-    await expectAppError(h.service.loginEvm({ message, signature: forged }), 401, 'Unauthorized');
+    await expectAppError(h.service.loginEvm({ message, signature: forged }), 401, MISMATCH);
     await expectAppError(h.service.loginEvm({ message, signature: '0x1234' }), 401, 'Unauthorized');
     await expect(h.service.loginEvm({ message, signature })).resolves.toEqual({ walletAddress: account.address });
   });
 
   it('rejects another domain, a disallowed chain, and a message not yet valid', async () => {
     const h = await makeHarness({ evmChainIds: [1, 8453] });
-    await expectAppError(h.service.loginEvm(await signedLogin(h, { domain: 'evil.example' })), 401, 'Unauthorized');
-    await expectAppError(h.service.loginEvm(await signedLogin(h, { chainId: 137 })), 401, 'Unauthorized');
+    await expectAppError(h.service.loginEvm((await signedLogin(h, { domain: 'evil.example' })).body), 401, 'Unauthorized');
+    await expectAppError(h.service.loginEvm((await signedLogin(h, { chainId: 137 })).body), 401, 'Unauthorized');
     const early = await signedLogin(h, { notBefore: new Date(h.clock.now() + 60_000) });
-    await expectAppError(h.service.loginEvm(early), 401, 'Unauthorized');
-    await expect(h.service.loginEvm(await signedLogin(h, { chainId: 8453 }))).resolves.toBeDefined();
+    await expectAppError(h.service.loginEvm(early.body), 401, 'Unauthorized');
+    await expect(h.service.loginEvm((await signedLogin(h, { chainId: 8453 })).body)).resolves.toBeDefined();
   });
 
   it('answers malformed input with 400, not a crash', async () => {

@@ -8,7 +8,7 @@ const MISMATCH = 'Wallet address does not match signed message';
 async function started() {
   const h = await makeHarness();
   const wallet = solanaWallet();
-  const challenge = await h.service.startSolana(wallet.address);
+  const challenge = await h.service.startSolana({ walletAddress: wallet.address });
   const body = { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address };
   return { ...h, wallet, challenge, body };
 }
@@ -107,6 +107,6 @@ describe('WalletLoginService — Solana (SIWS)', () => {
     });
     await expectAppError(service.loginSolana({ ...body, walletAddress: 'abc' }), 400, 'walletAddress: must be a base58 Solana public key');
     await expectAppError(service.loginSolana({ ...body, message: 'hello' }), 400, 'message: not a valid SIWS message');
-    await expectAppError(service.startSolana('not an address'), 400, 'walletAddress: must be a base58 Solana public key');
+    await expectAppError(service.startSolana({ walletAddress: 'not an address' }), 400, 'walletAddress: must be a base58 Solana public key');
   });
 });
