@@ -57,14 +57,14 @@ export class PositionsService {
   ) {}
 
   /**
-   * Books a swap: `sold` leaves the account (realizing PnL against its average cost),
-   * `bought` enters it at the USD value of what was paid.
+   * Books a swap: `sold` leaves the account, realizing its market value at the fill less
+   * its average cost; `bought` enters it at that same value (the USD value of what was paid).
    */
   async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg): Promise<void> {
     const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
-    // Value the trade once, by what was received when priced, so both legs agree.
-    const tradeUsd = receivedUsd > 0 ? receivedUsd : paidUsd;
+    // Valued once, at what was paid (what was received if that is unpriced): fee and price impact are cost of the bought token, not a loss on the spent one.
+    const tradeUsd = paidUsd > 0 ? paidUsd : receivedUsd;
     // Two records, written concurrently; each refuses a second booking of `ref` on its own.
     await Promise.all([
       this.update(subject, ref, sold, (position) => {

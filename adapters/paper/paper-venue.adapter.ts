@@ -27,7 +27,7 @@ import {
 import { normalizeAddress, PaperLedger, SLIPPAGE_MESSAGE, type FillDoc, type FillRequest } from './paper-ledger.js';
 import { DEFAULT_FEE_BPS, quotePool, type PoolQuote } from './paper-pools.js';
 import { PaperPriceFeed } from './paper-price-feed.js';
-import { findPaperToken, searchPaperTokens, type PaperToken } from './paper-tokens.js';
+import { findPaperToken, isWrapPair, searchPaperTokens, type PaperToken } from './paper-tokens.js';
 
 export interface PaperVenueOptions {
   store: StorePort;
@@ -221,8 +221,12 @@ export class PaperVenue implements VenuePort, FaucetPort {
     return [from, to];
   }
 
-  /** Prices the pair now; an input too small to buy one base unit has no route (400). */
+  /**
+   * Prices the pair now; an input too small to buy one base unit has no route (400). A wrap
+   * or unwrap (ETH ↔ WETH) is what the chain does: 1:1, no fee, no impact, no pool.
+   */
   private pool(from: PaperToken, to: PaperToken, amountIn: bigint): PoolQuote {
+    if (isWrapPair(from, to)) return { expectedOut: amountIn, spotOut: amountIn, priceImpactBps: 0, feeAmount: 0n };
     const now = this.clock.now();
     const side = (token: PaperToken) => ({ decimals: token.decimals, priceUsd: this.feed.priceUsd(token, now), depthUsd: token.depthUsd });
     const quote = quotePool(side(from), side(to), amountIn, this.feeBps);

@@ -23,7 +23,7 @@ import { quotePool } from '../../adapters/paper/paper-pools.js';
 import { PaperPriceFeed } from '../../adapters/paper/paper-price-feed.js';
 import { findPaperToken, PAPER_ASSETS, PAPER_TOKENS, type PaperToken } from '../../adapters/paper/paper-tokens.js';
 import { minOutOf, PaperVenue, paperTxSignature } from '../../adapters/paper/paper-venue.adapter.js';
-import { EVM_CHAINS, NATIVE_SOL_MINT, type Chain, type WalletSigner } from '../../src/ports/venue.port.js';
+import { EVM_CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type WalletSigner } from '../../src/ports/venue.port.js';
 import { describeVenueContract, type VenueSubject } from '../contracts/venue.contract.js';
 
 const SEED = 'paper-test-seed';
@@ -309,6 +309,29 @@ describe('paper venue execution', () => {
     const result = await venue.execute({ ...base, clientOrderId: 'o-1', minOut: '1', signer: signer() });
     expect(result).toMatchObject({ status: 'filled', txSignature: paperTxSignature('solana', 'o-1') });
     expect((await store.get<FillDoc>(FILLS_COLLECTION, 'o-1'))?.data).toMatchObject({ address: WALLET, inputMint: USDC, outputMint: NATIVE_SOL_MINT, outcome: result });
+  });
+
+  it('wraps and unwraps the native coin 1:1 with no fee and no impact, whatever the size, debiting one and crediting the other', async () => {
+    const evm = '0x52908400098527886E0F7030069857D2E4169EE7';
+    const { venue } = await memoryVenue();
+    const [ETH, ONE] = [NATIVE_EVM_ADDRESS, 10n ** 18n];
+    for (const chain of EVM_CHAINS) {
+      const WETH = token(chain, 'WETH').address;
+      for (const [inputMint, outputMint] of [[ETH, WETH], [WETH, ETH]]) {
+        for (const amountIn of [ONE, 1n, 10n ** 9n * ONE]) {
+          const q = await venue.quote({ chain, inputMint: inputMint!, outputMint: outputMint!, amountIn: amountIn.toString(), slippageBps: 50 });
+          expect(q).toMatchObject({ expectedOut: amountIn.toString(), spotOut: amountIn.toString(), feeAmount: '0', priceImpactBps: 0 });
+        }
+      }
+      await venue.credit(chain, evm, 'ETH', (3n * ONE).toString());
+      const wrap = await venue.execute({ chain, inputMint: 'ETH', outputMint: 'WETH', amountIn: (2n * ONE).toString(), minOut: (2n * ONE).toString(), slippageBps: 0, clientOrderId: `wrap-${chain}`, signer: signer(evm, 'evm') });
+      expect(wrap).toMatchObject({ status: 'filled', filledOut: (2n * ONE).toString() });
+      const unwrap = await venue.execute({ chain, inputMint: WETH, outputMint: ETH, amountIn: ONE.toString(), minOut: ONE.toString(), slippageBps: 0, clientOrderId: `unwrap-${chain}`, signer: signer(evm, 'evm') });
+      expect(unwrap).toMatchObject({ status: 'filled', filledOut: ONE.toString() });
+      expect(await venue.balances(chain, evm)).toEqual({ [ETH]: (2n * ONE).toString(), [WETH]: ONE.toString() });
+    }
+    // ETH to anything else still goes through a pool.
+    expect(await venue.quote({ chain: 'base', inputMint: ETH, outputMint: 'USDC', amountIn: ONE.toString(), slippageBps: 50 })).toMatchObject({ feeAmount: (3n * 10n ** 15n).toString() });
   });
 
   it('refuses a signer of the wrong family and answers lookups on another chain with null', async () => {

@@ -51,6 +51,22 @@ describe('trading pipeline', () => {
     expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
   });
 
+
+  it('books a buy at what was paid: fee and price impact are cost of the bought token, the token spent realizes nothing', async () => {
+    await h.positions.bookDeposit(SUBJECT, 'faucet:usdc', { chain: 'solana', token: USDC, symbol: 'USDC', decimals: 6, amount: 1_000_000_000n, priceUsd: 1 });
+    const order = await h.pipeline.place(request({ inputToken: 'USDC', outputToken: 'BONK', amount: { kind: 'whole', value: '100' } }));
+    expect(order.status).toBe('filled');
+    const positions = await h.positions.list(SUBJECT);
+    const usdc = positions.find((p) => p.token === USDC)!;
+    const bonk = positions.find((p) => p.token === BONK)!;
+    expect(usdc).toMatchObject({ amount: '900', costBasisUsd: 900 });
+    expect(usdc.realizedPnlUsd).toBeCloseTo(0, 9);
+    expect(bonk.costBasisUsd).toBeCloseTo(100, 9);
+    // Fee and price impact then show as unrealized PnL on BONK: value below cost, realized + unrealized = the change in value.
+    const bonkValue = Number(bonk.amount) * (await h.venue.priceUsd('solana', BONK))!;
+    expect(bonkValue).toBeLessThan(bonk.costBasisUsd);
+    expect(usdc.realizedPnlUsd + (bonkValue - bonk.costBasisUsd)).toBeCloseTo(bonkValue - 100, 9);
+  });
   it('sends to a venue outside the store only once the order is durable; the paper venue, whose fills are store writes, without waiting', async () => {
     const timeline: string[] = [];
     const outside = (inner: VenuePort): VenuePort =>

@@ -68,6 +68,14 @@ describe('trading core (e2e)', () => {
     expect(positions.body.positions.map((p: { symbol: string }) => p.symbol).sort()).toEqual(['SOL', 'USDC']);
   });
 
+  it('the faucet reports what it credited: digits past the token\'s decimals are dropped, and an amount below one base unit is refused', async () => {
+    expect(await faucet('USDT', '1.1234567')).toMatchObject({ status: 200, body: { symbol: 'USDT', credited: '1.123456', balance: '1.123456' } });
+    expect(await faucet('BONK', '1.000009')).toMatchObject({ status: 200, body: { symbol: 'BONK', credited: '1', balance: '1' } });
+    expect(await faucet('USDT', '0.0000009')).toMatchObject({ status: 400, body: { message: ['amount is below the smallest unit of USDT (0.000001)'] } });
+    expect(await faucet('USDT', '0.000')).toMatchObject({ status: 400, body: { message: ['amount must be greater than 0'] } });
+    expect((await faucet('USDT', '1')).body.balance).toBe('2.123456');
+  });
+
   it('quotes an EVM swap with price impact that grows with size', async () => {
     const small = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '1000000000' });
     expect(small.status).toBe(200);
@@ -75,6 +83,9 @@ describe('trading core (e2e)', () => {
     expect(BigInt(small.body.minBuyAmount)).toBeLessThan(BigInt(small.body.buyAmount));
     const large = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '5000000000000' });
     expect(large.body.priceImpactBps).toBeGreaterThan(small.body.priceImpactBps);
+    // Wrapping is no trade: 1:1, no fee, no impact.
+    const wrap = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'ETH', buyToken: 'WETH', sellAmount: '1000000000000000000' });
+    expect(wrap.body).toMatchObject({ buyAmount: '1000000000000000000', feeAmount: '0', priceImpactBps: 0 });
   });
 
   it('swaps through the command route, moves the position, and PnL moves with the price feed', async () => {
@@ -89,6 +100,10 @@ describe('trading core (e2e)', () => {
     const sol = before.body.positions.find((p: { symbol: string }) => p.symbol === 'SOL');
     expect(sol.amount).toBe('9.5');
     expect(Number(bonk.amount)).toBeGreaterThan(0);
+    // A pure buy: the SOL spent (deposited at this price) realizes nothing; BONK costs what was paid, fee and impact included.
+    expect(sol.realizedPnlUsd).toBe('0.00');
+    expect(Number(bonk.costBasisUsd)).toBeCloseTo(0.5 * Number(sol.priceUsd), 2);
+    expect(Number(bonk.unrealizedPnlUsd)).toBeLessThan(0);
     clock.jumpTo(clock.now() + 10 * MINUTE);
     const after = await http.get(`/api/nest/trading/positions/${userId}/pnl`);
     const moved = after.body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');

@@ -185,12 +185,16 @@ function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
       const wallet = await deps.wallets.signingWallet(subject, walletChainOf(input.chain));
       if (!wallet) throw walletRequired();
       const token = await requireToken(deps.venue, input.chain, input.token);
+      // Digits past the token's decimals are dropped: what is credited (and reported) is what is left.
       const amount = toBaseUnits(input.amount, token.decimals);
-      if (amount <= 0n) throw AppError.validation(['amount must be greater than 0']);
+      if (amount <= 0n) {
+        const dust = /[1-9]/.test(input.amount);
+        throw AppError.validation([dust ? `amount is below the smallest unit of ${token.symbol} (${fromBaseUnits(1n, token.decimals)})` : 'amount must be greater than 0']);
+      }
       const balance = await faucet.credit(input.chain, wallet.address, token.address, amount.toString());
       const priceUsd = (await deps.venue.priceUsd(input.chain, token.address)) ?? 0;
       await deps.positions.bookDeposit(subject, `faucet:${ctx.requestId}`, { chain: input.chain, token: token.address, symbol: token.symbol, decimals: token.decimals, amount, priceUsd });
-      return { chain: input.chain, token: token.address, symbol: token.symbol, address: wallet.address, walletId: wallet.walletId, credited: input.amount, balance: fromBaseUnits(balance, token.decimals) };
+      return { chain: input.chain, token: token.address, symbol: token.symbol, address: wallet.address, walletId: wallet.walletId, credited: fromBaseUnits(amount, token.decimals), balance: fromBaseUnits(balance, token.decimals) };
     },
   });
 }
