@@ -135,7 +135,7 @@ export class PositionsService {
         }
         throw error;
       }
-      await this.deps.events.publish(subject, 'position.updated', {
+      this.deps.events.publish(subject, 'position.updated', {
         chain: next.chain,
         token: next.token,
         symbol: next.symbol,

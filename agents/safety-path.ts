@@ -252,7 +252,7 @@ export class SafetyPath {
   }
 
   private async blocked(request: TradeRequest, check: string, error: unknown): Promise<void> {
-    await this.deps.events.publish(request.subject, 'risk.blocked', {
+    this.deps.events.publish(request.subject, 'risk.blocked', {
       check,
       code: isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR',
       message: error instanceof Error ? error.message : String(error),

@@ -1,4 +1,3 @@
-import type { EventBusPort } from '../src/ports/event-bus.port.js';
 import type { TradingSubject } from './portfolio.types.js';
 
 /** Event types of the trading core on an agent's stream (CONTRACT "Events"). */
@@ -11,27 +10,21 @@ export type TradingEventType =
   | 'dca.executed'
   | 'dca.failed';
 
-/** Where a lost notification is reported; a pino logger fits. */
-export interface EventFailureLog {
-  error(details: Record<string, unknown>, message: string): void;
+/** Queues events for a stream, to go out once what they describe is durable (`DurablePublisher`). */
+export interface StreamPublisher {
+  publish(stream: string, events: Array<{ type: string; data: Record<string, unknown> }>): void;
 }
 
 /**
  * Publishes trading events on the subject's bus stream (`agent:<id>` / `bot:<id>`, the
- * stream the SSE and WebSocket surfaces read). Called after the change is durable; a
- * publish failure is logged, never turned into a failure of the committed change.
+ * stream the SSE and WebSocket surfaces read), through the runtime's publisher: once the
+ * change is durable, in commit order with the order actors' events on that stream. Returns
+ * at once; a lost notification is logged there, never a failure of the committed change.
  */
 export class TradingEvents {
-  constructor(
-    private readonly bus: EventBusPort,
-    private readonly log: EventFailureLog,
-  ) {}
+  constructor(private readonly publisher: StreamPublisher) {}
 
-  async publish(subject: TradingSubject, type: TradingEventType, data: Record<string, unknown>): Promise<void> {
-    try {
-      await this.bus.publish(`${subject.type}:${subject.id}`, { type, data });
-    } catch (error) {
-      this.log.error({ err: error, subject: `${subject.type}:${subject.id}`, type }, 'trading event publish failed');
-    }
+  publish(subject: TradingSubject, type: TradingEventType, data: Record<string, unknown>): void {
+    this.publisher.publish(`${subject.type}:${subject.id}`, [{ type, data }]);
   }
 }

@@ -335,7 +335,7 @@ export class WalletService implements WalletDirectory {
   private async publish(subject: TradingSubject, record: WalletRecord, defaultId: string | null): Promise<void> {
     const view = toView(record, defaultId);
     const { walletId, chain, address, kind, status, isDefault, spendingCapUsd, spentUsd } = view;
-    await this.deps.events.publish(subject, 'wallet.updated', { walletId, chain, address, kind, status, isDefault, ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}) });
+    this.deps.events.publish(subject, 'wallet.updated', { walletId, chain, address, kind, status, isDefault, ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}) });
   }
 
   /** Runs `attempt` again on VERSION_CONFLICT: each retry re-reads, so it decides on fresh state. */

@@ -38,12 +38,15 @@ export interface LmdbStoreOptions {
   sweepIntervalMs?: number;
   /** Decoded documents kept for reuse while their bytes are unchanged (0: none). */
   readCacheEntries?: number;
+  /** `durable()` fails after this long (default 10 s): lmdb-js never settles a flush that failed. */
+  flushTimeoutMs?: number;
 }
 
 type Binary = Database<Buffer, Buffer>;
 
 const MARK = Buffer.from([1]);
 const SWEEP_BATCH = 500;
+const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
 
 /**
  * The embedded store: one LMDB environment with four sub-databases, all keyed by
@@ -89,12 +92,14 @@ export class LmdbStore implements StorePort {
   private readonly clock: ClockPort;
   private readonly sweeper: SweepScheduler;
   private readonly cache: LmdbReadCache;
+  private readonly flushTimeoutMs: number;
   private specs = new Map<string, CollectionSpec>();
   private closed = false;
 
   constructor(options: LmdbStoreOptions) {
     this.clock = options.clock;
     this.cache = new LmdbReadCache(options.readCacheEntries ?? DEFAULT_READ_CACHE_ENTRIES);
+    this.flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
     this.root = open({ path: options.path, overlappingSync: true });
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -276,7 +281,19 @@ export class LmdbStore implements StorePort {
 
   async durable(): Promise<void> {
     this.assertOpen();
-    await this.root.flushed;
+    // lmdb-js only logs a failed fsync and leaves `flushed` pending for ever: bound the wait,
+    // so that a disk error fails the calls waiting on it (a 503) instead of hanging them all.
+    const ms = this.flushTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError('DEPENDENCY_UNAVAILABLE', `The LMDB store did not flush within ${ms} ms`)), ms);
+      timer.unref();
+    });
+    try {
+      await Promise.race([this.root.flushed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async ping(): Promise<void> {

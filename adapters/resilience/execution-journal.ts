@@ -55,13 +55,16 @@ export class ExecutionJournal {
   }
 
   /**
-   * Writes the record if none exists. When another caller got there first (two executes
+   * Writes the record if none exists, and resolves once it is durable: the caller broadcasts
+   * what it journaled, and a transaction out there whose entry power loss undid would be
+   * signed and sent again by recovery. When another caller got there first (two executes
    * racing on one order id), answers with theirs: the caller must then follow that one.
    */
   async create(record: Omit<LiveExecutionRecord, 'venue' | 'createdAt'>): Promise<{ created: boolean; entry: JournalEntryRef }> {
     const data: LiveExecutionRecord = { ...record, venue: this.venue, createdAt: this.clock.now() };
     try {
       const doc = await this.store.put<LiveExecutionRecord>(LIVE_EXECUTIONS.name, this.id(record.clientOrderId), { data, expectedVersion: 0, indexes: { status: data.status } });
+      await this.store.durable();
       return { created: true, entry: { record: doc.data, version: doc.version } };
     } catch (error) {
       if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;

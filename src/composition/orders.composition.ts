@@ -9,7 +9,7 @@ import { SafetyPath } from '../../agents/safety-path.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
 import { TradingCommand } from '../../agents/trading-command.js';
 import type { KillSwitch, TradingConfigReader } from '../../agents/trading-config.types.js';
-import { TradingEvents } from '../../agents/trading-events.js';
+import { TradingEvents, type StreamPublisher } from '../../agents/trading-events.js';
 import { TradingPipeline } from '../../agents/trading-pipeline.js';
 import type { WalletDirectory } from '../../agents/wallet.types.js';
 import type { OrderContext } from '../../machines/order.machine.js';
@@ -23,7 +23,6 @@ import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
 import { tradingOperations } from '../operations/definitions/trading.ops.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { BreakerReadout, Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
@@ -35,7 +34,8 @@ export interface OrdersCompositionDeps {
   store: StorePort;
   clock: ClockPort;
   logger: Logger;
-  bus: EventBusPort;
+  /** Trading events go out through the runtime's publisher, once durable. */
+  events: StreamPublisher;
   scheduler: SchedulerPort;
   venue: VenuePort;
   breakerOf: (chain: Chain) => BreakerReadout;
@@ -53,7 +53,7 @@ const RECOVERY_PAGE = 200;
 
 /** Orders, the safety path, positions and the command route, added to the trading module. */
 export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents; dca: DcaService } {
-  const events = new TradingEvents(deps.bus, deps.logger);
+  const events = new TradingEvents(deps.events);
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
   const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
   const positions = new PositionsService({ store: deps.store, clock: deps.clock, events });

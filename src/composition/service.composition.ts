@@ -21,6 +21,7 @@ import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { DueJob, DueJobHandler } from '../ports/scheduler.port.js';
+import { DurablePublisher } from '../runtime/durable-publisher.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
 import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
@@ -64,7 +65,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = new Metrics();
   const built = await buildAdapters(config, clock, logger);
   const adapters: Adapters = { ...built, store: instrumentStore(built.store, metrics) };
-  const runtime = new ActorRuntime({ ...adapters, clock, logger, ...config.runtime });
+  // One queue per stream for every event of the service, published once durable (actors' and trading services').
+  const publisher = new DurablePublisher({ store: adapters.store, bus: adapters.bus, logger });
+  const runtime = new ActorRuntime({ ...adapters, publisher, clock, logger, ...config.runtime });
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
 
@@ -80,6 +83,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const trading = buildTrading({
     ...adapters,
+    events: publisher,
     runtime,
     clock,
     logger,
@@ -194,12 +198,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return { runtime, adapters, server, url, stop, services: accounts.services, operations, trading };
 }
 
-/** A due job becomes an ordinary event, stamped with the time it was due. */
+/**
+ * A due job becomes an ordinary event, stamped with the time it was due. The job is done
+ * (BullMQ forgets it) only once what it changed is durable: power loss must not undo a
+ * transition whose job is gone (a key's expiry is not scheduled again).
+ */
 async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob, handlers: Record<string, DueJobHandler>): Promise<void> {
   try {
     const handler = handlers[job.address.type];
     if (handler) await handler(job);
     else await runtime.send(job.address, { ...job.event, dueAt: job.dueAt });
+    await runtime.settled();
   } catch (error) {
     // An actor that no longer exists will never take the event: drop it instead of retrying forever.
     if (isAppError(error) && error.status === 404) {

@@ -3,7 +3,7 @@ import { KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/kill-swit
 import { StoreTradingConfig, TRADING_CONFIG_COLLECTIONS } from '../../agents/trading-config.service.js';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
 import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/token-approvals.service.js';
-import { TradingEvents } from '../../agents/trading-events.js';
+import { TradingEvents, type StreamPublisher } from '../../agents/trading-events.js';
 import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';
 import { WalletService } from '../../agents/wallet.service.js';
 import { buildOrders } from './orders.composition.js';
@@ -21,7 +21,6 @@ import { WALLET_BINDINGS } from '../http/routes/wallet.bindings.js';
 import { tradingConfigOperations } from '../operations/definitions/trading-config.ops.js';
 import { walletOperations } from '../operations/definitions/wallet.ops.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import { walletChainOf, type Chain, type WalletChain } from '../ports/venue.port.js';
@@ -32,7 +31,8 @@ export interface TradingCompositionDeps {
   store: StorePort;
   clock: ClockPort;
   logger: Logger;
-  bus: EventBusPort;
+  /** Trading events go out through the runtime's publisher, once durable. */
+  events: StreamPublisher;
   scheduler: SchedulerPort;
   agents: AgentsService;
   config: AppConfig;
@@ -63,7 +63,7 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   // --- wallets ---
   // The orders section signs and spends through `wallets` (a WalletDirectory: signingWallet, signer, reserveSpend).
   const custody = new LocalKeyCustody(box(CUSTODIAL_KEYS_PURPOSE));
-  const walletEvents = new TradingEvents(deps.bus, deps.logger);
+  const walletEvents = new TradingEvents(deps.events);
   const wallets = new WalletService({ store: deps.store, custody, clock: deps.clock, events: walletEvents });
   const approvals = new TokenApprovalsService({ store: deps.store, clock: deps.clock, wallets });
   module.operations.push(...walletOperations(wallets, approvals));

@@ -40,7 +40,8 @@ export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestH
     if (!MUTATING.has(req.method) || options.skip?.(req)) return next();
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
-      if (res.locals.answeredDurable) return end(...args);
+      // A refusal (4xx) changed nothing worth holding it for: 401s, 429s and bad input go at once.
+      if (res.locals.answeredDurable || (res.statusCode >= 400 && res.statusCode < 500)) return end(...args);
       options.settled().then(
         () => end(...args),
         (err: unknown) => {

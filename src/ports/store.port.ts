@@ -120,8 +120,10 @@ export interface StorePort {
   sweepExpired(): Promise<number>;
 
   /**
-   * Resolves once every write committed before the call is durable: it survives power loss
-   * as far as the disk honours a flush. Adapters whose writes resolve durable resolve at once.
+   * Resolves once every write this process committed before the call is durable: it
+   * survives power loss as far as the disk honours a flush (with them, every commit of other
+   * processes that came before them). Rejects when the store cannot say so in time. Adapters
+   * whose writes resolve durable resolve at once.
    */
   durable(): Promise<void>;
 

@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { EventBusPort } from '../ports/event-bus.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
 import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
 import type { ActorView } from './actor-inspector.js';
+import type { DurablePublisher } from './durable-publisher.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
 
@@ -17,8 +17,8 @@ export interface RuntimeOptions {
   store: StorePort;
   clock: ClockPort;
   logger: Logger;
-  /** Where emitted events go once their transition is durable (`StorePort.durable`); none in some tests. */
-  bus?: EventBusPort;
+  /** Where emitted events go once their transition is durable; none in some tests. */
+  publisher?: DurablePublisher;
   /** Upper bound of actors kept in memory; least recently used idle ones are passivated first. */
   maxLiveActors: number;
   /** An actor untouched this long is passivated. */
@@ -62,8 +62,8 @@ interface ActorEntry {
  *
  * The mailbox waits for the commit only, not for the disk flush (see StorePort): an order's
  * next transition need not wait for the last one's fsync, since flushes keep commit order.
- * What leaves the service waits for durability: its events here, in the background and in
- * order per actor; a mutating call's answer through `settled()`.
+ * What leaves the service waits for durability: its events (`DurablePublisher`, in the
+ * background, in order per stream); a mutating call's answer through `settled()`.
  */
 export class ActorRuntime {
   private readonly definitions = new Map<string, MachineDefinition>();
@@ -72,8 +72,6 @@ export class ActorRuntime {
   private readonly entries = new Map<string, ActorEntry>();
   /** Views of stored documents: a store shares one frozen document per version (StorePort). */
   private readonly views = new WeakMap<StoredDocument, ActorView>();
-  /** Per actor key: the tail of its publications still under way (see `publish`). */
-  private readonly publications = new Map<string, Promise<void>>();
   private closing = false;
   private cancelSweep: (() => void) | undefined;
   private passivations = 0;
@@ -244,47 +242,26 @@ export class ActorRuntime {
   }
 
   /**
-   * Resolves once every write committed so far is durable and every event emitted so far is
-   * published: a surface awaits it before answering a call that changed something.
+   * Resolves once every write committed so far is durable and the events emitted so far are
+   * published (bounded: see `DurablePublisher.drained`): a surface awaits it before answering
+   * a call that changed something.
    */
   async settled(): Promise<void> {
+    const published = this.options.publisher?.drained(); // those queued now, not the ones that follow
     await this.options.store.durable();
-    await Promise.all(this.publications.values());
+    await published;
   }
 
-  /**
-   * Queues what the actor emitted for publication once its transition is durable, after the
-   * actor's earlier events; adds the resulting `state`. Returns at once: the mailbox goes on.
-   */
+  /** Queues what the actor emitted, with the resulting `state`, for publication once durable. */
   private publish(entry: ActorEntry, live: LiveActor): void {
     const emitted = live.emitted.splice(0);
-    const { bus, store, logger } = this.options;
     const stream = entry.definition.stream;
-    if (!bus || !stream || emitted.length === 0) return;
+    const { publisher } = this.options;
+    if (!publisher || !stream || emitted.length === 0) return;
     // Read now: by the time the flush is done, the actor may have moved on.
     const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
-    const streams = [stream(snapshot.context)].flat();
     const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
-    const durable = store.durable();
-    const send = async () => {
-      await durable;
-      for (const event of events) {
-        try {
-          for (const name of streams) await bus.publish(name, event);
-        } catch (error) {
-          // The transition is committed; a lost notification must not turn it into a failure.
-          logger.error({ err: error, actor: entry.key, type: event.type }, 'event publish failed');
-        }
-      }
-    };
-    const { key } = entry;
-    const tail = (this.publications.get(key) ?? Promise.resolve()).then(send).catch((error: unknown) => {
-      logger.error({ err: error, actor: key }, 'events not published: the store did not flush');
-    });
-    this.publications.set(key, tail);
-    void tail.then(() => {
-      if (this.publications.get(key) === tail) this.publications.delete(key);
-    });
+    for (const name of [stream(snapshot.context)].flat()) publisher.publish(name, events);
   }
 
   private async ensureLive(entry: ActorEntry): Promise<LiveActor> {

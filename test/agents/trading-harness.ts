@@ -22,6 +22,7 @@ import { SafetyPath, type TradeRequest } from '../../agents/safety-path.js';
 import { defaultTradingConfig } from '../../agents/trading-config.rules.js';
 import type { TradingConfig } from '../../agents/trading-config.types.js';
 import { TradingEvents } from '../../agents/trading-events.js';
+import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 import { TradingPipeline } from '../../agents/trading-pipeline.js';
 import type { WalletView } from '../../agents/wallet.types.js';
 import { orderDefinition } from '../../machines/order.machine.js';
@@ -58,7 +59,8 @@ export async function tradingHarness(
   const store = new MemoryStore(clock);
   const logger = pino({ level: 'silent' });
   const bus = new InProcessEventBus({ clock });
-  const runtime = new ActorRuntime({ store, clock, logger, bus, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5 });
+  const publisher = new DurablePublisher({ store, bus, logger });
+  const runtime = new ActorRuntime({ store, clock, logger, publisher, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5 });
   runtime.register(orderDefinition);
   await store.init([...TRADING_RECORD_COLLECTIONS, ...PAPER_COLLECTIONS, DAILY_VOLUME_COLLECTION]);
   await runtime.start();
@@ -84,7 +86,7 @@ export async function tradingHarness(
   const events: BusEvent[] = [];
   await bus.subscribe(`agent:${SUBJECT.id}`, (event) => events.push(event));
 
-  const tradingEvents = new TradingEvents(bus, logger);
+  const tradingEvents = new TradingEvents(publisher);
   const wallets = {
     signingWallet: async () => (state.hasWallet ? wallet : null),
     signer: async () => ({ walletId: wallet.walletId, chain: 'solana' as const, address: wallet.address, withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey) }),

@@ -74,14 +74,21 @@ describe('trading pipeline', () => {
         fillsInStore: false,
         execute: (req: ExecuteRequest) => (timeline.push('execute'), inner.execute(req)),
       });
-    const durable = async () => void timeline.push('durable');
+    // A flush the test completes: nothing may reach the venue before it.
+    const flushes: Array<() => void> = [];
+    const durable = () => new Promise<void>((resolve) => flushes.push(() => (timeline.push('durable'), resolve())));
     const live = await tradingHarness({ venue: outside, durable });
     await live.fund(SOL, '10000000000');
-    expect(await live.pipeline.place(request())).toMatchObject({ status: 'filled' });
+    const placing = live.pipeline.place(request());
+    while (flushes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(timeline).toEqual([]);
+    flushes.shift()!();
+    expect(await placing).toMatchObject({ status: 'filled' });
     expect(timeline).toEqual(['durable', 'execute']);
 
     timeline.length = 0;
-    const paper = await tradingHarness({ durable });
+    const paper = await tradingHarness({ durable: async () => void timeline.push('durable') });
     await paper.fund(SOL, '10000000000');
     expect(await paper.pipeline.place(request())).toMatchObject({ status: 'filled' });
     expect(timeline).toEqual([]);

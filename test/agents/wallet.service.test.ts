@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
 import { TradingEvents } from '../../agents/trading-events.js';
+import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';
 import { WalletService } from '../../agents/wallet.service.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
@@ -51,9 +53,10 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const events: BusEvent[] = [];
     await bus.subscribe('agent:a1', (event) => void events.push(event));
     const custody = new LocalKeyCustody(new SecretBox('a-master-secret-of-at-least-32-characters!', CUSTODIAL_KEYS_PURPOSE));
-    const wallets = new WalletService({ store, custody, clock, events: new TradingEvents(bus, { error: () => undefined }) });
+    const publisher = new DurablePublisher({ store, bus, logger: pino({ level: 'silent' }) });
+    const wallets = new WalletService({ store, custody, clock, events: new TradingEvents(publisher) });
     const walletDocs = async () => (await store.list<Record<string, unknown>>(TRADING_RECORDS.wallets, { limit: 500 })).items;
-    return { clock, store, wallets, events, walletDocs };
+    return { clock, store, wallets, events, walletDocs, publisher };
   }
 
   it('ensure creates a custodial wallet once and returns it after', async () => {
@@ -116,15 +119,17 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
   });
 
   it('revoking the default hands it to the oldest active wallet, and the last one leaves none', async () => {
-    const { wallets, clock, events } = await setup();
+    const { wallets, clock, events, publisher } = await setup();
     const first = await wallets.createCustodial(alice, 'evm');
     await clock.advance(1000);
     const second = await wallets.addExternal(alice, { address: EXTERNAL });
     await clock.advance(1000);
     const third = await wallets.createCustodial(alice, 'evm');
     await wallets.setDefault(alice, 'evm', third.walletId);
+    await publisher.drained();
     events.length = 0;
     expect(await wallets.revoke(alice, 'evm', third.walletId)).toMatchObject({ status: 'revoked', isDefault: false });
+    await publisher.drained(); // events go out once durable, after the call returned
     expect(events.map((event) => [event.data.walletId, event.data.status, event.data.isDefault])).toEqual([
       [third.walletId, 'revoked', false],
       [first.walletId, 'active', true],

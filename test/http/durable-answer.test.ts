@@ -20,6 +20,7 @@ function routes(): Router {
   const router = Router();
   router.post('/api/things', (_req, res) => void res.status(201).json({ id: 't1' }));
   router.get('/api/things', (_req, res) => void res.json({ items: [] }));
+  router.post('/api/refused', (_req, res) => void res.status(409).json({ statusCode: 409, message: 'Conflict', error: 'Conflict' }));
   router.post('/api/invoked', (_req, res) => {
     res.locals.answeredDurable = true; // as the operation routes do: the invoker settled already
     res.json({ ok: true });
@@ -44,12 +45,14 @@ describe('mutating answers wait until what they wrote is durable', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('does not hold reads, calls the invoker already settled, or the MCP endpoint', async () => {
+  it('does not hold reads, refusals, calls the invoker already settled, or the MCP endpoint', async () => {
     const flush = heldFlush();
     const { app } = createTestApp({ routers: [routes()], settled: flush.settled });
     expect((await request(app).get('/api/things')).status).toBe(200);
     expect((await request(app).post('/api/invoked').send({})).body).toEqual({ ok: true });
     expect((await request(app).post('/mcp/p1').send({})).status).toBe(200);
+    // A refusal changed nothing worth holding it for.
+    expect((await request(app).post('/api/refused').send({})).status).toBe(409);
     expect(flush.waiting).toHaveLength(0);
   });
 

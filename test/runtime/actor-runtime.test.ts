@@ -7,6 +7,7 @@ import { counterDefinition } from '../support/counter.machine.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { BusEvent, BusEventInput, EventBusPort } from '../../src/ports/event-bus.port.js';
 import { ActorRuntime, collectionOf, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
+import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -23,7 +24,8 @@ function makeRuntime(overrides: Partial<RuntimeOptions> = {}) {
       return full;
     },
   } as unknown as EventBusPort;
-  const options: RuntimeOptions = { store, clock, logger, bus, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5, ...overrides };
+  const options: RuntimeOptions = { store, clock, logger, maxLiveActors: 1000, idleMs: 60_000, maxConflictRetries: 5, ...overrides };
+  options.publisher ??= new DurablePublisher({ store: options.store, bus, logger: options.logger });
   const runtime = new ActorRuntime(options);
   runtime.register(agentDefinition);
   runtime.register(counterDefinition);

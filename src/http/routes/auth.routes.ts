@@ -86,6 +86,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
   const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
   router.post('/api/nest/auth/verify', ...anyCredential, noQuery, noBody, (_req, res) => {
+    res.locals.answeredDurable = true; // a read: nothing written to wait for
     res.json({ valid: true, principal: describe(principalOf(res)) });
   });
 

@@ -154,17 +154,20 @@ describe('JupiterVenue: balances and execution over LiteSVM', () => {
     expect(await venue().balances('solana', user.publicKey.toBase58())).toEqual({ [NATIVE_SOL_MINT]: String(10 * LAMPORTS_PER_SOL), [fake.mint.toBase58()]: '42' });
   });
 
-  it('signs the /swap transaction, journals it before broadcast, and reports the amount really received', async () => {
-    // Count the ledger's landed transactions at every journal write.
+  it('signs the /swap transaction, journals it durably before broadcast, and reports the amount really received', async () => {
+    // Count the ledger's landed transactions at every journal write and every wait for the flush.
     const landedAtWrite: number[] = [];
+    const landedAtFlush: number[] = [];
     const put = store.put.bind(store);
     store.put = (collection, id, input, journal) => {
       if (collection === LIVE_EXECUTIONS.name) landedAtWrite.push(rpc.landed.length);
       return put(collection, id, input, journal);
     };
+    store.durable = async () => void landedAtFlush.push(rpc.landed.length);
     const result = await venue().execute(buy());
     expect(result).toEqual({ status: 'filled', filledOut: '149625500', txSignature: rpc.landed[0], at: clock.now() });
     expect(landedAtWrite).toEqual([0, 1]);
+    expect(landedAtFlush[0]).toBe(0); // the signed transaction's entry was durable before it went out
     const swapRequest = fake.server.hits('/swap/v1/swap')[0]!.body as Record<string, unknown>;
     expect(swapRequest).toMatchObject({ userPublicKey: user.publicKey.toBase58(), wrapAndUnwrapSol: true, quoteResponse: { outAmount: '149625000' } });
     expect(await venue().balances('solana', user.publicKey.toBase58())).toMatchObject({ [fake.mint.toBase58()]: '149625500' });

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { BusEventInput, EventBusPort } from '../ports/event-bus.port.js';
+import type { StorePort } from '../ports/store.port.js';
+
+/** How long `drained()` waits for publications before letting an answer go anyway. */
+export const DEFAULT_DRAIN_WAIT_MS = 1_000;
+
+export interface DurablePublisherOptions {
+  store: Pick<StorePort, 'durable'>;
+  bus: EventBusPort;
+  logger: Logger;
+  /** Bound of `drained()`: a slow bus holds answers this long at most. */
+  drainWaitMs?: number;
+}
+
+/**
+ * Publishes events once the writes they describe are durable (StorePort: a write resolves
+ * when committed, the flush comes after): an SSE client never sees an order, a position or
+ * a wallet address that power loss then undoes. Each stream is one queue, so a stream's
+ * events go out in the order their writes committed, whichever component wrote them (the
+ * runtime's actors, the trading services). Publishing returns at once: writers never wait
+ * for the flush or the bus.
+ */
+export class DurablePublisher {
+  /** Per stream: the tail of its publications still under way. */
+  private readonly tails = new Map<string, Promise<void>>();
+
+  constructor(private readonly options: DurablePublisherOptions) {}
+
+  /** Queues `events` on `stream`, to go out once everything committed so far is durable. */
+  publish(stream: string, events: BusEventInput[]): void {
+    if (events.length === 0) return;
+    const { store, bus, logger } = this.options;
+    const durable = store.durable();
+    durable.catch(() => undefined); // awaited in turn below; never an unhandled rejection meanwhile
+    const send = async () => {
+      try {
+        await durable;
+      } catch (error) {
+        // Committed, but not known to be durable: saying so is better than announcing it.
+        logger.error({ err: error, stream, types: events.map((event) => event.type) }, 'events not published: the store did not flush');
+        return;
+      }
+      for (const event of events) {
+        try {
+          await bus.publish(stream, event);
+        } catch (error) {
+          // The change is committed; a lost notification must not turn it into a failure.
+          logger.error({ err: error, stream, type: event.type }, 'event publish failed');
+        }
+      }
+    };
+    const tail = (this.tails.get(stream) ?? Promise.resolve()).then(send);
+    this.tails.set(stream, tail);
+    void tail.then(() => {
+      if (this.tails.get(stream) === tail) this.tails.delete(stream);
+    });
+  }
+
+  /**
+   * Resolves once the publications queued before the call went out, or after the drain
+   * bound: an answer normally follows its events, but a slow bus does not hold answers.
+   */
+  async drained(): Promise<void> {
+    const pending = [...this.tails.values()];
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.drainWaitMs ?? DEFAULT_DRAIN_WAIT_MS);
+      timer.unref();
+    });
+    try {
+      await Promise.race([Promise.all(pending), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
