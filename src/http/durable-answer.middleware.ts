@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '../errors/app-error.js';
+import { AppError, isAppError } from '../errors/app-error.js';
 import type { Logger } from '../observability/logger.js';
 import { toErrorResponse } from './error-envelope.js';
 import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER, requestContext } from './request-context.middleware.js';
@@ -33,7 +33,7 @@ export interface DurableAnswerOptions {
  *
  * The answer is held at `res.end`, after the route built it, the way compression
  * middlewares hook the response; headers are not sent before then, so a store that cannot
- * flush still turns the answer into a 500.
+ * flush still turns the answer into an error (500, or the store's 503 when it timed out).
  */
 export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestHandler {
   return (req, res, next) => {
@@ -46,7 +46,7 @@ export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestH
         () => end(...args),
         (err: unknown) => {
           options.logger.error({ err }, 'answer withheld: the store did not flush');
-          end(...failure(res));
+          end(...failure(res, isAppError(err) ? err : AppError.internal()));
         },
       );
       return res;
@@ -55,10 +55,10 @@ export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestH
   };
 }
 
-/** Replaces the answer built so far with a 500 envelope; returns the arguments of `end`. */
-function failure(res: Response): [string] {
+/** Replaces the answer built so far with the error's envelope (a flush timeout is a 503); returns the arguments of `end`. */
+function failure(res: Response, error: AppError): [string] {
   if (res.headersSent) return ['']; // written early (a stream): too late for an envelope
-  const { status, body, headers } = toErrorResponse(AppError.internal(), requestContext(res));
+  const { status, body, headers } = toErrorResponse(error, requestContext(res));
   const json = JSON.stringify(body);
   const kept = new Set([REQUEST_ID_HEADER, CORRELATION_ID_HEADER, 'cache-control'].map((name) => name.toLowerCase()));
   for (const name of res.getHeaderNames()) if (!kept.has(name)) res.removeHeader(name);
