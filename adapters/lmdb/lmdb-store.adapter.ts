@@ -93,6 +93,9 @@ export class LmdbStore implements StorePort {
   private readonly sweeper: SweepScheduler;
   private readonly cache: LmdbReadCache;
   private readonly flushTimeoutMs: number;
+  /** Write batches queued so far, and the wait for the flush of those (shared by every `durable()` until the next). */
+  private queuedWrites = 0;
+  private flush: { afterWrites: number; done: Promise<void> } | undefined;
   private specs = new Map<string, CollectionSpec>();
   private closed = false;
 
@@ -273,6 +276,7 @@ export class LmdbStore implements StorePort {
     this.assertOpen();
     let removed = 0;
     for (;;) {
+      this.queuedWrites++;
       const batch = await this.root.transaction(() => this.sweepBatch(this.clock.now()));
       removed += batch.removed;
       if (!batch.more) return removed;
@@ -281,6 +285,13 @@ export class LmdbStore implements StorePort {
 
   async durable(): Promise<void> {
     this.assertOpen();
+    // Every call until the next write waits for the same flush: one timer, one race (a swap
+    // asks about five times, for its answer and its events).
+    if (this.flush?.afterWrites !== this.queuedWrites) this.flush = { afterWrites: this.queuedWrites, done: this.waitForFlush() };
+    return this.flush.done;
+  }
+
+  private async waitForFlush(): Promise<void> {
     // lmdb-js only logs a failed fsync and leaves `flushed` pending for ever: bound the wait,
     // so that a disk error fails the calls waiting on it (a 503) instead of hanging them all.
     const ms = this.flushTimeoutMs;
@@ -314,6 +325,7 @@ export class LmdbStore implements StorePort {
    * commits. Resolves false, having written nothing, when it has not.
    */
   private ifUnchanged(key: Buffer, stamp: number | undefined, write: () => void): Promise<boolean> {
+    this.queuedWrites++;
     return stamp === undefined ? this.docs.ifNoExists(key, write) : this.docs.ifVersion(key, stamp, write);
   }
 

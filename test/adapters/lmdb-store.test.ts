@@ -111,6 +111,8 @@ describe('LmdbStore on disk', () => {
     // A flush that failed: lmdb-js leaves its promise pending for ever.
     const root = (store as unknown as { root: object }).root;
     Object.defineProperty(root, 'flushed', { configurable: true, get: () => new Promise(() => undefined) });
+    await expect(store.durable()).resolves.toBeUndefined(); // nothing written since the last flush
+    await store.put('agents', 'd2', { data: { n: 2 }, expectedVersion: 0 });
     const started = Date.now();
     await expect(store.durable()).rejects.toMatchObject({ status: 503, message: 'The LMDB store did not flush within 50 ms' });
     expect(Date.now() - started).toBeLessThan(2_000);
