@@ -1,10 +1,10 @@
-import { fromMicros, toMicros } from './amounts.js';
 import { randomBytes } from 'node:crypto';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { KeyCustodyPort } from '../src/ports/key-custody.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import type { WalletChain, WalletSigner } from '../src/ports/venue.port.js';
+import { fromMicros, toMicros } from './amounts.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingEvents } from './trading-events.js';
 import {
@@ -225,7 +225,7 @@ export class WalletService implements WalletDirectory {
       await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: next, expectedVersion: doc.version, indexes: { [TRADING_RECORDS.subjectIndex]: next.subject } });
       return next;
     });
-    if (updated) await this.publish(subject, updated, (await this.book(subject, updated.chain)).defaultId);
+    if (updated) this.publish(subject, updated, (await this.book(subject, updated.chain)).defaultId);
   }
 
   private async createKeyed(subject: TradingSubject, chain: WalletChain, kind: 'custodial' | 'delegate', requestKey: string | undefined, extra: Omit<NewWallet, 'kind'>): Promise<WalletView> {
@@ -263,7 +263,7 @@ export class WalletService implements WalletDirectory {
     };
     await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: record, expectedVersion: 0, indexes: { [TRADING_RECORDS.subjectIndex]: record.subject } });
     const { defaultId } = await this.pinnedBook(subject, chain);
-    await this.publish(subject, record, defaultId);
+    this.publish(subject, record, defaultId);
     return toView(record, defaultId);
   }
 
@@ -328,11 +328,11 @@ export class WalletService implements WalletDirectory {
   private async announce(subject: TradingSubject, after: WalletBook, walletIds: (string | null)[]): Promise<void> {
     for (const id of new Set(walletIds)) {
       const record = after.wallets.find((w) => w.walletId === id);
-      if (record) await this.publish(subject, record, after.defaultId);
+      if (record) this.publish(subject, record, after.defaultId);
     }
   }
 
-  private async publish(subject: TradingSubject, record: WalletRecord, defaultId: string | null): Promise<void> {
+  private publish(subject: TradingSubject, record: WalletRecord, defaultId: string | null): void {
     const view = toView(record, defaultId);
     const { walletId, chain, address, kind, status, isDefault, spendingCapUsd, spentUsd } = view;
     this.deps.events.publish(subject, 'wallet.updated', { walletId, chain, address, kind, status, isDefault, ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}) });

@@ -82,8 +82,9 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
   });
 
   it('views and events never carry the sealed key; the record keeps what the portfolio reader projects', async () => {
-    const { wallets, events, walletDocs } = await setup();
+    const { wallets, events, walletDocs, publisher } = await setup();
     const wallet = await wallets.ensureCustodial(alice, 'solana');
+    await publisher.drained(); // events go out once durable, after the call returned
     expect(Object.keys(wallet).sort()).toEqual(['address', 'chain', 'createdAt', 'custodial', 'isDefault', 'kind', 'status', 'walletId']);
     const [doc] = await walletDocs();
     expect(doc!.data).toMatchObject({ walletId: wallet.walletId, chain: 'solana', address: wallet.address, custodial: true, subject: 'agent:a1', sealedKey: expect.stringMatching(/^v1\./) });
