@@ -48,3 +48,13 @@ export function percentOf(amount: bigint, percent: string): bigint {
   const [whole = '0', fraction = ''] = percent.split('.');
   return (amount * BigInt(whole + fraction)) / (100n * 10n ** BigInt(fraction.length));
 }
+
+/** A plain non-negative decimal string (`12`, `0.5`): what `toBaseUnits` takes. */
+export function isDecimal(value: unknown): value is string {
+  return typeof value === 'string' && DECIMAL.test(value);
+}
+
+/** The refusal of an amount that is not zero but rounds to no base unit of the token. */
+export function belowSmallestUnit(token: { symbol: string; decimals: number }): string {
+  return `amount is below the smallest unit of ${token.symbol} (${fromBaseUnits(1n, token.decimals)})`;
+}

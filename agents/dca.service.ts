@@ -6,7 +6,7 @@ import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { isIsoTime } from '../src/shared/iso-time.js';
-import { formatUsd, fromBaseUnits, toBaseUnits } from './amounts.js';
+import { belowSmallestUnit, formatUsd, fromBaseUnits, isDecimal, toBaseUnits } from './amounts.js';
 import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
@@ -28,7 +28,8 @@ export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names',
 const DEFAULT_MAX_FAILURES = 3;
 /** The event of the one-off job at `endAt` that completes the strategy (the schedule has no run after it). */
 const END_EVENT = 'dca.end';
-const DECIMAL = /^\d+(\.\d+)?$/;
+/** In the names collection (whose ids are `user:…` or `agent:…`): end jobs of older strategies were armed. */
+const END_JOBS_MARKER = '~end-jobs-armed';
 
 export interface DcaActors {
   create(type: string, id: string, input: DcaStrategyInput): Promise<{ state: unknown; context: unknown }>;
@@ -81,7 +82,7 @@ export class DcaService {
     const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, ['inputToken', 'outputToken']);
     inputMint(chain, inputToken);
     if (toBaseUnits(input.amount, inputToken.decimals) === 0n) {
-      throw AppError.validation([`amount is below the smallest unit of ${inputToken.symbol} (${fromBaseUnits(1n, inputToken.decimals)})`]);
+      throw AppError.validation([belowSmallestUnit(inputToken)]);
     }
 
     const strategyId = `dca_${this.deps.newId()}`;
@@ -225,8 +226,10 @@ export class DcaService {
       const now = this.deps.clock.now();
       const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.resume', at: now });
       const context = view.context as DcaStrategyContext;
-      // Only a paused strategy takes it: an active one keeps its schedule (re-anchoring it would push the next buy back).
-      if (accepted && view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
+      // Only a paused strategy takes it: an active one keeps its schedule (re-anchoring it would
+      // push the next buy back), unless it lost it (a pause that failed after removing it).
+      const lost = !accepted && view.state === 'active' && (await this.nextRun(context.strategyId)) === null;
+      if ((accepted || lost) && view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
       out.push(toView(context, view.state as StrategyView['status']));
     }
     return out;
@@ -245,7 +248,8 @@ export class DcaService {
     const now = this.deps.clock.now();
     // The end job: the schedule has no run after `endAt`, so this is what completes it (paused or not).
     if (job.event.type === END_EVENT) {
-      if (view.state === 'active' || view.state === 'paused') await this.report(strategy.strategyId, { type: 'dca.finish', at: now });
+      // At its due time at the latest: a process whose clock is a little behind must not see the end "not yet" and drop it.
+      if (view.state === 'active' || view.state === 'paused') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
       return;
     }
     if (view.state !== 'active') return;
@@ -285,7 +289,10 @@ export class DcaService {
       if (order.status === 'submitting') return;
       const at = this.deps.clock.now();
       if (order.status === 'filled') {
-        event = { type: 'dca.executed', at, dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: Number(order.valueUsd) };
+        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
+        const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: order.order_id });
+        const spentUsd = (placed?.context as OrderContext | undefined)?.valueUsd ?? Number(order.valueUsd);
+        event = { type: 'dca.executed', at, dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
       } else if (order.status === 'submitted') {
         // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
         event = { type: 'dca.submitted', at, dueAt: job.dueAt, ...covers, orderId };
@@ -329,10 +336,13 @@ export class DcaService {
   }
 
   /**
-   * Arms the end jobs of strategies that are not finished (at start): one created before
-   * strategies had an end job would otherwise stay active past its end. Re-arming replaces.
+   * Arms the end jobs of strategies that are not finished, once per data set (at start): one
+   * created before strategies had an end job would otherwise stay active past its end. Later
+   * starts find the marker and skip the scan; an interrupted run is done again (re-arming replaces).
    */
   async armEndJobs(): Promise<void> {
+    const { store } = this.deps;
+    if (await store.get(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER)) return;
     for (const state of ['active', 'paused']) {
       let cursor: string | undefined;
       do {
@@ -341,6 +351,9 @@ export class DcaService {
         cursor = page.nextCursor;
       } while (cursor);
     }
+    await store.put(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER, { data: { at: this.deps.clock.now() }, expectedVersion: 0 }).catch((error: unknown) => {
+      if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error; // another process marked it first
+    });
   }
 
   /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
@@ -390,9 +403,6 @@ export class DcaService {
 export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
 export const endJobIdOf = (strategyId: string) => `dca-end:${strategyId}`;
 
-function isDecimal(value: unknown): value is string {
-  return typeof value === 'string' && DECIMAL.test(value);
-}
 
 /** Unique per user (an operator's agents share names); per account for credentials without a user. */
 function nameKey(subject: TradingSubject, userId: string | undefined, name: string): string {

@@ -57,14 +57,17 @@ export class PositionsService {
   ) {}
 
   /**
-   * Books a swap: `sold` leaves the account, realizing its market value at the fill less
-   * its average cost; `bought` enters it at that same value (the USD value of what was paid).
+   * Books a swap: `sold` leaves the account, realizing the trade's value less its average
+   * cost; `bought` enters it at that same value. The trade is valued once, so both legs agree:
+   * a buy (or swap) at what was paid, so its fee and price impact are cost of the token
+   * bought (unrealized until it is sold); a sell at what was received, so they are realized
+   * with the sale instead of sitting on the proceeds (a stablecoin) as a loss for ever.
    */
-  async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg): Promise<void> {
+  async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg, side: 'buy' | 'sell' | 'swap'): Promise<void> {
     const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
-    // Valued once, at what was paid (what was received if that is unpriced): fee and price impact are cost of the bought token, not a loss on the spent one.
-    const tradeUsd = paidUsd > 0 ? paidUsd : receivedUsd;
+    const [preferred, fallback] = side === 'sell' ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
+    const tradeUsd = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
     // Two records, written concurrently; each refuses a second booking of `ref` on its own.
     await Promise.all([
       this.update(subject, ref, sold, (position) => {

@@ -280,6 +280,7 @@ export class TradingPipeline {
       order.orderId,
       { chain, token: order.inputMint, symbol: order.inputSymbol, decimals: order.inputDecimals, amount: BigInt(order.amountIn), priceUsd: inputPrice ?? 0 },
       { chain, token: order.outputMint, symbol: order.outputSymbol, decimals: order.outputDecimals, amount: BigInt(filledOut), priceUsd: outputPrice ?? 0 },
+      order.side,
     );
   }
 

@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import type { ActorInspector } from '../runtime/actor-inspector.js';
 import { requireBearerToken } from './ops-auth.middleware.js';
 import { parseQuery } from './validate.js';
+import { noQuery, noQuerySchema } from './routes/route-schemas.js';
 
 export const OPS_BASE_PATH = '/api/nest/ops';
 export const OPS_MAX_PAGE_SIZE = 200;
@@ -19,12 +20,12 @@ const ListQuery = z.object({
   state: z.string().min(1).max(128).optional(),
   limit,
   cursor: z.string().min(1).max(1024).optional(),
-});
+}).strict(); // a typo (`stat=failed`) is a 400, not a silently unfiltered list
 
 const JournalQuery = z.object({
   afterSeq: z.coerce.number().int().min(0).optional(),
   limit,
-});
+}).strict();
 
 export interface OpsRoutesDeps {
   inspector: ActorInspector;
@@ -45,7 +46,7 @@ export function createOpsRouter(deps: OpsRoutesDeps): Router {
     return type;
   };
 
-  router.get(`${OPS_BASE_PATH}/actors`, (_req, res) => {
+  router.get(`${OPS_BASE_PATH}/actors`, noQuery, (_req, res) => {
     res.json({ types: inspector.types() });
   });
 
@@ -56,6 +57,7 @@ export function createOpsRouter(deps: OpsRoutesDeps): Router {
   });
 
   router.get(`${OPS_BASE_PATH}/actors/:type/:id`, async (req, res) => {
+    parseQuery(noQuerySchema, req);
     const view = await inspector.inspect(knownType(req), req.params.id);
     if (view === null) throw AppError.notFound('Actor not found');
     res.json(view);

@@ -65,7 +65,18 @@ describe('trading pipeline', () => {
     // Fee and price impact then show as unrealized PnL on BONK: value below cost, realized + unrealized = the change in value.
     const bonkValue = Number(bonk.amount) * (await h.venue.priceUsd('solana', BONK))!;
     expect(bonkValue).toBeLessThan(bonk.costBasisUsd);
-    expect(usdc.realizedPnlUsd + (bonkValue - bonk.costBasisUsd)).toBeCloseTo(bonkValue - 100, 9);
+  });
+
+  it('books a sell at what was received: its fee and price impact are realized with the sale, not left on the proceeds', async () => {
+    const sol = (await h.venue.priceUsd('solana', SOL))!;
+    await h.positions.bookDeposit(SUBJECT, 'faucet:sol', { chain: 'solana', token: SOL, symbol: 'SOL', decimals: 9, amount: 10_000_000_000n, priceUsd: sol });
+    const order = await h.pipeline.place(request({ side: 'sell', inputToken: 'SOL', outputToken: 'USDC', amount: { kind: 'whole', value: '1' } }));
+    expect(order.status).toBe('filled');
+    const positions = await h.positions.list(SUBJECT);
+    const soldFor = Number(positions.find((p) => p.token === USDC)!.amount);
+    expect(positions.find((p) => p.token === USDC)!.costBasisUsd).toBeCloseTo(soldFor, 6); // proceeds at their value: no loss parked on USDC
+    expect(positions.find((p) => p.token === SOL)!.realizedPnlUsd).toBeCloseTo(soldFor - sol, 6); // fee and impact realized: below zero
+    expect(soldFor).toBeLessThan(sol);
   });
   it('sends to a venue outside the store only once the order is durable; the paper venue, whose fills are store writes, without waiting', async () => {
     const timeline: string[] = [];

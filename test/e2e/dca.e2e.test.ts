@@ -160,7 +160,12 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const clock = new ManualClock(T0);
     const { svc, http, operator } = await setUp(clock);
     const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'old', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', endAt: new Date(T0 + 10 * MINUTE).toISOString() });
+    // As data from before end jobs: no end job, and no marker saying older strategies got theirs.
     await svc.service.adapters.scheduler.cancel(`dca-end:${created.body.strategyId}`);
+    const { store } = svc.service.adapters;
+    const marker = await store.get('trading.dca-names', '~end-jobs-armed');
+    expect(marker).not.toBeNull(); // written at the first start, so later starts skip the scan
+    await store.delete('trading.dca-names', '~end-jobs-armed', marker!.version);
     await svc.service.stop();
     clock.jumpTo(T0 + 20 * MINUTE);
     const restarted = await startTestService({ clock, dataDir: svc.dataDir });
@@ -203,6 +208,28 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const resumed = await http.post(`/api/nest/trading/dca/resume/${operator.userId}`, { name: 'steady' });
     expect(resumed).toMatchObject({ status: 200, body: { items: [expect.objectContaining({ name: 'steady', status: 'active' })] } });
     expect(await nextRun()).toBe(new Date(T0 + MINUTE).toISOString());
+  });
+
+  it('resuming an active strategy that lost its schedule (a pause that failed halfway) schedules it again', async () => {
+    const clock = new ManualClock(T0);
+    const { svc, http, operator } = await setUp(clock);
+    const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'orphan', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 minutes' });
+    await svc.service.adapters.scheduler.removeSchedule(`dca:${created.body.strategyId}`);
+    const nextRun = async () => (await http.get(`/api/nest/trading/dca/stats/${operator.userId}`)).body.strategies[0].nextRun;
+    expect(await nextRun()).toBeNull();
+    await http.post(`/api/nest/trading/dca/resume/${operator.userId}`, { name: 'orphan' });
+    expect(await nextRun()).toBe(new Date(T0 + MINUTE).toISOString());
+  });
+
+  it('the end job completes the strategy even when the clock of its process is a little behind the end', async () => {
+    const clock = new ManualClock(T0);
+    const { svc, http, operator } = await setUp(clock);
+    const endAt = T0 + 10 * MINUTE;
+    const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'ending', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', endAt: new Date(endAt).toISOString() });
+    clock.jumpTo(endAt - 5); // delivered by a process whose clock runs 5 ms behind
+    const address = { type: 'dca-strategy', id: created.body.strategyId };
+    await svc.service.trading.dueJobs['dca-strategy']!({ id: `dca-end:${address.id}`, kind: 'once', address, event: { type: 'dca.end' }, dueAt: endAt });
+    expect((await svc.service.runtime.get(address))?.state).toBe('completed');
   });
 
   it.each([

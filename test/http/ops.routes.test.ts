@@ -71,6 +71,7 @@ describe('ops inspection routes: list', () => {
     ['limit=1.5', 'limit must be int'],
     ['state=', 'state: Too small'],
     ['state=a&state=b', 'state must be string'],
+    ['stat=failed', 'stat is not a known field'],
   ])('rejects %s with the validation envelope', async (query, message) => {
     const { app, inspector } = createTestApp();
     const res = await request(app).get(`/api/nest/ops/actors/order?${query}`).set('Authorization', AUTH);
@@ -78,6 +79,16 @@ describe('ops inspection routes: list', () => {
     expect(res.body.statusCode).toBe(400);
     expect(res.body.error).toBe('Bad Request');
     expect(res.body.message[0]).toContain(message);
+    expect(inspector.calls).toHaveLength(0);
+  });
+
+  it('refuses query parameters the type list, an actor and its journal do not take', async () => {
+    const { app, inspector } = createTestApp();
+    for (const path of ['/api/nest/ops/actors?x=1', '/api/nest/ops/actors/order/o-1?x=1', '/api/nest/ops/actors/order/o-1/journal?x=1']) {
+      const res = await request(app).get(path).set('Authorization', AUTH);
+      expect(res.status, path).toBe(400);
+      expect(res.body.message, path).toEqual(['x is not a known field']);
+    }
     expect(inspector.calls).toHaveLength(0);
   });
 

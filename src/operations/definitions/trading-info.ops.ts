@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fromBaseUnits, toBaseUnits } from '../../../agents/amounts.js';
+import { belowSmallestUnit, fromBaseUnits, toBaseUnits } from '../../../agents/amounts.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import { valuePositions } from '../../../agents/position-valuation.js';
 import type { PositionsService } from '../../../agents/positions.service.js';
@@ -189,7 +189,7 @@ function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
       const amount = toBaseUnits(input.amount, token.decimals);
       if (amount <= 0n) {
         const dust = /[1-9]/.test(input.amount);
-        throw AppError.validation([dust ? `amount is below the smallest unit of ${token.symbol} (${fromBaseUnits(1n, token.decimals)})` : 'amount must be greater than 0']);
+        throw AppError.validation([dust ? belowSmallestUnit(token) : 'amount must be greater than 0']);
       }
       const balance = await faucet.credit(input.chain, wallet.address, token.address, amount.toString());
       const priceUsd = (await deps.venue.priceUsd(input.chain, token.address)) ?? 0;
