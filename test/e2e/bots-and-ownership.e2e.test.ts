@@ -95,6 +95,12 @@ describe('legacy bots (e2e)', () => {
     expect((await alice.delete(`/api/nest/bots/${bot.id}`)).body).toEqual({ id: bot.id, deleted: true });
     expect((await verify(key.secret)).status).toBe(401);
     expect((await verify(token.secret)).status).toBe(401);
+
+    // A key that escaped the revocation (a bot deleted before deletes revoked keys) is refused too.
+    const { body: old } = await alice.post('/api/nest/bots', { name: 'Deleted long ago' });
+    const escaped = (await alice.post(`/api/nest/bots/${old.id}/mcp/keys`, { name: 'reader', scope: 'read' })).body;
+    await svc.service.runtime.send({ type: 'bot', id: old.id }, { type: 'bot.delete', at: Date.now() });
+    expect((await verify(escaped.secret)).status).toBe(401);
   });
 });
 

@@ -87,6 +87,9 @@ export class KeyAuthenticator {
     const view = this.runtime.viewOf('api-key', doc);
     const context = view.context as ApiKeyContext;
     if (!sameHash(context.secretHash, hash) || statusOf(view, now) !== 'active') throw AppError.unauthorized();
+    // A deleted bot's keys are revoked with it; one that escaped (created while the delete ran,
+    // or a bot deleted before deletes revoked keys) must not authenticate either.
+    if (context.ownerType === 'bot' && (await this.runtime.get({ type: 'bot', id: context.ownerId }))?.state !== 'active') throw AppError.unauthorized();
     const principal: KeyPrincipal = {
       type: context.ownerType === 'agent' ? 'agent-key' : 'bot-key',
       keyId: context.keyId,
