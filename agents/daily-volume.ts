@@ -47,12 +47,6 @@ export class DailyVolume {
     await this.change(subject, at, (used) => Math.max(0, used - amount));
   }
 
-  /** USD sent today. */
-  async used(subject: TradingSubject, at: number): Promise<number> {
-    const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, idOf(subject, at));
-    return fromMicros(microsOf(doc?.data));
-  }
-
   private change(subject: TradingSubject, at: number, next: (used: number) => number): Promise<void> {
     const id = idOf(subject, at);
     return this.queue.run(id, () => this.write(id, at, next));

@@ -65,8 +65,8 @@ export function withDefaults(stored: Partial<TradingConfig>, now: string): Tradi
   const merged = { ...base, ...stored, launchpads };
   // A profile stored before `agentsMayApprove` existed takes its default (and only that: a
   // cleared approval size must stay cleared).
-  const profile = merged.defaultOrderProfile as Partial<OrderProfile> & Omit<OrderProfile, 'agentsMayApprove'>;
-  return { ...merged, defaultOrderProfile: { ...profile, agentsMayApprove: profile.agentsMayApprove ?? false } };
+  const profile: Partial<OrderProfile> = merged.defaultOrderProfile;
+  return { ...merged, defaultOrderProfile: { ...merged.defaultOrderProfile, agentsMayApprove: profile.agentsMayApprove ?? false } };
 }
 
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;

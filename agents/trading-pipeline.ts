@@ -30,8 +30,6 @@ export interface TradingPipelineDeps {
   scheduler: Pick<SchedulerPort, 'scheduleOnce' | 'cancel'>;
   config: TradingConfigReader;
   clock: ClockPort;
-  /** Resolves once every write so far is durable (StorePort `durable`); see `VenuePort.fillsInStore`. */
-  durable: () => Promise<void>;
   /** A fresh order id when the request does not name one. */
   newOrderId: () => string;
 }
@@ -224,7 +222,6 @@ export class TradingPipeline {
         spendReserved = true;
       }
       const signer = await this.deps.wallets.signer(subject, order.walletId);
-      if (!this.deps.venue.fillsInStore) await this.deps.durable();
       result = await this.deps.venue.execute({
         clientOrderId: order.orderId,
         chain: order.chain as Chain,

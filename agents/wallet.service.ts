@@ -161,7 +161,7 @@ export class WalletService implements WalletDirectory {
   async signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string): Promise<WalletView | null> {
     const book = await this.book(subject, chain);
     // A wallet that does not exist is 404, as on every wallet route; one that cannot sign (external, revoked) is "required".
-    if (walletId !== undefined && !book.wallets.some((w) => w.walletId === walletId)) throw AppError.notFound(WALLET_MESSAGES.notFound);
+    if (walletId !== undefined) requireRecord(book.wallets, walletId);
     const signing = book.wallets.filter((w) => w.status === 'active' && w.kind !== 'external');
     const chosen =
       walletId !== undefined

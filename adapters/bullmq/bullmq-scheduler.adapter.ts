@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Queue, Worker, type Job, type JobSchedulerJson, type RepeatOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppError } from '../../src/errors/app-error.js';
+import { settlesWithin } from '../../src/shared/settles-within.js';
 import type {
   ActorAddress,
   ActorEvent,
@@ -182,15 +183,7 @@ export class BullmqScheduler implements SchedulerPort {
 
   async ping(): Promise<void> {
     // Commands queue while Redis is down (maxRetriesPerRequest null), so bound the wait.
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('DEPENDENCY_UNAVAILABLE', 'Redis did not answer PING')), 2_000);
-    });
-    try {
-      await Promise.race([this.redis.ping(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    if (!(await settlesWithin(this.redis.ping(), 2_000))) throw new AppError('DEPENDENCY_UNAVAILABLE', 'Redis did not answer PING');
   }
 
   async close(): Promise<void> {

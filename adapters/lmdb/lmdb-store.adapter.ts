@@ -1,6 +1,7 @@
 import { deserialize, serialize } from 'node:v8';
 import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../src/errors/app-error.js';
+import { settlesWithin } from '../../src/shared/settles-within.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
   CollectionSpec,
@@ -295,16 +296,7 @@ export class LmdbStore implements StorePort {
     // lmdb-js only logs a failed fsync and leaves `flushed` pending for ever: bound the wait,
     // so that a disk error fails the calls waiting on it (a 503) instead of hanging them all.
     const ms = this.flushTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('DEPENDENCY_UNAVAILABLE', `The LMDB store did not flush within ${ms} ms`)), ms);
-      timer.unref();
-    });
-    try {
-      await Promise.race([this.root.flushed, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    if (!(await settlesWithin(this.root.flushed, ms))) throw new AppError('DEPENDENCY_UNAVAILABLE', `The LMDB store did not flush within ${ms} ms`);
   }
 
   async ping(): Promise<void> {

@@ -87,7 +87,6 @@ function publicToken({ chain, address, symbol, name, decimals, native }: PaperTo
 /** The simulated venue and its faucet. */
 export class PaperVenue implements VenuePort, FaucetPort {
   readonly name = 'paper';
-  readonly fillsInStore = true;
   readonly chains: readonly Chain[] = CHAINS;
   private readonly clock: ClockPort;
   private readonly feed: PaperPriceFeed;

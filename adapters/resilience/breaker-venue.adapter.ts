@@ -33,7 +33,6 @@ const DEFAULT_EXECUTE_TIMEOUT_MS = 90_000;
 export class BreakerVenue implements VenuePort {
   readonly name: string;
   readonly chains: readonly Chain[];
-  readonly fillsInStore: boolean;
   private readonly breaker: ProviderBreaker;
   private readonly provider: string;
   private readonly executeTimeoutMs: number;
@@ -41,7 +40,6 @@ export class BreakerVenue implements VenuePort {
   constructor(private readonly inner: VenuePort, options: BreakerVenueOptions) {
     this.name = inner.name;
     this.chains = inner.chains;
-    this.fillsInStore = inner.fillsInStore === true;
     const { executeTimeoutMs, provider, ...breakerOptions } = options;
     this.provider = provider ?? inner.name;
     this.breaker = new ProviderBreaker({ ...breakerOptions, provider: this.provider });

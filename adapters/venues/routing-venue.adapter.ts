@@ -25,13 +25,10 @@ export interface GuardedVenue extends VenuePort {
 export class RoutingVenue implements GuardedVenue {
   readonly name: string;
   readonly chains: readonly Chain[];
-  /** Only when every chain's venue fills in the store: the pipeline asks once, for any chain. */
-  readonly fillsInStore: boolean;
 
   constructor(private readonly byChain: Partial<Record<Chain, GuardedVenue>>) {
     this.chains = Object.keys(byChain) as Chain[];
     this.name = [...new Set(Object.values(byChain).map((venue) => venue!.name))].join('+');
-    this.fillsInStore = Object.values(byChain).every((venue) => venue!.fillsInStore === true);
   }
 
   breakerOf(chain: Chain): BreakerReadout {

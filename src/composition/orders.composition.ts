@@ -69,7 +69,6 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     scheduler: deps.scheduler,
     config: deps.config,
     clock: deps.clock,
-    durable: () => deps.store.durable(),
     newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
   });
   const queries = new OrderQueries(orders);

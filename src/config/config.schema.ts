@@ -48,8 +48,16 @@ export const envSchema = z
       .string()
       .trim()
       .min(1)
-      .refine(isTrustProxy, {
-        message: 'must be a hop count (1-10) or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal (never true: X-Forwarded-For is client-written)',
+      .transform((value, ctx) => {
+        const parsed = parseTrustProxy(value);
+        if (parsed === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be a hop count (1-10) or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal (never true: X-Forwarded-For is client-written)',
+          });
+          return z.NEVER;
+        }
+        return parsed;
       })
       .optional(),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
@@ -174,7 +182,7 @@ export function toAppConfig(env: Env): AppConfig {
     },
     storeReadCacheEntries: env.STORE_READ_CACHE_ENTRIES,
     publicRatePerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
-    ...(env.TRUST_PROXY ? { trustProxy: parseTrustProxy(env.TRUST_PROXY) } : {}),
+    ...(env.TRUST_PROXY !== undefined ? { trustProxy: env.TRUST_PROXY } : {}),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     trading: {
       venue: env.TRADING_VENUE,
@@ -215,19 +223,16 @@ function parseChainUrls(text: string): TradingSettings['live']['evmRpcUrls'] {
 
 const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
-/** `TRUST_PROXY`: a hop count, or a list of addresses, CIDRs and presets (see `isTrustProxy`). */
-function parseTrustProxy(value: string): number | string[] {
-  return /^\d+$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim());
-}
-
-function isTrustProxy(value: string): boolean {
-  if (/^\d+$/.test(value)) return Number(value) >= 1 && Number(value) <= 10;
-  return value.split(',').every((raw) => {
-    const entry = raw.trim();
+/** `TRUST_PROXY`: a hop count (1-10), or a list of addresses, CIDRs and presets; undefined when it is neither. */
+function parseTrustProxy(value: string): number | string[] | undefined {
+  if (/^\d+$/.test(value)) return Number(value) >= 1 && Number(value) <= 10 ? Number(value) : undefined;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
     if (PROXY_PRESETS.has(entry)) return true;
     const [address = '', prefix, ...rest] = entry.split('/');
     const family = isIP(address);
     if (family === 0 || rest.length > 0) return false;
     return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
   });
+  return valid ? entries : undefined;
 }

@@ -65,8 +65,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     }),
   );
   if (deps.settled) {
-    // MCP calls reach the invoker, which holds the answers of calls that may write (not reads).
-    app.use(durableAnswerMiddleware({ settled: deps.settled, logger: deps.logger, skip: (req) => req.path.startsWith('/mcp/') }));
+    // The MCP endpoint is served before express, through the invoker, which holds its own answers.
+    app.use(durableAnswerMiddleware({ settled: deps.settled, logger: deps.logger }));
   }
   app.use(createOpsRouter({ inspector: deps.inspector, opsToken: deps.opsToken }));
   for (const router of deps.routers ?? []) app.use(router);

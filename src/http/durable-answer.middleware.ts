@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { Logger } from '../observability/logger.js';
 import { toErrorResponse } from './error-envelope.js';
@@ -20,8 +20,6 @@ export interface DurableAnswerOptions {
   /** Resolves once every write so far is durable and its events published (`ActorRuntime.settled`). */
   settled: () => Promise<void>;
   logger: Logger;
-  /** Requests whose surface holds its own answers (the MCP endpoint, through the invoker). */
-  skip?: (req: Request) => boolean;
 }
 
 /**
@@ -37,7 +35,7 @@ export interface DurableAnswerOptions {
  */
 export function durableAnswerMiddleware(options: DurableAnswerOptions): RequestHandler {
   return (req, res, next) => {
-    if (!MUTATING.has(req.method) || options.skip?.(req)) return next();
+    if (!MUTATING.has(req.method)) return next();
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
       // A refusal (4xx) changed nothing worth holding it for: 401s, 429s and bad input go at once.

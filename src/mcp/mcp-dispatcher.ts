@@ -10,6 +10,7 @@ import type { McpAccess } from './mcp-access.js';
 import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
 import type { CallIds, ToolCaller } from './mcp-tool-call.js';
 import type { ToolDirectory } from './mcp-tools.js';
+import { isPlainObject } from '../shared/is-plain-object.js';
 import {
   callToolParamsSchema,
   errorResponse,
@@ -123,7 +124,7 @@ function forLog(name: string): string {
 
 /** The id of a request object when it is itself valid, so the client can match an error to it; else null (JSON-RPC 2.0 §5). */
 export function readableId(body: unknown): RequestId | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const parsed = requestIdSchema.safeParse((body as { id?: unknown }).id);
+  if (!isPlainObject(body)) return null;
+  const parsed = requestIdSchema.safeParse(body.id);
   return parsed.success ? parsed.data : null;
 }

@@ -77,7 +77,7 @@ export class OperationInvoker {
         // be undone by power loss; a store that cannot flush fails the call instead.
         if (mayWrite) await this.options.settled?.();
       } catch (flush) {
-        error = 'INTERNAL_SERVICE_ERROR';
+        error = isAppError(flush) ? flush.code : 'INTERNAL_SERVICE_ERROR';
         throw flush;
       } finally {
         this.record(name, ctx, argsDigest, started, error);

@@ -8,7 +8,7 @@
  * the machine (power, kernel) may take a disk flush more: `durable()` waits for it. Writes
  * become durable in the order they were committed, so one wait covers everything before it.
  * The service waits where something leaves it: before a mutating request is answered,
- * before an order goes to a venue outside the store, before an event is published.
+ * before a live venue broadcasts a transaction, before an event is published.
  *
  * Documents returned by `get`, `put`, `find` and `list` are deeply frozen: an adapter may
  * share one decoded document between readers (the embedded store decodes a version once),

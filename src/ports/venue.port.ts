@@ -112,13 +112,6 @@ export interface VenuePort {
   readonly name: string;
   /** Chains this venue can quote and execute on. */
   readonly chains: readonly Chain[];
-  /**
-   * True when an execution is only writes to this service's own store (the paper venue):
-   * they commit after the order's `submitting`, and flushes keep commit order, so power loss
-   * cannot keep the fill and lose the order. Any other venue is sent an order only once its
-   * `submitting` state is durable (StorePort `durable`), or recovery could send it again.
-   */
-  readonly fillsInStore?: boolean;
 
   /** Tokens by symbol (case-insensitive) or address; null when unknown on that chain. */
   findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null>;

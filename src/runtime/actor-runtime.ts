@@ -3,6 +3,7 @@ import { createActor, type AnyActor, type AnyMachineSnapshot } from 'xstate';
 import type { Logger } from 'pino';
 import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { settlesWithin } from '../shared/settles-within.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
 import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
@@ -173,8 +174,7 @@ export class ActorRuntime {
     this.closing = true;
     this.cancelSweep?.();
     const drained = Promise.all([...this.entries.values()].map((e) => e.mailbox.drain()));
-    const timedOut = await Promise.race([drained.then(() => false), sleep(timeoutMs, true, { ref: false })]);
-    if (timedOut) this.options.logger.warn('runtime shutdown: mailboxes did not drain in time');
+    if (!(await settlesWithin(drained, timeoutMs))) this.options.logger.warn('runtime shutdown: mailboxes did not drain in time');
     for (const entry of this.entries.values()) entry.live?.actor.stop();
     this.entries.clear();
     // Events of the last transitions go out before the bus and the store close.

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { BusEventInput, EventBusPort } from '../ports/event-bus.port.js';
 import type { StorePort } from '../ports/store.port.js';
+import { settlesWithin } from '../shared/settles-within.js';
 
 /** How long `drained()` waits for publications before letting an answer go anyway. */
-export const DEFAULT_DRAIN_WAIT_MS = 1_000;
+const DEFAULT_DRAIN_WAIT_MS = 1_000;
 
 export interface DurablePublisherOptions {
   store: Pick<StorePort, 'durable'>;
@@ -64,15 +65,6 @@ export class DurablePublisher {
   async drained(): Promise<void> {
     const pending = [...this.tails.values()];
     if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.drainWaitMs ?? DEFAULT_DRAIN_WAIT_MS);
-      timer.unref();
-    });
-    try {
-      await Promise.race([Promise.all(pending), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await settlesWithin(Promise.all(pending), this.options.drainWaitMs ?? DEFAULT_DRAIN_WAIT_MS);
   }
 }

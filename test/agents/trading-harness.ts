@@ -51,8 +51,6 @@ export const buyRequest = (overrides: Partial<TradeRequest> = {}): TradeRequest 
 export async function tradingHarness(
   options: {
     venue?: (paper: PaperVenue) => VenuePort;
-    /** The pipeline's wait for durability (default: the store's). */
-    durable?: () => Promise<void>;
   } = {},
 ) {
   const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
@@ -118,7 +116,6 @@ export async function tradingHarness(
     scheduler: { scheduleOnce: async (job) => void jobs.push(job), cancel: async (id) => void cancelled.push(id) },
     config,
     clock,
-    durable: options.durable ?? (() => store.durable()),
     newOrderId: () => `ord_${++nextId}`,
   });
   const fund = (token: string, amount: string) => paper.credit('solana', wallet.address, token, amount);

@@ -78,33 +78,6 @@ describe('trading pipeline', () => {
     expect(positions.find((p) => p.token === SOL)!.realizedPnlUsd).toBeCloseTo(soldFor - sol, 6); // fee and impact realized: below zero
     expect(soldFor).toBeLessThan(sol);
   });
-  it('sends to a venue outside the store only once the order is durable; the paper venue, whose fills are store writes, without waiting', async () => {
-    const timeline: string[] = [];
-    const outside = (inner: VenuePort): VenuePort =>
-      Object.assign(Object.create(counting(calls)(inner)) as VenuePort, {
-        fillsInStore: false,
-        execute: (req: ExecuteRequest) => (timeline.push('execute'), inner.execute(req)),
-      });
-    // A flush the test completes: nothing may reach the venue before it.
-    const flushes: Array<() => void> = [];
-    const durable = () => new Promise<void>((resolve) => flushes.push(() => (timeline.push('durable'), resolve())));
-    const live = await tradingHarness({ venue: outside, durable });
-    await live.fund(SOL, '10000000000');
-    const placing = live.pipeline.place(request());
-    while (flushes.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(timeline).toEqual([]);
-    flushes.shift()!();
-    expect(await placing).toMatchObject({ status: 'filled' });
-    expect(timeline).toEqual(['durable', 'execute']);
-
-    timeline.length = 0;
-    const paper = await tradingHarness({ durable: async () => void timeline.push('durable') });
-    await paper.fund(SOL, '10000000000');
-    expect(await paper.pipeline.place(request())).toMatchObject({ status: 'filled' });
-    expect(timeline).toEqual([]);
-  });
-
   it('holds an order above the approval size, schedules its expiry, and approves it', async () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, approvalAboveUsd: 50 } };
     const pending = await h.pipeline.place(request());

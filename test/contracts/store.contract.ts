@@ -78,13 +78,6 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       it('answers ping', async () => {
         await expect(store.ping()).resolves.toBeUndefined();
       });
-
-      it('durable() resolves once the writes before it are in, and at once with none pending', async () => {
-        await put('d1');
-        await expect(store.durable()).resolves.toBeUndefined();
-        await expect(store.durable()).resolves.toBeUndefined();
-        expect((await store.get(things, 'd1'))?.version).toBe(1);
-      });
     });
 
     describe('versions and compare-and-set', () => {

@@ -25,7 +25,6 @@ function routes(): Router {
     res.locals.answeredDurable = true; // as the operation routes do: the invoker settled already
     res.json({ ok: true });
   });
-  router.post('/mcp/:publicId', (_req, res) => void res.json({ jsonrpc: '2.0', id: 1, result: {} }));
   return router;
 }
 
@@ -45,12 +44,11 @@ describe('mutating answers wait until what they wrote is durable', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('does not hold reads, refusals, calls the invoker already settled, or the MCP endpoint', async () => {
+  it('does not hold reads, refusals, or calls the invoker already settled', async () => {
     const flush = heldFlush();
     const { app } = createTestApp({ routers: [routes()], settled: flush.settled });
     expect((await request(app).get('/api/things')).status).toBe(200);
     expect((await request(app).post('/api/invoked').send({})).body).toEqual({ ok: true });
-    expect((await request(app).post('/mcp/p1').send({})).status).toBe(200);
     // A refusal changed nothing worth holding it for.
     expect((await request(app).post('/api/refused').send({})).status).toBe(409);
     expect(flush.waiting).toHaveLength(0);
