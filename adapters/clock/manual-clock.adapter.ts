@@ -8,7 +8,10 @@ interface PendingTimer {
 
 /**
  * A clock that only moves when told: tests (and simulations) drive time with
- * `advance`, which fires due timers in time order.
+ * `advance`, which fires due timers in time order. A timer set already due (0 ms or less)
+ * fires on the next turn of the event loop, as with a real clock: waiting for the next
+ * `advance` would hold back work a real process does at once (a scheduler re-arming a run
+ * that fell due while it was busy).
  */
 export class ManualClock implements ClockPort {
   private current: number;
@@ -24,7 +27,11 @@ export class ManualClock implements ClockPort {
   }
 
   setTimer(fn: () => void, ms: number): () => void {
-    const timer: PendingTimer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn };
+    if (ms <= 0) {
+      const immediate = setImmediate(fn);
+      return () => clearImmediate(immediate);
+    }
+    const timer: PendingTimer = { at: this.current + ms, seq: this.seq++, fn };
     this.timers.push(timer);
     return () => {
       this.timers = this.timers.filter((t) => t !== timer);

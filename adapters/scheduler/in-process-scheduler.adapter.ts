@@ -130,7 +130,7 @@ export class InProcessScheduler implements SchedulerPort {
     const record = doc.data;
     // While the pending run is being delivered, the next one is the run after it.
     if (record.claim && record.claim.dueAt === record.dueAt) {
-      return nextDueAfter(record, record.dueAt, this.clock.now());
+      return nextDueAfter(record, record.dueAt, record.claim.at ?? this.clock.now());
     }
     return record.dueAt;
   }
@@ -233,7 +233,9 @@ export class InProcessScheduler implements SchedulerPort {
   ): Promise<{ record: JobRecord; claim: JobClaim } | null> {
     const record = doc.data;
     if (wakeAt(record) > now) return null;
-    const claim: JobClaim = { token: randomUUID(), until: now + this.leaseMs, dueAt: record.dueAt };
+    // A run taken over after an expired lease keeps its first claim time: the runs that fell
+    // due since are not collapsed into a re-delivery the first one may already have handled.
+    const claim: JobClaim = { token: randomUUID(), until: now + this.leaseMs, dueAt: record.dueAt, at: record.claim?.at ?? now };
     const claimed = claimedRecord(record, claim);
     try {
       await this.store.put(this.collection, doc.id, {

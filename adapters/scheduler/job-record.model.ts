@@ -24,6 +24,12 @@ export interface JobClaim {
   until: number;
   /** The run being delivered; an update of the schedule meanwhile changes the record's `dueAt`. */
   dueAt: number;
+  /**
+   * When the run was claimed (absent in claims written before it was kept). Runs that fell
+   * due before it were collapsed into this delivery; one that falls due after it, while the
+   * delivery still runs, is the next run, delivered once as soon as this one is settled.
+   */
+  at?: number;
 }
 
 /** One pending one-off job or one repeating schedule, as persisted. */

@@ -71,6 +71,8 @@ export function settledRecord(
     return compact({ ...released, attempts: attempt, retryAt: now + retryDelayMs(backoffMs, attempt) });
   }
   if (current.kind === 'once') return null;
-  const next = nextDueAfter(current, claim.dueAt, now);
+  // From the claim, not from now: a run that fell due while this delivery was running is
+  // not skipped (a slow tick must not cost the next one); it is delivered right after.
+  const next = nextDueAfter(current, claim.dueAt, claim.at ?? now);
   return next === null ? null : compact({ ...released, dueAt: next, attempts: 0 });
 }

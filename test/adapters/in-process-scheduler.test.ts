@@ -116,6 +116,27 @@ describe('InProcessScheduler', () => {
     await survivor.close();
   });
 
+  it('a run taken over after an expired lease is followed by one run for the grid points that passed meanwhile', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const dying = w.make({ leaseMs: 2_500 });
+    await dying.start(() => new Promise(() => {})); // hangs (dies) in its first delivery
+    await dying.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 1_000 });
+    await w.advance(1_000);
+    void dying.close();
+
+    // The lease ends at t0 + 3500; t0 + 2000 and t0 + 3000 fell due while the run was held.
+    const dues: number[] = [];
+    const survivor = w.make({ pollIntervalMs: 1_000 });
+    await survivor.start(async (job) => void dues.push(job.dueAt));
+    await w.advance(2_600);
+    // The held run again (its handler may have died before acting), then one for the missed points.
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000]);
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000, t0 + 4_000]);
+    await survivor.close();
+  });
+
   it('drops a run after maxAttempts failures, reporting each, and the schedule goes on', async () => {
     const w = await world();
     const t0 = w.clock.now();
@@ -163,5 +184,31 @@ describe('InProcessScheduler', () => {
     release();
     await closing;
     expect(finished).toBe(true);
+  });
+
+  it('a run that falls due while the previous one is still delivered comes right after it, once, and the grid goes on', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const dues: number[] = [];
+    let release: (() => void) | undefined;
+    const scheduler = w.make();
+    await scheduler.start(async (job) => {
+      dues.push(job.dueAt);
+      // The first delivery is slow: it runs past the next grid point.
+      if (dues.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+    await scheduler.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 1_000 });
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000]);
+    // t0 + 2000 and t0 + 3000 pass while it runs: one run (the first missed) follows it.
+    await w.advance(2_500);
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 2_000);
+    release!();
+    await settle();
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000]);
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 4_000);
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000, t0 + 4_000]);
+    await scheduler.close();
   });
 });

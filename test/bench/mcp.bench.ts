@@ -11,7 +11,8 @@
  *    McpServer + transport per request) answering a trivial tool.
  * Targets: ours >= 40% of the ceiling, >= 2x the peer, p99 < 20 ms. Ours is also loaded with
  * `ping` (everything but the tool) and `agent_status` (one store read) to show where time goes.
- * Env: BENCH_SECONDS (5) per load, BENCH_ROUNDS (3) rounds of all loads; medians are printed.
+ * Env: BENCH_SECONDS (5) per load, BENCH_ROUNDS (3) rounds of all loads; medians are printed;
+ * BENCH_CPU_PROFILE (a path: a .cpuprofile of one extra load of ours after the rounds).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client, signInSolana, startTestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
+import { profiled } from './cpu-profile.js';
 import { loadUrl, type LoadResult } from './load-generator.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -134,6 +136,7 @@ async function main() {
   console.log(`ours (${tool}) / ceiling: ${(median(ofCeiling) * 100).toFixed(1)}% (target >= 40%; rounds ${ofCeiling.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
   console.log(`ours (${tool}) / peer: ${median(ofPeer).toFixed(2)}x (target >= 2x; rounds ${ofPeer.map((x) => `${x.toFixed(2)}x`).join(', ')})`);
   console.log(`ours (${tool}) p99: ${median(oursRuns.map((r) => r.p99))} ms (target < 20 ms; rounds ${oursRuns.map((r) => r.p99).join(', ')} ms)`);
+  if (process.env.BENCH_CPU_PROFILE) await profiled(process.env.BENCH_CPU_PROFILE, loads[1]!.run, `ours: tools/call ${tool}`);
 
   for (const { server } of Object.values(servers)) {
     server.closeAllConnections();
