@@ -4,7 +4,7 @@
  * for USD values, which are for display and risk limits, never for balances.
  */
 
-export { formatUsd } from '../machines/usd-format.js';
+export { formatUsd, plainDecimal, significantDecimal } from '../machines/usd-format.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 

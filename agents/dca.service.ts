@@ -6,7 +6,7 @@ import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { isIsoTime } from '../src/shared/iso-time.js';
-import { belowSmallestUnit, formatUsd, fromBaseUnits, isDecimal, toBaseUnits } from './amounts.js';
+import { belowSmallestUnit, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from './amounts.js';
 import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
@@ -167,9 +167,9 @@ export class DcaService {
           acquired: fromBaseUnits(context.acquiredBase, context.outputDecimals),
           inputSymbol: context.inputSymbol,
           outputSymbol: context.outputSymbol,
-          averagePrice: acquired > 0 ? (Number(fromBaseUnits(context.spentBase, context.inputDecimals)) / acquired).toPrecision(8) : null,
-          averagePriceUsd: acquired > 0 ? (context.spentUsd / acquired).toPrecision(8) : null,
-          currentPriceUsd: current === null ? null : current.toPrecision(8),
+          averagePrice: acquired > 0 ? significantDecimal(Number(fromBaseUnits(context.spentBase, context.inputDecimals)) / acquired, 8) : null,
+          averagePriceUsd: acquired > 0 ? significantDecimal(context.spentUsd / acquired, 8) : null,
+          currentPriceUsd: current === null ? null : significantDecimal(current, 8),
           spentUsd: formatUsd(context.spentUsd),
           valueUsd: valueUsd === null ? null : formatUsd(valueUsd),
           pnlUsd: valueUsd === null ? null : formatUsd(valueUsd - context.spentUsd),

@@ -1,5 +1,8 @@
-import { formatUsd } from './amounts.js';
+import { formatUsd, significantDecimal } from './amounts.js';
 import type { PositionRecord } from './positions.service.js';
+
+/** Prices and average costs: twelve significant digits, as plain decimals (a float's own digits are noise past that). */
+const PRICE_DIGITS = 12;
 
 /**
  * Positions valued at the current price: average cost, unrealized PnL against it, and
@@ -48,9 +51,9 @@ export async function valuePositions(records: PositionRecord[], price: PriceLook
         token: record.token,
         symbol: record.symbol,
         amount: record.amount,
-        priceUsd: priceUsd === null ? null : String(priceUsd),
+        priceUsd: priceUsd === null ? null : significantDecimal(priceUsd, PRICE_DIGITS),
         valueUsd: value === null ? null : formatUsd(value),
-        avgCostUsd: amount > 0 ? String(record.costBasisUsd / amount) : '0',
+        avgCostUsd: amount > 0 ? significantDecimal(record.costBasisUsd / amount, PRICE_DIGITS) : '0',
         costBasisUsd: formatUsd(record.costBasisUsd),
         realizedPnlUsd: formatUsd(record.realizedPnlUsd),
         unrealizedPnlUsd: unrealized === null ? null : formatUsd(unrealized),

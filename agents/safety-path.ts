@@ -4,6 +4,7 @@ import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Q
 import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
+import { defaultSlippageBps } from './trading-config.rules.js';
 import type { TradingEvents } from './trading-events.js';
 import { walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
@@ -141,9 +142,7 @@ export class SafetyPath {
     const balances = await deps.venue.balances(request.chain, wallet.address);
     const held = BigInt(balances[input.address] ?? '0');
     const { amountIn, inputPriceUsd } = await step('amount', () => this.amountIn(request, input, output, held));
-    // A request that names none takes the tighter of the two defaults: the trade defaults
-    // (which a trade key may set) can narrow the owner's order profile, never widen it.
-    const slippageBps = request.slippageBps ?? Math.min(config.tradeDefaults.slippageBps, config.defaultOrderProfile.slippageBps);
+    const slippageBps = request.slippageBps ?? defaultSlippageBps(config);
     const valueUsd = Number(fromBaseUnits(amountIn, input.decimals)) * inputPriceUsd;
     await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd, inputPriceUsd > 0));
     const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));

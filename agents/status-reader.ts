@@ -4,6 +4,7 @@ import type { BotContext } from '../machines/bot.machine.js';
 import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
+import { plainDecimal } from './amounts.js';
 import {
   TRADING_RECORDS,
   subjectKey,
@@ -144,5 +145,5 @@ export function sumUsd(values: string[]): string {
 
 /** A non-negative float as a plain decimal string (no exponent), for `sumUsd`. */
 function toDecimal(value: number): string {
-  return value > 0 && Number.isFinite(value) ? value.toFixed(6) : '0';
+  return value > 0 && Number.isFinite(value) ? plainDecimal(value, 6) : '0';
 }

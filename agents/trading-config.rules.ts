@@ -55,6 +55,15 @@ export function defaultTradingConfig(updatedAt: string): TradingConfig {
 }
 
 /**
+ * The slippage of a request that names none: the tighter of the two defaults. The trade
+ * defaults (which a trade key may set) can narrow the owner's order profile, never widen it.
+ * A quote uses it too, so it shows the minimum the same swap would accept.
+ */
+export function defaultSlippageBps(config: Pick<TradingConfig, 'tradeDefaults' | 'defaultOrderProfile'>): number {
+  return Math.min(config.tradeDefaults.slippageBps, config.defaultOrderProfile.slippageBps);
+}
+
+/**
  * A stored configuration completed with defaults for sections it lacks. Sections are taken
  * whole (merging inside one would bring back a limit its owner cleared); launchpads follow
  * the known list, so a launchpad added to the service appears with its default setting.

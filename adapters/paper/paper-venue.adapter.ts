@@ -42,7 +42,9 @@ export interface PaperVenueOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ChainSchema = z.enum(['solana', 'ethereum', 'base', 'arbitrum'] as const satisfies readonly Chain[]);
-const BaseUnits = z.string().regex(/^\d{1,60}$/, 'must be an integer in base units').transform((value) => BigInt(value));
+// Up to 78 digits, as the routes take (a uint256): a longer cap on one side turned a valid
+// request into a message naming the venue's own field.
+const BaseUnits = z.string().regex(/^\d{1,78}$/, 'must be an integer in base units').transform((value) => BigInt(value));
 const Positive = BaseUnits.refine((value) => value > 0n, 'must be greater than 0');
 const Mint = z.string().trim().min(1).max(100);
 const Options = z.object({

@@ -90,7 +90,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   // DCA ticks run a trade, not just an actor event: the scheduler hands them to the strategies service.
   module.dueJobs[DCA_TYPE] = (job) => dca.onTick(job);
   module.operations.push(
-    ...tradingOperations({ pipeline, queries, venue: deps.venue }),
+    ...tradingOperations({ pipeline, queries, venue: deps.venue, config: deps.config }),
     ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
     ...commandOperations(command),
     ...dcaOperations(dca),

@@ -137,6 +137,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const ids = { requestId, correlationId: acceptId(header(req, 'x-correlation-id')) ?? requestId };
     res.setHeader(REQUEST_ID_HEADER, requestId);
     res.setHeader(CORRELATION_ID_HEADER, ids.correlationId);
+    // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
+    res.setHeader('Cache-Control', 'no-store');
     // Only browsers need CORS headers, and they always send Origin cross-origin.
     if (req.headers.origin !== undefined) for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
     let outcome: DispatchOutcome | undefined;

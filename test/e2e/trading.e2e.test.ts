@@ -317,9 +317,18 @@ describe('trading core (e2e)', () => {
     const defaults = (slippageBps: number) => http.put(`/api/nest/trading/config/${userId}/trade-defaults`, { slippageBps });
     expect((await defaults(50)).status).toBe(200);
     expect((await command('swap 1 USDC to SOL')).body.order).toMatchObject({ status: 'filled', slippageBps: 50 });
+    // A quote naming no slippage shows the minimum the same swap would accept.
+    const minBuyAt = async (bps: number) => {
+      const quote = (await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '100000000' })).body;
+      return [quote.minBuyAmount, ((BigInt(quote.buyAmount) * BigInt(10_000 - bps)) / 10_000n).toString()];
+    };
+    const [min50, expected50] = await minBuyAt(50);
+    expect(min50).toBe(expected50);
     // Wider trade defaults do not widen the owner's profile (100 bps).
     expect((await defaults(300)).status).toBe(200);
     expect((await command('swap 1 USDC to SOL')).body.order).toMatchObject({ status: 'filled', slippageBps: 100 });
+    const [min100, expected100] = await minBuyAt(100);
+    expect(min100).toBe(expected100);
     expect((await command('swap 1 USDC to SOL with 2% slippage')).body.order).toMatchObject({ slippageBps: 200 });
     await defaults(100);
   });

@@ -112,6 +112,8 @@ describe('MCP handler (own catalog)', () => {
     const answer = await call('ctx_tool', { idempotencyKey: 'k-1' }, 'read', { 'x-request-id': 'req-42', 'x-correlation-id': 'corr-9' });
     expect(answer.headers.get('x-request-id')).toBe('req-42');
     expect(answer.headers.get('x-correlation-id')).toBe('corr-9');
+    // As on the REST API: no cache keeps an answer (a key's secret comes back this way).
+    expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(JSON.parse(answer.body.result.content[0].text)).toEqual({
       surface: 'mcp',
       requestId: 'req-42',

@@ -3,7 +3,8 @@ import type { OrderQueries } from '../../../agents/order-queries.js';
 import { requireTokenPair } from '../../../agents/safety-path.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
-import type { TradeChannel } from '../../../agents/trading-config.types.js';
+import { defaultSlippageBps } from '../../../agents/trading-config.rules.js';
+import type { TradeChannel, TradingConfigReader } from '../../../agents/trading-config.types.js';
 import type { Chain, VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import {
@@ -24,6 +25,8 @@ export interface TradingOperationsDeps {
   pipeline: TradingPipeline;
   queries: OrderQueries;
   venue: VenuePort;
+  /** The account's trading configuration: a quote naming no slippage takes the swap's default. */
+  config: TradingConfigReader;
 }
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
@@ -110,7 +113,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       name: 'trading_evm_quote',
       description:
         'Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161) without trading: `buyAmount` after fees and price impact, ' +
-        '`minBuyAmount` after the slippage tolerance (`slippageBps`, default 100), `priceImpactBps`, `feeAmount` (base units ' +
+        '`minBuyAmount` after the slippage tolerance (`slippageBps`, default: what a swap would use, the tighter of the trade defaults and the order profile), `priceImpactBps`, `feeAmount` (base units ' +
         'of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units.',
       family: 'research',
       minScope: 'read',
@@ -118,10 +121,11 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       input: z.object(evmSwapFields).strict(),
       output: quoteOutput,
       annotations: { readOnly: true, idempotent: true },
-      handler: async (_ctx, input) => {
+      handler: async (ctx, input) => {
         const chain = chainOfId(input.chainId);
         const [sell, buy] = await requireTokenPair(deps.venue, chain, input.sellToken, input.buyToken, EVM_TOKEN_FIELDS);
-        const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: input.slippageBps ?? 100 });
+        const slippage = input.slippageBps ?? defaultSlippageBps(await deps.config.get(subjectOf(ctx)));
+        const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: slippage });
         return {
           chainId: input.chainId,
           sellToken: sell.address,

@@ -1,0 +1,67 @@
+/**
+ * Amounts at the edges of what the routes accept: every USD figure stays a plain two-decimal
+ * string (a float past 1e21 printed as `1.4e+21` broke the portfolio summary), and the longest
+ * base-unit amount a route takes reaches the venue without a message about the venue's fields.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { startTestService, type Client, type TestService } from '../support/test-service.js';
+
+const USD = /^-?\d+\.\d{2}$/;
+const PLAIN = /^-?\d+(\.\d+)?$/;
+
+describe('trading amounts at the edges (e2e)', () => {
+  let svc: TestService;
+  let http: Client;
+  let userId: string;
+  let agent: { agentId: string; publicId: string };
+  let readKey: string;
+
+  beforeAll(async () => {
+    svc = await startTestService({ clock: new ManualClock(Date.parse('2026-11-21T12:00:00Z')) });
+    const operator = await Operator.signIn(svc);
+    http = operator.client;
+    userId = operator.userId;
+    agent = await operator.agent('whale');
+    expect((await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true })).status).toBe(200);
+    expect((await http.post(`/api/nest/trading/wallets/custodial/${userId}`, {}, { 'x-idempotency-key': randomUUID() })).status).toBeLessThan(300);
+    readKey = (await operator.agentKey(agent.agentId, 'read')).secret;
+  });
+  afterAll(async () => {
+    await svc.stop();
+  });
+
+  it('a holding worth more than $1e21 is valued in plain decimals on every route', async () => {
+    // 1e19 SOL (about $1.4e21) and 1e24 USDC: the faucet takes up to 30 whole digits.
+    expect((await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token: 'SOL', amount: '10000000000000000000' })).status).toBe(200);
+    expect((await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token: 'USDC', amount: '1000000000000000000000000' })).status).toBe(200);
+
+    const pnl = await http.get(`/api/nest/trading/positions/${userId}/pnl`);
+    expect(pnl.status).toBe(200);
+    for (const position of pnl.body.positions) {
+      expect(position).toMatchObject({ valueUsd: expect.stringMatching(USD), costBasisUsd: expect.stringMatching(USD), priceUsd: expect.stringMatching(PLAIN), avgCostUsd: expect.stringMatching(PLAIN) });
+    }
+    expect(pnl.body.totals.valueUsd).toMatch(USD);
+    expect(Number(pnl.body.totals.valueUsd)).toBeGreaterThan(1e24);
+
+    const summary = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_portfolio_summary', arguments: {} } }, bearer(readKey));
+    expect(summary.body.result).toMatchObject({ isError: false, structuredContent: { valueUsd: expect.stringMatching(USD) } });
+    // The summary adds exact decimals, the PnL totals floats: at this size they agree to 15 digits.
+    expect(Number(summary.body.result.structuredContent.valueUsd) / Number(pnl.body.totals.valueUsd)).toBeCloseTo(1, 12);
+
+    const portfolio = await http.post('/api/nest/trading/command', { message: 'portfolio' }, { 'x-idempotency-key': randomUUID() });
+    expect(portfolio.status).toBe(200);
+    expect(JSON.stringify(portfolio.body)).not.toMatch(/\de\+\d/);
+  });
+
+  it('a sell amount of 78 digits (a uint256) is quoted, not refused with the venue\'s own field name', async () => {
+    const quote = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '9'.repeat(78) });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ sellAmount: '9'.repeat(78), buyAmount: expect.stringMatching(/^\d+$/) });
+    expect((await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '9'.repeat(79) })).body.message).toEqual([
+      'sellAmount: must be an integer amount in base units, as a decimal string',
+    ]);
+  });
+});
