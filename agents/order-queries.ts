@@ -1,4 +1,5 @@
 import type { OrderContext, OrderStatus } from '../machines/order.machine.js';
+import type { ClockPort } from '../src/ports/clock.port.js';
 import { ORDER_TYPE, toOrderView, type OrderActors, type OrderView } from './order.types.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 
@@ -9,21 +10,34 @@ export interface OrderPage {
 
 /** Lists an account's orders from the order actors' indexes (no scan of other accounts). */
 export class OrderQueries {
-  constructor(private readonly orders: Pick<OrderActors, 'find'>) {}
+  constructor(
+    private readonly orders: Pick<OrderActors, 'find'>,
+    private readonly clock: ClockPort,
+  ) {}
 
   /** Newest first; with `status`, only orders in that status. */
-  async list(subject: TradingSubject, options: { status?: OrderStatus; limit: number; cursor?: string }): Promise<OrderPage> {
+  list(subject: TradingSubject, options: { status?: OrderStatus; limit: number; cursor?: string }): Promise<OrderPage> {
+    return this.page(subject, options, () => true);
+  }
+
+  /**
+   * Orders that can still be approved (interface 4.2 `GET approvals/:userId`): waiting, and
+   * inside their 15-minute window. One whose window closed is left out even before its
+   * expiry job ran (an approval would be refused with `expired`); a page may then hold
+   * fewer items than `limit` and still have a `nextCursor`.
+   */
+  pendingApprovals(subject: TradingSubject, page: { limit: number; cursor?: string }): Promise<OrderPage> {
+    const now = this.clock.now();
+    return this.page(subject, { status: 'pending_approval', ...page }, (order) => order.approvalExpiresAt === undefined || order.approvalExpiresAt > now);
+  }
+
+  private async page(subject: TradingSubject, options: { status?: OrderStatus; limit: number; cursor?: string }, keep: (order: OrderContext) => boolean): Promise<OrderPage> {
     const key = subjectKey(subject);
     // `<prefix>|` then digits of inverted time: every key of the prefix sorts between these bounds, newest first.
     const prefix = options.status ? `${key}|${options.status}` : key;
     const query = { index: options.status ? 'subjectStatus' : 'subjectTime', gte: `${prefix}|`, lte: `${prefix}|~` };
     const page = await this.orders.find(ORDER_TYPE, query, { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
-    const items = page.items.map((view) => toOrderView(view.context as OrderContext));
+    const items = page.items.map((view) => view.context as OrderContext).filter(keep).map(toOrderView);
     return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-  }
-
-  /** Orders waiting for approval (interface 4.2 `GET approvals/:userId`). */
-  pendingApprovals(subject: TradingSubject, page: { limit: number; cursor?: string }): Promise<OrderPage> {
-    return this.list(subject, { status: 'pending_approval', ...page });
   }
 }

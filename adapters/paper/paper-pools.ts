@@ -37,15 +37,16 @@ export function virtualReserves(input: PoolSide, output: PoolSide): { reserveIn:
 }
 
 /**
- * What `amountIn` of `input` buys of `output`. The fee comes off the input first
- * (rounded down), then the rest moves along the curve; every division rounds down, so
- * the pool never gives more than the math allows.
+ * What `amountIn` of `input` buys of `output`. The fee comes off the input first,
+ * rounded up (as Uniswap rounds it: dust does not trade free), then the rest moves along
+ * the curve; every other division rounds down, so the pool never gives more than the math
+ * allows.
  */
 export function quotePool(input: PoolSide, output: PoolSide, amountIn: bigint, feeBps: number = DEFAULT_FEE_BPS): PoolQuote {
   if (amountIn <= 0n) throw new RangeError('amountIn must be positive');
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps >= 10_000) throw new RangeError('feeBps must be an integer in [0, 10000)');
   const { reserveIn, reserveOut } = virtualReserves(input, output);
-  const feeAmount = (amountIn * BigInt(feeBps)) / 10_000n;
+  const feeAmount = (amountIn * BigInt(feeBps) + 9_999n) / 10_000n;
   const netIn = amountIn - feeAmount;
   const expectedOut = (reserveOut * netIn) / (reserveIn + netIn);
   const spotOut = (amountIn * reserveOut) / reserveIn;

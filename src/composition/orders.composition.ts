@@ -71,7 +71,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     clock: deps.clock,
     newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
   });
-  const queries = new OrderQueries(orders);
+  const queries = new OrderQueries(orders, deps.clock);
   const dca = new DcaService({
     actors: deps.runtime,
     store: deps.store,

@@ -119,7 +119,7 @@ export async function tradingHarness(
     newOrderId: () => `ord_${++nextId}`,
   });
   const fund = (token: string, amount: string) => paper.credit('solana', wallet.address, token, amount);
-  return { clock, store, runtime, paper, venue, wallet, state, jobs, cancelled, events, safety, pipeline, positions, queries: new OrderQueries(orders), fund, status };
+  return { clock, store, runtime, paper, venue, wallet, state, jobs, cancelled, events, safety, pipeline, positions, queries: new OrderQueries(orders, clock), fund, status };
 }
 
 export type TradingHarness = Awaited<ReturnType<typeof tradingHarness>>;

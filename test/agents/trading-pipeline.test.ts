@@ -135,9 +135,10 @@ describe('trading pipeline', () => {
     fresh.state.config = { ...fresh.state.config, riskPolicy: { ...fresh.state.config.riskPolicy, dailyVolumeUsd: 100 } };
     await expect(fresh.pipeline.place(usdc('100.000001'))).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
     // Orders under half a cent were $0.00 and passed a spent limit for ever.
-    for (let i = 0; i < 3; i++) await fresh.pipeline.place(usdc('33.333333'));
-    expect(await fresh.pipeline.place(usdc('0.000001'))).toMatchObject({ status: 'filled', valueUsd: '0.00' });
-    await expect(fresh.pipeline.place(usdc('0.000001'))).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+    // (Two base units: one pays the pool's fee, which rounds up, and one buys a few lamports.)
+    for (const value of ['33.333333', '33.333333', '33.333332']) await fresh.pipeline.place(usdc(value));
+    expect(await fresh.pipeline.place(usdc('0.000002'))).toMatchObject({ status: 'filled', valueUsd: '0.00' });
+    await expect(fresh.pipeline.place(usdc('0.000002'))).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
   });
 
   it('a held order worth under half a cent is still priced when approved (it was $0.00, read as no price)', async () => {

@@ -209,6 +209,9 @@ describe('trading core (e2e)', () => {
     // The clock passes the window without firing timers: the expiry job is late.
     clock.jumpTo(Date.parse(pending.body.order.approvalExpiresAt) + 1_000);
     await signInSolana(http, operator.wallet); // the session token expired with the jump
+    // Not offered for approval any more, though still stored as waiting until the job runs.
+    const approvals = await http.get(`/api/nest/trading/approvals/${userId}`);
+    expect(approvals.body.items.map((o: { order_id: string }) => o.order_id)).not.toContain(orderId);
     const late = await http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, key());
     expect(late).toMatchObject({ status: 409, body: { message: `Order ${orderId} is not pending approval (status: expired)` } });
     const stored = await http.get(`/api/nest/trading/orders/${userId}?status=expired`);
