@@ -22,6 +22,9 @@ import type { TradingEvents } from './trading-events.js';
 const APPLIED_RING = 256;
 const MAX_ATTEMPTS = 20;
 
+/** Dollar stablecoins by symbol (as the venues' token lists name them): a swap into one books like a sale. */
+const STABLECOINS: ReadonlySet<string> = new Set(['USDC', 'USDT', 'DAI', 'USDbC']);
+
 export interface PositionRecord {
   subject: string;
   chain: string;
@@ -61,12 +64,14 @@ export class PositionsService {
    * cost; `bought` enters it at that same value. The trade is valued once, so both legs agree:
    * a buy (or swap) at what was paid, so its fee and price impact are cost of the token
    * bought (unrealized until it is sold); a sell at what was received, so they are realized
-   * with the sale instead of sitting on the proceeds (a stablecoin) as a loss for ever.
+   * with the sale instead of sitting on the proceeds (a stablecoin) as a loss for ever. A
+   * swap into a stablecoin from anything else is a sale in all but name and is valued so.
    */
   async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg, side: 'buy' | 'sell' | 'swap'): Promise<void> {
     const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
-    const [preferred, fallback] = side === 'sell' ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
+    const asSale = side === 'sell' || (side === 'swap' && STABLECOINS.has(bought.symbol) && !STABLECOINS.has(sold.symbol));
+    const [preferred, fallback] = asSale ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
     const tradeUsd = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
     // Two records, written concurrently; each refuses a second booking of `ref` on its own.
     await Promise.all([

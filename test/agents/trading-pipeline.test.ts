@@ -67,10 +67,10 @@ describe('trading pipeline', () => {
     expect(bonkValue).toBeLessThan(bonk.costBasisUsd);
   });
 
-  it('books a sell at what was received: its fee and price impact are realized with the sale, not left on the proceeds', async () => {
+  it.each(['sell', 'swap'] as const)('books a %s into a stablecoin at what was received: its fee and price impact are realized with the sale, not left on the proceeds', async (side) => {
     const sol = (await h.venue.priceUsd('solana', SOL))!;
     await h.positions.bookDeposit(SUBJECT, 'faucet:sol', { chain: 'solana', token: SOL, symbol: 'SOL', decimals: 9, amount: 10_000_000_000n, priceUsd: sol });
-    const order = await h.pipeline.place(request({ side: 'sell', inputToken: 'SOL', outputToken: 'USDC', amount: { kind: 'whole', value: '1' } }));
+    const order = await h.pipeline.place(request({ side, inputToken: 'SOL', outputToken: 'USDC', amount: { kind: 'whole', value: '1' } }));
     expect(order.status).toBe('filled');
     const positions = await h.positions.list(SUBJECT);
     const soldFor = Number(positions.find((p) => p.token === USDC)!.amount);
