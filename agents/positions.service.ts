@@ -56,7 +56,13 @@ export class PositionsService {
   private readonly queue = new KeyedQueue();
 
   constructor(
-    private readonly deps: { store: StorePort; clock: ClockPort; events: TradingEvents },
+    private readonly deps: {
+      store: StorePort;
+      clock: ClockPort;
+      events: TradingEvents;
+      /** A wrap or unwrap (ETH ↔ WETH): the same coin in another form, not a trade. */
+      isWrap?: (chain: string, from: string, to: string) => boolean;
+    },
   ) {}
 
   /**
@@ -72,21 +78,46 @@ export class PositionsService {
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
     const asSale = side === 'sell' || (side === 'swap' && STABLECOINS.has(bought.symbol) && !STABLECOINS.has(sold.symbol));
     const [preferred, fallback] = asSale ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
-    const tradeUsd = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
-    // Two records, written concurrently; each refuses a second booking of `ref` on its own.
-    await Promise.all([
+    const valued = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
+    const wrap = this.deps.isWrap?.(sold.chain, sold.token, bought.token) ?? false;
+    const tradeUsd = wrap ? await this.carriedCost(subject, sold, valued) : valued;
+    // Each record refuses a second booking of `ref` on its own.
+    const soldLeg = () =>
       this.update(subject, ref, sold, (position) => {
         const held = BigInt(position.amountBase);
         const removed = sold.amount > held ? held : sold.amount;
         const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
         return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
-      }),
+      });
+    const boughtLeg = () =>
       this.update(subject, ref, bought, (position) => ({
         ...position,
         amountBase: (BigInt(position.amountBase) + bought.amount).toString(),
         costBasisUsd: position.costBasisUsd + tradeUsd,
-      })),
-    ]);
+      }));
+    if (!wrap) {
+      await Promise.all([soldLeg(), boughtLeg()]);
+      return;
+    }
+    // The carried cost is read off the sold position, so that one changes last: a replay of a
+    // booking cut off in between reads it as it was and carries the same cost.
+    await boughtLeg();
+    await soldLeg();
+  }
+
+  /**
+   * What a wrap moves: the cost of the coins wrapped (their average cost), so the wrapped
+   * form carries the basis and nothing is realized; coins the book does not hold are taken
+   * at market value.
+   */
+  private async carriedCost(subject: TradingSubject, sold: TokenLeg, marketUsd: number): Promise<number> {
+    const id = `${subjectKey(subject)}|${sold.chain}|${sold.token}`;
+    const position = (await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id))?.data;
+    const held = BigInt(position?.amountBase ?? '0');
+    if (!position || held === 0n || sold.amount === 0n) return marketUsd;
+    const covered = sold.amount > held ? held : sold.amount;
+    const coveredCost = position.costBasisUsd * (Number(covered) / Number(held));
+    return coveredCost + marketUsd * (Number(sold.amount - covered) / Number(sold.amount));
   }
 
   /** A deposit (paper faucet) enters at the current price: it is cost, not profit. */

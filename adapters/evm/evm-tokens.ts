@@ -67,3 +67,15 @@ export function knownTokens(chain: EvmChainName): readonly TokenInfo[] {
 export function usdReference(chain: EvmChainName): TokenInfo {
   return knownTokens(chain).find((t) => t.symbol === 'USDC')!;
 }
+
+/**
+ * Native ETH and the chain's WETH, either way round: a wrap or an unwrap, the same coin in
+ * another form (the books carry its cost across instead of realizing a trade).
+ */
+export function isWrapPair(chain: string, from: string, to: string): boolean {
+  const tokens = KNOWN[chain as EvmChainName];
+  const wrapped = tokens?.find((token) => token.symbol === 'WETH')?.address.toLowerCase();
+  if (!wrapped) return false;
+  const [a, b, native] = [from.toLowerCase(), to.toLowerCase(), NATIVE_EVM_ADDRESS.toLowerCase()];
+  return (a === native && b === wrapped) || (a === wrapped && b === native);
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { isWrapPair } from '../../adapters/evm/evm-tokens.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
@@ -56,7 +57,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   const events = new TradingEvents(deps.events);
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
   const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
-  const positions = new PositionsService({ store: deps.store, clock: deps.clock, events });
+  const positions = new PositionsService({ store: deps.store, clock: deps.clock, events, isWrap: isWrapPair });
   const orders: OrderActors = deps.runtime;
   const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerOf: deps.breakerOf, events, clock: deps.clock });
   const pipeline = new TradingPipeline({

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
-import { startTestService, type Client, type TestService } from '../support/test-service.js';
+import { signInSolana, startTestService, type Client, type TestService } from '../support/test-service.js';
 
 const USD = /^-?\d+\.\d{2}$/;
 const PLAIN = /^-?\d+(\.\d+)?$/;
@@ -17,11 +17,14 @@ describe('trading amounts at the edges (e2e)', () => {
   let http: Client;
   let userId: string;
   let agent: { agentId: string; publicId: string };
+  let operator: Operator;
   let readKey: string;
+  let clock: ManualClock;
 
   beforeAll(async () => {
-    svc = await startTestService({ clock: new ManualClock(Date.parse('2026-11-21T12:00:00Z')) });
-    const operator = await Operator.signIn(svc);
+    clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
+    svc = await startTestService({ clock });
+    operator = await Operator.signIn(svc);
     http = operator.client;
     userId = operator.userId;
     agent = await operator.agent('whale');
@@ -63,5 +66,25 @@ describe('trading amounts at the edges (e2e)', () => {
     expect((await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '9'.repeat(79) })).body.message).toEqual([
       'sellAmount: must be an integer amount in base units, as a decimal string',
     ]);
+  });
+
+  it('wrapping ETH is no trade: WETH carries the cost of the ETH wrapped, nothing is realized', async () => {
+    expect((await http.post(`/api/nest/trading/evm/wallets/${userId}/custodial`, {}, { 'x-idempotency-key': randomUUID() })).status).toBe(201);
+    expect((await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'base', token: 'ETH', amount: '1' })).status).toBe(200);
+    const ethAt = async () => ((await http.get(`/api/nest/trading/positions/${userId}/pnl`)).body.positions as Array<{ chain: string; symbol: string; costBasisUsd: string; realizedPnlUsd: string }>).filter((p) => p.chain === 'base');
+    const [deposited] = await ethAt();
+    // Twelve hours later the price has moved; the wrap happens at the new price.
+    clock.jumpTo(clock.now() + 12 * 3_600_000);
+    await signInSolana(http, operator.wallet);
+    const wrapped = await http.post(`/api/nest/trading/evm/swap/${userId}`, { chainId: 8453, sellToken: 'ETH', buyToken: 'WETH', sellAmount: '500000000000000000' }, { 'x-idempotency-key': randomUUID() });
+    expect(wrapped.body).toMatchObject({ status: 'filled', filledOut: '500000000000000000' });
+    const after = await ethAt();
+    const eth = after.find((p) => p.symbol === 'ETH')!;
+    const weth = after.find((p) => p.symbol === 'WETH')!;
+    expect(eth.realizedPnlUsd).toBe('0.00');
+    // Half the ETH's cost moved to WETH: the two halves add up to the deposit's cost (each in cents).
+    const cents = (usd: string) => Math.round(Number(usd) * 100);
+    expect(Math.abs(cents(eth.costBasisUsd) + cents(weth.costBasisUsd) - cents(deposited!.costBasisUsd))).toBeLessThanOrEqual(1);
+    expect(Math.abs(2 * cents(weth.costBasisUsd) - cents(deposited!.costBasisUsd))).toBeLessThanOrEqual(1);
   });
 });
