@@ -111,8 +111,7 @@ export class PositionsService {
    * at market value.
    */
   private async carriedCost(subject: TradingSubject, sold: TokenLeg, marketUsd: number): Promise<number> {
-    const id = `${subjectKey(subject)}|${sold.chain}|${sold.token}`;
-    const position = (await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id))?.data;
+    const position = (await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, sold)))?.data;
     const held = BigInt(position?.amountBase ?? '0');
     if (!position || held === 0n || sold.amount === 0n) return marketUsd;
     const covered = sold.amount > held ? held : sold.amount;
@@ -146,7 +145,7 @@ export class PositionsService {
   }
 
   private update(subject: TradingSubject, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
-    const id = `${subjectKey(subject)}|${leg.chain}|${leg.token}`;
+    const id = positionId(subject, leg);
     return this.queue.run(id, () => this.write(subject, id, ref, leg, change));
   }
 
@@ -186,6 +185,11 @@ export class PositionsService {
     }
     throw new AppError('RESOURCE_CONFLICT', `Concurrent updates to position ${leg.symbol}: gave up`, { retryable: true });
   }
+}
+
+/** One position per (account, chain, token). */
+function positionId(subject: TradingSubject, leg: Pick<TokenLeg, 'chain' | 'token'>): string {
+  return `${subjectKey(subject)}|${leg.chain}|${leg.token}`;
 }
 
 function emptyPosition(subject: string, leg: TokenLeg): PositionRecord {

@@ -10,10 +10,11 @@ export function formatUsd(value: number): string {
 }
 
 /**
- * A finite number with `fractionDigits` decimals, never in exponent notation: `toFixed`
+ * A number with `fractionDigits` decimals, never in exponent notation: `toFixed`
  * writes 1e21 and above as `1e+21`, which no decimal parser of ours (or a client's) takes
  * for an amount. Such a value is written with its shortest digits (as `String` gives them)
- * and zeros, not its binary expansion: 1.4e21 is `1400000000000000000000`.
+ * and zeros, not its binary expansion: 1.4e21 is `1400000000000000000000` (NaN and
+ * infinities come out as `toFixed` writes them).
  */
 export function plainDecimal(value: number, fractionDigits: number): string {
   const fixed = value.toFixed(fractionDigits);
