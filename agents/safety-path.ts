@@ -83,6 +83,9 @@ export interface TradeRequest {
 /** Quotes spent at most to size the input of an exact-output request (`grossUp`). */
 const GROSS_UP_ROUNDS = 4;
 
+/** What a `risk.blocked` event says of the trade it stopped. */
+type BlockedContext = Pick<TradeRequest, 'subject' | 'channel' | 'chain' | 'inputToken' | 'outputToken'>;
+
 /** What `recheck` reads of an order held for approval. */
 export type HeldOrder = Pick<
   OrderContext,
@@ -122,16 +125,7 @@ export class SafetyPath {
   /** Runs every check in order; throws the first refusal (after emitting `risk.blocked`). */
   async check(request: TradeRequest): Promise<CheckedTrade> {
     const checks: string[] = ['credential_scope']; // the invoker checked credential and scope before the handler ran
-    const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-      try {
-        const value = await run();
-        checks.push(name);
-        return value;
-      } catch (error) {
-        await this.blocked(request, isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN' ? 'circuit_breaker' : name, error);
-        throw error;
-      }
-    };
+    const step = this.stepper(request, checks);
     const { deps } = this;
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
@@ -160,14 +154,33 @@ export class SafetyPath {
    */
   async recheck(subject: TradingSubject, order: HeldOrder): Promise<TradingConfig> {
     const chain = order.chain as Chain;
-    const config = await this.tradingEnabled(subject);
-    await this.killSwitch(chain);
-    blacklist(config, { chain, address: order.inputMint, symbol: order.inputSymbol }, { chain, address: order.outputMint, symbol: order.outputSymbol });
-    riskPolicy(config, { inputToken: order.inputSymbol, channel: order.channel as TradeChannel, ...(order.signalSource ? { signalSource: order.signalSource } : {}) }, order.slippageBps, order.valueUsd, order.valueUsd > 0);
-    const balances = await this.deps.venue.balances(chain, order.walletAddress);
-    if (BigInt(balances[order.inputMint] ?? '0') < BigInt(order.amountIn)) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
-    this.breaker(chain);
+    const channel = order.channel as TradeChannel;
+    // A refusal here is a refusal like any other: `risk.blocked` says which check held the order.
+    const step = this.stepper({ subject, channel, chain, inputToken: order.inputSymbol, outputToken: order.outputSymbol }, []);
+    const config = await step('trading_enabled', () => this.tradingEnabled(subject));
+    await step('kill_switch', () => this.killSwitch(chain));
+    await step('blacklist', async () => blacklist(config, { chain, address: order.inputMint, symbol: order.inputSymbol }, { chain, address: order.outputMint, symbol: order.outputSymbol }));
+    await step('risk_policy', async () => riskPolicy(config, { inputToken: order.inputSymbol, channel, ...(order.signalSource ? { signalSource: order.signalSource } : {}) }, order.slippageBps, order.valueUsd, order.valueUsd > 0));
+    await step('balance', async () => {
+      const balances = await this.deps.venue.balances(chain, order.walletAddress);
+      if (BigInt(balances[order.inputMint] ?? '0') < BigInt(order.amountIn)) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+    });
+    await step('circuit_breaker', async () => this.breaker(chain));
     return config;
+  }
+
+  /** Runs one named check: records it as passed, or emits `risk.blocked` and rethrows its refusal. */
+  private stepper(blockedFor: BlockedContext, passed: string[]) {
+    return async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        const value = await run();
+        passed.push(name);
+        return value;
+      } catch (error) {
+        this.blocked(blockedFor, isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN' ? 'circuit_breaker' : name, error);
+        throw error;
+      }
+    };
   }
 
   /** Kill switch and breaker of a chain: what must still hold when a stored order is finally sent. */
@@ -250,7 +263,7 @@ export class SafetyPath {
     if (state === 'open') throw AppError.circuitBreakerOpen(provider, 60);
   }
 
-  private async blocked(request: TradeRequest, check: string, error: unknown): Promise<void> {
+  private blocked(request: BlockedContext, check: string, error: unknown): void {
     this.deps.events.publish(request.subject, 'risk.blocked', {
       check,
       code: isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR',

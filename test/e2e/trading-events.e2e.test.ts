@@ -3,6 +3,7 @@
  * order.created, order.updated, position.updated and risk.blocked reach an SSE client.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentFixture, openSse, until, type SseStream } from '../mcp/events/events-harness.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
@@ -45,5 +46,40 @@ describe('trading events on the SSE stream (e2e)', () => {
     expect(events.find((e) => e.event === 'risk.blocked')!.data).toMatchObject({ check: 'balance', code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance for requested swap amount', channel: 'command' });
     // Wallet events never carry key material.
     expect(JSON.stringify(events.filter((e) => e.event === 'wallet.updated'))).not.toMatch(/sealed|secret|privateKey/i);
+  });
+
+  it('an approval refused by a check (here the kill switch) is a risk.blocked too, naming the check', async () => {
+    stream?.close();
+    const operator = new Client(svc.url);
+    const { user } = await signInSolana(operator);
+    const agent = await agentFixture(svc.url, operator);
+    await operator.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
+    const { secret } = await agent.newKey();
+    stream = await openSse(svc.url, agent.publicId, { secret });
+    const key = () => ({ 'x-idempotency-key': randomUUID() });
+    await operator.post(`/api/nest/trading/wallets/custodial/${user.id}`, {}, key());
+    await operator.post(`/api/nest/trading/paper/faucet/${user.id}`, { chain: 'solana', token: 'SOL', amount: '2' });
+    await operator.put(`/api/nest/trading/config/${user.id}/default-order-profile`, { autoApprove: false });
+    const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
+    expect(held.body.order.status).toBe('pending_approval');
+
+    const killSwitch = (active: boolean) =>
+      fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'solana', active }) });
+    await killSwitch(true);
+    try {
+      await sleep(1_100); // the switch is read through a one-second cache
+      const refused = await operator.post(`/api/nest/trading/orders/${user.id}/${held.body.order.order_id}/approve`, {}, key());
+      expect(refused).toMatchObject({ status: 503, body: { message: 'Trading kill switch is active for chain: solana' } });
+    } finally {
+      await killSwitch(false);
+    }
+    await until(() => stream!.events().some((e) => e.event === 'risk.blocked'), 'risk.blocked');
+    expect(stream.events().find((e) => e.event === 'risk.blocked')!.data).toMatchObject({
+      check: 'kill_switch',
+      code: 'KILL_SWITCH_ACTIVE',
+      message: 'Trading kill switch is active for chain: solana',
+      channel: 'command',
+      chain: 'solana',
+    });
   });
 });

@@ -112,6 +112,11 @@ describe('wallets and token approvals (e2e)', () => {
     expect(paged.body.items).toEqual(list.body.items.slice(0, 3));
     expect((await alice.get(`${evm}?limit=3&cursor=${paged.body.nextCursor}`)).body).toEqual({ items: list.body.items.slice(3) });
 
+    // A DELETE reads the query string only: a body (here naming an account) is refused, not dropped.
+    expect(await alice.delete(`${evm}/${delegate.body.walletId}`, { agentId: 'agt_another' })).toMatchObject({
+      status: 400,
+      body: { message: ['a DELETE request takes no body: send its fields (and agentId) in the query string'] },
+    });
     const revoked = await alice.delete(`${evm}/${delegate.body.walletId}`);
     expect(revoked).toMatchObject({ status: 200, body: { walletId: delegate.body.walletId, status: 'revoked', isDefault: false } });
     const after = (await alice.get(evm)).body.items as { walletId: string; isDefault: boolean }[];

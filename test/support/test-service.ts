@@ -97,7 +97,8 @@ export class Client {
   post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('POST', path, body ?? {}, headers);
   put = <T = any>(path: string, body?: unknown) => this.request<T>('PUT', path, body ?? {});
   patch = <T = any>(path: string, body?: unknown) => this.request<T>('PATCH', path, body ?? {});
-  delete = <T = any>(path: string) => this.request<T>('DELETE', path);
+  /** A DELETE sends no body unless given one (routes refuse one). */
+  delete = <T = any>(path: string, body?: unknown) => this.request<T>('DELETE', path, body);
 
   /** Fetches a CSRF token: pre-login (cookie-bound) or for the current session. */
   async refreshCsrf(): Promise<string> {

@@ -84,7 +84,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       const raw = binding.input ? binding.input(req) : defaultInput(req);
       const taken = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
       const { agentId: named, input } = taken;
-      const problems = [...taken.problems, ...unknownQueryProblems(req, byAgentPath)];
+      const problems = [...taken.problems, ...unknownQueryProblems(req, byAgentPath), ...ignoredBodyProblems(req)];
       const guarded = isGuarded(operation);
       const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
       // Every validation answer lists every problem: the key's, the account's and the body's.
@@ -134,6 +134,16 @@ function unknownQueryProblems(req: Request, byAgentPath: boolean): string[] {
   const { agentId, ...others } = req.query;
   const result = noQuerySchema.safeParse(byAgentPath && agentId !== undefined ? { agentId, ...others } : others);
   return result.success ? [] : validationMessages(result.error);
+}
+
+/**
+ * GET and DELETE read the query string only: a body they were sent would be silently
+ * dropped, and with it an `agentId` naming another account (the default one would be acted
+ * on). Refused instead, unless it is empty.
+ */
+function ignoredBodyProblems(req: Request): string[] {
+  if (!inputInQuery(req) || req.body === undefined || (isPlainObject(req.body) && Object.keys(req.body).length === 0)) return [];
+  return [`a ${req.method} request takes no body: send its fields (and agentId) in the query string`];
 }
 
 function queryInput(req: Request): Record<string, unknown> {
