@@ -75,7 +75,8 @@ export function intervalText(interval: DcaInterval): string {
   return `every ${interval.every} ${interval.unit}`;
 }
 
-const NAME_CLAUSE = /(?:,\s*)?\b(?:named|called|name)\s+["']?([A-Za-z0-9][A-Za-z0-9_.-]{0,63})["']?/i;
+// The characters a strategy name may have on every route (letters, digits, _ . : -).
+const NAME_CLAUSE = /(?:,\s*)?\b(?:named|called|name)\s+["']?([A-Za-z0-9][A-Za-z0-9_.:-]{0,63})["']?/i;
 const MAX_BUYS_CLAUSE = /(?:,\s*)?\b(?:(?:for|max(?:imum)?|up\s+to|at\s+most)\s+(\d+)\s+(?:buys|purchases|times|orders)|(\d+)\s+times)\b/i;
 
 /** `named weekly-sol` / `called x` → strategy name. */

@@ -201,6 +201,8 @@ export class DcaService {
     await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
     await this.deps.scheduler.cancel(endJobIdOf(strategy.strategyId));
     const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.delete', at: this.deps.clock.now() });
+    // Again once deleted: a resume running alongside may have scheduled it in between.
+    await this.unscheduleUnlessActive(strategy.strategyId);
     await this.releaseName(subject, userId, name);
     return toView(view.context as DcaStrategyContext, 'deleted');
   }
@@ -213,6 +215,7 @@ export class DcaService {
       // Schedule first: a tick that still fires finds the strategy paused and does nothing.
       await this.deps.scheduler.removeSchedule(scheduleIdOf(target.strategyId));
       const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.pause', at: this.deps.clock.now() });
+      await this.unscheduleUnlessActive(target.strategyId); // as in delete
       out.push(toView(view.context as DcaStrategyContext, view.state as StrategyView['status']));
     }
     return out;
@@ -229,7 +232,12 @@ export class DcaService {
       // Only a paused strategy takes it: an active one keeps its schedule (re-anchoring it would
       // push the next buy back), unless it lost it (a pause that failed after removing it).
       const lost = !accepted && view.state === 'active' && (await this.nextRun(context.strategyId)) === null;
-      if ((accepted || lost) && view.state === 'active') await this.schedule(context, Math.max(now, context.startAt ?? now));
+      if ((accepted || lost) && view.state === 'active') {
+        await this.schedule(context, Math.max(now, context.startAt ?? now));
+        // A pause or delete that ran alongside may have removed the schedule before this armed
+        // it: whichever of the two looks last after its own change drops it.
+        await this.unscheduleUnlessActive(context.strategyId);
+      }
       out.push(toView(context, view.state as StrategyView['status']));
     }
     return out;
@@ -300,7 +308,9 @@ export class DcaService {
         event = { type: 'dca.failed', at, dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
       }
     } catch (error) {
-      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, orderId, reason: isAppError(error) ? error.message : 'order failed' };
+      // A refusal before the order was created (safety path) leaves no order to point at.
+      const created = (await this.deps.actors.get({ type: ORDER_TYPE, id: orderId })) !== null;
+      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
     }
     await this.report(strategy.strategyId, event);
     // Reconciliation (a sweep, maybe in another process) may have settled the order before
@@ -357,6 +367,14 @@ export class DcaService {
   }
 
   /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
+  /** Removes the schedule of a strategy no longer active, and the end job of a deleted one. */
+  private async unscheduleUnlessActive(strategyId: string): Promise<void> {
+    const state = (await this.deps.actors.get({ type: DCA_TYPE, id: strategyId }))?.state;
+    if (state === 'active') return;
+    await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    if (state === 'deleted' || state === undefined) await this.deps.scheduler.cancel(endJobIdOf(strategyId));
+  }
+
   private async armEnd(strategy: DcaStrategyContext): Promise<void> {
     if (strategy.endAt === undefined) return;
     await this.deps.scheduler.scheduleOnce({ jobId: endJobIdOf(strategy.strategyId), address: { type: DCA_TYPE, id: strategy.strategyId }, event: { type: END_EVENT }, runAt: strategy.endAt });

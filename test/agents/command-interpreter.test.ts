@@ -217,6 +217,8 @@ describe('command interpreter: DCA create', () => {
       'create dca buy SOL with 10 USDC every 4 hours for 30 buys named sol-4h with 1% slippage',
       { ...base, interval: { every: 4, unit: 'hours' }, intervalText: 'every 4 hours', maxBuys: 30, name: 'sol-4h', slippageBps: 100 },
     ],
+    // A name takes every character the REST route allows, ':' among them.
+    ['dca 10 USDC into SOL every day named team:sol.v2', { ...base, interval: { every: 1, unit: 'days' }, intervalText: 'every 1 days', name: 'team:sol.v2' }],
   ])('%s', (message, params) => {
     expect(interpret(message)).toEqual({ intent: 'dca_create', params, confidence: 1 });
   });
