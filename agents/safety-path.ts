@@ -4,7 +4,7 @@ import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Q
 import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
-import { defaultSlippageBps } from './trading-config.rules.js';
+import { defaultSlippageBps, signingKinds } from './trading-config.rules.js';
 import type { TradingEvents } from './trading-events.js';
 import { walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
@@ -129,7 +129,7 @@ export class SafetyPath {
     const { deps } = this;
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
-    const wallet = await step('wallet', () => this.wallet(request));
+    const wallet = await step('wallet', () => this.wallet(request, config));
     const [input, output] = await step('token', () => requireTokenPair(deps.venue, request.chain, request.inputToken, request.outputToken, request.tokenFields));
     await step('blacklist', async () => blacklist(config, input, output));
     await step('input_mint', async () => inputMint(request.chain, input));
@@ -202,8 +202,8 @@ export class SafetyPath {
     if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain), { retryable: false });
   }
 
-  private async wallet(request: TradeRequest): Promise<WalletView> {
-    const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId);
+  private async wallet(request: TradeRequest, config: TradingConfig): Promise<WalletView> {
+    const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId, signingKinds(config.walletMode));
     if (!wallet) throw walletRequired();
     return wallet;
   }

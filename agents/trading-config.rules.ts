@@ -2,7 +2,8 @@ import bs58 from 'bs58';
 import { getAddress, isAddress } from 'viem';
 import { AppError } from '../src/errors/app-error.js';
 import { walletChainOf, type Chain, type WalletChain } from '../src/ports/venue.port.js';
-import type { OrderProfile, TokenListEntry, TradingConfig } from './trading-config.types.js';
+import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
+import type { WalletKind } from './wallet.types.js';
 
 /**
  * The rules of a trading configuration that no schema can express alone: its defaults,
@@ -52,6 +53,17 @@ export function defaultTradingConfig(updatedAt: string): TradingConfig {
     launchpads: KNOWN_LAUNCHPADS.map((type, index) => ({ type, enabled: true, priority: index + 1 })),
     updatedAt,
   };
+}
+
+/**
+ * The wallets a trade may sign with under a wallet mode: `custodial` (the default) any
+ * wallet the service holds the key of; `delegate` only delegate wallets, so their spending
+ * caps bind every trade (a trade key cannot name or default to an uncapped wallet);
+ * `external` none: the owner signs elsewhere, and a trade here is refused as needing a
+ * custodial wallet.
+ */
+export function signingKinds(mode: WalletMode): readonly WalletKind[] {
+  return mode === 'delegate' ? ['delegate'] : mode === 'external' ? [] : ['custodial', 'delegate'];
 }
 
 /**

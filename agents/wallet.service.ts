@@ -28,6 +28,9 @@ import {
 } from './wallet.records.js';
 import type { WalletDirectory, WalletKind, WalletView } from './wallet.types.js';
 
+/** The kinds of wallet the service signs with (an external wallet's key is not here). */
+const SIGNING_KINDS: readonly WalletKind[] = ['custodial', 'delegate'];
+
 /** What a caller decides about a new wallet; the rest (ids, key, status, time) is the service's. */
 interface NewWallet {
   kind: WalletKind;
@@ -158,11 +161,11 @@ export class WalletService implements WalletDirectory {
    * family; else the default when it can sign; else the oldest active custodial wallet, then
    * delegate (a user whose default is an external wallet still trades with their custodial one).
    */
-  async signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string): Promise<WalletView | null> {
+  async signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string, kinds: readonly WalletKind[] = SIGNING_KINDS): Promise<WalletView | null> {
     const book = await this.book(subject, chain);
-    // A wallet that does not exist is 404, as on every wallet route; one that cannot sign (external, revoked) is "required".
+    // A wallet that does not exist is 404, as on every wallet route; one that cannot sign (external, revoked, or a kind the wallet mode excludes) is "required".
     if (walletId !== undefined) requireRecord(book.wallets, walletId);
-    const signing = book.wallets.filter((w) => w.status === 'active' && w.kind !== 'external');
+    const signing = book.wallets.filter((w) => w.status === 'active' && w.kind !== 'external' && kinds.includes(w.kind));
     const chosen =
       walletId !== undefined
         ? signing.find((w) => w.walletId === walletId)

@@ -28,8 +28,11 @@ export interface WalletView {
 
 /** What the trading pipeline needs of wallets. */
 export interface WalletDirectory {
-  /** The active default wallet of a chain family that can sign (custodial or delegate), or null. */
-  signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string): Promise<WalletView | null>;
+  /**
+   * The active default wallet of a chain family that can sign (custodial or delegate; only
+   * `kinds` when given: the account's wallet mode), or null.
+   */
+  signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string, kinds?: readonly WalletKind[]): Promise<WalletView | null>;
   /** A signer for a custodial or delegate wallet of the subject; 404 otherwise. */
   signer(subject: TradingSubject, walletId: string): Promise<WalletSigner>;
   /**
