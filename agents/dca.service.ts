@@ -366,7 +366,6 @@ export class DcaService {
     });
   }
 
-  /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
   /** Removes the schedule of a strategy no longer active, and the end job of a deleted one. */
   private async unscheduleUnlessActive(strategyId: string): Promise<void> {
     const state = (await this.deps.actors.get({ type: DCA_TYPE, id: strategyId }))?.state;
@@ -375,6 +374,7 @@ export class DcaService {
     if (state === 'deleted' || state === undefined) await this.deps.scheduler.cancel(endJobIdOf(strategyId));
   }
 
+  /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
   private async armEnd(strategy: DcaStrategyContext): Promise<void> {
     if (strategy.endAt === undefined) return;
     await this.deps.scheduler.scheduleOnce({ jobId: endJobIdOf(strategy.strategyId), address: { type: DCA_TYPE, id: strategy.strategyId }, event: { type: END_EVENT }, runAt: strategy.endAt });
