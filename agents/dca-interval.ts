@@ -11,6 +11,8 @@ const UNIT_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 
 const EVERY = /^every\s+(\d{1,6})\s+(minute|hour|day)s?$/i;
 /** Shortest interval a strategy may run at. */
 export const MIN_INTERVAL_MS = 1_000;
+/** Longest `every` interval, as the chat commands take it: a year and a day. */
+const MAX_EVERY_MS = 366 * UNIT_MS.day!;
 
 export function parseInterval(text: string): { ok: true; value: DcaInterval } | { ok: false; error: string } {
   const trimmed = text.trim().replace(/\s+/g, ' ');
@@ -18,7 +20,9 @@ export function parseInterval(text: string): { ok: true; value: DcaInterval } | 
   if (every) {
     const n = Number(every[1]);
     if (n < 1) return { ok: false, error: 'interval must be at least every 1 minute' };
-    return { ok: true, value: { text: trimmed, everyMs: n * UNIT_MS[every[2]!.toLowerCase()]! } };
+    const everyMs = n * UNIT_MS[every[2]!.toLowerCase()]!;
+    if (everyMs > MAX_EVERY_MS) return { ok: false, error: 'interval must be at most every 366 days' };
+    return { ok: true, value: { text: trimmed, everyMs } };
   }
   const fields = trimmed.split(' ').length;
   if (fields === 5 || fields === 6) {

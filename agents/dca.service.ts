@@ -6,7 +6,7 @@ import type { Chain, VenuePort } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { isIsoTime } from '../src/shared/iso-time.js';
-import { belowSmallestUnit, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from './amounts.js';
+import { belowSmallestUnit, finerThanToken, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from './amounts.js';
 import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { lateAfterMs, parseInterval } from './dca-interval.js';
@@ -84,6 +84,8 @@ export class DcaService {
     if (toBaseUnits(input.amount, inputToken.decimals) === 0n) {
       throw AppError.validation([belowSmallestUnit(inputToken)]);
     }
+    const finer = finerThanToken(input.amount, inputToken);
+    if (finer) throw AppError.validation([finer]);
 
     const strategyId = `dca_${this.deps.newId()}`;
     await this.claimName(subject, userId, input.name, strategyId);

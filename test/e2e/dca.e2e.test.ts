@@ -191,10 +191,13 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     }
     // Every buy would fail: less than one base unit of USDC, or a swap of a token into itself (by symbol or by address).
     expect(await http.post(url, { ...body, amount: '0.0000001' })).toMatchObject({ status: 400, body: { message: ['amount is below the smallest unit of USDC (0.000001)'] } });
+    // Digits USDC cannot hold would be dropped from every buy; trailing zeros are fine.
+    expect(await http.post(url, { ...body, amount: '1.0000009' })).toMatchObject({ status: 400, body: { message: ['amount has more decimals than USDC has (6)'] } });
+    expect(await http.post(url, { ...body, interval: 'every 367 days' })).toMatchObject({ status: 400, body: { message: ['interval must be at most every 366 days'] } });
     for (const outputToken of ['USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v']) {
       expect(await http.post(url, { ...body, outputToken }), outputToken).toMatchObject({ status: 400, body: { message: ['inputToken and outputToken must be different tokens'] } });
     }
-    expect((await http.post(url, { ...body, amount: '0.000001', maxSpend: '10' })).status).toBe(201);
+    expect((await http.post(url, { ...body, amount: '0.0000010', maxSpend: '10', interval: 'every 366 days' })).status).toBe(201);
     expect((await http.get(url)).body.items.map((s: { name: string }) => s.name)).toEqual(['never']);
   });
 

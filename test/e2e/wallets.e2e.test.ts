@@ -98,6 +98,10 @@ describe('wallets and token approvals (e2e)', () => {
     const delegate = await alice.post(`${evm}/delegate`, { spendingCapUsd: 250, label: 'dca bot' }, idem());
     expect(delegate).toMatchObject({ status: 201, body: { kind: 'delegate', custodial: true, spendingCapUsd: 250, spentUsd: 0, isDefault: false } });
     expect((await alice.post(`${evm}/delegate`, { spendingCapUsd: -5 }, idem())).status).toBe(400);
+    // A cap is counted in micro-dollars: below one it would be a cap of nothing, above $1e9 inexact.
+    expect(await alice.post(`${evm}/delegate`, { spendingCapUsd: 1e-9 }, idem())).toMatchObject({ status: 400, body: { message: ['spendingCapUsd: must be at least 0.000001'] } });
+    expect((await alice.post(`${evm}/delegate`, { spendingCapUsd: 2e9 }, idem())).status).toBe(400);
+    expect(await alice.post(evm, { address: `0x${'0'.repeat(40)}` })).toMatchObject({ status: 400, body: { message: ['address: must not be the zero address'] } });
 
     const extra = await alice.post(`${evm}/custodial`, { label: 'hot' }, idem());
     expect(extra).toMatchObject({ status: 201, body: { kind: 'custodial', label: 'hot', isDefault: false } });

@@ -18,6 +18,8 @@ const evmAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits', abort: true })
   .refine((value) => isAddress(value, { strict: true }), 'has an invalid EIP-55 checksum')
+  // No one holds its key: as a wallet, a token or a spender it is always a mistake.
+  .refine((value) => !/^0x0{40}$/.test(value), 'must not be the zero address')
   .transform((value) => getAddress(value));
 
 /** Every wallet field a surface may show: no key material exists in this shape. */
@@ -125,7 +127,9 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'manage',
       principals: PRINCIPALS,
-      input: z.object({ spendingCapUsd: z.number().positive().max(1e12), label: label.optional(), idempotencyKey }).strict(),
+      // Caps are kept in micro-dollars: under one is a cap of 0, and above $1e9 the count of
+      // micro-dollars passes 2^53, where doubles stop being exact.
+      input: z.object({ spendingCapUsd: z.number().min(0.000001, { error: 'must be at least 0.000001' }).max(1e9), label: label.optional(), idempotencyKey }).strict(),
       output: walletView,
       handler: (ctx, input) =>
         wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
