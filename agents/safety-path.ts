@@ -6,7 +6,7 @@ import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
 import { defaultSlippageBps, signingKinds } from './trading-config.rules.js';
 import type { TradingEvents } from './trading-events.js';
-import { walletRequired } from './wallet.records.js';
+import { WALLET_MESSAGES, walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
 import type { OrderContext } from '../machines/order-context.types.js';
 
@@ -139,6 +139,9 @@ export class SafetyPath {
     const slippageBps = request.slippageBps ?? defaultSlippageBps(config);
     const valueUsd = Number(fromBaseUnits(amountIn, input.decimals)) * inputPriceUsd;
     await step('risk_policy', async () => riskPolicy(config, request, slippageBps, valueUsd, inputPriceUsd > 0));
+    // A delegate wallet's cap as it stands now, so a trade that cannot fit is refused before an
+    // order exists; sending the order still takes the spend atomically (`reserveSpend`).
+    await step('spending_cap', async () => spendingCap(wallet, valueUsd));
     const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));
     await step('balance', async () => {
       if (held < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
@@ -274,6 +277,11 @@ export class SafetyPath {
       outputToken: request.outputToken,
     });
   }
+}
+
+function spendingCap(wallet: WalletView, valueUsd: number): void {
+  if (wallet.kind !== 'delegate') return;
+  if (toMicros(wallet.spentUsd ?? 0) + toMicros(valueUsd) > toMicros(wallet.spendingCapUsd ?? 0)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(wallet.walletId));
 }
 
 function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chain' | 'address' | 'symbol'>>): void {

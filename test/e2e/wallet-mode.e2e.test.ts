@@ -48,7 +48,11 @@ describe('wallet mode (e2e)', () => {
     expect(await swap('1000000', custodial)).toMatchObject({ status: 400, body: { message: 'Custodial wallet required for this operation' } });
     // The cap binds: $2 spent of $5, so $4 more is refused.
     expect((await swap('1000000')).body).toMatchObject({ status: 'filled', walletId: delegate });
+    const orders = async () => (await http.get(`/api/nest/trading/orders/${userId}?limit=200`)).body.items.length as number;
+    const before = await orders();
     expect(await swap('4000000')).toMatchObject({ status: 400, body: { message: `Spending cap exceeded for wallet ${delegate}` } });
+    // Refused by the safety path, before an order exists (no failed order in the history).
+    expect(await orders()).toBe(before);
 
     expect((await mode('external')).status).toBe(200);
     expect(await swap('1000000')).toMatchObject({ status: 400, body: { message: 'Custodial wallet required for this operation' } });
