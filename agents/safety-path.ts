@@ -142,10 +142,12 @@ export class SafetyPath {
     // A delegate wallet's cap as it stands now, so a trade that cannot fit is refused before an
     // order exists; sending the order still takes the spend atomically (`reserveSpend`).
     await step('spending_cap', async () => spendingCap(wallet, valueUsd));
-    const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));
+    // Before the quote: an amount over the balance is told so, not that its price impact is too
+    // high (raising the slippage could never help it).
     await step('balance', async () => {
       if (held < amountIn) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
     });
+    const quote = await step('quote_slippage', () => this.quote(request.chain, input, output, amountIn, slippageBps));
     await step('circuit_breaker', async () => this.breaker(request.chain));
     return { request, config, wallet, input, output, amountIn, slippageBps, valueUsd, inputPriceUsd, quote, checks };
   }

@@ -22,7 +22,7 @@ describe('safety path', () => {
 
   it('passes every check in order and keeps their names', async () => {
     const checked = await h.safety.check(buy());
-    expect(checked.checks).toEqual(['credential_scope', 'trading_enabled', 'kill_switch', 'wallet', 'token', 'blacklist', 'input_mint', 'amount', 'risk_policy', 'spending_cap', 'quote_slippage', 'balance', 'circuit_breaker']);
+    expect(checked.checks).toEqual(['credential_scope', 'trading_enabled', 'kill_switch', 'wallet', 'token', 'blacklist', 'input_mint', 'amount', 'risk_policy', 'spending_cap', 'balance', 'quote_slippage', 'circuit_breaker']);
     expect(checked).toMatchObject({ amountIn: 1_000_000_000n, slippageBps: 100, input: { address: SOL }, output: { address: BONK } });
     expect(h.events.some((e) => e.type === 'risk.blocked')).toBe(false);
   });

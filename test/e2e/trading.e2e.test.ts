@@ -132,6 +132,8 @@ describe('trading core (e2e)', () => {
     expect(await command('swap 1 SOL to NOPE')).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not found: NOPE' } });
     expect(await command('buy 20 SOL of BONK')).toMatchObject({ status: 400, body: { message: 'Insufficient balance for requested swap amount', code: 'INSUFFICIENT_BALANCE' } });
     expect(await command('swap 4000000 USDC to SOL with 1% slippage')).toMatchObject({ status: 400, body: { message: 'Slippage tolerance exceeded', code: 'SLIPPAGE_EXCEEDED' } });
+    // Over the balance and over the slippage: the balance is what the client can act on.
+    expect(await command('swap 9000000 USDC to SOL with 1% slippage')).toMatchObject({ status: 400, body: { code: 'INSUFFICIENT_BALANCE' } });
     expect(await command('swap 1 BONK to SOL')).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
 
     const ops = { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' };
