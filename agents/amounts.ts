@@ -54,13 +54,13 @@ export function isDecimal(value: unknown): value is string {
   return typeof value === 'string' && DECIMAL.test(value);
 }
 
-/** The refusal of an amount that is not zero but rounds to no base unit of the token. */
-/** An amount with non-zero digits past the token's decimals: every buy of it would silently drop them. */
+/** The refusal of an amount with non-zero digits past the token's decimals (a repeated buy would drop them each time), or undefined. */
 export function finerThanToken(amount: string, token: { symbol: string; decimals: number }): string | undefined {
   const fraction = amount.split('.')[1] ?? '';
   return /[1-9]/.test(fraction.slice(token.decimals)) ? `amount has more decimals than ${token.symbol} has (${token.decimals})` : undefined;
 }
 
+/** The refusal of an amount that is not zero but rounds to no base unit of the token. */
 export function belowSmallestUnit(token: { symbol: string; decimals: number }): string {
   return `amount is below the smallest unit of ${token.symbol} (${fromBaseUnits(1n, token.decimals)})`;
 }
