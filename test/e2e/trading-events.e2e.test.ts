@@ -19,26 +19,34 @@ describe('trading events on the SSE stream (e2e)', () => {
     await svc.stop();
   });
 
-  it('streams wallet, order, position and risk events of a trade', async () => {
+  const key = () => ({ 'x-idempotency-key': randomUUID() });
+
+  /** A new operator's agent with trading on, a funded custodial wallet, and its event stream open. */
+  async function tradingAgent() {
+    stream?.close();
     const operator = new Client(svc.url);
     const { user } = await signInSolana(operator);
     const agent = await agentFixture(svc.url, operator);
     await operator.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
     const { secret } = await agent.newKey();
-    stream = await openSse(svc.url, agent.publicId, { secret });
-    const key = () => ({ 'x-idempotency-key': randomUUID() });
-
+    const sse = await openSse(svc.url, agent.publicId, { secret });
+    stream = sse; // closed by the next test or afterAll
     await operator.post(`/api/nest/trading/wallets/custodial/${user.id}`, {}, key());
     await operator.post(`/api/nest/trading/paper/faucet/${user.id}`, { chain: 'solana', token: 'SOL', amount: '2' });
+    return { operator, user, agent, sse };
+  }
+
+  it('streams wallet, order, position and risk events of a trade', async () => {
+    const { operator, agent, sse } = await tradingAgent();
     const trade = await operator.post('/api/nest/trading/command', { message: 'buy 0.5 SOL of BONK' }, key());
     expect(trade.body.order.status).toBe('filled');
     const refused = await operator.post('/api/nest/trading/command', { message: 'buy 50 SOL of BONK' }, key());
     expect(refused.status).toBe(400);
 
-    const types = () => stream!.events().map((e) => e.event);
+    const types = () => sse.events().map((e) => e.event);
     await until(() => types().includes('risk.blocked'), 'risk.blocked');
     expect(types()).toEqual(expect.arrayContaining(['wallet.updated', 'order.created', 'order.updated', 'position.updated', 'risk.blocked']));
-    const events = stream.events();
+    const events = sse.events();
     const created = events.find((e) => e.event === 'order.created')!;
     expect(created.data).toMatchObject({ type: 'order.created', agentId: agent.agentId, order: { order_id: trade.body.order.order_id, status: 'submitting' } });
     const filled = events.filter((e) => e.event === 'order.updated').at(-1)!;
@@ -49,16 +57,7 @@ describe('trading events on the SSE stream (e2e)', () => {
   });
 
   it('an approval refused by a check (here the kill switch) is a risk.blocked too, naming the check', async () => {
-    stream?.close();
-    const operator = new Client(svc.url);
-    const { user } = await signInSolana(operator);
-    const agent = await agentFixture(svc.url, operator);
-    await operator.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
-    const { secret } = await agent.newKey();
-    stream = await openSse(svc.url, agent.publicId, { secret });
-    const key = () => ({ 'x-idempotency-key': randomUUID() });
-    await operator.post(`/api/nest/trading/wallets/custodial/${user.id}`, {}, key());
-    await operator.post(`/api/nest/trading/paper/faucet/${user.id}`, { chain: 'solana', token: 'SOL', amount: '2' });
+    const { operator, user, sse } = await tradingAgent();
     await operator.put(`/api/nest/trading/config/${user.id}/default-order-profile`, { autoApprove: false });
     const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     expect(held.body.order.status).toBe('pending_approval');
@@ -73,8 +72,8 @@ describe('trading events on the SSE stream (e2e)', () => {
     } finally {
       await killSwitch(false);
     }
-    await until(() => stream!.events().some((e) => e.event === 'risk.blocked'), 'risk.blocked');
-    expect(stream.events().find((e) => e.event === 'risk.blocked')!.data).toMatchObject({
+    await until(() => sse.events().some((e) => e.event === 'risk.blocked'), 'risk.blocked');
+    expect(sse.events().find((e) => e.event === 'risk.blocked')!.data).toMatchObject({
       check: 'kill_switch',
       code: 'KILL_SWITCH_ACTIVE',
       message: 'Trading kill switch is active for chain: solana',
