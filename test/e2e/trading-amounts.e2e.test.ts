@@ -1,7 +1,8 @@
 /**
  * Amounts at the edges of what the routes accept: every USD figure stays a plain two-decimal
- * string (a float past 1e21 printed as `1.4e+21` broke the portfolio summary), and the longest
- * base-unit amount a route takes reaches the venue without a message about the venue's fields.
+ * string (a float past 1e21 printed as `1.4e+21` broke the portfolio summary), the longest
+ * base-unit amount a route takes reaches the venue without a message about the venue's fields,
+ * and a wrap (ETH -> WETH) moves its cost basis instead of realizing a trade.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
