@@ -204,7 +204,7 @@ export class DcaService {
     await this.deps.scheduler.cancel(endJobIdOf(strategy.strategyId));
     const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.delete', at: this.deps.clock.now() });
     // Again once deleted: a resume running alongside may have scheduled it in between.
-    await this.unscheduleUnlessActive(strategy.strategyId);
+    await this.dropScheduleUnlessActive(strategy.strategyId, view.state);
     await this.releaseName(subject, userId, name);
     return toView(view.context as DcaStrategyContext, 'deleted');
   }
@@ -217,7 +217,7 @@ export class DcaService {
       // Schedule first: a tick that still fires finds the strategy paused and does nothing.
       await this.deps.scheduler.removeSchedule(scheduleIdOf(target.strategyId));
       const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.pause', at: this.deps.clock.now() });
-      await this.unscheduleUnlessActive(target.strategyId); // as in delete
+      await this.dropScheduleUnlessActive(target.strategyId, view.state); // again, as in delete
       out.push(toView(view.context as DcaStrategyContext, view.state as StrategyView['status']));
     }
     return out;
@@ -238,7 +238,7 @@ export class DcaService {
         await this.schedule(context, Math.max(now, context.startAt ?? now));
         // A pause or delete that ran alongside may have removed the schedule before this armed
         // it: whichever of the two looks last after its own change drops it.
-        await this.unscheduleUnlessActive(context.strategyId);
+        await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.get({ type: DCA_TYPE, id: context.strategyId }))?.state);
       }
       out.push(toView(context, view.state as StrategyView['status']));
     }
@@ -368,9 +368,8 @@ export class DcaService {
     });
   }
 
-  /** Removes the schedule of a strategy no longer active, and the end job of a deleted one. */
-  private async unscheduleUnlessActive(strategyId: string): Promise<void> {
-    const state = (await this.deps.actors.get({ type: DCA_TYPE, id: strategyId }))?.state;
+  /** Removes the schedule of a strategy in `state` unless it is active, and the end job of a deleted one. */
+  private async dropScheduleUnlessActive(strategyId: string, state: unknown): Promise<void> {
     if (state === 'active') return;
     await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
     if (state === 'deleted' || state === undefined) await this.deps.scheduler.cancel(endJobIdOf(strategyId));

@@ -6,7 +6,7 @@ import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from './trading-config.types.js';
 import { defaultSlippageBps, signingKinds } from './trading-config.rules.js';
 import type { TradingEvents } from './trading-events.js';
-import { WALLET_MESSAGES, walletRequired } from './wallet.records.js';
+import { WALLET_MESSAGES, exceedsCap, walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
 import type { OrderContext } from '../machines/order-context.types.js';
 
@@ -283,7 +283,7 @@ export class SafetyPath {
 
 function spendingCap(wallet: WalletView, valueUsd: number): void {
   if (wallet.kind !== 'delegate') return;
-  if (toMicros(wallet.spentUsd ?? 0) + toMicros(valueUsd) > toMicros(wallet.spendingCapUsd ?? 0)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(wallet.walletId));
+  if (exceedsCap(wallet, valueUsd)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(wallet.walletId));
 }
 
 function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chain' | 'address' | 'symbol'>>): void {

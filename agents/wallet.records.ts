@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../src/errors/app-error.js';
 import type { CollectionSpec, StoredDocument } from '../src/ports/store.port.js';
 import type { WalletChain } from '../src/ports/venue.port.js';
+import { toMicros } from './amounts.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { WalletView } from './wallet.types.js';
 
@@ -28,6 +29,14 @@ export const WALLET_MESSAGES = {
   required: 'Custodial wallet required for this operation',
   capExceeded: (walletId: string) => `Spending cap exceeded for wallet ${walletId}`,
 } as const;
+
+/**
+ * Whether spending `usd` more would take a delegate wallet past its cap, counted in
+ * micro-dollars (the one rule: the safety path's early check and the atomic reservation).
+ */
+export function exceedsCap(wallet: { spendingCapUsd?: number; spentUsd?: number }, usd: number): boolean {
+  return toMicros(wallet.spentUsd ?? 0) + toMicros(usd) > toMicros(wallet.spendingCapUsd ?? 0);
+}
 
 /** 400 `Custodial wallet required for this operation` (interface 7.4). */
 export function walletRequired(): AppError {

@@ -14,6 +14,7 @@ import {
   defaultChange,
   derivedId,
   effectiveDefault,
+  exceedsCap,
   freeSlot,
   labelOf,
   oldestFirst,
@@ -222,8 +223,8 @@ export class WalletService implements WalletDirectory {
       const record = doc.data;
       if (record.status !== 'active') throw AppError.notFound(WALLET_MESSAGES.notFound);
       if (record.kind !== 'delegate' || deltaUsd === 0) return null;
+      if (deltaUsd > 0 && exceedsCap(record, deltaUsd)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(walletId));
       const spent = Math.max(0, toMicros(record.spentUsd ?? 0) + toMicros(deltaUsd));
-      if (deltaUsd > 0 && spent > toMicros(record.spendingCapUsd ?? 0)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(walletId));
       const next: WalletRecord = { ...record, spentUsd: fromMicros(spent) };
       await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: next, expectedVersion: doc.version, indexes: { [TRADING_RECORDS.subjectIndex]: next.subject } });
       return next;

@@ -73,9 +73,11 @@ export function usdReference(chain: EvmChainName): TokenInfo {
  * another form (the books carry its cost across instead of realizing a trade).
  */
 export function isWrapPair(chain: string, from: string, to: string): boolean {
-  const tokens = KNOWN[chain as EvmChainName];
-  const wrapped = tokens?.find((token) => token.symbol === 'WETH')?.address.toLowerCase();
+  const wrapped = WRAPPED_NATIVE.get(chain);
   if (!wrapped) return false;
   const [a, b, native] = [from.toLowerCase(), to.toLowerCase(), NATIVE_EVM_ADDRESS.toLowerCase()];
   return (a === native && b === wrapped) || (a === wrapped && b === native);
 }
+
+/** Each EVM chain's WETH address, lowercase (Solana has none: native and wrapped SOL are one mint). */
+const WRAPPED_NATIVE = new Map(Object.entries(KNOWN).map(([chain, tokens]) => [chain, tokens.find((token) => token.symbol === 'WETH')!.address.toLowerCase()]));

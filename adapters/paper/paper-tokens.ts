@@ -4,7 +4,7 @@
  * of its simulated pools. Lookups are map hits, O(1) per call.
  */
 import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../src/ports/venue.port.js';
-import { knownTokens } from '../evm/evm-tokens.js';
+import { isWrapPair as isEvmWrapPair, knownTokens } from '../evm/evm-tokens.js';
 import type { EvmChainName } from '../evm/evm-support.js';
 
 /** A price series of the paper feed: every token of one asset moves together. */
@@ -43,8 +43,6 @@ export interface PaperToken extends TokenInfo {
   ratio: number;
   /** Liquidity of this token's simulated pools, in USD. */
   depthUsd: number;
-  /** The ERC-20 that wraps the chain's native coin (WETH): the two swap 1:1, no pool. */
-  wrapsNative?: true;
 }
 
 type SolanaRow = [address: string, symbol: string, name: string, decimals: number, asset: PaperAssetId, depthUsd: number, ratio?: number];
@@ -66,12 +64,6 @@ const SOLANA_ROWS: SolanaRow[] = [
   ['mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So', 'mSOL', 'Marinade staked SOL', 9, 'SOL', 10 * M, 1.27],
 ];
 
-/**
- * The token wrapping each EVM chain's native coin. On Solana the native coin and wrapped
- * SOL share one mint (`NATIVE_SOL_MINT`), one paper token: there is nothing to wrap.
- */
-const WRAPPED_NATIVE: Record<EvmChainName, string> = { ethereum: 'WETH', base: 'WETH', arbitrum: 'WETH' };
-
 /** Every well-known EVM token of the live venue has a market here (checked at load). */
 const EVM_MARKETS: Record<EvmChainName, Record<string, EvmMarket>> = {
   ethereum: { ETH: ['ETH', 300 * M], WETH: ['ETH', 300 * M], USDC: ['USD', 300 * M], USDT: ['USD', 300 * M], DAI: ['USD', 150 * M], WBTC: ['BTC', 100 * M], LINK: ['LINK', 20 * M], UNI: ['UNI', 15 * M] },
@@ -87,7 +79,7 @@ function evmTokens(chain: EvmChainName): PaperToken[] {
   return knownTokens(chain).map((token) => {
     const market = EVM_MARKETS[chain][token.symbol];
     if (!market) throw new Error(`Paper venue: no market for ${token.symbol} on ${chain}`);
-    return Object.freeze({ ...token, asset: market[0], ratio: 1, depthUsd: market[1], ...(token.symbol === WRAPPED_NATIVE[chain] ? { wrapsNative: true as const } : {}) });
+    return Object.freeze({ ...token, asset: market[0], ratio: 1, depthUsd: market[1] });
   });
 }
 
@@ -122,9 +114,9 @@ export function findPaperToken(chain: Chain, symbolOrAddress: string): PaperToke
   );
 }
 
-/** A wrap or an unwrap: the chain's native coin and the token wrapping it, either way round (same decimals, so 1:1 in base units). */
+/** A wrap or an unwrap (ETH ↔ WETH, the books' rule too): same decimals, so 1:1 in base units. */
 export function isWrapPair(a: PaperToken, b: PaperToken): boolean {
-  return a.chain === b.chain && a.decimals === b.decimals && ((a.native === true && b.wrapsNative === true) || (b.native === true && a.wrapsNative === true));
+  return a.chain === b.chain && isEvmWrapPair(a.chain, a.address, b.address);
 }
 
 /**
