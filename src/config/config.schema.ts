@@ -61,6 +61,20 @@ export const envSchema = z
       })
       .optional(),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 100, 600_000),
+    /** HTTP server: time to receive a request's headers, and its whole body (an API answers in seconds). */
+    HTTP_HEADERS_TIMEOUT_MS: intFromEnv(10_000, 1_000, 600_000),
+    HTTP_REQUEST_TIMEOUT_MS: intFromEnv(30_000, 1_000, 600_000),
+    /** How long an idle keep-alive connection is kept open. */
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: intFromEnv(5_000, 100, 600_000),
+    /** Open connections the server accepts at once (SSE/WebSocket streams included); past it new ones are closed. */
+    HTTP_MAX_CONNECTIONS: intFromEnv(1_000, 10, 1_000_000),
+    /** Per-user caps (issue 16 #6): past them a create is refused with 409. */
+    MAX_AGENTS_PER_USER: intFromEnv(50, 1, 1_000_000),
+    MAX_BOTS_PER_USER: intFromEnv(50, 1, 1_000_000),
+    /** Active (not revoked, not expired) keys of one agent or bot. */
+    MAX_ACTIVE_KEYS_PER_AGENT: intFromEnv(25, 1, 1_000_000),
+    /** DCA strategies of one user (all of their agents). */
+    MAX_STRATEGIES_PER_USER: intFromEnv(100, 1, 1_000_000),
     // LLM used by ask_bot to phrase replies; without LLM_BASE_URL the embedded templated one answers.
     LLM_BASE_URL: optionalUrl(['http', 'https']),
     LLM_API_KEY: z.string().trim().min(1).optional(),
@@ -138,9 +152,27 @@ export interface AppConfig {
   /** express's `trust proxy`: hop count or trusted addresses; absent, the TCP peer is the client. */
   trustProxy?: number | string[];
   shutdownTimeoutMs: number;
+  http: HttpServerSettings;
+  limits: AccountLimits;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
   trading: TradingSettings;
+}
+
+/** Timeouts and the connection cap of the HTTP server. */
+export interface HttpServerSettings {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+/** How many of each thing one user may have (configurable; DECISIONS "Caps"). */
+export interface AccountLimits {
+  agentsPerUser: number;
+  botsPerUser: number;
+  activeKeysPerAgent: number;
+  strategiesPerUser: number;
 }
 
 export interface TradingSettings {
@@ -184,6 +216,18 @@ export function toAppConfig(env: Env): AppConfig {
     publicRatePerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
     ...(env.TRUST_PROXY !== undefined ? { trustProxy: env.TRUST_PROXY } : {}),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    },
+    limits: {
+      agentsPerUser: env.MAX_AGENTS_PER_USER,
+      botsPerUser: env.MAX_BOTS_PER_USER,
+      activeKeysPerAgent: env.MAX_ACTIVE_KEYS_PER_AGENT,
+      strategiesPerUser: env.MAX_STRATEGIES_PER_USER,
+    },
     trading: {
       venue: env.TRADING_VENUE,
       paperSeed: env.PAPER_SEED,
