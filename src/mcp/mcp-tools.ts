@@ -8,6 +8,7 @@ import type { AnyOperation } from '../operations/operation.types.js';
 import { decodeAfterCursor, encodeAfterCursor } from '../shared/after-cursor.js';
 import { invalidParams } from './mcp-errors.js';
 import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
+import { portableSchema } from './portable-schema.js';
 
 /** Tools per `tools/list` page; today's catalog fits one page, growing ones page by name. */
 export const TOOLS_PAGE_SIZE = 100;
@@ -17,10 +18,11 @@ type JsonSchema = Record<string, unknown>;
 /**
  * MCP requires `type: "object"` schemas; the 2020-12 dialect is MCP's default, so `$schema`
  * is dropped (smaller lists, and draft-07 validators in older clients do not trip on it).
+ * Written in the portable spelling every client accepts (see portable-schema.ts).
  */
 function toObjectSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema | undefined {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return json.type === 'object' ? json : undefined;
+  return json.type === 'object' ? portableSchema(json) : undefined;
 }
 
 function describe(operation: AnyOperation): ToolDescriptor {
