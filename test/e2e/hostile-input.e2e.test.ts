@@ -56,6 +56,27 @@ describe('hostile input (e2e)', () => {
     expect(swap.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: amount: must be an integer amount in base units, as a decimal string' });
   });
 
+  it('an amount sent as a JSON integer is taken when JSON carries it exactly, else refused with the advice to send a string', async () => {
+    await alice.client.post(`/api/nest/trading/wallets/custodial/${alice.userId}`, {}, { 'x-idempotency-key': randomUUID() });
+    await alice.client.post(`/api/nest/trading/paper/faucet/${alice.userId}`, { chain: 'solana', token: 'USDC', amount: 50 });
+    const call = (id: number, amount: unknown) =>
+      rawRpc(
+        svc.url,
+        agent.publicId,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount } } },
+        bearer(tradeKey),
+      );
+    const swap = await call(5, 12_000_000);
+    expect(swap.body.result.isError).toBe(false);
+    expect(swap.body.result.structuredContent).toMatchObject({ amountIn: '12000000', status: 'filled' });
+    for (const amount of [2 ** 60, 1.5]) {
+      expect((await call(6, amount)).body.error).toEqual({
+        code: -32602,
+        message: `INVALID_PARAMS: amount: must be sent as a string: JSON numbers are taken only as integers from 0 to ${Number.MAX_SAFE_INTEGER} (larger ones lose digits)`,
+      });
+    }
+  });
+
   it('an id longer than any stored one is simply not found', async () => {
     const long = 'x'.repeat(5_000);
     const answer = await alice.client.get(`/api/nest/agents/${long}`);

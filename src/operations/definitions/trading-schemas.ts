@@ -6,12 +6,33 @@ import type { OperationContext } from '../operation.types.js';
 
 /** Shared zod pieces of the trading operations: amounts, tokens, chains, the order shape. */
 
-// `abort`: zod runs every check even after one failed; only a well-formed amount is compared.
-export const baseUnits = z
-  .string()
-  .regex(/^\d{1,78}$/, { error: 'must be an integer amount in base units, as a decimal string', abort: true })
-  .refine((value) => BigInt(value) > 0n, 'must be greater than 0');
-export const wholeTokens = z.string().regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'must be a decimal amount of whole tokens, e.g. "1.5"', abort: true });
+/**
+ * An amount as a decimal string, or as a JSON number when JSON carries it exactly (a safe
+ * integer: models and tool inspectors send `12`, not `"12"`); always a string once parsed.
+ * A larger or fractional number is refused with the advice to send a string, since
+ * `JSON.parse` has already rounded it.
+ */
+function amountOf(pattern: RegExp, shape: string) {
+  // One message per input kind; zod hands the union's error map the issues of both branches.
+  const message = (input: unknown): string | undefined => {
+    if (input === undefined) return undefined; // `<field> is required`
+    if (typeof input !== 'number') return shape;
+    if (input < 0) return 'must not be negative';
+    return `must be sent as a string: JSON numbers are taken only as integers from 0 to ${Number.MAX_SAFE_INTEGER} (larger ones lose digits)`;
+  };
+  // `abort`: only a well-formed value reaches the next check (zod runs every check otherwise).
+  return z
+    .union([z.string().regex(pattern, { abort: true }), z.number().int({ abort: true }).min(0, { abort: true }).max(Number.MAX_SAFE_INTEGER)], {
+      error: (issue) => message(issue.input),
+    })
+    .transform(String);
+}
+
+export const baseUnits = amountOf(/^\d{1,78}$/, 'must be an integer amount in base units, as a decimal string').refine(
+  (value) => BigInt(value) > 0n,
+  'must be greater than 0',
+);
+export const wholeTokens = amountOf(/^\d{1,30}(\.\d{1,18})?$/, 'must be a decimal amount of whole tokens, e.g. "1.5"');
 export const slippageBps = z.number().int().min(1).max(5000);
 export const tokenRef = z.string().trim().min(1).max(100);
 export const chain = z.enum(['solana', 'ethereum', 'base', 'arbitrum']);
