@@ -110,6 +110,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(config.llm ? { llm: config.llm } : {}),
   });
 
+  metrics.trading.addBreakerSource(operations.llmBreakers);
+
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
   const mcpAccess = new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, config.mcpGranularErrors, {
     ttlMs: MCP_TARGET_CACHE_MS,

@@ -56,7 +56,7 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   const { faucet } = built;
   module.collections.push(...built.collections);
   const venue = instrumentVenue(built.venue, deps.metrics.trading);
-  deps.metrics.trading.setBreakerSource(() => breakersOf(venue));
+  deps.metrics.trading.addBreakerSource(() => breakersOf(venue));
 
   // --- trading configuration and kill switch ---
   // The safety path (orders section) reads both: `tradingConfig.get/isBlacklisted`, `killSwitch.isActive`.

@@ -36,7 +36,7 @@ export class TradingMetrics {
   private readonly orders: Children<Counter.Internal>;
   private readonly refusals: Children<Counter.Internal>;
   private readonly swaps: Children<Histogram.Internal<'venue' | 'chain' | 'outcome'>>;
-  private breakers: (() => BreakerReadout[]) | undefined;
+  private readonly breakerSources: Array<() => BreakerReadout[]> = [];
   // Withdrawals: when the service gains them, `withdrawals_total{status,chain}` belongs here,
   // fed from their `withdrawal.*` events in `observeEvent` like orders. Not defined before then.
 
@@ -95,18 +95,20 @@ export class TradingMetrics {
     this.swaps.of(venue, chain, outcome).observe(seconds);
   }
 
-  /** Registers where the providers' breakers are read on every scrape (one entry per provider). */
-  setBreakerSource(source: () => BreakerReadout[]): void {
-    this.breakers = source;
+  /** Adds where some providers' breakers are read on every scrape (one readout per provider): the venues', the LLM's. */
+  addBreakerSource(source: () => BreakerReadout[]): void {
+    this.breakerSources.push(source);
   }
 
   private readBreakers(): BreakerReadout[] {
-    try {
-      return this.breakers?.() ?? [];
-    } catch {
-      // A failing source must not break the whole scrape; the gauge keeps its last values.
-      return [];
-    }
+    return this.breakerSources.flatMap((source) => {
+      try {
+        return source();
+      } catch {
+        // A failing source must not break the whole scrape; its gauges keep their last values.
+        return [];
+      }
+    });
   }
 }
 

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const key = () => ({ 'x-idempotency-key': randomUUID() });
@@ -41,12 +41,12 @@ function valueOf(text: string, series: string): number | undefined {
 }
 
 /** A signed-in operator whose default agent trades, with a custodial wallet. */
-async function trader(svc: TestService): Promise<Operator> {
+async function trader(svc: TestService): Promise<{ operator: Operator; agent: { agentId: string; publicId: string } }> {
   const operator = await Operator.signIn(svc);
   const agent = await operator.agent('metered');
   expect((await operator.client.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true })).status).toBe(200);
   expect((await operator.client.post(`/api/nest/trading/wallets/custodial/${operator.userId}`, {}, key())).status).toBeLessThan(300);
-  return operator;
+  return { operator, agent };
 }
 
 describe('trading figures on /metrics, paper venue (e2e)', () => {
@@ -63,7 +63,7 @@ describe('trading figures on /metrics, paper venue (e2e)', () => {
     expect(before).toContain('# TYPE dca_tick_lag_seconds histogram');
     expect(before).not.toContain('swap_duration_seconds_count');
 
-    const operator = await trader(svc);
+    const { operator } = await trader(svc);
     await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'SOL', amount: '2' });
     const swap = await operator.client.post('/api/nest/trading/command', { message: 'buy 0.5 SOL of BONK' }, key());
     expect(swap.body.order).toMatchObject({ status: 'filled', venue: 'paper', chain: 'solana' });
@@ -82,24 +82,28 @@ describe('trading figures on /metrics, paper venue (e2e)', () => {
   });
 });
 
-describe('trading figures on /metrics, live venue with its provider down (e2e)', () => {
+describe('trading figures on /metrics, live venue and LLM with their provider down (e2e)', () => {
   let svc: TestService;
   let down: Server;
+  let llmHost = '';
   beforeAll(async () => {
     // Every provider call answers 502, like a vendor outage.
     down = createServer((_req, res) => res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"bad gateway"}'));
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
-    svc = await startTestService({ env: { TRADING_VENUE: 'live', JUPITER_API_URL: `${url}/swap/v1`, SOLANA_RPC_URL: url, CIRCUIT_BREAKER_THRESHOLD: '2', PROVIDER_TIMEOUT_MS: '2000' } });
+    llmHost = `127.0.0.1:${(down.address() as AddressInfo).port}`;
+    const url = `http://${llmHost}`;
+    svc = await startTestService({
+      env: { TRADING_VENUE: 'live', JUPITER_API_URL: `${url}/swap/v1`, SOLANA_RPC_URL: url, CIRCUIT_BREAKER_THRESHOLD: '2', PROVIDER_TIMEOUT_MS: '2000', LLM_BASE_URL: `${url}/v1`, LLM_MODEL: 'test-model' },
+    });
   });
   afterAll(async () => {
     await svc.stop();
     await new Promise((resolve) => down.close(resolve));
   });
 
-  it('shows the provider breaker closed, then open once the provider kept failing, and the refusal it caused', async () => {
+  it('shows the venue provider breaker closed, then open once the provider kept failing, and the refusal it caused', async () => {
     expect(valueOf(await scrape(svc), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
-    const operator = await trader(svc);
+    const { operator } = await trader(svc);
     const command = () => operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     await command();
     await command();
@@ -107,5 +111,17 @@ describe('trading figures on /metrics, live venue with its provider down (e2e)',
     const text = await scrape(svc);
     expect(valueOf(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
     expect(valueOf(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows the LLM provider's breaker open after five failed ask_bot calls", async () => {
+    const series = `circuit_breaker_state{provider="${llmHost}"}`;
+    expect(valueOf(await scrape(svc), series)).toBe(0);
+    const { operator, agent } = await trader(svc);
+    const { secret } = await operator.agentKey(agent.agentId, 'read');
+    for (let id = 1; id <= 5; id++) {
+      const asked = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } }, bearer(secret));
+      expect(asked.body.result.structuredContent).toMatchObject({ degraded: true });
+    }
+    expect(valueOf(await scrape(svc), series)).toBe(2);
   });
 });

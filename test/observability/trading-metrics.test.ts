@@ -73,19 +73,25 @@ describe('TradingMetrics', () => {
     const registry = new Registry();
     const trading = new TradingMetrics(registry);
     let jupiter: 'closed' | 'half_open' | 'open' = 'closed';
-    trading.setBreakerSource(() => [
-      { provider: 'jupiter', state: jupiter },
-      { provider: '0x', state: 'half_open' },
-    ]);
+    let venuesFail = false;
+    trading.addBreakerSource(() => {
+      if (venuesFail) throw new Error('venue gone');
+      return [
+        { provider: 'jupiter', state: jupiter },
+        { provider: '0x', state: 'half_open' },
+      ];
+    });
+    trading.addBreakerSource(() => [{ provider: 'llm.example', state: 'closed' }]);
     expect(valueOf(await registry.metrics(), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
     jupiter = 'open';
     const text = await registry.metrics();
     expect(valueOf(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
     expect(valueOf(text, 'circuit_breaker_state{provider="0x"}')).toBe(1);
-    trading.setBreakerSource(() => {
-      throw new Error('venue gone');
-    });
-    expect(valueOf(await registry.metrics(), 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
+    expect(valueOf(text, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
+    venuesFail = true;
+    const afterFailure = await registry.metrics();
+    expect(valueOf(afterFailure, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
+    expect(valueOf(afterFailure, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
   });
 });
 
