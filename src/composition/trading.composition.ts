@@ -86,6 +86,7 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
       config: tradingConfig,
       killSwitch,
       wallets,
+      dcaTicks: deps.metrics.dcaTicks,
       ...(faucet ? { faucet } : {}),
     },
     module,
