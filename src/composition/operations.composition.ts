@@ -23,6 +23,7 @@ import type { AnyOperation } from '../operations/operation.types.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
+import type { BreakerReadout } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 import type { AppConfig } from '../config/config.schema.js';
 
@@ -68,5 +69,13 @@ export function buildOperations(deps: OperationsDeps) {
     createCatalogAdminRoutes({ catalog, settings: catalogSettings, opsToken: deps.opsToken }),
     createOpenApiRoutes({ catalog, bindings, publicLimit: deps.auth.publicLimit }),
   ];
-  return { catalog, catalogSettings, audit, invoker, routers };
+  return { catalog, catalogSettings, audit, invoker, routers, llmBreakers: () => llmBreakers(llm) };
+}
+
+/** The LLM provider's circuit breaker for `/metrics`; the embedded LLM has none. */
+function llmBreakers(llm: OpenAiCompatibleLlm | EmbeddedLlm): BreakerReadout[] {
+  if (!(llm instanceof OpenAiCompatibleLlm)) return [];
+  const state = llm.circuitState;
+  // `isolated` (held open by hand) refuses calls as `open` does.
+  return [{ provider: llm.name, state: state === 'closed' ? 'closed' : state === 'half-open' ? 'half_open' : 'open' }];
 }

@@ -66,7 +66,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const built = await buildAdapters(config, clock, logger);
   const adapters: Adapters = { ...built, store: instrumentStore(built.store, metrics) };
   // One queue per stream for every event of the service, published once durable (actors' and trading services').
-  const publisher = new DurablePublisher({ store: adapters.store, bus: adapters.bus, logger });
+  // Order transitions and risk refusals are counted from their events as they become durable.
+  const publisher = new DurablePublisher({ store: adapters.store, bus: adapters.bus, logger, onDurable: (event) => metrics.trading.observeEvent(event) });
   const runtime = new ActorRuntime({ ...adapters, publisher, clock, logger, ...config.runtime });
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
@@ -90,6 +91,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     agents: accounts.services.agents,
     config,
     secrets: options.secrets,
+    metrics,
   });
   for (const definition of trading.definitions) runtime.register(definition);
 
@@ -107,6 +109,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     extraBindings: trading.bindings,
     ...(config.llm ? { llm: config.llm } : {}),
   });
+
+  metrics.trading.addBreakerSource(operations.llmBreakers);
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
   const mcpAccess = new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, config.mcpGranularErrors, {

@@ -12,6 +12,8 @@ import type { TradingModule } from './trading-module.types.js';
 
 export type { TradingModule } from './trading-module.types.js';
 import type { AgentsService } from '../accounts/agents.service.js';
+import { instrumentVenue, type BreakerAwareVenue } from '../observability/instrumented-venue.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { SecretBox } from '../crypto/secret-box.js';
@@ -23,7 +25,7 @@ import { walletOperations } from '../operations/definitions/wallet.ops.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
-import { walletChainOf, type Chain, type WalletChain } from '../ports/venue.port.js';
+import { walletChainOf, type BreakerReadout, type Chain, type WalletChain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 
 export interface TradingCompositionDeps {
@@ -37,6 +39,8 @@ export interface TradingCompositionDeps {
   agents: AgentsService;
   config: AppConfig;
   secrets: Secrets;
+  /** Swap latency and breaker states go here; the DCA tick observer is `metrics.dcaTicks`. */
+  metrics: Metrics;
 }
 
 /**
@@ -48,8 +52,11 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
 
   // --- venue: the paper venue by default, live adapters when configured ---
-  const { venue, faucet, collections: venueCollections } = buildVenue(deps.config.trading, deps);
-  module.collections.push(...venueCollections);
+  const built = buildVenue(deps.config.trading, deps);
+  const { faucet } = built;
+  module.collections.push(...built.collections);
+  const venue = instrumentVenue(built.venue, deps.metrics.trading);
+  deps.metrics.trading.addBreakerSource(() => breakersOf(venue));
 
   // --- trading configuration and kill switch ---
   // The safety path (orders section) reads both: `tradingConfig.get/isBlacklisted`, `killSwitch.isActive`.
@@ -79,12 +86,23 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
       config: tradingConfig,
       killSwitch,
       wallets,
+      dcaTicks: deps.metrics.dcaTicks,
       ...(faucet ? { faucet } : {}),
     },
     module,
   );
 
   return offeredOn(venue.chains, module);
+}
+
+/** One readout per provider: a provider serving several chains (0x on every EVM chain) has one breaker. */
+function breakersOf(venue: BreakerAwareVenue): BreakerReadout[] {
+  const byProvider = new Map<string, BreakerReadout>();
+  for (const chain of venue.chains) {
+    const readout = venue.breakerOf(chain);
+    byProvider.set(readout.provider, readout);
+  }
+  return [...byProvider.values()];
 }
 
 /** Operations that trade through a venue of one chain family: offered only where one serves it. */

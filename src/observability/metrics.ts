@@ -3,6 +3,8 @@
  * global one) so tests and several apps in one process do not collide.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DcaTickMetrics } from './dca-tick.metrics.js';
+import { TradingMetrics } from './trading.metrics.js';
 
 /** What the runtime reports at scrape time. */
 export interface ActorStats {
@@ -35,6 +37,10 @@ export class Metrics {
   private readonly httpChildren = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
   private readonly storeChildren = new Map<string, Histogram.Internal<'operation'>>();
   private actorStats: (() => ActorStats) | undefined;
+  /** Orders, swaps, risk refusals and circuit breakers (fed by the composition root). */
+  readonly trading: TradingMetrics;
+  /** DCA ticks: the `DcaTickObserver` the strategies service reports to. */
+  readonly dcaTicks: DcaTickMetrics;
 
   constructor(options: MetricsOptions = {}) {
     const prefix = options.prefix ?? '';
@@ -78,6 +84,9 @@ export class Metrics {
     gauge('runtime_actors_live', 'Actors resident in memory', (s) => s.live);
     gauge('runtime_actor_passivations', 'Actors dropped from memory since start (they stay persisted and rehydrate on demand)', (s) => s.passivations);
     gauge('runtime_mailbox_depth', 'Events waiting in actor mailboxes', (s) => s.mailboxDepth);
+
+    this.trading = new TradingMetrics(this.registry, prefix);
+    this.dcaTicks = new DcaTickMetrics(this.registry, prefix);
   }
 
   /** Content type of `render()` (Prometheus text exposition format). */

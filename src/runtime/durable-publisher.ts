@@ -12,6 +12,11 @@ export interface DurablePublisherOptions {
   logger: Logger;
   /** Bound of `drained()`: a slow bus holds answers this long at most. */
   drainWaitMs?: number;
+  /**
+   * Told of each event once it is durable, before it goes to the bus (the metrics count
+   * order transitions and refusals here). An event published on several streams is told once per stream.
+   */
+  onDurable?: (event: BusEventInput) => void;
 }
 
 /**
@@ -31,7 +36,7 @@ export class DurablePublisher {
   /** Queues `events` on `stream`, to go out once everything committed so far is durable. */
   publish(stream: string, events: BusEventInput[]): void {
     if (events.length === 0) return;
-    const { store, bus, logger } = this.options;
+    const { store, bus, logger, onDurable } = this.options;
     const durable = store.durable();
     durable.catch(() => undefined); // awaited in turn below; never an unhandled rejection meanwhile
     const send = async () => {
@@ -41,6 +46,14 @@ export class DurablePublisher {
         // Committed, but not known to be durable: saying so is better than announcing it.
         logger.error({ err: error, stream, types: events.map((event) => event.type) }, 'events not published: the store did not flush');
         return;
+      }
+      if (onDurable) {
+        try {
+          for (const event of events) onDurable(event);
+        } catch (error) {
+          // An observer's failure must not keep the events from their subscribers.
+          logger.error({ err: error, stream }, 'durable event observer failed');
+        }
       }
       for (const event of events) {
         try {

@@ -77,4 +77,30 @@ describe('DurablePublisher', () => {
     expect(published.map((p) => p.type)).toEqual(['order.created']);
     expect(errors).toEqual([expect.objectContaining({ msg: 'events not published: the store did not flush' })]);
   });
+
+  it('tells its observer of each event once durable, never of one that was not; a throwing observer costs no subscriber its event', async () => {
+    const { store, flushes } = heldStore();
+    const { bus, published } = recordingBus();
+    const observed: string[] = [];
+    const publisher = new DurablePublisher({
+      store,
+      bus,
+      logger: pino({ level: 'silent' }),
+      onDurable: (e) => {
+        observed.push(e.type);
+        if (e.type === 'risk.blocked') throw new Error('observer broke');
+      },
+    });
+    publisher.publish('agent:a1', [event('order.created'), event('order.updated')]);
+    publisher.publish('agent:a1', [event('wallet.updated')]);
+    publisher.publish('agent:a1', [event('risk.blocked')]);
+    await tick();
+    expect(observed).toEqual([]); // nothing is durable yet
+    flushes[0]!.resolve();
+    flushes[1]!.reject(new Error('EIO'));
+    flushes[2]!.resolve();
+    await publisher.drained();
+    expect(observed).toEqual(['order.created', 'order.updated', 'risk.blocked']);
+    expect(published.map((p) => p.type)).toEqual(['order.created', 'order.updated', 'risk.blocked']);
+  });
 });
