@@ -36,7 +36,7 @@ export function keepExactNumericId(message: unknown, text: string): void {
 }
 
 /** `JSON.stringify` of a response, with a `NumericIdText` id written as its literal. */
-export function stringifyRpcResponse(body: { jsonrpc: string; id: unknown }): string {
+export function stringifyRpcResponse<T extends { jsonrpc: string; id: unknown }>(body: T): string {
   if (!(body.id instanceof NumericIdText)) return JSON.stringify(body);
   // Every response is built as {jsonrpc, id, …} (mcp-wire.ts), so the id's place is known.
   const json = JSON.stringify({ ...body, id: 0 });
