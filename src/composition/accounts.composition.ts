@@ -63,7 +63,7 @@ export function buildAccounts(deps: AccountsDeps) {
   const wallet = new WalletLoginService({
     nonces: new NonceService({ store, clock }),
     clock,
-    domain,
+    publicUrl: deps.publicUrl,
     ...(deps.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(deps.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
   const agents = new AgentsService(runtime, store, users, clock);

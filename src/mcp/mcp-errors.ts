@@ -29,7 +29,8 @@
  *   REST-minded clients and the SDK's `execution_error`/`auth_error` mapping (7.7) both work.
  * - The -320xx codes mirror the HTTP status (-32000 − (status − 400) style: 401 → -32001),
  *   inside JSON-RPC's range reserved for implementation-defined server errors.
- * - `id` is the request's when it was read and valid, else `null` (JSON-RPC 2.0 §5).
+ * - `id` is the request's when it was read and valid, else `null` (JSON-RPC 2.0 §5); a numeric
+ *   id comes back with the very literal sent, however large (mcp-request-id.ts).
  * - A tool failing with a domain error (4xx other than argument validation and scope) is not a
  *   protocol error: it is a result with `isError: true` and `{code, message}` as its text, so
  *   the calling model can read it and adapt (MCP tools spec).

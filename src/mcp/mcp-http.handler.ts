@@ -22,6 +22,7 @@ import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-bu
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
+import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
 import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
 
 export interface McpHttpDeps {
@@ -194,16 +195,21 @@ function write(res: ServerResponse, outcome: DispatchOutcome): void {
     res.writeHead(outcome.status).end();
     return;
   }
-  const json = JSON.stringify(outcome.body);
+  const json = stringifyRpcResponse(outcome.body);
   res.writeHead(outcome.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json);
 }
 
 const PARSE_FAILED = Symbol('parse failed');
 
 function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  let message: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    message = JSON.parse(text);
   } catch {
     return PARSE_FAILED;
   }
+  // Before anything reads the id: every answer, error or result, echoes it as sent.
+  keepExactNumericId(message, text);
+  return message;
 }

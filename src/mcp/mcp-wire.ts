@@ -4,6 +4,7 @@
  * them, so there is nothing to validate). Only what the stateless tool server needs.
  */
 import { z } from 'zod';
+import { NumericIdText } from './mcp-request-id.js';
 
 export const JSONRPC_VERSION = '2.0';
 
@@ -25,8 +26,12 @@ export function negotiateProtocolVersion(requested: string): string {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
-/** MCP narrows JSON-RPC: an id is a string or a number, never null. */
-export const requestIdSchema = z.union([z.string(), z.number()]);
+/**
+ * MCP narrows JSON-RPC: an id is a string or a number, never null. A number whose literal a
+ * double does not reproduce arrives as its text (`NumericIdText`, see mcp-request-id.ts) and
+ * is echoed as sent.
+ */
+export const requestIdSchema = z.union([z.string(), z.number(), z.instanceof(NumericIdText)]);
 export type RequestId = z.infer<typeof requestIdSchema>;
 
 /**

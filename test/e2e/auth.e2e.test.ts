@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { Client, evmWallet, signInSolana, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
+import { Client, evmWallet, PUBLIC_URL, signInSolana, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };
 const error401 = (message: string) => ({ statusCode: 401, message, error: 'Unauthorized' });
@@ -44,6 +44,64 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     expect(login).toMatchObject({ status: 200, body: { user: { walletAddress: wallet.address } } });
     client.bearer = login.body.accessToken;
     expect((await client.post('/api/nest/auth/verify')).body.principal.walletAddress).toBe(wallet.address);
+  });
+
+  it('SIWS: the issued message names PUBLIC_URL (http here) as URI; a message for another origin is refused', async () => {
+    const client = new Client(svc.url);
+    await client.refreshCsrf();
+    const wallet = solanaWallet();
+    const { body: challenge } = await client.post('/api/nest/auth/nonce', { walletAddress: wallet.address });
+    expect(challenge.message).toContain(`\nURI: ${PUBLIC_URL}\n`);
+    for (const uri of ['https://agents.test', 'http://evil.example']) {
+      const message = challenge.message.replace(`URI: ${PUBLIC_URL}`, `URI: ${uri}`);
+      const refused = await client.post('/api/nest/auth/login', { message, signature: wallet.sign(message), walletAddress: wallet.address });
+      expect(refused).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    }
+    const login = await client.post('/api/nest/auth/login', { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address });
+    expect(login.status).toBe(200);
+  });
+
+  it('SIWE: refuses a URI off the service origin, a chain the service does not serve, an Issued At before the nonce', async () => {
+    const client = new Client(svc.url);
+    await client.refreshCsrf();
+    const wallet = evmWallet();
+    const { body: challenge } = await client.post('/api/nest/auth/evm/nonce');
+    const attempt = async (now: Date, overrides: Parameters<typeof wallet.message>[2] = {}) => {
+      const message = wallet.message(challenge.nonce, now, overrides);
+      return client.post('/api/nest/auth/evm/login', { message, signature: await wallet.sign(message) });
+    };
+    const now = new Date(clock.now());
+    expect(await attempt(now, { uri: 'https://agents.test' })).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    expect(await attempt(now, { uri: 'http://evil.example/login' })).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    expect(await attempt(now, { chainId: 137 })).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    expect(await attempt(new Date(clock.now() - 10 * 60_000))).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    // Each refusal left the nonce usable; a message on a served chain and our origin logs in.
+    expect(await attempt(now, { chainId: 8453, uri: `${PUBLIC_URL}/login` })).toMatchObject({ status: 200, body: { user: { walletAddress: wallet.address } } });
+  });
+
+  it('EVM nonce: no body, {} or {walletAddress}; a nonce asked for one wallet logs in only that wallet', async () => {
+    const bare = await fetch(`${svc.url}/api/nest/auth/evm/nonce`, { method: 'POST' });
+    expect(bare.status).toBe(200);
+    expect(await bare.json()).toMatchObject({ nonce: expect.any(String), expiresAt: expect.any(String) });
+    const client = new Client(svc.url);
+    await client.refreshCsrf();
+    expect((await client.post('/api/nest/auth/evm/nonce', {})).status).toBe(200);
+
+    const owner = evmWallet();
+    const thief = evmWallet();
+    const { status, body: challenge } = await client.post('/api/nest/auth/evm/nonce', { walletAddress: owner.address.toLowerCase() });
+    expect(status).toBe(200);
+    const stolen = thief.message(challenge.nonce, new Date(clock.now()));
+    expect(await client.post('/api/nest/auth/evm/login', { message: stolen, signature: await thief.sign(stolen) })).toMatchObject({
+      status: 401,
+      body: error401('Wallet address does not match signed message'),
+    });
+    const message = owner.message(challenge.nonce, new Date(clock.now()));
+    expect(await client.post('/api/nest/auth/evm/login', { message, signature: await owner.sign(message) })).toMatchObject({ status: 200, body: { user: { walletAddress: owner.address } } });
+
+    const bad = await client.post('/api/nest/auth/evm/nonce', { walletAddress: 'not-an-address' });
+    expect(bad).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: ['walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)'] } });
+    expect((await client.post('/api/nest/auth/evm/nonce', { chainId: 1 })).body.message).toEqual(['chainId is not a known field']);
   });
 
   it('a refresh token used twice revokes the whole family', async () => {

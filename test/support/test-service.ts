@@ -125,8 +125,9 @@ export function evmWallet() {
   return {
     address: account.address,
     privateKey,
-    message: (nonce: string, now = new Date()) =>
-      createSiweMessage({ domain: DOMAIN, address: account.address, uri: PUBLIC_URL, version: '1', chainId: 1, nonce, issuedAt: now }),
+    /** `overrides` replace fields of the message (a wrong URI or chain for refusal tests). */
+    message: (nonce: string, now = new Date(), overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {}) =>
+      createSiweMessage({ domain: DOMAIN, address: account.address, uri: PUBLIC_URL, version: '1', chainId: 1, nonce, issuedAt: now, ...overrides }),
     sign: (message: string) => account.signMessage({ message }),
   };
 }

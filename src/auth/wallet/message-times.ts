@@ -17,6 +17,13 @@ export interface MessageTimes {
 export const DEFAULT_ISSUED_AT_SKEW_MS = 5 * 60_000;
 
 /**
+ * How far `Issued At` may trail the moment its nonce was issued. A message cannot honestly be
+ * written before its nonce existed; this much is allowed for a client clock running behind
+ * ours (the message's `Issued At` is the client's time, the nonce's ours).
+ */
+export const ISSUED_BEFORE_NONCE_SKEW_MS = 60_000;
+
+/**
  * Throws 401 `Invalid or expired nonce` when the message has expired, `Unauthorized` when it
  * is not yet valid or claims to be issued in the future.
  */

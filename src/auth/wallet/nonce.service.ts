@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { isAppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../ports/store.port.js';
+import { ISSUED_BEFORE_NONCE_SKEW_MS } from './message-times.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 
 export type WalletKind = 'solana' | 'evm';
@@ -87,10 +88,12 @@ export class NonceService {
 
   /**
    * Marks the nonce used, exactly once across concurrent callers (CAS on the read version).
-   * Throws 401 `Invalid or expired nonce`, `Nonce already consumed`, or
-   * `Wallet address does not match signed message` (the nonce then stays usable).
+   * Throws 401 `Invalid or expired nonce`, `Nonce already consumed`,
+   * `Wallet address does not match signed message`, or `Unauthorized` when the message's
+   * `messageIssuedAt` (epoch ms) is before the nonce was issued, beyond
+   * `ISSUED_BEFORE_NONCE_SKEW_MS` (the nonce then stays usable).
    */
-  async consume(kind: WalletKind, nonce: string, walletAddress?: string): Promise<ConsumedNonce> {
+  async consume(kind: WalletKind, nonce: string, walletAddress?: string, messageIssuedAt?: number): Promise<ConsumedNonce> {
     // The nonce comes from signed client text; reject odd shapes before they reach a store id.
     if (!NONCE_PATTERN.test(nonce)) throw walletAuthError(WALLET_AUTH_MESSAGES.invalidNonce, 'malformed');
     const now = this.clock.now();
@@ -104,6 +107,9 @@ export class NonceService {
     // Fail closed: a nonce bound to a wallet is never consumed without naming that wallet.
     if (bound !== undefined && (walletAddress === undefined || !sameAddress(kind, bound, walletAddress))) {
       throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch, 'nonce bound to another wallet');
+    }
+    if (messageIssuedAt !== undefined && messageIssuedAt < doc.data.issuedAt - ISSUED_BEFORE_NONCE_SKEW_MS) {
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'message issued before its nonce');
     }
     const tombstone: NonceRecord = { ...doc.data, status: 'consumed', consumedAt: now };
     try {

@@ -11,6 +11,7 @@ import { getAddress, recoverMessageAddress, verifyMessage, type Address, type He
 import { AppError } from '../../errors/app-error.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 import { checkMessageTimes } from './message-times.js';
+import { isOnServiceOrigin } from './message-uri.js';
 
 /**
  * The part of a viem `PublicClient` used for contract wallets (ERC-1271 / ERC-6492); a
@@ -26,12 +27,14 @@ export interface VerifySiweInput {
   signature: Hex;
   /** Our host; the message must name exactly it (phishing protection of EIP-4361). */
   expectedDomain: string;
+  /** Our origin (PUBLIC_URL); the message's `URI` must be on it (message-uri.ts). */
+  expectedOrigin: string;
   /** Epoch ms from the service clock. */
   now: number;
   /** When given, the message must be signed by this address (any checksum casing). */
   expectedAddress?: string;
-  /** When given, the message's chain id must be one of these. */
-  allowedChainIds?: readonly number[];
+  /** The EIP-155 chains the service serves; the message's `Chain ID` must be one of them. */
+  allowedChainIds: readonly number[];
   /** Enables contract-wallet signatures; EOAs are always checked offline first. */
   publicClient?: EvmSignatureClient;
 }
@@ -42,6 +45,8 @@ export interface VerifiedSiwe {
   nonce: string;
   chainId: number;
   domain: string;
+  /** The message's `Issued At`, epoch ms (checked against the nonce when it is consumed). */
+  issuedAt: number;
 }
 
 /**
@@ -53,14 +58,17 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   if (parsed.domain !== input.expectedDomain) {
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
   }
+  if (!isOnServiceOrigin(parsed.uri, input.expectedOrigin)) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the service origin');
+  }
   if (!parsed.nonce) throw walletAuthError(WALLET_AUTH_MESSAGES.invalidNonce, 'no nonce');
   const address = getAddress(parsed.address);
   // Address before signature: a bad signature over someone else's message is a mismatch.
   if (input.expectedAddress !== undefined && input.expectedAddress.toLowerCase() !== address.toLowerCase()) {
     throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch);
   }
-  if (input.allowedChainIds && !input.allowedChainIds.includes(parsed.chainId)) {
-    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id not allowed');
+  if (!input.allowedChainIds.includes(parsed.chainId)) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id not served');
   }
   if (!(await isValidSignature(address, input.message, input.signature, parsed.chainId, input.publicClient))) {
     // A well-formed signature of the text by another key (interface 7.3: the address differs
@@ -70,7 +78,10 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'bad signature');
   }
   checkMessageTimes(parsed, input.now);
-  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain };
+  // EIP-4361 requires `Issued At` and the parser enforces RFC 3339, so this is a number.
+  const issuedAt = Date.parse(parsed.issuedAt ?? '');
+  if (Number.isNaN(issuedAt)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'no issued at');
+  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain, issuedAt };
 }
 
 function parseSiwe(text: string): SiweMessage {

@@ -2,6 +2,7 @@
  * Request bodies of the wallet sign-in routes (interface 4.1). Exported so the routes and
  * `WalletLoginService` validate with the same schemas.
  */
+import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import { validationMessages } from '../../errors/validation-messages.js';
@@ -25,6 +26,15 @@ export const SolanaSignatureSchema = z
 
 export const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be a 0x-prefixed EVM address' });
 
+/**
+ * An EVM address a client names up front: all lower case, all upper case, or EIP-55
+ * checksummed (a mixed case that fails its checksum is a typo, refused). Normalised to EIP-55.
+ */
+export const EvmChecksummedAddressSchema = z
+  .string()
+  .refine((value) => isAddress(value, { strict: true }), { message: 'must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)' })
+  .transform((value) => getAddress(value));
+
 /** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
 export const EvmSignatureSchema = z
   .string()
@@ -36,6 +46,9 @@ const MessageSchema = z.string().min(1).max(MAX_MESSAGE_CHARS);
 
 /** `POST /api/nest/auth/nonce` */
 export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressSchema }).strict();
+
+/** `POST /api/nest/auth/evm/nonce`: no body, `{}`, or `{walletAddress}` to bind the nonce (CONTRACT). */
+export const EvmNonceRequestSchema = z.object({ walletAddress: EvmChecksummedAddressSchema.optional() }).strict();
 
 /** `POST /api/nest/auth/login` */
 export const SolanaLoginRequestSchema = z.object({

@@ -6,13 +6,16 @@
  * someone else's nonce.
  */
 import type { ClockPort } from '../../ports/clock.port.js';
+import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
+import { isOnServiceOrigin, serviceOrigin } from './message-uri.js';
 import { verifySiweMessage, type EvmSignatureClient } from './siwe.js';
 import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 import {
   EvmLoginRequestSchema,
+  EvmNonceRequestSchema,
   parseWalletInput,
   SolanaLoginRequestSchema,
   SolanaNonceRequestSchema,
@@ -21,14 +24,15 @@ import {
 export interface WalletLoginServiceOptions {
   nonces: NonceService;
   clock: ClockPort;
-  /** The service's host (RFC 3986 authority), e.g. `agents.example.com`; messages must name it. */
-  domain: string;
+  /**
+   * The service's origin (PUBLIC_URL), e.g. `https://agents.example.com`. Its host is the
+   * `domain` messages must name, and their `URI` must be on it (scheme included).
+   */
+  publicUrl: string;
   /** Enables ERC-1271 / ERC-6492 contract-wallet signatures (viem `PublicClient`). */
   evmPublicClient?: EvmSignatureClient;
-  /** Allowed EIP-155 chain ids of SIWE messages; any when absent. */
+  /** EIP-155 chain ids SIWE messages may name; default the EVM chains the service serves. */
   evmChainIds?: readonly number[];
-  /** `URI` of SIWS messages; defaults to `https://<domain>`. */
-  uri?: string;
   /** `Chain ID` of SIWS messages; defaults to `mainnet`. */
   solanaChainId?: string;
   statement?: string;
@@ -54,26 +58,29 @@ export interface WalletLoginResult {
 
 export const DEFAULT_SIWS_STATEMENT = 'Sign in to the agent service';
 
+/** The EVM chains the service serves (ports/venue.port.ts): a SIWE sign-in names one of them. */
+export const SERVED_EVM_CHAIN_IDS: readonly number[] = Object.values(EVM_CHAIN_IDS);
+
 /** Wallet sign-in core; inputs are `unknown` because they are request bodies. */
 export class WalletLoginService {
   private readonly nonces: NonceService;
   private readonly clock: ClockPort;
   private readonly domain: string;
-  private readonly uri: string;
+  private readonly origin: string;
   private readonly solanaChainId: string;
   private readonly statement: string;
   private readonly evmPublicClient: EvmSignatureClient | undefined;
-  private readonly evmChainIds: readonly number[] | undefined;
+  private readonly evmChainIds: readonly number[];
 
   constructor(options: WalletLoginServiceOptions) {
     this.nonces = options.nonces;
     this.clock = options.clock;
-    this.domain = options.domain;
-    this.uri = options.uri ?? `https://${options.domain}`;
+    this.origin = serviceOrigin(options.publicUrl);
+    this.domain = new URL(this.origin).host;
     this.solanaChainId = options.solanaChainId ?? 'mainnet';
     this.statement = options.statement ?? DEFAULT_SIWS_STATEMENT;
     this.evmPublicClient = options.evmPublicClient;
-    this.evmChainIds = options.evmChainIds;
+    this.evmChainIds = options.evmChainIds ?? SERVED_EVM_CHAIN_IDS;
   }
 
   /** Issues a nonce bound to the body's `walletAddress` and the SIWS message to sign with it. */
@@ -84,7 +91,7 @@ export class WalletLoginService {
       domain: this.domain,
       address,
       statement: this.statement,
-      uri: this.uri,
+      uri: this.origin,
       version: '1',
       chainId: this.solanaChainId,
       nonce: issued.nonce,
@@ -99,6 +106,9 @@ export class WalletLoginService {
     const { message, signature, walletAddress } = parseWalletInput(SolanaLoginRequestSchema, body);
     const fields = parseSiws(message);
     if (fields.domain !== this.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
+    if (!isOnServiceOrigin(fields.uri, this.origin)) {
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the service origin');
+    }
     // Address before signature: a signature checked against the body's address would fail
     // anyway, and the caller learns the real problem.
     if (fields.address !== walletAddress) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch);
@@ -109,13 +119,18 @@ export class WalletLoginService {
       throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id mismatch');
     }
     checkMessageTimes(fields, this.clock.now());
-    await this.nonces.consume('solana', fields.nonce, walletAddress);
+    await this.nonces.consume('solana', fields.nonce, walletAddress, Date.parse(fields.issuedAt));
     return { walletAddress };
   }
 
-  /** Issues an EVM nonce; the client builds the EIP-4361 message around it. */
-  async startEvm(): Promise<EvmChallenge> {
-    const { nonce, expiresAt } = await this.nonces.issue('evm');
+  /**
+   * Issues an EVM nonce; the client builds the EIP-4361 message around it. With a body
+   * `walletAddress` the nonce is bound to that wallet, as on the Solana route: a login
+   * signed by any other address is refused.
+   */
+  async startEvm(body: unknown = {}): Promise<EvmChallenge> {
+    const { walletAddress } = parseWalletInput(EvmNonceRequestSchema, body);
+    const { nonce, expiresAt } = await this.nonces.issue('evm', walletAddress);
     return { nonce, expiresAt };
   }
 
@@ -126,12 +141,13 @@ export class WalletLoginService {
       message,
       signature,
       expectedDomain: this.domain,
+      expectedOrigin: this.origin,
+      allowedChainIds: this.evmChainIds,
       now: this.clock.now(),
       ...(walletAddress === undefined ? {} : { expectedAddress: walletAddress }),
-      ...(this.evmChainIds === undefined ? {} : { allowedChainIds: this.evmChainIds }),
       ...(this.evmPublicClient === undefined ? {} : { publicClient: this.evmPublicClient }),
     });
-    await this.nonces.consume('evm', verified.nonce, verified.address);
+    await this.nonces.consume('evm', verified.nonce, verified.address, verified.issuedAt);
     return { walletAddress: verified.address };
   }
 }

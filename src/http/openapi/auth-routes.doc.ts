@@ -3,7 +3,7 @@
  * "Sessions"), described with the schemas those routes and the wallet login validate with.
  */
 import { z } from 'zod';
-import { EvmLoginRequestSchema, SolanaLoginRequestSchema, SolanaNonceRequestSchema } from '../../auth/wallet/wallet-login.schemas.js';
+import { EvmLoginRequestSchema, EvmNonceRequestSchema, SolanaLoginRequestSchema, SolanaNonceRequestSchema } from '../../auth/wallet/wallet-login.schemas.js';
 import { codeBodySchema } from '../routes/route-schemas.js';
 import {
   csrfResponseSchema,
@@ -57,8 +57,11 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: '/api/nest/auth/evm/nonce',
     tag: TAG,
     summary: 'Get an EVM SIWE nonce',
-    description: 'The client builds the EIP-4361 message with it.',
+    description:
+      'The client builds the EIP-4361 message with it (domain = the service host, URI on PUBLIC_URL, Chain ID 1, 8453 or 42161, ' +
+      'Issued At not before the nonce). The body is optional; with `walletAddress` the nonce is bound to that wallet.',
     auth: [],
+    body: EvmNonceRequestSchema,
     response: evmNonceResponseSchema,
   },
   {

@@ -58,8 +58,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   router.post('/api/nest/auth/nonce', perIp, noQuery, async (req, res) => {
     res.json(await wallet.startSolana(objectBody(req)));
   });
-  router.post('/api/nest/auth/evm/nonce', perIp, noQuery, noBody, async (_req, res) => {
-    res.json(await wallet.startEvm());
+  router.post('/api/nest/auth/evm/nonce', perIp, noQuery, async (req, res) => {
+    res.json(await wallet.startEvm(objectBody(req)));
   });
 
   const login = (chain: WalletChain, verify: (body: unknown) => Promise<{ walletAddress: string }>): RequestHandler =>

@@ -2,7 +2,7 @@ import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { mainnet } from 'viem/chains';
 import { describe, expect, it } from 'vitest';
 import { verifySiweMessage, type EvmSignatureClient } from '../../../src/auth/wallet/siwe.js';
-import { DOMAIN, evmAccount, expectAppError, makeHarness, siweText, type Harness } from './wallet-test.helpers.js';
+import { DOMAIN, PUBLIC_URL, evmAccount, expectAppError, makeHarness, siweText, type Harness } from './wallet-test.helpers.js';
 
 const MISMATCH = 'Wallet address does not match signed message';
 
@@ -74,6 +74,73 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     await expect(h.service.loginEvm((await signedLogin(h, { chainId: 8453 })).body)).resolves.toBeDefined();
   });
 
+  it('refuses a URI off the service origin (another site, another scheme); a path on it is fine', async () => {
+    const h = await makeHarness();
+    const refused = { status: 401, message: 'Unauthorized', details: { reason: 'uri not on the service origin' } };
+    for (const uri of ['https://evil.example/login', 'http://agents.example.com/login', 'https://agents.example.com:8443/', 'did:pkh:agents.example.com']) {
+      const attempt = await signedLogin(h, { uri });
+      await expect(h.service.loginEvm(attempt.body), uri).rejects.toMatchObject(refused);
+    }
+    await expect(h.service.loginEvm((await signedLogin(h, { uri: PUBLIC_URL })).body)).resolves.toBeDefined();
+    await expect(h.service.loginEvm((await signedLogin(h, { uri: `${PUBLIC_URL}/app/login?x=1` })).body)).resolves.toBeDefined();
+  });
+
+  it('by default serves the chains of the project chain table only (1, 8453, 42161)', async () => {
+    const h = await makeHarness();
+    for (const chainId of [137, 10, 11155111]) {
+      await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body), String(chainId)).rejects.toMatchObject({
+        status: 401,
+        message: 'Unauthorized',
+        details: { reason: 'chain id not served' },
+      });
+    }
+    for (const chainId of [1, 8453, 42161]) await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body)).resolves.toBeDefined();
+  });
+
+  it('refuses an Issued At more than a minute before the nonce was issued; the nonce stays usable', async () => {
+    const h = await makeHarness();
+    const account = evmAccount();
+    const { nonce } = await h.service.startEvm();
+    const login = async (issuedAt: number) => {
+      const message = siweText(account.address, { nonce, issuedAt: new Date(issuedAt) });
+      return h.service.loginEvm({ message, signature: await account.signMessage({ message }) });
+    };
+    await expect(login(h.clock.now() - 60_001)).rejects.toMatchObject({ status: 401, message: 'Unauthorized', details: { reason: 'message issued before its nonce' } });
+    await expect(login(h.clock.now() - 3_600_000)).rejects.toMatchObject({ status: 401, details: { reason: 'message issued before its nonce' } });
+    await expect(login(h.clock.now() - 60_000)).resolves.toEqual({ walletAddress: account.address });
+  });
+
+  it('a nonce requested for a wallet logs in only that wallet (any casing of it)', async () => {
+    const h = await makeHarness();
+    const owner = evmAccount();
+    const other = evmAccount();
+    const { nonce } = await h.service.startEvm({ walletAddress: owner.address.toLowerCase() });
+    const signedBy = async (account: typeof owner) => {
+      const message = siweText(account.address, { nonce, issuedAt: new Date(h.clock.now()) });
+      return { message, signature: await account.signMessage({ message }) };
+    };
+    await expectAppError(h.service.loginEvm(await signedBy(other)), 401, MISMATCH);
+    await expect(h.service.loginEvm(await signedBy(owner))).resolves.toEqual({ walletAddress: owner.address });
+    // Unbound nonces (no body, empty body) still log in anyone.
+    await expect(h.service.startEvm()).resolves.toMatchObject({ nonce: expect.any(String) });
+    await expect(h.service.startEvm({})).resolves.toMatchObject({ nonce: expect.any(String) });
+  });
+
+  it('validates the nonce body: an EVM address in lower case or EIP-55 checksummed; nothing else', async () => {
+    const h = await makeHarness();
+    const account = evmAccount();
+    await expect(h.service.startEvm({ walletAddress: account.address })).resolves.toBeDefined();
+    await expect(h.service.startEvm({ walletAddress: account.address.toLowerCase() })).resolves.toBeDefined();
+    // One letter's case flipped: a typo the checksum catches.
+    const letter = account.address.search(/[a-fA-F]/);
+    const ch = account.address[letter]!;
+    const typo = account.address.slice(0, letter) + (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) + account.address.slice(letter + 1);
+    const wrong = 'walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)';
+    for (const walletAddress of [typo, '0x1234', 'abc', `${account.address}00`]) await expectAppError(h.service.startEvm({ walletAddress }), 400, wrong);
+    await expectAppError(h.service.startEvm({ walletAddress: 5 }), 400, 'walletAddress must be string');
+    await expectAppError(h.service.startEvm({ walletAddress: account.address, chainId: 1 }), 400, 'chainId is not a known field');
+  });
+
   it('answers malformed input with 400, not a crash', async () => {
     const h = await makeHarness();
     const { message, signature } = await signedLogin(h);
@@ -92,7 +159,7 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
   // Not an ECDSA signature of anyone: only the contract can say whether it is valid.
   const signature: Hex = `0x${'ab'.repeat(100)}`;
   const verify = (publicClient: EvmSignatureClient) =>
-    verifySiweMessage({ message, signature, expectedDomain: DOMAIN, now, publicClient });
+    verifySiweMessage({ message, signature, expectedDomain: DOMAIN, expectedOrigin: PUBLIC_URL, allowedChainIds: [1], now, publicClient });
 
   function stub(answer: boolean | Error, chainId = 1): EvmSignatureClient & { calls: number } {
     return {
@@ -108,7 +175,7 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
 
   it('trusts the client for a non-EOA signature', async () => {
     const yes = stub(true);
-    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN });
+    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN, issuedAt: now });
     expect(yes.calls).toBe(1);
     await expectAppError(verify(stub(false)), 401, 'Unauthorized');
   });

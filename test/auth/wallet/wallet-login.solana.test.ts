@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSiwsMessage, parseSiwsMessage } from '../../../src/auth/wallet/siws.js';
 import { SolanaLoginRequestSchema } from '../../../src/auth/wallet/wallet-login.schemas.js';
-import { DOMAIN, expectAppError, makeHarness, solanaWallet } from './wallet-test.helpers.js';
+import { DOMAIN, expectAppError, makeHarness, PUBLIC_URL, solanaWallet } from './wallet-test.helpers.js';
 
 const MISMATCH = 'Wallet address does not match signed message';
 
@@ -21,7 +21,7 @@ describe('WalletLoginService — Solana (SIWS)', () => {
       domain: DOMAIN,
       address: wallet.address,
       statement: 'Sign in to the agent service',
-      uri: `https://${DOMAIN}`,
+      uri: PUBLIC_URL,
       chainId: 'mainnet',
       nonce: challenge.nonce,
       issuedAt: new Date(clock.now()).toISOString(),
@@ -95,6 +95,51 @@ describe('WalletLoginService — Solana (SIWS)', () => {
       401,
       'Unauthorized',
     );
+  });
+
+  it('names PUBLIC_URL as the URI, with its scheme and port (an http service does not claim https)', async () => {
+    const h = await makeHarness({ publicUrl: 'http://agents.example.com:8080' });
+    const wallet = solanaWallet();
+    const challenge = await h.service.startSolana({ walletAddress: wallet.address });
+    expect(challenge.message).toContain('\nURI: http://agents.example.com:8080\n');
+    expect(parseSiwsMessage(challenge.message)).toMatchObject({ domain: 'agents.example.com:8080', uri: 'http://agents.example.com:8080' });
+    const body = { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address };
+    await expect(h.service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
+  });
+
+  it('refuses a validly signed message whose URI is not on the service origin; the nonce stays usable', async () => {
+    const { service, wallet, challenge, body } = await started();
+    const fields = parseSiwsMessage(challenge.message);
+    for (const uri of ['https://evil.example', 'http://agents.example.com', 'https://agents.example.com:8443', 'https://user@agents.example.com', 'urn:agents.example.com']) {
+      const message = buildSiwsMessage({ ...fields, uri });
+      await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address }), uri).rejects.toMatchObject({
+        status: 401,
+        message: 'Unauthorized',
+        details: { reason: 'uri not on the service origin' },
+      });
+    }
+    await expect(service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
+  });
+
+  it('refuses a message issued more than a minute before its nonce; the nonce stays usable', async () => {
+    const { service, clock, wallet, challenge, body } = await started();
+    const fields = parseSiwsMessage(challenge.message);
+    const signed = (issuedAt: number) => {
+      const message = buildSiwsMessage({ ...fields, issuedAt: new Date(issuedAt).toISOString() });
+      return { message, signature: wallet.sign(message), walletAddress: wallet.address };
+    };
+    await expect(service.loginSolana(signed(clock.now() - 60_001))).rejects.toMatchObject({
+      status: 401,
+      message: 'Unauthorized',
+      details: { reason: 'message issued before its nonce' },
+    });
+    await expect(service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
+  });
+
+  it('accepts an Issued At up to a minute before the nonce (client clock behind ours)', async () => {
+    const { service, clock, wallet, challenge } = await started();
+    const message = buildSiwsMessage({ ...parseSiwsMessage(challenge.message), issuedAt: new Date(clock.now() - 60_000).toISOString() });
+    await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address })).resolves.toEqual({ walletAddress: wallet.address });
   });
 
   it('answers malformed bodies and messages with 400, not a crash', async () => {

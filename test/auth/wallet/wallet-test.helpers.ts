@@ -15,6 +15,8 @@ import { NonceService } from '../../../src/auth/wallet/nonce.service.js';
 import { WalletLoginService, type WalletLoginServiceOptions } from '../../../src/auth/wallet/wallet-login.service.js';
 
 export const DOMAIN = 'agents.example.com';
+/** The service's PUBLIC_URL in these tests: its host is DOMAIN. */
+export const PUBLIC_URL = `https://${DOMAIN}`;
 
 export interface Harness {
   clock: ManualClock;
@@ -28,7 +30,7 @@ export async function makeHarness(options: Partial<WalletLoginServiceOptions> = 
   const store = new MemoryStore(clock);
   const nonces = new NonceService({ store, clock });
   await nonces.init();
-  const service = new WalletLoginService({ nonces, clock, domain: DOMAIN, ...options });
+  const service = new WalletLoginService({ nonces, clock, publicUrl: PUBLIC_URL, ...options });
   return { clock, store, nonces, service };
 }
 
@@ -54,6 +56,8 @@ export interface SiweOptions {
   nonce: string;
   issuedAt: Date;
   domain?: string;
+  /** Default `https://<domain>/login`: a path on the service's origin, as dapps sign. */
+  uri?: string;
   chainId?: number;
   expirationTime?: Date;
   notBefore?: Date;
@@ -66,7 +70,7 @@ export function siweText(address: Address, options: SiweOptions): string {
     address,
     chainId: options.chainId ?? 1,
     domain,
-    uri: `https://${domain}/login`,
+    uri: options.uri ?? `https://${domain}/login`,
     version: '1',
     nonce: options.nonce,
     issuedAt: options.issuedAt,
