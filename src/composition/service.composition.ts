@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
@@ -12,6 +12,8 @@ import type { Secrets } from '../config/secrets.js';
 import { isAppError } from '../errors/app-error.js';
 import { createRestAuditRouter } from '../http/audit.middleware.js';
 import { createHttpApp } from '../http/app.js';
+import { createHttpServer } from '../http/http-server.js';
+import { setSecurityHeaders } from '../http/security-headers.js';
 import { createAuditRoutes } from '../http/routes/audit.routes.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
@@ -146,7 +148,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock,
     metrics,
   });
-  const server = createServer((req, res) => {
+  const server = createHttpServer(config.http, (req, res) => {
+    setSecurityHeaders(res);
     if (!mcp(req, res)) app(req, res);
   });
   mcpEvents.attach(server);
