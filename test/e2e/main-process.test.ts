@@ -59,7 +59,9 @@ describe('the service process (npm start)', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on the embedded profile with nothing set, serves probes, and stops cleanly on SIGTERM', async () => {
-    const main = startMain({ PORT: '0', DATA_DIR: dataDir });
+    // A directory the service creates itself (mkdtemp's would already be 0700).
+    const data = join(dataDir, 'data');
+    const main = startMain({ PORT: '0', DATA_DIR: data });
     const url = await waitForUrl(main.output);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${url}/readyz`);
@@ -70,7 +72,9 @@ describe('the service process (npm start)', () => {
     // Generated secrets are said in the log by name and kept private on disk.
     expect(main.output().stdout).toContain('generated missing secrets');
     expect(main.output().stdout).not.toMatch(/"OPS_TOKEN":"/);
-    expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
+    // The data directory, the store and its files are the service user's alone.
+    const modeOf = (path: string) => statSync(join(data, path)).mode & 0o777;
+    expect([modeOf('.'), modeOf('secrets.json'), modeOf('store'), modeOf('store/data.mdb'), modeOf('store/lock.mdb')]).toEqual([0o700, 0o600, 0o700, 0o600, 0o600]);
 
     main.child.kill('SIGTERM');
     expect(await main.exited).toBe(0);
