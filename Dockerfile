@@ -12,4 +12,5 @@ COPY adapters ./adapters
 COPY bin ./bin
 EXPOSE 3000
 USER node
-CMD ["npx", "tsx", "src/main.ts"]
+# node itself is PID 1 (no npm, npx or shell in between), so SIGTERM from `docker stop` reaches it.
+CMD ["node", "--import", "tsx", "src/main.ts"]

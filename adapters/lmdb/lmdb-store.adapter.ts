@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../src/errors/app-error.js';
+import { ensurePrivateDir, makeFilePrivate } from '../../src/shared/private-files.js';
 import { settlesWithin } from '../../src/shared/settles-within.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
@@ -30,6 +32,9 @@ import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
 import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, fittingKey, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
+
+/** The files LMDB keeps in its directory: the data and the reader lock table. */
+const LMDB_FILES = ['data.mdb', 'lock.mdb'];
 
 export interface LmdbStoreOptions {
   /** Directory of the LMDB environment; several processes may open it at once. */
@@ -105,7 +110,10 @@ export class LmdbStore implements StorePort {
     this.cache = new LmdbReadCache(options.readCacheEntries ?? DEFAULT_READ_CACHE_ENTRIES);
     this.flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
+    // lmdb-js creates its directory 0755 and its files 0664: the store is for this user only.
+    ensurePrivateDir(options.path);
     this.root = open({ path: options.path, overlappingSync: true });
+    for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
     this.docs = this.root.openDB<Buffer, Buffer>({ name: 'documents', useVersions: true, ...binary });
     migrateUnversionedDocs(this.root, this.docs);

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
@@ -12,6 +12,8 @@ import type { Secrets } from '../config/secrets.js';
 import { isAppError } from '../errors/app-error.js';
 import { createRestAuditRouter } from '../http/audit.middleware.js';
 import { createHttpApp } from '../http/app.js';
+import { createHttpServer } from '../http/http-server.js';
+import { setSecurityHeaders } from '../http/security-headers.js';
 import { createAuditRoutes } from '../http/routes/audit.routes.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
@@ -31,6 +33,8 @@ import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
 import { buildOperations } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { ensurePrivateDir } from '../shared/private-files.js';
 import { buildTrading, type TradingModule } from './trading.composition.js';
 
 export interface ServiceOptions {
@@ -58,8 +62,24 @@ export interface RunningService {
 /** The machine types of the service. */
 export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition];
 
-/** Builds everything for the configured profile and starts listening. */
+/**
+ * Builds everything for the configured profile and starts listening. Without REDIS_URL the
+ * process first takes its data directory (data-dir-lock.ts): a second one there is refused.
+ */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config } = options;
+  if (config.redis) return startWith(options, undefined);
+  ensurePrivateDir(config.dataDir);
+  const lock = await lockDataDir(config.dataDir);
+  try {
+    return await startWith(options, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function startWith(options: ServiceOptions, lock: DataDirLock | undefined): Promise<RunningService> {
   const { config, logger } = options;
   const clock = options.clock ?? new SystemClock();
   const metrics = new Metrics();
@@ -150,7 +170,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock,
     metrics,
   });
-  const server = createServer((req, res) => {
+  const server = createHttpServer(config.http, (req, res) => {
+    setSecurityHeaders(res);
     if (!mcp(req, res)) app(req, res);
   });
   mcpEvents.attach(server);
@@ -196,6 +217,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await adapters.store.close();
       server.closeAllConnections();
       await closed;
+      await lock?.release();
       logger.info('service stopped');
     })());
 

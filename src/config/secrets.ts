@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ensurePrivateDir } from '../shared/private-files.js';
 import type { Profile } from './config.schema.js';
 import { ConfigError } from './load-config.js';
 
@@ -81,7 +82,7 @@ function loadOrGenerate(options: ResolveSecretsOptions, missing: SecretName[]): 
   const file = join(options.dataDir, SECRETS_FILE);
   let stored = readStored(file);
   if (missing.some((name) => !stored[name])) {
-    mkdirSync(options.dataDir, { recursive: true });
+    ensurePrivateDir(options.dataDir);
     withLockFile(`${file}.lock`, () => {
       stored = readStored(file); // what a process that held the lock before us wrote
       const generated = missing.filter((name) => !stored[name]);

@@ -6,6 +6,7 @@
  */
 import type { ErrorRequestHandler } from 'express';
 import { AppError, isAppError, type ErrorCode } from '../errors/app-error.js';
+import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import { reasonPhrase, toErrorResponse } from './error-envelope.js';
 import { requestContext } from './request-context.middleware.js';
@@ -54,12 +55,16 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     const mapped = toAppError(err);
-    if (mapped === undefined || mapped.status >= 500) {
+    // Refusals get no line of their own (the access line carries status and code); faults and
+    // unavailable dependencies are logged with their stack.
+    const level = failureLevel(mapped ?? err);
+    if (level !== 'info') {
       // `req.log` is typed as always present, but is absent if the request context never ran.
       const log = (req.log as Logger | undefined) ?? logger;
-      log.error({ err }, mapped === undefined ? 'unhandled error' : 'server error');
+      log[level]({ err }, mapped === undefined ? 'unhandled error' : 'server error');
     }
     const appError = mapped ?? AppError.internal();
+    res.locals.failure = { level, code: appError.code };
     const { status, body, headers } = toErrorResponse(appError, requestContext(res));
     res.status(status).set(headers).json(body);
   };

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { statusLevel, type FailureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 
 declare global {
@@ -19,6 +20,8 @@ declare global {
       correlationId: string;
       /** Matched route template (`/api/nest/ops/actors/:type`), set once a route matches. */
       routeTemplate?: string;
+      /** Set by the error middleware: how loudly the access line logs the failure, and its code. */
+      failure?: { level: FailureLevel; code: string };
     }
   }
 }
@@ -49,14 +52,29 @@ export function requestContextMiddleware(logger: Logger): RequestHandler {
     // req.id is set below before pino-http runs; this is only a fallback.
     genReqId: () => randomUUID(),
     customAttributeKeys: { reqId: 'requestId' },
-    customProps: (req, res) => ({
-      requestId: req.id,
-      correlationId: (res as Response).locals?.correlationId,
-    }),
-    customLogLevel: (_req, res, err) => {
-      if (err !== undefined || res.statusCode >= 500) return 'error';
-      return res.statusCode >= 400 ? 'warn' : 'info';
+    customProps: (req, res) => {
+      const locals = (res as Response).locals;
+      return {
+        requestId: req.id,
+        correlationId: locals?.correlationId,
+        ...(locals?.failure ? { errorCode: locals.failure.code } : {}),
+      };
     },
+    // A refusal (4xx, the kill switch...) is an answer like any other: info. Error level is
+    // for what an operator must act on (failure-level.ts).
+    customLogLevel: (_req, res, err) => {
+      if (err !== undefined) return 'error';
+      return (res as Response).locals?.failure?.level ?? statusLevel(res.statusCode);
+    },
+    // pino-http makes up an error ("failed with status code 503", a stack of its own) for any
+    // 5xx: drop it where the error middleware already judged the failure (and logged a fault's
+    // own stack), so a refusal's access line is like any other.
+    customErrorObject: (_req, res, _error, value: Record<string, unknown>) => {
+      if ((res as Response).locals?.failure === undefined) return value;
+      const { err: _made, ...rest } = value;
+      return rest;
+    },
+    customErrorMessage: (_req, res) => ((res as Response).locals?.failure?.level === 'info' ? 'request completed' : 'request errored'),
     autoLogging: { ignore: (req) => QUIET_PATHS.has((req.url ?? '').split('?')[0] ?? '') },
     // Only what an access log needs: no headers (credentials live there) and no query
     // string (it may carry tokens). Smaller bindings also keep redaction cheap per request.

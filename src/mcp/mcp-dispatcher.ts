@@ -4,6 +4,7 @@
  * without a prior `initialize`, and `initialize` only negotiates the protocol revision.
  */
 import type { z } from 'zod';
+import type { FailureLevel } from '../observability/failure-level.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import { validationMessages } from '../errors/validation-messages.js';
 import type { McpAccess } from './mcp-access.js';
@@ -29,6 +30,8 @@ import {
 /** What to write: HTTP status, the JSON-RPC body (none for 202), and what to log. */
 export interface DispatchOutcome {
   status: number;
+  /** Level of the request's log line when a failure decides it; else it follows the status. */
+  level?: FailureLevel;
   body?: JsonRpcResponse;
   headers?: Record<string, string>;
   method?: string;

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../http/request-context.middleware.js';
+import { failureLevel, statusLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
@@ -127,7 +128,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
 
   function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {
     const mapped = httpFailure(error);
-    if (mapped) return wireFailure(mapped.withId(id));
+    if (mapped) return { ...wireFailure(mapped.withId(id)), level: failureLevel(error) };
     throw error;
   }
 
@@ -153,7 +154,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     write(res, outcome);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     deps.metrics?.observeHttp(req.method ?? 'UNKNOWN', MCP_ROUTE, outcome.status, seconds);
-    const level = outcome.status >= 500 ? 'error' : outcome.status >= 400 ? 'warn' : 'info';
+    // Refusals (a 401, the 405 an SDK client's GET probe gets) are info; see failure-level.ts.
+    const level = outcome.level ?? statusLevel(outcome.status);
     if (!deps.logger.isLevelEnabled(level)) return;
     const rpcError = outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined;
     deps.logger[level](

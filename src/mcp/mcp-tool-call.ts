@@ -3,6 +3,7 @@
  * and the translation of its outcome into MCP terms (see the table in mcp-errors.ts).
  */
 import { isAppError } from '../errors/app-error.js';
+import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
@@ -102,7 +103,10 @@ export class ToolCaller {
     if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
     if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
     if (error.status >= 500) {
-      this.deps.logger.error({ err: error, tool: name }, 'tool failed');
+      // The kill switch is a refusal, not a fault: no stack, not at error (failure-level.ts).
+      const level = failureLevel(error);
+      if (level === 'info') this.deps.logger.debug({ tool: name, code: error.code }, 'tool refused');
+      else this.deps.logger[level]({ err: error, tool: name }, 'tool failed');
       throw toolExecutionFailed(name, error.message);
     }
     const body = { code: error.code, message: error.message };

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { chmodSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -366,5 +367,33 @@ describe('LmdbStore with two processes', () => {
       expect(await store.readJournal('agents', id, { limit: 5 })).toEqual([{ seq: 1, event: id, state: null, at: 0 }]);
     }
     await store.close();
+  });
+});
+
+describe('LmdbStore file modes', () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it('creates its directory 0700 and its files 0600, whatever the umask', async () => {
+    const path = join(await tempDir(), 'fresh', 'store');
+    const previous = process.umask(0o022);
+    try {
+      const store = await openStore(path);
+      await store.close();
+    } finally {
+      process.umask(previous);
+    }
+    expect(modeOf(path)).toBe(0o700);
+    expect(modeOf(join(path, 'data.mdb'))).toBe(0o600);
+    expect(modeOf(join(path, 'lock.mdb'))).toBe(0o600);
+  });
+
+  it('tightens a store left world-readable by an earlier version when it opens it', async () => {
+    const path = join(await tempDir(), 'store');
+    await (await openStore(path)).close();
+    chmodSync(path, 0o755);
+    chmodSync(join(path, 'data.mdb'), 0o644);
+    chmodSync(join(path, 'lock.mdb'), 0o644);
+    await (await openStore(path)).close();
+    expect([modeOf(path), modeOf(join(path, 'data.mdb')), modeOf(join(path, 'lock.mdb'))]).toEqual([0o700, 0o600, 0o600]);
   });
 });

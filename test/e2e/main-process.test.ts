@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const MAIN = join(import.meta.dirname, '../../src/main.ts');
+const ROOT = join(import.meta.dirname, '../..');
+const MAIN = join(ROOT, 'src/main.ts');
 
 /** Runs `src/main.ts` as `npm start` does, with only the given variables set. */
 function startMain(env: Record<string, string>) {
@@ -18,6 +19,30 @@ function startMain(env: Record<string, string>) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+/** Runs `npm start` itself in the repository, as an operator would. */
+function startNpm(env: Record<string, string>) {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function waitForUrl(output: () => { stdout: string }): Promise<string> {
@@ -34,7 +59,9 @@ describe('the service process (npm start)', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on the embedded profile with nothing set, serves probes, and stops cleanly on SIGTERM', async () => {
-    const main = startMain({ PORT: '0', DATA_DIR: dataDir });
+    // A directory the service creates itself (mkdtemp's would already be 0700).
+    const data = join(dataDir, 'data');
+    const main = startMain({ PORT: '0', DATA_DIR: data });
     const url = await waitForUrl(main.output);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${url}/readyz`);
@@ -45,11 +72,38 @@ describe('the service process (npm start)', () => {
     // Generated secrets are said in the log by name and kept private on disk.
     expect(main.output().stdout).toContain('generated missing secrets');
     expect(main.output().stdout).not.toMatch(/"OPS_TOKEN":"/);
-    expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
+    // The data directory, the store and its files are the service user's alone.
+    const modeOf = (path: string) => statSync(join(data, path)).mode & 0o777;
+    expect([modeOf('.'), modeOf('secrets.json'), modeOf('store'), modeOf('store/data.mdb'), modeOf('store/lock.mdb')]).toEqual([0o700, 0o600, 0o700, 0o600, 0o600]);
 
     main.child.kill('SIGTERM');
     expect(await main.exited).toBe(0);
     expect(main.output().stdout).toContain('service stopped');
+  }, 60_000);
+
+  it('stops the server when the npm start process is sent SIGTERM (no child left behind)', async () => {
+    const npmDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+    const npm = startNpm({ PORT: '0', DATA_DIR: npmDir });
+    let serverPid: number | undefined;
+    try {
+      const url = await waitForUrl(npm.output);
+      // The server process is the one whose log line announced the url.
+      serverPid = Number(/"pid":(\d+)[^\n]*"service listening"/.exec(npm.output().stdout)?.[1]);
+      expect(serverPid).toBeGreaterThan(0);
+      expect(serverPid).not.toBe(npm.child.pid);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+      npm.child.kill('SIGTERM');
+      await npm.exited;
+      const deadline = Date.now() + 5_000;
+      while (isAlive(serverPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(isAlive(serverPid)).toBe(false);
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+      expect(npm.output().stdout).toContain('service stopped');
+    } finally {
+      if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
+      rmSync(npmDir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('refuses a wrong setting with a message naming the variable', async () => {

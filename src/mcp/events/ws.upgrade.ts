@@ -18,6 +18,8 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { AppError } from '../../errors/app-error.js';
 import { toAppError } from '../../http/error.middleware.js';
 import { reasonPhrase, toErrorResponse } from '../../http/error-envelope.js';
+import { SECURITY_HEADERS } from '../../http/security-headers.js';
+import { failureLevel } from '../../observability/failure-level.js';
 import type { Logger } from '../../observability/logger.js';
 import { parseLastEventId, type StreamEndReason } from './event-frame.js';
 import type { EventSink } from './event-stream.js';
@@ -142,7 +144,9 @@ function pickProtocol(protocols: Set<string>): string | false {
 
 /** A plain HTTP answer on the raw socket, in the REST envelope, then close. */
 function refuse(socket: Duplex, error: AppError, logger?: Logger, cause?: unknown): void {
-  if (error.status >= 500) logger?.error({ err: cause ?? error }, 'event websocket upgrade failed');
+  // A refusal (401, 403, shutting down) is the service working: not logged as a fault.
+  const level = failureLevel(error);
+  if (level !== 'info') logger?.[level]({ err: cause ?? error }, 'event websocket upgrade failed');
   if (!socket.writable) return void socket.destroy();
   const requestId = randomUUID();
   const { status, body, headers } = toErrorResponse(error, { requestId, correlationId: requestId });
@@ -153,6 +157,7 @@ function refuse(socket: Duplex, error: AppError, logger?: Logger, cause?: unknow
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(json)}`,
     `X-Request-Id: ${requestId}`,
+    ...Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}`),
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];
   socket.once('finish', () => socket.destroy());
