@@ -7,6 +7,7 @@ import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
 import type { UsersService } from './users.service.js';
+import { nameSchema } from '../shared/name.schema.js';
 
 /** An agent as operators see it (CONTRACT "Agents, bots and keys"). */
 export interface AgentSummary {
@@ -20,7 +21,7 @@ export interface AgentSummary {
 
 export const createAgentSchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: nameSchema(),
     agentId: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')

@@ -9,6 +9,7 @@ import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { nameSchema } from '../shared/name.schema.js';
 
 /** Fixed by interface section 8: keys expire 90 days after creation. */
 export const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
@@ -32,7 +33,7 @@ export const stepUpTokenSchema = z.string().max(200).nullable().optional();
 
 /** `expiresAt` and anything else unknown is refused: the system sets the expiry. */
 export const createKeySchema = z
-  .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
+  .object({ name: nameSchema(), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
   .strict();
 
 export interface KeyOwner {

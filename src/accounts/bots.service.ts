@@ -7,6 +7,7 @@ import type { ApiKeysService } from './api-keys.service.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { nameSchema } from '../shared/name.schema.js';
 
 /** A legacy bot as its routes show it. */
 export interface Bot extends BotProfile {
@@ -18,7 +19,7 @@ export interface Bot extends BotProfile {
 }
 
 const profileFields = {
-  name: z.string().trim().min(1).max(100),
+  name: nameSchema(),
   description: z.string().max(2000),
   tradingEnabled: z.boolean(),
 };
