@@ -83,7 +83,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       input: z.object({ chain: walletChain.default('solana'), idempotencyKey }).strict(),
       output: custodialWallet,
       annotations: { idempotent: true },
-      handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain)),
+      handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain, ctx.created)),
     }),
     defineOperation({
       name: 'trading_evm_wallets_list',
