@@ -6,6 +6,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { UsersService } from './users.service.js';
 import { nameSchema } from '../shared/name.schema.js';
 
@@ -40,10 +41,34 @@ export class AgentsService {
     private readonly store: StorePort,
     private readonly users: UsersService,
     private readonly clock: ClockPort,
+    private readonly caps: OwnerCaps,
+    /** At most this many agents (archived ones aside) per user (`MAX_AGENTS_PER_USER`). */
+    private readonly maxAgents: number,
   ) {}
 
-  /** Creates and activates an agent; the user's first agent becomes the default one. */
+  /**
+   * Creates and activates an agent; the user's first agent becomes the default one. A user
+   * holding `maxAgents` agents already gets 409 `Agent limit reached: ...`.
+   */
   async create(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
+    return this.caps.create(
+      `agents:${ownerId}`,
+      this.maxAgents,
+      `Agent limit reached: at most ${this.maxAgents} agents per user`,
+      (cap) => this.countAgents(ownerId, cap),
+      () => this.createUncapped(ownerId, input),
+    );
+  }
+
+  private countAgents(ownerId: string, cap: number): Promise<number> {
+    return countUpTo(
+      cap,
+      (cursor) => this.store.find(collectionOf('agent'), { index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+      (doc) => this.runtime.viewOf('agent', doc).state !== 'archived',
+    );
+  }
+
+  private async createUncapped(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
     const agentId = input.agentId ?? `agt_${randomBytes(12).toString('base64url')}`;
     // Unguessable and unrelated to every internal id.
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;

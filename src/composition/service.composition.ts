@@ -78,6 +78,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     secrets: options.secrets,
     publicUrl: config.publicUrl,
     publicRatePerMinute: config.publicRatePerMinute,
+    limits: config.limits,
     ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
   });
 
