@@ -34,6 +34,21 @@ export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
 const AGENT_NOT_FOUND = 'Agent not found';
 
+/**
+ * Caller-chosen agentIds are scoped per owner (issue 16, item 8): two users may each have
+ * an agent `alpha`, and creating one never tells whether another user has it. The agent's
+ * actor id, which must be unique (keys, orders, wallets, audit and event streams name the
+ * agent by it), is then `<ownerId>~<agentId>`: `~` is in neither a chosen id nor a
+ * generated one. Generated ids (`agt_<random>`) are unique by themselves and stay the actor
+ * id, as do agents created before this change (found by the fallback in `ownedView`).
+ */
+const SCOPE_SEPARATOR = '~';
+
+/** The actor id of an agent whose owner chose its id. */
+export function scopedActorId(ownerId: string, agentId: string): string {
+  return `${ownerId}${SCOPE_SEPARATOR}${agentId}`;
+}
+
 /** Operators' agents: each is an `agent` actor owned by one user. */
 export class AgentsService {
   constructor(
@@ -69,18 +84,21 @@ export class AgentsService {
   }
 
   private async createUncapped(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
-    const agentId = input.agentId ?? `agt_${randomBytes(12).toString('base64url')}`;
+    const exists = () => new AppError('RESOURCE_CONFLICT', 'Agent already exists');
+    // Only the caller's own agents can make a chosen id taken (one created before ids were scoped included).
+    if (input.agentId !== undefined && (await this.findOwned(ownerId, input.agentId))) throw exists();
+    const actorId = input.agentId === undefined ? `agt_${randomBytes(12).toString('base64url')}` : scopedActorId(ownerId, input.agentId);
     // Unguessable and unrelated to every internal id.
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
     await this.runtime
-      .create('agent', agentId, { agentId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
+      .create('agent', actorId, { agentId: actorId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
       .catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 409) throw new AppError('RESOURCE_CONFLICT', 'Agent already exists');
+        if (error instanceof AppError && error.status === 409) throw exists();
         throw error;
       });
-    const { view } = await this.runtime.send({ type: 'agent', id: agentId }, { type: 'agent.activate' });
+    const { view } = await this.runtime.send({ type: 'agent', id: actorId }, { type: 'agent.activate' });
     const user = await this.users.get(ownerId);
-    if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, agentId);
+    if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, actorId);
     return toSummary(view);
   }
 
@@ -98,9 +116,20 @@ export class AgentsService {
   }
 
   async ownedView(ownerId: string, agentId: string): Promise<ActorView> {
-    const view = await this.runtime.get({ type: 'agent', id: agentId });
-    if (!view || (view.context as AgentContext).ownerId !== ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
+    const view = await this.findOwned(ownerId, agentId);
+    if (!view) throw AppError.notFound(AGENT_NOT_FOUND);
     return view;
+  }
+
+  /**
+   * The owner's agent of that agentId: a chosen id scoped to the owner first, then the id as
+   * an actor id (generated ids, agents from before scoping, and an owner's own actor id),
+   * which counts only when the owner owns it.
+   */
+  private async findOwned(ownerId: string, agentId: string): Promise<ActorView | null> {
+    const scoped = agentId.includes(SCOPE_SEPARATOR) ? null : await this.runtime.get({ type: 'agent', id: scopedActorId(ownerId, agentId) });
+    const view = scoped ?? (await this.runtime.get({ type: 'agent', id: agentId }));
+    return view && (view.context as AgentContext).ownerId === ownerId ? view : null;
   }
 
   /**
@@ -114,18 +143,20 @@ export class AgentsService {
     return this.ownedView(ownerId, user.defaultAgentId);
   }
 
-  /** Makes an owned agent the user's default for `:userId` trading routes. */
-  async setDefault(ownerId: string, agentId: string): Promise<AgentSummary> {
+  /** Makes an owned agent the user's default for `:userId` trading routes; the agent's view. */
+  async setDefault(ownerId: string, agentId: string): Promise<ActorView> {
     const view = await this.ownedView(ownerId, agentId);
-    await this.users.setDefaultAgent(ownerId, agentId);
-    return toSummary(view);
+    await this.users.setDefaultAgent(ownerId, view.id);
+    return view;
   }
 }
 
+/** An agent as operators see it: `agentId` is the id its owner chose (or was given), unscoped. */
 export function toSummary(view: ActorView): AgentSummary {
   const context = view.context as AgentContext;
+  const scope = `${context.ownerId}${SCOPE_SEPARATOR}`;
   return {
-    agentId: context.agentId,
+    agentId: context.agentId.startsWith(scope) ? context.agentId.slice(scope.length) : context.agentId,
     publicId: context.publicId,
     name: context.name,
     status: String(view.state),
