@@ -52,6 +52,12 @@ describe('names (e2e)', () => {
         expect(answer.body.message, `${what} ${labels[i] ?? 'wallet label'}`).toEqual([`${i === 6 ? 'label' : 'name'}: ${REFUSED}`]);
       }
     }
+    // Strategy names are identifiers (a path segment of DELETE): their stricter pattern refuses all of these too.
+    for (const name of Object.values(HOSTILE)) {
+      const strategy = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });
+      expect(strategy.status).toBe(400);
+      expect(strategy.body.message).toEqual([expect.stringMatching(/^name: must be 1-64 letters/)]);
+    }
     // Nothing was created or renamed on the way.
     expect((await alice.client.get('/api/nest/agents')).body.items).toHaveLength(1);
     expect((await alice.client.get(`/api/nest/bots/${botId}`)).body.name).toBe('names-bot');
