@@ -74,13 +74,16 @@ export class WalletService implements WalletDirectory {
    * calls agree: the wallet created here gets an id derived from (subject, chain, slot), so
    * racing creations collide on one create-only write and the losers read the winner's wallet.
    */
-  async ensureCustodial(subject: TradingSubject, chain: WalletChain): Promise<WalletView> {
+  async ensureCustodial(subject: TradingSubject, chain: WalletChain, onCreated?: () => void): Promise<WalletView> {
     return this.withCasRetry(async () => {
       const book = await this.book(subject, chain);
       const existing = custodialOf(book);
       if (existing) return toView(existing, book.defaultId);
       const slotId = (slot: number) => derivedId('custodial-slot', subjectKey(subject), chain, String(slot));
-      return this.insert(subject, chain, slotId(freeSlot(book.wallets, slotId)), { kind: 'custodial' });
+      const created = await this.insert(subject, chain, slotId(freeSlot(book.wallets, slotId)), { kind: 'custodial' });
+      // Only once the insert won: one that lost a race retries and finds the winner's wallet.
+      onCreated?.();
+      return created;
     });
   }
 

@@ -6,7 +6,9 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { UsersService } from './users.service.js';
+import { nameSchema } from '../shared/name.schema.js';
 
 /** An agent as operators see it (CONTRACT "Agents, bots and keys"). */
 export interface AgentSummary {
@@ -20,7 +22,7 @@ export interface AgentSummary {
 
 export const createAgentSchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: nameSchema(),
     agentId: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')
@@ -32,6 +34,21 @@ export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
 const AGENT_NOT_FOUND = 'Agent not found';
 
+/**
+ * Caller-chosen agentIds are scoped per owner (issue 16, item 8): two users may each have
+ * an agent `alpha`, and creating one never tells whether another user has it. The agent's
+ * actor id, which must be unique (keys, orders, wallets, audit and event streams name the
+ * agent by it), is then `<ownerId>~<agentId>`: `~` is in neither a chosen id nor a
+ * generated one. Generated ids (`agt_<random>`) are unique by themselves and stay the actor
+ * id, as do agents created before this change (found by the fallback in `ownedView`).
+ */
+const SCOPE_SEPARATOR = '~';
+
+/** The actor id of an agent whose owner chose its id. */
+export function scopedActorId(ownerId: string, agentId: string): string {
+  return `${ownerId}${SCOPE_SEPARATOR}${agentId}`;
+}
+
 /** Operators' agents: each is an `agent` actor owned by one user. */
 export class AgentsService {
   constructor(
@@ -39,22 +56,49 @@ export class AgentsService {
     private readonly store: StorePort,
     private readonly users: UsersService,
     private readonly clock: ClockPort,
+    private readonly caps: OwnerCaps,
+    /** At most this many agents (archived ones aside) per user (`MAX_AGENTS_PER_USER`). */
+    private readonly maxAgents: number,
   ) {}
 
-  /** Creates and activates an agent; the user's first agent becomes the default one. */
+  /**
+   * Creates and activates an agent; the user's first agent becomes the default one. A user
+   * holding `maxAgents` agents already gets 409 `Agent limit reached: ...`.
+   */
   async create(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
-    const agentId = input.agentId ?? `agt_${randomBytes(12).toString('base64url')}`;
+    return this.caps.create(
+      `agents:${ownerId}`,
+      this.maxAgents,
+      `Agent limit reached: at most ${this.maxAgents} agents per user`,
+      (cap) => this.countAgents(ownerId, cap),
+      () => this.createUncapped(ownerId, input),
+    );
+  }
+
+  private countAgents(ownerId: string, cap: number): Promise<number> {
+    return countUpTo(
+      cap,
+      (cursor) => this.store.find(collectionOf('agent'), { index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+      (doc) => this.runtime.viewOf('agent', doc).state !== 'archived',
+    );
+  }
+
+  private async createUncapped(ownerId: string, input: CreateAgentInput): Promise<AgentSummary> {
+    const exists = () => new AppError('RESOURCE_CONFLICT', 'Agent already exists');
+    // Only the caller's own agents can make a chosen id taken (one created before ids were scoped included).
+    if (input.agentId !== undefined && (await this.findOwned(ownerId, input.agentId))) throw exists();
+    const actorId = input.agentId === undefined ? `agt_${randomBytes(12).toString('base64url')}` : scopedActorId(ownerId, input.agentId);
     // Unguessable and unrelated to every internal id.
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
     await this.runtime
-      .create('agent', agentId, { agentId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
+      .create('agent', actorId, { agentId: actorId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
       .catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 409) throw new AppError('RESOURCE_CONFLICT', 'Agent already exists');
+        if (error instanceof AppError && error.status === 409) throw exists();
         throw error;
       });
-    const { view } = await this.runtime.send({ type: 'agent', id: agentId }, { type: 'agent.activate' });
+    const { view } = await this.runtime.send({ type: 'agent', id: actorId }, { type: 'agent.activate' });
     const user = await this.users.get(ownerId);
-    if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, agentId);
+    if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, actorId);
     return toSummary(view);
   }
 
@@ -72,9 +116,20 @@ export class AgentsService {
   }
 
   async ownedView(ownerId: string, agentId: string): Promise<ActorView> {
-    const view = await this.runtime.get({ type: 'agent', id: agentId });
-    if (!view || (view.context as AgentContext).ownerId !== ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
+    const view = await this.findOwned(ownerId, agentId);
+    if (!view) throw AppError.notFound(AGENT_NOT_FOUND);
     return view;
+  }
+
+  /**
+   * The owner's agent of that agentId: a chosen id scoped to the owner first, then the id as
+   * an actor id (generated ids, agents from before scoping, and an owner's own actor id),
+   * which counts only when the owner owns it.
+   */
+  private async findOwned(ownerId: string, agentId: string): Promise<ActorView | null> {
+    const scoped = agentId.includes(SCOPE_SEPARATOR) ? null : await this.runtime.get({ type: 'agent', id: scopedActorId(ownerId, agentId) });
+    const view = scoped ?? (await this.runtime.get({ type: 'agent', id: agentId }));
+    return view && (view.context as AgentContext).ownerId === ownerId ? view : null;
   }
 
   /**
@@ -88,18 +143,20 @@ export class AgentsService {
     return this.ownedView(ownerId, user.defaultAgentId);
   }
 
-  /** Makes an owned agent the user's default for `:userId` trading routes. */
-  async setDefault(ownerId: string, agentId: string): Promise<AgentSummary> {
+  /** Makes an owned agent the user's default for `:userId` trading routes; the agent's view. */
+  async setDefault(ownerId: string, agentId: string): Promise<ActorView> {
     const view = await this.ownedView(ownerId, agentId);
-    await this.users.setDefaultAgent(ownerId, agentId);
-    return toSummary(view);
+    await this.users.setDefaultAgent(ownerId, view.id);
+    return view;
   }
 }
 
+/** An agent as operators see it: `agentId` is the id its owner chose (or was given), unscoped. */
 export function toSummary(view: ActorView): AgentSummary {
   const context = view.context as AgentContext;
+  const scope = `${context.ownerId}${SCOPE_SEPARATOR}`;
   return {
-    agentId: context.agentId,
+    agentId: context.agentId.startsWith(scope) ? context.agentId.slice(scope.length) : context.agentId,
     publicId: context.publicId,
     name: context.name,
     status: String(view.state),

@@ -9,6 +9,8 @@ import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { nameSchema } from '../shared/name.schema.js';
+import { countUpTo, type OwnerCaps } from './owner-caps.js';
 
 /** Fixed by interface section 8: keys expire 90 days after creation. */
 export const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
@@ -32,7 +34,7 @@ export const stepUpTokenSchema = z.string().max(200).nullable().optional();
 
 /** `expiresAt` and anything else unknown is refused: the system sets the expiry. */
 export const createKeySchema = z
-  .object({ name: z.string().trim().min(1).max(100), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
+  .object({ name: nameSchema(), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
   .strict();
 
 export interface KeyOwner {
@@ -68,6 +70,9 @@ export class ApiKeysService {
     private readonly box: SecretBox,
     private readonly stepUp: StepUpService,
     private readonly clock: ClockPort,
+    private readonly caps: OwnerCaps,
+    /** At most this many active keys per agent or bot (`MAX_ACTIVE_KEYS_PER_AGENT`). */
+    private readonly maxActiveKeys: number,
   ) {}
 
   /** Hash under which a secret is stored and looked up. */
@@ -79,7 +84,27 @@ export class ApiKeysService {
     return SECRET_PATTERN.test(secret);
   }
 
-  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>): Promise<CreatedKey> {
+  /**
+   * A new key of `owner`. 409 `Key limit reached: ...` when the owner holds `maxActiveKeys`
+   * active keys already; `replaces` names a key this one replaces (a bot's token rotation
+   * revokes it right after), which does not count.
+   */
+  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, options: { replaces?: string } = {}): Promise<CreatedKey> {
+    const count = (cap: number) =>
+      countUpTo(
+        cap,
+        (cursor) => this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+        (doc) => {
+          const view = this.runtime.viewOf('api-key', doc);
+          return statusOf(view, this.clock.now()) === 'active' && (view.context as ApiKeyContext).keyId !== options.replaces;
+        },
+      );
+    const refusal = `Key limit reached: at most ${this.maxActiveKeys} active keys per ${owner.type}`;
+    // The step-up token is spent under the cap's lock, after the count: a refused key spends none.
+    return this.caps.create(`keys:${owner.type}:${owner.id}`, this.maxActiveKeys, refusal, count, () => this.createUncapped(userId, owner, input));
+  }
+
+  private async createUncapped(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>): Promise<CreatedKey> {
     if (input.scope === 'manage') {
       if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope'); // '' and null included
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });

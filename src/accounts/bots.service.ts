@@ -4,9 +4,11 @@ import { DEFAULT_BOT_MCP, type BotContext, type BotMcpConfig, type BotProfile } 
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
+import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { ActorView } from '../runtime/actor-inspector.js';
 import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import { nameSchema } from '../shared/name.schema.js';
 
 /** A legacy bot as its routes show it. */
 export interface Bot extends BotProfile {
@@ -18,7 +20,7 @@ export interface Bot extends BotProfile {
 }
 
 const profileFields = {
-  name: z.string().trim().min(1).max(100),
+  name: nameSchema(),
   description: z.string().max(2000),
   tradingEnabled: z.boolean(),
 };
@@ -45,9 +47,23 @@ export class BotsService {
     private readonly store: StorePort,
     private readonly clock: ClockPort,
     private readonly keys: Pick<ApiKeysService, 'revokeAll'>,
+    private readonly caps: OwnerCaps,
+    /** At most this many live bots per user (`MAX_BOTS_PER_USER`); deleted ones do not count. */
+    private readonly maxBots: number,
   ) {}
 
+  /** A new bot; 409 `Bot limit reached: ...` when the user holds `maxBots` live bots already. */
   async create(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
+    const count = (cap: number) =>
+      countUpTo(
+        cap,
+        (cursor) => this.store.find(collectionOf('bot'), { index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+        (doc) => this.runtime.viewOf('bot', doc).state === 'active',
+      );
+    return this.caps.create(`bots:${ownerId}`, this.maxBots, `Bot limit reached: at most ${this.maxBots} bots per user`, count, () => this.createUncapped(ownerId, input));
+  }
+
+  private async createUncapped(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
     const botId = `bot_${randomBytes(12).toString('base64url')}`;
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
     const view = await this.runtime.create('bot', botId, {

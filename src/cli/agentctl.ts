@@ -12,12 +12,15 @@ Commands:
   types                                 machine types the service hosts
   list <type> [--state S] [--limit N] [--cursor C]
                                         actors of a type, optionally in one state
-  get <type> <id>                       state value, context, version, updatedAt
+  get <type> <id>                       machine state, actor status, version, updatedAt, context
+                                        (secret material is censored, as in the logs)
   journal <type> <id> [--after N] [--limit N]
                                         the actor's journal, oldest first
 
 Options:
-  --url URL     service address (default $AGENTCTL_URL or http://127.0.0.1:3000)
+  --url URL     service address; default, as the service itself reads them: $AGENTCTL_URL,
+                else $PUBLIC_URL, else http://$HOST:$PORT (127.0.0.1 when HOST is a wildcard;
+                HOST 127.0.0.1 and PORT 3000 when unset)
   --token T     ops token (default $OPS_TOKEN, else DATA_DIR/secrets.json)
   --json        print raw JSON
 `;
@@ -44,7 +47,7 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     return command ? 0 : 2;
   }
   const parsed = optionsSchema.safeParse({
-    url: flags.url ?? env.AGENTCTL_URL ?? 'http://127.0.0.1:3000',
+    url: flags.url ?? serviceUrl(env),
     token: flags.token ?? env.OPS_TOKEN ?? tokenFromDataDir(env.DATA_DIR ?? './data') ?? '',
     json: flags.json === true,
     state: flags.state,
@@ -84,6 +87,36 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
   return 0;
 }
 
+/**
+ * Where the service answers, read from the variables the service itself reads: its
+ * `PUBLIC_URL`, else `http://HOST:PORT` (the service's own default for `PUBLIC_URL`). A
+ * wildcard HOST listens on every interface, so it is reached on loopback.
+ */
+export function serviceUrl(env: Env): string {
+  if (env.AGENTCTL_URL) return env.AGENTCTL_URL;
+  if (env.PUBLIC_URL) return env.PUBLIC_URL;
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${env.PORT?.trim() || '3000'}`;
+}
+
+/**
+ * One actor, every field labelled: `state` is the machine's state value (what the entity is
+ * doing: an agent `paused`), `status` XState's run status of the actor (`active` until it
+ * reaches a final state, then `done`; `error`, `stopped`), which printed side by side as
+ * `"state":"paused","status":"active"` read as a contradiction.
+ */
+function renderActor(view: Record<string, unknown>): string {
+  return [
+    `${String(view.type)}/${String(view.id)}`,
+    `machine state:  ${JSON.stringify(view.state)}`,
+    `actor status:   ${String(view.status)}  (XState run status: active until a final state, then done; error; stopped)`,
+    `version:        ${String(view.version)}  (machine definition v${String(view.machineVersion)})`,
+    `updated:        ${String(view.updatedAt)}`,
+    `context:        ${JSON.stringify(view.context, null, 2).replace(/\n/g, '\n  ')}`,
+  ].join('\n');
+}
+
 function render(command: string, body: unknown): string {
   const data = body as { items?: Array<Record<string, unknown>>; nextCursor?: string; nextAfterSeq?: number; types?: string[] };
   if (command === 'types') return (data.types ?? []).join('\n');
@@ -95,6 +128,7 @@ function render(command: string, body: unknown): string {
     const rows = (data.items ?? []).map((e) => [e.seq, new Date(Number(e.at)).toISOString(), JSON.stringify(e.state), JSON.stringify(e.event)].join('\t'));
     return ['SEQ\tAT\tSTATE\tEVENT', ...rows, ...(data.nextAfterSeq ? [`(more: --after ${data.nextAfterSeq})`] : [])].join('\n');
   }
+  if (command === 'get') return renderActor(body as Record<string, unknown>);
   return JSON.stringify(body, null, 2);
 }
 

@@ -3,6 +3,8 @@ import { createPublicClient, http } from 'viem';
 import { AgentsService } from '../accounts/agents.service.js';
 import { ApiKeysService } from '../accounts/api-keys.service.js';
 import { BotsService } from '../accounts/bots.service.js';
+import { CAP_LOCKS_COLLECTION, OwnerCaps } from '../accounts/owner-caps.js';
+import type { AccountLimits } from '../config/config.schema.js';
 import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
 import { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
@@ -41,10 +43,12 @@ export interface AccountsDeps {
   publicRatePerMinute: number;
   /** Enables ERC-1271 contract-wallet sign-in. */
   evmRpcUrl?: string;
+  /** Per-user caps (agents, bots, active keys of one agent or bot). */
+  limits: Pick<AccountLimits, 'agentsPerUser' | 'botsPerUser' | 'activeKeysPerAgent'>;
 }
 
 /** Store collections of the account services (actors declare theirs through the runtime). */
-export const ACCOUNT_COLLECTIONS: CollectionSpec[] = [...USER_COLLECTIONS, ...NONCE_COLLECTIONS, ...TOTP_COLLECTIONS, ...STEP_UP_COLLECTIONS];
+export const ACCOUNT_COLLECTIONS: CollectionSpec[] = [...USER_COLLECTIONS, ...NONCE_COLLECTIONS, ...TOTP_COLLECTIONS, ...STEP_UP_COLLECTIONS, CAP_LOCKS_COLLECTION];
 
 /** Operators, sessions, agents, bots, keys, TOTP and step-up: services and their routes. */
 export function buildAccounts(deps: AccountsDeps) {
@@ -56,7 +60,8 @@ export function buildAccounts(deps: AccountsDeps) {
   const sessions = new SessionService(runtime, new SessionTokens(deps.secrets.SESSION_SECRET, deps.publicUrl, clock), clock, bus);
   const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
   const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
-  const keys = new ApiKeysService(runtime, store, deps.scheduler, box('api-key'), stepUp, clock);
+  const caps = new OwnerCaps(store, clock);
+  const keys = new ApiKeysService(runtime, store, deps.scheduler, box('api-key'), stepUp, clock, caps, deps.limits.activeKeysPerAgent);
   const keyAuthenticator = new KeyAuthenticator(runtime, store, keys, clock, bus);
   const resolver = new CredentialResolver(sessions, keyAuthenticator);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
@@ -66,8 +71,8 @@ export function buildAccounts(deps: AccountsDeps) {
     publicUrl: deps.publicUrl,
     ...(deps.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(deps.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
-  const agents = new AgentsService(runtime, store, users, clock);
-  const bots = new BotsService(runtime, store, clock, keys);
+  const agents = new AgentsService(runtime, store, users, clock, caps, deps.limits.agentsPerUser);
+  const bots = new BotsService(runtime, store, clock, keys, caps, deps.limits.botsPerUser);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter, publicLimit: publicRateLimit(deps.limiter, [perMinute(deps.publicRatePerMinute)]) };
 
   const routers: Router[] = [

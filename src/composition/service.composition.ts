@@ -99,6 +99,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     secrets: options.secrets,
     publicUrl: config.publicUrl,
     publicRatePerMinute: config.publicRatePerMinute,
+    limits: config.limits,
     ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
   });
 

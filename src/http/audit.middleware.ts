@@ -67,7 +67,9 @@ function entryFor(req: Request, res: Response, path: string, body: unknown, star
   const ok = finished && res.statusCode < 400;
   // Only a call that went through says whose agent or bot it touched; a refused one
   // (401/403/404/400 before the ownership check) would let anyone write into an owner's log.
-  const subject = ok ? subjectOf(template, path) : undefined;
+  // A route that resolved its agent says which (`auditSubject`): a chosen agentId in the
+  // path is scoped to its owner, so the path alone does not name the actor.
+  const subject = ok ? ((res.locals.auditSubject as string | undefined) ?? subjectOf(template, path)) : undefined;
   return {
     at: started,
     surface: 'rest',

@@ -18,7 +18,13 @@ export interface LoggerOptions {
   name?: string;
 }
 
-/** Field names (any case) whose values are secrets, wherever they appear in a logged object. */
+/**
+ * Field names (any case) whose values are secrets, wherever they appear in a logged object
+ * or an ops view of an actor (`redactSecrets` serves both: one list). A key's `secretHash`
+ * and a session's refresh-token ids (`refreshJti`, and `presentedJti`/`nextJti` of its
+ * journal) are secret material too: the hash finds the key, a jti names the one refresh
+ * token that is valid next.
+ */
 export const SECRET_KEYS = [
   'authorization',
   'cookie',
@@ -44,6 +50,10 @@ export const SECRET_KEYS = [
   'providerToken',
   'idToken',
   'csrfToken',
+  'secretHash',
+  'refreshJti',
+  'presentedJti',
+  'nextJti',
 ] as const;
 
 const SECRET_KEY_SET = new Set(SECRET_KEYS.map((key) => key.toLowerCase()));

@@ -28,6 +28,12 @@ export interface OperationContext {
   /** Surface the call came through (audit). */
   surface: 'rest' | 'mcp';
   idempotencyKey?: string;
+  /**
+   * Called by a handler whose call created what it answers with, where creating is not a
+   * given (an "ensure"): REST then answers 201 instead of 200. A replayed call runs no
+   * handler, so it answers 200: the thing existed before it.
+   */
+  created?: () => void;
 }
 
 export interface OperationAnnotations {

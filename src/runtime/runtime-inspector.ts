@@ -1,8 +1,13 @@
-import type { StorePort } from '../ports/store.port.js';
+import { redactSecrets } from '../observability/logger.js';
+import type { JournalEntry, StorePort } from '../ports/store.port.js';
 import type { ActorInspector, ActorView } from './actor-inspector.js';
 import { collectionOf, type ActorRuntime } from './actor-runtime.js';
 
-/** Ops inspection over the runtime's committed state: what the ops routes and the CLI read. */
+/**
+ * Ops inspection over the runtime's committed state: what the ops routes and the CLI read.
+ * Secret material (a key's `secretHash`, a session's refresh jti) is censored here, with the
+ * logger's list and function, so neither surface can show what the logs would not.
+ */
 export class RuntimeInspector implements ActorInspector {
   constructor(
     private readonly runtime: ActorRuntime,
@@ -13,8 +18,9 @@ export class RuntimeInspector implements ActorInspector {
     return this.runtime.types();
   }
 
-  inspect(type: string, id: string): Promise<ActorView | null> {
-    return this.runtime.get({ type, id });
+  async inspect(type: string, id: string): Promise<ActorView | null> {
+    const view = await this.runtime.get({ type, id });
+    return view && redactView(view);
   }
 
   async journal(type: string, id: string, page: { afterSeq?: number; limit: number }) {
@@ -24,7 +30,7 @@ export class RuntimeInspector implements ActorInspector {
       ...(page.afterSeq === undefined ? {} : { afterSeq: page.afterSeq }),
     });
     const last = items.at(-1);
-    return { items, ...(items.length === page.limit && last ? { nextAfterSeq: last.seq } : {}) };
+    return { items: items.map(redactEntry), ...(items.length === page.limit && last ? { nextAfterSeq: last.seq } : {}) };
   }
 
   async list(type: string, options: { state?: string; limit: number; cursor?: string }) {
@@ -34,8 +40,16 @@ export class RuntimeInspector implements ActorInspector {
       ? await this.store.find(collectionOf(type), { index: 'state', eq: options.state }, page)
       : await this.store.list(collectionOf(type), page);
     return {
-      items: docs.items.map((doc) => this.runtime.viewOf(type, doc)),
+      items: docs.items.map((doc) => redactView(this.runtime.viewOf(type, doc))),
       ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
     };
   }
+}
+
+function redactView(view: ActorView): ActorView {
+  return { ...view, context: redactSecrets(view.context) };
+}
+
+function redactEntry(entry: JournalEntry): JournalEntry {
+  return { ...entry, event: redactSecrets(entry.event), state: redactSecrets(entry.state) };
 }

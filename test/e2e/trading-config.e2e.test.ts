@@ -7,6 +7,7 @@ const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const FORBIDDEN = { statusCode: 403, message: 'Forbidden', error: 'Forbidden' };
+const USER_NOT_FOUND = { statusCode: 404, message: 'User not found', error: 'Not Found' };
 
 /** Every config route with a valid request; the first test checks it covers every binding. */
 const ROUTES: Array<{ method: 'GET' | 'PUT' | 'POST' | 'DELETE'; suffix: string; body?: object }> = [
@@ -143,10 +144,10 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect((await alice.put(config('/wallet-mode'), { walletMode: 'hot' })).body.message).toEqual([expect.stringMatching(/^walletMode: /)]);
   });
 
-  it("answers 403 on another user's :userId, for every route, and changes nothing", async () => {
+  it("answers 404 User not found on another user's :userId, for every route, and changes nothing", async () => {
     for (const route of ROUTES) {
       const response = await alice.request(route.method, config(route.suffix, bobId), route.body);
-      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({ route: `${route.method} ${route.suffix}`, status: 403, body: FORBIDDEN });
+      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({ route: `${route.method} ${route.suffix}`, status: 404, body: USER_NOT_FOUND });
     }
     const bobs = (await bob.get(config('', bobId))).body;
     expect(bobs).toMatchObject({ walletMode: 'custodial', favorites: [], blacklist: [], riskPolicy: { maxSlippageBps: 500 } });

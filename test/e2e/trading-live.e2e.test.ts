@@ -25,7 +25,7 @@ describe('live venue profile with its providers failing (e2e)', () => {
     operator = await Operator.signIn(svc);
     const agent = await operator.agent('live');
     await operator.client.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
-    expect((await operator.client.post(`/api/nest/trading/wallets/custodial/${operator.userId}`, {}, key())).status).toBe(200);
+    expect((await operator.client.post(`/api/nest/trading/wallets/custodial/${operator.userId}`, {}, key())).status).toBe(201);
   });
   afterAll(async () => {
     await svc.stop();

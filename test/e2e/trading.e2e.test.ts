@@ -362,7 +362,7 @@ describe('trading core (e2e)', () => {
   });
 
   it('refuses another user\'s :userId and a mutation without CSRF', async () => {
-    expect((await http.get('/api/nest/trading/orders/someone-else')).status).toBe(403);
+    expect(await http.get('/api/nest/trading/orders/someone-else')).toMatchObject({ status: 404, body: { message: 'User not found' } });
     const csrf = http.csrf;
     http.csrf = undefined;
     expect((await command('buy 0.01 SOL of BONK')).status).toBe(403);

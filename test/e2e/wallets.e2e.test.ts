@@ -63,7 +63,8 @@ describe('wallets and token approvals (e2e)', () => {
 
     const key = randomUUID();
     const created = await alice.post(custodial, {}, idem(key));
-    expect(created.status).toBe(200);
+    expect(created.status).toBe(201); // created by this call (issue 16 item 22); 200 below, where it was there
+
     expect(created.body).toEqual({ walletId: expect.stringMatching(/^wal_/), chain: 'solana', address: expect.any(String), custodial: true, createdAt: expect.any(String) });
     expect(bs58.decode(created.body.address)).toHaveLength(32);
     expect(created.headers.get('idempotent-replayed')).toBeNull();
@@ -76,7 +77,7 @@ describe('wallets and token approvals (e2e)', () => {
     expect(mismatch).toMatchObject({ status: 422, body: { statusCode: 422, message: 'Idempotency key was already used with a different request' } });
 
     // A fresh key runs again and still finds the same wallet: ensure is idempotent by itself.
-    expect((await alice.post(custodial, { chain: 'solana' }, idem())).body).toEqual(created.body);
+    expect(await alice.post(custodial, { chain: 'solana' }, idem())).toMatchObject({ status: 200, body: created.body });
     expect(await alice.get(custodial)).toMatchObject({ status: 200, body: { chain: 'solana', exists: true, wallet: created.body } });
   });
 
@@ -167,16 +168,17 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.post(revoke, { ...target, chain: 'arbitrum' }, idem())).toMatchObject({ status: 404 });
   });
 
-  it("another user's :userId is 403 on every wallet route", async () => {
+  it("another user's :userId is 404 User not found on every wallet route, as another user's agent is 404", async () => {
     const { custodial, evm, approvals, revoke } = base();
-    expect(await bob.get(custodial)).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
-    expect((await bob.post(custodial, {}, idem())).status).toBe(403);
-    expect((await bob.get(evm)).status).toBe(403);
-    expect((await bob.post(evm, { address: EXTERNAL })).status).toBe(403);
-    expect((await bob.post(`${evm}/custodial`, {}, idem())).status).toBe(403);
-    expect((await bob.delete(`${evm}/wal_x`)).status).toBe(403);
-    expect((await bob.post(approvals, {}, idem())).status).toBe(403);
-    expect((await bob.post(revoke, {}, idem())).status).toBe(403);
+    const notFound = { status: 404, body: { statusCode: 404, message: 'User not found', error: 'Not Found' } };
+    expect(await bob.get(custodial)).toMatchObject(notFound);
+    expect(await bob.post(custodial, {}, idem())).toMatchObject(notFound);
+    expect(await bob.get(evm)).toMatchObject(notFound);
+    expect(await bob.post(evm, { address: EXTERNAL })).toMatchObject(notFound);
+    expect(await bob.post(`${evm}/custodial`, {}, idem())).toMatchObject(notFound);
+    expect(await bob.delete(`${evm}/wal_x`)).toMatchObject(notFound);
+    expect(await bob.post(approvals, {}, idem())).toMatchObject(notFound);
+    expect(await bob.post(revoke, {}, idem())).toMatchObject(notFound);
   });
 
   describe('over MCP with the official SDK client', () => {

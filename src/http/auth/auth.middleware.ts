@@ -78,10 +78,16 @@ export function sessionOf(res: { locals: { principal?: Principal } }) {
   return principal;
 }
 
-/** `:userId` must be the signed-in user: these are not admin routes. */
+export const USER_NOT_FOUND = 'User not found';
+
+/**
+ * `:userId` must be the signed-in user: these are not admin routes. Another user's id is a
+ * 404 `User not found`, the one rule for whatever is not the caller's (another user's agent,
+ * bot, key or order is a 404 too), so a path never tells "exists, not yours" from "absent".
+ */
 export function assertSameUser(req: Request, res: { locals: { principal?: Principal } }): string {
   const session = sessionOf(res);
-  if (req.params.userId !== session.userId) throw AppError.forbidden();
+  if (req.params.userId !== session.userId) throw AppError.notFound(USER_NOT_FOUND);
   return session.userId;
 }
 

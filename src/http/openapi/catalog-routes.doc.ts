@@ -45,6 +45,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       ...(hasFields ? { query } : {}),
       ...(inQuery ? {} : { body: rest }),
       ...(binding.status ? { status: binding.status } : {}),
+      ...(binding.createdStatus ? { createdStatus: binding.createdStatus } : {}),
       ...(guarded ? { idempotent: true } : {}),
       ...(operation.output ? { response: trades ? z.union([operation.output, ERROR_ENVELOPES.CanonicalFailure]) : operation.output } : {}),
       ...(operation.annotations?.readOnly ? {} : { errors: trades ? ([409, 503] as const) : ([409] as const) }),

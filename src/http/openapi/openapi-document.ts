@@ -84,6 +84,7 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
     ...(route.response ? { content: { [route.contentType ?? 'application/json']: { schema: converter.convert(route.response, 'output') } } } : {}),
   };
   const responses: Record<string, JsonObject> = { [String(route.status ?? 200)]: success };
+  if (route.createdStatus) responses[String(route.createdStatus)] = { ...success, description: `${route.summary} (created by this call)` };
   for (const status of errorStatuses(route, names.length > 0, rateLimited)) responses[String(status)] = errorResponseRef(status);
 
   return {

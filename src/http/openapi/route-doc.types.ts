@@ -41,6 +41,8 @@ export interface RouteDoc {
   params?: Record<string, z.ZodType>;
   /** Success status; default 200. */
   status?: number;
+  /** An "ensure" route: this status (201) when the call created what it answers with, `status` when it was there. */
+  createdStatus?: number;
   /** Success body (JSON unless `contentType` says otherwise). */
   response?: z.ZodType;
   /** Media type of a non-JSON success body (`text/html`). */

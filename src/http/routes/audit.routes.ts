@@ -63,8 +63,9 @@ export function createAuditRoutes(deps: AuditRoutesDeps): Router {
   router.get('/api/nest/agents/:agentId/logs', ...operator, async (req, res) => {
     const agentId = param(req, 'agentId');
     const query = parseQuery(pageQuerySchema, req);
-    await deps.agents.ownedView(sessionOf(res).userId, agentId);
-    await send(res, `agent:${agentId}`, query);
+    // Entries name the agent by its actor id (a chosen agentId is scoped to its owner).
+    const agent = await deps.agents.ownedView(sessionOf(res).userId, agentId);
+    await send(res, `agent:${agent.id}`, query);
   });
   return router;
 }

@@ -95,7 +95,8 @@ export function createBotRoutes(deps: BotRoutesDeps): Router {
       // Every field is optional: no body is no fields.
       const body = validate(rotateTokenSchema, objectBody(req));
       const owner = { type: 'bot' as const, id: botId };
-      const created = await keys.create(userId, owner, { name: 'MCP access token', ...body });
+      // The key it replaces is revoked right after: a rotation at the key cap still rotates.
+      const created = await keys.create(userId, owner, { name: 'MCP access token', ...body }, previous.mcpTokenKeyId ? { replaces: previous.mcpTokenKeyId } : {});
       await bots.recordTokenRotation(botId, created.keyId);
       const revoked = previous.mcpTokenKeyId ? await keys.revoke(owner, previous.mcpTokenKeyId) : undefined;
       return { ...created, ...(revoked ? { revokedKeyId: revoked.keyId } : {}) };

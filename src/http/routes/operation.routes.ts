@@ -4,7 +4,7 @@ import { AppError, isAppError } from '../../errors/app-error.js';
 import { parseOperationInput, type Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
-import { authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import { assertSameUser, authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
 import { validationMessages } from '../../errors/validation-messages.js';
 import { requestContext } from '../request-context.middleware.js';
@@ -21,6 +21,11 @@ export interface RestBinding {
   path: `/api/nest/${string}`;
   operation: string;
   status?: number;
+  /**
+   * An "ensure": 201 when the handler says it created what it answers with (`ctx.created`),
+   * `status` (200) when it found it.
+   */
+  createdStatus?: 201;
   /** OpenAPI tag; default `Agents`. */
   tag?: string;
   /**
@@ -78,7 +83,8 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       res.locals.answeredDurable = true;
       const session = sessionOf(res);
       const params = req.params as Record<string, string>;
-      if (!byAgentPath && params.userId !== undefined && params.userId !== session.userId) throw AppError.forbidden();
+      // Another user's `:userId` is 404, before anything else is checked (DECISIONS "HTTP").
+      if (!byAgentPath && params.userId !== undefined) assertSameUser(req, res);
       // A hidden operation (switched off by configuration) is a 404 whatever was sent.
       const operation = deps.invoker.callable(binding.operation, OPERATOR);
       const raw = binding.input ? binding.input(req) : defaultInput(req);
@@ -94,6 +100,8 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
       const agent = await deps.agents.tradingAgent(session.userId, named);
       const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
       res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
+      // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
+      let created = false;
       const result = await deps.invoker.invoke({
         name: binding.operation,
         // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
@@ -104,6 +112,9 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
           subject: { type: 'agent', id: agent.id },
           userId: session.userId,
           surface: 'rest',
+          created: () => {
+            created = true;
+          },
           ...(idempotencyKey ? { idempotencyKey } : {}),
           ...requestContext(res),
         },
@@ -111,7 +122,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
         // Set before the answer is known: a replayed failure carries the header too.
         onReplay: () => res.set('Idempotent-Replayed', 'true'),
       });
-      res.status(binding.status ?? 200).json(result);
+      res.status(created && binding.createdStatus ? binding.createdStatus : binding.status ?? 200).json(result);
     });
   }
   return router;

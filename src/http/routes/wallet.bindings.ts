@@ -7,13 +7,14 @@ const TAG = 'Trading';
  * the signed-in user's default agent (or the owned agent named by `agentId`). Guarded
  * operations (those with an `idempotencyKey` input) need `X-Idempotency-Key` here.
  *
- * The custodial ensure route answers 200 whether it created the wallet or found it: it is
- * an idempotent "ensure", and one static status per binding cannot tell the two apart.
+ * The custodial ensure route answers 201 when the call created the wallet and 200 when the
+ * wallet was there already (a replay of the creating call included: its wallet existed
+ * before the replay), as the EVM custodial route answers 201 for the wallet it creates.
  * `GET /api/nest/trading/approvals/:userId` lists pending order approvals: not a wallet route.
  */
 export const WALLET_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_get', tag: TAG },
-  { method: 'post', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_ensure', tag: TAG },
+  { method: 'post', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_ensure', createdStatus: 201, tag: TAG },
   { method: 'get', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallets_list', tag: TAG, input: listInput },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallet_add', status: 201, tag: TAG },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/custodial', operation: 'trading_evm_wallet_create_custodial', status: 201, tag: TAG },

@@ -5,13 +5,14 @@ import type { WalletService } from '../../../agents/wallet.service.js';
 import type { WalletView } from '../../../agents/wallet.types.js';
 import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
+import { nameSchema } from '../../shared/name.schema.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
 /** CONTRACT "Idempotency": MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
 const idempotencyKey = z.uuidv4().optional();
 const walletId = z.string().min(1).max(64);
-const label = z.string().trim().min(1).max(100);
+const label = nameSchema();
 /** Any 0x address; a mixed-case one must carry a valid EIP-55 checksum. Answered checksummed. */
 // `abort`: a value that is not an address at all gets one message, not a checksum complaint too.
 const evmAddress = z
@@ -82,7 +83,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       input: z.object({ chain: walletChain.default('solana'), idempotencyKey }).strict(),
       output: custodialWallet,
       annotations: { idempotent: true },
-      handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain)),
+      handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain, ctx.created)),
     }),
     defineOperation({
       name: 'trading_evm_wallets_list',

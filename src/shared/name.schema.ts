@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/**
+ * Characters a human-chosen name may not hold: C0 controls (NUL, ESC, CR, LF...), DEL, C1
+ * controls, the Unicode line and paragraph separators, bidirectional marks, embeddings,
+ * overrides and isolates (U+200E/U+200F, U+061C, U+202A–U+202E, U+2066–U+2069), and
+ * surrogates that pair with nothing. Names are echoed into consoles, logs and terminals,
+ * where these forge lines, colour output or reverse what a reader sees (`U+202E`).
+ */
+// With the `u` flag a lone surrogate is a code point of its own (\p{Cs}); a valid pair is not.
+const UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]|\p{Cs}/u;
+
+export const UNSAFE_NAME_MESSAGE = 'must not contain control characters, bidirectional formatting characters or unpaired surrogates';
+
+/** True when `value` holds none of the characters a name may not hold. */
+export function isSafeName(value: string): boolean {
+  return !UNSAFE.test(value);
+}
+
+/**
+ * The one schema of every human-chosen name (agents, bots, keys, wallet labels): trimmed,
+ * 1 to `max` characters, none of the unsafe ones above. A refusal is a 400 naming the field
+ * (`name: must not contain ...`).
+ */
+export function nameSchema(max = 100) {
+  return z.string().trim().min(1).max(max).refine(isSafeName, UNSAFE_NAME_MESSAGE);
+}
