@@ -29,7 +29,7 @@ import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
 import { CATALOG_SETTINGS_COLLECTIONS } from '../operations/catalog-settings.store.js';
 import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
-import { buildOperations } from './operations.composition.js';
+import { buildOperations, idempotencyFingerprints } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 import { buildTrading, type TradingModule } from './trading.composition.js';
 
@@ -106,6 +106,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     extraOperations: trading.operations,
     extraBindings: trading.bindings,
     ...(config.llm ? { llm: config.llm } : {}),
+    fingerprintHash: idempotencyFingerprints(options.secrets.DATA_ENCRYPTION_KEY),
   });
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
