@@ -68,6 +68,28 @@ describe('trading core (e2e)', () => {
     expect(positions.body.positions.map((p: { symbol: string }) => p.symbol).sort()).toEqual(['SOL', 'USDC']);
   });
 
+  it('the faucet books balance and position as one deposit, whatever X-Request-Id the client sends (issue 16)', async () => {
+    const books = await operator.agent('faucet-books');
+    const agentId = books.agentId;
+    expect((await http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true })).status).toBe(200);
+    expect((await http.post(`/api/nest/trading/wallets/custodial/${userId}`, { agentId }, key())).status).toBeLessThan(300);
+    const sameId = { 'x-request-id': `req-${randomUUID()}` };
+    for (const balance of ['100', '200', '300']) {
+      const funded = await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token: 'USDC', amount: '100', agentId }, sameId);
+      expect(funded).toMatchObject({ status: 200, body: { credited: '100', balance } });
+    }
+    const pnl = async () => (await http.get(`/api/nest/trading/positions/${userId}/pnl?agentId=${agentId}`)).body.positions as Array<Record<string, string>>;
+    expect((await pnl()).find((p) => p.symbol === 'USDC')).toMatchObject({ amount: '300', costBasisUsd: '300.00', realizedPnlUsd: '0.00' });
+
+    const sold = await http.post('/api/nest/trading/command', { message: 'sell all USDC', agentId }, key());
+    expect(sold).toMatchObject({ status: 200, body: { order: { status: 'filled', amountIn: '300000000' } } });
+    const usdc = (await pnl()).find((p) => p.symbol === 'USDC')!;
+    // Three deposits at $1 sold: the sale realizes its fee (30 bps) and price impact, no profit out of nowhere.
+    expect(usdc).toMatchObject({ amount: '0', costBasisUsd: '0.00' });
+    expect(Number(usdc.realizedPnlUsd)).toBeLessThanOrEqual(-0.9);
+    expect(Number(usdc.realizedPnlUsd)).toBeGreaterThan(-3);
+  });
+
   it('the faucet reports what it credited: digits past the token\'s decimals are dropped, and an amount below one base unit is refused', async () => {
     expect(await faucet('USDT', '1.1234567')).toMatchObject({ status: 200, body: { symbol: 'USDT', credited: '1.123456', balance: '1.123456' } });
     expect(await faucet('BONK', '1.000009')).toMatchObject({ status: 200, body: { symbol: 'BONK', credited: '1', balance: '1' } });
