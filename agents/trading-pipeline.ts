@@ -124,6 +124,29 @@ export class TradingPipeline {
     return this.execute(submit.order, dailyLimitUsd);
   }
 
+  /**
+   * Cancels an order nothing was sent for yet (`pending_approval`, or `approved` before its
+   * send). The order actor takes one event at a time, so a racing approval and cancel cannot
+   * both win: whichever the order takes first stands, the other is a 409. Nothing needs giving
+   * back: the daily volume and a delegate's cap are taken only when an order is first sent
+   * (from `submitting`, which cannot be cancelled). Cancelling a cancelled order answers it as
+   * it stands, so a client repeating a cancel whose answer it lost needs no idempotency key.
+   */
+  async cancel(subject: TradingSubject, orderId: string): Promise<OrderView> {
+    const order = await this.find(subject, orderId);
+    if (!order) throw AppError.notFound('Order not found');
+    if (order.status === 'cancelled') return toOrderView(order);
+    if (!CANCELLABLE.has(order.status)) throw notCancellable(order);
+    const cancelled = await this.transition(order, { type: 'order.cancel', at: this.deps.clock.now() });
+    if (!cancelled.accepted) {
+      // Another call moved it first (an approval sent it, a cancel beat us, the expiry job ran).
+      if (cancelled.order.status === 'cancelled') return toOrderView(cancelled.order);
+      throw notCancellable(cancelled.order);
+    }
+    await this.deps.scheduler.cancel(expiryJobId(orderId));
+    return toOrderView(cancelled.order);
+  }
+
   /** Finishes an order a crash or a lost response left in `submitting` or `submitted`. Never sends twice. */
   async reconcile(order: OrderContext): Promise<OrderView> {
     const result = await this.deps.venue.lookup(order.orderId, order.chain as Chain);
@@ -342,6 +365,13 @@ function sameRequest(order: OrderContext, options: PlaceOptions): OrderContext {
 /** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */
 function mayPass(error: unknown): boolean {
   return isAppError(error) && (error.status >= 500 || error.code === 'TRADING_DISABLED');
+}
+
+/** What `cancel` takes: orders not sent yet. */
+const CANCELLABLE: ReadonlySet<OrderContext['status']> = new Set(['pending_approval', 'approved']);
+
+function notCancellable(order: OrderContext): AppError {
+  return new AppError('ORDER_NOT_CANCELLABLE', `Order ${order.orderId} cannot be cancelled (status: ${order.status})`);
 }
 
 function notApprovable(order: OrderContext): AppError {

@@ -110,6 +110,58 @@ describe('trading pipeline', () => {
     expect(calls.get(pending.order_id)).toBe(1);
   });
 
+  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent (issue 16)', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const pending = await h.pipeline.place(request());
+      // Alternate who starts first, so both orders of arrival are tried.
+      const racers = [() => h.pipeline.approve(SUBJECT, pending.order_id), () => h.pipeline.cancel(SUBJECT, pending.order_id)];
+      const [approved, cancelled] = i % 2 ? await Promise.allSettled(racers.map((run) => run())) : (await Promise.allSettled([...racers].reverse().map((run) => run()))).reverse();
+      const status = ((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status;
+      if (approved!.status === 'fulfilled') {
+        expect([cancelled, status, calls.get(pending.order_id)]).toEqual([expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }), 'filled', 1]);
+      } else {
+        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([409, 'fulfilled', 'cancelled', undefined]);
+        expect(h.cancelled).toContain(`order-expire:${pending.order_id}`);
+      }
+      outcomes.push(status);
+    }
+    expect(outcomes.every((status) => status === 'filled' || status === 'cancelled')).toBe(true);
+  });
+
+  it('a cancel landing inside an approval: after `approved` it wins and nothing is sent; after `submitting` it is refused and the order fills', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const send = h.runtime.send.bind(h.runtime);
+    const cancelAfter = async (step: 'order.approve' | 'order.submit') => {
+      const pending = await h.pipeline.place(request());
+      let cancel: Promise<unknown> | undefined;
+      h.runtime.send = async (address, event) => {
+        const result = await send(address, event);
+        // The cancel runs to its end before the approval goes on from that step.
+        if (event.type === step && !cancel) {
+          cancel = h.pipeline.cancel(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+          await cancel;
+        }
+        return result;
+      };
+      try {
+        const approval = await h.pipeline.approve(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+        return { orderId: pending.order_id, approval, cancel: await cancel };
+      } finally {
+        h.runtime.send = send;
+      }
+    };
+    const early = await cancelAfter('order.approve');
+    expect(early.cancel).toMatchObject({ status: 'cancelled' });
+    expect(early.approval).toMatchObject({ status: 409, message: `Order ${early.orderId} is not pending approval (status: cancelled)` });
+    expect(calls.get(early.orderId)).toBeUndefined();
+    const late = await cancelAfter('order.submit');
+    expect(late.cancel).toMatchObject({ status: 409, code: 'ORDER_NOT_CANCELLABLE', message: `Order ${late.orderId} cannot be cancelled (status: submitting)` });
+    expect(late.approval).toMatchObject({ status: 'filled' });
+    expect(calls.get(late.orderId)).toBe(1);
+  });
+
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
     const sol = await h.venue.priceUsd('solana', SOL);
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 } };

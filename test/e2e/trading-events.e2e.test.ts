@@ -81,4 +81,15 @@ describe('trading events on the SSE stream (e2e)', () => {
       chain: 'solana',
     });
   });
+
+  it('a cancelled order is an order.updated in state cancelled (issue 16)', async () => {
+    const { operator, user, sse } = await tradingAgent();
+    await operator.put(`/api/nest/trading/config/${user.id}/default-order-profile`, { autoApprove: false });
+    const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
+    const orderId: string = held.body.order.order_id;
+    expect((await operator.post(`/api/nest/trading/orders/${user.id}/${orderId}/cancel`, {})).status).toBe(200);
+    const cancelled = () => sse.events().find((e) => e.event === 'order.updated' && (e.data as { order: { order_id: string } }).order.order_id === orderId);
+    await until(() => cancelled() !== undefined, 'order.updated');
+    expect(cancelled()!.data).toMatchObject({ type: 'order.updated', state: 'cancelled', order: { order_id: orderId, status: 'cancelled' } });
+  });
 });
