@@ -5,6 +5,7 @@ import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderView } from './order.types.js';
+import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
@@ -321,14 +322,15 @@ export class TradingPipeline {
   /**
    * The order a deterministic id stands for. An attempt that failed before anything was
    * sent, for a reason that may pass (an open breaker), does not hold the id hostage: the
-   * retry places the next attempt (`<id>.2`, `<id>.3`...), after at most a few.
+   * retry places the next attempt (`attemptOrderId`), after at most a few. An attempt
+   * placed under its former name (`<id>.<n>`) is found by that name.
    */
   private async attemptOf(subject: TradingSubject, orderId: string): Promise<{ existing?: OrderContext; orderId: string }> {
     for (let n = 1; n <= MAX_ATTEMPTS; n++) {
-      const id = n === 1 ? orderId : `${orderId}.${n}`;
-      const existing = await this.find(subject, id);
+      const id = n === 1 ? orderId : attemptOrderId(orderId, n);
+      const existing = (await this.find(subject, id)) ?? (n === 1 ? null : await this.find(subject, legacyAttemptOrderId(orderId, n)));
       if (!existing) return { orderId: id };
-      if (!(existing.status === 'failed' && existing.retryable) || n === MAX_ATTEMPTS) return { existing, orderId: id };
+      if (!(existing.status === 'failed' && existing.retryable) || n === MAX_ATTEMPTS) return { existing, orderId: existing.orderId };
     }
     return { orderId };
   }

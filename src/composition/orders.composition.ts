@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isWrapPair } from '../../adapters/evm/evm-tokens.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/deposits.service.js';
+import { newOrderId } from '../../agents/order-ids.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
 import { ORDER_TYPE, expiryJobId, type OrderActors } from '../../agents/order.types.js';
@@ -73,7 +74,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     scheduler: deps.scheduler,
     config: deps.config,
     clock: deps.clock,
-    newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
+    newOrderId,
   });
   const queries = new OrderQueries(orders, deps.clock);
   const dca = new DcaService({

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../../agents/amounts.js';
 import { TradingCommand } from '../../agents/trading-command.js';
+import { attemptOrderId } from '../../agents/order-ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../agents/trading-pipeline.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
@@ -300,9 +301,37 @@ describe('trading pipeline', () => {
     expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
     expect(flaky.state.spend.released).toBe(flaky.state.spend.reserved); // nothing moved: the cap is given back
     const retried = await flaky.pipeline.place(request(), { orderId: 'ord_key' });
-    expect(retried).toMatchObject({ order_id: 'ord_key.2', status: 'filled' });
+    // The next attempt's id has the format of every order id.
+    expect(retried).toMatchObject({ order_id: attemptOrderId('ord_key', 2), status: 'filled' });
+    expect(retried.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
     expect(await flaky.pipeline.place(request(), { orderId: 'ord_key' })).toEqual(retried);
     expect(flaky.state.spend.reserved - flaky.state.spend.released).toBeCloseTo(Number(retried.valueUsd), 1); // one filled order holds the cap
+  });
+
+  it('an attempt placed under its former name (`<id>.2`, before issue 16) is still found by a retry: never a second trade', async () => {
+    let refuse = true;
+    const flaky = await tradingHarness({
+      venue: (paper) =>
+        new Proxy(paper, {
+          get(target, property, receiver) {
+            if (property === 'execute' && refuse) {
+              return async () => {
+                refuse = false;
+                throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    await flaky.fund(SOL, '10000000000');
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
+    // What a process of the former version placed as the second attempt.
+    const legacy = await flaky.pipeline.place(request(), { orderId: 'ord_old.2' });
+    expect(legacy).toMatchObject({ order_id: 'ord_old.2', status: 'filled' });
+    expect(await flaky.pipeline.place(request(), { orderId: 'ord_old' })).toEqual(legacy);
+    expect(await flaky.runtime.get({ type: 'order', id: attemptOrderId('ord_old', 2) })).toBeNull();
   });
 
   it('the command route turns an unreachable engine into the soft error `Trading servisi su anda kullanilamiyor.`', async () => {

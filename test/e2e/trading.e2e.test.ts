@@ -337,6 +337,9 @@ describe('trading core (e2e)', () => {
     // The same UUID in capitals is the same key, as on REST.
     const shouted = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey: idempotencyKey.toUpperCase() } });
     expect((shouted.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
+    // A call without a key gets a random id of the same length and format as a keyed one (issue 16).
+    const unkeyed = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000' } });
+    for (const order of [swap, unkeyed]) expect((order.structuredContent as { order_id: string }).order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
     const search = await trade.callTool({ name: 'trading_solana_aggregator_tokens_search', arguments: { query: 'bonk' } });
     expect((search.structuredContent as { tokens: Array<{ mint: string }> }).tokens[0]!.mint).toBe(BONK);
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { derivedOrderId } from '../../../agents/order-ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../ports/venue.port.js';
 import { digestWhole } from '../request-digest.js';
 import type { OperationContext } from '../operation.types.js';
@@ -85,6 +85,5 @@ export const ORDER_DESCRIPTION =
  */
 export function keyedOrder(ctx: OperationContext, kind: string, args: unknown): { orderId?: string; requestDigest?: string } {
   if (!ctx.idempotencyKey) return {};
-  const digest = createHash('sha256').update(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`).digest('base64url');
-  return { orderId: `ord_${digest.slice(0, 24)}`, requestDigest: `${kind}:${digestWhole(args)}` };
+  return { orderId: derivedOrderId(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`), requestDigest: `${kind}:${digestWhole(args)}` };
 }
