@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StorePort } from '../src/ports/store.port.js';
-import { fromBaseUnits } from './amounts.js';
+import { formatUsd, fromBaseUnits } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingEvents } from './trading-events.js';
@@ -173,13 +173,14 @@ export class PositionsService {
         }
         throw error;
       }
+      // USD fields as the position routes write them (two-decimal strings): one type per field on every surface.
       this.deps.events.publish(subject, 'position.updated', {
         chain: next.chain,
         token: next.token,
         symbol: next.symbol,
         amount: next.amount,
-        costBasisUsd: round2(next.costBasisUsd),
-        realizedPnlUsd: round2(next.realizedPnlUsd),
+        costBasisUsd: formatUsd(next.costBasisUsd),
+        realizedPnlUsd: formatUsd(next.realizedPnlUsd),
       });
       return;
     }
@@ -194,8 +195,4 @@ function positionId(subject: TradingSubject, leg: Pick<TokenLeg, 'chain' | 'toke
 
 function emptyPosition(subject: string, leg: TokenLeg): PositionRecord {
   return { subject, chain: leg.chain, token: leg.token, symbol: leg.symbol, decimals: leg.decimals, amount: '0', amountBase: '0', costBasisUsd: 0, realizedPnlUsd: 0, applied: [], updatedAt: 0 };
-}
-
-export function round2(value: number): number {
-  return Math.round(value * 100) / 100;
 }

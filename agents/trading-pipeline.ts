@@ -5,6 +5,7 @@ import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderView } from './order.types.js';
+import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
@@ -122,6 +123,29 @@ export class TradingPipeline {
     const submit = await this.transition(approval.order, { type: 'order.submit', at: this.deps.clock.now() });
     if (!submit.accepted) throw notApprovable(submit.order);
     return this.execute(submit.order, dailyLimitUsd);
+  }
+
+  /**
+   * Cancels an order nothing was sent for yet (`pending_approval`, or `approved` before its
+   * send). The order actor takes one event at a time, so a racing approval and cancel cannot
+   * both win: whichever the order takes first stands, the other is a 409. Nothing needs giving
+   * back: the daily volume and a delegate's cap are taken only when an order is first sent
+   * (from `submitting`, which cannot be cancelled). Cancelling a cancelled order answers it as
+   * it stands, so a client repeating a cancel whose answer it lost needs no idempotency key.
+   */
+  async cancel(subject: TradingSubject, orderId: string): Promise<OrderView> {
+    const order = await this.find(subject, orderId);
+    if (!order) throw AppError.notFound('Order not found');
+    if (order.status === 'cancelled') return toOrderView(order);
+    if (!CANCELLABLE.has(order.status)) throw notCancellable(order);
+    const cancelled = await this.transition(order, { type: 'order.cancel', at: this.deps.clock.now() });
+    if (!cancelled.accepted) {
+      // Another call moved it first (an approval sent it, a cancel beat us, the expiry job ran).
+      if (cancelled.order.status === 'cancelled') return toOrderView(cancelled.order);
+      throw notCancellable(cancelled.order);
+    }
+    await this.deps.scheduler.cancel(expiryJobId(orderId));
+    return toOrderView(cancelled.order);
   }
 
   /** Finishes an order a crash or a lost response left in `submitting` or `submitted`. Never sends twice. */
@@ -298,14 +322,15 @@ export class TradingPipeline {
   /**
    * The order a deterministic id stands for. An attempt that failed before anything was
    * sent, for a reason that may pass (an open breaker), does not hold the id hostage: the
-   * retry places the next attempt (`<id>.2`, `<id>.3`...), after at most a few.
+   * retry places the next attempt (`attemptOrderId`), after at most a few. An attempt
+   * placed under its former name (`<id>.<n>`) is found by that name.
    */
   private async attemptOf(subject: TradingSubject, orderId: string): Promise<{ existing?: OrderContext; orderId: string }> {
     for (let n = 1; n <= MAX_ATTEMPTS; n++) {
-      const id = n === 1 ? orderId : `${orderId}.${n}`;
-      const existing = await this.find(subject, id);
+      const id = n === 1 ? orderId : attemptOrderId(orderId, n);
+      const existing = (await this.find(subject, id)) ?? (n === 1 ? null : await this.find(subject, legacyAttemptOrderId(orderId, n)));
       if (!existing) return { orderId: id };
-      if (!(existing.status === 'failed' && existing.retryable) || n === MAX_ATTEMPTS) return { existing, orderId: id };
+      if (!(existing.status === 'failed' && existing.retryable) || n === MAX_ATTEMPTS) return { existing, orderId: existing.orderId };
     }
     return { orderId };
   }
@@ -342,6 +367,13 @@ function sameRequest(order: OrderContext, options: PlaceOptions): OrderContext {
 /** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */
 function mayPass(error: unknown): boolean {
   return isAppError(error) && (error.status >= 500 || error.code === 'TRADING_DISABLED');
+}
+
+/** What `cancel` takes: orders not sent yet. */
+const CANCELLABLE: ReadonlySet<OrderContext['status']> = new Set(['pending_approval', 'approved']);
+
+function notCancellable(order: OrderContext): AppError {
+  return new AppError('ORDER_NOT_CANCELLABLE', `Order ${order.orderId} cannot be cancelled (status: ${order.status})`);
 }
 
 function notApprovable(order: OrderContext): AppError {

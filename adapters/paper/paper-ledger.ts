@@ -35,6 +35,8 @@ export interface BalanceDoc {
   applied: string[];
   /** Order ids refused for insufficient balance, oldest first (bounded ring). */
   rejected: string[];
+  /** References of credits applied (faucet deposits), oldest first (bounded ring); absent on older documents. */
+  credits?: string[];
 }
 
 /** The request fields a fill keeps. */
@@ -91,14 +93,21 @@ export class PaperLedger {
     return { ...(doc?.data.balances ?? {}) };
   }
 
-  /** Adds `amount` base units of `token` (an address) and returns the new balance. */
-  async credit(chain: Chain, address: string, token: string, amount: bigint): Promise<bigint> {
+  /**
+   * Adds `amount` base units of `token` (an address) and returns the new balance. A `ref`
+   * is remembered in the same write, so a second credit under it (a deposit finished after a
+   * crash) changes nothing.
+   */
+  async credit(chain: Chain, address: string, token: string, amount: bigint, ref?: string): Promise<bigint> {
     const id = balanceId(chain, address);
     return this.retry(async () => {
       const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
       const data = doc?.data ?? emptyBalances();
+      const credits = data.credits ?? [];
+      if (ref !== undefined && credits.includes(ref)) return BigInt(data.balances[token] ?? '0');
       const balances = adjust(data.balances, token, amount);
-      await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: { ...data, balances }, expectedVersion: doc?.version ?? 0 });
+      const next: BalanceDoc = { ...data, balances, ...(ref === undefined ? {} : { credits: [...credits, ref].slice(-this.ringSize) }) };
+      await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: next, expectedVersion: doc?.version ?? 0 });
       return BigInt(balances[token] ?? '0');
     });
   }

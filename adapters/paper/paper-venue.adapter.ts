@@ -59,7 +59,7 @@ const ExecuteInput = QuoteInput.extend({
   signer: z.object({ chain: z.enum(['solana', 'evm']), address: z.string().min(1).max(100) }),
 });
 /** Faucet input crosses from the HTTP surface: validate it all again here. */
-const CreditInput = z.object({ chain: ChainSchema, address: z.string().min(1).max(100), token: Mint, amount: Positive });
+const CreditInput = z.object({ chain: ChainSchema, address: z.string().min(1).max(100), token: Mint, amount: Positive, ref: z.string().min(1).max(200).optional() });
 
 function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
@@ -204,12 +204,12 @@ export class PaperVenue implements VenuePort, FaucetPort {
   }
 
   /** Faucet: `amount` is in base units; `token` a symbol or address. */
-  async credit(chain: Chain, address: string, token: string, amount: string): Promise<string> {
-    const input = validate(CreditInput, { chain, address, token, amount });
+  async credit(chain: Chain, address: string, token: string, amount: string, ref?: string): Promise<string> {
+    const input = validate(CreditInput, { chain, address, token, amount, ...(ref === undefined ? {} : { ref }) });
     const found = findPaperToken(input.chain, input.token);
     if (!found) throw tokenNotFound(input.token);
     const owner = normalizeAddress(input.chain, input.address);
-    return (await this.ledger.credit(input.chain, owner, found.address, input.amount)).toString();
+    return (await this.ledger.credit(input.chain, owner, found.address, input.amount, input.ref)).toString();
   }
 
   /** Both tokens of a swap; 404 for an unknown one (input first), 400 for a swap into itself. */

@@ -16,10 +16,12 @@ import { agentOperations } from '../operations/definitions/agent.ops.js';
 import { chatOperations } from '../operations/definitions/chat.ops.js';
 import { portfolioOperations } from '../operations/definitions/portfolio.ops.js';
 import { keyOperations } from '../operations/definitions/key.ops.js';
+import { SecretBox } from '../crypto/secret-box.js';
 import { OperationCatalog } from '../operations/operation-catalog.js';
 import { OperationInvoker } from '../operations/operation-invoker.js';
 import { IdempotencyGuard } from '../operations/idempotency-guard.js';
 import type { AnyOperation } from '../operations/operation.types.js';
+import type { KeyedHash } from '../operations/request-digest.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
@@ -43,6 +45,8 @@ export interface OperationsDeps {
   extraBindings?: RestBinding[];
   /** `config.llm`: an OpenAI-compatible LLM phrases ask_bot replies; absent = the embedded templated one. */
   llm?: AppConfig['llm'];
+  /** Keyed hash of guarded requests' idempotency fingerprints (HMAC under a server key); plain SHA-256 when absent. */
+  fingerprintHash?: KeyedHash;
 }
 
 /** The operations catalog, the invoker every surface calls, the audit trail, and the REST bindings. */
@@ -62,6 +66,7 @@ export function buildOperations(deps: OperationsDeps) {
   const invoker = new OperationInvoker(catalog, audit, deps.clock, {
     idempotency: new IdempotencyGuard(deps.store, deps.clock),
     settled: () => deps.runtime.settled(),
+    ...(deps.fingerprintHash ? { fingerprintHash: deps.fingerprintHash } : {}),
   });
   const bindings = [...AGENT_REST_BINDINGS, ...(deps.extraBindings ?? [])];
   const routers = [
@@ -78,4 +83,14 @@ function llmBreakers(llm: OpenAiCompatibleLlm | EmbeddedLlm): BreakerReadout[] {
   const state = llm.circuitState;
   // `isolated` (held open by hand) refuses calls as `open` does.
   return [{ provider: llm.name, state: state === 'closed' ? 'closed' : state === 'half-open' ? 'half_open' : 'open' }];
+}
+
+/**
+ * HMAC-SHA256 of idempotency fingerprints under a key of their own derived from the master
+ * key: a stored fingerprint covers every field of a request, and without the key nobody can
+ * test guesses of a short value in it (a code, an amount) against it.
+ */
+export function idempotencyFingerprints(masterKey: string): KeyedHash {
+  const box = new SecretBox(masterKey, 'idempotency-fingerprint');
+  return (text) => box.keyedHash(text);
 }

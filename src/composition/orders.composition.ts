@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isWrapPair } from '../../adapters/evm/evm-tokens.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
+import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/deposits.service.js';
+import { newOrderId } from '../../agents/order-ids.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
 import { ORDER_TYPE, expiryJobId, type OrderActors } from '../../agents/order.types.js';
@@ -54,6 +56,8 @@ const RECONCILE_EVERY_MS = 30_000;
 /** A `submitting` order this old is stuck (its call died), not in progress: the venue's budget is 90 s. */
 const STUCK_SUBMITTING_MS = 120_000;
 const RECOVERY_PAGE = 200;
+/** A faucet deposit pending this long is stuck: its call takes a few writes. */
+const STUCK_DEPOSIT_MS = 60_000;
 
 /** Orders, the safety path, positions and the command route, added to the trading module. */
 export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents; dca: DcaService } {
@@ -73,7 +77,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     scheduler: deps.scheduler,
     config: deps.config,
     clock: deps.clock,
-    newOrderId: () => `ord_${randomBytes(12).toString('base64url')}`,
+    newOrderId,
   });
   const queries = new OrderQueries(orders, deps.clock);
   const dca = new DcaService({
@@ -86,16 +90,19 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     clock: deps.clock,
     newId: () => randomBytes(12).toString('base64url'),
   });
+  const deposits = deps.faucet
+    ? new DepositsService({ store: deps.store, clock: deps.clock, faucet: deps.faucet, positions, newId: () => `dep_${randomBytes(18).toString('base64url')}` })
+    : undefined;
   const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });
 
   module.status = status;
   module.definitions.push(orderDefinition, dcaStrategyDefinition);
-  module.collections.push(DAILY_VOLUME_COLLECTION, DCA_NAMES_COLLECTION);
+  module.collections.push(DAILY_VOLUME_COLLECTION, DCA_NAMES_COLLECTION, ...(deposits ? [DEPOSITS_COLLECTION] : []));
   // DCA ticks run a trade, not just an actor event: the scheduler hands them to the strategies service.
   module.dueJobs[DCA_TYPE] = (job) => dca.onTick(job);
   module.operations.push(
     ...tradingOperations({ pipeline, queries, venue: deps.venue, config: deps.config }),
-    ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deps.faucet ? { faucet: deps.faucet } : {}) }),
+    ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deposits ? { deposits } : {}) }),
     ...commandOperations(command),
     ...dcaOperations(dca),
   );
@@ -106,6 +113,8 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
 
   // At start: strategies from before the end job existed get one (a past end completes them at once).
   deps.runtime.onRecover(DCA_TYPE, () => dca.armEndJobs());
+  // At start: faucet deposits a crash left with one side booked get the other.
+  if (deposits) deps.runtime.onRecover('deposit', async () => void (await deposits.finishPending()));
   // At start: finish what a crash left in flight, and re-arm approval expiries.
   deps.runtime.onRecover('order', async (runtime) => {
     for (const state of ['submitting', 'submitted'] as const) await eachOrder(runtime, state, reconcile);
@@ -125,6 +134,8 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
       const stuckBefore = deps.clock.now() - STUCK_SUBMITTING_MS;
       void eachOrder(deps.runtime, 'submitted', reconcile)
         .then(() => eachOrder(deps.runtime, 'submitting', async (order) => (order.updatedAt < stuckBefore ? reconcile(order) : undefined)))
+        // A deposit still pending after a minute lost its call (another process died mid-way).
+        .then(async () => void (await deposits?.finishPending(deps.clock.now() - STUCK_DEPOSIT_MS)))
         .catch((error: unknown) => deps.logger.error({ err: error }, 'order reconciliation sweep failed'))
         .finally(() => {
           if (cancel) sweep();

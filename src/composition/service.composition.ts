@@ -31,7 +31,7 @@ import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
 import { CATALOG_SETTINGS_COLLECTIONS } from '../operations/catalog-settings.store.js';
 import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
 import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
-import { buildOperations } from './operations.composition.js';
+import { buildOperations, idempotencyFingerprints } from './operations.composition.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { ensurePrivateDir } from '../shared/private-files.js';
@@ -129,6 +129,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     extraOperations: trading.operations,
     extraBindings: trading.bindings,
     ...(config.llm ? { llm: config.llm } : {}),
+    fingerprintHash: idempotencyFingerprints(options.secrets.DATA_ENCRYPTION_KEY),
   });
 
   metrics.trading.addBreakerSource(operations.llmBreakers);

@@ -58,6 +58,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_BALANCE: 400,
   CIRCUIT_BREAKER_OPEN: 503,
   ORDER_NOT_APPROVABLE: 409,
+  ORDER_NOT_CANCELLABLE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -61,12 +61,21 @@ export class IdempotencyGuard {
   /**
    * Runs `task` once for `scope` + `key`. `fingerprint` identifies the request (same key,
    * other fingerprint → 422). `call.onReplay` is called when the answer is a stored one;
-   * `call.ids` are kept with a failure so that its replay repeats the first body.
+   * `call.ids` are kept with a failure so that its replay repeats the first body;
+   * `call.legacyFingerprint` is the same request in the form records were written with
+   * before (accepted as a match too, so a retry across an upgrade replays).
    */
-  async run<T>(scope: string, key: string, fingerprint: string, task: () => Promise<T>, call: { onReplay?: () => void; ids?: RequestIds } = {}): Promise<T> {
+  async run<T>(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    task: () => Promise<T>,
+    call: { onReplay?: () => void; ids?: RequestIds; legacyFingerprint?: string } = {},
+  ): Promise<T> {
     const { onReplay } = call;
     const id = createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
-    const claimed = await this.claim(id, fingerprint, onReplay);
+    const same = (stored: string) => stored === fingerprint || (call.legacyFingerprint !== undefined && stored === call.legacyFingerprint);
+    const claimed = await this.claim(id, fingerprint, same, onReplay);
     if (claimed.replay) return claimed.replay() as T;
     const lease = this.keepLease(id, fingerprint, claimed.version, claimed.expiresAt);
     try {
@@ -125,6 +134,7 @@ export class IdempotencyGuard {
   private async claim(
     id: string,
     fingerprint: string,
+    same: (stored: string) => boolean,
     onReplay?: () => void,
   ): Promise<{ version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -138,7 +148,7 @@ export class IdempotencyGuard {
           return { version: doc.version, expiresAt };
         }
         const record = existing.data;
-        if (record.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+        if (!same(record.fingerprint)) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
         if (record.state === 'done' && record.outcome) return { replay: () => replay(record.outcome!, onReplay) };
         if (record.leaseUntil > now) throw new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
         // The call that held the key stopped without finishing: take it over.

@@ -1,12 +1,13 @@
-import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../errors/app-error.js';
-import { redactSecrets } from '../observability/logger.js';
 import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { OperationCatalog, parseOperationInput, type Viewer } from './operation-catalog.js';
 import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type OperationContext } from './operation.types.js';
+import { digestArguments, requestFingerprint, sha256Hex, type KeyedHash } from './request-digest.js';
+
+export { digestArguments } from './request-digest.js';
 
 /** What a surface knows about a call before it reaches the catalog. */
 export interface Invocation {
@@ -26,6 +27,11 @@ export interface InvokerOptions {
    * (`ActorRuntime.settled`): awaited before a call that may have written is answered.
    */
   settled?: () => Promise<void>;
+  /**
+   * Keyed hash of a guarded request's every field, its idempotency fingerprint (the
+   * composition: HMAC-SHA256 under a key derived from `DATA_ENCRYPTION_KEY`); plain SHA-256 when absent.
+   */
+  fingerprintHash?: KeyedHash;
 }
 
 /**
@@ -51,7 +57,8 @@ export class OperationInvoker {
     // UUIDs are case-insensitive: one key in any case names one call, on every surface.
     const ctx = given.idempotencyKey ? { ...given, idempotencyKey: given.idempotencyKey.toLowerCase() } : given;
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
-    const argsDigest = digestArguments(withoutKey(input));
+    const args = withoutKey(input);
+    const argsDigest = digestArguments(args);
     let error: string | undefined;
     let mayWrite = false;
     try {
@@ -63,9 +70,11 @@ export class OperationInvoker {
       if (!key || !idempotency || !isGuarded(operation)) return await this.catalog.invoke(operation, ctx, input);
       // Validate first: a request refused as malformed never claims its key (Stripe does the same).
       const parsed = parseOperationInput(operation.input, input);
-      const fingerprint = `${name}:${argsDigest}`;
+      // Every field, not the audit digest: that one leaves out secret-named fields (an approval's `token`).
+      const { fingerprint, legacy } = requestFingerprint(name, args, this.options.fingerprintHash ?? sha256Hex);
       return await idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), {
         ...(onReplay ? { onReplay } : {}),
+        ...(legacy ? { legacyFingerprint: legacy } : {}),
         ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
       });
     } catch (failure) {
@@ -131,37 +140,8 @@ function principalRef(ctx: OperationContext): { type: string; id: string } {
   return principal.type === 'session' ? { type: 'session', id: principal.userId } : { type: principal.type, id: principal.keyId };
 }
 
-/** A digest that identifies the arguments without storing them (or any secret in them). */
-export function digestArguments(input: unknown): string {
-  // Most reads take no arguments: their digest is known.
-  if (isEmptyObject(input ?? {})) return EMPTY_ARGUMENTS_DIGEST;
-  return sha256Hex(canonicalJson(redactSecrets(withoutTotpCode(input ?? {}))));
-}
-
-const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
-const EMPTY_ARGUMENTS_DIGEST = sha256Hex('{}');
-
-/** An object `canonicalJson` writes as `{}` (it writes own enumerable string keys). */
-function isEmptyObject(value: unknown): boolean {
-  return isPlainObject(value) && Object.keys(value).length === 0;
-}
-
 function withoutKey(input: unknown): unknown {
   if (!isPlainObject(input)) return input;
   const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input;
   return rest;
-}
-
-/** A 6-digit TOTP `code` is a secret too short to hash: a million tries would recover it from the digest. */
-function withoutTotpCode(input: unknown): unknown {
-  if (!isPlainObject(input) || !('code' in input)) return input;
-  const { code: _code, ...rest } = input;
-  return rest;
-}
-
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }

@@ -154,6 +154,9 @@ export interface BreakerReadout {
 
 /** Paper venue only: credits test funds (CONTRACT "Trading accounts", faucet). */
 export interface FaucetPort {
-  /** Adds `amount` base units of `token` to `address`; returns the new balance. */
-  credit(chain: Chain, address: string, token: string, amount: string): Promise<string>;
+  /**
+   * Adds `amount` base units of `token` to `address`; returns the new balance. With `ref`,
+   * once per ref: a second credit under it changes nothing and returns the balance.
+   */
+  credit(chain: Chain, address: string, token: string, amount: string, ref?: string): Promise<string>;
 }

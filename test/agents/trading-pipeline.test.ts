@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../../agents/amounts.js';
 import { TradingCommand } from '../../agents/trading-command.js';
+import { attemptOrderId } from '../../agents/order-ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../agents/trading-pipeline.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
@@ -108,6 +109,58 @@ describe('trading pipeline', () => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'ORDER_NOT_APPROVABLE' } });
     expect(calls.get(pending.order_id)).toBe(1);
+  });
+
+  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent (issue 16)', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const pending = await h.pipeline.place(request());
+      // Alternate who starts first, so both orders of arrival are tried.
+      const racers = [() => h.pipeline.approve(SUBJECT, pending.order_id), () => h.pipeline.cancel(SUBJECT, pending.order_id)];
+      const [approved, cancelled] = i % 2 ? await Promise.allSettled(racers.map((run) => run())) : (await Promise.allSettled([...racers].reverse().map((run) => run()))).reverse();
+      const status = ((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status;
+      if (approved!.status === 'fulfilled') {
+        expect([cancelled, status, calls.get(pending.order_id)]).toEqual([expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }), 'filled', 1]);
+      } else {
+        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([409, 'fulfilled', 'cancelled', undefined]);
+        expect(h.cancelled).toContain(`order-expire:${pending.order_id}`);
+      }
+      outcomes.push(status);
+    }
+    expect(outcomes.every((status) => status === 'filled' || status === 'cancelled')).toBe(true);
+  });
+
+  it('a cancel landing inside an approval: after `approved` it wins and nothing is sent; after `submitting` it is refused and the order fills', async () => {
+    h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
+    const send = h.runtime.send.bind(h.runtime);
+    const cancelAfter = async (step: 'order.approve' | 'order.submit') => {
+      const pending = await h.pipeline.place(request());
+      let cancel: Promise<unknown> | undefined;
+      h.runtime.send = async (address, event) => {
+        const result = await send(address, event);
+        // The cancel runs to its end before the approval goes on from that step.
+        if (event.type === step && !cancel) {
+          cancel = h.pipeline.cancel(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+          await cancel;
+        }
+        return result;
+      };
+      try {
+        const approval = await h.pipeline.approve(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+        return { orderId: pending.order_id, approval, cancel: await cancel };
+      } finally {
+        h.runtime.send = send;
+      }
+    };
+    const early = await cancelAfter('order.approve');
+    expect(early.cancel).toMatchObject({ status: 'cancelled' });
+    expect(early.approval).toMatchObject({ status: 409, message: `Order ${early.orderId} is not pending approval (status: cancelled)` });
+    expect(calls.get(early.orderId)).toBeUndefined();
+    const late = await cancelAfter('order.submit');
+    expect(late.cancel).toMatchObject({ status: 409, code: 'ORDER_NOT_CANCELLABLE', message: `Order ${late.orderId} cannot be cancelled (status: submitting)` });
+    expect(late.approval).toMatchObject({ status: 'filled' });
+    expect(calls.get(late.orderId)).toBe(1);
   });
 
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
@@ -248,9 +301,37 @@ describe('trading pipeline', () => {
     expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
     expect(flaky.state.spend.released).toBe(flaky.state.spend.reserved); // nothing moved: the cap is given back
     const retried = await flaky.pipeline.place(request(), { orderId: 'ord_key' });
-    expect(retried).toMatchObject({ order_id: 'ord_key.2', status: 'filled' });
+    // The next attempt's id has the format of every order id.
+    expect(retried).toMatchObject({ order_id: attemptOrderId('ord_key', 2), status: 'filled' });
+    expect(retried.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
     expect(await flaky.pipeline.place(request(), { orderId: 'ord_key' })).toEqual(retried);
     expect(flaky.state.spend.reserved - flaky.state.spend.released).toBeCloseTo(Number(retried.valueUsd), 1); // one filled order holds the cap
+  });
+
+  it('an attempt placed under its former name (`<id>.2`, before issue 16) is still found by a retry: never a second trade', async () => {
+    let refuse = true;
+    const flaky = await tradingHarness({
+      venue: (paper) =>
+        new Proxy(paper, {
+          get(target, property, receiver) {
+            if (property === 'execute' && refuse) {
+              return async () => {
+                refuse = false;
+                throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    await flaky.fund(SOL, '10000000000');
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
+    // What a process of the former version placed as the second attempt.
+    const legacy = await flaky.pipeline.place(request(), { orderId: 'ord_old.2' });
+    expect(legacy).toMatchObject({ order_id: 'ord_old.2', status: 'filled' });
+    expect(await flaky.pipeline.place(request(), { orderId: 'ord_old' })).toEqual(legacy);
+    expect(await flaky.runtime.get({ type: 'order', id: attemptOrderId('ord_old', 2) })).toBeNull();
   });
 
   it('the command route turns an unreachable engine into the soft error `Trading servisi su anda kullanilamiyor.`', async () => {

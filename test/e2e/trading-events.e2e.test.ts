@@ -37,7 +37,7 @@ describe('trading events on the SSE stream (e2e)', () => {
   }
 
   it('streams wallet, order, position and risk events of a trade', async () => {
-    const { operator, agent, sse } = await tradingAgent();
+    const { operator, user, agent, sse } = await tradingAgent();
     const trade = await operator.post('/api/nest/trading/command', { message: 'buy 0.5 SOL of BONK' }, key());
     expect(trade.body.order.status).toBe('filled');
     const refused = await operator.post('/api/nest/trading/command', { message: 'buy 50 SOL of BONK' }, key());
@@ -52,6 +52,14 @@ describe('trading events on the SSE stream (e2e)', () => {
     const filled = events.filter((e) => e.event === 'order.updated').at(-1)!;
     expect(filled.data).toMatchObject({ state: 'filled', order: { status: 'filled', filledOut: trade.body.order.filledOut } });
     expect(events.find((e) => e.event === 'risk.blocked')!.data).toMatchObject({ check: 'balance', code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance for requested swap amount', channel: 'command' });
+    // One type per field on every surface: position.updated writes USD as the position routes do (issue 16).
+    const positions = events.filter((e) => e.event === 'position.updated').map((e) => e.data as Record<string, unknown>);
+    for (const position of positions) {
+      expect(position).toMatchObject({ amount: expect.any(String), costBasisUsd: expect.stringMatching(/^-?\d+\.\d{2}$/), realizedPnlUsd: expect.stringMatching(/^-?\d+\.\d{2}$/) });
+    }
+    const bonk = positions.filter((p) => p.symbol === 'BONK').at(-1)!;
+    const rest = (await operator.get(`/api/nest/trading/positions/${user.id}/pnl`)).body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');
+    expect({ amount: bonk.amount, costBasisUsd: bonk.costBasisUsd, realizedPnlUsd: bonk.realizedPnlUsd }).toEqual({ amount: rest.amount, costBasisUsd: rest.costBasisUsd, realizedPnlUsd: rest.realizedPnlUsd });
     // Wallet events never carry key material.
     expect(JSON.stringify(events.filter((e) => e.event === 'wallet.updated'))).not.toMatch(/sealed|secret|privateKey/i);
   });
@@ -80,5 +88,16 @@ describe('trading events on the SSE stream (e2e)', () => {
       channel: 'command',
       chain: 'solana',
     });
+  });
+
+  it('a cancelled order is an order.updated in state cancelled (issue 16)', async () => {
+    const { operator, user, sse } = await tradingAgent();
+    await operator.put(`/api/nest/trading/config/${user.id}/default-order-profile`, { autoApprove: false });
+    const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
+    const orderId: string = held.body.order.order_id;
+    expect((await operator.post(`/api/nest/trading/orders/${user.id}/${orderId}/cancel`, {})).status).toBe(200);
+    const cancelled = () => sse.events().find((e) => e.event === 'order.updated' && (e.data as { order: { order_id: string } }).order.order_id === orderId);
+    await until(() => cancelled() !== undefined, 'order.updated');
+    expect(cancelled()!.data).toMatchObject({ type: 'order.updated', state: 'cancelled', order: { order_id: orderId, status: 'cancelled' } });
   });
 });

@@ -68,6 +68,28 @@ describe('trading core (e2e)', () => {
     expect(positions.body.positions.map((p: { symbol: string }) => p.symbol).sort()).toEqual(['SOL', 'USDC']);
   });
 
+  it('the faucet books balance and position as one deposit, whatever X-Request-Id the client sends (issue 16)', async () => {
+    const books = await operator.agent('faucet-books');
+    const agentId = books.agentId;
+    expect((await http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true })).status).toBe(200);
+    expect((await http.post(`/api/nest/trading/wallets/custodial/${userId}`, { agentId }, key())).status).toBeLessThan(300);
+    const sameId = { 'x-request-id': `req-${randomUUID()}` };
+    for (const balance of ['100', '200', '300']) {
+      const funded = await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token: 'USDC', amount: '100', agentId }, sameId);
+      expect(funded).toMatchObject({ status: 200, body: { credited: '100', balance } });
+    }
+    const pnl = async () => (await http.get(`/api/nest/trading/positions/${userId}/pnl?agentId=${agentId}`)).body.positions as Array<Record<string, string>>;
+    expect((await pnl()).find((p) => p.symbol === 'USDC')).toMatchObject({ amount: '300', costBasisUsd: '300.00', realizedPnlUsd: '0.00' });
+
+    const sold = await http.post('/api/nest/trading/command', { message: 'sell all USDC', agentId }, key());
+    expect(sold).toMatchObject({ status: 200, body: { order: { status: 'filled', amountIn: '300000000' } } });
+    const usdc = (await pnl()).find((p) => p.symbol === 'USDC')!;
+    // Three deposits at $1 sold: the sale realizes its fee (30 bps) and price impact, no profit out of nowhere.
+    expect(usdc).toMatchObject({ amount: '0', costBasisUsd: '0.00' });
+    expect(Number(usdc.realizedPnlUsd)).toBeLessThanOrEqual(-0.9);
+    expect(Number(usdc.realizedPnlUsd)).toBeGreaterThan(-3);
+  });
+
   it('the faucet reports what it credited: digits past the token\'s decimals are dropped, and an amount below one base unit is refused', async () => {
     expect(await faucet('USDT', '1.1234567')).toMatchObject({ status: 200, body: { symbol: 'USDT', credited: '1.123456', balance: '1.123456' } });
     expect(await faucet('BONK', '1.000009')).toMatchObject({ status: 200, body: { symbol: 'BONK', credited: '1', balance: '1' } });
@@ -221,6 +243,64 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
+  it('cancels an order nothing was sent for yet; a sent one is 409, a cancelled one answers again, another account\'s is 404 (issue 16)', async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    const cancel = (orderId: string, path = userId) => http.post(`/api/nest/trading/orders/${path}/${orderId}/cancel`, {});
+    const held = (await command('buy 0.01 SOL of BONK')).body.order;
+    expect(held.status).toBe('pending_approval');
+    const cancelled = await cancel(held.order_id);
+    expect(cancelled).toMatchObject({ status: 200, body: { order_id: held.order_id, status: 'cancelled', reason: 'cancelled' } });
+    // A repeated cancel (its answer lost) answers the order as it stands; nothing else changes.
+    expect(await cancel(held.order_id)).toMatchObject({ status: 200, body: { order_id: held.order_id, status: 'cancelled', updatedAt: cancelled.body.updatedAt } });
+    expect(await http.post(`/api/nest/trading/orders/${userId}/${held.order_id}/approve`, {}, key())).toMatchObject({
+      status: 409,
+      body: { message: `Order ${held.order_id} is not pending approval (status: cancelled)` },
+    });
+    expect((await http.get(`/api/nest/trading/approvals/${userId}`)).body.items.map((o: { order_id: string }) => o.order_id)).not.toContain(held.order_id);
+    // Its approval window passing later leaves it cancelled (the expiry job went with it).
+    clock.jumpTo(clock.now() + 16 * MINUTE);
+    await clock.advance(1_000);
+    await signInSolana(http, operator.wallet); // the session token expired with the jump
+    expect((await http.get(`/api/nest/trading/orders/${userId}?status=cancelled`)).body.items.map((o: { order_id: string }) => o.order_id)).toContain(held.order_id);
+
+    await setProfile({ autoApprove: true });
+    const filled = (await command('buy 0.01 SOL of BONK')).body.order;
+    expect(await cancel(filled.order_id)).toMatchObject({ status: 409, body: { message: `Order ${filled.order_id} cannot be cancelled (status: filled)` } });
+    expect(await cancel('ord_nope')).toMatchObject({ status: 404, body: { message: 'Order not found' } });
+    const otherAgent = await operator.agent(`other-${randomUUID().slice(0, 6)}`);
+    expect(await http.post(`/api/nest/trading/orders/${userId}/${filled.order_id}/cancel`, { agentId: otherAgent.agentId })).toMatchObject({ status: 404, body: { message: 'Order not found' } });
+    expect((await cancel(filled.order_id, 'someone-else')).status).toBe(403);
+
+    // Over MCP: the agent's trade key cancels (no approval policy stands in the way); a read key cannot.
+    await setProfile({ autoApprove: false });
+    const trade = await mcp('trade');
+    const onHold = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() } });
+    const orderId = (onHold.structuredContent as { order_id: string }).order_id;
+    const refused = await (await mcp('read')).callTool({ name: 'trading_orders_cancel', arguments: { order_id: orderId } }).catch((error: Error) => error);
+    expect(String(refused)).toContain('Scope insufficient: required trade, got read');
+    const byTool = await trade.callTool({ name: 'trading_orders_cancel', arguments: { order_id: orderId } });
+    expect(byTool).toMatchObject({ isError: false, structuredContent: { order_id: orderId, status: 'cancelled' } });
+    await setProfile({ autoApprove: true });
+  });
+
+  it('an approval and a cancel racing for one held order: exactly one wins, and the order shows which', async () => {
+    expect((await setProfile({ autoApprove: false })).status).toBe(200);
+    for (let i = 0; i < 6; i++) {
+      const orderId: string = (await command('buy 0.01 SOL of BONK')).body.order.order_id;
+      const [approved, cancelled] = await Promise.all([
+        http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, key()),
+        http.post(`/api/nest/trading/orders/${userId}/${orderId}/cancel`, {}),
+      ]);
+      const order = (await http.get(`/api/nest/trading/orders/${userId}?limit=50`)).body.items.find((o: { order_id: string }) => o.order_id === orderId);
+      if (approved.status === 200) {
+        expect([cancelled.status, order.status]).toEqual([409, 'filled']);
+      } else {
+        expect([approved.status, cancelled.status, order.status]).toEqual([409, 200, 'cancelled']);
+      }
+    }
+    await setProfile({ autoApprove: true });
+  });
+
   it('replays a guarded call, refuses the same key with another body, and runs 20 parallel calls with one key once', async () => {
     const headers = key();
     const first = await command('buy 0.01 SOL of BONK', headers);
@@ -257,6 +337,9 @@ describe('trading core (e2e)', () => {
     // The same UUID in capitals is the same key, as on REST.
     const shouted = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey: idempotencyKey.toUpperCase() } });
     expect((shouted.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
+    // A call without a key gets a random id of the same length and format as a keyed one (issue 16).
+    const unkeyed = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000' } });
+    for (const order of [swap, unkeyed]) expect((order.structuredContent as { order_id: string }).order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
     const search = await trade.callTool({ name: 'trading_solana_aggregator_tokens_search', arguments: { query: 'bonk' } });
     expect((search.structuredContent as { tokens: Array<{ mint: string }> }).tokens[0]!.mint).toBe(BONK);
 

@@ -29,6 +29,7 @@ import { Client, signInSolana, startTestService, type TestService } from '../sup
 const EXTERNAL = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 const SPENDER = '0x1111111254EEB25477B68fb85Ed929f73A960582';
+const WETH = '0x4200000000000000000000000000000000000006';
 const idem = (key: string = randomUUID()) => ({ 'x-idempotency-key': key });
 
 describe('wallets and token approvals (e2e)', () => {
@@ -168,6 +169,25 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.post(revoke, { ...target, chain: 'arbitrum' }, idem())).toMatchObject({ status: 404 });
   });
 
+  it('an idempotency key reused for another token is 422, not a replay of the first token (issue 16)', async () => {
+    // `token` is a secret-named field for the logs; the request's fingerprint must still cover it.
+    const { approvals, revoke } = base();
+    const key = randomUUID();
+    const usdc = await alice.post(approvals, { chain: 'base', token: TOKEN, spender: SPENDER, amount: '7' }, idem(key));
+    expect(usdc).toMatchObject({ status: 200, body: { token: TOKEN, amount: '7' } });
+    const weth = await alice.post(approvals, { chain: 'base', token: WETH, spender: SPENDER, amount: '7' }, idem(key));
+    expect(weth).toMatchObject({ status: 422, body: { message: 'Idempotency key was already used with a different request' } });
+    expect(weth.headers.get('idempotent-replayed')).toBeNull();
+
+    expect((await alice.post(approvals, { chain: 'base', token: WETH, spender: SPENDER, amount: '9' }, idem())).status).toBe(200);
+    const revokeKey = randomUUID();
+    expect(await alice.post(revoke, { chain: 'base', token: TOKEN, spender: SPENDER }, idem(revokeKey))).toMatchObject({ status: 200, body: { token: TOKEN, status: 'revoked' } });
+    const otherRevoke = await alice.post(revoke, { chain: 'base', token: WETH, spender: SPENDER }, idem(revokeKey));
+    expect(otherRevoke).toMatchObject({ status: 422, body: { message: 'Idempotency key was already used with a different request' } });
+    // The WETH approval was not revoked by the refused call.
+    expect(await alice.post(revoke, { chain: 'base', token: WETH, spender: SPENDER }, idem())).toMatchObject({ status: 200, body: { token: WETH, status: 'revoked' } });
+  });
+
   it("another user's :userId is 404 User not found on every wallet route, as another user's agent is 404", async () => {
     const { custodial, evm, approvals, revoke } = base();
     const notFound = { status: 404, body: { statusCode: 404, message: 'User not found', error: 'Not Found' } };
@@ -248,6 +268,14 @@ describe('wallets and token approvals (e2e)', () => {
       expect((await call(manage, 'trading_evm_approval_revoke', { chain: 'ethereum', token: TOKEN, spender: SPENDER })).body.status).toBe('revoked');
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'revoked' })).body.items).toHaveLength(1);
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'active' })).body.items).toHaveLength(0);
+
+      // One key, another token: refused, not answered with the first token's approval (issue 16).
+      const idempotencyKey = randomUUID();
+      const first = await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: TOKEN, spender: SPENDER, amount: '3', idempotencyKey });
+      expect(first).toMatchObject({ isError: false, body: { token: TOKEN, amount: '3' } });
+      const other = await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: WETH, spender: SPENDER, amount: '3', idempotencyKey });
+      expect(other).toMatchObject({ isError: true, body: { code: 'IDEMPOTENCY_MISMATCH' } });
+      expect((await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: TOKEN, spender: SPENDER, amount: '3', idempotencyKey })).body).toEqual(first.body);
 
       const mcpList = (await call(manage, 'trading_evm_wallets_list')).body;
       const operatorId = (await operator.client.post('/api/nest/auth/verify')).body.principal.userId as string;

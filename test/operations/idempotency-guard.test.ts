@@ -53,4 +53,11 @@ describe('IdempotencyGuard', () => {
     await expect(guard.run('acct', 'b', 'fp', async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'down')))).rejects.toMatchObject({ status: 503 });
     expect(await guard.run('acct', 'b', 'fp', async () => 'retried')).toBe('retried');
   });
+
+  it('a record written before fingerprints covered every field still replays the same request (its legacy form)', async () => {
+    const { guard } = await setUp();
+    expect(await guard.run('acct', 'k', 'op:old', async () => 'first')).toBe('first');
+    expect(await guard.run('acct', 'k', 'op:k1:new', async () => 'again', { legacyFingerprint: 'op:old' })).toBe('first');
+    await expect(guard.run('acct', 'k', 'op:k1:new', async () => 'again')).rejects.toMatchObject({ status: 422 });
+  });
 });

@@ -14,6 +14,13 @@ export const TRADING_BINDINGS: RestBinding[] = [
     tag: 'Trading',
     input: (req) => bodyWith(req, { order_id: req.params.orderId }),
   },
+  {
+    method: 'post',
+    path: '/api/nest/trading/orders/:userId/:orderId/cancel',
+    operation: 'trading_orders_cancel',
+    tag: 'Trading',
+    input: (req) => bodyWith(req, { order_id: req.params.orderId }),
+  },
   { method: 'get', path: '/api/nest/trading/positions/:userId', operation: 'trading_positions', tag: 'Trading' },
   { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading' },
   {

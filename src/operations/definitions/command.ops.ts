@@ -25,7 +25,8 @@ export function commandOperations(command: TradingCommand) {
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           scope: ctx.scope,
           ...(input.signalSource ? { signalSource: input.signalSource } : {}),
-          ...keyedOrder(ctx, 'command', { message: input.message }),
+          // The signal source is part of what was asked (it is kept on the order and checked by the risk policy).
+          ...keyedOrder(ctx, 'command', { message: input.message, ...(input.signalSource ? { signalSource: input.signalSource } : {}) }),
         });
       },
     }),

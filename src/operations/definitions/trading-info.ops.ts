@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { belowSmallestUnit, fromBaseUnits, toBaseUnits } from '../../../agents/amounts.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import type { DepositsService } from '../../../agents/deposits.service.js';
 import { valuePositions } from '../../../agents/position-valuation.js';
 import type { PositionsService } from '../../../agents/positions.service.js';
 import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-config.types.js';
@@ -9,7 +10,7 @@ import { walletRequired } from '../../../agents/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
-import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type FaucetPort, type VenuePort } from '../../ports/venue.port.js';
+import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import { chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
 
@@ -21,8 +22,8 @@ export interface TradingInfoDeps {
   config: TradingConfigReader;
   wallets: WalletDirectory;
   clock: ClockPort;
-  /** Present on the paper venue only. */
-  faucet?: FaucetPort;
+  /** Present on the paper venue only: its faucet, booked into positions as one unit with the balance. */
+  deposits?: DepositsService;
 }
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
@@ -166,11 +167,11 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       },
     }),
   ];
-  return deps.faucet ? [...operations, faucetOperation(deps, deps.faucet)] : operations;
+  return deps.deposits ? [...operations, faucetOperation(deps, deps.deposits)] : operations;
 }
 
 /** CONTRACT "Trading accounts": the paper venue's faucet credits the account's custodial wallet. */
-function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
+function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
   return defineOperation({
     name: 'trading_paper_faucet',
     description: 'Paper venue only: credit test funds to the account\'s custodial wallet. `amount` is in whole tokens.',
@@ -191,9 +192,9 @@ function faucetOperation(deps: TradingInfoDeps, faucet: FaucetPort) {
         const dust = /[1-9]/.test(input.amount);
         throw AppError.validation([dust ? belowSmallestUnit(token) : 'amount must be greater than 0']);
       }
-      const balance = await faucet.credit(input.chain, wallet.address, token.address, amount.toString());
       const priceUsd = (await deps.venue.priceUsd(input.chain, token.address)) ?? 0;
-      await deps.positions.bookDeposit(subject, `faucet:${ctx.requestId}`, { chain: input.chain, token: token.address, symbol: token.symbol, decimals: token.decimals, amount, priceUsd });
+      // Balance and position under one server-drawn deposit id: a client's X-Request-Id names no booking.
+      const { balance } = await deposits.deposit(subject, { chain: input.chain, address: wallet.address, token, amount, priceUsd });
       return { chain: input.chain, token: token.address, symbol: token.symbol, address: wallet.address, walletId: wallet.walletId, credited: fromBaseUnits(amount, token.decimals), balance: fromBaseUnits(balance, token.decimals) };
     },
   });

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { derivedOrderId } from '../../../agents/order-ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../ports/venue.port.js';
-import { digestArguments } from '../operation-invoker.js';
+import { digestWhole } from '../request-digest.js';
 import type { OperationContext } from '../operation.types.js';
 
 /** Shared zod pieces of the trading operations: amounts, tokens, chains, the order shape. */
@@ -101,11 +101,10 @@ export const ORDER_DESCRIPTION =
 /**
  * The order of a guarded call: its id derived from the account and the idempotency key, so a
  * retry (even after a crash) finds the first call's order instead of placing another; and
- * the digest of what was asked (`kind` and `args`), so that the key reused for another
- * request is refused even after its idempotency record expired.
+ * the digest of what was asked (`kind` and `args`, every field: they hold no secret), so that
+ * the key reused for another request is refused even after its idempotency record expired.
  */
 export function keyedOrder(ctx: OperationContext, kind: string, args: unknown): { orderId?: string; requestDigest?: string } {
   if (!ctx.idempotencyKey) return {};
-  const digest = createHash('sha256').update(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`).digest('base64url');
-  return { orderId: `ord_${digest.slice(0, 24)}`, requestDigest: `${kind}:${digestArguments(args)}` };
+  return { orderId: derivedOrderId(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`), requestDigest: `${kind}:${digestWhole(args)}` };
 }

@@ -203,5 +203,20 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id, ctx.scope),
     }),
+    defineOperation({
+      name: 'trading_orders_cancel',
+      description:
+        'Cancel an order nothing was sent for yet (`pending_approval` or `approved`): it becomes `cancelled` and never executes. ' +
+        '409 `Order <id> cannot be cancelled (status: <status>)` once it was sent or settled; cancelling a cancelled order ' +
+        'answers it again (safe to retry). Any `trade` credential of the account may cancel. ' + ORDER_DESCRIPTION,
+      family: 'trading',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ order_id: z.string().min(1).max(100) }).strict(),
+      output: orderOutput,
+      // Cancelling again changes nothing more: idempotent by nature, so not guarded by a key (it moves no funds).
+      annotations: { destructive: true, idempotent: true },
+      handler: (ctx, input) => deps.pipeline.cancel(subjectOf(ctx), input.order_id),
+    }),
   ];
 }
