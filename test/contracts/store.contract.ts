@@ -401,6 +401,8 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         await put('updated', { data: { n: 1 }, indexes: { owner: 'alice' } }, 1);
         await put('deleted', {}, 1);
         await store.put(others, 'other-updated', { data: { n: 1 }, expectedVersion: 0 });
+        // Read first, so that a store caching what it read must show the commit instead.
+        for (const id of ['updated', 'deleted', 'created']) await store.get(things, id);
         await clock.advance(1_000);
         const result = await store.commit([
           putOf(things, 'created', { data: { n: 0 }, indexes: { owner: 'bob' } }, 10),
@@ -435,6 +437,7 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         await put('b', { data: { n: 1 } }, 1);
         await put('c', { data: { n: 1 } }, 1);
         await store.put(others, 'x', { data: { n: 1 }, expectedVersion: 0 });
+        for (const id of ['a', 'b', 'c']) await store.get(things, id);
         const error = await expectAppError(
           store.commit([
             putOf(things, 'a', { data: { n: 2 }, expectedVersion: 1, indexes: { owner: 'bob' } }, 2),
