@@ -1,4 +1,4 @@
-import { deserialize, serialize } from 'node:v8';
+import { deserialize } from 'node:v8';
 import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../src/errors/app-error.js';
 import { settlesWithin } from '../../src/shared/settles-within.js';
@@ -30,6 +30,7 @@ import {
 } from '../shared/store-helpers.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
+import { preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
 import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, fittingKey, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
@@ -426,55 +427,6 @@ export class LmdbStore implements StorePort {
   private assertOpen(): void {
     if (this.closed) throw new AppError('SHUTTING_DOWN', 'The LMDB store is closed');
   }
-}
-
-/** A put checked and serialized, ready to be decided on what is stored. */
-interface PreparedPut {
-  collection: string;
-  id: string;
-  key: Buffer;
-  expectedVersion: number;
-  indexes: Record<string, IndexValue>;
-  indexKeys: Array<{ name: string; key: Buffer }>;
-  expiresAt: number | undefined;
-  expiryKey: Buffer | undefined;
-  data: Uint8Array;
-  entry: Buffer | undefined;
-}
-
-interface PlannedPut {
-  record: DocRecord;
-  raw: Buffer;
-  write: () => void;
-}
-
-/**
- * Everything of a put that can throw, before any write is queued; the serialized bytes
- * also snapshot the caller's objects at call time.
- */
-function preparePut(collection: string, id: string, input: PutInput, journal: JournalEntryInput | undefined): PreparedPut {
-  const indexes = { ...(input.indexes ?? {}) };
-  const indexKeys = Object.entries(indexes).map(([name, value]) => {
-    checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
-    return { name, key: tupleKey([collection, name, value, id]) };
-  });
-  const { expiresAt } = input;
-  if (expiresAt !== undefined && !Number.isFinite(expiresAt)) throw AppError.internal('expiresAt must be finite');
-  const expiryKey = expiresAt === undefined ? undefined : tupleKey([expiresAt, collection, id]);
-  const key = docKey(collection, id);
-  tupleKey([collection, id, Number.MAX_SAFE_INTEGER]); // the journal key must fit too
-  return {
-    collection,
-    id,
-    key,
-    expectedVersion: input.expectedVersion,
-    indexes,
-    indexKeys,
-    expiresAt,
-    expiryKey,
-    data: serialize(input.data),
-    entry: journal === undefined ? undefined : serialize(journal),
-  };
 }
 
 function pageOf<T>(docs: StoredDocument[], nextCursor?: string): Page<StoredDocument<T>> {
