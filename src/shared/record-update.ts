@@ -119,7 +119,16 @@ export async function updateRecords(
   });
 }
 
-/** Runs `attempt` until it does not lose a compare-and-set, at most `maxAttempts` times. */
+/**
+ * The loop under both: runs `attempt` (which reads, decides and writes) again after the
+ * backoff whenever it throws VERSION_CONFLICT, at most `maxAttempts` times, then the 409
+ * naming `key()`. For read-modify-writes whose read is more than one `get` (a `find` of a
+ * user's wallets before writing their default pointer); prefer `updateRecord(s)` otherwise.
+ */
+export async function retryOnConflict<R>(key: () => string, attempt: () => Promise<R>, options: RecordUpdateOptions = {}): Promise<R> {
+  return withRetries(options, key, attempt);
+}
+
 async function withRetries<R>(options: RecordUpdateOptions, key: () => string, attempt: () => Promise<R>): Promise<R> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_UPDATE_ATTEMPTS);
   const backoff = options.backoff ?? conflictBackoff;

@@ -8,7 +8,7 @@ import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 import { conflictBackoffMs, MAX_CONFLICT_BACKOFF_MS } from '../../src/shared/conflict-backoff.js';
-import { updateRecord, updateRecords, type RecordRef } from '../../src/shared/record-update.js';
+import { retryOnConflict, updateRecord, updateRecords, type RecordRef } from '../../src/shared/record-update.js';
 
 const SPECS = [
   { name: 'counters', indexes: ['owner'] },
@@ -63,6 +63,23 @@ describe('conflict backoff', () => {
     expect([0, 1, 3, 5, 6, 20].map((attempt) => conflictBackoffMs(attempt, () => 1))).toEqual([1, 2, 8, 32, MAX_CONFLICT_BACKOFF_MS, MAX_CONFLICT_BACKOFF_MS]);
     expect(conflictBackoffMs(10, () => 0)).toBe(0);
     expect(conflictBackoffMs(4, () => 0.5)).toBe(8);
+  });
+});
+
+describe('retryOnConflict', () => {
+  it('retries only VERSION_CONFLICT, then gives up with the 409 naming the key', async () => {
+    let calls = 0;
+    const conflict = new AppError('VERSION_CONFLICT', 'Version conflict on wallets/w1: expected 1, found 2');
+    const result = await retryOnConflict(() => 'wallets/w1', async () => (++calls < 3 ? Promise.reject(conflict) : 'done'), { backoff: async () => undefined });
+    expect({ result, calls }).toEqual({ result: 'done', calls: 3 });
+    await expect(retryOnConflict(() => 'wallets/w1', () => Promise.reject(conflict), { maxAttempts: 4, backoff: async () => undefined })).rejects.toMatchObject({
+      code: 'RESOURCE_CONFLICT',
+      message: 'Concurrent updates to wallets/w1: gave up after 4 attempts',
+    });
+    const other = new AppError('RESOURCE_NOT_FOUND', 'Wallet not found');
+    calls = 0;
+    await expect(retryOnConflict(() => 'wallets/w1', async () => { calls++; throw other; })).rejects.toBe(other);
+    expect(calls).toBe(1);
   });
 });
 
