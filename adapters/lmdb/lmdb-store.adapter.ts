@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
+import { deserialize } from 'node:v8';
 import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../src/errors/app-error.js';
 import { ensurePrivateDir, makeFilePrivate } from '../../src/shared/private-files.js';
@@ -7,6 +7,7 @@ import { settlesWithin } from '../../src/shared/settles-within.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
   CollectionSpec,
+  CommitWrite,
   IndexQuery,
   IndexValue,
   JournalEntry,
@@ -19,6 +20,7 @@ import type {
   StorePort,
 } from '../../src/ports/store.port.js';
 import {
+  checkCommit,
   checkPut,
   decodeCursor,
   encodeCursor,
@@ -30,6 +32,7 @@ import {
 } from '../shared/store-helpers.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
+import { preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
 import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, fittingKey, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
@@ -145,60 +148,93 @@ export class LmdbStore implements StorePort {
   ): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.assertOpen();
-    // Everything that can throw happens here, before any write is queued; the serialized
-    // bytes also snapshot the caller's objects at call time.
-    const indexes = { ...(input.indexes ?? {}) };
-    const indexKeys = Object.entries(indexes).map(([name, value]) => {
-      checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
-      return { name, value, key: tupleKey([collection, name, value, id]) };
-    });
-    const { expiresAt } = input;
-    if (expiresAt !== undefined && !Number.isFinite(expiresAt)) throw AppError.internal('expiresAt must be finite');
-    const expiryKey = expiresAt === undefined ? undefined : tupleKey([expiresAt, collection, id]);
-    const key = docKey(collection, id);
-    tupleKey([collection, id, Number.MAX_SAFE_INTEGER]); // the journal key must fit too
-    const data = serialize(input.data);
-    const entry = journal === undefined ? undefined : serialize(journal);
-
+    const put = preparePut(collection, id, input, journal);
     // Decide on what is stored now; if the stored entry changes before the commit, decide again.
     for (;;) {
       const now = this.clock.now();
-      const stored = this.readEntry(key);
-      const current = stored?.doc;
-      const live = current && !expired(current, now) ? current : undefined;
-      const version = live?.version ?? 0;
-      if (version !== input.expectedVersion) throw versionConflict(collection, id, input.expectedVersion, version);
-      // Index entries whose value did not change stay as they are (most updates change one or none).
-      const kept = live ? (name: string) => live.indexes[name] === indexes[name] : () => false;
-      // A new incarnation of the id starts its journal afresh so that seq == version holds.
-      // Only a create that journals, or replaces an expired document, can find an old journal
-      // to clear (a deleted document keeps its journal until then); skipping the range scan
-      // otherwise keeps unjournaled creates (audit, idempotency records) cheap. Any write to
-      // that journal also writes the document, so the condition below covers the scan.
-      const staleJournal = !live && (current || entry) ? this.journalKeys(collection, id) : [];
-      const record: DocRecord = {
-        id,
-        version: version + 1,
-        indexes,
-        updatedAt: now,
-        ...(expiresAt === undefined ? {} : { expiresAt }),
-        data,
-      };
-      const raw = encodeRecord(record);
-      const write = () => {
-        if (current) this.unlink(collection, current, kept);
-        for (const stale of staleJournal) this.journal.remove(stale);
-        this.docs.put(key, raw, newStamp());
-        for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
-        if (expiryKey) this.expiry.put(expiryKey, MARK);
-        if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
-      };
-      if (await this.ifUnchanged(key, stored?.stamp, write)) {
-        const doc = lazyDocument(record);
-        this.cache.refresh(cacheKeyOf(key), raw, doc);
-        return doc as StoredDocument<T>;
-      }
+      const stored = this.readEntry(put.key);
+      const planned = this.plan(put, stored?.doc, now);
+      if (await this.ifUnchanged(put.key, stored?.stamp, planned.write)) return this.written(put, planned) as StoredDocument<T>;
     }
+  }
+
+  /**
+   * One write transaction of lmdb-js, as a child transaction (README, `childTransaction`):
+   * the callback runs inside LMDB's write transaction, under its cross-process writer lock,
+   * so what it reads is what it writes over; a compare-and-set that does not hold throws,
+   * which aborts the child transaction and every write it made, and rejects the commit with
+   * that error. Conditional writes (`ifVersion`) condition a block on one key only.
+   */
+  async commit(writes: readonly CommitWrite[]): Promise<Array<StoredDocument | null>> {
+    checkCommit(this.specs, writes);
+    this.assertOpen();
+    if (writes.length === 0) return [];
+    // Everything that can throw before the transaction (bad keys, index values) throws here.
+    const prepared = writes.map((w) =>
+      w.op === 'put' ? preparePut(w.collection, w.id, w.input, w.journal) : { ...w, key: docKey(w.collection, w.id) },
+    );
+    const now = this.clock.now();
+    this.queuedWrites++;
+    const planned = await this.root.childTransaction(() =>
+      prepared.map((w) => {
+        const stored = this.readEntry(w.key)?.doc;
+        if ('data' in w) {
+          const decided = this.plan(w, stored, now);
+          decided.write();
+          return decided;
+        }
+        const version = stored && !expired(stored, now) ? stored.version : 0;
+        if (version !== w.expectedVersion) throw versionConflict(w.collection, w.id, w.expectedVersion, version);
+        if (stored) this.remove(w.collection, stored);
+        return null;
+      }),
+    );
+    return prepared.map((w, i) => ('data' in w ? this.written(w, planned[i]!) : null));
+  }
+
+  /**
+   * What a put writes over `current` (the stored document, if any): the record and a block
+   * of writes to run in a write transaction (conditional block or transaction callback).
+   * Throws VERSION_CONFLICT when `current` is not the version the put expects.
+   */
+  private plan(put: PreparedPut, current: StoredDocument | undefined, now: number): PlannedPut {
+    const { collection, id, indexes, indexKeys, expiresAt, expiryKey, key, entry } = put;
+    const live = current && !expired(current, now) ? current : undefined;
+    const version = live?.version ?? 0;
+    if (version !== put.expectedVersion) throw versionConflict(collection, id, put.expectedVersion, version);
+    // Index entries whose value did not change stay as they are (most updates change one or none).
+    const kept = live ? (name: string) => live.indexes[name] === indexes[name] : () => false;
+    // A new incarnation of the id starts its journal afresh so that seq == version holds.
+    // Only a create that journals, or replaces an expired document, can find an old journal
+    // to clear (a deleted document keeps its journal until then); skipping the range scan
+    // otherwise keeps unjournaled creates (audit, idempotency records) cheap. Any write to
+    // that journal also writes the document, so the condition on it covers the scan.
+    const staleJournal = !live && (current || entry) ? this.journalKeys(collection, id) : [];
+    const record: DocRecord = {
+      id,
+      version: version + 1,
+      indexes,
+      updatedAt: now,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      data: put.data,
+    };
+    const raw = encodeRecord(record);
+    const write = () => {
+      if (current) this.unlink(collection, current, kept);
+      for (const stale of staleJournal) this.journal.remove(stale);
+      this.docs.put(key, raw, newStamp());
+      for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
+      if (expiryKey) this.expiry.put(expiryKey, MARK);
+      if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
+    };
+    return { record, raw, write };
+  }
+
+  /** The document a committed put stored; a cached decoding of its key now shows it. */
+  private written(put: PreparedPut, planned: PlannedPut): StoredDocument {
+    const doc = lazyDocument(planned.record);
+    this.cache.refresh(cacheKeyOf(put.key), planned.raw, doc);
+    return doc;
   }
 
   async delete(collection: string, id: string, expectedVersion: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
   CollectionSpec,
+  CommitWrite,
   IndexQuery,
   JournalEntry,
   JournalEntryInput,
@@ -12,6 +13,7 @@ import type {
   StorePort,
 } from '../../src/ports/store.port.js';
 import {
+  checkCommit,
   checkPut,
   compareIndexValues,
   decodeCursor,
@@ -58,12 +60,43 @@ export class MemoryStore implements StorePort {
     journal?: JournalEntryInput,
   ): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
-    const docs = this.collection(collection);
-    const current = docs.get(id);
+    this.check(collection, id, input.expectedVersion);
+    return this.write(collection, id, input, journal) as StoredDocument<T>;
+  }
+
+  async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
+    this.check(collection, id, expectedVersion);
+    this.collection(collection).delete(id);
+  }
+
+  /** Every check before any write, all in one synchronous run: nothing can come in between. */
+  async commit(writes: readonly CommitWrite[]): Promise<Array<StoredDocument | null>> {
+    checkCommit(this.specs, writes);
+    for (const w of writes) this.check(w.collection, w.id, w.op === 'put' ? w.input.expectedVersion : w.expectedVersion);
+    // Copies taken before the first write, so a value that cannot be cloned fails the whole commit.
+    const copies = writes.map((w) => (w.op === 'put' ? structuredClone({ data: w.input.data, journal: w.journal }) : undefined));
+    return writes.map((w, i) => {
+      if (w.op === 'delete') {
+        this.collection(w.collection).delete(w.id);
+        return null;
+      }
+      return this.write(w.collection, w.id, { ...w.input, data: copies[i]!.data }, copies[i]!.journal);
+    });
+  }
+
+  /** Throws the VERSION_CONFLICT of a write whose expected version is not the stored one. */
+  private check(collection: string, id: string, expectedVersion: number): void {
+    const current = this.collection(collection).get(id);
     const currentVersion = current && !this.expired(current) ? current.version : 0;
-    if (currentVersion !== input.expectedVersion) {
-      throw versionConflict(collection, id, input.expectedVersion, currentVersion);
+    if (currentVersion !== expectedVersion) {
+      throw versionConflict(collection, id, expectedVersion, currentVersion);
     }
+  }
+
+  /** Writes a checked put. */
+  private write(collection: string, id: string, input: PutInput, journal: JournalEntryInput | undefined): StoredDocument {
+    const docs = this.collection(collection);
+    const currentVersion = input.expectedVersion;
     const doc: StoredDocument = deepFreeze({
       id,
       version: currentVersion + 1,
@@ -81,17 +114,7 @@ export class MemoryStore implements StorePort {
       entries.push(structuredClone({ ...journal, seq: doc.version }));
       this.journals.set(key, entries);
     }
-    return doc as StoredDocument<T>;
-  }
-
-  async delete(collection: string, id: string, expectedVersion: number): Promise<void> {
-    const docs = this.collection(collection);
-    const current = docs.get(id);
-    const currentVersion = current && !this.expired(current) ? current.version : 0;
-    if (currentVersion !== expectedVersion) {
-      throw versionConflict(collection, id, expectedVersion, currentVersion);
-    }
-    docs.delete(id);
+    return doc;
   }
 
   async find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>> {

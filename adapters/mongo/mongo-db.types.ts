@@ -29,17 +29,39 @@ export interface CreateIndexOptionsLike {
   partialFilterExpression?: MongoDoc;
 }
 
+/** Runs inside the session's transaction when passed to a collection call. */
+export interface InSession {
+  session?: SessionLike;
+}
+
 export interface CollectionLike {
-  findOne(filter: MongoDoc, options?: { projection?: MongoDoc }): Promise<MongoDoc | null>;
+  findOne(filter: MongoDoc, options?: { projection?: MongoDoc } & InSession): Promise<MongoDoc | null>;
   find(filter: MongoDoc): FindCursorLike;
-  updateOne(filter: MongoDoc, update: MongoDoc, options?: { upsert?: boolean }): Promise<UpdateResultLike>;
-  deleteOne(filter: MongoDoc): Promise<DeleteResultLike>;
+  updateOne(filter: MongoDoc, update: MongoDoc, options?: { upsert?: boolean } & InSession): Promise<UpdateResultLike>;
+  deleteOne(filter: MongoDoc, options?: InSession): Promise<DeleteResultLike>;
   deleteMany(filter: MongoDoc): Promise<DeleteResultLike>;
   createIndex(spec: Record<string, 1 | -1>, options?: CreateIndexOptionsLike): Promise<string>;
 }
 
+export interface TransactionOptionsLike {
+  readConcern?: { level: 'snapshot' | 'majority' };
+  writeConcern?: { w?: 'majority' | number; journal?: boolean };
+}
+
+/** A client session (`ClientSession`): multi-document transactions. */
+export interface SessionLike {
+  /**
+   * Runs `fn` in a transaction and commits it; aborts it when `fn` throws (and rethrows).
+   * The driver runs `fn` again on a transient error (a write conflict with another transaction).
+   */
+  withTransaction<T>(fn: () => Promise<T>, options?: TransactionOptionsLike): Promise<T>;
+  endSession(): Promise<void>;
+}
+
 export interface MongoDbLike {
   collection(name: string): CollectionLike;
+  /** The client (`Db.client`): where sessions, hence transactions, come from. */
+  readonly client?: { startSession(): SessionLike };
   /** Admin commands (`{ping: 1}`); a stand-in may leave it out. */
   command?(command: MongoDoc): Promise<MongoDoc>;
 }

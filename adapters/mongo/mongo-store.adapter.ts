@@ -5,6 +5,7 @@ import { deepFreeze } from '../../src/shared/deep-freeze.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type {
   CollectionSpec,
+  CommitWrite,
   IndexQuery,
   JournalEntry,
   JournalEntryInput,
@@ -16,6 +17,7 @@ import type {
   StorePort,
 } from '../../src/ports/store.port.js';
 import {
+  checkCommit,
   checkPut,
   decodeCursor,
   pageLimit,
@@ -24,6 +26,7 @@ import {
   versionConflict,
   type IndexCursor,
 } from '../shared/store-helpers.js';
+import { commitInTransaction } from './mongo-commit.helpers.js';
 import type { CollectionLike, MongoDbLike, PendingJournal } from './mongo-db.types.js';
 import { guarded, isDuplicateKey, translateMongoError } from './mongo-errors.helpers.js';
 import { PENDING_PROJECTION, flushPending, pendingEntry } from './mongo-journal.helpers.js';
@@ -68,8 +71,10 @@ const MAX_CAS_ATTEMPTS = 4;
 
 /**
  * The production store on MongoDB: one collection per store collection, CAS on a
- * `version` field, the journal in one shared collection kept consistent without
- * transactions (see `mongo-journal.helpers.ts`), TTL by index plus read-time filtering.
+ * `version` field, the journal in one shared collection, TTL by index plus read-time
+ * filtering. A single `put` needs no transaction: its journal entry rides in the document
+ * write and is copied after (see `mongo-journal.helpers.ts`). A `commit` of several
+ * documents is one multi-document transaction (`mongo-commit.helpers.ts`).
  */
 export class MongoStore implements StorePort {
   private readonly specs = new Map<string, CollectionSpec>();
@@ -209,6 +214,14 @@ export class MongoStore implements StorePort {
       await docs.deleteOne({ _id: id, journalPending: { $ne: true }, ...expiredFilter(now) });
       return (await docs.findOne({ _id: id, ...liveFilter(now) }, { projection: { _id: 1 } })) === null;
     });
+  }
+
+  /** One multi-document transaction (needs a replica set); see mongo-commit.helpers.ts. */
+  async commit(writes: readonly CommitWrite[]): Promise<Array<StoredDocument | null>> {
+    checkCommit(this.specs, writes);
+    if (writes.length === 0) return [];
+    const context = { db: this.db, journal: this.journal, docs: (name: string) => this.docs(name), now: this.clock.now() };
+    return guarded('commit', () => commitInTransaction(context, writes));
   }
 
   async find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>> {

@@ -1,5 +1,5 @@
 import { AppError } from '../../src/errors/app-error.js';
-import type { CollectionSpec, IndexQuery, IndexValue, PutInput } from '../../src/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, IndexQuery, IndexValue, PutInput } from '../../src/ports/store.port.js';
 
 /** Cursor of an index page: the (value, id) of the last item returned. */
 export interface IndexCursor {
@@ -48,6 +48,28 @@ export function checkPut(specs: Map<string, CollectionSpec>, collection: string,
   }
   if (!Number.isInteger(input.expectedVersion) || input.expectedVersion < 0) {
     throw AppError.internal(`expectedVersion must be a non-negative integer`);
+  }
+}
+
+/**
+ * Refuses a commit that could not be applied as a whole whatever is stored: an undeclared
+ * collection or index, a bad version, or one document written twice (which of the two would
+ * be meant is not for the store to guess).
+ */
+export function checkCommit(specs: Map<string, CollectionSpec>, writes: readonly CommitWrite[]): void {
+  const seen = new Set<string>();
+  for (const write of writes) {
+    if (write.op === 'put') checkPut(specs, write.collection, write.input);
+    else if (write.op === 'delete') {
+      requireCollection(specs, write.collection);
+      if (!Number.isInteger(write.expectedVersion) || write.expectedVersion < 0) {
+        throw AppError.internal(`expectedVersion must be a non-negative integer`);
+      }
+    } else throw AppError.internal(`Unknown commit operation ${String((write as { op?: unknown }).op)}`);
+    if (typeof write.id !== 'string') throw AppError.validation(['id must be a string']);
+    const key = JSON.stringify([write.collection, write.id]);
+    if (seen.has(key)) throw AppError.internal(`Document ${write.collection}/${write.id} appears twice in one commit`);
+    seen.add(key);
   }
 }
 

@@ -10,7 +10,11 @@
  * The service waits where something leaves it: before a mutating request is answered,
  * before a live venue broadcasts a transaction, before an event is published.
  *
- * Documents returned by `get`, `put`, `find` and `list` are deeply frozen: an adapter may
+ * Atomic units of work: `commit` applies compare-and-set puts and deletes over any documents
+ * of any collections all or nothing, in one transaction of the store (LMDB: one write
+ * transaction; MongoDB: one multi-document transaction).
+ *
+ * Documents returned by `get`, `put`, `commit`, `find` and `list` are deeply frozen: an adapter may
  * share one decoded document between readers (the embedded store decodes a version once),
  * so a caller copies what it wants to change.
  */
@@ -52,6 +56,27 @@ export interface JournalEntry extends JournalEntryInput {
   /** Equals the document version the write produced, so an entry exists once per version. */
   seq: number;
 }
+
+/** One compare-and-set put of a `commit`: what `put` takes, addressed. */
+export interface CommitPut<T = unknown> {
+  op: 'put';
+  collection: string;
+  id: string;
+  input: PutInput<T>;
+  /** Written with the document (seq = its new version), only if the whole commit is. */
+  journal?: JournalEntryInput;
+}
+
+/** One compare-and-set delete of a `commit`: what `delete` takes, addressed. */
+export interface CommitDelete {
+  op: 'delete';
+  collection: string;
+  id: string;
+  /** The version read; 0 deletes nothing and only checks the id is absent (or expired). */
+  expectedVersion: number;
+}
+
+export type CommitWrite<T = unknown> = CommitPut<T> | CommitDelete;
 
 export interface IndexQuery {
   index: string;
@@ -106,6 +131,18 @@ export interface StorePort {
 
   /** CAS delete; the journal of the id is kept. Throws VERSION_CONFLICT on mismatch. */
   delete(collection: string, id: string, expectedVersion: number): Promise<void>;
+
+  /**
+   * Applies every write or none, atomically: readers (in this process and others) see all
+   * of them or none of them, and so does a store reopened after the process died at any
+   * point. Each write is a compare-and-set as `put` and `delete` are; when one does not
+   * hold, nothing is written and it throws the `AppError('VERSION_CONFLICT')` `put` would
+   * have thrown for that document (its `details` name the collection and id). A document
+   * may appear once per commit. Resolves, once committed, with one entry per write in
+   * order: the stored document of a put, null for a delete. An empty commit writes nothing.
+   * Durability as for `put`: `durable()` waits for the flush.
+   */
+  commit(writes: readonly CommitWrite[]): Promise<Array<StoredDocument | null>>;
 
   /** Documents whose index matches, ordered by (index value, id), skipping expired ones. */
   find<T>(collection: string, query: IndexQuery, page: PageRequest): Promise<Page<StoredDocument<T>>>;

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createActor, type AnyActor, type AnyMachineSnapshot } from 'xstate';
 import type { Logger } from 'pino';
 import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
-import { AppError, isAppError } from '../errors/app-error.js';
+import { AppError } from '../errors/app-error.js';
+import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../shared/conflict-backoff.js';
 import { settlesWithin } from '../shared/settles-within.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
@@ -11,8 +11,6 @@ import type { ActorView } from './actor-inspector.js';
 import type { DurablePublisher } from './durable-publisher.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
-
-const MAX_BACKOFF_MS = 50;
 
 export interface RuntimeOptions {
   store: StorePort;
@@ -204,12 +202,10 @@ export class ActorRuntime {
         this.drop(entry);
         if (!isVersionConflict(error)) throw error;
         if (attempt >= this.options.maxConflictRetries) {
-          throw new AppError('RESOURCE_CONFLICT', `Concurrent updates to ${entry.key}: gave up after ${attempt + 1} attempts`, {
-            retryable: true,
-          });
+          throw concurrentUpdatesGaveUp(entry.key, attempt + 1);
         }
         // Full-jitter exponential backoff: two writers hammering one actor take turns instead of colliding again.
-        await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** attempt));
+        await conflictBackoff(attempt);
         continue;
       }
       this.publish(entry, live);
@@ -371,8 +367,4 @@ export function collectionOf(type: string): string {
 
 function keyOf(type: string, id: string): string {
   return `${type}/${id}`;
-}
-
-function isVersionConflict(error: unknown): boolean {
-  return isAppError(error) && error.code === 'VERSION_CONFLICT';
 }

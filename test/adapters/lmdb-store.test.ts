@@ -270,6 +270,20 @@ if (task === 'increment') {
     }
   }
   console.log(JSON.stringify({ writes, conflicts }));
+} else if (task === 'batches') {
+  // Large commits back to back: each creates BATCH documents and moves the counter on.
+  const size = Number(process.env.BATCH);
+  const payload = 'x'.repeat(2000);
+  for (let batch = 0; ; batch++) {
+    const writes = Array.from({ length: size }, (_, i) => ({
+      op: 'put', collection: 'agents', id: 'b-' + batch + '-' + i,
+      input: { data: { batch, i, payload }, expectedVersion: 0, indexes: { owner: 'batch-' + batch } },
+      journal: { event: { batch, i }, state: null, at: 0 },
+    }));
+    writes.push({ op: 'put', collection: 'agents', id: 'counter', input: { data: { batch }, expectedVersion: batch }, journal: { event: batch, state: null, at: 0 } });
+    await store.commit(writes);
+    console.log('ACK ' + batch);
+  }
 } else {
   for (let batch = 0; ; batch++) {
     const ids = Array.from({ length: 20 }, (_, i) => 'k-' + batch + '-' + i);
@@ -366,6 +380,45 @@ describe('LmdbStore with two processes', () => {
     for (const id of acked.slice(-20)) {
       expect(await store.readJournal('agents', id, { limit: 5 })).toEqual([{ seq: 1, event: id, state: null, at: 0 }]);
     }
+    await store.close();
+  });
+
+  it('shows each commit wholly or not at all after the committing process is killed with SIGKILL', async () => {
+    const path = await tempDir();
+    const size = 300;
+    const writer = startChild(path, { TASK: 'batches', BATCH: String(size) });
+    let acked = -1;
+    const enough = new Promise<void>((resolve) =>
+      writer.lines.on('line', (line) => {
+        if (line.startsWith('ACK ')) acked = Number(line.slice(4));
+        if (acked >= 5) resolve();
+      }),
+    );
+    await writer.ready;
+    writer.go();
+    await enough;
+    // Not on an acknowledgement: the child is most likely inside its next commit's transaction.
+    await new Promise((resolve) => setTimeout(resolve, 3 + Math.random() * 10));
+    writer.child.kill('SIGKILL');
+    await writer.exited;
+
+    const store = await openStore(path);
+    const counter = await store.get<{ batch: number }>('agents', 'counter');
+    const last = counter!.data.batch;
+    expect(last).toBeGreaterThanOrEqual(acked); // every acknowledged commit is there
+    expect(counter!.version).toBe(last + 1);
+    expect((await store.readJournal('agents', 'counter', { limit: 1000 })).map((e) => e.event)).toEqual(Array.from({ length: last + 1 }, (_, b) => b));
+    // Every batch up to the counter's wholly (documents, indexes, journal), the next one not at all.
+    for (let batch = 0; batch <= last + 1; batch++) {
+      const found = await store.find('agents', { index: 'owner', eq: `batch-${batch}` }, { limit: 1000 });
+      const present = await Promise.all(Array.from({ length: size }, (_, i) => store.get('agents', `b-${batch}-${i}`)));
+      const journals = await Promise.all(Array.from({ length: size }, (_, i) => store.readJournal('agents', `b-${batch}-${i}`, { limit: 5 })));
+      const expected = batch <= last ? size : 0;
+      expect(found.items).toHaveLength(expected);
+      expect(present.filter(Boolean)).toHaveLength(expected);
+      expect(journals.filter((entries) => entries.length === 1)).toHaveLength(expected);
+    }
+    console.info(`SIGKILL mid-commit: ${acked + 1} commits acknowledged, ${last + 1} found whole`);
     await store.close();
   });
 });

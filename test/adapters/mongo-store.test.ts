@@ -170,6 +170,58 @@ describe('MongoStore journal repair (stand-in)', () => {
   });
 });
 
+describe('MongoStore commit (stand-in transactions)', () => {
+  const put = (id: string, expectedVersion: number, n: number, journal = true) =>
+    ({ op: 'put', collection: 'agents.v1', id, input: { data: { n }, expectedVersion }, ...(journal ? { journal: entry(n) } : {}) }) as const;
+
+  it('is one transaction that writes the documents and their journal entries, leaving nothing pending', async () => {
+    const { db, store } = await standIn();
+    await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 }, entry(1));
+    await store.commit([put('a1', 1, 2), put('a2', 0, 3)]);
+    expect(db.transactions).toEqual({ committed: 1, aborted: 0 });
+    expect(db.collection(JOURNAL).snapshot().map((doc) => doc._id)).toEqual(['agents.v1/a1/1', 'agents.v1/a1/2', 'agents.v1/a2/1']);
+    expect(db.collection(DOCS).snapshot().map((doc) => doc.journalPending)).toEqual([false, false]);
+  });
+
+  it('writes nothing when the driver fails in the middle of the commit', async () => {
+    const { db, store } = await standIn();
+    await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 }, entry(1));
+    const before = { docs: db.collection(DOCS).snapshot(), journal: db.collection(JOURNAL).snapshot() };
+    // The second write's journal entry fails: the first document and entry are already in the transaction.
+    db.failNext({ op: 'updateOne', collection: JOURNAL });
+    const error = await rejection(store.commit([put('a1', 1, 2, false), put('a2', 0, 3), put('a3', 0, 4)]));
+    expect(error).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
+    expect(db.transactions).toEqual({ committed: 0, aborted: 1 });
+    expect({ docs: db.collection(DOCS).snapshot(), journal: db.collection(JOURNAL).snapshot() }).toEqual(before);
+  });
+
+  it('copies an entry a single put left pending before the commit replaces the document', async () => {
+    const { db, store } = await standIn();
+    db.failNext({ op: 'updateOne', collection: JOURNAL });
+    await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 }, entry(1));
+    expect(db.collection(DOCS).snapshot()[0]).toMatchObject({ journalPending: true });
+    await store.commit([put('a1', 1, 2)]);
+    expect(db.collection(JOURNAL).snapshot().map((doc) => doc.seq)).toEqual([1, 2]);
+    expect(db.collection(DOCS).snapshot()[0]).toMatchObject({ journalPending: false, version: 2 });
+    expect(await store.readJournal('agents.v1', 'a1', { limit: 5 })).toEqual([
+      { seq: 1, ...entry(1) },
+      { seq: 2, ...entry(2) },
+    ]);
+  });
+
+  it('keeps single puts working beside commits: a put waits for a running transaction and loses its CAS to it', async () => {
+    const { store } = await standIn();
+    await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 });
+    const [committed, single] = await Promise.allSettled([
+      store.commit([put('a1', 1, 2)]),
+      store.put('agents.v1', 'a1', { data: { n: 9 }, expectedVersion: 1 }, entry(9)),
+    ]);
+    expect(committed.status).toBe('fulfilled');
+    expect(single).toMatchObject({ status: 'rejected', reason: { code: 'VERSION_CONFLICT' } });
+    expect(await store.get('agents.v1', 'a1')).toMatchObject({ version: 2, data: { n: 2 } });
+  });
+});
+
 describe('MongoStore driver errors (stand-in)', () => {
   it('turns network and not-primary errors into a retryable DEPENDENCY_UNAVAILABLE without leaking them', async () => {
     const { db, store } = await standIn();

@@ -3,7 +3,9 @@
  * waits for the previous one: one commit per write) versus 1,000 distinct keys written
  * concurrently (lmdb-js folds the writes of one event turn into one transaction: group
  * commit). LmdbStore commits durably (fdatasync before the put resolves); MemoryStore is
- * the in-heap ceiling. Run: `npx tsx test/bench/store.bench.ts`. Prints figures only.
+ * the in-heap ceiling. A third case writes units of work of COMMIT_SIZE documents, one
+ * `commit` each, one after the other (what a swap's step does), to set against the first.
+ * Run: `npx tsx test/bench/store.bench.ts`. Prints figures only.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,8 @@ const COLLECTION = 'agents';
 const SEQUENTIAL_WRITES = 2_000;
 const CONCURRENT_KEYS = 1_000;
 const CONCURRENT_ROUNDS = 10;
+const COMMIT_SIZE = 5;
+const SEQUENTIAL_COMMITS = 400;
 
 /** A snapshot-sized document: a few nested fields, roughly what an actor persists. */
 function snapshot(n: number) {
@@ -50,6 +54,17 @@ async function concurrent(store: StorePort, keys: number, rounds: number): Promi
   return (keys * rounds) / ((performance.now() - start) / 1000);
 }
 
+async function commits(store: StorePort, count: number): Promise<number> {
+  const ids = Array.from({ length: COMMIT_SIZE }, (_, i) => `unit-${i}`);
+  const start = performance.now();
+  for (let version = 0; version < count; version++) {
+    await store.commit(
+      ids.map((id, i) => ({ op: 'put', collection: COLLECTION, id, input: { data: snapshot(version + i), expectedVersion: version }, journal: journal(version) })),
+    );
+  }
+  return (count * COMMIT_SIZE) / ((performance.now() - start) / 1000);
+}
+
 interface Row {
   store: string;
   case: string;
@@ -62,6 +77,7 @@ async function measure(name: string, open: () => Promise<{ store: StorePort; clo
   const runs: Array<[string, (store: StorePort) => Promise<number>]> = [
     ['1 key, sequential', (store) => sequential(store, SEQUENTIAL_WRITES)],
     [`${CONCURRENT_KEYS} keys, concurrent`, (store) => concurrent(store, CONCURRENT_KEYS, CONCURRENT_ROUNDS)],
+    [`${COMMIT_SIZE} keys per commit, sequential`, (store) => commits(store, SEQUENTIAL_COMMITS)],
   ];
   for (const [label, run] of runs) {
     // A fresh store per case; a short warm-up run on it first (JIT, page cache).
@@ -98,6 +114,7 @@ try {
   const lmdbSeq = rate('LmdbStore (durable)', '1 key');
   const lmdbConc = rate('LmdbStore (durable)', `${CONCURRENT_KEYS} keys`);
   console.log(`LMDB group-commit gain (concurrent / sequential): ${(lmdbConc / lmdbSeq).toFixed(1)}x`);
+  console.log(`LMDB ${COMMIT_SIZE}-key commits / sequential puts (documents per second): ${(rate('LmdbStore (durable)', `${COMMIT_SIZE} keys`) / lmdbSeq).toFixed(1)}x`);
   console.log(`Memory / LMDB, sequential: ${(rate('MemoryStore', '1 key') / lmdbSeq).toFixed(1)}x`);
   console.log(`Memory / LMDB, concurrent: ${(rate('MemoryStore', `${CONCURRENT_KEYS} keys`) / lmdbConc).toFixed(1)}x`);
 } finally {

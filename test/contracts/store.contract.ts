@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { AppError, type ErrorCode } from '../../src/errors/app-error.js';
-import type { IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../src/ports/store.port.js';
+import type { CommitWrite, IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../src/ports/store.port.js';
 
 interface Subject {
   store: StorePort;
@@ -384,6 +384,204 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         };
         await Promise.all(Array.from({ length: 8 }, async () => { for (let i = 0; i < 5; i++) await increment(); }));
         expect(await store.get(things, 'counter')).toMatchObject({ version: 41, data: { n: 40 } });
+      });
+    });
+
+    describe('commit (atomic units of work)', () => {
+      const putOf = (collection: string, id: string, input: Partial<PutInput> = {}, journal?: number): CommitWrite => ({
+        op: 'put',
+        collection,
+        id,
+        input: { data: { id }, expectedVersion: 0, ...input },
+        ...(journal === undefined ? {} : { journal: entry(journal) }),
+      });
+      const deleteOf = (collection: string, id: string, expectedVersion: number): CommitWrite => ({ op: 'delete', collection, id, expectedVersion });
+
+      it('creates, updates and deletes across two collections in one commit, with their journal entries', async () => {
+        await put('updated', { data: { n: 1 }, indexes: { owner: 'alice' } }, 1);
+        await put('deleted', {}, 1);
+        await store.put(others, 'other-updated', { data: { n: 1 }, expectedVersion: 0 });
+        // Read first, so that a store caching what it read must show the commit instead.
+        for (const id of ['updated', 'deleted', 'created']) await store.get(things, id);
+        await clock.advance(1_000);
+        const result = await store.commit([
+          putOf(things, 'created', { data: { n: 0 }, indexes: { owner: 'bob' } }, 10),
+          putOf(things, 'updated', { data: { n: 2 }, expectedVersion: 1, indexes: { owner: 'bob' } }, 11),
+          deleteOf(things, 'deleted', 1),
+          putOf(others, 'other-updated', { data: { n: 2 }, expectedVersion: 1 }),
+          putOf(others, 'other-created', { data: { n: 0 } }, 12),
+        ]);
+        expect(result).toEqual([
+          { id: 'created', version: 1, data: { n: 0 }, indexes: { owner: 'bob' }, updatedAt: clock.now() },
+          { id: 'updated', version: 2, data: { n: 2 }, indexes: { owner: 'bob' }, updatedAt: clock.now() },
+          null,
+          { id: 'other-updated', version: 2, data: { n: 2 }, indexes: {}, updatedAt: clock.now() },
+          { id: 'other-created', version: 1, data: { n: 0 }, indexes: {}, updatedAt: clock.now() },
+        ]);
+        expect(await store.get(things, 'created')).toEqual(result[0]);
+        expect(await store.get(things, 'updated')).toEqual(result[1]);
+        expect(await store.get(things, 'deleted')).toBeNull();
+        expect(await store.get(others, 'other-updated')).toEqual(result[3]);
+        expect(ids((await store.list(others, { limit: 10 })).items)).toEqual(['other-created', 'other-updated']);
+        expect(await store.readJournal(things, 'created', { limit: 5 })).toEqual([{ seq: 1, ...entry(10) }]);
+        expect(await store.readJournal(things, 'updated', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }, { seq: 2, ...entry(11) }]);
+        expect(await store.readJournal(things, 'deleted', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+        expect(await store.readJournal(others, 'other-updated', { limit: 5 })).toEqual([]);
+        expect(await store.readJournal(others, 'other-created', { limit: 5 })).toEqual([{ seq: 1, ...entry(12) }]);
+        // Returned documents are frozen, as every other read.
+        expect(() => ((result[0]!.data as { n: number }).n = 9)).toThrow(TypeError);
+      });
+
+      it('writes nothing when a compare-and-set in the middle of the batch fails, and names that document', async () => {
+        await put('a', { data: { n: 1 }, indexes: { owner: 'alice' } }, 1);
+        await put('b', { data: { n: 1 } }, 1);
+        await put('c', { data: { n: 1 } }, 1);
+        await store.put(others, 'x', { data: { n: 1 }, expectedVersion: 0 });
+        for (const id of ['a', 'b', 'c']) await store.get(things, id);
+        const error = await expectAppError(
+          store.commit([
+            putOf(things, 'a', { data: { n: 2 }, expectedVersion: 1, indexes: { owner: 'bob' } }, 2),
+            putOf(things, 'new', { data: { n: 0 }, indexes: { owner: 'bob' } }, 3),
+            putOf(things, 'b', { data: { n: 2 }, expectedVersion: 7 }, 4), // stale: b is at 1
+            deleteOf(things, 'c', 1),
+            putOf(others, 'x', { data: { n: 2 }, expectedVersion: 1 }),
+          ]),
+          'VERSION_CONFLICT',
+        );
+        expect(error).toMatchObject({ status: 409, retryable: true, details: { collection: things, id: 'b', expected: 7, actual: 1 } });
+        expect(error.message).toBe(`Version conflict on ${things}/b: expected 7, found 1`);
+        expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { n: 1 }, indexes: { owner: 'alice' } });
+        expect(await store.get(things, 'new')).toBeNull();
+        expect(await store.get(things, 'b')).toMatchObject({ version: 1, data: { n: 1 } });
+        expect(await store.get(things, 'c')).toMatchObject({ version: 1 });
+        expect(await store.get(others, 'x')).toMatchObject({ version: 1, data: { n: 1 } });
+        // Journal entries go only with their documents.
+        expect(await store.readJournal(things, 'a', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+        expect(await store.readJournal(things, 'new', { limit: 5 })).toEqual([]);
+        expect(await store.readJournal(things, 'b', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
+        // Index entries too: the refused index value finds nothing, the kept one finds a.
+        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual([]);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'alice' }, { limit: 10 })).items)).toEqual(['a']);
+      });
+
+      it('fails as a whole on the last write, on a create of an existing id and on a stale delete', async () => {
+        await put('a', {}, 1);
+        await put('b', {}, 1);
+        const attempts: CommitWrite[][] = [
+          [putOf(things, 'fresh', {}, 5), putOf(things, 'a', {}, 5)], // create of an existing id, last
+          [putOf(things, 'fresh', {}, 5), deleteOf(things, 'b', 2)], // stale delete
+          [deleteOf(things, 'b', 1), putOf(things, 'missing', { expectedVersion: 1 })], // update of a missing id
+        ];
+        for (const writes of attempts) await expectAppError(store.commit(writes), 'VERSION_CONFLICT');
+        expect(await store.get(things, 'fresh')).toBeNull();
+        expect(await store.readJournal(things, 'fresh', { limit: 5 })).toEqual([]);
+        expect(await store.get(things, 'b')).toMatchObject({ version: 1 });
+        expect(await store.get(things, 'missing')).toBeNull();
+      });
+
+      it('refuses a document twice, an undeclared collection or index, and bad versions, writing nothing', async () => {
+        await expectAppError(store.commit([putOf(things, 'a'), putOf(things, 'a', { expectedVersion: 1 })]), 'INTERNAL_SERVICE_ERROR');
+        await expectAppError(store.commit([putOf(things, 'a'), deleteOf(things, 'a', 1)]), 'INTERNAL_SERVICE_ERROR');
+        await expectAppError(store.commit([putOf(things, 'a'), putOf(`undeclared-${randomUUID()}`, 'b')]));
+        await expectAppError(store.commit([putOf(things, 'a'), putOf(others, 'b', { indexes: { owner: 'x' } })]));
+        await expectAppError(store.commit([putOf(things, 'a'), deleteOf(others, 'b', -1)]));
+        await expectAppError(store.commit([putOf(things, 'a'), putOf(others, 'b', { expectedVersion: 0.5 })]));
+        expect(await store.get(things, 'a')).toBeNull();
+        expect(await store.commit([])).toEqual([]);
+        // The same id in two collections is two documents.
+        expect(await store.commit([putOf(things, 'a'), putOf(others, 'a')])).toHaveLength(2);
+      });
+
+      it('keeps indexes and TTL as put does', async () => {
+        await put('moved', { data: { n: 1 }, indexes: { owner: 'alice', score: 1 } });
+        await put('gone', { indexes: { owner: 'alice' }, expiresAt: clock.now() + 1_000 });
+        await store.commit([
+          putOf(things, 'moved', { data: { n: 2 }, expectedVersion: 1, indexes: { owner: 'bob', score: 1 } }),
+          putOf(things, 'short', { indexes: { owner: 'bob', score: 2 }, expiresAt: clock.now() + 5_000 }),
+          putOf(things, 'long', { indexes: { owner: 'bob', score: 3 }, expiresAt: clock.now() + 60_000 }),
+          putOf(things, 'gone', { expectedVersion: 1, indexes: { owner: 'bob' } }), // its TTL dropped
+        ]);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'alice' }, { limit: 10 })).items)).toEqual([]);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual(['gone', 'long', 'moved', 'short']);
+        expect(await findIds({ gte: 1, lte: 3 })).toEqual(['moved', 'short', 'long']);
+        await clock.advance(5_000);
+        expect(await store.get(things, 'short')).toBeNull();
+        expect(await store.get(things, 'gone')).toMatchObject({ version: 2 });
+        expect(await store.sweepExpired()).toBe(1);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual(['gone', 'long', 'moved']);
+        // An expired document is created again with expectedVersion 0 in a commit too, with a fresh journal.
+        await put('ttl', { expiresAt: clock.now() + 1_000 }, 1);
+        await clock.advance(1_000);
+        const [again] = await store.commit([putOf(things, 'ttl', { indexes: { owner: 'carol' } }, 9), deleteOf(things, 'long', 1)]);
+        expect(again).toMatchObject({ version: 1 });
+        expect(await store.readJournal(things, 'ttl', { limit: 5 })).toEqual([{ seq: 1, ...entry(9) }]);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual(['gone', 'moved']);
+        expect(await findIds({ gte: 1, lte: 3 })).toEqual(['moved']);
+      });
+
+      it('stores copies of the inputs, taken when commit is called', async () => {
+        const data = { list: [1] };
+        const event = { type: 'thing.changed', n: 1 };
+        const pending = store.commit([{ op: 'put', collection: things, id: 'a', input: { data, expectedVersion: 0 }, journal: { event, state: 's', at: 1 } }]);
+        data.list.push(2);
+        event.n = 2;
+        await pending;
+        expect((await store.get(things, 'a'))?.data).toEqual({ list: [1] });
+        expect((await store.readJournal(things, 'a', { limit: 5 }))[0]?.event).toEqual({ type: 'thing.changed', n: 1 });
+      });
+
+      it('serialises concurrent commits over the same documents: one wins, the others conflict', async () => {
+        for (let round = 0; round < 5; round++) {
+          const [a, b] = [`a${round}`, `b${round}`];
+          await put(a, { data: { writer: -1 } });
+          await put(b, { data: { writer: -1 } });
+          const commits = Array.from({ length: 10 }, (_, writer) => {
+            const both = [
+              putOf(things, a, { data: { writer }, expectedVersion: 1 }, 100 + writer),
+              putOf(things, b, { data: { writer }, expectedVersion: 1 }, 100 + writer),
+            ];
+            // Half of them name the documents in the other order.
+            return store.commit(writer % 2 === 0 ? both : [...both].reverse());
+          });
+          // A single put racing the commits on one of their documents.
+          const single = put(b, { data: { writer: 'single' }, expectedVersion: 1 }, 99);
+          const settled = await Promise.allSettled([...commits, single]);
+          const won = settled.filter((r) => r.status === 'fulfilled');
+          const lost = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+          expect(won).toHaveLength(1);
+          expect(lost.every((e) => e instanceof AppError && e.code === 'VERSION_CONFLICT')).toBe(true);
+          const [docA, docB] = [await store.get<{ writer: unknown }>(things, a), await store.get<{ writer: unknown }>(things, b)];
+          expect(docB).toMatchObject({ version: 2 });
+          if (docB!.data.writer === 'single') {
+            expect(docA).toMatchObject({ version: 1, data: { writer: -1 } });
+          } else {
+            expect(docA).toMatchObject({ version: 2, data: { writer: docB!.data.writer } });
+            const writer = docB!.data.writer as number;
+            expect((await store.readJournal(things, a, { limit: 5 })).map((e) => e.seq)).toEqual([2]);
+            expect(await store.readJournal(things, b, { limit: 5 })).toEqual([{ seq: 2, ...entry(100 + writer) }]);
+          }
+        }
+      });
+
+      it('loses no update when concurrent commits of two counters retry on conflict', async () => {
+        await put('left', { data: { n: 0 } });
+        await store.put(others, 'right', { data: { n: 0 }, expectedVersion: 0 });
+        const transfer = async () => {
+          for (;;) {
+            const [left, right] = [(await store.get<{ n: number }>(things, 'left'))!, (await store.get<{ n: number }>(others, 'right'))!];
+            try {
+              return await store.commit([
+                putOf(things, 'left', { data: { n: left.data.n - 1 }, expectedVersion: left.version }),
+                putOf(others, 'right', { data: { n: right.data.n + 1 }, expectedVersion: right.version }),
+              ]);
+            } catch (error) {
+              if (!(error instanceof AppError && error.code === 'VERSION_CONFLICT')) throw error;
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 6 }, async () => { for (let i = 0; i < 5; i++) await transfer(); }));
+        expect(await store.get(things, 'left')).toMatchObject({ version: 31, data: { n: -30 } });
+        expect(await store.get(others, 'right')).toMatchObject({ version: 31, data: { n: 30 } });
       });
     });
 

@@ -11,6 +11,12 @@
  * new document from the filter's equality fields, `$setOnInsert` applies only on insert,
  * two operators on one path conflict, and a TTL index (with its partial filter) removes
  * documents when `runTtlMonitor` is called. Tests can make the next call fail.
+ *
+ * Transactions (`db.client.startSession().withTransaction(fn)`, calls given `{session}`) are
+ * all or nothing: when `fn` throws, every collection is put back as it was when the
+ * transaction started. They are stricter than a server's: one runs at a time, and every call
+ * outside it waits until it has committed or aborted, so nobody sees its writes early (a
+ * server isolates by snapshot and makes conflicting transactions retry instead).
  */
 import { find, Query, update } from 'mingo';
 import { BSON, MongoNetworkError, MongoServerError, ObjectId } from 'mongodb';
@@ -19,8 +25,10 @@ import type {
   CreateIndexOptionsLike,
   DeleteResultLike,
   FindCursorLike,
+  InSession,
   MongoDbLike,
   MongoDoc,
+  SessionLike,
   UpdateResultLike,
 } from '../../adapters/mongo/mongo-db.types.js';
 
@@ -48,6 +56,14 @@ interface IndexDef {
 export class MingoDb implements MongoDbLike {
   private readonly collections = new Map<string, MingoCollection>();
   private faults: Array<Required<Pick<MingoFault, 'op' | 'times'>> & MingoFault> = [];
+  private transaction: { session: MingoSession; done: Promise<void> } | undefined;
+  /** How many transactions committed and aborted (for assertions). */
+  readonly transactions = { committed: 0, aborted: 0 };
+
+  /** The client of this database, as `Db.client`: where sessions come from. */
+  get client(): { startSession(): MingoSession } {
+    return { startSession: () => new MingoSession(this) };
+  }
 
   collection(name: string): MingoCollection {
     let collection = this.collections.get(name);
@@ -80,6 +96,41 @@ export class MingoDb implements MongoDbLike {
     return removed;
   }
 
+  /**
+   * @internal Whether a call of `session` (or of none) must wait for the running transaction
+   * (`waitForTransaction`). Callers loop on it with nothing awaited between its last false
+   * and their work, so no transaction can start in between.
+   */
+  mustWait(session: SessionLike | undefined): boolean {
+    return this.transaction !== undefined && this.transaction.session !== session;
+  }
+
+  /** @internal Resolves when the running transaction has committed or aborted. */
+  waitForTransaction(): Promise<void> {
+    return this.transaction?.done ?? Promise.resolve();
+  }
+
+  /** @internal Runs `fn` as the only transaction; puts every collection back if it throws. */
+  async runTransaction<T>(session: MingoSession, fn: () => Promise<T>): Promise<T> {
+    // Checked and taken with no await in between, or two could start at once.
+    while (this.transaction) await this.transaction.done;
+    let release!: () => void;
+    this.transaction = { session, done: new Promise<void>((resolve) => (release = resolve)) };
+    const before = new Map([...this.collections].map(([name, collection]) => [name, collection.state()]));
+    try {
+      const result = await fn();
+      this.transactions.committed++;
+      return result;
+    } catch (error) {
+      for (const [name, collection] of this.collections) collection.restore(before.get(name) ?? []);
+      this.transactions.aborted++;
+      throw error;
+    } finally {
+      this.transaction = undefined;
+      release();
+    }
+  }
+
   /** @internal Throws if a fault was armed for this call. */
   checkFault(op: MingoOperation, collection: string | undefined): void {
     const fault = this.faults.find((f) => f.op === op && (f.collection === undefined || f.collection === collection));
@@ -88,6 +139,17 @@ export class MingoDb implements MongoDbLike {
     if (fault.times <= 0) this.faults = this.faults.filter((f) => f !== fault);
     throw fault.error ?? new MongoNetworkError(`stand-in: connection reset during ${op}`);
   }
+}
+
+/** A client session: transactions only (no causal consistency to speak of in one process). */
+export class MingoSession implements SessionLike {
+  constructor(private readonly db: MingoDb) {}
+
+  withTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.runTransaction(this, fn);
+  }
+
+  async endSession(): Promise<void> {}
 }
 
 export class MingoCollection implements CollectionLike {
@@ -99,8 +161,9 @@ export class MingoCollection implements CollectionLike {
     readonly name: string,
   ) {}
 
-  async findOne(filter: MongoDoc, options: { projection?: MongoDoc } = {}): Promise<MongoDoc | null> {
+  async findOne(filter: MongoDoc, options: { projection?: MongoDoc } & InSession = {}): Promise<MongoDoc | null> {
     this.db.checkFault('findOne', this.name);
+    while (this.db.mustWait(options.session)) await this.db.waitForTransaction();
     const [doc] = find(this.docs, filter, options.projection).limit(1).all() as MongoDoc[];
     return doc ? structuredClone(doc) : null;
   }
@@ -113,6 +176,7 @@ export class MingoCollection implements CollectionLike {
       limit: (n) => ((limit = n), cursor),
       toArray: async () => {
         this.db.checkFault('find', this.name);
+        while (this.db.mustWait(undefined)) await this.db.waitForTransaction();
         let result = find(this.docs, filter);
         if (sort) result = result.sort(sort);
         if (limit !== undefined && limit > 0) result = result.limit(limit);
@@ -122,8 +186,9 @@ export class MingoCollection implements CollectionLike {
     return cursor;
   }
 
-  async updateOne(filter: MongoDoc, modifier: MongoDoc, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
+  async updateOne(filter: MongoDoc, modifier: MongoDoc, options: { upsert?: boolean } & InSession = {}): Promise<UpdateResultLike> {
     this.db.checkFault('updateOne', this.name);
+    while (this.db.mustWait(options.session)) await this.db.waitForTransaction();
     checkOperators(modifier);
     const query = new Query(filter, {});
     const position = this.docs.findIndex((doc) => query.test(doc));
@@ -145,8 +210,9 @@ export class MingoCollection implements CollectionLike {
     return { matchedCount: 0, upsertedCount: 1 };
   }
 
-  async deleteOne(filter: MongoDoc): Promise<DeleteResultLike> {
+  async deleteOne(filter: MongoDoc, options: InSession = {}): Promise<DeleteResultLike> {
     this.db.checkFault('deleteOne', this.name);
+    while (this.db.mustWait(options.session)) await this.db.waitForTransaction();
     const query = new Query(filter, {});
     const position = this.docs.findIndex((doc) => query.test(doc));
     if (position < 0) return { deletedCount: 0 };
@@ -156,6 +222,7 @@ export class MingoCollection implements CollectionLike {
 
   async deleteMany(filter: MongoDoc): Promise<DeleteResultLike> {
     this.db.checkFault('deleteMany', this.name);
+    while (this.db.mustWait(undefined)) await this.db.waitForTransaction();
     const query = new Query(filter, {});
     const before = this.docs.length;
     this.docs = this.docs.filter((doc) => !query.test(doc));
@@ -192,6 +259,16 @@ export class MingoCollection implements CollectionLike {
   /** Stored documents as they are now (for assertions on the raw layout). */
   snapshot(): MongoDoc[] {
     return this.docs.map((doc) => structuredClone(doc));
+  }
+
+  /** @internal The stored documents, to put back when a transaction aborts (documents are replaced, never changed in place). */
+  state(): MongoDoc[] {
+    return [...this.docs];
+  }
+
+  /** @internal */
+  restore(docs: MongoDoc[]): void {
+    this.docs = docs;
   }
 
   indexDefinitions(): IndexDef[] {

@@ -1,0 +1,53 @@
+import { serialize } from 'node:v8';
+import { AppError } from '../../src/errors/app-error.js';
+import type { IndexValue, JournalEntryInput, PutInput } from '../../src/ports/store.port.js';
+import { checkIndexValue, docKey, tupleKey, type DocRecord } from './lmdb-record.codec.js';
+
+/** A put checked and serialized, ready to be decided on what is stored. */
+export interface PreparedPut {
+  collection: string;
+  id: string;
+  key: Buffer;
+  expectedVersion: number;
+  indexes: Record<string, IndexValue>;
+  indexKeys: Array<{ name: string; key: Buffer }>;
+  expiresAt: number | undefined;
+  expiryKey: Buffer | undefined;
+  data: Uint8Array;
+  entry: Buffer | undefined;
+}
+
+export interface PlannedPut {
+  record: DocRecord;
+  raw: Buffer;
+  write: () => void;
+}
+
+/**
+ * Everything of a put that can throw, before any write is queued; the serialized bytes
+ * also snapshot the caller's objects at call time.
+ */
+export function preparePut(collection: string, id: string, input: PutInput, journal: JournalEntryInput | undefined): PreparedPut {
+  const indexes = { ...(input.indexes ?? {}) };
+  const indexKeys = Object.entries(indexes).map(([name, value]) => {
+    checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
+    return { name, key: tupleKey([collection, name, value, id]) };
+  });
+  const { expiresAt } = input;
+  if (expiresAt !== undefined && !Number.isFinite(expiresAt)) throw AppError.internal('expiresAt must be finite');
+  const expiryKey = expiresAt === undefined ? undefined : tupleKey([expiresAt, collection, id]);
+  const key = docKey(collection, id);
+  tupleKey([collection, id, Number.MAX_SAFE_INTEGER]); // the journal key must fit too
+  return {
+    collection,
+    id,
+    key,
+    expectedVersion: input.expectedVersion,
+    indexes,
+    indexKeys,
+    expiresAt,
+    expiryKey,
+    data: serialize(input.data),
+    entry: journal === undefined ? undefined : serialize(journal),
+  };
+}
