@@ -1,21 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { PUBLIC_URL, type TestService } from '../support/test-service.js';
 
 const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const askBot = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } };
 
-describe('catalog settings across processes and restarts (embedded profile)', () => {
+describe('catalog settings across processes and restarts (embedded store)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'catalog-settings-'));
-  const env = { DATA_DIR: dataDir, PUBLIC_URL };
+  // Two processes share a data directory only with Redis carrying their events (DECISIONS).
+  const prefix = `test-catalog-${randomUUID()}`;
+  const env = { DATA_DIR: dataDir, PUBLIC_URL, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
   const running: ServiceProcess[] = [];
   afterAll(async () => {
     await Promise.all(running.map((process) => process.stop()));
     rmSync(dataDir, { recursive: true, force: true });
+    await deleteRedisKeys(prefix);
   });
   const start = async () => {
     const started = await ServiceProcess.start(env);
