@@ -9,11 +9,15 @@ import { isIsoTime } from '../src/shared/iso-time.js';
 import { belowSmallestUnit, finerThanToken, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from './amounts.js';
 import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
-import { lateAfterMs, parseInterval } from './dca-interval.js';
+import { MIN_INTERVAL_MS, lateAfterMs, parseInterval } from './dca-interval.js';
+import type { DcaTickObserver, DcaTickOutcome } from './dca-tick-observer.types.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { ORDER_TYPE } from './order.types.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import { subjectKey, type StatusReader, type TradingSubject } from './portfolio.types.js';
+import { approvalHolds, approvalReason, mayApprove } from './trading-config.rules.js';
 import type { TradingConfigReader } from './trading-config.types.js';
-import type { TradingPipeline } from './trading-pipeline.js';
+import { StrategyBuyHeld, type TradingPipeline } from './trading-pipeline.js';
+import type { KeyScope } from '../machines/api-key.machine.js';
 
 /**
  * DCA strategies (issue 6): each is a `dca-strategy` actor with a repeating schedule.
@@ -62,22 +66,48 @@ export interface DcaServiceDeps {
   pipeline: TradingPipeline;
   venue: Pick<VenuePort, 'findToken' | 'priceUsd'>;
   config: TradingConfigReader;
+  /** Whether the account trades now: a tick while its agent is paused or its trading off is skipped, not failed. */
+  status: Pick<StatusReader, 'agentStatus'>;
   clock: ClockPort;
   newId: () => string;
+  /** Told of every due tick (metrics); optional so that `agents/` works without observability. */
+  observer?: DcaTickObserver;
+  /** Strategies one user may have across their agents and bots (`MAX_STRATEGIES_PER_USER`); unset, no cap. */
+  perUser?: { max: number; subjectsOf: (userId: string) => Promise<TradingSubject[]> };
+  /** Shortest interval (default a minute); only scheduler tests lower it. */
+  minIntervalMs?: number;
 }
 
+/** Reasons a tick was skipped because the account does not trade now (not failures: nothing was tried). */
+const SKIP_TRADING_OFF = 'trading is off for the agent';
+const skipAgentState = (state: string) => `the agent is ${state}`;
+
 export class DcaService {
+  /** Creates of one user run one at a time in this process, so the cap's count and the create cannot interleave. */
+  private readonly creating = new KeyedQueue();
+
   constructor(private readonly deps: DcaServiceDeps) {}
 
+  /** The one interval grammar (REST, MCP and chat commands) with this service's floor. */
+  parseInterval(text: string): ReturnType<typeof parseInterval> {
+    return parseInterval(text, this.deps.minIntervalMs ?? MIN_INTERVAL_MS);
+  }
+
+  /**
+   * Creates a strategy. One whose buys the order profile's approval rule would hold (the same
+   * rule as for orders, on one buy's value now) is created `pending_approval` with no schedule:
+   * nothing buys until an approver approves it (`approve`).
+   */
   async create(subject: TradingSubject, userId: string | undefined, input: CreateStrategyInput): Promise<StrategyView> {
-    const interval = parseInterval(input.interval);
+    const interval = this.parseInterval(input.interval);
     // The input schema runs the same checks; callers without it (chat commands) get them here.
     const problems: string[] = [...(interval.ok ? [] : [interval.error]), ...this.fieldProblems(input)];
     if (problems.length > 0) throw AppError.validation(problems);
     const startAt = input.startAt === undefined ? undefined : Date.parse(input.startAt);
     const endAt = input.endAt === undefined ? undefined : Date.parse(input.endAt);
     const now = this.deps.clock.now();
-    const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
+    const config = await this.deps.config.get(subject);
+    const chain = input.chain ?? config.tradeDefaults.chain;
     // Every buy of these would be refused: say so now, not after three failed ticks.
     const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, ['inputToken', 'outputToken']);
     inputMint(chain, inputToken);
@@ -86,10 +116,17 @@ export class DcaService {
     }
     const finer = finerThanToken(input.amount, inputToken);
     if (finer) throw AppError.validation([finer]);
+    // One buy's value as the safety path will count it (whole tokens × the input's USD price now).
+    const inputPriceUsd = (await this.deps.venue.priceUsd(chain, inputToken.address)) ?? 0;
+    const valueUsd = Number(fromBaseUnits(toBaseUnits(input.amount, inputToken.decimals), inputToken.decimals)) * inputPriceUsd;
+    const profile = config.defaultOrderProfile;
+    const holdReason = approvalHolds(profile, { valueUsd, inputPriceUsd }) ? approvalReason(profile, valueUsd, inputPriceUsd) : undefined;
 
-    const strategyId = `dca_${this.deps.newId()}`;
-    await this.claimName(subject, userId, input.name, strategyId);
-    const view = await this.deps.actors
+    const created = await this.creating.run(userId ? `user:${userId}` : subjectKey(subject), async () => {
+      await this.assertUnderCap(userId);
+      const strategyId = `dca_${this.deps.newId()}`;
+      await this.claimName(subject, userId, input.name, strategyId);
+      return this.deps.actors
       .create(DCA_TYPE, strategyId, {
       strategyId,
       name: input.name,
@@ -112,15 +149,50 @@ export class DcaService {
       ...(endAt !== undefined ? { endAt } : {}),
       catchUp: input.catchUp ?? true,
       maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
+      ...(holdReason ? { holdReason } : {}),
       createdAt: now,
     })
       .catch(async (error: unknown) => {
         await this.releaseName(subject, userId, input.name);
         throw error;
       });
+    });
+    const context = created.context as DcaStrategyContext;
+    // Waiting for approval: no schedule yet, but its end still completes it.
+    if (created.state === 'pending_approval') await this.armEnd(context);
+    else await this.schedule(context, startAt);
+    return toView(context, created.state as StrategyView['status']);
+  }
+
+  /**
+   * 409 `Strategy limit reached: at most N strategies per user` once the user has N strategies
+   * that are not deleted, across all their agents and bots (completed ones count: they can be deleted).
+   */
+  private async assertUnderCap(userId: string | undefined): Promise<void> {
+    const { perUser } = this.deps;
+    if (!perUser || !userId) return;
+    let count = 0;
+    for (const subject of await perUser.subjectsOf(userId)) count += (await this.strategies(subject)).length;
+    if (count >= perUser.max) throw AppError.conflict(`Strategy limit reached: at most ${perUser.max} strategies per user`);
+  }
+
+  /**
+   * Approves a strategy waiting for approval: it becomes active, is scheduled from now (or its
+   * start), and its buys are approved. Who may approve is the order approval rule: the owner
+   * or a `manage` key; a `trade` key only when the order profile says `agentsMayApprove`.
+   */
+  async approve(subject: TradingSubject, userId: string | undefined, name: string, approver: KeyScope): Promise<StrategyView> {
+    const strategy = await this.byName(subject, userId, name);
+    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
+    if (strategy.status !== 'pending_approval') throw notPending(strategy.name, strategy.status);
+    const now = this.deps.clock.now();
+    const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.approve', at: now, by: approver });
     const context = view.context as DcaStrategyContext;
-    await this.schedule(context, startAt);
-    return toView(context, 'active');
+    if (!accepted) throw notPending(context.name, String(view.state)); // another call approved, deleted or completed it first
+    await this.schedule(context, Math.max(now, context.startAt ?? now));
+    // A delete that ran alongside may have removed the schedule before this armed it (as in resume).
+    await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.get({ type: DCA_TYPE, id: context.strategyId }))?.state);
+    return toView(context, view.state as StrategyView['status']);
   }
 
   /**
@@ -165,6 +237,7 @@ export class DcaService {
           status,
           buys: context.buys,
           failures: context.failures,
+          skipped: context.skipped,
           spent: fromBaseUnits(context.spentBase, context.inputDecimals),
           acquired: fromBaseUnits(context.acquiredBase, context.outputDecimals),
           inputSymbol: context.inputSymbol,
@@ -182,7 +255,11 @@ export class DcaService {
     const sum = (pick: (row: DcaStrategyStats) => string | null) => formatUsd(rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0));
     return {
       strategies: rows,
-      totals: { strategies: rows.length, buys: rows.reduce((n, row) => n + row.buys, 0), spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
+      totals: {
+        strategies: rows.length,
+        buys: rows.reduce((n, row) => n + row.buys, 0),
+        skipped: rows.reduce((n, row) => n + row.skipped, 0),
+        spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
   }
@@ -249,39 +326,58 @@ export class DcaService {
     return this.deps.scheduler.nextRun(scheduleIdOf(strategyId));
   }
 
-  /** A due tick (scheduler → here): one order per (strategy, due time), whatever the deliveries. */
+  /**
+   * A due tick (scheduler → here): one order per (strategy, due time), whatever the deliveries.
+   * Each due tick of an active strategy is told to the observer once, with its outcome.
+   */
   async onTick(job: DueJob): Promise<void> {
     const address = { type: DCA_TYPE, id: job.address.id };
     const view = await this.deps.actors.get(address);
     if (!view) return;
     const strategy = view.context as DcaStrategyContext;
     const now = this.deps.clock.now();
-    // The end job: the schedule has no run after `endAt`, so this is what completes it (paused or not).
+    // The end job: the schedule has no run after `endAt`, so this is what completes it (paused, waiting or not).
     if (job.event.type === END_EVENT) {
       // At its due time at the latest: a process whose clock is a little behind must not see the end "not yet" and drop it.
-      if (view.state === 'active' || view.state === 'paused') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
+      if (view.state === 'active' || view.state === 'paused' || view.state === 'pending_approval') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
       return;
     }
     if (view.state !== 'active') return;
     if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
+    const outcome = await this.runTick(strategy, job.dueAt, now);
+    if (outcome) this.observe(outcome, job.dueAt, now);
+  }
+
+  /** One due tick of an active strategy; answers its outcome, or nothing when another delivery of it is running. */
+  private async runTick(strategy: DcaStrategyContext, dueAt: number, now: number): Promise<DcaTickOutcome | undefined> {
+    const address = { type: DCA_TYPE, id: strategy.strategyId };
     // No buy may start (the end passed, the next buy would pass maxSpend): finish rather than wait for ticks that never buy.
     if (limitReached(strategy, now)) {
       await this.report(strategy.strategyId, { type: 'dca.finish', at: now });
-      return;
+      return 'skipped';
     }
-    const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
+    const late = now - dueAt > lateAfterMs(strategy.interval, now);
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};
     if (late && !strategy.catchUp) {
-      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt: job.dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
-      return;
+      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
+      return 'skipped';
     }
-    const orderId = `ord_${strategy.strategyId}_${job.dueAt}`;
+    const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
+    const orderId = `ord_${strategy.strategyId}_${dueAt}`;
     let event: DcaStrategyEvent;
     try {
+      // The owner paused the agent or switched its trading off: nothing was tried, so this is no
+      // failure (three of them would pause the strategy for good, and it would stay paused after
+      // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
+      const off = await this.notTrading(subject);
+      if (off) {
+        await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
+        return 'skipped';
+      }
       const order = await this.deps.pipeline.place(
         {
-          subject: { type: strategy.subjectType, id: strategy.subjectId },
+          subject,
           ...(strategy.userId ? { userId: strategy.userId } : {}),
           channel: 'dca',
           chain: strategy.chain as Chain,
@@ -291,28 +387,39 @@ export class DcaService {
           amount: { kind: 'whole', value: strategy.amount },
           ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
         },
-        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, preApproved: true },
+        // An approved strategy's buys are approved; one nobody approved meets the approval rule every tick.
+        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved' },
       );
       // Only a call that lost the race to create this order sees it `submitting`: another
       // delivery of the same tick is executing it and reports the outcome. Reporting a
       // failure here would take the tick (newTick guard) and the buy would never be counted.
-      if (order.status === 'submitting') return;
+      if (order.status === 'submitting') return undefined;
       const at = this.deps.clock.now();
       if (order.status === 'filled') {
         // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
         const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: order.order_id });
         const spentUsd = (placed?.context as OrderContext | undefined)?.valueUsd ?? Number(order.valueUsd);
-        event = { type: 'dca.executed', at, dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
+        event = { type: 'dca.executed', at, dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
       } else if (order.status === 'submitted') {
         // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
-        event = { type: 'dca.submitted', at, dueAt: job.dueAt, ...covers, orderId };
+        event = { type: 'dca.submitted', at, dueAt, ...covers, orderId };
       } else {
-        event = { type: 'dca.failed', at, dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
+        event = { type: 'dca.failed', at, dueAt, ...covers, orderId, reason: `order ${order.status}` };
       }
     } catch (error) {
-      // A refusal before the order was created (safety path) leaves no order to point at.
-      const created = (await this.deps.actors.get({ type: ORDER_TYPE, id: orderId })) !== null;
-      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
+      const at = this.deps.clock.now();
+      if (error instanceof StrategyBuyHeld) {
+        // The approval rule holds this buy now (the policy tightened, the price rose): the strategy
+        // waits for approval like a new one, instead of failing every tick until it pauses itself.
+        event = { type: 'dca.hold', at, dueAt, ...covers, reason: error.message };
+      } else if (isAppError(error) && error.code === 'TRADING_DISABLED') {
+        // Switched off between the look above and the safety path's.
+        event = { type: 'dca.skipped', at, dueAt, ...covers, reason: SKIP_TRADING_OFF };
+      } else {
+        // A refusal before the order was created (safety path) leaves no order to point at.
+        const created = (await this.deps.actors.get({ type: ORDER_TYPE, id: orderId })) !== null;
+        event = { type: 'dca.failed', at, dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
+      }
     }
     await this.report(strategy.strategyId, event);
     // Reconciliation (a sweep, maybe in another process) may have settled the order before
@@ -320,6 +427,22 @@ export class DcaService {
     if (event.type === 'dca.submitted') {
       const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: orderId });
       if (placed) await this.orderSettled(placed.context as OrderContext);
+    }
+    return event.type === 'dca.failed' ? 'failed' : event.type === 'dca.executed' || event.type === 'dca.submitted' ? 'executed' : 'skipped';
+  }
+
+  /** Why the account does not trade now (agent not active, trading off), or undefined when it does. */
+  private async notTrading(subject: TradingSubject): Promise<string | undefined> {
+    const status = await this.deps.status.agentStatus(subject);
+    if (status.status !== 'active') return skipAgentState(status.status);
+    return status.tradingEnabled ? undefined : SKIP_TRADING_OFF;
+  }
+
+  private observe(outcome: DcaTickOutcome, dueAt: number, handledAt: number): void {
+    try {
+      this.deps.observer?.observeTick(outcome, Math.max(0, handledAt - dueAt) / 1000);
+    } catch {
+      // Metrics must never fail a tick: its delivery would be retried and the outcome is already stored.
     }
   }
 
@@ -342,8 +465,8 @@ export class DcaService {
   private async report(strategyId: string, event: DcaStrategyEvent): Promise<void> {
     const after = await this.deps.actors.send({ type: DCA_TYPE, id: strategyId }, event);
     if (!after.accepted) return;
-    // Paused itself (failures in a row) or finished (limits): no more ticks; the end job stays for a paused one.
-    if (after.view.state === 'paused' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    // Paused itself (failures in a row), held for approval, or finished (limits): no more ticks; the end job stays for a paused or held one.
+    if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
     if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
   }
 
@@ -355,7 +478,7 @@ export class DcaService {
   async armEndJobs(): Promise<void> {
     const { store } = this.deps;
     if (await store.get(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER)) return;
-    for (const state of ['active', 'paused']) {
+    for (const state of ['active', 'paused', 'pending_approval']) {
       let cursor: string | undefined;
       do {
         const page = await this.deps.actors.find(DCA_TYPE, { index: 'state', eq: state }, { limit: 200, ...(cursor ? { cursor } : {}) });
@@ -417,6 +540,11 @@ export class DcaService {
     const claim = await this.deps.store.get(DCA_NAMES_COLLECTION.name, key);
     if (claim) await this.deps.store.delete(DCA_NAMES_COLLECTION.name, key, claim.version).catch(() => undefined);
   }
+}
+
+/** 409 for an approval of a strategy that does not wait for one (as for orders). */
+function notPending(name: string, status: string): AppError {
+  return AppError.conflict(`Strategy ${name} is not pending approval (status: ${status})`);
 }
 
 export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;

@@ -79,12 +79,30 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
       config: tradingConfig,
       killSwitch,
       wallets,
+      dca: {
+        minIntervalMs: deps.config.trading.dcaMinIntervalMs,
+        strategiesPerUser: deps.config.limits.strategiesPerUser,
+        // Every agent and legacy bot the user owns: strategies of each count against the per-user cap.
+        subjectsOf: async (userId) => [...(await ownedBy(deps.runtime, 'agent', userId)), ...(await ownedBy(deps.runtime, 'bot', userId))],
+      },
       ...(faucet ? { faucet } : {}),
     },
     module,
   );
 
   return offeredOn(venue.chains, module);
+}
+
+/** The agents (or bots) a user owns, archived ones included (their strategies are not deleted with them). */
+async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
+  const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
+  let cursor: string | undefined;
+  do {
+    const page = await runtime.find(type, { index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const item of page.items) out.push({ type, id: (item.context as { agentId?: string; botId?: string })[type === 'agent' ? 'agentId' : 'botId']! });
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
 }
 
 /** Operations that trade through a venue of one chain family: offered only where one serves it. */

@@ -54,6 +54,7 @@ describe('DCA strategies service', () => {
       pipeline: h.pipeline,
       venue: h.venue,
       config: { get: async () => h.state.config },
+      status: h.status,
       clock: h.clock,
       newId: () => `s${++ids}`,
     });
