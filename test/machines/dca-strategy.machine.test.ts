@@ -210,7 +210,7 @@ describe('dca-strategy machine', () => {
   });
 
   it('a version 3 document (no approval fields) rehydrates as it was: active, never approved, its ticks then meet the approval rule', () => {
-    const v3 = walk([buy(1)]).actor.getPersistedSnapshot() as { context: Record<string, unknown> };
+    const v3 = walk([buy(1)]).actor.getPersistedSnapshot();
     const persisted = decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(v3)) });
     const { actor } = startActor(dcaStrategyMachine, input, persisted);
     expect(actor.getSnapshot().value).toBe('active');
