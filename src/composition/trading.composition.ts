@@ -93,13 +93,19 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   return offeredOn(venue.chains, module);
 }
 
-/** The agents (or bots) a user owns, archived ones included (their strategies are not deleted with them). */
+/**
+ * The agents (or bots) a user owns whose strategies count against the cap: an archived agent or
+ * a deleted bot (final states) never trades again and cannot be addressed to delete its strategies.
+ */
 async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
   const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
   let cursor: string | undefined;
   do {
     const page = await runtime.find(type, { index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
-    for (const item of page.items) out.push({ type, id: (item.context as { agentId?: string; botId?: string })[type === 'agent' ? 'agentId' : 'botId']! });
+    for (const item of page.items) {
+      if (item.state === 'archived' || item.state === 'deleted') continue;
+      out.push({ type, id: (item.context as { agentId?: string; botId?: string })[type === 'agent' ? 'agentId' : 'botId']! });
+    }
     cursor = page.nextCursor;
   } while (cursor);
   return out;
