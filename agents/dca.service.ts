@@ -127,35 +127,35 @@ export class DcaService {
       const strategyId = `dca_${this.deps.newId()}`;
       await this.claimName(subject, userId, input.name, strategyId);
       return this.deps.actors
-      .create(DCA_TYPE, strategyId, {
-      strategyId,
-      name: input.name,
-      subjectType: subject.type,
-      subjectId: subject.id,
-      ...(userId ? { userId } : {}),
-      chain,
-      inputToken: inputToken.address,
-      outputToken: outputToken.address,
-      inputSymbol: inputToken.symbol,
-      outputSymbol: outputToken.symbol,
-      inputDecimals: inputToken.decimals,
-      outputDecimals: outputToken.decimals,
-      amount: input.amount,
-      interval: (interval as { value: DcaStrategyContext['interval'] }).value,
-      ...(input.maxBuys !== undefined ? { maxBuys: input.maxBuys } : {}),
-      ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
-      ...(input.slippageBps !== undefined ? { slippageBps: input.slippageBps } : {}),
-      ...(startAt !== undefined ? { startAt } : {}),
-      ...(endAt !== undefined ? { endAt } : {}),
-      catchUp: input.catchUp ?? true,
-      maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
-      ...(holdReason ? { holdReason } : {}),
-      createdAt: now,
-    })
-      .catch(async (error: unknown) => {
-        await this.releaseName(subject, userId, input.name);
-        throw error;
-      });
+        .create(DCA_TYPE, strategyId, {
+          strategyId,
+          name: input.name,
+          subjectType: subject.type,
+          subjectId: subject.id,
+          ...(userId ? { userId } : {}),
+          chain,
+          inputToken: inputToken.address,
+          outputToken: outputToken.address,
+          inputSymbol: inputToken.symbol,
+          outputSymbol: outputToken.symbol,
+          inputDecimals: inputToken.decimals,
+          outputDecimals: outputToken.decimals,
+          amount: input.amount,
+          interval: (interval as { value: DcaStrategyContext['interval'] }).value,
+          ...(input.maxBuys !== undefined ? { maxBuys: input.maxBuys } : {}),
+          ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
+          ...(input.slippageBps !== undefined ? { slippageBps: input.slippageBps } : {}),
+          ...(startAt !== undefined ? { startAt } : {}),
+          ...(endAt !== undefined ? { endAt } : {}),
+          catchUp: input.catchUp ?? true,
+          maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
+          ...(holdReason ? { holdReason } : {}),
+          createdAt: now,
+        })
+        .catch(async (error: unknown) => {
+          await this.releaseName(subject, userId, input.name);
+          throw error;
+        });
     });
     const context = created.context as DcaStrategyContext;
     // Waiting for approval: no schedule yet, but its end still completes it.
