@@ -1,4 +1,5 @@
 import { integerAtMost, parseAmount, shiftDecimal } from './command-values.js';
+import { EVERY_SOURCE, INTERVAL_WORD_SOURCE, everyOf, everyProblem, wordInterval } from './dca-interval.js';
 import type { DcaInterval } from './intent.types.js';
 
 /**
@@ -42,32 +43,21 @@ export function extractSlippage(message: string): Extracted<number> {
   return { rest, value: Number(bps) };
 }
 
-const UNITS: Record<string, DcaInterval['unit']> = { m: 'minutes', min: 'minutes', mins: 'minutes', minute: 'minutes', minutes: 'minutes', h: 'hours', hr: 'hours', hrs: 'hours', hour: 'hours', hours: 'hours', d: 'days', day: 'days', days: 'days' };
-const INTERVAL_EVERY = /(?:,\s*)?\b(?:every|each)\s+(?:(\d+)\s*)?(m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)\b/i;
-const INTERVAL_WORD = /(?:,\s*)?\b(hourly|daily|weekly)\b/i;
-/** Bounds of the CONTRACT's `every <n> <unit>`: at least a minute, at most a year. */
-const MAX_INTERVAL_MINUTES = 366 * 24 * 60;
+// The interval grammar is the one REST and MCP take (`dca-interval.ts`); here it is found inside a command.
+const INTERVAL_EVERY = new RegExp(String.raw`(?:,\s*)?${EVERY_SOURCE}`, 'i');
+const INTERVAL_WORD = new RegExp(String.raw`(?:,\s*)?${INTERVAL_WORD_SOURCE}`, 'i');
 
 /** `every 4 hours`, `every hour`, `every 30 min`, `every 2h`, `daily`, `weekly` → `{every, unit}`. */
 export function extractInterval(message: string): Extracted<DcaInterval> {
   const every = INTERVAL_EVERY.exec(message);
   if (every) {
-    const count = every[1] === undefined ? 1 : Number(every[1]);
-    const word = every[2]!.toLowerCase();
-    const interval: DcaInterval = word.startsWith('week') ? { every: count * 7, unit: 'days' } : { every: count, unit: UNITS[word]! };
-    return checkInterval(cut(message, every), interval);
+    const interval = everyOf(every[1], every[2]!);
+    const rest = cut(message, every);
+    return everyProblem(interval) ? { rest, error: 'The interval must be between 1 minute and 366 days.' } : { rest, value: interval };
   }
   const word = INTERVAL_WORD.exec(message);
   if (!word) return { rest: message };
-  const kind = word[1]!.toLowerCase();
-  const interval: DcaInterval = kind === 'hourly' ? { every: 1, unit: 'hours' } : { every: kind === 'daily' ? 1 : 7, unit: 'days' };
-  return { rest: cut(message, word), value: interval };
-}
-
-function checkInterval(rest: string, interval: DcaInterval): Extracted<DcaInterval> {
-  const minutes = interval.every * (interval.unit === 'minutes' ? 1 : interval.unit === 'hours' ? 60 : 1440);
-  if (interval.every < 1 || minutes > MAX_INTERVAL_MINUTES) return { rest, error: 'The interval must be between 1 minute and 366 days.' };
-  return { rest, value: interval };
+  return { rest: cut(message, word), value: wordInterval(word[1]!) };
 }
 
 /** The CONTRACT's text form: `every 4 hours`. */

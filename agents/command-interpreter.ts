@@ -83,7 +83,8 @@ function interpretEnglish(raw: string): InterpretResult {
     return decide(parsed.ok && slippage.value !== undefined ? withSlippage(parsed.value, slippage.value) : parsed);
   }
   const verb = message.split(' ')[0]!.toLowerCase();
-  if (verb === 'approve' || verb === 'confirm') return decide(approve(message.slice(verb.length).trim()));
+  // `approve dca <name>` approves a strategy (the DCA grammar below), anything else an order.
+  if ((verb === 'approve' || verb === 'confirm') && !mentionsDca(message)) return decide(approve(message.slice(verb.length).trim()));
   if (mentionsDca(message)) {
     if (/^dca$/i.test(message)) return { intent: 'help', params: { topic: 'dca' }, confidence: 1 };
     const dca = parseDca(message);

@@ -10,11 +10,13 @@ import type { DcaCreateParams, Intent } from './intent.types.js';
 const DCA_EXAMPLE = '"dca 10 USDC into SOL every day" or "dca buy SOL with 25 USDC every 4 hours for 30 buys"';
 const NAME = String.raw`(?:\s+["']?([A-Za-z0-9][A-Za-z0-9_.:-]{0,127})["']?)?`;
 const STRATEGY = String.raw`(?:\s+strateg(?:y|ies))?`;
-const CONTROL: Array<{ pattern: RegExp; intent: 'dca_pause' | 'dca_resume' | 'dca_stats' }> = [
+const CONTROL: Array<{ pattern: RegExp; intent: 'dca_pause' | 'dca_resume' | 'dca_approve' | 'dca_stats' }> = [
   { pattern: new RegExp(`^dca\\s+(?:pause|stop)${NAME}$`, 'i'), intent: 'dca_pause' },
   { pattern: new RegExp(`^(?:pause|stop|halt)\\s+(?:my\\s+|the\\s+|all\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_pause' },
   { pattern: new RegExp(`^dca\\s+(?:resume|start|unpause|continue)${NAME}$`, 'i'), intent: 'dca_resume' },
   { pattern: new RegExp(`^(?:resume|unpause|restart|continue)\\s+(?:my\\s+|the\\s+|all\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_resume' },
+  { pattern: new RegExp(`^dca\\s+(?:approve|confirm)${NAME}$`, 'i'), intent: 'dca_approve' },
+  { pattern: new RegExp(`^(?:approve|confirm)\\s+(?:my\\s+|the\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_approve' },
   { pattern: new RegExp(`^dca\\s+(?:stats|statistics|performance|status)${NAME}$`, 'i'), intent: 'dca_stats' },
   { pattern: new RegExp(`^(?:show\\s+|get\\s+)?(?:my\\s+|the\\s+)?dca${STRATEGY}\\s+(?:stats|statistics|performance|status)${NAME}$`, 'i'), intent: 'dca_stats' },
 ];
@@ -75,4 +77,4 @@ export function parseDcaCreate(body: string): Parsed<DcaCreateParams> {
   };
 }
 
-export const DCA_HELP = `DCA commands: ${DCA_EXAMPLE}; "dca pause", "dca resume", "dca stats".`;
+export const DCA_HELP = `DCA commands: ${DCA_EXAMPLE}; "dca pause", "dca resume", "dca approve <name>", "dca stats".`;

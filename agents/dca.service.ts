@@ -1,42 +1,33 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
-import type { ClockPort } from '../src/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain, VenuePort } from '../src/ports/venue.port.js';
-import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
+import type { DcaStrategyContext } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { isIsoTime } from '../src/shared/iso-time.js';
 import { belowSmallestUnit, finerThanToken, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from './amounts.js';
 import { inputMint, requireTokenPair } from './safety-path.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
-import { lateAfterMs, parseInterval } from './dca-interval.js';
-import { ORDER_TYPE } from './order.types.js';
+import { MIN_INTERVAL_MS, parseInterval } from './dca-interval.js';
+import { DCA_TYPE, DcaTicks, END_EVENT, endJobIdOf, scheduleIdOf, type DcaTicksDeps } from './dca-ticks.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import { approvalHolds, approvalReason, mayApprove } from './trading-config.rules.js';
 import type { TradingConfigReader } from './trading-config.types.js';
-import type { TradingPipeline } from './trading-pipeline.js';
+import type { KeyScope } from '../machines/api-key.machine.js';
 
 /**
- * DCA strategies (issue 6): each is a `dca-strategy` actor with a repeating schedule.
- * A tick buys through the ordinary pipeline and safety path with an order id derived
- * from the strategy and the tick's due time, so a tick delivered twice buys once; a tick
- * missed while no process ran is run once (or skipped, per `catchUp`), never many times.
+ * DCA strategies (issue 6): each is a `dca-strategy` actor with a repeating schedule. This
+ * service creates, approves, pauses, resumes, deletes and reports on them; their ticks run in
+ * `dca-ticks.ts`. Names are unique per user, and a user has at most `perUser.max` strategies.
  */
 
-export const DCA_TYPE = 'dca-strategy';
+export { DCA_TYPE, endJobIdOf, scheduleIdOf, type DcaActors } from './dca-ticks.js';
 /** Names are unique per user: one claim document per (owner, name). */
 export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names', indexes: [] };
 const DEFAULT_MAX_FAILURES = 3;
-/** The event of the one-off job at `endAt` that completes the strategy (the schedule has no run after it). */
-const END_EVENT = 'dca.end';
 /** In the names collection (whose ids are `user:…` or `agent:…`): end jobs of older strategies were armed. */
 const END_JOBS_MARKER = '~end-jobs-armed';
-
-export interface DcaActors {
-  create(type: string, id: string, input: DcaStrategyInput): Promise<{ state: unknown; context: unknown }>;
-  send(address: { type: string; id: string }, event: DcaStrategyEvent): Promise<{ accepted: boolean; view: { state: unknown; context: unknown } }>;
-  get(address: { type: string; id: string }): Promise<{ state: unknown; context: unknown } | null>;
-  find(type: string, query: { index: string; eq: string }, page: { limit: number; cursor?: string }): Promise<{ items: Array<{ state: unknown; context: unknown }>; nextCursor?: string }>;
-}
 
 export interface CreateStrategyInput {
   name: string;
@@ -55,29 +46,60 @@ export interface CreateStrategyInput {
   maxFailuresInRow?: number;
 }
 
-export interface DcaServiceDeps {
-  actors: DcaActors;
+/** What the ticks need (`DcaTicksDeps`: actors, pipeline, agent status, clock, the optional tick observer) and more. */
+export interface DcaServiceDeps extends DcaTicksDeps {
   store: StorePort;
   scheduler: Pick<SchedulerPort, 'scheduleRepeating' | 'removeSchedule' | 'nextRun' | 'scheduleOnce' | 'cancel'>;
-  pipeline: TradingPipeline;
   venue: Pick<VenuePort, 'findToken' | 'priceUsd'>;
   config: TradingConfigReader;
-  clock: ClockPort;
   newId: () => string;
+  /** Strategies one user may have across their agents and bots (`MAX_STRATEGIES_PER_USER`); unset, no cap. */
+  perUser?: { max: number; subjectsOf: (userId: string) => Promise<TradingSubject[]> };
+  /** Shortest interval (default a minute); only scheduler tests lower it. */
+  minIntervalMs?: number;
 }
 
 export class DcaService {
-  constructor(private readonly deps: DcaServiceDeps) {}
+  /** Creates of one user run one at a time in this process, so the cap's count and the create cannot interleave. */
+  private readonly creating = new KeyedQueue();
 
+  /** Runs the ticks; the scheduler and reconciliation reach it through `onTick` and `orderSettled`. */
+  private readonly ticks: DcaTicks;
+
+  constructor(private readonly deps: DcaServiceDeps) {
+    this.ticks = new DcaTicks(deps);
+  }
+
+  /** A due tick or end job (scheduler → here). */
+  onTick(job: DueJob): Promise<void> {
+    return this.ticks.onTick(job);
+  }
+
+  /** The outcome of a strategy's order that was unconfirmed when its tick ended, once reconciliation settled it. */
+  orderSettled(order: OrderContext): Promise<void> {
+    return this.ticks.orderSettled(order);
+  }
+
+  /** The one interval grammar (REST, MCP and chat commands) with this service's floor. */
+  parseInterval(text: string): ReturnType<typeof parseInterval> {
+    return parseInterval(text, this.deps.minIntervalMs ?? MIN_INTERVAL_MS);
+  }
+
+  /**
+   * Creates a strategy. One whose buys the order profile's approval rule would hold (the same
+   * rule as for orders, on one buy's value now) is created `pending_approval` with no schedule:
+   * nothing buys until an approver approves it (`approve`).
+   */
   async create(subject: TradingSubject, userId: string | undefined, input: CreateStrategyInput): Promise<StrategyView> {
-    const interval = parseInterval(input.interval);
+    const interval = this.parseInterval(input.interval);
     // The input schema runs the same checks; callers without it (chat commands) get them here.
     const problems: string[] = [...(interval.ok ? [] : [interval.error]), ...this.fieldProblems(input)];
     if (problems.length > 0) throw AppError.validation(problems);
     const startAt = input.startAt === undefined ? undefined : Date.parse(input.startAt);
     const endAt = input.endAt === undefined ? undefined : Date.parse(input.endAt);
     const now = this.deps.clock.now();
-    const chain = input.chain ?? (await this.deps.config.get(subject)).tradeDefaults.chain;
+    const config = await this.deps.config.get(subject);
+    const chain = input.chain ?? config.tradeDefaults.chain;
     // Every buy of these would be refused: say so now, not after three failed ticks.
     const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, ['inputToken', 'outputToken']);
     inputMint(chain, inputToken);
@@ -86,41 +108,83 @@ export class DcaService {
     }
     const finer = finerThanToken(input.amount, inputToken);
     if (finer) throw AppError.validation([finer]);
+    // One buy's value as the safety path will count it (whole tokens × the input's USD price now).
+    const inputPriceUsd = (await this.deps.venue.priceUsd(chain, inputToken.address)) ?? 0;
+    const valueUsd = Number(fromBaseUnits(toBaseUnits(input.amount, inputToken.decimals), inputToken.decimals)) * inputPriceUsd;
+    const profile = config.defaultOrderProfile;
+    const holdReason = approvalHolds(profile, { valueUsd, inputPriceUsd }) ? approvalReason(profile, valueUsd, inputPriceUsd) : undefined;
 
-    const strategyId = `dca_${this.deps.newId()}`;
-    await this.claimName(subject, userId, input.name, strategyId);
-    const view = await this.deps.actors
-      .create(DCA_TYPE, strategyId, {
-      strategyId,
-      name: input.name,
-      subjectType: subject.type,
-      subjectId: subject.id,
-      ...(userId ? { userId } : {}),
-      chain,
-      inputToken: inputToken.address,
-      outputToken: outputToken.address,
-      inputSymbol: inputToken.symbol,
-      outputSymbol: outputToken.symbol,
-      inputDecimals: inputToken.decimals,
-      outputDecimals: outputToken.decimals,
-      amount: input.amount,
-      interval: (interval as { value: DcaStrategyContext['interval'] }).value,
-      ...(input.maxBuys !== undefined ? { maxBuys: input.maxBuys } : {}),
-      ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
-      ...(input.slippageBps !== undefined ? { slippageBps: input.slippageBps } : {}),
-      ...(startAt !== undefined ? { startAt } : {}),
-      ...(endAt !== undefined ? { endAt } : {}),
-      catchUp: input.catchUp ?? true,
-      maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
-      createdAt: now,
-    })
-      .catch(async (error: unknown) => {
-        await this.releaseName(subject, userId, input.name);
-        throw error;
-      });
+    const created = await this.creating.run(userId ? `user:${userId}` : subjectKey(subject), async () => {
+      await this.assertUnderCap(userId);
+      const strategyId = `dca_${this.deps.newId()}`;
+      await this.claimName(subject, userId, input.name, strategyId);
+      return this.deps.actors
+        .create(DCA_TYPE, strategyId, {
+          strategyId,
+          name: input.name,
+          subjectType: subject.type,
+          subjectId: subject.id,
+          ...(userId ? { userId } : {}),
+          chain,
+          inputToken: inputToken.address,
+          outputToken: outputToken.address,
+          inputSymbol: inputToken.symbol,
+          outputSymbol: outputToken.symbol,
+          inputDecimals: inputToken.decimals,
+          outputDecimals: outputToken.decimals,
+          amount: input.amount,
+          interval: (interval as { value: DcaStrategyContext['interval'] }).value,
+          ...(input.maxBuys !== undefined ? { maxBuys: input.maxBuys } : {}),
+          ...(input.maxSpend !== undefined ? { maxSpend: input.maxSpend } : {}),
+          ...(input.slippageBps !== undefined ? { slippageBps: input.slippageBps } : {}),
+          ...(startAt !== undefined ? { startAt } : {}),
+          ...(endAt !== undefined ? { endAt } : {}),
+          catchUp: input.catchUp ?? true,
+          maxFailuresInRow: input.maxFailuresInRow ?? DEFAULT_MAX_FAILURES,
+          ...(holdReason ? { holdReason } : {}),
+          createdAt: now,
+        })
+        .catch(async (error: unknown) => {
+          await this.releaseName(subject, userId, input.name);
+          throw error;
+        });
+    });
+    const context = created.context as DcaStrategyContext;
+    // Waiting for approval: no schedule yet, but its end still completes it.
+    if (created.state === 'pending_approval') await this.armEnd(context);
+    else await this.schedule(context, startAt);
+    return toView(context, created.state as StrategyView['status']);
+  }
+
+  /**
+   * 409 `Strategy limit reached: at most N strategies per user` once the user has N strategies
+   * that are not deleted, across all their agents and bots (completed ones count: they can be deleted).
+   */
+  private async assertUnderCap(userId: string | undefined): Promise<void> {
+    const { perUser } = this.deps;
+    if (!perUser || !userId) return;
+    let count = 0;
+    for (const subject of await perUser.subjectsOf(userId)) count += (await this.strategies(subject)).length;
+    if (count >= perUser.max) throw AppError.conflict(`Strategy limit reached: at most ${perUser.max} strategies per user`);
+  }
+
+  /**
+   * Approves a strategy waiting for approval: it becomes active, is scheduled from now (or its
+   * start), and its buys are approved. Who may approve is the order approval rule: the owner
+   * or a `manage` key; a `trade` key only when the order profile says `agentsMayApprove`.
+   */
+  async approve(subject: TradingSubject, userId: string | undefined, name: string, approver: KeyScope): Promise<StrategyView> {
+    const strategy = await this.byName(subject, userId, name);
+    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
+    if (strategy.status !== 'pending_approval') throw notPending(strategy.name, strategy.status);
+    const now = this.deps.clock.now();
+    const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.approve', at: now, by: approver });
     const context = view.context as DcaStrategyContext;
-    await this.schedule(context, startAt);
-    return toView(context, 'active');
+    if (!accepted) throw notPending(context.name, String(view.state)); // another call approved, deleted or completed it first
+    await this.schedule(context, Math.max(now, context.startAt ?? now));
+    // A delete that ran alongside may have removed the schedule before this armed it (as in resume).
+    await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.get({ type: DCA_TYPE, id: context.strategyId }))?.state);
+    return toView(context, view.state as StrategyView['status']);
   }
 
   /**
@@ -165,6 +229,7 @@ export class DcaService {
           status,
           buys: context.buys,
           failures: context.failures,
+          skipped: context.skipped,
           spent: fromBaseUnits(context.spentBase, context.inputDecimals),
           acquired: fromBaseUnits(context.acquiredBase, context.outputDecimals),
           inputSymbol: context.inputSymbol,
@@ -182,7 +247,11 @@ export class DcaService {
     const sum = (pick: (row: DcaStrategyStats) => string | null) => formatUsd(rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0));
     return {
       strategies: rows,
-      totals: { strategies: rows.length, buys: rows.reduce((n, row) => n + row.buys, 0), spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
+      totals: {
+        strategies: rows.length,
+        buys: rows.reduce((n, row) => n + row.buys, 0),
+        skipped: rows.reduce((n, row) => n + row.skipped, 0),
+        spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
   }
@@ -249,103 +318,6 @@ export class DcaService {
     return this.deps.scheduler.nextRun(scheduleIdOf(strategyId));
   }
 
-  /** A due tick (scheduler → here): one order per (strategy, due time), whatever the deliveries. */
-  async onTick(job: DueJob): Promise<void> {
-    const address = { type: DCA_TYPE, id: job.address.id };
-    const view = await this.deps.actors.get(address);
-    if (!view) return;
-    const strategy = view.context as DcaStrategyContext;
-    const now = this.deps.clock.now();
-    // The end job: the schedule has no run after `endAt`, so this is what completes it (paused or not).
-    if (job.event.type === END_EVENT) {
-      // At its due time at the latest: a process whose clock is a little behind must not see the end "not yet" and drop it.
-      if (view.state === 'active' || view.state === 'paused') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
-      return;
-    }
-    if (view.state !== 'active') return;
-    if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
-    // No buy may start (the end passed, the next buy would pass maxSpend): finish rather than wait for ticks that never buy.
-    if (limitReached(strategy, now)) {
-      await this.report(strategy.strategyId, { type: 'dca.finish', at: now });
-      return;
-    }
-    const late = now - job.dueAt > lateAfterMs(strategy.interval, now);
-    // A late tick stands for everything missed up to now: later missed ticks are covered by it.
-    const covers = late ? { coversUntil: now } : {};
-    if (late && !strategy.catchUp) {
-      await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt: job.dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
-      return;
-    }
-    const orderId = `ord_${strategy.strategyId}_${job.dueAt}`;
-    let event: DcaStrategyEvent;
-    try {
-      const order = await this.deps.pipeline.place(
-        {
-          subject: { type: strategy.subjectType, id: strategy.subjectId },
-          ...(strategy.userId ? { userId: strategy.userId } : {}),
-          channel: 'dca',
-          chain: strategy.chain as Chain,
-          side: 'buy',
-          inputToken: strategy.inputToken,
-          outputToken: strategy.outputToken,
-          amount: { kind: 'whole', value: strategy.amount },
-          ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
-        },
-        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, preApproved: true },
-      );
-      // Only a call that lost the race to create this order sees it `submitting`: another
-      // delivery of the same tick is executing it and reports the outcome. Reporting a
-      // failure here would take the tick (newTick guard) and the buy would never be counted.
-      if (order.status === 'submitting') return;
-      const at = this.deps.clock.now();
-      if (order.status === 'filled') {
-        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
-        const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: order.order_id });
-        const spentUsd = (placed?.context as OrderContext | undefined)?.valueUsd ?? Number(order.valueUsd);
-        event = { type: 'dca.executed', at, dueAt: job.dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
-      } else if (order.status === 'submitted') {
-        // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
-        event = { type: 'dca.submitted', at, dueAt: job.dueAt, ...covers, orderId };
-      } else {
-        event = { type: 'dca.failed', at, dueAt: job.dueAt, ...covers, orderId, reason: `order ${order.status}` };
-      }
-    } catch (error) {
-      // A refusal before the order was created (safety path) leaves no order to point at.
-      const created = (await this.deps.actors.get({ type: ORDER_TYPE, id: orderId })) !== null;
-      event = { type: 'dca.failed', at: this.deps.clock.now(), dueAt: job.dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
-    }
-    await this.report(strategy.strategyId, event);
-    // Reconciliation (a sweep, maybe in another process) may have settled the order before
-    // the strategy held it in flight, and then its report was ignored: report it now.
-    if (event.type === 'dca.submitted') {
-      const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: orderId });
-      if (placed) await this.orderSettled(placed.context as OrderContext);
-    }
-  }
-
-  /**
-   * Reports the outcome of a strategy's order that was still unconfirmed when its tick
-   * ended, once reconciliation settled it; anything else is ignored (the strategy's
-   * `inFlight` decides what counts, so a report twice counts once).
-   */
-  async orderSettled(order: OrderContext): Promise<void> {
-    const { strategyId, orderId } = order;
-    if (!strategyId) return;
-    const at = this.deps.clock.now();
-    if (order.status === 'filled') {
-      await this.report(strategyId, { type: 'dca.settled', at, filled: true, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: order.valueUsd });
-    } else if (order.status === 'failed') {
-      await this.report(strategyId, { type: 'dca.settled', at, filled: false, orderId, reason: order.reason ?? 'order failed' });
-    }
-  }
-
-  private async report(strategyId: string, event: DcaStrategyEvent): Promise<void> {
-    const after = await this.deps.actors.send({ type: DCA_TYPE, id: strategyId }, event);
-    if (!after.accepted) return;
-    // Paused itself (failures in a row) or finished (limits): no more ticks; the end job stays for a paused one.
-    if (after.view.state === 'paused' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
-    if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
-  }
 
   /**
    * Arms the end jobs of strategies that are not finished, once per data set (at start): one
@@ -355,7 +327,7 @@ export class DcaService {
   async armEndJobs(): Promise<void> {
     const { store } = this.deps;
     if (await store.get(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER)) return;
-    for (const state of ['active', 'paused']) {
+    for (const state of ['active', 'paused', 'pending_approval']) {
       let cursor: string | undefined;
       do {
         const page = await this.deps.actors.find(DCA_TYPE, { index: 'state', eq: state }, { limit: 200, ...(cursor ? { cursor } : {}) });
@@ -419,8 +391,10 @@ export class DcaService {
   }
 }
 
-export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
-export const endJobIdOf = (strategyId: string) => `dca-end:${strategyId}`;
+/** 409 for an approval of a strategy that does not wait for one (as for orders). */
+function notPending(name: string, status: string): AppError {
+  return AppError.conflict(`Strategy ${name} is not pending approval (status: ${status})`);
+}
 
 
 /** Unique per user (an operator's agents share names); per account for credentials without a user. */

@@ -5,7 +5,8 @@ import type { DcaStrategyContext } from '../machines/dca-strategy.machine.js';
 export interface StrategyView {
   name: string;
   strategyId: string;
-  status: 'active' | 'paused' | 'completed' | 'deleted';
+  /** `pending_approval`: the approval rule holds its buys; nothing buys until an approver approves it. */
+  status: 'pending_approval' | 'active' | 'paused' | 'completed' | 'deleted';
   chain: string;
   inputToken: string;
   outputToken: string;
@@ -22,6 +23,11 @@ export interface StrategyView {
   buys: number;
   failures: number;
   failuresInRow: number;
+  /** Ticks that did not try a buy: the agent paused or its trading off, missed with `catchUp` off, held for approval. */
+  skipped: number;
+  /** While `pending_approval`: why the approval rule holds its buys. */
+  holdReason?: string;
+  approvedAt?: string;
   lastError?: string;
   lastOrderId?: string;
   createdAt: string;
@@ -33,6 +39,8 @@ export interface DcaStrategyStats {
   status: StrategyView['status'];
   buys: number;
   failures: number;
+  /** Ticks that did not try a buy (agent paused or trading off, missed with `catchUp` off, held for approval). */
+  skipped: number;
   /** Whole tokens. */
   spent: string;
   acquired: string;
@@ -50,7 +58,7 @@ export interface DcaStrategyStats {
 
 export interface DcaStats {
   strategies: DcaStrategyStats[];
-  totals: { strategies: number; buys: number; spentUsd: string; valueUsd: string; pnlUsd: string };
+  totals: { strategies: number; buys: number; skipped: number; spentUsd: string; valueUsd: string; pnlUsd: string };
   asOf: string;
 }
 
@@ -76,6 +84,9 @@ export function toView(context: DcaStrategyContext, status: StrategyView['status
     buys: context.buys,
     failures: context.failures,
     failuresInRow: context.failuresInRow,
+    skipped: context.skipped,
+    ...(status === 'pending_approval' && context.holdReason ? { holdReason: context.holdReason } : {}),
+    ...(context.approvedAt !== undefined ? { approvedAt: iso(context.approvedAt) } : {}),
     ...(context.lastError ? { lastError: context.lastError } : {}),
     ...(context.lastOrderId ? { lastOrderId: context.lastOrderId } : {}),
     createdAt: iso(context.createdAt),

@@ -64,7 +64,7 @@ export type Intent =
   | { intent: 'orders'; params: { status?: 'pending_approval' } }
   | { intent: 'positions'; params: { withPnl: boolean } }
   | { intent: 'dca_create'; params: DcaCreateParams }
-  | { intent: 'dca_pause' | 'dca_resume'; params: { name?: string } }
+  | { intent: 'dca_pause' | 'dca_resume' | 'dca_approve'; params: { name?: string } }
   | { intent: 'dca_stats'; params: { name?: string } };
 
 export type IntentName = Intent['intent'];
@@ -80,6 +80,7 @@ export const TRADING_INTENTS: ReadonlySet<IntentName> = new Set([
   'dca_create',
   'dca_pause',
   'dca_resume',
+  'dca_approve',
   'dca_stats',
 ]);
 

@@ -65,8 +65,9 @@ export function tradingIntentReply(intent: Intent, status: SubjectStatus): strin
       return `Understood: DCA ${describeDca(intent.params)}. ${NOT_EXECUTED} (the DCA strategy routes).${disabled}`;
     case 'dca_pause':
     case 'dca_resume':
+    case 'dca_approve':
     case 'dca_stats': {
-      const action = { dca_pause: 'pause', dca_resume: 'resume', dca_stats: 'show statistics of' }[intent.intent];
+      const action = { dca_pause: 'pause', dca_resume: 'resume', dca_approve: 'approve', dca_stats: 'show statistics of' }[intent.intent];
       return `Understood: ${action} DCA${intent.params.name ? ` strategy ${intent.params.name}` : ''}. ${NOT_EXECUTED} (the DCA routes).${disabled}`;
     }
     default:

@@ -35,7 +35,11 @@ export interface CommandResult {
 
 /** DCA commands, executed by the strategies service. */
 export interface DcaCommands {
-  execute(subject: TradingSubject, intent: Extract<Intent, { intent: 'dca_create' | 'dca_pause' | 'dca_resume' | 'dca_stats' }>, userId?: string): Promise<string>;
+  execute(
+    subject: TradingSubject,
+    intent: Extract<Intent, { intent: 'dca_create' | 'dca_pause' | 'dca_resume' | 'dca_approve' | 'dca_stats' }>,
+    caller: { userId?: string; scope?: KeyScope },
+  ): Promise<string>;
 }
 
 export interface TradingCommandDeps {
@@ -114,7 +118,7 @@ export class TradingCommand {
         return done([...lines, `Total value $${totals.valueUsd}`].join('\n'));
       }
       default:
-        return done(await this.deps.dca.execute(subject, intent, options.userId));
+        return done(await this.deps.dca.execute(subject, intent, { ...(options.userId ? { userId: options.userId } : {}), ...(options.scope ? { scope: options.scope } : {}) }));
     }
   }
 

@@ -4,6 +4,8 @@ import { AppError } from '../src/errors/app-error.js';
 import { walletChainOf, type Chain, type WalletChain } from '../src/ports/venue.port.js';
 import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
 import type { WalletKind } from './wallet.types.js';
+import type { KeyScope } from '../machines/api-key.machine.js';
+import { formatUsd } from '../machines/usd-format.js';
 
 /**
  * The rules of a trading configuration that no schema can express alone: its defaults,
@@ -64,6 +66,32 @@ export function defaultTradingConfig(updatedAt: string): TradingConfig {
  */
 export function signingKinds(mode: WalletMode): readonly WalletKind[] {
   return mode === 'delegate' ? ['delegate'] : mode === 'external' ? [] : ['custodial', 'delegate'];
+}
+
+/**
+ * The order profile's approval rule, for orders and for DCA strategies alike: a trade waits
+ * for approval when auto-approval is off, or when it is worth more than the approval size,
+ * or when its USD value is unknown while there is an approval size (it cannot be shown to be under it).
+ */
+export function approvalHolds(profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>, trade: { valueUsd: number; inputPriceUsd: number }): boolean {
+  const overSize = profile.approvalAboveUsd !== undefined && (trade.inputPriceUsd <= 0 || trade.valueUsd > profile.approvalAboveUsd);
+  return !profile.autoApprove || overSize;
+}
+
+/** Why the approval rule holds a trade of this value, in words. */
+export function approvalReason(profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>, valueUsd: number, inputPriceUsd: number): string {
+  if (!profile.autoApprove) return 'the order profile approves no trade automatically (autoApprove off)';
+  if (inputPriceUsd <= 0) return `the USD value of a buy is unknown and the approval size is $${profile.approvalAboveUsd}`;
+  return `a buy of $${formatUsd(valueUsd)} is over the approval size of $${profile.approvalAboveUsd}`;
+}
+
+/**
+ * Who may approve what the rule held: the owner (a session acts with `manage`) or a `manage`
+ * key; a `trade` key only when the profile says `agentsMayApprove`, else holding an agent's
+ * trades for approval would not hold back the agent that placed them.
+ */
+export function mayApprove(profile: Pick<OrderProfile, 'agentsMayApprove'>, approver: KeyScope): boolean {
+  return approver === 'manage' || (approver === 'trade' && profile.agentsMayApprove);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
 import type { WalletDirectory } from './wallet.types.js';
-import type { TradingConfigReader } from './trading-config.types.js';
+import type { OrderProfile, TradingConfigReader } from './trading-config.types.js';
+import { approvalHolds, approvalReason, mayApprove } from './trading-config.rules.js';
 import type { KeyScope } from '../machines/api-key.machine.js';
 import { IDEMPOTENCY_MESSAGES } from '../src/operations/idempotency-guard.js';
 
@@ -50,8 +51,13 @@ export interface PlaceOptions {
   orderId?: string;
   strategy?: string;
   strategyId?: string;
-  /** A DCA buy: creating the strategy was its approval, so the order profile's approval rule does not apply. */
-  preApproved?: boolean;
+  /**
+   * A DCA buy: `approved` (an approver approved its strategy, which approves its buys: the
+   * order profile's approval rule does not apply) or `unapproved` (the rule applies, and where
+   * it would hold the buy no order is placed: `StrategyBuyHeld` is thrown and the strategy
+   * waits for approval instead of leaving a held order behind every tick).
+   */
+  strategyApproval?: 'approved' | 'unapproved';
   /** What the call asked (operation and arguments), for an `orderId` derived from an idempotency key. */
   requestDigest?: string;
 }
@@ -94,9 +100,7 @@ export class TradingPipeline {
   async approve(subject: TradingSubject, orderId: string, approver: KeyScope = 'manage'): Promise<OrderView> {
     const order = await this.find(subject, orderId);
     if (!order) throw AppError.notFound('Order not found');
-    if (approver !== 'manage' && !(await this.deps.config.get(subject)).defaultOrderProfile.agentsMayApprove) {
-      throw AppError.scopeInsufficient('manage', approver);
-    }
+    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
     if (order.status !== 'pending_approval') throw notApprovable(order);
     // What may have changed while it waited. A refusal that may pass (an open breaker, the
     // kill switch, trading switched off) leaves the order waiting for the retry it invites;
@@ -176,9 +180,9 @@ export class TradingPipeline {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
-    // An order whose USD value is unknown cannot be shown to be under the approval size: it waits.
-    const overSize = profile.approvalAboveUsd !== undefined && (checked.inputPriceUsd <= 0 || checked.valueUsd > profile.approvalAboveUsd);
-    const requiresApproval = !options.preApproved && (!profile.autoApprove || overSize);
+    const preApproved = options.strategyApproval === 'approved';
+    const requiresApproval = !preApproved && approvalHolds(profile, checked);
+    if (requiresApproval && options.strategyApproval === 'unapproved') throw new StrategyBuyHeld(profile, checked.valueUsd, checked.inputPriceUsd);
     const orderId = options.orderId ?? this.deps.newOrderId();
     const orderInput: OrderInput = {
       orderId,
@@ -205,7 +209,7 @@ export class TradingPipeline {
       walletAddress: wallet.address,
       channel: request.channel,
       ...(request.signalSource ? { signalSource: request.signalSource } : {}),
-      checks: [...checked.checks, requiresApproval ? 'approval_required' : options.preApproved ? 'strategy_approved' : 'auto_approved'],
+      checks: [...checked.checks, requiresApproval ? 'approval_required' : preApproved ? 'strategy_approved' : 'auto_approved'],
       createdAt: now,
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
       ...(options.strategy ? { strategy: options.strategy } : {}),
@@ -362,6 +366,16 @@ function sameRequest(order: OrderContext, options: PlaceOptions): OrderContext {
     throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
   }
   return order;
+}
+
+/**
+ * The buy of a DCA strategy nobody approved, which the approval rule would hold: no order is
+ * placed, and the strategy waits for approval (`reason` says why, for its view).
+ */
+export class StrategyBuyHeld extends AppError {
+  constructor(profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>, valueUsd: number, inputPriceUsd: number) {
+    super('RESOURCE_CONFLICT', approvalReason(profile, valueUsd, inputPriceUsd));
+  }
 }
 
 /** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */

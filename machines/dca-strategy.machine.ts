@@ -6,6 +6,9 @@ import type { MachineDefinition } from './machine-definition.types.js';
  * limit (buys, spend, end time) is reached. Ticks are executed outside (an ordinary
  * order through the safety path); the machine keeps the counters and decides, from the
  * outcome, whether to go on, pause itself after too many failures in a row, or finish.
+ * A strategy whose buys the order profile's approval rule would hold starts in
+ * `pending_approval` (issue 16), and an active one nobody approved goes there when a tick
+ * finds the rule holding its buy; `dca.approve` makes it active and approved.
  */
 
 export interface DcaInterval {
@@ -67,13 +70,19 @@ export interface DcaStrategyContext {
   inFlight: string[];
   lastOrderId?: string;
   lastError?: string;
+  /** Why the strategy waits (or last waited) for approval: set when it enters `pending_approval`. */
+  holdReason?: string;
+  /** When an approver approved it (epoch ms), and the scope they approved with: its buys are then not held. */
+  approvedAt?: number;
+  approvedBy?: string;
   createdAt: number;
   updatedAt: number;
 }
 
+/** `holdReason` at creation: the approval rule holds its buys, so it starts in `pending_approval`. */
 export type DcaStrategyInput = Omit<
   DcaStrategyContext,
-  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'inFlight' | 'updatedAt'
+  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'inFlight' | 'updatedAt' | 'approvedAt' | 'approvedBy'
 >;
 
 /** What one filled buy moved. */
@@ -101,8 +110,12 @@ export type DcaStrategyEvent =
   | (TickOutcome & { type: 'dca.submitted'; orderId: string })
   /** An order of `inFlight` reached its outcome. */
   | ({ type: 'dca.settled'; at: number } & ((Buy & { filled: true }) | { filled: false; orderId: string; reason: string }))
-  /** A tick that did not run: late with `catchUp` off. */
-  | (TickOutcome & { type: 'dca.skipped'; reason: string });
+  /** A tick that did not run: late with `catchUp` off, or the agent paused or its trading off. */
+  | (TickOutcome & { type: 'dca.skipped'; reason: string })
+  /** A tick whose buy the approval rule holds (the strategy was never approved): it waits for approval; the tick counts as skipped. */
+  | (TickOutcome & { type: 'dca.hold'; reason: string })
+  /** An approver (session or `manage` key, or a `trade` key where `agentsMayApprove`) approved it. */
+  | { type: 'dca.approve'; at: number; by: string };
 
 /** How many handled due times a strategy remembers (a redelivery comes within BullMQ's stall window, about a minute). */
 export const RECENT_TICKS = 128;
@@ -171,6 +184,9 @@ export const dcaStrategyMachine = setup({
     limitReached: ({ context }) => limitReached(context, context.updatedAt),
     limitReachedAt: ({ context, event }) => limitReached(context, event.at),
     tooManyFailures: ({ context }) => context.failuresInRow >= context.maxFailuresInRow,
+    heldAtCreation: ({ context }) => context.holdReason !== undefined,
+    // An approved strategy's buys are approved: only one nobody approved is held by a tick.
+    unapprovedTick: (args) => newTick(args) && args.context.approvedAt === undefined,
   },
   actions: {
     touch: assign({ updatedAt: ({ event }) => event.at }),
@@ -206,7 +222,11 @@ export const dcaStrategyMachine = setup({
         ? { ...remember(context, event), inFlight: [...context.inFlight, event.orderId].slice(-RECENT_TICKS), lastOrderId: event.orderId, updatedAt: event.at }
         : {},
     ),
-    countSkip: assign(({ context, event }) => (event.type === 'dca.skipped' ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at } : {})),
+    countSkip: assign(({ context, event }) =>
+      event.type === 'dca.skipped' || event.type === 'dca.hold' ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at } : {},
+    ),
+    hold: assign(({ event }) => (event.type === 'dca.hold' ? { holdReason: event.reason } : {})),
+    approve: assign(({ event }) => (event.type === 'dca.approve' ? { approvedAt: event.at, approvedBy: event.by, failuresInRow: 0, updatedAt: event.at } : {})),
     announceBuy: emit(({ context, event }) => {
       const buy = buyOf(event);
       return {
@@ -242,12 +262,31 @@ export const dcaStrategyMachine = setup({
     inFlight: [],
     updatedAt: input.createdAt,
   }),
-  initial: 'active',
+  // Transient: a strategy the approval rule holds is created waiting for approval.
+  initial: 'created',
   on: { 'dca.delete': { target: '.deleted', actions: 'touch' } },
   states: {
+    created: { always: [{ guard: 'heldAtCreation', target: 'pending_approval' }, { target: 'active' }] },
+    // No schedule: nothing buys until an approver approves it. Not pausable (a resume would
+    // make it active unapproved); deleting it or reaching its end finishes it.
+    pending_approval: {
+      on: {
+        'dca.approve': { target: 'active', actions: 'approve' },
+        'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
+        // An order already in flight when a tick held the strategy still counts.
+        'dca.executed': { guard: 'newTick', actions: 'countBuy' },
+        'dca.failed': { guard: 'newTick', actions: 'countFailure' },
+        'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
+        'dca.settled': [
+          { guard: 'settledFilled', actions: 'countBuy' },
+          { guard: 'settledFailed', actions: 'countFailure' },
+        ],
+      },
+    },
     active: {
       on: {
         'dca.pause': { target: 'paused', actions: 'touch' },
+        'dca.hold': { guard: 'unapprovedTick', target: 'pending_approval', actions: ['countSkip', 'hold'] },
         'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
         'dca.executed': { guard: 'newTick', target: 'checking', actions: ['countBuy', 'announceBuy'] },
         'dca.failed': { guard: 'newTick', target: 'checkingFailures', actions: ['countFailure', 'announceFailure'] },
@@ -313,7 +352,7 @@ function amountBase(amount: string, decimals: number): bigint {
 
 export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
   type: 'dca-strategy',
-  version: 3,
+  version: 4,
   machine: dcaStrategyMachine,
   migrations: {
     // v1 kept one high-water mark (`lastDueAt`): it becomes the catch-up watermark.
@@ -323,6 +362,10 @@ export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
     },
     // v2 counted a tick whose order was still unconfirmed as a failure; v3 waits for its outcome.
     2: (persisted) => ({ ...persisted, context: { ...(persisted.context as object), inFlight: [] } }),
+    // v4 adds `pending_approval` and optional approval fields; a v3 strategy reads as never
+    // approved, so its ticks meet the approval rule. Bumped so that a v3 build refuses a
+    // `pending_approval` snapshot instead of mis-reading it.
+    3: (persisted) => persisted,
   },
   indexNames: ['subject'],
   indexes: (context) => ({ subject: `${context.subjectType}:${context.subjectId}` }),

@@ -16,6 +16,7 @@ import { TradingEvents, type StreamPublisher } from '../../agents/trading-events
 import { TradingPipeline } from '../../agents/trading-pipeline.js';
 import type { WalletDirectory } from '../../agents/wallet.types.js';
 import type { OrderContext } from '../../machines/order.machine.js';
+import type { TradingSubject } from '../../agents/portfolio.types.js';
 import { orderDefinition } from '../../machines/order.machine.js';
 import { DCA_BINDINGS, PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
 import { dcaOperations } from '../operations/definitions/dca.ops.js';
@@ -49,6 +50,8 @@ export interface OrdersCompositionDeps {
   faucet?: FaucetPort;
   /** Told of every due DCA tick (the `dca_ticks_total` and `dca_tick_lag_seconds` metrics). */
   dcaTicks: DcaTickObserver;
+  /** DCA settings: the interval floor, and the per-user strategy cap with the accounts it counts over. */
+  dca: { minIntervalMs: number; strategiesPerUser: number; subjectsOf: (userId: string) => Promise<TradingSubject[]> };
 }
 
 /** How often orders left in flight are looked up again. */
@@ -87,8 +90,12 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     pipeline,
     venue: deps.venue,
     config: deps.config,
+    status,
     clock: deps.clock,
     newId: () => randomBytes(12).toString('base64url'),
+    minIntervalMs: deps.dca.minIntervalMs,
+    perUser: { max: deps.dca.strategiesPerUser, subjectsOf: deps.dca.subjectsOf },
+    observer: deps.dcaTicks,
   });
   const deposits = deps.faucet
     ? new DepositsService({ store: deps.store, clock: deps.clock, faucet: deps.faucet, positions, newId: () => `dep_${randomBytes(18).toString('base64url')}` })

@@ -87,6 +87,12 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
       killSwitch,
       wallets,
       dcaTicks: deps.metrics.dcaTicks,
+      dca: {
+        minIntervalMs: deps.config.trading.dcaMinIntervalMs,
+        strategiesPerUser: deps.config.limits.strategiesPerUser,
+        // Every agent and legacy bot the user owns: strategies of each count against the per-user cap.
+        subjectsOf: async (userId) => [...(await ownedBy(deps.runtime, 'agent', userId)), ...(await ownedBy(deps.runtime, 'bot', userId))],
+      },
       ...(faucet ? { faucet } : {}),
     },
     module,
@@ -103,6 +109,24 @@ function breakersOf(venue: BreakerAwareVenue): BreakerReadout[] {
     byProvider.set(readout.provider, readout);
   }
   return [...byProvider.values()];
+}
+
+/**
+ * The agents (or bots) a user owns whose strategies count against the cap: an archived agent or
+ * a deleted bot (final states) never trades again and cannot be addressed to delete its strategies.
+ */
+async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
+  const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
+  let cursor: string | undefined;
+  do {
+    const page = await runtime.find(type, { index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const item of page.items) {
+      if (item.state === 'archived' || item.state === 'deleted') continue;
+      out.push({ type, id: (item.context as { agentId?: string; botId?: string })[type === 'agent' ? 'agentId' : 'botId']! });
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
 }
 
 /** Operations that trade through a venue of one chain family: offered only where one serves it. */

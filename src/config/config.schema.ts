@@ -113,6 +113,8 @@ export const envSchema = z
     CIRCUIT_BREAKER_OPEN_MS: intFromEnv(60_000, 100, 3_600_000),
     /** Consecutive provider failures that open its circuit breaker. */
     CIRCUIT_BREAKER_THRESHOLD: intFromEnv(5, 1, 1000),
+    /** Shortest DCA interval, cron or `every` (issue 16: a minute); tests of the scheduler lower it. */
+    DCA_MIN_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
   })
   .superRefine((env, ctx) => {
     if (env.PROFILE === 'production') {
@@ -181,6 +183,8 @@ export interface TradingSettings {
   killSwitch: Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
   providerTimeoutMs: number;
   breaker: { openMs: number; threshold: number };
+  /** Shortest gap between two buys of a DCA strategy. */
+  dcaMinIntervalMs: number;
   /** Live adapters; each is used when its URL is set. `zeroxApiKey` is a secret: never log it. */
   live: {
     solanaRpcUrl?: string;
@@ -234,6 +238,7 @@ export function toAppConfig(env: Env): AppConfig {
       killSwitch: env.TRADING_KILL_SWITCH.split(',').map((chain) => chain.trim()).filter(Boolean) as TradingSettings['killSwitch'],
       providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
+      dcaMinIntervalMs: env.DCA_MIN_INTERVAL_SECONDS * 1000,
       live: {
         ...(env.SOLANA_RPC_URL ? { solanaRpcUrl: env.SOLANA_RPC_URL } : {}),
         ...(env.JUPITER_API_URL ? { jupiterApiUrl: env.JUPITER_API_URL } : {}),

@@ -52,6 +52,7 @@ describe('orders left in flight by a DCA tick', () => {
       pipeline: h.pipeline,
       venue: h.venue,
       config: { get: async () => h.state.config },
+      status: h.status,
       clock: h.clock,
       newId: () => `s${++ids}`,
     });

@@ -37,7 +37,8 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
   async function setUp() {
     const prefix = `test-dca-${randomUUID()}`;
     prefixes.push(prefix);
-    const svc = await startTestService({ env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } });
+    // Strategies of one buy a second exercise BullMQ's scheduler; the service's floor is a minute.
+    const svc = await startTestService({ env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, DCA_MIN_INTERVAL_SECONDS: '1' } });
     running.push(svc);
     // The production scheduler, not the embedded one.
     expect(svc.service.adapters.scheduler).toBeInstanceOf(BullmqScheduler);

@@ -48,7 +48,8 @@ describe('DCA strategies when one of two service processes is killed and restart
   });
 
   it('loses no strategy and runs no tick twice across a SIGKILL and restart', async () => {
-    const env = { DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, PUBLIC_URL };
+    // Strategies of one buy a second exercise the schedulers; the service's floor is a minute.
+    const env = { DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, PUBLIC_URL, DCA_MIN_INTERVAL_SECONDS: '1' };
     const [a, b] = await Promise.all([ServiceProcess.start(env), ServiceProcess.start(env)]);
     processes.push(a, b);
     const traders = await Promise.all(Array.from({ length: TRADERS }, (_, i) => setUpDcaTrader((i % 2 ? b : a).url, String(FAUCET))));

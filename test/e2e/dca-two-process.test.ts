@@ -51,7 +51,8 @@ describe('DCA strategies in two service processes on one store and one Redis', (
   });
 
   it(`${STRATEGIES} strategies ticking every second for ${RUN_MS / SECOND} s: every tick executed exactly once across both`, async () => {
-    const env = { DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, PUBLIC_URL };
+    // Strategies of one buy a second exercise the schedulers; the service's floor is a minute.
+    const env = { DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, PUBLIC_URL, DCA_MIN_INTERVAL_SECONDS: '1' };
     const [a, b] = await Promise.all([ServiceProcess.start(env), ServiceProcess.start(env)]);
     processes.push(a, b);
 

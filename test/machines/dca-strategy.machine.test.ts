@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECENT_TICKS, dcaStrategyDefinition, dcaStrategyMachine, tickHandled, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import { decodeActorDocument } from '../../src/runtime/snapshot-codec.js';
 import { startActor } from '../support/machine-harness.js';
 
 const T0 = 1_700_000_000_000;
@@ -155,5 +156,79 @@ describe('dca-strategy machine', () => {
     expect(actor.getSnapshot().context).toMatchObject({ buys: 1, failuresInRow: 1 });
     actor.send(buy(3));
     expect(actor.getSnapshot().context).toMatchObject({ buys: 2, failuresInRow: 0 });
+  });
+
+  it('a strategy the approval rule holds starts pending_approval: no tick counts, approval makes it active and approved', () => {
+    const { snapshot, actor } = walk([{ type: 'dca.pause', at: T0 + 1 }, { type: 'dca.resume', at: T0 + 2 }], { holdReason: 'a buy of $300.00 is over the approval size of $10' });
+    // Pausing and resuming cannot turn it active behind the approval.
+    expect(snapshot.value).toBe('pending_approval');
+    expect(snapshot.context).toMatchObject({ buys: 0, failures: 0, holdReason: 'a buy of $300.00 is over the approval size of $10' });
+    expect(snapshot.context.approvedAt).toBeUndefined();
+    actor.send({ type: 'dca.approve', at: T0 + 5, by: 'manage' });
+    expect(actor.getSnapshot().value).toBe('active');
+    expect(actor.getSnapshot().context).toMatchObject({ approvedAt: T0 + 5, approvedBy: 'manage' });
+    actor.send(buy(3));
+    expect(actor.getSnapshot().context.buys).toBe(1);
+  });
+
+  it('without a hold reason it starts active; approve is only taken while pending', () => {
+    const { snapshot } = walk([{ type: 'dca.approve', at: T0 + 5, by: 'manage' }]);
+    expect(snapshot.value).toBe('active');
+    expect(snapshot.context.approvedAt).toBeUndefined();
+  });
+
+  it('a tick the approval rule holds sends an unapproved strategy back to pending_approval as a skipped tick, not a failure', () => {
+    const hold: DcaStrategyEvent = { type: 'dca.hold', at: T0 + MINUTE + 50, dueAt: T0 + MINUTE, reason: 'the order profile approves no trade automatically (autoApprove off)' };
+    const { snapshot } = walk([hold]);
+    expect(snapshot.value).toBe('pending_approval');
+    expect(snapshot.context).toMatchObject({ skipped: 1, failures: 0, failuresInRow: 0, holdReason: 'the order profile approves no trade automatically (autoApprove off)', recentDueAts: [T0 + MINUTE] });
+    // An approved strategy's buys are approved: a hold does not apply to it.
+    const approved = walk([{ type: 'dca.hold', at: T0 + 10, dueAt: T0, reason: 'x' }, { type: 'dca.approve', at: T0 + 20, by: 'trade' }, hold]);
+    expect(approved.snapshot.value).toBe('active');
+    expect(approved.snapshot.context.skipped).toBe(1);
+  });
+
+  it('pending_approval: its end completes it, deleting it works, and an order already in flight still counts', () => {
+    const held = (over: Partial<DcaStrategyInput> = {}) => walk([submitted(1), { type: 'dca.hold', at: T0 + 2 * MINUTE, dueAt: T0 + 2 * MINUTE, reason: 'held' }], over);
+    const { actor } = held({ endAt: T0 + 10 * MINUTE });
+    actor.send(settledBuy(1));
+    expect(actor.getSnapshot().context).toMatchObject({ buys: 1, inFlight: [] });
+    actor.send({ type: 'dca.finish', at: T0 + 5 * MINUTE }); // before the end: nothing
+    expect(actor.getSnapshot().value).toBe('pending_approval');
+    actor.send({ type: 'dca.finish', at: T0 + 10 * MINUTE });
+    expect(actor.getSnapshot().value).toBe('completed');
+    const deleted = held();
+    deleted.actor.send({ type: 'dca.delete', at: T0 + 3 * MINUTE });
+    expect(deleted.actor.getSnapshot().value).toBe('deleted');
+  });
+
+  it('skipped ticks (agent paused, trading off) are no failures: the strategy never pauses itself for them', () => {
+    const skip = (n: number): DcaStrategyEvent => ({ type: 'dca.skipped', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, reason: 'the agent is paused' });
+    const { snapshot } = walk([fail(1), fail(2), skip(3), skip(4), skip(5), skip(6)]);
+    expect(snapshot.value).toBe('active');
+    expect(snapshot.context).toMatchObject({ skipped: 4, failures: 2, failuresInRow: 2 });
+  });
+
+  it('a version 3 document (no approval fields) rehydrates as it was: active, never approved, its ticks then meet the approval rule', () => {
+    const v3 = walk([buy(1)]).actor.getPersistedSnapshot();
+    const persisted = decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(v3)) });
+    const { actor } = startActor(dcaStrategyMachine, input, persisted);
+    expect(actor.getSnapshot().value).toBe('active');
+    expect(actor.getSnapshot().context).toMatchObject({ buys: 1 });
+    expect(actor.getSnapshot().context.approvedAt).toBeUndefined();
+    actor.send({ type: 'dca.hold', at: T0 + 2 * MINUTE + 50, dueAt: T0 + 2 * MINUTE, reason: 'held' });
+    expect(actor.getSnapshot().value).toBe('pending_approval');
+    // And a paused v3 strategy stays paused.
+    const paused = walk([{ type: 'dca.pause', at: T0 + 1 }]).actor.getPersistedSnapshot();
+    const restored = startActor(dcaStrategyMachine, input, decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(paused)) }));
+    expect(restored.actor.getSnapshot().value).toBe('paused');
+  });
+
+  it('a pending_approval strategy rehydrates waiting, and approval still works after restore', () => {
+    const first = walk([], { holdReason: 'held' });
+    const { actor } = startActor(dcaStrategyMachine, input, JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot())));
+    expect(actor.getSnapshot().value).toBe('pending_approval');
+    actor.send({ type: 'dca.approve', at: T0 + 5, by: 'manage' });
+    expect(actor.getSnapshot().value).toBe('active');
   });
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { DcaService } from '../../../agents/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
-import { parseInterval } from '../../../agents/dca-interval.js';
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { isIsoTime } from '../../shared/iso-time.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
@@ -15,7 +14,7 @@ const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time');
 const strategy = z.object({
   name: z.string(),
   strategyId: z.string(),
-  status: z.enum(['active', 'paused', 'completed', 'deleted']),
+  status: z.enum(['pending_approval', 'active', 'paused', 'completed', 'deleted']),
   chain: z.string(),
   inputToken: z.string(),
   outputToken: z.string(),
@@ -32,6 +31,9 @@ const strategy = z.object({
   buys: z.number(),
   failures: z.number(),
   failuresInRow: z.number(),
+  skipped: z.number(),
+  holdReason: z.string().optional(),
+  approvedAt: z.string().optional(),
   lastError: z.string().optional(),
   lastOrderId: z.string().optional(),
   createdAt: z.string(),
@@ -45,7 +47,8 @@ export function dcaOperations(dca: DcaService) {
   return [
     defineOperation({
       name: 'trading_dca_strategies_list',
-      description: 'DCA strategies of the trading account by name, with their status (`active`, `paused`, `completed`) and counters; paged with `cursor`.',
+      description:
+        'DCA strategies of the trading account by name, with their status (`pending_approval`, `active`, `paused`, `completed`) and counters; paged with `cursor`.',
       family: 'strategy',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
@@ -59,10 +62,12 @@ export function dcaOperations(dca: DcaService) {
       description:
         'Create a DCA strategy that buys `amount` (whole tokens of `inputToken`) of `outputToken` on a schedule until paused, ' +
         'deleted or a limit is reached. `interval`: a cron expression (UTC, 5 fields or 6 with seconds) or "every <n> ' +
-        '<minutes|hours|days>". Limits: `maxBuys`, `maxSpend` (whole input tokens, at least `amount`), `endAt`; the strategy is ' +
+        '<minutes|hours|days>" ("every hour", "every 2h", "daily", "weekly" too), at least a minute apart. Limits: `maxBuys`, `maxSpend` (whole input tokens, at least `amount`), `endAt`; the strategy is ' +
         '`completed` when one is reached. `catchUp` (default true): a buy ' +
         'missed while the service was down runs once at restart; false skips it. Every buy is an ordinary order through the ' +
-        'safety path. Names are unique per user.',
+        'safety path. When the order profile would hold one buy for approval (autoApprove off, or a buy over ' +
+        '`approvalAboveUsd`), the strategy is created `pending_approval` and buys nothing until approved with ' +
+        '`trading_dca_strategy_approve`. Names are unique per user; 409 past the per-user strategy limit.',
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
@@ -79,7 +84,7 @@ export function dcaOperations(dca: DcaService) {
             .max(100)
             // Checked here, not only in the service, so that a bad interval is listed with the body's other problems.
             .superRefine((value, ctx) => {
-              const parsed = parseInterval(value);
+              const parsed = dca.parseInterval(value);
               if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, params: { [WHOLE_MESSAGE]: true } });
             }),
           chain: chain.optional(),
@@ -102,6 +107,20 @@ export function dcaOperations(dca: DcaService) {
       output: strategy,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => dca.create(subjectOf(ctx), ctx.userId, input),
+    }),
+    defineOperation({
+      name: 'trading_dca_strategy_approve',
+      description:
+        'Approve a DCA strategy in `pending_approval` (its buys are over the order profile\'s approval size, or auto-approval ' +
+        'is off): it becomes `active`, is scheduled from now, and its buys are approved. 409 when it is not pending approval. ' +
+        'A `trade` key may approve only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner.',
+      family: 'strategy',
+      minScope: 'trade',
+      principals: ['agent', 'bot', 'operator'],
+      input: z.object({ strategyName }).strict(),
+      output: strategy,
+      annotations: { destructive: false, idempotent: false },
+      handler: (ctx, input) => dca.approve(subjectOf(ctx), ctx.userId, input.strategyName, ctx.scope),
     }),
     defineOperation({
       name: 'trading_dca_strategy_delete',
@@ -138,7 +157,9 @@ export function dcaOperations(dca: DcaService) {
     }),
     defineOperation({
       name: 'trading_dca_stats',
-      description: 'DCA statistics per strategy and in total: buys, spent, acquired, average price vs current price, value and PnL in USD, next run.',
+      description:
+        'DCA statistics per strategy and in total: buys, failures, skipped ticks (agent paused or trading off, missed with catchUp off, ' +
+        'held for approval), spent, acquired, average price vs current price, value and PnL in USD, next run.',
       family: 'strategy',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
@@ -150,6 +171,7 @@ export function dcaOperations(dca: DcaService) {
             status: z.string(),
             buys: z.number(),
             failures: z.number(),
+            skipped: z.number(),
             spent: z.string(),
             acquired: z.string(),
             inputSymbol: z.string(),
@@ -163,7 +185,7 @@ export function dcaOperations(dca: DcaService) {
             nextRun: nullable,
           }),
         ),
-        totals: z.object({ strategies: z.number(), buys: z.number(), spentUsd: z.string(), valueUsd: z.string(), pnlUsd: z.string() }),
+        totals: z.object({ strategies: z.number(), buys: z.number(), skipped: z.number(), spentUsd: z.string(), valueUsd: z.string(), pnlUsd: z.string() }),
         asOf: z.string(),
       }),
       annotations: { readOnly: true, idempotent: true },
