@@ -137,7 +137,7 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
 
   it('a paused agent: its strategies skip their ticks (counted in stats) and buy again when it resumes, never pausing themselves', async () => {
     const clock = new ManualClock(T0);
-    const { http, operator, agent, orders, strategy, minutes } = await setUp(clock);
+    const { svc, http, operator, agent, orders, strategy, minutes } = await setUp(clock);
     expect((await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'patient', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every minute' })).status).toBe(201);
     await minutes(1, 'patient');
     expect((await http.post(`/api/nest/agents/${agent.agentId}/pause`, {})).status).toBe(200);
@@ -150,6 +150,13 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     await minutes(1, 'patient');
     expect(await strategy('patient')).toMatchObject({ state: 'active', buys: 2, failures: 0, skipped: 4 });
     expect((await orders()).filter((o) => o.strategy === 'patient')).toHaveLength(2);
+
+    // The same ticks, as a Prometheus scraper sees them.
+    const scraped = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(scraped).toMatch(/^dca_ticks_total\{outcome="executed"\} 2$/m);
+    expect(scraped).toMatch(/^dca_ticks_total\{outcome="skipped"\} 4$/m);
+    expect(scraped).toMatch(/^dca_ticks_total\{outcome="failed"\} 0$/m);
+    expect(scraped).toMatch(/^dca_tick_lag_seconds_count 6$/m);
   });
 
   it('one interval grammar on REST; a per-user cap on strategies across agents (409)', async () => {
