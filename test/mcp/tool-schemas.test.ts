@@ -5,12 +5,16 @@
  * on the descriptors the directory derives from every operation (operator-only tools too)
  * and on a real `tools/list` over HTTP with a manage key.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolDirectory } from '../../src/mcp/mcp-tools.js';
 import type { ToolDescriptor } from '../../src/mcp/mcp-wire.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { lintToolSchema } from '../support/tool-schema-lint.js';
 import { bearer, Operator, rawRpc } from './mcp-fixtures.js';
+
+const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+const SPENDER = '0x1111111254EEB25477B68fb85Ed929f73A960582';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -94,5 +98,43 @@ describe('tool schemas as tools/list sends them', () => {
     const properties = (swap.inputSchema as Json).properties as Record<string, Json>;
     expect(properties.idempotencyKey!.description).toMatch(/UUID v4/);
     expect(properties.amount!.description).toMatch(/base units/);
+  });
+
+  it('the OpenAPI document: path parameters carry their field\'s description, response schemas none of the inputs\'', async () => {
+    const document = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as any;
+    const remove = document.paths['/api/nest/trading/strategies/{userId}/{strategyName}'].delete;
+    const parameter = remove.parameters.find((p: Json) => p.name === 'strategyName');
+    expect(parameter).toMatchObject({ in: 'path', required: true, description: expect.stringMatching(/^Name of the DCA strategy/) });
+    expect(parameter.schema.description).toBeUndefined();
+    // `chain` of a token list entry is the input's enum: its input description stays with the input.
+    const add = document.paths['/api/nest/trading/config/{userId}/favorites'].post;
+    expect(add.requestBody.content['application/json'].schema.properties.chain.description).toMatch(/^Chain of the token/);
+    expect(add.responses['200'].content['application/json'].schema.properties.chain.description).toBeUndefined();
+  });
+
+  it('an approval amount is taken as a safe JSON integer too; 0, fractions and larger numbers are refused with one message each', async () => {
+    const operator = await Operator.signIn(svc);
+    const { agentId, publicId } = await operator.agent('approvals-agent');
+    const { secret } = await operator.agentKey(agentId, 'manage');
+    const call = (name: string, args: Json) => rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
+    expect((await call('trading_evm_wallet_create_custodial', { idempotencyKey: randomUUID() })).body.result.isError).toBe(false);
+    const record = (amount: unknown) => call('trading_evm_approval_record', { chain: 'base', token: TOKEN, spender: SPENDER, amount });
+
+    const recorded = await record(1_000_000);
+    expect(recorded.body.result).toMatchObject({ isError: false, structuredContent: { amount: '1000000', status: 'active' } });
+    expect((await record(Number.MAX_SAFE_INTEGER)).body.result.structuredContent.amount).toBe(String(Number.MAX_SAFE_INTEGER));
+    expect((await record('unlimited')).body.result.structuredContent.amount).toBe('unlimited');
+    const refusal = async (amount: unknown) => (await record(amount)).body.error;
+    const shape = 'INVALID_PARAMS: amount: must be a positive integer in base units or "unlimited"';
+    expect(await refusal(0)).toEqual({ code: -32602, message: shape });
+    expect(await refusal('0')).toEqual({ code: -32602, message: shape });
+    expect(await refusal('max')).toEqual({ code: -32602, message: shape });
+    expect(await refusal(-5)).toEqual({ code: -32602, message: 'INVALID_PARAMS: amount: must not be negative' });
+    for (const amount of [2 ** 60, 1.5]) {
+      expect(await refusal(amount)).toEqual({
+        code: -32602,
+        message: `INVALID_PARAMS: amount: must be sent as a string: JSON numbers are taken only as integers from 0 to ${Number.MAX_SAFE_INTEGER} (larger ones lose digits)`,
+      });
+    }
   });
 });
