@@ -61,7 +61,7 @@ export const signalSource = z
   .optional()
   .describe(
     'What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the ' +
-      "risk policy lists allowedSignalSources, a trade naming none of them (or no source) is refused.",
+      "risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused.",
   );
 
 /** The idempotency key of every guarded operation: one meaning wherever it is taken. */
