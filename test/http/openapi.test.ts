@@ -69,7 +69,10 @@ describe('OpenAPI document', () => {
       }
       for (const name of fromPath) {
         const parameter = described.parameters.find((p: { name: string; in: string }) => p.name === name && p.in === 'path');
-        expect(parameter.schema).toEqual(input.properties[name]);
+        // The field's description is the parameter's (beside its schema, not inside it).
+        const { description, ...schema } = input.properties[name];
+        expect(parameter.schema).toEqual(schema);
+        expect(parameter.description).toEqual(description);
       }
       const success = described.responses[String(binding.status ?? 200)];
       expect(success.content['application/json'].schema).toEqual(jsonSchemaOf(operation.output!, 'output'));

@@ -59,7 +59,9 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
   const names = pathParameterNames(route.path);
   const pathParameters = names.map((name) => {
     const schema = route.params?.[name];
-    return { name, in: 'path', required: true, schema: schema ? converter.convert(schema, 'input') : { type: 'string' } };
+    // The field's description is the parameter's, as `objectParameters` does for the query.
+    const { description, ...converted } = schema ? converter.convert(schema, 'input') : { type: 'string' };
+    return { name, in: 'path', required: true, ...(typeof description === 'string' ? { description } : {}), schema: converted };
   });
   const query = route.query ? objectParameters(converter.convert(route.query, 'input'), 'query') : [];
   const idempotency = route.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];

@@ -70,7 +70,7 @@ export function agentOperations(runtime: ActorRuntime) {
       family: 'agents',
       minScope: 'manage',
       principals: ['agent', 'operator'],
-      input: z.object({ enabled: z.boolean() }).strict(),
+      input: z.object({ enabled: z.boolean().describe('true: the agent may trade (every trade still passes the safety path); false: every trade is refused.') }).strict(),
       output: agentSummary,
       handler: async (ctx, input) => {
         const { view } = await runtime.send(agentOf(ctx), { type: input.enabled ? 'agent.trading.enable' : 'agent.trading.disable' });

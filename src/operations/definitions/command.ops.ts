@@ -16,7 +16,17 @@ export function commandOperations(command: TradingCommand) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ message: z.string().min(1).max(4000), signalSource, idempotencyKey }).strict(),
+      input: z
+        .object({
+          message: z
+            .string()
+            .min(1)
+            .max(4000)
+            .describe('The command, in English or Turkish, 1-4000 characters: e.g. "buy 0.5 SOL of BONK", "sell all WIF", "orders pending".'),
+          signalSource,
+          idempotencyKey,
+        })
+        .strict(),
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => {

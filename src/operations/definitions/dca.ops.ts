@@ -5,11 +5,13 @@ import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { isIsoTime } from '../../shared/iso-time.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import { pageFields, pageOfList, pageSchema } from './list-paging.js';
-import { chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
+import { WHOLE_TOKENS, chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
 const strategyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits or . _ : - (starting with a letter or digit)');
 const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time');
+/** The name of an existing strategy (a path parameter over REST). */
+const strategyNameRef = strategyName.describe('Name of the DCA strategy, as it was created (`trading_dca_strategies_list` lists them).');
 
 const strategy = z.object({
   name: z.string(),
@@ -73,10 +75,14 @@ export function dcaOperations(dca: DcaService) {
       principals: ['agent', 'bot', 'operator'],
       input: z
         .object({
-          name: strategyName,
-          inputToken: tokenRef,
-          outputToken: tokenRef,
-          amount: wholeTokens.refine((value) => Number(value) > 0, 'must be greater than 0'),
+          name: strategyName.describe(
+            'Name of the strategy, unique among your strategies: 1-64 letters, digits or . _ : -, starting with a letter or digit. Other DCA tools name it by this.',
+          ),
+          inputToken: tokenRef.describe('Token each buy spends: its symbol or address; on Solana native SOL or USDC.'),
+          outputToken: tokenRef.describe('Token each buy acquires: its symbol or address; not the input token.'),
+          amount: wholeTokens
+            .refine((value) => Number(value) > 0, 'must be greater than 0')
+            .describe(`Amount of the input token each buy spends, greater than 0, ${WHOLE_TOKENS}.`),
           interval: z
             .string()
             .trim()
@@ -86,15 +92,34 @@ export function dcaOperations(dca: DcaService) {
             .superRefine((value, ctx) => {
               const parsed = dca.parseInterval(value);
               if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, params: { [WHOLE_MESSAGE]: true } });
-            }),
-          chain: chain.optional(),
-          maxBuys: z.number().int().min(1).max(1_000_000).optional(),
-          maxSpend: wholeTokens.optional(),
-          slippageBps: slippageBps.optional(),
-          startAt: isoTime.optional(),
-          endAt: isoTime.optional(),
-          catchUp: z.boolean().optional(),
-          maxFailuresInRow: z.number().int().min(1).max(100).optional(),
+            })
+            .describe(
+              'How often to buy, at least a minute apart: a cron expression in UTC (5 fields, or 6 with seconds, e.g. "0 9 * * 1") or ' +
+                '"every <n> <minutes|hours|days>" (e.g. "every 30 minutes", "every 2h"); "every hour", "daily" and "weekly" too.',
+            ),
+          chain: chain.optional().describe("Chain to buy on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          maxBuys: z.number().int().min(1).max(1_000_000).optional().describe('Stop (status `completed`) after this many buys, 1-1000000; default: no limit.'),
+          maxSpend: wholeTokens
+            .optional()
+            .describe(`Stop (status \`completed\`) once this much of the input token is spent, ${WHOLE_TOKENS}; at least \`amount\`; default: no limit.`),
+          slippageBps: slippageBps
+            .optional()
+            .describe("Slippage tolerance of each buy in basis points (100 = 1 %), 1-5000; default: the account's at the time of the buy."),
+          startAt: isoTime.optional().describe('When the first buy may run, an ISO 8601 time (e.g. "2030-01-01T09:00:00Z"); default: now.'),
+          endAt: isoTime
+            .optional()
+            .describe('When the strategy ends (status `completed`), an ISO 8601 time after startAt and in the future; default: no end.'),
+          catchUp: z
+            .boolean()
+            .optional()
+            .describe('true (default): a buy missed while the service was down runs once at restart; false: it is skipped.'),
+          maxFailuresInRow: z
+            .number()
+            .int()
+            .min(1)
+            .max(100)
+            .optional()
+            .describe('Pause the strategy after this many failed buys in a row, 1-100; default 3.'),
         })
         .strict()
         // Checks across fields (DECISIONS "HTTP"): `when` runs them even when another field failed, so a 400 lists them all.
@@ -117,7 +142,7 @@ export function dcaOperations(dca: DcaService) {
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ strategyName }).strict(),
+      input: z.object({ strategyName: strategyNameRef }).strict(),
       output: strategy,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => dca.approve(subjectOf(ctx), ctx.userId, input.strategyName, ctx.scope),
@@ -128,7 +153,7 @@ export function dcaOperations(dca: DcaService) {
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ strategyName }).strict(),
+      input: z.object({ strategyName: strategyNameRef }).strict(),
       output: strategy,
       annotations: { destructive: true, idempotent: false },
       handler: (ctx, input) => dca.delete(subjectOf(ctx), ctx.userId, input.strategyName),
@@ -139,7 +164,7 @@ export function dcaOperations(dca: DcaService) {
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ name: strategyName.optional() }).strict(),
+      input: z.object({ name: strategyName.optional().describe('Name of the strategy to pause; omit to pause every active one.') }).strict(),
       output: strategies,
       annotations: { destructive: false, idempotent: true },
       handler: async (ctx, input) => ({ items: await dca.pause(subjectOf(ctx), ctx.userId, input.name) }),
@@ -150,7 +175,7 @@ export function dcaOperations(dca: DcaService) {
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ name: strategyName.optional() }).strict(),
+      input: z.object({ name: strategyName.optional().describe('Name of the strategy to resume; omit to resume every paused one.') }).strict(),
       output: strategies,
       annotations: { destructive: false, idempotent: true },
       handler: async (ctx, input) => ({ items: await dca.resume(subjectOf(ctx), ctx.userId, input.name) }),

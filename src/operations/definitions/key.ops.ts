@@ -2,6 +2,22 @@ import { z } from 'zod';
 import { SCOPES, createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
+import { pageFields } from './list-paging.js';
+
+/**
+ * `createKeySchema` (REST validates bot keys with it too) with what each field is; `extend`
+ * keeps its checks and its strictness.
+ */
+const createKeyInput = createKeySchema.extend({
+  name: createKeySchema.shape.name.describe('A name for the key, shown in key lists: 1-100 characters, no control or bidirectional formatting characters.'),
+  scope: createKeySchema.shape.scope.describe(
+    'What the key may do: `read` (status, portfolio, research), `trade` (read plus trading and strategies) or `manage` (everything, keys and risk settings included).',
+  ),
+  stepUpToken: createKeySchema.shape.stepUpToken.describe(
+    'Required for a `manage` key, ignored otherwise: the token the owner gets by step-up with a TOTP code (`POST /api/nest/agents/:agentId/control/mcp/step-up`, ' +
+      'for a bot `POST /api/nest/bots/:botId/mcp/step-up`); it works once, within 5 minutes.',
+  ),
+});
 
 const keySummary = z.object({
   keyId: z.string(),
@@ -28,7 +44,7 @@ export function keyOperations(keys: ApiKeysService) {
       family: 'keys',
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ limit: z.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(1024).optional() }).strict(),
+      input: z.object(pageFields).strict(),
       output: z.object({ items: z.array(keySummary), nextCursor: z.string().optional() }),
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx, input) => keys.list(owner(ctx), input.cursor ? { limit: input.limit, cursor: input.cursor } : { limit: input.limit }),
@@ -40,7 +56,7 @@ export function keyOperations(keys: ApiKeysService) {
       family: 'keys',
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
-      input: createKeySchema,
+      input: createKeyInput,
       output: keySummary.extend({ secret: z.string() }),
       handler: (ctx, input) => keys.create(userOf(ctx), owner(ctx), input),
     }),
@@ -50,7 +66,7 @@ export function keyOperations(keys: ApiKeysService) {
       family: 'keys',
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ keyId: z.string().min(1).max(128) }).strict(),
+      input: z.object({ keyId: z.string().min(1).max(128).describe('The key to revoke, by its keyId (`agent_keys_list`).') }).strict(),
       output: keySummary,
       annotations: { destructive: true, idempotent: true },
       handler: (ctx, input) => keys.revoke(owner(ctx), input.keyId),

@@ -4,8 +4,13 @@ import { decodeAfterCursor, encodeAfterCursor } from '../../shared/after-cursor.
 
 /** `limit` (1–200, default 50) and `cursor` of every listing operation (DECISIONS "Listing routes"). */
 export const pageFields = {
-  limit: z.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(1024).optional(),
+  limit: z.number().int().min(1).max(200).default(50).describe('Most items to answer with, 1-200; default 50.'),
+  cursor: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page.'),
 };
 
 /** `{items, nextCursor?}` of a listing operation. */

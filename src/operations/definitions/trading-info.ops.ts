@@ -12,7 +12,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
-import { chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
+import { WHOLE_TOKENS, chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
 
 export interface TradingInfoDeps {
   positions: PositionsService;
@@ -107,7 +107,12 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       family: 'research',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ query: z.string().trim().min(1).max(100), limit: z.number().int().min(1).max(50).default(10) }).strict(),
+      input: z
+        .object({
+          query: z.string().trim().min(1).max(100).describe('What to look for: a symbol (e.g. "BONK"), a name, or a mint address; 1-100 characters.'),
+          limit: z.number().int().min(1).max(50).default(10).describe('Most tokens to answer with, 1-50; default 10.'),
+        })
+        .strict(),
       output: z.object({ tokens: z.array(z.object({ mint: z.string(), symbol: z.string(), name: z.string(), decimals: z.number(), priceUsd: z.number().nullable() })) }),
       annotations: { readOnly: true, idempotent: true },
       handler: async (_ctx, input) => {
@@ -127,7 +132,12 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       family: 'research',
       minScope: 'read',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ token: tokenRef, chain: chainSchema.optional() }).strict(),
+      input: z
+        .object({
+          token: tokenRef.describe('Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract).'),
+          chain: chainSchema.optional().describe("Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+        })
+        .strict(),
       output: z.object({
         chain: z.string(),
         address: z.string(),
@@ -178,7 +188,13 @@ function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
     family: 'wallet',
     minScope: 'manage',
     principals: ['operator'],
-    input: z.object({ chain: chainSchema, token: tokenRef, amount: wholeTokens }).strict(),
+    input: z
+      .object({
+        chain: chainSchema.describe('Chain to credit on: solana, ethereum, base or arbitrum; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`).'),
+        token: tokenRef.describe('Token to credit: its symbol (e.g. "USDC", "SOL") or its address on that chain.'),
+        amount: wholeTokens.describe(`Amount to credit, greater than 0, ${WHOLE_TOKENS}; digits past the token's decimals are dropped.`),
+      })
+      .strict(),
     output: z.object({ chain: z.string(), token: z.string(), symbol: z.string(), address: z.string(), walletId: z.string(), credited: z.string(), balance: z.string() }),
     annotations: { destructive: false, idempotent: false },
     handler: async (ctx, input) => {

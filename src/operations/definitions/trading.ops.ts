@@ -7,8 +7,11 @@ import { defaultSlippageBps } from '../../../agents/trading-config.rules.js';
 import type { TradeChannel, TradingConfigReader } from '../../../agents/trading-config.types.js';
 import type { Chain, VenuePort } from '../../ports/venue.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
+import { pageFields } from './list-paging.js';
 import {
+  BASE_UNITS,
   ORDER_DESCRIPTION,
+  SLIPPAGE_DEFAULT,
   baseUnits,
   chainOfId,
   evmChainId,
@@ -37,11 +40,12 @@ const EVM_TOKEN_FIELDS = ['sellToken', 'buyToken'] as const;
 
 const evmSwapFields = {
   chainId: evmChainId,
-  sellToken: tokenRef,
-  buyToken: tokenRef,
-  sellAmount: baseUnits,
-  slippageBps: slippageBps.optional(),
+  sellToken: tokenRef.describe('Token to sell on that chain: its symbol (e.g. "USDC", "WETH") or its 0x contract address.'),
+  buyToken: tokenRef.describe('Token to buy on that chain: its symbol or its 0x contract address; not the sell token.'),
+  sellAmount: baseUnits.describe(`Amount of the sell token to sell, ${BASE_UNITS}.`),
+  slippageBps: slippageBps.optional().describe(`Slippage tolerance in basis points (100 = 1 %), 1-5000; ${SLIPPAGE_DEFAULT}.`),
 };
+const orderId = z.string().min(1).max(100).describe('The order\'s `order_id`, as a swap, `trading_orders_list` or `trading_approvals_list` answered it.');
 
 const quoteOutput = z.object({
   chainId: z.number(),
@@ -58,9 +62,11 @@ const quoteOutput = z.object({
 
 const listInput = z
   .object({
-    status: z.enum(['pending_approval', 'approved', 'submitting', 'submitted', 'filled', 'failed', 'rejected', 'cancelled', 'expired']).optional(),
-    limit: z.number().int().min(1).max(200).default(50),
-    cursor: z.string().min(1).max(1024).optional(),
+    status: z
+      .enum(['pending_approval', 'approved', 'submitting', 'submitted', 'filled', 'failed', 'rejected', 'cancelled', 'expired'])
+      .optional()
+      .describe('Only orders in this status; default: every order.'),
+    ...pageFields,
   })
   .strict();
 
@@ -96,7 +102,16 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ inputMint: tokenRef, outputMint: tokenRef, amount: baseUnits, slippageBps: slippageBps.optional(), signalSource, idempotencyKey }).strict(),
+      input: z
+        .object({
+          inputMint: tokenRef.describe('Token to sell: native SOL or USDC (the only inputs allowed on Solana), as the symbol ("SOL", "USDC") or the mint address.'),
+          outputMint: tokenRef.describe('Token to buy: its symbol (e.g. "BONK") or its base58 mint address; not the input token.'),
+          amount: baseUnits.describe(`Amount of the input token to sell, ${BASE_UNITS}.`),
+          slippageBps: slippageBps.optional().describe(`Slippage tolerance in basis points (100 = 1 %), 1-5000; ${SLIPPAGE_DEFAULT}.`),
+          signalSource,
+          idempotencyKey,
+        })
+        .strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) =>
@@ -148,7 +163,19 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ ...evmSwapFields, walletId: z.string().min(1).max(100).optional(), signalSource, idempotencyKey }).strict(),
+      input: z
+        .object({
+          ...evmSwapFields,
+          walletId: z
+            .string()
+            .min(1)
+            .max(100)
+            .optional()
+            .describe('The EVM wallet to trade from, by its walletId (`trading_evm_wallets_list`): a custodial or delegate one, which the service signs with; default: the default EVM wallet.'),
+          signalSource,
+          idempotencyKey,
+        })
+        .strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) =>
@@ -198,7 +225,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ order_id: z.string().min(1).max(100), idempotencyKey }).strict(),
+      input: z.object({ order_id: orderId, idempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id, ctx.scope),
@@ -212,7 +239,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ order_id: z.string().min(1).max(100) }).strict(),
+      input: z.object({ order_id: orderId }).strict(),
       output: orderOutput,
       // Cancelling again changes nothing more: idempotent by nature, so not guarded by a key (it moves no funds).
       annotations: { destructive: true, idempotent: true },

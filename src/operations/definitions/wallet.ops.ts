@@ -6,13 +6,20 @@ import type { WalletView } from '../../../agents/wallet.types.js';
 import { defineOperation, type OperationContext, type PrincipalKind } from '../operation.types.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { nameSchema } from '../../shared/name.schema.js';
+import { AMOUNT_AS_NUMBER, IDEMPOTENCY_KEY_DESCRIPTION, amountOf } from './trading-schemas.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
 /** CONTRACT "Idempotency": MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
-const idempotencyKey = z.uuidv4().optional();
+const idempotencyKey = z.uuidv4().optional().describe(IDEMPOTENCY_KEY_DESCRIPTION);
 const walletId = z.string().min(1).max(64);
-const label = nameSchema();
+const label = nameSchema()
+  .optional()
+  .describe('A name for the wallet, shown in lists: 1-100 characters, no control or bidirectional formatting characters.');
+/** `chain` of the custodial wallet tools (the output's `chain` is the same enum, undescribed). */
+const walletFamily = walletChain
+  .default('solana')
+  .describe('Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana.');
 /** Any 0x address; a mixed-case one must carry a valid EIP-55 checksum. Answered checksummed. */
 // `abort`: a value that is not an address at all gets one message, not a checksum complaint too.
 const evmAddress = z
@@ -41,12 +48,24 @@ const walletView = z.object({
 const custodialWallet = z.object({ walletId: z.string(), chain: walletChain, address: z.string(), custodial: z.literal(true), createdAt: z.string() });
 const walletList = pageSchema(walletView);
 const approvalTarget = {
-  chain: z.enum(APPROVAL_CHAINS),
-  token: evmAddress,
-  spender: evmAddress,
-  walletId: walletId.optional(),
+  chain: z.enum(APPROVAL_CHAINS).describe(`EVM chain the approval is on: ${APPROVAL_CHAINS.join(', ')}.`),
+  token: evmAddress.describe('The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
+  spender: evmAddress.describe('The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
+  walletId: walletId.optional().describe('The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet.'),
   idempotencyKey,
 };
+/**
+ * An allowance in base units, or `unlimited` (the uint256 maximum). Like every amount it may
+ * come as a safe JSON integer (`amountOf`); `0` passes that branch and is refused here, with
+ * the words a string `"0"` gets.
+ */
+const approvalAmount = amountOf(APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES.shape)
+  .refine((amount) => amount !== '0', APPROVAL_AMOUNT_MESSAGES.shape)
+  .refine(approvalAmountFits, APPROVAL_AMOUNT_MESSAGES.tooLarge)
+  .describe(
+    'How much of the token the spender may move, in base units of the token (an integer greater than 0, at most 2^256-1) as a ' +
+      `decimal string such as "1000000", or "unlimited" for the largest allowance; ${AMOUNT_AS_NUMBER}.`,
+  );
 
 const custodialOf = (view: WalletView) => ({ walletId: view.walletId, chain: view.chain, address: view.address, custodial: true as const, createdAt: view.createdAt });
 /** The key a guarded call runs under (the invoker has put every surface's key there, lower-cased). */
@@ -63,7 +82,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'read',
       principals: PRINCIPALS,
-      input: z.object({ chain: walletChain.default('solana') }).strict(),
+      input: z.object({ chain: walletFamily }).strict(),
       output: z.object({ chain: walletChain, exists: z.boolean(), wallet: custodialWallet.nullable() }),
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) => {
@@ -80,7 +99,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z.object({ chain: walletChain.default('solana'), idempotencyKey }).strict(),
+      input: z.object({ chain: walletFamily, idempotencyKey }).strict(),
       output: custodialWallet,
       annotations: { idempotent: true },
       handler: async (ctx, input) => custodialOf(await wallets.ensureCustodial(ctx.subject, input.chain, ctx.created)),
@@ -106,7 +125,12 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'manage',
       principals: PRINCIPALS,
-      input: z.object({ address: evmAddress, label: label.optional() }).strict(),
+      input: z
+        .object({
+          address: evmAddress.describe('The wallet\'s 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum); answered checksummed.'),
+          label,
+        })
+        .strict(),
       output: walletView,
       handler: (ctx, input) => wallets.addExternal(ctx.subject, input),
     }),
@@ -116,7 +140,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z.object({ label: label.optional(), idempotencyKey }).strict(),
+      input: z.object({ label, idempotencyKey }).strict(),
       output: walletView,
       handler: (ctx, input) => wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
     }),
@@ -130,7 +154,17 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       principals: PRINCIPALS,
       // Caps are kept in micro-dollars: under one is a cap of 0, and above $1e9 the count of
       // micro-dollars passes 2^53, where doubles stop being exact.
-      input: z.object({ spendingCapUsd: z.number().min(0.000001, { error: 'must be at least 0.000001' }).max(1e9), label: label.optional(), idempotencyKey }).strict(),
+      input: z
+        .object({
+          spendingCapUsd: z
+            .number()
+            .min(0.000001, { error: 'must be at least 0.000001' })
+            .max(1e9)
+            .describe('The most this wallet may ever spend, in total, in US dollars (a JSON number, 0.000001 to 1000000000); a trade that would pass it is refused.'),
+          label,
+          idempotencyKey,
+        })
+        .strict(),
       output: walletView,
       handler: (ctx, input) =>
         wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
@@ -141,7 +175,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z.object({ walletId }).strict(),
+      input: z.object({ walletId: walletId.describe('The active EVM wallet to make the default, by its walletId (`trading_evm_wallets_list`).') }).strict(),
       output: walletView,
       annotations: { idempotent: true },
       handler: (ctx, input) => wallets.setDefault(ctx.subject, 'evm', input.walletId),
@@ -154,7 +188,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'manage',
       principals: PRINCIPALS,
-      input: z.object({ walletId }).strict(),
+      input: z.object({ walletId: walletId.describe('The EVM wallet to revoke, by its walletId (`trading_evm_wallets_list`).') }).strict(),
       output: walletView,
       annotations: { destructive: true, idempotent: true },
       handler: (ctx, input) => wallets.revoke(ctx.subject, 'evm', input.walletId),
@@ -167,13 +201,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z
-        .object({
-          ...approvalTarget,
-          // `abort`: only a well-formed amount is compared with the uint256 maximum.
-          amount: z.string().regex(APPROVAL_AMOUNT, { error: APPROVAL_AMOUNT_MESSAGES.shape, abort: true }).refine(approvalAmountFits, APPROVAL_AMOUNT_MESSAGES.tooLarge),
-        })
-        .strict(),
+      input: z.object({ ...approvalTarget, amount: approvalAmount }).strict(),
       output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.record(ctx.subject, input),
     }),
@@ -193,7 +221,9 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'read',
       principals: PRINCIPALS,
-      input: z.object({ status: z.enum(['active', 'revoked']).optional(), ...pageFields }).strict(),
+      input: z
+        .object({ status: z.enum(['active', 'revoked']).optional().describe('Only approvals in this status: `active` or `revoked`; default: both.'), ...pageFields })
+        .strict(),
       output: pageSchema(tokenApprovalSchema),
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) =>
