@@ -47,6 +47,7 @@ describe('trading pipeline', () => {
     // Funded at the venue directly (not booked), so the sold leg closes at zero rather than going negative.
     expect(positions.find((p) => p.token === SOL)?.amountBase).toBe('0');
     expect(positions.find((p) => p.token === BONK)?.amountBase).toBe(order.filledOut);
+    await h.runtime.settled(); // events go out once durable, as a surface waits before answering
     expect(h.events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.created', 'order.updated', 'position.updated']));
     const types = h.events.map((e) => e.type);
     expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
