@@ -164,6 +164,29 @@ describe('trading pipeline', () => {
     expect(calls.get(late.orderId)).toBe(1);
   });
 
+  it('a swap is three atomic commits and no other write: order with its daily volume; paper fill with balances; order filled with its positions', async () => {
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
+    const writes: string[] = [];
+    const { put, commit } = { put: h.store.put.bind(h.store), commit: h.store.commit.bind(h.store) };
+    h.store.put = (async (...args: Parameters<typeof put>) => {
+      writes.push(`put ${args[0]}`);
+      return put(...args);
+    }) as typeof put;
+    h.store.commit = async (batch) => {
+      writes.push(`commit ${batch.map((w) => w.collection).join(' + ')}`);
+      return commit(batch);
+    };
+    const order = await h.pipeline.place(request());
+    expect(order.status).toBe('filled');
+    expect(writes).toEqual([
+      'commit actors.order + trading.daily-volume',
+      'commit paper.fills + paper.balances',
+      'commit actors.order + trading.positions + trading.positions',
+    ]);
+    // The spend reservation is the delegate wallet's (a fake here, counted in state.spend).
+    expect(h.state.spend.reserved).toBeCloseTo(Number(order.valueUsd), 1);
+  });
+
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
     const sol = await h.venue.priceUsd('solana', SOL);
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 } };
