@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../src/errors/app-error.js';
-import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, StorePort } from '../src/ports/store.port.js';
 import { formatUsd, fromMicros, toMicros } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
@@ -30,16 +30,19 @@ export class DailyVolume {
 
   /** Adds `usd` to today's volume, or throws 400 when it would pass `limitUsd`. */
   async reserve(subject: TradingSubject, usd: number, limitUsd: number, at: number): Promise<void> {
-    const amount = toMicros(usd);
-    await this.change(subject, at, (used) => {
-      if (used + amount > toMicros(limitUsd)) {
-        throw new AppError(
-          'RISK_LIMIT_EXCEEDED',
-          `Order would exceed the daily volume limit of $${formatUsd(limitUsd)} (risk policy; $${formatUsd(fromMicros(used))} used today)`,
-        );
-      }
-      return used + amount;
-    });
+    await this.change(subject, at, reserving(usd, limitUsd));
+  }
+
+  /**
+   * The compare-and-set write that reserves `usd` of today's volume, read now, to commit with
+   * the order that takes it (so the order in `submitting` and its reservation are one unit of
+   * work); throws the 400 of `reserve` when it would pass `limitUsd`.
+   */
+  async reserveWrite(subject: TradingSubject, usd: number, limitUsd: number, at: number): Promise<CommitWrite> {
+    const id = idOf(subject, at);
+    const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
+    const micros = reserving(usd, limitUsd)(microsOf(doc?.data));
+    return { op: 'put', collection: DAILY_VOLUME_COLLECTION.name, id, input: { data: { micros }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS } };
   }
 
   async release(subject: TradingSubject, usd: number, at: number): Promise<void> {
@@ -66,6 +69,20 @@ export class DailyVolume {
     }
     throw new AppError('RESOURCE_CONFLICT', 'Concurrent orders on this account: daily volume not updated, retry', { retryable: true });
   }
+}
+
+/** Today's volume after taking `usd`; refuses past `limitUsd`. */
+function reserving(usd: number, limitUsd: number): (used: number) => number {
+  const amount = toMicros(usd);
+  return (used) => {
+    if (used + amount > toMicros(limitUsd)) {
+      throw new AppError(
+        'RISK_LIMIT_EXCEEDED',
+        `Order would exceed the daily volume limit of $${formatUsd(limitUsd)} (risk policy; $${formatUsd(fromMicros(used))} used today)`,
+      );
+    }
+    return used + amount;
+  };
 }
 
 function microsOf(record: VolumeRecord | undefined): number {

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
-import type { StorePort } from '../src/ports/store.port.js';
+import type { CommitWrite, StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
-import type { TradingEvents } from './trading-events.js';
+import { subjectStream, type TradingEvents } from './trading-events.js';
 
 /**
  * The trading book: one position per (account, chain, token) with average cost and
@@ -66,57 +66,74 @@ export class PositionsService {
   ) {}
 
   /**
-   * Books a swap: `sold` leaves the account, realizing the trade's value less its average
-   * cost; `bought` enters it at that same value. The trade is valued once, so both legs agree:
-   * a buy (or swap) at what was paid, so its fee and price impact are cost of the token
-   * bought (unrealized until it is sold); a sell at what was received, so they are realized
-   * with the sale instead of sitting on the proceeds (a stablecoin) as a loss for ever. A
-   * swap into a stablecoin from anything else is a sale in all but name and is valued so.
+   * The writes that book a swap, to commit with the order's fill (`OrderJoin`): `sold`
+   * leaves the account, realizing the trade's value less its average cost; `bought` enters it
+   * at that same value. The trade is valued once, so both legs agree: a buy (or swap) at what
+   * was paid, so its fee and price impact are cost of the token bought (unrealized until it
+   * is sold); a sell at what was received, so they are realized with the sale instead of
+   * sitting on the proceeds (a stablecoin) as a loss for ever. A swap into a stablecoin from
+   * anything else is a sale in all but name and is valued so. A wrap carries the cost of the
+   * coins wrapped (read off the same read of the sold position). Both positions are read
+   * fresh on each call and written with compare-and-set; a position that already booked
+   * `ref` is left as it is, so a fill booked twice (crash, retry, recovery) counts once.
    */
-  async bookFill(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg, side: 'buy' | 'sell' | 'swap'): Promise<void> {
+  async fillWrites(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg, side: 'buy' | 'sell' | 'swap'): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
     const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
     const asSale = side === 'sell' || (side === 'swap' && STABLECOINS.has(bought.symbol) && !STABLECOINS.has(sold.symbol));
     const [preferred, fallback] = asSale ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
     const valued = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
     const wrap = this.deps.isWrap?.(sold.chain, sold.token, bought.token) ?? false;
-    const tradeUsd = wrap ? await this.carriedCost(subject, sold, valued) : valued;
-    // Each record refuses a second booking of `ref` on its own.
-    const soldLeg = () =>
-      this.update(subject, ref, sold, (position) => {
+    const [soldDoc, boughtDoc] = await Promise.all([sold, bought].map((leg) => this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, leg))));
+    const tradeUsd = wrap ? carriedCost(soldDoc?.data, sold, valued) : valued;
+    const legs = [
+      this.legWrite(subject, ref, sold, soldDoc ?? null, (position) => {
         const held = BigInt(position.amountBase);
         const removed = sold.amount > held ? held : sold.amount;
         const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
         return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
-      });
-    const boughtLeg = () =>
-      this.update(subject, ref, bought, (position) => ({
+      }),
+      this.legWrite(subject, ref, bought, boughtDoc ?? null, (position) => ({
         ...position,
         amountBase: (BigInt(position.amountBase) + bought.amount).toString(),
         costBasisUsd: position.costBasisUsd + tradeUsd,
-      }));
-    if (!wrap) {
-      await Promise.all([soldLeg(), boughtLeg()]);
-      return;
-    }
-    // The carried cost is read off the sold position, so that one changes last: a replay of a
-    // booking cut off in between reads it as it was and carries the same cost.
-    await boughtLeg();
-    await soldLeg();
+      })),
+    ].filter((leg) => leg !== null);
+    return { writes: legs.map((leg) => leg.write), events: legs.map((leg) => leg.event) };
   }
 
-  /**
-   * What a wrap moves: the cost of the coins wrapped (their average cost), so the wrapped
-   * form carries the basis and nothing is realized; coins the book does not hold are taken
-   * at market value.
-   */
-  private async carriedCost(subject: TradingSubject, sold: TokenLeg, marketUsd: number): Promise<number> {
-    const position = (await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, sold)))?.data;
-    const held = BigInt(position?.amountBase ?? '0');
-    if (!position || held === 0n || sold.amount === 0n) return marketUsd;
-    const covered = sold.amount > held ? held : sold.amount;
-    const coveredCost = position.costBasisUsd * (Number(covered) / Number(held));
-    return coveredCost + marketUsd * (Number(sold.amount - covered) / Number(sold.amount));
+  /** One leg's compare-and-set put and its `position.updated`, or null when the position booked `ref` already. */
+  private legWrite(
+    subject: TradingSubject,
+    ref: string,
+    leg: TokenLeg,
+    doc: StoredDocument<PositionRecord> | null,
+    change: (position: PositionRecord) => PositionRecord,
+  ): { write: CommitWrite; event: PositionEvent } | null {
+    const key = subjectKey(subject);
+    const current = doc?.data ?? emptyPosition(key, leg);
+    if (current.applied.includes(ref)) return null;
+    const next = this.next(current, ref, leg, change);
+    const write: CommitWrite = {
+      op: 'put',
+      collection: TRADING_RECORDS.positions,
+      id: positionId(subject, leg),
+      input: { data: next, expectedVersion: doc?.version ?? 0, indexes: { [TRADING_RECORDS.subjectIndex]: key } },
+    };
+    return { write, event: { stream: subjectStream(subject), type: 'position.updated', data: positionEventData(next) } };
+  }
+
+  /** The position after `change`, with what every write derives (whole amount, rounding, the applied ring). */
+  private next(current: PositionRecord, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): PositionRecord {
+    const changed = change(current);
+    return {
+      ...changed,
+      amount: fromBaseUnits(changed.amountBase, leg.decimals),
+      // Rounding dust of a fully closed position is not a cost.
+      costBasisUsd: changed.amountBase === '0' ? 0 : Math.max(0, changed.costBasisUsd),
+      applied: [...current.applied, ref].slice(-APPLIED_RING),
+      updatedAt: this.deps.clock.now(),
+    };
   }
 
   /** A deposit (paper faucet) enters at the current price: it is cost, not profit. */
@@ -155,15 +172,7 @@ export class PositionsService {
       const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id);
       const current = doc?.data ?? emptyPosition(key, leg);
       if (current.applied.includes(ref)) return;
-      const changed = change(current);
-      const next: PositionRecord = {
-        ...changed,
-        amount: fromBaseUnits(changed.amountBase, leg.decimals),
-        // Rounding dust of a fully closed position is not a cost.
-        costBasisUsd: changed.amountBase === '0' ? 0 : Math.max(0, changed.costBasisUsd),
-        applied: [...current.applied, ref].slice(-APPLIED_RING),
-        updatedAt: this.deps.clock.now(),
-      };
+      const next = this.next(current, ref, leg, change);
       try {
         await this.deps.store.put(TRADING_RECORDS.positions, id, { data: next, expectedVersion: doc?.version ?? 0, indexes: { [TRADING_RECORDS.subjectIndex]: key } });
       } catch (error) {
@@ -173,19 +182,43 @@ export class PositionsService {
         }
         throw error;
       }
-      // USD fields as the position routes write them (two-decimal strings): one type per field on every surface.
-      this.deps.events.publish(subject, 'position.updated', {
-        chain: next.chain,
-        token: next.token,
-        symbol: next.symbol,
-        amount: next.amount,
-        costBasisUsd: formatUsd(next.costBasisUsd),
-        realizedPnlUsd: formatUsd(next.realizedPnlUsd),
-      });
+      this.deps.events.publish(subject, 'position.updated', positionEventData(next));
       return;
     }
     throw new AppError('RESOURCE_CONFLICT', `Concurrent updates to position ${leg.symbol}: gave up`, { retryable: true });
   }
+}
+
+/** A `position.updated` for the subject's stream, to go out with the write that made it. */
+export interface PositionEvent {
+  stream: string;
+  type: 'position.updated';
+  data: Record<string, unknown>;
+}
+
+/** USD fields as the position routes write them (two-decimal strings): one type per field on every surface. */
+function positionEventData(next: PositionRecord): Record<string, unknown> {
+  return {
+    chain: next.chain,
+    token: next.token,
+    symbol: next.symbol,
+    amount: next.amount,
+    costBasisUsd: formatUsd(next.costBasisUsd),
+    realizedPnlUsd: formatUsd(next.realizedPnlUsd),
+  };
+}
+
+/**
+ * What a wrap moves: the cost of the coins wrapped (their average cost), so the wrapped
+ * form carries the basis and nothing is realized; coins the book does not hold are taken
+ * at market value.
+ */
+function carriedCost(position: PositionRecord | undefined, sold: TokenLeg, marketUsd: number): number {
+  const held = BigInt(position?.amountBase ?? '0');
+  if (!position || held === 0n || sold.amount === 0n) return marketUsd;
+  const covered = sold.amount > held ? held : sold.amount;
+  const coveredCost = position.costBasisUsd * (Number(covered) / Number(held));
+  return coveredCost + marketUsd * (Number(sold.amount - covered) / Number(sold.amount));
 }
 
 /** One position per (account, chain, token). */

@@ -25,6 +25,11 @@ export class TradingEvents {
   constructor(private readonly publisher: StreamPublisher) {}
 
   publish(subject: TradingSubject, type: TradingEventType, data: Record<string, unknown>): void {
-    this.publisher.publish(`${subject.type}:${subject.id}`, [{ type, data }]);
+    this.publisher.publish(subjectStream(subject), [{ type, data }]);
   }
+}
+
+/** The bus stream of a subject's events (`agent:<id>` / `bot:<id>`). */
+export function subjectStream(subject: TradingSubject): string {
+  return `${subject.type}:${subject.id}`;
 }

@@ -1,12 +1,13 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { SchedulerPort } from '../src/ports/scheduler.port.js';
+import type { CommitWrite } from '../src/ports/store.port.js';
 import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.js';
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
-import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderView } from './order.types.js';
+import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderJoin, type OrderView } from './order.types.js';
 import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
-import type { PositionsService } from './positions.service.js';
+import type { PositionEvent, PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from './portfolio.types.js';
 import type { WalletDirectory } from './wallet.types.js';
@@ -73,7 +74,8 @@ export class TradingPipeline {
       options = { ...options, orderId: attempt.orderId };
     }
     const checked = await this.deps.safety.check(request);
-    const { order, created } = await this.create(checked, options);
+    const dailyLimitUsd = checked.config.riskPolicy.dailyVolumeUsd;
+    const { order, created, volumeTaken } = await this.create(checked, options, dailyLimitUsd);
     // Lost a race with a concurrent call of the same id: that call is executing it (or recovery will).
     if (!created) {
       sameRequest(order, options);
@@ -88,7 +90,7 @@ export class TradingPipeline {
       });
       return toOrderView(order);
     }
-    return this.execute(order, checked.config.riskPolicy.dailyVolumeUsd);
+    return this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind });
   }
 
   /**
@@ -176,7 +178,13 @@ export class TradingPipeline {
     return this.execute(order, undefined, false);
   }
 
-  private async create(checked: CheckedTrade, options: PlaceOptions): Promise<{ order: OrderContext; created: boolean }> {
+  /**
+   * Creates the order. One sent at once (`submitting`) takes its share of the daily volume in
+   * the same commit, so the order and its reservation exist together or not at all; when the
+   * reservation is refused, the order is created without it and `execute` refuses it as it
+   * refuses any limit, leaving the failed order on record.
+   */
+  private async create(checked: CheckedTrade, options: PlaceOptions, dailyLimitUsd: number | undefined): Promise<{ order: OrderContext; created: boolean; volumeTaken: boolean }> {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
@@ -217,35 +225,48 @@ export class TradingPipeline {
       ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
       requiresApproval,
     };
+    const subject = request.subject;
+    const takeVolume = !requiresApproval && dailyLimitUsd !== undefined;
+    const join = async (context: unknown) => ({ writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context as OrderContext))] });
     try {
+      if (takeVolume) {
+        try {
+          const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput, { join });
+          return { order: view.context as OrderContext, created: true, volumeTaken: true };
+        } catch (error) {
+          if (!(isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) throw error;
+        }
+      }
       const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput);
-      return { order: view.context as OrderContext, created: true };
+      return { order: view.context as OrderContext, created: true, volumeTaken: false };
     } catch (error) {
       // Two calls with one deterministic id raced: the other one created it; continue with it.
       if (isAppError(error) && error.status === 409 && options.orderId) {
         const existing = await this.find(request.subject, orderId);
-        if (existing) return { order: existing, created: false };
+        if (existing) return { order: existing, created: false, volumeTaken: false };
       }
       throw error;
     }
   }
 
-  /** The order is durable in `submitting`: reserve limits, call the venue, settle what it says. */
   /**
+   * The order is committed in `submitting`: reserve limits, call the venue, settle what it says.
    * `firstSend`: this call takes the order's limits (daily volume, delegate cap); a
-   * reconciliation of an order sent before does not take them again.
+   * reconciliation of an order sent before does not take them again. `taken`: what the
+   * order's creation took already (its daily volume), and the wallet's kind when known (only
+   * a delegate wallet has a cap to reserve).
    */
-  private async execute(order: OrderContext, dailyLimitUsd: number | undefined, firstSend = true): Promise<OrderView> {
+  private async execute(order: OrderContext, dailyLimitUsd: number | undefined, firstSend = true, taken: { volume: boolean; walletKind?: string } = { volume: false }): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
-    let reservedUsd = 0;
+    let reservedUsd = taken.volume ? order.valueUsd : 0;
     let spendReserved = false;
     let result: ExecutionResult;
     try {
-      if (firstSend && dailyLimitUsd !== undefined) {
+      if (firstSend && dailyLimitUsd !== undefined && !taken.volume) {
         await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, sentAt(order));
         reservedUsd = order.valueUsd;
       }
-      if (firstSend) {
+      if (firstSend && (taken.walletKind === undefined || taken.walletKind === 'delegate')) {
         await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
         spendReserved = true;
       }
@@ -282,8 +303,10 @@ export class TradingPipeline {
   private async settle(order: OrderContext, result: ExecutionResult, reserved = { volumeUsd: 0, spend: false }): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     if (result.status === 'filled') {
-      await this.book(order, result.filledOut);
-      const filled = await this.transition(order, { type: 'order.fill', at: result.at, filledOut: result.filledOut, txSignature: result.txSignature });
+      // The fill and its booking are one commit: an order is `filled` exactly when its positions say so.
+      const { filledOut } = result;
+      const fill: OrderEvent = { type: 'order.fill', at: result.at, filledOut, txSignature: result.txSignature };
+      const filled = await this.transition(order, fill, { join: () => this.book(order, filledOut) });
       return toOrderView(filled.order);
     }
     if (result.status === 'submitted') {
@@ -296,11 +319,11 @@ export class TradingPipeline {
     throw failureError(result, failed.order);
   }
 
-  /** Books the fill before the order says `filled`: a crash in between is finished by recovery, booked once. */
-  private async book(order: OrderContext, filledOut: string): Promise<void> {
+  /** The position writes of a fill, committed with the order's `filled` (each position books an order once). */
+  private async book(order: OrderContext, filledOut: string): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
     const chain = order.chain as Chain;
     const [inputPrice, outputPrice] = await Promise.all([this.deps.venue.priceUsd(chain, order.inputMint), this.deps.venue.priceUsd(chain, order.outputMint)]);
-    await this.deps.positions.bookFill(
+    return this.deps.positions.fillWrites(
       { type: order.subjectType, id: order.subjectId },
       order.orderId,
       { chain, token: order.inputMint, symbol: order.inputSymbol, decimals: order.inputDecimals, amount: BigInt(order.amountIn), priceUsd: inputPrice ?? 0 },
@@ -318,8 +341,8 @@ export class TradingPipeline {
   }
 
   /** Not accepted means another call, process or recovery moved the order first: its state is the truth. */
-  private async transition(order: OrderContext, event: OrderEvent): Promise<{ order: OrderContext; accepted: boolean }> {
-    const { view, accepted } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event);
+  private async transition(order: OrderContext, event: OrderEvent, options?: OrderJoin): Promise<{ order: OrderContext; accepted: boolean }> {
+    const { view, accepted } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event, options);
     return { order: view.context as OrderContext, accepted };
   }
 

@@ -128,6 +128,43 @@ export class PaperLedger {
     }
   }
 
+  /**
+   * Records a new fill and settles it in one commit: the fill, already final, with the
+   * balances it moves (or its refusal for lack of funds). A fill that another writer recorded
+   * first is answered (and finished, when it was left pending) instead.
+   */
+  async fill(fill: FillDoc): Promise<ExecutionResult> {
+    const pending = fill.outcome;
+    if (pending.status !== 'pending') return (await this.recordFill(fill)).outcome as ExecutionResult;
+    const id = balanceId(fill.chain, fill.address);
+    const orderId = fill.clientOrderId;
+    return this.retry(async () => {
+      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+      const data = doc?.data ?? emptyBalances();
+      const amountIn = BigInt(fill.amountIn);
+      const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
+      // Evicted ids are final already (their fills committed so) or finalized by `push`.
+      const next: BalanceDoc = funded
+        ? { ...data, balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)), applied: await this.push(data.applied, orderId, 'applied') }
+        : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+      const outcome: ExecutionResult = funded
+        ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
+        : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
+      try {
+        await this.store.commit([
+          { op: 'put', collection: FILLS_COLLECTION, id: orderId, input: { data: { ...fill, outcome }, expectedVersion: 0 } },
+          { op: 'put', collection: BALANCES_COLLECTION, id, input: { data: next, expectedVersion: doc?.version ?? 0 } },
+        ]);
+        return outcome;
+      } catch (error) {
+        // Another caller of the same order id recorded its fill first: its outcome stands.
+        const existing = isConflict(error) ? await this.readFill(orderId) : null;
+        if (existing) return this.settle(existing);
+        throw error;
+      }
+    });
+  }
+
   /** Brings a fill to its final outcome: applies a pending one to balances (at most once) and records the result. */
   async settle(fill: FillDoc): Promise<ExecutionResult> {
     if (fill.outcome.status !== 'pending') return fill.outcome;

@@ -186,7 +186,7 @@ export class PaperVenue implements VenuePort, FaucetPort {
       if (!(error instanceof AppError && error.code === 'TOKEN_NOT_FOUND')) throw error;
       fill = { ...fields, outcome: { status: 'failed', reason: 'unknown_token', message: error.message, at } };
     }
-    return this.ledger.settle(await this.ledger.recordFill(fill));
+    return this.ledger.fill(fill);
   }
 
   async lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {

@@ -1,7 +1,7 @@
 import type { StorePort } from '../ports/store.port.js';
 import type { Metrics } from './metrics.js';
 
-const TIMED = ['get', 'put', 'delete', 'find', 'list', 'readJournal', 'sweepExpired', 'durable'] as const;
+const TIMED = ['get', 'put', 'commit', 'delete', 'find', 'list', 'readJournal', 'sweepExpired', 'durable'] as const;
 
 /**
  * The same store, with the latency of every data call observed in `store_operation_duration_seconds`

@@ -6,7 +6,7 @@ import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../
 import { settlesWithin } from '../shared/settles-within.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
-import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
+import type { CollectionSpec, CommitWrite, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
 import type { ActorView } from './actor-inspector.js';
 import type { DurablePublisher } from './durable-publisher.js';
 import { Mailbox } from './mailbox.js';
@@ -30,6 +30,35 @@ export interface SendResult {
   /** False when the actor's current state does not take the event (nothing was written). */
   accepted: boolean;
   view: ActorView;
+}
+
+/** An event for a stream, as the publisher takes it. */
+export interface StreamEvent {
+  stream: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Record writes that commit with an actor's transition, all or nothing (`StorePort.commit`):
+ * the transition and what it changes elsewhere (an order's fill and the positions it books)
+ * are one unit of work, which no crash can cut in two.
+ */
+export interface JoinedWrites {
+  writes: CommitWrite[];
+  /** Events of those writes, queued once committed, after the actor's own (durable first, commit order per stream). */
+  events?: StreamEvent[];
+}
+
+/**
+ * Computes the writes to join from fresh reads, given the actor's context after the event.
+ * Runs inside the actor's mailbox, again after any lost compare-and-set (of the actor or of
+ * a joined record), so it must have no effects; a refusal it throws writes nothing.
+ */
+export type JoinWrites = (context: unknown) => Promise<JoinedWrites>;
+
+export interface TransitionOptions {
+  join?: JoinWrites;
 }
 
 /** Finds actors that must resume after a restart (e.g. orders left in `submitting`). */
@@ -105,29 +134,38 @@ export class ActorRuntime {
     this.armSweep();
   }
 
-  /** Creates and persists a new actor; 409 when the id is taken. */
-  async create(type: string, id: string, input: unknown): Promise<ActorView> {
+  /** Creates and persists a new actor (with `join`, together with those writes); 409 when the id is taken. */
+  async create(type: string, id: string, input: unknown, options: TransitionOptions = {}): Promise<ActorView> {
     const entry = this.entryFor(this.definition(type), id);
     return this.run(entry, async () => {
-      const started = this.startActor(entry.definition, { input });
-      let live: LiveActor;
-      try {
-        live = { ...started, ...(await this.persist(entry, started.actor, 0, { type: 'xstate.init', input })) };
-      } catch (error) {
-        started.actor.stop();
-        if (isVersionConflict(error)) throw AppError.conflict(`${type} ${id} already exists`);
-        throw error;
+      for (let attempt = 0; ; attempt++) {
+        const started = this.startActor(entry.definition, { input });
+        let live: LiveActor;
+        let joined: JoinedWrites | undefined;
+        try {
+          const persisted = await this.persist(entry, started.actor, 0, { type: 'xstate.init', input }, options.join);
+          joined = persisted.joined;
+          live = { ...started, version: persisted.version, committed: persisted.committed };
+        } catch (error) {
+          started.actor.stop();
+          if (!isVersionConflict(error)) throw error;
+          if (this.isOwnConflict(entry, error)) throw AppError.conflict(`${type} ${id} already exists`);
+          // A joined record moved meanwhile: read it again and decide again.
+          if (attempt >= this.options.maxConflictRetries) throw concurrentUpdatesGaveUp(entry.key, attempt + 1);
+          await conflictBackoff(attempt);
+          continue;
+        }
+        entry.live = live;
+        this.publish(entry, live, joined?.events);
+        return live.committed;
       }
-      entry.live = live;
-      this.publish(entry, live);
-      return live.committed;
     });
   }
 
   /** Delivers one event to an actor through its mailbox; 404 when the actor does not exist. */
-  async send(address: ActorAddress, event: ActorEvent): Promise<SendResult> {
+  async send(address: ActorAddress, event: ActorEvent, options: TransitionOptions = {}): Promise<SendResult> {
     const entry = this.entryFor(this.definition(address.type), address.id);
-    return this.run(entry, () => this.deliver(entry, event));
+    return this.run(entry, () => this.deliver(entry, event, options.join));
   }
 
   /**
@@ -179,7 +217,7 @@ export class ActorRuntime {
     await this.settled().catch((error: unknown) => this.options.logger.warn({ err: error }, 'runtime shutdown: last events not published'));
   }
 
-  private async deliver(entry: ActorEntry, event: ActorEvent): Promise<SendResult> {
+  private async deliver(entry: ActorEntry, event: ActorEvent, join: JoinWrites | undefined): Promise<SendResult> {
     for (let attempt = 0; ; attempt++) {
       const live = await this.ensureLive(entry);
       const before = live.actor.getSnapshot() as AnyMachineSnapshot;
@@ -195,8 +233,11 @@ export class ActorRuntime {
         this.drop(entry);
         throw AppError.internal(`Actor ${entry.key} failed on ${event.type}`, after.error);
       }
+      let joined: JoinedWrites | undefined;
       try {
-        Object.assign(live, await this.persist(entry, live.actor, live.version, event));
+        const persisted = await this.persist(entry, live.actor, live.version, event, join);
+        joined = persisted.joined;
+        Object.assign(live, { version: persisted.version, committed: persisted.committed });
       } catch (error) {
         // The in-memory actor is ahead of the store now: discard it and re-read.
         this.drop(entry);
@@ -208,33 +249,48 @@ export class ActorRuntime {
         await conflictBackoff(attempt);
         continue;
       }
-      this.publish(entry, live);
+      this.publish(entry, live, joined?.events);
       // A finished actor takes no more events: free its memory now rather than at the idle sweep.
       if (after.status === 'done') this.drop(entry);
       return { accepted: true, view: live.committed };
     }
   }
 
-  /** Writes the actor's snapshot and journal entry atomically; resolves once committed. */
+  /**
+   * Writes the actor's snapshot and journal entry atomically, with the writes `join` computes
+   * (one `commit`); resolves once committed.
+   */
   private async persist(
     entry: ActorEntry,
     actor: AnyActor,
     expectedVersion: number,
     event: unknown,
-  ): Promise<Pick<LiveActor, 'version' | 'committed'>> {
+    join?: JoinWrites,
+  ): Promise<Pick<LiveActor, 'version' | 'committed'> & { joined?: JoinedWrites }> {
     const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
     const { definition } = entry;
-    const doc = await this.options.store.put<ActorDocument>(
-      collectionOf(definition.type),
-      entry.id,
-      {
-        data: encodeActorDocument(definition, actor.getPersistedSnapshot()),
-        expectedVersion,
-        indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
-      },
-      { event, state: snapshot.value, at: this.options.clock.now() },
-    );
-    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc) };
+    const collection = collectionOf(definition.type);
+    const input = {
+      data: encodeActorDocument(definition, actor.getPersistedSnapshot()),
+      expectedVersion,
+      indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
+    };
+    const journal = { event, state: snapshot.value, at: this.options.clock.now() };
+    const joined = join ? await join(snapshot.context) : undefined;
+    let doc: StoredDocument;
+    if (joined && joined.writes.length > 0) {
+      const [own] = await this.options.store.commit([{ op: 'put', collection, id: entry.id, input, journal }, ...joined.writes]);
+      doc = own!;
+    } else {
+      doc = await this.options.store.put<ActorDocument>(collection, entry.id, input, journal);
+    }
+    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc), ...(joined ? { joined } : {}) };
+  }
+
+  /** Whether a VERSION_CONFLICT names the actor's own document (not a record joined to its write). */
+  private isOwnConflict(entry: ActorEntry, error: AppError): boolean {
+    const details = error.details as { collection?: unknown; id?: unknown } | undefined;
+    return !details || (details.collection === collectionOf(entry.definition.type) && details.id === entry.id);
   }
 
   /**
@@ -243,21 +299,36 @@ export class ActorRuntime {
    * a call that changed something.
    */
   async settled(): Promise<void> {
-    const published = this.options.publisher?.drained(); // those queued now, not the ones that follow
-    await this.options.store.durable();
+    const { publisher, store } = this.options;
+    const published = publisher?.drained(); // those queued now, not the ones that follow
+    // Through the publisher: one flush wait shared with the events and answers of this turn.
+    await (publisher ? publisher.durable() : store.durable());
     await published;
   }
 
-  /** Queues what the actor emitted, with the resulting `state`, for publication once durable. */
-  private publish(entry: ActorEntry, live: LiveActor): void {
+  /**
+   * Queues what the actor emitted, with the resulting `state`, and the events of records
+   * joined to its write, for publication once durable: one publication per stream, so one
+   * wait for the flush covers the whole unit of work.
+   */
+  private publish(entry: ActorEntry, live: LiveActor, joined: StreamEvent[] = []): void {
     const emitted = live.emitted.splice(0);
     const stream = entry.definition.stream;
     const { publisher } = this.options;
-    if (!publisher || !stream || emitted.length === 0) return;
-    // Read now: by the time the flush is done, the actor may have moved on.
-    const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
-    const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
-    for (const name of [stream(snapshot.context)].flat()) publisher.publish(name, events);
+    if (!publisher) return;
+    const byStream = new Map<string, Array<{ type: string; data: Record<string, unknown> }>>();
+    if (stream && emitted.length > 0) {
+      // Read now: by the time the flush is done, the actor may have moved on.
+      const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
+      const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
+      for (const name of [stream(snapshot.context)].flat()) byStream.set(name, [...events]);
+    }
+    for (const { stream: name, type, data } of joined) {
+      const list = byStream.get(name) ?? [];
+      list.push({ type, data });
+      byStream.set(name, list);
+    }
+    for (const [name, events] of byStream) publisher.publish(name, events);
   }
 
   private async ensureLive(entry: ActorEntry): Promise<LiveActor> {

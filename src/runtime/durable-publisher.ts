@@ -30,15 +30,36 @@ export interface DurablePublisherOptions {
 export class DurablePublisher {
   /** Per stream: the tail of its publications still under way. */
   private readonly tails = new Map<string, Promise<void>>();
+  /** The wait for the flush shared by the calls of this turn of the event loop (see `durable`). */
+  private batch: Promise<void> | undefined;
 
   constructor(private readonly options: DurablePublisherOptions) {}
+
+  /**
+   * Resolves once everything committed before the call is durable. The calls of one turn of
+   * the event loop share one `StorePort.durable()`, made after the last of them (so it covers
+   * every commit before any of them): under load, the events and answers of many writes ride
+   * one wait instead of each asking for its own.
+   */
+  durable(): Promise<void> {
+    if (!this.batch) {
+      const batch = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          this.batch = undefined;
+          this.options.store.durable().then(resolve, reject);
+        });
+      });
+      batch.catch(() => undefined); // awaited by each caller; never an unhandled rejection meanwhile
+      this.batch = batch;
+    }
+    return this.batch;
+  }
 
   /** Queues `events` on `stream`, to go out once everything committed so far is durable. */
   publish(stream: string, events: BusEventInput[]): void {
     if (events.length === 0) return;
-    const { store, bus, logger, onDurable } = this.options;
-    const durable = store.durable();
-    durable.catch(() => undefined); // awaited in turn below; never an unhandled rejection meanwhile
+    const { bus, logger, onDurable } = this.options;
+    const durable = this.durable();
     const send = async () => {
       try {
         await durable;

@@ -82,6 +82,7 @@ describe('orders left in flight by a DCA tick', () => {
     expect(after.state).toBe('completed'); // maxBuys 1 reached by the late confirmation
     expect(after.context as DcaStrategyContext).toMatchObject({ buys: 1, failures: 0, inFlight: [], spentBase: '10000000', lastOrderId: orderId });
     expect(BigInt((after.context as DcaStrategyContext).acquiredBase)).toBeGreaterThan(0n);
+    await h.runtime.settled(); // events go out once durable
     expect(h.events.filter((event) => event.type === 'dca.executed')).toHaveLength(1);
   });
 
@@ -98,6 +99,7 @@ describe('orders left in flight by a DCA tick', () => {
     const orderId = await tick(created.strategyId);
     expect((await order(orderId)).status).toBe('filled');
     expect((await strategy(created.strategyId)).context).toMatchObject({ buys: 1, failures: 0, inFlight: [], lastOrderId: orderId });
+    await h.runtime.settled(); // events go out once durable
     expect(h.events.filter((event) => event.type === 'dca.executed')).toHaveLength(1);
   });
 

@@ -10,6 +10,7 @@ describe('safety path', () => {
   const refusal = async (request: TradeRequest) => {
     const error = await h.safety.check(request).then(() => undefined, (e: unknown) => e);
     if (!isAppError(error)) throw new Error(`expected a refusal, got ${String(error)}`);
+    await h.runtime.settled(); // events go out once durable
     const blocked = h.events.filter((e) => e.type === 'risk.blocked').at(-1);
     return { status: error.status, message: error.message, code: error.code, envelope: error.envelope, check: blocked?.data.check };
   };
@@ -24,6 +25,7 @@ describe('safety path', () => {
     const checked = await h.safety.check(buy());
     expect(checked.checks).toEqual(['credential_scope', 'trading_enabled', 'kill_switch', 'wallet', 'token', 'blacklist', 'input_mint', 'amount', 'risk_policy', 'spending_cap', 'balance', 'quote_slippage', 'circuit_breaker']);
     expect(checked).toMatchObject({ amountIn: 1_000_000_000n, slippageBps: 100, input: { address: SOL }, output: { address: BONK } });
+    await h.runtime.settled();
     expect(h.events.some((e) => e.type === 'risk.blocked')).toBe(false);
   });
 

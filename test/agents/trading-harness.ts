@@ -67,7 +67,8 @@ export async function tradingHarness(
   const inner = options.venue ? options.venue(paper) : paper;
   const venue = new BreakerVenue(inner, { threshold: 2, openMs: 60_000, timeoutMs: 5_000, clock });
   const keys = nacl.sign.keyPair();
-  const wallet: WalletView = { walletId: 'wal_1', chain: 'solana', address: bs58.encode(keys.publicKey), custodial: true, kind: 'custodial', isDefault: true, status: 'active', createdAt: new Date(clock.now()).toISOString() };
+  // A delegate wallet: the pipeline reserves (and gives back) spend on its cap, which `state.spend` counts.
+  const wallet: WalletView = { walletId: 'wal_1', chain: 'solana', address: bs58.encode(keys.publicKey), custodial: true, kind: 'delegate', spendingCapUsd: 1e9, spentUsd: 0, isDefault: true, status: 'active', createdAt: new Date(clock.now()).toISOString() };
 
   // What the tests steer.
   const state = {

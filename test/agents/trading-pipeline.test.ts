@@ -47,6 +47,7 @@ describe('trading pipeline', () => {
     // Funded at the venue directly (not booked), so the sold leg closes at zero rather than going negative.
     expect(positions.find((p) => p.token === SOL)?.amountBase).toBe('0');
     expect(positions.find((p) => p.token === BONK)?.amountBase).toBe(order.filledOut);
+    await h.runtime.settled(); // events go out once durable, as a surface waits before answering
     expect(h.events.map((e) => e.type)).toEqual(expect.arrayContaining(['order.created', 'order.updated', 'position.updated']));
     const types = h.events.map((e) => e.type);
     expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
@@ -161,6 +162,29 @@ describe('trading pipeline', () => {
     expect(late.cancel).toMatchObject({ status: 409, code: 'ORDER_NOT_CANCELLABLE', message: `Order ${late.orderId} cannot be cancelled (status: submitting)` });
     expect(late.approval).toMatchObject({ status: 'filled' });
     expect(calls.get(late.orderId)).toBe(1);
+  });
+
+  it('a swap is three atomic commits and no other write: order with its daily volume; paper fill with balances; order filled with its positions', async () => {
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
+    const writes: string[] = [];
+    const { put, commit } = { put: h.store.put.bind(h.store), commit: h.store.commit.bind(h.store) };
+    h.store.put = (async (...args: Parameters<typeof put>) => {
+      writes.push(`put ${args[0]}`);
+      return put(...args);
+    }) as typeof put;
+    h.store.commit = async (batch) => {
+      writes.push(`commit ${batch.map((w) => w.collection).join(' + ')}`);
+      return commit(batch);
+    };
+    const order = await h.pipeline.place(request());
+    expect(order.status).toBe('filled');
+    expect(writes).toEqual([
+      'commit actors.order + trading.daily-volume',
+      'commit paper.fills + paper.balances',
+      'commit actors.order + trading.positions + trading.positions',
+    ]);
+    // The spend reservation is the delegate wallet's (a fake here, counted in state.spend).
+    expect(h.state.spend.reserved).toBeCloseTo(Number(order.valueUsd), 1);
   });
 
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {

@@ -290,4 +290,72 @@ describe('actor runtime', () => {
     expect(results.at(-1)?.view.version).toBe(21);
     await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'late' })).rejects.toMatchObject({ code: 'SHUTTING_DOWN', status: 503 });
   });
+
+  describe('record writes joined to a transition (one commit)', () => {
+    const TALLY = { collection: 'tallies', id: 't1' };
+    /** Adds 1 to the tally record, read now; `seen` counts the calls (one per attempt). */
+    const tallyJoin = (store: MemoryStore, seen: { calls: number }) => async (context: unknown) => {
+      seen.calls++;
+      const doc = await store.get<{ n: number }>(TALLY.collection, TALLY.id);
+      return {
+        writes: [{ op: 'put' as const, ...TALLY, input: { data: { n: (doc?.data.n ?? 0) + 1, counted: (context as { n: number }).n }, expectedVersion: doc?.version ?? 0 } }],
+        events: [{ stream: 'tallies', type: 'tally.updated', data: { n: (doc?.data.n ?? 0) + 1 } }],
+      };
+    };
+
+    async function joined() {
+      const made = makeRuntime();
+      await made.runtime.start();
+      await made.store.init([{ name: TALLY.collection, indexes: [] }]);
+      return made;
+    }
+
+    it('commits the actor and the joined records together, and publishes their events once durable', async () => {
+      const { runtime, store, published } = await joined();
+      const seen = { calls: 0 };
+      await runtime.create('counter', 'c1', {}, { join: tallyJoin(store, seen) });
+      const result = await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: tallyJoin(store, seen) });
+      expect(result).toMatchObject({ accepted: true, view: { version: 2 } });
+      // The join sees the context after the event.
+      expect((await store.get(TALLY.collection, TALLY.id))?.data).toEqual({ n: 2, counted: 1 });
+      expect((await store.readJournal(collectionOf('counter'), 'c1', { limit: 10 })).map((e) => e.seq)).toEqual([1, 2]);
+      await runtime.settled();
+      expect(published.filter((e) => e.stream === 'tallies').map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
+    it('writes nothing, neither the transition nor the records, when the join refuses', async () => {
+      const { runtime, store } = await joined();
+      await runtime.create('counter', 'c1', {});
+      const refuse = async () => {
+        throw new AppError('RISK_LIMIT_EXCEEDED', 'over the limit');
+      };
+      await expect(runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: refuse })).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+      await expect(runtime.create('counter', 'c2', {}, { join: refuse })).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+      expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(1);
+      expect(await store.get(collectionOf('counter'), 'c2')).toBeNull();
+      // The actor in memory was not left ahead of the store: the next event starts from n = 0.
+      expect((await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'b' })).view.context).toMatchObject({ n: 1, seen: ['b'] });
+    });
+
+    it('decides again on fresh reads when a joined record moved meanwhile; the id taken is still a 409', async () => {
+      const { runtime, store } = await joined();
+      await runtime.create('counter', 'c1', {});
+      const seen = { calls: 0 };
+      const join = tallyJoin(store, seen);
+      let raced = false;
+      const racing = async (context: unknown) => {
+        const planned = await join(context);
+        if (!raced) {
+          raced = true; // another writer moves the tally between this read and the commit
+          await store.put(TALLY.collection, TALLY.id, { data: { n: 10 }, expectedVersion: 0 });
+        }
+        return planned;
+      };
+      await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: racing });
+      expect(seen.calls).toBe(2);
+      expect((await store.get(TALLY.collection, TALLY.id))?.data).toEqual({ n: 11, counted: 1 });
+      expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(2);
+      await expect(runtime.create('counter', 'c1', {}, { join })).rejects.toMatchObject({ status: 409, message: 'counter c1 already exists' });
+    });
+  });
 });

@@ -36,7 +36,9 @@ describe('DurablePublisher', () => {
     const { bus, published } = recordingBus();
     const publisher = new DurablePublisher({ store, bus, logger: pino({ level: 'silent' }) });
     publisher.publish('agent:a1', [event('order.created')]);
+    await tick(); // the next turn of the event loop: a flush of its own
     publisher.publish('agent:a1', [event('position.updated'), event('order.updated')]);
+    await tick();
     flushes[1]!.resolve();
     await tick();
     expect(published).toEqual([]); // the second waits for the first, which is not durable yet
@@ -68,7 +70,9 @@ describe('DurablePublisher', () => {
     const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
     const publisher = new DurablePublisher({ store, bus, logger });
     publisher.publish('agent:a1', [event('wallet.updated')]);
+    await tick();
     publisher.publish('agent:a1', [event('order.created')]);
+    await tick();
     // Rejected before anything awaits it: no unhandled rejection (vitest fails the run on one).
     flushes[0]!.reject(new Error('EIO'));
     await tick();
@@ -92,7 +96,9 @@ describe('DurablePublisher', () => {
       },
     });
     publisher.publish('agent:a1', [event('order.created'), event('order.updated')]);
+    await tick();
     publisher.publish('agent:a1', [event('wallet.updated')]);
+    await tick();
     publisher.publish('agent:a1', [event('risk.blocked')]);
     await tick();
     expect(observed).toEqual([]); // nothing is durable yet
@@ -102,5 +108,24 @@ describe('DurablePublisher', () => {
     await publisher.drained();
     expect(observed).toEqual(['order.created', 'order.updated', 'risk.blocked']);
     expect(published.map((p) => p.type)).toEqual(['order.created', 'order.updated', 'risk.blocked']);
+  });
+
+  it('the publications and waits of one turn of the event loop share one flush, asked after the last of them', async () => {
+    const { store, flushes } = heldStore();
+    const { bus, published } = recordingBus();
+    const publisher = new DurablePublisher({ store, bus, logger: pino({ level: 'silent' }) });
+    publisher.publish('agent:a1', [event('order.created')]);
+    publisher.publish('agent:a2', [event('order.created')]);
+    const answered = publisher.durable();
+    expect(flushes).toHaveLength(0); // not asked yet: a commit later in this turn is covered too
+    await tick();
+    expect(flushes).toHaveLength(1);
+    flushes[0]!.resolve();
+    await answered;
+    await publisher.drained();
+    expect(published.map((p) => p.stream)).toEqual(['agent:a1', 'agent:a2']);
+    publisher.publish('agent:a1', [event('order.updated')]); // a later turn: its own flush
+    await tick();
+    expect(flushes).toHaveLength(2);
   });
 });
