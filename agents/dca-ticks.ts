@@ -6,6 +6,7 @@ import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEve
 import type { OrderContext } from '../machines/order.machine.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from './dca-tick-observer.types.js';
+import { dcaOrderId, legacyDcaOrderId } from './order-ids.js';
 import { ORDER_TYPE } from './order.types.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from './trading-pipeline.js';
@@ -86,7 +87,7 @@ export class DcaTicks {
       return accepted ? 'skipped' : undefined;
     }
     const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
-    const orderId = `ord_${strategy.strategyId}_${dueAt}`;
+    const orderId = await this.tickOrderId(strategy.strategyId, dueAt);
     let event: DcaStrategyEvent;
     try {
       // The owner paused the agent or switched its trading off: nothing was tried, so this is no
@@ -110,7 +111,7 @@ export class DcaTicks {
           ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
         },
         // An approved strategy's buys are approved; one nobody approved meets the approval rule every tick.
-        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved' },
+        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, tickDueAt: dueAt, strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved' },
       );
       // Only a call that lost the race to create this order sees it `submitting`: another
       // delivery of the same tick is executing it and reports the outcome. Reporting a
@@ -153,6 +154,16 @@ export class DcaTicks {
     // Another delivery of this tick counted it first: it is that delivery's to tell.
     if (!accepted) return undefined;
     return event.type === 'dca.failed' ? 'failed' : event.type === 'dca.executed' || event.type === 'dca.submitted' ? 'executed' : 'skipped';
+  }
+
+  /**
+   * The order id of a tick (`dcaOrderId`), or its former name when the tick's order was placed
+   * under it: a tick in flight during the upgrade and delivered again after it resumes that
+   * order rather than buying a second time. (Breaker-retry attempts derive from whichever it is.)
+   */
+  private async tickOrderId(strategyId: string, dueAt: number): Promise<string> {
+    const legacy = legacyDcaOrderId(strategyId, dueAt);
+    return (await this.deps.actors.get({ type: ORDER_TYPE, id: legacy })) ? legacy : dcaOrderId(strategyId, dueAt);
   }
 
   /** Why the account does not trade now (agent not active, trading off), or undefined when it does. */

@@ -3,9 +3,10 @@ import { createHash, randomBytes } from 'node:crypto';
 /**
  * One format for every order id the trading core draws or derives: `ord_` and 24 base64url
  * characters (144 bits), whether random (a call without an idempotency key), derived from
- * an account and an idempotency key, or a later attempt under that key. Ids stored in the
- * formats used before (16 random characters; `<id>.<n>` attempts) are still looked up as
- * they are: an id is only ever a key, never parsed.
+ * an account and an idempotency key, a later attempt under that key, or a DCA tick's order.
+ * Ids stored in the formats used before (16 random characters; `<id>.<n>` attempts;
+ * `ord_<strategyId>_<dueAt>` for DCA ticks) are still looked up as they are: an id is only
+ * ever a key, never parsed.
  */
 const ID_BYTES = 18;
 
@@ -27,4 +28,18 @@ export function attemptOrderId(orderId: string, n: number): string {
 /** How attempt `n` was named before (`<id>.<n>`): an order placed under that name is still found. */
 export function legacyAttemptOrderId(orderId: string, n: number): string {
   return `${orderId}.${n}`;
+}
+
+/**
+ * The order of a DCA strategy's tick due at `dueAt` (epoch ms): the same on every delivery
+ * of that tick, so a tick delivered twice buys once. Its seed starts `dca-strategy:`, which no
+ * idempotency-key seed (`agent:` / `bot:`) or attempt seed (`ord_…`) does.
+ */
+export function dcaOrderId(strategyId: string, dueAt: number): string {
+  return derivedOrderId(`dca-strategy:${strategyId}|tick:${dueAt}`);
+}
+
+/** How a DCA tick's order was named before (`ord_<strategyId>_<dueAt>`): an order placed under that name is still found. */
+export function legacyDcaOrderId(strategyId: string, dueAt: number): string {
+  return `ord_${strategyId}_${dueAt}`;
 }

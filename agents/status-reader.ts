@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chosenAgentId } from '../machines/agent-id.js';
 import type { AgentContext } from '../machines/agent.machine.js';
 import type { BotContext } from '../machines/bot.machine.js';
 import { AppError } from '../src/errors/app-error.js';
@@ -56,7 +57,9 @@ export class StoreStatusReader implements StatusReader {
     const view = await this.deps.actors.get({ type: subject.type, id: subject.id });
     if (!view) throw AppError.notFound(subject.type === 'agent' ? 'Agent not found' : 'Bot not found');
     const context = view.context as Pick<AgentContext | BotContext, 'name' | 'tradingEnabled'>;
-    return { subjectType: subject.type, subjectId: subject.id, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
+    // An agent is named as its owner knows it (ask_bot's replies and the portfolio summary show this).
+    const subjectId = subject.type === 'agent' ? chosenAgentId(subject.id) : subject.id;
+    return { subjectType: subject.type, subjectId, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
   }
 
   async portfolio(subject: TradingSubject): Promise<PortfolioSummary> {

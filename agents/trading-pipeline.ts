@@ -52,6 +52,8 @@ export interface PlaceOptions {
   orderId?: string;
   strategy?: string;
   strategyId?: string;
+  /** The DCA tick's due time (epoch ms), kept on the order. */
+  tickDueAt?: number;
   /**
    * A DCA buy: `approved` (an approver approved its strategy, which approves its buys: the
    * order profile's approval rule does not apply) or `unapproved` (the rule applies, and where
@@ -222,6 +224,7 @@ export class TradingPipeline {
       ...(requiresApproval ? { approvalExpiresAt: now + APPROVAL_WINDOW_MS } : {}),
       ...(options.strategy ? { strategy: options.strategy } : {}),
       ...(options.strategyId ? { strategyId: options.strategyId } : {}),
+      ...(options.tickDueAt !== undefined ? { tickDueAt: options.tickDueAt } : {}),
       ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
       requiresApproval,
     };

@@ -59,6 +59,8 @@ export interface OrderContext {
   strategy?: string;
   /** Id of that strategy: a buy confirmed after its tick ended is reported to it. */
   strategyId?: string;
+  /** Due time (epoch ms) of the strategy's tick that placed it (its id derives from it, and an id is never parsed). */
+  tickDueAt?: number;
   /**
    * Digest of the call that placed the order under an id derived from its idempotency key:
    * the key's later use with another request is refused even after its record expired.

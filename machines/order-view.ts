@@ -1,3 +1,4 @@
+import { chosenAgentId } from './agent-id.js';
 import { formatUsd } from './usd-format.js';
 import type { OrderContext, OrderStatus } from './order-context.types.js';
 
@@ -44,7 +45,8 @@ export function toOrderView(context: OrderContext): OrderView {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     order_id: context.orderId,
-    ...(context.subjectType === 'agent' ? { agentId: context.subjectId } : { botId: context.subjectId }),
+    // The agent as its owner knows it, not its actor id `<ownerId>~<agentId>`.
+    ...(context.subjectType === 'agent' ? { agentId: chosenAgentId(context.subjectId) } : { botId: context.subjectId }),
     ...(context.userId ? { userId: context.userId } : {}),
     chain: context.chain,
     side: context.side,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { AGENT_SCOPE_SEPARATOR, chosenAgentId, scopedActorId } from '../../machines/agent-id.js';
 import type { AgentContext } from '../../machines/agent.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
@@ -34,20 +35,13 @@ export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
 const AGENT_NOT_FOUND = 'Agent not found';
 
-/**
+/*
  * Caller-chosen agentIds are scoped per owner (issue 16, item 8): two users may each have
  * an agent `alpha`, and creating one never tells whether another user has it. The agent's
- * actor id, which must be unique (keys, orders, wallets, audit and event streams name the
- * agent by it), is then `<ownerId>~<agentId>`: `~` is in neither a chosen id nor a
- * generated one. Generated ids (`agt_<random>`) are unique by themselves and stay the actor
- * id, as do agents created before this change (found by the fallback in `ownedView`).
+ * actor id is then `<ownerId>~<agentId>` (`scopedActorId`, machines/agent-id.ts), and every
+ * surface shows `chosenAgentId` of it. Generated ids (`agt_<random>`) are unique by themselves
+ * and stay the actor id, as do agents created before this change (found by the fallback in `ownedView`).
  */
-const SCOPE_SEPARATOR = '~';
-
-/** The actor id of an agent whose owner chose its id. */
-export function scopedActorId(ownerId: string, agentId: string): string {
-  return `${ownerId}${SCOPE_SEPARATOR}${agentId}`;
-}
 
 /** Operators' agents: each is an `agent` actor owned by one user. */
 export class AgentsService {
@@ -127,7 +121,7 @@ export class AgentsService {
    * which counts only when the owner owns it.
    */
   private async findOwned(ownerId: string, agentId: string): Promise<ActorView | null> {
-    const scoped = agentId.includes(SCOPE_SEPARATOR) ? null : await this.runtime.get({ type: 'agent', id: scopedActorId(ownerId, agentId) });
+    const scoped = agentId.includes(AGENT_SCOPE_SEPARATOR) ? null : await this.runtime.get({ type: 'agent', id: scopedActorId(ownerId, agentId) });
     const view = scoped ?? (await this.runtime.get({ type: 'agent', id: agentId }));
     return view && (view.context as AgentContext).ownerId === ownerId ? view : null;
   }
@@ -154,9 +148,8 @@ export class AgentsService {
 /** An agent as operators see it: `agentId` is the id its owner chose (or was given), unscoped. */
 export function toSummary(view: ActorView): AgentSummary {
   const context = view.context as AgentContext;
-  const scope = `${context.ownerId}${SCOPE_SEPARATOR}`;
   return {
-    agentId: context.agentId.startsWith(scope) ? context.agentId.slice(scope.length) : context.agentId,
+    agentId: chosenAgentId(context.agentId),
     publicId: context.publicId,
     name: context.name,
     status: String(view.state),

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseInterval } from '../../agents/dca-interval.js';
 import type { DcaTickOutcome } from '../../agents/dca-tick-observer.types.js';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../agents/dca.service.js';
+import { dcaOrderId, legacyDcaOrderId } from '../../agents/order-ids.js';
 import type { TradingSubject } from '../../agents/portfolio.types.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../machines/dca-strategy.machine.js';
 import type { RepeatingSchedule } from '../../src/ports/scheduler.port.js';
@@ -100,7 +101,47 @@ describe('DCA strategies service', () => {
     const context = (await h.runtime.get({ type: 'dca-strategy', id: created.strategyId }))!.context as DcaStrategyContext;
     expect(context).toMatchObject({ failures: 1, lastError: 'Insufficient balance for requested swap amount' });
     expect(context.lastOrderId).toBeUndefined();
-    expect(await h.runtime.get({ type: 'order', id: `ord_${created.strategyId}_${dueAt}` })).toBeNull();
+    expect(await h.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) })).toBeNull();
+  });
+
+  describe('order ids (issue 16 item 23)', () => {
+    it("a tick's order id is `ord_` + 24 base64url characters, derived from the strategy and due time: a second delivery buys nothing", async () => {
+      await h.fund(USDC, '1000000000');
+      const created = await create('ids');
+      const dueAt = h.clock.now();
+      await tick(created.strategyId, dueAt);
+      await tick(created.strategyId, dueAt);
+      const orders = (await h.queries.list(SUBJECT, { limit: 10 })).items;
+      expect(orders.map((o) => o.order_id)).toEqual([dcaOrderId(created.strategyId, dueAt)]);
+      expect(orders[0]!.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
+      // The order keeps the tick it was for: the id no longer says it.
+      expect((await h.runtime.get({ type: 'order', id: orders[0]!.order_id }))!.context).toMatchObject({ strategyId: created.strategyId, tickDueAt: dueAt });
+      expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, lastOrderId: orders[0]!.order_id });
+    });
+
+    it('a tick whose order was placed under the former id (`ord_<strategyId>_<dueAt>`) before an upgrade, delivered again, finds it and buys nothing more', async () => {
+      await h.fund(USDC, '1000000000');
+      const created = await create('upgraded');
+      const dueAt = h.clock.now();
+      // The tick as the former version placed it, which stopped before telling the strategy.
+      const legacy = legacyDcaOrderId(created.strategyId, dueAt);
+      const placed = await h.pipeline.place(
+        { subject: SUBJECT, channel: 'dca', chain: 'solana', side: 'buy', inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '10' } },
+        { orderId: legacy, strategy: 'upgraded', strategyId: created.strategyId, strategyApproval: 'unapproved' },
+      );
+      expect(placed).toMatchObject({ order_id: legacy, status: 'filled' });
+      expect((await stored(created.strategyId)).context).toMatchObject({ buys: 0 });
+
+      await tick(created.strategyId, dueAt);
+      expect((await h.queries.list(SUBJECT, { limit: 10 })).items.map((o) => o.order_id)).toEqual([legacy]);
+      expect(await h.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) })).toBeNull();
+      expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, failures: 0, lastOrderId: legacy });
+      expect(observed).toEqual([['executed', 0]]);
+      // The next tick is named in the one format.
+      await h.clock.advance(60_000);
+      await tick(created.strategyId);
+      expect((await h.queries.list(SUBJECT, { limit: 10 })).items.map((o) => o.order_id).sort()).toEqual([dcaOrderId(created.strategyId, h.clock.now()), legacy].sort());
+    });
   });
 
   describe('approval (issue 16 item 1)', () => {
@@ -148,7 +189,7 @@ describe('DCA strategies service', () => {
       h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, approvalAboveUsd: 100 } };
       const dueAt = h.clock.now();
       await tick(created.strategyId, dueAt);
-      expect(await h.runtime.get({ type: 'order', id: `ord_${created.strategyId}_${dueAt}` })).toBeNull();
+      expect(await h.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) })).toBeNull();
       const after = await stored(created.strategyId);
       expect(after.state).toBe('pending_approval');
       expect(after.context).toMatchObject({ skipped: 1, failures: 0, holdReason: 'a buy of $300.00 is over the approval size of $100' });

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../agents/dca.service.js';
+import { dcaOrderId } from '../../agents/order-ids.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
@@ -61,19 +62,19 @@ describe('orders left in flight by a DCA tick', () => {
 
   const strategy = async (id: string) => (await h.runtime.get({ type: 'dca-strategy', id }))!;
   const order = async (id: string) => (await h.runtime.get({ type: 'order', id }))!.context as OrderContext;
-  const tick = async (strategyId: string) => {
-    const dueAt = h.clock.now();
+  const tick = async (strategyId: string, dueAt = h.clock.now()) => {
     await dca.onTick({ id: `dca:${strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: strategyId }, event: { type: 'dca.tick' }, dueAt });
-    return `ord_${strategyId}_${dueAt}`;
+    return dcaOrderId(strategyId, dueAt);
   };
 
   it('is neither a buy nor a failure until reconciliation settles it, then counts once as a buy', async () => {
     const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes', maxBuys: 1 });
-    const orderId = await tick(created.strategyId);
+    const dueAt = h.clock.now();
+    const orderId = await tick(created.strategyId, dueAt);
     expect((await order(orderId)).status).toBe('submitted');
     expect((await strategy(created.strategyId)).context).toMatchObject({ buys: 0, failures: 0, inFlight: [orderId] });
     // The same tick delivered again does not buy again.
-    await dca.onTick({ id: `dca:${created.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: created.strategyId }, event: { type: 'dca.tick' }, dueAt: Number(orderId.split('_').at(-1)) });
+    await tick(created.strategyId, dueAt);
 
     await reconciler.reconcile(await order(orderId));
     await reconciler.reconcile(await order(orderId)); // a second sweep finds it settled: counted once

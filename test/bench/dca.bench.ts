@@ -423,7 +423,7 @@ interface DcaOrder {
   status: string;
 }
 
-/** Every DCA order in the store, with the strategy and due time its id encodes. */
+/** Every DCA order in the store, with the strategy and the due time of its tick (kept on the order). */
 async function readDcaOrders(svc: TestService): Promise<DcaOrder[]> {
   const out: DcaOrder[] = [];
   let cursor: string | undefined;
@@ -431,10 +431,8 @@ async function readDcaOrders(svc: TestService): Promise<DcaOrder[]> {
     const page = await svc.service.runtime.find('order', { index: 'state' }, { limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const item of page.items) {
       const order = item.context as OrderContext;
-      if (order.channel !== 'dca') continue;
-      // `ord_<strategyId>_<dueAt>`: the strategy id (`dca_<base64url>`) may hold `_` itself.
-      const cut = order.orderId.lastIndexOf('_');
-      out.push({ strategyId: order.orderId.slice('ord_'.length, cut), dueAt: Number(order.orderId.slice(cut + 1)), createdAt: order.createdAt, status: order.status });
+      if (order.channel !== 'dca' || order.strategyId === undefined || order.tickDueAt === undefined) continue;
+      out.push({ strategyId: order.strategyId, dueAt: order.tickDueAt, createdAt: order.createdAt, status: order.status });
     }
     cursor = page.nextCursor;
   } while (cursor);

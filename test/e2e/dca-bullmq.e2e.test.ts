@@ -11,8 +11,9 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BullmqScheduler } from '../../adapters/bullmq/bullmq-scheduler.adapter.js';
+import type { OrderContext } from '../../machines/order.machine.js';
 import type { DueJob } from '../../src/ports/scheduler.port.js';
-import { createDcaStrategy, dueAtOf, gaps, restOrders, setUpDcaTrader, sleep, usdcHeld } from '../support/dca-accounts.js';
+import { createDcaStrategy, dueAtOf, gaps, opsActors, setUpDcaTrader, sleep, usdcHeld } from '../support/dca-accounts.js';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../support/redis.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
@@ -50,8 +51,9 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     };
     /** Due times (ms) of the strategy's orders, oldest first, with their statuses. */
     const ticks = async (name: string) => {
-      const orders = (await restOrders(trader)).filter((o) => o.strategy === name);
-      return orders.map((o) => ({ dueAt: dueAtOf(o.order_id), status: o.status, channel: o.channel })).sort((a, b) => a.dueAt - b.dueAt);
+      // Through the ops view: an order keeps its tick's due time, which REST does not show.
+      const orders = (await opsActors<OrderContext>(svc.url, svc.opsToken, 'order')).filter((o) => o.context.strategy === name);
+      return orders.map((o) => ({ dueAt: dueAtOf(o.context), status: o.context.status, channel: o.context.channel })).sort((a, b) => a.dueAt - b.dueAt);
     };
     const strategy = async (name: string) => {
       const list = await trader.client.get(`/api/nest/trading/strategies/${trader.userId}`);

@@ -89,7 +89,7 @@ describe('DCA strategies when one of two service processes is killed and restart
       .poll(
         async () => {
           const orders = await opsActors<OrderContext>(a.url, a.opsToken, 'order');
-          const buying = new Set(orders.filter((o) => dueAtOf(o.context.orderId) > restartedAt).map((o) => strategyIdOf(o.context.orderId)));
+          const buying = new Set(orders.filter((o) => dueAtOf(o.context) > restartedAt).map((o) => strategyIdOf(o.context)));
           const waiting = created.filter((s) => !buying.has(s.strategyId)).map((s) => s.name);
           if (Date.now() - restartedAt > 5 * SECOND) for (const name of waiting) resumedLate.add(name);
           return waiting;
@@ -125,8 +125,8 @@ describe('DCA strategies when one of two service processes is killed and restart
     const diedWithB = (dueAt: number) => dueAt <= killedAt && dueAt > killedAt - 10 * SECOND;
     for (const strategy of created) {
       const ticks: TickOrder[] = orders
-        .filter((o) => strategyIdOf(o.context.orderId) === strategy.strategyId)
-        .map((o) => ({ dueAt: dueAtOf(o.context.orderId), createdAt: o.context.createdAt }));
+        .filter((o) => strategyIdOf(o.context) === strategy.strategyId)
+        .map((o) => ({ dueAt: dueAtOf(o.context), createdAt: o.context.createdAt }));
       const check = checkTicks(ticks, SECOND, diedWithB);
       problems.push(...check.problems.map((p) => `${strategy.name}: ${p}`));
       excused += check.excused;

@@ -83,12 +83,12 @@ describe('DCA strategies in two service processes on one store and one Redis', (
 
     // --- every order is a filled DCA buy of one of our strategies ---
     const ids = new Set(created.map((s) => s.strategyId));
-    expect(orders.filter((o) => !ids.has(strategyIdOf(o.context.orderId)))).toEqual([]);
+    expect(orders.filter((o) => !ids.has(strategyIdOf(o.context)))).toEqual([]);
     expect(orders.filter((o) => o.context.channel !== 'dca' || o.context.status !== 'filled').map((o) => [o.context.orderId, o.context.status])).toEqual([]);
 
     // --- per strategy: whole seconds, each once, every second accounted for, counted once ---
     const byStrategy = new Map<string, TickOrder[]>(created.map((s) => [s.strategyId, []]));
-    for (const order of orders) byStrategy.get(strategyIdOf(order.context.orderId))!.push({ dueAt: dueAtOf(order.context.orderId), createdAt: order.context.createdAt });
+    for (const order of orders) byStrategy.get(strategyIdOf(order.context))!.push({ dueAt: dueAtOf(order.context), createdAt: order.context.createdAt });
     const problems: string[] = [];
     let collapsed = 0;
     let maxGap = 0;
@@ -128,9 +128,9 @@ describe('DCA strategies in two service processes on one store and one Redis', (
     }
 
     // --- figures (printed, not asserted beyond correctness) ---
-    const lags = orders.map((o) => o.context.createdAt - dueAtOf(o.context.orderId));
+    const lags = orders.map((o) => o.context.createdAt - dueAtOf(o.context));
     const inRun = orders.filter((o) => {
-      const due = dueAtOf(o.context.orderId);
+      const due = dueAtOf(o.context);
       return due > runStart && due <= runStart + RUN_MS;
     }).length;
     const work = [putsAfter[0] - putsBefore[0], putsAfter[1] - putsBefore[1]];

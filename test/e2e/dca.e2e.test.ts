@@ -102,7 +102,9 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const handler = svc.service.trading.dueJobs['dca-strategy']!;
     await Promise.all([handler(tick), handler(tick)]);
     await handler(tick);
-    expect((await orders()).filter((o) => o.strategy === 'dup')).toHaveLength(1);
+    const bought = (await orders()).filter((o) => o.strategy === 'dup');
+    expect(bought).toHaveLength(1);
+    expect(bought[0]!.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/); // one order id format, DCA included (issue 16)
   });
 
   it('names are unique per user; bad bodies list every problem', async () => {

@@ -41,29 +41,15 @@ export async function createDcaStrategy(
   return created.body;
 }
 
-/** DCA order ids are `ord_<strategyId>_<dueAt>`: the tick's due time in epoch ms. */
-export function dueAtOf(orderId: string): number {
-  const dueAt = Number(orderId.slice(orderId.lastIndexOf('_') + 1));
-  if (!Number.isSafeInteger(dueAt)) throw new Error(`not a DCA order id: ${orderId}`);
-  return dueAt;
+/** The due time (epoch ms) of the tick a DCA order was placed for: the order keeps it (its id is derived, never parsed). */
+export function dueAtOf(order: { orderId: string; tickDueAt?: number }): number {
+  if (order.tickDueAt === undefined) throw new Error(`not a DCA tick's order: ${order.orderId}`);
+  return order.tickDueAt;
 }
 
-/** The strategy id part of a DCA order id. */
-export function strategyIdOf(orderId: string): string {
-  return orderId.slice('ord_'.length, orderId.lastIndexOf('_'));
-}
-
-/** Every order of the trader's account through the REST list (pages of 200). */
-export async function restOrders(trader: DcaTrader): Promise<Array<{ order_id: string; status: string; strategy?: string; channel: string }>> {
-  const out: Array<{ order_id: string; status: string; strategy?: string; channel: string }> = [];
-  let cursor: string | undefined;
-  do {
-    const page = await trader.client.get(`/api/nest/trading/orders/${trader.userId}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (page.status !== 200) throw new Error(`orders list failed: ${page.status} ${JSON.stringify(page.body)}`);
-    out.push(...page.body.items);
-    cursor = page.body.nextCursor;
-  } while (cursor);
-  return out;
+/** The strategy a DCA order was placed for ('' for any other order). */
+export function strategyIdOf(order: { strategyId?: string }): string {
+  return order.strategyId ?? '';
 }
 
 /** Every actor of `type` through the ops inspection route (ops token, no session budget). */

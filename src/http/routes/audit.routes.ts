@@ -1,5 +1,6 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { AgentsService } from '../../accounts/agents.service.js';
 import type { BotsService } from '../../accounts/bots.service.js';
 import type { AuditLog } from '../../operations/audit-log.js';
@@ -70,6 +71,11 @@ export function createAuditRoutes(deps: AuditRoutesDeps): Router {
   return router;
 }
 
+/** `agent:<actor id>` as the owner knows the agent (`agent:alpha`, not `agent:<ownerId>~alpha`); bots unchanged. */
+function shownSubject(subject: string): string {
+  return subject.startsWith('agent:') ? `agent:${chosenAgentId(subject.slice('agent:'.length))}` : subject;
+}
+
 /** Only the documented fields leave the service, whatever else a stored entry might carry. */
 function toView(entry: AuditEntry): AuditEntryView {
   const { at, principal, credentialPrefix, scope, subject, error } = entry;
@@ -81,7 +87,7 @@ function toView(entry: AuditEntry): AuditEntryView {
     // JSON drops the undefined ones.
     credentialPrefix,
     scope,
-    subject,
+    subject: subject === undefined ? undefined : shownSubject(subject),
     argsDigest: entry.argsDigest,
     outcome: entry.outcome,
     error,

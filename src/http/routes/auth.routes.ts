@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
+import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { UsersService, WalletChain } from '../../accounts/users.service.js';
 import type { CredentialResolver, Principal } from '../../auth/credentials/credential-resolver.js';
 import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
@@ -123,7 +124,8 @@ function describe(principal: Principal): Record<string, unknown> {
     type: principal.type,
     keyId: principal.keyId,
     scope: principal.scope,
-    [principal.type === 'agent-key' ? 'agentId' : 'botId']: principal.ownerId,
+    // The agent as its owner knows it, never its actor id (`<ownerId>~<agentId>`).
+    ...(principal.type === 'agent-key' ? { agentId: chosenAgentId(principal.ownerId) } : { botId: principal.ownerId }),
     expiresAt: new Date(principal.expiresAt).toISOString(),
   };
 }

@@ -2,10 +2,12 @@
  * The wire shape of one MCP event (CONTRACT "Events"), shared by the SSE and WebSocket
  * surfaces, plus the small parsers both need. Pure functions: no I/O, no clock.
  */
+import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
 import { AppError } from '../../errors/app-error.js';
 import type { OperationSubject } from '../../operations/operation.types.js';
 import type { BusEvent } from '../../ports/event-bus.port.js';
+import { isPlainObject } from '../../shared/is-plain-object.js';
 
 /** One event as a client sees it: SSE `id`/`event`/`data` lines, or one WebSocket JSON message. */
 export interface StreamEvent {
@@ -27,15 +29,30 @@ export function busStreamOf(subject: OperationSubject): string {
 
 /**
  * Bus event → wire event. The envelope fields (`type`, subject id, `at`) are ours and come
- * first; an event field of the same name cannot override them.
+ * first; an event field of the same name cannot override them. An agent is named as its
+ * owner knows it (`chosenAgentId`), never by its actor id `<ownerId>~<agentId>`.
  */
 export function toStreamEvent(event: BusEvent, subject: OperationSubject): StreamEvent {
   const { type: _type, at: _at, agentId: _agentId, botId: _botId, ...fields } = event.data;
-  const idField = subject.type === 'agent' ? 'agentId' : 'botId';
+  const subjectField = subject.type === 'agent' ? { agentId: chosenAgentId(subject.id) } : { botId: subject.id };
   return {
     id: event.id,
     event: event.type,
-    data: { type: event.type, [idField]: subject.id, at: new Date(event.at).toISOString(), ...fields },
+    data: { type: event.type, ...subjectField, at: new Date(event.at).toISOString(), ...withChosenAgentIds(fields) },
+  };
+}
+
+/**
+ * The agent ids inside an event, as the owner knows them: a key event's `ownerId` and an
+ * order event's `order.agentId`. The order view writes the chosen id already; events
+ * published before it did are still replayed (`Last-Event-ID`), and are mapped here.
+ */
+function withChosenAgentIds(fields: Record<string, unknown>): Record<string, unknown> {
+  const { ownerType, ownerId, order } = fields;
+  return {
+    ...fields,
+    ...(ownerType === 'agent' && typeof ownerId === 'string' ? { ownerId: chosenAgentId(ownerId) } : {}),
+    ...(isPlainObject(order) && typeof order.agentId === 'string' ? { order: { ...order, agentId: chosenAgentId(order.agentId) } } : {}),
   };
 }
 

@@ -15,6 +15,20 @@ describe('event frames', () => {
     expect(toStreamEvent(busEvent, { type: 'bot', id: 'b1' }).data).toMatchObject({ botId: 'b1' });
   });
 
+  it("names an agent as its owner knows it, never by its actor id `<ownerId>~<agentId>` (issue 16, item 8)", () => {
+    const at = Date.UTC(2026, 0, 1);
+    const subject = { type: 'agent', id: 'usr_u1~alpha' } as const;
+    const revoked = toStreamEvent({ stream: 'agent:usr_u1~alpha', id: 1, at, type: 'key.revoked', data: { keyId: 'k1', ownerType: 'agent', ownerId: 'usr_u1~alpha' } }, subject);
+    expect(revoked.data).toEqual({ type: 'key.revoked', agentId: 'alpha', at: '2026-01-01T00:00:00.000Z', keyId: 'k1', ownerType: 'agent', ownerId: 'alpha' });
+    // An order event published before the order view named the chosen id, replayed after the upgrade.
+    const replayed = toStreamEvent({ stream: 'agent:usr_u1~alpha', id: 2, at, type: 'order.created', data: { order: { order_id: 'ord_1', agentId: 'usr_u1~alpha', status: 'submitting' } } }, subject);
+    expect(replayed.data).toEqual({ type: 'order.created', agentId: 'alpha', at: '2026-01-01T00:00:00.000Z', order: { order_id: 'ord_1', agentId: 'alpha', status: 'submitting' } });
+    expect(JSON.stringify([revoked, replayed])).not.toContain('~');
+    // A bot's key events are unchanged.
+    const bot = toStreamEvent({ stream: 'bot:b1', id: 3, at, type: 'key.revoked', data: { keyId: 'k2', ownerType: 'bot', ownerId: 'b1' } }, { type: 'bot', id: 'b1' });
+    expect(bot.data).toMatchObject({ botId: 'b1', ownerId: 'b1' });
+  });
+
   it('frames SSE as id, event and one data line', () => {
     const frame = formatSse({ id: 3, event: 'agent.updated', data: { type: 'agent.updated', note: 'a\nb' } });
     expect(frame).toBe('id: 3\nevent: agent.updated\ndata: {"type":"agent.updated","note":"a\\nb"}\n\n');
