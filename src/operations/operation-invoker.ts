@@ -108,10 +108,15 @@ export class OperationInvoker {
     return operation;
   }
 
+  /** The invoker's clock, for a surface that records a call it refused itself (`recordOutside`). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
    * Records a call answered outside the catalog: an MCP protocol method (`tools/list`,
-   * `ping`...), or a `tools/call` its surface refused before it got here (over its rate
-   * budget). Every call is in the audit trail, answered or not; `error` is its code.
+   * `ping`...), or a call its surface refused before it got here (a `tools/call` over its
+   * rate budget, a REST call on someone else's agent or with a malformed request). Every call is in the audit trail, answered or not; `error` is its code.
    */
   recordOutside(name: string, input: unknown, ctx: CallContext, started: number, error?: string): void {
     this.record(name, ctx, digestArguments(withoutKey(input)), started, error);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { SCOPES, stepUpTokenSchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
-import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type BotsService } from '../../accounts/bots.service.js';
+import { SCOPES, stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
+import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
+import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';
 import { defineOperation, defineUnboundOperation, type OperationContext } from '../operation.types.js';
 import { pageSchema } from './list-paging.js';
@@ -15,10 +16,10 @@ export const botSchema = replaceBotSchema.extend({
   status: z.literal('active'),
   createdAt: isoTime,
   updatedAt: isoTime,
-});
+}) satisfies z.ZodType<Bot>;
 
 /** The stored MCP config: every field of the update schema, present. */
-export const botMcpConfigSchema = mcpConfigSchema.required();
+export const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
 
 export const keySummarySchema = z.object({
   keyId: z.string(),
@@ -29,9 +30,9 @@ export const keySummarySchema = z.object({
   createdAt: isoTime,
   expiresAt: isoTime,
   status: z.enum(['active', 'revoked', 'expired']),
-});
+}) satisfies z.ZodType<KeySummary>;
 
-export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') });
+export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
 
 /** Input of `bot_token_rotate` (scope defaults to read); every field is optional. */
 export const rotateTokenSchema = z
