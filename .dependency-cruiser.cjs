@@ -42,6 +42,13 @@ module.exports = {
       to: { path: ['^src/(http|mcp|composition|runtime|operations)/', '^src/main\\.ts$', '^agents/'] },
     },
     {
+      name: 'surfaces-reach-accounts-and-agents-through-operations',
+      severity: 'error',
+      comment: 'Every capability goes through the catalog (issue 17): REST, MCP and events name neither the account services nor the domain.',
+      from: { path: '^src/(http|mcp)/' },
+      to: { path: ['^src/accounts/', '^agents/'] },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },

@@ -11,23 +11,28 @@ import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { UsersService } from './users.service.js';
 import { nameSchema } from '../shared/name.schema.js';
 
-/** An agent as operators see it (CONTRACT "Agents, bots and keys"). */
-export interface AgentSummary {
-  agentId: string;
-  publicId: string;
-  name: string;
-  status: string;
-  tradingEnabled: boolean;
-  createdAt: string;
-}
+/**
+ * An agent as operators and its keys see it (CONTRACT "Agents, bots and keys"): the one
+ * shape of every agent answer (REST, MCP tools, the OpenAPI document), built by `toSummary`.
+ */
+export const agentSummarySchema = z.object({
+  agentId: z.string().describe('The id its owner chose (or was given)'),
+  publicId: z.string().describe('Public id of its MCP endpoint, `/mcp/{publicId}`'),
+  name: z.string(),
+  status: z.string().describe('Lifecycle state: active, paused, archived...'),
+  tradingEnabled: z.boolean(),
+  createdAt: z.string().describe('ISO 8601 time'),
+});
+export type AgentSummary = z.output<typeof agentSummarySchema>;
 
 export const createAgentSchema = z
   .object({
-    name: nameSchema(),
+    name: nameSchema().describe('Display name of the agent'),
     agentId: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')
-      .optional(),
+      .optional()
+      .describe('An id of your choosing, unique among your agents; default: a generated `agt_…` id'),
   })
   .strict();
 

@@ -20,9 +20,9 @@ export interface Bot extends BotProfile {
 }
 
 const profileFields = {
-  name: nameSchema(),
-  description: z.string().max(2000),
-  tradingEnabled: z.boolean(),
+  name: nameSchema().describe('Display name of the bot'),
+  description: z.string().max(2000).describe('Free text about the bot, up to 2000 characters'),
+  tradingEnabled: z.boolean().describe('Whether the bot may trade'),
 };
 
 /** PUT replaces the whole profile; POST needs a name; PATCH changes what it names. */
@@ -34,7 +34,11 @@ export const patchBotSchema = z
   .strict()
   .refine((value) => Object.keys(value).length > 0, { message: 'at least one field is required' });
 export const mcpConfigSchema = z
-  .object({ enabled: z.boolean(), granularErrors: z.boolean(), disabledCategories: z.array(z.string().min(1).max(64)).max(50) })
+  .object({
+    enabled: z.boolean().describe('Whether the bot answers MCP calls'),
+    granularErrors: z.boolean().describe('`Tool not found: <name>` instead of the generic error for unknown tools'),
+    disabledCategories: z.array(z.string().min(1).max(64)).max(50).describe('Tool families switched off for this bot'),
+  })
   .partial()
   .strict();
 

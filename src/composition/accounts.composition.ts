@@ -18,9 +18,7 @@ import { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import type { Secrets } from '../config/secrets.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import type { AuthMiddlewareDeps } from '../http/auth/auth.middleware.js';
-import { createAgentRoutes } from '../http/routes/agents.routes.js';
 import { createAuthRoutes } from '../http/routes/auth.routes.js';
-import { createBotRoutes } from '../http/routes/bots.routes.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { EventBusPort } from '../ports/event-bus.port.js';
 import { perMinute, type RateLimiterPort } from '../ports/rate-limiter.port.js';
@@ -50,7 +48,7 @@ export interface AccountsDeps {
 /** Store collections of the account services (actors declare theirs through the runtime). */
 export const ACCOUNT_COLLECTIONS: CollectionSpec[] = [...USER_COLLECTIONS, ...NONCE_COLLECTIONS, ...TOTP_COLLECTIONS, ...STEP_UP_COLLECTIONS, CAP_LOCKS_COLLECTION];
 
-/** Operators, sessions, agents, bots, keys, TOTP and step-up: services and their routes. */
+/** Operators, sessions, agents, bots, keys, TOTP and step-up: services, and the sign-in routes. */
 export function buildAccounts(deps: AccountsDeps) {
   const { runtime, store, clock, bus } = deps;
   const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
@@ -75,11 +73,8 @@ export function buildAccounts(deps: AccountsDeps) {
   const bots = new BotsService(runtime, store, clock, keys, caps, deps.limits.botsPerUser);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter, publicLimit: publicRateLimit(deps.limiter, [perMinute(deps.publicRatePerMinute)]) };
 
-  const routers: Router[] = [
-    createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp }),
-    createAgentRoutes({ auth, agents, stepUp }),
-    createBotRoutes({ auth, bots, keys, stepUp }),
-  ];
+  // Sign-in only: every other account capability is a catalog operation (operations.composition.ts).
+  const routers: Router[] = [createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp })];
   return {
     routers,
     auth,

@@ -6,13 +6,20 @@ import type { StatusReader } from '../../agents/portfolio.types.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
 import type { AgentsService } from '../accounts/agents.service.js';
 import type { ApiKeysService } from '../accounts/api-keys.service.js';
+import type { BotsService } from '../accounts/bots.service.js';
 import type { AuthMiddlewareDeps } from '../http/auth/auth.middleware.js';
-import { createCatalogAdminRoutes } from '../http/routes/catalog-admin.routes.js';
+import { ACCOUNT_REST_BINDINGS, CATALOG_ADMIN_BINDINGS } from '../http/routes/account.bindings.js';
 import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
 import { AGENT_REST_BINDINGS, createOperationRoutes } from '../http/routes/operation.routes.js';
 import { AuditLog } from '../operations/audit-log.js';
 import { StoredCatalogSettings } from '../operations/catalog-settings.store.js';
+import { accountAccess } from '../operations/account-access.js';
+import { agentAdminOperations } from '../operations/definitions/agent-admin.ops.js';
 import { agentOperations } from '../operations/definitions/agent.ops.js';
+import { auditLogOperations } from '../operations/definitions/audit-log.ops.js';
+import { botOperations } from '../operations/definitions/bot.ops.js';
+import { catalogAdminOperations } from '../operations/definitions/service-admin.ops.js';
+import { stepUpOperations, type StepUpIssuer } from '../operations/definitions/step-up.ops.js';
 import { chatOperations } from '../operations/definitions/chat.ops.js';
 import { portfolioOperations } from '../operations/definitions/portfolio.ops.js';
 import { keyOperations } from '../operations/definitions/key.ops.js';
@@ -37,6 +44,8 @@ export interface OperationsDeps {
   auth: AuthMiddlewareDeps;
   agents: AgentsService;
   keys: ApiKeysService;
+  bots: BotsService;
+  stepUp: StepUpIssuer;
   opsToken: string;
   /** The trading core's reader (positions valued at current prices); absent: a reader without prices. */
   status?: StatusReader;
@@ -54,24 +63,28 @@ export function buildOperations(deps: OperationsDeps) {
   const status = deps.status ?? new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock });
   const llm = deps.llm ? new OpenAiCompatibleLlm(deps.llm) : new EmbeddedLlm();
   const askBot = new AskBot({ llm, status, clock: deps.clock, onLlmError: (err) => deps.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed') });
+  const audit = new AuditLog(deps.store, deps.clock, deps.logger);
   const catalog = new OperationCatalog().register(
     ...agentOperations(deps.runtime),
+    ...agentAdminOperations(deps.agents),
+    ...botOperations(deps.bots, deps.keys),
+    ...stepUpOperations(deps.stepUp),
+    ...auditLogOperations(audit),
     ...keyOperations(deps.keys),
     ...chatOperations(askBot),
     ...portfolioOperations(status),
     ...(deps.extraOperations ?? []),
   );
   const catalogSettings = new StoredCatalogSettings({ store: deps.store, catalog, clock: deps.clock, logger: deps.logger });
-  const audit = new AuditLog(deps.store, deps.clock, deps.logger);
+  catalog.register(...catalogAdminOperations(catalog, catalogSettings));
   const invoker = new OperationInvoker(catalog, audit, deps.clock, {
     idempotency: new IdempotencyGuard(deps.store, deps.clock),
     settled: () => deps.runtime.settled(),
     ...(deps.fingerprintHash ? { fingerprintHash: deps.fingerprintHash } : {}),
   });
-  const bindings = [...AGENT_REST_BINDINGS, ...(deps.extraBindings ?? [])];
+  const bindings = [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...CATALOG_ADMIN_BINDINGS, ...(deps.extraBindings ?? [])];
   const routers = [
-    createOperationRoutes({ auth: deps.auth, invoker, agents: deps.agents, bindings }),
-    createCatalogAdminRoutes({ catalog, settings: catalogSettings, opsToken: deps.opsToken }),
+    createOperationRoutes({ auth: deps.auth, invoker, accounts: accountAccess(deps.agents, deps.bots), bindings, opsToken: deps.opsToken }),
     createOpenApiRoutes({ catalog, bindings, publicLimit: deps.auth.publicLimit }),
   ];
   return { catalog, catalogSettings, audit, invoker, routers, llmBreakers: () => llmBreakers(llm) };

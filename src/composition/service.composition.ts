@@ -10,11 +10,11 @@ import type { MachineDefinition } from '../../machines/machine-definition.types.
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { isAppError } from '../errors/app-error.js';
-import { createRestAuditRouter } from '../http/audit.middleware.js';
+import { Router } from 'express';
+import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../http/auth/sign-in-record.middleware.js';
 import { createHttpApp } from '../http/app.js';
 import { createHttpServer } from '../http/http-server.js';
 import { setSecurityHeaders } from '../http/security-headers.js';
-import { createAuditRoutes } from '../http/routes/audit.routes.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
 import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
@@ -124,6 +124,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     auth: accounts.auth,
     agents: accounts.services.agents,
     keys: accounts.services.keys,
+    bots: accounts.services.bots,
+    stepUp: accounts.services.stepUp,
     opsToken: options.secrets.OPS_TOKEN,
     ...(trading.status ? { status: trading.status } : {}),
     extraOperations: trading.operations,
@@ -148,18 +150,16 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     registry: metrics.registry,
   });
 
-  // First in line: it only listens for the end of each mutating call, after auth has run.
-  const restAudit = createRestAuditRouter({ audit: operations.audit, clock });
-  const auditLogs = createAuditRoutes({ auth: accounts.auth, agents: accounts.services.agents, bots: accounts.services.bots, audit: operations.audit });
+  // Sign-in is the one mutating REST surface outside the catalog: its durability and audit.
+  const signInRecord = Router().use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit: operations.audit, clock, settled: () => runtime.settled(), logger }));
   let ready = false;
   const app = createHttpApp({
-    routers: [restAudit, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), auditLogs, mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
+    routers: [signInRecord, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
     inspector: new RuntimeInspector(runtime, adapters.store),
     readiness: () => readiness(adapters, () => ready),
-    settled: () => runtime.settled(),
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
   });
   // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).

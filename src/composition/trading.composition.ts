@@ -17,7 +17,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { SecretBox } from '../crypto/secret-box.js';
-import { createKillSwitchRoutes } from '../http/routes/kill-switch.routes.js';
+import { KILL_SWITCH_BINDINGS } from '../http/routes/account.bindings.js';
+import { killSwitchOperations } from '../operations/definitions/service-admin.ops.js';
 import { TRADING_CONFIG_BINDINGS } from '../http/routes/trading-config.bindings.js';
 import { WALLET_BINDINGS } from '../http/routes/wallet.bindings.js';
 import { tradingConfigOperations } from '../operations/definitions/trading-config.ops.js';
@@ -65,7 +66,8 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
   module.operations.push(...tradingConfigOperations(tradingConfig));
   module.bindings.push(...TRADING_CONFIG_BINDINGS);
   module.collections.push(...TRADING_CONFIG_COLLECTIONS, ...KILL_SWITCH_COLLECTIONS);
-  (module.routers ??= []).push(createKillSwitchRoutes({ killSwitch, opsToken: deps.secrets.OPS_TOKEN, log: deps.logger }));
+  module.operations.push(...killSwitchOperations(killSwitch, deps.logger));
+  module.bindings.push(...KILL_SWITCH_BINDINGS);
 
   // --- wallets ---
   // The orders section signs and spends through `wallets` (a WalletDirectory: signingWallet, signer, reserveSpend).

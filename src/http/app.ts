@@ -7,7 +7,6 @@ import express, { type Express, type Router } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ActorInspector } from '../runtime/actor-inspector.js';
-import { durableAnswerMiddleware } from './durable-answer.middleware.js';
 import { errorMiddleware } from './error.middleware.js';
 import { createHealthRouter, type ReadinessCheck } from './health.routes.js';
 import { httpMetricsMiddleware } from './http-metrics.middleware.js';
@@ -30,11 +29,6 @@ export interface HttpAppDeps {
   bodyLimitBytes?: number;
   /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, interface 7.5). */
   rawBodyPrefixes?: readonly string[];
-  /**
-   * Resolves once every write so far is durable (`ActorRuntime.settled`): mutating requests
-   * are answered after it (durable-answer.middleware.ts). Absent: answers are not held.
-   */
-  settled?: () => Promise<void>;
   /** express's `trust proxy` (config `TRUST_PROXY`): whom to believe about the client address. */
   trustProxy?: number | string[];
 }
@@ -64,10 +58,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       skipPrefixes: deps.rawBodyPrefixes ?? ['/mcp'],
     }),
   );
-  if (deps.settled) {
-    // The MCP endpoint is served before express, through the invoker, which holds its own answers.
-    app.use(durableAnswerMiddleware({ settled: deps.settled, logger: deps.logger }));
-  }
+  // Durability and audit are the operations invoker's, which every capability route calls
+  // (operation.routes.ts); the sign-in routes have their own (sign-in-record.middleware.ts).
   app.use(createOpsRouter({ inspector: deps.inspector, opsToken: deps.opsToken }));
   for (const router of deps.routers ?? []) app.use(router);
 

@@ -1,8 +1,8 @@
-/** One audited call (interface 6: MCP audit logs; every mutating REST call too). */
+/** One audited call (interface 6: MCP audit logs; every REST capability call and due job too). */
 export interface AuditEntry {
   /** Epoch ms when the call started. */
   at: number;
-  surface: 'rest' | 'mcp';
+  surface: 'rest' | 'mcp' | 'system';
   /** Operation name (tool) or `METHOD /route/template` for REST calls outside the catalog. */
   operation: string;
   principal: { type: string; id: string };

@@ -3,7 +3,7 @@ import type { KeyScope } from '../../machines/api-key.machine.js';
 import { scopeCovers } from '../accounts/api-keys.service.js';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';
-import type { AnyOperation, OperationContext, OperationFamily, PrincipalKind } from './operation.types.js';
+import type { AnyOperation, CallContext, OperationContext, OperationFamily, PrincipalKind } from './operation.types.js';
 
 /** Runtime configuration of what the catalog exposes; `configure` swaps it without a restart. */
 export interface CatalogSettings {
@@ -82,12 +82,15 @@ export class OperationCatalog {
   }
 
   /** Validates the input and runs the handler; visibility is the caller's check (see `refusal`). */
-  async invoke(operation: AnyOperation, ctx: OperationContext, rawInput: unknown): Promise<unknown> {
-    return operation.handler(ctx, parseOperationInput(operation.input, rawInput));
+  async invoke(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
+    return operation.handler(boundContext(operation, ctx), parseOperationInput(operation.input, rawInput));
   }
 
   private check(operation: AnyOperation, viewer: Viewer): Refusal | undefined {
     if (!operation.principals.includes(viewer.kind)) return 'hidden';
+    // The runtime switches shape what agents and operators are offered; the service's own
+    // operators and jobs keep every operation (switching a family off must not lock the kill switch away).
+    if (viewer.kind === 'ops' || viewer.kind === 'system') return scopeCovers(viewer.scope, operation.minScope) ? undefined : 'scope';
     if (this.settings.disabledOperations.includes(operation.name)) return 'hidden';
     if (this.settings.disabledFamilies.includes(operation.family)) return 'hidden';
     if (viewer.disabledFamilies?.includes(operation.family)) return 'hidden';
@@ -96,6 +99,14 @@ export class OperationCatalog {
   }
 }
 
+/**
+ * The context as the handler is typed to receive it: an `account` operation always gets its
+ * subject (a surface that resolved none is a bug, answered as a missing agent, never a crash).
+ */
+export function boundContext(operation: AnyOperation, ctx: CallContext): OperationContext {
+  if ((operation.target ?? 'account') === 'account' && !ctx.subject) throw AppError.notFound('Agent not found');
+  return ctx as OperationContext;
+}
 
 /** Parses operation input; failures are 400 validation errors naming the field (see `validationMessages`). */
 export function parseOperationInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

@@ -3,8 +3,8 @@ import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
-import { OperationCatalog, parseOperationInput, type Viewer } from './operation-catalog.js';
-import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type OperationContext } from './operation.types.js';
+import { OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type CallContext } from './operation.types.js';
 import { digestArguments, requestFingerprint, sha256Hex, type KeyedHash } from './request-digest.js';
 
 export { digestArguments } from './request-digest.js';
@@ -13,7 +13,7 @@ export { digestArguments } from './request-digest.js';
 export interface Invocation {
   name: string;
   input: unknown;
-  ctx: OperationContext;
+  ctx: CallContext;
   viewer: Viewer;
   /** Called when a guarded call is answered from its idempotency record (REST sets `Idempotent-Replayed`). */
   onReplay?: () => void;
@@ -72,7 +72,8 @@ export class OperationInvoker {
       const parsed = parseOperationInput(operation.input, input);
       // Every field, not the audit digest: that one leaves out secret-named fields (an approval's `token`).
       const { fingerprint, legacy } = requestFingerprint(name, args, this.options.fingerprintHash ?? sha256Hex);
-      return await idempotency.run(`${ctx.subject.type}:${ctx.subject.id}`, key, fingerprint, () => operation.handler(ctx, parsed), {
+      const bound = boundContext(operation, ctx);
+      return await idempotency.run(`${bound.subject.type}:${bound.subject.id}`, key, fingerprint, () => operation.handler(bound, parsed), {
         ...(onReplay ? { onReplay } : {}),
         ...(legacy ? { legacyFingerprint: legacy } : {}),
         ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
@@ -107,24 +108,29 @@ export class OperationInvoker {
     return operation;
   }
 
+  /** The invoker's clock, for a surface that records a call it refused itself (`recordOutside`). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
    * Records a call answered outside the catalog: an MCP protocol method (`tools/list`,
-   * `ping`...), or a `tools/call` its surface refused before it got here (over its rate
-   * budget). Every call is in the audit trail, answered or not; `error` is its code.
+   * `ping`...), or a call its surface refused before it got here (a `tools/call` over its
+   * rate budget, a REST call on someone else's agent or with a malformed request). Every call is in the audit trail, answered or not; `error` is its code.
    */
-  recordOutside(name: string, input: unknown, ctx: OperationContext, started: number, error?: string): void {
+  recordOutside(name: string, input: unknown, ctx: CallContext, started: number, error?: string): void {
     this.record(name, ctx, digestArguments(withoutKey(input)), started, error);
   }
 
-  private record(name: string, ctx: OperationContext, argsDigest: string, started: number, error: string | undefined): void {
+  private record(name: string, ctx: CallContext, argsDigest: string, started: number, error: string | undefined): void {
     this.audit.record({
       at: started,
       surface: ctx.surface,
       operation: name,
       principal: principalRef(ctx),
-      ...(ctx.principal.type === 'session' ? {} : { credentialPrefix: ctx.principal.prefix }),
+      ...('prefix' in ctx.principal ? { credentialPrefix: ctx.principal.prefix } : {}),
       scope: ctx.scope,
-      subject: `${ctx.subject.type}:${ctx.subject.id}`,
+      ...(ctx.subject ? { subject: `${ctx.subject.type}:${ctx.subject.id}` } : {}),
       argsDigest,
       outcome: error ? 'error' : 'ok',
       ...(error ? { error } : {}),
@@ -135,9 +141,18 @@ export class OperationInvoker {
   }
 }
 
-function principalRef(ctx: OperationContext): { type: string; id: string } {
+function principalRef(ctx: CallContext): { type: string; id: string } {
   const principal = ctx.principal;
-  return principal.type === 'session' ? { type: 'session', id: principal.userId } : { type: principal.type, id: principal.keyId };
+  switch (principal.type) {
+    case 'session':
+      return { type: 'session', id: principal.userId };
+    case 'ops':
+      return { type: 'ops', id: 'ops-token' };
+    case 'system':
+      return { type: 'system', id: principal.job };
+    default:
+      return { type: principal.type, id: principal.keyId };
+  }
 }
 
 function withoutKey(input: unknown): unknown {

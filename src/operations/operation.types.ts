@@ -2,11 +2,19 @@ import type { z } from 'zod';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { Principal } from '../auth/credentials/credential-resolver.js';
 
-/** Who an operation serves: software operating an agent or a legacy bot, or a signed-in operator. */
-export type PrincipalKind = 'agent' | 'bot' | 'operator';
+/**
+ * Who an operation serves: software operating an agent or a legacy bot (its key), a
+ * signed-in operator (session), the service's own operators (`ops`, the ops bearer token),
+ * and the service itself (`system`: due jobs such as DCA ticks and expiries).
+ */
+export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system';
 
-/** Tool families of interface 4.5; a family can be switched off by configuration. */
-export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents'] as const;
+/**
+ * Tool families of interface 4.5 (`chat` … `agents`), plus the operator-only families of the
+ * hand-written routes that joined the catalog: legacy `bots`, `audit` logs, and `ops`
+ * (service operators'; never switched off by the runtime settings, see OperationCatalog).
+ */
+export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents', 'bots', 'audit', 'ops'] as const;
 export type OperationFamily = (typeof OPERATION_FAMILIES)[number];
 
 /** The agent or bot a call acts on. */
@@ -15,18 +23,27 @@ export interface OperationSubject {
   id: string;
 }
 
-/** Everything a handler may know about the call besides its input. */
-export interface OperationContext {
-  principal: Principal;
+/**
+ * Who called, as the audit trail names them: a credential (session or key), the ops token
+ * (`ops`), or the service itself running a due job (`system`, with the job's kind).
+ */
+export type CallerPrincipal = Principal | { type: 'ops' } | { type: 'system'; job: string };
+
+/**
+ * Everything a handler may know about the call besides its input. `subject` is the agent or
+ * bot the call acts on; operations whose `target` is `owner` or `service` act on none.
+ */
+export interface CallContext {
+  principal: CallerPrincipal;
   /** Effective scope: the key's scope; `manage` for an operator on their own agent. */
   scope: KeyScope;
-  subject: OperationSubject;
+  subject?: OperationSubject;
   /** The user behind the call: the operator, or the owner of the key's agent or bot. */
   userId?: string;
   requestId: string;
   correlationId: string;
-  /** Surface the call came through (audit). */
-  surface: 'rest' | 'mcp';
+  /** Surface the call came through (audit); `system` for due jobs. */
+  surface: 'rest' | 'mcp' | 'system';
   idempotencyKey?: string;
   /**
    * Called by a handler whose call created what it answers with, where creating is not a
@@ -35,6 +52,18 @@ export interface OperationContext {
    */
   created?: () => void;
 }
+
+/** The context of an operation that acts on one agent or bot (`target: 'account'`, the default). */
+export interface OperationContext extends CallContext {
+  subject: OperationSubject;
+}
+
+/**
+ * What an operation acts on: one agent or bot (`account`: `ctx.subject` is set), the
+ * signed-in user's own collection (`owner`: creating or listing agents and bots), or the
+ * service itself (`service`: ops and due jobs).
+ */
+export type OperationTarget = 'account' | 'owner' | 'service';
 
 export interface OperationAnnotations {
   readOnly?: boolean;
@@ -56,6 +85,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
   input: I;
   output?: z.ZodType<O>;
   annotations?: OperationAnnotations;
+  /** Default `account`. */
+  target?: OperationTarget;
   handler: (ctx: OperationContext, input: z.output<I>) => Promise<O>;
 }
 
@@ -90,4 +121,16 @@ export function isGuarded(operation: AnyOperation): boolean {
  */
 export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O>): Operation<I, O> {
   return operation;
+}
+
+/** An operation that acts on no agent or bot (`target` `owner` or `service`): its handler gets no subject. */
+export interface UnboundOperation<I extends z.ZodType, O> extends Omit<Operation<I, O>, 'target' | 'handler'> {
+  target: Exclude<OperationTarget, 'account'>;
+  handler: (ctx: CallContext, input: z.output<I>) => Promise<O>;
+}
+
+/** Declares an operation without a subject; the invoker never calls an `account` one without one. */
+export function defineUnboundOperation<I extends z.ZodType, O>(operation: UnboundOperation<I, O>): Operation<I, O> {
+  // A CallContext handler accepts every OperationContext: widening the parameter is safe.
+  return operation as Operation<I, O>;
 }

@@ -51,9 +51,9 @@ describe('agent ids scoped per owner (e2e)', () => {
     // Each owner's audit log holds their own calls only (entries are written in batches: poll).
     const operations = async (operator: Operator) =>
       ((await operator.client.get('/api/nest/agents/alpha/logs')).body.items as Array<{ operation: string }>).map((e) => e.operation);
-    const bobs = ['agent_pause', 'POST /api/nest/agents/:agentId/control/mcp/step-up', 'agent_keys_create', 'trading_wallet_custodial_ensure'];
+    const bobs = ['agent_pause', 'step_up_issue', 'agent_keys_create', 'trading_wallet_custodial_ensure'];
     await expect.poll(() => operations(bob)).toEqual(expect.arrayContaining(bobs));
-    expect((await operations(alice)).sort()).toEqual(['agent_keys_list', 'trading_wallet_custodial_get']);
+    expect((await operations(alice)).sort()).toEqual(['agent_get', 'agent_get', 'agent_keys_list', 'trading_wallet_custodial_get']);
   });
 
   it('agents created before ids were scoped are still found, and their ids are not revealed to others', async () => {

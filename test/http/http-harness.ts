@@ -62,7 +62,7 @@ export interface TestApp {
   setReadiness(report: ReadinessReport | Error): void;
 }
 
-export function createTestApp(options: { routers?: Router[]; bodyLimitBytes?: number; settled?: () => Promise<void> } = {}): TestApp {
+export function createTestApp(options: { routers?: Router[]; bodyLimitBytes?: number } = {}): TestApp {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
   // Default metrics register process observers; not needed to test the HTTP ones.
@@ -80,7 +80,6 @@ export function createTestApp(options: { routers?: Router[]; bodyLimitBytes?: nu
     },
     ...(options.routers === undefined ? {} : { routers: options.routers }),
     ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
-    ...(options.settled === undefined ? {} : { settled: options.settled }),
   };
   return {
     app: createHttpApp(deps),

@@ -5,7 +5,13 @@ import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { KILL_SWITCH_CACHE_MS, KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/kill-switch.service.js';
 import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.js';
-import { KILL_SWITCH_PATH, KILL_SWITCH_ROUTE_DOCS, createKillSwitchRoutes } from '../../src/http/routes/kill-switch.routes.js';
+import { catalogRouteDocs } from '../../src/http/openapi/catalog-routes.doc.js';
+import { KILL_SWITCH_BINDINGS, KILL_SWITCH_PATH } from '../../src/http/routes/account.bindings.js';
+import { createOperationRoutes } from '../../src/http/routes/operation.routes.js';
+import type { AuditEntry } from '../../src/operations/audit.types.js';
+import { killSwitchOperations } from '../../src/operations/definitions/service-admin.ops.js';
+import { OperationCatalog } from '../../src/operations/operation-catalog.js';
+import { OperationInvoker } from '../../src/operations/operation-invoker.js';
 import { OPS_TOKEN, createTestApp } from './http-harness.js';
 
 const AUTH = `Bearer ${OPS_TOKEN}`;
@@ -18,8 +24,13 @@ async function setup() {
   const node = () => {
     const killSwitch = new StoreKillSwitch({ store, clock, configured: ['solana'] });
     const warnings: unknown[] = [];
-    const { app } = createTestApp({ routers: [createKillSwitchRoutes({ killSwitch, opsToken: OPS_TOKEN, log: { warn: (details) => warnings.push(details) } })] });
-    return { app, killSwitch, warnings };
+    const audit: AuditEntry[] = [];
+    const catalog = new OperationCatalog().register(...killSwitchOperations(killSwitch, { warn: (details) => warnings.push(details) }));
+    const invoker = new OperationInvoker(catalog, { record: (entry) => audit.push(entry) }, clock);
+    const none = {} as never;
+    const routes = createOperationRoutes({ auth: none, invoker, accounts: none, bindings: KILL_SWITCH_BINDINGS, opsToken: OPS_TOKEN });
+    const { app } = createTestApp({ routers: [routes] });
+    return { app, killSwitch, warnings, audit, catalog };
   };
   return { clock, one: node(), two: node() };
 }
@@ -50,6 +61,11 @@ describe('kill-switch ops routes', () => {
     expect(put.body.active).toEqual(['solana', 'base']);
     expect(put.body.chains[2]).toEqual({ chain: 'base', active: true, source: 'operator', since: new Date(clock.now()).toISOString() });
     expect(one.warnings).toEqual([expect.objectContaining({ chain: 'base', active: true, requestId: expect.any(String) })]);
+    // One road: the act is in the audit trail as the ops token's call of the operation.
+    expect(one.audit.map(({ operation, principal, outcome }) => ({ operation, principal, outcome }))).toEqual([
+      { operation: 'ops_kill_switch_get', principal: { type: 'ops', id: 'ops-token' }, outcome: 'ok' },
+      { operation: 'ops_kill_switch_set', principal: { type: 'ops', id: 'ops-token' }, outcome: 'ok' },
+    ]);
 
     await clock.advance(KILL_SWITCH_CACHE_MS);
     expect(await two.killSwitch.isActive('base')).toBe(true);
@@ -68,8 +84,14 @@ describe('kill-switch ops routes', () => {
     expect(conflict.body.message).toBe('Kill switch for solana is set by configuration (TRADING_KILL_SWITCH); change it there and restart');
   });
 
-  it('has route docs that make a valid OpenAPI document', () => {
-    const document = buildOpenApiDocument({ title: 't', version: '1', description: 'd', tags: [{ name: 'Ops', description: 'ops' }], routes: () => KILL_SWITCH_ROUTE_DOCS });
+  it('has route docs that make a valid OpenAPI document, which the catalog settings never hide', async () => {
+    const { one } = await setup();
+    // Switching every family off hides what agents and operators are offered, never the kill switch.
+    one.catalog.configure({ disabledFamilies: ['ops'], disabledOperations: ['ops_kill_switch_set'] });
+    const routes = catalogRouteDocs(one.catalog, KILL_SWITCH_BINDINGS);
+    expect(routes.map((route) => [route.method, route.auth])).toEqual([['get', ['ops']], ['put', ['ops']]]);
+    const document = buildOpenApiDocument({ title: 't', version: '1', description: 'd', tags: [{ name: 'Ops', description: 'ops' }], routes: () => routes });
     expect(openApiProblems(document)).toEqual([]);
+    expect((await request(one.app).put(KILL_SWITCH_PATH).set('Authorization', AUTH).send({ chain: 'base', active: true })).status).toBe(200);
   });
 });

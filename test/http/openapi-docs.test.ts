@@ -4,6 +4,10 @@ import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
 import { escapeHtml, renderDocsPage } from '../../src/http/openapi/docs-page.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
 import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
+import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import type { BotsService } from '../../src/accounts/bots.service.js';
+import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
+import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
@@ -17,6 +21,8 @@ function hostileCatalog(): OperationCatalog {
   return new OperationCatalog().register(
     ...agentOperations({} as ActorRuntime),
     ...keyOperations({} as ApiKeysService),
+    ...botOperations({} as BotsService, {} as ApiKeysService),
+    ...auditLogOperations({} as never),
     defineOperation({
       name: `evil_tool"><b>`,
       description: HOSTILE,
@@ -36,7 +42,7 @@ const PAGE_ELEMENTS = new Set([
 ]);
 
 describe('docs page', () => {
-  const page = renderDocsPage(serviceOpenApiDocument(hostileCatalog(), AGENT_REST_BINDINGS));
+  const page = renderDocsPage(serviceOpenApiDocument(hostileCatalog(), [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]));
 
   it('lists every route grouped by tag with method, path, auth and schemas, and the MCP tools', () => {
     expect(page.startsWith('<!doctype html>')).toBe(true);

@@ -5,14 +5,18 @@ import type { AuthMiddlewareDeps } from '../../src/http/auth/auth.middleware.js'
 import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
 import { createOpenApiRoutes } from '../../src/http/openapi/openapi.routes.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { createAgentRoutes } from '../../src/http/routes/agents.routes.js';
-import { createAuditRoutes } from '../../src/http/routes/audit.routes.js';
+import { ACCOUNT_REST_BINDINGS, CATALOG_ADMIN_BINDINGS } from '../../src/http/routes/account.bindings.js';
 import { createAuthRoutes } from '../../src/http/routes/auth.routes.js';
-import { createBotRoutes } from '../../src/http/routes/bots.routes.js';
-import { createCatalogAdminRoutes } from '../../src/http/routes/catalog-admin.routes.js';
 import { AGENT_REST_BINDINGS, createOperationRoutes } from '../../src/http/routes/operation.routes.js';
+import type { AgentsService } from '../../src/accounts/agents.service.js';
+import type { BotsService } from '../../src/accounts/bots.service.js';
+import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
+import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
+import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
+import { catalogAdminOperations } from '../../src/operations/definitions/service-admin.ops.js';
+import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import type { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
@@ -35,8 +39,9 @@ describe('OpenAPI and docs routes (service)', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-ratelimit-limit')).toBe('60');
     expect(openApiProblems(response.body)).toEqual([]);
-    for (const binding of AGENT_REST_BINDINGS) {
-      expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toBe(binding.operation);
+    for (const binding of [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) {
+      // An operation bound twice (a key of an agent or of a bot) gets a numbered id the second time.
+      expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toMatch(new RegExp(`^${binding.operation}(_\\d+)?$`));
     }
   });
 
@@ -84,7 +89,7 @@ describe('OpenAPI coverage of the REST routers', () => {
     return found;
   }
 
-  it('documents every route of the auth, agent, bot, audit, catalog, ops and probe routers', () => {
+  it('documents every route of the auth router and every catalog binding (agents, bots, audit logs, ops)', () => {
     // Building routers only wires middleware; nothing here is called.
     const none = {} as never;
     const pass: RequestHandler = (_req, _res, next) => next();
@@ -92,16 +97,12 @@ describe('OpenAPI coverage of the REST routers', () => {
     const catalog = svcCatalog();
     const routers: Router[] = [
       createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none }),
-      createAgentRoutes({ auth, agents: none, stepUp: none }),
-      createBotRoutes({ auth, bots: none, keys: none, stepUp: none }),
-      createAuditRoutes({ auth, agents: none, bots: none, audit: none }),
-      createOperationRoutes({ auth, invoker: none, agents: none, bindings: AGENT_REST_BINDINGS }),
-      createCatalogAdminRoutes({ catalog, settings: none, opsToken: 'ops' }),
-      createOpenApiRoutes({ catalog, bindings: AGENT_REST_BINDINGS, publicLimit: pass }),
+      createOperationRoutes({ auth, invoker: none, accounts: none, bindings: BINDINGS, opsToken: 'ops' }),
+      createOpenApiRoutes({ catalog, bindings: BINDINGS, publicLimit: pass }),
     ];
     const served = servedRoutes(createTestApp({ routers }).app);
     expect(served.length).toBeGreaterThan(40);
-    const documented = serviceOpenApiDocument(catalog, AGENT_REST_BINDINGS) as Doc;
+    const documented = serviceOpenApiDocument(catalog, BINDINGS) as Doc;
     const missing = served.filter((route) => {
       const [method, path] = route.split(' ') as [string, string];
       return documented.paths[path]?.[method] === undefined;
@@ -110,7 +111,17 @@ describe('OpenAPI coverage of the REST routers', () => {
   });
 });
 
+const BINDINGS = [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...CATALOG_ADMIN_BINDINGS];
+
 /** The service's operations, with handlers that never run here. */
 function svcCatalog(): OperationCatalog {
-  return new OperationCatalog().register(...agentOperations({} as ActorRuntime), ...keyOperations({} as ApiKeysService));
+  const catalog = new OperationCatalog().register(
+    ...agentOperations({} as ActorRuntime),
+    ...keyOperations({} as ApiKeysService),
+    ...agentAdminOperations({} as AgentsService),
+    ...botOperations({} as BotsService, {} as ApiKeysService),
+    ...stepUpOperations({} as never),
+    ...auditLogOperations({} as never),
+  );
+  return catalog.register(...catalogAdminOperations(catalog, {} as never));
 }

@@ -6,6 +6,13 @@ import { patchBotSchema } from '../../src/accounts/bots.service.js';
 import { SchemaConverter } from '../../src/http/openapi/json-schema.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
 import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
+import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import type { AgentsService } from '../../src/accounts/agents.service.js';
+import type { BotsService } from '../../src/accounts/bots.service.js';
+import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
+import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
+import { botOperations } from '../../src/operations/definitions/bot.ops.js';
+import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
@@ -25,7 +32,16 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): any {
 }
 
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, any>; [key: string]: any };
-const documentOf = (catalog = serviceCatalog()) => serviceOpenApiDocument(catalog, AGENT_REST_BINDINGS) as Doc;
+/** The operator-only operations of the routes that joined the catalog (agents, bots, logs, step-up). */
+function accountCatalog(catalog = serviceCatalog()): OperationCatalog {
+  return catalog.register(
+    ...agentAdminOperations({} as AgentsService),
+    ...botOperations({} as BotsService, {} as ApiKeysService),
+    ...stepUpOperations({} as never),
+    ...auditLogOperations({} as never),
+  );
+}
+const documentOf = (catalog = accountCatalog()) => serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as Doc;
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 describe('OpenAPI document', () => {

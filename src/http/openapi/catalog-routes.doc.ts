@@ -14,6 +14,8 @@ import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
 /** True when the runtime settings let anyone call the operation (else REST and MCP answer 404). */
 export function isEnabled(catalog: OperationCatalog, operation: AnyOperation): boolean {
+  // The service's own operations are never switched off (OperationCatalog).
+  if (operation.principals.every((kind) => kind === 'ops' || kind === 'system')) return true;
   const settings = catalog.currentSettings();
   return !settings.disabledOperations.includes(operation.name) && !settings.disabledFamilies.includes(operation.family);
 }
@@ -30,17 +32,20 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     const trades = operation.family === 'trading' && !operation.annotations?.readOnly;
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
-    // Routes without `:agentId` act on the signed-in user's default agent, or the one named
-    // by `agentId` (query string, or the body on POST/PUT), which is not an operation input.
-    const query = binding.path.includes(':agentId') ? (inQuery ? rest : undefined) : withAgentId(inQuery ? rest : undefined);
+    // Agent routes without `:agentId` act on the signed-in user's default agent, or the one
+    // named by `agentId` (query string, or the body on POST/PUT), which is not an operation input.
+    const namesAgent = (binding.subject ?? 'agent') === 'agent' && !binding.path.includes(':agentId');
+    const query = namesAgent ? withAgentId(inQuery ? rest : undefined) : inQuery ? rest : undefined;
+    const tool = operation.principals.some((kind) => kind === 'agent' || kind === 'bot');
     const hasFields = query !== undefined && (!(query instanceof z.ZodObject) || Object.keys(query.shape).length > 0);
     docs.push({
       method: binding.method,
       path: binding.path,
       tag: binding.tag ?? 'Agents',
       summary: firstSentence(operation.description),
-      description: `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).`,
-      auth: ['session'],
+      description: tool ? `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).` : operation.description,
+      auth: binding.caller === 'ops' ? ['ops'] : ['session'],
+      ...(binding.deprecated ? { deprecated: true } : {}),
       params,
       ...(hasFields ? { query } : {}),
       ...(inQuery ? {} : { body: rest }),
@@ -50,7 +55,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       ...(operation.output ? { response: trades ? z.union([operation.output, ERROR_ENVELOPES.CanonicalFailure]) : operation.output } : {}),
       ...(operation.annotations?.readOnly ? {} : { errors: trades ? ([409, 503] as const) : ([409] as const) }),
       operationId: operation.name,
-      extensions: { 'x-mcp-tool': operation.name, 'x-min-scope': operation.minScope, 'x-operation-family': operation.family },
+      extensions: { ...(tool ? { 'x-mcp-tool': operation.name } : {}), 'x-min-scope': operation.minScope, 'x-operation-family': operation.family },
     });
   }
   return docs;

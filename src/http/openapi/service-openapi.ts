@@ -1,12 +1,10 @@
 /**
- * The service's OpenAPI document: the hand-written routes plus every REST binding of the
+ * The service's OpenAPI document: the sign-in and service routes plus every REST binding of the
  * catalog, and the catalog's MCP tools as `x-mcp`. Rebuilt only when the catalog changes
  * (registry or runtime settings), since disabled operations answer 404 and are left out.
  */
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import { KILL_SWITCH_ROUTE_DOCS } from '../routes/kill-switch.routes.js';
 import type { RestBinding } from '../routes/operation.routes.js';
-import { AGENT_ROUTE_DOCS, BOT_ROUTE_DOCS } from './account-routes.doc.js';
 import { AUTH_ROUTE_DOCS } from './auth-routes.doc.js';
 import { catalogRouteDocs, mcpToolsExtension } from './catalog-routes.doc.js';
 import { buildOpenApiDocument } from './openapi-document.js';
@@ -32,7 +30,7 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
     description:
       'Always-on Web3 trading agents over REST and MCP. Errors use the envelopes in `components.schemas`; listing routes answer `{items, nextCursor?}` with `?limit=&cursor=`.',
     tags: TAGS,
-    routes: () => [...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...BOT_ROUTE_DOCS, ...KILL_SWITCH_ROUTE_DOCS, ...SERVICE_ROUTE_DOCS],
+    routes: () => [...AUTH_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...SERVICE_ROUTE_DOCS],
     extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
   });
 }

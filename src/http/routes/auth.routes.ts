@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { chosenAgentId } from '../../../machines/agent-id.js';
-import type { UsersService, WalletChain } from '../../accounts/users.service.js';
 import type { CredentialResolver, Principal } from '../../auth/credentials/credential-resolver.js';
 import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
 import type { SessionService } from '../../auth/session/session.service.js';
@@ -13,12 +12,20 @@ import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddleware
 import { objectBody, parseBody, validate } from '../validate.js';
 import { codeBodySchema, noBody, noQuery } from './route-schemas.js';
 
+/** The chain family a wallet signs in with. */
+type WalletChain = 'solana' | 'evm';
+
+/** What sign-in needs of the users (UsersService), by its shape: Surfaces do not name Accounts. */
+export interface SignInUsers {
+  ensureByWallet(chain: WalletChain, walletAddress: string): Promise<Parameters<SessionService['login']>[0]>;
+}
+
 export interface AuthRoutesDeps {
   auth: AuthMiddlewareDeps;
   resolver: CredentialResolver;
   csrf: CsrfTokens;
   wallet: WalletLoginService;
-  users: UsersService;
+  users: SignInUsers;
   sessions: SessionService;
   totp: TotpService;
 }
@@ -87,7 +94,6 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
   const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
   router.post('/api/nest/auth/verify', ...anyCredential, noQuery, noBody, (_req, res) => {
-    res.locals.answeredDurable = true; // a read: nothing written to wait for
     res.json({ valid: true, principal: describe(principalOf(res)) });
   });
 

@@ -1,23 +1,25 @@
-import { Router, type Request } from 'express';
-import type { AgentsService } from '../../accounts/agents.service.js';
+import { Router, type Request, type RequestHandler } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
+import type { AccountAccess } from '../../operations/account-access.js';
 import { parseOperationInput, type Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
-import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type CallContext, type OperationSubject } from '../../operations/operation.types.js';
 import { assertSameUser, authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
 import { validationMessages } from '../../errors/validation-messages.js';
+import { requireBearerToken } from '../ops-auth.middleware.js';
 import { requestContext } from '../request-context.middleware.js';
 import { noQuerySchema } from './route-schemas.js';
 
 /**
- * A REST route bound to a catalog operation. The trading account it acts on comes from
- * the path: `:agentId` (an agent the operator owns), or `:userId` / no id at all (the
- * signed-in user's default agent, or the owned agent named by `agentId` in the query
- * string or body; CONTRACT "Trading accounts").
+ * A REST route bound to a catalog operation: every capability of the REST surface is one
+ * (only sign-in, health, static and discovery routes are written by hand). What the call
+ * acts on comes from the path: `:agentId` (an agent the operator owns), or `:userId` / no
+ * id at all (the signed-in user's default agent, or the owned agent named by `agentId` in
+ * the query string or body; CONTRACT "Trading accounts"); `:botId` / `:id` for a legacy bot.
  */
 export interface RestBinding {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: `/api/nest/${string}`;
   operation: string;
   status?: number;
@@ -29,8 +31,24 @@ export interface RestBinding {
   /** OpenAPI tag; default `Agents`. */
   tag?: string;
   /**
+   * What the call acts on, found and owner-checked before the operation runs (someone
+   * else's is 404, as a missing one): `agent` (default), `bot` (`:botId` or `:id`), or
+   * `none` (the user's own collection, or the service itself on ops routes).
+   */
+  subject?: 'agent' | 'bot' | 'none';
+  /** Who calls: a signed-in operator (default), or the service's operators with the ops token. */
+  caller?: 'operator' | 'ops';
+  /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (CONTRACT "Legacy routes"). */
+  deprecated?: true;
+  /**
+   * Validate the input before looking up the agent or bot: a malformed request is a 400 for
+   * anyone and tells nothing about whose the subject is. Default: the subject first.
+   */
+  inputFirst?: true;
+  /**
    * Builds the operation input; default: the JSON body (GET/DELETE: the query string)
-   * plus path parameters other than `agentId` and `userId`, without `agentId` on `:userId` routes.
+   * plus path parameters other than the subject's (`agentId`, `userId`, `botId`, `id`),
+   * without `agentId` on `:userId` routes.
    * A POST/PUT route reads no query string but `agentId` on `:userId` routes: any other parameter is refused.
    */
   input?: (req: Request) => unknown;
@@ -47,7 +65,7 @@ const pageInput = (req: Request) => ({
 });
 
 /** A list route's query string as its input: `limit` as a number, the other fields as text. */
-export const listInput = (req: Request) => ({ ...queryInput(req), ...pageInput(req) });
+export const listInput = (req: Request) => ({ ...queryInput(req, ALL_SUBJECT_PARAMS), ...pageInput(req) });
 
 /** Operator routes served by the catalog: the same handlers as the MCP tools. */
 export const AGENT_REST_BINDINGS: RestBinding[] = [
@@ -63,76 +81,131 @@ export const AGENT_REST_BINDINGS: RestBinding[] = [
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** An operator acting on an agent they own has `manage` scope on it (DECISIONS "Operations catalog"). */
 const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
+/** The ops token holder may call every ops operation. */
+const OPS: Viewer = { kind: 'ops', scope: 'manage' };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Every legacy route says it is deprecated and where its replacement lives (CONTRACT "Legacy routes"). */
+const deprecation: RequestHandler = (_req, res, next) => {
+  res.set({ Deprecation: 'true', Link: '</api/nest/agents>; rel="successor-version"' });
+  next();
+};
 
 export interface OperationRoutesDeps {
   auth: AuthMiddlewareDeps;
   invoker: OperationInvoker;
-  agents: AgentsService;
+  /** Finds and owner-checks the agent or bot a call acts on. */
+  accounts: AccountAccess;
   bindings: readonly RestBinding[];
+  /** Bearer token of `caller: 'ops'` bindings; without it they answer 401. */
+  opsToken?: string;
 }
 
-/** Binds catalog operations to REST for signed-in operators acting on agents they own. */
+/** The path parameters that name the subject, not operation inputs. */
+const SUBJECT_PARAMS: Record<NonNullable<RestBinding['subject']>, readonly string[]> = {
+  agent: ['agentId', 'userId'],
+  bot: ['botId', 'id'],
+  none: [],
+};
+const ALL_SUBJECT_PARAMS = Object.values(SUBJECT_PARAMS).flat();
+
+/**
+ * Binds catalog operations to REST. The invoker is the one place of what every call gets:
+ * visibility, scope, validation, the handler, durability of what it wrote before the
+ * answer, and its audit entry; a call refused before it reached the operation (someone
+ * else's agent, a malformed request) is audited here, through the invoker, without a subject.
+ */
 export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
+  const ops = requireBearerToken(deps.opsToken ?? '');
   for (const binding of deps.bindings) {
-    const byAgentPath = binding.path.includes(':agentId');
-    router[binding.method](binding.path, ...operator, async (req, res) => {
-      // Every write of this route is the invoker's, which holds the answer until durable.
-      res.locals.answeredDurable = true;
-      const session = sessionOf(res);
+    const subjectKind = binding.subject ?? 'agent';
+    const byOps = binding.caller === 'ops';
+    // Only agent routes without `:agentId` name their account by `agentId` (query or body).
+    const namesAgent = subjectKind === 'agent' && !binding.path.includes(':agentId');
+    const guards = [...(binding.deprecated ? [deprecation] : []), ...(byOps ? [ops] : operator)];
+    router[binding.method](binding.path, ...guards, async (req, res) => {
+      const started = deps.invoker.now();
+      const session = byOps ? undefined : sessionOf(res);
+      const viewer = byOps ? OPS : OPERATOR;
+      const base: CallContext = {
+        principal: session ?? { type: 'ops' },
+        scope: 'manage',
+        ...(session ? { userId: session.userId } : {}),
+        surface: 'rest',
+        ...requestContext(res),
+      };
       const params = req.params as Record<string, string>;
-      // Another user's `:userId` is 404, before anything else is checked (DECISIONS "HTTP").
-      if (!byAgentPath && params.userId !== undefined) assertSameUser(req, res);
-      // A hidden operation (switched off by configuration) is a 404 whatever was sent.
-      const operation = deps.invoker.callable(binding.operation, OPERATOR);
-      const raw = binding.input ? binding.input(req) : defaultInput(req);
-      const taken = byAgentPath ? { agentId: params.agentId, input: raw, problems: [] } : takeAgentId(req, raw);
-      const { agentId: named, input } = taken;
-      const problems = [...taken.problems, ...unknownQueryProblems(req, byAgentPath), ...ignoredBodyProblems(req)];
-      const guarded = isGuarded(operation);
-      const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
-      // Every validation answer lists every problem: the key's, the account's and the body's.
-      if (keyProblem || problems.length > 0) {
-        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, input)]);
-      }
-      const agent = await deps.agents.tradingAgent(session.userId, named);
-      const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
-      res.locals.audited = true; // the invoker records this call; the REST audit middleware must not
-      // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
-      let created = false;
-      const result = await deps.invoker.invoke({
-        name: binding.operation,
-        // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
-        input: idempotencyKey && isPlainObject(input) ? { ...input, [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
-        ctx: {
-          principal: session,
-          scope: 'manage',
-          subject: { type: 'agent', id: agent.id },
-          userId: session.userId,
-          surface: 'rest',
-          created: () => {
-            created = true;
+      let raw: unknown = {};
+      let reached = false;
+      try {
+        // Another user's `:userId` is 404, before anything else is checked (DECISIONS "HTTP").
+        if (namesAgent && params.userId !== undefined) assertSameUser(req, res);
+        // A hidden operation (switched off by configuration) is a 404 whatever was sent.
+        const operation = deps.invoker.callable(binding.operation, viewer);
+        raw = binding.input ? binding.input(req) : defaultInput(req, SUBJECT_PARAMS[subjectKind]);
+        const taken = namesAgent ? takeAgentId(req, raw) : { input: raw, problems: [] };
+        const { input } = taken;
+        const problems = [...taken.problems, ...unknownQueryProblems(req, namesAgent), ...ignoredBodyProblems(req)];
+        const guarded = isGuarded(operation);
+        const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
+        // Every validation answer lists every problem: the key's, the account's and the body's.
+        if (keyProblem || problems.length > 0 || (binding.inputFirst && inputProblems(operation, input).length > 0)) {
+          throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, input)]);
+        }
+        const subject = await subjectOf(deps.accounts, subjectKind, session?.userId, params, 'agentId' in taken ? taken.agentId : undefined);
+        const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
+        // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
+        let created = false;
+        reached = true;
+        const result = await deps.invoker.invoke({
+          name: binding.operation,
+          // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
+          input: idempotencyKey && isPlainObject(input) ? { ...input, [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
+          ctx: {
+            ...base,
+            ...(subject ? { subject } : {}),
+            created: () => {
+              created = true;
+            },
+            ...(idempotencyKey ? { idempotencyKey } : {}),
           },
-          ...(idempotencyKey ? { idempotencyKey } : {}),
-          ...requestContext(res),
-        },
-        viewer: OPERATOR,
-        // Set before the answer is known: a replayed failure carries the header too.
-        onReplay: () => res.set('Idempotent-Replayed', 'true'),
-      });
-      res.status(created && binding.createdStatus ? binding.createdStatus : binding.status ?? 200).json(result);
+          viewer,
+          // Set before the answer is known: a replayed failure carries the header too.
+          onReplay: () => res.set('Idempotent-Replayed', 'true'),
+        });
+        res.status(created && binding.createdStatus ? binding.createdStatus : binding.status ?? 200).json(result);
+      } catch (error) {
+        // Refused before the operation ran: still one audit entry, and no subject (a refusal
+        // must not write into the log of an agent the caller does not own).
+        if (!reached) deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
+        throw error;
+      }
     });
   }
   return router;
 }
 
+/** The owner-checked agent or bot a call acts on; none for `subject: 'none'`. */
+async function subjectOf(
+  accounts: AccountAccess,
+  kind: NonNullable<RestBinding['subject']>,
+  userId: string | undefined,
+  params: Record<string, string>,
+  named: string | undefined,
+): Promise<OperationSubject | undefined> {
+  if (kind === 'none') return undefined;
+  if (userId === undefined) throw AppError.forbidden();
+  if (kind === 'bot') return accounts.bot(userId, params.botId ?? params.id ?? '');
+  return accounts.agent(userId, params.agentId ?? named);
+}
+
 /** GET and DELETE take their input from the query string, the other methods from the body. */
 const inputInQuery = (req: Request) => req.method === 'GET' || req.method === 'DELETE';
 
-function defaultInput(req: Request): unknown {
-  return inputInQuery(req) ? queryInput(req) : bodyWith(req, pathParams(req));
+function defaultInput(req: Request, subjectParams: readonly string[]): unknown {
+  return inputInQuery(req) ? queryInput(req, subjectParams) : bodyWith(req, pathParams(req, subjectParams));
 }
 
 /**
@@ -140,10 +213,10 @@ function defaultInput(req: Request): unknown {
  * `:agentId`); anything else is `<name> is not a known field`, as on every other route
  * (DECISIONS "HTTP"). Query-string inputs are checked by the operation's own schema.
  */
-function unknownQueryProblems(req: Request, byAgentPath: boolean): string[] {
+function unknownQueryProblems(req: Request, namesAgent: boolean): string[] {
   if (inputInQuery(req)) return [];
   const { agentId, ...others } = req.query;
-  const result = noQuerySchema.safeParse(byAgentPath && agentId !== undefined ? { agentId, ...others } : others);
+  const result = noQuerySchema.safeParse(!namesAgent && agentId !== undefined ? { agentId, ...others } : others);
   return result.success ? [] : validationMessages(result.error);
 }
 
@@ -157,14 +230,13 @@ function ignoredBodyProblems(req: Request): string[] {
   return [`a ${req.method} request takes no body: send its fields (and agentId) in the query string`];
 }
 
-function queryInput(req: Request): Record<string, unknown> {
-  return { ...req.query, ...pathParams(req) };
+function queryInput(req: Request, subjectParams: readonly string[] = SUBJECT_PARAMS.agent): Record<string, unknown> {
+  return { ...req.query, ...pathParams(req, subjectParams) };
 }
 
-/** Path parameters but the account's (`agentId`, `userId`), which are not operation inputs. */
-function pathParams(req: Request): Record<string, string> {
-  const { agentId: _agent, userId: _user, ...params } = req.params as Record<string, string>;
-  return params;
+/** Path parameters but the subject's (`agentId`, `userId`; `botId`, `id`), which are not operation inputs. */
+function pathParams(req: Request, subjectParams: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(req.params as Record<string, string>).filter(([name]) => !subjectParams.includes(name)));
 }
 
 /**

@@ -1,18 +1,12 @@
 import { z } from 'zod';
 import type { AgentContext } from '../../../machines/agent.machine.js';
-import { toSummary } from '../../accounts/agents.service.js';
+import { agentSummarySchema, toSummary } from '../../accounts/agents.service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ActorRuntime } from '../../runtime/actor-runtime.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 
-const agentSummary = z.object({
-  agentId: z.string(),
-  publicId: z.string(),
-  name: z.string(),
-  status: z.string(),
-  tradingEnabled: z.boolean(),
-  createdAt: z.string(),
-});
+/** The one agent shape (accounts' `agentSummarySchema`), as every agent operation answers. */
+const agentSummary = agentSummarySchema;
 
 /** Agent status and runtime control, for the agent's own keys and its operator. */
 export function agentOperations(runtime: ActorRuntime) {
