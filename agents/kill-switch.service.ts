@@ -1,7 +1,8 @@
-import { AppError, isAppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import { CHAINS, type Chain } from '../src/ports/venue.port.js';
+import { updateRecord } from '../src/shared/record-update.js';
 import type { KillSwitch } from './trading-config.types.js';
 
 /** Service-wide trading settings, one document each; the kill switch is `kill-switch`. */
@@ -10,8 +11,6 @@ export const KILL_SWITCH_DOC_ID = 'kill-switch';
 export const KILL_SWITCH_COLLECTIONS: CollectionSpec[] = [{ name: TRADING_SETTINGS_COLLECTION, indexes: [] }];
 /** How long a process trusts its last read of the stored switches: the longest another process trades on after a change. */
 export const KILL_SWITCH_CACHE_MS = 1000;
-/** Operators switch rarely; a few retries cover two of them at once. */
-const MAX_ATTEMPTS = 10;
 
 /** Chains switched on at runtime, each with the ISO time it was switched on. */
 interface KillSwitchRecord {
@@ -84,33 +83,24 @@ export class StoreKillSwitch implements KillSwitch {
   }
 
   /**
-   * Switches a chain on or off for every process (compare-and-set, retried on conflict).
-   * 409 when switching off a chain the configuration keeps on.
+   * Switches a chain on or off for every process (`updateRecord`: compare-and-set, retried
+   * on conflict with backoff). 409 when switching off a chain the configuration keeps on.
    */
   async set(chain: Chain, active: boolean): Promise<KillSwitchStatus> {
     if (!active && this.configured.has(chain)) {
       throw AppError.conflict(`Kill switch for ${chain} is set by configuration (TRADING_KILL_SWITCH); change it there and restart`);
     }
-    for (let attempt = 1; ; attempt++) {
-      const doc = await this.deps.store.get<KillSwitchRecord>(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID);
-      const current: KillSwitchRecord = doc?.data ?? { active: {} };
-      if ((current.active[chain] !== undefined) === active) return this.remember(current);
+    const { doc } = await updateRecord<KillSwitchRecord>(this.deps.store, { collection: TRADING_SETTINGS_COLLECTION, id: KILL_SWITCH_DOC_ID }, (stored) => {
+      const current: KillSwitchRecord = stored?.data ?? { active: {} };
+      if ((current.active[chain] !== undefined) === active) return null;
       const next: KillSwitchRecord = { active: { ...current.active } };
-      if (active) next.active[chain] = new Date(this.deps.clock.now()).toISOString();
+      const at = this.deps.clock.now();
+      if (active) next.active[chain] = new Date(at).toISOString();
       else delete next.active[chain];
-      try {
-        await this.deps.store.put(
-          TRADING_SETTINGS_COLLECTION,
-          KILL_SWITCH_DOC_ID,
-          { data: next, expectedVersion: doc?.version ?? 0 },
-          // The journal keeps every change with its time, for incident reviews.
-          { event: { type: 'kill-switch.set', chain, active }, state: next, at: this.deps.clock.now() },
-        );
-        return this.remember(next);
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT' || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+      // The journal keeps every change with its time, for incident reviews.
+      return { data: next, journal: { event: { type: 'kill-switch.set', chain, active }, state: next, at } };
+    });
+    return this.remember(doc?.data ?? { active: {} });
   }
 
   /** This process sees its own change at once; others within their cache window. */

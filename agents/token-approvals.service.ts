@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, isAppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../src/ports/store.port.js';
 import type { Chain } from '../src/ports/venue.port.js';
+import { updateRecord } from '../src/shared/record-update.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { WalletView } from './wallet.types.js';
 
@@ -77,7 +78,6 @@ export interface TokenApprovalsDeps {
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const PAGE = 200;
-const MAX_CAS_ATTEMPTS = 16;
 
 /** Records and revokes EVM token approvals of a trading account. */
 export class TokenApprovalsService {
@@ -134,24 +134,18 @@ export class TokenApprovalsService {
       .map(toApproval);
   }
 
-  /** CAS write of the record `next` computes from the current one, with a journal entry; re-read on conflict. */
+  /** CAS write of the record `next` computes from the current one, with a journal entry (`updateRecord`: re-read on conflict). */
   private async write(approvalId: string, event: string, next: (current: ApprovalRecord | undefined, now: string) => ApprovalRecord): Promise<TokenApproval> {
-    for (let round = 1; ; round++) {
-      const doc = await this.deps.store.get<unknown>(APPROVALS_COLLECTION, approvalId);
+    const { doc } = await updateRecord<unknown>(this.deps.store, { collection: APPROVALS_COLLECTION, id: approvalId }, (current) => {
       const now = this.deps.clock.now();
-      const record = next(doc ? parseRecord(doc) : undefined, new Date(now).toISOString());
-      try {
-        await this.deps.store.put<ApprovalRecord>(
-          APPROVALS_COLLECTION,
-          approvalId,
-          { data: record, expectedVersion: doc?.version ?? 0, indexes: { [TRADING_RECORDS.subjectIndex]: record.subject } },
-          { event: { type: event, amount: record.amount }, state: record.status, at: now },
-        );
-        return toApproval(record);
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT' || round >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      const record = next(current ? parseRecord(current) : undefined, new Date(now).toISOString());
+      return {
+        data: record,
+        indexes: { [TRADING_RECORDS.subjectIndex]: record.subject },
+        journal: { event: { type: event, amount: record.amount }, state: record.status, at: now },
+      };
+    });
+    return toApproval(parseRecord(doc!));
   }
 }
 

@@ -1,7 +1,8 @@
-import { AppError, isAppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain } from '../src/ports/venue.port.js';
+import { updateRecord } from '../src/shared/record-update.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 import {
   TRADING_CONFIG_LIMITS,
@@ -44,7 +45,7 @@ export interface TokenInput {
 export interface TradingConfigDeps {
   store: StorePort;
   clock: ClockPort;
-  /** Read-modify-write attempts per update before the version conflict is given up to the caller; default 32. */
+  /** Read-modify-write attempts per update before the 409 `Concurrent updates to ...`; default `updateRecord`'s. */
   maxAttempts?: number;
 }
 
@@ -61,12 +62,7 @@ interface Change<R> {
  * calls them; nothing is published on the bus.
  */
 export class StoreTradingConfig implements TradingConfigReader {
-  private readonly maxAttempts: number;
-
-  constructor(private readonly deps: TradingConfigDeps) {
-    // Each lost race means another writer succeeded, so this covers dozens of writers on one account at once.
-    this.maxAttempts = deps.maxAttempts ?? 32;
-  }
+  constructor(private readonly deps: TradingConfigDeps) {}
 
   async get(subject: TradingSubject): Promise<TradingConfig> {
     const doc = await this.deps.store.get<Partial<TradingConfig>>(TRADING_CONFIG_COLLECTION, subjectKey(subject));
@@ -181,22 +177,26 @@ export class StoreTradingConfig implements TradingConfigReader {
    */
   private async change<R>(subject: TradingSubject, apply: (config: TradingConfig) => Change<R>): Promise<R> {
     const id = subjectKey(subject);
-    for (let attempt = 1; ; attempt++) {
-      const doc = await this.deps.store.get<Partial<TradingConfig>>(TRADING_CONFIG_COLLECTION, id);
-      const now = this.now();
-      const current = doc ? withDefaults(doc.data, now) : defaultTradingConfig(now);
-      const { result, next } = apply(structuredClone(current));
-      if (!next || JSON.stringify(next) === JSON.stringify(current)) return result;
-      const before = new Set(configProblems(current));
-      const introduced = configProblems(next).filter((problem) => !before.has(problem));
-      if (introduced.length > 0) throw inconsistentConfig(introduced);
-      try {
-        await this.deps.store.put(TRADING_CONFIG_COLLECTION, id, { data: { ...next, updatedAt: now }, expectedVersion: doc?.version ?? 0, indexes: { subject: id } });
-        return result;
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT' || attempt >= this.maxAttempts) throw error;
-      }
-    }
+    // `apply` runs once per attempt; the answer is that of the attempt that counted (the last).
+    let result: R | undefined;
+    await updateRecord<Partial<TradingConfig>>(
+      this.deps.store,
+      { collection: TRADING_CONFIG_COLLECTION, id },
+      (doc) => {
+        const now = this.now();
+        const current = doc ? withDefaults(doc.data, now) : defaultTradingConfig(now);
+        const change = apply(structuredClone(current));
+        result = change.result;
+        const { next } = change;
+        if (!next || JSON.stringify(next) === JSON.stringify(current)) return null;
+        const before = new Set(configProblems(current));
+        const introduced = configProblems(next).filter((problem) => !before.has(problem));
+        if (introduced.length > 0) throw inconsistentConfig(introduced);
+        return { data: { ...next, updatedAt: now }, indexes: { subject: id } };
+      },
+      this.deps.maxAttempts === undefined ? {} : { maxAttempts: this.deps.maxAttempts },
+    );
+    return result as R;
   }
 
   private now(): string {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, isAppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { KeyCustodyPort } from '../src/ports/key-custody.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import type { WalletChain, WalletSigner } from '../src/ports/venue.port.js';
+import { isVersionConflict } from '../src/shared/conflict-backoff.js';
+import { retryOnConflict, updateRecord } from '../src/shared/record-update.js';
 import { fromMicros, toMicros } from './amounts.js';
 import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
 import type { TradingEvents } from './trading-events.js';
@@ -51,8 +53,6 @@ export interface WalletServiceDeps {
 
 const WALLETS = TRADING_RECORDS.wallets;
 const PAGE = 200;
-/** Every CAS round lets one concurrent writer through, so this bounds contention, not correctness. */
-const MAX_CAS_ATTEMPTS = 64;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
@@ -75,7 +75,7 @@ export class WalletService implements WalletDirectory {
    * racing creations collide on one create-only write and the losers read the winner's wallet.
    */
   async ensureCustodial(subject: TradingSubject, chain: WalletChain, onCreated?: () => void): Promise<WalletView> {
-    return this.withCasRetry(async () => {
+    return retryOnConflict(bookKey(subject, chain), async () => {
       const book = await this.book(subject, chain);
       const existing = custodialOf(book);
       if (existing) return toView(existing, book.defaultId);
@@ -103,7 +103,7 @@ export class WalletService implements WalletDirectory {
     if (!EVM_ADDRESS.test(input.address)) throw AppError.validation(['address must be an EVM address']);
     const address = input.address;
     const slotId = (slot: number) => derivedId('external', subjectKey(subject), 'evm', address.toLowerCase(), String(slot));
-    return this.withCasRetry(async () => {
+    return retryOnConflict(bookKey(subject, 'evm'), async () => {
       const book = await this.book(subject, 'evm');
       const connected = book.wallets.some((w) => w.status === 'active' && w.address.toLowerCase() === address.toLowerCase());
       if (connected) throw AppError.conflict(WALLET_MESSAGES.alreadyConnected);
@@ -130,11 +130,10 @@ export class WalletService implements WalletDirectory {
     const before = await this.book(subject, chain);
     const target = before.wallets.find((w) => w.walletId === walletId && w.status === 'active');
     if (!target) throw AppError.notFound(WALLET_MESSAGES.notFound);
-    await this.withCasRetry(async () => {
-      // Last writer wins between two setDefault calls; CAS only keeps a pin from undoing one.
-      const pointer = await this.deps.store.get<DefaultPointer>(WALLET_DEFAULTS_COLLECTION, pointerId(subject, chain));
-      await this.deps.store.put<DefaultPointer>(WALLET_DEFAULTS_COLLECTION, pointerId(subject, chain), { data: { walletId }, expectedVersion: pointer?.version ?? 0 });
-    });
+    // Last writer wins between two setDefault calls; CAS only keeps a pin from undoing one.
+    await updateRecord<DefaultPointer>(this.deps.store, { collection: WALLET_DEFAULTS_COLLECTION, id: pointerId(subject, chain) }, (pointer) =>
+      pointer?.data.walletId === walletId ? null : { data: { walletId } },
+    );
     const after = await this.book(subject, chain);
     await this.announce(subject, after, defaultChange(before, after));
     return toView(requireRecord(after.wallets, walletId), after.defaultId);
@@ -148,11 +147,10 @@ export class WalletService implements WalletDirectory {
   async revoke(subject: TradingSubject, chain: WalletChain, walletId: string): Promise<WalletView> {
     const before = await this.book(subject, chain);
     if (!before.wallets.some((w) => w.walletId === walletId)) throw AppError.notFound(WALLET_MESSAGES.notFound);
-    await this.withCasRetry(async () => {
-      const doc = await this.owned(subject, walletId);
-      if (doc.data.status === 'revoked') return;
-      const revoked: WalletRecord = { ...doc.data, status: 'revoked', revokedAt: this.isoNow() };
-      await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: revoked, expectedVersion: doc.version, indexes: { [TRADING_RECORDS.subjectIndex]: revoked.subject } });
+    await updateRecord<unknown>(this.deps.store, { collection: WALLETS, id: walletId }, (doc) => {
+      const record = ownedRecord(subject, doc);
+      if (record.status === 'revoked') return null;
+      return walletPut({ ...record, status: 'revoked', revokedAt: this.isoNow() });
     });
     const after = await this.pinnedBook(subject, chain);
     const wasActive = before.wallets.find((w) => w.walletId === walletId)?.status === 'active';
@@ -221,18 +219,18 @@ export class WalletService implements WalletDirectory {
   }
 
   private async adjustSpend(subject: TradingSubject, walletId: string, deltaUsd: number): Promise<void> {
-    const updated = await this.withCasRetry(async () => {
-      const doc = await this.owned(subject, walletId);
-      const record = doc.data;
+    const { doc, changed } = await updateRecord<unknown>(this.deps.store, { collection: WALLETS, id: walletId }, (current) => {
+      const record = ownedRecord(subject, current);
       if (record.status !== 'active') throw AppError.notFound(WALLET_MESSAGES.notFound);
       if (record.kind !== 'delegate' || deltaUsd === 0) return null;
       if (deltaUsd > 0 && exceedsCap(record, deltaUsd)) throw new AppError('RISK_LIMIT_EXCEEDED', WALLET_MESSAGES.capExceeded(walletId));
       const spent = Math.max(0, toMicros(record.spentUsd ?? 0) + toMicros(deltaUsd));
-      const next: WalletRecord = { ...record, spentUsd: fromMicros(spent) };
-      await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: next, expectedVersion: doc.version, indexes: { [TRADING_RECORDS.subjectIndex]: next.subject } });
-      return next;
+      return walletPut({ ...record, spentUsd: fromMicros(spent) });
     });
-    if (updated) this.publish(subject, updated, (await this.book(subject, updated.chain)).defaultId);
+    if (changed && doc) {
+      const updated = parseRecord(doc);
+      this.publish(subject, updated, (await this.book(subject, updated.chain)).defaultId);
+    }
   }
 
   private async createKeyed(subject: TradingSubject, chain: WalletChain, kind: 'custodial' | 'delegate', requestKey: string | undefined, extra: Omit<NewWallet, 'kind'>): Promise<WalletView> {
@@ -292,7 +290,7 @@ export class WalletService implements WalletDirectory {
    * smaller id, would become "oldest" and silently take over.
    */
   private async pinnedBook(subject: TradingSubject, chain: WalletChain): Promise<WalletBook> {
-    return this.withCasRetry(async () => {
+    return retryOnConflict(bookKey(subject, chain), async () => {
       const book = await this.book(subject, chain);
       if (book.defaultId === null || book.defaultId === book.pointer?.walletId) return book;
       const doc = await this.deps.store.put<DefaultPointer>(WALLET_DEFAULTS_COLLECTION, pointerId(subject, chain), {
@@ -314,18 +312,9 @@ export class WalletService implements WalletDirectory {
     return out;
   }
 
-  /** The wallet document when it belongs to the subject; 404 otherwise (another account's id is as unknown as a made-up one). */
-  private async owned(subject: TradingSubject, walletId: string): Promise<StoredDocument<WalletRecord>> {
-    const doc = await this.deps.store.get<unknown>(WALLETS, walletId);
-    if (!doc) throw AppError.notFound(WALLET_MESSAGES.notFound);
-    const data = parseRecord(doc);
-    if (data.subject !== subjectKey(subject)) throw AppError.notFound(WALLET_MESSAGES.notFound);
-    return { ...doc, data };
-  }
-
   /** An active wallet the service holds the key of; external and revoked wallets are 404 like unknown ones. */
   private async signable(subject: TradingSubject, walletId: string): Promise<WalletRecord & { sealedKey: string }> {
-    const { data } = await this.owned(subject, walletId);
+    const data = ownedRecord(subject, await this.deps.store.get<unknown>(WALLETS, walletId));
     const { sealedKey } = data;
     if (data.status !== 'active' || data.kind === 'external' || !sealedKey) throw AppError.notFound(WALLET_MESSAGES.notFound);
     return { ...data, sealedKey };
@@ -345,24 +334,27 @@ export class WalletService implements WalletDirectory {
     this.deps.events.publish(subject, 'wallet.updated', { walletId, chain, address, kind, status, isDefault, ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}) });
   }
 
-  /** Runs `attempt` again on VERSION_CONFLICT: each retry re-reads, so it decides on fresh state. */
-  private async withCasRetry<T>(attempt: () => Promise<T>): Promise<T> {
-    for (let round = 1; ; round++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (!isVersionConflict(error) || round >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
-  }
-
   private isoNow(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
 }
 
-function isVersionConflict(error: unknown): boolean {
-  return isAppError(error) && error.code === 'VERSION_CONFLICT';
+/** The wallet of a document when it belongs to the subject; 404 otherwise (another account's id is as unknown as a made-up one). */
+function ownedRecord(subject: TradingSubject, doc: StoredDocument<unknown> | null): WalletRecord {
+  if (!doc) throw AppError.notFound(WALLET_MESSAGES.notFound);
+  const data = parseRecord(doc);
+  if (data.subject !== subjectKey(subject)) throw AppError.notFound(WALLET_MESSAGES.notFound);
+  return data;
+}
+
+/** A wallet's write, with its subject index. */
+function walletPut(record: WalletRecord) {
+  return { data: record, indexes: { [TRADING_RECORDS.subjectIndex]: record.subject } };
+}
+
+/** What the give-up 409 names for a read-modify-write of a whole book: the book's default pointer. */
+function bookKey(subject: TradingSubject, chain: WalletChain): () => string {
+  return () => `${WALLET_DEFAULTS_COLLECTION}/${pointerId(subject, chain)}`;
 }
 
 function nonNegative(usd: number): number {

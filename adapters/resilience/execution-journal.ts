@@ -2,6 +2,8 @@ import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
 import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../src/shared/conflict-backoff.js';
+import { updateRecord } from '../../src/shared/record-update.js';
 
 /**
  * Crash rule of the live venues: a signed transaction is written here BEFORE it is
@@ -10,6 +12,12 @@ import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
  * once) instead of building a new transaction. One document per venue and order id.
  */
 export const LIVE_EXECUTIONS: CollectionSpec = { name: 'live.executions', indexes: ['status'] };
+
+/**
+ * Settle attempts. Only another settle writes a signed record, so a lost race means a result
+ * is recorded and the fresh read returns it: a few attempts are plenty, then the fallback.
+ */
+const SETTLE_ATTEMPTS = 3;
 
 export type LiveExecutionStatus = 'signed' | 'filled' | 'failed';
 
@@ -76,20 +84,24 @@ export class ExecutionJournal {
 
   /** Records the final result; a result already recorded by another process wins. */
   async settle(clientOrderId: string, result: NonNullable<LiveExecutionRecord['result']>): Promise<LiveExecutionRecord['result']> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await this.get(clientOrderId);
-      if (!current) throw AppError.internal(`live execution ${clientOrderId} vanished from the journal`);
-      if (current.record.result) return current.record.result;
-      const data: LiveExecutionRecord = { ...current.record, status: result.status, result };
-      try {
-        await this.store.put<LiveExecutionRecord>(LIVE_EXECUTIONS.name, this.id(clientOrderId), { data, expectedVersion: current.version, indexes: { status: data.status } });
-        return result;
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
-      }
+    try {
+      const { doc } = await updateRecord<LiveExecutionRecord>(
+        this.store,
+        { collection: LIVE_EXECUTIONS.name, id: this.id(clientOrderId) },
+        (current) => {
+          if (!current) throw AppError.internal(`live execution ${clientOrderId} vanished from the journal`);
+          if (current.data.result) return null; // recorded already: that result wins
+          return { data: { ...current.data, status: result.status, result }, indexes: { status: result.status } };
+        },
+        { maxAttempts: SETTLE_ATTEMPTS },
+      );
+      return doc!.data.result;
+    } catch (error) {
+      if (!isConcurrentUpdatesGaveUp(error)) throw error;
+      // Still racing: whatever is recorded by now, else this result (the chain's answer either way).
+      const final = await this.get(clientOrderId);
+      return final?.record.result ?? result;
     }
-    const final = await this.get(clientOrderId);
-    return final?.record.result ?? result;
   }
 
   private id(clientOrderId: string): string {

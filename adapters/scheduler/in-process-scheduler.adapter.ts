@@ -9,6 +9,7 @@ import type {
   SchedulerPort,
 } from '../../src/ports/scheduler.port.js';
 import type { StoredDocument, StorePort } from '../../src/ports/store.port.js';
+import { updateRecord } from '../../src/shared/record-update.js';
 import {
   DEFAULT_SCHEDULER_COLLECTION,
   WAKE_INDEX,
@@ -285,32 +286,22 @@ export class InProcessScheduler implements SchedulerPort {
     await this.update(docId, (current) => settledRecord(current, claim, outcome, attempt, now, this.backoffMs));
   }
 
-  /** CAS read-modify-write retried on conflicts; `change` returns null to delete, undefined to leave. */
+  /**
+   * CAS read-modify-write (`updateRecord`: retried on conflicts with backoff); `change`
+   * returns null to delete, undefined to leave.
+   */
   private async update(
     docId: string,
     change: (current: JobRecord | undefined) => JobRecord | null | undefined,
   ): Promise<void> {
     await this.init();
-    for (let attempt = 1; ; attempt++) {
-      const doc = await this.store.get<JobRecord>(this.collection, docId);
-      const next = change(doc?.data);
-      try {
-        if (next === undefined) return;
-        if (next === null) {
-          if (doc) await this.store.delete(this.collection, docId, doc.version);
-          return;
-        }
-        await this.store.put(this.collection, docId, {
-          data: next,
-          expectedVersion: doc?.version ?? 0,
-          indexes: { [WAKE_INDEX]: wakeAt(next) },
-        });
-        this.wakeBy(wakeAt(next));
-        return;
-      } catch (error) {
-        if (!isConflict(error) || attempt >= 10) throw error;
-      }
-    }
+    const { doc, changed } = await updateRecord<JobRecord>(this.store, { collection: this.collection, id: docId }, (current) => {
+      const next = change(current?.data);
+      if (next === undefined) return null;
+      if (next === null) return { delete: true };
+      return { data: next, indexes: { [WAKE_INDEX]: wakeAt(next) } };
+    });
+    if (changed && doc) this.wakeBy(wakeAt(doc.data));
   }
 
   private report(error: unknown, job: DueJob, attempt: number, willRetry: boolean): void {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+import { updateRecord } from '../shared/record-update.js';
 
 export type WalletChain = 'solana' | 'evm';
 
@@ -47,18 +48,16 @@ export class UsersService {
     return (await this.store.get<User>(USERS, id))?.data ?? null;
   }
 
-  /** Sets the user's default agent (ownership is the caller's check). */
+  /**
+   * Sets the user's default agent (ownership is the caller's check). Compare-and-set through
+   * `updateRecord`: a run of lost races ends in its retryable 409, not in an endless loop.
+   */
   async setDefaultAgent(id: string, agentId: string): Promise<User> {
-    for (;;) {
-      const doc = await this.store.get<User>(USERS, id);
-      if (!doc) throw AppError.notFound('User not found');
-      const user = { ...doc.data, defaultAgentId: agentId };
-      try {
-        await this.store.put(USERS, id, { data: user, expectedVersion: doc.version, indexes: { walletAddress: user.walletAddress } });
-        return user;
-      } catch (error) {
-        if (!(isAppError(error) && error.code === 'VERSION_CONFLICT')) throw error;
-      }
-    }
+    const { doc } = await updateRecord<User>(this.store, { collection: USERS, id }, (current) => {
+      if (!current) throw AppError.notFound('User not found');
+      const user = { ...current.data, defaultAgentId: agentId };
+      return { data: user, indexes: { walletAddress: user.walletAddress } };
+    });
+    return doc!.data;
   }
 }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError, isAppError } from '../errors/app-error.js';
+import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+import { updateRecord } from '../shared/record-update.js';
 import type { CatalogSettings, OperationCatalog } from './operation-catalog.js';
 import { OPERATION_FAMILIES } from './operation.types.js';
 
@@ -20,7 +21,6 @@ const CATALOG_DOC_ID = 'catalog';
 export const CATALOG_SETTINGS_COLLECTIONS: CollectionSpec[] = [{ name: SETTINGS_COLLECTION, indexes: [] }];
 /** How often a process applies what another one saved: the longest they serve different catalogs. */
 export const CATALOG_SETTINGS_REFRESH_MS = 1000;
-const MAX_ATTEMPTS = 10;
 
 export interface StoredCatalogSettingsDeps {
   store: StorePort;
@@ -62,20 +62,13 @@ export class StoredCatalogSettings {
     cancel?.();
   }
 
-  /** Stores `settings` for every process (compare-and-set, retried on conflict) and applies them here. */
+  /** Stores `settings` for every process (`updateRecord`: compare-and-set, retried on conflict) and applies them here. */
   async save(settings: CatalogSettings): Promise<void> {
     const unknown = settings.disabledOperations.filter((name) => !this.deps.catalog.get(name));
     if (unknown.length) throw AppError.validation(unknown.map((name) => `Unknown operation: ${name}`));
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.deps.store.get(SETTINGS_COLLECTION, CATALOG_DOC_ID);
-      try {
-        const saved = await this.deps.store.put(SETTINGS_COLLECTION, CATALOG_DOC_ID, { data: settings, expectedVersion: current?.version ?? 0 });
-        this.apply(saved.version, settings);
-        return;
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT' || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+    // Last writer wins: the settings replace whatever is stored; CAS only orders the versions.
+    const { doc } = await updateRecord<CatalogSettings>(this.deps.store, { collection: SETTINGS_COLLECTION, id: CATALOG_DOC_ID }, () => ({ data: settings }));
+    this.apply(doc!.version, settings);
   }
 
   /** Applies the stored settings when they changed since the last applied version. */

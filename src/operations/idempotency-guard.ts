@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
+import { isConcurrentUpdatesGaveUp } from '../shared/conflict-backoff.js';
+import { updateRecord } from '../shared/record-update.js';
 
 /**
  * CONTRACT "Idempotency": a guarded call runs once per (account, key). A replay within
@@ -50,6 +52,13 @@ export interface IdempotencyOptions {
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
+
+/**
+ * Claim attempts: losing the claim's compare-and-set means another call with the key wrote
+ * its record in between, so a fresh read almost always answers (replay, 409, 422) without
+ * writing; only a run of take-overs racing each other lasts longer, and that is "in progress".
+ */
+const CLAIM_ATTEMPTS = 3;
 
 export class IdempotencyGuard {
   constructor(
@@ -137,30 +146,37 @@ export class IdempotencyGuard {
     same: (stored: string) => boolean,
     onReplay?: () => void,
   ): Promise<{ version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const now = this.clock.now();
-      const existing = await this.store.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION.name, id);
-      const lease: IdempotencyRecord = { state: 'running', fingerprint, leaseUntil: now + this.options.leaseMs };
-      try {
-        if (!existing) {
-          const expiresAt = now + this.options.ttlMs;
-          const doc = await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: lease, expectedVersion: 0, expiresAt });
-          return { version: doc.version, expiresAt };
-        }
-        const record = existing.data;
-        if (!same(record.fingerprint)) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
-        if (record.state === 'done' && record.outcome) return { replay: () => replay(record.outcome!, onReplay) };
-        if (record.leaseUntil > now) throw new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
-        // The call that held the key stopped without finishing: take it over.
-        const expiresAt = expiryOf(existing, now + this.options.ttlMs);
-        const doc = await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: lease, expectedVersion: existing.version, expiresAt });
-        return { version: doc.version, expiresAt };
-      } catch (error) {
-        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
-        // Another call claimed the key between our read and write: read again.
-      }
+    let expiresAt = 0;
+    try {
+      const { doc, changed } = await updateRecord<IdempotencyRecord>(
+        this.store,
+        { collection: IDEMPOTENCY_COLLECTION.name, id },
+        (existing) => {
+          const now = this.clock.now();
+          const lease: IdempotencyRecord = { state: 'running', fingerprint, leaseUntil: now + this.options.leaseMs };
+          if (!existing) {
+            expiresAt = now + this.options.ttlMs;
+            return { data: lease, expiresAt };
+          }
+          const record = existing.data;
+          if (!same(record.fingerprint)) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+          if (record.state === 'done' && record.outcome) return null; // replayed below, nothing written
+          if (record.leaseUntil > now) throw inProgress();
+          // The call that held the key stopped without finishing: take it over.
+          expiresAt = expiryOf(existing, now + this.options.ttlMs);
+          return { data: lease, expiresAt };
+        },
+        { maxAttempts: CLAIM_ATTEMPTS },
+      );
+      const outcome = doc?.data.state === 'done' ? doc.data.outcome : undefined;
+      if (!changed && outcome) return { replay: () => replay(outcome, onReplay) };
+      if (!changed || !doc) throw AppError.internal('idempotency claim neither claimed nor replayed');
+      return { version: doc.version, expiresAt };
+    } catch (error) {
+      // Other calls kept claiming the key between our read and write: one of them runs it.
+      if (isConcurrentUpdatesGaveUp(error)) throw inProgress();
+      throw error;
     }
-    throw new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
   }
 
   private async finish(id: string, version: number, expiresAt: number, fingerprint: string, outcome: IdempotencyRecord['outcome']): Promise<void> {
@@ -172,6 +188,11 @@ export class IdempotencyGuard {
       if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
     }
   }
+}
+
+/** CONTRACT: the same key while the first call still runs. */
+function inProgress(): AppError {
+  return new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
 }
 
 function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: () => void): unknown {

@@ -24,7 +24,22 @@ export function isVersionConflict(error: unknown): error is AppError {
   return isAppError(error) && error.code === 'VERSION_CONFLICT';
 }
 
-/** The 409 of a write that kept losing its compare-and-set: `key` is `<type or collection>/<id>`. */
+/**
+ * The 409 of a write that kept losing its compare-and-set: `key` is `<type or collection>/<id>`.
+ * Its own class so that a caller whose contract answers a lost race in its own words (429
+ * `Too many verification attempts`, 409 idempotency in progress) can catch exactly this.
+ */
+export class ConcurrentUpdatesGaveUp extends AppError {
+  constructor(key: string, attempts: number) {
+    super('RESOURCE_CONFLICT', `Concurrent updates to ${key}: gave up after ${attempts} attempts`, { retryable: true });
+  }
+}
+
 export function concurrentUpdatesGaveUp(key: string, attempts: number): AppError {
-  return new AppError('RESOURCE_CONFLICT', `Concurrent updates to ${key}: gave up after ${attempts} attempts`, { retryable: true });
+  return new ConcurrentUpdatesGaveUp(key, attempts);
+}
+
+/** Whether `error` is the give-up of `retryOnConflict` / `updateRecord(s)` (or the runtime's). */
+export function isConcurrentUpdatesGaveUp(error: unknown): error is ConcurrentUpdatesGaveUp {
+  return error instanceof ConcurrentUpdatesGaveUp;
 }

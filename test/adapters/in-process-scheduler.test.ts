@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import {
   InProcessScheduler,
   SCHEDULER_COLLECTIONS,
   type InProcessSchedulerOptions,
 } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
+import { DEFAULT_SCHEDULER_COLLECTION, recordId } from '../../adapters/scheduler/job-record.model.js';
 import type { SchedulerLogger } from '../../adapters/scheduler/schedule-timing.helpers.js';
 import type { DueJob } from '../../src/ports/scheduler.port.js';
 import { schedulerContract } from '../contracts/scheduler.contract.js';
@@ -210,5 +215,30 @@ describe('InProcessScheduler', () => {
     await w.advance(1_000);
     expect(dues).toEqual([t0 + 1_000, t0 + 2_000, t0 + 4_000]);
     await scheduler.close();
+  });
+});
+
+describe('InProcessScheduler: one record under contention (two LMDB handles on one directory)', () => {
+  it('30 concurrent changes of one schedule from two processes each land once; concurrent removals remove it once', async () => {
+    const clock = new ManualClock();
+    const dir = await mkdtemp(join(tmpdir(), 'scheduler-'));
+    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const schedulers = handles.map((store) => new InProcessScheduler({ store, clock, logger: silent }));
+    try {
+      for (const store of handles) await store.init(SCHEDULER_COLLECTIONS);
+      const everyMs = Array.from({ length: 30 }, (_, i) => 60_000 + 1_000 * i);
+      await Promise.all(everyMs.map((ms, i) => schedulers[i % 2]!.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: ms })));
+      const stored = await handles[0]!.get<{ everyMs: number }>(DEFAULT_SCHEDULER_COLLECTION, recordId('repeat', 'beat'));
+      expect(stored?.version).toBe(30);
+      expect(everyMs).toContain(stored?.data.everyMs);
+
+      await Promise.all(Array.from({ length: 10 }, (_, i) => schedulers[i % 2]!.removeSchedule('beat')));
+      expect(await handles[1]!.get(DEFAULT_SCHEDULER_COLLECTION, recordId('repeat', 'beat'))).toBeNull();
+      expect(await schedulers[0]!.nextRun('beat')).toBeNull();
+    } finally {
+      await Promise.all(schedulers.map((scheduler) => scheduler.close()));
+      await Promise.all(handles.map((store) => store.close()));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

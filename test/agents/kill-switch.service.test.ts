@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import {
   KILL_SWITCH_CACHE_MS,
@@ -10,7 +14,7 @@ import {
 } from '../../agents/kill-switch.service.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { StorePort } from '../../src/ports/store.port.js';
-import type { Chain } from '../../src/ports/venue.port.js';
+import { CHAINS, type Chain } from '../../src/ports/venue.port.js';
 
 /** One store shared by "processes"; reads of the kill-switch document are counted, and can be made to fail. */
 async function setup() {
@@ -113,5 +117,30 @@ describe('StoreKillSwitch', () => {
     await expect(killSwitch.isActive('base')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     expect(await killSwitch.isActive('base')).toBe(false);
     expect(reads.count).toBe(2);
+  });
+});
+
+describe('StoreKillSwitch under contention (two LMDB handles on one directory)', () => {
+  it('30 concurrent switches from two processes: every change lands exactly once, repeats write nothing', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
+    const dir = await mkdtemp(join(tmpdir(), 'kill-switch-'));
+    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    try {
+      for (const store of handles) await store.init(KILL_SWITCH_COLLECTIONS);
+      const [a, b] = handles.map((store) => new StoreKillSwitch({ store, clock, configured: [] }));
+      for (const active of [true, false]) {
+        await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a! : b!).set(CHAINS[i % CHAINS.length]!, active)));
+      }
+      // One write per chain switched on, one per chain switched off: no change lost, none doubled.
+      const journal = await handles[0]!.readJournal(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID, { limit: 100 });
+      const changes = journal.map((entry) => entry.event as { chain: Chain; active: boolean });
+      expect(changes.filter((change) => change.active).map((change) => change.chain).sort()).toEqual([...CHAINS].sort());
+      expect(changes.filter((change) => !change.active).map((change) => change.chain).sort()).toEqual([...CHAINS].sort());
+      expect(changes.slice(0, CHAINS.length).every((change) => change.active)).toBe(true);
+      expect(await handles[1]!.get(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID)).toMatchObject({ version: 2 * CHAINS.length, data: { active: {} } });
+    } finally {
+      await Promise.all(handles.map((store) => store.close()));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

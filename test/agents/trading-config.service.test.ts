@@ -273,10 +273,15 @@ describe('StoreTradingConfig: concurrent updates', () => {
     expect(await version()).toBe(20);
   });
 
-  it('gives up after maxAttempts conflicts with the conflict error', async () => {
+  it('gives up after maxAttempts conflicts with the read-modify-write helper\'s 409', async () => {
     const counter = conflictCounter(true);
     const { config } = await setup({ wrap: counter.wrap, maxAttempts: 3 });
-    await expect(config.setWalletMode(agent, 'external')).rejects.toMatchObject({ code: 'VERSION_CONFLICT', status: 409 });
+    await expect(config.setWalletMode(agent, 'external')).rejects.toMatchObject({
+      code: 'RESOURCE_CONFLICT',
+      status: 409,
+      retryable: true,
+      message: 'Concurrent updates to trading.config/agent:a1: gave up after 3 attempts',
+    });
     expect(counter.seen.conflicts).toBe(3);
   });
 });

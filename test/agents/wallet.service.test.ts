@@ -248,3 +248,38 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     await expect(wallets.reserveSpend(alice, delegate.walletId, 0.1)).rejects.toMatchObject({ status: 404 });
   });
 });
+
+describe('WalletService: one record under contention, two LMDB handles on one directory', () => {
+  it('30 concurrent spends and 30 concurrent default changes each land exactly once, with one event per spend', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
+    const dir = await mkdtemp(join(tmpdir(), 'wallets-contention-'));
+    dirs.push(dir);
+    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    opened.push(...handles);
+    for (const store of handles) await store.init([...TRADING_RECORD_COLLECTIONS, ...WALLET_COLLECTIONS]);
+    const bus = new InProcessEventBus({ clock });
+    const events: BusEvent[] = [];
+    await bus.subscribe('agent:a1', (event) => void events.push(event));
+    const custody = new LocalKeyCustody(new SecretBox('a-master-secret-of-at-least-32-characters!', CUSTODIAL_KEYS_PURPOSE));
+    const publishers = handles.map((store) => new DurablePublisher({ store, bus, logger: pino({ level: 'silent' }) }));
+    const services = handles.map((store, i) => new WalletService({ store, custody, clock, events: new TradingEvents(publishers[i]!) }));
+    const [a, b] = services as [WalletService, WalletService];
+    const delegate = await a.createDelegate(alice, 'evm', { spendingCapUsd: 1000 });
+    const other = await a.createCustodial(alice, 'evm');
+    await Promise.all(publishers.map((p) => p.drained()));
+    events.length = 0;
+
+    await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).reserveSpend(alice, delegate.walletId, 1)),
+      ...Array.from({ length: 30 }, (_, i) => (i % 2 ? b : a).setDefault(alice, 'evm', i % 3 ? delegate.walletId : other.walletId)),
+    ]);
+    await Promise.all(publishers.map((p) => p.drained()));
+
+    // Created at version 1, then exactly one write per spend: none lost, none doubled.
+    expect(await handles[1]!.get(TRADING_RECORDS.wallets, delegate.walletId)).toMatchObject({ version: 31, data: { spentUsd: 30 } });
+    const spends = events.filter((event) => event.data.walletId === delegate.walletId && event.data.spentUsd !== undefined).map((event) => event.data.spentUsd as number);
+    // Each spend announced its own total (default changes announce the delegate too, with what they read).
+    expect([...new Set(spends)].filter((usd) => usd > 0).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect((await b.list(alice, 'evm')).filter((w) => w.isDefault)).toHaveLength(1);
+  });
+});

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
+import { IDEMPOTENCY_COLLECTION, IDEMPOTENCY_MESSAGES, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
+import type { StorePort } from '../../src/ports/store.port.js';
 
 async function setUp() {
   const clock = new ManualClock(1_700_000_000_000);
@@ -29,6 +34,8 @@ describe('IdempotencyGuard', () => {
     const { guard, clock } = await setUp();
     let release!: () => void;
     const slow = guard.run('acct', 'k', 'fp', () => new Promise<string>((resolve) => (release = () => resolve('done'))));
+    // The slow call has claimed the key and runs (its task is waiting) before time moves on.
+    await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 5; i++) await clock.advance(5_000);
     await expect(guard.run('acct', 'k', 'fp', async () => 'second')).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS' });
     release();
@@ -59,5 +66,59 @@ describe('IdempotencyGuard', () => {
     expect(await guard.run('acct', 'k', 'op:old', async () => 'first')).toBe('first');
     expect(await guard.run('acct', 'k', 'op:k1:new', async () => 'again', { legacyFingerprint: 'op:old' })).toBe('first');
     await expect(guard.run('acct', 'k', 'op:k1:new', async () => 'again')).rejects.toMatchObject({ status: 422 });
+  });
+});
+
+describe('IdempotencyGuard: racing claims', () => {
+  it('30 concurrent calls with one key from two processes: one runs, the others are 409 in progress, then all replay', async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const dir = await mkdtemp(join(tmpdir(), 'idempotency-'));
+    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    try {
+      for (const store of handles) await store.init([IDEMPOTENCY_COLLECTION]);
+      const guards = handles.map((store) => new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000 }));
+      let runs = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const task = async () => {
+        runs++;
+        await gate;
+        return 'first';
+      };
+      const refused: unknown[] = [];
+      const calls = Array.from({ length: 30 }, (_, i) => guards[i % 2]!.run('acct', 'k', 'fp', task));
+      for (const call of calls) call.catch((error: unknown) => void refused.push(error));
+      // Every call but the one that claimed the key answers while that one still runs.
+      await vi.waitFor(() => expect(refused).toHaveLength(29), { timeout: 5_000, interval: 10 });
+      for (const error of refused) expect(error).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+      expect(runs).toBe(1);
+      release();
+      expect((await Promise.allSettled(calls)).filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value)).toEqual(['first']);
+      expect(runs).toBe(1);
+      expect(await guards[1]!.run('acct', 'k', 'fp', async () => 'again')).toBe('first');
+    } finally {
+      await Promise.all(handles.map((store) => store.close()));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a claim that keeps losing its compare-and-set answers the CONTRACT\'s 409 in progress after 3 attempts', async () => {
+    const { store, clock } = await setUp();
+    let puts = 0;
+    // Every write loses to another claim of the key, which then vanishes (its lease lapsed, its record expired).
+    const overtaken = Object.assign(Object.create(store) as StorePort, {
+      put: async () => {
+        puts++;
+        throw new AppError('VERSION_CONFLICT', 'Version conflict on idempotency/x: expected 0, found 1');
+      },
+    });
+    const guard = new IdempotencyGuard(overtaken, clock, { ttlMs: 86_400_000, leaseMs: 10_000 });
+    await expect(guard.run('acct', 'k', 'fp', async () => 'never')).rejects.toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_IN_PROGRESS',
+      message: IDEMPOTENCY_MESSAGES.inProgress,
+      retryAfterSeconds: 1,
+    });
+    expect(puts).toBe(3);
   });
 });

@@ -7,7 +7,7 @@ import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { StorePort } from '../../src/ports/store.port.js';
-import { conflictBackoffMs, MAX_CONFLICT_BACKOFF_MS } from '../../src/shared/conflict-backoff.js';
+import { conflictBackoffMs, isConcurrentUpdatesGaveUp, MAX_CONFLICT_BACKOFF_MS } from '../../src/shared/conflict-backoff.js';
 import { retryOnConflict, updateRecord, updateRecords, type RecordRef } from '../../src/shared/record-update.js';
 
 const SPECS = [
@@ -76,6 +76,10 @@ describe('retryOnConflict', () => {
       code: 'RESOURCE_CONFLICT',
       message: 'Concurrent updates to wallets/w1: gave up after 4 attempts',
     });
+    // Callers whose contract words a lost race otherwise catch exactly this give-up.
+    const gaveUp = await retryOnConflict(() => 'wallets/w1', () => Promise.reject(conflict), { maxAttempts: 1 }).catch((error: unknown) => error);
+    expect(isConcurrentUpdatesGaveUp(gaveUp)).toBe(true);
+    expect(isConcurrentUpdatesGaveUp(AppError.conflict('Wallet already connected'))).toBe(false);
     const other = new AppError('RESOURCE_NOT_FOUND', 'Wallet not found');
     calls = 0;
     await expect(retryOnConflict(() => 'wallets/w1', async () => { calls++; throw other; })).rejects.toBe(other);

@@ -1,7 +1,8 @@
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { StorePort } from '../../ports/store.port.js';
-import { isVersionConflict } from './totp.model.js';
+import { isConcurrentUpdatesGaveUp } from '../../shared/conflict-backoff.js';
+import { updateRecord } from '../../shared/record-update.js';
 
 interface AttemptLog {
   /** Epoch ms of each counted attempt inside the window (a sliding log). */
@@ -16,7 +17,7 @@ export interface TotpAttemptLimiterOptions {
   windowMs: number;
 }
 
-// Enough to ride out honest contention; more than this on one user is itself abuse.
+// Enough to ride out honest contention; more than this on one user is itself abuse (429).
 const CAS_RETRIES = 10;
 
 /**
@@ -35,26 +36,26 @@ export class TotpAttemptLimiter {
    */
   async reserve(key: string): Promise<number> {
     const { store, clock, collection, maxFailures, windowMs } = this.options;
-    for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      const doc = await store.get<AttemptLog>(collection, key);
-      const now = clock.now();
-      const recent = (doc?.data.attempts ?? []).filter((at) => at > now - windowMs);
-      if (recent.length >= maxFailures) {
-        // The refused attempt is not logged, so the lockout ends when the window passes.
-        throw tooManyAttempts(Math.min(...recent) + windowMs - now);
-      }
-      try {
-        await store.put<AttemptLog>(collection, key, {
-          data: { attempts: [...recent, now] },
-          expectedVersion: doc?.version ?? 0,
-          expiresAt: now + windowMs,
-        });
-        return now;
-      } catch (error) {
-        if (!isVersionConflict(error)) throw error;
-      }
+    let reservedAt = 0;
+    try {
+      await updateRecord<AttemptLog>(
+        store,
+        { collection, id: key },
+        (doc) => {
+          const now = clock.now();
+          const recent = (doc?.data.attempts ?? []).filter((at) => at > now - windowMs);
+          // The refused attempt is not logged, so the lockout ends when the window passes.
+          if (recent.length >= maxFailures) throw tooManyAttempts(Math.min(...recent) + windowMs - now);
+          reservedAt = now;
+          return { data: { attempts: [...recent, now] }, expiresAt: now + windowMs };
+        },
+        { maxAttempts: CAS_RETRIES },
+      );
+      return reservedAt;
+    } catch (error) {
+      if (isConcurrentUpdatesGaveUp(error)) throw tooManyAttempts(1000);
+      throw error;
     }
-    throw tooManyAttempts(1000);
   }
 
   /**
@@ -63,26 +64,18 @@ export class TotpAttemptLimiter {
    */
   async refund(key: string, reservedAt: number): Promise<void> {
     const { store, collection } = this.options;
-    for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      try {
-        const doc = await store.get<AttemptLog>(collection, key);
+    await updateRecord<AttemptLog>(
+      store,
+      { collection, id: key },
+      (doc) => {
         const index = doc ? doc.data.attempts.indexOf(reservedAt) : -1;
-        if (!doc || index < 0) return;
+        if (!doc || index < 0) return null;
         const attempts = doc.data.attempts.filter((_, i) => i !== index);
-        if (attempts.length === 0) {
-          await store.delete(collection, key, doc.version);
-        } else {
-          await store.put<AttemptLog>(collection, key, {
-            data: { attempts },
-            expectedVersion: doc.version,
-            ...(doc.expiresAt === undefined ? {} : { expiresAt: doc.expiresAt }),
-          });
-        }
-        return;
-      } catch (error) {
-        if (!isVersionConflict(error)) return;
-      }
-    }
+        if (attempts.length === 0) return { delete: true };
+        return { data: { attempts }, ...(doc.expiresAt === undefined ? {} : { expiresAt: doc.expiresAt }) };
+      },
+      { maxAttempts: CAS_RETRIES },
+    ).catch(() => undefined);
   }
 }
 

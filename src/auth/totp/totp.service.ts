@@ -3,6 +3,8 @@ import type { SecretBox } from '../../crypto/secret-box.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { StorePort } from '../../ports/store.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../shared/conflict-backoff.js';
+import { updateRecord } from '../../shared/record-update.js';
 import { TotpAttemptLimiter } from './totp-attempt.limiter.js';
 import {
   TOTP_ALGORITHM,
@@ -16,7 +18,6 @@ import {
   TOTP_SECRETS_COLLECTION,
   TOTP_SECRET_BYTES,
   TOTP_WINDOW_STEPS,
-  isVersionConflict,
   totpSecretAad,
   verificationFailed,
   type TotpRecord,
@@ -48,8 +49,6 @@ export interface TotpStatus {
 }
 
 type SecretSlot = 'pendingSecret' | 'activeSecret';
-
-const CAS_RETRIES = 5;
 
 // The TOTP class (not the functional `verify`, typed for HOTP too) so results carry `timeStep`.
 const totpVerifier = new TOTP({
@@ -100,24 +99,13 @@ export class TotpService {
       digits: TOTP_DIGITS,
       period: TOTP_PERIOD_SECONDS,
     });
-    for (let attempt = 0; ; attempt++) {
-      const doc = await store.get<TotpRecord>(TOTP_SECRETS_COLLECTION, userId);
+    const pendingSecret = box.seal(secret, totpSecretAad(userId));
+    // A concurrent enroll that won is replaced, as a re-enroll would replace it.
+    await updateRecord<TotpRecord>(store, { collection: TOTP_SECRETS_COLLECTION, id: userId }, (doc) => {
       if (doc?.data.activeSecret) throw AppError.conflict('TOTP is already active');
-      const record: TotpRecord = {
-        pendingSecret: box.seal(secret, totpSecretAad(userId)),
-        activeSecret: null,
-        lastStep: 0,
-        enrolledAt: clock.now(),
-        activatedAt: null,
-      };
-      try {
-        await store.put(TOTP_SECRETS_COLLECTION, userId, { data: record, expectedVersion: doc?.version ?? 0 });
-        return { secret, otpauthUrl };
-      } catch (error) {
-        // A concurrent enroll won: re-read so the last one replaces it, as a re-enroll would.
-        if (!isVersionConflict(error) || attempt + 1 >= CAS_RETRIES) throw error;
-      }
-    }
+      return { data: { pendingSecret, activeSecret: null, lastStep: 0, enrolledAt: clock.now(), activatedAt: null } };
+    });
+    return { secret, otpauthUrl };
   }
 
   /**
@@ -153,36 +141,43 @@ export class TotpService {
     await this.limiter.refund(userId, reservedAt);
   }
 
-  /** Checks the code and records its step with a CAS write; false when refused. */
+  /**
+   * Checks the code against the stored secret, then records its step with a CAS write
+   * (`updateRecord`); false when refused. The check is async, so it runs once, outside the
+   * write's decision: that decision only accepts while the secret checked is still the one
+   * stored and no later step was recorded since (someone may have accepted this very code).
+   */
   private async accept(userId: string, code: string, slot: SecretSlot): Promise<boolean> {
     const { store, clock, box } = this.deps;
     if (typeof code !== 'string' || !TOTP_CODE_PATTERN.test(code)) return false;
-    for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      const doc = await store.get<TotpRecord>(TOTP_SECRETS_COLLECTION, userId);
-      const sealed = doc?.data[slot];
-      if (!doc || !sealed) return false;
-      const now = clock.now();
-      const result = await totpVerifier.verify(code, {
-        secret: box.openText(sealed, totpSecretAad(userId)),
-        // otplib takes seconds; a tolerance of one period spans exactly the steps either side.
-        epoch: Math.floor(now / 1000),
-        epochTolerance: TOTP_PERIOD_SECONDS * TOTP_WINDOW_STEPS,
+    const doc = await store.get<TotpRecord>(TOTP_SECRETS_COLLECTION, userId);
+    const sealed = doc?.data[slot];
+    if (!doc || !sealed) return false;
+    const now = clock.now();
+    const result = await totpVerifier.verify(code, {
+      secret: box.openText(sealed, totpSecretAad(userId)),
+      // otplib takes seconds; a tolerance of one period spans exactly the steps either side.
+      epoch: Math.floor(now / 1000),
+      epochTolerance: TOTP_PERIOD_SECONDS * TOTP_WINDOW_STEPS,
+    });
+    if (!result.valid) return false;
+    const step = result.timeStep;
+    try {
+      const { changed } = await updateRecord<TotpRecord>(store, { collection: TOTP_SECRETS_COLLECTION, id: userId }, (current) => {
+        // Checked here rather than via otplib's `afterTimeStep`, which throws when the stored
+        // step is ahead of the window (e.g. after a clock correction) instead of refusing.
+        if (!current || current.data[slot] !== sealed || step <= current.data.lastStep) return null;
+        const next: TotpRecord =
+          slot === 'activeSecret'
+            ? { ...current.data, lastStep: step }
+            : { ...current.data, activeSecret: sealed, pendingSecret: null, lastStep: step, activatedAt: now };
+        return { data: next };
       });
-      // Checked here rather than via otplib's `afterTimeStep`, which throws when the stored
-      // step is ahead of the window (e.g. after a clock correction) instead of refusing.
-      if (!result.valid || result.timeStep <= doc.data.lastStep) return false;
-      const next: TotpRecord =
-        slot === 'activeSecret'
-          ? { ...doc.data, lastStep: result.timeStep }
-          : { ...doc.data, activeSecret: sealed, pendingSecret: null, lastStep: result.timeStep, activatedAt: now };
-      try {
-        await store.put(TOTP_SECRETS_COLLECTION, userId, { data: next, expectedVersion: doc.version });
-        return true;
-      } catch (error) {
-        // Someone wrote in between (maybe accepting this very code): re-read and re-check.
-        if (!isVersionConflict(error)) throw error;
-      }
+      return changed;
+    } catch (error) {
+      // Writers kept overtaking this one: refused, as the old loop refused after its last attempt.
+      if (isConcurrentUpdatesGaveUp(error)) return false;
+      throw error;
     }
-    return false;
   }
 }

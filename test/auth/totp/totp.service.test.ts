@@ -1,6 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { TOTP_SECRETS_COLLECTION, totpSecretAad, type TotpRecord } from '../../../src/auth/totp/totp.model.js';
 import { TOTP_COLLECTIONS, TotpService } from '../../../src/auth/totp/totp.service.js';
 import { SecretBox } from '../../../src/crypto/secret-box.js';
 import { AppError } from '../../../src/errors/app-error.js';
@@ -154,5 +159,35 @@ describe('TotpService', () => {
     for (let i = 0; i < 5; i++) await verificationFailed(totp.verify('intruder', '000000'));
     await expectAppError(totp.verify('intruder', '000000'), 429, 'Too many verification attempts');
     await totp.verify(USER, await codeAt(secret, clock));
+  });
+});
+
+describe('TotpService under contention (two processes on one LMDB directory)', () => {
+  it('30 concurrent enrollments each land once; 30 concurrent activations with one code accept it once', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 10));
+    const dir = await mkdtemp(join(tmpdir(), 'totp-'));
+    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    try {
+      const services = handles.map((store) => new TotpService({ store, clock, box: new SecretBox(MASTER, 'totp-secret'), issuer: 'Agent Runtime' }));
+      for (const service of services) await service.init();
+      const enrolled = await Promise.all(Array.from({ length: 30 }, (_, i) => services[i % 2]!.enroll(USER, 'alice@example.com')));
+      expect((await handles[0]!.get(TOTP_SECRETS_COLLECTION, USER))?.version).toBe(30);
+      // The secret that counts is the one written last; it is one of those handed out.
+      const stored = await handles[1]!.get<TotpRecord>(TOTP_SECRETS_COLLECTION, USER);
+      const secret = new SecretBox(MASTER, 'totp-secret').openText(stored!.data.pendingSecret!, totpSecretAad(USER));
+      expect(enrolled.map((e) => e.secret)).toContain(secret);
+
+      const code = await codeAt(secret, clock);
+      const uses = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => services[i % 2]!.activate(USER, code)));
+      expect(uses.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      // The others: the code is used (400), TOTP is active already (409) or, past five failures, 429.
+      for (const r of uses.filter((u) => u.status === 'rejected')) {
+        expect(['Verification failed', 'TOTP is already active', 'Too many verification attempts']).toContain((r as PromiseRejectedResult).reason.message);
+      }
+      expect(await services[0]!.status(USER)).toEqual({ enrolled: true, active: true });
+    } finally {
+      await Promise.all(handles.map((store) => store.close()));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
