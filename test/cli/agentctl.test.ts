@@ -127,8 +127,8 @@ describe('agentctl on the real service (issue 16, items 12 and 18)', () => {
       for (const jti of jtis) expect(out).not.toContain(jti);
       expect(out).not.toContain(secret);
     }
+    // The rotated session's journal (the list's order of the two sessions is by id, so either).
     expect(outputs.some(({ out }) => out.includes('"presentedJti":"[Redacted]","nextJti":"[Redacted]"'))).toBe(true);
     expect(JSON.parse(outputs[1]!.out).context).toMatchObject({ keyId, secretHash: '[Redacted]', prefix: secret.slice(0, 13) });
-    expect(outputs[5]!.out).toContain('"presentedJti":"[Redacted]","nextJti":"[Redacted]"');
   });
 });
