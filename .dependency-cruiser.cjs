@@ -23,9 +23,9 @@ module.exports = {
     {
       name: 'agents-no-adapters-or-surfaces',
       severity: 'error',
-      comment: 'agents/ sees machines, domain and port types only.',
+      comment: 'agents/ sees machines, domain and port types only; the domain does not know the catalog.',
       from: { path: '^agents/' },
-      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime)/', '^src/main\\.ts$'] },
+      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime|operations)/', '^src/main\\.ts$'] },
     },
     {
       name: 'adapters-only-from-composition-root',

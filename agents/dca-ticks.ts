@@ -5,7 +5,7 @@ import type { Chain } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
 import { lateAfterMs } from './dca-interval.js';
-import type { DcaTickObserver, DcaTickOutcome } from './dca-tick-observer.types.js';
+import type { DcaTickObserver, DcaTickOutcome } from '../src/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from './order-ids.js';
 import { ORDER_TYPE } from './order.types.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';

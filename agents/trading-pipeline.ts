@@ -14,7 +14,7 @@ import type { WalletDirectory } from './wallet.types.js';
 import type { OrderProfile, TradingConfigReader } from './trading-config.types.js';
 import { approvalHolds, approvalReason, mayApprove } from './trading-config.rules.js';
 import type { KeyScope } from '../machines/api-key.machine.js';
-import { IDEMPOTENCY_MESSAGES } from '../src/operations/idempotency-guard.js';
+import { IDEMPOTENCY_MESSAGES } from '../src/errors/idempotency-messages.js';
 
 /**
  * From a checked trade to a settled order: approval decision, the order actor, the

@@ -170,6 +170,21 @@ function priceOf(spentBase: string, acquiredBase: string, inputDecimals: number,
   return `${digits.slice(0, -8)}.${digits.slice(-8)}`;
 }
 
+/**
+ * Transitions of the states that buy nothing (waiting for approval, paused): their end still
+ * completes them, and an order that was already in flight still counts, without a new buy.
+ */
+const countsWithoutBuying = {
+  'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
+  'dca.executed': { guard: 'newTick', actions: 'countBuy' },
+  'dca.failed': { guard: 'newTick', actions: 'countFailure' },
+  'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
+  'dca.settled': [
+    { guard: 'settledFilled', actions: 'countBuy' },
+    { guard: 'settledFailed', actions: 'countFailure' },
+  ],
+} as const;
+
 export const dcaStrategyMachine = setup({
   types: {
     context: {} as DcaStrategyContext,
@@ -272,15 +287,8 @@ export const dcaStrategyMachine = setup({
     pending_approval: {
       on: {
         'dca.approve': { target: 'active', actions: 'approve' },
-        'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
         // An order already in flight when a tick held the strategy still counts.
-        'dca.executed': { guard: 'newTick', actions: 'countBuy' },
-        'dca.failed': { guard: 'newTick', actions: 'countFailure' },
-        'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
-        'dca.settled': [
-          { guard: 'settledFilled', actions: 'countBuy' },
-          { guard: 'settledFailed', actions: 'countFailure' },
-        ],
+        ...countsWithoutBuying,
       },
     },
     active: {
@@ -304,16 +312,8 @@ export const dcaStrategyMachine = setup({
     paused: {
       on: {
         'dca.resume': { target: 'active', actions: [assign({ failuresInRow: 0 }), 'touch'] },
-        // The end comes while paused too.
-        'dca.finish': { guard: 'limitReachedAt', target: 'completed', actions: 'touch' },
         // An order already in flight when the strategy paused still counts.
-        'dca.executed': { guard: 'newTick', actions: 'countBuy' },
-        'dca.failed': { guard: 'newTick', actions: 'countFailure' },
-        'dca.submitted': { guard: 'newTick', actions: 'countSubmitted' },
-        'dca.settled': [
-          { guard: 'settledFilled', actions: 'countBuy' },
-          { guard: 'settledFailed', actions: 'countFailure' },
-        ],
+        ...countsWithoutBuying,
       },
     },
     // Not final: a finished strategy keeps its counters and can still be deleted; a buy that

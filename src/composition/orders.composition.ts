@@ -21,7 +21,7 @@ import { orderDefinition } from '../../machines/order.machine.js';
 import { DCA_BINDINGS, PAPER_FAUCET_BINDING, TRADING_BINDINGS } from '../http/routes/trading.bindings.js';
 import { dcaOperations } from '../operations/definitions/dca.ops.js';
 import { DcaCommandRunner } from '../../agents/dca-commands.js';
-import type { DcaTickObserver } from '../../agents/dca-tick-observer.types.js';
+import type { DcaTickObserver } from '../ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DCA_TYPE, DcaService } from '../../agents/dca.service.js';
 import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_MESSAGES } from '../errors/idempotency-messages.js';
 import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
@@ -18,11 +19,6 @@ import { updateRecord } from '../shared/record-update.js';
  */
 
 export const IDEMPOTENCY_COLLECTION: CollectionSpec = { name: 'idempotency', indexes: [] };
-
-export const IDEMPOTENCY_MESSAGES = {
-  mismatch: 'Idempotency key was already used with a different request',
-  inProgress: 'A request with this idempotency key is still in progress; retry later',
-} as const;
 
 interface StoredFailure {
   code: ErrorCode;

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseInterval } from '../../agents/dca-interval.js';
-import type { DcaTickOutcome } from '../../agents/dca-tick-observer.types.js';
+import type { DcaTickOutcome } from '../../src/ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../agents/dca.service.js';
 import { dcaOrderId, legacyDcaOrderId } from '../../agents/order-ids.js';
 import type { TradingSubject } from '../../agents/portfolio.types.js';

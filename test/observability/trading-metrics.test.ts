@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { DcaTickObserver } from '../../agents/dca-tick-observer.types.js';
+import type { DcaTickObserver } from '../../src/ports/dca-tick-observer.port.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { DcaTickMetrics } from '../../src/observability/dca-tick.metrics.js';
 import { instrumentVenue, type BreakerAwareVenue } from '../../src/observability/instrumented-venue.js';

@@ -7,7 +7,8 @@ import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { IDEMPOTENCY_COLLECTION, IDEMPOTENCY_MESSAGES, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
+import { IDEMPOTENCY_MESSAGES } from '../../src/errors/idempotency-messages.js';
+import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 
 async function setUp() {
