@@ -5,6 +5,7 @@ import type { CommitWrite } from '../src/ports/store.port.js';
 import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.js';
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderJoin, type OrderView } from './order.types.js';
 import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionEvent, PositionsService } from './positions.service.js';
@@ -66,6 +67,14 @@ export interface PlaceOptions {
 }
 
 export class TradingPipeline {
+  /**
+   * This process's commits that join an account's shared records (its daily volume at an
+   * order's creation, its positions at a fill) run one at a time per account: concurrent
+   * swaps of one account would otherwise all race for those documents and retry (100 at once
+   * exhausted the retries). Always taken outside an order's mailbox, never inside it.
+   */
+  private readonly accountCommits = new KeyedQueue();
+
   constructor(private readonly deps: TradingPipelineDeps) {}
 
   /** Runs the safety path and places the order; answers with the order (pending, filled...) or the refusal. */
@@ -234,7 +243,7 @@ export class TradingPipeline {
     try {
       if (takeVolume) {
         try {
-          const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput, { join });
+          const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(ORDER_TYPE, orderId, orderInput, { join }));
           return { order: view.context as OrderContext, created: true, volumeTaken: true };
         } catch (error) {
           if (!(isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) throw error;
@@ -309,7 +318,7 @@ export class TradingPipeline {
       // The fill and its booking are one commit: an order is `filled` exactly when its positions say so.
       const { filledOut } = result;
       const fill: OrderEvent = { type: 'order.fill', at: result.at, filledOut, txSignature: result.txSignature };
-      const filled = await this.transition(order, fill, { join: () => this.book(order, filledOut) });
+      const filled = await this.accountCommits.run(accountKey(subject), () => this.transition(order, fill, { join: () => this.book(order, filledOut) }));
       return toOrderView(filled.order);
     }
     if (result.status === 'submitted') {
@@ -432,4 +441,9 @@ function failureError(result: Extract<ExecutionResult, { status: 'failed' }>, or
   if (result.reason === 'slippage') return new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details });
   if (result.reason === 'insufficient_balance') return new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance, { details });
   return new AppError('VALIDATION_ERROR', `Order failed: ${result.message}`, { status: 422, details });
+}
+
+/** The key of an account's shared records in `accountCommits`. */
+function accountKey(subject: TradingSubject): string {
+  return `${subject.type}:${subject.id}`;
 }

@@ -187,6 +187,23 @@ describe('trading pipeline', () => {
     expect(h.state.spend.reserved).toBeCloseTo(Number(order.valueUsd), 1);
   });
 
+  it("concurrent swaps of one account queue for its shared records instead of racing for them: none retries, none gives up", async () => {
+    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
+    const commit = h.store.commit.bind(h.store);
+    let conflicts = 0;
+    h.store.commit = async (batch) => {
+      try {
+        return await commit(batch);
+      } catch (error) {
+        if ((error as { code?: string }).code === 'VERSION_CONFLICT') conflicts++;
+        throw error;
+      }
+    };
+    const orders = await Promise.all(Array.from({ length: 40 }, () => h.pipeline.place(request({ amount: { kind: 'whole', value: '0.1' } }))));
+    expect(orders.every((order) => order.status === 'filled')).toBe(true);
+    expect(conflicts).toBe(0);
+  });
+
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
     const sol = await h.venue.priceUsd('solana', SOL);
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 } };
