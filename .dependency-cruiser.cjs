@@ -49,6 +49,13 @@ module.exports = {
       to: { path: ['^src/accounts/', '^agents/'] },
     },
     {
+      name: 'only-the-runtime-knows-actor-storage',
+      severity: 'error',
+      comment: 'How actors are stored (their collections) is the runtime\'s own: everything else reads and steers them through runtime.collection(definition) (issue 17).',
+      from: { path: '^(src|agents|machines|adapters)/', pathNot: '^src/runtime/' },
+      to: { path: '^src/runtime/actor-storage\\.ts$' },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },

@@ -4,10 +4,10 @@ import type { DueJob, SchedulerPort } from '../src/ports/scheduler.port.js';
 import type { Chain } from '../src/ports/venue.port.js';
 import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../machines/order.machine.js';
+import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../src/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from './order-ids.js';
-import { ORDER_TYPE } from './order.types.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from './trading-pipeline.js';
 
@@ -29,15 +29,12 @@ export const endJobIdOf = (strategyId: string) => `dca-end:${strategyId}`;
 const SKIP_TRADING_OFF = 'trading is off for the agent';
 const skipAgentState = (state: string) => `the agent is ${state}`;
 
-export interface DcaActors {
-  create(type: string, id: string, input: DcaStrategyInput): Promise<{ state: unknown; context: unknown }>;
-  send(address: { type: string; id: string }, event: DcaStrategyEvent): Promise<{ accepted: boolean; view: { state: unknown; context: unknown } }>;
-  get(address: { type: string; id: string }): Promise<{ state: unknown; context: unknown } | null>;
-  find(type: string, query: { index: string; eq: string }, page: { limit: number; cursor?: string }): Promise<{ items: Array<{ state: unknown; context: unknown }>; nextCursor?: string }>;
-}
-
 export interface DcaTicksDeps {
-  actors: DcaActors;
+  /** The strategies themselves; orders read by id (a tick's buy). */
+  actors: {
+    strategies: ActorCollection<DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput>;
+    orders: Pick<ActorCollection<OrderContext>, 'get'>;
+  };
   scheduler: Pick<SchedulerPort, 'removeSchedule' | 'cancel'>;
   pipeline: TradingPipeline;
   /** Whether the account trades now: a tick while its agent is paused or its trading off is skipped, not failed. */
@@ -55,10 +52,9 @@ export class DcaTicks {
    * Each due tick of an active strategy is told to the observer once, with its outcome.
    */
   async onTick(job: DueJob): Promise<void> {
-    const address = { type: DCA_TYPE, id: job.address.id };
-    const view = await this.deps.actors.get(address);
+    const view = await this.deps.actors.strategies.get(job.address.id);
     if (!view) return;
-    const strategy = view.context as DcaStrategyContext;
+    const strategy = view.context;
     const now = this.deps.clock.now();
     // The end job: the schedule has no run after `endAt`, so this is what completes it (paused, waiting or not).
     if (job.event.type === END_EVENT) {
@@ -74,7 +70,6 @@ export class DcaTicks {
 
   /** One due tick of an active strategy; answers its outcome, or nothing when another delivery of it counted (or is counting) it. */
   private async runTick(strategy: DcaStrategyContext, dueAt: number, now: number): Promise<DcaTickOutcome | undefined> {
-    const address = { type: DCA_TYPE, id: strategy.strategyId };
     // No buy may start (the end passed, the next buy would pass maxSpend): finish rather than wait for ticks that never buy.
     if (limitReached(strategy, now)) {
       return (await this.report(strategy.strategyId, { type: 'dca.finish', at: now })) ? 'skipped' : undefined;
@@ -83,7 +78,7 @@ export class DcaTicks {
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};
     if (late && !strategy.catchUp) {
-      const { accepted } = await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
+      const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
       return accepted ? 'skipped' : undefined;
     }
     const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
@@ -95,7 +90,7 @@ export class DcaTicks {
       // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
       const off = await this.notTrading(subject);
       if (off) {
-        const { accepted } = await this.deps.actors.send(address, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
+        const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
         return accepted ? 'skipped' : undefined;
       }
       const order = await this.deps.pipeline.place(
@@ -120,8 +115,8 @@ export class DcaTicks {
       const at = this.deps.clock.now();
       if (order.status === 'filled') {
         // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
-        const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: order.order_id });
-        const spentUsd = (placed?.context as OrderContext | undefined)?.valueUsd ?? Number(order.valueUsd);
+        const placed = await this.deps.actors.orders.get(order.order_id);
+        const spentUsd = placed?.context.valueUsd ?? Number(order.valueUsd);
         event = { type: 'dca.executed', at, dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
       } else if (order.status === 'submitted') {
         // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
@@ -140,7 +135,7 @@ export class DcaTicks {
         event = { type: 'dca.skipped', at, dueAt, ...covers, reason: SKIP_TRADING_OFF };
       } else {
         // A refusal before the order was created (safety path) leaves no order to point at.
-        const created = (await this.deps.actors.get({ type: ORDER_TYPE, id: orderId })) !== null;
+        const created = (await this.deps.actors.orders.get(orderId)) !== null;
         event = { type: 'dca.failed', at, dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
       }
     }
@@ -148,8 +143,8 @@ export class DcaTicks {
     // Reconciliation (a sweep, maybe in another process) may have settled the order before
     // the strategy held it in flight, and then its report was ignored: report it now.
     if (event.type === 'dca.submitted') {
-      const placed = await this.deps.actors.get({ type: ORDER_TYPE, id: orderId });
-      if (placed) await this.orderSettled(placed.context as OrderContext);
+      const placed = await this.deps.actors.orders.get(orderId);
+      if (placed) await this.orderSettled(placed.context);
     }
     // Another delivery of this tick counted it first: it is that delivery's to tell.
     if (!accepted) return undefined;
@@ -163,7 +158,7 @@ export class DcaTicks {
    */
   private async tickOrderId(strategyId: string, dueAt: number): Promise<string> {
     const legacy = legacyDcaOrderId(strategyId, dueAt);
-    return (await this.deps.actors.get({ type: ORDER_TYPE, id: legacy })) ? legacy : dcaOrderId(strategyId, dueAt);
+    return (await this.deps.actors.orders.get(legacy)) ? legacy : dcaOrderId(strategyId, dueAt);
   }
 
   /** Why the account does not trade now (agent not active, trading off), or undefined when it does. */
@@ -199,7 +194,7 @@ export class DcaTicks {
 
   /** Sends a tick outcome (or the end) to the strategy and drops its schedule when it stopped (paused, held, completed); true when it was taken. */
   async report(strategyId: string, event: DcaStrategyEvent): Promise<boolean> {
-    const after = await this.deps.actors.send({ type: DCA_TYPE, id: strategyId }, event);
+    const after = await this.deps.actors.strategies.send(strategyId, event);
     if (!after.accepted) return false;
     // Paused itself (failures in a row), held for approval, or finished (limits): no more ticks; the end job stays for a paused or held one.
     if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));

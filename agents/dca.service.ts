@@ -22,7 +22,7 @@ import type { KeyScope } from '../machines/api-key.machine.js';
  * `dca-ticks.ts`. Names are unique per user, and a user has at most `perUser.max` strategies.
  */
 
-export { DCA_TYPE, endJobIdOf, scheduleIdOf, type DcaActors } from './dca-ticks.js';
+export { DCA_TYPE, endJobIdOf, scheduleIdOf } from './dca-ticks.js';
 /** Names are unique per user: one claim document per (owner, name). */
 export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names', indexes: [] };
 const DEFAULT_MAX_FAILURES = 3;
@@ -118,8 +118,8 @@ export class DcaService {
       await this.assertUnderCap(userId);
       const strategyId = `dca_${this.deps.newId()}`;
       await this.claimName(subject, userId, input.name, strategyId);
-      return this.deps.actors
-        .create(DCA_TYPE, strategyId, {
+      return this.deps.actors.strategies
+        .create(strategyId, {
           strategyId,
           name: input.name,
           subjectType: subject.type,
@@ -149,7 +149,7 @@ export class DcaService {
           throw error;
         });
     });
-    const context = created.context as DcaStrategyContext;
+    const context = created.context;
     // Waiting for approval: no schedule yet, but its end still completes it.
     if (created.state === 'pending_approval') await this.armEnd(context);
     else await this.schedule(context, startAt);
@@ -178,12 +178,12 @@ export class DcaService {
     if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
     if (strategy.status !== 'pending_approval') throw notPending(strategy.name, strategy.status);
     const now = this.deps.clock.now();
-    const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.approve', at: now, by: approver });
-    const context = view.context as DcaStrategyContext;
+    const { accepted, view } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.approve', at: now, by: approver });
+    const context = view.context;
     if (!accepted) throw notPending(context.name, String(view.state)); // another call approved, deleted or completed it first
     await this.schedule(context, Math.max(now, context.startAt ?? now));
     // A delete that ran alongside may have removed the schedule before this armed it (as in resume).
-    await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.get({ type: DCA_TYPE, id: context.strategyId }))?.state);
+    await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.strategies.get(context.strategyId))?.state);
     return toView(context, view.state as StrategyView['status']);
   }
 
@@ -260,8 +260,8 @@ export class DcaService {
     const out: Array<{ context: DcaStrategyContext; status: StrategyView['status'] }> = [];
     let cursor: string | undefined;
     do {
-      const page = await this.deps.actors.find(DCA_TYPE, { index: 'subject', eq: subjectKey(subject) }, { limit: 200, ...(cursor ? { cursor } : {}) });
-      for (const item of page.items) if (item.state !== 'deleted') out.push({ context: item.context as DcaStrategyContext, status: item.state as StrategyView['status'] });
+      const page = await this.deps.actors.strategies.find({ index: 'subject', eq: subjectKey(subject) }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const item of page.items) if (item.state !== 'deleted') out.push({ context: item.context, status: item.state as StrategyView['status'] });
       cursor = page.nextCursor;
     } while (cursor);
     return out.sort((a, b) => a.context.name.localeCompare(b.context.name));
@@ -271,11 +271,11 @@ export class DcaService {
     const strategy = await this.byName(subject, userId, name);
     await this.deps.scheduler.removeSchedule(scheduleIdOf(strategy.strategyId));
     await this.deps.scheduler.cancel(endJobIdOf(strategy.strategyId));
-    const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: strategy.strategyId }, { type: 'dca.delete', at: this.deps.clock.now() });
+    const { view } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.delete', at: this.deps.clock.now() });
     // Again once deleted: a resume running alongside may have scheduled it in between.
     await this.dropScheduleUnlessActive(strategy.strategyId, view.state);
     await this.releaseName(subject, userId, name);
-    return toView(view.context as DcaStrategyContext, 'deleted');
+    return toView(view.context, 'deleted');
   }
 
   /** Pauses one strategy by name, or every active one of the account. */
@@ -285,9 +285,9 @@ export class DcaService {
     for (const target of targets) {
       // Schedule first: a tick that still fires finds the strategy paused and does nothing.
       await this.deps.scheduler.removeSchedule(scheduleIdOf(target.strategyId));
-      const { view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.pause', at: this.deps.clock.now() });
+      const { view } = await this.deps.actors.strategies.send(target.strategyId, { type: 'dca.pause', at: this.deps.clock.now() });
       await this.dropScheduleUnlessActive(target.strategyId, view.state); // again, as in delete
-      out.push(toView(view.context as DcaStrategyContext, view.state as StrategyView['status']));
+      out.push(toView(view.context, view.state as StrategyView['status']));
     }
     return out;
   }
@@ -298,8 +298,8 @@ export class DcaService {
     const out: StrategyView[] = [];
     for (const target of targets) {
       const now = this.deps.clock.now();
-      const { accepted, view } = await this.deps.actors.send({ type: DCA_TYPE, id: target.strategyId }, { type: 'dca.resume', at: now });
-      const context = view.context as DcaStrategyContext;
+      const { accepted, view } = await this.deps.actors.strategies.send(target.strategyId, { type: 'dca.resume', at: now });
+      const context = view.context;
       // Only a paused strategy takes it: an active one keeps its schedule (re-anchoring it would
       // push the next buy back), unless it lost it (a pause that failed after removing it).
       const lost = !accepted && view.state === 'active' && (await this.nextRun(context.strategyId)) === null;
@@ -307,7 +307,7 @@ export class DcaService {
         await this.schedule(context, Math.max(now, context.startAt ?? now));
         // A pause or delete that ran alongside may have removed the schedule before this armed
         // it: whichever of the two looks last after its own change drops it.
-        await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.get({ type: DCA_TYPE, id: context.strategyId }))?.state);
+        await this.dropScheduleUnlessActive(context.strategyId, (await this.deps.actors.strategies.get(context.strategyId))?.state);
       }
       out.push(toView(context, view.state as StrategyView['status']));
     }
@@ -330,8 +330,8 @@ export class DcaService {
     for (const state of ['active', 'paused', 'pending_approval']) {
       let cursor: string | undefined;
       do {
-        const page = await this.deps.actors.find(DCA_TYPE, { index: 'state', eq: state }, { limit: 200, ...(cursor ? { cursor } : {}) });
-        for (const item of page.items) await this.armEnd(item.context as DcaStrategyContext);
+        const page = await this.deps.actors.strategies.find({ index: 'state', eq: state }, { limit: 200, ...(cursor ? { cursor } : {}) });
+        for (const item of page.items) await this.armEnd(item.context);
         cursor = page.nextCursor;
       } while (cursor);
     }
@@ -367,8 +367,8 @@ export class DcaService {
 
   private async byName(subject: TradingSubject, userId: string | undefined, name: string): Promise<StrategyView> {
     const claim = await this.deps.store.get<{ strategyId: string }>(DCA_NAMES_COLLECTION.name, nameKey(subject, userId, name));
-    const view = claim ? await this.deps.actors.get({ type: DCA_TYPE, id: claim.data.strategyId }) : null;
-    const context = view?.context as DcaStrategyContext | undefined;
+    const view = claim ? await this.deps.actors.strategies.get(claim.data.strategyId) : null;
+    const context = view?.context;
     if (!view || !context || context.subjectType !== subject.type || context.subjectId !== subject.id || view.state === 'deleted') {
       throw AppError.notFound(`Strategy not found: ${name}`);
     }

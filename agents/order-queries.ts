@@ -1,6 +1,7 @@
 import type { OrderContext, OrderStatus } from '../machines/order.machine.js';
+import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
-import { ORDER_TYPE, toOrderView, type OrderActors, type OrderView } from './order.types.js';
+import { toOrderView, type OrderView } from './order.types.js';
 import { subjectKey, type TradingSubject } from './portfolio.types.js';
 
 export interface OrderPage {
@@ -11,7 +12,7 @@ export interface OrderPage {
 /** Lists an account's orders from the order actors' indexes (no scan of other accounts). */
 export class OrderQueries {
   constructor(
-    private readonly orders: Pick<OrderActors, 'find'>,
+    private readonly orders: Pick<ActorCollection<OrderContext>, 'find'>,
     private readonly clock: ClockPort,
   ) {}
 
@@ -36,8 +37,8 @@ export class OrderQueries {
     // `<prefix>|` then digits of inverted time: every key of the prefix sorts between these bounds, newest first.
     const prefix = options.status ? `${key}|${options.status}` : key;
     const query = { index: options.status ? 'subjectStatus' : 'subjectTime', gte: `${prefix}|`, lte: `${prefix}|~` };
-    const page = await this.orders.find(ORDER_TYPE, query, { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
-    const items = page.items.map((view) => view.context as OrderContext).filter(keep).map(toOrderView);
+    const page = await this.orders.find(query, { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
+    const items = page.items.map((view) => view.context).filter(keep).map(toOrderView);
     return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 }

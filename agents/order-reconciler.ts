@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { OrderContext } from '../machines/order.machine.js';
-import { ORDER_TYPE, type OrderActors } from './order.types.js';
+import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
 /**
@@ -12,7 +12,7 @@ export class OrderReconciler {
   constructor(
     private readonly deps: {
       pipeline: Pick<TradingPipeline, 'reconcile'>;
-      orders: Pick<OrderActors, 'get'>;
+      orders: Pick<ActorCollection<OrderContext>, 'get'>;
       strategies: { orderSettled(order: OrderContext): Promise<void> };
       logger: Pick<Logger, 'warn'>;
     },
@@ -24,8 +24,8 @@ export class OrderReconciler {
     await this.deps.pipeline.reconcile(order).catch((error: unknown) => this.deps.logger.warn({ err: error, order: orderId }, 'order reconciliation failed; retried later'));
     if (!order.strategyId) return;
     try {
-      const settled = await this.deps.orders.get({ type: ORDER_TYPE, id: orderId });
-      if (settled) await this.deps.strategies.orderSettled(settled.context as OrderContext);
+      const settled = await this.deps.orders.get(orderId);
+      if (settled) await this.deps.strategies.orderSettled(settled.context);
     } catch (error) {
       this.deps.logger.warn({ err: error, order: orderId }, 'DCA outcome of a settled order not recorded');
     }

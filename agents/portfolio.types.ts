@@ -67,19 +67,16 @@ export interface StatusReader {
 export const TRADING_RECORDS = {
   wallets: 'trading.wallets',
   positions: 'trading.positions',
-  /** Orders are actors: the runtime's collection of the `order` machine type. */
-  orders: 'actors.order',
   subjectIndex: 'subject',
 } as const;
 
 /**
  * The trading record collections, declared at start so that reading an account with no
- * records yet is an empty page, not an error. The `order` machine must index `subject` too.
+ * records yet is an empty page, not an error. Orders are actors: the runtime declares theirs.
  */
 export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
   { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
   { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
-  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex, 'subjectTime', 'subjectStatus', 'subjectOpen'] },
 ];
 
 /** The `subject` index value of a trading record. */

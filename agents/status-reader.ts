@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { chosenAgentId } from '../machines/agent-id.js';
 import type { AgentContext } from '../machines/agent.machine.js';
 import type { BotContext } from '../machines/bot.machine.js';
+import type { OrderContext } from '../machines/order.machine.js';
 import { AppError } from '../src/errors/app-error.js';
+import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { plainDecimal } from './amounts.js';
@@ -16,11 +18,6 @@ import {
   type TradingSubject,
   type WalletSummary,
 } from './portfolio.types.js';
-
-/** The one read of the actor runtime this needs; `ActorRuntime` satisfies it structurally. */
-export interface ActorLookup {
-  get(address: { type: string; id: string }): Promise<{ state: unknown; context: unknown } | null>;
-}
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 // Only these fields are projected: a wallet record may hold more (encrypted keys) and none of it leaves here.
@@ -45,7 +42,12 @@ const MAX_RECORDS = 10_000;
 export class StoreStatusReader implements StatusReader {
   constructor(
     private readonly deps: {
-      actors: ActorLookup;
+      /** The subjects (agents, legacy bots) read by id; orders counted through their open-orders index. */
+      actors: {
+        agents: Pick<ActorCollection<AgentContext>, 'get'>;
+        bots: Pick<ActorCollection<BotContext>, 'get'>;
+        orders: Pick<ActorCollection<OrderContext>, 'count'>;
+      };
       store: StorePort;
       clock: ClockPort;
       /** Current USD price of a token; positions are valued with it when given. */
@@ -54,9 +56,10 @@ export class StoreStatusReader implements StatusReader {
   ) {}
 
   async agentStatus(subject: TradingSubject): Promise<SubjectStatus> {
-    const view = await this.deps.actors.get({ type: subject.type, id: subject.id });
+    const { agents, bots } = this.deps.actors;
+    const view = subject.type === 'agent' ? await agents.get(subject.id) : await bots.get(subject.id);
     if (!view) throw AppError.notFound(subject.type === 'agent' ? 'Agent not found' : 'Bot not found');
-    const context = view.context as Pick<AgentContext | BotContext, 'name' | 'tradingEnabled'>;
+    const { context } = view;
     // An agent is named as its owner knows it (ask_bot's replies and the portfolio summary show this).
     const subjectId = subject.type === 'agent' ? chosenAgentId(subject.id) : subject.id;
     return { subjectType: subject.type, subjectId, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
@@ -96,15 +99,8 @@ export class StoreStatusReader implements StatusReader {
   }
 
   /** Orders in flight, through the account's open-orders index (no scan of the filled history). */
-  private async openOrders(key: string): Promise<number> {
-    let count = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.store.find(TRADING_RECORDS.orders, { index: OPEN_ORDERS_INDEX, eq: `${key}|open` }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-      count += page.items.length;
-      cursor = page.nextCursor;
-    } while (cursor && count < MAX_RECORDS);
-    return count;
+  private openOrders(key: string): Promise<number> {
+    return this.deps.actors.orders.count({ index: OPEN_ORDERS_INDEX, eq: `${key}|open` }, MAX_RECORDS);
   }
 
   /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */

@@ -1,12 +1,13 @@
 import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { SchedulerPort } from '../src/ports/scheduler.port.js';
+import type { ActorCollection, TransitionOptions } from '../src/ports/actor-collection.port.js';
 import type { CommitWrite } from '../src/ports/store.port.js';
 import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.js';
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderActors, type OrderJoin, type OrderView } from './order.types.js';
+import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderView } from './order.types.js';
 import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionEvent, PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
@@ -26,7 +27,8 @@ import { IDEMPOTENCY_MESSAGES } from '../src/errors/idempotency-messages.js';
 
 export interface TradingPipelineDeps {
   safety: SafetyPath;
-  orders: OrderActors;
+  /** The order actors (the runtime's handle of the `order` machine). */
+  orders: ActorCollection<OrderContext, OrderEvent, OrderInput>;
   venue: VenuePort;
   wallets: WalletDirectory;
   positions: PositionsService;
@@ -239,18 +241,18 @@ export class TradingPipeline {
     };
     const subject = request.subject;
     const takeVolume = !requiresApproval && dailyLimitUsd !== undefined;
-    const join = async (context: unknown) => ({ writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context as OrderContext))] });
+    const join = async (context: OrderContext) => ({ writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context))] });
     try {
       if (takeVolume) {
         try {
-          const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(ORDER_TYPE, orderId, orderInput, { join }));
-          return { order: view.context as OrderContext, created: true, volumeTaken: true };
+          const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(orderId, orderInput, { join }));
+          return { order: view.context, created: true, volumeTaken: true };
         } catch (error) {
           if (!(isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) throw error;
         }
       }
-      const view = await this.deps.orders.create(ORDER_TYPE, orderId, orderInput);
-      return { order: view.context as OrderContext, created: true, volumeTaken: false };
+      const view = await this.deps.orders.create(orderId, orderInput);
+      return { order: view.context, created: true, volumeTaken: false };
     } catch (error) {
       // Two calls with one deterministic id raced: the other one created it; continue with it.
       if (isAppError(error) && error.status === 409 && options.orderId) {
@@ -353,9 +355,9 @@ export class TradingPipeline {
   }
 
   /** Not accepted means another call, process or recovery moved the order first: its state is the truth. */
-  private async transition(order: OrderContext, event: OrderEvent, options?: OrderJoin): Promise<{ order: OrderContext; accepted: boolean }> {
-    const { view, accepted } = await this.deps.orders.send({ type: ORDER_TYPE, id: order.orderId }, event, options);
-    return { order: view.context as OrderContext, accepted };
+  private async transition(order: OrderContext, event: OrderEvent, options?: TransitionOptions<OrderContext>): Promise<{ order: OrderContext; accepted: boolean }> {
+    const { view, accepted } = await this.deps.orders.send(order.orderId, event, options);
+    return { order: view.context, accepted };
   }
 
   /**
@@ -375,8 +377,7 @@ export class TradingPipeline {
   }
 
   private async find(subject: TradingSubject, orderId: string): Promise<OrderContext | null> {
-    const view = await this.deps.orders.get({ type: ORDER_TYPE, id: orderId });
-    const order = view?.context as OrderContext | undefined;
+    const order = (await this.deps.orders.get(orderId))?.context;
     // Another account's order is indistinguishable from none.
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;

@@ -85,7 +85,7 @@ export const agentMachine = setup({
   },
 });
 
-export const agentDefinition: MachineDefinition<AgentContext> = {
+export const agentDefinition: MachineDefinition<AgentContext, AgentEvent, AgentInput> = {
   type: 'agent',
   version: 1,
   machine: agentMachine,

@@ -68,7 +68,7 @@ export const apiKeyMachine = setup({
   },
 });
 
-export const apiKeyDefinition: MachineDefinition<ApiKeyContext> = {
+export const apiKeyDefinition: MachineDefinition<ApiKeyContext, ApiKeyEvent, ApiKeyInput> = {
   type: 'api-key',
   version: 1,
   machine: apiKeyMachine,

@@ -76,7 +76,7 @@ export const botMachine = setup({
   },
 });
 
-export const botDefinition: MachineDefinition<BotContext> = {
+export const botDefinition: MachineDefinition<BotContext, BotEvent, BotInput> = {
   type: 'bot',
   version: 1,
   machine: botMachine,

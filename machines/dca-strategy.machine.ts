@@ -350,7 +350,7 @@ function amountBase(amount: string, decimals: number): bigint {
   return BigInt(whole + fraction.slice(0, decimals).padEnd(decimals, '0'));
 }
 
-export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext> = {
+export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput> = {
   type: 'dca-strategy',
   version: 4,
   machine: dcaStrategyMachine,

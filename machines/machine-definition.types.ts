@@ -2,9 +2,10 @@ import type { AnyStateMachine } from 'xstate';
 
 /**
  * What the runtime needs to host a machine type. Machines stay pure: this is data and
- * pure functions over the machine's own context, no I/O.
+ * pure functions over the machine's own context, no I/O. The type parameters are what the
+ * runtime's typed handle of the type (`runtime.collection(definition)`) reads, creates and sends.
  */
-export interface MachineDefinition<TContext = any> {
+export interface MachineDefinition<TContext = any, TEvent extends { type: string } = any, TInput = any> {
   /** Machine type, the first half of an actor address (`agent`, `api-key`). */
   type: string;
   /** Bumped whenever the persisted snapshot's shape changes. */
@@ -21,6 +22,11 @@ export interface MachineDefinition<TContext = any> {
   indexes?: (context: TContext) => Record<string, string | number>;
   /** The event-bus stream(s) that events emitted by the actor are published on. */
   stream?: (context: TContext) => string | string[];
+  /**
+   * Never set: carries the event and input types to `runtime.collection(definition)`
+   * (as XState's `types: {} as …` does), since nothing else in a definition names them.
+   */
+  readonly types?: { event: TEvent; input: TInput };
 }
 
 /** The bus stream credential changes (revocations, expiries, logouts) travel on to every process. */

@@ -129,7 +129,7 @@ export function orderTimeKey(subject: string, createdAt: number): string {
   return `${subject}|${String(TIME_SPAN - createdAt).padStart(15, '0')}`;
 }
 
-export const orderDefinition: MachineDefinition<OrderContext> = {
+export const orderDefinition: MachineDefinition<OrderContext, OrderEvent, OrderInput> = {
   type: 'order',
   version: 1,
   machine: orderMachine,

@@ -71,7 +71,7 @@ export const sessionMachine = setup({
   },
 });
 
-export const sessionDefinition: MachineDefinition<SessionContext> = {
+export const sessionDefinition: MachineDefinition<SessionContext, SessionEvent, SessionInput> = {
   type: 'session',
   version: 1,
   machine: sessionMachine,

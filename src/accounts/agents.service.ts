@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AGENT_SCOPE_SEPARATOR, chosenAgentId, scopedActorId } from '../../machines/agent-id.js';
-import type { AgentContext } from '../../machines/agent.machine.js';
+import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { StorePort } from '../ports/store.port.js';
-import type { ActorView } from '../runtime/actor-inspector.js';
-import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { UsersService } from './users.service.js';
 import { nameSchema } from '../shared/name.schema.js';
@@ -51,8 +49,7 @@ const AGENT_NOT_FOUND = 'Agent not found';
 /** Operators' agents: each is an `agent` actor owned by one user. */
 export class AgentsService {
   constructor(
-    private readonly runtime: ActorRuntime,
-    private readonly store: StorePort,
+    private readonly agents: ActorCollection<AgentContext, AgentEvent, AgentInput>,
     private readonly users: UsersService,
     private readonly clock: ClockPort,
     private readonly caps: OwnerCaps,
@@ -77,8 +74,8 @@ export class AgentsService {
   private countAgents(ownerId: string, cap: number): Promise<number> {
     return countUpTo(
       cap,
-      (cursor) => this.store.find(collectionOf('agent'), { index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
-      (doc) => this.runtime.viewOf('agent', doc).state !== 'archived',
+      (cursor) => this.agents.find({ index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+      (view) => view.state !== 'archived',
     );
   }
 
@@ -89,22 +86,22 @@ export class AgentsService {
     const actorId = input.agentId === undefined ? `agt_${randomBytes(12).toString('base64url')}` : scopedActorId(ownerId, input.agentId);
     // Unguessable and unrelated to every internal id.
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
-    await this.runtime
-      .create('agent', actorId, { agentId: actorId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
+    await this.agents
+      .create(actorId, { agentId: actorId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
       .catch((error: unknown) => {
         if (error instanceof AppError && error.status === 409) throw exists();
         throw error;
       });
-    const { view } = await this.runtime.send({ type: 'agent', id: actorId }, { type: 'agent.activate' });
+    const { view } = await this.agents.send(actorId, { type: 'agent.activate' });
     const user = await this.users.get(ownerId);
     if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, actorId);
     return toSummary(view);
   }
 
   async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: AgentSummary[]; nextCursor?: string }> {
-    const docs = await this.store.find(collectionOf('agent'), { index: 'ownerId', eq: ownerId }, page);
+    const docs = await this.agents.find({ index: 'ownerId', eq: ownerId }, page);
     return {
-      items: docs.items.map((doc) => toSummary(this.runtime.viewOf('agent', doc))),
+      items: docs.items.map(toSummary),
       ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
     };
   }
@@ -114,7 +111,7 @@ export class AgentsService {
     return toSummary(await this.ownedView(ownerId, agentId));
   }
 
-  async ownedView(ownerId: string, agentId: string): Promise<ActorView> {
+  async ownedView(ownerId: string, agentId: string): Promise<ActorView<AgentContext>> {
     const view = await this.findOwned(ownerId, agentId);
     if (!view) throw AppError.notFound(AGENT_NOT_FOUND);
     return view;
@@ -125,17 +122,17 @@ export class AgentsService {
    * an actor id (generated ids, agents from before scoping, and an owner's own actor id),
    * which counts only when the owner owns it.
    */
-  private async findOwned(ownerId: string, agentId: string): Promise<ActorView | null> {
-    const scoped = agentId.includes(AGENT_SCOPE_SEPARATOR) ? null : await this.runtime.get({ type: 'agent', id: scopedActorId(ownerId, agentId) });
-    const view = scoped ?? (await this.runtime.get({ type: 'agent', id: agentId }));
-    return view && (view.context as AgentContext).ownerId === ownerId ? view : null;
+  private async findOwned(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
+    const scoped = agentId.includes(AGENT_SCOPE_SEPARATOR) ? null : await this.agents.get(scopedActorId(ownerId, agentId));
+    const view = scoped ?? (await this.agents.get(agentId));
+    return view && view.context.ownerId === ownerId ? view : null;
   }
 
   /**
    * The trading account a `:userId` route acts on (CONTRACT "Trading accounts"): the
    * named agent when given (owned, else 404), otherwise the user's default agent.
    */
-  async tradingAgent(ownerId: string, agentId?: string): Promise<ActorView> {
+  async tradingAgent(ownerId: string, agentId?: string): Promise<ActorView<AgentContext>> {
     if (agentId !== undefined) return this.ownedView(ownerId, agentId);
     const user = await this.users.get(ownerId);
     if (!user?.defaultAgentId) throw AppError.notFound(AGENT_NOT_FOUND);
@@ -143,7 +140,7 @@ export class AgentsService {
   }
 
   /** Makes an owned agent the user's default for `:userId` trading routes; the agent's view. */
-  async setDefault(ownerId: string, agentId: string): Promise<ActorView> {
+  async setDefault(ownerId: string, agentId: string): Promise<ActorView<AgentContext>> {
     const view = await this.ownedView(ownerId, agentId);
     await this.users.setDefaultAgent(ownerId, view.id);
     return view;
@@ -151,8 +148,8 @@ export class AgentsService {
 }
 
 /** An agent as operators see it: `agentId` is the id its owner chose (or was given), unscoped. */
-export function toSummary(view: ActorView): AgentSummary {
-  const context = view.context as AgentContext;
+export function toSummary(view: ActorView<AgentContext>): AgentSummary {
+  const { context } = view;
   return {
     agentId: chosenAgentId(context.agentId),
     publicId: context.publicId,

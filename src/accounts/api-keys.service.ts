@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { ApiKeyContext, KeyScope } from '../../machines/api-key.machine.js';
+import type { ApiKeyContext, ApiKeyEvent, ApiKeyInput, KeyScope } from '../../machines/api-key.machine.js';
 import type { StepUpService } from '../auth/step-up/step-up.service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
-import type { StorePort } from '../ports/store.port.js';
-import type { ActorView } from '../runtime/actor-inspector.js';
-import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
 import { nameSchema } from '../shared/name.schema.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 
@@ -64,8 +62,7 @@ export type CreatedKey = KeySummary & { secret: string };
  */
 export class ApiKeysService {
   constructor(
-    private readonly runtime: ActorRuntime,
-    private readonly store: StorePort,
+    private readonly actors: ActorCollection<ApiKeyContext, ApiKeyEvent, ApiKeyInput>,
     private readonly scheduler: SchedulerPort,
     private readonly box: SecretBox,
     private readonly stepUp: StepUpService,
@@ -93,11 +90,8 @@ export class ApiKeysService {
     const count = (cap: number) =>
       countUpTo(
         cap,
-        (cursor) => this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) }),
-        (doc) => {
-          const view = this.runtime.viewOf('api-key', doc);
-          return statusOf(view, this.clock.now()) === 'active' && (view.context as ApiKeyContext).keyId !== options.replaces;
-        },
+        (cursor) => this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+        (view) => statusOf(view, this.clock.now()) === 'active' && view.context.keyId !== options.replaces,
       );
     const refusal = `Key limit reached: at most ${this.maxActiveKeys} active keys per ${owner.type}`;
     // The step-up token is spent under the cap's lock, after the count: a refused key spends none.
@@ -112,7 +106,7 @@ export class ApiKeysService {
     const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const keyId = `key_${randomBytes(12).toString('base64url')}`;
     const createdAt = this.clock.now();
-    const context: Omit<ApiKeyContext, 'revokedAt' | 'expiredAt'> = {
+    const context: ApiKeyInput = {
       keyId,
       ownerType: owner.type,
       ownerId: owner.id,
@@ -123,7 +117,7 @@ export class ApiKeysService {
       createdAt,
       expiresAt: createdAt + KEY_TTL_MS,
     };
-    const view = await this.runtime.create('api-key', keyId, context);
+    const view = await this.actors.create(keyId, context);
     await this.scheduler.scheduleOnce({
       jobId: `key-expire:${keyId}`,
       address: { type: 'api-key', id: keyId },
@@ -134,9 +128,9 @@ export class ApiKeysService {
   }
 
   async list(owner: KeyOwner, page: { limit: number; cursor?: string }): Promise<{ items: KeySummary[]; nextCursor?: string }> {
-    const docs = await this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, page);
+    const docs = await this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, page);
     return {
-      items: docs.items.map((doc) => this.summary(this.runtime.viewOf('api-key', doc))),
+      items: docs.items.map((view) => this.summary(view)),
       ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
     };
   }
@@ -144,7 +138,7 @@ export class ApiKeysService {
   /** Revokes at once and for good; revoking a key that is no longer active changes nothing. */
   async revoke(owner: KeyOwner, keyId: string): Promise<KeySummary> {
     await this.ownedView(owner, keyId);
-    const { view } = await this.runtime.send({ type: 'api-key', id: keyId }, { type: 'key.revoke', at: this.clock.now() });
+    const { view } = await this.actors.send(keyId, { type: 'key.revoke', at: this.clock.now() });
     return this.summary(view);
   }
 
@@ -155,25 +149,23 @@ export class ApiKeysService {
   async revokeAll(owner: KeyOwner): Promise<void> {
     let cursor: string | undefined;
     do {
-      const docs = await this.store.find(collectionOf('api-key'), { index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
-      for (const doc of docs.items) {
-        const view = this.runtime.viewOf('api-key', doc);
-        if (view.state === 'active') await this.runtime.send({ type: 'api-key', id: (view.context as ApiKeyContext).keyId }, { type: 'key.revoke', at: this.clock.now() });
+      const docs = await this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const view of docs.items) {
+        if (view.state === 'active') await this.actors.send(view.context.keyId, { type: 'key.revoke', at: this.clock.now() });
       }
       cursor = docs.nextCursor;
     } while (cursor);
   }
 
   /** The key if it belongs to `owner`; 404 otherwise. */
-  async ownedView(owner: KeyOwner, keyId: string): Promise<ActorView> {
-    const view = await this.runtime.get({ type: 'api-key', id: keyId });
-    const context = view?.context as ApiKeyContext | undefined;
-    if (!view || context?.ownerType !== owner.type || context.ownerId !== owner.id) throw AppError.notFound('Key not found');
+  async ownedView(owner: KeyOwner, keyId: string): Promise<ActorView<ApiKeyContext>> {
+    const view = await this.actors.get(keyId);
+    if (!view || view.context.ownerType !== owner.type || view.context.ownerId !== owner.id) throw AppError.notFound('Key not found');
     return view;
   }
 
-  summary(view: ActorView): KeySummary {
-    const c = view.context as ApiKeyContext;
+  summary(view: ActorView<ApiKeyContext>): KeySummary {
+    const c = view.context;
     return {
       keyId: c.keyId,
       name: c.name,
@@ -188,8 +180,8 @@ export class ApiKeysService {
 }
 
 /** `expired` as soon as the time has come, even before the scheduled event lands. */
-export function statusOf(view: ActorView, now: number): KeySummary['status'] {
+export function statusOf(view: ActorView<ApiKeyContext>, now: number): KeySummary['status'] {
   if (view.state === 'revoked') return 'revoked';
-  if (view.state === 'expired' || now >= (view.context as ApiKeyContext).expiresAt) return 'expired';
+  if (view.state === 'expired' || now >= view.context.expiresAt) return 'expired';
   return 'active';
 }

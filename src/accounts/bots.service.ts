@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_BOT_MCP, type BotContext, type BotMcpConfig, type BotProfile } from '../../machines/bot.machine.js';
+import { DEFAULT_BOT_MCP, type BotContext, type BotEvent, type BotInput, type BotMcpConfig, type BotProfile } from '../../machines/bot.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
-import type { StorePort } from '../ports/store.port.js';
-import type { ActorView } from '../runtime/actor-inspector.js';
-import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
+import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
 import { nameSchema } from '../shared/name.schema.js';
 
 /** A legacy bot as its routes show it. */
@@ -47,8 +45,7 @@ const BOT_NOT_FOUND = 'Bot not found';
 /** Legacy Studio bots: each is a `bot` actor owned by one user. */
 export class BotsService {
   constructor(
-    private readonly runtime: ActorRuntime,
-    private readonly store: StorePort,
+    private readonly bots: ActorCollection<BotContext, BotEvent, BotInput>,
     private readonly clock: ClockPort,
     private readonly keys: Pick<ApiKeysService, 'revokeAll'>,
     private readonly caps: OwnerCaps,
@@ -61,8 +58,8 @@ export class BotsService {
     const count = (cap: number) =>
       countUpTo(
         cap,
-        (cursor) => this.store.find(collectionOf('bot'), { index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
-        (doc) => this.runtime.viewOf('bot', doc).state === 'active',
+        (cursor) => this.bots.find({ index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
+        (view) => view.state === 'active',
       );
     return this.caps.create(`bots:${ownerId}`, this.maxBots, `Bot limit reached: at most ${this.maxBots} bots per user`, count, () => this.createUncapped(ownerId, input));
   }
@@ -70,7 +67,7 @@ export class BotsService {
   private async createUncapped(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
     const botId = `bot_${randomBytes(12).toString('base64url')}`;
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
-    const view = await this.runtime.create('bot', botId, {
+    const view = await this.bots.create(botId, {
       botId,
       publicId,
       ownerId,
@@ -83,8 +80,8 @@ export class BotsService {
 
   /** The user's bots, deleted ones left out. */
   async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: Bot[]; nextCursor?: string }> {
-    const docs = await this.store.find(collectionOf('bot'), { index: 'ownerId', eq: ownerId }, page);
-    const views = docs.items.map((doc) => this.runtime.viewOf('bot', doc)).filter((view) => view.state === 'active');
+    const docs = await this.bots.find({ index: 'ownerId', eq: ownerId }, page);
+    const views = docs.items.filter((view) => view.state === 'active');
     return { items: views.map(toBot), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
   }
 
@@ -94,7 +91,7 @@ export class BotsService {
 
   async update(ownerId: string, botId: string, changes: Partial<BotProfile>): Promise<Bot> {
     await this.ownedView(ownerId, botId);
-    const { view } = await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.update', changes, at: this.clock.now() });
+    const { view } = await this.bots.send(botId, { type: 'bot.update', changes, at: this.clock.now() });
     return toBot(view);
   }
 
@@ -105,34 +102,34 @@ export class BotsService {
   async delete(ownerId: string, botId: string): Promise<{ id: string; deleted: true }> {
     await this.ownedView(ownerId, botId);
     await this.keys.revokeAll({ type: 'bot', id: botId });
-    await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.delete', at: this.clock.now() });
+    await this.bots.send(botId, { type: 'bot.delete', at: this.clock.now() });
     return { id: botId, deleted: true };
   }
 
   async mcpConfig(ownerId: string, botId: string): Promise<BotMcpConfig> {
-    return ((await this.ownedView(ownerId, botId)).context as BotContext).mcp;
+    return (await this.ownedView(ownerId, botId)).context.mcp;
   }
 
   async configureMcp(ownerId: string, botId: string, changes: Partial<BotMcpConfig>): Promise<BotMcpConfig> {
     await this.ownedView(ownerId, botId);
-    const { view } = await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.mcp.configure', changes, at: this.clock.now() });
-    return (view.context as BotContext).mcp;
+    const { view } = await this.bots.send(botId, { type: 'bot.mcp.configure', changes, at: this.clock.now() });
+    return view.context.mcp;
   }
 
   async recordTokenRotation(botId: string, keyId: string): Promise<void> {
-    await this.runtime.send({ type: 'bot', id: botId }, { type: 'bot.mcp.token.rotated', keyId, at: this.clock.now() });
+    await this.bots.send(botId, { type: 'bot.mcp.token.rotated', keyId, at: this.clock.now() });
   }
 
   /** A live bot the user owns; 404 for missing, deleted or someone else's. */
-  async ownedView(ownerId: string, botId: string): Promise<ActorView> {
-    const view = await this.runtime.get({ type: 'bot', id: botId });
-    if (!view || view.state !== 'active' || (view.context as BotContext).ownerId !== ownerId) throw AppError.notFound(BOT_NOT_FOUND);
+  async ownedView(ownerId: string, botId: string): Promise<ActorView<BotContext>> {
+    const view = await this.bots.get(botId);
+    if (!view || view.state !== 'active' || view.context.ownerId !== ownerId) throw AppError.notFound(BOT_NOT_FOUND);
     return view;
   }
 }
 
-function toBot(view: ActorView): Bot {
-  const c = view.context as BotContext;
+function toBot(view: ActorView<BotContext>): Bot {
+  const c = view.context;
   return {
     id: c.botId,
     publicId: c.publicId,

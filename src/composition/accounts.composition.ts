@@ -26,6 +26,10 @@ import { publicRateLimit } from '../http/rate-limit.middleware.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { apiKeyDefinition } from '../../machines/api-key.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
+import { sessionDefinition } from '../../machines/session.machine.js';
 
 export interface AccountsDeps {
   runtime: ActorRuntime;
@@ -55,12 +59,12 @@ export function buildAccounts(deps: AccountsDeps) {
   const domain = new URL(deps.publicUrl).host;
 
   const users = new UsersService(store, clock);
-  const sessions = new SessionService(runtime, new SessionTokens(deps.secrets.SESSION_SECRET, deps.publicUrl, clock), clock, bus);
+  const sessions = new SessionService(runtime.collection(sessionDefinition), new SessionTokens(deps.secrets.SESSION_SECRET, deps.publicUrl, clock), clock, bus);
   const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
   const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
   const caps = new OwnerCaps(store, clock);
-  const keys = new ApiKeysService(runtime, store, deps.scheduler, box('api-key'), stepUp, clock, caps, deps.limits.activeKeysPerAgent);
-  const keyAuthenticator = new KeyAuthenticator(runtime, store, keys, clock, bus);
+  const keys = new ApiKeysService(runtime.collection(apiKeyDefinition), deps.scheduler, box('api-key'), stepUp, clock, caps, deps.limits.activeKeysPerAgent);
+  const keyAuthenticator = new KeyAuthenticator(runtime.collection(apiKeyDefinition), runtime.collection(botDefinition), keys, clock, bus);
   const resolver = new CredentialResolver(sessions, keyAuthenticator);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({
@@ -69,8 +73,8 @@ export function buildAccounts(deps: AccountsDeps) {
     publicUrl: deps.publicUrl,
     ...(deps.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(deps.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
-  const agents = new AgentsService(runtime, store, users, clock, caps, deps.limits.agentsPerUser);
-  const bots = new BotsService(runtime, store, clock, keys, caps, deps.limits.botsPerUser);
+  const agents = new AgentsService(runtime.collection(agentDefinition), users, clock, caps, deps.limits.agentsPerUser);
+  const bots = new BotsService(runtime.collection(botDefinition), clock, keys, caps, deps.limits.botsPerUser);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: deps.limiter, publicLimit: publicRateLimit(deps.limiter, [perMinute(deps.publicRatePerMinute)]) };
 
   // Sign-in only: every other account capability is a catalog operation (operations.composition.ts).

@@ -34,6 +34,8 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { BreakerReadout } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { statusActors } from './status-actors.js';
 import type { AppConfig } from '../config/config.schema.js';
 
 export interface OperationsDeps {
@@ -60,12 +62,12 @@ export interface OperationsDeps {
 
 /** The operations catalog, the invoker every surface calls, the audit trail, and the REST bindings. */
 export function buildOperations(deps: OperationsDeps) {
-  const status = deps.status ?? new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock });
+  const status = deps.status ?? new StoreStatusReader({ actors: statusActors(deps.runtime), store: deps.store, clock: deps.clock });
   const llm = deps.llm ? new OpenAiCompatibleLlm(deps.llm) : new EmbeddedLlm();
   const askBot = new AskBot({ llm, status, clock: deps.clock, onLlmError: (err) => deps.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed') });
   const audit = new AuditLog(deps.store, deps.clock, deps.logger);
   const catalog = new OperationCatalog().register(
-    ...agentOperations(deps.runtime),
+    ...agentOperations(deps.runtime.collection(agentDefinition)),
     ...agentAdminOperations(deps.agents),
     ...botOperations(deps.bots, deps.keys),
     ...stepUpOperations(deps.stepUp),

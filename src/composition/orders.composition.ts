@@ -6,7 +6,7 @@ import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/deposits.serv
 import { newOrderId } from '../../agents/order-ids.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
-import { ORDER_TYPE, expiryJobId, type OrderActors } from '../../agents/order.types.js';
+import { expiryJobId } from '../../agents/order.types.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath } from '../../agents/safety-path.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';
@@ -27,11 +27,13 @@ import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
 import { tradingOperations } from '../operations/definitions/trading.ops.js';
+import type { ActorCollection } from '../ports/actor-collection.port.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import type { BreakerReadout, Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import { statusActors } from './status-actors.js';
 import type { TradingModule } from './trading-module.types.js';
 
 export interface OrdersCompositionDeps {
@@ -66,9 +68,9 @@ const STUCK_DEPOSIT_MS = 60_000;
 export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents; dca: DcaService } {
   const events = new TradingEvents(deps.events);
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
-  const status = new StoreStatusReader({ actors: deps.runtime, store: deps.store, clock: deps.clock, price });
+  const orders = deps.runtime.collection(orderDefinition);
+  const status = new StoreStatusReader({ actors: statusActors(deps.runtime), store: deps.store, clock: deps.clock, price });
   const positions = new PositionsService({ store: deps.store, clock: deps.clock, events, isWrap: isWrapPair });
-  const orders: OrderActors = deps.runtime;
   const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerOf: deps.breakerOf, events, clock: deps.clock });
   const pipeline = new TradingPipeline({
     safety,
@@ -84,7 +86,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   });
   const queries = new OrderQueries(orders, deps.clock);
   const dca = new DcaService({
-    actors: deps.runtime,
+    actors: { strategies: deps.runtime.collection(dcaStrategyDefinition), orders },
     store: deps.store,
     scheduler: deps.scheduler,
     pipeline,
@@ -123,12 +125,12 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   // At start: faucet deposits a crash left with one side booked get the other.
   if (deposits) deps.runtime.onRecover('deposit', async () => void (await deposits.finishPending()));
   // At start: finish what a crash left in flight, and re-arm approval expiries.
-  deps.runtime.onRecover('order', async (runtime) => {
-    for (const state of ['submitting', 'submitted'] as const) await eachOrder(runtime, state, reconcile);
-    await eachOrder(runtime, 'pending_approval', async (order) => {
+  deps.runtime.onRecover('order', async () => {
+    for (const state of ['submitting', 'submitted'] as const) await eachOrder(orders, state, reconcile);
+    await eachOrder(orders, 'pending_approval', async (order) => {
       await deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
-        address: { type: ORDER_TYPE, id: order.orderId },
+        address: { type: orders.type, id: order.orderId },
         event: { type: 'order.expire', at: order.approvalExpiresAt ?? deps.clock.now() },
         runAt: order.approvalExpiresAt ?? deps.clock.now(),
       });
@@ -139,8 +141,8 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   const sweep = () => {
     cancel = deps.clock.setTimer(() => {
       const stuckBefore = deps.clock.now() - STUCK_SUBMITTING_MS;
-      void eachOrder(deps.runtime, 'submitted', reconcile)
-        .then(() => eachOrder(deps.runtime, 'submitting', async (order) => (order.updatedAt < stuckBefore ? reconcile(order) : undefined)))
+      void eachOrder(orders, 'submitted', reconcile)
+        .then(() => eachOrder(orders, 'submitting', async (order) => (order.updatedAt < stuckBefore ? reconcile(order) : undefined)))
         // A deposit still pending after a minute lost its call (another process died mid-way).
         .then(async () => void (await deposits?.finishPending(deps.clock.now() - STUCK_DEPOSIT_MS)))
         .catch((error: unknown) => deps.logger.error({ err: error }, 'order reconciliation sweep failed'))
@@ -164,11 +166,11 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
   return { pipeline, events, dca };
 }
 
-async function eachOrder(runtime: ActorRuntime, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {
+async function eachOrder(orders: ActorCollection<OrderContext>, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {
   let cursor: string | undefined;
   do {
-    const page = await runtime.find('order', { index: 'state', eq: state }, { limit: RECOVERY_PAGE, ...(cursor ? { cursor } : {}) });
-    for (const view of page.items) await visit(view.context as OrderContext);
+    const page = await orders.find({ index: 'state', eq: state }, { limit: RECOVERY_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const view of page.items) await visit(view.context);
     cursor = page.nextCursor;
   } while (cursor);
 }

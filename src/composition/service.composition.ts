@@ -137,7 +137,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   metrics.trading.addBreakerSource(operations.llmBreakers);
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
-  const mcpAccess = new McpAccessResolver(runtime, adapters.store, accounts.services.resolver, config.mcpGranularErrors, {
+  const mcpAccess = new McpAccessResolver({ agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition) }, accounts.services.resolver, config.mcpGranularErrors, {
     ttlMs: MCP_TARGET_CACHE_MS,
     clock,
   });

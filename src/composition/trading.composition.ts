@@ -28,6 +28,8 @@ import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import { walletChainOf, type BreakerReadout, type Chain, type WalletChain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
+import { agentDefinition, type AgentContext } from '../../machines/agent.machine.js';
+import { botDefinition, type BotContext } from '../../machines/bot.machine.js';
 
 export interface TradingCompositionDeps {
   runtime: ActorRuntime;
@@ -119,12 +121,14 @@ function breakersOf(venue: BreakerAwareVenue): BreakerReadout[] {
  */
 async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
   const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
+  const actors = type === 'agent' ? runtime.collection(agentDefinition) : runtime.collection(botDefinition);
+  const idOf = (context: AgentContext | BotContext) => ('agentId' in context ? context.agentId : context.botId);
   let cursor: string | undefined;
   do {
-    const page = await runtime.find(type, { index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+    const page = await actors.find({ index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
     for (const item of page.items) {
       if (item.state === 'archived' || item.state === 'deleted') continue;
-      out.push({ type, id: (item.context as { agentId?: string; botId?: string })[type === 'agent' ? 'agentId' : 'botId']! });
+      out.push({ type, id: idOf(item.context) });
     }
     cursor = page.nextCursor;
   } while (cursor);

@@ -5,9 +5,8 @@ import type { CredentialResolver, Principal } from '../auth/credentials/credenti
 import { AppError } from '../errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
 import type { OperationSubject } from '../operations/operation.types.js';
+import type { ActorCollection } from '../ports/actor-collection.port.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { StorePort } from '../ports/store.port.js';
-import { collectionOf, type ActorRuntime } from '../runtime/actor-runtime.js';
 
 /** What an MCP request (tools or events) may act on, and as whom. */
 export interface McpAccess {
@@ -48,8 +47,8 @@ export class McpAccessResolver {
   private readonly targets = new Map<string, { target: Promise<Target | null>; until: number }>();
 
   constructor(
-    private readonly runtime: ActorRuntime,
-    private readonly store: StorePort,
+    /** Agents and legacy bots, looked up by their `publicId` index. */
+    private readonly actors: { agents: Pick<ActorCollection<AgentContext>, 'find'>; bots: Pick<ActorCollection<BotContext>, 'find'> },
     private readonly credentials: CredentialResolver,
     private readonly defaultGranularErrors: boolean,
     /** Absent: every request reads the store. */
@@ -96,18 +95,16 @@ export class McpAccessResolver {
   /** The active agent or MCP-enabled bot behind a publicId, or null. */
   async findByPublicId(publicId: string) {
     if (!/^pub_[A-Za-z0-9_-]{1,64}$/.test(publicId)) return null;
-    const agent = await this.lookup('agent', publicId);
-    if (agent) {
-      const view = this.runtime.viewOf('agent', agent);
-      const context = view.context as AgentContext;
+    const view = await this.lookup(this.actors.agents, publicId);
+    if (view) {
+      const { context } = view;
       if (view.state !== 'active' && view.state !== 'paused') return null;
       return { subject: { type: 'agent' as const, id: context.agentId }, ownerId: context.ownerId, disabledFamilies: [] as string[], granularErrors: undefined };
     }
-    const bot = await this.lookup('bot', publicId);
+    const bot = await this.lookup(this.actors.bots, publicId);
     if (!bot) return null;
-    const view = this.runtime.viewOf('bot', bot);
-    const context = view.context as BotContext;
-    if (view.state !== 'active' || !context.mcp.enabled) return null;
+    const { context } = bot;
+    if (bot.state !== 'active' || !context.mcp.enabled) return null;
     return {
       subject: { type: 'bot' as const, id: context.botId },
       ownerId: context.ownerId,
@@ -116,8 +113,8 @@ export class McpAccessResolver {
     };
   }
 
-  private async lookup(type: 'agent' | 'bot', publicId: string) {
-    const { items } = await this.store.find(collectionOf(type), { index: 'publicId', eq: publicId }, { limit: 1 });
+  private async lookup<TContext>(actors: Pick<ActorCollection<TContext>, 'find'>, publicId: string) {
+    const { items } = await actors.find({ index: 'publicId', eq: publicId }, { limit: 1 });
     return items[0];
   }
 }

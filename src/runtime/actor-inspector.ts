@@ -1,19 +1,8 @@
+import type { ActorView } from '../ports/actor-collection.port.js';
 import type { JournalEntry, Page } from '../ports/store.port.js';
 
-/** What ops tooling (HTTP inspection routes, the CLI) may read about actors. */
-export interface ActorView {
-  type: string;
-  id: string;
-  /** XState state value, e.g. `"active"` or `{ trading: "enabled" }`. */
-  state: unknown;
-  /** `active`, `done`, `error` or `stopped`, as XState reports it. */
-  status: string;
-  context: unknown;
-  version: number;
-  machineVersion: number;
-  /** ISO 8601. */
-  updatedAt: string;
-}
+/** What ops tooling (HTTP inspection routes, the CLI) may read about actors: their committed views. */
+export type { ActorView };
 
 export interface ActorInspector {
   /** Machine types the runtime knows. */

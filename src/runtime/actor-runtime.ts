@@ -4,11 +4,12 @@ import type { EmittedEvent, MachineDefinition } from '../../machines/machine-def
 import { AppError } from '../errors/app-error.js';
 import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../shared/conflict-backoff.js';
 import { settlesWithin } from '../shared/settles-within.js';
+import type { ActorCollection, ActorView, JoinedWrites, JoinWrites, SendResult, StreamEvent, TransitionOptions } from '../ports/actor-collection.port.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
-import type { CollectionSpec, CommitWrite, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
-import type { ActorView } from './actor-inspector.js';
+import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
 import type { DurablePublisher } from './durable-publisher.js';
+import { collectionOf } from './actor-storage.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
 
@@ -26,43 +27,11 @@ export interface RuntimeOptions {
   maxConflictRetries: number;
 }
 
-export interface SendResult {
-  /** False when the actor's current state does not take the event (nothing was written). */
-  accepted: boolean;
-  view: ActorView;
-}
-
-/** An event for a stream, as the publisher takes it. */
-export interface StreamEvent {
-  stream: string;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-/**
- * Record writes that commit with an actor's transition, all or nothing (`StorePort.commit`):
- * the transition and what it changes elsewhere (an order's fill and the positions it books)
- * are one unit of work, which no crash can cut in two.
- */
-export interface JoinedWrites {
-  writes: CommitWrite[];
-  /** Events of those writes, queued once committed, after the actor's own (durable first, commit order per stream). */
-  events?: StreamEvent[];
-}
-
-/**
- * Computes the writes to join from fresh reads, given the actor's context after the event.
- * Runs inside the actor's mailbox, again after any lost compare-and-set (of the actor or of
- * a joined record), so it must have no effects; a refusal it throws writes nothing.
- */
-export type JoinWrites = (context: unknown) => Promise<JoinedWrites>;
-
-export interface TransitionOptions {
-  join?: JoinWrites;
-}
-
 /** Finds actors that must resume after a restart (e.g. orders left in `submitting`). */
 export type RecoveryHook = (runtime: ActorRuntime) => Promise<void>;
+
+/** Page size of `count`'s walk over an index. */
+const COUNT_PAGE = 200;
 
 interface LiveActor {
   actor: AnyActor;
@@ -100,6 +69,7 @@ export class ActorRuntime {
   private readonly entries = new Map<string, ActorEntry>();
   /** Views of stored documents: a store shares one frozen document per version (StorePort). */
   private readonly views = new WeakMap<StoredDocument, ActorView>();
+  private readonly handles = new Map<string, ActorCollection<unknown, { type: string }, unknown>>();
   private closing = false;
   private cancelSweep: (() => void) | undefined;
   private passivations = 0;
@@ -118,6 +88,30 @@ export class ActorRuntime {
   /** The store collections of the registered machine types. */
   collections(): CollectionSpec[] {
     return [...this.definitions.values()].map((d) => ({ name: collectionOf(d.type), indexes: ['state', ...(d.indexNames ?? [])] }));
+  }
+
+  /**
+   * The typed handle of a registered machine type: what code outside the runtime reads,
+   * creates and sends through (one per type, made once). A thin layer over `get`/`find`/
+   * `create`/`send`: no read or copy of its own. The type must be registered by the time the
+   * handle is used (not when it is made: services take their handles before the runtime starts).
+   */
+  collection<TContext, TEvent extends { type: string }, TInput>(definition: MachineDefinition<TContext, TEvent, TInput>): ActorCollection<TContext, TEvent, TInput> {
+    let handle = this.handles.get(definition.type);
+    if (!handle) {
+      const { type } = definition;
+      handle = {
+        type,
+        get: (id) => this.get({ type, id }),
+        find: (query, page) => this.find(type, query, page),
+        count: (query, max) => this.count(type, query, max),
+        create: (id, input, options) => this.create(type, id, input, options as TransitionOptions),
+        send: (id, event, options) => this.send({ type, id }, event as ActorEvent, options as TransitionOptions),
+      };
+      this.handles.set(type, handle);
+    }
+    // The definition's context type is what its actors' views hold (the runtime decodes them with it).
+    return handle as unknown as ActorCollection<TContext, TEvent, TInput>;
   }
 
   types(): string[] {
@@ -182,6 +176,20 @@ export class ActorRuntime {
   async find(type: string, query: IndexQuery, page: PageRequest): Promise<{ items: ActorView[]; nextCursor?: string }> {
     const docs = await this.options.store.find<ActorDocument>(collectionOf(this.definition(type).type), query, page);
     return { items: docs.items.map((doc) => this.viewOf(type, doc)), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
+  }
+
+  /** How many actors of a type match, counting at most `max`: pages the index without decoding an actor. */
+  async count(type: string, query: IndexQuery, max: number): Promise<number> {
+    const collection = collectionOf(this.definition(type).type);
+    let count = 0;
+    let cursor: string | undefined;
+    while (count < max) {
+      const page = await this.options.store.find(collection, query, { limit: Math.min(COUNT_PAGE, max - count), ...(cursor ? { cursor } : {}) });
+      count += page.items.length;
+      cursor = page.nextCursor;
+      if (!cursor) break;
+    }
+    return count;
   }
 
   /** The view of a stored actor document (as read from the type's collection); read-only. */
@@ -430,10 +438,6 @@ function toView(
     machineVersion: definition.version,
     updatedAt: new Date(doc.updatedAt).toISOString(),
   };
-}
-
-export function collectionOf(type: string): string {
-  return `actors.${type}`;
 }
 
 function keyOf(type: string, id: string): string {

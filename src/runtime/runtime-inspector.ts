@@ -1,7 +1,8 @@
 import { redactSecrets } from '../observability/logger.js';
 import type { JournalEntry, StorePort } from '../ports/store.port.js';
 import type { ActorInspector, ActorView } from './actor-inspector.js';
-import { collectionOf, type ActorRuntime } from './actor-runtime.js';
+import type { ActorRuntime } from './actor-runtime.js';
+import { collectionOf } from './actor-storage.js';
 
 /**
  * Ops inspection over the runtime's committed state: what the ops routes and the CLI read.

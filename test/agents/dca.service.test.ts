@@ -1,3 +1,4 @@
+import { orderDefinition } from '../../machines/order.machine.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseInterval } from '../../agents/dca-interval.js';
 import type { DcaTickOutcome } from '../../src/ports/dca-tick-observer.port.js';
@@ -55,7 +56,7 @@ describe('DCA strategies service', () => {
     scheduler = recordingScheduler();
     let ids = 0;
     dca = new DcaService({
-      actors: h.runtime,
+      actors: { strategies: h.runtime.collection(dcaStrategyDefinition), orders: h.runtime.collection(orderDefinition) },
       store: h.store,
       scheduler: scheduler.port,
       pipeline: h.pipeline,

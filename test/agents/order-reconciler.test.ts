@@ -1,3 +1,4 @@
+import { orderDefinition } from '../../machines/order.machine.js';
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../agents/dca.service.js';
@@ -47,7 +48,7 @@ describe('orders left in flight by a DCA tick', () => {
     await h.fund(USDC, '1000000000');
     let ids = 0;
     dca = new DcaService({
-      actors: h.runtime,
+      actors: { strategies: h.runtime.collection(dcaStrategyDefinition), orders: h.runtime.collection(orderDefinition) },
       store: h.store,
       scheduler: { scheduleRepeating: async () => undefined, removeSchedule: async () => undefined, nextRun: async () => null, scheduleOnce: async () => undefined, cancel: async () => undefined },
       pipeline: h.pipeline,
@@ -57,7 +58,7 @@ describe('orders left in flight by a DCA tick', () => {
       clock: h.clock,
       newId: () => `s${++ids}`,
     });
-    reconciler = new OrderReconciler({ pipeline: h.pipeline, orders: h.runtime, strategies: dca, logger: pino({ level: 'silent' }) });
+    reconciler = new OrderReconciler({ pipeline: h.pipeline, orders: h.runtime.collection(orderDefinition), strategies: dca, logger: pino({ level: 'silent' }) });
   });
 
   const strategy = async (id: string) => (await h.runtime.get({ type: 'dca-strategy', id }))!;

@@ -7,9 +7,12 @@ import { formatUsd } from '../../agents/amounts.js';
 import { StoreStatusReader, sumUsd } from '../../agents/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../machines/bot.machine.js';
+import { orderDefinition } from '../../machines/order.machine.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
+import { collectionOf } from '../../src/runtime/actor-storage.js';
 
 const agentA = { type: 'agent', id: 'a1' } as const;
+const actorsOf = (runtime: ActorRuntime) => ({ agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition), orders: runtime.collection(orderDefinition) });
 
 async function setup() {
   const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
@@ -17,6 +20,7 @@ async function setup() {
   const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
   runtime.register(agentDefinition);
   runtime.register(botDefinition);
+  runtime.register(orderDefinition);
   await runtime.start();
   for (const id of ['a1', 'a2']) {
     await runtime.create('agent', id, { agentId: id, publicId: `p_${id}`, ownerId: 'u1', name: `Agent ${id}`, createdAt: clock.now() });
@@ -25,7 +29,7 @@ async function setup() {
   await runtime.send(agentA, { type: 'agent.trading.enable' });
   // As the composition root does at start.
   await store.init(TRADING_RECORD_COLLECTIONS);
-  const reader = new StoreStatusReader({ actors: runtime, store, clock });
+  const reader = new StoreStatusReader({ actors: actorsOf(runtime), store, clock });
   const put = (collection: string, id: string, subject: string, data: unknown, extra: Record<string, string> = {}) =>
     store.put(collection, id, { data, expectedVersion: 0, indexes: { subject, ...extra } });
   return { runtime, store, clock, reader, put };
@@ -70,9 +74,9 @@ describe('StoreStatusReader', () => {
     await put(TRADING_RECORDS.positions, 'p3', 'agent:a1', { chain: 'solana', token: 'NoPrice', amount: '3' });
     await put(TRADING_RECORDS.positions, 'p4', 'agent:a1', { chain: 'solana', token: 'Closed', amount: '0.000', valueUsd: '0' });
     for (const [id, state] of [['o1', 'pending_approval'], ['o2', 'submitted'], ['o3', 'filled'], ['o4', 'failed']] as const) {
-      await put(TRADING_RECORDS.orders, id, 'agent:a1', {}, { state, subjectOpen: `agent:a1|${state === 'filled' || state === 'failed' ? 'closed' : 'open'}` });
+      await put(collectionOf('order'), id, 'agent:a1', {}, { state, subjectOpen: `agent:a1|${state === 'filled' || state === 'failed' ? 'closed' : 'open'}` });
     }
-    await put(TRADING_RECORDS.orders, 'o5', 'agent:a2', {}, { state: 'pending_approval', subjectOpen: 'agent:a2|open' });
+    await put(collectionOf('order'), 'o5', 'agent:a2', {}, { state: 'pending_approval', subjectOpen: 'agent:a2|open' });
 
     const summary = await reader.portfolio(agentA);
     expect(summary.wallets).toEqual([{ walletId: 'w1', chain: 'solana', address: 'So1Addr', custodial: true }]);
@@ -96,7 +100,7 @@ describe('StoreStatusReader', () => {
 
   it('totals the unrounded values at the current price, and rounds each half cent up', async () => {
     const { store, put, runtime, clock } = await setup();
-    const reader = new StoreStatusReader({ actors: runtime, store, clock, price: async () => 1 });
+    const reader = new StoreStatusReader({ actors: actorsOf(runtime), store, clock, price: async () => 1 });
     await put(TRADING_RECORDS.positions, 'p1', 'agent:a1', { chain: 'solana', token: 'UsdcMint', symbol: 'USDC', amount: '1.005' });
     await put(TRADING_RECORDS.positions, 'p2', 'agent:a1', { chain: 'solana', token: 'UsdtMint', symbol: 'USDT', amount: '2.675' });
     const summary = await reader.portfolio(agentA);

@@ -15,7 +15,6 @@ import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
 import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { OrderQueries } from '../../agents/order-queries.js';
-import type { OrderActors } from '../../agents/order.types.js';
 import { TRADING_RECORD_COLLECTIONS, type SubjectStatus, type TradingSubject } from '../../agents/portfolio.types.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath, type TradeRequest } from '../../agents/safety-path.js';
@@ -105,7 +104,7 @@ export async function tradingHarness(
     clock,
   });
   const positions = new PositionsService({ store, clock, events: tradingEvents });
-  const orders: OrderActors = runtime;
+  const orders = runtime.collection(orderDefinition);
   let nextId = 0;
   const pipeline = new TradingPipeline({
     safety,

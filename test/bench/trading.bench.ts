@@ -48,7 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
-import { TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { collectionOf } from '../../src/runtime/actor-storage.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -357,7 +357,7 @@ async function countOrders(svc: TestService): Promise<{ all: number; filled: num
     let total = 0;
     let cursor: string | undefined;
     do {
-      const page = await svc.service.adapters.store.find(TRADING_RECORDS.orders, query, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await svc.service.adapters.store.find(collectionOf('order'), query, { limit: 1000, ...(cursor ? { cursor } : {}) });
       total += page.items.length;
       cursor = page.nextCursor;
     } while (cursor);

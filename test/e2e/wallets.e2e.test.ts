@@ -22,7 +22,7 @@ import { resolveSecrets } from '../../src/config/secrets.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
 import { AUDIT_COLLECTIONS } from '../../src/operations/audit-log.js';
 import { IDEMPOTENCY_COLLECTION } from '../../src/operations/idempotency-guard.js';
-import { collectionOf } from '../../src/runtime/actor-runtime.js';
+import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { Operator } from '../mcp/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 

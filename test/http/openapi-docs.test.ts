@@ -12,14 +12,13 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineOperation } from '../../src/operations/operation.types.js';
-import type { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert('2')">&amp; </pre></details><a href="https://evil.example">x</a>`;
 
 /** The service catalog plus an operation whose texts (which configuration and plugins supply) try to break out. */
 function hostileCatalog(): OperationCatalog {
   return new OperationCatalog().register(
-    ...agentOperations({} as ActorRuntime),
+    ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
     ...botOperations({} as BotsService, {} as ApiKeysService),
     ...auditLogOperations({} as never),

@@ -18,7 +18,6 @@ import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { catalogAdminOperations } from '../../src/operations/definitions/service-admin.ops.js';
 import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
-import type { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
 import { createTestApp } from './http-harness.js';
 
@@ -116,7 +115,7 @@ const BINDINGS = [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...CATALOG_A
 /** The service's operations, with handlers that never run here. */
 function svcCatalog(): OperationCatalog {
   const catalog = new OperationCatalog().register(
-    ...agentOperations({} as ActorRuntime),
+    ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
     ...agentAdminOperations({} as AgentsService),
     ...botOperations({} as BotsService, {} as ApiKeysService),

@@ -17,12 +17,11 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineOperation } from '../../src/operations/operation.types.js';
-import type { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 import { openApiProblems, resolvePointer } from '../../src/http/openapi/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */
 function serviceCatalog(): OperationCatalog {
-  return new OperationCatalog().register(...agentOperations({} as ActorRuntime), ...keyOperations({} as ApiKeysService));
+  return new OperationCatalog().register(...agentOperations({} as Parameters<typeof agentOperations>[0]), ...keyOperations({} as ApiKeysService));
 }
 
 /** What the document should embed for a schema: zod's own conversion, without the dialect line. */

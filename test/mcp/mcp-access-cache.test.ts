@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
+import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { Operator } from './mcp-fixtures.js';
 
@@ -19,16 +21,13 @@ describe('McpAccessResolver publicId cache', () => {
   beforeAll(async () => {
     svc = await startTestService({ clock });
     operator = await Operator.signIn(svc);
-    const { runtime, adapters, services } = svc.service;
-    // Counts index lookups; everything else goes to the real store.
-    const counting = new Proxy(adapters.store, {
-      get: (target, name, receiver) => {
-        const value = Reflect.get(target, name, receiver) as unknown;
-        if (name === 'find') return (...args: Parameters<StorePort['find']>) => (finds++, target.find(...args));
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const { runtime, services } = svc.service;
+    // Counts index lookups of agents and bots; the lookups themselves are the runtime's.
+    const counting = <C,>(actors: Pick<ActorCollection<C>, 'find'>): Pick<ActorCollection<C>, 'find'> => ({
+      find: (query, page) => (finds++, actors.find(query, page)),
     });
-    resolver = new McpAccessResolver(runtime, counting, services.resolver, false, { ttlMs: 1_000, clock });
+    const actors = { agents: counting(runtime.collection(agentDefinition)), bots: counting(runtime.collection(botDefinition)) };
+    resolver = new McpAccessResolver(actors, services.resolver, false, { ttlMs: 1_000, clock });
   });
   afterAll(() => svc.stop());
 

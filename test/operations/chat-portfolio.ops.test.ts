@@ -15,6 +15,7 @@ import { portfolioOperations } from '../../src/operations/definitions/portfolio.
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
 import type { OperationSubject, PrincipalKind } from '../../src/operations/operation.types.js';
+import { orderDefinition } from '../../machines/order.machine.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 async function setup() {
@@ -23,12 +24,13 @@ async function setup() {
   const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
   runtime.register(agentDefinition);
   runtime.register(botDefinition);
+  runtime.register(orderDefinition);
   await runtime.start();
   await store.init(TRADING_RECORD_COLLECTIONS);
   await runtime.create('agent', 'a1', { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: clock.now() });
   await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
   await runtime.create('bot', 'b1', { botId: 'b1', publicId: 'pb1', ownerId: 'u1', name: 'Legacy', description: '', tradingEnabled: true, mcp: DEFAULT_BOT_MCP, createdAt: clock.now() });
-  const status = new StoreStatusReader({ actors: runtime, store, clock });
+  const status = new StoreStatusReader({ actors: { agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition), orders: runtime.collection(orderDefinition) }, store, clock });
   const catalog = new OperationCatalog().register(...chatOperations(new AskBot({ llm: new EmbeddedLlm(), status, clock })), ...portfolioOperations(status));
   const audit: AuditEntry[] = [];
   const invoker = new OperationInvoker(catalog, { record: (entry) => audit.push(entry) }, clock);

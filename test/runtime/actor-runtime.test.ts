@@ -6,7 +6,8 @@ import { agentDefinition } from '../../machines/agent.machine.js';
 import { counterDefinition } from '../support/counter.machine.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { BusEvent, BusEventInput, EventBusPort } from '../../src/ports/event-bus.port.js';
-import { ActorRuntime, collectionOf, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
+import { ActorRuntime, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
+import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 
 const logger = pino({ level: 'silent' });

@@ -1,3 +1,5 @@
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
@@ -10,12 +12,11 @@ import type { TestService } from './test-service.js';
  * every request (same cost) but a fuzz run or a benchmark is never refused. Close `limiter` after.
  */
 export function unmeteredMcpHandler(svc: TestService, options: { cacheTargets?: boolean } = {}) {
-  const { runtime, adapters, services, operations } = svc.service;
+  const { runtime, services, operations } = svc.service;
   const clock = new SystemClock();
   const limiter = new InProcessRateLimiter({ clock });
   const access = new McpAccessResolver(
-    runtime,
-    adapters.store,
+    { agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition) },
     services.resolver,
     false,
     ...(options.cacheTargets ? [{ ttlMs: MCP_TARGET_CACHE_MS, clock }] : []),

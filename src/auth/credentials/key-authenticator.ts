@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyContext, KeyScope } from '../../../machines/api-key.machine.js';
+import type { BotContext } from '../../../machines/bot.machine.js';
 import { ApiKeysService, statusOf } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
+import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { EventBusPort } from '../../ports/event-bus.port.js';
-import type { StorePort } from '../../ports/store.port.js';
-import { collectionOf, type ActorRuntime } from '../../runtime/actor-runtime.js';
 import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
 
 /** Who calls with an API key: the agent (or legacy bot) the key operates, and its scope. */
@@ -39,8 +39,8 @@ export class KeyAuthenticator {
   private readonly hashByKeyId = new Map<string, string>();
 
   constructor(
-    private readonly runtime: ActorRuntime,
-    private readonly store: StorePort,
+    private readonly apiKeys: Pick<ActorCollection<ApiKeyContext>, 'find'>,
+    private readonly bots: Pick<ActorCollection<BotContext>, 'get'>,
     private readonly keys: ApiKeysService,
     private readonly clock: ClockPort,
     private readonly bus: EventBusPort,
@@ -81,15 +81,14 @@ export class KeyAuthenticator {
       this.evict(cached.principal.keyId);
       throw AppError.unauthorized();
     }
-    const { items } = await this.store.find(collectionOf('api-key'), { index: 'secretHash', eq: hash }, { limit: 1 });
-    const doc = items[0];
-    if (!doc) throw AppError.unauthorized();
-    const view = this.runtime.viewOf('api-key', doc);
-    const context = view.context as ApiKeyContext;
+    const { items } = await this.apiKeys.find({ index: 'secretHash', eq: hash }, { limit: 1 });
+    const view = items[0];
+    if (!view) throw AppError.unauthorized();
+    const { context } = view;
     if (!sameHash(context.secretHash, hash) || statusOf(view, now) !== 'active') throw AppError.unauthorized();
     // A deleted bot's keys are revoked with it; one that escaped (created while the delete ran,
     // or a bot deleted before deletes revoked keys) must not authenticate either.
-    if (context.ownerType === 'bot' && (await this.runtime.get({ type: 'bot', id: context.ownerId }))?.state !== 'active') throw AppError.unauthorized();
+    if (context.ownerType === 'bot' && (await this.bots.get(context.ownerId))?.state !== 'active') throw AppError.unauthorized();
     const principal: KeyPrincipal = {
       type: context.ownerType === 'agent' ? 'agent-key' : 'bot-key',
       keyId: context.keyId,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
-import type { SessionContext } from '../../../machines/session.machine.js';
+import type { SessionContext, SessionEvent, SessionInput } from '../../../machines/session.machine.js';
 import type { User } from '../../accounts/users.service.js';
 import { AppError } from '../../errors/app-error.js';
+import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { EventBusPort } from '../../ports/event-bus.port.js';
-import type { ActorRuntime } from '../../runtime/actor-runtime.js';
 import { SessionTokens, type SessionClaims } from './session-tokens.js';
 
 /** The session login result of interface section 2. */
@@ -36,7 +36,7 @@ export class SessionService {
   private readonly activeUntil = new Map<string, number>();
 
   constructor(
-    private readonly runtime: ActorRuntime,
+    private readonly sessions: ActorCollection<SessionContext, SessionEvent, SessionInput>,
     private readonly tokens: SessionTokens,
     private readonly clock: ClockPort,
     private readonly bus: EventBusPort,
@@ -52,7 +52,7 @@ export class SessionService {
   async login(user: User): Promise<LoginResult> {
     const sessionId = `ses_${randomBytes(16).toString('base64url')}`;
     const refreshJti = SessionTokens.newJti();
-    await this.runtime.create('session', sessionId, {
+    await this.sessions.create(sessionId, {
       sessionId,
       userId: user.id,
       walletAddress: user.walletAddress,
@@ -66,13 +66,13 @@ export class SessionService {
   async refresh(refreshToken: string): Promise<LoginResult> {
     const claims = await this.tokens.verify('refresh', refreshToken);
     const nextJti = SessionTokens.newJti();
-    const { accepted, view } = await this.runtime
-      .send({ type: 'session', id: claims.sessionId }, { type: 'session.refresh', presentedJti: claims.jti, nextJti, at: this.clock.now() })
+    const { accepted, view } = await this.sessions
+      .send(claims.sessionId, { type: 'session.refresh', presentedJti: claims.jti, nextJti, at: this.clock.now() })
       .catch((error: unknown) => {
         if (error instanceof AppError && error.status === 404) throw AppError.unauthorized();
         throw error;
       });
-    const context = view.context as SessionContext;
+    const { context } = view;
     if (!accepted || view.state !== 'active' || context.refreshJti !== nextJti) {
       this.activeUntil.delete(claims.sessionId);
       throw AppError.unauthorized();
@@ -82,7 +82,7 @@ export class SessionService {
 
   async logout(principal: SessionPrincipal): Promise<void> {
     this.activeUntil.delete(principal.sessionId);
-    await this.runtime.send({ type: 'session', id: principal.sessionId }, { type: 'session.logout', at: this.clock.now() });
+    await this.sessions.send(principal.sessionId, { type: 'session.logout', at: this.clock.now() });
   }
 
   /** Resolves a bearer access token to its principal; 401 `Token expired` / `Unauthorized`. */
@@ -95,7 +95,7 @@ export class SessionService {
   private async isActive(sessionId: string): Promise<boolean> {
     const now = this.clock.now();
     if ((this.activeUntil.get(sessionId) ?? 0) > now) return true;
-    const view = await this.runtime.get({ type: 'session', id: sessionId });
+    const view = await this.sessions.get(sessionId);
     if (view?.state !== 'active') return false;
     if (this.activeUntil.size >= MAX_CACHED) this.activeUntil.clear();
     this.activeUntil.set(sessionId, now + ACTIVE_CACHE_MS);

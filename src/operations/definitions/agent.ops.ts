@@ -1,22 +1,22 @@
 import { z } from 'zod';
-import type { AgentContext } from '../../../machines/agent.machine.js';
+import type { AgentContext, AgentEvent } from '../../../machines/agent.machine.js';
 import { agentSummarySchema, toSummary } from '../../accounts/agents.service.js';
 import { AppError } from '../../errors/app-error.js';
-import type { ActorRuntime } from '../../runtime/actor-runtime.js';
+import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 
 /** The one agent shape (accounts' `agentSummarySchema`), as every agent operation answers. */
 const agentSummary = agentSummarySchema;
 
 /** Agent status and runtime control, for the agent's own keys and its operator. */
-export function agentOperations(runtime: ActorRuntime) {
+export function agentOperations(agents: ActorCollection<AgentContext, AgentEvent>) {
   const agentOf = (ctx: OperationContext) => {
     if (ctx.subject.type !== 'agent') throw AppError.notFound('Agent not found');
-    return { type: 'agent', id: ctx.subject.id } as const;
+    return ctx.subject.id;
   };
   /** Sends a control event; an event the agent's state does not take is a 409 saying why. */
-  const control = async (ctx: OperationContext, type: string, refusal: string) => {
-    const { accepted, view } = await runtime.send(agentOf(ctx), { type });
+  const control = async (ctx: OperationContext, type: 'agent.pause' | 'agent.resume', refusal: string) => {
+    const { accepted, view } = await agents.send(agentOf(ctx), { type });
     if (!accepted) throw AppError.conflict(`${refusal} (agent is ${String(view.state)})`);
     return toSummary(view);
   };
@@ -32,7 +32,7 @@ export function agentOperations(runtime: ActorRuntime) {
       output: agentSummary,
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx) => {
-        const view = await runtime.get(agentOf(ctx));
+        const view = await agents.get(agentOf(ctx));
         if (!view) throw AppError.notFound('Agent not found');
         return toSummary(view);
       },
@@ -67,9 +67,8 @@ export function agentOperations(runtime: ActorRuntime) {
       input: z.object({ enabled: z.boolean().describe('true: the agent may trade (every trade still passes the safety path); false: every trade is refused.') }).strict(),
       output: agentSummary,
       handler: async (ctx, input) => {
-        const { view } = await runtime.send(agentOf(ctx), { type: input.enabled ? 'agent.trading.enable' : 'agent.trading.disable' });
-        const context = view.context as AgentContext;
-        if (context.tradingEnabled !== input.enabled) throw AppError.conflict(`Agent is ${String(view.state)}; trading cannot change`);
+        const { view } = await agents.send(agentOf(ctx), { type: input.enabled ? 'agent.trading.enable' : 'agent.trading.disable' });
+        if (view.context.tradingEnabled !== input.enabled) throw AppError.conflict(`Agent is ${String(view.state)}; trading cannot change`);
         return toSummary(view);
       },
     }),

@@ -154,7 +154,7 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
       handler: async (ctx, input) => {
         const userId = userOf(ctx);
         const botId = botOf(ctx);
-        const previous = (await bots.ownedView(userId, botId)).context as { mcpTokenKeyId?: string };
+        const previous = (await bots.ownedView(userId, botId)).context;
         const owner = { type: 'bot' as const, id: botId };
         // The key it replaces is revoked right after: a rotation at the key cap still rotates.
         const created = await keys.create(userId, owner, { name: 'MCP access token', ...input }, previous.mcpTokenKeyId ? { replaces: previous.mcpTokenKeyId } : {});
