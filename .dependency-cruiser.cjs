@@ -23,9 +23,23 @@ module.exports = {
     {
       name: 'agents-no-adapters-or-surfaces',
       severity: 'error',
-      comment: 'agents/ sees machines, domain and port types only; the domain does not know the catalog.',
+      comment: 'agents/ sees machines, domain and port types only.',
       from: { path: '^agents/' },
-      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime|operations)/', '^src/main\\.ts$'] },
+      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime)/', '^src/main\\.ts$'] },
+    },
+    {
+      name: 'agents-not-operations',
+      severity: 'error',
+      comment: 'No folder cycle operations <-> agents (issue 17): the catalog calls the domain; the domain does not know the catalog.',
+      from: { path: '^agents/' },
+      to: { path: '^src/operations/' },
+    },
+    {
+      name: 'auth-not-accounts',
+      severity: 'error',
+      comment: 'No folder cycle auth <-> accounts (issue 17): accounts use auth (step-up, the key format); auth needs nothing of accounts.',
+      from: { path: '^src/auth/' },
+      to: { path: '^src/accounts/' },
     },
     {
       name: 'adapters-only-from-composition-root',

@@ -59,8 +59,10 @@ export function buildAccounts(deps: AccountsDeps) {
   const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
   const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
   const caps = new OwnerCaps(store, clock);
-  const keys = new ApiKeysService(runtime, store, deps.scheduler, box('api-key'), stepUp, clock, caps, deps.limits.activeKeysPerAgent);
-  const keyAuthenticator = new KeyAuthenticator(runtime, store, keys, clock, bus);
+  // One box for issuing and checking keys: both hash secrets under the `api-key` purpose.
+  const keyBox = box('api-key');
+  const keys = new ApiKeysService(runtime, store, deps.scheduler, keyBox, stepUp, clock, caps, deps.limits.activeKeysPerAgent);
+  const keyAuthenticator = new KeyAuthenticator(runtime, store, keyBox, clock, bus);
   const resolver = new CredentialResolver(sessions, keyAuthenticator);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({

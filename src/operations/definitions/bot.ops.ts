@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SCOPES, stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
+import { SCOPES } from '../../../machines/api-key.machine.js';
+import { stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
 import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SCOPES, createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import { SCOPES } from '../../../machines/api-key.machine.js';
+import { createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
 import { defineOperation, type OperationContext } from '../operation.types.js';
 import { pageFields } from './list-paging.js';
