@@ -5,7 +5,7 @@ import type { DepositsService } from '../../../agents/deposits.service.js';
 import { valuePositions } from '../../../agents/position-valuation.js';
 import type { PositionsService } from '../../../agents/positions.service.js';
 import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-config.types.js';
-import { requireToken } from '../../../agents/safety-path.js';
+import { requireToken } from '../../../agents/token-pairs.js';
 import { walletRequired } from '../../../agents/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrderQueries } from '../../../agents/order-queries.js';
-import { requireTokenPair } from '../../../agents/safety-path.js';
+import { requireTokenPair } from '../../../agents/token-pairs.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import { defaultSlippageBps } from '../../../agents/trading-config.rules.js';
