@@ -63,6 +63,20 @@ module.exports = {
       to: { path: ['^src/accounts/', '^agents/'] },
     },
     {
+      name: 'mcp-not-http',
+      severity: 'error',
+      comment: 'MCP is served before express: what it shares with REST (envelopes, request ids, rate-limit answers, security headers) lives in src/surface-common/.',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'surface-common-is-neutral',
+      severity: 'error',
+      comment: 'src/surface-common/ is what every surface writes on the wire: it knows no surface, no express, and nothing the surfaces reach only through the catalog.',
+      from: { path: '^src/surface-common/' },
+      to: { path: ['^src/(http|mcp|composition|operations|accounts|runtime)/', '^agents/', '^adapters/', '(^|/)node_modules/(@types/)?express/'] },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },

@@ -7,7 +7,7 @@ import type { OrderContext } from '../machines/order.machine.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../src/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from './order-ids.js';
-import { ORDER_TYPE } from './order.types.js';
+import { ORDER_TYPE } from './order.records.js';
 import type { StatusReader, TradingSubject } from './portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from './trading-pipeline.js';
 

@@ -12,7 +12,8 @@ import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from 
 import { MIN_INTERVAL_MS, parseInterval } from './dca-interval.js';
 import { DCA_TYPE, DcaTicks, END_EVENT, endJobIdOf, scheduleIdOf, type DcaTicksDeps } from './dca-ticks.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 import { approvalHolds, approvalReason, mayApprove } from './trading-config.rules.js';
 import type { TradingConfigReader } from './trading-config.types.js';
 import type { KeyScope } from '../machines/api-key.machine.js';

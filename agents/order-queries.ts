@@ -1,7 +1,10 @@
 import type { OrderContext, OrderStatus } from '../machines/order.machine.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
-import { ORDER_TYPE, toOrderView, type OrderActors, type OrderView } from './order.types.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { OrderActors, OrderView } from './order.types.js';
+import { toOrderView } from '../machines/order-view.js';
+import { ORDER_TYPE } from './order.records.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 
 export interface OrderPage {
   items: OrderView[];

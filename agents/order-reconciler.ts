@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { OrderContext } from '../machines/order.machine.js';
-import { ORDER_TYPE, type OrderActors } from './order.types.js';
+import type { OrderActors } from './order.types.js';
+import { ORDER_TYPE } from './order.records.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { OrderEvent, OrderInput } from '../machines/order.machine.js';
 import type { CommitWrite } from '../src/ports/store.port.js';
 
-export { toOrderView, type OrderView } from '../machines/order-view.js';
+export type { OrderView } from '../machines/order-view.js';
 
 /**
  * Record writes committed with an order's transition, all or nothing (the runtime's
@@ -24,9 +24,3 @@ export interface OrderActors {
     page: { limit: number; cursor?: string },
   ): Promise<{ items: Array<{ context: unknown }>; nextCursor?: string }>;
 }
-
-/** The order machine's type name in the runtime. */
-export const ORDER_TYPE = 'order' as const;
-/** A pending approval expires after 15 minutes (CONTRACT "Orders"). */
-export const APPROVAL_WINDOW_MS = 15 * 60 * 1000;
-export const expiryJobId = (orderId: string) => `order-expire:${orderId}`;

@@ -1,4 +1,3 @@
-import type { CollectionSpec } from '../src/ports/store.port.js';
 /**
  * What `ask_bot` and `trading_portfolio_summary` read about the agent (or legacy bot)
  * a call acts on. The reader is declared here and implemented over the actor runtime's
@@ -59,30 +58,3 @@ export interface StatusReader {
   portfolio(subject: TradingSubject): Promise<PortfolioSummary>;
 }
 
-/**
- * Where the trading records live. The trading pipeline writes these collections; each
- * is indexed by `subject` = `<type>:<id>` (e.g. `agent:agt_1`). Until that pipeline
- * declares them the reader answers with empty lists: nothing is invented.
- */
-export const TRADING_RECORDS = {
-  wallets: 'trading.wallets',
-  positions: 'trading.positions',
-  /** Orders are actors: the runtime's collection of the `order` machine type. */
-  orders: 'actors.order',
-  subjectIndex: 'subject',
-} as const;
-
-/**
- * The trading record collections, declared at start so that reading an account with no
- * records yet is an empty page, not an error. The `order` machine must index `subject` too.
- */
-export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
-  { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
-  { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
-  { name: TRADING_RECORDS.orders, indexes: ['state', TRADING_RECORDS.subjectIndex, 'subjectTime', 'subjectStatus', 'subjectOpen'] },
-];
-
-/** The `subject` index value of a trading record. */
-export function subjectKey(subject: TradingSubject): string {
-  return `${subject.type}:${subject.id}`;
-}

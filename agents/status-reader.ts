@@ -6,16 +6,8 @@ import { AppError } from '../src/errors/app-error.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { plainDecimal } from './amounts.js';
-import {
-  TRADING_RECORDS,
-  subjectKey,
-  type PortfolioSummary,
-  type PositionSummary,
-  type StatusReader,
-  type SubjectStatus,
-  type TradingSubject,
-  type WalletSummary,
-} from './portfolio.types.js';
+import type { PortfolioSummary, PositionSummary, StatusReader, SubjectStatus, TradingSubject, WalletSummary } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 
 /** The one read of the actor runtime this needs; `ActorRuntime` satisfies it structurally. */
 export interface ActorLookup {

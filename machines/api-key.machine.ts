@@ -1,5 +1,6 @@
 import { assign, emit, setup } from 'xstate';
-import { AUTH_STREAM, type MachineDefinition } from './machine-definition.types.js';
+import type { MachineDefinition } from './machine-definition.types.js';
+import { AUTH_STREAM } from './auth-stream.js';
 
 /** The scopes of a key, cumulative: read < trade < manage (interface 4.4). */
 export const SCOPES = ['read', 'trade', 'manage'] as const;

@@ -23,9 +23,6 @@ export interface MachineDefinition<TContext = any> {
   stream?: (context: TContext) => string | string[];
 }
 
-/** The bus stream credential changes (revocations, expiries, logouts) travel on to every process. */
-export const AUTH_STREAM = 'auth';
-
 /** The JSON form XState's `getPersistedSnapshot()` produces. */
 export interface PersistedSnapshotLike {
   value: unknown;

@@ -16,7 +16,8 @@ import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/daily-volume.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import type { OrderActors } from '../../agents/order.types.js';
-import { TRADING_RECORD_COLLECTIONS, type SubjectStatus, type TradingSubject } from '../../agents/portfolio.types.js';
+import type { SubjectStatus, TradingSubject } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.records.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath, type TradeRequest } from '../../agents/safety-path.js';
 import { defaultTradingConfig } from '../../agents/trading-config.rules.js';

@@ -48,7 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
-import { TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORDS } from '../../agents/portfolio.records.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);

@@ -6,7 +6,7 @@ import type { ClockPort } from '../../ports/clock.port.js';
 import type { EventBusPort } from '../../ports/event-bus.port.js';
 import type { StorePort } from '../../ports/store.port.js';
 import { collectionOf, type ActorRuntime } from '../../runtime/actor-runtime.js';
-import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import { hashKeySecret, looksLikeKey } from './api-key-format.js';
 
 /** Who calls with an API key: the agent (or legacy bot) the key operates, and its scope. */

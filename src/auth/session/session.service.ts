@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import type { SessionContext } from '../../../machines/session.machine.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';

@@ -3,7 +3,8 @@ import type { AgentContext } from '../../../machines/agent.machine.js';
 import { agentSummarySchema, toSummary } from '../../accounts/agents.service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ActorRuntime } from '../../runtime/actor-runtime.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 
 /** The one agent shape (accounts' `agentSummarySchema`), as every agent operation answers. */
 const agentSummary = agentSummarySchema;

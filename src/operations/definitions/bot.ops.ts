@@ -4,7 +4,8 @@ import { stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummar
 import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';
-import { defineOperation, defineUnboundOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { pageSchema } from './list-paging.js';
 import { describedPageFields, emptyInput, pageOf, userOf } from './operator-paging.js';
 

@@ -11,7 +11,8 @@ import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type VenuePort } from '../../ports/venue.port.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { WHOLE_TOKENS, chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
 
 export interface TradingInfoDeps {
