@@ -4,7 +4,8 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CommitWrite, StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 import { subjectStream, type TradingEvents } from './trading-events.js';
 
 /**
