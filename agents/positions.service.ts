@@ -67,7 +67,7 @@ export class PositionsService {
   ) {}
 
   /**
-   * The writes that book a swap, to commit with the order's fill (`OrderJoin`): `sold`
+   * The writes that book a swap, to commit with the order's fill (a `join` of the transition): `sold`
    * leaves the account, realizing the trade's value less its average cost; `bought` enters it
    * at that same value. The trade is valued once, so both legs agree: a buy (or swap) at what
    * was paid, so its fee and price impact are cost of the token bought (unrealized until it
