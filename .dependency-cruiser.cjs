@@ -23,9 +23,23 @@ module.exports = {
     {
       name: 'agents-no-adapters-or-surfaces',
       severity: 'error',
-      comment: 'agents/ sees machines, domain and port types only; the domain does not know the catalog.',
+      comment: 'agents/ sees machines, domain and port types only.',
       from: { path: '^agents/' },
-      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime|operations)/', '^src/main\\.ts$'] },
+      to: { path: ['^adapters/', '^src/(http|mcp|composition|runtime)/', '^src/main\\.ts$'] },
+    },
+    {
+      name: 'agents-not-operations',
+      severity: 'error',
+      comment: 'No folder cycle operations <-> agents (issue 17): the catalog calls the domain; the domain does not know the catalog.',
+      from: { path: '^agents/' },
+      to: { path: '^src/operations/' },
+    },
+    {
+      name: 'auth-not-accounts',
+      severity: 'error',
+      comment: 'No folder cycle auth <-> accounts (issue 17): accounts use auth (step-up, the key format); auth needs nothing of accounts.',
+      from: { path: '^src/auth/' },
+      to: { path: '^src/accounts/' },
     },
     {
       name: 'adapters-only-from-composition-root',
@@ -54,6 +68,20 @@ module.exports = {
       comment: 'How actors are stored (their collections) is the runtime\'s own: everything else reads and steers them through runtime.collection(definition) (issue 17).',
       from: { path: '^(src|agents|machines|adapters)/', pathNot: '^src/runtime/' },
       to: { path: '^src/runtime/actor-storage\\.ts$' },
+    },
+    {
+      name: 'mcp-not-http',
+      severity: 'error',
+      comment: 'MCP is served before express: what it shares with REST (envelopes, request ids, rate-limit answers, security headers) lives in src/surface-common/.',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'surface-common-is-neutral',
+      severity: 'error',
+      comment: 'src/surface-common/ is what every surface writes on the wire: it knows no surface, no express, and nothing the surfaces reach only through the catalog.',
+      from: { path: '^src/surface-common/' },
+      to: { path: ['^src/(http|mcp|composition|operations|accounts|runtime)/', '^agents/', '^adapters/', '(^|/)node_modules/(@types/)?express/'] },
     },
     {
       name: 'no-test-code-in-production',

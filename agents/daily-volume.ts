@@ -3,7 +3,8 @@ import { AppError, isAppError } from '../src/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StorePort } from '../src/ports/store.port.js';
 import { formatUsd, fromMicros, toMicros } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 
 /**
  * The risk policy's daily volume: USD of orders sent per account per UTC day. A

@@ -69,21 +69,6 @@ export type Intent =
 
 export type IntentName = Intent['intent'];
 
-/** Intents the trading pipeline executes; `ask_bot` only describes them. */
-export const TRADING_INTENTS: ReadonlySet<IntentName> = new Set([
-  'buy',
-  'sell',
-  'swap',
-  'approve',
-  'orders',
-  'positions',
-  'dca_create',
-  'dca_pause',
-  'dca_resume',
-  'dca_approve',
-  'dca_stats',
-]);
-
 /** A recognised command; `confidence` is 0..1 (1 = a full command form matched). */
 export type Interpretation = Intent & { confidence: number };
 

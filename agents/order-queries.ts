@@ -1,8 +1,10 @@
 import type { OrderContext, OrderStatus } from '../machines/order.machine.js';
 import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
-import { toOrderView, type OrderView } from './order.types.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { OrderView } from './order.types.js';
+import { toOrderView } from '../machines/order-view.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 
 export interface OrderPage {
   items: OrderView[];

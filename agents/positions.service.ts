@@ -4,7 +4,8 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CommitWrite, StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { formatUsd, fromBaseUnits } from './amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 import { subjectStream, type TradingEvents } from './trading-events.js';
 
 /**
@@ -66,7 +67,7 @@ export class PositionsService {
   ) {}
 
   /**
-   * The writes that book a swap, to commit with the order's fill (`OrderJoin`): `sold`
+   * The writes that book a swap, to commit with the order's fill (a `join` of the transition): `sold`
    * leaves the account, realizing the trade's value less its average cost; `bought` enters it
    * at that same value. The trade is valued once, so both legs agree: a buy (or swap) at what
    * was paid, so its fee and price impact are cost of the token bought (unrealized until it

@@ -9,6 +9,7 @@ import type { TradingEvents } from './trading-events.js';
 import { WALLET_MESSAGES, exceedsCap, walletRequired } from './wallet.records.js';
 import type { WalletDirectory, WalletView } from './wallet.types.js';
 import type { OrderContext } from '../machines/order-context.types.js';
+import { requireTokenPair } from './token-pairs.js';
 
 /**
  * The safety path (interface 1, issue 5): every trade, whatever surface or schedule it
@@ -23,32 +24,7 @@ export const SAFETY_MESSAGES = {
   slippage: 'Slippage tolerance exceeded',
   balance: 'Insufficient balance for requested swap amount',
   killSwitch: (chain: string) => `Trading kill switch is active for chain: ${chain}`,
-  tokenNotFound: (mint: string) => `Token not found: ${mint}`,
 } as const;
-
-/** The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when the venue knows none. */
-export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string): Promise<TokenInfo> {
-  const token = await venue.findToken(chain, ref);
-  if (!token) throw new AppError('TOKEN_NOT_FOUND', SAFETY_MESSAGES.tokenNotFound(ref));
-  return token;
-}
-
-/**
- * The two tokens of a swap (404 for an unknown one), refused when they are one token: a
- * symbol and an address may name the same one, so they are compared once resolved. `fields`
- * are the caller's names for them, for the message (default `inputMint`, `outputMint`).
- */
-export async function requireTokenPair(
-  venue: Pick<VenuePort, 'findToken'>,
-  chain: Chain,
-  input: string,
-  output: string,
-  [inputField, outputField]: readonly [string, string] = ['inputMint', 'outputMint'],
-): Promise<[TokenInfo, TokenInfo]> {
-  const pair = await Promise.all([requireToken(venue, chain, input), requireToken(venue, chain, output)]);
-  if (pair[0].address === pair[1].address) throw AppError.validation([`${inputField} and ${outputField} must be different tokens`]);
-  return pair;
-}
 
 /** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
 export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

@@ -8,16 +8,8 @@ import type { ActorCollection } from '../src/ports/actor-collection.port.js';
 import type { ClockPort } from '../src/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../src/ports/store.port.js';
 import { plainDecimal } from './amounts.js';
-import {
-  TRADING_RECORDS,
-  subjectKey,
-  type PortfolioSummary,
-  type PositionSummary,
-  type StatusReader,
-  type SubjectStatus,
-  type TradingSubject,
-  type WalletSummary,
-} from './portfolio.types.js';
+import type { PortfolioSummary, PositionSummary, StatusReader, SubjectStatus, TradingSubject, WalletSummary } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 // Only these fields are projected: a wallet record may hold more (encrypted keys) and none of it leaves here.

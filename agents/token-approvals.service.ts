@@ -5,7 +5,8 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../src/ports/store.port.js';
 import type { Chain } from '../src/ports/venue.port.js';
 import { updateRecord } from '../src/shared/record-update.js';
-import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 import type { WalletView } from './wallet.types.js';
 
 /**

@@ -3,7 +3,8 @@ import type { ClockPort } from '../src/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../src/ports/store.port.js';
 import type { Chain } from '../src/ports/venue.port.js';
 import { updateRecord } from '../src/shared/record-update.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 import {
   TRADING_CONFIG_LIMITS,
   configProblems,

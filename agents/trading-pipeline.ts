@@ -7,7 +7,9 @@ import type { Chain, ExecutionResult, VenuePort } from '../src/ports/venue.port.
 import { type OrderContext, type OrderEvent, type OrderInput } from '../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId, toOrderView, type OrderView } from './order.types.js';
+import type { OrderView } from './order.types.js';
+import { toOrderView } from '../machines/order-view.js';
+import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId } from './order.records.js';
 import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionEvent, PositionsService } from './positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';

@@ -4,7 +4,8 @@ import { AppError } from '../src/errors/app-error.js';
 import type { CollectionSpec, StoredDocument } from '../src/ports/store.port.js';
 import type { WalletChain } from '../src/ports/venue.port.js';
 import { toMicros } from './amounts.js';
-import { subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey } from './portfolio.records.js';
 import type { WalletView } from './wallet.types.js';
 
 /**

@@ -7,7 +7,8 @@ import type { WalletChain, WalletSigner } from '../src/ports/venue.port.js';
 import { isVersionConflict } from '../src/shared/conflict-backoff.js';
 import { retryOnConflict, updateRecord } from '../src/shared/record-update.js';
 import { fromMicros, toMicros } from './amounts.js';
-import { TRADING_RECORDS, subjectKey, type TradingSubject } from './portfolio.types.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 import type { TradingEvents } from './trading-events.js';
 import {
   WALLET_DEFAULTS_COLLECTION,

@@ -1,7 +1,17 @@
 import { assign, emit, setup } from 'xstate';
-import { AUTH_STREAM, type MachineDefinition } from './machine-definition.types.js';
+import type { MachineDefinition } from './machine-definition.types.js';
+import { AUTH_STREAM } from './auth-stream.js';
 
-export type KeyScope = 'read' | 'trade' | 'manage';
+/** The scopes of a key, cumulative: read < trade < manage (interface 4.4). */
+export const SCOPES = ['read', 'trade', 'manage'] as const;
+export type KeyScope = (typeof SCOPES)[number];
+
+/** True when `held` covers `required` (read < trade < manage, cumulative). */
+export function scopeCovers(held: KeyScope, required: KeyScope): boolean {
+  return SCOPES.indexOf(held) >= SCOPES.indexOf(required);
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
 
 /** A scoped API key. Only a keyed hash of its secret is ever stored. */
 export interface ApiKeyContext {
@@ -20,6 +30,16 @@ export interface ApiKeyContext {
   expiresAt: number;
   revokedAt?: number;
   expiredAt?: number;
+}
+
+/**
+ * A key's status at `now`: `expired` as soon as the time has come, even before the
+ * scheduled `key.expire` lands. Takes any view of an `api-key` actor (state and context).
+ */
+export function keyStatus(key: { state: unknown; context: unknown }, now: number): KeyStatus {
+  if (key.state === 'revoked') return 'revoked';
+  if (key.state === 'expired' || now >= (key.context as ApiKeyContext).expiresAt) return 'expired';
+  return 'active';
 }
 
 export type ApiKeyInput = Omit<ApiKeyContext, 'revokedAt' | 'expiredAt'>;

@@ -29,9 +29,6 @@ export interface MachineDefinition<TContext = any, TEvent extends { type: string
   readonly types?: { event: TEvent; input: TInput };
 }
 
-/** The bus stream credential changes (revocations, expiries, logouts) travel on to every process. */
-export const AUTH_STREAM = 'auth';
-
 /** The JSON form XState's `getPersistedSnapshot()` produces. */
 export interface PersistedSnapshotLike {
   value: unknown;

@@ -10,8 +10,6 @@ export type OrderStatus =
   | 'cancelled'
   | 'expired';
 
-export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
-
 export interface OrderContext {
   orderId: string;
   subjectType: 'agent' | 'bot';

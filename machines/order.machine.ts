@@ -1,9 +1,12 @@
 import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 import { toOrderView, type OrderView } from './order-view.js';
-import { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus } from './order-context.types.js';
+import type { OrderContext, OrderStatus } from './order-context.types.js';
 
-export { FINAL_ORDER_STATUSES, type OrderContext, type OrderStatus };
+export type { OrderContext, OrderStatus };
+
+/** Statuses an order never leaves (its `open` index reads `closed`). */
+export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
 
 /**
  * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →

@@ -1,5 +1,6 @@
 import { assign, emit, setup } from 'xstate';
-import { AUTH_STREAM, type MachineDefinition } from './machine-definition.types.js';
+import type { MachineDefinition } from './machine-definition.types.js';
+import { AUTH_STREAM } from './auth-stream.js';
 
 /**
  * An operator's sign-in session: one refresh-token family. The refresh token rotates on

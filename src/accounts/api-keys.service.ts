@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { ApiKeyContext, ApiKeyEvent, ApiKeyInput, KeyScope } from '../../machines/api-key.machine.js';
+import { SCOPES, keyStatus as statusOf, type ApiKeyContext, type ApiKeyEvent, type ApiKeyInput, type KeyScope, type KeyStatus } from '../../machines/api-key.machine.js';
+import { KEY_PREFIX, hashKeySecret, newKeySecret } from '../auth/credentials/api-key-format.js';
 import type { StepUpService } from '../auth/step-up/step-up.service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
@@ -12,17 +13,7 @@ import { countUpTo, type OwnerCaps } from './owner-caps.js';
 
 /** Fixed by interface section 8: keys expire 90 days after creation. */
 export const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
-export const KEY_PREFIX = 'mcpk_';
 const PREVIEW_LENGTH = 13;
-const SECRET_PATTERN = /^mcpk_[A-Za-z0-9_-]{43}$/;
-
-export const SCOPES = ['read', 'trade', 'manage'] as const;
-const SCOPE_RANK: Record<KeyScope, number> = { read: 0, trade: 1, manage: 2 };
-
-/** True when `held` covers `required` (read < trade < manage, cumulative). */
-export function scopeCovers(held: KeyScope, required: KeyScope): boolean {
-  return SCOPE_RANK[held] >= SCOPE_RANK[required];
-}
 
 /**
  * An optional step-up token. Empty (`''`) or `null` is no token: a `manage` key then gets the
@@ -49,7 +40,7 @@ export interface KeySummary {
   scope: KeyScope;
   createdAt: string;
   expiresAt: string;
-  status: 'active' | 'revoked' | 'expired';
+  status: KeyStatus;
 }
 
 /** The creation response: the summary plus the one-time secret. */
@@ -74,11 +65,7 @@ export class ApiKeysService {
 
   /** Hash under which a secret is stored and looked up. */
   hashSecret(secret: string): string {
-    return this.box.keyedHash(secret);
-  }
-
-  static looksLikeKey(secret: string): boolean {
-    return SECRET_PATTERN.test(secret);
+    return hashKeySecret(this.box, secret);
   }
 
   /**
@@ -103,7 +90,7 @@ export class ApiKeysService {
       if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope'); // '' and null included
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
     }
-    const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const secret = newKeySecret();
     const keyId = `key_${randomBytes(12).toString('base64url')}`;
     const createdAt = this.clock.now();
     const context: ApiKeyInput = {
@@ -177,11 +164,4 @@ export class ApiKeysService {
       status: statusOf(view, this.clock.now()),
     };
   }
-}
-
-/** `expired` as soon as the time has come, even before the scheduled event lands. */
-export function statusOf(view: ActorView<ApiKeyContext>, now: number): KeySummary['status'] {
-  if (view.state === 'revoked') return 'revoked';
-  if (view.state === 'expired' || now >= view.context.expiresAt) return 'expired';
-  return 'active';
 }

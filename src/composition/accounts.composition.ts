@@ -63,8 +63,10 @@ export function buildAccounts(deps: AccountsDeps) {
   const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
   const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
   const caps = new OwnerCaps(store, clock);
-  const keys = new ApiKeysService(runtime.collection(apiKeyDefinition), deps.scheduler, box('api-key'), stepUp, clock, caps, deps.limits.activeKeysPerAgent);
-  const keyAuthenticator = new KeyAuthenticator(runtime.collection(apiKeyDefinition), runtime.collection(botDefinition), keys, clock, bus);
+  // One box for issuing and checking keys: both hash secrets under the `api-key` purpose.
+  const keyBox = box('api-key');
+  const keys = new ApiKeysService(runtime.collection(apiKeyDefinition), deps.scheduler, keyBox, stepUp, clock, caps, deps.limits.activeKeysPerAgent);
+  const keyAuthenticator = new KeyAuthenticator(runtime.collection(apiKeyDefinition), runtime.collection(botDefinition), keyBox, clock, bus);
   const resolver = new CredentialResolver(sessions, keyAuthenticator);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({

@@ -6,7 +6,7 @@ import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/deposits.serv
 import { newOrderId } from '../../agents/order-ids.js';
 import { OrderQueries } from '../../agents/order-queries.js';
 import { OrderReconciler } from '../../agents/order-reconciler.js';
-import { expiryJobId } from '../../agents/order.types.js';
+import { expiryJobId } from '../../agents/order.records.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { SafetyPath } from '../../agents/safety-path.js';
 import { StoreStatusReader } from '../../agents/status-reader.js';

@@ -6,8 +6,8 @@
  * serves API keys, identity tokens, sessions, widgets and public routes.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '../errors/app-error.js';
-import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 
 /** The budget of one request: whose counter (`key`) and which windows. */
 export interface RateLimitTarget {
@@ -46,27 +46,6 @@ export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): 
       next(err);
     }
   };
-}
-
-/** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetSeconds),
-  };
-}
-
-/**
- * The 429 of a spent budget, for every surface (standard envelope, `Retry-After`; DECISIONS
- * "HTTP"). `headers` go on answers written without the REST error middleware's response.
- */
-export function tooManyRequests(decision: RateLimitDecision, headers?: Record<string, string>): AppError {
-  return new AppError('RATE_LIMITED', 'Too Many Requests', {
-    envelope: 'standard',
-    retryAfterSeconds: decision.retryAfterSeconds ?? decision.resetSeconds,
-    ...(headers ? { headers } : {}),
-  });
 }
 
 /**

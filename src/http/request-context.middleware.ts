@@ -9,6 +9,7 @@ import type { RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { statusLevel, type FailureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
+import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../surface-common/request-ids.js';
 
 declare global {
   // Express exposes `res.locals` typing through this global namespace.
@@ -24,17 +25,6 @@ declare global {
       failure?: { level: FailureLevel; code: string };
     }
   }
-}
-
-export const REQUEST_ID_HEADER = 'X-Request-Id';
-export const CORRELATION_ID_HEADER = 'X-Correlation-Id';
-
-/** Ids we accept from callers: short and free of characters that could forge log lines or headers. */
-const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The caller's id when it is well formed, otherwise undefined. */
-export function acceptId(value: string | undefined): string | undefined {
-  return value !== undefined && ID_PATTERN.test(value) ? value : undefined;
 }
 
 /** Ids of the current request, for handlers that build canonical envelopes themselves. */

@@ -43,8 +43,3 @@ export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.outp
 export function parseParams<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   return validate(schema, req.params);
 }
-
-/** True for zod errors of any zod 4 flavour (classic or core). */
-export function isZodError(value: unknown): value is z.core.$ZodError {
-  return value instanceof z.core.$ZodError;
-}

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../http/request-context.middleware.js';
+import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../surface-common/request-ids.js';
 import { failureLevel, statusLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -18,7 +18,7 @@ import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
 import type { McpAccess, McpAccessResolver } from './mcp-access.js';
 import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-body.js';
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
-import { rateLimitHeaders, tooManyRequests } from '../http/rate-limit.middleware.js';
+import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';

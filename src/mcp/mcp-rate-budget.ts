@@ -1,5 +1,5 @@
 import type { KeyScope } from '../../machines/api-key.machine.js';
-import { budgetKeyOf } from '../http/auth/auth.middleware.js';
+import { budgetKeyOf } from '../surface-common/rate-limit-answers.js';
 import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
 import type { McpAccess } from './mcp-access.js';
 

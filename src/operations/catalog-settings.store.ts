@@ -5,7 +5,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
 import { updateRecord } from '../shared/record-update.js';
 import type { CatalogSettings, OperationCatalog } from './operation-catalog.js';
-import { OPERATION_FAMILIES } from './operation.types.js';
+import { OPERATION_FAMILIES } from './operation-families.js';
 
 
 /** Body of `PUT /api/nest/ops/catalog`, and the stored document. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { KeyScope } from '../../machines/api-key.machine.js';
-import { scopeCovers } from '../accounts/api-keys.service.js';
+import { scopeCovers, type KeyScope } from '../../machines/api-key.machine.js';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';
 import type { AnyOperation, CallContext, OperationContext, OperationFamily, PrincipalKind } from './operation.types.js';

@@ -4,7 +4,8 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';
-import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation, type CallContext } from './operation.types.js';
+import type { AnyOperation, CallContext } from './operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded } from './operation-definition.js';
 import { digestArguments, requestFingerprint, sha256Hex, type KeyedHash } from './request-digest.js';
 
 export { digestArguments } from './request-digest.js';

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { Principal } from '../auth/credentials/credential-resolver.js';
+import type { OperationFamily } from './operation-families.js';
 
 /**
  * Who an operation serves: software operating an agent or a legacy bot (its key), a
@@ -9,13 +10,7 @@ import type { Principal } from '../auth/credentials/credential-resolver.js';
  */
 export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system';
 
-/**
- * Tool families of interface 4.5 (`chat` … `agents`), plus the operator-only families of the
- * hand-written routes that joined the catalog: legacy `bots`, `audit` logs, and `ops`
- * (service operators'; never switched off by the runtime settings, see OperationCatalog).
- */
-export const OPERATION_FAMILIES = ['chat', 'research', 'portfolio', 'trading', 'risk', 'strategy', 'wallet', 'keys', 'agents', 'bots', 'audit', 'ops'] as const;
-export type OperationFamily = (typeof OPERATION_FAMILIES)[number];
+export type { OperationFamily } from './operation-families.js';
 
 /** The agent or bot a call acts on. */
 export interface OperationSubject {
@@ -94,43 +89,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<z.ZodType, any>;
 
-/**
- * CONTRACT "Idempotency": an operation that moves funds declares an `idempotencyKey`
- * input field; MCP callers pass it as an argument, REST callers as `X-Idempotency-Key`.
- */
-export const IDEMPOTENCY_FIELD = 'idempotencyKey';
-
-/** True when the operation is guarded by an idempotency key. */
-export function isGuarded(operation: AnyOperation): boolean {
-  const shape = (operation.input as { shape?: Record<string, unknown> }).shape;
-  return shape !== undefined && IDEMPOTENCY_FIELD in shape;
-}
-
-/**
- * Declares an operation with its input type inferred from the schema.
- *
- * Every input property carries its own description (`.describe()`), written for a model or
- * developer calling the tool: what the value is, its unit or format (base units or whole
- * tokens; symbol or address; UUID v4), its default and the limits worth knowing.
- * `test/mcp/tool-schemas.test.ts` fails on an undescribed one. Call `.describe()` last,
- * after `.optional()`, `.default()` or `.refine()`: the outermost description is the one
- * `tools/list` and the OpenAPI document show. A shared piece that means the same
- * everywhere is described once (`idempotencyKey`, `pageFields`, `signalSource`); a piece
- * that also appears in outputs, or means different things in different fields (`tokenRef`,
- * `chain`), is described at the field. Amounts take `amountOf` (trading-schemas.ts).
- */
-export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O>): Operation<I, O> {
-  return operation;
-}
-
 /** An operation that acts on no agent or bot (`target` `owner` or `service`): its handler gets no subject. */
 export interface UnboundOperation<I extends z.ZodType, O> extends Omit<Operation<I, O>, 'target' | 'handler'> {
   target: Exclude<OperationTarget, 'account'>;
   handler: (ctx: CallContext, input: z.output<I>) => Promise<O>;
-}
-
-/** Declares an operation without a subject; the invoker never calls an `account` one without one. */
-export function defineUnboundOperation<I extends z.ZodType, O>(operation: UnboundOperation<I, O>): Operation<I, O> {
-  // A CallContext handler accepts every OperationContext: widening the parameter is safe.
-  return operation as Operation<I, O>;
 }

@@ -4,7 +4,8 @@ import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
 import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
 import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/deposits.service.js';
-import { TRADING_RECORD_COLLECTIONS, type TradingSubject } from '../../agents/portfolio.types.js';
+import type { TradingSubject } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.records.js';
 import { PositionsService } from '../../agents/positions.service.js';
 import { TradingEvents } from '../../agents/trading-events.js';
 

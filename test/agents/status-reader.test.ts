@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.records.js';
 import { formatUsd } from '../../agents/amounts.js';
 import { StoreStatusReader, sumUsd } from '../../agents/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';

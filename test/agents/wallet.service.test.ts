@@ -10,7 +10,7 @@ import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.records.js';
 import { TradingEvents } from '../../agents/trading-events.js';
 import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';

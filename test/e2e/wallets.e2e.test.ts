@@ -13,7 +13,7 @@ import { bytesToHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
-import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio.records.js';
 import { APPROVAL_COLLECTIONS } from '../../agents/token-approvals.service.js';
 import { WALLET_COLLECTIONS, type WalletRecord } from '../../agents/wallet.records.js';
 import { ACCOUNT_COLLECTIONS } from '../../src/composition/accounts.composition.js';

@@ -11,7 +11,7 @@ import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
-import { defineOperation } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert('2')">&amp; </pre></details><a href="https://evil.example">x</a>`;
 

@@ -16,7 +16,7 @@ import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.j
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
-import { defineOperation } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 import { openApiProblems, resolvePointer } from '../../src/http/openapi/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */

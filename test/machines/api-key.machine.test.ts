@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startActor } from '../support/machine-harness.js';
-import { apiKeyMachine, type ApiKeyInput } from '../../machines/api-key.machine.js';
+import { apiKeyMachine, keyStatus, scopeCovers, SCOPES, type ApiKeyInput } from '../../machines/api-key.machine.js';
 
 const createdAt = 1_700_000_000_000;
 const input: ApiKeyInput = {
@@ -63,5 +63,21 @@ describe('api-key machine', () => {
     expect(restored.getSnapshot().context).toEqual(input);
     restored.send({ type: 'key.revoke', at: createdAt + 1 });
     expect(restored.getSnapshot().value).toBe('revoked');
+  });
+});
+
+// The key model auth and accounts share (issue 17: it lives with the machine, not in accounts).
+describe('api-key scopes and status', () => {
+  it('scopes are cumulative: read < trade < manage', () => {
+    const covered = SCOPES.map((held) => SCOPES.filter((required) => scopeCovers(held, required)));
+    expect(covered).toEqual([['read'], ['read', 'trade'], ['read', 'trade', 'manage']]);
+  });
+
+  it('a key is expired from its expiry on, before the scheduled event lands; revoked and expired states win', () => {
+    const view = (state: string) => ({ state, context: input });
+    expect(keyStatus(view('active'), input.expiresAt - 1)).toBe('active');
+    expect(keyStatus(view('active'), input.expiresAt)).toBe('expired');
+    expect(keyStatus(view('revoked'), input.expiresAt)).toBe('revoked');
+    expect(keyStatus(view('expired'), createdAt)).toBe('expired');
   });
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TOOLS_PAGE_SIZE } from '../../src/mcp/mcp-tools.js';
-import { defineOperation } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 import { rawRpc } from './mcp-fixtures.js';
 import { PUBLIC_ID, startUnitHarness, type UnitHarness } from './mcp-unit-harness.js';
 

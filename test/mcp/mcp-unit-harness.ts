@@ -15,7 +15,8 @@ import { createLogger } from '../../src/observability/logger.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
-import { defineOperation, type AnyOperation } from '../../src/operations/operation.types.js';
+import type { AnyOperation } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 
 export const PUBLIC_ID = 'pub_unit';
 

@@ -6,7 +6,7 @@ import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { CATALOG_SETTINGS_COLLECTIONS, StoredCatalogSettings } from '../../src/operations/catalog-settings.store.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
-import { OPERATION_FAMILIES } from '../../src/operations/operation.types.js';
+import { OPERATION_FAMILIES } from '../../src/operations/operation-families.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -5,7 +5,8 @@ import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog, parseOperationInput } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker, digestArguments } from '../../src/operations/operation-invoker.js';
-import { defineOperation, type OperationContext } from '../../src/operations/operation.types.js';
+import type { OperationContext } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 
 const echo = (name: string, minScope: 'read' | 'trade' | 'manage', family: 'portfolio' | 'trading' | 'keys', principals: Array<'agent' | 'bot' | 'operator'>) =>
   defineOperation({

@@ -1,4 +1,4 @@
-import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.types.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.records.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';

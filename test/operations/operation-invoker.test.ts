@@ -5,7 +5,8 @@ import { AppError } from '../../src/errors/app-error.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
-import { defineOperation, type OperationContext } from '../../src/operations/operation.types.js';
+import type { OperationContext } from '../../src/operations/operation.types.js';
+import { defineOperation } from '../../src/operations/operation-definition.js';
 
 const base = { family: 'chat', minScope: 'read', principals: ['agent'], input: z.object({}) } as const;
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import type { SessionPrincipal, SessionService } from '../session/session.service.js';
+import { KEY_PREFIX } from './api-key-format.js';
 import type { KeyAuthenticator, KeyPrincipal } from './key-authenticator.js';
 
 /** Everyone who can call an authenticated route. Identity tokens join this union later. */
@@ -19,7 +20,7 @@ export class CredentialResolver {
   async resolve(authorization: string | undefined): Promise<Principal> {
     const token = bearer(authorization);
     if (!token) throw AppError.unauthorized();
-    return token.startsWith('mcpk_') ? this.keys.authenticate(token) : this.sessions.authenticate(token);
+    return token.startsWith(KEY_PREFIX) ? this.keys.authenticate(token) : this.sessions.authenticate(token);
   }
 }
 

@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { ApiKeyContext, KeyScope } from '../../../machines/api-key.machine.js';
+import { keyStatus, type ApiKeyContext, type KeyScope } from '../../../machines/api-key.machine.js';
 import type { BotContext } from '../../../machines/bot.machine.js';
-import { ApiKeysService, statusOf } from '../../accounts/api-keys.service.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { EventBusPort } from '../../ports/event-bus.port.js';
-import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
+import { hashKeySecret, looksLikeKey } from './api-key-format.js';
 
 /** Who calls with an API key: the agent (or legacy bot) the key operates, and its scope. */
 export interface KeyPrincipal {
@@ -41,7 +42,8 @@ export class KeyAuthenticator {
   constructor(
     private readonly apiKeys: Pick<ActorCollection<ApiKeyContext>, 'find'>,
     private readonly bots: Pick<ActorCollection<BotContext>, 'get'>,
-    private readonly keys: ApiKeysService,
+    /** The `api-key` purpose box the keys were hashed with when issued. */
+    private readonly box: Pick<SecretBox, 'keyedHash'>,
     private readonly clock: ClockPort,
     private readonly bus: EventBusPort,
   ) {}
@@ -63,7 +65,7 @@ export class KeyAuthenticator {
   private hashOf(secret: string): string {
     let hash = this.hashes.get(secret);
     if (hash === undefined) {
-      hash = this.keys.hashSecret(secret);
+      hash = hashKeySecret(this.box, secret);
       if (this.hashes.size >= MAX_CACHED) this.hashes.clear();
       this.hashes.set(secret, hash);
     }
@@ -72,7 +74,7 @@ export class KeyAuthenticator {
 
   /** 401 `Unauthorized` for anything but an active, unexpired key. */
   async authenticate(secret: string): Promise<KeyPrincipal> {
-    if (!ApiKeysService.looksLikeKey(secret)) throw AppError.unauthorized();
+    if (!looksLikeKey(secret)) throw AppError.unauthorized();
     const hash = this.hashOf(secret);
     const now = this.clock.now();
     const cached = this.cache.get(hash);
@@ -85,7 +87,7 @@ export class KeyAuthenticator {
     const view = items[0];
     if (!view) throw AppError.unauthorized();
     const { context } = view;
-    if (!sameHash(context.secretHash, hash) || statusOf(view, now) !== 'active') throw AppError.unauthorized();
+    if (!sameHash(context.secretHash, hash) || keyStatus(view, now) !== 'active') throw AppError.unauthorized();
     // A deleted bot's keys are revoked with it; one that escaped (created while the delete ran,
     // or a bot deleted before deletes revoked keys) must not authenticate either.
     if (context.ownerType === 'bot' && (await this.bots.get(context.ownerId))?.state !== 'active') throw AppError.unauthorized();

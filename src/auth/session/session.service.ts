@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import type { SessionContext, SessionEvent, SessionInput } from '../../../machines/session.machine.js';
-import type { User } from '../../accounts/users.service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import type { ClockPort } from '../../ports/clock.port.js';
@@ -13,6 +12,12 @@ export interface LoginResult {
   accessToken: string;
   refreshToken: string;
   user: { id: string; walletAddress: string };
+}
+
+/** Who signs in: what a session needs of the operator (the account service's `User` has more). */
+export interface SessionUser {
+  id: string;
+  walletAddress: string;
 }
 
 export interface SessionPrincipal {
@@ -49,7 +54,7 @@ export class SessionService {
     });
   }
 
-  async login(user: User): Promise<LoginResult> {
+  async login(user: SessionUser): Promise<LoginResult> {
     const sessionId = `ses_${randomBytes(16).toString('base64url')}`;
     const refreshJti = SessionTokens.newJti();
     await this.sessions.create(sessionId, {

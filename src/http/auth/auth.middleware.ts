@@ -3,6 +3,7 @@ import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
 import type { CredentialResolver, Principal, PrincipalType } from '../../auth/credentials/credential-resolver.js';
 import { AppError } from '../../errors/app-error.js';
 import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { budgetKeyOf } from '../../surface-common/rate-limit-answers.js';
 import { createRateLimitMiddleware } from '../rate-limit.middleware.js';
 
 declare global {
@@ -89,9 +90,4 @@ export function assertSameUser(req: Request, res: { locals: { principal?: Princi
   const session = sessionOf(res);
   if (req.params.userId !== session.userId) throw AppError.notFound(USER_NOT_FOUND);
   return session.userId;
-}
-
-/** Whose rate budget a request spends: a session's user, or an API key, whichever surface (REST, MCP, events) it comes by. */
-export function budgetKeyOf(principal: Principal): string {
-  return principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
 }

@@ -16,8 +16,9 @@ import type { Logger } from '../../observability/logger.js';
 import type { AuditEntry, AuditSink } from '../../operations/audit.types.js';
 import { digestArguments } from '../../operations/operation-invoker.js';
 import type { ClockPort } from '../../ports/clock.port.js';
-import { toErrorResponse } from '../error-envelope.js';
-import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER, requestContext } from '../request-context.middleware.js';
+import { toErrorResponse } from '../../surface-common/error-envelope.js';
+import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../../surface-common/request-ids.js';
+import { requestContext } from '../request-context.middleware.js';
 
 export const SIGN_IN_PREFIX = '/api/nest/auth';
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import { IDEMPOTENCY_FIELD, isGuarded, type AnyOperation } from '../../operations/operation.types.js';
+import type { AnyOperation } from '../../operations/operation.types.js';
+import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import type { SchemaConverter } from './json-schema.js';
 import { ERROR_ENVELOPES } from './openapi-components.js';

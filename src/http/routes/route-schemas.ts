@@ -1,5 +1,4 @@
-import type { Request, RequestHandler } from 'express';
-import { AppError } from '../../errors/app-error.js';
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { objectBody, validate } from '../validate.js';
 
@@ -35,11 +34,4 @@ export const codeBodySchema = z.object({ code: z.string().regex(/^\d{6}$/, 'must
 /** Drops undefined entries (exactOptional-friendly page requests). */
 export function page(query: z.infer<typeof pageQuerySchema>): { limit: number; cursor?: string } {
   return query.cursor ? { limit: query.limit, cursor: query.cursor } : { limit: query.limit };
-}
-
-/** A path parameter as a string (express types them loosely once handlers are spread). */
-export function param(req: Request, name: string): string {
-  const value = req.params[name];
-  if (typeof value !== 'string' || value === '') throw AppError.notFound();
-  return value;
 }

@@ -4,7 +4,7 @@
  */
 import { AppError } from '../../errors/app-error.js';
 import type { RateLimiterPort } from '../../ports/rate-limiter.port.js';
-import { rateLimitHeaders, tooManyRequests } from '../../http/rate-limit.middleware.js';
+import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from '../mcp-rate-budget.js';
 import { EventStream, type EventStreamDeps } from './event-stream.js';
 

@@ -3,7 +3,7 @@
  * live delivery from the bus, keep-alive, and the end of the stream when its credential is
  * revoked, expires or stops resolving. Transports only frame bytes (`EventSink`).
  */
-import { AUTH_STREAM } from '../../../machines/machine-definition.types.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ClockPort } from '../../ports/clock.port.js';

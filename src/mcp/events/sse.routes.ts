@@ -3,8 +3,8 @@
  * as Server-Sent Events. Access and stream logic live in `event-stream.ts`; this file only
  * frames bytes. Refusals happen before any byte is written, so they take the REST envelope.
  */
-import { Router, type Response } from 'express';
-import { param } from '../../http/routes/route-schemas.js';
+import { Router, type Request, type Response } from 'express';
+import { AppError } from '../../errors/app-error.js';
 import { formatSse, parseLastEventId, type StreamEndReason, type StreamEvent } from './event-frame.js';
 import type { EventSink } from './event-stream.js';
 import type { EventStreamRegistry } from './event-stream.registry.js';
@@ -19,6 +19,13 @@ const SSE_HEADERS = {
   // nginx buffers proxied responses unless told not to; events must go out one by one.
   'X-Accel-Buffering': 'no',
 };
+
+/** A path parameter as a string (express types them loosely once handlers are spread). */
+function param(req: Request, name: string): string {
+  const value = req.params[name];
+  if (typeof value !== 'string' || value === '') throw AppError.notFound();
+  return value;
+}
 
 /** Router factory; mount it with the other feature routers. */
 export function createSseRoutes(deps: { streams: EventStreamRegistry }): Router {

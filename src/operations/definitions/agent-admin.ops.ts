@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agentSummarySchema, createAgentSchema, toSummary, type AgentsService } from '../../accounts/agents.service.js';
-import { defineOperation, defineUnboundOperation } from '../operation.types.js';
+import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { pageSchema } from './list-paging.js';
 import { describedPageFields, emptyInput, pageOf, userOf } from './operator-paging.js';
 

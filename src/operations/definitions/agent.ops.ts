@@ -3,7 +3,8 @@ import type { AgentContext, AgentEvent } from '../../../machines/agent.machine.j
 import { agentSummarySchema, toSummary } from '../../accounts/agents.service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ActorCollection } from '../../ports/actor-collection.port.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 
 /** The one agent shape (accounts' `agentSummarySchema`), as every agent operation answers. */
 const agentSummary = agentSummarySchema;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { AuditLog } from '../audit-log.js';
 import type { AuditEntry } from '../audit.types.js';
-import { defineOperation } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { describedPageFields, pageOf } from './operator-paging.js';
 
 /** One audit entry as its owner reads it; the stored entry with `at` as ISO 8601. */

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { SCOPES, stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
+import { SCOPES } from '../../../machines/api-key.machine.js';
+import { stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
 import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';
-import { defineOperation, defineUnboundOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { pageSchema } from './list-paging.js';
 import { describedPageFields, emptyInput, pageOf, userOf } from './operator-paging.js';
 

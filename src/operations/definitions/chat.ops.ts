@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AskBot } from '../../../agents/ask-bot.js';
-import { defineOperation } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 
 const askBotOutput = z.object({
   /** The caller's `chat_id`, echoed so that a client running several chats can route the answer. */

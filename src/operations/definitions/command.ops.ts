@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TradingCommand } from '../../../agents/trading-command.js';
-import { defineOperation } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { idempotencyKey, keyedOrder, orderOutput, signalSource } from './trading-schemas.js';
 
 /** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */

@@ -3,7 +3,8 @@ import type { DcaService } from '../../../agents/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { isIsoTime } from '../../shared/iso-time.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { WHOLE_TOKENS, chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
 

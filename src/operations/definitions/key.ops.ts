@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { SCOPES, createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import { SCOPES } from '../../../machines/api-key.machine.js';
+import { createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { pageFields } from './list-paging.js';
 
 /**

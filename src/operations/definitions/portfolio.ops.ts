@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StatusReader } from '../../../agents/portfolio.types.js';
-import { defineOperation } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/);
 

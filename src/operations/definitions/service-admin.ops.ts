@@ -3,7 +3,8 @@ import type { KillSwitchStatus } from '../../../agents/kill-switch.service.js';
 import { CHAINS, type Chain } from '../../ports/venue.port.js';
 import { catalogSettingsSchema, type StoredCatalogSettings } from '../catalog-settings.store.js';
 import type { OperationCatalog } from '../operation-catalog.js';
-import { defineUnboundOperation, OPERATION_FAMILIES } from '../operation.types.js';
+import { OPERATION_FAMILIES } from '../operation-families.js';
+import { defineUnboundOperation } from '../operation-definition.js';
 
 /** What the kill-switch operations need of the kill switch; `StoreKillSwitch` is one. */
 export interface KillSwitchAdmin {

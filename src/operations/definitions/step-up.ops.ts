@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { userOf } from './operator-paging.js';
 
 /** What the operation needs of the step-up service (src/auth/step-up). */

@@ -5,13 +5,14 @@ import type { DepositsService } from '../../../agents/deposits.service.js';
 import { valuePositions } from '../../../agents/position-valuation.js';
 import type { PositionsService } from '../../../agents/positions.service.js';
 import type { KillSwitch, TradingConfigReader } from '../../../agents/trading-config.types.js';
-import { requireToken } from '../../../agents/safety-path.js';
+import { requireToken } from '../../../agents/token-pairs.js';
 import { walletRequired } from '../../../agents/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type VenuePort } from '../../ports/venue.port.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { WHOLE_TOKENS, chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';
 
 export interface TradingInfoDeps {

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { OrderQueries } from '../../../agents/order-queries.js';
-import { requireTokenPair } from '../../../agents/safety-path.js';
+import { requireTokenPair } from '../../../agents/token-pairs.js';
 import type { TradingSubject } from '../../../agents/portfolio.types.js';
 import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
 import { defaultSlippageBps } from '../../../agents/trading-config.rules.js';
 import type { TradeChannel, TradingConfigReader } from '../../../agents/trading-config.types.js';
 import type { Chain, VenuePort } from '../../ports/venue.port.js';
-import { defineOperation, type OperationContext } from '../operation.types.js';
+import type { OperationContext } from '../operation.types.js';
+import { defineOperation } from '../operation-definition.js';
 import { pageFields } from './list-paging.js';
 import {
   BASE_UNITS,

@@ -1,6 +1,7 @@
 /**
- * The REST error envelopes of interface section 7.1, built from an `AppError`. Pure
- * functions: the error middleware is the only writer, and tests can check shapes directly.
+ * The error envelopes of interface section 7.1, built from an `AppError`. Pure functions:
+ * the REST error middleware and the WebSocket upgrade's refusal write them, and tests can
+ * check shapes directly.
  */
 import { STATUS_CODES } from 'node:http';
 import type { AppError, RequestIds } from '../errors/app-error.js';

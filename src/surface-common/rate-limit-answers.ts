@@ -1,0 +1,33 @@
+/**
+ * What a rate budget looks like on the wire, for every surface (REST middleware, MCP,
+ * event streams): whose budget a request spends, the `X-RateLimit-*` headers and the 429.
+ */
+import type { Principal } from '../auth/credentials/credential-resolver.js';
+import { AppError } from '../errors/app-error.js';
+import type { RateLimitDecision } from '../ports/rate-limiter.port.js';
+
+/** Whose rate budget a request spends: a session's user, or an API key, whichever surface (REST, MCP, events) it comes by. */
+export function budgetKeyOf(principal: Principal): string {
+  return principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
+}
+
+/** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
+/**
+ * The 429 of a spent budget, for every surface (standard envelope, `Retry-After`; DECISIONS
+ * "HTTP"). `headers` go on answers written without the REST error middleware's response.
+ */
+export function tooManyRequests(decision: RateLimitDecision, headers?: Record<string, string>): AppError {
+  return new AppError('RATE_LIMITED', 'Too Many Requests', {
+    envelope: 'standard',
+    retryAfterSeconds: decision.retryAfterSeconds ?? decision.resetSeconds,
+    ...(headers ? { headers } : {}),
+  });
+}
