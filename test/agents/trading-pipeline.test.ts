@@ -10,6 +10,28 @@ import { BONK, SOL, SUBJECT, USDC, buyRequest, tradingHarness, type TradingHarne
 
 const request = buyRequest;
 
+/** A funded harness whose venue refuses its first send with an open breaker (nothing sent), then trades. */
+async function breakerOpenOnce() {
+  let refuse = true;
+  const flaky = await tradingHarness({
+    venue: (paper) =>
+      new Proxy(paper, {
+        get(target, property, receiver) {
+          if (property === 'execute' && refuse) {
+            return async () => {
+              refuse = false;
+              throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+  });
+  await flaky.fund(SOL, '10000000000');
+  return flaky;
+}
+
 /** Counts executions that reach the venue, per client order id. */
 function counting(calls: Map<string, number>) {
   return (inner: VenuePort): VenuePort =>
@@ -321,23 +343,7 @@ describe('trading pipeline', () => {
   });
 
   it('a retry after an open breaker refused the send places a new attempt under the same key; later retries find it', async () => {
-    let refuse = true;
-    const flaky = await tradingHarness({
-      venue: (paper) =>
-        new Proxy(paper, {
-          get(target, property, receiver) {
-            if (property === 'execute' && refuse) {
-              return async () => {
-                refuse = false;
-                throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
-              };
-            }
-            const value = Reflect.get(target, property, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
-          },
-        }),
-    });
-    await flaky.fund(SOL, '10000000000');
+    const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
     expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
     expect(flaky.state.spend.released).toBe(flaky.state.spend.reserved); // nothing moved: the cap is given back
@@ -350,23 +356,7 @@ describe('trading pipeline', () => {
   });
 
   it('an attempt placed under its former name (`<id>.2`, before issue 16) is still found by a retry: never a second trade', async () => {
-    let refuse = true;
-    const flaky = await tradingHarness({
-      venue: (paper) =>
-        new Proxy(paper, {
-          get(target, property, receiver) {
-            if (property === 'execute' && refuse) {
-              return async () => {
-                refuse = false;
-                throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
-              };
-            }
-            const value = Reflect.get(target, property, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
-          },
-        }),
-    });
-    await flaky.fund(SOL, '10000000000');
+    const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
     // What a process of the former version placed as the second attempt.
     const legacy = await flaky.pipeline.place(request(), { orderId: 'ord_old.2' });

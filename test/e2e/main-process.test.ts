@@ -7,9 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/main.ts');
 
-/** Runs `src/main.ts` as `npm start` does, with only the given variables set. */
-function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+/** A child with only the given variables set (and PATH, HOME), its output captured. */
+function spawnCapturing(command: string, args: string[], env: Record<string, string>, cwd?: string) {
+  const child = spawn(command, args, {
+    ...(cwd ? { cwd } : {}),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -21,20 +22,11 @@ function startMain(env: Record<string, string>) {
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
+/** Runs `src/main.ts` as `npm start` does. */
+const startMain = (env: Record<string, string>) => spawnCapturing(process.execPath, ['--import', 'tsx', MAIN], env);
+
 /** Runs `npm start` itself in the repository, as an operator would. */
-function startNpm(env: Record<string, string>) {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
+const startNpm = (env: Record<string, string>) => spawnCapturing('npm', ['start', '--silent'], env, ROOT);
 
 function isAlive(pid: number): boolean {
   try {
