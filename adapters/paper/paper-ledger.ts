@@ -6,6 +6,9 @@
  * - `paper.balances/<chain>:<address>` records, in the same write that moves funds, which
  *   order ids it applied (or refused for lack of funds), so replaying a half-finished
  *   fill never moves funds twice and the decision is taken once.
+ * A new fill writes both in one atomic `commit` (the fill already final, with the balances);
+ * the three-step path (fill pending, balances, fill final) remains for fills an older
+ * version left pending.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import bs58 from 'bs58';
