@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { Operator, bearer, rawRpc } from '../mcp/mcp-fixtures.js';
-import { signInSolana, startTestService, type TestService } from '../support/test-service.js';
+import { startFundedOperator } from '../support/dca-service.js';
+import { bearer, rawRpc } from '../mcp/mcp-fixtures.js';
+import { signInSolana, type TestService } from '../support/test-service.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-21T12:00:30Z');
@@ -23,14 +24,7 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
   });
 
   async function setUp(clock: ManualClock, env: Record<string, string> = {}) {
-    const svc = await startTestService({ clock, env });
-    running.push(svc);
-    const operator = await Operator.signIn(svc);
-    const agent = await operator.agent('dca');
-    const http = operator.client;
-    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
-    await http.post(`/api/nest/trading/wallets/custodial/${operator.userId}`, {}, { 'x-idempotency-key': randomUUID() });
-    await http.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'USDC', amount: '100000' });
+    const { svc, operator, agent, http, orders } = await startFundedOperator(clock, env, running);
     const trade = (await operator.agentKey(agent.agentId, 'trade')).secret;
     let id = 0;
     /** A tool call with the trade key: the structured result, or the error text of a tool that failed. */
@@ -39,11 +33,6 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
       const result = answer.body.result as { isError?: boolean; structuredContent?: any; content: Array<{ text: string }> } | undefined;
       if (!result) return { error: answer.body.error.message as string };
       return result.isError ? { error: result.content[0]!.text } : { value: result.structuredContent ?? JSON.parse(result.content[0]!.text) };
-    };
-    const orders = async () => {
-      await signInSolana(http, operator.wallet); // the driven clock outlives 15-minute sessions
-      const page = await http.get(`/api/nest/trading/orders/${operator.userId}?limit=200`);
-      return page.body.items as Array<{ order_id: string; status: string; strategy?: string }>;
     };
     const strategy = async (name: string) => {
       const page = await svc.service.runtime.find('dca-strategy', { index: 'subject', eq: `agent:${agent.agentId}` }, { limit: 50 });

@@ -4,10 +4,9 @@
  * schedule, a duplicated tick buys once, a tick missed while down runs once (catchUp)
  * or not at all.
  */
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { startFundedOperator } from '../support/dca-service.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 const MINUTE = 60_000;
@@ -20,19 +19,7 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
   });
 
   async function setUp(clock: ManualClock, env: Record<string, string> = {}) {
-    const svc = await startTestService({ clock, env });
-    running.push(svc);
-    const operator = await Operator.signIn(svc);
-    const agent = await operator.agent('dca');
-    const http = operator.client;
-    await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
-    await http.post(`/api/nest/trading/wallets/custodial/${operator.userId}`, {}, { 'x-idempotency-key': randomUUID() });
-    await http.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'USDC', amount: '100000' });
-    const orders = async () => {
-      await signInSolana(http, operator.wallet); // the driven clock outlives 15-minute sessions
-      const page = await http.get(`/api/nest/trading/orders/${operator.userId}?limit=200`);
-      return page.body.items as Array<{ order_id: string; status: string; strategy?: string; channel: string }>;
-    };
+    const { svc, operator, agent, http, orders } = await startFundedOperator(clock, env, running);
     /** Ticks a strategy has handled (bought, failed or skipped), read from the store. */
     const handled = (name: string) => async () => {
       const page = await svc.service.runtime.find('dca-strategy', { index: 'subject', eq: `agent:${agent.agentId}` }, { limit: 50 });
