@@ -130,9 +130,10 @@ export class DcaTicks {
         // The approval rule holds this buy now (the policy tightened, the price rose): the strategy
         // waits for approval like a new one, instead of failing every tick until it pauses itself.
         event = { type: 'dca.hold', at, dueAt, ...covers, reason: error.message };
-      } else if (isAppError(error) && error.code === 'TRADING_DISABLED') {
-        // Switched off between the look above and the safety path's.
-        event = { type: 'dca.skipped', at, dueAt, ...covers, reason: SKIP_TRADING_OFF };
+      } else if (isAppError(error) && (error.code === 'TRADING_DISABLED' || error.code === 'KILL_SWITCH_ACTIVE')) {
+        // Switched off between the look above and the safety path's, or the chain's kill switch
+        // is on: nothing was tried, and both pass (as an approval treats them), so no failure.
+        event = { type: 'dca.skipped', at, dueAt, ...covers, reason: error.code === 'TRADING_DISABLED' ? SKIP_TRADING_OFF : error.message };
       } else {
         // A refusal before the order was created (safety path) leaves no order to point at.
         const created = (await this.deps.actors.orders.get(orderId)) !== null;

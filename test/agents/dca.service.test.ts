@@ -228,6 +228,20 @@ describe('DCA strategies service', () => {
       expect(stats.totals).toMatchObject({ buys: 1, skipped: 5 });
     });
 
+    it("a tick while the chain's kill switch is on is skipped, not failed: three would have paused the strategy for good", async () => {
+      await h.fund(USDC, '1000000000');
+      const created = await create('halted');
+      h.state.killed.add('solana');
+      for (let n = 1; n <= 3; n++) {
+        await h.clock.advance(60_000);
+        await tick(created.strategyId);
+      }
+      const after = await stored(created.strategyId);
+      expect(after.state).toBe('active');
+      expect(after.context).toMatchObject({ skipped: 3, failures: 0, buys: 0 });
+      expect(observed).toEqual(Array.from({ length: 3 }, () => ['skipped', 0]));
+    });
+
     it('a failing buy is still a failure, and its tick is observed as one', async () => {
       await h.fund(USDC, '1000000');
       const created = await create('poor');
