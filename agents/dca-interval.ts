@@ -1,5 +1,6 @@
 import cronParser from 'cron-parser';
 import type { DcaInterval } from '../machines/dca-strategy.machine.js';
+import type { DcaInterval as CommandInterval } from './intent.types.js';
 
 /**
  * DCA intervals (CONTRACT "Request shapes"), one grammar for every route: a cron expression
@@ -9,10 +10,7 @@ import type { DcaInterval } from '../machines/dca-strategy.machine.js';
  */
 
 /** The `every` form as numbers: `every 4 hours` is `{every: 4, unit: 'hours'}` (weeks are 7 days). */
-export interface EveryInterval {
-  every: number;
-  unit: 'minutes' | 'hours' | 'days';
-}
+export type EveryInterval = CommandInterval;
 
 const UNIT_MS: Record<EveryInterval['unit'], number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 const UNIT_WORDS: Record<string, EveryInterval['unit']> = {

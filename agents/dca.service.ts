@@ -24,7 +24,7 @@ import type { KeyScope } from '../machines/api-key.machine.js';
  * `dca-ticks.ts`. Names are unique per user, and a user has at most `perUser.max` strategies.
  */
 
-export { DCA_TYPE, endJobIdOf, scheduleIdOf } from './dca-ticks.js';
+export { DCA_TYPE } from './dca-ticks.js';
 /** Names are unique per user: one claim document per (owner, name). */
 export const DCA_NAMES_COLLECTION: CollectionSpec = { name: 'trading.dca-names', indexes: [] };
 const DEFAULT_MAX_FAILURES = 3;
@@ -166,7 +166,10 @@ export class DcaService {
     const { perUser } = this.deps;
     if (!perUser || !userId) return;
     let count = 0;
-    for (const subject of await perUser.subjectsOf(userId)) count += (await this.strategies(subject)).length;
+    for (const subject of await perUser.subjectsOf(userId)) {
+      count += (await this.strategies(subject)).length;
+      if (count >= perUser.max) break; // no need to count the rest
+    }
     if (count >= perUser.max) throw AppError.conflict(`Strategy limit reached: at most ${perUser.max} strategies per user`);
   }
 

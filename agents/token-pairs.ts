@@ -7,7 +7,7 @@ import type { Chain, TokenInfo, VenuePort } from '../src/ports/venue.port.js';
  */
 
 /** Interface 7.4, word for word. */
-export const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
+const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
 
 /** The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when the venue knows none. */
 export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string): Promise<TokenInfo> {

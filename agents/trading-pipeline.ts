@@ -322,7 +322,9 @@ export class TradingPipeline {
       // The fill and its booking are one commit: an order is `filled` exactly when its positions say so.
       const { filledOut } = result;
       const fill: OrderEvent = { type: 'order.fill', at: result.at, filledOut, txSignature: result.txSignature };
-      const filled = await this.accountCommits.run(accountKey(subject), () => this.transition(order, fill, { join: () => this.book(order, filledOut) }));
+      // Prices first: a join runs inside the order's mailbox and the account's queue, again after a lost CAS.
+      const prices = await this.fillPrices(order);
+      const filled = await this.accountCommits.run(accountKey(subject), () => this.transition(order, fill, { join: () => this.book(order, filledOut, prices) }));
       return toOrderView(filled.order);
     }
     if (result.status === 'submitted') {
@@ -335,10 +337,15 @@ export class TradingPipeline {
     throw failureError(result, failed.order);
   }
 
-  /** The position writes of a fill, committed with the order's `filled` (each position books an order once). */
-  private async book(order: OrderContext, filledOut: string): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
+  /** USD prices of the order's input and output tokens, as the fill books them. */
+  private fillPrices(order: OrderContext): Promise<[number | null, number | null]> {
     const chain = order.chain as Chain;
-    const [inputPrice, outputPrice] = await Promise.all([this.deps.venue.priceUsd(chain, order.inputMint), this.deps.venue.priceUsd(chain, order.outputMint)]);
+    return Promise.all([this.deps.venue.priceUsd(chain, order.inputMint), this.deps.venue.priceUsd(chain, order.outputMint)]);
+  }
+
+  /** The position writes of a fill, committed with the order's `filled` (each position books an order once). */
+  private async book(order: OrderContext, filledOut: string, [inputPrice, outputPrice]: [number | null, number | null]): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
+    const chain = order.chain as Chain;
     return this.deps.positions.fillWrites(
       { type: order.subjectType, id: order.subjectId },
       order.orderId,

@@ -28,8 +28,8 @@ import type { SchedulerPort } from '../ports/scheduler.port.js';
 import type { StorePort } from '../ports/store.port.js';
 import { walletChainOf, type BreakerReadout, type Chain, type WalletChain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
-import { agentDefinition, type AgentContext } from '../../machines/agent.machine.js';
-import { botDefinition, type BotContext } from '../../machines/bot.machine.js';
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
 
 export interface TradingCompositionDeps {
   runtime: ActorRuntime;
@@ -122,13 +122,12 @@ function breakersOf(venue: BreakerAwareVenue): BreakerReadout[] {
 async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
   const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
   const actors = type === 'agent' ? runtime.collection(agentDefinition) : runtime.collection(botDefinition);
-  const idOf = (context: AgentContext | BotContext) => ('agentId' in context ? context.agentId : context.botId);
   let cursor: string | undefined;
   do {
     const page = await actors.find({ index: 'ownerId', eq: userId }, { limit: 200, ...(cursor ? { cursor } : {}) });
     for (const item of page.items) {
       if (item.state === 'archived' || item.state === 'deleted') continue;
-      out.push({ type, id: idOf(item.context) });
+      out.push({ type, id: item.id }); // the actor id: strategies name their account by it
     }
     cursor = page.nextCursor;
   } while (cursor);

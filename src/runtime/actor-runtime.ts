@@ -323,7 +323,8 @@ export class ActorRuntime {
     const emitted = live.emitted.splice(0);
     const stream = entry.definition.stream;
     const { publisher } = this.options;
-    if (!publisher) return;
+    // Most sends emit nothing: no map, no copies.
+    if (!publisher || ((!stream || emitted.length === 0) && joined.length === 0)) return;
     const byStream = new Map<string, Array<{ type: string; data: Record<string, unknown> }>>();
     if (stream && emitted.length > 0) {
       // Read now: by the time the flush is done, the actor may have moved on.

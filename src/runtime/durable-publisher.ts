@@ -69,11 +69,13 @@ export class DurablePublisher {
         return;
       }
       if (onDurable) {
-        try {
-          for (const event of events) onDurable(event);
-        } catch (error) {
-          // An observer's failure must not keep the events from their subscribers.
-          logger.error({ err: error, stream }, 'durable event observer failed');
+        for (const event of events) {
+          try {
+            onDurable(event);
+          } catch (error) {
+            // An observer's failure must keep neither this event from its subscribers nor the others from the observer.
+            logger.error({ err: error, stream, type: event.type }, 'durable event observer failed');
+          }
         }
       }
       for (const event of events) {

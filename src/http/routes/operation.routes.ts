@@ -152,8 +152,9 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
         const guarded = isGuarded(operation);
         const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
         // Every validation answer lists every problem: the key's, the account's and the body's.
-        if (keyProblem || problems.length > 0 || (binding.inputFirst && inputProblems(operation, input).length > 0)) {
-          throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, input)]);
+        const bodyProblems = keyProblem || problems.length > 0 || binding.inputFirst ? inputProblems(operation, input) : [];
+        if (keyProblem || problems.length > 0 || bodyProblems.length > 0) {
+          throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...bodyProblems]);
         }
         const subject = await subjectOf(deps.accounts, subjectKind, session?.userId, params, 'agentId' in taken ? taken.agentId : undefined);
         const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;

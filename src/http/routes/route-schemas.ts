@@ -2,17 +2,6 @@ import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { objectBody, validate } from '../validate.js';
 
-/**
- * `?limit=&cursor=` of every listing route. Strict: a parameter a route does not take is a
- * 400 `<name> is not a known field` (DECISIONS "HTTP"), as an unknown body field is.
- */
-export const pageQuerySchema = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().min(1).max(1024).optional(),
-  })
-  .strict();
-
 /** The query string (or body) of a route that takes none: any field is `<name> is not a known field`. */
 export const noQuerySchema = z.object({}).strict();
 
@@ -30,8 +19,3 @@ export const noBody: RequestHandler = (req, _res, next) => {
 
 /** A 6-digit TOTP code (interface section 8). */
 export const codeBodySchema = z.object({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }).strict();
-
-/** Drops undefined entries (exactOptional-friendly page requests). */
-export function page(query: z.infer<typeof pageQuerySchema>): { limit: number; cursor?: string } {
-  return query.cursor ? { limit: query.limit, cursor: query.cursor } : { limit: query.limit };
-}
