@@ -21,7 +21,7 @@ it('signs in with both wallets, creates an agent and a key, trades with it, paus
   });
   expect(stdout).toMatch(/signed in with an EVM wallet as 0x[0-9a-fA-F]{40}/);
   expect(stdout).toMatch(/signed in with a Solana wallet as \w+/);
-  expect(stdout).toMatch(/created a trade key mcpk_\w{8}…/);
+  expect(stdout).toMatch(/created a trade key mcpk_[\w-]{8}…/);
   expect(stdout).toContain('switched trading on');
   expect(stdout).toMatch(/swapped 10 USDC to SOL over MCP: order \S+ filled/);
   expect(stdout).toContain('paused the agent: paused');
