@@ -1,6 +1,6 @@
 /**
  * A USD number as a two-decimal string, for records, views and replies. Pure, so the order
- * view can use it too (`agents/amounts.ts` re-exports it).
+ * view can use it too (`agents/trading/amounts.ts` re-exports it).
  */
 export function formatUsd(value: number): string {
   // Cents with 15 significant digits first: 1.005 * 100 is 100.49999999999999 in binary, and

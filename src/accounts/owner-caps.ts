@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { KeyedQueue } from '../../agents/keyed-queue.js';
+import { KeyedQueue } from '../../agents/trading/keyed-queue.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
 import { OpenAiCompatibleLlm } from '../../adapters/llm/openai-compatible.adapter.js';
-import { AskBot } from '../../agents/ask-bot.js';
-import type { StatusReader } from '../../agents/portfolio.types.js';
-import { StoreStatusReader } from '../../agents/status-reader.js';
+import { AskBot } from '../../agents/chat/ask-bot.js';
+import type { StatusReader } from '../../agents/portfolio/portfolio.types.js';
+import { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 import type { AgentsService } from '../accounts/agents.service.js';
 import type { ApiKeysService } from '../accounts/api-keys.service.js';
 import type { BotsService } from '../accounts/bots.service.js';

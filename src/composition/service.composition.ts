@@ -26,7 +26,7 @@ import type { DueJob, DueJobHandler } from '../ports/scheduler.port.js';
 import { DurablePublisher } from '../runtime/durable-publisher.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
-import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.records.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.records.js';
 import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
 import { CATALOG_SETTINGS_COLLECTIONS } from '../operations/catalog-settings.store.js';
 import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';

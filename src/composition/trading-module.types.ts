@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { StatusReader } from '../../agents/portfolio.types.js';
+import type { StatusReader } from '../../agents/portfolio/portfolio.types.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import type { AnyOperation } from '../operations/operation.types.js';

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/kill-switch.service.js';
-import { StoreTradingConfig, TRADING_CONFIG_COLLECTIONS } from '../../agents/trading-config.service.js';
+import { KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/config/kill-switch.service.js';
+import { StoreTradingConfig, TRADING_CONFIG_COLLECTIONS } from '../../agents/config/trading-config.service.js';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
-import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/token-approvals.service.js';
-import { TradingEvents, type StreamPublisher } from '../../agents/trading-events.js';
-import { WALLET_COLLECTIONS } from '../../agents/wallet.records.js';
-import { WalletService } from '../../agents/wallet.service.js';
+import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/wallets/token-approvals.service.js';
+import { TradingEvents, type StreamPublisher } from '../../agents/trading/trading-events.js';
+import { WALLET_COLLECTIONS } from '../../agents/wallets/wallet.records.js';
+import { WalletService } from '../../agents/wallets/wallet.service.js';
 import { buildOrders } from './orders.composition.js';
 import { buildVenue } from './venue.composition.js';
 import type { TradingModule } from './trading-module.types.js';

@@ -54,13 +54,13 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DCA_TYPE } from '../../agents/dca.service.js';
+import { DCA_TYPE } from '../../agents/dca/dca.service.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
 import type { DueJob } from '../../src/ports/scheduler.port.js';
 import type { StorePort } from '../../src/ports/store.port.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const STRATEGIES = Number(process.env.DCA_BENCH_STRATEGIES ?? 10_000);

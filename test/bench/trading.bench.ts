@@ -45,7 +45,7 @@ import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:pe
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';

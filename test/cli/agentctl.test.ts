@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, serviceUrl } from '../../src/cli/agentctl.js';
-import { OPS_TOKEN, createTestApp } from '../http/http-harness.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { OPS_TOKEN, createTestApp } from '../support/http-harness.js';
+import { Operator } from '../support/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 describe('agentctl', () => {

@@ -4,7 +4,7 @@
  * creates at once end with exactly the cap created).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const BURST = 140;

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
-import { openSse, openWs, until, type SseStream, type WsClient } from '../mcp/events/events-harness.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
+import { openSse, openWs, until, type SseStream, type WsClient } from '../support/events-harness.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('the chosen agent id on every surface (e2e)', () => {

@@ -4,7 +4,7 @@ import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { digestArguments } from '../../src/operations/operation-invoker.js';
 import { Client, signInSolana, startTestService, type HttpResult, type TestService } from '../support/test-service.js';
 import { codeAt } from '../support/totp-codes.js';
-import { bearer, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 
 describe('audit trail (e2e)', () => {
   const clock = new ManualClock(Date.now());

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { PUBLIC_URL, type TestService } from '../support/test-service.js';

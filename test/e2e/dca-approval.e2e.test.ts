@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { startFundedOperator } from '../support/dca-service.js';
-import { bearer, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 import { signInSolana, type TestService } from '../support/test-service.js';
 
 const MINUTE = 60_000;

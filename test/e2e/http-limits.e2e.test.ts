@@ -7,8 +7,8 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentFixture, openSse, openWs, until } from '../mcp/events/events-harness.js';
-import { rawRpc } from '../mcp/mcp-fixtures.js';
+import { agentFixture, openSse, openWs, until } from '../support/events-harness.js';
+import { rawRpc } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 interface RawConnection {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 
 const HOSTILE: Record<string, string> = {
   NUL: 'a\u0000b',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRADING_CONFIG_BINDINGS } from '../../src/http/routes/trading-config.bindings.js';
-import { bearer, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';

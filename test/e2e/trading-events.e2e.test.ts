@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentFixture, openSse, until, type SseStream } from '../mcp/events/events-harness.js';
+import { agentFixture, openSse, until, type SseStream } from '../support/events-harness.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 describe('trading events on the SSE stream (e2e)', () => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('live venue profile with its providers failing (e2e)', () => {

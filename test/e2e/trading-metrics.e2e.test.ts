@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, Operator, rawRpc } from '../mcp/mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const key = () => ({ 'x-idempotency-key': randomUUID() });

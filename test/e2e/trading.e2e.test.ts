@@ -8,7 +8,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type Client, type TestService } from '../support/test-service.js';
 
 describe('wallet mode (e2e)', () => {

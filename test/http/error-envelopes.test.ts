@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { providerUnavailable } from '../../adapters/resilience/provider-breaker.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { parseBody, validate } from '../../src/http/validate.js';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 const CreateThing = z.object({ name: z.string().min(1), amount: z.number().int().positive() });
 

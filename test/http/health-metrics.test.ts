@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors/app-error.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { OPS_TOKEN, createTestApp } from './http-harness.js';
+import { OPS_TOKEN, createTestApp } from '../support/http-harness.js';
 
 /** A router mounted under a prefix inside another router, failing after an await. */
 function nestedRouter(): Router {

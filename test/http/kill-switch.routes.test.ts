@@ -2,7 +2,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { KILL_SWITCH_CACHE_MS, KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/kill-switch.service.js';
+import { KILL_SWITCH_CACHE_MS, KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/config/kill-switch.service.js';
 import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.js';
 import { catalogRouteDocs } from '../../src/http/openapi/catalog-routes.doc.js';
@@ -12,7 +12,7 @@ import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { killSwitchOperations } from '../../src/operations/definitions/service-admin.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
-import { OPS_TOKEN, createTestApp } from './http-harness.js';
+import { OPS_TOKEN, createTestApp } from '../support/http-harness.js';
 
 const AUTH = `Bearer ${OPS_TOKEN}`;
 

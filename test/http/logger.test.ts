@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { formatPrettyLine } from '../../src/observability/pretty-stream.js';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 const SECRET = 'SUPERSECRET-4f1c';
 

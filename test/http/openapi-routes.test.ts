@@ -19,7 +19,7 @@ import { catalogAdminOperations } from '../../src/operations/definitions/service
 import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 type Doc = { paths: Record<string, Record<string, any>> };
 

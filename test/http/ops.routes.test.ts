@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { bearerToken, secretsEqual } from '../../src/http/ops-auth.middleware.js';
-import { OPS_TOKEN, actorView, createTestApp } from './http-harness.js';
+import { OPS_TOKEN, actorView, createTestApp } from '../support/http-harness.js';
 
 const AUTH = `Bearer ${OPS_TOKEN}`;
 const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };

@@ -6,7 +6,7 @@ import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-
 import { AppError } from '../../src/errors/app-error.js';
 import { clientIp, createRateLimitMiddleware } from '../../src/http/rate-limit.middleware.js';
 import type { RateLimiterPort, RateWindow } from '../../src/ports/rate-limiter.port.js';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 const windows: RateWindow[] = [{ name: 'minute', limit: 3, windowMs: 60_000 }];
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

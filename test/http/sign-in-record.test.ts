@@ -5,7 +5,7 @@ import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../../src/http/auth/sign-in-record.middleware.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
-import { createTestApp } from './http-harness.js';
+import { createTestApp } from '../support/http-harness.js';
 
 /** A `settled` the test completes by hand, counting how often it was asked. */
 function heldFlush() {

@@ -9,7 +9,7 @@ import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
 import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { Operator } from './mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 
 describe('McpAccessResolver publicId cache', () => {
   const clock = new ManualClock(Date.now());

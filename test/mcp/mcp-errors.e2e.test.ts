@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bearer, Operator, rawRpc } from './mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 
 interface Row {
   row: string;

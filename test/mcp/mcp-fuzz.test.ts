@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
-import { Operator } from './mcp-fixtures.js';
+import { Operator } from '../support/mcp-fixtures.js';
 
 const RUNS = 10_000;
 /** Bodies sent at once per property run: the handler also sees concurrent garbage, and the run stays short. */

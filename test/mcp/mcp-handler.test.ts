@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TOOLS_PAGE_SIZE } from '../../src/mcp/mcp-tools.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
-import { rawRpc } from './mcp-fixtures.js';
-import { PUBLIC_ID, startUnitHarness, type UnitHarness } from './mcp-unit-harness.js';
+import { rawRpc } from '../support/mcp-fixtures.js';
+import { PUBLIC_ID, startUnitHarness, type UnitHarness } from '../support/mcp-unit-harness.js';
 
 describe('MCP handler (own catalog)', () => {
   let h: UnitHarness;

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NumericIdText, stringifyRpcResponse, topLevelMemberText } from '../../src/mcp/mcp-request-id.js';
-import { rawRpc } from './mcp-fixtures.js';
-import { PUBLIC_ID, startUnitHarness, type UnitHarness } from './mcp-unit-harness.js';
+import { rawRpc } from '../support/mcp-fixtures.js';
+import { PUBLIC_ID, startUnitHarness, type UnitHarness } from '../support/mcp-unit-harness.js';
 
 /** The id exactly as the answer's text spells it. */
 function idText(text: string): string {

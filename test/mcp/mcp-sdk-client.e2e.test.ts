@@ -8,7 +8,7 @@ import { LATEST_PROTOCOL_VERSION as SDK_LATEST } from '@modelcontextprotocol/sdk
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '../../src/mcp/mcp-wire.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { Operator, rawRpc } from './mcp-fixtures.js';
+import { Operator, rawRpc } from '../support/mcp-fixtures.js';
 
 describe('MCP endpoint with the official SDK client (e2e)', () => {
   let svc: TestService;

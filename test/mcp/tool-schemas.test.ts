@@ -11,7 +11,7 @@ import { ToolDirectory } from '../../src/mcp/mcp-tools.js';
 import type { ToolDescriptor } from '../../src/mcp/mcp-wire.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { lintToolSchema } from '../support/tool-schema-lint.js';
-import { bearer, Operator, rawRpc } from './mcp-fixtures.js';
+import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 const SPENDER = '0x1111111254EEB25477B68fb85Ed929f73A960582';

@@ -1,11 +1,11 @@
-import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio.records.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.records.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
 import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
-import { AskBot } from '../../agents/ask-bot.js';
-import { StoreStatusReader } from '../../agents/status-reader.js';
+import { AskBot } from '../../agents/chat/ask-bot.js';
+import { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../machines/bot.machine.js';

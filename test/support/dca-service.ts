@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { Operator } from '../mcp/mcp-fixtures.js';
+import { Operator } from './mcp-fixtures.js';
 import { signInSolana, startTestService, type TestService } from './test-service.js';
 
 export async function startFundedOperator(clock: ManualClock, env: Record<string, string>, running: TestService[]) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AskBot } from '../../../agents/ask-bot.js';
+import type { AskBot } from '../../../agents/chat/ask-bot.js';
 import { defineOperation } from '../operation-definition.js';
 
 const askBotOutput = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TradingCommand } from '../../../agents/trading-command.js';
+import type { TradingCommand } from '../../../agents/chat/trading-command.js';
 import { defineOperation } from '../operation-definition.js';
 import { idempotencyKey, keyedOrder, orderOutput, signalSource } from './trading-schemas.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { DcaService } from '../../../agents/dca.service.js';
-import type { TradingSubject } from '../../../agents/portfolio.types.js';
+import type { DcaService } from '../../../agents/dca/dca.service.js';
+import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { isIsoTime } from '../../shared/iso-time.js';
 import type { OperationContext } from '../operation.types.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StatusReader } from '../../../agents/portfolio.types.js';
+import type { StatusReader } from '../../../agents/portfolio/portfolio.types.js';
 import { defineOperation } from '../operation-definition.js';
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { KillSwitchStatus } from '../../../agents/kill-switch.service.js';
+import type { KillSwitchStatus } from '../../../agents/config/kill-switch.service.js';
 import { CHAINS, type Chain } from '../../ports/venue.port.js';
 import { catalogSettingsSchema, type StoredCatalogSettings } from '../catalog-settings.store.js';
 import type { OperationCatalog } from '../operation-catalog.js';

@@ -1,5 +1,5 @@
-import type { StoreTradingConfig, TokenList } from '../../../agents/trading-config.service.js';
-import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TRADING_CONFIG_LIMITS } from '../../../agents/trading-config.rules.js';
+import type { StoreTradingConfig, TokenList } from '../../../agents/config/trading-config.service.js';
+import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TRADING_CONFIG_LIMITS } from '../../../agents/config/trading-config.rules.js';
 import type { AnyOperation, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageOfList } from './list-paging.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS, tokenRefProblem } from '../../../agents/trading-config.rules.js';
-import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/trading-config.types.js';
+import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS, tokenRefProblem } from '../../../agents/config/trading-config.rules.js';
+import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/config/trading-config.types.js';
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { CHAINS, type Chain } from '../../ports/venue.port.js';
 import { pageFields, pageSchema } from './list-paging.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { derivedOrderId } from '../../../agents/order-ids.js';
+import { derivedOrderId } from '../../../agents/trading/order-ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../ports/venue.port.js';
 import { digestWhole } from '../request-digest.js';
 import type { OperationContext } from '../operation.types.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { OrderQueries } from '../../../agents/order-queries.js';
-import { requireTokenPair } from '../../../agents/token-pairs.js';
-import type { TradingSubject } from '../../../agents/portfolio.types.js';
-import type { TradingPipeline } from '../../../agents/trading-pipeline.js';
-import { defaultSlippageBps } from '../../../agents/trading-config.rules.js';
-import type { TradeChannel, TradingConfigReader } from '../../../agents/trading-config.types.js';
+import type { OrderQueries } from '../../../agents/trading/order-queries.js';
+import { requireTokenPair } from '../../../agents/trading/token-pairs.js';
+import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
+import type { TradingPipeline } from '../../../agents/trading/trading-pipeline.js';
+import { defaultSlippageBps } from '../../../agents/config/trading-config.rules.js';
+import type { TradeChannel, TradingConfigReader } from '../../../agents/config/trading-config.types.js';
 import type { Chain, VenuePort } from '../../ports/venue.port.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';

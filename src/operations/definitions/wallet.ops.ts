@@ -1,8 +1,8 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES, APPROVAL_CHAINS, approvalAmountFits, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/token-approvals.service.js';
-import type { WalletService } from '../../../agents/wallet.service.js';
-import type { WalletView } from '../../../agents/wallet.types.js';
+import { APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES, APPROVAL_CHAINS, approvalAmountFits, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/wallets/token-approvals.service.js';
+import type { WalletService } from '../../../agents/wallets/wallet.service.js';
+import type { WalletView } from '../../../agents/wallets/wallet.types.js';
 import type { OperationContext, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
 import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
 import { NONCE_COLLECTIONS, NonceService } from '../../../src/auth/wallet/nonce.service.js';
-import { expectAppError } from './wallet-test.helpers.js';
+import { expectAppError } from '../../support/wallet-login-harness.js';
 
 async function setup(ttlMs?: number) {
   const clock = new ManualClock();

@@ -11,7 +11,7 @@ import {
   verifySiwsSignature,
   type SiwsFields,
 } from '../../../src/auth/wallet/siws.js';
-import { solanaWallet } from './wallet-test.helpers.js';
+import { solanaWallet } from '../../support/wallet-login-harness.js';
 
 const wallet = solanaWallet();
 const fields: SiwsFields = {

@@ -2,7 +2,7 @@ import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { mainnet } from 'viem/chains';
 import { describe, expect, it } from 'vitest';
 import { verifySiweMessage, type EvmSignatureClient } from '../../../src/auth/wallet/siwe.js';
-import { DOMAIN, PUBLIC_URL, evmAccount, expectAppError, makeHarness, siweText, type Harness } from './wallet-test.helpers.js';
+import { DOMAIN, PUBLIC_URL, evmAccount, expectAppError, makeHarness, siweText, type Harness } from '../../support/wallet-login-harness.js';
 
 const MISMATCH = 'Wallet address does not match signed message';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSiwsMessage, parseSiwsMessage } from '../../../src/auth/wallet/siws.js';
 import { SolanaLoginRequestSchema } from '../../../src/auth/wallet/wallet-login.schemas.js';
-import { DOMAIN, expectAppError, makeHarness, PUBLIC_URL, solanaWallet } from './wallet-test.helpers.js';
+import { DOMAIN, expectAppError, makeHarness, PUBLIC_URL, solanaWallet } from '../../support/wallet-login-harness.js';
 
 const MISMATCH = 'Wallet address does not match signed message';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../../support/redis.js';
 import { ServiceProcess } from '../../support/service-process.js';
 import { PUBLIC_URL } from '../../support/test-service.js';
-import { agentFixture, openSse, openWs, until } from './events-harness.js';
+import { agentFixture, openSse, openWs, until } from '../../support/events-harness.js';
 
 /** Two service processes on one store and one Redis: the stream is served by B, changes are made through A. */
 describe('MCP event streams across processes (Redis event bus)', () => {

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
 import { Client, startTestService, type TestService } from '../../support/test-service.js';
-import { bearer, rawRpc } from '../mcp-fixtures.js';
-import { agentFixture, openSse, until, type SseStream } from './events-harness.js';
+import { bearer, rawRpc } from '../../support/mcp-fixtures.js';
+import { agentFixture, openSse, until, type SseStream } from '../../support/events-harness.js';
 
 describe('GET /mcp/:publicId/events/sse (e2e)', () => {
   const clock = new ManualClock(Date.now());

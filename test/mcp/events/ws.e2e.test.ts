@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
-import { agentFixture, openSse, openWs, until, type WsClient, type WsResult } from './events-harness.js';
+import { agentFixture, openSse, openWs, until, type WsClient, type WsResult } from '../../support/events-harness.js';
 
 /** The client of a handshake that must succeed. */
 function opened(result: WsResult): WsClient {

@@ -1,0 +1,205 @@
+import { isAppError } from '../../src/errors/app-error.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { DueJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
+import type { Chain } from '../../src/ports/venue.port.js';
+import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import type { OrderContext } from '../../machines/order.machine.js';
+import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
+import { lateAfterMs } from './dca-interval.js';
+import type { DcaTickObserver, DcaTickOutcome } from '../../src/ports/dca-tick-observer.port.js';
+import { dcaOrderId, legacyDcaOrderId } from '../trading/order-ids.js';
+import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeline.js';
+
+/**
+ * The ticks of DCA strategies (issue 6): a tick buys through the ordinary pipeline and safety
+ * path with an order id derived from the strategy and the tick's due time, so a tick delivered
+ * twice buys once; a tick missed while no process ran is run once (or skipped, per `catchUp`).
+ * A tick that tries no buy (the agent paused or its trading off, held for approval) is skipped,
+ * not failed (issue 16). The strategies service (`dca.service.ts`) creates and steers them.
+ */
+
+export const DCA_TYPE = 'dca-strategy';
+/** The event of the one-off job at `endAt` that completes the strategy (the schedule has no run after it). */
+export const END_EVENT = 'dca.end';
+export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;
+export const endJobIdOf = (strategyId: string) => `dca-end:${strategyId}`;
+
+/** Reasons a tick was skipped because the account does not trade now (not failures: nothing was tried). */
+const SKIP_TRADING_OFF = 'trading is off for the agent';
+const skipAgentState = (state: string) => `the agent is ${state}`;
+
+export interface DcaTicksDeps {
+  /** The strategies themselves; orders read by id (a tick's buy). */
+  actors: {
+    strategies: ActorCollection<DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput>;
+    orders: Pick<ActorCollection<OrderContext>, 'get'>;
+  };
+  scheduler: Pick<SchedulerPort, 'removeSchedule' | 'cancel'>;
+  pipeline: TradingPipeline;
+  /** Whether the account trades now: a tick while its agent is paused or its trading off is skipped, not failed. */
+  status: Pick<StatusReader, 'agentStatus'>;
+  clock: ClockPort;
+  /** Told of every due tick (metrics); optional so that `agents/` works without observability. */
+  observer?: DcaTickObserver;
+}
+
+export class DcaTicks {
+  constructor(private readonly deps: DcaTicksDeps) {}
+
+  /**
+   * A due tick (scheduler → here): one order per (strategy, due time), whatever the deliveries.
+   * Each due tick of an active strategy is told to the observer once, with its outcome.
+   */
+  async onTick(job: DueJob): Promise<void> {
+    const view = await this.deps.actors.strategies.get(job.address.id);
+    if (!view) return;
+    const strategy = view.context;
+    const now = this.deps.clock.now();
+    // The end job: the schedule has no run after `endAt`, so this is what completes it (paused, waiting or not).
+    if (job.event.type === END_EVENT) {
+      // At its due time at the latest: a process whose clock is a little behind must not see the end "not yet" and drop it.
+      if (view.state === 'active' || view.state === 'paused' || view.state === 'pending_approval') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
+      return;
+    }
+    if (view.state !== 'active') return;
+    if (tickHandled(strategy, job.dueAt)) return; // delivered again, or covered by a catch-up run
+    const outcome = await this.runTick(strategy, job.dueAt, now);
+    if (outcome) this.observe(outcome, job.dueAt, now);
+  }
+
+  /** One due tick of an active strategy; answers its outcome, or nothing when another delivery of it counted (or is counting) it. */
+  private async runTick(strategy: DcaStrategyContext, dueAt: number, now: number): Promise<DcaTickOutcome | undefined> {
+    // No buy may start (the end passed, the next buy would pass maxSpend): finish rather than wait for ticks that never buy.
+    if (limitReached(strategy, now)) {
+      return (await this.report(strategy.strategyId, { type: 'dca.finish', at: now })) ? 'skipped' : undefined;
+    }
+    const late = now - dueAt > lateAfterMs(strategy.interval, now);
+    // A late tick stands for everything missed up to now: later missed ticks are covered by it.
+    const covers = late ? { coversUntil: now } : {};
+    if (late && !strategy.catchUp) {
+      const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
+      return accepted ? 'skipped' : undefined;
+    }
+    const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
+    const orderId = await this.tickOrderId(strategy.strategyId, dueAt);
+    let event: DcaStrategyEvent;
+    try {
+      // The owner paused the agent or switched its trading off: nothing was tried, so this is no
+      // failure (three of them would pause the strategy for good, and it would stay paused after
+      // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
+      const off = await this.notTrading(subject);
+      if (off) {
+        const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
+        return accepted ? 'skipped' : undefined;
+      }
+      const order = await this.deps.pipeline.place(
+        {
+          subject,
+          ...(strategy.userId ? { userId: strategy.userId } : {}),
+          channel: 'dca',
+          chain: strategy.chain as Chain,
+          side: 'buy',
+          inputToken: strategy.inputToken,
+          outputToken: strategy.outputToken,
+          amount: { kind: 'whole', value: strategy.amount },
+          ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
+        },
+        // An approved strategy's buys are approved; one nobody approved meets the approval rule every tick.
+        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, tickDueAt: dueAt, strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved' },
+      );
+      // Only a call that lost the race to create this order sees it `submitting`: another
+      // delivery of the same tick is executing it and reports the outcome. Reporting a
+      // failure here would take the tick (newTick guard) and the buy would never be counted.
+      if (order.status === 'submitting') return undefined;
+      const at = this.deps.clock.now();
+      if (order.status === 'filled') {
+        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
+        const placed = await this.deps.actors.orders.get(order.order_id);
+        const spentUsd = placed?.context.valueUsd ?? Number(order.valueUsd);
+        event = { type: 'dca.executed', at, dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
+      } else if (order.status === 'submitted') {
+        // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
+        event = { type: 'dca.submitted', at, dueAt, ...covers, orderId };
+      } else {
+        event = { type: 'dca.failed', at, dueAt, ...covers, orderId, reason: `order ${order.status}` };
+      }
+    } catch (error) {
+      const at = this.deps.clock.now();
+      if (error instanceof StrategyBuyHeld) {
+        // The approval rule holds this buy now (the policy tightened, the price rose): the strategy
+        // waits for approval like a new one, instead of failing every tick until it pauses itself.
+        event = { type: 'dca.hold', at, dueAt, ...covers, reason: error.message };
+      } else if (isAppError(error) && (error.code === 'TRADING_DISABLED' || error.code === 'KILL_SWITCH_ACTIVE')) {
+        // Switched off between the look above and the safety path's, or the chain's kill switch
+        // is on: nothing was tried, and both pass (as an approval treats them), so no failure.
+        event = { type: 'dca.skipped', at, dueAt, ...covers, reason: error.code === 'TRADING_DISABLED' ? SKIP_TRADING_OFF : error.message };
+      } else {
+        // A refusal before the order was created (safety path) leaves no order to point at.
+        const created = (await this.deps.actors.orders.get(orderId)) !== null;
+        event = { type: 'dca.failed', at, dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
+      }
+    }
+    const accepted = await this.report(strategy.strategyId, event);
+    // Reconciliation (a sweep, maybe in another process) may have settled the order before
+    // the strategy held it in flight, and then its report was ignored: report it now.
+    if (event.type === 'dca.submitted') {
+      const placed = await this.deps.actors.orders.get(orderId);
+      if (placed) await this.orderSettled(placed.context);
+    }
+    // Another delivery of this tick counted it first: it is that delivery's to tell.
+    if (!accepted) return undefined;
+    return event.type === 'dca.failed' ? 'failed' : event.type === 'dca.executed' || event.type === 'dca.submitted' ? 'executed' : 'skipped';
+  }
+
+  /**
+   * The order id of a tick (`dcaOrderId`), or its former name when the tick's order was placed
+   * under it: a tick in flight during the upgrade and delivered again after it resumes that
+   * order rather than buying a second time. (Breaker-retry attempts derive from whichever it is.)
+   */
+  private async tickOrderId(strategyId: string, dueAt: number): Promise<string> {
+    const legacy = legacyDcaOrderId(strategyId, dueAt);
+    return (await this.deps.actors.orders.get(legacy)) ? legacy : dcaOrderId(strategyId, dueAt);
+  }
+
+  /** Why the account does not trade now (agent not active, trading off), or undefined when it does. */
+  private async notTrading(subject: TradingSubject): Promise<string | undefined> {
+    const status = await this.deps.status.agentStatus(subject);
+    if (status.status !== 'active') return skipAgentState(status.status);
+    return status.tradingEnabled ? undefined : SKIP_TRADING_OFF;
+  }
+
+  private observe(outcome: DcaTickOutcome, dueAt: number, handledAt: number): void {
+    try {
+      this.deps.observer?.observeTick(outcome, Math.max(0, handledAt - dueAt) / 1000);
+    } catch {
+      // Metrics must never fail a tick: its delivery would be retried and the outcome is already stored.
+    }
+  }
+
+  /**
+   * Reports the outcome of a strategy's order that was still unconfirmed when its tick
+   * ended, once reconciliation settled it; anything else is ignored (the strategy's
+   * `inFlight` decides what counts, so a report twice counts once).
+   */
+  async orderSettled(order: OrderContext): Promise<void> {
+    const { strategyId, orderId } = order;
+    if (!strategyId) return;
+    const at = this.deps.clock.now();
+    if (order.status === 'filled') {
+      await this.report(strategyId, { type: 'dca.settled', at, filled: true, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: order.valueUsd });
+    } else if (order.status === 'failed') {
+      await this.report(strategyId, { type: 'dca.settled', at, filled: false, orderId, reason: order.reason ?? 'order failed' });
+    }
+  }
+
+  /** Sends a tick outcome (or the end) to the strategy and drops its schedule when it stopped (paused, held, completed); true when it was taken. */
+  async report(strategyId: string, event: DcaStrategyEvent): Promise<boolean> {
+    const after = await this.deps.actors.strategies.send(strategyId, event);
+    if (!after.accepted) return false;
+    // Paused itself (failures in a row), held for approval, or finished (limits): no more ticks; the end job stays for a paused or held one.
+    if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
+    return true;
+  }
+}

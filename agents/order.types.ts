@@ -1,1 +1,0 @@
-export type { OrderView } from '../machines/order-view.js';

@@ -1,0 +1,27 @@
+import type { CollectionSpec } from '../../src/ports/store.port.js';
+import type { TradingSubject } from './portfolio.types.js';
+
+/**
+ * Where the trading records live. The trading pipeline writes these collections; each
+ * is indexed by `subject` = `<type>:<id>` (e.g. `agent:agt_1`). Until that pipeline
+ * declares them the reader answers with empty lists: nothing is invented.
+ */
+export const TRADING_RECORDS = {
+  wallets: 'trading.wallets',
+  positions: 'trading.positions',
+  subjectIndex: 'subject',
+} as const;
+
+/**
+ * The trading record collections, declared at start so that reading an account with no
+ * records yet is an empty page, not an error. Orders are actors: the runtime declares theirs.
+ */
+export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
+  { name: TRADING_RECORDS.wallets, indexes: [TRADING_RECORDS.subjectIndex] },
+  { name: TRADING_RECORDS.positions, indexes: [TRADING_RECORDS.subjectIndex] },
+];
+
+/** The `subject` index value of a trading record. */
+export function subjectKey(subject: TradingSubject): string {
+  return `${subject.type}:${subject.id}`;
+}

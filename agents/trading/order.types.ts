@@ -1,0 +1,1 @@
+export type { OrderView } from '../../machines/order-view.js';

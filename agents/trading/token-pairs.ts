@@ -1,0 +1,34 @@
+import { AppError } from '../../src/errors/app-error.js';
+import type { Chain, TokenInfo, VenuePort } from '../../src/ports/venue.port.js';
+
+/**
+ * Resolving the tokens a request names, before any check runs: the safety path, DCA
+ * strategies and the quote and info operations all name tokens the same way.
+ */
+
+/** Interface 7.4, word for word. */
+const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
+
+/** The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when the venue knows none. */
+export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string): Promise<TokenInfo> {
+  const token = await venue.findToken(chain, ref);
+  if (!token) throw new AppError('TOKEN_NOT_FOUND', tokenNotFound(ref));
+  return token;
+}
+
+/**
+ * The two tokens of a swap (404 for an unknown one), refused when they are one token: a
+ * symbol and an address may name the same one, so they are compared once resolved. `fields`
+ * are the caller's names for them, for the message (default `inputMint`, `outputMint`).
+ */
+export async function requireTokenPair(
+  venue: Pick<VenuePort, 'findToken'>,
+  chain: Chain,
+  input: string,
+  output: string,
+  [inputField, outputField]: readonly [string, string] = ['inputMint', 'outputMint'],
+): Promise<[TokenInfo, TokenInfo]> {
+  const pair = await Promise.all([requireToken(venue, chain, input), requireToken(venue, chain, output)]);
+  if (pair[0].address === pair[1].address) throw AppError.validation([`${inputField} and ${outputField} must be different tokens`]);
+  return pair;
+}

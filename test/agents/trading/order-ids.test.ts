@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { attemptOrderId, dcaOrderId, derivedOrderId, legacyDcaOrderId, newOrderId } from '../../../agents/trading/order-ids.js';
+
+const FORMAT = /^ord_[A-Za-z0-9_-]{24}$/;
+
+describe('order ids: one length and format (issue 16)', () => {
+  it('random, key-derived and attempt ids all read `ord_` + 24 base64url characters', () => {
+    const ids = [
+      newOrderId(),
+      newOrderId(),
+      derivedOrderId('agent:a1|2f0c0a4e-8c1e-4c5a-9a8e-0d2b6c3f1e7a'),
+      attemptOrderId(derivedOrderId('x'), 2),
+      attemptOrderId('ord_short', 5),
+      dcaOrderId('dca_s1', 1_795_000_000_000),
+    ];
+    for (const id of ids) expect(id).toMatch(FORMAT);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('a derived id is the same on every call (a retry finds its order), and what it was before this format was fixed', () => {
+    expect(derivedOrderId('agent:a1|k')).toBe(derivedOrderId('agent:a1|k'));
+    // Key-derived ids had this format already: orders placed before keep being found.
+    expect(derivedOrderId('agent:a1|k')).toBe(`ord_${createHash('sha256').update('agent:a1|k').digest('base64url').slice(0, 24)}`);
+    expect(attemptOrderId('ord_a', 2)).not.toBe(attemptOrderId('ord_a', 3));
+  });
+
+  it("a DCA tick's id is derived from strategy and due time (one order per tick); its former name is kept for the lookup", () => {
+    expect(dcaOrderId('dca_s1', 1_795_000_000_000)).toBe(dcaOrderId('dca_s1', 1_795_000_000_000));
+    expect(dcaOrderId('dca_s1', 1_795_000_000_000)).not.toBe(dcaOrderId('dca_s1', 1_795_000_060_000));
+    expect(dcaOrderId('dca_s1', 1_795_000_000_000)).not.toBe(dcaOrderId('dca_s2', 1_795_000_000_000));
+    expect(legacyDcaOrderId('dca_s1', 1_795_000_000_000)).toBe('ord_dca_s1_1795000000000');
+  });
+});
