@@ -5,6 +5,7 @@ import type { AnyStateMachine } from 'xstate';
  * pure functions over the machine's own context, no I/O. The type parameters are what the
  * runtime's typed handle of the type (`runtime.collection(definition)`) reads, creates and sends.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the defaults erase a definition's types where lists of mixed definitions are held.
 export interface MachineDefinition<TContext = any, TEvent extends { type: string } = any, TInput = any> {
   /** Machine type, the first half of an actor address (`agent`, `api-key`). */
   type: string;

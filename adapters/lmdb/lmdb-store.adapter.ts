@@ -254,8 +254,11 @@ export class LmdbStore implements StorePort {
     requireIndex(this.specs, collection, query.index);
     this.assertOpen();
     const invalidQuery = () => AppError.validation([`query on ${query.index} must use strings or numbers`]);
-    const bound = (value: IndexValue | undefined) =>
-      value === undefined ? undefined : (checkIndexValue(value, invalidQuery), tupleKey([collection, query.index, value]));
+    const bound = (value: IndexValue | undefined) => {
+      if (value === undefined) return undefined;
+      checkIndexValue(value, invalidQuery);
+      return tupleKey([collection, query.index, value]);
+    };
     const all = tupleKey([collection, query.index]);
     if (query.eq !== undefined) checkIndexValue(query.eq, invalidQuery);
     const eq = query.eq === undefined ? undefined : fittingKey([collection, query.index, query.eq]);

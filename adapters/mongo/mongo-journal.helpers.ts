@@ -49,6 +49,6 @@ export async function flushPending(
 
 /** The pending entry of a document read with `PENDING_PROJECTION`, if any. */
 export function pendingEntry(raw: MongoDoc | null): PendingJournal | undefined {
-  if (!raw || raw.journalPending !== true) return undefined;
+  if (raw?.journalPending !== true) return undefined;
   return raw.lastJournal as PendingJournal | undefined;
 }

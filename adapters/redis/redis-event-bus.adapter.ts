@@ -195,7 +195,7 @@ export class RedisEventBus implements EventBusPort {
     sub.buffer.length = 0;
     const channel = eventBusKeys(this.options.keyPrefix, sub.stream).channel;
     const state = this.channels.get(channel);
-    if (!state || !state.subscribers.delete(sub) || state.subscribers.size > 0) return;
+    if (!state?.subscribers.delete(sub) || state.subscribers.size > 0) return;
     // Last local listener gone: stop receiving the stream. A later subscribe makes a new
     // state whose SUBSCRIBE is queued after this UNSUBSCRIBE on the same connection.
     this.channels.delete(channel);

@@ -1,4 +1,4 @@
-import { PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { type PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { ChainHealth, ChainPort, ConfirmationStatus, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
 import { NATIVE_SOL_MINT } from '../../src/ports/venue.port.js';

@@ -30,7 +30,7 @@ const SUFFIX_CASES: Array<[RegExp, Case]> = [
   [/^l[iu]k$/, 'lik'],
   [new RegExp(`^${PLURAL_POSSESSIVE}y?l[ae]$`), 'ins'],
   [new RegExp(`^${PLURAL_POSSESSIVE}n?[dt][ae]n$`), 'abl'],
-  [new RegExp(`^(?:l[ae]r)?(?:[iu]?m|[iu]?m[iu]z|s?[iu])?n?[iu]n$`), 'gen'],
+  [/^(?:l[ae]r)?(?:[iu]?m|[iu]?m[iu]z|s?[iu])?n?[iu]n$/, 'gen'],
   [new RegExp(`^${PLURAL_POSSESSIVE}[yn]?[iu]$`), 'acc'],
   [new RegExp(`^${PLURAL_POSSESSIVE}[yn]?[ae]$`), 'dat'],
   [new RegExp(`^${PLURAL_POSSESSIVE}$`), 'none'],

@@ -255,7 +255,7 @@ function group(items: Item[]): Phrase[] | undefined {
   for (const item of items) {
     const last = phrases[phrases.length - 1];
     if (item.t === 'post') {
-      if (!last || last.case !== 'none' || !last.tok) return undefined;
+      if (last?.case !== 'none' || !last.tok) return undefined;
       last.case = item.case;
       open = undefined;
     } else if (item.t === 'qty') {
@@ -267,7 +267,7 @@ function group(items: Item[]): Phrase[] | undefined {
         phrases.push({ qty: item.qty, case: item.case });
         open = item.case === 'none' ? phrases[phrases.length - 1] : undefined;
       }
-    } else if (open && open.qty && !open.tok) {
+    } else if (open?.qty && !open.tok) {
       Object.assign(open, { tok: item.word, case: item.case });
       open = open.case === 'gen' || open.case === 'abl' ? open : undefined;
     } else {

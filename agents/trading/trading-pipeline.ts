@@ -4,7 +4,7 @@ import type { SchedulerPort } from '../../src/ports/scheduler.port.js';
 import type { ActorCollection, TransitionOptions } from '../../src/ports/actor-collection.port.js';
 import type { CommitWrite } from '../../src/ports/store.port.js';
 import type { Chain, ExecutionResult, VenuePort } from '../../src/ports/venue.port.js';
-import { type OrderContext, type OrderEvent, type OrderInput } from '../../machines/order.machine.js';
+import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { OrderView } from './order.types.js';

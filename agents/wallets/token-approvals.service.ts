@@ -115,7 +115,7 @@ export class TokenApprovalsService {
     if (!walletId) throw AppError.notFound(APPROVAL_MESSAGES.notFound);
     const approvalId = approvalIdOf(subject, input, walletId);
     return this.write(approvalId, 'approval.revoked', (current, now) => {
-      if (!current || current.status !== 'active' || current.subject !== subjectKey(subject)) throw AppError.notFound(APPROVAL_MESSAGES.notFound);
+      if (current?.status !== 'active' || current.subject !== subjectKey(subject)) throw AppError.notFound(APPROVAL_MESSAGES.notFound);
       return { ...current, status: 'revoked', updatedAt: now, revokedAt: now };
     });
   }

@@ -123,7 +123,7 @@ export class BotsService {
   /** A live bot the user owns; 404 for missing, deleted or someone else's. */
   async ownedView(ownerId: string, botId: string): Promise<ActorView<BotContext>> {
     const view = await this.bots.get(botId);
-    if (!view || view.state !== 'active' || view.context.ownerId !== ownerId) throw AppError.notFound(BOT_NOT_FOUND);
+    if (view?.state !== 'active' || view.context.ownerId !== ownerId) throw AppError.notFound(BOT_NOT_FOUND);
     return view;
   }
 }

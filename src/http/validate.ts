@@ -3,7 +3,7 @@
  * `const body = parseBody(CreateKeyBody, req);`
  */
 import type { Request } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';
 import { isPlainObject } from '../shared/is-plain-object.js';

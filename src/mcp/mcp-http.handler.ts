@@ -20,7 +20,7 @@ import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-bo
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
 import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
-import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
+import { entityTooLarge, httpFailure, internalError, type McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { scopeCovers, type KeyScope } from '../../machines/api-key.machine.js';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';

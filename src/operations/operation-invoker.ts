@@ -3,7 +3,7 @@ import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
-import { OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';
+import { type OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';
 import type { AnyOperation, CallContext } from './operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from './operation-definition.js';
 import { digestArguments, requestFingerprint, sha256Hex, type KeyedHash } from './request-digest.js';
@@ -89,6 +89,7 @@ export class OperationInvoker {
         if (mayWrite) await this.options.settled?.();
       } catch (flush) {
         error = isAppError(flush) ? flush.code : 'INTERNAL_SERVICE_ERROR';
+        // biome-ignore lint/correctness/noUnsafeFinally: a failed flush replaces the answer; the caller must not act on what may be lost.
         throw flush;
       } finally {
         this.record(name, ctx, argsDigest, started, error);

@@ -86,7 +86,7 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
 }
 
 /** An operation with its generic types erased, as the catalog stores it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the catalog holds operations of every output type in one map.
 export type AnyOperation = Operation<z.ZodType, any>;
 
 /** An operation that acts on no agent or bot (`target` `owner` or `service`): its handler gets no subject. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
  * where these forge lines, colour output or reverse what a reader sees (`U+202E`).
  */
 // With the `u` flag a lone surrogate is a code point of its own (\p{Cs}); a valid pair is not.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this pattern's job.
 const UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]|\p{Cs}/u;
 
 export const UNSAFE_NAME_MESSAGE = 'must not contain control characters, bidirectional formatting characters or unpaired surrogates';

@@ -3,7 +3,7 @@
  * directories are 0700 and their files 0600, set by chmod so the umask has no say, on
  * every start (a data directory from an earlier version is tightened too).
  */
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, type Stats, statSync } from 'node:fs';
 
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
@@ -20,7 +20,7 @@ export function makeFilePrivate(file: string): void {
 }
 
 function tighten(path: string, mode: number): void {
-  let stats;
+  let stats: Stats;
   try {
     stats = statSync(path);
   } catch (error) {

@@ -109,7 +109,9 @@ export async function updateRecords(
     try {
       const results = await store.commit(writes);
       const docs = [...current];
-      written.forEach((index, k) => (docs[index] = results[k]!));
+      written.forEach((index, k) => {
+        docs[index] = results[k]!;
+      });
       return { docs, changed: true };
     } catch (error) {
       const details = isVersionConflict(error) ? error.details : undefined;

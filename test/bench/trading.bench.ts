@@ -157,7 +157,7 @@ function verdict(kind: CallKind, status: number, text: string): { ok: true; orde
   }
   const result = body?.result;
   // A tool failure is HTTP 200 with `isError: true`: only the result says whether it worked.
-  if (!result || result.isError !== false) return fail('isError');
+  if (result?.isError !== false) return fail('isError');
   if (kind === 'mcp-summary') return Array.isArray(result.structuredContent?.positions) ? { ok: true } : fail('no positions');
   const order = result.structuredContent;
   if (order?.status !== 'filled' || typeof order.order_id !== 'string') return fail('not filled');

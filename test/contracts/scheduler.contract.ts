@@ -229,7 +229,7 @@ export function schedulerContract(name: string, factory: () => Promise<Scheduler
     });
 
     it('retries a failing run of a schedule with that run\'s dueAt', async () => {
-      await start((job, call) => {
+      await start((_job, call) => {
         if (call === 1) throw new Error('venue unavailable');
       });
       await every('s', 4 * U);

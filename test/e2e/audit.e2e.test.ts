@@ -190,7 +190,7 @@ describe('audit trail (e2e)', () => {
     const operations: string[] = [];
     const times: number[] = [];
     let path = `/api/nest/bots/${botId}/mcp/logs?limit=2`;
-    for (let pages = 0; ; pages++) {
+    for (;;) {
       const page = await alice.get(path);
       expect(page).toMatchObject({ status: 200, body: { items: expect.any(Array) } });
       expect(page.headers.get('deprecation')).toBe('true');

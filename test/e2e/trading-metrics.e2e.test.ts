@@ -35,7 +35,7 @@ async function scrapeUntil(svc: TestService, ready: (text: string) => boolean): 
 }
 
 /** The value of one series, e.g. `orders_total{status="filled",venue="paper",chain="solana"}`; undefined when absent. */
-function valueOf(text: string, series: string): number | undefined {
+function seriesValue(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
@@ -58,8 +58,8 @@ describe('trading figures on /metrics, paper venue (e2e)', () => {
 
   it('counts a swap, its order transitions and a refused swap by the check that refused it', async () => {
     const before = await scrape(svc);
-    expect(valueOf(before, 'circuit_breaker_state{provider="paper"}')).toBe(0);
-    for (const outcome of ['executed', 'skipped', 'failed']) expect(valueOf(before, `dca_ticks_total{outcome="${outcome}"}`)).toBe(0);
+    expect(seriesValue(before, 'circuit_breaker_state{provider="paper"}')).toBe(0);
+    for (const outcome of ['executed', 'skipped', 'failed']) expect(seriesValue(before, `dca_ticks_total{outcome="${outcome}"}`)).toBe(0);
     expect(before).toContain('# TYPE dca_tick_lag_seconds histogram');
     expect(before).not.toContain('swap_duration_seconds_count');
 
@@ -70,12 +70,12 @@ describe('trading figures on /metrics, paper venue (e2e)', () => {
     const refused = await operator.client.post('/api/nest/trading/command', { message: 'buy 50 SOL of BONK' }, key());
     expect(refused).toMatchObject({ status: 400, body: { message: 'Insufficient balance for requested swap amount' } });
 
-    const text = await scrapeUntil(svc, (t) => valueOf(t, 'risk_refusals_total{check="balance"}') === 1);
-    expect(valueOf(text, 'risk_refusals_total{check="balance"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="submitting",venue="paper",chain="solana"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="filled",venue="paper",chain="solana"}')).toBe(1);
-    expect(valueOf(text, 'swap_duration_seconds_count{venue="paper",chain="solana",outcome="filled"}')).toBe(1);
-    expect(valueOf(text, 'swap_duration_seconds_bucket{le="+Inf",venue="paper",chain="solana",outcome="filled"}')).toBe(1);
+    const text = await scrapeUntil(svc, (t) => seriesValue(t, 'risk_refusals_total{check="balance"}') === 1);
+    expect(seriesValue(text, 'risk_refusals_total{check="balance"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="submitting",venue="paper",chain="solana"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="filled",venue="paper",chain="solana"}')).toBe(1);
+    expect(seriesValue(text, 'swap_duration_seconds_count{venue="paper",chain="solana",outcome="filled"}')).toBe(1);
+    expect(seriesValue(text, 'swap_duration_seconds_bucket{le="+Inf",venue="paper",chain="solana",outcome="filled"}')).toBe(1);
     // No per-account label: an agent's or user's id never becomes a series.
     expect(text).not.toContain(operator.userId);
     expect(text).not.toContain(swap.body.order.order_id);
@@ -102,26 +102,26 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
   });
 
   it('shows the venue provider breaker closed, then open once the provider kept failing, and the refusal it caused', async () => {
-    expect(valueOf(await scrape(svc), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
+    expect(seriesValue(await scrape(svc), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
     const { operator } = await trader(svc);
     const command = () => operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     await command();
     await command();
     expect(await command()).toMatchObject({ status: 503, body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' } });
     const text = await scrape(svc);
-    expect(valueOf(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
-    expect(valueOf(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
+    expect(seriesValue(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
   });
 
   it("shows the LLM provider's breaker open after five failed ask_bot calls", async () => {
     const series = `circuit_breaker_state{provider="${llmHost}"}`;
-    expect(valueOf(await scrape(svc), series)).toBe(0);
+    expect(seriesValue(await scrape(svc), series)).toBe(0);
     const { operator, agent } = await trader(svc);
     const { secret } = await operator.agentKey(agent.agentId, 'read');
     for (let id = 1; id <= 5; id++) {
       const asked = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } }, bearer(secret));
       expect(asked.body.result.structuredContent).toMatchObject({ degraded: true });
     }
-    expect(valueOf(await scrape(svc), series)).toBe(2);
+    expect(seriesValue(await scrape(svc), series)).toBe(2);
   });
 });

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
 import { Operator } from '../support/mcp-fixtures.js';
-import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
+import { type Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

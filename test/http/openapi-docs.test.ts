@@ -28,7 +28,7 @@ function hostileCatalog(): OperationCatalog {
       family: 'research',
       minScope: 'read',
       principals: ['agent'],
-      input: z.object({ query: z.string().describe(HOSTILE), [`k<i>`]: z.literal(HOSTILE).optional() }),
+      input: z.object({ query: z.string().describe(HOSTILE), 'k<i>': z.literal(HOSTILE).optional() }),
       handler: async () => ({}),
     }),
   );

@@ -40,7 +40,10 @@ describe('sign-in answers wait until what they wrote is durable, and are audited
     const flush = heldFlush();
     const { app: served, audit } = app(flush.settled);
     let answered = false;
-    const pending = request(served).post('/api/nest/auth/things').send({}).then((res) => ((answered = true), res));
+    const pending = request(served).post('/api/nest/auth/things').send({}).then((res) => {
+      answered = true;
+      return res;
+    });
     const held = await flush.next();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(answered).toBe(false);

@@ -24,7 +24,10 @@ describe('McpAccessResolver publicId cache', () => {
     const { runtime, services } = svc.service;
     // Counts index lookups of agents and bots; the lookups themselves are the runtime's.
     const counting = <C,>(actors: Pick<ActorCollection<C>, 'find'>): Pick<ActorCollection<C>, 'find'> => ({
-      find: (query, page) => (finds++, actors.find(query, page)),
+      find: (query, page) => {
+        finds++;
+        return actors.find(query, page);
+      },
     });
     const actors = { agents: counting(runtime.collection(agentDefinition)), bots: counting(runtime.collection(botDefinition)) };
     resolver = new McpAccessResolver(actors, services.resolver, false, { ttlMs: 1_000, clock });

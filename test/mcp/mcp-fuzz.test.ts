@@ -8,7 +8,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
+import type { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { Operator } from '../support/mcp-fixtures.js';

@@ -9,7 +9,7 @@ import { TradingMetrics } from '../../src/observability/trading.metrics.js';
 import type { ExecuteRequest, ExecutionResult } from '../../src/ports/venue.port.js';
 
 /** The value of one series in the exposition text, e.g. `orders_total{status="filled",...}`. */
-function valueOf(text: string, series: string): number | undefined {
+function seriesValue(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
@@ -21,7 +21,7 @@ describe('DcaTickMetrics', () => {
     const registry = new Registry();
     const observer: DcaTickObserver = new DcaTickMetrics(registry);
     const fresh = await registry.metrics();
-    for (const outcome of ['executed', 'skipped', 'failed']) expect(valueOf(fresh, `dca_ticks_total{outcome="${outcome}"}`)).toBe(0);
+    for (const outcome of ['executed', 'skipped', 'failed']) expect(seriesValue(fresh, `dca_ticks_total{outcome="${outcome}"}`)).toBe(0);
 
     observer.observeTick('executed', 2);
     observer.observeTick('executed', 0.5);
@@ -29,19 +29,19 @@ describe('DcaTickMetrics', () => {
     observer.observeTick('failed', -3); // a tick seen before its due time (clock skew) had no lag
     observer.observeTick('failed', Number.NaN); // counted, but no lag to record
     const text = await registry.metrics();
-    expect(valueOf(text, 'dca_ticks_total{outcome="executed"}')).toBe(2);
-    expect(valueOf(text, 'dca_ticks_total{outcome="skipped"}')).toBe(1);
-    expect(valueOf(text, 'dca_ticks_total{outcome="failed"}')).toBe(2);
-    expect(valueOf(text, 'dca_tick_lag_seconds_count')).toBe(4);
-    expect(valueOf(text, 'dca_tick_lag_seconds_sum')).toBe(2.75);
-    expect(valueOf(text, 'dca_tick_lag_seconds_bucket{le="0.05"}')).toBe(1);
-    expect(valueOf(text, 'dca_tick_lag_seconds_bucket{le="1"}')).toBe(3);
+    expect(seriesValue(text, 'dca_ticks_total{outcome="executed"}')).toBe(2);
+    expect(seriesValue(text, 'dca_ticks_total{outcome="skipped"}')).toBe(1);
+    expect(seriesValue(text, 'dca_ticks_total{outcome="failed"}')).toBe(2);
+    expect(seriesValue(text, 'dca_tick_lag_seconds_count')).toBe(4);
+    expect(seriesValue(text, 'dca_tick_lag_seconds_sum')).toBe(2.75);
+    expect(seriesValue(text, 'dca_tick_lag_seconds_bucket{le="0.05"}')).toBe(1);
+    expect(seriesValue(text, 'dca_tick_lag_seconds_bucket{le="1"}')).toBe(3);
   });
 
   it('is part of every Metrics, under its prefix', async () => {
     const metrics = new Metrics({ defaultMetrics: false, prefix: 'svc_' });
     metrics.dcaTicks.observeTick('executed', 1);
-    expect(valueOf(await metrics.render(), 'svc_dca_ticks_total{outcome="executed"}')).toBe(1);
+    expect(seriesValue(await metrics.render(), 'svc_dca_ticks_total{outcome="executed"}')).toBe(1);
   });
 });
 
@@ -59,13 +59,13 @@ describe('TradingMetrics', () => {
     trading.observeEvent({ type: 'risk.blocked', data: { check: 'balance' } });
     trading.observeEvent({ type: 'position.updated', data: { order: { status: 'filled' } } });
     const text = await registry.metrics();
-    expect(valueOf(text, 'orders_total{status="submitting",venue="paper",chain="solana"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="filled",venue="paper",chain="solana"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="submitting",venue="0x",chain="base"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="failed",venue="0x",chain="base"}')).toBe(1);
-    expect(valueOf(text, 'orders_total{status="unknown",venue="unknown",chain="unknown"}')).toBe(1);
-    expect(valueOf(text, 'risk_refusals_total{check="kill_switch"}')).toBe(2);
-    expect(valueOf(text, 'risk_refusals_total{check="balance"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="submitting",venue="paper",chain="solana"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="filled",venue="paper",chain="solana"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="submitting",venue="0x",chain="base"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="failed",venue="0x",chain="base"}')).toBe(1);
+    expect(seriesValue(text, 'orders_total{status="unknown",venue="unknown",chain="unknown"}')).toBe(1);
+    expect(seriesValue(text, 'risk_refusals_total{check="kill_switch"}')).toBe(2);
+    expect(seriesValue(text, 'risk_refusals_total{check="balance"}')).toBe(1);
     expect(text).not.toMatch(/agt_1|ord_1/);
   });
 
@@ -82,16 +82,16 @@ describe('TradingMetrics', () => {
       ];
     });
     trading.addBreakerSource(() => [{ provider: 'llm.example', state: 'closed' }]);
-    expect(valueOf(await registry.metrics(), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
+    expect(seriesValue(await registry.metrics(), 'circuit_breaker_state{provider="jupiter"}')).toBe(0);
     jupiter = 'open';
     const text = await registry.metrics();
-    expect(valueOf(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
-    expect(valueOf(text, 'circuit_breaker_state{provider="0x"}')).toBe(1);
-    expect(valueOf(text, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
+    expect(seriesValue(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
+    expect(seriesValue(text, 'circuit_breaker_state{provider="0x"}')).toBe(1);
+    expect(seriesValue(text, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
     venuesFail = true;
     const afterFailure = await registry.metrics();
-    expect(valueOf(afterFailure, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
-    expect(valueOf(afterFailure, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
+    expect(seriesValue(afterFailure, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
+    expect(seriesValue(afterFailure, 'circuit_breaker_state{provider="llm.example"}')).toBe(0);
   });
 });
 
@@ -126,7 +126,7 @@ describe('instrumentVenue', () => {
     expect(timed.market).toBeUndefined();
     const text = await registry.metrics();
     for (const outcome of ['filled', 'failed', 'circuit_open', 'error']) {
-      expect(valueOf(text, `swap_duration_seconds_count{venue="jupiter",chain="solana",outcome="${outcome}"}`), outcome).toBe(1);
+      expect(seriesValue(text, `swap_duration_seconds_count{venue="jupiter",chain="solana",outcome="${outcome}"}`), outcome).toBe(1);
     }
   });
 });

@@ -13,8 +13,14 @@ const base = { family: 'chat', minScope: 'read', principals: ['agent'], input: z
 function setup(settled: () => Promise<void>) {
   const timeline: string[] = [];
   const catalog = new OperationCatalog().register(
-    defineOperation({ ...base, name: 'x_write', description: 'writes', handler: async () => (timeline.push('handler'), { ok: true }) }),
-    defineOperation({ ...base, name: 'x_read', description: 'reads', annotations: { readOnly: true }, handler: async () => (timeline.push('handler'), { ok: true }) }),
+    defineOperation({ ...base, name: 'x_write', description: 'writes', handler: async () => {
+      timeline.push('handler');
+      return { ok: true };
+    } }),
+    defineOperation({ ...base, name: 'x_read', description: 'reads', annotations: { readOnly: true }, handler: async () => {
+      timeline.push('handler');
+      return { ok: true };
+    } }),
     defineOperation({
       ...base,
       name: 'x_fail',
@@ -27,7 +33,10 @@ function setup(settled: () => Promise<void>) {
   );
   const audit: AuditEntry[] = [];
   const invoker = new OperationInvoker(catalog, { record: (entry) => void audit.push(entry) }, new ManualClock(), {
-    settled: () => (timeline.push('settled'), settled()),
+    settled: () => {
+      timeline.push('settled');
+      return settled();
+    },
   });
   const ctx: OperationContext = {
     principal: { type: 'agent-key', keyId: 'k1', scope: 'read', ownerId: 'u1', prefix: 'mcpk_abcdefgh', expiresAt: Date.now() + 1e9 },

@@ -245,7 +245,8 @@ describe('actor runtime', () => {
     expect(view?.context).toMatchObject({ n: 10 });
     const sent = await migrating.send({ type: 'counter', id: 'old' }, { type: 'inc', tag: 'y' });
     expect(sent.view.context).toMatchObject({ n: 11 });
-    expect(((await store.get(collectionOf('counter'), 'old'))?.data as { machineVersion: number }).machineVersion).toBe(2);
+    const stored = await store.get(collectionOf('counter'), 'old');
+    expect((stored!.data as { machineVersion: number }).machineVersion).toBe(2);
 
     const v3 = new ActorRuntime(options);
     v3.register({ ...counterDefinition, version: 3 });

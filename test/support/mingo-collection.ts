@@ -172,8 +172,14 @@ export class MingoCollection implements CollectionLike {
     let sort: Record<string, 1 | -1> | undefined;
     let limit: number | undefined;
     const cursor: FindCursorLike = {
-      sort: (spec) => ((sort = spec), cursor),
-      limit: (n) => ((limit = n), cursor),
+      sort: (spec) => {
+        sort = spec;
+        return cursor;
+      },
+      limit: (n) => {
+        limit = n;
+        return cursor;
+      },
       toArray: async () => {
         this.db.checkFault('find', this.name);
         while (this.db.mustWait(undefined)) await this.db.waitForTransaction();
@@ -318,7 +324,10 @@ const keyCache = new WeakMap<MongoDoc, Map<string, string>>();
 /** The index key of a document; a missing field is indexed as null, as on a server. */
 function indexKeyOf(index: IndexDef, doc: MongoDoc): string {
   let keys = keyCache.get(doc);
-  if (!keys) keyCache.set(doc, (keys = new Map()));
+  if (!keys) {
+    keys = new Map();
+    keyCache.set(doc, keys);
+  }
   let key = keys.get(index.name);
   if (key === undefined) {
     key = bsonKey(Object.keys(index.key).map((field) => valueAt(doc, field) ?? null));
@@ -385,7 +394,10 @@ function equalityFields(filter: MongoDoc): MongoDoc {
     // By hand: mingo's $set refuses `_id`, which an upsert must seed.
     const parts = field.split('.');
     let target = seed;
-    for (const part of parts.slice(0, -1)) target = (target[part] ??= {}) as MongoDoc;
+    for (const part of parts.slice(0, -1)) {
+      target[part] ??= {};
+      target = target[part] as MongoDoc;
+    }
     target[parts[parts.length - 1]!] = structuredClone(condition);
   }
   return seed;

@@ -38,12 +38,12 @@ export function lintToolSchema(schema: unknown, root = ''): string[] {
       if (isObject(node[key])) for (const [name, sub] of Object.entries(node[key] as Json)) walk(sub, `${path}.${key}.${name}`, key);
     }
     for (const key of SUBSCHEMA_ARRAYS) {
-      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((sub, i) => walk(sub, `${path}.${key}[${i}]`, key));
+      if (Array.isArray(node[key])) for (const [i, sub] of (node[key] as unknown[]).entries()) walk(sub, `${path}.${key}[${i}]`, key);
     }
     for (const key of SINGLE_SUBSCHEMA) {
       if (!(key in node)) continue;
       const value = node[key];
-      if (key === 'items' && Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${path}.items[${i}]`, key));
+      if (key === 'items' && Array.isArray(value)) for (const [i, sub] of value.entries()) walk(sub, `${path}.items[${i}]`, key);
       else walk(value, `${path}.${key}`, key);
     }
   };

@@ -89,8 +89,12 @@ export async function tradingHarness(
   const wallets = {
     signingWallet: async () => (state.hasWallet ? wallet : null),
     signer: async () => ({ walletId: wallet.walletId, chain: 'solana' as const, address: wallet.address, withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey) }),
-    reserveSpend: async (_subject: unknown, _walletId: string, usd: number) => void (state.spend.reserved += usd),
-    releaseSpend: async (_subject: unknown, _walletId: string, usd: number) => void (state.spend.released += usd),
+    reserveSpend: async (_subject: unknown, _walletId: string, usd: number) => {
+      state.spend.reserved += usd;
+    },
+    releaseSpend: async (_subject: unknown, _walletId: string, usd: number) => {
+      state.spend.released += usd;
+    },
   };
   const status = { agentStatus: async () => state.status };
   const config = { get: async () => state.config };

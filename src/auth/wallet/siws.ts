@@ -77,7 +77,7 @@ export function buildSiwsMessage(fields: SiwsFields): string {
 export function parseSiwsMessage(text: string): SiwsFields {
   const lines = text.split('\n');
   const header = HEADER.exec(lines[0] ?? '');
-  const domain = header?.groups?.['domain'];
+  const domain = header?.groups?.domain;
   if (!domain) throw new SiwsFormatError('header');
   const address = lines[1] ?? '';
   if (!BASE58.test(address)) throw new SiwsFormatError('address');

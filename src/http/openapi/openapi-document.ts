@@ -30,7 +30,8 @@ export function buildOpenApiDocument(input: OpenApiInput): JsonObject {
     let id = route.operationId ?? defaultOperationId(route.method, route.path);
     for (let n = 2; operationIds.has(id); n++) id = `${route.operationId ?? defaultOperationId(route.method, route.path)}_${n}`;
     operationIds.add(id);
-    (paths[path] ??= {})[route.method] = { operationId: id, ...operation };
+    paths[path] ??= {};
+    paths[path][route.method] = { operationId: id, ...operation };
   }
   const extensions = input.extensions?.(converter) ?? {};
   return {

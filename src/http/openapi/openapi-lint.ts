@@ -76,7 +76,10 @@ export function openApiProblems(document: JsonObject): string[] {
 }
 
 function collectRefs(value: unknown, visit: (ref: string) => void): void {
-  if (Array.isArray(value)) return value.forEach((item) => collectRefs(item, visit));
+  if (Array.isArray(value)) {
+    for (const item of value) collectRefs(item, visit);
+    return;
+  }
   if (value === null || typeof value !== 'object') return;
   for (const [key, item] of Object.entries(value)) {
     if (key === '$ref' && typeof item === 'string') visit(item);

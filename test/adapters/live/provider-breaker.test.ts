@@ -41,7 +41,10 @@ describe('ProviderBreaker', () => {
   it('passes results and errors through while closed, with an abort signal for the call', async () => {
     const { breaker } = setup();
     let seen: AbortSignal | undefined;
-    expect(await breaker.execute(async (signal) => ((seen = signal), 42))).toBe(42);
+    expect(await breaker.execute(async (signal) => {
+        seen = signal;
+        return 42;
+      })).toBe(42);
     expect(seen).toBeInstanceOf(AbortSignal);
     expect((await failure(breaker.execute(() => Promise.reject(noRoute())))).message).toBe('No route found');
     expect(breaker.state()).toBe('closed');
@@ -115,7 +118,10 @@ describe('ProviderBreaker', () => {
   it('times out a call, aborts its signal, and counts the timeout as a failure', async () => {
     const breaker = new ProviderBreaker({ provider: 'slowpoke', threshold: 1, timeoutMs: 30 });
     let signal: AbortSignal | undefined;
-    const error = await failure(breaker.execute((s) => ((signal = s), new Promise(() => undefined))));
+    const error = await failure(breaker.execute((s) => {
+        signal = s;
+        return new Promise(() => undefined);
+      }));
     expect(error.code).toBe('PROVIDER_UNAVAILABLE');
     expect(error.message).toBe('Provider unavailable: slowpoke (timed out after 30 ms)');
     expect(signal?.aborted).toBe(true);

@@ -36,7 +36,10 @@ function fakeReader(): StatusReader & { calls: string[] } {
 /** A generative model stand-in that records what it was asked. */
 function recordingLlm(answer: (request: LlmRequest) => Promise<string>): LlmPort & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
-  return { name: 'fake', requests, complete: async (request) => (requests.push(request), { text: await answer(request) }) };
+  return { name: 'fake', requests, complete: async (request) => {
+      requests.push(request);
+      return { text: await answer(request) };
+    }, };
 }
 
 const makeBot = (llm: LlmPort = new EmbeddedLlm(), onLlmError?: (error: unknown) => void) => {

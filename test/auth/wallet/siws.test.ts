@@ -66,7 +66,7 @@ describe('SIWS message text', () => {
     ['double space', good.replace('URI: ', 'URI:  ')],
     ['trailing newline', `${good}\n`],
     ['extra line', `${good}\nAdmin: true`],
-    ['non-base58 address', good.replace(wallet.address, '0OIl' + wallet.address.slice(4))],
+    ['non-base58 address', good.replace(wallet.address, `0OIl${wallet.address.slice(4)}`)],
   ];
   it.each(malformed)('rejects %s', (_name, text) => {
     expect(() => parseSiwsMessage(text)).toThrow(SiwsFormatError);

@@ -27,7 +27,9 @@ function recordingSink(buffered = () => 0) {
   const sink = { events: [] as StreamEvent[], heartbeats: 0, ended: [] as StreamEndReason[] };
   const port: EventSink = {
     event: (event) => void sink.events.push(event),
-    heartbeat: () => void (sink.heartbeats += 1),
+    heartbeat: () => {
+      sink.heartbeats += 1;
+    },
     end: (reason) => void sink.ended.push(reason),
     bufferedBytes: buffered,
   };

@@ -16,7 +16,9 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
   beforeAll(async () => {
     svc = await startTestService({ clock });
   });
-  afterEach(() => open.splice(0).forEach((stream) => stream.close()));
+  afterEach(() => {
+    for (const stream of open.splice(0)) stream.close();
+  });
   afterAll(() => svc.stop());
 
   it('streams agent events in order with increasing ids, in the CONTRACT shape and headers', async () => {
@@ -33,7 +35,7 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     const events = stream.events();
     expect(events.map((e) => e.event)).toEqual(Array(6).fill('agent.updated'));
     expect(events.map((e) => e.data.state)).toEqual(['paused', 'active', 'paused', 'active', 'paused', 'active']);
-    events.forEach((e, i) => i > 0 && expect(e.id).toBe(events[i - 1]!.id + 1));
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => events[0]!.id + i));
     expect(events[0]!.data).toEqual({
       type: 'agent.updated',
       agentId: agent.agentId,

@@ -21,7 +21,9 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
   beforeAll(async () => {
     svc = await startTestService({ clock });
   });
-  afterEach(() => clients.splice(0).forEach((client) => client.ws.terminate()));
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.ws.terminate();
+  });
   afterAll(() => svc.stop());
 
   it('streams events as JSON {id, event, data} in order, authenticated by the Authorization header', async () => {
@@ -32,7 +34,7 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
     await agent.toggle(2);
     await until(() => client.messages.length === 4, 'four messages');
     expect(client.messages.map((m) => m.data.state)).toEqual(['paused', 'active', 'paused', 'active']);
-    client.messages.forEach((m, i) => i > 0 && expect(m.id).toBe(client.messages[i - 1]!.id + 1));
+    expect(client.messages.map((m) => m.id)).toEqual(client.messages.map((_, i) => client.messages[0]!.id + i));
     expect(client.messages[0]).toEqual({
       id: expect.any(Number),
       event: 'agent.updated',

@@ -80,7 +80,7 @@ export class LiteSvmRpc implements SolanaRpc {
       if ('programId' in filter && !filter.programId.equals(programId)) continue;
       for (const entry of this.svm.getProgramAccounts(programId.toBytes())) {
         const decoded = decodeTokenAccount(entry.account().data());
-        if (!decoded || !decoded.owner.equals(owner) || ('mint' in filter && !decoded.mint.equals(filter.mint))) continue;
+        if (!decoded?.owner.equals(owner) || ('mint' in filter && !decoded.mint.equals(filter.mint))) continue;
         value.push({ pubkey: new PublicKey(entry.address), account: toAccountInfo(entry.account()) });
       }
     }
