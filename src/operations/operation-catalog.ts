@@ -80,6 +80,15 @@ export class OperationCatalog {
     return operation ? this.check(operation, viewer) : 'unknown';
   }
 
+  /**
+   * True when the runtime settings switch the operation off for agents and operators (REST
+   * and MCP answer 404). The service's own operations (ops and system only) never are.
+   */
+  switchedOff(operation: AnyOperation): boolean {
+    if (operation.principals.every((kind) => kind === 'ops' || kind === 'system')) return false;
+    return this.settings.disabledOperations.includes(operation.name) || this.settings.disabledFamilies.includes(operation.family);
+  }
+
   /** Validates the input and runs the handler; visibility is the caller's check (see `refusal`). */
   async invoke(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
     return operation.handler(boundContext(operation, ctx), parseOperationInput(operation.input, rawInput));
@@ -90,8 +99,7 @@ export class OperationCatalog {
     // The runtime switches shape what agents and operators are offered; the service's own
     // operators and jobs keep every operation (switching a family off must not lock the kill switch away).
     if (viewer.kind === 'ops' || viewer.kind === 'system') return scopeCovers(viewer.scope, operation.minScope) ? undefined : 'scope';
-    if (this.settings.disabledOperations.includes(operation.name)) return 'hidden';
-    if (this.settings.disabledFamilies.includes(operation.family)) return 'hidden';
+    if (this.switchedOff(operation)) return 'hidden';
     if (viewer.disabledFamilies?.includes(operation.family)) return 'hidden';
     if (!scopeCovers(viewer.scope, operation.minScope)) return 'scope';
     return undefined;

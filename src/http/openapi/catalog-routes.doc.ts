@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
-import type { AnyOperation } from '../../operations/operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import type { SchemaConverter } from './json-schema.js';
@@ -13,20 +12,12 @@ import { ERROR_ENVELOPES } from './openapi-components.js';
 import { pathParameterNames } from './openapi-document.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
-/** True when the runtime settings let anyone call the operation (else REST and MCP answer 404). */
-export function isEnabled(catalog: OperationCatalog, operation: AnyOperation): boolean {
-  // The service's own operations are never switched off (OperationCatalog).
-  if (operation.principals.every((kind) => kind === 'ops' || kind === 'system')) return true;
-  const settings = catalog.currentSettings();
-  return !settings.disabledOperations.includes(operation.name) && !settings.disabledFamilies.includes(operation.family);
-}
-
 /** One route per binding of a registered, enabled operation. */
 export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding[]): RouteDoc[] {
   const docs: RouteDoc[] = [];
   for (const binding of bindings) {
     const operation = catalog.get(binding.operation);
-    if (!operation || !isEnabled(catalog, operation)) continue;
+    if (!operation || catalog.switchedOff(operation)) continue;
     const guarded = isGuarded(operation);
     // Trades go through the safety path: a soft error (`Trading bu bot icin kapali.`) is a 200
     // in the canonical envelope, and the kill switch and an open breaker are 503 (interface 7.4).
@@ -100,7 +91,7 @@ function firstSentence(text: string): string {
 export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaConverter): JsonObject {
   const tools = catalog
     .all()
-    .filter((operation) => isEnabled(catalog, operation) && operation.principals.some((kind) => kind === 'agent' || kind === 'bot'))
+    .filter((operation) => !catalog.switchedOff(operation) && operation.principals.some((kind) => kind === 'agent' || kind === 'bot'))
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((operation) => ({
       name: operation.name,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { agentSummarySchema, createAgentSchema, toSummary, type AgentsService } from '../../accounts/agents.service.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
-import { pageSchema } from './list-paging.js';
-import { describedPageFields, emptyInput, pageOf, userOf } from './operator-paging.js';
+import { pageFields, pageSchema } from './list-paging.js';
+import { emptyInput, pageOf, userOf } from './operator-paging.js';
 
 /**
  * Operators' agents: create, list, get, and the default of `:userId` trading routes
@@ -29,7 +29,7 @@ export function agentAdminOperations(agents: AgentsService) {
       minScope: 'read',
       principals: ['operator'],
       target: 'owner',
-      input: z.object(describedPageFields).strict(),
+      input: z.object(pageFields).strict(),
       output: pageSchema(agentSummarySchema),
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx, input) => agents.list(userOf(ctx), pageOf(input)),

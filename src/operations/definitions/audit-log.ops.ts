@@ -3,7 +3,8 @@ import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { AuditLog } from '../audit-log.js';
 import type { AuditEntry } from '../audit.types.js';
 import { defineOperation } from '../operation-definition.js';
-import { describedPageFields, pageOf } from './operator-paging.js';
+import { pageFields } from './list-paging.js';
+import { pageOf } from './operator-paging.js';
 
 /** One audit entry as its owner reads it; the stored entry with `at` as ISO 8601. */
 export const auditEntryViewSchema = z.object({
@@ -37,7 +38,7 @@ export function auditLogOperations(audit: Pick<AuditLog, 'list'>) {
       family: 'audit',
       minScope: 'read',
       principals: ['operator'],
-      input: z.object(describedPageFields).strict(),
+      input: z.object(pageFields).strict(),
       output: auditPageSchema,
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) => {

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../machines/api-key.machine.js';
-import { stepUpTokenSchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
+import { stepUpTokenSchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
-import { pageSchema } from './list-paging.js';
-import { describedPageFields, emptyInput, pageOf, userOf } from './operator-paging.js';
+import { pageFields, pageSchema } from './list-paging.js';
+import { createdKeySchema, keySummarySchema } from './key.ops.js';
+import { emptyInput, pageOf, userOf } from './operator-paging.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -22,19 +23,6 @@ export const botSchema = replaceBotSchema.extend({
 
 /** The stored MCP config: every field of the update schema, present. */
 export const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
-
-export const keySummarySchema = z.object({
-  keyId: z.string(),
-  name: z.string(),
-  prefix: z.string().describe('First 13 characters of the key; safe to display'),
-  maskedSecret: z.string(),
-  scope: z.enum(SCOPES),
-  createdAt: isoTime,
-  expiresAt: isoTime,
-  status: z.enum(['active', 'revoked', 'expired']),
-}) satisfies z.ZodType<KeySummary>;
-
-export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
 
 /** Input of `bot_token_rotate` (scope defaults to read); every field is optional. */
 export const rotateTokenSchema = z
@@ -63,7 +51,7 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
       name: 'bot_list',
       description: 'List your bots.',
       target: 'owner',
-      input: z.object(describedPageFields).strict(),
+      input: z.object(pageFields).strict(),
       output: pageSchema(botSchema),
       handler: (ctx, input) => bots.list(userOf(ctx), pageOf(input)),
     }),
@@ -72,7 +60,7 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
       name: 'bot_list_simplified',
       description: 'Simplified list of your bots: id, name and status.',
       target: 'owner',
-      input: z.object(describedPageFields).strict(),
+      input: z.object(pageFields).strict(),
       output: pageSchema(botSchema.pick({ id: true, name: true, status: true })),
       handler: async (ctx, input) => {
         const { items, nextCursor } = await bots.list(userOf(ctx), pageOf(input));
@@ -128,7 +116,7 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
       ...read,
       name: 'bot_mcp_config_get',
       description: 'MCP config of the bot and its keys. Keys page like every list: `nextCursor` leads to the next page.',
-      input: z.object(describedPageFields).strict(),
+      input: z.object(pageFields).strict(),
       output: z.object({ config: botMcpConfigSchema, keys: z.array(keySummarySchema), nextCursor: z.string().optional() }),
       handler: async (ctx, input) => {
         const botId = botOf(ctx);

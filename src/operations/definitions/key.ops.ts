@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../machines/api-key.machine.js';
-import { createKeySchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import { createKeySchema, type ApiKeysService, type CreatedKey, type KeySummary } from '../../accounts/api-keys.service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
@@ -21,16 +21,22 @@ const createKeyInput = createKeySchema.extend({
   ),
 });
 
-const keySummary = z.object({
+const isoTime = z.string().describe('ISO 8601 time');
+
+/** A key as every key list shows it (agents and legacy bots alike); the secret is never in it. */
+export const keySummarySchema = z.object({
   keyId: z.string(),
   name: z.string(),
-  prefix: z.string(),
+  prefix: z.string().describe('First 13 characters of the key; safe to display'),
   maskedSecret: z.string(),
   scope: z.enum(SCOPES),
-  createdAt: z.string(),
-  expiresAt: z.string(),
+  createdAt: isoTime,
+  expiresAt: isoTime,
   status: z.enum(['active', 'revoked', 'expired']),
-});
+}) satisfies z.ZodType<KeySummary>;
+
+/** A key just created: its summary and the full key, returned exactly once. */
+export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
 
 /** Key management of the agent (or legacy bot) the call acts on; `manage` scope. */
 export function keyOperations(keys: ApiKeysService) {
@@ -47,7 +53,7 @@ export function keyOperations(keys: ApiKeysService) {
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
       input: z.object(pageFields).strict(),
-      output: z.object({ items: z.array(keySummary), nextCursor: z.string().optional() }),
+      output: z.object({ items: z.array(keySummarySchema), nextCursor: z.string().optional() }),
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx, input) => keys.list(owner(ctx), input.cursor ? { limit: input.limit, cursor: input.cursor } : { limit: input.limit }),
     }),
@@ -59,7 +65,7 @@ export function keyOperations(keys: ApiKeysService) {
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
       input: createKeyInput,
-      output: keySummary.extend({ secret: z.string() }),
+      output: createdKeySchema,
       handler: (ctx, input) => keys.create(userOf(ctx), owner(ctx), input),
     }),
     defineOperation({
@@ -69,7 +75,7 @@ export function keyOperations(keys: ApiKeysService) {
       minScope: 'manage',
       principals: ['agent', 'bot', 'operator'],
       input: z.object({ keyId: z.string().min(1).max(128).describe('The key to revoke, by its keyId (`agent_keys_list`).') }).strict(),
-      output: keySummary,
+      output: keySummarySchema,
       annotations: { destructive: true, idempotent: true },
       handler: (ctx, input) => keys.revoke(owner(ctx), input.keyId),
     }),

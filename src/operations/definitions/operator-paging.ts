@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import type { CallContext } from '../operation.types.js';
-import { pageFields } from './list-paging.js';
-
-/** `?limit=&cursor=` of the operator's listing operations, described for the OpenAPI document. */
-export const describedPageFields = {
-  limit: pageFields.limit.describe('Page size, 1–200 (default 50)'),
-  cursor: pageFields.cursor.describe('`nextCursor` of the previous page'),
-};
 
 /** The page request without undefined entries (exact optional property types). */
 export function pageOf(input: { limit: number; cursor?: string | undefined }): { limit: number; cursor?: string } {
