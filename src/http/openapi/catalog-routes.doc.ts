@@ -14,7 +14,7 @@ import { pathParameterNames } from './openapi-document.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
 /** True when the runtime settings let anyone call the operation (else REST and MCP answer 404). */
-export function isEnabled(catalog: OperationCatalog, operation: AnyOperation): boolean {
+function isEnabled(catalog: OperationCatalog, operation: AnyOperation): boolean {
   // The service's own operations are never switched off (OperationCatalog).
   if (operation.principals.every((kind) => kind === 'ops' || kind === 'system')) return true;
   const settings = catalog.currentSettings();

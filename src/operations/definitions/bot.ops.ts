@@ -12,7 +12,7 @@ import { describedPageFields, emptyInput, pageOf, userOf } from './operator-pagi
 const isoTime = z.string().describe('ISO 8601 time');
 
 /** A legacy bot as its routes show it (`Bot` of the bots service). */
-export const botSchema = replaceBotSchema.extend({
+const botSchema = replaceBotSchema.extend({
   id: z.string(),
   publicId: z.string(),
   status: z.literal('active'),
@@ -21,9 +21,9 @@ export const botSchema = replaceBotSchema.extend({
 }) satisfies z.ZodType<Bot>;
 
 /** The stored MCP config: every field of the update schema, present. */
-export const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
+const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
 
-export const keySummarySchema = z.object({
+const keySummarySchema = z.object({
   keyId: z.string(),
   name: z.string(),
   prefix: z.string().describe('First 13 characters of the key; safe to display'),
@@ -34,10 +34,10 @@ export const keySummarySchema = z.object({
   status: z.enum(['active', 'revoked', 'expired']),
 }) satisfies z.ZodType<KeySummary>;
 
-export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
+const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
 
 /** Input of `bot_token_rotate` (scope defaults to read); every field is optional. */
-export const rotateTokenSchema = z
+const rotateTokenSchema = z
   .object({
     scope: z.enum(SCOPES).default('read').describe('Scope of the new token (default read)'),
     stepUpToken: stepUpTokenSchema.describe('Step-up token, required for a manage token'),
