@@ -6,7 +6,7 @@ import type { OrderContext, OrderStatus } from './order-context.types.js';
 export type { OrderContext, OrderStatus };
 
 /** Statuses an order never leaves (its `open` index reads `closed`). */
-export const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
+const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
 
 /**
  * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →

@@ -45,7 +45,7 @@ export function isKnownTransactionError(error: unknown): boolean {
 }
 
 /** True when the node refused for lack of funds (value plus gas). */
-export function isInsufficientFundsError(error: unknown): boolean {
+function isInsufficientFundsError(error: unknown): boolean {
   return /InsufficientFundsError|insufficient funds/i.test(errorNames(error));
 }
 

@@ -47,7 +47,6 @@ export const zeroExQuoteSchema = z.discriminatedUnion('liquidityAvailable', [
 ]);
 
 export type ZeroExPrice = Extract<z.output<typeof zeroExPriceSchema>, { liquidityAvailable: true }>;
-export type ZeroExQuote = Extract<z.output<typeof zeroExQuoteSchema>, { liquidityAvailable: true }>;
 
 const zeroExErrorSchema = z.object({
   name: z.string().optional(),

@@ -25,8 +25,6 @@ export const chatCompletionSchema = z.object({
     .nullish(),
 });
 
-export type ChatCompletion = z.output<typeof chatCompletionSchema>;
-
 /** `{error: {message, type, param, code}}`; every part optional because not every server sends it. */
 const vendorErrorSchema = z.object({
   error: z.object({
@@ -43,7 +41,7 @@ interface VendorError {
 }
 
 /** The vendor error body, if it has the documented shape. */
-export function readVendorError(body: string): VendorError {
+function readVendorError(body: string): VendorError {
   try {
     const parsed = vendorErrorSchema.safeParse(JSON.parse(body));
     if (!parsed.success) return {};

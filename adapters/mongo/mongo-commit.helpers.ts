@@ -14,7 +14,7 @@ import { checkId, checkIndexValues, journalDoc, writeUpdate } from './mongo-mapp
  * never pending; an entry a single put left pending on a document of the commit is copied
  * first, in the transaction too, so the commit cannot overwrite it (mongo-journal.helpers.ts).
  */
-export const COMMIT_TRANSACTION: TransactionOptionsLike = {
+const COMMIT_TRANSACTION: TransactionOptionsLike = {
   readConcern: { level: 'snapshot' },
   writeConcern: { w: 'majority', journal: true },
 };

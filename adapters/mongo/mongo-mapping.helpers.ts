@@ -18,7 +18,7 @@ export function escapeName(name: string): string {
   return out;
 }
 
-export function unescapeName(escaped: string): string {
+function unescapeName(escaped: string): string {
   return escaped.replace(/(?:~[0-9a-f]{2})+/g, (run) =>
     Buffer.from(run.split('~').slice(1).map((hex) => parseInt(hex, 16))).toString('utf8'),
   );

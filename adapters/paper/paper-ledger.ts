@@ -26,7 +26,7 @@ export const PAPER_COLLECTIONS: CollectionSpec[] = [
 ];
 
 /** How many settled order ids a balance document remembers per kind (applied, rejected). */
-export const SETTLED_RING_SIZE = 256;
+const SETTLED_RING_SIZE = 256;
 export const SLIPPAGE_MESSAGE = 'Slippage tolerance exceeded';
 export const INSUFFICIENT_BALANCE_MESSAGE = 'Insufficient balance for requested swap amount';
 

@@ -31,7 +31,7 @@ export interface PoolQuote {
 }
 
 /** Virtual reserves of a pair: half the smaller depth on each side, in base units. */
-export function virtualReserves(input: PoolSide, output: PoolSide): { reserveIn: bigint; reserveOut: bigint } {
+function virtualReserves(input: PoolSide, output: PoolSide): { reserveIn: bigint; reserveOut: bigint } {
   const sideUsd = Math.min(input.depthUsd, output.depthUsd) / 2;
   return { reserveIn: toUnits(sideUsd / input.priceUsd, input.decimals), reserveOut: toUnits(sideUsd / output.priceUsd, output.decimals) };
 }

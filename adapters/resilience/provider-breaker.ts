@@ -41,7 +41,7 @@ export interface ProviderCallOptions {
 }
 
 /** Interface 8: after the breaker opens, callers wait 60 seconds. */
-export const DEFAULT_OPEN_MS = 60_000;
+const DEFAULT_OPEN_MS = 60_000;
 
 const systemClock: Pick<ClockPort, 'now'> = { now: () => Date.now() };
 /** The signal of a call without a timeout: nothing ever aborts it. */

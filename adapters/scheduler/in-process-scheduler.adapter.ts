@@ -36,12 +36,12 @@ import {
   type SchedulerLogger,
 } from './schedule-timing.helpers.js';
 
-export { SCHEDULER_COLLECTIONS, schedulerCollections } from './job-record.model.js';
+export { SCHEDULER_COLLECTIONS } from './job-record.model.js';
 
 export interface InProcessSchedulerOptions {
   store: StorePort;
   clock: ClockPort;
-  /** Collection of pending runs; declare it with `schedulerCollections(collection)`. */
+  /** Collection of pending runs; the scheduler declares it to the store itself on start. */
   collection?: string;
   /** How long a claim on a run lasts; a handler running longer may be delivered twice. */
   leaseMs?: number;

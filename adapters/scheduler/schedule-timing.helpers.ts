@@ -41,13 +41,13 @@ export function nextDueAfter(timing: ScheduleTiming, dueAt: number, now: number)
 }
 
 /** The smallest `anchor + k * every` (k >= 1 when anchor >= after) that is strictly after `after`. */
-export function firstGridPointAfter(anchor: number, every: number, after: number): number {
+function firstGridPointAfter(anchor: number, every: number, after: number): number {
   const k = Math.max(1, Math.floor((after - anchor) / every) + 1);
   return anchor + k * every;
 }
 
 /** The first cron tick strictly after `after` (epoch ms), in UTC; null when none. */
-export function cronTickAfter(cron: string, after: number): number | null {
+function cronTickAfter(cron: string, after: number): number | null {
   try {
     return cronParser.parseExpression(cron, { currentDate: new Date(after), tz: 'UTC' }).next().getTime();
   } catch {

@@ -4,7 +4,7 @@ import { AppError } from '../../src/errors/app-error.js';
 import type { ExecutionFailureReason, WalletSigner } from '../../src/ports/venue.port.js';
 
 /** Jupiter's program error 6001 (0x1771): `SlippageToleranceExceeded`. */
-export const JUPITER_SLIPPAGE_ERROR = 6001;
+const JUPITER_SLIPPAGE_ERROR = 6001;
 
 /** A base58 public key, or a 400 naming the field. */
 export function parsePublicKey(value: string, field: string): PublicKey {

@@ -16,7 +16,7 @@ export interface Extracted<T> {
 }
 
 /** Slippage a user may ask for: 0.01% .. 50%. Wider is a typo, not a trade. */
-export const MAX_SLIPPAGE_BPS = 5000;
+const MAX_SLIPPAGE_BPS = 5000;
 
 const NUM = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
 const UNIT = String.raw`(%|percent\b|bps\b|bp\b|basis\s+points?\b)`;

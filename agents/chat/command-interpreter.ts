@@ -11,7 +11,7 @@ import { interpretTurkish } from './turkish-grammar.js';
  * replayed, and an LLM outage never changes what a command means.
  */
 
-export const MAX_MESSAGE_CHARS = 4000;
+const MAX_MESSAGE_CHARS = 4000;
 export const COMMAND_HINT = 'Try "status", "portfolio", "buy 0.5 SOL of BONK", "swap 100 USDC to SOL", "orders" or "help".';
 
 /** Full command forms match with confidence 1; a keyword spotted in a short sentence with less. */

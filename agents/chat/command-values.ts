@@ -40,7 +40,7 @@ export function shiftDecimal(value: string, places: number): string {
 }
 
 /** Canonical form: no leading zeros in the whole part, no trailing zeros in the fraction. */
-export function normalizeDecimal(whole: string, fraction: string): string {
+function normalizeDecimal(whole: string, fraction: string): string {
   const w = whole.replace(/^0+(?=\d)/, '') || '0';
   const f = fraction.replace(/0+$/, '');
   return f ? `${w}.${f}` : w;
@@ -92,7 +92,7 @@ export function parseTokenPair(inputWord: string, outputWord: string): Parsed<{ 
 }
 
 /** Two references to the same token (symbols case-insensitively, EVM addresses too). */
-export function sameToken(a: TokenRef, b: TokenRef): boolean {
+function sameToken(a: TokenRef, b: TokenRef): boolean {
   if (a.kind === 'symbol' && b.kind === 'symbol') return a.symbol === b.symbol;
   if (a.kind === 'address' && b.kind === 'address') {
     return a.chain === 'evm' && b.chain === 'evm' ? a.address.toLowerCase() === b.address.toLowerCase() : a.address === b.address;

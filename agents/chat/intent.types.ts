@@ -67,8 +67,6 @@ export type Intent =
   | { intent: 'dca_pause' | 'dca_resume' | 'dca_approve'; params: { name?: string } }
   | { intent: 'dca_stats'; params: { name?: string } };
 
-export type IntentName = Intent['intent'];
-
 /** A recognised command; `confidence` is 0..1 (1 = a full command form matched). */
 export type Interpretation = Intent & { confidence: number };
 

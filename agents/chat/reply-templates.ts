@@ -76,7 +76,7 @@ export function tradingIntentReply(intent: Intent, status: SubjectStatus): strin
 }
 
 /** `buy: 0.5 SOL → BONK, slippage 1% (100 bps)`; the side of the exact amount is explicit. */
-export function describeTrade(side: 'buy' | 'sell' | 'swap', params: TradeParams): string {
+function describeTrade(side: 'buy' | 'sell' | 'swap', params: TradeParams): string {
   const input = tokenLabel(params.inputToken);
   const output = params.outputToken.kind === 'quote' ? 'your quote token' : tokenLabel(params.outputToken);
   const amount = params.amount;

@@ -23,7 +23,7 @@ import type { TradingPipeline } from '../trading/trading-pipeline.js';
  * is said plainly.
  */
 
-export const ENGINE_UNAVAILABLE = 'Trading servisi su anda kullanilamiyor.';
+const ENGINE_UNAVAILABLE = 'Trading servisi su anda kullanilamiyor.';
 const UNREACHABLE: ReadonlySet<string> = new Set(['PROVIDER_UNAVAILABLE', 'DEPENDENCY_UNAVAILABLE', 'TRADING_UNAVAILABLE']);
 
 export interface CommandResult {

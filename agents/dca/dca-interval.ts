@@ -94,7 +94,7 @@ function shortestCronGapMs(seconds: readonly number[]): number {
 }
 
 /** Typical gap between two runs (for cron: between the next two), used to tell a late tick from an on-time one. */
-export function intervalMs(interval: DcaInterval, now: number): number {
+function intervalMs(interval: DcaInterval, now: number): number {
   if (interval.everyMs !== undefined) return interval.everyMs;
   const parsed = cronParser.parseExpression(interval.cron!, { tz: 'UTC', currentDate: new Date(now) });
   const first = parsed.next().getTime();

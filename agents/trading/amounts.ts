@@ -25,11 +25,6 @@ export function fromBaseUnits(amount: bigint | string, decimals: number): string
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
-/** USD value of a base-unit amount at a price (float; display and risk only). */
-export function usdValue(amount: bigint | string, decimals: number, priceUsd: number): number {
-  return Number(fromBaseUnits(amount, decimals)) * priceUsd;
-}
-
 const MICROS = 1_000_000;
 
 /** USD as whole micro-dollars: float sums like 0.1 + 0.2 must not pass or miss a limit by a hair. */

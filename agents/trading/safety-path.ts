@@ -27,7 +27,7 @@ export const SAFETY_MESSAGES = {
 } as const;
 
 /** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
-export const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const SOLANA_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 /** How much to trade, as the request said it. */
 export type TradeAmountSpec =

@@ -23,7 +23,7 @@ export type ApprovalChain = (typeof APPROVAL_CHAINS)[number];
 /** `unlimited` (the max uint256 allowance) or a positive integer in the token's base units. */
 export const APPROVAL_AMOUNT = /^(unlimited|[1-9]\d{0,77})$/;
 /** The largest ERC-20 allowance; 78 digits allow more, so amounts are compared with it too. */
-export const MAX_UINT256 = (1n << 256n) - 1n;
+const MAX_UINT256 = (1n << 256n) - 1n;
 /** Field messages (surfaces prefix the field name). */
 export const APPROVAL_AMOUNT_MESSAGES = {
   shape: 'must be a positive integer in base units or "unlimited"',
@@ -31,7 +31,7 @@ export const APPROVAL_AMOUNT_MESSAGES = {
 } as const;
 /** Whether a well-formed amount (APPROVAL_AMOUNT) fits a uint256. */
 export const approvalAmountFits = (amount: string): boolean => amount === 'unlimited' || BigInt(amount) <= MAX_UINT256;
-export const APPROVAL_MESSAGES = {
+const APPROVAL_MESSAGES = {
   notFound: 'Approval not found',
   noWallet: 'walletId is required: the account has no EVM wallet',
 } as const;

@@ -12,7 +12,7 @@ import { nameSchema } from '../shared/name.schema.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 
 /** Fixed by interface section 8: keys expire 90 days after creation. */
-export const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
+const KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 const PREVIEW_LENGTH = 13;
 
 /**

@@ -127,7 +127,6 @@ export const envSchema = z
     if (env.LLM_BASE_URL && !env.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
   });
 
-export type EnvInput = z.input<typeof envSchema>;
 type Env = z.output<typeof envSchema>;
 
 export type Profile = 'embedded' | 'production';

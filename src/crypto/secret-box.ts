@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ti
 import { AppError } from '../errors/app-error.js';
 
 /** Shortest master secret accepted; matches the config's minimum secret length. */
-export const MIN_MASTER_SECRET_LENGTH = 32;
+const MIN_MASTER_SECRET_LENGTH = 32;
 
 const VERSION = 'v1';
 const IV_BYTES = 12;

@@ -21,7 +21,7 @@ function templateOf(baseUrl: string, route: unknown): string | undefined {
  * mounted router (the router restores `baseUrl` on the way out), so we capture it when the
  * router assigns `req.route`, where `baseUrl` is still the mount path.
  */
-export function captureRouteTemplate(req: Request, res: Response): void {
+function captureRouteTemplate(req: Request, res: Response): void {
   let current: unknown = req.route;
   Object.defineProperty(req, 'route', {
     configurable: true,
@@ -36,7 +36,7 @@ export function captureRouteTemplate(req: Request, res: Response): void {
 }
 
 /** The matched route template of a request, or `unmatched`. */
-export function routeTemplate(res: Response): string {
+function routeTemplate(res: Response): string {
   return res.locals.routeTemplate ?? UNMATCHED_ROUTE;
 }
 

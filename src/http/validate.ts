@@ -9,7 +9,7 @@ import { validationMessages } from '../errors/validation-messages.js';
 import { isPlainObject } from '../shared/is-plain-object.js';
 
 /** The service's wording of validation failures (see `validationMessages`). */
-export const formatZodIssues = validationMessages;
+const formatZodIssues = validationMessages;
 
 /** Parses `value` with `schema`; throws a 400 validation AppError listing every issue. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -37,9 +37,4 @@ export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.outpu
 /** Validates the query string; values are strings, so numeric fields want `z.coerce`. */
 export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   return validate(schema, req.query);
-}
-
-/** Validates path parameters. */
-export function parseParams<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
-  return validate(schema, req.params);
 }

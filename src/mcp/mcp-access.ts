@@ -21,7 +21,7 @@ export interface McpAccess {
 }
 
 /** Interface 7.5: unknown or inactive publicId, or a credential for another agent. */
-export const AGENT_NOT_FOUND = 'Agent not found';
+const AGENT_NOT_FOUND = 'Agent not found';
 
 /** Opt-in reuse of publicId lookups, for the hot MCP path. */
 export interface McpAccessCacheOptions {

@@ -17,8 +17,8 @@ export interface McpDiscoveryDeps {
 
 const perWindow = (windows: readonly RateWindow[]) => Object.fromEntries(windows.map((w) => [`per${w.name[0]!.toUpperCase()}${w.name.slice(1)}`, w.limit]));
 
-/** The discovery document; exported for tests and for other discovery documents to link to. */
-export function mcpDiscoveryDocument(publicUrl: string) {
+/** The discovery document served at `/.well-known/mcp.json`. */
+function mcpDiscoveryDocument(publicUrl: string) {
   const base = publicUrl.replace(/\/+$/, '');
   return {
     name: 'agent-runtime-service',

@@ -48,7 +48,7 @@
 import { isAppError } from '../errors/app-error.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
 
-export const JSONRPC_CODES = {
+const JSONRPC_CODES = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,

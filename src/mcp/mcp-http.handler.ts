@@ -51,7 +51,7 @@ export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => bool
 export const MCP_TARGET_CACHE_MS = 1_000;
 
 /** Route template for metrics and logs (bounded label cardinality). */
-export const MCP_ROUTE = '/mcp/:publicId';
+const MCP_ROUTE = '/mcp/:publicId';
 
 /** Bearer credentials only, no cookies: any origin may call (browser-based MCP clients). */
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate' };
@@ -62,7 +62,7 @@ const PREFLIGHT = {
 };
 
 /** `/mcp/<publicId>` exactly (query string allowed): its publicId, else undefined. */
-export function matchMcpPath(url: string | undefined): string | undefined {
+function matchMcpPath(url: string | undefined): string | undefined {
   if (url === undefined || !url.startsWith('/mcp/')) return undefined;
   const query = url.indexOf('?');
   const segment = url.slice(5, query < 0 ? undefined : query);

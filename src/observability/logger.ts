@@ -25,7 +25,7 @@ export interface LoggerOptions {
  * journal) are secret material too: the hash finds the key, a jti names the one refresh
  * token that is valid next.
  */
-export const SECRET_KEYS = [
+const SECRET_KEYS = [
   'authorization',
   'cookie',
   'set-cookie',

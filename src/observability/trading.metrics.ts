@@ -12,7 +12,7 @@ import type { BreakerReadout } from '../ports/venue.port.js';
 export type SwapOutcome = 'filled' | 'submitted' | 'failed' | 'circuit_open' | 'error';
 
 /** `circuit_breaker_state` values: ordered so that a bigger number is worse. */
-export const BREAKER_STATE_VALUE: Readonly<Record<BreakerReadout['state'], number>> = Object.freeze({ closed: 0, half_open: 1, open: 2 });
+const BREAKER_STATE_VALUE: Readonly<Record<BreakerReadout['state'], number>> = Object.freeze({ closed: 0, half_open: 1, open: 2 });
 
 // A paper fill takes microseconds; a live one waits for a confirmation (seconds, up to the 90 s execute budget).
 const SWAP_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90];

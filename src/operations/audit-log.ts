@@ -9,7 +9,7 @@ import type { AuditEntry, AuditSink } from './audit.types.js';
 const AUDIT = 'audit';
 export const AUDIT_COLLECTIONS: CollectionSpec[] = [{ name: AUDIT, indexes: ['subject'] }];
 /** Audit records are kept this long. */
-export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 const FLUSH_EVERY_MS = 10;
 const MAX_BUFFER = 10_000;
 

@@ -20,7 +20,7 @@ const SETTINGS_COLLECTION = 'ops.settings';
 const CATALOG_DOC_ID = 'catalog';
 export const CATALOG_SETTINGS_COLLECTIONS: CollectionSpec[] = [{ name: SETTINGS_COLLECTION, indexes: [] }];
 /** How often a process applies what another one saved: the longest they serve different catalogs. */
-export const CATALOG_SETTINGS_REFRESH_MS = 1000;
+const CATALOG_SETTINGS_REFRESH_MS = 1000;
 
 export interface StoredCatalogSettingsDeps {
   store: StorePort;

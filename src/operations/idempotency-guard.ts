@@ -47,7 +47,7 @@ export interface IdempotencyOptions {
   leaseMs: number;
 }
 
-export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
+const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
 
 /**
  * Claim attempts: losing the claim's compare-and-set means another call with the key wrote

@@ -12,7 +12,7 @@ export interface CatalogSettings {
   disabledOperations: string[];
 }
 
-export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = { disabledFamilies: [], disabledOperations: [] };
+const DEFAULT_CATALOG_SETTINGS: CatalogSettings = { disabledFamilies: [], disabledOperations: [] };
 
 /** Who is asking, for visibility: principal kind, effective scope, and per-subject switches. */
 export interface Viewer {

@@ -53,8 +53,8 @@ export interface LlmPort {
  * generative model reads them as context and a deterministic adapter (the embedded one)
  * answers from them without parsing prose: callers never branch on the adapter.
  */
-export const LLM_FACTS_OPEN = '<facts>';
-export const LLM_FACTS_CLOSE = '</facts>';
+const LLM_FACTS_OPEN = '<facts>';
+const LLM_FACTS_CLOSE = '</facts>';
 
 /** What a caller knows for sure; `draft` is the complete templated reply. */
 export interface LlmFacts {

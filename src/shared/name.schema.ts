@@ -11,10 +11,10 @@ import { z } from 'zod';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this pattern's job.
 const UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]|\p{Cs}/u;
 
-export const UNSAFE_NAME_MESSAGE = 'must not contain control characters, bidirectional formatting characters or unpaired surrogates';
+const UNSAFE_NAME_MESSAGE = 'must not contain control characters, bidirectional formatting characters or unpaired surrogates';
 
 /** True when `value` holds none of the characters a name may not hold. */
-export function isSafeName(value: string): boolean {
+function isSafeName(value: string): boolean {
   return !UNSAFE.test(value);
 }
 

@@ -50,7 +50,7 @@ export interface RecordsUpdate {
   changed: boolean;
 }
 
-export const DEFAULT_UPDATE_ATTEMPTS = 20;
+const DEFAULT_UPDATE_ATTEMPTS = 20;
 
 /** Updates one record with `apply(current)` (current: null when absent); see the file comment. */
 export async function updateRecord<T>(

@@ -64,7 +64,7 @@ export function reasonPhrase(status: number): string {
   return REASON_PHRASES[status] ?? STATUS_CODES[status] ?? 'Error';
 }
 
-export function standardEnvelope(status: number, message: string): StandardEnvelope {
+function standardEnvelope(status: number, message: string): StandardEnvelope {
   return { statusCode: status, message, error: reasonPhrase(status) };
 }
 

@@ -18,7 +18,7 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
 };
 
 /** True for zod errors of any zod 4 flavour (classic or core). */
-export function isZodError(value: unknown): value is z.core.$ZodError {
+function isZodError(value: unknown): value is z.core.$ZodError {
   return value instanceof z.core.$ZodError;
 }
 

@@ -3,8 +3,8 @@
  * processes (each has its own in-memory queue); only the store lock keeps them under the cap.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps, countUpTo } from '../../src/accounts/owner-caps.js';
 import { isAppError } from '../../src/errors/app-error.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
 import { eventBusContract } from '../contracts/event-bus.contract.js';
 

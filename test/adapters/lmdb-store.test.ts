@@ -9,7 +9,7 @@ import { serialize } from 'node:v8';
 import fc from 'fast-check';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { decodeKey, encodeKey, type KeyPart } from '../../adapters/lmdb/lmdb-key.codec.js';
 import { docKey, tupleKey } from '../../adapters/lmdb/lmdb-record.codec.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';

@@ -1,5 +1,5 @@
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { storeContract } from '../contracts/store.contract.js';
 
 storeContract('MemoryStore', async () => {

@@ -6,9 +6,9 @@ import bs58 from 'bs58';
 import fc from 'fast-check';
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import {
   BALANCES_COLLECTION,
   FILLS_COLLECTION,

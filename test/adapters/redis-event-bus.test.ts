@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RedisEventBus, type RedisEventBusOptions } from '../../adapters/redis/redis-event-bus.adapter.js';
 import { eventBusKeys } from '../../adapters/redis/redis-event-bus.script.js';
 import type { BusEvent, EventBusPort } from '../../src/ports/event-bus.port.js';

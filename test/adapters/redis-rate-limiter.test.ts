@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RedisRateLimiter } from '../../adapters/redis/redis-rate-limiter.adapter.js';
 import type { RateWindow } from '../../src/ports/rate-limiter.port.js';
 import { rateLimiterContract } from '../contracts/rate-limiter.contract.js';

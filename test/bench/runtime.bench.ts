@@ -15,7 +15,7 @@ import pino from 'pino';
 import { assign, setup } from 'xstate';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import type { StorePort } from '../../src/ports/store.port.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 
 const COLLECTION = 'agents';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { BusEvent, EventBusPort, RetentionPolicy, Subscription } from '../../src/ports/event-bus.port.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import type { RateLimitDecision, RateLimiterPort, RateWindow } from '../../src/ports/rate-limiter.port.js';
 
 export interface RateLimiterHarness {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import type { ManualClock } from '../support/manual-clock.adapter.js';
 import { AppError, type ErrorCode } from '../../src/errors/app-error.js';
 import type { CommitWrite, IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../src/ports/store.port.js';
 

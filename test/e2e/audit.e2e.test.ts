@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { digestArguments } from '../../src/operations/operation-invoker.js';
 import { Client, signInSolana, startTestService, type HttpResult, type TestService } from '../support/test-service.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { Client, evmWallet, PUBLIC_URL, signInSolana, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { startFundedOperator } from '../support/dca-service.js';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 import { signInSolana, type TestService } from '../support/test-service.js';

@@ -5,7 +5,7 @@
  * or not at all.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { startFundedOperator } from '../support/dca-service.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { signInSolana, startTestService, type Client, type TestService } from '../support/test-service.js';
 

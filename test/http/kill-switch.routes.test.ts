@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { KILL_SWITCH_CACHE_MS, KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/config/kill-switch.service.js';
-import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
+import { openApiProblems } from '../support/openapi-lint.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.js';
 import { catalogRouteDocs } from '../../src/http/openapi/catalog-routes.doc.js';
 import { KILL_SWITCH_BINDINGS, KILL_SWITCH_PATH } from '../../src/http/routes/account.bindings.js';

@@ -2,7 +2,7 @@ import type { Express, RequestHandler, Router } from 'express';
 import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthMiddlewareDeps } from '../../src/http/auth/auth.middleware.js';
-import { openApiProblems } from '../../src/http/openapi/openapi-lint.js';
+import { openApiProblems } from '../support/openapi-lint.js';
 import { createOpenApiRoutes } from '../../src/http/openapi/openapi.routes.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
 import { ACCOUNT_REST_BINDINGS, CATALOG_ADMIN_BINDINGS } from '../../src/http/routes/account.bindings.js';

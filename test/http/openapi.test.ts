@@ -17,7 +17,7 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
-import { openApiProblems, resolvePointer } from '../../src/http/openapi/openapi-lint.js';
+import { openApiProblems, resolvePointer } from '../support/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */
 function serviceCatalog(): OperationCatalog {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../../src/http/auth/sign-in-record.middleware.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';

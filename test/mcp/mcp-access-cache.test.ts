@@ -3,7 +3,7 @@
  * publicId per TTL, shared by concurrent requests; misses and credentials are never cached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { AUDIT_COLLECTIONS, AuditLog } from '../../src/operations/audit-log.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 

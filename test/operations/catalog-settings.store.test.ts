@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { CATALOG_SETTINGS_COLLECTIONS, StoredCatalogSettings } from '../../src/operations/catalog-settings.store.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog, parseOperationInput } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker, digestArguments } from '../../src/operations/operation-invoker.js';

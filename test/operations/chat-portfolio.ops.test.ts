@@ -1,9 +1,9 @@
 import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.records.js';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { AskBot } from '../../agents/chat/ask-bot.js';
 import { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { AppError } from '../../src/errors/app-error.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';

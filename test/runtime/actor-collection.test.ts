@@ -5,8 +5,8 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
+import { MemoryStore } from '../support/memory-store.adapter.js';
 import { agentDefinition, type AgentContext } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
 import type { ActorCollection, ActorView } from '../../src/ports/actor-collection.port.js';

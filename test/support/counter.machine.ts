@@ -5,7 +5,7 @@ import type { MachineDefinition } from '../../machines/machine-definition.types.
  * A test machine whose every `inc` is accepted and remembered, so tests can check that
  * version = 1 + number of events and that each event was applied exactly once.
  */
-export const counterMachine = setup({
+const counterMachine = setup({
   types: { context: {} as { n: number; seen: string[] }, events: {} as { type: 'inc'; tag: string } | { type: 'stop' } },
 }).createMachine({
   id: 'counter',

@@ -3,7 +3,7 @@
  * agent whose trading is on, a custodial wallet and paper USDC, and a reader of the orders.
  */
 import { randomUUID } from 'node:crypto';
-import type { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import type { ManualClock } from './manual-clock.adapter.js';
 import { Operator } from './mcp-fixtures.js';
 import { signInSolana, startTestService, type TestService } from './test-service.js';
 

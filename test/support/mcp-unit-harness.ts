@@ -24,7 +24,7 @@ const op = (name: string, minScope: KeyScope, handler: () => Promise<unknown>, e
   defineOperation({ name, description: `${name} test tool`, family: 'agents', minScope, principals: ['agent'], input: z.object({}).strict(), handler, ...extra });
 
 /** Tools that fail in each way a handler can, plus a trade tool and filler for paging. */
-export function unitOperations(fillers = 0): AnyOperation[] {
+function unitOperations(fillers = 0): AnyOperation[] {
   return [
     op('crash_tool', 'read', async () => {
       throw new Error('database exploded with secrets inside');

@@ -12,7 +12,7 @@ import { startService, type RunningService } from '../../src/composition/service
 import type { ClockPort } from '../../src/ports/clock.port.js';
 
 export const PUBLIC_URL = 'http://agents.test';
-export const DOMAIN = 'agents.test';
+const DOMAIN = 'agents.test';
 
 export interface TestService {
   service: RunningService;

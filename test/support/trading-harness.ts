@@ -7,9 +7,9 @@
 import nacl from 'tweetnacl';
 import bs58 from 'bs58';
 import pino from 'pino';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from './manual-clock.adapter.js';
 import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from './memory-store.adapter.js';
 import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
 import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
 import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';

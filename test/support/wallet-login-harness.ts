@@ -9,8 +9,8 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import type { Address } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
 import { expect } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from './manual-clock.adapter.js';
+import { MemoryStore } from './memory-store.adapter.js';
 import { NonceService } from '../../src/auth/wallet/nonce.service.js';
 import { WalletLoginService, type WalletLoginServiceOptions } from '../../src/auth/wallet/wallet-login.service.js';
 

@@ -25,7 +25,7 @@ export class CredentialResolver {
 }
 
 /** The token of a `Bearer` header (scheme case-insensitive), or undefined. */
-export function bearer(authorization: string | undefined): string | undefined {
+function bearer(authorization: string | undefined): string | undefined {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
   return match?.[1];
 }

@@ -6,13 +6,13 @@ import type { CollectionSpec, StorePort } from '../../ports/store.port.js';
 import { isVersionConflict } from '../totp/totp.model.js';
 import type { TotpService } from '../totp/totp.service.js';
 
-export const STEP_UP_TOKENS_COLLECTION = 'step_up_tokens';
+const STEP_UP_TOKENS_COLLECTION = 'step_up_tokens';
 
 /** Collections the step-up service uses (the TOTP service declares its own). */
 export const STEP_UP_COLLECTIONS: CollectionSpec[] = [{ name: STEP_UP_TOKENS_COLLECTION, indexes: [] }];
 
 /** Contract: step-up tokens live 5 minutes. */
-export const STEP_UP_TTL_MS = 5 * 60_000;
+const STEP_UP_TTL_MS = 5 * 60_000;
 
 const TOKEN_PREFIX = 'sut_';
 const TOKEN_BYTES = 32;

@@ -14,7 +14,7 @@ export interface MessageTimes {
  * How far `Issued At` may lead our clock. Client clocks drift (EVM messages carry the
  * browser's time) and the nonce TTL bounds a message's life anyway, so this is generous.
  */
-export const DEFAULT_ISSUED_AT_SKEW_MS = 5 * 60_000;
+const DEFAULT_ISSUED_AT_SKEW_MS = 5 * 60_000;
 
 /**
  * How far `Issued At` may trail the moment its nonce was issued. A message cannot honestly be

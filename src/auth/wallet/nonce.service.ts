@@ -21,7 +21,7 @@ export const NONCE_COLLECTIONS: CollectionSpec[] = [{ name: NONCES, indexes: [] 
 const NONCE_PATTERN = /^[A-Za-z0-9]{8,128}$/;
 
 /** Five minutes, as the contract says. */
-export const DEFAULT_NONCE_TTL_MS = 5 * 60_000;
+const DEFAULT_NONCE_TTL_MS = 5 * 60_000;
 
 interface NonceRecord {
   kind: WalletKind;

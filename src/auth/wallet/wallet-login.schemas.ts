@@ -13,30 +13,30 @@ const MAX_MESSAGE_CHARS = 4096;
 
 const base58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-export const SolanaAddressSchema = z
+const SolanaAddressSchema = z
   .string()
   .refine(isSolanaAddress, { message: 'must be a base58 Solana public key' });
 
 /** Charset only: a base58 string of the wrong length is a bad signature (401), not a bad body. */
-export const SolanaSignatureSchema = z
+const SolanaSignatureSchema = z
   .string()
   .min(1)
   .max(128)
   .regex(base58, { message: 'must be base58' });
 
-export const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be a 0x-prefixed EVM address' });
+const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be a 0x-prefixed EVM address' });
 
 /**
  * An EVM address a client names up front: all lower case, all upper case, or EIP-55
  * checksummed (a mixed case that fails its checksum is a typo, refused). Normalised to EIP-55.
  */
-export const EvmChecksummedAddressSchema = z
+const EvmChecksummedAddressSchema = z
   .string()
   .refine((value) => isAddress(value, { strict: true }), { message: 'must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)' })
   .transform((value) => getAddress(value));
 
 /** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
-export const EvmSignatureSchema = z
+const EvmSignatureSchema = z
   .string()
   .max(20_000)
   .regex(/^0x(?:[0-9a-fA-F]{2})+$/, { message: 'must be 0x-prefixed hex' })
@@ -63,10 +63,6 @@ export const EvmLoginRequestSchema = z.object({
   signature: EvmSignatureSchema,
   walletAddress: EvmAddressSchema.optional(),
 }).strict();
-
-export type SolanaNonceRequest = z.output<typeof SolanaNonceRequestSchema>;
-export type SolanaLoginRequest = z.output<typeof SolanaLoginRequestSchema>;
-export type EvmLoginRequest = z.output<typeof EvmLoginRequestSchema>;
 
 /** Parses or throws a 400 validation AppError in the service's one wording (`validationMessages`). */
 export function parseWalletInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

@@ -56,10 +56,10 @@ export interface WalletLoginResult {
   walletAddress: string;
 }
 
-export const DEFAULT_SIWS_STATEMENT = 'Sign in to the agent service';
+const DEFAULT_SIWS_STATEMENT = 'Sign in to the agent service';
 
 /** The EVM chains the service serves (ports/venue.port.ts): a SIWE sign-in names one of them. */
-export const SERVED_EVM_CHAIN_IDS: readonly number[] = Object.values(EVM_CHAIN_IDS);
+const SERVED_EVM_CHAIN_IDS: readonly number[] = Object.values(EVM_CHAIN_IDS);
 
 /** Wallet sign-in core; inputs are `unknown` because they are request bodies. */
 export class WalletLoginService {

@@ -79,7 +79,7 @@ export function sessionOf(res: { locals: { principal?: Principal } }) {
   return principal;
 }
 
-export const USER_NOT_FOUND = 'User not found';
+const USER_NOT_FOUND = 'User not found';
 
 /**
  * `:userId` must be the signed-in user: these are not admin routes. Another user's id is a

@@ -23,7 +23,7 @@ export const ERROR_ENVELOPES = {
   }),
 } satisfies Record<string, z.ZodType>;
 
-export const SECURITY_SCHEMES: JsonObject = {
+const SECURITY_SCHEMES: JsonObject = {
   sessionBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session access token from a wallet login (15 minutes).' },
   apiKeyBearer: {
     type: 'http',
@@ -44,7 +44,7 @@ export const SECURITY_SCHEMES: JsonObject = {
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
 
-export const HEADERS: JsonObject = {
+const HEADERS: JsonObject = {
   'X-RateLimit-Limit': integerHeader('Requests allowed in the current window.'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the current window.'),
   'X-RateLimit-Reset': integerHeader('Seconds until the window resets.'),
@@ -56,7 +56,7 @@ export const HEADERS: JsonObject = {
   'Idempotent-Replayed': { description: '`true` when the response is a replay of an earlier call with the same key.', schema: { type: 'string' } },
 };
 
-export const PARAMETERS: JsonObject = {
+const PARAMETERS: JsonObject = {
   IdempotencyKey: {
     name: 'X-Idempotency-Key',
     in: 'header',

@@ -52,7 +52,7 @@ export function pathParameterNames(path: string): string[] {
 }
 
 /** `/a/:b` → `/a/{b}`. */
-export function toOpenApiPath(path: string): string {
+function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 

@@ -30,8 +30,3 @@ export const verifyResponseSchema = z.object({
 });
 export const successSchema = z.object({ success: z.literal(true) });
 export const totpEnrollSchema = z.object({ secret: z.string(), otpauthUrl: z.string() }) satisfies z.ZodType<TotpEnrollment>;
-
-/** `{items, nextCursor?}` of every listing route. */
-export function pageOf<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), nextCursor: z.string().optional() });
-}

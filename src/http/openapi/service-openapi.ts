@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import type { JsonObject } from './route-doc.types.js';
 import { SERVICE_ROUTE_DOCS } from './service-routes.doc.js';
 
-export const API_VERSION = '0.1.0';
+const API_VERSION = '0.1.0';
 
 const TAGS = [
   { name: 'Auth', description: 'Wallet sign-in (SIWS, SIWE), sessions, CSRF and TOTP.' },

@@ -79,7 +79,7 @@ export const AGENT_REST_BINDINGS: RestBinding[] = [
   { method: 'delete', path: '/api/nest/agents/:agentId/keys/:keyId', operation: 'agent_keys_revoke' },
 ];
 
-export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** An operator acting on an agent they own has `manage` scope on it (DECISIONS "Operations catalog"). */
 const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
 /** The ops token holder may call every ops operation. */

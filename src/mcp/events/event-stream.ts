@@ -41,8 +41,8 @@ export interface EventStreamDeps {
   maxBufferedBytes?: number;
 }
 
-export const HEARTBEAT_MS = 15_000;
-export const REVALIDATE_MS = 60_000;
+const HEARTBEAT_MS = 15_000;
+const REVALIDATE_MS = 60_000;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** setTimeout fires at once beyond 2^31-1 ms; a 90-day key expiry is armed in hops. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -48,7 +48,7 @@ export function createMcpEventSurfaces(deps: McpEventSurfacesDeps): McpEventSurf
 }
 
 /** `mcp_event_streams_open`, read at scrape time like the runtime gauges. */
-export function registerOpenStreamsGauge(registry: Registry, source: () => number): void {
+function registerOpenStreamsGauge(registry: Registry, source: () => number): void {
   new Gauge({
     name: 'mcp_event_streams_open',
     help: 'MCP event streams (SSE and WebSocket) open in this process',

@@ -9,7 +9,7 @@ import { formatSse, parseLastEventId, type StreamEndReason, type StreamEvent } f
 import type { EventSink } from './event-stream.js';
 import type { EventStreamRegistry } from './event-stream.registry.js';
 
-export const SSE_PATH = '/mcp/:publicId/events/sse';
+const SSE_PATH = '/mcp/:publicId/events/sse';
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',

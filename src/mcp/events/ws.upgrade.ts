@@ -27,14 +27,14 @@ import type { EventStreamRegistry } from './event-stream.registry.js';
 
 const WS_PATH = /^\/mcp\/([^/]+)\/events\/ws\/?$/;
 /** Subprotocol that announces a token as the next offered "protocol". */
-export const BEARER_SUBPROTOCOL = 'bearer';
+const BEARER_SUBPROTOCOL = 'bearer';
 
 /**
  * Close codes. 4401/4404 mirror the HTTP statuses a reconnect would get (as graphql-ws does
  * with 4401/4403): the client must re-authenticate, a blind reconnect is pointless. 1008
  * (policy violation) would not tell a revoked credential from any other policy problem.
  */
-export const WS_CLOSE: Record<StreamEndReason, { code: number; reason: string }> = {
+const WS_CLOSE: Record<StreamEndReason, { code: number; reason: string }> = {
   revoked: { code: 4401, reason: 'Credential revoked' },
   expired: { code: 4401, reason: 'Credential expired' },
   unauthorized: { code: 4401, reason: 'Unauthorized' },

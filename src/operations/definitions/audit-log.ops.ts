@@ -23,7 +23,7 @@ export const auditEntryViewSchema = z.object({
   correlationId: z.string(),
 });
 
-export const auditPageSchema = z.object({ items: z.array(auditEntryViewSchema), nextCursor: z.string().optional() });
+const auditPageSchema = z.object({ items: z.array(auditEntryViewSchema), nextCursor: z.string().optional() });
 export type AuditEntryView = z.output<typeof auditEntryViewSchema>;
 
 /**

@@ -13,7 +13,7 @@ import { emptyInput, pageOf, userOf } from './operator-paging.js';
 const isoTime = z.string().describe('ISO 8601 time');
 
 /** A legacy bot as its routes show it (`Bot` of the bots service). */
-export const botSchema = replaceBotSchema.extend({
+const botSchema = replaceBotSchema.extend({
   id: z.string(),
   publicId: z.string(),
   status: z.literal('active'),
@@ -22,10 +22,10 @@ export const botSchema = replaceBotSchema.extend({
 }) satisfies z.ZodType<Bot>;
 
 /** The stored MCP config: every field of the update schema, present. */
-export const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
+const botMcpConfigSchema = mcpConfigSchema.required() satisfies z.ZodType<BotMcpConfig>;
 
 /** Input of `bot_token_rotate` (scope defaults to read); every field is optional. */
-export const rotateTokenSchema = z
+const rotateTokenSchema = z
   .object({
     scope: z.enum(SCOPES).default('read').describe('Scope of the new token (default read)'),
     stepUpToken: stepUpTokenSchema.describe('Step-up token, required for a manage token'),

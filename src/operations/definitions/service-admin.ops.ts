@@ -13,7 +13,7 @@ export interface KillSwitchAdmin {
 }
 
 /** Answer of both kill-switch operations (`KillSwitchStatus`). */
-export const killSwitchStatusSchema = z.object({
+const killSwitchStatusSchema = z.object({
   active: z.array(z.enum(CHAINS)),
   chains: z.array(
     z.object({
@@ -26,7 +26,7 @@ export const killSwitchStatusSchema = z.object({
 });
 
 /** Input of `ops_kill_switch_set`. */
-export const killSwitchSetSchema = z
+const killSwitchSetSchema = z
   .object({
     chain: z.enum(CHAINS).describe('The chain to switch'),
     active: z.boolean().describe('true: trading on that chain stops; false: it may resume'),

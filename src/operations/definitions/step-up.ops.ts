@@ -8,9 +8,9 @@ export interface StepUpIssuer {
 }
 
 /** A 6-digit TOTP code (interface section 8). */
-export const totpCodeSchema = z.string().regex(/^\d{6}$/, 'must be 6 digits');
+const totpCodeSchema = z.string().regex(/^\d{6}$/, 'must be 6 digits');
 
-export const stepUpGrantSchema = z.object({
+const stepUpGrantSchema = z.object({
   stepUpToken: z.string().describe('Pass as `stepUpToken` when creating a manage key'),
   expiresAt: z.string().describe('ISO 8601 time'),
 });

@@ -13,7 +13,7 @@ import { pageFields, pageSchema } from './list-paging.js';
 const TRADE_CHANNELS = ['rest', 'mcp', 'command', 'dca', 'ask_bot'] as const satisfies readonly TradeChannel[];
 const WALLET_MODES = ['custodial', 'external', 'delegate'] as const satisfies readonly WalletMode[];
 
-export const chainSchema = z.enum(CHAINS);
+const chainSchema = z.enum(CHAINS);
 const bps = z.number().int().min(1).max(TRADING_CONFIG_LIMITS.maxSlippageBps);
 const BPS = `basis points (100 = 1 %), 1-${TRADING_CONFIG_LIMITS.maxSlippageBps}`;
 /** USD amounts: positive, finite (zod refuses Infinity), bounded far above any real order. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { BreakerVenue } from '../../../adapters/resilience/breaker-venue.adapter.js';
 import { AppError } from '../../../src/errors/app-error.js';
 import type { Chain, ExecutionResult, Quote, TokenInfo, VenueHealth, VenuePort } from '../../../src/ports/venue.port.js';

@@ -1,6 +1,6 @@
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { LIVE_EXECUTIONS } from '../../../adapters/resilience/execution-journal.js';
 import { JupiterVenue } from '../../../adapters/solana/jupiter-venue.adapter.js';
 import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';

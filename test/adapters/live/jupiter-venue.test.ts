@@ -1,7 +1,7 @@
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { BreakerVenue } from '../../../adapters/resilience/breaker-venue.adapter.js';
 import { LIVE_EXECUTIONS, type LiveExecutionRecord } from '../../../adapters/resilience/execution-journal.js';
 import { JupiterVenue, type JupiterVenueOptions } from '../../../adapters/solana/jupiter-venue.adapter.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderBreaker, isProviderFailure } from '../../../adapters/resilience/provider-breaker.js';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { AppError } from '../../../src/errors/app-error.js';
 
 const unavailable = () => new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: p (HTTP 502)');

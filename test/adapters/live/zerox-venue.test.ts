@@ -1,11 +1,11 @@
 import { encodeFunctionData, parseEther, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { EvmChain } from '../../../adapters/evm/evm-chain.adapter.js';
 import { knownTokens, usdReference } from '../../../adapters/evm/evm-tokens.js';
 import { ZeroExVenue, type ZeroExVenueOptions } from '../../../adapters/evm/zerox-venue.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { LIVE_EXECUTIONS } from '../../../adapters/resilience/execution-journal.js';
 import { AppError } from '../../../src/errors/app-error.js';
 import { NATIVE_EVM_ADDRESS, type ExecuteRequest } from '../../../src/ports/venue.port.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { EmbeddedLlm } from '../../../adapters/llm/embedded-llm.adapter.js';
 import { AskBot } from '../../../agents/chat/ask-bot.js';
 import type { PortfolioSummary, StatusReader, SubjectStatus, TradingSubject } from '../../../agents/portfolio/portfolio.types.js';

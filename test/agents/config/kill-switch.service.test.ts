@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import {
   KILL_SWITCH_CACHE_MS,
   KILL_SWITCH_COLLECTIONS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { defaultTradingConfig, TRADING_CONFIG_LIMITS, withDefaults } from '../../../agents/config/trading-config.rules.js';
 import type { TradingConfig } from '../../../agents/config/trading-config.types.js';
 import { StoreTradingConfig, TRADING_CONFIG_COLLECTION, TRADING_CONFIG_COLLECTIONS } from '../../../agents/config/trading-config.service.js';

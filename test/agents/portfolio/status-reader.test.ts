@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../../agents/portfolio/portfolio.records.js';
 import { formatUsd } from '../../../agents/trading/amounts.js';
 import { StoreStatusReader, sumUsd } from '../../../agents/portfolio/status-reader.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { PAPER_COLLECTIONS } from '../../../adapters/paper/paper-ledger.js';
 import { PaperVenue } from '../../../adapters/paper/paper-venue.adapter.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../../agents/wallets/deposits.service.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
 import { APPROVAL_COLLECTIONS, APPROVALS_COLLECTION, TokenApprovalsService, type ApprovalWallets } from '../../../agents/wallets/token-approvals.service.js';
 import type { WalletView } from '../../../agents/wallets/wallet.types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
-import { MemoryStore } from '../../../adapters/memory/memory-store.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { NONCE_COLLECTIONS, NonceService } from '../../../src/auth/wallet/nonce.service.js';
 import { expectAppError } from '../../support/wallet-login-harness.js';
 

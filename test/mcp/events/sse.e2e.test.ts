@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { Client, startTestService, type TestService } from '../../support/test-service.js';
 import { bearer, rawRpc } from '../../support/mcp-fixtures.js';
 import { agentFixture, openSse, until, type SseStream } from '../../support/events-harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { agentFixture, openSse, openWs, until, type WsClient, type WsResult } from '../../support/events-harness.js';
 

@@ -8,7 +8,7 @@ import { createMint, setTokenBalance } from './solana-fixtures.js';
 /** Test token's base units per lamport: 1 SOL = 150 USDT (6 decimals). */
 const RATE_NUM = 15n;
 const RATE_DEN = 100n;
-export const SWAP_FEE_BPS = 25n;
+const SWAP_FEE_BPS = 25n;
 /** Constant-product reserves of the USDC/JUP pool: 1M USDC against 2M JUP, both 6 decimals. */
 const RESERVES: Record<'usdc' | 'jup', bigint> = { usdc: 1_000_000_000_000n, jup: 2_000_000_000_000n };
 

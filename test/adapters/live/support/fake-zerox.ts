@@ -4,7 +4,7 @@ import { NATIVE_EVM_ADDRESS } from '../../../../src/ports/venue.port.js';
 import { FakeHttpServer, json, type SeenRequest } from './fake-http-server.js';
 import { TEST_TOKEN_ABI } from './test-token.js';
 
-export const ZEROX_FEE_BPS = 15n;
+const ZEROX_FEE_BPS = 15n;
 /** Test token (6 decimals) per wei: 1 ETH = 3,000 TUSD. */
 const TUSD_PER_ETH = 3_000_000_000n;
 const ETH = 10n ** 18n;

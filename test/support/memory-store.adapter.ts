@@ -24,7 +24,7 @@ import {
   requireIndex,
   versionConflict,
   type IndexCursor,
-} from '../shared/store-helpers.js';
+} from '../../adapters/shared/store-helpers.js';
 import { deepFreeze } from '../../src/shared/deep-freeze.js';
 
 /**

@@ -4,7 +4,7 @@
  * parameters, duplicate operation ids, dangling `$ref`s). Used by the tests on both the
  * built and the served document, so an operation added anywhere is checked too.
  */
-import type { JsonObject } from './route-doc.types.js';
+import type { JsonObject } from '../../src/http/openapi/route-doc.types.js';
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 const STATUS = /^([1-5](\d\d|XX)|default)$/;

@@ -1,0 +1,29 @@
+/**
+ * knip: unused files, exports, types and dependencies, checked in `npm test` (`npm run lint:unused`).
+ * Run twice: the default run sees tests as entries (an export a test imports is used); the
+ * `--production` run sees only the `!` entries and project files, and checks files only, so a
+ * file under src/, agents/, machines/ or adapters/ that only tests reach is reported (it belongs
+ * in test/support).
+ */
+import type { KnipConfig } from 'knip';
+
+const config: KnipConfig = {
+  // bin/agentctl.js (package.json "bin"), vitest.config.ts and .dependency-cruiser.cjs are found by
+  // knip's own plugins; listing them again only earns a "redundant entry" hint.
+  entry: ['src/main.ts!', 'src/cli/agentctl.ts!', 'examples/*.ts', 'test/**/*.test.ts', 'test/bench/*.bench.ts'],
+  project: [
+    'src/**/*.ts!',
+    'agents/**/*.ts!',
+    'machines/**/*.ts!',
+    'adapters/**/*.ts!',
+    'bin/**/*.js!',
+    'test/**/*.ts',
+    'examples/**/*.ts',
+  ],
+  // A value (function, constant, schema) exported but used only in its own file is surface nobody
+  // needs: drop the `export`. A type used in its own file usually names a parameter or result of an
+  // exported function, and callers may need to name it too, so it may stay exported.
+  ignoreExportsUsedInFile: { interface: true, type: true },
+};
+
+export default config;
