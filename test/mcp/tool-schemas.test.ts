@@ -137,4 +137,14 @@ describe('tool schemas as tools/list sends them', () => {
       });
     }
   });
+
+  it('a wallet tool refuses a malformed idempotency key with the message every guarded tool uses', async () => {
+    const operator = await Operator.signIn(svc);
+    const { agentId, publicId } = await operator.agent('wallet-key-agent');
+    const { secret } = await operator.agentKey(agentId, 'manage');
+    const call = (name: string, args: Json) => rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
+    const expected = { code: -32602, message: 'INVALID_PARAMS: idempotencyKey: must be a UUID v4' };
+    expect((await call('trading_evm_wallet_create_custodial', { idempotencyKey: 'not-a-uuid' })).body.error).toEqual(expected);
+    expect((await call('trading_solana_aggregator_swap', { inputMint: 'x', outputMint: 'y', amount: '1', idempotencyKey: 'not-a-uuid' })).body.error).toEqual(expected);
+  });
 });

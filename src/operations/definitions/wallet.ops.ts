@@ -7,12 +7,11 @@ import type { OperationContext, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { nameSchema } from '../../shared/name.schema.js';
-import { AMOUNT_AS_NUMBER, IDEMPOTENCY_KEY_DESCRIPTION, amountOf } from './trading-schemas.js';
+import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey } from './trading-schemas.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
 /** CONTRACT "Idempotency": MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
-const idempotencyKey = z.uuidv4().optional().describe(IDEMPOTENCY_KEY_DESCRIPTION);
 const walletId = z.string().min(1).max(64);
 const label = nameSchema()
   .optional()
