@@ -6,7 +6,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
-import { nameSchema } from '../shared/name.schema.js';
+import { freeTextSchema, nameSchema } from '../shared/name.schema.js';
 
 /** A legacy bot as its routes show it. */
 export interface Bot extends BotProfile {
@@ -19,7 +19,7 @@ export interface Bot extends BotProfile {
 
 const profileFields = {
   name: nameSchema().describe('Display name of the bot'),
-  description: z.string().max(2000).describe('Free text about the bot, up to 2000 characters'),
+  description: freeTextSchema(2000).describe('Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not'),
   tradingEnabled: z.boolean().describe('Whether the bot may trade'),
 };
 

@@ -26,3 +26,18 @@ function isSafeName(value: string): boolean {
 export function nameSchema(max = 100) {
   return z.string().trim().min(1).max(max).refine(isSafeName, UNSAFE_NAME_MESSAGE);
 }
+
+// Free text keeps tab and line feed (a description has paragraphs); CR, other controls and the rest stay out.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this pattern's job.
+const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]|\p{Cs}/u;
+
+/**
+ * Human-written free text (a bot's or a card's description): up to `max` characters, with tabs
+ * and line feeds, and none of the characters a name may not hold otherwise (same reasons).
+ */
+export function freeTextSchema(max: number) {
+  return z
+    .string()
+    .max(max)
+    .refine((value) => !UNSAFE_IN_TEXT.test(value), 'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates');
+}

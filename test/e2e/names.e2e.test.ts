@@ -63,6 +63,25 @@ describe('names (e2e)', () => {
     expect((await alice.client.get(`/api/nest/bots/${botId}`)).body.name).toBe('names-bot');
   });
 
+  it("a bot's description is free text: paragraphs and tabs kept, every other hostile character refused on POST, PUT and PATCH", async () => {
+    const TEXT_REFUSED = 'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates';
+    for (const [what, description] of Object.entries(HOSTILE).filter(([what]) => what !== 'CR/LF').concat([['CR', 'a\rb']])) {
+      const answers = await Promise.all([
+        alice.client.post('/api/nest/bots', { name: 'described', description }),
+        alice.client.patch(`/api/nest/bots/${botId}`, { description }),
+        alice.client.put(`/api/nest/bots/${botId}`, { name: 'names-bot', description, tradingEnabled: false }),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status, what).toBe(400);
+        expect(answer.body.message, what).toEqual([`description: ${TEXT_REFUSED}`]);
+      }
+    }
+    const text = 'Buys SOL weekly.\n\n\tRisk: low. Café 🚀 وكيل';
+    const patched = await alice.client.patch(`/api/nest/bots/${botId}`, { description: text });
+    expect(patched.status).toBe(200);
+    expect(patched.body.description).toBe(text);
+  });
+
   it('ordinary names keep working: accents, emoji (a surrogate pair), CJK, RTL script without overrides', async () => {
     for (const name of ['Café déjà vu', 'rocket 🚀', '取引ボット', 'وكيل التداول']) {
       const created = await alice.client.post('/api/nest/bots', { name });
