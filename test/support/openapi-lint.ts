@@ -59,6 +59,9 @@ export function openApiProblems(document: JsonObject): string[] {
       const names = declared.map((p) => String(p.name)).sort();
       if (JSON.stringify(names) !== JSON.stringify(templated)) problems.push(`${where}: path parameters ${names} differ from template ${templated}`);
       for (const p of parameters) if (!p || typeof p.name !== 'string' || !p.in || (!p.schema && !p.content)) problems.push(`${where}: incomplete parameter`);
+      // A field is sent in one place: a path parameter listed again in the query misleads clients and generators.
+      const named = parameters.filter((p) => p?.in === 'path' || p?.in === 'query').map((p) => p.name as string);
+      for (const name of new Set(named.filter((n, i) => named.indexOf(n) !== i))) problems.push(`${where}: parameter ${name} is both in the path and in the query`);
       if (typeof operation.operationId === 'string') {
         if (operationIds.has(operation.operationId)) problems.push(`${where}: duplicate operationId ${operation.operationId}`);
         operationIds.add(operation.operationId);

@@ -66,12 +66,11 @@ function splitInput(input: z.ZodType, pathNames: string[], dropped: string[]): {
   for (const name of fromPath) params[name] = shape[name]!;
   const omitted = [...fromPath, ...dropped.filter((name) => name in shape)];
   if (omitted.length === 0) return { params, rest: input };
-  try {
-    return { params, rest: input.omit(Object.fromEntries(omitted.map((name) => [name, true])) as Record<string, true>) };
-  } catch {
-    // zod refuses `omit` on refined objects; the whole input still describes the request.
-    return { params, rest: input };
-  }
+  // zod refuses `omit` on a refined object (a token's address with its chain): the document
+  // describes the fields, so the remaining shape is rebuilt, strict when the input is.
+  const remaining = Object.fromEntries(Object.entries(shape).filter(([name]) => !omitted.includes(name)));
+  const strict = input.def.catchall?._zod.def.type === 'never';
+  return { params, rest: strict ? z.strictObject(remaining) : z.object(remaining) };
 }
 
 const agentIdField = z.string().min(1).max(64).describe('The agent to act on, one of yours; default: your default agent').optional();
