@@ -87,7 +87,9 @@ export function accountsModule(ctx: ModuleContext) {
     bindings: [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS],
     // Sign-in only: every other account capability is a catalog operation.
     routers: [createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp })],
-    dueJobs: [{ type: apiKeys.type, event: 'key.expire', operation: 'key_expire', input: (job) => ({ keyId: job.address.id, at: job.event.at, dueAt: job.dueAt }) }],
+    dueJobs: [
+      { type: apiKeys.type, event: 'key.expire', operation: 'key_expire', input: (job) => ({ keyId: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+    ],
     /** Subscribes the credential caches to revocations on the bus (closed with the bus). */
     start: async () => {
       await sessions.start();

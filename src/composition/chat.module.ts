@@ -13,7 +13,8 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
  */
 export function chatModule(ctx: ModuleContext, needs: { status: StatusReader }): FeatureModule {
   const llm = ctx.config.llm ? new OpenAiCompatibleLlm(ctx.config.llm) : new EmbeddedLlm();
-  const askBot = new AskBot({ llm, status: needs.status, clock: ctx.clock, onLlmError: (err) => ctx.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed') });
+  const onLlmError = (err: unknown) => ctx.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed');
+  const askBot = new AskBot({ llm, status: needs.status, clock: ctx.clock, onLlmError });
   ctx.metrics.trading.addBreakerSource(() => llmBreakers(llm));
   return { name: 'chat', definitions: [], collections: [], operations: chatOperations(askBot), bindings: [], routers: [], dueJobs: [] };
 }

@@ -8,7 +8,15 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
  * holds the guard and hashes fingerprints with `fingerprintHash`.
  */
 export function idempotencyModule(ctx: ModuleContext) {
-  const module: FeatureModule = { name: 'idempotency', definitions: [], collections: [IDEMPOTENCY_COLLECTION], operations: [], bindings: [], routers: [], dueJobs: [] };
+  const module: FeatureModule = {
+    name: 'idempotency',
+    definitions: [],
+    collections: [IDEMPOTENCY_COLLECTION],
+    operations: [],
+    bindings: [],
+    routers: [],
+    dueJobs: [],
+  };
   return { ...module, guard: new IdempotencyGuard(ctx.store, ctx.clock), fingerprintHash: idempotencyFingerprints(ctx.secrets.DATA_ENCRYPTION_KEY) };
 }
 

@@ -113,12 +113,23 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const idempotency = idempotencyModule(ctx);
   const accounts = accountsModule(ctx);
   const trading = tradingModule(ctx);
-  const modules: FeatureModule[] = [auditModule(ctx), idempotency, accounts, catalogSettingsModule(ctx), trading, chatModule(ctx, { status: trading.status })];
+  const modules: FeatureModule[] = [
+    auditModule(ctx),
+    idempotency,
+    accounts,
+    catalogSettingsModule(ctx),
+    trading,
+    chatModule(ctx, { status: trading.status }),
+  ];
 
   for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])]) runtime.register(definition);
   catalog.register(...modules.flatMap((module) => module.operations));
   for (const module of modules) if (module.recover) runtime.onRecover(module.name, module.recover.bind(module));
-  const invoker = new OperationInvoker(catalog, audit, clock, { idempotency: idempotency.guard, settled: () => runtime.settled(), fingerprintHash: idempotency.fingerprintHash });
+  const invoker = new OperationInvoker(catalog, audit, clock, {
+    idempotency: idempotency.guard,
+    settled: () => runtime.settled(),
+    fingerprintHash: idempotency.fingerprintHash,
+  });
   const dueJobs = new DueJobs(modules.flatMap((module) => module.dueJobs), invoker, logger);
   dueJobs.check(catalog);
   const bindings = modules.flatMap((module) => module.bindings);

@@ -46,7 +46,7 @@ export function orderDueOperations(orders: Pick<ActorCollection<OrderContext, Or
     defineUnboundOperation({
       ...system,
       name: 'order_expire',
-      description: "Expires an order still waiting for approval at the end of its approval window (due job).",
+      description: 'Expires an order still waiting for approval at the end of its approval window (due job).',
       family: 'trading',
       input: z.object({ orderId: z.string().min(1).describe('The order id.'), at: eventAt, dueAt }).strict(),
       output: accepted,
@@ -75,7 +75,8 @@ export function dcaDueOperations(dca: Pick<DcaService, 'onTick'>) {
       input: z.object({ strategyId, dueAt }).strict(),
       annotations: { idempotent: true },
       handler: async (_ctx, input) => {
-        await dca.onTick({ id: scheduleIdOf(input.strategyId), kind: 'repeat', address: { type: DCA_TYPE, id: input.strategyId }, event: { type: TICK_EVENT }, dueAt: input.dueAt });
+        const address = { type: DCA_TYPE, id: input.strategyId };
+        await dca.onTick({ id: scheduleIdOf(input.strategyId), kind: 'repeat', address, event: { type: TICK_EVENT }, dueAt: input.dueAt });
         return {};
       },
     }),
@@ -87,7 +88,8 @@ export function dcaDueOperations(dca: Pick<DcaService, 'onTick'>) {
       input: z.object({ strategyId, dueAt }).strict(),
       annotations: { idempotent: true },
       handler: async (_ctx, input) => {
-        await dca.onTick({ id: endJobIdOf(input.strategyId), kind: 'once', address: { type: DCA_TYPE, id: input.strategyId }, event: { type: END_EVENT }, dueAt: input.dueAt });
+        const address = { type: DCA_TYPE, id: input.strategyId };
+        await dca.onTick({ id: endJobIdOf(input.strategyId), kind: 'once', address, event: { type: END_EVENT }, dueAt: input.dueAt });
         return {};
       },
     }),
