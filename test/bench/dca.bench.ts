@@ -29,7 +29,7 @@
  * Figures:
  * - lag = order `createdAt` − the tick's `dueAt` (parsed from the order id
  *   `ord_<strategyId>_<dueAt>`): p50/p90/p99/max, also per 10 s of due time (does a backlog
- *   build?), and split with a thin wrapper around the service's DCA due-job handler into
+ *   build?), and split with a thin wrapper around the invoker's `dca_tick` calls (every due tick) into
  *   pickup (delivery start − dueAt: the scheduler) and delivery start → order created (the
  *   safety path before the order exists); plus the whole tick (delivery start → end);
  * - ticks handled vs expected, orders per strategy (a tick buys at most once: duplicates
