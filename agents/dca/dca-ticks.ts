@@ -20,6 +20,8 @@ import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeli
  */
 
 export const DCA_TYPE = 'dca-strategy';
+/** The event of the repeating schedule: one buy. */
+export const TICK_EVENT = 'dca.tick';
 /** The event of the one-off job at `endAt` that completes the strategy (the schedule has no run after it). */
 export const END_EVENT = 'dca.end';
 export const scheduleIdOf = (strategyId: string) => `dca:${strategyId}`;

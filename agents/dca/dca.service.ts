@@ -10,7 +10,7 @@ import { inputMint } from '../trading/safety-path.js';
 import { requireTokenPair } from '../trading/token-pairs.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
 import { MIN_INTERVAL_MS, parseInterval } from './dca-interval.js';
-import { DCA_TYPE, DcaTicks, END_EVENT, endJobIdOf, scheduleIdOf, type DcaTicksDeps } from './dca-ticks.js';
+import { DCA_TYPE, DcaTicks, END_EVENT, TICK_EVENT, endJobIdOf, scheduleIdOf, type DcaTicksDeps } from './dca-ticks.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
@@ -362,7 +362,7 @@ export class DcaService {
     await this.deps.scheduler.scheduleRepeating({
       scheduleId: scheduleIdOf(strategy.strategyId),
       address: { type: DCA_TYPE, id: strategy.strategyId },
-      event: { type: 'dca.tick' },
+      event: { type: TICK_EVENT },
       ...(strategy.interval.everyMs !== undefined ? { everyMs: strategy.interval.everyMs } : { cron: strategy.interval.cron! }),
       ...(startAt !== undefined ? { startAt } : {}),
       ...(strategy.endAt !== undefined ? { endAt: strategy.endAt } : {}),

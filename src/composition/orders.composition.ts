@@ -23,6 +23,8 @@ import { dcaOperations } from '../operations/definitions/dca.ops.js';
 import { DcaCommandRunner } from '../../agents/dca/dca-commands.js';
 import type { DcaTickObserver } from '../ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DCA_TYPE, DcaService } from '../../agents/dca/dca.service.js';
+import { END_EVENT, TICK_EVENT } from '../../agents/dca/dca-ticks.js';
+import { dcaDueOperations, orderDueOperations } from '../operations/definitions/due-job.ops.js';
 import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
@@ -34,7 +36,7 @@ import type { StorePort } from '../ports/store.port.js';
 import type { BreakerReadout, Chain, FaucetPort, VenuePort } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 import { statusActors } from './status-actors.js';
-import type { TradingModule } from './trading-module.types.js';
+import type { FeatureModule } from './feature-module.types.js';
 
 export interface OrdersCompositionDeps {
   runtime: ActorRuntime;
@@ -64,8 +66,22 @@ const RECOVERY_PAGE = 200;
 /** A faucet deposit pending this long is stuck: its call takes a few writes. */
 const STUCK_DEPOSIT_MS = 60_000;
 
-/** Orders, the safety path, positions and the command route, added to the trading module. */
-export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule): { pipeline: TradingPipeline; events: TradingEvents; dca: DcaService } {
+/** The lists of the trading module this section adds to. */
+export type TradingParts = Pick<FeatureModule, 'definitions' | 'collections' | 'operations' | 'bindings' | 'dueJobs'>;
+
+/** What the orders section hands back to the trading module: its reader, and its life cycle steps. */
+export interface OrdersSection {
+  pipeline: TradingPipeline;
+  events: TradingEvents;
+  dca: DcaService;
+  status: StoreStatusReader;
+  recover(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Orders, the safety path, positions, DCA and the command route, added to the trading module's lists. */
+export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): OrdersSection {
   const events = new TradingEvents(deps.events);
   const price = (chain: string, token: string) => deps.venue.priceUsd(chain as Chain, token);
   const orders = deps.runtime.collection(orderDefinition);
@@ -104,28 +120,33 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
     : undefined;
   const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });
 
-  module.status = status;
   module.definitions.push(orderDefinition, dcaStrategyDefinition);
   module.collections.push(DAILY_VOLUME_COLLECTION, DCA_NAMES_COLLECTION, ...(deposits ? [DEPOSITS_COLLECTION] : []));
-  // DCA ticks run a trade, not just an actor event: the scheduler hands them to the strategies service.
-  module.dueJobs[DCA_TYPE] = (job) => dca.onTick(job);
+  // Due jobs, each through its `system` operation: DCA ticks run a trade in the strategies service, expiry is an order event.
+  module.dueJobs.push(
+    { type: DCA_TYPE, event: TICK_EVENT, operation: 'dca_tick', input: (job) => ({ strategyId: job.address.id, dueAt: job.dueAt }) },
+    { type: DCA_TYPE, event: END_EVENT, operation: 'dca_end', input: (job) => ({ strategyId: job.address.id, dueAt: job.dueAt }) },
+    { type: orders.type, event: 'order.expire', operation: 'order_expire', input: (job) => ({ orderId: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+  );
   module.operations.push(
     ...tradingOperations({ pipeline, queries, venue: deps.venue, config: deps.config }),
     ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deposits ? { deposits } : {}) }),
     ...commandOperations(command),
     ...dcaOperations(dca),
+    ...dcaDueOperations(dca),
+    ...orderDueOperations(orders),
   );
   module.bindings.push(...TRADING_BINDINGS, ...DCA_BINDINGS, ...(deps.faucet ? [PAPER_FAUCET_BINDING] : []));
 
   const reconciler = new OrderReconciler({ pipeline, orders, strategies: dca, logger: deps.logger });
   const reconcile = (order: OrderContext) => reconciler.reconcile(order);
 
-  // At start: strategies from before the end job existed get one (a past end completes them at once).
-  deps.runtime.onRecover(DCA_TYPE, () => dca.armEndJobs());
-  // At start: faucet deposits a crash left with one side booked get the other.
-  if (deposits) deps.runtime.onRecover('deposit', async () => void (await deposits.finishPending()));
-  // At start: finish what a crash left in flight, and re-arm approval expiries.
-  deps.runtime.onRecover('order', async () => {
+  const recover = async () => {
+    // Strategies from before the end job existed get one (a past end completes them at once).
+    await dca.armEndJobs();
+    // Faucet deposits a crash left with one side booked get the other.
+    if (deposits) await deposits.finishPending();
+    // Finish what a crash left in flight, and re-arm approval expiries.
     for (const state of ['submitting', 'submitted'] as const) await eachOrder(orders, state, reconcile);
     await eachOrder(orders, 'pending_approval', async (order) => {
       await deps.scheduler.scheduleOnce({
@@ -135,7 +156,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
         runAt: order.approvalExpiresAt ?? deps.clock.now(),
       });
     });
-  });
+  };
 
   let cancel: (() => void) | undefined;
   const sweep = () => {
@@ -151,19 +172,13 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingModule):
         });
     }, RECONCILE_EVERY_MS);
   };
-  const previousStart = module.start;
-  module.start = async () => {
-    await previousStart();
-    sweep();
-  };
-  const previousStop = module.stop;
-  module.stop = async () => {
+  const start = async () => sweep();
+  const stop = async () => {
     const stopSweep = cancel;
     cancel = undefined;
     stopSweep?.();
-    await previousStop();
   };
-  return { pipeline, events, dca };
+  return { pipeline, events, dca, status, recover, start, stop };
 }
 
 async function eachOrder(orders: ActorCollection<OrderContext>, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {

@@ -1,19 +1,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { Router } from 'express';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
-import { apiKeyDefinition } from '../../machines/api-key.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
-import { sessionDefinition } from '../../machines/session.machine.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
-import { isAppError } from '../errors/app-error.js';
-import { Router } from 'express';
 import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../http/auth/sign-in-record.middleware.js';
 import { createHttpApp } from '../http/app.js';
 import { createHttpServer } from '../http/http-server.js';
+import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
+import { createOperationRoutes, type RestBinding } from '../http/routes/operation.routes.js';
 import { setSecurityHeaders } from '../surface-common/security-headers.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
@@ -21,21 +20,26 @@ import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
 import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handler.js';
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
+import { accountAccess } from '../operations/account-access.js';
+import { AuditLog } from '../operations/audit-log.js';
+import { OperationCatalog } from '../operations/operation-catalog.js';
+import { OperationInvoker } from '../operations/operation-invoker.js';
 import type { ClockPort } from '../ports/clock.port.js';
-import type { DueJob, DueJobHandler } from '../ports/scheduler.port.js';
 import { DurablePublisher } from '../runtime/durable-publisher.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
-import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.records.js';
-import { AUDIT_COLLECTIONS } from '../operations/audit-log.js';
-import { CATALOG_SETTINGS_COLLECTIONS } from '../operations/catalog-settings.store.js';
-import { IDEMPOTENCY_COLLECTION } from '../operations/idempotency-guard.js';
-import { ACCOUNT_COLLECTIONS, buildAccounts } from './accounts.composition.js';
-import { buildOperations, idempotencyFingerprints } from './operations.composition.js';
-import { buildAdapters, type Adapters } from './adapters.composition.js';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { ensurePrivateDir } from '../shared/private-files.js';
-import { buildTrading, type TradingModule } from './trading.composition.js';
+import { accountsModule, type AccountsModule } from './accounts.module.js';
+import { buildAdapters, type Adapters } from './adapters.composition.js';
+import { auditModule } from './audit.module.js';
+import { catalogSettingsModule } from './catalog-settings.module.js';
+import { chatModule } from './chat.module.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { DueJobs } from './due-jobs.js';
+import type { FeatureModule, ModuleContext } from './feature-module.types.js';
+import { idempotencyModule } from './idempotency.module.js';
+import { startModules } from './module-starter.js';
+import { tradingModule } from './trading.module.js';
 
 export interface ServiceOptions {
   config: AppConfig;
@@ -52,15 +56,16 @@ export interface RunningService {
   server: Server;
   /** `http://host:port` the server listens on. */
   url: string;
-  services: ReturnType<typeof buildAccounts>['services'];
-  operations: ReturnType<typeof buildOperations>;
-  trading: TradingModule;
+  services: AccountsModule['services'];
+  /** The catalog, the invoker every surface calls, the audit trail it writes, and the REST bindings of every module. */
+  operations: { catalog: OperationCatalog; invoker: OperationInvoker; audit: AuditLog; bindings: readonly RestBinding[] };
+  /** The feature modules, in start order. */
+  modules: readonly FeatureModule[];
+  /** Where the scheduler hands due jobs (`deliver`), each to its `system` operation. */
+  dueJobs: DueJobs;
   /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
   stop(): Promise<void>;
 }
-
-/** The machine types of the service. */
-export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition];
 
 /**
  * Builds everything for the configured profile and starts listening. Without REDIS_URL the
@@ -79,6 +84,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 }
 
+/**
+ * The order of things (issue 17 #5). Build: adapters, publisher, runtime, the catalog and its
+ * audit trail, then the feature modules (list below), whose machine types, operations, due-job
+ * routes and recovery are registered with the runtime and the catalog; then the surfaces
+ * (REST, MCP, SSE) over the catalog. Start: the store's collections, the runtime (actor
+ * collections, then each module's recovery), the modules in list order, the scheduler (due
+ * jobs now flow), the server (requests now flow). Stop, the reverse: the server and event
+ * streams, the scheduler (running due jobs finish), the modules in reverse order, the runtime
+ * drains its mailboxes, the audit trail is flushed, the adapters close.
+ */
 async function startWith(options: ServiceOptions, lock: DataDirLock | undefined): Promise<RunningService> {
   const { config, logger } = options;
   const clock = options.clock ?? new SystemClock();
@@ -89,52 +104,35 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   // Order transitions and risk refusals are counted from their events as they become durable.
   const publisher = new DurablePublisher({ store: adapters.store, bus: adapters.bus, logger, onDurable: (event) => metrics.trading.observeEvent(event) });
   const runtime = new ActorRuntime({ ...adapters, publisher, clock, logger, ...config.runtime });
-  for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
+  const catalog = new OperationCatalog();
+  const audit = new AuditLog(adapters.store, clock, logger);
+  const ctx: ModuleContext = { ...adapters, config, secrets: options.secrets, logger, clock, metrics, runtime, publisher, catalog, audit };
 
-  const accounts = buildAccounts({
-    ...adapters,
-    runtime,
-    clock,
-    secrets: options.secrets,
-    publicUrl: config.publicUrl,
-    publicRatePerMinute: config.publicRatePerMinute,
-    limits: config.limits,
-    ...(config.evmRpcUrl ? { evmRpcUrl: config.evmRpcUrl } : {}),
+  // The feature modules, in start order (stopped in reverse). A new feature: its module file and one line here.
+  const idempotency = idempotencyModule(ctx);
+  const accounts = accountsModule(ctx);
+  const trading = tradingModule(ctx);
+  const modules: FeatureModule[] = [
+    auditModule(ctx),
+    idempotency,
+    accounts,
+    catalogSettingsModule(ctx),
+    trading,
+    chatModule(ctx, { status: trading.status }),
+  ];
+
+  for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])]) runtime.register(definition);
+  catalog.register(...modules.flatMap((module) => module.operations));
+  for (const module of modules) if (module.recover) runtime.onRecover(module.name, module.recover.bind(module));
+  const invoker = new OperationInvoker(catalog, audit, clock, {
+    idempotency: idempotency.guard,
+    settled: () => runtime.settled(),
+    fingerprintHash: idempotency.fingerprintHash,
   });
-
-  const trading = buildTrading({
-    ...adapters,
-    events: publisher,
-    runtime,
-    clock,
-    logger,
-    agents: accounts.services.agents,
-    config,
-    secrets: options.secrets,
-    metrics,
-  });
-  for (const definition of trading.definitions) runtime.register(definition);
-
-  const operations = buildOperations({
-    ...adapters,
-    runtime,
-    clock,
-    logger,
-    auth: accounts.auth,
-    agents: accounts.services.agents,
-    keys: accounts.services.keys,
-    bots: accounts.services.bots,
-    stepUp: accounts.services.stepUp,
-    opsToken: options.secrets.OPS_TOKEN,
-    ...(trading.status ? { status: trading.status } : {}),
-    extraOperations: trading.operations,
-    extraBindings: trading.bindings,
-    ...(config.llm ? { llm: config.llm } : {}),
-    fingerprintHash: idempotencyFingerprints(options.secrets.DATA_ENCRYPTION_KEY),
-  });
-
-  metrics.trading.addBreakerSource(operations.llmBreakers);
+  const dueJobs = new DueJobs(modules.flatMap((module) => module.dueJobs), invoker, logger);
+  dueJobs.check(catalog);
+  const bindings = modules.flatMap((module) => module.bindings);
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
   const mcpAccess = new McpAccessResolver({ agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition) }, accounts.services.resolver, config.mcpGranularErrors, {
@@ -151,10 +149,24 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   });
 
   // Sign-in is the one mutating REST surface outside the catalog: its durability and audit.
-  const signInRecord = Router().use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit: operations.audit, clock, settled: () => runtime.settled(), logger }));
+  const signInRecord = Router().use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit, clock, settled: () => runtime.settled(), logger }));
+  const operationRoutes = createOperationRoutes({
+    auth: accounts.auth,
+    invoker,
+    accounts: accountAccess(accounts.services.agents, accounts.services.bots),
+    bindings,
+    opsToken: options.secrets.OPS_TOKEN,
+  });
   let ready = false;
   const app = createHttpApp({
-    routers: [signInRecord, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
+    routers: [
+      signInRecord,
+      ...modules.flatMap((module) => module.routers),
+      operationRoutes,
+      createOpenApiRoutes({ catalog, bindings, publicLimit: accounts.auth.publicLimit }),
+      mcpEvents.router,
+      createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit }),
+    ],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
@@ -165,8 +177,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
   const mcp = createMcpHttpHandler({
     access: mcpAccess,
-    invoker: operations.invoker,
-    catalog: operations.catalog,
+    invoker,
+    catalog,
     limiter: adapters.limiter,
     logger,
     clock,
@@ -178,23 +190,20 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   });
   mcpEvents.attach(server);
 
-  await adapters.store.init([
-    ...ACCOUNT_COLLECTIONS,
-    ...AUDIT_COLLECTIONS,
-    ...CATALOG_SETTINGS_COLLECTIONS,
-    ...TRADING_RECORD_COLLECTIONS,
-    IDEMPOTENCY_COLLECTION,
-    ...trading.collections,
-  ]);
-  await operations.catalogSettings.start();
+  await adapters.store.init(modules.flatMap((module) => module.collections));
+  // The actors' collections, then each module's recovery, before anything is taken.
   await runtime.start();
-  await trading.start();
-  await accounts.start();
-  await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job, trading.dueJobs));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const stopModules = await startModules(modules, logger);
+  try {
+    await adapters.scheduler.start(dueJobs.deliver);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    await stopModules().catch(() => undefined); // each failure is logged by the starter
+    throw error;
+  }
   ready = true;
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
@@ -209,11 +218,12 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Due jobs send events: stop taking them (and let running ones finish) before the runtime drains.
-      await trading.stop();
-      operations.catalogSettings.stop();
       await adapters.scheduler.close();
+      // Their timers and subscriptions, in reverse start order; a failing one does not stop the rest (logged by the starter).
+      await stopModules().catch(() => undefined);
       await runtime.shutdown(config.shutdownTimeoutMs);
-      await operations.audit.flush();
+      // Calls that ran while the runtime drained are recorded too.
+      await audit.flush();
       await adapters.bus.close();
       await adapters.limiter.close();
       await adapters.store.close();
@@ -223,28 +233,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       logger.info('service stopped');
     })());
 
-  return { runtime, adapters, server, url, stop, services: accounts.services, operations, trading };
-}
-
-/**
- * A due job becomes an ordinary event, stamped with the time it was due. The job is done
- * (BullMQ forgets it) only once what it changed is durable: power loss must not undo a
- * transition whose job is gone (a key's expiry is not scheduled again).
- */
-async function deliverDueJob(runtime: ActorRuntime, logger: Logger, job: DueJob, handlers: Record<string, DueJobHandler>): Promise<void> {
-  try {
-    const handler = handlers[job.address.type];
-    if (handler) await handler(job);
-    else await runtime.send(job.address, { ...job.event, dueAt: job.dueAt });
-    await runtime.settled();
-  } catch (error) {
-    // An actor that no longer exists will never take the event: drop it instead of retrying forever.
-    if (isAppError(error) && error.status === 404) {
-      logger.warn({ job: job.id, address: job.address }, 'due job for a missing actor dropped');
-      return;
-    }
-    throw error;
-  }
+  return { runtime, adapters, server, url, stop, services: accounts.services, operations: { catalog, invoker, audit, bindings }, modules, dueJobs };
 }
 
 async function readiness(adapters: Adapters, isReady: () => boolean) {

@@ -29,7 +29,7 @@
  * Figures:
  * - lag = order `createdAt` − the tick's `dueAt` (parsed from the order id
  *   `ord_<strategyId>_<dueAt>`): p50/p90/p99/max, also per 10 s of due time (does a backlog
- *   build?), and split with a thin wrapper around the service's DCA due-job handler into
+ *   build?), and split with a thin wrapper around the invoker's `dca_tick` calls (every due tick) into
  *   pickup (delivery start − dueAt: the scheduler) and delivery start → order created (the
  *   safety path before the order exists); plus the whole tick (delivery start → end);
  * - ticks handled vs expected, orders per strategy (a tick buys at most once: duplicates
@@ -58,7 +58,6 @@ import { DCA_TYPE } from '../../agents/dca/dca.service.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
-import type { DueJob } from '../../src/ports/scheduler.port.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -161,7 +160,7 @@ function invokeAs(svc: TestService, account: Account, name: string, input: unkno
 async function preflight(svc: TestService, account: Account): Promise<void> {
   const created = (await invokeAs(svc, account, 'trading_dca_strategy_create', { name: 'preflight', inputToken: 'USDC', outputToken: 'SOL', amount: BUY_AMOUNT, interval: 'every 1 hours' })) as { strategyId: string };
   const dueAt = Date.now();
-  await svc.service.trading.dueJobs[DCA_TYPE]!({ id: `dca:${created.strategyId}`, kind: 'repeat', address: { type: DCA_TYPE, id: created.strategyId }, event: { type: 'dca.tick' }, dueAt });
+  await svc.service.dueJobs.deliver({ id: `dca:${created.strategyId}`, kind: 'repeat', address: { type: DCA_TYPE, id: created.strategyId }, event: { type: 'dca.tick' }, dueAt });
   const order = await svc.service.runtime.get({ type: 'order', id: `ord_${created.strategyId}_${dueAt}` });
   const strategy = await svc.service.runtime.get({ type: DCA_TYPE, id: created.strategyId });
   await invokeAs(svc, account, 'trading_dca_strategy_delete', { strategyName: 'preflight' });
@@ -208,22 +207,24 @@ interface Delivery {
 }
 
 /**
- * Wraps the service's handler of `dca-strategy` due jobs: the dispatcher looks the handler
- * up at every delivery, so replacing the entry sees every tick from the scheduler unchanged.
+ * Wraps the invoker every due tick goes through (the scheduler → DueJobs → `dca_tick`): the
+ * one instance the service holds, so replacing its `invoke` sees every tick from the
+ * scheduler unchanged, up to the flush wait the job waits for before it is done.
  */
 function recordDeliveries(svc: TestService): { done: Delivery[]; inFlight: Map<number, Delivery> } {
-  const handlers = svc.service.trading.dueJobs;
-  const original = handlers[DCA_TYPE];
-  if (!original) throw new Error('no dca-strategy due-job handler');
+  const invoker = svc.service.operations.invoker;
+  const original = invoker.invoke.bind(invoker);
   const done: Delivery[] = [];
   const inFlight = new Map<number, Delivery>();
   let nextId = 0;
-  handlers[DCA_TYPE] = async (job: DueJob) => {
+  invoker.invoke = async (invocation) => {
+    if (invocation.name !== 'dca_tick') return original(invocation);
+    const input = invocation.input as { strategyId: string; dueAt: number };
     const id = nextId++;
-    const delivery: Delivery = { strategyId: job.address.id, dueAt: job.dueAt, started: Date.now(), ended: 0, failed: false };
+    const delivery: Delivery = { strategyId: input.strategyId, dueAt: input.dueAt, started: Date.now(), ended: 0, failed: false };
     inFlight.set(id, delivery);
     try {
-      await original(job);
+      return await original(invocation);
     } catch (error) {
       delivery.failed = true;
       throw error;

@@ -170,7 +170,7 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
 
     // Twice at once and once more, straight to the handler the scheduler delivers to.
     const tick: DueJob = { id: `dca:${direct.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: direct.strategyId }, event: { type: 'dca.tick' }, dueAt };
-    const handler = svc.service.trading.dueJobs['dca-strategy']!;
+    const handler = svc.service.dueJobs.deliver;
     await Promise.all([handler(tick), handler(tick)]);
     await handler(tick);
     expect((await ticks('dup-direct')).map((t) => [t.dueAt, t.status])).toEqual([[dueAt, 'filled']]);
@@ -209,7 +209,7 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
    */
   it('two overlapping ticks of one strategy both buy and both are counted', async () => {
     const { svc, trader, ticks, strategy } = await setUp();
-    const handler = svc.service.trading.dueJobs['dca-strategy']!;
+    const handler = svc.service.dueJobs.deliver;
     for (let round = 0; round < 5; round++) {
       const name = `overlap-${round}`;
       const { strategyId } = await createDcaStrategy(trader, name, 'every 1 hours');

@@ -86,7 +86,7 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const { svc, http, operator, orders } = await setUp(clock);
     const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'dup', inputToken: 'USDC', outputToken: 'SOL', amount: '5', interval: 'every 1 hours' });
     const tick = { id: `dca:${created.body.strategyId}`, kind: 'repeat' as const, address: { type: 'dca-strategy', id: created.body.strategyId }, event: { type: 'dca.tick' }, dueAt: clock.now() };
-    const handler = svc.service.trading.dueJobs['dca-strategy']!;
+    const handler = svc.service.dueJobs.deliver;
     await Promise.all([handler(tick), handler(tick)]);
     await handler(tick);
     const bought = (await orders()).filter((o) => o.strategy === 'dup');
@@ -138,7 +138,7 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const url = `/api/nest/trading/strategies/${operator.userId}`;
     const created = await http.post(url, { name: 'late', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 10 minutes', endAt: new Date(T0 + 15 * MINUTE).toISOString() });
     clock.jumpTo(T0 + 20 * MINUTE); // no timer fires: only the late tick below sees the end
-    const handler = svc.service.trading.dueJobs['dca-strategy']!;
+    const handler = svc.service.dueJobs.deliver;
     await handler({ id: `dca:${created.body.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: created.body.strategyId }, event: { type: 'dca.tick' }, dueAt: T0 + 10 * MINUTE });
     await signInSolana(http, operator.wallet); // the session of T0 has expired
     expect((await http.get(url)).body.items).toEqual([expect.objectContaining({ name: 'late', status: 'completed', buys: 0 })]);
@@ -220,7 +220,7 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     const created = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'ending', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', endAt: new Date(endAt).toISOString() });
     clock.jumpTo(endAt - 5); // delivered by a process whose clock runs 5 ms behind
     const address = { type: 'dca-strategy', id: created.body.strategyId };
-    await svc.service.trading.dueJobs['dca-strategy']!({ id: `dca-end:${address.id}`, kind: 'once', address, event: { type: 'dca.end' }, dueAt: endAt });
+    await svc.service.dueJobs.deliver({ id: `dca-end:${address.id}`, kind: 'once', address, event: { type: 'dca.end' }, dueAt: endAt });
     expect((await svc.service.runtime.get(address))?.state).toBe('completed');
   });
 

@@ -13,16 +13,10 @@ import { bytesToHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
-import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../agents/portfolio/portfolio.records.js';
-import { APPROVAL_COLLECTIONS } from '../../agents/wallets/token-approvals.service.js';
-import { WALLET_COLLECTIONS, type WalletRecord } from '../../agents/wallets/wallet.records.js';
-import { ACCOUNT_COLLECTIONS } from '../../src/composition/accounts.composition.js';
-import { SERVICE_DEFINITIONS } from '../../src/composition/service.composition.js';
+import { TRADING_RECORDS } from '../../agents/portfolio/portfolio.records.js';
+import type { WalletRecord } from '../../agents/wallets/wallet.records.js';
 import { resolveSecrets } from '../../src/config/secrets.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { AUDIT_COLLECTIONS } from '../../src/operations/audit-log.js';
-import { IDEMPOTENCY_COLLECTION } from '../../src/operations/idempotency-guard.js';
-import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
@@ -286,15 +280,8 @@ describe('wallets and token approvals (e2e)', () => {
 
   it('no custodial secret key appears in the store, on disk, in responses or in the logs', async () => {
     const store = svc.service.adapters.store;
-    const collections = [
-      ...ACCOUNT_COLLECTIONS,
-      ...AUDIT_COLLECTIONS,
-      ...TRADING_RECORD_COLLECTIONS,
-      IDEMPOTENCY_COLLECTION,
-      ...WALLET_COLLECTIONS,
-      ...APPROVAL_COLLECTIONS,
-      ...SERVICE_DEFINITIONS.map((definition) => ({ name: collectionOf(definition.type) })),
-    ].map((spec) => spec.name);
+    // Every collection of the service: each module's records and every machine type's actors.
+    const collections = [...svc.service.modules.flatMap((module) => module.collections), ...svc.service.runtime.collections()].map((spec) => spec.name);
     const values: string[] = [];
     for (const name of new Set(collections)) {
       const docs = (await store.list(name, { limit: 1000 })).items;

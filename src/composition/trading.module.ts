@@ -1,21 +1,15 @@
-import type { Logger } from 'pino';
 import { KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '../../agents/config/kill-switch.service.js';
 import { StoreTradingConfig, TRADING_CONFIG_COLLECTIONS } from '../../agents/config/trading-config.service.js';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
 import { APPROVAL_COLLECTIONS, TokenApprovalsService } from '../../agents/wallets/token-approvals.service.js';
-import { TradingEvents, type StreamPublisher } from '../../agents/trading/trading-events.js';
+import { TradingEvents } from '../../agents/trading/trading-events.js';
+import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.records.js';
 import { WALLET_COLLECTIONS } from '../../agents/wallets/wallet.records.js';
 import { WalletService } from '../../agents/wallets/wallet.service.js';
-import { buildOrders } from './orders.composition.js';
+import { buildOrders, type TradingParts } from './orders.composition.js';
 import { buildVenue } from './venue.composition.js';
-import type { TradingModule } from './trading-module.types.js';
-
-export type { TradingModule } from './trading-module.types.js';
-import type { AgentsService } from '../accounts/agents.service.js';
+import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { instrumentVenue, type BreakerAwareVenue } from '../observability/instrumented-venue.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { AppConfig } from '../config/config.schema.js';
-import type { Secrets } from '../config/secrets.js';
 import { SecretBox } from '../crypto/secret-box.js';
 import { KILL_SWITCH_BINDINGS } from '../http/routes/account.bindings.js';
 import { killSwitchOperations } from '../operations/definitions/service-admin.ops.js';
@@ -23,86 +17,81 @@ import { TRADING_CONFIG_BINDINGS } from '../http/routes/trading-config.bindings.
 import { WALLET_BINDINGS } from '../http/routes/wallet.bindings.js';
 import { tradingConfigOperations } from '../operations/definitions/trading-config.ops.js';
 import { walletOperations } from '../operations/definitions/wallet.ops.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { SchedulerPort } from '../ports/scheduler.port.js';
-import type { StorePort } from '../ports/store.port.js';
+import { portfolioOperations } from '../operations/definitions/portfolio.ops.js';
 import { walletChainOf, type BreakerReadout, type Chain, type WalletChain } from '../ports/venue.port.js';
 import type { ActorRuntime } from '../runtime/actor-runtime.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
 
-export interface TradingCompositionDeps {
-  runtime: ActorRuntime;
-  store: StorePort;
-  clock: ClockPort;
-  logger: Logger;
-  /** Trading events go out through the runtime's publisher, once durable. */
-  events: StreamPublisher;
-  scheduler: SchedulerPort;
-  agents: AgentsService;
-  config: AppConfig;
-  secrets: Secrets;
-  /** Swap latency and breaker states go here; the DCA tick observer is `metrics.dcaTicks`. */
-  metrics: Metrics;
-}
-
 /**
- * The trading core (issue 5): venue, trading configuration, wallets, orders and the
- * safety path. Each section builds one part; only this file knows the adapters chosen.
+ * The trading core (issue 5): venue, trading configuration, kill switch, wallets, orders and
+ * the safety path, positions and portfolio, DCA, and their due jobs (order expiry, DCA ticks
+ * and ends). Each section builds one part; only this file knows the adapters chosen.
+ * `status` is its reader of status and portfolio (positions valued at the venue's prices).
  */
-export function buildTrading(deps: TradingCompositionDeps): TradingModule {
-  const module: TradingModule = { operations: [], bindings: [], collections: [], definitions: [], dueJobs: {}, start: async () => undefined, stop: async () => undefined };
-  const box = (purpose: string) => new SecretBox(deps.secrets.DATA_ENCRYPTION_KEY, purpose);
+export function tradingModule(ctx: ModuleContext) {
+  const parts: TradingParts = { definitions: [], collections: [...TRADING_RECORD_COLLECTIONS], operations: [], bindings: [], dueJobs: [] };
+  const box = (purpose: string) => new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, purpose);
 
   // --- venue: the paper venue by default, live adapters when configured ---
-  const built = buildVenue(deps.config.trading, deps);
+  const built = buildVenue(ctx.config.trading, ctx);
   const { faucet } = built;
-  module.collections.push(...built.collections);
-  const venue = instrumentVenue(built.venue, deps.metrics.trading);
-  deps.metrics.trading.addBreakerSource(() => breakersOf(venue));
+  parts.collections.push(...built.collections);
+  const venue = instrumentVenue(built.venue, ctx.metrics.trading);
+  ctx.metrics.trading.addBreakerSource(() => breakersOf(venue));
 
   // --- trading configuration and kill switch ---
   // The safety path (orders section) reads both: `tradingConfig.get/isBlacklisted`, `killSwitch.isActive`.
-  const tradingConfig = new StoreTradingConfig({ store: deps.store, clock: deps.clock });
-  const killSwitch = new StoreKillSwitch({ store: deps.store, clock: deps.clock, configured: deps.config.trading.killSwitch });
-  module.operations.push(...tradingConfigOperations(tradingConfig));
-  module.bindings.push(...TRADING_CONFIG_BINDINGS);
-  module.collections.push(...TRADING_CONFIG_COLLECTIONS, ...KILL_SWITCH_COLLECTIONS);
-  module.operations.push(...killSwitchOperations(killSwitch, deps.logger));
-  module.bindings.push(...KILL_SWITCH_BINDINGS);
+  const tradingConfig = new StoreTradingConfig({ store: ctx.store, clock: ctx.clock });
+  const killSwitch = new StoreKillSwitch({ store: ctx.store, clock: ctx.clock, configured: ctx.config.trading.killSwitch });
+  parts.operations.push(...tradingConfigOperations(tradingConfig));
+  parts.bindings.push(...TRADING_CONFIG_BINDINGS);
+  parts.collections.push(...TRADING_CONFIG_COLLECTIONS, ...KILL_SWITCH_COLLECTIONS);
+  parts.operations.push(...killSwitchOperations(killSwitch, ctx.logger));
+  parts.bindings.push(...KILL_SWITCH_BINDINGS);
 
   // --- wallets ---
   // The orders section signs and spends through `wallets` (a WalletDirectory: signingWallet, signer, reserveSpend).
   const custody = new LocalKeyCustody(box(CUSTODIAL_KEYS_PURPOSE));
-  const walletEvents = new TradingEvents(deps.events);
-  const wallets = new WalletService({ store: deps.store, custody, clock: deps.clock, events: walletEvents });
-  const approvals = new TokenApprovalsService({ store: deps.store, clock: deps.clock, wallets });
-  module.operations.push(...walletOperations(wallets, approvals));
-  module.bindings.push(...WALLET_BINDINGS);
-  module.collections.push(...WALLET_COLLECTIONS, ...APPROVAL_COLLECTIONS);
+  const walletEvents = new TradingEvents(ctx.publisher);
+  const wallets = new WalletService({ store: ctx.store, custody, clock: ctx.clock, events: walletEvents });
+  const approvals = new TokenApprovalsService({ store: ctx.store, clock: ctx.clock, wallets });
+  parts.operations.push(...walletOperations(wallets, approvals));
+  parts.bindings.push(...WALLET_BINDINGS);
+  parts.collections.push(...WALLET_COLLECTIONS, ...APPROVAL_COLLECTIONS);
 
-  // --- orders and the safety path ---
-  buildOrders(
+  // --- orders and the safety path, positions, DCA ---
+  const orders = buildOrders(
     {
-      ...deps,
+      ...ctx,
+      events: ctx.publisher,
       venue,
       breakerOf: (chain) => venue.breakerOf(chain),
       config: tradingConfig,
       killSwitch,
       wallets,
-      dcaTicks: deps.metrics.dcaTicks,
+      dcaTicks: ctx.metrics.dcaTicks,
       dca: {
-        minIntervalMs: deps.config.trading.dcaMinIntervalMs,
-        strategiesPerUser: deps.config.limits.strategiesPerUser,
+        minIntervalMs: ctx.config.trading.dcaMinIntervalMs,
+        strategiesPerUser: ctx.config.limits.strategiesPerUser,
         // Every agent and legacy bot the user owns: strategies of each count against the per-user cap.
-        subjectsOf: async (userId) => [...(await ownedBy(deps.runtime, 'agent', userId)), ...(await ownedBy(deps.runtime, 'bot', userId))],
+        subjectsOf: async (userId) => [...(await ownedBy(ctx.runtime, 'agent', userId)), ...(await ownedBy(ctx.runtime, 'bot', userId))],
       },
       ...(faucet ? { faucet } : {}),
     },
-    module,
+    parts,
   );
+  parts.operations.push(...portfolioOperations(orders.status));
 
-  return offeredOn(venue.chains, module);
+  const module = {
+    name: 'trading',
+    ...offeredOn(venue.chains, parts),
+    routers: [],
+    recover: orders.recover,
+    start: orders.start,
+    stop: orders.stop,
+  } satisfies FeatureModule;
+  return { ...module, status: orders.status };
 }
 
 /** One readout per provider: a provider serving several chains (0x on every EVM chain) has one breaker. */
@@ -147,12 +136,10 @@ const NEEDS_VENUE: Readonly<Record<string, WalletChain>> = {
  * family, its trading operations and their REST routes are left out, so `tools/list` and
  * the OpenAPI document only show what can work here.
  */
-function offeredOn(chains: readonly Chain[], module: TradingModule): TradingModule {
+function offeredOn(chains: readonly Chain[], module: TradingParts): TradingParts {
   // A renamed operation must not silently stay offered everywhere.
   for (const name of Object.keys(NEEDS_VENUE)) if (!module.operations.some((operation) => operation.name === name)) throw new Error(`NEEDS_VENUE names no operation: ${name}`);
   const served = new Set(chains.map(walletChainOf));
   const offered = (name: string) => NEEDS_VENUE[name] === undefined || served.has(NEEDS_VENUE[name]);
-  module.operations = module.operations.filter((operation) => offered(operation.name));
-  module.bindings = module.bindings.filter((binding) => offered(binding.operation));
-  return module;
+  return { ...module, operations: module.operations.filter((operation) => offered(operation.name)), bindings: module.bindings.filter((binding) => offered(binding.operation)) };
 }

@@ -1,0 +1,31 @@
+import { SecretBox } from '../crypto/secret-box.js';
+import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../operations/idempotency-guard.js';
+import type { KeyedHash } from '../operations/request-digest.js';
+import type { FeatureModule, ModuleContext } from './feature-module.types.js';
+
+/**
+ * The first answers of guarded calls, replayed under the same idempotency key. The invoker
+ * holds the guard and hashes fingerprints with `fingerprintHash`.
+ */
+export function idempotencyModule(ctx: ModuleContext) {
+  const module: FeatureModule = {
+    name: 'idempotency',
+    definitions: [],
+    collections: [IDEMPOTENCY_COLLECTION],
+    operations: [],
+    bindings: [],
+    routers: [],
+    dueJobs: [],
+  };
+  return { ...module, guard: new IdempotencyGuard(ctx.store, ctx.clock), fingerprintHash: idempotencyFingerprints(ctx.secrets.DATA_ENCRYPTION_KEY) };
+}
+
+/**
+ * HMAC-SHA256 of idempotency fingerprints under a key of their own derived from the master
+ * key: a stored fingerprint covers every field of a request, and without the key nobody can
+ * test guesses of a short value in it (a code, an amount) against it.
+ */
+function idempotencyFingerprints(masterKey: string): KeyedHash {
+  const box = new SecretBox(masterKey, 'idempotency-fingerprint');
+  return (text) => box.keyedHash(text);
+}
