@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import { DueJobs } from '../../src/composition/due-jobs.js';
 import type { DueJobRoute } from '../../src/composition/feature-module.types.js';
 import { AppError } from '../../src/errors/app-error.js';

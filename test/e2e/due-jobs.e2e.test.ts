@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../adapters/clock/manual-clock.adapter.js';
+import { ManualClock } from '../support/manual-clock.adapter.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import type { Viewer } from '../../src/operations/operation-catalog.js';
 import type { PrincipalKind } from '../../src/operations/operation.types.js';

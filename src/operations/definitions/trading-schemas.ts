@@ -65,7 +65,7 @@ export const signalSource = z
   );
 
 /** The idempotency key of every guarded operation: one meaning wherever it is taken. */
-export const IDEMPOTENCY_KEY_DESCRIPTION =
+const IDEMPOTENCY_KEY_DESCRIPTION =
   'UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first ' +
   "call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call " +
   'still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without ' +
