@@ -27,7 +27,9 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
     const { chain, venue, owner, signer } = await setup();
     const to = Keypair.generate().publicKey.toBase58();
     let signed: SignedTransfer | undefined;
-    const { txSignature } = await chain.transfer({ signer, to, token: USDC, amount: '1250000', beforeBroadcast: async (s) => void (signed = s) });
+    const { txSignature } = await chain.transfer({ signer, to, token: USDC, amount: '1250000', beforeBroadcast: async (s) => {
+      signed = s;
+    } });
     expect(signed?.txSignature).toBe(txSignature);
     expect(await chain.confirmation(txSignature)).toBe('confirmed');
     expect(await chain.rebroadcast(signed!)).toBe('sent');

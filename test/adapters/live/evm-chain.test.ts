@@ -103,7 +103,9 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     const bob = newEvmWallet().address;
     let signed: SignedTransfer | undefined;
     edr.dropNextSends = 1;
-    const { txSignature } = await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '777', beforeBroadcast: async (s) => void (signed = s) });
+    const { txSignature } = await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '777', beforeBroadcast: async (s) => {
+      signed = s;
+    } });
     expect(signed).toMatchObject({ txSignature, signedTx: expect.stringMatching(/^0x02/) });
     expect(await chain.confirmation(txSignature)).toBe('unknown');
     expect(await chain.rebroadcast(signed!)).toBe('sent');
@@ -114,7 +116,9 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     // Lost, and its nonce then used by the next transfer: it can never be mined.
     edr.dropNextSends = 1;
     let lost: SignedTransfer | undefined;
-    await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '5', beforeBroadcast: async (s) => void (lost = s) });
+    await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '5', beforeBroadcast: async (s) => {
+      lost = s;
+    } });
     // The dropped one never reached the mempool: the pending nonce is the same again.
     await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '6' });
     expect(await chain.rebroadcast(lost!)).toBe('expired');

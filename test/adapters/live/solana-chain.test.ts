@@ -104,7 +104,9 @@ describe('SolanaChain over LiteSVM', () => {
     const bob = Keypair.generate().publicKey;
     let signed: SignedTransfer | undefined;
     rpc.dropNextSends = 1;
-    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: String(LAMPORTS_PER_SOL), beforeBroadcast: async (s) => void (signed = s) });
+    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: String(LAMPORTS_PER_SOL), beforeBroadcast: async (s) => {
+      signed = s;
+    } });
     expect(signed!.txSignature).toBe(txSignature);
     expect(signed!.validUntilHeight).toBeGreaterThan(await rpc.getBlockHeight());
     expect(await chain.confirmation(txSignature)).toBe('unknown');
@@ -116,7 +118,9 @@ describe('SolanaChain over LiteSVM', () => {
 
     rpc.dropNextSends = 1;
     let lost: SignedTransfer | undefined;
-    await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: '1000000', beforeBroadcast: async (s) => void (lost = s) });
+    await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: '1000000', beforeBroadcast: async (s) => {
+      lost = s;
+    } });
     rpc.warpSlots(lost!.validUntilHeight! - (await rpc.getBlockHeight()) + 1);
     expect(await chain.rebroadcast(lost!)).toBe('expired');
     expect(await chain.confirmation(lost!.txSignature)).toBe('unknown');
