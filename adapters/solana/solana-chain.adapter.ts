@@ -1,4 +1,5 @@
-import { type PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { createHash } from 'node:crypto';
+import { PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
@@ -24,6 +25,11 @@ export interface SolanaChainOptions {
   breaker?: ProviderBreaker;
   /** Name in PROVIDER_UNAVAILABLE messages; default `solana-rpc`. */
   provider?: string;
+}
+
+/** A public key no one holds, derived from a caller's reference (Solana Pay: a read-only account that makes a transfer unique). */
+function referenceKey(reference: string): PublicKey {
+  return new PublicKey(createHash('sha256').update(`transfer-reference:${reference}`).digest());
 }
 
 /** Base fee of one signature: a native transfer must leave this much for the fee. */
@@ -82,6 +88,7 @@ export class SolanaChain implements ChainPort {
       request.token && request.token !== NATIVE_SOL_MINT
         ? await this.tokenTransfer(from, to, parsePublicKey(request.token, 'token'), amount)
         : await this.nativeTransfer(from, to, amount);
+    if (request.reference !== undefined) instructions.at(-1)!.keys.push({ pubkey: referenceKey(request.reference), isSigner: false, isWritable: false });
     const { blockhash, lastValidBlockHeight } = await this.call('getLatestBlockhash', () => this.options.rpc.getLatestBlockhash());
     const tx = new VersionedTransaction(new TransactionMessage({ payerKey: from, recentBlockhash: blockhash, instructions }).compileToV0Message());
     const txSignature = await signWithWallet(request.signer, tx);

@@ -26,6 +26,13 @@ export interface TransferRequest {
   /** Base units of `token` (or of the native coin). */
   amount: string;
   /**
+   * Makes the transaction unique to the caller's request (e.g. a withdrawal id). On Solana two
+   * equal transfers signed under one blockhash are one transaction (same signature): the second
+   * would look "confirmed" while paying nothing. There it is added as a read-only account of
+   * the transfer instruction (Solana Pay's `reference`); EVM nonces make every transaction unique anyway.
+   */
+  reference?: string;
+  /**
    * Called with the signed transaction before it is broadcast, so the caller can persist it
    * first and, after a crash, look it up (and, when the chain never saw it, send the same
    * bytes again with `rebroadcast`) instead of signing a second one. When it throws, nothing

@@ -140,6 +140,14 @@ describe('SolanaChain over LiteSVM', () => {
     expect(solBefore - BigInt(await chain.nativeBalance(alice.publicKey.toBase58()))).toBe(5_000n + BigInt(account!.lamports));
   });
 
+  it('makes equal transfers under one blockhash distinct with a reference: both land', async () => {
+    const bob = Keypair.generate().publicKey.toBase58();
+    const same = { signer: solanaSigner(alice), to: bob, amount: String(LAMPORTS_PER_SOL / 10) };
+    const [a, b] = await Promise.all([chain.transfer({ ...same, reference: 'wd_a' }), chain.transfer({ ...same, reference: 'wd_b' })]);
+    expect(a.txSignature).not.toBe(b.txSignature);
+    expect(await chain.nativeBalance(bob)).toBe(String(LAMPORTS_PER_SOL / 5));
+  });
+
   it('reports failed and unknown signatures', async () => {
     const mint = createMint(rpc, 6);
     setTokenBalance(rpc, alice.publicKey, mint, 10n);
