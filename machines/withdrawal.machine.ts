@@ -114,7 +114,7 @@ function patch(event: WithdrawalEvent, status: WithdrawalStatus): Partial<Withdr
 
 const to = (status: WithdrawalStatus) => ({ target: status, actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }] });
 
-export const withdrawalMachine = setup({
+const withdrawalMachine = setup({
   types: {
     context: {} as WithdrawalContext,
     input: {} as WithdrawalInput,

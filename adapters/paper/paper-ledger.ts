@@ -20,7 +20,7 @@ import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
 export const BALANCES_COLLECTION = 'paper.balances';
 export const FILLS_COLLECTION = 'paper.fills';
 /** Paper transfers (withdrawals) by their signature: created once, with the balances they move. */
-export const TRANSFERS_COLLECTION = 'paper.transfers';
+const TRANSFERS_COLLECTION = 'paper.transfers';
 /** Collections the composition root declares for the paper venue. */
 export const PAPER_COLLECTIONS: CollectionSpec[] = [
   { name: BALANCES_COLLECTION, indexes: [] },

@@ -18,7 +18,7 @@ interface CapRecord {
   micros: number;
 }
 
-export function capExceededMessage(capUsd: number, usedMicros: number): string {
+function capExceededMessage(capUsd: number, usedMicros: number): string {
   return `Withdrawal would exceed the daily cap of $${formatUsd(capUsd)} ($${formatUsd(fromMicros(usedMicros))} used today)`;
 }
 

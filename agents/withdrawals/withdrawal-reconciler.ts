@@ -5,7 +5,7 @@ import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { WithdrawalService } from './withdrawal.service.js';
 
 /** A `requested` withdrawal this old lost its call (a crash, a node down): its request is not still signing it. */
-export const STUCK_REQUESTED_MS = 60_000;
+const STUCK_REQUESTED_MS = 60_000;
 const PAGE = 200;
 
 /**

@@ -24,7 +24,7 @@ export interface WithdrawalSettings {
   updatedAt?: string;
 }
 
-export const DEFAULT_WITHDRAWAL_SETTINGS: WithdrawalSettings = { enabled: false, allowlist: [], requireStepUp: false };
+const DEFAULT_WITHDRAWAL_SETTINGS: WithdrawalSettings = { enabled: false, allowlist: [], requireStepUp: false };
 
 export class WithdrawalSettingsStore {
   constructor(private readonly deps: { store: StorePort; clock: ClockPort }) {}

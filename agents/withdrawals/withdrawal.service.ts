@@ -33,7 +33,7 @@ import { normalizeRecipient, type WithdrawalSettingsStore } from './withdrawal-s
  *   still land (`ChainPort.rebroadcast`), which can never pay twice; bytes that can no
  *   longer land (expired blockhash, nonce used) fail the withdrawal, nothing having moved.
  */
-export const WITHDRAWAL_MESSAGES = {
+const WITHDRAWAL_MESSAGES = {
   disabled: 'Withdrawals are disabled for this agent',
   notAllowlisted: (to: string) => `Withdrawal address not on the allowlist: ${to}`,
   invalidTo: (chain: string) => `to is not a valid ${chain} address`,
@@ -66,6 +66,13 @@ export interface WithdrawCaller {
   requestDigest?: string;
 }
 
+/** CONTRACT "Agent control plane": per chain `{chain, address, tokens:[{mint|address, symbol, amount, decimals, valueUsd}]}`. */
+export interface WalletBalance {
+  chain: Chain;
+  address: string;
+  tokens: Array<{ mint?: string; address?: string; symbol: string; amount: string; decimals: number; valueUsd: number | null }>;
+}
+
 export interface WithdrawalServiceDeps {
   withdrawals: ActorCollection<WithdrawalContext, WithdrawalEvent, WithdrawalInput>;
   /** The chain transfers run on (a paper chain on the paper venue); undefined where none is configured. */
@@ -74,7 +81,14 @@ export interface WithdrawalServiceDeps {
     custodialState(subject: TradingSubject, chain: WalletChain): Promise<WalletView | null>;
     signer(subject: TradingSubject, walletId: string): Promise<WalletSigner>;
   };
-  tokens: { find(chain: Chain, ref: string): Promise<TokenInfo | null>; priceUsd(chain: Chain, address: string): Promise<number | null> };
+  tokens: {
+    find(chain: Chain, ref: string): Promise<TokenInfo | null>;
+    priceUsd(chain: Chain, address: string): Promise<number | null>;
+    /** Every token an address holds (base units by address), as the venue in use sees it. */
+    balances(chain: Chain, address: string): Promise<Record<string, string>>;
+  };
+  /** The chains transfers can run on here, in the order the balance lists them. */
+  chains: readonly Chain[];
   killSwitch: { isActive(chain: Chain): Promise<boolean> };
   settings: WithdrawalSettingsStore;
   cap: WithdrawalCap;
@@ -166,6 +180,27 @@ export class WithdrawalService {
       }
     });
     return this.drive(created);
+  }
+
+  /** The custodial wallets' balances per chain, valued at the venue's prices (`GET .../wallet/balance`). */
+  async balances(subject: TradingSubject): Promise<WalletBalance[]> {
+    const out: WalletBalance[] = [];
+    for (const chain of this.deps.chains) {
+      const wallet = await this.deps.wallets.custodialState(subject, walletChainOf(chain));
+      if (!wallet) continue;
+      const held = await this.deps.tokens.balances(chain, wallet.address);
+      const tokens: WalletBalance['tokens'] = [];
+      for (const [address, amount] of Object.entries(held)) {
+        if (amount === '0') continue;
+        const token = await this.deps.tokens.find(chain, address);
+        const decimals = token?.decimals ?? 0;
+        const price = token ? await this.deps.tokens.priceUsd(chain, token.address) : null;
+        const valueUsd = price === null ? null : Math.round(Number(fromBaseUnits(BigInt(amount), decimals)) * price * 100) / 100;
+        tokens.push({ ...(chain === 'solana' ? { mint: address } : { address }), symbol: token?.symbol ?? '?', amount, decimals, valueUsd });
+      }
+      out.push({ chain, address: wallet.address, tokens });
+    }
+    return out;
   }
 
   /** A withdrawal of the account, as it stands; 404 for another account's. */

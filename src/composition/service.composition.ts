@@ -113,6 +113,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     config,
     secrets: options.secrets,
     metrics,
+    stepUp: accounts.services.stepUp,
   });
   for (const definition of trading.definitions) runtime.register(definition);
 

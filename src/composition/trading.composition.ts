@@ -8,6 +8,7 @@ import { WALLET_COLLECTIONS } from '../../agents/wallets/wallet.records.js';
 import { WalletService } from '../../agents/wallets/wallet.service.js';
 import { buildOrders } from './orders.composition.js';
 import { buildVenue } from './venue.composition.js';
+import { buildWithdrawals, type WithdrawalsCompositionDeps } from './withdrawals.composition.js';
 import type { TradingModule } from './trading-module.types.js';
 
 export type { TradingModule } from './trading-module.types.js';
@@ -44,6 +45,8 @@ export interface TradingCompositionDeps {
   secrets: Secrets;
   /** Swap latency and breaker states go here; the DCA tick observer is `metrics.dcaTicks`. */
   metrics: Metrics;
+  /** Spends step-up tokens (withdrawal settings, withdrawals that require it). */
+  stepUp: WithdrawalsCompositionDeps['stepUp'];
 }
 
 /**
@@ -101,6 +104,9 @@ export function buildTrading(deps: TradingCompositionDeps): TradingModule {
     },
     module,
   );
+
+  // --- agent wallet: balances and withdrawals ---
+  buildWithdrawals({ ...deps, venue, chains: built.chains, killSwitch, wallets }, module);
 
   return offeredOn(venue.chains, module);
 }

@@ -93,7 +93,9 @@ async function harness() {
     tokens: {
       find: async (_chain, ref) => [SOL, USDX].find((t) => t.symbol === ref || t.address === ref) ?? null,
       priceUsd: async (_chain, address) => (address === NATIVE_SOL_MINT ? 100 : 1),
+      balances: async (_chain, address) => ({ [NATIVE_SOL_MINT]: await chain.nativeBalance(address), ...(await chain.tokenBalances(address)) }),
     },
+    chains: ['solana'],
     killSwitch: { isActive: async (c) => state.killed.has(c) },
     settings,
     cap: new WithdrawalCap(store),
@@ -136,6 +138,19 @@ describe('WithdrawalService on LiteSVM', () => {
     await h.runtime.settled();
     const types = h.events.filter((e) => e.type.startsWith('withdrawal.')).map((e) => `${e.type}:${(e.data.withdrawal as { status: string }).status}`);
     expect(types).toEqual(['withdrawal.created:requested', 'withdrawal.updated:signed', 'withdrawal.updated:broadcast', 'withdrawal.updated:confirmed']);
+  });
+
+  it('lists the custodial wallet\'s balances with their USD value', async () => {
+    expect(await h.service.balances(SUBJECT)).toEqual([
+      {
+        chain: 'solana',
+        address: h.owner.publicKey.toBase58(),
+        tokens: [
+          { mint: NATIVE_SOL_MINT, symbol: 'SOL', amount: String(2 * LAMPORTS_PER_SOL), decimals: 9, valueUsd: 200 },
+          { mint: h.mint.toBase58(), symbol: 'USDX', amount: '100000000', decimals: 6, valueUsd: 100 },
+        ],
+      },
+    ]);
   });
 
   it('pays an SPL token to a recipient without a token account; the same idempotency key never pays twice', async () => {
