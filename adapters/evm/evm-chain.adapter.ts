@@ -11,11 +11,11 @@ import {
   type PublicClient,
   type Transport,
 } from 'viem';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ChainHealth, ChainPort, ConfirmationStatus, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
 import { EVM_CHAIN_IDS, NATIVE_EVM_ADDRESS } from '../../src/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
-import { evmCall, parseEvmAddress, withEvmAccount, type EvmChainName } from './evm-support.js';
+import { evmCall, isKnownTransactionError, isNonceTooLowError, parseEvmAddress, withEvmAccount, type EvmChainName } from './evm-support.js';
 
 export interface EvmChainOptions {
   chain: EvmChainName;
@@ -50,6 +50,8 @@ export class EvmChain implements ChainPort {
   /** For venues on this chain: reads, receipts, raw broadcasts. */
   readonly client: PublicClient;
   private readonly provider: string;
+  /** Per sender: nonce read → sign → persist → broadcast runs one at a time, so two transfers never take one nonce. */
+  private readonly senders = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: EvmChainOptions) {
     this.chain = options.chain;
@@ -88,6 +90,14 @@ export class EvmChain implements ChainPort {
     }
   }
 
+  /**
+   * Native or ERC-20 transfer, EIP-1559 fees. The balance check counts the fee the
+   * transaction may cost at most (gas × max fee per gas) on the native coin. The nonce is
+   * the sender's pending count, read under a per-sender queue of this process: a second
+   * transfer waits until the first one's bytes reached the node. (Another process sending
+   * from the same wallet at the same moment would sign the same nonce: the node takes one,
+   * the other is refused as "nonce too low" and `rebroadcast` reports it `expired`.)
+   */
   async transfer(request: TransferRequest): Promise<TransferResult> {
     const from = parseEvmAddress(request.signer.address, 'signer address');
     const to = parseEvmAddress(request.to, 'to');
@@ -97,18 +107,59 @@ export class EvmChain implements ChainPort {
     const call = native
       ? { to, value: amount }
       : { to: parseEvmAddress(request.token!, 'token'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
-    const held = BigInt(native ? await this.nativeBalance(from) : await this.tokenBalance(from, request.token!));
-    if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${held} held, ${amount} needed`);
-    const nonce = await this.pendingNonce(from);
-    const gas = await this.estimateGas({ account: from, ...call });
-    const fees = await this.call('estimateFeesPerGas', () => this.client.estimateFeesPerGas());
-    const serialized = await withEvmAccount(request.signer, (account) =>
-      account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, ...call }),
+    return this.serialized(from, async () => {
+      const held = BigInt(native ? await this.nativeBalance(from) : await this.tokenBalance(from, request.token!));
+      if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${held} held, ${amount} needed`);
+      const nonce = await this.pendingNonce(from);
+      const gas = await this.estimateGas({ account: from, ...call });
+      const fees = await this.call('estimateFeesPerGas', () => this.client.estimateFeesPerGas());
+      const maxFee = gas * fees.maxFeePerGas;
+      const coin = native ? held : BigInt(await this.nativeBalance(from));
+      if (coin < (native ? amount : 0n) + maxFee) {
+        throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${coin} wei held, ${native ? amount : 0n} plus up to ${maxFee} wei of fees needed`);
+      }
+      const serialized = await withEvmAccount(request.signer, (account) =>
+        account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, ...call }),
+      );
+      const txSignature = keccak256(serialized);
+      await request.beforeBroadcast?.({ txSignature, signedTx: serialized });
+      await this.sendRaw(serialized);
+      return { txSignature };
+    });
+  }
+
+  /**
+   * Sends signed bytes again. A node that knows them answers "already known"; "nonce too
+   * low" while the chain does not know this hash means another transaction took its nonce,
+   * so it can never be mined: `expired`.
+   */
+  async rebroadcast(signed: SignedTransfer): Promise<RebroadcastOutcome> {
+    const serialized = signed.signedTx as Hex;
+    if (keccak256(serialized) !== signed.txSignature) throw AppError.validation(['signed transaction does not match its hash']);
+    try {
+      await this.sendRaw(serialized);
+      return 'sent';
+    } catch (error) {
+      if (!isAppError(error) || !isKnownTransactionError(error.cause ?? error)) throw error;
+      if ((await this.confirmation(signed.txSignature)) !== 'unknown') return 'sent';
+      return isNonceTooLowError(error.cause ?? error) ? 'expired' : 'sent';
+    }
+  }
+
+  /** Runs `task` after the sender's earlier tasks of this process. */
+  private serialized<T>(sender: string, task: () => Promise<T>): Promise<T> {
+    const key = sender.toLowerCase();
+    const previous = this.senders.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
     );
-    const txSignature = keccak256(serialized);
-    await request.beforeBroadcast?.(txSignature);
-    await this.sendRaw(serialized);
-    return { txSignature };
+    this.senders.set(key, tail);
+    void tail.then(() => {
+      if (this.senders.get(key) === tail) this.senders.delete(key);
+    });
+    return result;
   }
 
   /** Broadcasts signed bytes; resolves with their hash. */

@@ -44,6 +44,11 @@ export function isKnownTransactionError(error: unknown): boolean {
   return /already known|known transaction|nonce too low|already imported|NonceTooLowError/i.test(errorNames(error));
 }
 
+/** True when the node refused a transaction because its sender's nonce has moved past it. */
+export function isNonceTooLowError(error: unknown): boolean {
+  return /nonce too low|NonceTooLowError/i.test(errorNames(error));
+}
+
 /** True when the node refused for lack of funds (value plus gas). */
 function isInsufficientFundsError(error: unknown): boolean {
   return /InsufficientFundsError|insufficient funds/i.test(errorNames(error));

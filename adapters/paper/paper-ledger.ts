@@ -14,21 +14,36 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import bs58 from 'bs58';
 import { getAddress, isAddress } from 'viem';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, StorePort } from '../../src/ports/store.port.js';
 import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
 
 export const BALANCES_COLLECTION = 'paper.balances';
 export const FILLS_COLLECTION = 'paper.fills';
+/** Paper transfers (withdrawals) by their signature: created once, with the balances they move. */
+const TRANSFERS_COLLECTION = 'paper.transfers';
 /** Collections the composition root declares for the paper venue. */
 export const PAPER_COLLECTIONS: CollectionSpec[] = [
   { name: BALANCES_COLLECTION, indexes: [] },
   { name: FILLS_COLLECTION, indexes: [] },
+  { name: TRANSFERS_COLLECTION, indexes: [] },
 ];
+
+/** Document `paper.transfers/<txSignature>`: a transfer between two addresses of one chain, applied once. */
+export interface TransferDoc {
+  chain: Chain;
+  /** Normalized addresses. */
+  from: string;
+  to: string;
+  token: string;
+  amount: string;
+  at: number;
+}
 
 /** How many settled order ids a balance document remembers per kind (applied, rejected). */
 const SETTLED_RING_SIZE = 256;
 export const SLIPPAGE_MESSAGE = 'Slippage tolerance exceeded';
 export const INSUFFICIENT_BALANCE_MESSAGE = 'Insufficient balance for requested swap amount';
+const INSUFFICIENT_WITHDRAWAL_MESSAGE = 'Insufficient balance for requested withdrawal amount';
 
 /** Balances of one address on one chain; document id `<chain>:<address>`. */
 export interface BalanceDoc {
@@ -165,6 +180,38 @@ export class PaperLedger {
         if (existing) return this.settle(existing);
         throw error;
       }
+    });
+  }
+
+  async readTransfer(txSignature: string): Promise<TransferDoc | null> {
+    return (await this.store.get<TransferDoc>(TRANSFERS_COLLECTION, txSignature))?.data ?? null;
+  }
+
+  /**
+   * Moves `amount` of `token` from one address to another, once per signature: the transfer
+   * document is created (expectedVersion 0) in the same commit as both balances, so a
+   * second send of the same signature finds it and moves nothing. Throws
+   * INSUFFICIENT_BALANCE when the sender cannot pay (nothing is written then).
+   */
+  async transfer(txSignature: string, transfer: TransferDoc): Promise<void> {
+    const fromId = balanceId(transfer.chain, transfer.from);
+    const toId = balanceId(transfer.chain, transfer.to);
+    const amount = BigInt(transfer.amount);
+    await this.retry(async () => {
+      if (await this.readTransfer(txSignature)) return;
+      const fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
+      const fromData = fromDoc?.data ?? emptyBalances();
+      if (BigInt(fromData.balances[transfer.token] ?? '0') < amount) throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
+      const writes: CommitWrite[] = [{ op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } }];
+      if (fromId !== toId) {
+        const toDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, toId);
+        const toData = toDoc?.data ?? emptyBalances();
+        writes.push(
+          { op: 'put', collection: BALANCES_COLLECTION, id: fromId, input: { data: { ...fromData, balances: adjust(fromData.balances, transfer.token, -amount) }, expectedVersion: fromDoc?.version ?? 0 } },
+          { op: 'put', collection: BALANCES_COLLECTION, id: toId, input: { data: { ...toData, balances: adjust(toData.balances, transfer.token, amount) }, expectedVersion: toDoc?.version ?? 0 } },
+        );
+      }
+      await this.store.commit(writes);
     });
   }
 

@@ -1,6 +1,8 @@
-import { type PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ChainHealth, ChainPort, ConfirmationStatus, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import { createHash } from 'node:crypto';
+import { PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import bs58 from 'bs58';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
 import { NATIVE_SOL_MINT } from '../../src/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
 import { rpcCall, type SolanaRpc } from './solana-rpc.js';
@@ -23,6 +25,11 @@ export interface SolanaChainOptions {
   breaker?: ProviderBreaker;
   /** Name in PROVIDER_UNAVAILABLE messages; default `solana-rpc`. */
   provider?: string;
+}
+
+/** A public key no one holds, derived from a caller's reference (Solana Pay: a read-only account that makes a transfer unique). */
+function referenceKey(reference: string): PublicKey {
+  return new PublicKey(createHash('sha256').update(`transfer-reference:${reference}`).digest());
 }
 
 /** Base fee of one signature: a native transfer must leave this much for the fee. */
@@ -81,22 +88,55 @@ export class SolanaChain implements ChainPort {
       request.token && request.token !== NATIVE_SOL_MINT
         ? await this.tokenTransfer(from, to, parsePublicKey(request.token, 'token'), amount)
         : await this.nativeTransfer(from, to, amount);
-    const { blockhash } = await this.call('getLatestBlockhash', () => this.options.rpc.getLatestBlockhash());
+    if (request.reference !== undefined) instructions.at(-1)!.keys.push({ pubkey: referenceKey(request.reference), isSigner: false, isWritable: false });
+    const { blockhash, lastValidBlockHeight } = await this.call('getLatestBlockhash', () => this.options.rpc.getLatestBlockhash());
     const tx = new VersionedTransaction(new TransactionMessage({ payerKey: from, recentBlockhash: blockhash, instructions }).compileToV0Message());
     const txSignature = await signWithWallet(request.signer, tx);
-    await request.beforeBroadcast?.(txSignature);
+    await request.beforeBroadcast?.({ txSignature, signedTx: Buffer.from(tx.serialize()).toString('base64'), validUntilHeight: lastValidBlockHeight });
+    await this.send(tx.serialize());
+    return { txSignature };
+  }
+
+  /**
+   * Sends signed bytes again, unless their blockhash expired (block height past
+   * `validUntilHeight`) while the chain does not know the signature: then they can never land.
+   * The height is read before the status, so a transaction that landed just before expiry is seen.
+   */
+  async rebroadcast(signed: SignedTransfer): Promise<RebroadcastOutcome> {
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(Buffer.from(signed.signedTx, 'base64'));
+    } catch {
+      throw AppError.validation(['signed transaction is not a serialized Solana transaction']);
+    }
+    const signature = tx.signatures[0];
+    if (!signature || bs58.encode(signature) !== signed.txSignature) throw AppError.validation(['signed transaction does not match its signature']);
+    const height = await this.call('getBlockHeight', () => this.options.rpc.getBlockHeight());
+    const status = await this.confirmation(signed.txSignature);
+    if (status !== 'unknown') return 'sent';
+    if (signed.validUntilHeight !== undefined && height > signed.validUntilHeight) return 'expired';
+    try {
+      await this.send(tx.serialize());
+    } catch (error) {
+      // Refused now (its blockhash just expired, or already processed): the status decides next time.
+      if (isAppError(error) && error.code !== 'PROVIDER_UNAVAILABLE' && error.code !== 'CIRCUIT_BREAKER_OPEN') return 'sent';
+      throw error;
+    }
+    return 'sent';
+  }
+
+  /** Broadcasts serialized bytes; a preflight refusal is a 400 (or INSUFFICIENT_BALANCE), outside the breaker's count. */
+  private async send(raw: Uint8Array): Promise<void> {
     await this.call('sendRawTransaction', async () => {
       try {
-        return await this.options.rpc.sendRawTransaction(tx.serialize());
+        return await this.options.rpc.sendRawTransaction(raw);
       } catch (error) {
         const verdict = classifySendError(error);
         if (!verdict.final) throw error;
-        // A refusal says nothing about the node's health: a 400, outside the breaker's count.
         if (verdict.failure.reason === 'insufficient_balance') throw new AppError('INSUFFICIENT_BALANCE', verdict.failure.message, { cause: error });
         throw AppError.validation([verdict.failure.message]);
       }
     });
-    return { txSignature };
   }
 
   async confirmation(txSignature: string): Promise<ConfirmationStatus> {

@@ -137,6 +137,22 @@ export class PositionsService {
     };
   }
 
+  /**
+   * The write that books a withdrawal, to commit with the withdrawal's `confirmed`: the
+   * tokens leave the account at their average cost (a transfer out is not a sale: no PnL is
+   * realized). None when the position booked `ref` already.
+   */
+  async withdrawalWrites(subject: TradingSubject, ref: string, leg: TokenLeg): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
+    const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, leg));
+    const booked = this.legWrite(subject, ref, leg, doc ?? null, (position) => {
+      const held = BigInt(position.amountBase);
+      const removed = leg.amount > held ? held : leg.amount;
+      const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
+      return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved };
+    });
+    return booked ? { writes: [booked.write], events: [booked.event] } : { writes: [], events: [] };
+  }
+
   /** A deposit (paper faucet) enters at the current price: it is cost, not profit. */
   async bookDeposit(subject: TradingSubject, ref: string, leg: TokenLeg): Promise<void> {
     await this.update(subject, ref, leg, (position) => ({

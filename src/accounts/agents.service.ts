@@ -111,6 +111,11 @@ export class AgentsService {
     return toSummary(await this.ownedView(ownerId, agentId));
   }
 
+  /** The owner of an agent by its actor id (a credential's agent), or null. */
+  async ownerOf(actorId: string): Promise<string | null> {
+    return (await this.agents.get(actorId))?.context.ownerId ?? null;
+  }
+
   async ownedView(ownerId: string, agentId: string): Promise<ActorView<AgentContext>> {
     const view = await this.findOwned(ownerId, agentId);
     if (!view) throw AppError.notFound(AGENT_NOT_FOUND);

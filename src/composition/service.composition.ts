@@ -40,6 +40,7 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { idempotencyModule } from './idempotency.module.js';
 import { startModules } from './module-starter.js';
 import { tradingModule } from './trading.module.js';
+import { withdrawalsModule } from './withdrawals.module.js';
 
 export interface ServiceOptions {
   config: AppConfig;
@@ -119,6 +120,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     accounts,
     catalogSettingsModule(ctx),
     trading,
+    withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp }),
     chatModule(ctx, { status: trading.status }),
   ];
 

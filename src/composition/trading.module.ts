@@ -91,7 +91,8 @@ export function tradingModule(ctx: ModuleContext) {
     start: orders.start,
     stop: orders.stop,
   } satisfies FeatureModule;
-  return { ...module, status: orders.status };
+  // `withdrawals` (withdrawals.module.ts) pays out of the same wallets, under the same kill switch, through the venue's chains.
+  return { ...module, status: orders.status, withdrawalParts: { venue, chains: built.chains, killSwitch, wallets } };
 }
 
 /** One readout per provider: a provider serving several chains (0x on every EVM chain) has one breaker. */

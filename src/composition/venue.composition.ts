@@ -1,7 +1,9 @@
 import { EvmChain, evmRpcTransport } from '../../adapters/evm/evm-chain.adapter.js';
 import { ZeroExVenue } from '../../adapters/evm/zerox-venue.adapter.js';
 import { PAPER_COLLECTIONS } from '../../adapters/paper/paper-ledger.js';
+import { PaperChain } from '../../adapters/paper/paper-chain.adapter.js';
 import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
+import { SolanaChain } from '../../adapters/solana/solana-chain.adapter.js';
 import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
 import { LIVE_EXECUTIONS } from '../../adapters/resilience/execution-journal.js';
 import { JupiterVenue } from '../../adapters/solana/jupiter-venue.adapter.js';
@@ -10,13 +12,16 @@ import { RoutingVenue, type GuardedVenue } from '../../adapters/venues/routing-v
 import type { TradingSettings } from '../config/config.schema.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import type { FaucetPort } from '../ports/venue.port.js';
+import type { ChainPort } from '../ports/chain.port.js';
+import { CHAINS, type Chain, type FaucetPort } from '../ports/venue.port.js';
 
 export interface VenueChoice {
   venue: GuardedVenue;
   /** The paper venue's faucet; absent on the live profile. */
   faucet?: FaucetPort;
   collections: CollectionSpec[];
+  /** Transfers per chain (withdrawals): paper chains on the paper venue; the configured RPCs live. */
+  chains: Partial<Record<Chain, ChainPort>>;
 }
 
 /**
@@ -29,7 +34,8 @@ export function buildVenue(settings: TradingSettings, deps: { store: StorePort; 
   if (settings.venue === 'paper') {
     const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: settings.paperSeed });
     // In-process: a breaker still isolates its failures, but there is no network to time out.
-    return { venue: new BreakerVenue(paper, { ...guard, timeoutMs: 0, executeTimeoutMs: 0 }), faucet: paper, collections: PAPER_COLLECTIONS };
+    const chains = Object.fromEntries(CHAINS.map((chain) => [chain, new PaperChain({ chain, store: deps.store, clock: deps.clock })]));
+    return { venue: new BreakerVenue(paper, { ...guard, timeoutMs: 0, executeTimeoutMs: 0 }), faucet: paper, collections: PAPER_COLLECTIONS, chains };
   }
   const { live } = settings;
   const byChain: ConstructorParameters<typeof RoutingVenue>[0] = {};
@@ -63,5 +69,8 @@ export function buildVenue(settings: TradingSettings, deps: { store: StorePort; 
     );
     for (const chain of Object.keys(evmChains)) byChain[chain as keyof typeof byChain] = zeroEx;
   }
-  return { venue: new RoutingVenue(byChain), collections: [LIVE_EXECUTIONS] };
+  // Withdrawals need only a chain's RPC, not a venue on it.
+  const chains: Partial<Record<Chain, ChainPort>> = { ...evmChains };
+  if (live.solanaRpcUrl) chains.solana = new SolanaChain({ rpc: connectionRpc(live.solanaRpcUrl) });
+  return { venue: new RoutingVenue(byChain), collections: [LIVE_EXECUTIONS], chains };
 }

@@ -13,13 +13,16 @@ export interface AccountAccess {
   agent(userId: string, agentId?: string): Promise<OperationSubject>;
   /** A live bot the user owns. */
   bot(userId: string, botId: string): Promise<OperationSubject>;
+  /** The operator who owns an agent (by its actor id), or null: the user behind an agent credential's call. */
+  agentOwner(agentId: string): Promise<string | null>;
 }
 
 /** The account services as an `AccountAccess`. */
-export function accountAccess(agents: Pick<AgentsService, 'tradingAgent'>, bots: Pick<BotsService, 'ownedView'>): AccountAccess {
+export function accountAccess(agents: Pick<AgentsService, 'tradingAgent' | 'ownerOf'>, bots: Pick<BotsService, 'ownedView'>): AccountAccess {
   return {
     // The actor id: a chosen agentId is scoped to its owner, the actor id is unique.
     agent: async (userId, agentId) => ({ type: 'agent', id: (await agents.tradingAgent(userId, agentId)).id }),
     bot: async (userId, botId) => ({ type: 'bot', id: (await bots.ownedView(userId, botId)).id }),
+    agentOwner: (agentId) => agents.ownerOf(agentId),
   };
 }

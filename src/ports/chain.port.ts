@@ -26,12 +26,36 @@ export interface TransferRequest {
   /** Base units of `token` (or of the native coin). */
   amount: string;
   /**
-   * Called with the signature of the signed transaction before it is broadcast, so the
-   * caller can persist it first and, after a crash, look it up instead of sending again.
-   * When it throws, nothing is broadcast.
+   * Makes the transaction unique to the caller's request (e.g. a withdrawal id). On Solana two
+   * equal transfers signed under one blockhash are one transaction (same signature): the second
+   * would look "confirmed" while paying nothing. There it is added as a read-only account of
+   * the transfer instruction (Solana Pay's `reference`); EVM nonces make every transaction unique anyway.
    */
-  beforeBroadcast?: (txSignature: string) => Promise<void>;
+  reference?: string;
+  /**
+   * Called with the signed transaction before it is broadcast, so the caller can persist it
+   * first and, after a crash, look it up (and, when the chain never saw it, send the same
+   * bytes again with `rebroadcast`) instead of signing a second one. When it throws, nothing
+   * is broadcast.
+   */
+  beforeBroadcast?: (signed: SignedTransfer) => Promise<void>;
 }
+
+/** A signed transaction, as it is persisted before its broadcast. */
+export interface SignedTransfer {
+  /** Signature (Solana) or transaction hash (EVM): its id on chain. */
+  txSignature: string;
+  /** The signed bytes: base64 on Solana, 0x hex on EVM. Sending them again can never pay twice. */
+  signedTx: string;
+  /**
+   * Solana: the last block height at which its blockhash is accepted. Past it, a transaction
+   * the chain does not know can never land (EVM: its nonce decides that instead).
+   */
+  validUntilHeight?: number;
+}
+
+/** What sending signed bytes again found: `sent` (the node took them, or knew them), or `expired` (they can never land). */
+export type RebroadcastOutcome = 'sent' | 'expired';
 
 export interface TransferResult {
   /** Signature (Solana) or transaction hash (EVM) of the broadcast transaction. */
@@ -61,8 +85,15 @@ export interface ChainPort {
   tokenBalance(address: string, token: string): Promise<string>;
   /** Signs with the signer's key and broadcasts; resolves once the network accepted it, not when confirmed. */
   transfer(request: TransferRequest): Promise<TransferResult>;
-  /** Current status of a transaction this or another process broadcast. */
+  /** Current status of a transaction this or another process broadcast (reconciliation looks it up by hash). */
   confirmation(txSignature: string): Promise<ConfirmationStatus>;
+  /**
+   * Sends a transaction signed earlier (`beforeBroadcast`) again, byte for byte: safe, since
+   * one signed transaction lands at most once. `expired` when it can no longer land (its
+   * blockhash expired, or its nonce was used by another transaction) and the chain does not
+   * know it: then nothing moved, and nothing ever will under it.
+   */
+  rebroadcast(signed: SignedTransfer): Promise<RebroadcastOutcome>;
   /** A cheap call against the node (latest block height). Never throws. */
   health(): Promise<ChainHealth>;
 }

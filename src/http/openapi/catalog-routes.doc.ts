@@ -26,7 +26,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     const inQuery = binding.method === 'get' || binding.method === 'delete';
     // Agent routes without `:agentId` act on the signed-in user's default agent, or the one
     // named by `agentId` (query string, or the body on POST/PUT), which is not an operation input.
-    const namesAgent = (binding.subject ?? 'agent') === 'agent' && !binding.path.includes(':agentId');
+    const namesAgent = binding.caller !== 'agent' && (binding.subject ?? 'agent') === 'agent' && !binding.path.includes(':agentId');
     const query = namesAgent ? withAgentId(inQuery ? rest : undefined) : inQuery ? rest : undefined;
     const tool = operation.principals.some((kind) => kind === 'agent' || kind === 'bot');
     const hasFields = query !== undefined && (!(query instanceof z.ZodObject) || Object.keys(query.shape).length > 0);
@@ -36,7 +36,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       tag: binding.tag ?? 'Agents',
       summary: firstSentence(operation.description),
       description: tool ? `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).` : operation.description,
-      auth: binding.caller === 'ops' ? ['ops'] : ['session'],
+      auth: binding.caller === 'ops' ? ['ops'] : binding.caller === 'agent' ? ['api-key'] : ['session'],
       ...(binding.deprecated ? { deprecated: true } : {}),
       params,
       ...(hasFields ? { query } : {}),

@@ -5,7 +5,9 @@ import { parseOperationInput, type Viewer } from '../../operations/operation-cat
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
-import { assertSameUser, authenticated, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import { assertSameUser, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import type { Principal } from '../../auth/credentials/credential-resolver.js';
+import type { KeyScope } from '../../../machines/api-key.machine.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
 import { validationMessages } from '../../errors/validation-messages.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
@@ -37,8 +39,11 @@ export interface RestBinding {
    * `none` (the user's own collection, or the service itself on ops routes).
    */
   subject?: 'agent' | 'bot' | 'none';
-  /** Who calls: a signed-in operator (default), or the service's operators with the ops token. */
-  caller?: 'operator' | 'ops';
+  /**
+   * Who calls: a signed-in operator (default), the service's operators with the ops token,
+   * or an agent's own credential (`agent`: the subject is the credential's agent; see `credentialCall`).
+   */
+  caller?: 'operator' | 'ops' | 'agent';
   /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (CONTRACT "Legacy routes"). */
   deprecated?: true;
   /**
@@ -119,8 +124,13 @@ const ALL_SUBJECT_PARAMS = Object.values(SUBJECT_PARAMS).flat();
 export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
+  const agentCredential = authenticated(deps.auth, AGENT_CREDENTIALS);
   const ops = requireBearerToken(deps.opsToken ?? '');
   for (const binding of deps.bindings) {
+    if (binding.caller === 'agent') {
+      router[binding.method](binding.path, ...agentCredential, credentialRoute(deps, binding));
+      continue;
+    }
     const subjectKind = binding.subject ?? 'agent';
     const byOps = binding.caller === 'ops';
     // Only agent routes without `:agentId` name their account by `agentId` (query or body).
@@ -187,6 +197,55 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
     });
   }
   return router;
+}
+
+/**
+ * Principal types that act as their agent on `caller: 'agent'` routes. The agent's identity
+ * tokens (issue 18) join here and in `credentialCall`, nowhere else.
+ */
+const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key'];
+
+/**
+ * The one check of an agent credential on REST: which agent it acts on and with what scope.
+ * A new agent principal (an identity token) adds its case here.
+ */
+function credentialCall(principal: Principal): { subject: OperationSubject; scope: KeyScope } {
+  if (principal.type === 'agent-key') return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
+  throw AppError.forbidden();
+}
+
+/** A route an agent calls with its own credential: the catalog call, its idempotency key, its audit entry. */
+function credentialRoute(deps: OperationRoutesDeps, binding: RestBinding): RequestHandler {
+  return async (req, res) => {
+    const started = deps.invoker.now();
+    const principal = principalOf(res);
+    const { subject, scope } = credentialCall(principal);
+    const viewer: Viewer = { kind: 'agent', scope };
+    const base: CallContext = { principal, scope, surface: 'rest', ...requestContext(res) };
+    let raw: unknown = {};
+    let reached = false;
+    try {
+      const operation = deps.invoker.callable(binding.operation, viewer);
+      raw = binding.input ? binding.input(req) : defaultInput(req, []);
+      const keyProblem = isGuarded(operation) ? idempotencyKeyProblem(req) : undefined;
+      const problems = [...unknownQueryProblems(req, false), ...ignoredBodyProblems(req)];
+      if (keyProblem || problems.length > 0) throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, raw)]);
+      const idempotencyKey = isGuarded(operation) ? req.get(IDEMPOTENCY_HEADER) : undefined;
+      const userId = await deps.accounts.agentOwner(subject.id);
+      reached = true;
+      const result = await deps.invoker.invoke({
+        name: binding.operation,
+        input: idempotencyKey && isPlainObject(raw) ? { ...raw, [IDEMPOTENCY_FIELD]: idempotencyKey } : raw,
+        ctx: { ...base, subject, ...(userId ? { userId } : {}), ...(idempotencyKey ? { idempotencyKey } : {}) },
+        viewer,
+        onReplay: () => res.set('Idempotent-Replayed', 'true'),
+      });
+      res.status(binding.status ?? 200).json(result);
+    } catch (error) {
+      if (!reached) deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
+      throw error;
+    }
+  };
 }
 
 /** The owner-checked agent or bot a call acts on; none for `subject: 'none'`. */

@@ -2,6 +2,7 @@ import { parseEther, type Address } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EvmChain, evmRpcTransport } from '../../../adapters/evm/evm-chain.adapter.js';
 import { AppError } from '../../../src/errors/app-error.js';
+import type { SignedTransfer } from '../../../src/ports/chain.port.js';
 import { NATIVE_EVM_ADDRESS } from '../../../src/ports/venue.port.js';
 import { EdrChain } from './support/edr-chain.js';
 import { evmSigner, newEvmWallet, setupWallet, type TestEvmWallet } from './support/evm-fixtures.js';
@@ -78,6 +79,50 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     expect((await failure(chain.transfer({ signer, to: '0x1234', amount: '1' }))).code).toBe('VALIDATION_ERROR');
     expect((await failure(chain.nativeBalance('vitalik'))).code).toBe('VALIDATION_ERROR');
     expect(signer.uses).toBe(0);
+  });
+
+  it('takes amount plus fee from the sender, exactly: the recipient gets the amount', async () => {
+    const bob = newEvmWallet().address;
+    const before = BigInt(await chain.nativeBalance(alice.address));
+    const { txSignature } = await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '123456789' });
+    const receipt = await chain.client.getTransactionReceipt({ hash: txSignature as `0x${string}` });
+    const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(fee).toBeGreaterThan(0n);
+    expect(await chain.nativeBalance(bob)).toBe('123456789');
+    expect(before - BigInt(await chain.nativeBalance(alice.address))).toBe(123456789n + fee);
+  });
+
+  it('gives concurrent transfers of one sender their own nonces: each lands', async () => {
+    const bob = newEvmWallet().address;
+    const sent = await Promise.all(Array.from({ length: 5 }, () => chain.transfer({ signer: evmSigner(alice), to: bob, amount: '1000' })));
+    for (const { txSignature } of sent) expect(await chain.confirmation(txSignature)).toBe('confirmed');
+    expect(await chain.nativeBalance(bob)).toBe('5000');
+  });
+
+  it('sends the same signed bytes again after a lost broadcast: mined once; expired once its nonce is taken', async () => {
+    const bob = newEvmWallet().address;
+    let signed: SignedTransfer | undefined;
+    edr.dropNextSends = 1;
+    const { txSignature } = await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '777', beforeBroadcast: async (s) => {
+      signed = s;
+    } });
+    expect(signed).toMatchObject({ txSignature, signedTx: expect.stringMatching(/^0x02/) });
+    expect(await chain.confirmation(txSignature)).toBe('unknown');
+    expect(await chain.rebroadcast(signed!)).toBe('sent');
+    expect(await chain.rebroadcast(signed!)).toBe('sent');
+    expect(await chain.confirmation(txSignature)).toBe('confirmed');
+    expect(await chain.nativeBalance(bob)).toBe('777');
+
+    // Lost, and its nonce then used by the next transfer: it can never be mined.
+    edr.dropNextSends = 1;
+    let lost: SignedTransfer | undefined;
+    await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '5', beforeBroadcast: async (s) => {
+      lost = s;
+    } });
+    // The dropped one never reached the mempool: the pending nonce is the same again.
+    await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '6' });
+    expect(await chain.rebroadcast(lost!)).toBe('expired');
+    expect(await chain.nativeBalance(bob)).toBe('783');
   });
 
   it('reports unknown transactions, and health from the block number', async () => {

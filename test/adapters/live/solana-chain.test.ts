@@ -5,6 +5,7 @@ import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';
 import { connectionRpc } from '../../../adapters/solana/solana-rpc.js';
 import { associatedTokenAddress, transferCheckedInstruction } from '../../../adapters/solana/spl-token.helpers.js';
 import { AppError } from '../../../src/errors/app-error.js';
+import type { SignedTransfer } from '../../../src/ports/chain.port.js';
 import { NATIVE_SOL_MINT } from '../../../src/ports/venue.port.js';
 import { LiteSvmRpc } from './support/litesvm-rpc.js';
 import { createMint, setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
@@ -41,7 +42,7 @@ describe('SolanaChain over LiteSVM', () => {
       signer,
       to: bob.toBase58(),
       amount: String(LAMPORTS_PER_SOL / 2),
-      beforeBroadcast: async (signature) => {
+      beforeBroadcast: async ({ txSignature: signature }) => {
         landedAtHook = [...rpc.landed];
         expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
       },
@@ -97,6 +98,54 @@ describe('SolanaChain over LiteSVM', () => {
     expect(tooMuch.code).toBe('INSUFFICIENT_BALANCE');
     const unknownMint = await failure(chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: Keypair.generate().publicKey.toBase58(), amount: '1' }));
     expect(unknownMint.message).toMatch(/^Token not found: /);
+  });
+
+  it('sends the same signed bytes again after a lost broadcast: it lands once, and expires when its blockhash does', async () => {
+    const bob = Keypair.generate().publicKey;
+    let signed: SignedTransfer | undefined;
+    rpc.dropNextSends = 1;
+    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: String(LAMPORTS_PER_SOL), beforeBroadcast: async (s) => {
+      signed = s;
+    } });
+    expect(signed!.txSignature).toBe(txSignature);
+    expect(signed!.validUntilHeight).toBeGreaterThan(await rpc.getBlockHeight());
+    expect(await chain.confirmation(txSignature)).toBe('unknown');
+    expect(await chain.rebroadcast(signed!)).toBe('sent');
+    expect(await chain.rebroadcast(signed!)).toBe('sent');
+    expect(rpc.landed).toEqual([txSignature]);
+    expect(await chain.nativeBalance(bob.toBase58())).toBe(String(LAMPORTS_PER_SOL));
+    expect(await chain.nativeBalance(alice.publicKey.toBase58())).toBe(String(LAMPORTS_PER_SOL - 5_000));
+
+    rpc.dropNextSends = 1;
+    let lost: SignedTransfer | undefined;
+    await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: '1000000', beforeBroadcast: async (s) => {
+      lost = s;
+    } });
+    rpc.warpSlots(lost!.validUntilHeight! - (await rpc.getBlockHeight()) + 1);
+    expect(await chain.rebroadcast(lost!)).toBe('expired');
+    expect(await chain.confirmation(lost!.txSignature)).toBe('unknown');
+    await expect(chain.rebroadcast({ ...lost!, txSignature: txSignature })).rejects.toThrow('signed transaction does not match its signature');
+  });
+
+  it('pays an SPL transfer to a recipient without a token account: the sender pays the fee and the new account\'s rent in SOL', async () => {
+    const mint = createMint(rpc, 6);
+    setTokenBalance(rpc, alice.publicKey, mint, 1_000n);
+    const bob = Keypair.generate().publicKey;
+    const solBefore = BigInt(await chain.nativeBalance(alice.publicKey.toBase58()));
+    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '400' });
+    expect(await chain.confirmation(txSignature)).toBe('confirmed');
+    expect(await chain.tokenBalance(bob.toBase58(), mint.toBase58())).toBe('400');
+    expect(await chain.tokenBalance(alice.publicKey.toBase58(), mint.toBase58())).toBe('600');
+    const account = await rpc.getAccountInfo(associatedTokenAddress(bob, mint));
+    expect(solBefore - BigInt(await chain.nativeBalance(alice.publicKey.toBase58()))).toBe(5_000n + BigInt(account!.lamports));
+  });
+
+  it('makes equal transfers under one blockhash distinct with a reference: both land', async () => {
+    const bob = Keypair.generate().publicKey.toBase58();
+    const same = { signer: solanaSigner(alice), to: bob, amount: String(LAMPORTS_PER_SOL / 10) };
+    const [a, b] = await Promise.all([chain.transfer({ ...same, reference: 'wd_a' }), chain.transfer({ ...same, reference: 'wd_b' })]);
+    expect(a.txSignature).not.toBe(b.txSignature);
+    expect(await chain.nativeBalance(bob)).toBe(String(LAMPORTS_PER_SOL / 5));
   });
 
   it('reports failed and unknown signatures', async () => {

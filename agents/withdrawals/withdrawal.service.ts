@@ -1,0 +1,384 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WithdrawalContext, WithdrawalEvent, WithdrawalInput, WithdrawalView } from '../../machines/withdrawal.machine.js';
+import { toWithdrawalView } from '../../machines/withdrawal.machine.js';
+import type { KeyScope } from '../../machines/api-key.machine.js';
+import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { IDEMPOTENCY_MESSAGES } from '../../src/errors/idempotency-messages.js';
+import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
+import type { ChainPort } from '../../src/ports/chain.port.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import { walletChainOf, type Chain, type TokenInfo, type WalletChain, type WalletSigner } from '../../src/ports/venue.port.js';
+import type { PositionsService } from '../portfolio/positions.service.js';
+import type { TradingSubject } from '../portfolio/portfolio.types.js';
+import { fromBaseUnits } from '../trading/amounts.js';
+import { KeyedQueue } from '../trading/keyed-queue.js';
+import { SAFETY_MESSAGES } from '../trading/safety-path.js';
+import { walletRequired } from '../wallets/wallet.records.js';
+import type { WalletView } from '../wallets/wallet.types.js';
+import { WithdrawalCap } from './withdrawal-cap.js';
+import { normalizeRecipient, type WithdrawalSettingsStore } from './withdrawal-settings.js';
+
+/**
+ * Withdrawals from an account's custodial wallet: the checks of issue 19 in order, each with
+ * its own refusal, then the `withdrawal` actor from `requested` to `confirmed` or `failed`.
+ *
+ * Never paying twice rests on three rules:
+ * - the id is derived from the idempotency key, so a retry finds the withdrawal it made;
+ * - signed bytes are committed to the actor (`requested` → `signed`) before they are sent,
+ *   and only the caller whose `sign` the actor accepted may send them: a concurrent signer
+ *   (a second process, the sweep) loses that transition and discards its bytes unsent;
+ * - after that, nothing is ever signed again for the withdrawal: recovery looks the hash up,
+ *   and sends the *same bytes* again only while the chain does not know them and they can
+ *   still land (`ChainPort.rebroadcast`), which can never pay twice; bytes that can no
+ *   longer land (expired blockhash, nonce used) fail the withdrawal, nothing having moved.
+ */
+const WITHDRAWAL_MESSAGES = {
+  disabled: 'Withdrawals are disabled for this agent',
+  notAllowlisted: (to: string) => `Withdrawal address not on the allowlist: ${to}`,
+  invalidTo: (chain: string) => `to is not a valid ${chain} address`,
+  amountPositive: 'amount must be greater than 0',
+  balance: 'Insufficient balance for requested withdrawal amount',
+  noPrice: (symbol: string) => `No USD price for ${symbol}: the daily withdrawal cap cannot be applied`,
+  noChain: (chain: string) => `Withdrawals are not available on ${chain} here`,
+  expired: 'Transaction expired before it landed: nothing was sent',
+  ownWallet: 'to must not be the wallet itself',
+} as const;
+
+export interface WithdrawRequest {
+  chain: Chain;
+  /** Symbol, mint or contract address. */
+  token: string;
+  /** Base units, decimal string. */
+  amount: string;
+  to: string;
+}
+
+export interface WithdrawCaller {
+  /** The effective scope of the credential (after the agent's `maxScope`). */
+  scope: KeyScope;
+  /** The owner of the account, whom a step-up token is issued to. */
+  userId?: string;
+  stepUpToken?: string;
+  /** Idempotency key of the call (the id of the withdrawal derives from it). */
+  idempotencyKey?: string;
+  /** Digest of what the call asked: a key reused with another request is refused. */
+  requestDigest?: string;
+}
+
+/** CONTRACT "Agent control plane": per chain `{chain, address, tokens:[{mint|address, symbol, amount, decimals, valueUsd}]}`. */
+export interface WalletBalance {
+  chain: Chain;
+  address: string;
+  tokens: Array<{ mint?: string; address?: string; symbol: string; amount: string; decimals: number; valueUsd: number | null }>;
+}
+
+export interface WithdrawalServiceDeps {
+  withdrawals: ActorCollection<WithdrawalContext, WithdrawalEvent, WithdrawalInput>;
+  /** The chain transfers run on (a paper chain on the paper venue); undefined where none is configured. */
+  chainOf: (chain: Chain) => ChainPort | undefined;
+  wallets: {
+    custodialState(subject: TradingSubject, chain: WalletChain): Promise<WalletView | null>;
+    signer(subject: TradingSubject, walletId: string): Promise<WalletSigner>;
+  };
+  tokens: {
+    find(chain: Chain, ref: string): Promise<TokenInfo | null>;
+    priceUsd(chain: Chain, address: string): Promise<number | null>;
+    /** Every token an address holds (base units by address), as the venue in use sees it. */
+    balances(chain: Chain, address: string): Promise<Record<string, string>>;
+  };
+  /** The chains transfers can run on here, in the order the balance lists them. */
+  chains: readonly Chain[];
+  killSwitch: { isActive(chain: Chain): Promise<boolean> };
+  settings: WithdrawalSettingsStore;
+  cap: WithdrawalCap;
+  stepUp: { consume(input: { userId: string; target: string; token: string | null | undefined }): Promise<void> };
+  positions: Pick<PositionsService, 'withdrawalWrites'>;
+  clock: ClockPort;
+  /** How long a call waits for its transfer's confirmation before answering `broadcast`. Default 30 polls, 1 s apart. */
+  confirmation?: { attempts: number; intervalMs: number };
+}
+
+export class WithdrawalService {
+  /** This process's creations of one account run one at a time: they share its cap record and its wallet's balance. */
+  private readonly creations = new KeyedQueue();
+
+  constructor(private readonly deps: WithdrawalServiceDeps) {}
+
+  /** Runs the checks in order, creates the withdrawal (with its share of the cap), signs, sends and waits for it. */
+  async withdraw(subject: TradingSubject, request: WithdrawRequest, caller: WithdrawCaller): Promise<WithdrawalView> {
+    const withdrawalId = caller.idempotencyKey ? derivedWithdrawalId(subject, caller.idempotencyKey) : newWithdrawalId();
+    const existing = await this.find(subject, withdrawalId);
+    if (existing) return this.drive(sameRequest(existing, caller));
+
+    // 1. credential and scope: trade, or manage when withdrawals require step-up.
+    const settings = await this.deps.settings.get(subject);
+    if (settings.requireStepUp && caller.scope !== 'manage') throw AppError.scopeInsufficient('manage', caller.scope);
+    // 2. withdrawals enabled.
+    if (!settings.enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
+    // 3. the chain's kill switch.
+    await this.assertChainOpen(request.chain);
+    const chain = this.deps.chainOf(request.chain);
+    if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(request.chain)]);
+    // 4. `to` valid for the chain, and on the allowlist when one is set.
+    const family = walletChainOf(request.chain);
+    const to = normalizeRecipient(family, request.to);
+    if (!to) throw AppError.validation([WITHDRAWAL_MESSAGES.invalidTo(request.chain)]);
+    if (settings.allowlist.length > 0 && !settings.allowlist.includes(to)) throw AppError.forbidden(WITHDRAWAL_MESSAGES.notAllowlisted(to));
+    // 5. amount > 0 and within the balance (the chain adds its fee check when it signs).
+    const token = await this.deps.tokens.find(request.chain, request.token);
+    if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${request.token}`);
+    const amount = BigInt(request.amount);
+    if (amount <= 0n) throw AppError.validation([WITHDRAWAL_MESSAGES.amountPositive]);
+    const wallet = await this.deps.wallets.custodialState(subject, family);
+    if (!wallet) throw walletRequired();
+    if (to === wallet.address) throw AppError.validation([WITHDRAWAL_MESSAGES.ownWallet]);
+    const priceUsd = await this.deps.tokens.priceUsd(request.chain, token.address);
+    const valueUsd = priceUsd === null ? null : Number(fromBaseUnits(amount, token.decimals)) * priceUsd;
+    if (settings.dailyCapUsd !== undefined && valueUsd === null) throw AppError.validation([WITHDRAWAL_MESSAGES.noPrice(token.symbol)]);
+
+    const now = this.deps.clock.now();
+    const capDay = settings.dailyCapUsd !== undefined ? WithdrawalCap.dayOf(now) : undefined;
+    const input: WithdrawalInput = {
+      withdrawalId,
+      subjectType: subject.type,
+      subjectId: subject.id,
+      ...(caller.userId ? { userId: caller.userId } : {}),
+      chain: request.chain,
+      walletId: wallet.walletId,
+      from: wallet.address,
+      to,
+      token: token.address,
+      symbol: token.symbol,
+      decimals: token.decimals,
+      amount: amount.toString(),
+      valueUsd,
+      ...(capDay ? { capDay } : {}),
+      ...(caller.requestDigest ? { requestDigest: caller.requestDigest } : {}),
+      createdAt: now,
+    };
+    const created = await this.creations.run(`${subject.type}:${subject.id}`, async () => {
+      // The balance less what this wallet's withdrawals in flight hold back: concurrent ones see each other.
+      const held = BigInt(await chain.tokenBalance(wallet.address, token.address)) - (await this.inFlight(wallet.walletId, token.address));
+      if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
+      // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
+      // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
+      const cap = settings.dailyCapUsd;
+      const join = cap === undefined ? undefined : async () => ({ writes: [await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!)] });
+      if (cap !== undefined) await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!);
+      // 7. step-up last: a refusal above must not burn the token.
+      if (settings.requireStepUp) await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });
+      try {
+        return (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
+      } catch (error) {
+        // The same key raced in: the other call made it; answer that one.
+        if (isAppError(error) && error.status === 409 && caller.idempotencyKey) {
+          const raced = await this.find(subject, withdrawalId);
+          if (raced) return sameRequest(raced, caller);
+        }
+        throw error;
+      }
+    });
+    return this.drive(created);
+  }
+
+  /** The custodial wallets' balances per chain, valued at the venue's prices (`GET .../wallet/balance`). */
+  async balances(subject: TradingSubject): Promise<WalletBalance[]> {
+    const out: WalletBalance[] = [];
+    for (const chain of this.deps.chains) {
+      const wallet = await this.deps.wallets.custodialState(subject, walletChainOf(chain));
+      if (!wallet) continue;
+      const held = await this.deps.tokens.balances(chain, wallet.address);
+      const tokens: WalletBalance['tokens'] = [];
+      for (const [address, amount] of Object.entries(held)) {
+        if (amount === '0') continue;
+        const token = await this.deps.tokens.find(chain, address);
+        const decimals = token?.decimals ?? 0;
+        const price = token ? await this.deps.tokens.priceUsd(chain, token.address) : null;
+        const valueUsd = price === null ? null : Math.round(Number(fromBaseUnits(BigInt(amount), decimals)) * price * 100) / 100;
+        tokens.push({ ...(chain === 'solana' ? { mint: address } : { address }), symbol: token?.symbol ?? '?', amount, decimals, valueUsd });
+      }
+      out.push({ chain, address: wallet.address, tokens });
+    }
+    return out;
+  }
+
+  /** A withdrawal of the account, as it stands; 404 for another account's. */
+  async get(subject: TradingSubject, withdrawalId: string): Promise<WithdrawalView> {
+    const found = await this.find(subject, withdrawalId);
+    if (!found) throw AppError.notFound('Withdrawal not found');
+    return toWithdrawalView(found);
+  }
+
+  /**
+   * Moves a withdrawal as far as it can go now: signs and sends a `requested` one (after
+   * re-checking what may have changed since it was created), looks a signed or broadcast one
+   * up on chain. Used by the request itself, by a retry, and by recovery.
+   */
+  async drive(withdrawal: WithdrawalContext, looks?: number): Promise<WithdrawalView> {
+    let current = withdrawal;
+    if (current.status === 'requested') current = await this.signAndSend(current);
+    if (current.status === 'signed' || current.status === 'broadcast') current = await this.settle(current, looks);
+    if (current.status === 'failed') throw failureOf(current);
+    return toWithdrawalView(current);
+  }
+
+  /** Recovery's view of one withdrawal left in flight (one look at the chain, no waiting); never throws for a failure it records. */
+  async reconcile(withdrawal: WithdrawalContext): Promise<WithdrawalView> {
+    try {
+      return await this.drive(withdrawal, 1);
+    } catch (error) {
+      const after = await this.deps.withdrawals.get(withdrawal.withdrawalId);
+      if (after?.context.status === 'failed') return toWithdrawalView(after.context);
+      throw error;
+    }
+  }
+
+  private async signAndSend(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
+    const chainName = withdrawal.chain as Chain;
+    const chain = this.deps.chainOf(chainName);
+    try {
+      if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(chainName)]);
+      // A late first send (after a crash) meets the switches as they are now.
+      await this.assertChainOpen(chainName);
+      if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
+      const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId);
+      await chain.transfer({
+        signer,
+        to: withdrawal.to,
+        token: withdrawal.token,
+        amount: withdrawal.amount,
+        reference: withdrawal.withdrawalId,
+        beforeBroadcast: async (signed) => {
+          const { accepted } = await this.deps.withdrawals.send(withdrawal.withdrawalId, {
+            type: 'withdrawal.sign',
+            at: this.deps.clock.now(),
+            txSignature: signed.txSignature,
+            signedTx: signed.signedTx,
+            ...(signed.validUntilHeight === undefined ? {} : { validUntilHeight: signed.validUntilHeight }),
+          });
+          // Another caller's bytes were committed first: only those may ever be sent.
+          if (!accepted) throw new SignedElsewhere();
+        },
+      });
+    } catch (error) {
+      const after = (await this.deps.withdrawals.get(withdrawal.withdrawalId))!.context;
+      // Bytes are committed (ours, or another caller's): whatever the send did, the chain decides.
+      if (after.status !== 'requested') return after;
+      // Nothing was committed, so nothing was sent. A refusal that may pass (a node down)
+      // leaves it `requested` for a retry or the sweep; any other fails it.
+      if (isAppError(error) && error.status >= 500) throw error;
+      return this.fail(after, isAppError(error) ? error.message : 'transfer failed');
+    }
+    const signed = (await this.deps.withdrawals.get(withdrawal.withdrawalId))!.context;
+    return this.mark(signed, { type: 'withdrawal.broadcast', at: this.deps.clock.now() });
+  }
+
+  /** A signed or broadcast withdrawal: the chain's word on its hash, sending the same bytes again while it can still land. */
+  private async settle(withdrawal: WithdrawalContext, looks?: number): Promise<WithdrawalContext> {
+    const chain = this.deps.chainOf(withdrawal.chain as Chain);
+    if (!chain) return withdrawal;
+    const wait = this.deps.confirmation ?? { attempts: 30, intervalMs: 1_000 };
+    const attempts = looks ?? wait.attempts;
+    const { intervalMs } = wait;
+    let current = withdrawal;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const status = await chain.confirmation(current.txSignature!);
+      if (status === 'confirmed') return this.confirm(current);
+      if (status === 'failed') return this.fail(current, 'Transaction failed on chain');
+      if (status === 'unknown') {
+        const outcome = await chain.rebroadcast({
+          txSignature: current.txSignature!,
+          signedTx: current.signedTx!,
+          ...(current.validUntilHeight === undefined ? {} : { validUntilHeight: current.validUntilHeight }),
+        });
+        if (outcome === 'expired') return this.fail(current, WITHDRAWAL_MESSAGES.expired);
+      }
+      if (current.status === 'signed') current = await this.mark(current, { type: 'withdrawal.broadcast', at: this.deps.clock.now() });
+      if (attempt + 1 < attempts) await sleep(intervalMs);
+    }
+    return current;
+  }
+
+  /** `confirmed`, with the position it books in the same commit. */
+  private async confirm(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
+    const subject = subjectOf(withdrawal);
+    const leg = { chain: withdrawal.chain, token: withdrawal.token, symbol: withdrawal.symbol, decimals: withdrawal.decimals, amount: BigInt(withdrawal.amount), priceUsd: 0 };
+    const { view } = await this.deps.withdrawals.send(withdrawal.withdrawalId, { type: 'withdrawal.confirm', at: this.deps.clock.now() }, {
+      join: () => this.deps.positions.withdrawalWrites(subject, `withdrawal:${withdrawal.withdrawalId}`, leg),
+    });
+    return view.context;
+  }
+
+  /** `failed`: nothing moved (or only a fee), so the cap's share is given back. */
+  private async fail(withdrawal: WithdrawalContext, reason: string): Promise<WithdrawalContext> {
+    const { view, accepted } = await this.deps.withdrawals.send(withdrawal.withdrawalId, { type: 'withdrawal.fail', at: this.deps.clock.now(), reason });
+    if (accepted && withdrawal.capDay && withdrawal.valueUsd !== null) {
+      await this.deps.cap.release(subjectOf(withdrawal), withdrawal.valueUsd, withdrawal.capDay).catch(() => undefined);
+    }
+    return view.context;
+  }
+
+  private async mark(withdrawal: WithdrawalContext, event: WithdrawalEvent): Promise<WithdrawalContext> {
+    return (await this.deps.withdrawals.send(withdrawal.withdrawalId, event)).view.context;
+  }
+
+  private async assertChainOpen(chain: Chain): Promise<void> {
+    if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain));
+  }
+
+  /** Base units of `token` this wallet's withdrawals in flight hold back. */
+  private async inFlight(walletId: string, token: string): Promise<bigint> {
+    let total = 0n;
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.withdrawals.find({ index: 'walletOpen', eq: `${walletId}|open` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const { context } of page.items) if (context.token === token) total += BigInt(context.amount);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return total;
+  }
+
+  private async find(subject: TradingSubject, withdrawalId: string): Promise<WithdrawalContext | null> {
+    const found = (await this.deps.withdrawals.get(withdrawalId))?.context;
+    // Another account's withdrawal is indistinguishable from none.
+    if (!found || found.subjectType !== subject.type || found.subjectId !== subject.id) return null;
+    return found;
+  }
+}
+
+/** Thrown from `beforeBroadcast` when another caller's signed bytes were committed first: ours are never sent. */
+class SignedElsewhere extends Error {}
+
+function subjectOf(withdrawal: WithdrawalContext): TradingSubject {
+  return { type: withdrawal.subjectType, id: withdrawal.subjectId };
+}
+
+/** A key reused with another request is refused, even after its idempotency record expired. */
+function sameRequest(withdrawal: WithdrawalContext, caller: WithdrawCaller): WithdrawalContext {
+  if (withdrawal.requestDigest !== undefined && caller.requestDigest !== undefined && withdrawal.requestDigest !== caller.requestDigest) {
+    throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+  }
+  return withdrawal;
+}
+
+/** A failed withdrawal as its refusal: a shortfall is the balance's 400, anything else a 422 naming it. */
+function failureOf(withdrawal: WithdrawalContext): AppError {
+  const details = { withdrawalId: withdrawal.withdrawalId, status: withdrawal.status };
+  if (withdrawal.reason === WITHDRAWAL_MESSAGES.balance || /^Insufficient/.test(withdrawal.reason ?? '')) {
+    return new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance, { details });
+  }
+  if (withdrawal.reason === WITHDRAWAL_MESSAGES.disabled) return AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
+  return new AppError('VALIDATION_ERROR', `Withdrawal failed: ${withdrawal.reason ?? 'failed'}`, { status: 422, details });
+}
+
+const ID_BYTES = 18;
+
+function newWithdrawalId(): string {
+  return `wd_${randomBytes(ID_BYTES).toString('base64url')}`;
+}
+
+/** The withdrawal an account's idempotency key stands for, the same on every process and retry. */
+export function derivedWithdrawalId(subject: TradingSubject, key: string): string {
+  return `wd_${createHash('sha256').update(`${subject.type}:${subject.id}|withdrawal|${key.toLowerCase()}`).digest('base64url').slice(0, (ID_BYTES * 4) / 3)}`;
+}

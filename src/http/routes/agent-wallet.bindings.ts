@@ -1,0 +1,20 @@
+import type { Request } from 'express';
+import { bodyWith, type RestBinding } from './operation.routes.js';
+
+/** Interface 4.4: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
+const withStepUp = (req: Request) => {
+  const token = req.get('x-step-up-token');
+  return bodyWith(req, token === undefined ? {} : { stepUpToken: token });
+};
+
+/**
+ * Interface 4.4 agent wallet routes (the agent's own credential: its keys, and its identity
+ * tokens once they exist) and the withdrawal settings of the control plane (the owner's session).
+ */
+export const AGENT_WALLET_BINDINGS: RestBinding[] = [
+  { method: 'get', path: '/api/nest/agents/wallet/balance', operation: 'agent_wallet_balance', caller: 'agent' },
+  { method: 'post', path: '/api/nest/agents/wallet/withdraw/evm', operation: 'agent_wallet_withdraw_evm', caller: 'agent', status: 201, input: withStepUp },
+  { method: 'post', path: '/api/nest/agents/wallet/withdraw/solana', operation: 'agent_wallet_withdraw_solana', caller: 'agent', status: 201, input: withStepUp },
+  { method: 'get', path: '/api/nest/agents/:agentId/control/withdraw', operation: 'agent_withdraw_settings_get' },
+  { method: 'put', path: '/api/nest/agents/:agentId/control/withdraw', operation: 'agent_withdraw_settings_set', input: withStepUp },
+];
