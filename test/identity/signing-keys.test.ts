@@ -65,9 +65,9 @@ describe('identity signing keys', () => {
     await expect(jwtVerify(old, jwks, { currentDate: new Date(clock.now()) })).resolves.toBeDefined();
     await expect(jwtVerify(await sign(keys), jwks, { currentDate: new Date(clock.now()) })).resolves.toBeDefined();
 
-    clock.advance(MAX_TOKEN_LIFETIME_S * 1000 + RETIREMENT_MARGIN_MS - 1);
+    await clock.advance(MAX_TOKEN_LIFETIME_S * 1000 + RETIREMENT_MARGIN_MS - 1);
     expect((await keys.jwks()).keys).toHaveLength(2);
-    clock.advance(1);
+    await clock.advance(1);
     expect((await keys.jwks()).keys).toHaveLength(1);
     expect(await keys.verificationKey(decodeProtectedHeader(old).kid!)).toBeUndefined();
     // The next rotation drops it from the stored ring too.
