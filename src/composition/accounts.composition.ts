@@ -6,7 +6,7 @@ import { BotsService } from '../accounts/bots.service.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps } from '../accounts/owner-caps.js';
 import type { AccountLimits } from '../config/config.schema.js';
 import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
-import { CredentialResolver } from '../auth/credentials/credential-resolver.js';
+import { CredentialResolver, type IdentityTokenAuthenticator } from '../auth/credentials/credential-resolver.js';
 import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
 import { CsrfTokens } from '../auth/csrf/csrf-tokens.js';
 import { SessionService } from '../auth/session/session.service.js';
@@ -47,6 +47,8 @@ export interface AccountsDeps {
   evmRpcUrl?: string;
   /** Per-user caps (agents, bots, active keys of one agent or bot). */
   limits: Pick<AccountLimits, 'agentsPerUser' | 'botsPerUser' | 'activeKeysPerAgent'>;
+  /** Identity access tokens the credential resolver accepts (identity.composition.ts). */
+  identityTokens?: IdentityTokenAuthenticator;
 }
 
 /** Store collections of the account services (actors declare theirs through the runtime). */
@@ -67,7 +69,7 @@ export function buildAccounts(deps: AccountsDeps) {
   const keyBox = box('api-key');
   const keys = new ApiKeysService(runtime.collection(apiKeyDefinition), deps.scheduler, keyBox, stepUp, clock, caps, deps.limits.activeKeysPerAgent);
   const keyAuthenticator = new KeyAuthenticator(runtime.collection(apiKeyDefinition), runtime.collection(botDefinition), keyBox, clock, bus);
-  const resolver = new CredentialResolver(sessions, keyAuthenticator);
+  const resolver = new CredentialResolver(sessions, keyAuthenticator, deps.identityTokens);
   const csrf = new CsrfTokens(deps.secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({
     nonces: new NonceService({ store, clock }),
@@ -84,7 +86,7 @@ export function buildAccounts(deps: AccountsDeps) {
   return {
     routers,
     auth,
-    services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp },
+    services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp, wallet },
     /** Subscribes the credential caches to revocations on the bus. */
     start: async () => {
       await sessions.start();

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { apiKeyDefinition } from '../../machines/api-key.machine.js';
+import { identityTokenDefinition } from '../../machines/identity-token.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
 import { sessionDefinition } from '../../machines/session.machine.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
@@ -36,6 +37,7 @@ import { buildAdapters, type Adapters } from './adapters.composition.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { ensurePrivateDir } from '../shared/private-files.js';
 import { buildTrading, type TradingModule } from './trading.composition.js';
+import { buildIdentityRoutes, buildIdentityTokens } from './identity.composition.js';
 
 export interface ServiceOptions {
   config: AppConfig;
@@ -60,7 +62,7 @@ export interface RunningService {
 }
 
 /** The machine types of the service. */
-export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition];
+export const SERVICE_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition, identityTokenDefinition];
 
 /**
  * Builds everything for the configured profile and starts listening. Without REDIS_URL the
@@ -92,7 +94,10 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   for (const definition of [...SERVICE_DEFINITIONS, ...(options.definitions ?? [])]) runtime.register(definition);
   metrics.setActorStatsSource(() => runtime.stats());
 
+  // ERC-8004 identity tokens (identity.composition.ts): the credential resolver accepts them.
+  const identity = buildIdentityTokens({ ...adapters, runtime, clock, secrets: options.secrets, publicUrl: config.publicUrl, logger });
   const accounts = buildAccounts({
+    identityTokens: identity.tokens,
     ...adapters,
     runtime,
     clock,
@@ -128,8 +133,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     stepUp: accounts.services.stepUp,
     opsToken: options.secrets.OPS_TOKEN,
     ...(trading.status ? { status: trading.status } : {}),
-    extraOperations: trading.operations,
-    extraBindings: trading.bindings,
+    extraOperations: [...trading.operations, ...identity.operations],
+    extraBindings: [...trading.bindings, ...identity.bindings],
     ...(config.llm ? { llm: config.llm } : {}),
     fingerprintHash: idempotencyFingerprints(options.secrets.DATA_ENCRYPTION_KEY),
   });
@@ -152,9 +157,19 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
 
   // Sign-in is the one mutating REST surface outside the catalog: its durability and audit.
   const signInRecord = Router().use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit: operations.audit, clock, settled: () => runtime.settled(), logger }));
+  const identityRouters = buildIdentityRoutes({
+    module: identity,
+    settings: config.identity,
+    ...adapters,
+    clock,
+    wallet: accounts.services.wallet,
+    users: accounts.services.users,
+    agents: accounts.services.agents,
+    publicLimit: accounts.auth.publicLimit,
+  });
   let ready = false;
   const app = createHttpApp({
-    routers: [signInRecord, ...accounts.routers, ...operations.routers, ...(trading.routers ?? []), mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
+    routers: [signInRecord, ...accounts.routers, ...identityRouters, ...operations.routers, ...(trading.routers ?? []), mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
@@ -185,11 +200,13 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     ...TRADING_RECORD_COLLECTIONS,
     IDEMPOTENCY_COLLECTION,
     ...trading.collections,
+    ...identity.collections,
   ]);
   await operations.catalogSettings.start();
   await runtime.start();
   await trading.start();
   await accounts.start();
+  await identity.start();
   await adapters.scheduler.start((job) => deliverDueJob(runtime, logger, job, trading.dueJobs));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

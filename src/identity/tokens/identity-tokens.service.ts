@@ -25,20 +25,9 @@ import type { EventBusPort } from '../../ports/event-bus.port.js';
 import type { SchedulerPort } from '../../ports/scheduler.port.js';
 import { AppError } from '../../errors/app-error.js';
 import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.service.js';
+import type { IdentityTokenPrincipal } from './identity-token-shape.js';
 import { tokenAlreadyRevoked, tokenInvalid, tokenRevoked } from './identity-token.errors.js';
 import { TOKEN_LIFETIME_S } from './token-lifetimes.js';
-
-/** Who calls with an identity token: the agent it was issued for, with the token's scope. */
-export interface IdentityTokenPrincipal {
-  type: 'identity-token';
-  jti: string;
-  scope: KeyScope;
-  /** Actor id of the agent. */
-  ownerId: string;
-  publicId: string;
-  /** Epoch ms (`exp`). */
-  expiresAt: number;
-}
 
 export interface IssueTokenInput {
   /** Actor id of the agent. */
