@@ -1,4 +1,4 @@
-import { ContractFunctionRevertedError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
+import { ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
 import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import { ProviderBreaker, providerUnavailable } from '../resilience/provider-breaker.js';
@@ -57,10 +57,14 @@ export class Erc8004RegistryAdapter implements AgentRegistryPort {
   }
 }
 
+/**
+ * A revert, or a call that returned nothing (some nodes answer a reverted `eth_call` with
+ * empty data; so does an address without code): either way the registry names no owner.
+ */
 function isRevert(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth++) {
-    if (current instanceof ContractFunctionRevertedError) return true;
+    if (current instanceof ContractFunctionRevertedError || current instanceof ContractFunctionZeroDataError) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
