@@ -225,3 +225,24 @@ describe('ERC-8004 onboarding over HTTP', () => {
     expect(privateKeyToAccount(owner.privateKey).address).toBe(owner.address);
   });
 });
+
+describe('agentctl keys', () => {
+  it('lists and rotates the signing keys of a running service', async () => {
+    const { runCli } = await import('../../src/cli/agentctl.js');
+    const run = async (...argv: string[]) => {
+      const out: string[] = [];
+      const code = await runCli(argv, { AGENTCTL_URL: svc.url, OPS_TOKEN: svc.opsToken }, { out: (t) => out.push(t), err: (t) => out.push(t) });
+      return { code, out: out.join('\n') };
+    };
+    const before = await run('keys', 'list', '--json');
+    expect(before.code).toBe(0);
+    const activeBefore = (JSON.parse(before.out) as { keys: Array<{ kid: string; status: string }> }).keys.find((k) => k.status === 'active')!.kid;
+    const rotated = await run('keys', 'rotate');
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toContain('KID\tSTATUS\tCREATED\tRETIRED\tLEAVES JWKS');
+    expect(rotated.out).toMatch(new RegExp(`${activeBefore}\\tretired`));
+    const jwks = (await (await fetch(`${svc.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+    expect(jwks.keys.map((k) => k.kid)).toContain(activeBefore);
+    expect(jwks.keys.length).toBeGreaterThanOrEqual(2);
+  });
+});
