@@ -61,8 +61,13 @@ describe('identity token lifecycle (driven clock)', () => {
     expect(JSON.stringify(refused.body)).toContain('Identity token validation failed');
     await until(() => stream.ended, 'the expired stream to end');
     expect(stream.comments()).toContain('stream closed: expired');
-    // The scheduled `token.expire` (due at exp, fired by the advance) has moved the actor.
-    expect(await actorState(token.jti)).toBe('expired');
+    // The scheduled `token.expire` (due at exp, fired by the advance) moves the actor, asynchronously.
+    let state = await actorState(token.jti);
+    for (let i = 0; i < 50 && state !== 'expired'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      state = await actorState(token.jti);
+    }
+    expect(state).toBe('expired');
     // Revoking an expired token: it is no longer a valid token.
     expect((await client.post(`${ONBOARD}/tokens/revoke`, { token: token.accessToken })).status).toBe(401);
   });
