@@ -246,3 +246,63 @@ describe('agentctl keys', () => {
     expect(jwks.keys.length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('the official MCP SDK client with an identity token', () => {
+  it('lists exactly its scope, calls a read tool; a trade token swaps on the paper venue', async () => {
+    const { Client: McpClient } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { randomUUID } = await import('node:crypto');
+    const trader = evmWallet();
+    const read = await onboardSiwe(trader, 'read');
+    const trade = await onboardSiwe(trader, 'trade');
+    const connect = async (token: string) => {
+      const mcp = new McpClient({ name: 'identity-e2e', version: '1.0.0' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${read.body.publicId}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return mcp;
+    };
+    const readClient = await connect(read.body.accessToken);
+    const tradeClient = await connect(trade.body.accessToken);
+    try {
+      const readNames = (await readClient.listTools()).tools.map((t) => t.name);
+      // The same list as an API key of that scope would get: the wallet's owner signs in (same user) and makes one.
+      const operator = new Client(svc.url);
+      await operator.refreshCsrf();
+      const { body: challenge } = await operator.post('/api/nest/auth/evm/nonce');
+      const message = trader.message(challenge.nonce);
+      const login = await operator.post('/api/nest/auth/evm/login', { message, signature: await trader.sign(message) });
+      expect(login.status).toBe(200);
+      operator.bearer = login.body.accessToken;
+      await operator.refreshCsrf();
+      const key = await operator.post(`/api/nest/agents/${read.body.agentId}/keys`, { name: 'read-key', scope: 'read' });
+      expect(key.status).toBe(201);
+      const keyClient = await connect(key.body.secret);
+      expect(readNames.sort()).toEqual((await keyClient.listTools()).tools.map((t) => t.name).sort());
+      await keyClient.close();
+
+      const summary = await readClient.callTool({ name: 'trading_portfolio_summary', arguments: {} });
+      expect(summary.isError).toBe(false);
+
+      // Trading on: the owner switches it on and funds the agent's paper wallet.
+      expect((await operator.put(`/api/nest/agents/${read.body.agentId}/trading`, { enabled: true })).status).toBe(200);
+      expect((await operator.put(`/api/nest/trading/config/${login.body.user.id}/default-order-profile`, { autoApprove: true })).status).toBe(200);
+      const wallet = await tradeClient.callTool({ name: 'trading_wallet_custodial_ensure', arguments: {} });
+      expect(wallet.isError).toBe(false);
+      expect((await operator.post(`/api/nest/trading/paper/faucet/${login.body.user.id}`, { chain: 'solana', token: 'USDC', amount: '100' })).status).toBe(200);
+      const swap = await tradeClient.callTool({
+        name: 'trading_solana_aggregator_swap',
+        arguments: { inputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', outputMint: 'So11111111111111111111111111111111111111112', amount: '25000000', idempotencyKey: randomUUID() },
+      });
+      expect(swap.structuredContent).toMatchObject({ status: 'filled', channel: 'mcp', amountIn: '25000000' });
+      // The audit trail (written in batches) names the principal kind and the jti.
+      let logs = await operator.get(`/api/nest/agents/${read.body.agentId}/logs?limit=200`);
+      for (let i = 0; i < 50 && !logs.body.items.some((e: { operation: string }) => e.operation === 'trading_solana_aggregator_swap'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        logs = await operator.get(`/api/nest/agents/${read.body.agentId}/logs?limit=200`);
+      }
+      expect(logs.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ operation: 'trading_solana_aggregator_swap', principal: { type: 'identity-token', id: trade.body.jti } })]));
+    } finally {
+      await readClient.close();
+      await tradeClient.close();
+    }
+  });
+});
