@@ -60,6 +60,12 @@ export function buildIdentityTokens(deps: IdentityTokensDeps) {
     collections: IDENTITY_COLLECTIONS,
     operations: signingKeyOperations(keys, deps.logger) as AnyOperation[],
     bindings: SIGNING_KEY_BINDINGS,
+    /** What the ERC-8004 discovery documents say about onboarding (providers, registry chains). */
+    discovery: (settings: IdentitySettings) => ({
+      providers: Object.keys(providersOf(settings)),
+      registryChainIds: Object.keys(settings.registryRpcUrls).map(Number),
+      registries: settings.registries,
+    }),
     /** After `store.init`: the first key exists, and the token cache listens for revocations. */
     start: async () => {
       await keys.ensureActive();

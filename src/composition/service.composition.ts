@@ -19,6 +19,7 @@ import { setSecurityHeaders } from '../surface-common/security-headers.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
 import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
+import { createErc8004DiscoveryRoutes } from '../mcp/erc8004-discovery.routes.js';
 import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handler.js';
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
@@ -167,6 +168,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     agents: accounts.services.agents,
     publicLimit: accounts.auth.publicLimit,
   });
+  identityRouters.push(createErc8004DiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit, catalog: operations.catalog, ...identity.discovery(config.identity) }));
   let ready = false;
   const app = createHttpApp({
     routers: [signInRecord, ...accounts.routers, ...identityRouters, ...operations.routers, ...(trading.routers ?? []), mcpEvents.router, createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit })],

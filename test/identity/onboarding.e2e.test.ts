@@ -306,3 +306,36 @@ describe('the official MCP SDK client with an identity token', () => {
     }
   });
 });
+
+describe('ERC-8004 discovery documents', () => {
+  it('discovery, onboarding (json and md from one source), skills manifest from the catalog, mcp.json, JWKS: public and cacheable', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(`${svc.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toMatch(/public, max-age=\d+/);
+      return response;
+    };
+    const discovery = await (await get('/.well-known/erc8004-discovery.json')).json();
+    expect(discovery).toMatchObject({
+      jwks_uri: `${PUBLIC_URL}/.well-known/jwks.json`,
+      onboarding: { siwe: `${PUBLIC_URL}${ONBOARD}/siwe`, identity: `${PUBLIC_URL}${ONBOARD}/identity` },
+      mcp: { endpoint: `${PUBLIC_URL}/mcp/{publicId}` },
+      supportedRegistries: { namespace: 'eip155', chainIds: [CHAIN] },
+    });
+    const onboarding = await (await get('/.well-known/erc8004-onboarding.json')).json();
+    expect(onboarding).toMatchObject({ version: 'erc8004-onboarding-v2', scopes: { read: { lifetimeSeconds: 3600 }, trade: { lifetimeSeconds: 300 } }, providers: ['testidp'], manageAtOnboarding: false });
+    expect(onboarding.errors).toEqual(expect.arrayContaining([{ status: 403, message: 'Requested scope not available' }, { status: 400, message: 'Token already revoked' }]));
+    const markdown = await (await get('/.well-known/erc8004-onboarding.md')).text();
+    expect(markdown).toContain('# ERC-8004 onboarding (erc8004-onboarding-v2)');
+    for (const step of onboarding.steps) expect(markdown).toContain(`**${step.step}**`);
+    expect(markdown).toContain('`testidp`');
+    const manifest = await (await get('/.well-known/erc8004-skills-manifest.json')).json();
+    const byName = new Map<string, { minScope: string; family: string; inputSchema: { type: string } }>(manifest.tools.map((t: { name: string }) => [t.name, t]));
+    expect(byName.get('trading_portfolio_summary')).toMatchObject({ minScope: 'read', inputSchema: { type: 'object' } });
+    expect(byName.get('trading_solana_aggregator_swap')).toMatchObject({ minScope: 'trade', family: 'trading' });
+    expect(manifest.tools.length).toBe(svc.service.operations.catalog.visibleTo({ kind: 'agent', scope: 'manage' }).length);
+    const mcp = await (await get('/.well-known/mcp.json')).json();
+    expect(mcp.authentication.credentials.map((c: { type: string }) => c.type)).toContain('identity-access-token');
+    expect((await (await get('/.well-known/jwks.json')).json()).keys.length).toBeGreaterThanOrEqual(1);
+  });
+});

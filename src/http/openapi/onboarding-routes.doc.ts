@@ -80,4 +80,8 @@ export const ONBOARDING_ROUTE_DOCS: RouteDoc[] = [
     response: jwksSchema,
     contentType: 'application/jwk-set+json',
   },
+  { method: 'get', path: '/.well-known/erc8004-discovery.json', tag: TAG, summary: 'ERC-8004 discovery: registries, chains, onboarding and token endpoints, jwks_uri, MCP endpoint', auth: [], response: z.object({}).loose() },
+  { method: 'get', path: '/.well-known/erc8004-onboarding.json', tag: TAG, summary: 'Onboarding metadata (version erc8004-onboarding-v2): steps, scopes and lifetimes, providers, errors', auth: [], response: z.object({ version: z.literal('erc8004-onboarding-v2') }).loose() },
+  { method: 'get', path: '/.well-known/erc8004-onboarding.md', tag: TAG, summary: 'The onboarding metadata for people', auth: [], contentType: 'text/markdown' },
+  { method: 'get', path: '/.well-known/erc8004-skills-manifest.json', tag: TAG, summary: 'Tools an agent credential may be offered, from the catalog at request time (no fixed count)', auth: [], response: z.object({}).loose() },
 ];
