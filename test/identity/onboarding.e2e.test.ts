@@ -83,6 +83,8 @@ describe('ERC-8004 onboarding over HTTP', () => {
       jti: expect.any(String),
       verified: false,
     });
+    const verify = await client.post('/api/nest/auth/verify', undefined, { authorization: `Bearer ${first.body.accessToken}` });
+    expect(verify.body).toEqual({ valid: true, principal: { type: 'identity-token', jti: first.body.jti, scope: 'read', agentId: 'erc8004-wallet', expiresAt: expect.any(String) } });
     const claims = decodeJwt(first.body.accessToken);
     expect(claims).toMatchObject({ iss: PUBLIC_URL, sub: 'erc8004-wallet', aud: `${PUBLIC_URL}/mcp`, scope: 'read', publicId: first.body.publicId, jti: first.body.jti });
 
