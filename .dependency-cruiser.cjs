@@ -84,6 +84,13 @@ module.exports = {
       to: { path: ['^src/(http|mcp|composition|operations|accounts|runtime)/', '^agents/', '^adapters/', '(^|/)node_modules/(@types/)?express/'] },
     },
     {
+      name: 'identity-not-surfaces',
+      severity: 'error',
+      comment: 'src/identity/ (signing keys, identity tokens, onboarding) is a core the surfaces call: it names no surface, no catalog and no account service (the composition hands it what it needs).',
+      from: { path: '^src/identity/' },
+      to: { path: ['^src/(http|mcp|composition|operations|accounts|runtime)/', '^adapters/', '(^|/)node_modules/(@types/)?express/'] },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },

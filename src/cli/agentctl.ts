@@ -16,6 +16,9 @@ Commands:
                                         (secret material is censored, as in the logs)
   journal <type> <id> [--after N] [--limit N]
                                         the actor's journal, oldest first
+  keys list                             signing keys of identity tokens (active, retired)
+  keys rotate                           a new active signing key; the old one is retired and
+                                        stays published until every token it signed expired
 
 Options:
   --url URL     service address; default, as the service itself reads them: $AGENTCTL_URL,
@@ -60,9 +63,14 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     return 2;
   }
   const options = parsed.data;
-  const base = `${options.url.replace(/\/$/, '')}/api/nest/ops/actors`;
+  const root = `${options.url.replace(/\/$/, '')}/api/nest/ops`;
+  const base = `${root}/actors`;
   let path: string;
-  if (command === 'types') path = '';
+  let method = 'GET';
+  if (command === 'keys' && (type === 'list' || type === 'rotate')) {
+    path = type === 'rotate' ? '/rotate' : '';
+    method = type === 'rotate' ? 'POST' : 'GET';
+  } else if (command === 'types') path = '';
   else if (command === 'list' && type) path = `/${enc(type)}${query({ state: options.state, limit: options.limit, cursor: options.cursor })}`;
   else if (command === 'get' && type && id) path = `/${enc(type)}/${enc(id)}`;
   else if (command === 'journal' && type && id) path = `/${enc(type)}/${enc(id)}/journal${query({ afterSeq: options.after, limit: options.limit })}`;
@@ -72,7 +80,12 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
   }
   let response: Response;
   try {
-    response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${options.token}` } });
+    const target = command === 'keys' ? `${root}/identity/signing-keys${path}` : `${base}${path}`;
+    response = await fetch(target, {
+      method,
+      headers: { authorization: `Bearer ${options.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      ...(method === 'POST' ? { body: '{}' } : {}),
+    });
   } catch (error) {
     io.err(`cannot reach ${options.url}: ${(error as Error).message}`);
     return 1;
@@ -129,6 +142,11 @@ function render(command: string, body: unknown): string {
     return ['SEQ\tAT\tSTATE\tEVENT', ...rows, ...(data.nextAfterSeq ? [`(more: --after ${data.nextAfterSeq})`] : [])].join('\n');
   }
   if (command === 'get') return renderActor(body as Record<string, unknown>);
+  if (command === 'keys') {
+    const keys = (body as { keys?: Array<Record<string, unknown>> }).keys ?? [];
+    const rows = keys.map((k) => [k.kid, k.status, k.createdAt, k.retiredAt ?? '-', k.removeAfter ?? '-'].join('\t'));
+    return ['KID\tSTATUS\tCREATED\tRETIRED\tLEAVES JWKS', ...rows].join('\n');
+  }
   return JSON.stringify(body, null, 2);
 }
 

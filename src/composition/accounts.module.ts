@@ -4,7 +4,7 @@ import { ApiKeysService } from '../accounts/api-keys.service.js';
 import { BotsService } from '../accounts/bots.service.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps } from '../accounts/owner-caps.js';
 import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
-import { CredentialResolver } from '../auth/credentials/credential-resolver.js';
+import { CredentialResolver, type IdentityTokenAuthenticator } from '../auth/credentials/credential-resolver.js';
 import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
 import { CsrfTokens } from '../auth/csrf/csrf-tokens.js';
 import { SessionService } from '../auth/session/session.service.js';
@@ -45,7 +45,7 @@ const ACCOUNT_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinit
  * keys, step-up), key expiry as a due job, and the sign-in routes (the one mutating REST
  * surface outside the catalog). `services` are what other modules and the surfaces use.
  */
-export function accountsModule(ctx: ModuleContext) {
+export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: IdentityTokenAuthenticator } = {}) {
   const { runtime, store, clock, bus, secrets, config } = ctx;
   const box = (purpose: string) => new SecretBox(secrets.DATA_ENCRYPTION_KEY, purpose);
   const domain = new URL(config.publicUrl).host;
@@ -60,7 +60,7 @@ export function accountsModule(ctx: ModuleContext) {
   const keyBox = box('api-key');
   const keys = new ApiKeysService(apiKeys, ctx.scheduler, keyBox, stepUp, clock, caps, config.limits.activeKeysPerAgent);
   const keyAuthenticator = new KeyAuthenticator(apiKeys, runtime.collection(botDefinition), keyBox, clock, bus);
-  const resolver = new CredentialResolver(sessions, keyAuthenticator);
+  const resolver = new CredentialResolver(sessions, keyAuthenticator, parts.identityTokens);
   const csrf = new CsrfTokens(secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({
     nonces: new NonceService({ store, clock }),
@@ -96,7 +96,7 @@ export function accountsModule(ctx: ModuleContext) {
       await keyAuthenticator.start();
     },
   } satisfies FeatureModule;
-  return { ...module, auth, services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp } };
+  return { ...module, auth, services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp, wallet } };
 }
 
 /** What the rest of the service uses of accounts. */

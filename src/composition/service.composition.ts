@@ -38,6 +38,7 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { DueJobs } from './due-jobs.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { idempotencyModule } from './idempotency.module.js';
+import { identityModule, identityTokens } from './identity.module.js';
 import { startModules } from './module-starter.js';
 import { tradingModule } from './trading.module.js';
 import { withdrawalsModule } from './withdrawals.module.js';
@@ -112,12 +113,20 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
 
   // The feature modules, in start order (stopped in reverse). A new feature: its module file and one line here.
   const idempotency = idempotencyModule(ctx);
-  const accounts = accountsModule(ctx);
+  // The credential resolver (accounts) accepts identity tokens; the identity module's onboarding makes accounts' users and agents.
+  const tokens = identityTokens(ctx);
+  const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
   const trading = tradingModule(ctx);
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,
     accounts,
+    identityModule(ctx, tokens, {
+      wallet: accounts.services.wallet,
+      users: accounts.services.users,
+      agents: accounts.services.agents,
+      publicLimit: accounts.auth.publicLimit,
+    }),
     catalogSettingsModule(ctx),
     trading,
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp }),

@@ -113,6 +113,41 @@ export const envSchema = z
     CIRCUIT_BREAKER_OPEN_MS: intFromEnv(60_000, 100, 3_600_000),
     /** Consecutive provider failures that open its circuit breaker. */
     CIRCUIT_BREAKER_THRESHOLD: intFromEnv(5, 1, 1000),
+    /** Identity providers of walletless onboarding: JSON `{"<name>": {"issuer", "audience", "jwksUrl"}}`. */
+    IDENTITY_PROVIDERS: z
+      .string()
+      .trim()
+      .min(1)
+      .transform((text, ctx) => {
+        const parsed = parseIdentityProviders(text);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      })
+      .optional(),
+    IDENTITY_PROVIDERS_FILE: z.string().trim().min(1).optional(),
+    /** Budget of one fetch of a provider's JWKS. */
+    IDENTITY_JWKS_TIMEOUT_MS: intFromEnv(5_000, 100, 60_000),
+    /** Least time between two JWKS fetches of one provider for unknown `kid`s. */
+    IDENTITY_JWKS_COOLDOWN_MS: intFromEnv(30_000, 0, 3_600_000),
+    /** JSON-RPC per EIP-155 chain for ERC-8004 registries: `8453=https://...,1=https://...`. */
+    ERC8004_RPC_URLS: z
+      .string()
+      .trim()
+      .default('')
+      .refine((text) => text === '' || text.split(',').every((pair) => /^\s*\d{1,12}\s*=\s*https?:\/\/\S+\s*$/.test(pair)), {
+        message: 'must look like 8453=https://...,1=https://...',
+      }),
+    /** Identity registries SIWA may name (`eip155:<chainId>:<address>`, comma-separated); unset: any on a chain of ERC8004_RPC_URLS. */
+    ERC8004_REGISTRIES: z
+      .string()
+      .trim()
+      .default('')
+      .refine((text) => text === '' || text.split(',').every((ref) => /^\s*eip155:\d{1,12}:0x[0-9a-fA-F]{40}\s*$/.test(ref)), {
+        message: 'must look like eip155:8453:0x…,eip155:1:0x…',
+      }),
     /** Shortest DCA interval, cron or `every` (issue 16: a minute); tests of the scheduler lower it. */
     DCA_MIN_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
   })
@@ -123,6 +158,9 @@ export const envSchema = z
     }
     if (env.TRADING_VENUE === 'live' && !env.JUPITER_API_URL && !env.ZEROX_API_URL) {
       ctx.addIssue({ code: 'custom', path: ['TRADING_VENUE'], message: 'live needs JUPITER_API_URL or ZEROX_API_URL' });
+    }
+    if (env.IDENTITY_PROVIDERS && env.IDENTITY_PROVIDERS_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['IDENTITY_PROVIDERS_FILE'], message: 'set IDENTITY_PROVIDERS or IDENTITY_PROVIDERS_FILE, not both' });
     }
     if (env.LLM_BASE_URL && !env.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
   });
@@ -158,6 +196,50 @@ export interface AppConfig {
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
   trading: TradingSettings;
+  identity: IdentitySettings;
+}
+
+/** One identity provider of walletless onboarding. */
+export interface IdentityProviderConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+}
+
+/** ERC-8004 onboarding: identity providers, JWKS fetching, registries per chain. */
+export interface IdentitySettings {
+  /** From IDENTITY_PROVIDERS (the file, when given, is read at start: `providersFile`). */
+  providers: Record<string, IdentityProviderConfig>;
+  providersFile?: string;
+  jwksTimeoutMs: number;
+  jwksCooldownMs: number;
+  /** EIP-155 chain id → JSON-RPC URL. */
+  registryRpcUrls: Record<number, string>;
+  /** Allowed registries (`eip155:<chainId>:<address>`); empty: any on a configured chain. */
+  registries: string[];
+  /** Circuit breaker of the providers and registries (the trading providers' settings). */
+  breaker: { threshold: number; openMs: number };
+}
+
+const providerConfigSchema = z
+  .object({
+    issuer: z.string().min(1).max(500),
+    audience: z.string().min(1).max(500),
+    jwksUrl: z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL'),
+  })
+  .strict();
+const providersSchema = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'provider names are 1-64 letters, digits, _ . -'), providerConfigSchema);
+
+/** IDENTITY_PROVIDERS (or its file's) text → the providers, or a message saying what is wrong. */
+export function parseIdentityProviders(text: string): Record<string, IdentityProviderConfig> | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'must be JSON: {"<name>": {"issuer": "...", "audience": "...", "jwksUrl": "https://..."}}';
+  }
+  const result = providersSchema.safeParse(json);
+  return result.success ? result.data : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
 }
 
 /** Timeouts and the connection cap of the HTTP server. */
@@ -245,6 +327,20 @@ export function toAppConfig(env: Env): AppConfig {
         ...(env.ZEROX_API_KEY ? { zeroxApiKey: env.ZEROX_API_KEY } : {}),
         evmRpcUrls: parseChainUrls(env.EVM_CHAIN_RPC_URLS),
       },
+    },
+    identity: {
+      providers: env.IDENTITY_PROVIDERS ?? {},
+      ...(env.IDENTITY_PROVIDERS_FILE ? { providersFile: env.IDENTITY_PROVIDERS_FILE } : {}),
+      jwksTimeoutMs: env.IDENTITY_JWKS_TIMEOUT_MS,
+      jwksCooldownMs: env.IDENTITY_JWKS_COOLDOWN_MS,
+      registryRpcUrls: Object.fromEntries(
+        env.ERC8004_RPC_URLS.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+          const at = pair.indexOf('=');
+          return [Number(pair.slice(0, at).trim()), pair.slice(at + 1).trim()];
+        }),
+      ),
+      registries: env.ERC8004_REGISTRIES.split(',').map((ref) => ref.trim()).filter(Boolean),
+      breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
     },
     ...(env.LLM_BASE_URL && env.LLM_MODEL
       ? {

@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   PROVIDER_UNAVAILABLE: 503,
   DEPENDENCY_UNAVAILABLE: 503,
+  /** An identity provider's token did not verify (onboarding; SDK `provider_auth_error`). */
+  PROVIDER_AUTH_FAILED: 401,
   /** A compare-and-set write lost to a concurrent writer; retry on a fresh read. */
   VERSION_CONFLICT: 409,
   /** The event is not accepted by the actor in its current state. */

@@ -60,7 +60,8 @@ export class McpAccessResolver {
     // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
     if (principal.type === 'session') throw AppError.forbidden();
     const target = await this.cachedTarget(publicId);
-    const kind = principal.type === 'agent-key' ? 'agent' : 'bot';
+    // An identity token operates its own agent, as an agent key does.
+    const kind = principal.type === 'bot-key' ? 'bot' : 'agent';
     if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
     return {
       principal,

@@ -47,7 +47,16 @@ function mcpDiscoveryDocument(publicUrl: string) {
           issuedBy: `${base}/api/nest/agents/{agentId}/keys`,
           expiresAfterDays: 90,
         },
-        // Identity access tokens (ERC-8004 onboarding) are listed here once the service issues them.
+        {
+          type: 'identity-access-token',
+          format: 'ES256 JWT (header kid); claims iss, sub (agentId), aud, scope, publicId, jti, iat, exp',
+          audience: `${base}/mcp`,
+          issuedBy: [`${base}/api/public/erc8004/onboarding/siwe`, `${base}/api/public/erc8004/onboarding/identity`],
+          jwksUri: `${base}/.well-known/jwks.json`,
+          scopes: ['read', 'trade'],
+          lifetimeSeconds: { read: 3600, trade: 300 },
+          revocation: `${base}/api/public/erc8004/onboarding/tokens/revoke`,
+        },
       ],
     },
     scopes: {

@@ -1,3 +1,4 @@
+import { principalRefOf } from '../auth/credentials/credential-resolver.js';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
@@ -153,7 +154,7 @@ function principalRef(ctx: CallContext): { type: string; id: string } {
     case 'system':
       return { type: 'system', id: principal.job };
     default:
-      return { type: principal.type, id: principal.keyId };
+      return principalRefOf(principal);
   }
 }
 

@@ -6,9 +6,15 @@ import type { Principal } from '../auth/credentials/credential-resolver.js';
 import { AppError } from '../errors/app-error.js';
 import type { RateLimitDecision } from '../ports/rate-limiter.port.js';
 
-/** Whose rate budget a request spends: a session's user, or an API key, whichever surface (REST, MCP, events) it comes by. */
+/**
+ * Whose rate budget a request spends, whichever surface (REST, MCP, events) it comes by: a
+ * session's user, an API key, or for identity tokens the agent and scope (an agent can mint a
+ * token whenever it likes, so a budget per token would be no budget).
+ */
 export function budgetKeyOf(principal: Principal): string {
-  return principal.type === 'session' ? `session:${principal.userId}` : `apikey:${principal.keyId}`;
+  if (principal.type === 'session') return `session:${principal.userId}`;
+  if (principal.type === 'identity-token') return `idtoken:${principal.ownerId}:${principal.scope}`;
+  return `apikey:${principal.keyId}`;
 }
 
 /** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Client, signInSolana, startTestService } from '../support/test-service.js';
+import { Client, evmWallet, signInSolana, startTestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { profiled } from './cpu-profile.js';
 import { loadUrl, type LoadResult } from './load-generator.js';
@@ -99,11 +99,20 @@ async function main() {
   const callOf = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
   const oursUrl = `${servers.ours.base}/mcp/${agent.publicId}`;
   const auth = { authorization: `Bearer ${key.secret}` };
+  // An onboarded agent with a read identity token (issue 18: its tools/call >= 80% of a key's).
+  const onboarder = evmWallet();
+  const { body: challenge } = await operator.post('/api/nest/auth/evm/nonce', {});
+  const siwe = onboarder.message(challenge.nonce);
+  const { body: identity } = await operator.post('/api/public/erc8004/onboarding/siwe', { message: siwe, signature: await onboarder.sign(siwe), scope: 'read' });
+  const identityUrl = `${servers.ours.base}/mcp/${identity.publicId}`;
+  const identityAuth = { authorization: `Bearer ${identity.accessToken}` };
 
   // Each answers correctly before it is timed.
   const sanity = await fetch(oursUrl, { method: 'POST', headers: { ...auth, accept: ACCEPT }, body: callOf(tool) });
   const answer = (await sanity.json()) as { result?: { isError: boolean } };
   if (answer.result?.isError !== false) throw new Error(`ours: unexpected answer ${JSON.stringify(answer)}`);
+  const identitySanity = (await (await fetch(identityUrl, { method: 'POST', headers: { ...identityAuth, accept: ACCEPT }, body: callOf(tool) })).json()) as { result?: { isError: boolean } };
+  if (identitySanity.result?.isError !== false) throw new Error(`ours (identity token): unexpected answer ${JSON.stringify(identitySanity)}`);
   const peerSanity = await fetch(`${servers.peer.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: callOf('noop') });
   if (!(await peerSanity.text()).includes('"ok\\":true')) throw new Error('peer: unexpected answer');
 
@@ -116,6 +125,7 @@ async function main() {
     { label: `ours: tools/call ${tool}`, run: () => load(oursUrl, callOf(tool), auth) },
     ...(tool === 'agent_status' ? [] : [{ label: 'ours: tools/call agent_status', run: () => load(oursUrl, callOf('agent_status'), auth) }]),
     { label: 'ours: ping (key auth, agent lookup, rate counter, no tool)', run: () => load(oursUrl, ping, auth) },
+    { label: `ours: tools/call ${tool} with an identity token (ES256, revocation, scope)`, run: () => load(identityUrl, callOf(tool), identityAuth) },
     { label: 'peer: MCP SDK stateless example (express, server per request), trivial tool', run: () => load(`${servers.peer.base}/mcp`, callOf('noop')) },
   ];
   for (const { run } of loads) await run();
@@ -135,6 +145,9 @@ async function main() {
   const ofPeer = oursRuns.map((r, i) => r.rps / peerRuns[i]!.rps);
   console.log(`ours (${tool}) / ceiling: ${(median(ofCeiling) * 100).toFixed(1)}% (target >= 40%; rounds ${ofCeiling.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
   console.log(`ours (${tool}) / peer: ${median(ofPeer).toFixed(2)}x (target >= 2x; rounds ${ofPeer.map((x) => `${x.toFixed(2)}x`).join(', ')})`);
+  const identityIndex = loads.findIndex(({ label }) => label.includes('identity token'));
+  const ofKey = oursRuns.map((r, i) => runsOf(identityIndex)[i]!.rps / r.rps);
+  console.log(`identity token / API key (${tool}): ${(median(ofKey) * 100).toFixed(1)}% (target >= 80%; rounds ${ofKey.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
   console.log(`ours (${tool}) p99: ${median(oursRuns.map((r) => r.p99))} ms (target < 20 ms; rounds ${oursRuns.map((r) => r.p99).join(', ')} ms)`);
   if (process.env.BENCH_CPU_PROFILE) await profiled(process.env.BENCH_CPU_PROFILE, loads[1]!.run, `ours: tools/call ${tool}`);
 

@@ -145,7 +145,13 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
       protocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
       capabilities: { tools: { listChanged: false } },
       // Only what the service accepts today: identity access tokens come with ERC-8004 onboarding.
-      authentication: { scheme: 'bearer', credentials: [{ type: 'agent-api-key', prefix: 'mcpk_' }] },
+      authentication: {
+        scheme: 'bearer',
+        credentials: [
+          { type: 'agent-api-key', prefix: 'mcpk_' },
+          { type: 'identity-access-token', jwksUri: 'http://agents.test/.well-known/jwks.json', audience: 'http://agents.test/mcp', lifetimeSeconds: { read: 3600, trade: 300 } },
+        ],
+      },
       scopes: { read: { rateLimit: { perMinute: 120, perHour: 3000 } }, trade: {}, manage: {} },
       events: { sse: 'http://agents.test/mcp/{publicId}/events/sse', websocket: 'ws://agents.test/mcp/{publicId}/events/ws' },
     });

@@ -1,27 +1,48 @@
 import { AppError } from '../../errors/app-error.js';
 import type { SessionPrincipal, SessionService } from '../session/session.service.js';
+import { isIdentityToken, type IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import { KEY_PREFIX } from './api-key-format.js';
 import type { KeyAuthenticator, KeyPrincipal } from './key-authenticator.js';
 
-/** Everyone who can call an authenticated route. Identity tokens join this union later. */
-export type Principal = SessionPrincipal | KeyPrincipal;
+/** Everyone who can call an authenticated route. */
+export type Principal = SessionPrincipal | KeyPrincipal | IdentityTokenPrincipal;
+
+/** What the resolver needs of the identity tokens (`IdentityTokens`). */
+export interface IdentityTokenAuthenticator {
+  authenticate(token: string): Promise<IdentityTokenPrincipal>;
+}
 export type PrincipalType = Principal['type'];
 
 /**
  * Turns an `Authorization` header into a principal. The credential kind is told apart
- * by its shape (API keys carry the `mcpk_` prefix), so each is verified exactly once.
+ * by its shape (API keys carry the `mcpk_` prefix; identity tokens are ES256 JWTs with a
+ * `kid`, session tokens HS256), so each is verified exactly once.
  */
 export class CredentialResolver {
   constructor(
     private readonly sessions: SessionService,
     private readonly keys: KeyAuthenticator,
+    /** Absent: identity tokens are not accepted (they fail as session tokens would). */
+    private readonly identityTokens?: IdentityTokenAuthenticator,
   ) {}
 
   async resolve(authorization: string | undefined): Promise<Principal> {
     const token = bearer(authorization);
     if (!token) throw AppError.unauthorized();
-    return token.startsWith(KEY_PREFIX) ? this.keys.authenticate(token) : this.sessions.authenticate(token);
+    if (token.startsWith(KEY_PREFIX)) return this.keys.authenticate(token);
+    if (this.identityTokens && isIdentityToken(token)) return this.identityTokens.authenticate(token);
+    return this.sessions.authenticate(token);
   }
+}
+
+/**
+ * How the audit trail names a principal: a session by its user, a key by its id, an identity
+ * token by its `jti` (never a secret).
+ */
+export function principalRefOf(principal: Principal): { type: string; id: string } {
+  if (principal.type === 'session') return { type: 'session', id: principal.userId };
+  if (principal.type === 'identity-token') return { type: 'identity-token', id: principal.jti };
+  return { type: principal.type, id: principal.keyId };
 }
 
 /** The token of a `Bearer` header (scheme case-insensitive), or undefined. */

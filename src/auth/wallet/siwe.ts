@@ -37,6 +37,11 @@ export interface VerifySiweInput {
   allowedChainIds: readonly number[];
   /** Enables contract-wallet signatures; EOAs are always checked offline first. */
   publicClient?: EvmSignatureClient;
+  /**
+   * The text the wallet signed, when `message` is the EIP-4361 part of a larger form (SIWA:
+   * the same message plus `Agent ID` / `Agent Registry` lines). Default: `message`.
+   */
+  signedMessage?: string;
 }
 
 export interface VerifiedSiwe {
@@ -70,10 +75,11 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   if (!input.allowedChainIds.includes(parsed.chainId)) {
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id not served');
   }
-  if (!(await isValidSignature(address, input.message, input.signature, parsed.chainId, input.publicClient))) {
+  const signed = input.signedMessage ?? input.message;
+  if (!(await isValidSignature(address, signed, input.signature, parsed.chainId, input.publicClient))) {
     // A well-formed signature of the text by another key (interface 7.3: the address differs
     // from the signer); bytes that are no signature at all are just unauthorized.
-    const signer = await recoverMessageAddress({ message: input.message, signature: input.signature }).catch(() => undefined);
+    const signer = await recoverMessageAddress({ message: signed, signature: input.signature }).catch(() => undefined);
     if (signer !== undefined) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch, 'signed by another key');
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'bad signature');
   }

@@ -36,7 +36,7 @@ const EvmChecksummedAddressSchema = z
   .transform((value) => getAddress(value));
 
 /** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
-const EvmSignatureSchema = z
+export const EvmSignatureSchema = z
   .string()
   .max(20_000)
   .regex(/^0x(?:[0-9a-fA-F]{2})+$/, { message: 'must be 0x-prefixed hex' })

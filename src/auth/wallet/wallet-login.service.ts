@@ -10,7 +10,7 @@ import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
 import { isOnServiceOrigin, serviceOrigin } from './message-uri.js';
-import { verifySiweMessage, type EvmSignatureClient } from './siwe.js';
+import { verifySiweMessage, type EvmSignatureClient, type VerifiedSiwe } from './siwe.js';
 import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 import {
@@ -137,18 +137,39 @@ export class WalletLoginService {
   /** Verifies a signed SIWE message (and `walletAddress` when given), then consumes its nonce. */
   async loginEvm(body: unknown): Promise<WalletLoginResult> {
     const { message, signature, walletAddress } = parseWalletInput(EvmLoginRequestSchema, body);
+    const verified = await this.verifyEvm({ message, signature, ...(walletAddress === undefined ? {} : { walletAddress }) });
+    return { walletAddress: verified.address };
+  }
+
+  /**
+   * The checks of an EVM sign-in (domain, URI, chain, signature, times), then the nonce is
+   * consumed: for sign-in and for ERC-8004 onboarding alike. `signedMessage` is the text the
+   * wallet signed when `message` is its EIP-4361 part (SIWA); `extraChainIds` are chains
+   * allowed besides the served ones (an identity registry's chain).
+   */
+  async verifyEvm(input: {
+    message: string;
+    signature: `0x${string}`;
+    walletAddress?: string;
+    signedMessage?: string;
+    extraChainIds?: readonly number[];
+    /** Further checks of the signer (an on-chain ownership) that must pass before the nonce is spent. */
+    beforeConsume?: (verified: VerifiedSiwe) => Promise<void>;
+  }): Promise<VerifiedSiwe> {
     const verified = await verifySiweMessage({
-      message,
-      signature,
+      message: input.message,
+      signature: input.signature,
       expectedDomain: this.domain,
       expectedOrigin: this.origin,
-      allowedChainIds: this.evmChainIds,
+      allowedChainIds: input.extraChainIds ? [...this.evmChainIds, ...input.extraChainIds] : this.evmChainIds,
       now: this.clock.now(),
-      ...(walletAddress === undefined ? {} : { expectedAddress: walletAddress }),
+      ...(input.walletAddress === undefined ? {} : { expectedAddress: input.walletAddress }),
+      ...(input.signedMessage === undefined ? {} : { signedMessage: input.signedMessage }),
       ...(this.evmPublicClient === undefined ? {} : { publicClient: this.evmPublicClient }),
     });
+    await input.beforeConsume?.(verified);
     await this.nonces.consume('evm', verified.nonce, verified.address, verified.issuedAt);
-    return { walletAddress: verified.address };
+    return verified;
   }
 }
 

@@ -10,7 +10,7 @@
  * The audit entry is written when the response is done (or the client went away).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { Principal } from '../../auth/credentials/credential-resolver.js';
+import { principalRefOf, type Principal } from '../../auth/credentials/credential-resolver.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AuditEntry, AuditSink } from '../../operations/audit.types.js';
@@ -94,7 +94,7 @@ function entryFor(req: Request, res: Response, body: unknown, started: number, n
     surface: 'rest',
     operation: `${req.method} ${template}`,
     principal: principalRef(principal, req),
-    ...(principal && principal.type !== 'session' ? { credentialPrefix: principal.prefix, scope: principal.scope } : {}),
+    ...(principal && principal.type !== 'session' ? { ...('prefix' in principal ? { credentialPrefix: principal.prefix } : {}), scope: principal.scope } : {}),
     argsDigest: digestArguments(body),
     outcome: ok ? 'ok' : 'error',
     ...(ok ? {} : { error: finished ? String(res.statusCode) : 'ABORTED' }),
@@ -106,5 +106,5 @@ function entryFor(req: Request, res: Response, body: unknown, started: number, n
 
 function principalRef(principal: Principal | undefined, req: Request): AuditEntry['principal'] {
   if (!principal) return { type: 'anonymous', id: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
-  return principal.type === 'session' ? { type: 'session', id: principal.userId } : { type: principal.type, id: principal.keyId };
+  return principalRefOf(principal);
 }

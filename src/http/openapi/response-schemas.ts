@@ -26,7 +26,7 @@ export const solanaNonceResponseSchema = z.object({
 export const evmNonceResponseSchema = z.object({ nonce: z.string(), expiresAt: isoTime }) satisfies z.ZodType<EvmChallenge>;
 export const verifyResponseSchema = z.object({
   valid: z.literal(true),
-  principal: z.object({ type: z.enum(['session', 'agent-key', 'bot-key']) }).loose(),
+  principal: z.object({ type: z.enum(['session', 'agent-key', 'bot-key', 'identity-token']) }).loose(),
 });
 export const successSchema = z.object({ success: z.literal(true) });
 export const totpEnrollSchema = z.object({ secret: z.string(), otpauthUrl: z.string() }) satisfies z.ZodType<TotpEnrollment>;

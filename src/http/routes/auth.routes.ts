@@ -92,7 +92,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     res.json({ success: true });
   });
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
-  const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key'], { csrf: false });
+  const anyCredential = authenticated(deps.auth, ['session', 'agent-key', 'bot-key', 'identity-token'], { csrf: false });
   router.post('/api/nest/auth/verify', ...anyCredential, noQuery, noBody, (_req, res) => {
     res.json({ valid: true, principal: describe(principalOf(res)) });
   });
@@ -126,6 +126,9 @@ function readCookie(req: Request, name: string): string | undefined {
 /** What `verify` tells about a principal: never a secret or hash. */
 function describe(principal: Principal): Record<string, unknown> {
   if (principal.type === 'session') return { type: 'session', userId: principal.userId, walletAddress: principal.walletAddress };
+  if (principal.type === 'identity-token') {
+    return { type: principal.type, jti: principal.jti, scope: principal.scope, agentId: chosenAgentId(principal.ownerId), expiresAt: new Date(principal.expiresAt).toISOString() };
+  }
   return {
     type: principal.type,
     keyId: principal.keyId,

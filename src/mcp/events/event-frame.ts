@@ -76,7 +76,7 @@ export function parseLastEventId(header: unknown, query: unknown): number | unde
 
 /** The id revocation events name a credential by, or undefined for credentials that cannot be revoked that way. */
 export function credentialIdOf(principal: Principal): string | undefined {
-  // Identity tokens join here (their `jti`) once the credential resolver knows them.
+  if (principal.type === 'identity-token') return principal.jti;
   return principal.type === 'agent-key' || principal.type === 'bot-key' ? principal.keyId : undefined;
 }
 
@@ -85,8 +85,16 @@ export function credentialExpiryOf(principal: Principal): number | undefined {
   return 'expiresAt' in principal && typeof principal.expiresAt === 'number' ? principal.expiresAt : undefined;
 }
 
-/** `key.revoked` / `key.expired` (on the `auth` stream or the owner's) → which credential, and why. */
+/**
+ * `key.revoked` / `key.expired` (on the `auth` stream or the owner's) and `token.revoked` /
+ * `token.expired` (identity tokens, on the `auth` stream) → which credential, and why.
+ */
 export function credentialEndOf(event: BusEvent): { credentialId: string; reason: 'revoked' | 'expired' } | undefined {
+  const jti = event.data.jti;
+  if (typeof jti === 'string') {
+    if (event.type === 'token.revoked') return { credentialId: jti, reason: 'revoked' };
+    if (event.type === 'token.expired') return { credentialId: jti, reason: 'expired' };
+  }
   const keyId = event.data.keyId;
   if (typeof keyId !== 'string') return undefined;
   if (event.type === 'key.revoked') return { credentialId: keyId, reason: 'revoked' };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DCA_TYPE, END_EVENT, TICK_EVENT, endJobIdOf, scheduleIdOf } from '../../../agents/dca/dca-ticks.js';
 import type { DcaService } from '../../../agents/dca/dca.service.js';
 import type { ApiKeyContext, ApiKeyEvent } from '../../../machines/api-key.machine.js';
+import type { IdentityTokenContext, IdentityTokenEvent } from '../../../machines/identity-token.machine.js';
 import type { OrderContext, OrderEvent } from '../../../machines/order.machine.js';
 import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import { defineUnboundOperation } from '../operation-definition.js';
@@ -92,6 +93,22 @@ export function dcaDueOperations(dca: Pick<DcaService, 'onTick'>) {
         await dca.onTick({ id: endJobIdOf(input.strategyId), kind: 'once', address, event: { type: END_EVENT }, dueAt: input.dueAt });
         return {};
       },
+    }),
+  ];
+}
+
+/** `identity_token_expire`: an identity access token's scheduled expiry (its `exp`). */
+export function identityTokenDueOperations(tokens: Pick<ActorCollection<IdentityTokenContext, IdentityTokenEvent>, 'send'>) {
+  return [
+    defineUnboundOperation({
+      ...system,
+      name: 'identity_token_expire',
+      description: 'Expires an identity access token at its `exp` (due job).',
+      family: 'keys',
+      input: z.object({ jti: z.string().min(1).describe('The token id (jti).'), at: eventAt, dueAt }).strict(),
+      output: accepted,
+      annotations: { idempotent: true },
+      handler: async (_ctx, input) => ({ accepted: (await tokens.send(input.jti, { type: 'token.expire', at: input.at })).accepted }),
     }),
   ];
 }

@@ -1,0 +1,71 @@
+import { ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
+import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import { ProviderBreaker, providerUnavailable } from '../resilience/provider-breaker.js';
+
+/** The one function of ERC-721 the onboarding asks. */
+const OWNER_OF_ABI = [
+  { type: 'function', name: 'ownerOf', stateMutability: 'view', inputs: [{ name: 'tokenId', type: 'uint256' }], outputs: [{ name: '', type: 'address' }] },
+] as const;
+
+export interface Erc8004RegistryOptions {
+  /** JSON-RPC URL per EIP-155 chain id (`ERC8004_RPC_URLS`). */
+  rpcUrls: Record<number, string>;
+  /** CAIP-10 registries (`eip155:<chainId>:<address>`) allowed; empty: any registry on a configured chain. */
+  allowed: string[];
+  timeoutMs: number;
+  breaker: { threshold: number; openMs: number };
+  clock: ClockPort;
+}
+
+/**
+ * `ownerOf(agentId)` on ERC-8004 identity registries through viem, one client and one
+ * circuit breaker per chain. A call that reverts (a token that was never minted, or burned)
+ * means "nobody owns it"; a timeout or RPC failure is a 503 and counts toward the breaker.
+ */
+export class Erc8004RegistryAdapter implements AgentRegistryPort {
+  private readonly chains = new Map<number, { client: PublicClient; breaker: ProviderBreaker }>();
+  private readonly allowed: Set<string>;
+
+  constructor(options: Erc8004RegistryOptions) {
+    this.allowed = new Set(options.allowed.map((ref) => ref.toLowerCase()));
+    for (const [chainId, url] of Object.entries(options.rpcUrls)) {
+      this.chains.set(Number(chainId), {
+        client: createPublicClient({ transport: http(url, { timeout: options.timeoutMs, retryCount: 0 }) }),
+        breaker: new ProviderBreaker({ provider: `erc8004:${chainId}`, threshold: options.breaker.threshold, openMs: options.breaker.openMs, timeoutMs: options.timeoutMs, clock: options.clock }),
+      });
+    }
+  }
+
+  serves(registry: RegistryRef): boolean {
+    if (!this.chains.has(registry.chainId)) return false;
+    return this.allowed.size === 0 || this.allowed.has(`eip155:${registry.chainId}:${registry.address}`.toLowerCase());
+  }
+
+  async ownerOf(registry: RegistryRef, agentId: bigint): Promise<string | null> {
+    const chain = this.chains.get(registry.chainId);
+    if (!chain || !this.serves(registry)) return null;
+    return chain.breaker.execute(async () => {
+      try {
+        const owner = await chain.client.readContract({ address: getAddress(registry.address), abi: OWNER_OF_ABI, functionName: 'ownerOf', args: [agentId] });
+        return /^0x0{40}$/i.test(owner) ? null : getAddress(owner);
+      } catch (error) {
+        if (isRevert(error)) return null;
+        throw providerUnavailable(`erc8004:${registry.chainId}`, error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'rpc failed', { cause: error });
+      }
+    });
+  }
+}
+
+/**
+ * A revert, or a call that returned nothing (some nodes answer a reverted `eth_call` with
+ * empty data; so does an address without code): either way the registry names no owner.
+ */
+function isRevert(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (current instanceof ContractFunctionRevertedError || current instanceof ContractFunctionZeroDataError) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,128 @@
+/**
+ * ERC-8004 onboarding and identity access tokens (issue 18): the signing key ring, the token
+ * service (which the credential resolver consults), the onboarding routes, the JWKS, the
+ * ERC-8004 discovery documents, the ops operations of the keys and the tokens' expiry. Built
+ * in two steps: the tokens before the accounts module (its credential resolver needs them),
+ * the module after it (onboarding makes users and agents).
+ */
+import { readFileSync } from 'node:fs';
+import { Erc8004RegistryAdapter } from '../../adapters/evm/erc8004-registry.adapter.js';
+import { RemoteJwksIdentityProviders } from '../../adapters/identity/remote-jwks-provider.adapter.js';
+import { identityTokenDefinition } from '../../machines/identity-token.machine.js';
+import type { AgentsService } from '../accounts/agents.service.js';
+import type { UsersService } from '../accounts/users.service.js';
+import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
+import { parseIdentityProviders, type IdentitySettings } from '../config/config.schema.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
+import type { RestBinding } from '../http/routes/operation.routes.js';
+import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
+import { ONBOARDING_COLLECTIONS, OnboardingService, type OnboardingAgents } from '../identity/onboarding/onboarding.service.js';
+import { IdentityTokens } from '../identity/tokens/identity-tokens.service.js';
+import { signingKeyOperations } from '../operations/definitions/signing-keys.ops.js';
+import type { AnyOperation } from '../operations/operation.types.js';
+import type { CollectionSpec } from '../ports/store.port.js';
+import { createErc8004DiscoveryRoutes } from '../mcp/erc8004-discovery.routes.js';
+import { identityTokenDueOperations } from '../operations/definitions/due-job.ops.js';
+import type { FeatureModule, ModuleContext } from './feature-module.types.js';
+
+const IDENTITY_COLLECTIONS: CollectionSpec[] = [...SIGNING_KEY_COLLECTIONS, ...ONBOARDING_COLLECTIONS];
+
+/** Signing keys of identity tokens, under the ops prefix whose router answers strangers first. */
+const SIGNING_KEYS_PATH = '/api/nest/ops/identity/signing-keys';
+const SIGNING_KEY_BINDINGS: RestBinding[] = [
+  { method: 'get', path: SIGNING_KEYS_PATH, operation: 'ops_signing_keys_get', subject: 'none', caller: 'ops', tag: 'Ops' },
+  { method: 'post', path: `${SIGNING_KEYS_PATH}/rotate`, operation: 'ops_signing_keys_rotate', subject: 'none', caller: 'ops', tag: 'Ops' },
+];
+
+/** Step one, before the accounts module: the key ring and the token service. */
+export function identityTokens(ctx: ModuleContext) {
+  const keys = new SigningKeys(ctx.store, new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, 'identity-signing-key'), ctx.clock);
+  const tokens = new IdentityTokens(ctx.runtime.collection(identityTokenDefinition), keys, ctx.scheduler, ctx.clock, ctx.bus, ctx.config.publicUrl.replace(/\/+$/, ''));
+  return { keys, tokens };
+}
+
+/** What the module takes from the accounts module: sign-in's EVM check, users, agents, the public rate limit. */
+export interface IdentityAccounts {
+  wallet: Pick<WalletLoginService, 'verifyEvm'>;
+  users: Pick<UsersService, 'ensureByWallet'>;
+  agents: Pick<AgentsService, 'create' | 'ownedView'>;
+  publicLimit: Parameters<typeof createOnboardingRoutes>[0]['publicLimit'];
+}
+
+/** Step two: the module, over the account services. */
+export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof identityTokens>, accounts: IdentityAccounts): FeatureModule {
+  const settings = ctx.config.identity;
+  const { keys, tokens } = parts;
+  const onboarding = new OnboardingService({
+    wallet: accounts.wallet,
+    registry: new Erc8004RegistryAdapter({ rpcUrls: settings.registryRpcUrls, allowed: settings.registries, timeoutMs: settings.jwksTimeoutMs, breaker: settings.breaker, clock: ctx.clock }),
+    providers: new RemoteJwksIdentityProviders({
+      providers: providersOf(settings),
+      timeoutMs: settings.jwksTimeoutMs,
+      cooldownMs: settings.jwksCooldownMs,
+      breaker: settings.breaker,
+      clock: ctx.clock,
+    }),
+    agents: onboardingAgents(accounts.users, accounts.agents),
+    tokens,
+    store: ctx.store,
+    clock: ctx.clock,
+  });
+  const discovery = createErc8004DiscoveryRoutes({
+    publicUrl: ctx.config.publicUrl,
+    publicLimit: accounts.publicLimit,
+    catalog: ctx.catalog,
+    providers: Object.keys(providersOf(settings)),
+    registryChainIds: Object.keys(settings.registryRpcUrls).map(Number),
+    registries: settings.registries,
+  });
+  const tokenActors = ctx.runtime.collection(identityTokenDefinition);
+  return {
+    name: 'identity',
+    definitions: [identityTokenDefinition],
+    collections: IDENTITY_COLLECTIONS,
+    operations: [...(signingKeyOperations(keys, ctx.logger) as AnyOperation[]), ...identityTokenDueOperations(tokenActors)],
+    bindings: SIGNING_KEY_BINDINGS,
+    // Onboarding and the token routes are sign-in's kin (the caller has no credential yet, or proves one by holding it).
+    routers: [createOnboardingRoutes({ onboarding, tokens, keys, publicLimit: accounts.publicLimit }), discovery],
+    dueJobs: [
+      { type: identityTokenDefinition.type, event: 'token.expire', operation: 'identity_token_expire', input: (job) => ({ jti: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+    ],
+    /** After `store.init`: the first key exists, and the token cache listens for revocations. */
+    start: async () => {
+      await keys.ensureActive();
+      await tokens.start();
+    },
+  };
+}
+
+/** IDENTITY_PROVIDERS, or the file IDENTITY_PROVIDERS_FILE names (read once, at start). */
+function providersOf(settings: IdentitySettings) {
+  if (!settings.providersFile) return settings.providers;
+  const parsed = parseIdentityProviders(readFileSync(settings.providersFile, 'utf8'));
+  if (typeof parsed === 'string') throw new Error(`IDENTITY_PROVIDERS_FILE: ${parsed}`);
+  return parsed;
+}
+
+/** The account services as the onboarding sees them: same owner and agentId → the same agent. */
+function onboardingAgents(users: IdentityAccounts['users'], agents: IdentityAccounts['agents']): OnboardingAgents {
+  return {
+    walletOwner: async (address) => (await users.ensureByWallet('evm', address)).id,
+    ensure: async (ownerId, agentId, name) => {
+      try {
+        const created = await agents.create(ownerId, { name, agentId });
+        const view = await agents.ownedView(ownerId, agentId);
+        return { actorId: view.id, agentId: created.agentId, publicId: created.publicId, created: true };
+      } catch (error) {
+        // Onboarding again (or two onboardings at once): the agent is there; answer with it.
+        if (!(isAppError(error) && error.code === 'RESOURCE_CONFLICT' && error.message === 'Agent already exists')) throw error;
+        const view = await agents.ownedView(ownerId, agentId).catch(() => {
+          throw AppError.internal('onboarded agent vanished');
+        });
+        return { actorId: view.id, agentId, publicId: view.context.publicId, created: false };
+      }
+    },
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * Identity access tokens (CONTRACT "Identity access tokens"): ES256 JWTs signed with the
+ * service's key ring, each an `identity-token` actor addressed by its `jti`. Issuing creates
+ * the actor and schedules its expiry; checking a token verifies the signature (jose), issuer,
+ * audience and expiry, then asks the actor whether it was revoked.
+ *
+ * Verification results are cached per token until it expires (STACK.md: ES256 verify is
+ * ~100 µs); the revocation part of a cached result is re-read at most every `REVOCATION_CACHE_MS`
+ * and dropped at once when `token.revoked` reaches this process on the bus (within a second on
+ * every process; the revoking process drops it before it answers).
+ */
+import { randomBytes } from 'node:crypto';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { KeyScope } from '../../../machines/api-key.machine.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
+import {
+  identityTokenStatus,
+  type IdentityTokenContext,
+  type IdentityTokenEvent,
+  type IdentityTokenInput,
+} from '../../../machines/identity-token.machine.js';
+import type { ActorCollection, ActorView } from '../../ports/actor-collection.port.js';
+import type { ClockPort } from '../../ports/clock.port.js';
+import type { EventBusPort } from '../../ports/event-bus.port.js';
+import type { SchedulerPort } from '../../ports/scheduler.port.js';
+import { AppError } from '../../errors/app-error.js';
+import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.service.js';
+import type { IdentityTokenPrincipal } from './identity-token-shape.js';
+import { tokenAlreadyRevoked, tokenInvalid, tokenRevoked } from './identity-token.errors.js';
+import { TOKEN_LIFETIME_S } from './token-lifetimes.js';
+
+export interface IssueTokenInput {
+  /** Actor id of the agent. */
+  agentActorId: string;
+  /** The agentId clients know (the token's `sub`). */
+  agentId: string;
+  publicId: string;
+  scope: KeyScope;
+  method: IdentityTokenContext['method'];
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  scope: KeyScope;
+  jti: string;
+}
+
+export interface RevocationStatus {
+  jti: string;
+  revoked: boolean;
+  revokedAt?: string;
+}
+
+/** How long a cached check trusts the actor's "not revoked" should the bus ever lose an event. */
+export const REVOCATION_CACHE_MS = 30_000;
+const MAX_CACHED = 100_000;
+/** A JWT is three base64url parts; anything else is refused before any parsing. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2048}\.[A-Za-z0-9_-]{10,4096}\.[A-Za-z0-9_-]{10,512}$/;
+
+type TokenActors = ActorCollection<IdentityTokenContext, IdentityTokenEvent, IdentityTokenInput>;
+
+export class IdentityTokens {
+  private readonly cache = new Map<string, { principal: IdentityTokenPrincipal; checkedAt: number }>();
+  private readonly tokenByJti = new Map<string, string>();
+  private readonly audience: string;
+
+  constructor(
+    private readonly actors: TokenActors,
+    private readonly keys: SigningKeys,
+    private readonly scheduler: SchedulerPort,
+    private readonly clock: ClockPort,
+    private readonly bus: EventBusPort,
+    /** PUBLIC_URL: the tokens' `iss`; `<PUBLIC_URL>/mcp` their `aud`. */
+    private readonly issuer: string,
+  ) {
+    this.audience = `${issuer}/mcp`;
+  }
+
+  /** Subscribes the cache to revocations and expiries of every process. */
+  async start(): Promise<void> {
+    await this.bus.subscribe(AUTH_STREAM, (event) => {
+      const jti = event.data.jti;
+      if ((event.type === 'token.revoked' || event.type === 'token.expired') && typeof jti === 'string') this.evict(jti);
+    });
+  }
+
+  /** True when `token` looks like a JWT (the resolver tells credentials apart by shape). */
+  static looksLikeJwt(token: string): boolean {
+    return JWT_SHAPE.test(token);
+  }
+
+  /** Signs a new token and creates its actor; its expiry is scheduled. */
+  async issue(input: IssueTokenInput): Promise<IssuedToken> {
+    const { kid, privateKey } = await this.keys.active();
+    const jti = `jti_${randomBytes(18).toString('base64url')}`;
+    const lifetime = TOKEN_LIFETIME_S[input.scope];
+    // Whole seconds, as `iat`/`exp` are: the actor's expiry is exactly the JWT's.
+    const iat = Math.floor(this.clock.now() / 1000);
+    const exp = iat + lifetime;
+    await this.actors.create(jti, {
+      jti,
+      agentId: input.agentActorId,
+      publicId: input.publicId,
+      scope: input.scope,
+      kid,
+      method: input.method,
+      issuedAt: iat * 1000,
+      expiresAt: exp * 1000,
+    });
+    await this.scheduler.scheduleOnce({
+      jobId: `token-expire:${jti}`,
+      address: { type: this.actors.type, id: jti },
+      event: { type: 'token.expire', at: exp * 1000 },
+      runAt: exp * 1000,
+    });
+    const accessToken = await new SignJWT({ scope: input.scope, publicId: input.publicId })
+      .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setSubject(input.agentId)
+      .setAudience(this.audience)
+      .setJti(jti)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(privateKey);
+    return { accessToken, tokenType: 'Bearer', expiresIn: lifetime, scope: input.scope, jti };
+  }
+
+  /**
+   * The principal of a valid token; 401 `Token has been revoked` for a revoked one, 401
+   * `Identity token validation failed` for anything else that is not a valid token.
+   */
+  async authenticate(token: string): Promise<IdentityTokenPrincipal> {
+    const now = this.clock.now();
+    const cached = this.cache.get(token);
+    if (cached) {
+      if (now >= cached.principal.expiresAt) {
+        this.evict(cached.principal.jti);
+        throw tokenInvalid('expired');
+      }
+      if (now - cached.checkedAt < REVOCATION_CACHE_MS) return cached.principal;
+    }
+    const { principal, view } = cached ? { principal: cached.principal, view: await this.actors.get(cached.principal.jti) } : await this.verify(token);
+    this.checkActor(view, principal, now);
+    this.remember(token, principal, now);
+    return principal;
+  }
+
+  /** `tokens/revoke {token}`: 200 once, 400 `Token already revoked` after. */
+  async revoke(token: string): Promise<RevocationStatus> {
+    const { principal, view } = await this.verify(token);
+    const now = this.clock.now();
+    if (view.state === 'revoked') throw tokenAlreadyRevoked();
+    const { accepted, view: after } = await this.actors.send(principal.jti, { type: 'token.revoke', at: now });
+    // Revoked meanwhile by another call: the same answer as a second revoke.
+    if (!accepted && after.state === 'revoked') throw tokenAlreadyRevoked();
+    if (!accepted) throw tokenInvalid('expired');
+    this.evict(principal.jti);
+    return this.statusOf(after);
+  }
+
+  /** `tokens/revoke-status {jti}` or `{token}`; 404 `Token not found` for a jti the service never issued. */
+  async status(query: { jti: string } | { token: string }): Promise<RevocationStatus> {
+    const jti = 'jti' in query ? query.jti : (await this.verifySignatureOnly(query.token)).jti;
+    const view = await this.actors.get(jti);
+    if (!view) throw AppError.notFound('Token not found');
+    return this.statusOf(view);
+  }
+
+  /** Drops a token from this process's cache. */
+  evict(jti: string): void {
+    const token = this.tokenByJti.get(jti);
+    if (token !== undefined) this.cache.delete(token);
+    this.tokenByJti.delete(jti);
+  }
+
+  private statusOf(view: ActorView<IdentityTokenContext>): RevocationStatus {
+    const { revokedAt } = view.context;
+    return { jti: view.context.jti, revoked: view.state === 'revoked', ...(revokedAt === undefined ? {} : { revokedAt: new Date(revokedAt).toISOString() }) };
+  }
+
+  private checkActor(view: ActorView<IdentityTokenContext> | null, principal: IdentityTokenPrincipal, now: number): void {
+    if (!view || view.context.agentId !== principal.ownerId || view.context.scope !== principal.scope) throw tokenInvalid('no matching actor');
+    const status = identityTokenStatus(view, now);
+    if (status === 'revoked') {
+      this.evict(principal.jti);
+      throw tokenRevoked();
+    }
+    if (status === 'expired') throw tokenInvalid('expired');
+  }
+
+  private remember(token: string, principal: IdentityTokenPrincipal, now: number): void {
+    if (this.cache.size >= MAX_CACHED) {
+      this.cache.clear();
+      this.tokenByJti.clear();
+    }
+    this.cache.set(token, { principal, checkedAt: now });
+    this.tokenByJti.set(principal.jti, token);
+  }
+
+  /** Signature, `iss`, `aud`, `exp` and claims; the actor is not consulted. */
+  private async verify(token: string): Promise<{ principal: IdentityTokenPrincipal; view: ActorView<IdentityTokenContext> }> {
+    const payload = await this.verified(token, new Date(this.clock.now()));
+    const actor = await this.actors.get(payload.jti);
+    if (!actor) throw tokenInvalid('unknown jti');
+    const principal: IdentityTokenPrincipal = {
+      type: 'identity-token',
+      jti: payload.jti,
+      scope: payload.scope,
+      ownerId: actor.context.agentId,
+      publicId: payload.publicId,
+      expiresAt: payload.exp * 1000,
+    };
+    if (actor.context.publicId !== principal.publicId) throw tokenInvalid('publicId mismatch');
+    return { principal, view: actor };
+  }
+
+  /** For revoke-status by token: a genuine token of ours, expired or not. */
+  private async verifySignatureOnly(token: string): Promise<{ jti: string }> {
+    // An expired token still names its jti truthfully; verifying "as of" its own iat checks everything else.
+    const header = safeHeader(token);
+    const key = header?.kid ? await this.keys.verificationKey(header.kid) : undefined;
+    if (!key) throw tokenInvalid('unknown signing key');
+    try {
+      const { payload } = await jwtVerify(token, key, { issuer: this.issuer, audience: this.audience, algorithms: [SIGNING_ALG], clockTolerance: Number.MAX_SAFE_INTEGER });
+      if (typeof payload.jti !== 'string') throw tokenInvalid('no jti');
+      return { jti: payload.jti };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw tokenInvalid(error instanceof Error ? error.message : 'invalid');
+    }
+  }
+
+  private async verified(token: string, now: Date): Promise<JWTPayload & { jti: string; exp: number; scope: KeyScope; publicId: string }> {
+    if (!IdentityTokens.looksLikeJwt(token)) throw tokenInvalid('malformed');
+    const header = safeHeader(token);
+    if (!header || header.alg !== SIGNING_ALG || typeof header.kid !== 'string') throw tokenInvalid('bad header');
+    const key = await this.keys.verificationKey(header.kid);
+    if (!key) throw tokenInvalid('unknown signing key');
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: [SIGNING_ALG],
+        currentDate: now,
+        requiredClaims: ['jti', 'sub', 'exp', 'iat', 'scope', 'publicId'],
+      });
+      const { scope, publicId, jti, exp } = payload;
+      if ((scope !== 'read' && scope !== 'trade' && scope !== 'manage') || typeof publicId !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+        throw tokenInvalid('bad claims');
+      }
+      return { ...payload, scope, publicId, jti, exp };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      if (error instanceof joseErrors.JOSEError) throw tokenInvalid(error.code);
+      throw tokenInvalid('invalid');
+    }
+  }
+}
+
+function safeHeader(token: string): ReturnType<typeof decodeProtectedHeader> | undefined {
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    return undefined;
+  }
+}
