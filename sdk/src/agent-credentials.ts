@@ -137,8 +137,8 @@ export function siweOnboarding(options: SiweOnboardingOptions): Onboarding {
 export interface ProviderOnboardingOptions {
   /** The configured provider's name. */
   provider: string;
-  /** A fresh provider JWT each time the SDK renews (it may have expired since the last one). */
-  providerToken: () => Promise<string> | string;
+  /** The provider's JWT, or a function giving a fresh one each time the SDK renews (the last one may have expired). */
+  providerToken: string | (() => Promise<string> | string);
   scope: 'read' | 'trade';
   agentId?: string;
   registration?: Record<string, unknown>;
@@ -149,7 +149,7 @@ export function providerOnboarding(options: ProviderOnboardingOptions): Onboardi
   return async (http, call) => {
     const body = {
       provider: options.provider,
-      providerToken: await options.providerToken(),
+      providerToken: typeof options.providerToken === 'string' ? options.providerToken : await options.providerToken(),
       scope: options.scope,
       ...(options.agentId ? { agentId: options.agentId } : {}),
       ...(options.registration ? { registration: options.registration } : {}),
