@@ -41,6 +41,8 @@ export function schemaToType(schema: unknown, indent = ''): string {
     const alternatives = union(branches.map((branch) => schemaToType(branch, indent)));
     return base && base !== 'unknown' ? `${wrap(base)} & ${wrap(alternatives)}` : alternatives;
   }
+  // `type: [A, B]` (zod's nullable; the service's portable spelling splits it into anyOf) is the union of each.
+  if (Array.isArray(schema.type)) return union(schema.type.map((type) => schemaToType({ ...schema, type }, indent)));
   if (Array.isArray(schema.allOf)) return schema.allOf.map((part) => wrap(schemaToType(part, indent))).join(' & ');
   switch (schema.type) {
     case 'string':
