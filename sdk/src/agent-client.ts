@@ -6,7 +6,7 @@
 import { type AgentCredential, apiKey, IdentityTokenCredential, type Onboarding } from './agent-credentials.js';
 import type { CallOptions } from './call-options.js';
 import { SdkError } from './errors.js';
-import { type AgentEvent, EventSubscription, type SubscribeOptions } from './events/event-subscription.js';
+import { EventSubscription, type SubscribeOptions } from './events/event-subscription.js';
 import { sseConnect } from './events/sse-connect.js';
 import { type WebSocketConstructor, wsConnect } from './events/ws-connect.js';
 import { GUARDED_OPERATIONS, type Operations, type ToolName } from './generated/tools.js';
@@ -238,4 +238,3 @@ export interface Withdrawal {
   createdAt: string;
 }
 
-export type { AgentEvent };

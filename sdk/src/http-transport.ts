@@ -164,7 +164,7 @@ const messageOf = (error: unknown) => {
 };
 
 /** `Retry-After` as seconds: an integer, or an HTTP date; `X-RateLimit-Reset` (seconds) when absent. */
-export function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
+function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
   const raw = headers.get('retry-after') ?? headers.get('x-ratelimit-reset');
   if (raw === null || raw.trim() === '') return undefined;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());

@@ -3,7 +3,7 @@
  * (interface 7.7, CONTRACT "Client SDK"), on a driven clock and a scripted fetch.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentClient, retryDelayMs, SdkError } from '../../sdk/src/index.js';
+import { AgentClient, retryDelayMs, type SdkError } from '../../sdk/src/index.js';
 import { DrivenClock, json, refused, scriptedFetch, toolResult } from './sdk-fakes.js';
 
 const SWAP = { inputMint: 'USDC', outputMint: 'SOL', amount: '10000000' };

@@ -42,7 +42,10 @@ export class SseParser {
   }
 
   private line(line: string): void {
-    if (line === '') return this.dispatch();
+    if (line === '') {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
