@@ -91,6 +91,20 @@ module.exports = {
       to: { path: ['^src/(http|mcp|composition|operations|accounts|runtime)/', '^adapters/', '(^|/)node_modules/(@types/)?express/'] },
     },
     {
+      name: 'sdk-is-standalone',
+      severity: 'error',
+      comment: 'The client SDK (issue 21) ships on its own: no server code inside; the catalog types it needs are generated into sdk/src/generated/.',
+      from: { path: '^sdk/' },
+      to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
+    },
+    {
+      name: 'sdk-runs-in-browsers',
+      severity: 'error',
+      comment: 'The SDK runs on Node 20+ and in browsers: fetch, AbortSignal and Web Crypto, no Node built-in modules.',
+      from: { path: '^sdk/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },
@@ -99,6 +113,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // The SDK's build output (npm run build:sdk) is its sources again.
+    exclude: { path: '^sdk/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },

@@ -10,13 +10,25 @@ import type { KnipConfig } from 'knip';
 const config: KnipConfig = {
   // bin/agentctl.js (package.json "bin"), vitest.config.ts and .dependency-cruiser.cjs are found by
   // knip's own plugins; listing them again only earns a "redundant entry" hint.
-  entry: ['src/main.ts!', 'src/cli/agentctl.ts!', 'examples/*.ts', 'test/**/*.test.ts', 'test/bench/*.bench.ts'],
+  // The SDK's public surface, its index, is found through package.json `exports["./sdk"]`; the generator is a script run by hand and by its test.
+  entry: [
+    'src/main.ts!',
+    'src/cli/agentctl.ts!',
+    'sdk/examples/*.ts',
+    'scripts/*.ts',
+    'examples/*.ts',
+    'test/**/*.test.ts',
+    'test/bench/*.bench.ts',
+  ],
   project: [
     'src/**/*.ts!',
     'agents/**/*.ts!',
     'machines/**/*.ts!',
     'adapters/**/*.ts!',
     'bin/**/*.js!',
+    'sdk/src/**/*.ts!',
+    'sdk/examples/**/*.ts',
+    'scripts/**/*.ts',
     'test/**/*.ts',
     'examples/**/*.ts',
   ],

@@ -1,0 +1,27 @@
+/**
+ * Client SDK of the agent trading service: `AgentClient` for software agents (MCP tools,
+ * events, wallet), `OperatorClient` for people signed in with a wallet (REST). Runs on Node
+ * 20+ and in browsers: fetch, AbortSignal and Web Crypto only.
+ */
+export { AgentClient, type AgentClientOptions, type ToolDescriptor, type ToolInput, type ToolOutput, type WalletBalance, type Withdrawal, type WithdrawOptions } from './agent-client.js';
+export {
+  type AgentCredential,
+  apiKey,
+  type IdentityToken,
+  IdentityTokenCredential,
+  type Onboarding,
+  providerOnboarding,
+  type ProviderOnboardingOptions,
+  siweOnboarding,
+  type SiweOnboardingOptions,
+} from './agent-credentials.js';
+export type { AccountOptions, CallOptions } from './call-options.js';
+export { isSdkError, RETRYABLE_CODES, SdkError, type SdkErrorCode, type SdkErrorInit } from './errors.js';
+export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/event-subscription.js';
+export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
+export type * from './generated/tools.js';
+export { HttpTransport, type RetryObserver } from './http-transport.js';
+export { OperatorClient, type OperatorClientOptions } from './operator-client.js';
+export type { EvmSignInOptions, LoginResult, SessionUser } from './operator-session.js';
+export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
+export { type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

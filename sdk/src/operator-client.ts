@@ -1,0 +1,211 @@
+/**
+ * The operator's client: sign in with a wallet, then typed methods for the REST routes of
+ * interface 4.2 and CONTRACT "Agents, bots and keys" (agents, keys, trading, DCA, trading
+ * configuration, wallets, audit logs, step-up, TOTP). Inputs and outputs are the catalog
+ * operations' own types (generated). `:userId` trading routes act on the signed-in user's
+ * default agent unless `agentId` is given.
+ */
+import { type AccountOptions, type CallOptions, queryString, seg } from './call-options.js';
+import type { Operations } from './generated/tools.js';
+import { GUARDED_OPERATIONS } from './generated/tools.js';
+import { HttpTransport, type RetryObserver } from './http-transport.js';
+import { type EvmSignInOptions, OperatorSession, type SessionUser } from './operator-session.js';
+import { resolveRuntime, type SdkRuntimeOptions } from './runtime.js';
+import type { EvmSigner, SolanaSigner } from './signers.js';
+
+type Op = keyof Operations;
+type In<N extends Op> = Operations[N]['input'];
+type Out<N extends Op> = Operations[N]['output'];
+/** The body of a route: the operation's input without what travels elsewhere (idempotency header, path parameters). */
+type Body<N extends Op, Path extends string = never> = Omit<In<N>, 'idempotencyKey' | Path>;
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface OperatorClientOptions extends SdkRuntimeOptions {
+  /** Where the service is reached, e.g. `https://agents.example.com`. */
+  baseUrl: string;
+  /** The service's PUBLIC_URL, when it differs from `baseUrl` (its host is the domain wallets sign for). */
+  publicUrl?: string;
+  /** Renew the access token this long before it expires (ms, default 60 000). */
+  refreshBeforeMs?: number;
+  onRetry?: RetryObserver;
+}
+
+export class OperatorClient {
+  readonly session: OperatorSession;
+  private readonly http: HttpTransport;
+
+  constructor(options: OperatorClientOptions) {
+    const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.http = new HttpTransport(baseUrl, resolveRuntime(options));
+    this.http.onRetry = options.onRetry;
+    this.session = new OperatorSession(this.http, (options.publicUrl ?? baseUrl).replace(/\/+$/, ''), options.refreshBeforeMs ?? 60_000);
+  }
+
+  /** Sign in with a Solana wallet (SIWS). */
+  signInWithSolana(signer: SolanaSigner, options?: CallOptions): Promise<SessionUser> {
+    return this.session.signInWithSolana(signer, options);
+  }
+
+  /** Sign in with an EVM wallet (SIWE, EIP-4361), e.g. a viem account. */
+  signInWithEthereum(signer: EvmSigner, options?: EvmSignInOptions): Promise<SessionUser> {
+    return this.session.signInWithEthereum(signer, options);
+  }
+
+  signOut(options?: CallOptions): Promise<void> {
+    return this.session.signOut(options);
+  }
+
+  /** The signed-in user. */
+  get user(): SessionUser {
+    return this.session.user;
+  }
+
+  /** One catalog-bound route: guarded operations get an `X-Idempotency-Key` (one per call, the same on every retry). */
+  private async call<N extends Op>(operation: N, method: Method, path: string, input: object | undefined, options: CallOptions & { agentId?: string } = {}): Promise<Out<N>> {
+    const { agentId } = options;
+    const inQuery = method === 'GET' || method === 'DELETE';
+    const fields = { ...(input ?? {}), ...(agentId === undefined ? {} : { agentId }) };
+    const key = GUARDED_OPERATIONS.has(operation) ? (options.idempotencyKey ?? this.http.runtime.uuid()) : undefined;
+    const answer = await this.session.request({
+      method,
+      path: inQuery ? `${path}${queryString(fields)}` : path,
+      ...(inQuery ? {} : { body: fields }),
+      ...(key ? { headers: () => ({ 'x-idempotency-key': key }) } : {}),
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxAttempts: options.maxAttempts,
+    });
+    return answer.body as Out<N>;
+  }
+
+  private get me(): string {
+    return `/${seg(this.user.id)}`;
+  }
+
+  /** Agents the operator owns, their state, audit logs and step-up. */
+  readonly agents = {
+    create: (input: In<'agent_create'>, o?: CallOptions) => this.call('agent_create', 'POST', '/api/nest/agents', input, o),
+    list: (page: In<'agent_list'> = {}, o?: CallOptions) => this.call('agent_list', 'GET', '/api/nest/agents', page, o),
+    get: (agentId: string, o?: CallOptions) => this.call('agent_get', 'GET', `/api/nest/agents/${seg(agentId)}`, undefined, o),
+    setDefault: (agentId: string, o?: CallOptions) => this.call('agent_default_set', 'PUT', `/api/nest/agents/${seg(agentId)}/default`, {}, o),
+    status: (agentId: string, o?: CallOptions) => this.call('agent_status', 'GET', `/api/nest/agents/${seg(agentId)}/status`, undefined, o),
+    pause: (agentId: string, o?: CallOptions) => this.call('agent_pause', 'POST', `/api/nest/agents/${seg(agentId)}/pause`, {}, o),
+    resume: (agentId: string, o?: CallOptions) => this.call('agent_resume', 'POST', `/api/nest/agents/${seg(agentId)}/resume`, {}, o),
+    setTrading: (agentId: string, input: In<'agent_trading_set'>, o?: CallOptions) =>
+      this.call('agent_trading_set', 'PUT', `/api/nest/agents/${seg(agentId)}/trading`, input, o),
+    logs: (agentId: string, page: In<'audit_log_list'> = {}, o?: CallOptions) => this.call('audit_log_list', 'GET', `/api/nest/agents/${seg(agentId)}/logs`, page, o),
+    /** A step-up token (5 minutes, single use) from a TOTP code: for `manage` keys and control-plane routes. */
+    stepUp: (agentId: string, input: In<'step_up_issue'>, o?: CallOptions) =>
+      this.call('step_up_issue', 'POST', `/api/nest/agents/${seg(agentId)}/control/mcp/step-up`, input, o),
+  };
+
+  /** An agent's API keys; the secret of a new one is in the answer, once. */
+  readonly keys = {
+    list: (agentId: string, page: In<'agent_keys_list'> = {}, o?: CallOptions) => this.call('agent_keys_list', 'GET', `/api/nest/agents/${seg(agentId)}/keys`, page, o),
+    create: (agentId: string, input: In<'agent_keys_create'>, o?: CallOptions) => this.call('agent_keys_create', 'POST', `/api/nest/agents/${seg(agentId)}/keys`, input, o),
+    revoke: (agentId: string, keyId: string, o?: CallOptions) =>
+      this.call('agent_keys_revoke', 'DELETE', `/api/nest/agents/${seg(agentId)}/keys/${seg(keyId)}`, undefined, o),
+  };
+
+  /** TOTP enrolment (for step-up). */
+  readonly totp = {
+    enroll: async (o: CallOptions = {}) =>
+      (await this.session.request({ method: 'POST', path: '/api/nest/auth/totp/enroll', signal: o.signal, timeoutMs: o.timeoutMs })).body as { secret: string; otpauthUrl: string },
+    activate: async (code: string, o: CallOptions = {}) =>
+      (await this.session.request({ method: 'POST', path: '/api/nest/auth/totp/activate', body: { code }, signal: o.signal, timeoutMs: o.timeoutMs })).body as { active: true },
+  };
+
+  /** Orders, positions, commands, EVM quotes and swaps, research, the paper faucet. */
+  readonly trading = {
+    command: (input: Body<'trading_command'>, o?: AccountOptions) => this.call('trading_command', 'POST', '/api/nest/trading/command', input, o),
+    approvals: (page: In<'trading_approvals_list'> = {}, o?: AccountOptions) => this.call('trading_approvals_list', 'GET', `/api/nest/trading/approvals${this.me}`, page, o),
+    approveOrder: (orderId: string, o?: AccountOptions) =>
+      this.call('trading_orders_approve', 'POST', `/api/nest/trading/orders${this.me}/${seg(orderId)}/approve`, {}, o),
+    cancelOrder: (orderId: string, o?: AccountOptions) =>
+      this.call('trading_orders_cancel', 'POST', `/api/nest/trading/orders${this.me}/${seg(orderId)}/cancel`, {}, o),
+    orders: (query: In<'trading_orders_list'> = {}, o?: AccountOptions) => this.call('trading_orders_list', 'GET', `/api/nest/trading/orders${this.me}`, query, o),
+    positions: (o?: AccountOptions) => this.call('trading_positions', 'GET', `/api/nest/trading/positions${this.me}`, undefined, o),
+    pnl: (o?: AccountOptions) => this.call('trading_positions_pnl', 'GET', `/api/nest/trading/positions${this.me}/pnl`, undefined, o),
+    evmStatus: (o?: CallOptions) => this.call('trading_evm_status', 'GET', '/api/nest/trading/evm/status', undefined, o),
+    evmQuote: (input: In<'trading_evm_quote'>, o?: AccountOptions) => this.call('trading_evm_quote', 'POST', `/api/nest/trading/evm/quote${this.me}`, input, o),
+    evmSwap: (input: Body<'trading_evm_swap'>, o?: AccountOptions) => this.call('trading_evm_swap', 'POST', `/api/nest/trading/evm/swap${this.me}`, input, o),
+    research: (input: In<'trading_research_token'>, o?: AccountOptions) => this.call('trading_research_token', 'POST', '/api/nest/trading/research/token', input, o),
+    /** Paper venue only: play money into the agent's custodial wallet. */
+    paperFaucet: (input: In<'trading_paper_faucet'>, o?: AccountOptions) => this.call('trading_paper_faucet', 'POST', `/api/nest/trading/paper/faucet${this.me}`, input, o),
+  };
+
+  /** DCA strategies. */
+  readonly dca = {
+    list: (page: In<'trading_dca_strategies_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_dca_strategies_list', 'GET', `/api/nest/trading/strategies${this.me}`, page, o),
+    create: (input: In<'trading_dca_strategy_create'>, o?: AccountOptions) =>
+      this.call('trading_dca_strategy_create', 'POST', `/api/nest/trading/strategies${this.me}`, input, o),
+    remove: (strategyName: string, o?: AccountOptions) =>
+      this.call('trading_dca_strategy_delete', 'DELETE', `/api/nest/trading/strategies${this.me}/${seg(strategyName)}`, undefined, o),
+    approve: (strategyName: string, o?: AccountOptions) =>
+      this.call('trading_dca_strategy_approve', 'POST', `/api/nest/trading/strategies${this.me}/${seg(strategyName)}/approve`, {}, o),
+    pause: (input: In<'trading_dca_pause'> = {}, o?: AccountOptions) => this.call('trading_dca_pause', 'POST', `/api/nest/trading/dca/pause${this.me}`, input, o),
+    resume: (input: In<'trading_dca_resume'> = {}, o?: AccountOptions) => this.call('trading_dca_resume', 'POST', `/api/nest/trading/dca/resume${this.me}`, input, o),
+    stats: (o?: AccountOptions) => this.call('trading_dca_stats', 'GET', `/api/nest/trading/dca/stats${this.me}`, undefined, o),
+  };
+
+  /** Trading configuration of an agent. */
+  readonly config = {
+    get: (o?: AccountOptions) => this.call('trading_config_get', 'GET', this.cfg(''), undefined, o),
+    orderProfile: (o?: AccountOptions) => this.call('trading_config_order_profile_get', 'GET', this.cfg('/default-order-profile'), undefined, o),
+    setOrderProfile: (input: In<'trading_config_order_profile_set'>, o?: AccountOptions) =>
+      this.call('trading_config_order_profile_set', 'PUT', this.cfg('/default-order-profile'), input, o),
+    setTradeDefaults: (input: In<'trading_config_trade_defaults_set'>, o?: AccountOptions) =>
+      this.call('trading_config_trade_defaults_set', 'PUT', this.cfg('/trade-defaults'), input, o),
+    setRiskPolicy: (input: In<'trading_config_risk_policy_set'>, o?: AccountOptions) =>
+      this.call('trading_config_risk_policy_set', 'PUT', this.cfg('/risk-policy'), input, o),
+    setNotifications: (input: In<'trading_config_notifications_set'>, o?: AccountOptions) =>
+      this.call('trading_config_notifications_set', 'PUT', this.cfg('/notifications'), input, o),
+    setWalletMode: (input: In<'trading_config_wallet_mode_set'>, o?: AccountOptions) =>
+      this.call('trading_config_wallet_mode_set', 'PUT', this.cfg('/wallet-mode'), input, o),
+    favorites: (page: In<'trading_config_favorites_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_config_favorites_list', 'GET', this.cfg('/favorites'), page, o),
+    addFavorite: (input: In<'trading_config_favorites_add'>, o?: AccountOptions) => this.call('trading_config_favorites_add', 'POST', this.cfg('/favorites'), input, o),
+    removeFavorite: ({ address, ...query }: In<'trading_config_favorites_remove'>, o?: AccountOptions) =>
+      this.call('trading_config_favorites_remove', 'DELETE', this.cfg(`/favorites/${seg(address)}`), query, o),
+    blacklist: (page: In<'trading_config_blacklist_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_config_blacklist_list', 'GET', this.cfg('/blacklist'), page, o),
+    addToBlacklist: (input: In<'trading_config_blacklist_add'>, o?: AccountOptions) => this.call('trading_config_blacklist_add', 'POST', this.cfg('/blacklist'), input, o),
+    removeFromBlacklist: ({ address, ...query }: In<'trading_config_blacklist_remove'>, o?: AccountOptions) =>
+      this.call('trading_config_blacklist_remove', 'DELETE', this.cfg(`/blacklist/${seg(address)}`), query, o),
+    setPoolPreferences: (input: In<'trading_config_pool_preferences_set'>, o?: AccountOptions) =>
+      this.call('trading_config_pool_preferences_set', 'PUT', this.cfg('/pool-preferences'), input, o),
+    toggleLaunchpad: ({ type, ...input }: In<'trading_config_launchpad_toggle'>, o?: AccountOptions) =>
+      this.call('trading_config_launchpad_toggle', 'PUT', this.cfg(`/launchpads/${seg(type)}/toggle`), input, o),
+    setLaunchpadPriority: ({ type, ...input }: In<'trading_config_launchpad_priority_set'>, o?: AccountOptions) =>
+      this.call('trading_config_launchpad_priority_set', 'PUT', this.cfg(`/launchpads/${seg(type)}/priority`), input, o),
+  };
+
+  /** Custodial, external and delegate wallets; EVM token approvals. */
+  readonly wallets = {
+    custodial: (query: In<'trading_wallet_custodial_get'> = {}, o?: AccountOptions) =>
+      this.call('trading_wallet_custodial_get', 'GET', `/api/nest/trading/wallets/custodial${this.me}`, query, o),
+    ensureCustodial: (input: Body<'trading_wallet_custodial_ensure'> = {}, o?: AccountOptions) =>
+      this.call('trading_wallet_custodial_ensure', 'POST', `/api/nest/trading/wallets/custodial${this.me}`, input, o),
+    evmList: (page: In<'trading_evm_wallets_list'> = {}, o?: AccountOptions) => this.call('trading_evm_wallets_list', 'GET', this.evm(''), page, o),
+    evmAdd: (input: In<'trading_evm_wallet_add'>, o?: AccountOptions) => this.call('trading_evm_wallet_add', 'POST', this.evm(''), input, o),
+    evmCreateCustodial: (input: Body<'trading_evm_wallet_create_custodial'> = {}, o?: AccountOptions) =>
+      this.call('trading_evm_wallet_create_custodial', 'POST', this.evm('/custodial'), input, o),
+    evmCreateDelegate: (input: Body<'trading_evm_wallet_create_delegate'>, o?: AccountOptions) =>
+      this.call('trading_evm_wallet_create_delegate', 'POST', this.evm('/delegate'), input, o),
+    evmSetDefault: (input: In<'trading_evm_wallet_set_default'>, o?: AccountOptions) => this.call('trading_evm_wallet_set_default', 'POST', this.evm('/default'), input, o),
+    evmRevoke: (walletId: string, o?: AccountOptions) => this.call('trading_evm_wallet_revoke', 'DELETE', this.evm(`/${seg(walletId)}`), undefined, o),
+    recordApproval: (input: Body<'trading_evm_approval_record'>, o?: AccountOptions) =>
+      this.call('trading_evm_approval_record', 'POST', `/api/nest/trading/approvals${this.me}`, input, o),
+    revokeApproval: (input: Body<'trading_evm_approval_revoke'>, o?: AccountOptions) =>
+      this.call('trading_evm_approval_revoke', 'POST', `/api/nest/trading/revoke${this.me}`, input, o),
+  };
+
+  private cfg(rest: string): string {
+    return `/api/nest/trading/config${this.me}${rest}`;
+  }
+
+  private evm(rest: string): string {
+    return `/api/nest/trading/evm/wallets${this.me}${rest}`;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * An operator's session (interface 4.1, CONTRACT "Sessions"): wallet sign-in, the access
+ * token renewed with the refresh token before it expires, and the CSRF token every mutating
+ * call carries (fetched after login; fetched again once when the service calls it invalid).
+ */
+import { SdkError } from './errors.js';
+import type { HttpAnswer, HttpRequest, HttpTransport } from './http-transport.js';
+import { base58, type EvmSigner, jwtExpiryMs, type SolanaSigner, siweMessage } from './signers.js';
+import type { CallOptions } from './call-options.js';
+
+export interface SessionUser {
+  id: string;
+  walletAddress: string;
+}
+
+export interface LoginResult {
+  accessToken: string;
+  refreshToken: string;
+  user: SessionUser;
+}
+
+export interface EvmSignInOptions extends CallOptions {
+  /** A chain the service serves (1, 8453 or 42161); default 1. */
+  chainId?: number;
+  /** Default `Sign in to <domain>`. */
+  statement?: string;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class OperatorSession {
+  private tokens: LoginResult | undefined;
+  private csrf: string | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly http: HttpTransport,
+    /** The service's PUBLIC_URL: its host is the domain EIP-4361 messages name. */
+    private readonly publicUrl: string,
+    /** Refresh this long before the access token expires (ms). */
+    private readonly refreshBeforeMs: number,
+  ) {}
+
+  get user(): SessionUser {
+    if (!this.tokens) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
+    return this.tokens.user;
+  }
+
+  get signedIn(): boolean {
+    return this.tokens !== undefined;
+  }
+
+  /** SIWS: the service hands out the exact text to sign. */
+  async signInWithSolana(signer: SolanaSigner, options: CallOptions = {}): Promise<SessionUser> {
+    const preLogin = await this.preLoginCsrf(options);
+    const challenge = (await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/nonce', body: { walletAddress: signer.address } }))
+      .body as { message: string };
+    const signature = base58(await signer.signMessage(new TextEncoder().encode(challenge.message)));
+    return this.login('/api/nest/auth/login', { message: challenge.message, signature, walletAddress: signer.address }, preLogin, options);
+  }
+
+  /** SIWE (EIP-4361): the SDK builds the message around the service's nonce. */
+  async signInWithEthereum(signer: EvmSigner, options: EvmSignInOptions = {}): Promise<SessionUser> {
+    const preLogin = await this.preLoginCsrf(options);
+    const { nonce } = (await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/evm/nonce', body: { walletAddress: signer.address } }))
+      .body as { nonce: string };
+    const url = new URL(this.publicUrl);
+    const message = siweMessage({
+      domain: url.host,
+      address: signer.address,
+      uri: url.origin,
+      chainId: options.chainId ?? 1,
+      nonce,
+      issuedAt: new Date(this.http.runtime.clock.now()),
+      statement: options.statement ?? `Sign in to ${url.host}`,
+    });
+    const signature = await signer.signMessage({ message });
+    return this.login('/api/nest/auth/evm/login', { message, signature }, preLogin, options);
+  }
+
+  /** Ends the session on the service (its refresh-token family is revoked). */
+  async signOut(options: CallOptions = {}): Promise<void> {
+    await this.request({ ...this.base(options), method: 'POST', path: '/api/nest/auth/logout' });
+    this.tokens = undefined;
+    this.csrf = undefined;
+  }
+
+  /** Renews the access token now (rotating the refresh token). */
+  async refresh(options: CallOptions = {}): Promise<void> {
+    this.refreshing ??= (async () => {
+      const current = this.tokens;
+      if (!current) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
+      const answer = await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/refresh', body: { refreshToken: current.refreshToken } });
+      this.tokens = answer.body as LoginResult;
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** The access token, renewed first when it expires within `refreshBeforeMs`. */
+  async accessToken(options: CallOptions = {}): Promise<string> {
+    if (!this.tokens) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
+    const expiry = jwtExpiryMs(this.tokens.accessToken);
+    if (expiry !== undefined && this.http.runtime.clock.now() >= expiry - this.refreshBeforeMs) await this.refresh(options);
+    return this.tokens.accessToken;
+  }
+
+  /** A call with the session: bearer always, CSRF on mutating methods; one fresh CSRF token and one refresh when the service refuses them. */
+  async request(request: HttpRequest): Promise<HttpAnswer> {
+    const headers = async (): Promise<Record<string, string>> => ({
+      authorization: `Bearer ${await this.accessToken({ signal: request.signal } as CallOptions)}`,
+      ...(MUTATING.has(request.method) && this.csrf ? { 'x-csrf-token': this.csrf } : {}),
+      ...(await request.headers?.()),
+    });
+    try {
+      return await this.http.send({ ...request, headers });
+    } catch (error) {
+      if (!(error instanceof SdkError)) throw error;
+      if (error.code === 'policy_error' && MUTATING.has(request.method) && /CSRF|^Forbidden$/.test(error.message)) {
+        await this.sessionCsrf(request);
+        return this.http.send({ ...request, headers });
+      }
+      if (error.code === 'auth_error' && error.message === 'Token expired') {
+        await this.refresh(request);
+        return this.http.send({ ...request, headers });
+      }
+      throw error;
+    }
+  }
+
+  private base(options: CallOptions): Pick<HttpRequest, 'signal' | 'timeoutMs' | 'maxAttempts' | 'withCookies'> {
+    return { signal: options.signal, timeoutMs: options.timeoutMs, maxAttempts: options.maxAttempts, withCookies: true };
+  }
+
+  /** Before login the CSRF token is bound to a cookie the service sets (the transport or the browser keeps it). */
+  private async preLoginCsrf(options: CallOptions): Promise<string> {
+    this.tokens = undefined;
+    const answer = await this.http.send({ ...this.base(options), method: 'GET', path: '/api/nest/auth/csrf' });
+    return (answer.body as { csrfToken: string }).csrfToken;
+  }
+
+  private async login(path: string, body: unknown, preLogin: string, options: CallOptions): Promise<SessionUser> {
+    // A login is not retried: a nonce is single use.
+    const answer = await this.http.send({ ...this.base(options), maxAttempts: 1, method: 'POST', path, body, headers: () => ({ 'x-csrf-token': preLogin }) });
+    this.tokens = answer.body as LoginResult;
+    await this.sessionCsrf(options);
+    return this.tokens.user;
+  }
+
+  /** After login the CSRF token is bound to the session. */
+  private async sessionCsrf(options: CallOptions | HttpRequest): Promise<void> {
+    const answer = await this.http.send({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      method: 'GET',
+      path: '/api/nest/auth/csrf',
+      headers: async () => ({ authorization: `Bearer ${await this.accessToken()}` }),
+    });
+    this.csrf = (answer.body as { csrfToken: string }).csrfToken;
+  }
+}
