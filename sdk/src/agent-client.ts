@@ -67,6 +67,11 @@ export class AgentClient {
     else throw new TypeError('AgentClient needs apiKey or identity');
   }
 
+  /** The identity-token credential (its token, `renewAt`, `revoke()`), or undefined with an API key. */
+  get identityToken(): IdentityTokenCredential | undefined {
+    return this.credential instanceof IdentityTokenCredential ? this.credential : undefined;
+  }
+
   /** The agent's public id: given, or named by the identity token (after the first call). */
   async publicId(options: CallOptions = {}): Promise<string> {
     if (this.explicitPublicId) return this.explicitPublicId;
@@ -145,18 +150,21 @@ export class AgentClient {
     );
   }
 
-  /** Agent wallet (interface 4.4, CONTRACT "Agent control plane"): balances per chain. */
-  async walletBalance(options: CallOptions = {}): Promise<WalletBalance[]> {
-    return (await this.rest({ method: 'GET', path: '/api/nest/agents/wallet/balance' }, options)) as WalletBalance[];
+  /** Agent wallet (interface 4.4, CONTRACT "Agent control plane"): `{ wallets }`, each chain's custodial wallet and token balances. */
+  async walletBalance(options: CallOptions = {}): Promise<WalletBalance> {
+    return (await this.rest({ method: 'GET', path: '/api/nest/agents/wallet/balance' }, options)) as WalletBalance;
   }
 
-  /** Withdraws from the EVM custodial wallet; guarded by an idempotency key (the same on retries). */
-  async withdrawEvm(input: { chainId: number; token: string; amount: string; to: string }, options: WithdrawOptions = {}): Promise<Withdrawal> {
+  /**
+   * Withdraws from the EVM custodial wallet (201 with the withdrawal). Guarded by an idempotency
+   * key, the same on every retry: a retry after a lost answer gets the first call's withdrawal, never a second one.
+   */
+  async withdrawEvm(input: WithdrawEvmInput, options: WithdrawOptions = {}): Promise<Withdrawal> {
     return (await this.rest({ method: 'POST', path: '/api/nest/agents/wallet/withdraw/evm', body: input }, options, true)) as Withdrawal;
   }
 
-  /** Withdraws from the Solana custodial wallet; guarded by an idempotency key (the same on retries). */
-  async withdrawSolana(input: { mint: string; amount: string; to: string }, options: WithdrawOptions = {}): Promise<Withdrawal> {
+  /** Withdraws SOL or an SPL token from the Solana custodial wallet; guarded as `withdrawEvm` is. */
+  async withdrawSolana(input: WithdrawSolanaInput, options: WithdrawOptions = {}): Promise<Withdrawal> {
     return (await this.rest({ method: 'POST', path: '/api/nest/agents/wallet/withdraw/solana', body: input }, options, true)) as Withdrawal;
   }
 
@@ -220,21 +228,12 @@ export interface WithdrawOptions extends CallOptions {
   stepUpToken?: string;
 }
 
-export interface WalletBalance {
-  chain: string;
-  address: string;
-  tokens: Array<{ mint?: string; address?: string; symbol: string; amount: string; decimals: number; valueUsd: number | null }>;
-}
+/** `GET /api/nest/agents/wallet/balance`: amounts in base units, `valueUsd` null when the venue has no price. */
+export type WalletBalance = ToolOutput<'agent_wallet_balance'>;
 
-/** A withdrawal: `requested` → `signed` → `broadcast` → `confirmed` | `failed`. */
-export interface Withdrawal {
-  withdrawalId: string;
-  chain: string;
-  to: string;
-  token: string;
-  amount: string;
-  status: 'requested' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
-  txHash?: string;
-  createdAt: string;
-}
+/** The body of the withdraw routes: the operation's input without what travels as headers (idempotency key, step-up token). */
+export type WithdrawEvmInput = Omit<ToolInput<'agent_wallet_withdraw_evm'>, 'idempotencyKey' | 'stepUpToken'>;
+export type WithdrawSolanaInput = Omit<ToolInput<'agent_wallet_withdraw_solana'>, 'idempotencyKey' | 'stepUpToken'>;
 
+/** A withdrawal: `requested` → `signed` → `broadcast` → `confirmed` | `failed` (with `reason`). */
+export type Withdrawal = ToolOutput<'agent_wallet_withdraw_solana'>;

@@ -2,13 +2,16 @@
  * How an agent authenticates: an API key (static), or an identity access token (interface
  * 4.3, CONTRACT "Identity access tokens") kept by `IdentityTokenCredential`, which onboards
  * again shortly before the token's `exp` (interface 5 rule 7: read 3600 s, trade 300 s) and
- * once more when the service calls it invalid.
+ * once more when the service calls it invalid. A refused onboarding is `provider_auth_error`:
+ * `auth_error` always means a credential the agent held was refused.
  */
 import type { CallOptions } from './call-options.js';
 import { SdkError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
-import { type EvmSigner, jwtExpiryMs, siweMessage } from './signers.js';
+import { type Erc8004Identity, type EvmSigner, jwtExpiryMs, registryChainId, siweMessage } from './signers.js';
 import type { SdkClock } from './runtime.js';
+
+const ONBOARDING = '/api/public/erc8004/onboarding';
 
 export interface AgentCredential {
   /** The bearer token to send now (renewed first when needed). */
@@ -24,7 +27,24 @@ export function apiKey(secret: string): AgentCredential {
   return { token: async () => secret, renewAfterRefusal: async () => false };
 }
 
-/** The answer of both onboarding routes. */
+/**
+ * An ERC-8004 registration file, the agent card's draft (the service keeps the last one sent):
+ * the fields of `registrationSchema` in src/identity/onboarding/onboarding.schemas.ts.
+ */
+export interface Erc8004Registration {
+  /** The registration type URI, e.g. `https://eips.ethereum.org/EIPS/eip-8004#registration-v1`. */
+  type: string;
+  name: string;
+  description?: string;
+  /** https, ipfs or data URL. */
+  image?: string;
+  services?: Array<{ name: string; endpoint: string; version?: string }>;
+  active?: boolean;
+  registrations?: Array<{ agentId: number | string; agentRegistry: string }>;
+  supportedTrust?: string[];
+}
+
+/** The answer of both onboarding routes (201 for a new agent, 200 when the identity came back to its agent). */
 export interface IdentityToken {
   agentId: string;
   publicId: string;
@@ -34,6 +54,7 @@ export interface IdentityToken {
   expiresIn: number;
   scope: 'read' | 'trade';
   jti: string;
+  /** True for SIWA (the registry said the signer owns the ERC-8004 identity); false for SIWE and provider tokens. */
   verified: boolean;
 }
 
@@ -72,6 +93,25 @@ export class IdentityTokenCredential implements AgentCredential {
     return this.current?.token.publicId;
   }
 
+  /**
+   * Revokes the held token (`POST …/onboarding/tokens/revoke`): the service refuses it at once
+   * and ends its event streams. The next call onboards again for a new token.
+   */
+  async revoke(options: CallOptions = {}): Promise<{ jti: string; revoked: true; revokedAt: string }> {
+    const held = this.current;
+    if (!held) throw new TypeError('No identity token to revoke');
+    this.current = undefined;
+    const answer = await this.http.send({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      maxAttempts: options.maxAttempts,
+      method: 'POST',
+      path: `${ONBOARDING}/tokens/revoke`,
+      body: { token: held.token.accessToken },
+    });
+    return answer.body as { jti: string; revoked: true; revokedAt: string };
+  }
+
   async token(options: CallOptions = {}): Promise<string> {
     if (!this.current || this.clock.now() >= this.current.renewAt) await this.renew(options);
     return this.current!.token.accessToken;
@@ -101,19 +141,30 @@ export class IdentityTokenCredential implements AgentCredential {
 }
 
 export interface SiweOnboardingOptions {
-  /** The agent's owner wallet (EOA or, when the service has an RPC, an ERC-1271 contract wallet). */
+  /** The agent's owner wallet, e.g. a viem account (EOA or, when the service has an RPC, an ERC-1271 contract wallet). */
   signer: EvmSigner;
   scope: 'read' | 'trade';
   /** The service's PUBLIC_URL (its host is the domain the message names). */
   publicUrl: string;
+  /**
+   * SIWA: the ERC-8004 identity the signer owns on a registry the service reads (`ERC8004_RPC_URLS`).
+   * The service asks the registry's `ownerOf(agentId)`; the agent is then `erc8004:<chainId>:<registry>:<agentId>`
+   * and the token `verified`. Without it: plain SIWE, the wallet's agent `erc8004-wallet`.
+   */
+  erc8004?: Erc8004Identity;
+  /** The message's `Chain ID`: default the registry's chain for SIWA, 1 otherwise (the service takes 1, 8453, 42161). */
   chainId?: number;
-  /** An ERC-8004 registration file (`type`, `name`, `description`, `image`, `services`, `active`). */
-  registration?: Record<string, unknown>;
+  registration?: Erc8004Registration;
   statement?: string;
 }
 
-/** Onboarding with the owner wallet's EIP-4361 signature (`POST /api/public/erc8004/onboarding/siwe`). */
+/**
+ * Onboarding with the owner wallet's EIP-4361 signature, or its SIWA form for an ERC-8004
+ * identity (`POST /api/public/erc8004/onboarding/siwe`). A refusal (401) is `provider_auth_error`.
+ */
 export function siweOnboarding(options: SiweOnboardingOptions): Onboarding {
+  // A malformed registry is the caller's mistake: said at once, not at the first call.
+  const registryChain = options.erc8004 ? registryChainId(options.erc8004.registry) : undefined;
   return async (http, call) => {
     const base = { signal: call.signal, timeoutMs: call.timeoutMs };
     const { nonce } = (await http.send({ ...base, method: 'POST', path: '/api/nest/auth/evm/nonce', body: { walletAddress: options.signer.address } })).body as { nonce: string };
@@ -122,15 +173,16 @@ export function siweOnboarding(options: SiweOnboardingOptions): Onboarding {
       domain: url.host,
       address: options.signer.address,
       uri: url.origin,
-      chainId: options.chainId ?? 1,
+      chainId: options.chainId ?? registryChain ?? 1,
       nonce,
       issuedAt: new Date(http.runtime.clock.now()),
       statement: options.statement ?? `Onboard an agent at ${url.host}`,
+      ...(options.erc8004 ? { agent: options.erc8004 } : {}),
     });
     const signature = await options.signer.signMessage({ message });
     const body = { message, signature, scope: options.scope, ...(options.registration ? { registration: options.registration } : {}) };
     // Not retried: the nonce is single use.
-    return checkToken((await http.send({ ...base, maxAttempts: 1, method: 'POST', path: '/api/public/erc8004/onboarding/siwe', body })).body);
+    return checkToken((await http.send({ ...base, maxAttempts: 1, method: 'POST', path: `${ONBOARDING}/siwe`, body, providerAuth: true })).body);
   };
 }
 
@@ -140,8 +192,9 @@ export interface ProviderOnboardingOptions {
   /** The provider's JWT, or a function giving a fresh one each time the SDK renews (the last one may have expired). */
   providerToken: string | (() => Promise<string> | string);
   scope: 'read' | 'trade';
+  /** One of several agents of this identity (3-128 of letters, digits, `.` `_` `:` `-`); default its one agent. */
   agentId?: string;
-  registration?: Record<string, unknown>;
+  registration?: Erc8004Registration;
 }
 
 /** Walletless onboarding with a provider's token (`POST /api/public/erc8004/onboarding/identity`); its 401 is `provider_auth_error`. */
@@ -154,7 +207,7 @@ export function providerOnboarding(options: ProviderOnboardingOptions): Onboardi
       ...(options.agentId ? { agentId: options.agentId } : {}),
       ...(options.registration ? { registration: options.registration } : {}),
     };
-    const answer = await http.send({ signal: call.signal, timeoutMs: call.timeoutMs, maxAttempts: call.maxAttempts, method: 'POST', path: '/api/public/erc8004/onboarding/identity', body, providerAuth: true });
+    const answer = await http.send({ signal: call.signal, timeoutMs: call.timeoutMs, maxAttempts: call.maxAttempts, method: 'POST', path: `${ONBOARDING}/identity`, body, providerAuth: true });
     return checkToken(answer.body);
   };
 }

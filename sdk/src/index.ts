@@ -3,10 +3,22 @@
  * events, wallet), `OperatorClient` for people signed in with a wallet (REST). Runs on Node
  * 20+ and in browsers: fetch, AbortSignal and Web Crypto only.
  */
-export { AgentClient, type AgentClientOptions, type ToolDescriptor, type ToolInput, type ToolOutput, type WalletBalance, type Withdrawal, type WithdrawOptions } from './agent-client.js';
+export {
+  AgentClient,
+  type AgentClientOptions,
+  type ToolDescriptor,
+  type ToolInput,
+  type ToolOutput,
+  type WalletBalance,
+  type Withdrawal,
+  type WithdrawEvmInput,
+  type WithdrawOptions,
+  type WithdrawSolanaInput,
+} from './agent-client.js';
 export {
   type AgentCredential,
   apiKey,
+  type Erc8004Registration,
   type IdentityToken,
   IdentityTokenCredential,
   type Onboarding,
@@ -21,7 +33,7 @@ export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/e
 export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
 export type * from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
-export { OperatorClient, type OperatorClientOptions } from './operator-client.js';
+export { OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
 export type { EvmSignInOptions, LoginResult, SessionUser } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
-export { type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';
+export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

@@ -30,6 +30,12 @@ export interface OperatorClientOptions extends SdkRuntimeOptions {
   onRetry?: RetryObserver;
 }
 
+/** Options of control-plane calls that need a step-up token (`agents.stepUp`). */
+export interface StepUpOptions extends CallOptions {
+  /** Sent as `X-Step-Up-Token`. */
+  stepUpToken?: string;
+}
+
 export class OperatorClient {
   readonly session: OperatorSession;
   private readonly http: HttpTransport;
@@ -61,8 +67,8 @@ export class OperatorClient {
   }
 
   /** One catalog-bound route: guarded operations get an `X-Idempotency-Key` (one per call, the same on every retry). */
-  private async call<N extends Op>(operation: N, method: Method, path: string, input: object | undefined, options: CallOptions & { agentId?: string } = {}): Promise<Out<N>> {
-    const { agentId } = options;
+  private async call<N extends Op>(operation: N, method: Method, path: string, input: object | undefined, options: StepUpOptions & { agentId?: string } = {}): Promise<Out<N>> {
+    const { agentId, stepUpToken } = options;
     const inQuery = method === 'GET' || method === 'DELETE';
     const fields = { ...(input ?? {}), ...(agentId === undefined ? {} : { agentId }) };
     const key = GUARDED_OPERATIONS.has(operation) ? (options.idempotencyKey ?? this.http.runtime.uuid()) : undefined;
@@ -70,7 +76,7 @@ export class OperatorClient {
       method,
       path: inQuery ? `${path}${queryString(fields)}` : path,
       ...(inQuery ? {} : { body: fields }),
-      ...(key ? { headers: () => ({ 'x-idempotency-key': key }) } : {}),
+      ...(key || stepUpToken ? { headers: () => ({ ...(key ? { 'x-idempotency-key': key } : {}), ...(stepUpToken ? { 'x-step-up-token': stepUpToken } : {}) }) } : {}),
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxAttempts: options.maxAttempts,
@@ -97,6 +103,12 @@ export class OperatorClient {
     /** A step-up token (5 minutes, single use) from a TOTP code: for `manage` keys and control-plane routes. */
     stepUp: (agentId: string, input: In<'step_up_issue'>, o?: CallOptions) =>
       this.call('step_up_issue', 'POST', `/api/nest/agents/${seg(agentId)}/control/mcp/step-up`, input, o),
+    /** The agent's withdrawal settings (`enabled`, `allowlist`, `dailyCapUsd`, `requireStepUp`); withdrawals are off until switched on. */
+    withdrawSettings: (agentId: string, o?: CallOptions) =>
+      this.call('agent_withdraw_settings_get', 'GET', `/api/nest/agents/${seg(agentId)}/control/withdraw`, undefined, o),
+    /** Replaces them; needs a step-up token (`agents.stepUp`, single use), sent as `X-Step-Up-Token`. */
+    setWithdrawSettings: (agentId: string, input: Body<'agent_withdraw_settings_set', 'stepUpToken'>, o: StepUpOptions & { stepUpToken: string }) =>
+      this.call('agent_withdraw_settings_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/withdraw`, input, o),
   };
 
   /** An agent's API keys; the secret of a new one is in the answer, once. */

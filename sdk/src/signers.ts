@@ -39,18 +39,43 @@ export interface SiweFields {
   nonce: string;
   issuedAt: Date;
   statement: string;
+  /** The SIWA form (Sign In With Agent): SIWA's header and the ERC-8004 identity's two lines after `Version`. */
+  agent?: Erc8004Identity;
 }
 
-/** An EIP-4361 message (always with a statement, so no blank-line ambiguity). */
+/** An ERC-8004 identity: its token id on an identity registry. */
+export interface Erc8004Identity {
+  /** The ERC-721 token id (decimal digits when a string). */
+  agentId: bigint | number | string;
+  /** The registry as `eip155:<chainId>:<0x address>`. */
+  registry: string;
+}
+
+const REGISTRY = /^eip155:(\d{1,12}):(0x[0-9a-fA-F]{40})$/;
+
+/** The chain of a registry reference; a TypeError for anything but `eip155:<chainId>:<0x address>` (the service would refuse it). */
+export function registryChainId(registry: string): number {
+  const match = REGISTRY.exec(registry);
+  if (!match) throw new TypeError(`Agent Registry must be eip155:<chainId>:<0x address>, got ${registry}`);
+  return Number(match[1]);
+}
+
+/**
+ * An EIP-4361 message (always with a statement, so no blank-line ambiguity), or its SIWA form
+ * as the service reads it (src/identity/onboarding/siwa-message.ts): header `… with your Agent
+ * account:`, then `Agent ID: <id>` and `Agent Registry: eip155:<chainId>:<address>` after `Version`.
+ */
 export function siweMessage(fields: SiweFields): string {
+  const { agent } = fields;
   return [
-    `${fields.domain} wants you to sign in with your Ethereum account:`,
+    `${fields.domain} wants you to sign in with your ${agent ? 'Agent' : 'Ethereum'} account:`,
     fields.address,
     '',
     fields.statement,
     '',
     `URI: ${fields.uri}`,
     'Version: 1',
+    ...(agent ? [`Agent ID: ${BigInt(agent.agentId).toString()}`, `Agent Registry: ${agent.registry}`] : []),
     `Chain ID: ${fields.chainId}`,
     `Nonce: ${fields.nonce}`,
     `Issued At: ${fields.issuedAt.toISOString()}`,
