@@ -1,8 +1,8 @@
 /**
  * Every SDK error code from a real condition (interface 7.7): the real service for 401, 403,
  * 429, tool errors and refused parameters; a closed port, a silent server and a server that
- * answers HTML for what only a broken network path produces. `provider_auth_error` against
- * the real onboarding route waits for branch `identity` (identity-renewal.test.ts covers the mapping).
+ * answers HTML for what only a broken network path produces. `provider_auth_error` from the
+ * real onboarding routes is in onboarding.e2e.test.ts.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -41,7 +41,7 @@ export async function flakyProxy(target: string, script: (request: { method: str
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers }).end(JSON.stringify(step.body));
       return;
     }
-    const answer = await fetch(`${target}${path}`, { method, headers, ...(body.length > 0 ? { body } : {}) });
+    const answer = await fetch(`${target}${path}`, { method, headers, ...(body.length > 0 ? { body: new Uint8Array(body) } : {}) });
     const text = await answer.text();
     const answerHeaders = Object.fromEntries(answer.headers);
     recorded.upstream = { status: answer.status, headers: answerHeaders };

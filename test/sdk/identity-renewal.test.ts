@@ -1,7 +1,7 @@
 /**
  * Identity tokens are renewed before `exp` (interface 5 rule 7, CONTRACT "Client SDK"):
- * against a fake onboarding route on a driven clock, since the real routes are being built
- * in branch `identity` (the e2e test joins after that merge).
+ * the exact timing against a scripted onboarding route on a driven clock (onboarding.e2e.test.ts
+ * does the same against the real service).
  */
 import { describe, expect, it } from 'vitest';
 import { AgentClient, providerOnboarding, type IdentityTokenCredential } from '../../sdk/src/index.js';

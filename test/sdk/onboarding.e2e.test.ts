@@ -132,6 +132,8 @@ describe('SDK onboarding (e2e)', () => {
     const credential = agent.identityToken!;
     const first = credential.identity!;
     expect(first.expiresIn).toBe(300);
+    // The agent's REST routes take its identity token as they take its key (no custodial wallet yet).
+    expect(await agent.walletBalance()).toEqual({ wallets: [] });
     const onboardings = () => seen.filter((r) => r.path === `${ONBOARD}/siwe`).length;
 
     await clock.advance(239_000);

@@ -1,11 +1,13 @@
 /**
  * The SDK README's samples are the files under sdk/examples (word for word), and they work:
- * the operator's five minutes, then the agent's with the key it printed, against a real service.
+ * the operator's five minutes, then the agent's with the key it printed, and the agent's that
+ * onboards with its owner's wallet (SIWE) instead, against a real service.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 
@@ -30,7 +32,7 @@ const runSample = (path: string, env: Record<string, string>) =>
 
 it('the README shows each sample file as it is', () => {
   const found = samples();
-  expect(found.map((sample) => sample.path)).toEqual(['sdk/examples/operator-quickstart.ts', 'sdk/examples/agent-quickstart.ts']);
+  expect(found.map((sample) => sample.path)).toEqual(['sdk/examples/operator-quickstart.ts', 'sdk/examples/agent-quickstart.ts', 'sdk/examples/agent-siwe-quickstart.ts']);
   for (const { path, block } of found) expect(block).toBe(readFileSync(`${ROOT}${path}`, 'utf8'));
 });
 
@@ -47,4 +49,19 @@ it('the operator quickstart, then the agent quickstart with its key: a paper swa
   expect(orderId).toBeDefined();
   expect(agent.stdout).toMatch(/^event \d+ order\.created$/m);
   expect(agent.stdout.trimEnd().split('\n').at(-1)).toMatch(/^event \d+ order\.updated$/);
+});
+
+it('the agent quickstart with SIWE instead of a key: onboarded, its tools, a read tool, its wallet and its first event; the same wallet comes back to the same agent', async () => {
+  const ownerKey = generatePrivateKey();
+  const first = await runSample('sdk/examples/agent-siwe-quickstart.ts', { BASE_URL: svc.url, PUBLIC_URL, OWNER_KEY: ownerKey });
+  const address = privateKeyToAccount(ownerKey).address;
+  const line = new RegExp(`^agent erc8004-wallet \\((pub_\\S+)\\) of ${address}: (\\d+) tools with a trade token$`, 'm').exec(first.stdout);
+  expect(line).not.toBeNull();
+  expect(Number(line![2])).toBeGreaterThan(10);
+  expect(first.stdout).toMatch(/^the token lives 300 s; the SDK renews it at \S+Z$/m);
+  expect(first.stdout).toMatch(/^portfolio: \{/m);
+  expect(first.stdout).toMatch(/^\d+ custodial wallets$/m);
+  expect(first.stdout.trimEnd().split('\n').at(-1)).toMatch(/^event \d+ \S+$/);
+  const again = await runSample('sdk/examples/agent-siwe-quickstart.ts', { BASE_URL: svc.url, PUBLIC_URL, OWNER_KEY: ownerKey });
+  expect(again.stdout).toContain(`(${line![1]}) of ${address}`);
 });
