@@ -3,13 +3,14 @@
  * 4.4): the operator switches withdrawals on with its session and a step-up token
  * (`agents.setWithdrawSettings`, `X-Step-Up-Token`), the agent reads its balance and withdraws
  * on Solana and EVM; and a withdrawal whose answer is lost (a 429, then a dropped connection
- * after the service paid) is retried with the same idempotency key and pays once.
+ * after the service paid) is retried with the same idempotency key and pays once — also when
+ * the agent's identity token is renewed between the attempts.
  */
 import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentClient, naclSigner, OperatorClient, type SdkError, type WalletBalance } from '../../sdk/src/index.js';
+import { AgentClient, naclSigner, OperatorClient, type SdkClock, type SdkError, siweOnboarding, systemClock, type WalletBalance } from '../../sdk/src/index.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { codeAt } from '../support/totp-codes.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
@@ -121,6 +122,56 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
       expect(attempts[1]!.upstream!.headers['idempotent-replayed']).toBeUndefined();
       expect(attempts[2]!.upstream).toMatchObject({ status: 201, headers: { 'idempotent-replayed': 'true' } });
       expect(usdcOn(await agent.walletBalance(), 'solana')).toBe(String(BigInt(before!) - 3_000_000n));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('an agent onboarded with SIWE withdraws with its identity token; a retry that outlives the token goes with a renewed one and still pays once', async () => {
+    // The owner's wallet is both the agent's onboarding signer and the operator who funds it.
+    const ownerAccount = privateKeyToAccount(generatePrivateKey());
+    const ownerClock: SdkClock = { now: () => clock.now(), sleep: systemClock.sleep };
+    const owner = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL, clock: ownerClock });
+    await owner.signInWithEthereum(ownerAccount);
+    let withdrawals = 0;
+    const proxy = await flakyProxy(svc.url, ({ method, path }) => {
+      if (method !== 'POST' || path !== '/api/nest/agents/wallet/withdraw/solana') return undefined;
+      withdrawals++;
+      if (withdrawals === 1) return 'drop-after-forward';
+      // Long enough that the trade token (300 s, renewed at 240 s) is due for renewal when the wait ends.
+      if (withdrawals === 2) return { status: 429, headers: { 'retry-after': '241' }, body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' } };
+      return 'forward';
+    });
+    try {
+      // The SDK's waits move the service's clock: a Retry-After of 241 s really passes for the token.
+      const driven: SdkClock = { now: () => clock.now(), sleep: (ms) => clock.advance(ms) };
+      const onboarded = new AgentClient({
+        baseUrl: proxy.url,
+        clock: driven,
+        random: () => 0,
+        retry: { maxRetryAfterMs: 300_000 },
+        identity: siweOnboarding({ signer: ownerAccount, scope: 'trade', publicUrl: PUBLIC_URL }),
+      });
+      await onboarded.listTools();
+      const { agentId: ownAgent, jti } = onboarded.identityToken!.identity!;
+      await owner.wallets.ensureCustodial({ chain: 'solana' }, { agentId: ownAgent });
+      await owner.trading.paperFaucet({ chain: 'solana', token: 'USDC', amount: '10' }, { agentId: ownAgent });
+      const secret = (await owner.totp.enroll()).secret;
+      await owner.totp.activate(await codeAt(secret, clock));
+      await clock.advance(31_000);
+      const { stepUpToken } = await owner.agents.stepUp(ownAgent, { code: await codeAt(secret, clock) });
+      await owner.agents.setWithdrawSettings(ownAgent, { enabled: true }, { stepUpToken });
+
+      const withdrawal = await onboarded.withdrawSolana({ mint: 'USDC', amount: '4000000', to: solanaTo });
+      expect(withdrawal).toMatchObject({ amount: '4000000', status: 'confirmed' });
+      const attempts = proxy.requests.filter((r) => r.path === '/api/nest/agents/wallet/withdraw/solana');
+      expect(attempts.map((r) => r.step)).toEqual(['drop-after-forward', 'answered', 'forward']);
+      expect(new Set(attempts.map((r) => r.headers['x-idempotency-key'])).size).toBe(1);
+      // The last attempt went with a new token: the key names the call for the agent, whatever credential carries it.
+      expect(onboarded.identityToken!.identity!.jti).not.toBe(jti);
+      expect(attempts[2]!.headers.authorization).not.toBe(attempts[0]!.headers.authorization);
+      expect(attempts[2]!.upstream).toMatchObject({ status: 201, headers: { 'idempotent-replayed': 'true' } });
+      expect(usdcOn(await onboarded.walletBalance(), 'solana')).toBe('6000000');
     } finally {
       await proxy.close();
     }
