@@ -206,7 +206,7 @@ export class InProcessScheduler implements SchedulerPort {
           if (claim.status === 'rejected') failure ??= claim.reason;
           if (claim.status === 'fulfilled' && claim.value && !this.closed) {
             this.lastDeliveringScanAt = now;
-            this.deliver(doc.id, claim.value.record, claim.value.claim);
+            this.deliver(doc.id, claim.value);
           } else lost++;
         });
         // Runs claimed next to a failed claim are delivered first; the failure then ends this scan.
@@ -252,7 +252,7 @@ export class InProcessScheduler implements SchedulerPort {
   private async claim(
     doc: StoredDocument<JobRecord>,
     now: number,
-  ): Promise<{ record: JobRecord; claim: JobClaim } | null> {
+  ): Promise<{ record: JobRecord; claim: JobClaim; version: number } | null> {
     const record = doc.data;
     if (wakeAt(record) > now) return null;
     // A run taken over after an expired lease keeps its first claim time: the runs that fell
@@ -260,19 +260,20 @@ export class InProcessScheduler implements SchedulerPort {
     const claim: JobClaim = { token: randomUUID(), until: now + this.leaseMs, dueAt: record.dueAt, at: record.claim?.at ?? now };
     const claimed = claimedRecord(record, claim);
     try {
-      await this.store.put(this.collection, doc.id, {
+      const written = await this.store.put(this.collection, doc.id, {
         data: claimed,
         expectedVersion: doc.version,
         indexes: { [WAKE_INDEX]: claim.until },
       });
-      return { record: claimed, claim };
+      return { record: claimed, claim, version: written.version };
     } catch (error) {
       if (isConflict(error)) return null;
       throw error;
     }
   }
 
-  private deliver(docId: string, record: JobRecord, claim: JobClaim): void {
+  private deliver(docId: string, claimed: { record: JobRecord; claim: JobClaim; version: number }): void {
+    const { record, claim } = claimed;
     const job = toDueJob(record, claim.dueAt);
     const attempt = record.attempts + 1;
     const run = (async () => {
@@ -289,7 +290,7 @@ export class InProcessScheduler implements SchedulerPort {
           this.report(error, job, attempt, outcome === 'retry');
         }
       }
-      await this.settle(docId, claim, outcome, attempt);
+      await this.settle(docId, claimed, outcome, attempt);
     })().catch((error: unknown) => {
       const message = 'Settling a delivery failed; it is delivered again when its lease expires';
       this.logger.error({ err: error, jobId: job.id }, message);
@@ -304,10 +305,30 @@ export class InProcessScheduler implements SchedulerPort {
     });
   }
 
-  /** Records the outcome of a delivery, unless the record was replaced or removed meanwhile. */
-  private async settle(docId: string, claim: JobClaim, outcome: DeliveryOutcome, attempt: number): Promise<void> {
+  /**
+   * Records the outcome of a delivery, unless the record was replaced or removed meanwhile.
+   * Written first over the record as this process claimed it, without reading it again (a
+   * CAS on the claim's version: nothing else wrote it in the usual case); read and decided
+   * again only when that write finds the record changed.
+   */
+  private async settle(docId: string, claimed: { record: JobRecord; claim: JobClaim; version: number }, outcome: DeliveryOutcome, attempt: number): Promise<void> {
     const now = this.clock.now();
-    await this.update(docId, (current) => settledRecord(current, claim, outcome, attempt, now, this.backoffMs));
+    const change = (current: JobRecord | undefined) => settledRecord(current, claimed.claim, outcome, attempt, now, this.backoffMs);
+    const next = change(claimed.record);
+    try {
+      if (next === null) {
+        await this.store.delete(this.collection, docId, claimed.version);
+        return;
+      }
+      if (next !== undefined) {
+        await this.store.put(this.collection, docId, { data: next, expectedVersion: claimed.version, indexes: { [WAKE_INDEX]: wakeAt(next) } });
+        this.wakeBy(wakeAt(next));
+        return;
+      }
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    await this.update(docId, change);
   }
 
   /**

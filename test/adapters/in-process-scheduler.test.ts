@@ -196,6 +196,39 @@ describe('InProcessScheduler', () => {
     await scheduler.close();
   });
 
+  it('settles a delivery without reading its record again, and re-reads when the record changed during it', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const scheduler = w.make();
+    let reads = 0;
+    const get = w.store.get.bind(w.store);
+    w.store.get = ((...args: Parameters<typeof get>) => {
+      reads++;
+      return get(...args);
+    }) as typeof get;
+    let retime: (() => Promise<void>) | undefined;
+    const dues: number[] = [];
+    await scheduler.start(async (job) => {
+      dues.push(job.dueAt);
+      await retime?.();
+    });
+    await scheduler.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 1_000 });
+    reads = 0;
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000]);
+    expect(reads).toBe(0); // claimed from the scan's page, settled over the claimed version
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 2_000);
+    // Re-timed while its run is delivered: the settle's write conflicts, reads again, and the new grid stands.
+    retime = async () => {
+      retime = undefined;
+      await scheduler.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 5_000 });
+    };
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000]);
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 7_000);
+    await scheduler.close();
+  });
+
   it('close() waits for a running handler', async () => {
     const w = await world();
     let release!: () => void;
