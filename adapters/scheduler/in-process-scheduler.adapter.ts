@@ -38,6 +38,9 @@ import {
 
 export { SCHEDULER_COLLECTIONS } from './job-record.model.js';
 
+/** See `minScanIntervalMs`: well under the lag a due run may take, and ~8 DCA ticks a scan at 10,000 one-minute strategies. */
+const DEFAULT_MIN_SCAN_INTERVAL_MS = 50;
+
 export interface InProcessSchedulerOptions {
   store: StorePort;
   clock: ClockPort;
@@ -49,6 +52,13 @@ export interface InProcessSchedulerOptions {
   pollIntervalMs?: number;
   /** Most deliveries in flight in this process, and the page size of a scan. */
   batchSize?: number;
+  /**
+   * Least time from a scan that delivered runs to the next scan (default 50 ms): runs falling
+   * due meanwhile are claimed and delivered together, so their writes share the store's
+   * commits (one commit and one flush for several ticks). A run due after a quiet spell is
+   * delivered at once; a busy scheduler delivers up to this much later than it would.
+   */
+  minScanIntervalMs?: number;
   /** Deliveries of one run before it is dropped. */
   maxAttempts?: number;
   /** First retry delay; doubles per failure. */
@@ -72,6 +82,7 @@ export class InProcessScheduler implements SchedulerPort {
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
+  private readonly minScanIntervalMs: number;
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
   private readonly onError: DeliveryErrorCallback | undefined;
@@ -82,6 +93,8 @@ export class InProcessScheduler implements SchedulerPort {
   private timer: { at: number; cancel: () => void } | undefined;
   private scanning: Promise<void> | undefined;
   private rescan = false;
+  /** When the last scan that delivered a run started (clock time): the next waits `minScanIntervalMs` after it. */
+  private lastDeliveringScanAt = Number.NEGATIVE_INFINITY;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(options: InProcessSchedulerOptions) {
@@ -91,6 +104,7 @@ export class InProcessScheduler implements SchedulerPort {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 5_000;
     this.batchSize = options.batchSize ?? 32;
+    this.minScanIntervalMs = options.minScanIntervalMs ?? DEFAULT_MIN_SCAN_INTERVAL_MS;
     this.maxAttempts = options.maxAttempts ?? 5;
     this.backoffMs = options.backoffMs ?? 1_000;
     this.onError = options.onError;
@@ -190,8 +204,10 @@ export class InProcessScheduler implements SchedulerPort {
         page.items.forEach((doc, i) => {
           const claim = claims[i]!;
           if (claim.status === 'rejected') failure ??= claim.reason;
-          if (claim.status === 'fulfilled' && claim.value && !this.closed) this.deliver(doc.id, claim.value.record, claim.value.claim);
-          else lost++;
+          if (claim.status === 'fulfilled' && claim.value && !this.closed) {
+            this.lastDeliveringScanAt = now;
+            this.deliver(doc.id, claim.value);
+          } else lost++;
         });
         // Runs claimed next to a failed claim are delivered first; the failure then ends this scan.
         if (failure !== undefined) throw failure;
@@ -211,11 +227,16 @@ export class InProcessScheduler implements SchedulerPort {
     }
   }
 
-  /** Arms the timer for `at` unless it already fires earlier; never sleeps past a poll. */
+  /**
+   * Arms the timer for `at` (but not sooner than `minScanIntervalMs` after the last scan that delivered)
+   * unless it already fires earlier; never sleeps past a poll.
+   */
   private wakeBy(at: number): void {
     if (!this.handler || this.closed) return;
     const now = this.clock.now();
-    const when = Math.min(at, now + this.pollIntervalMs);
+    // A run already due goes at once (the wait is for runs still to come, to gather them).
+    const gathered = at > now ? Math.max(at, this.lastDeliveringScanAt + this.minScanIntervalMs) : at;
+    const when = Math.min(gathered, now + this.pollIntervalMs);
     if (this.timer && this.timer.at <= when) return;
     this.timer?.cancel();
     const timer = {
@@ -231,7 +252,7 @@ export class InProcessScheduler implements SchedulerPort {
   private async claim(
     doc: StoredDocument<JobRecord>,
     now: number,
-  ): Promise<{ record: JobRecord; claim: JobClaim } | null> {
+  ): Promise<{ record: JobRecord; claim: JobClaim; version: number } | null> {
     const record = doc.data;
     if (wakeAt(record) > now) return null;
     // A run taken over after an expired lease keeps its first claim time: the runs that fell
@@ -239,19 +260,20 @@ export class InProcessScheduler implements SchedulerPort {
     const claim: JobClaim = { token: randomUUID(), until: now + this.leaseMs, dueAt: record.dueAt, at: record.claim?.at ?? now };
     const claimed = claimedRecord(record, claim);
     try {
-      await this.store.put(this.collection, doc.id, {
+      const written = await this.store.put(this.collection, doc.id, {
         data: claimed,
         expectedVersion: doc.version,
         indexes: { [WAKE_INDEX]: claim.until },
       });
-      return { record: claimed, claim };
+      return { record: claimed, claim, version: written.version };
     } catch (error) {
       if (isConflict(error)) return null;
       throw error;
     }
   }
 
-  private deliver(docId: string, record: JobRecord, claim: JobClaim): void {
+  private deliver(docId: string, claimed: { record: JobRecord; claim: JobClaim; version: number }): void {
+    const { record, claim } = claimed;
     const job = toDueJob(record, claim.dueAt);
     const attempt = record.attempts + 1;
     const run = (async () => {
@@ -268,22 +290,45 @@ export class InProcessScheduler implements SchedulerPort {
           this.report(error, job, attempt, outcome === 'retry');
         }
       }
-      await this.settle(docId, claim, outcome, attempt);
+      await this.settle(docId, claimed, outcome, attempt);
     })().catch((error: unknown) => {
       const message = 'Settling a delivery failed; it is delivered again when its lease expires';
       this.logger.error({ err: error, jobId: job.id }, message);
     });
     this.inFlight.add(run);
     void run.finally(() => {
+      // Runs left for lack of a slot are taken by the next scan once one frees (the scan
+      // arms no timer while every slot is busy); otherwise the settle armed the next wake.
+      const wasFull = this.inFlight.size >= this.batchSize;
       this.inFlight.delete(run);
-      this.kick();
+      if (wasFull) this.wakeBy(this.clock.now());
     });
   }
 
-  /** Records the outcome of a delivery, unless the record was replaced or removed meanwhile. */
-  private async settle(docId: string, claim: JobClaim, outcome: DeliveryOutcome, attempt: number): Promise<void> {
+  /**
+   * Records the outcome of a delivery, unless the record was replaced or removed meanwhile.
+   * Written first over the record as this process claimed it, without reading it again (a
+   * CAS on the claim's version: nothing else wrote it in the usual case); read and decided
+   * again only when that write finds the record changed.
+   */
+  private async settle(docId: string, claimed: { record: JobRecord; claim: JobClaim; version: number }, outcome: DeliveryOutcome, attempt: number): Promise<void> {
     const now = this.clock.now();
-    await this.update(docId, (current) => settledRecord(current, claim, outcome, attempt, now, this.backoffMs));
+    const change = (current: JobRecord | undefined) => settledRecord(current, claimed.claim, outcome, attempt, now, this.backoffMs);
+    const next = change(claimed.record);
+    try {
+      if (next === null) {
+        await this.store.delete(this.collection, docId, claimed.version);
+        return;
+      }
+      if (next !== undefined) {
+        await this.store.put(this.collection, docId, { data: next, expectedVersion: claimed.version, indexes: { [WAKE_INDEX]: wakeAt(next) } });
+        this.wakeBy(wakeAt(next));
+        return;
+      }
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    await this.update(docId, change);
   }
 
   /**

@@ -36,7 +36,8 @@ export function requestFingerprint(name: string, args: unknown, keyedHash: Keyed
   const whole = canonicalJson(args ?? {});
   const fingerprint = `${name}:${FINGERPRINT_VERSION}:${keyedHash(whole)}`;
   const exactBefore = canonicalJson(auditable(args ?? {})) === whole;
-  return exactBefore ? { fingerprint, legacy: `${name}:${digestArguments(args)}` } : { fingerprint };
+  // Nothing was redacted, so the audit digest is the hash of `whole` (no third canonical pass).
+  return exactBefore ? { fingerprint, legacy: `${name}:${sha256Hex(whole)}` } : { fingerprint };
 }
 
 /** Plain SHA-256 (hex) of the canonical arguments, every field included: for values that carry no secret. */

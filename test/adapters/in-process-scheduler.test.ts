@@ -132,7 +132,8 @@ describe('InProcessScheduler', () => {
 
     // The lease ends at t0 + 3500; t0 + 2000 and t0 + 3000 fell due while the run was held.
     const dues: number[] = [];
-    const survivor = w.make({ pollIntervalMs: 1_000 });
+    // No coalescing of scans: the missed run is re-armed by the settle after the manual clock's step is done.
+    const survivor = w.make({ pollIntervalMs: 1_000, minScanIntervalMs: 0 });
     await survivor.start(async (job) => void dues.push(job.dueAt));
     await w.advance(2_600);
     // The held run again (its handler may have died before acting), then one for the missed points.
@@ -168,6 +169,63 @@ describe('InProcessScheduler', () => {
       [t0 + 20_000, 2],
       [t0 + 20_000, 3],
     ]);
+    await scheduler.close();
+  });
+
+  it('runs falling due within minScanIntervalMs of a scan that delivered are claimed and delivered together; one after a quiet spell at once', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const delivered: Array<[string, number]> = [];
+    const writes: number[] = [];
+    const scheduler = w.make({ minScanIntervalMs: 50 });
+    const put = w.store.put.bind(w.store);
+    w.store.put = ((...args: Parameters<typeof put>) => {
+      writes.push(w.clock.now());
+      return put(...args);
+    }) as typeof put;
+    await scheduler.start(async (job) => void delivered.push([job.id, w.clock.now()]));
+    for (const [jobId, at] of [['a', 100], ['b', 110], ['c', 120], ['d', 140], ['e', 1_000]] as const) {
+      await scheduler.scheduleOnce({ jobId, address, event: { type: 'x' }, runAt: t0 + at });
+    }
+    writes.length = 0;
+    await w.advance(2_000);
+    // 'a' at its due time (nothing delivered before it), then b, c and d in one scan 50 ms later, 'e' at its time.
+    expect(delivered).toEqual([['a', t0 + 100], ['b', t0 + 150], ['c', t0 + 150], ['d', t0 + 150], ['e', t0 + 1_000]]);
+    // Claimed together: their claims are written at one instant (one commit in a store that groups them).
+    expect(writes.filter((at) => at === t0 + 150).length).toBeGreaterThanOrEqual(3);
+    await scheduler.close();
+  });
+
+  it('settles a delivery without reading its record again, and re-reads when the record changed during it', async () => {
+    const w = await world();
+    const t0 = w.clock.now();
+    const scheduler = w.make();
+    let reads = 0;
+    const get = w.store.get.bind(w.store);
+    w.store.get = ((...args: Parameters<typeof get>) => {
+      reads++;
+      return get(...args);
+    }) as typeof get;
+    let retime: (() => Promise<void>) | undefined;
+    const dues: number[] = [];
+    await scheduler.start(async (job) => {
+      dues.push(job.dueAt);
+      await retime?.();
+    });
+    await scheduler.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 1_000 });
+    reads = 0;
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000]);
+    expect(reads).toBe(0); // claimed from the scan's page, settled over the claimed version
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 2_000);
+    // Re-timed while its run is delivered: the settle's write conflicts, reads again, and the new grid stands.
+    retime = async () => {
+      retime = undefined;
+      await scheduler.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: 5_000 });
+    };
+    await w.advance(1_000);
+    expect(dues).toEqual([t0 + 1_000, t0 + 2_000]);
+    expect(await scheduler.nextRun('beat')).toBe(t0 + 7_000);
     await scheduler.close();
   });
 
