@@ -8,15 +8,41 @@
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { IndexQuery, StoredDocument, StorePort } from '../ports/store.port.js';
-import { queryWords, termRange } from './card-search.js';
+import { queryWords, termKey, termRange } from './card-search.js';
 import type { PublicCard, Snapshot } from './card.schemas.js';
 import type { CardViews } from './card-views.js';
 import type { CardSubjects } from './cards.service.js';
 import { CARD_INDEX, CARD_TERMS, CARDS, TERM_INDEX, type CardRecord, type CardSubject, type CardTermRecord } from './card.records.js';
 import { snapshotOf, type PortfolioSource } from './snapshot.js';
 
-/** Index entries read for one page before answering with what was found (and a cursor to go on). */
+/** Index entries (or join steps) read for one page before answering with what was found and a cursor to go on. */
 const MAX_SCANNED = 1_000;
+/** Entries read per seek: several cards published in one millisecond share a key. */
+const SEEK_PAGE = 4;
+
+/** A place in the shared order of term entries: newest-first key, card id; `after`: just past it. */
+interface Position {
+  key: string;
+  card: string;
+  after: boolean;
+}
+
+function encodePosition(position: Position): string {
+  return Buffer.from(JSON.stringify({ k: position.key, c: position.card, a: position.after })).toString('base64url');
+}
+
+function decodePosition(cursor: string): Position {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed && typeof parsed === 'object') {
+      const { k, c, a } = parsed as Record<string, unknown>;
+      if (typeof k === 'string' && /^\d{15}$/.test(k) && typeof c === 'string' && c.length <= 300 && typeof a === 'boolean') return { key: k, card: c, after: a };
+    }
+  } catch {
+    // answered below
+  }
+  throw AppError.validation(['cursor is invalid']);
+}
 
 export interface DirectoryPage {
   items: PublicCard[];
@@ -40,17 +66,13 @@ export class DirectoryService {
   page(input: { limit: number; cursor?: string | undefined; q?: string | undefined }): Promise<DirectoryPage> {
     const q = input.q?.trim();
     if (!q) return this.read(CARDS, { index: CARD_INDEX.listed, gte: '' }, input, (doc) => this.visible(doc as StoredDocument<CardRecord>));
-    const [driver, ...rest] = queryWords(q);
+    const words = queryWords(q);
     // Nothing searchable in `q` (only punctuation): nothing matches it.
-    if (!driver) return Promise.resolve({ items: [] });
-    return this.read(CARD_TERMS, { index: TERM_INDEX, ...termRange(driver) }, input, async (entry) => {
+    if (words.length === 0) return Promise.resolve({ items: [] });
+    if (words.length > 1) return this.intersect(words, input);
+    return this.read(CARD_TERMS, { index: TERM_INDEX, ...termRange(words[0]!) }, input, async (entry) => {
       const term = entry.data as CardTermRecord;
-      const doc = await this.deps.store.get<CardRecord>(CARDS, term.card);
-      const published = doc?.data.published;
-      // The entry of an older publish cannot outlive it (one commit), but a read between two commits may see one.
-      if (!doc || published?.gen !== term.gen) return null;
-      if (rest.length > 0 && !rest.every((word) => published.terms.includes(word))) return null;
-      return this.visible(doc);
+      return this.termCard(term.card, term.gen);
     });
   }
 
@@ -78,6 +100,67 @@ export class DirectoryService {
     const card = doc ? await this.visible(doc) : null;
     if (!doc || !card) throw notFound();
     return { doc, card };
+  }
+
+  /** The published card a term entry of generation `gen` points at, if still that publish and visible. */
+  private async termCard(cardId: string, gen: number): Promise<PublicCard | null> {
+    const doc = await this.deps.store.get<CardRecord>(CARDS, cardId);
+    // The entry of an older publish cannot outlive it (one commit), but a read between two commits may see one.
+    if (!doc || doc.data.published?.gen !== gen) return null;
+    return this.visible(doc);
+  }
+
+  /**
+   * Cards holding every word: a leapfrog join of the words' term ranges, which share one
+   * order (newest-first key, then card id). Each step seeks one word's range to the furthest
+   * position any word reached, so what is read is about the entries of the rarest word, and
+   * only cards matching them all are read whole. The cursor is the last position served.
+   */
+  private async intersect(words: string[], input: { limit: number; cursor?: string | undefined }): Promise<DirectoryPage> {
+    const items: PublicCard[] = [];
+    let target: Position = input.cursor ? decodePosition(input.cursor) : { key: '', card: '', after: false };
+    let steps = 0;
+    while (items.length < input.limit) {
+      if (steps >= MAX_SCANNED) return { items, nextCursor: encodePosition(target) };
+      let agreed = 0;
+      let gen = 0;
+      for (let i = 0; agreed < words.length; i = (i + 1) % words.length) {
+        steps++;
+        const head = await this.seek(words[i]!, target);
+        if (!head) return { items };
+        if (head.key === target.key && head.card === target.card && !target.after) agreed++;
+        else {
+          target = { key: head.key, card: head.card, after: false };
+          agreed = 1;
+        }
+        gen = head.gen;
+      }
+      const card = await this.termCard(target.card, gen);
+      if (card) items.push(card);
+      target = { ...target, after: true };
+    }
+    return { items, nextCursor: encodePosition(target) };
+  }
+
+  /** The first entry of `word` at or after `target` (strictly after it when `target.after`). */
+  private async seek(word: string, target: Position): Promise<(Omit<Position, 'after'> & { gen: number }) | null> {
+    const range = termRange(word);
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.find<CardTermRecord>(
+        CARD_TERMS,
+        { index: TERM_INDEX, gte: target.key ? termKey(word, target.key) : range.gte, lte: range.lte },
+        { limit: SEEK_PAGE, ...(cursor ? { cursor } : {}) },
+      );
+      for (const entry of page.items) {
+        const value = String(entry.indexes[TERM_INDEX]);
+        const key = value.slice(value.lastIndexOf(' ') + 1);
+        const order = key < target.key ? -1 : key > target.key ? 1 : entry.data.card < target.card ? -1 : entry.data.card > target.card ? 1 : 0;
+        if (order > 0 || (order === 0 && !target.after)) return { key, card: entry.data.card, gen: entry.data.gen };
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    return null;
   }
 
   /** The card as the directory shows it, or null: not published, or its agent or bot is not active. */

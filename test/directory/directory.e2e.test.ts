@@ -3,6 +3,9 @@
  * publish and revoke; strangers read the directory without a credential.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateCardDrafts } from '../../src/directory/card-drafts.migration.js';
+import type { CardsService } from '../../src/directory/cards.service.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { Client, evmWallet, PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 
@@ -123,6 +126,17 @@ describe('agent cards and the public directory', () => {
     expect(after.body.items.map((c: { publicId: string }) => c.publicId)).not.toContain(agent.publicId);
     // Revoking again changes nothing.
     expect((await owner.client.post(`${cardPath(agent.agentId)}/revoke`)).body.status).toBe('revoked');
+  });
+
+  it('several words: every card holding them all, newest first, across pages', async () => {
+    const made = [];
+    for (const [name, description] of [['Gamma one', 'delta epsilon'], ['Gamma two', 'epsilon only'], ['Gamma three', 'delta and epsilon'], ['Other', 'delta epsilon'], ['Gamma four', 'epsilon delta']]) {
+      made.push(await publishedAgent(name!, description!));
+    }
+    const [one, , three, , four] = made;
+    expect(await search('gam epsilon delta')).toEqual([four!.publicId, three!.publicId, one!.publicId]);
+    expect(await search('delta gamma')).toEqual([four!.publicId, three!.publicId, one!.publicId]);
+    expect((await anonymous.get(`${PUBLIC}/agents/page?q=delta+gamma&cursor=${Buffer.from('{"k":"x"}').toString('base64url')}`)).status).toBe(400);
   });
 
   it('edits show once published again', async () => {
@@ -264,5 +278,44 @@ describe('agent cards and the public directory', () => {
     const feed = await anonymous.get(`${PUBLIC}/discovery/feed`);
     expect(feed.status).toBe(200);
     expect(feed.body.items.map((c: { publicId: string }) => c.publicId)).not.toContain(onboarded.body.publicId);
+  });
+});
+
+describe('verified cards and drafts from before cards', () => {
+  const cardsOf = () => (svc.service.modules.find((m) => m.name === 'directory') as unknown as { cards: CardsService }).cards;
+
+  it('the discovery feed lists verified published agents, newest first', async () => {
+    const first = await owner.agent('Verified One');
+    const second = await owner.agent('Verified Two');
+    // As SIWA onboarding records it (generated agent ids are their actor ids).
+    for (const agent of [first, second]) {
+      await cardsOf().onboarded(agent.agentId, { verified: true, registrations: [{ agentId: '7', agentRegistry: 'eip155:8453:0xabc' }] });
+      expect((await owner.client.post(`${cardPath(agent.agentId)}/publish`, {})).status).toBe(200);
+    }
+    const feed = await anonymous.get(`${PUBLIC}/discovery/feed?limit=2`);
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get('etag')).toBeTruthy();
+    expect(feed.body.items.map((c: { publicId: string }) => c.publicId)).toEqual([second.publicId, first.publicId]);
+    expect(feed.body.items[0]).toMatchObject({ verified: true, registrations: [{ agentId: '7', agentRegistry: 'eip155:8453:0xabc' }] });
+    await owner.client.post(`${cardPath(second.agentId)}/revoke`);
+    const after = await anonymous.get(`${PUBLIC}/discovery/feed`);
+    expect(after.body.items.map((c: { publicId: string }) => c.publicId)).not.toContain(second.publicId);
+  });
+
+  it("an identity record's old cardDraft moves to the agent's card once, and leaves the identity record", async () => {
+    const agent = await owner.agent('Old Timer');
+    const { store } = svc.service.adapters;
+    await store.put('agent_identities', agent.agentId, {
+      data: { method: 'siwe', verified: false, wallet: '0x0', cardDraft: { type: 'x', name: 'Old Draft', description: 'from before', services: [], active: true }, updatedAt: 1 },
+      expectedVersion: 0,
+    });
+    const mark = await store.get('directory.meta', 'card-drafts-v1');
+    if (mark) await store.delete('directory.meta', 'card-drafts-v1', mark.version);
+    const moved = await migrateCardDrafts({ store, cards: cardsOf(), logger: createLogger({ level: 'silent' }), now: () => Date.now() });
+    expect(moved).toBe(1);
+    expect((await owner.client.get(cardPath(agent.agentId))).body).toMatchObject({ name: 'Old Draft', description: 'from before', status: 'draft' });
+    expect(((await store.get('agent_identities', agent.agentId))?.data as Record<string, unknown>).cardDraft).toBeUndefined();
+    // Done once: a second run moves nothing.
+    expect(await migrateCardDrafts({ store, cards: cardsOf(), logger: createLogger({ level: 'silent' }), now: () => Date.now() })).toBe(0);
   });
 });
