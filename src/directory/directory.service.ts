@@ -17,8 +17,10 @@ import { snapshotOf, type PortfolioSource } from './snapshot.js';
 
 /** Index entries (or join steps) read for one page before answering with what was found and a cursor to go on. */
 const MAX_SCANNED = 1_000;
-/** Entries read per seek: several cards published in one millisecond share a key. */
-const SEEK_PAGE = 4;
+/** Term entries read per store call of a multi-word search. */
+const SEEK_PAGE = 64;
+/** Store calls one page of a multi-word search makes before answering with a cursor to go on. */
+const MAX_READS = 200;
 
 /** A place in the shared order of term entries: newest-first key, card id; `after`: just past it. */
 interface Position {
@@ -112,21 +114,22 @@ export class DirectoryService {
 
   /**
    * Cards holding every word: a leapfrog join of the words' term ranges, which share one
-   * order (newest-first key, then card id). Each step seeks one word's range to the furthest
-   * position any word reached, so what is read is about the entries of the rarest word, and
-   * only cards matching them all are read whole. The cursor is the last position served.
+   * order (newest-first key, then card id). Each step moves one word's range to the furthest
+   * position any word reached (from its buffered entries, else by a fresh seek there), so
+   * what is read is about the entries of the rarer words, and only cards matching every word
+   * are read whole. The cursor is the last position served.
    */
   private async intersect(words: string[], input: { limit: number; cursor?: string | undefined }): Promise<DirectoryPage> {
     const items: PublicCard[] = [];
+    const reads = { count: 0 };
+    const streams = words.map((word) => new TermStream(this.deps.store, word, reads));
     let target: Position = input.cursor ? decodePosition(input.cursor) : { key: '', card: '', after: false };
-    let steps = 0;
     while (items.length < input.limit) {
-      if (steps >= MAX_SCANNED) return { items, nextCursor: encodePosition(target) };
       let agreed = 0;
       let gen = 0;
-      for (let i = 0; agreed < words.length; i = (i + 1) % words.length) {
-        steps++;
-        const head = await this.seek(words[i]!, target);
+      for (let i = 0; agreed < streams.length; i = (i + 1) % streams.length) {
+        if (reads.count >= MAX_READS) return { items, nextCursor: encodePosition(target) };
+        const head = await streams[i]!.seek(target);
         if (!head) return { items };
         if (head.key === target.key && head.card === target.card && !target.after) agreed++;
         else {
@@ -140,27 +143,6 @@ export class DirectoryService {
       target = { ...target, after: true };
     }
     return { items, nextCursor: encodePosition(target) };
-  }
-
-  /** The first entry of `word` at or after `target` (strictly after it when `target.after`). */
-  private async seek(word: string, target: Position): Promise<(Omit<Position, 'after'> & { gen: number }) | null> {
-    const range = termRange(word);
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.store.find<CardTermRecord>(
-        CARD_TERMS,
-        { index: TERM_INDEX, gte: target.key ? termKey(word, target.key) : range.gte, lte: range.lte },
-        { limit: SEEK_PAGE, ...(cursor ? { cursor } : {}) },
-      );
-      for (const entry of page.items) {
-        const value = String(entry.indexes[TERM_INDEX]);
-        const key = value.slice(value.lastIndexOf(' ') + 1);
-        const order = key < target.key ? -1 : key > target.key ? 1 : entry.data.card < target.card ? -1 : entry.data.card > target.card ? 1 : 0;
-        if (order > 0 || (order === 0 && !target.after)) return { key, card: entry.data.card, gen: entry.data.gen };
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-    return null;
   }
 
   /** The card as the directory shows it, or null: not published, or its agent or bot is not active. */
@@ -196,5 +178,60 @@ export class DirectoryService {
       cursor = page.nextCursor;
     } while (cursor && items.length < input.limit && scanned < MAX_SCANNED);
     return { items, ...(cursor ? { nextCursor: cursor } : {}) };
+  }
+}
+
+interface TermEntry {
+  key: string;
+  card: string;
+  gen: number;
+}
+
+/** 1 when `entry` is past `target`, 0 at it, -1 before it. */
+function compare(entry: TermEntry, target: Position): number {
+  if (entry.key !== target.key) return entry.key < target.key ? -1 : 1;
+  return entry.card === target.card ? 0 : entry.card < target.card ? -1 : 1;
+}
+
+/** One word's term entries in index order, read a page at a time; `seek` moves to a position. */
+class TermStream {
+  private buffer: TermEntry[] = [];
+  private at = 0;
+  private next: string | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly store: StorePort,
+    private readonly word: string,
+    private readonly reads: { count: number },
+  ) {}
+
+  /** The first entry at `target` or past it (past it only, when `target.after`); null when there is none. */
+  async seek(target: Position): Promise<TermEntry | null> {
+    for (;;) {
+      for (; this.at < this.buffer.length; this.at++) {
+        const entry = this.buffer[this.at]!;
+        const order = compare(entry, target);
+        if (order > 0 || (order === 0 && !target.after)) return entry;
+      }
+      if (this.ended) return null;
+      const last = this.buffer.at(-1);
+      // Inside one key's run (cards published in the same millisecond) read on; otherwise jump to the target.
+      await this.fill(last && last.key === target.key && this.next ? { cursor: this.next } : { from: target.key });
+    }
+  }
+
+  private async fill(at: { cursor: string } | { from: string }): Promise<void> {
+    const range = termRange(this.word);
+    const gte = 'from' in at && at.from ? termKey(this.word, at.from) : range.gte;
+    this.reads.count++;
+    const page = await this.store.find<CardTermRecord>(CARD_TERMS, { index: TERM_INDEX, gte, lte: range.lte }, { limit: SEEK_PAGE, ...('cursor' in at ? { cursor: at.cursor } : {}) });
+    this.buffer = page.items.map((entry) => {
+      const value = String(entry.indexes[TERM_INDEX]);
+      return { key: value.slice(value.lastIndexOf(' ') + 1), card: entry.data.card, gen: entry.data.gen };
+    });
+    this.at = 0;
+    this.next = page.nextCursor;
+    this.ended = page.nextCursor === undefined;
   }
 }
