@@ -314,7 +314,9 @@ describe('verified cards and drafts from before cards', () => {
     const moved = await migrateCardDrafts({ store, cards: cardsOf(), logger: createLogger({ level: 'silent' }), now: () => Date.now() });
     expect(moved).toBe(1);
     expect((await owner.client.get(cardPath(agent.agentId))).body).toMatchObject({ name: 'Old Draft', description: 'from before', status: 'draft' });
-    expect(((await store.get('agent_identities', agent.agentId))?.data as Record<string, unknown>).cardDraft).toBeUndefined();
+    const identity = await store.get<Record<string, unknown>>('agent_identities', agent.agentId);
+    expect(identity?.data.cardDraft).toBeUndefined();
+    expect(identity?.data.method).toBe('siwe');
     // Done once: a second run moves nothing.
     expect(await migrateCardDrafts({ store, cards: cardsOf(), logger: createLogger({ level: 'silent' }), now: () => Date.now() })).toBe(0);
   });
