@@ -18,7 +18,7 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
-import { ONBOARDING_COLLECTIONS, OnboardingService, type OnboardingAgents } from '../identity/onboarding/onboarding.service.js';
+import { ONBOARDING_COLLECTIONS, OnboardingService, type OnboardingAgents, type OnboardingCards } from '../identity/onboarding/onboarding.service.js';
 import { IdentityTokens } from '../identity/tokens/identity-tokens.service.js';
 import { signingKeyOperations } from '../operations/definitions/signing-keys.ops.js';
 import type { AnyOperation } from '../operations/operation.types.js';
@@ -43,12 +43,14 @@ export function identityTokens(ctx: ModuleContext) {
   return { keys, tokens };
 }
 
-/** What the module takes from the accounts module: sign-in's EVM check, users, agents, the public rate limit. */
+/** What the module takes from the accounts module (sign-in's EVM check, users, agents, the public rate limit) and the directory's cards. */
 export interface IdentityAccounts {
   wallet: Pick<WalletLoginService, 'verifyEvm'>;
   users: Pick<UsersService, 'ensureByWallet'>;
   agents: Pick<AgentsService, 'create' | 'ownedView'>;
   publicLimit: Parameters<typeof createOnboardingRoutes>[0]['publicLimit'];
+  /** The directory's card store: onboarding writes an agent's verified identity and registration draft there. */
+  cards: OnboardingCards;
 }
 
 /** Step two: the module, over the account services. */
@@ -67,6 +69,7 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
     }),
     agents: onboardingAgents(accounts.users, accounts.agents),
     tokens,
+    cards: accounts.cards,
     store: ctx.store,
     clock: ctx.clock,
   });

@@ -35,6 +35,7 @@ import { auditModule } from './audit.module.js';
 import { catalogSettingsModule } from './catalog-settings.module.js';
 import { chatModule } from './chat.module.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { directoryModule } from './directory.module.js';
 import { DueJobs } from './due-jobs.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { idempotencyModule } from './idempotency.module.js';
@@ -117,6 +118,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const tokens = identityTokens(ctx);
   const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
   const trading = tradingModule(ctx);
+  // Onboarding (identity) writes the cards' drafts.
+  const directory = directoryModule(ctx, { publicLimit: accounts.auth.publicLimit, status: trading.status, venue: trading.withdrawalParts.venue });
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,
@@ -126,11 +129,13 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       users: accounts.services.users,
       agents: accounts.services.agents,
       publicLimit: accounts.auth.publicLimit,
+      cards: directory.cards,
     }),
     catalogSettingsModule(ctx),
     trading,
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp }),
     chatModule(ctx, { status: trading.status }),
+    directory,
   ];
 
   for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])]) runtime.register(definition);

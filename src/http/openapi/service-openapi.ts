@@ -10,6 +10,7 @@ import { catalogRouteDocs, mcpToolsExtension } from './catalog-routes.doc.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import type { JsonObject } from './route-doc.types.js';
 import { SERVICE_ROUTE_DOCS } from './service-routes.doc.js';
+import { DIRECTORY_ROUTE_DOCS } from './directory-routes.doc.js';
 import { ONBOARDING_ROUTE_DOCS } from './onboarding-routes.doc.js';
 
 const API_VERSION = '0.1.0';
@@ -32,7 +33,7 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
     description:
       'Always-on Web3 trading agents over REST and MCP. Errors use the envelopes in `components.schemas`; listing routes answer `{items, nextCursor?}` with `?limit=&cursor=`.',
     tags: TAGS,
-    routes: () => [...AUTH_ROUTE_DOCS, ...ONBOARDING_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...SERVICE_ROUTE_DOCS],
+    routes: () => [...AUTH_ROUTE_DOCS, ...ONBOARDING_ROUTE_DOCS, ...DIRECTORY_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...SERVICE_ROUTE_DOCS],
     extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EvmSignatureSchema } from '../../auth/wallet/wallet-login.schemas.js';
+import { freeTextSchema, nameSchema } from '../../shared/name.schema.js';
 
 /**
  * An ERC-8004 registration file (the agent card's draft): `type`, `name`, `description`,
@@ -8,13 +9,14 @@ import { EvmSignatureSchema } from '../../auth/wallet/wallet-login.schemas.js';
  */
 export const registrationSchema = z.object({
   type: z.string().trim().min(1).max(200).describe('The registration type URI, e.g. https://eips.ethereum.org/EIPS/eip-8004#registration-v1'),
-  name: z.string().trim().min(1).max(100).describe('Display name of the agent'),
-  description: z.string().max(2000).default('').describe('What the agent does'),
+  // The card's rules (src/directory/card.schemas.ts): the draft is published as it is.
+  name: nameSchema(100).describe('Display name of the agent'),
+  description: freeTextSchema(2000).default('').describe('What the agent does'),
   image: z.url({ protocol: /^(https|ipfs|data)$/ }).max(2048).optional().describe('Image URL (https, ipfs or data)'),
   services: z
     .array(
       z.object({
-        name: z.string().trim().min(1).max(64).describe('Service kind, e.g. MCP, A2A, web'),
+        name: nameSchema(64).describe('Service kind, e.g. MCP, A2A, web'),
         endpoint: z.string().trim().min(1).max(2048).describe('Where the service answers'),
         version: z.string().max(32).optional(),
       }),
@@ -27,7 +29,7 @@ export const registrationSchema = z.object({
     .array(z.object({ agentId: z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,78}$/)]), agentRegistry: z.string().max(100) }))
     .max(20)
     .optional(),
-  supportedTrust: z.array(z.string().max(64)).max(10).optional(),
+  supportedTrust: z.array(nameSchema(64)).max(10).optional(),
 });
 export type Registration = z.output<typeof registrationSchema>;
 

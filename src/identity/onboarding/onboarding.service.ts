@@ -20,7 +20,7 @@ import type { IdentityTokens, IssuedToken } from '../tokens/identity-tokens.serv
 import { identityOnboardingSchema, siweOnboardingSchema, type Registration } from './onboarding.schemas.js';
 import { splitSiwaMessage, type SiwaIdentity } from './siwa-message.js';
 
-const AGENT_IDENTITIES = 'agent_identities';
+export const AGENT_IDENTITIES = 'agent_identities';
 export const ONBOARDING_COLLECTIONS: CollectionSpec[] = [{ name: AGENT_IDENTITIES, indexes: [] }];
 
 /** How the onboarding finds or makes the agent of an identity; the composition backs it with the account services. */
@@ -31,14 +31,28 @@ export interface OnboardingAgents {
   ensure(ownerId: string, agentId: string, name: string): Promise<{ actorId: string; agentId: string; publicId: string; created: boolean }>;
 }
 
-/** What the service keeps about how an agent was onboarded, and its card draft. */
+/**
+ * Where an onboarded agent's card learns its verified identity and the registration file it
+ * sent, which becomes the card's draft (the directory's card store; the composition wires it).
+ */
+export interface OnboardingCards {
+  onboarded(
+    agentActorId: string,
+    card: { verified: boolean; registrations?: Array<{ agentId: string; agentRegistry: string }>; registration?: Registration },
+  ): Promise<void>;
+}
+
+/** What the service keeps about how an agent was onboarded. */
 export interface AgentIdentityRecord {
   method: 'siwe' | 'siwa' | 'provider';
   verified: boolean;
   wallet?: string;
   erc8004?: { agentId: string; registry: string };
   provider?: { name: string; issuer: string; subject: string };
-  /** The ERC-8004 registration file last sent, the agent card's draft. */
+  /**
+   * Records from before agent cards held the registration file here; the directory module
+   * moves it to the agent's card once (card-drafts.migration.ts) and removes it.
+   */
   cardDraft?: Registration;
   updatedAt: number;
 }
@@ -51,6 +65,7 @@ export interface OnboardingDeps {
   providers: IdentityProviderPort;
   agents: OnboardingAgents;
   tokens: Pick<IdentityTokens, 'issue'>;
+  cards: OnboardingCards;
   store: StorePort;
   clock: ClockPort;
 }
@@ -103,11 +118,15 @@ export class OnboardingService {
     if (owner === null || owner.toLowerCase() !== signer.toLowerCase()) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signer does not own the ERC-8004 identity');
   }
 
+  /** The identity record, then the card: its verified identity and (when sent) the registration as its draft. */
   private async record(actorId: string, identity: Omit<AgentIdentityRecord, 'updatedAt' | 'cardDraft'>, registration: Registration | undefined): Promise<void> {
     const now = this.deps.clock.now();
-    await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, (current) => {
-      const draft = registration ?? current?.data.cardDraft;
-      return { data: { ...identity, verified: identity.verified, ...(draft ? { cardDraft: draft } : {}), updatedAt: now } };
+    await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, () => ({ data: { ...identity, updatedAt: now } }));
+    const { erc8004 } = identity;
+    await this.deps.cards.onboarded(actorId, {
+      verified: identity.verified,
+      ...(erc8004 ? { registrations: [{ agentId: erc8004.agentId, agentRegistry: erc8004.registry }] } : {}),
+      ...(registration ? { registration } : {}),
     });
   }
 

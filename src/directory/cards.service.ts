@@ -1,0 +1,168 @@
+/**
+ * Agent cards (interface 4.3, 4.7; CONTRACT "Public directory and agent cards"): one card per
+ * agent or legacy bot, its owner's draft and, while published, the copy the directory shows.
+ * Publishing and revoking write the card and its search index entries in one commit, so the
+ * index never lists a card that is not published, nor misses one that is.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { ClockPort } from '../ports/clock.port.js';
+import type { CommitWrite, StorePort } from '../ports/store.port.js';
+import { retryOnConflict } from '../shared/record-update.js';
+import { cardTerms, termKey } from './card-search.js';
+import type { CardContentInput, OwnerCard } from './card.schemas.js';
+import { type CardViews, ownServices } from './card-views.js';
+import {
+  CARD_TERMS,
+  CARDS,
+  TERM_INDEX,
+  cardIdOf,
+  cardIndexes,
+  newestFirstKey,
+  type CardContent,
+  type CardRecord,
+  type CardSubject,
+  type CardTermRecord,
+} from './card.records.js';
+
+/** What a card needs of its agent or bot; the composition reads the actors. */
+export interface CardSubjects {
+  /** Null when there is no such agent or bot. `live`: an active agent or bot (a paused, archived or deleted one has no public card). */
+  get(subject: CardSubject): Promise<{ publicId: string; name: string; createdAt: number; live: boolean } | null>;
+}
+
+/** What onboarding knows about an agent's card: its verified identity, and the registration file it sent. */
+export interface OnboardedCard {
+  verified: boolean;
+  registrations?: Array<{ agentId: string; agentRegistry: string }>;
+  registration?: Pick<CardContent, 'name' | 'description' | 'image' | 'services' | 'active' | 'supportedTrust'>;
+}
+
+export interface CardsDeps {
+  store: StorePort;
+  clock: ClockPort;
+  subjects: CardSubjects;
+  views: CardViews;
+}
+
+/** The one shape of stored content (key order fixed, so two equal cards compare equal as JSON). */
+function contentOf(input: Omit<CardContentInput, 'type'> | OnboardedCard['registration'] & {}): CardContent {
+  return {
+    name: input.name,
+    description: input.description,
+    ...(input.image ? { image: input.image } : {}),
+    services: ownServices(input.services).map((s) => ({ name: s.name, endpoint: s.endpoint, ...(s.version ? { version: s.version } : {}) })),
+    active: input.active,
+    ...(input.supportedTrust ? { supportedTrust: [...input.supportedTrust] } : {}),
+  };
+}
+
+export class CardsService {
+  constructor(private readonly deps: CardsDeps) {}
+
+  /** `GET .../card`: the stored card, or the one an agent has before anyone wrote it (its name, nothing else). */
+  async get(subject: CardSubject): Promise<OwnerCard> {
+    const doc = await this.deps.store.get<CardRecord>(CARDS, cardIdOf(subject));
+    return this.deps.views.owner(doc?.data ?? (await this.blank(subject)));
+  }
+
+  /** `PUT .../card`: replaces the draft; a published card shows the edit once published again. */
+  async edit(subject: CardSubject, input: CardContentInput): Promise<OwnerCard> {
+    const content = contentOf(input);
+    const now = this.deps.clock.now();
+    return this.deps.views.owner(await this.change(subject, (card) => ({ ...card, draft: content, editedAt: now, updatedAt: now })));
+  }
+
+  /** `POST .../card/publish`: the draft goes to the directory (again: newest first), with the snapshot or without. */
+  async publish(subject: CardSubject, options: { snapshot: boolean }): Promise<OwnerCard> {
+    const now = this.deps.clock.now();
+    const record = await this.change(subject, (card) => ({
+      ...card,
+      status: 'published',
+      snapshot: options.snapshot,
+      published: { content: card.draft, at: now, gen: card.publishes + 1, terms: cardTerms(card.draft) },
+      publishes: card.publishes + 1,
+      updatedAt: now,
+    }));
+    return this.deps.views.owner(record);
+  }
+
+  /** `POST .../card/revoke`: off the directory at once (404 there); revoking a card that is not published changes nothing. */
+  async revoke(subject: CardSubject): Promise<OwnerCard> {
+    const now = this.deps.clock.now();
+    const record = await this.change(subject, (card) => {
+      if (card.status !== 'published') return null;
+      const { published: _gone, ...rest } = card;
+      return { ...rest, status: 'revoked', updatedAt: now };
+    });
+    return this.deps.views.owner(record);
+  }
+
+  /**
+   * Onboarding (identity module): the agent's verified identity, and the registration file it
+   * sent as the card's draft. The published card changes only when its owner publishes.
+   */
+  async onboarded(agentActorId: string, card: OnboardedCard): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.change({ type: 'agent', id: agentActorId }, (current) => ({
+      ...current,
+      verified: card.verified,
+      ...(card.registrations ? { registrations: card.registrations } : {}),
+      ...(card.registration ? { draft: contentOf(card.registration), editedAt: now } : {}),
+      updatedAt: now,
+    }));
+  }
+
+  /** The card as stored, else blank, changed by `apply` (null: no change) and written with its index entries; retried on a lost race. */
+  private change(subject: CardSubject, apply: (card: CardRecord) => CardRecord | null): Promise<CardRecord> {
+    const id = cardIdOf(subject);
+    return retryOnConflict(
+      () => `${CARDS}/${id}`,
+      async () => {
+        const doc = await this.deps.store.get<CardRecord>(CARDS, id);
+        const current = doc?.data ?? (await this.blank(subject));
+        const next = apply(current);
+        if (!next) return current;
+        const writes: CommitWrite[] = [
+          { op: 'put', collection: CARDS, id, input: { data: next, expectedVersion: doc?.version ?? 0, indexes: cardIndexes(next) } },
+          ...termWrites(id, doc ? current.published : undefined, next.published),
+        ];
+        await this.deps.store.commit(writes);
+        return next;
+      },
+    );
+  }
+
+  /** A card nobody wrote yet: the agent's (or bot's) name, a draft. */
+  private async blank(subject: CardSubject): Promise<CardRecord> {
+    const found = await this.deps.subjects.get(subject);
+    if (!found) throw AppError.notFound(subject.type === 'agent' ? 'Agent not found' : 'Bot not found');
+    return {
+      subject: { ...subject },
+      publicId: found.publicId,
+      draft: { name: found.name, description: '', services: [], active: true },
+      verified: false,
+      status: 'draft',
+      snapshot: false,
+      publishes: 0,
+      editedAt: found.createdAt,
+      updatedAt: this.deps.clock.now(),
+    };
+  }
+}
+
+/**
+ * The search index entries a change of the published copy takes: the old generation's
+ * entries deleted (each written once, so at version 1), the new one's created.
+ */
+function termWrites(cardId: string, before: CardRecord['published'], after: CardRecord['published']): CommitWrite[] {
+  if (before?.gen === after?.gen) return [];
+  const entryId = (gen: number, term: string) => `${cardId}#${gen}#${term}`;
+  const deletes: CommitWrite[] = (before?.terms ?? []).map((term) => ({ op: 'delete', collection: CARD_TERMS, id: entryId(before!.gen, term), expectedVersion: 1 }));
+  if (!after) return deletes;
+  const sortKey = newestFirstKey(after.at);
+  const data: CardTermRecord = { card: cardId, gen: after.gen };
+  return [
+    ...deletes,
+    ...after.terms.map((term): CommitWrite => ({ op: 'put', collection: CARD_TERMS, id: entryId(after.gen, term), input: { data, expectedVersion: 0, indexes: { [TERM_INDEX]: termKey(term, sortKey) } } })),
+  ];
+}
