@@ -199,18 +199,16 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   return router;
 }
 
-/**
- * Principal types that act as their agent on `caller: 'agent'` routes. The agent's identity
- * tokens (issue 18) join here and in `credentialCall`, nowhere else.
- */
-const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key'];
+/** Principal types that act as their agent on `caller: 'agent'` routes: its keys and its identity tokens. */
+const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key', 'identity-token'];
 
 /**
  * The one check of an agent credential on REST: which agent it acts on and with what scope.
  * A new agent principal (an identity token) adds its case here.
  */
 function credentialCall(principal: Principal): { subject: OperationSubject; scope: KeyScope } {
-  if (principal.type === 'agent-key') return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
+  // An identity token operates its own agent with its scope, as the agent's key does (CONTRACT "Identity access tokens").
+  if (principal.type === 'agent-key' || principal.type === 'identity-token') return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
   throw AppError.forbidden();
 }
 
