@@ -11,11 +11,11 @@ import type { AgentsService } from './agents.service.js';
 import { userIdOfWallet, type UsersService } from './users.service.js';
 
 /** Interface 7.5. */
-export const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
+const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
 /** Ours: the control routes that change an agent's credentials or money need the owner's claim first. */
-export const CLAIM_REQUIRED = 'Agent not claimed: claim it first with POST /api/nest/agents/:agentId/control/claim';
-export const NOT_OWNER_WALLET = "Message not signed by the agent's owner wallet";
-export const NO_OWNER_WALLET = 'Agent has no owner wallet to claim it with';
+const CLAIM_REQUIRED = 'Agent not claimed: claim it first with POST /api/nest/agents/:agentId/control/claim';
+const NOT_OWNER_WALLET = "Message not signed by the agent's owner wallet";
+const NO_OWNER_WALLET = 'Agent has no owner wallet to claim it with';
 
 export interface ClaimAnswer {
   agentId: string;
@@ -121,7 +121,7 @@ export class AgentControlService {
 
 /** The statement names the agent when the agentId is one of its words. */
 function namesAgent(statement: string | undefined, agentId: string): boolean {
-  return statement !== undefined && statement.split(/\s+/).some((word) => word === agentId || word.replace(/^[("'`]+|[)"'`.,;:!?]+$/g, '') === agentId);
+  return statement?.split(/\s+/).some((word) => word === agentId || word.replace(/^[("'`]+|[)"'`.,;:!?]+$/g, '') === agentId) ?? false;
 }
 
 function answer(view: ActorView<AgentContext>): ClaimAnswer {

@@ -96,7 +96,7 @@ describe('agent control plane (e2e)', () => {
 
   it('an agent the operator created is claimed with their own wallet; its protected changes need the claim first', async () => {
     const { agentId: own } = await other.agent('created');
-    const put = await other.client.put(`/api/nest/agents/${own}/control/scopes`, { maxScope: 'read' }, { 'x-step-up-token': 'sut_x' });
+    const put = await other.client.request('PUT', `/api/nest/agents/${own}/control/scopes`, { maxScope: 'read' }, { 'x-step-up-token': 'sut_x' });
     expect(put).toMatchObject({ status: 403, body: { message: CLAIM_REQUIRED } });
     const rotate = await other.client.post(`/api/nest/agents/${own}/control/mcp/keys/rotate`, {}, { 'x-step-up-token': 'sut_x' });
     expect(rotate).toMatchObject({ status: 403, body: { message: CLAIM_REQUIRED } });

@@ -13,7 +13,7 @@ export interface StepUpConsumer {
 }
 
 /** The step-up token of a control-plane change; REST takes it as the X-Step-Up-Token header. */
-export const controlStepUpToken = z
+const controlStepUpToken = z
   .string()
   .max(200)
   .optional()
