@@ -30,6 +30,10 @@ export interface ApiKeyContext {
   expiresAt: number;
   revokedAt?: number;
   expiredAt?: number;
+  /** Epoch ms a rotation replaced the key (`expiresAt` was brought forward to the end of its grace then). */
+  retiredAt?: number;
+  /** The key that replaced it. */
+  replacedBy?: string;
 }
 
 /**
@@ -42,21 +46,27 @@ export function keyStatus(key: { state: unknown; context: unknown }, now: number
   return 'active';
 }
 
-export type ApiKeyInput = Omit<ApiKeyContext, 'revokedAt' | 'expiredAt'>;
+export type ApiKeyInput = Omit<ApiKeyContext, 'revokedAt' | 'expiredAt' | 'retiredAt' | 'replacedBy'>;
 
 /** Time is data: events carry the time they happen at (`at`, epoch ms). */
-export type ApiKeyEvent = { type: 'key.revoke'; at: number } | { type: 'key.expire'; at: number };
+export type ApiKeyEvent =
+  | { type: 'key.revoke'; at: number }
+  | { type: 'key.expire'; at: number }
+  /** A rotation: the key now expires at `expiresAt` (the end of its grace period), never later than it would have. */
+  | { type: 'key.retire'; at: number; expiresAt: number; replacedBy: string };
 
 export const apiKeyMachine = setup({
   types: {
     context: {} as ApiKeyContext,
     input: {} as ApiKeyInput,
     events: {} as ApiKeyEvent,
-    emitted: {} as { type: 'key.revoked' | 'key.expired'; keyId: string; ownerType: string; ownerId: string },
+    emitted: {} as { type: 'key.revoked' | 'key.expired' | 'key.retired'; keyId: string; ownerType: string; ownerId: string },
   },
   guards: {
     // An expiry wake-up that arrives early (clock skew, a replayed job) is ignored.
-    expiryReached: ({ context, event }) => event.at >= context.expiresAt,
+    expiryReached: ({ context, event }) => event.type === 'key.expire' && event.at >= context.expiresAt,
+    // Retired once: a second rotation of an already retired key must not extend or re-time it.
+    firstRetirement: ({ context, event }) => event.type === 'key.retire' && context.retiredAt === undefined,
   },
 }).createMachine({
   id: 'api-key',
@@ -70,6 +80,18 @@ export const apiKeyMachine = setup({
           actions: [
             assign({ revokedAt: ({ event }) => event.at }),
             emit(({ context }) => ({ type: 'key.revoked' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+          ],
+        },
+        'key.retire': {
+          guard: 'firstRetirement',
+          actions: [
+            assign(({ context, event }) =>
+              event.type === 'key.retire'
+                ? { retiredAt: event.at, replacedBy: event.replacedBy, expiresAt: Math.min(context.expiresAt, event.expiresAt) }
+                : {},
+            ),
+            // On the auth stream: every process drops its cached copy, whose expiry is now wrong.
+            emit(({ context }) => ({ type: 'key.retired' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
           ],
         },
         'key.expire': {

@@ -128,9 +128,30 @@ export class AgentsService {
    * which counts only when the owner owns it.
    */
   private async findOwned(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
+    const view = await this.firstMadeAs(ownerId, agentId);
+    if (view && view.context.ownerId === ownerId) return view;
+    return this.findClaimed(ownerId, agentId);
+  }
+
+  /**
+   * The agent `ownerId` made (or onboarded) as `agentId`, whoever owns it now: a claim
+   * (control/claim) moves an agent to the claimant and keeps its actor id.
+   */
+  async firstMadeAs(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
     const scoped = agentId.includes(AGENT_SCOPE_SEPARATOR) ? null : await this.agents.get(scopedActorId(ownerId, agentId));
-    const view = scoped ?? (await this.agents.get(agentId));
-    return view && view.context.ownerId === ownerId ? view : null;
+    return scoped ?? (await this.agents.get(agentId));
+  }
+
+  /** An agent `ownerId` claimed from another owner, by the agentId it carries (its actor id is scoped to its first owner). */
+  private async findClaimed(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.agents.find({ index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      const found = page.items.find((view) => view.context.claim?.claimedBy === ownerId && chosenAgentId(view.id) === agentId);
+      if (found) return found;
+      cursor = page.nextCursor;
+    } while (cursor);
+    return null;
   }
 
   /**

@@ -46,6 +46,12 @@ export interface KeySummary {
 /** The creation response: the summary plus the one-time secret. */
 export type CreatedKey = KeySummary & { secret: string };
 
+/** A key made by a rotation: the new key (secret included, once) and the one it replaces. */
+export type RotatedKey = CreatedKey & { replaces: string; replacedExpiresAt: string };
+
+/** `graceSeconds` of a rotation: 0-86400 (CONTRACT "Agent control plane"). */
+export const MAX_ROTATION_GRACE_S = 86_400;
+
 /**
  * Scoped API keys: each is an `api-key` actor. Only a keyed hash of the secret is
  * stored; the secret is returned once at creation. Expiry is both checked on every use
@@ -73,20 +79,71 @@ export class ApiKeysService {
    * active keys already; `replaces` names a key this one replaces (a bot's token rotation
    * revokes it right after), which does not count.
    */
-  async create(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, options: { replaces?: string } = {}): Promise<CreatedKey> {
+  async create(
+    userId: string,
+    owner: KeyOwner,
+    input: z.infer<typeof createKeySchema>,
+    /** `steppedUp`: a rotation whose caller spent a step-up token on it (only with `replaces`). */
+    options: { replaces?: string; steppedUp?: boolean } = {},
+  ): Promise<CreatedKey> {
     const count = (cap: number) =>
       countUpTo(
         cap,
         (cursor) => this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) }),
-        (view) => statusOf(view, this.clock.now()) === 'active' && view.context.keyId !== options.replaces,
+        // A key a rotation retired is on its way out (its grace period): it does not count either.
+        (view) => statusOf(view, this.clock.now()) === 'active' && view.context.retiredAt === undefined && view.context.keyId !== options.replaces,
       );
     const refusal = `Key limit reached: at most ${this.maxActiveKeys} active keys per ${owner.type}`;
     // The step-up token is spent under the cap's lock, after the count: a refused key spends none.
-    return this.caps.create(`keys:${owner.type}:${owner.id}`, this.maxActiveKeys, refusal, count, () => this.createUncapped(userId, owner, input));
+    return this.caps.create(`keys:${owner.type}:${owner.id}`, this.maxActiveKeys, refusal, count, () =>
+      this.createUncapped(userId, owner, input, options.replaces !== undefined && options.steppedUp === true),
+    );
   }
 
-  private async createUncapped(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>): Promise<CreatedKey> {
-    if (input.scope === 'manage') {
+  /**
+   * Key rotation (`control/mcp/keys/rotate`): per active key of `owner` (or the one named), a
+   * new key of the same name and scope; the old one then expires `graceSeconds` later, at
+   * once for 0 (its expiry brought forward, and a due job moves its actor to `expired`). The
+   * caller has spent a step-up token on the whole rotation: a manage key asks for no other.
+   * The new key is made before the old one is retired: a crash between leaves one key too
+   * many, never an agent without its key.
+   */
+  async rotate(userId: string, owner: KeyOwner, input: { keyId?: string; graceSeconds: number }): Promise<RotatedKey[]> {
+    const now = this.clock.now();
+    const rotating = (view: ActorView<ApiKeyContext>) => statusOf(view, now) === 'active' && view.context.retiredAt === undefined;
+    const targets: ActorView<ApiKeyContext>[] = [];
+    if (input.keyId !== undefined) {
+      const view = await this.ownedView(owner, input.keyId);
+      if (!rotating(view)) throw AppError.conflict(`Key ${input.keyId} is not active: it cannot be rotated`);
+      targets.push(view);
+    } else {
+      let cursor: string | undefined;
+      do {
+        const docs = await this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+        targets.push(...docs.items.filter(rotating));
+        cursor = docs.nextCursor;
+      } while (cursor);
+    }
+    const expiresAt = now + input.graceSeconds * 1000;
+    const rotated: RotatedKey[] = [];
+    for (const old of targets) {
+      const { keyId, name, scope } = old.context;
+      const created = await this.create(userId, owner, { name, scope }, { replaces: keyId, steppedUp: true });
+      const { view } = await this.actors.send(keyId, { type: 'key.retire', at: now, expiresAt, replacedBy: created.keyId });
+      // The key's 90-day job stays; this one moves the actor to `expired` at the end of the grace.
+      await this.scheduler.scheduleOnce({
+        jobId: `key-retire:${keyId}`,
+        address: { type: 'api-key', id: keyId },
+        event: { type: 'key.expire', at: view.context.expiresAt },
+        runAt: view.context.expiresAt,
+      });
+      rotated.push({ ...created, replaces: keyId, replacedExpiresAt: new Date(view.context.expiresAt).toISOString() });
+    }
+    return rotated;
+  }
+
+  private async createUncapped(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, steppedUp = false): Promise<CreatedKey> {
+    if (input.scope === 'manage' && !steppedUp) {
       if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope'); // '' and null included
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
     }

@@ -20,6 +20,11 @@ export interface User {
 const USERS = 'users';
 export const USER_COLLECTIONS: CollectionSpec[] = [{ name: USERS, indexes: ['walletAddress'] }];
 
+/** The user id of a wallet: derived from it, so it is known before (and without) a lookup. */
+export function userIdOfWallet(chain: WalletChain, walletAddress: string): string {
+  return `usr_${createHash('sha256').update(`${chain}:${walletAddress}`).digest('base64url').slice(0, 22)}`;
+}
+
 export class UsersService {
   constructor(
     private readonly store: StorePort,
@@ -31,7 +36,7 @@ export class UsersService {
    * two concurrent first logins create one user (the second create loses the CAS race).
    */
   async ensureByWallet(chain: WalletChain, walletAddress: string): Promise<User> {
-    const id = `usr_${createHash('sha256').update(`${chain}:${walletAddress}`).digest('base64url').slice(0, 22)}`;
+    const id = userIdOfWallet(chain, walletAddress);
     const existing = await this.get(id);
     if (existing) return existing;
     const user: User = { id, chain, walletAddress, createdAt: this.clock.now() };

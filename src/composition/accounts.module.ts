@@ -6,6 +6,10 @@ import { CAP_LOCKS_COLLECTION, OwnerCaps } from '../accounts/owner-caps.js';
 import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
 import { CredentialResolver, type IdentityTokenAuthenticator } from '../auth/credentials/credential-resolver.js';
 import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
+import { ScopeCaps } from '../auth/credentials/scope-caps.js';
+import { AgentControlService } from '../accounts/agent-control.service.js';
+import { AGENT_CONTROL_BINDINGS } from '../http/routes/agent-control.bindings.js';
+import { agentControlOperations } from '../operations/definitions/agent-control.ops.js';
 import { CsrfTokens } from '../auth/csrf/csrf-tokens.js';
 import { SessionService } from '../auth/session/session.service.js';
 import { SessionTokens } from '../auth/session/session-tokens.js';
@@ -60,7 +64,8 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
   const keyBox = box('api-key');
   const keys = new ApiKeysService(apiKeys, ctx.scheduler, keyBox, stepUp, clock, caps, config.limits.activeKeysPerAgent);
   const keyAuthenticator = new KeyAuthenticator(apiKeys, runtime.collection(botDefinition), keyBox, clock, bus);
-  const resolver = new CredentialResolver(sessions, keyAuthenticator, parts.identityTokens);
+  const scopeCaps = new ScopeCaps(runtime.collection(agentDefinition), clock, bus);
+  const resolver = new CredentialResolver(sessions, keyAuthenticator, parts.identityTokens, scopeCaps);
   const csrf = new CsrfTokens(secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({
     nonces: new NonceService({ store, clock }),
@@ -69,6 +74,7 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
     ...(config.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(config.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
   const agents = new AgentsService(runtime.collection(agentDefinition), users, clock, caps, config.limits.agentsPerUser);
+  const control = new AgentControlService({ agents: runtime.collection(agentDefinition), accounts: agents, users, wallet, caps: scopeCaps, clock });
   const bots = new BotsService(runtime.collection(botDefinition), clock, keys, caps, config.limits.botsPerUser);
   const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: ctx.limiter, publicLimit: publicRateLimit(ctx.limiter, [perMinute(config.publicRatePerMinute)]) };
 
@@ -83,8 +89,9 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
       ...stepUpOperations(stepUp),
       ...keyOperations(keys),
       ...keyDueOperations(apiKeys),
+      ...agentControlOperations(control, keys, stepUp),
     ],
-    bindings: [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS],
+    bindings: [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...AGENT_CONTROL_BINDINGS],
     // Sign-in only: every other account capability is a catalog operation.
     routers: [createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp })],
     dueJobs: [
@@ -94,9 +101,10 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
     start: async () => {
       await sessions.start();
       await keyAuthenticator.start();
+      await scopeCaps.start();
     },
   } satisfies FeatureModule;
-  return { ...module, auth, services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp, wallet } };
+  return { ...module, auth, services: { users, sessions, keys, keyAuthenticator, resolver, agents, bots, totp, stepUp, wallet, control } };
 }
 
 /** What the rest of the service uses of accounts. */

@@ -47,7 +47,7 @@ export function identityTokens(ctx: ModuleContext) {
 export interface IdentityAccounts {
   wallet: Pick<WalletLoginService, 'verifyEvm'>;
   users: Pick<UsersService, 'ensureByWallet'>;
-  agents: Pick<AgentsService, 'create' | 'ownedView'>;
+  agents: Pick<AgentsService, 'create' | 'ownedView' | 'firstMadeAs'>;
   publicLimit: Parameters<typeof createOnboardingRoutes>[0]['publicLimit'];
   /** The directory's card store: onboarding writes an agent's verified identity and registration draft there. */
   cards: OnboardingCards;
@@ -121,9 +121,9 @@ function onboardingAgents(users: IdentityAccounts['users'], agents: IdentityAcco
       } catch (error) {
         // Onboarding again (or two onboardings at once): the agent is there; answer with it.
         if (!(isAppError(error) && error.code === 'RESOURCE_CONFLICT' && error.message === 'Agent already exists')) throw error;
-        const view = await agents.ownedView(ownerId, agentId).catch(() => {
-          throw AppError.internal('onboarded agent vanished');
-        });
+        // Claimed by an operator since (control/claim), it is still this identity's agent.
+        const view = await agents.firstMadeAs(ownerId, agentId);
+        if (!view) throw AppError.internal('onboarded agent vanished');
         return { actorId: view.id, agentId, publicId: view.context.publicId, created: false };
       }
     },

@@ -133,7 +133,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     }),
     catalogSettingsModule(ctx),
     trading,
-    withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp }),
+    withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp, claims: accounts.services.control }),
     chatModule(ctx, { status: trading.status }),
     directory,
   ];

@@ -13,13 +13,15 @@ import type { ChainPort } from '../ports/chain.port.js';
 import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
-/** What withdrawals take from the trading module (venue, chains, kill switch, wallets) and from accounts (step-up). */
+/** What withdrawals take from the trading module (venue, chains, kill switch, wallets) and from accounts (step-up, claims). */
 export interface WithdrawalsParts {
   venue: VenuePort;
   chains: Partial<Record<Chain, ChainPort>>;
   killSwitch: { isActive(chain: Chain): Promise<boolean> };
   wallets: WalletService;
   stepUp: { consume(input: { userId: string; target: string; token: string | null | undefined }): Promise<void> };
+  /** The control plane's claim (accounts): settings change only for the operator who claimed the agent. */
+  claims: { requireClaim(userId: string, agentActorId: string): Promise<void> };
 }
 
 /** The reconciliation sweep's period (the start-up recovery runs once before it). */
@@ -64,7 +66,7 @@ export function withdrawalsModule(ctx: ModuleContext, parts: WithdrawalsParts): 
     name: 'withdrawals',
     definitions: [withdrawalDefinition],
     collections: [WITHDRAWAL_SETTINGS_COLLECTION, WITHDRAWAL_CAP_COLLECTION],
-    operations: agentWalletOperations(service, settings, parts.stepUp),
+    operations: agentWalletOperations(service, settings, parts.stepUp, parts.claims),
     bindings: AGENT_WALLET_BINDINGS,
     routers: [],
     dueJobs: [],

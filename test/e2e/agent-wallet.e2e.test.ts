@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { codeAt } from '../support/totp-codes.js';
+import { solanaClaim } from '../support/claim-messages.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -43,6 +44,10 @@ describe('agent wallet and withdrawal settings (e2e, paper venue)', () => {
     totpSecret = enrolled.body.secret;
     await owner.client.post('/api/nest/auth/totp/activate', { code: await codeAt(totpSecret, clock) });
   });
+  const claim = async () => {
+    const claimed = await owner.client.post(`/api/nest/agents/${agentId}/control/claim`, await solanaClaim(owner.client, owner.wallet, agentId));
+    expect(claimed).toMatchObject({ status: 200, body: { agentId, claimed: true, claimedBy: owner.userId } });
+  };
   afterAll(async () => svc.stop());
 
   it('shows the balance to the agent\'s key; an operator session is not an agent credential', async () => {
@@ -52,10 +57,14 @@ describe('agent wallet and withdrawal settings (e2e, paper venue)', () => {
     expect((await owner.client.get('/api/nest/agents/wallet/balance')).status).toBe(403);
   });
 
-  it('withdrawals are off by default; settings need the owner\'s session, CSRF and a single-use step-up token', async () => {
+  it('withdrawals are off by default; settings need the claim, the owner\'s session, CSRF and a single-use step-up token', async () => {
     const to = Keypair.generate().publicKey.toBase58();
     const refused = await asAgent('POST', '/api/nest/agents/wallet/withdraw/solana', { mint: 'USDC', amount: '1000000', to }, { 'x-idempotency-key': randomUUID() });
     expect(refused).toMatchObject({ status: 403, body: { message: 'Withdrawals are disabled for this agent' } });
+    // Unclaimed: refused before the step-up token is looked at (and spent).
+    const unclaimed = await putSettings({ enabled: true }, { 'x-step-up-token': 'sut_x' });
+    expect(unclaimed).toMatchObject({ status: 403, body: { message: 'Agent not claimed: claim it first with POST /api/nest/agents/:agentId/control/claim' } });
+    await claim();
     expect(await putSettings({ enabled: true })).toMatchObject({ status: 403, body: { message: 'Step-up token required for manage scope' } });
     // The agent's own key cannot change them (not an operator route for keys).
     expect((await asAgent('PUT', `/api/nest/agents/${agentId}/control/withdraw`, { enabled: true })).status).toBe(403);

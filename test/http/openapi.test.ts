@@ -116,7 +116,7 @@ describe('OpenAPI document', () => {
 
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['StandardError', 'ValidationError', 'DomainError', 'CanonicalFailure']));
     expect(doc.components.schemas.ValidationError.properties.message).toEqual({ type: 'array', items: { type: 'string' } });
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKeyBearer', 'csrfToken', 'opsBearer', 'preLoginCsrfCookie', 'refreshToken', 'sessionBearer']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKeyBearer', 'csrfToken', 'identityTokenBearer', 'opsBearer', 'preLoginCsrfCookie', 'refreshToken', 'sessionBearer']);
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'X-Idempotency-Key', in: 'header' });
   });
 

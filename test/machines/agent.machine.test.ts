@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startActor } from '../support/machine-harness.js';
-import { agentMachine, type AgentEvent } from '../../machines/agent.machine.js';
+import { agentDefinition, agentMachine, type AgentEvent } from '../../machines/agent.machine.js';
 
 const input = { agentId: 'agent-1', publicId: 'pub-1', ownerId: 'user-1', name: 'Alpha', createdAt: 1_700_000_000_000 };
 
@@ -84,5 +84,27 @@ describe('agent machine', () => {
     expect(restored.getSnapshot().value).toBe('paused');
     restored.send({ type: 'agent.resume' });
     expect(restored.getSnapshot().value).toBe('active');
+  });
+
+  it('claim: the first makes the claimant the owner; only the claimant verifies; the state value stays the lifecycle', () => {
+    const { actor, emitted } = walk([{ type: 'agent.activate' }]);
+    actor.send({ type: 'agent.claim', userId: 'user-2', wallet: '0xabc', at: 10 });
+    expect(actor.getSnapshot().value).toBe('active');
+    expect(actor.getSnapshot().context).toMatchObject({ ownerId: 'user-2', claim: { claimedBy: 'user-2', wallet: '0xabc', claimedAt: 10, verifiedAt: 10 } });
+    expect(emitted.at(-1)).toMatchObject({ type: 'agent.updated' });
+    expect(actor.getSnapshot().can({ type: 'agent.claim', userId: 'user-3', wallet: '0xabc', at: 11 })).toBe(false);
+    expect(actor.getSnapshot().can({ type: 'agent.claim.verify', userId: 'user-3', at: 11 })).toBe(false);
+    actor.send({ type: 'agent.claim.verify', userId: 'user-2', at: 12 });
+    expect(actor.getSnapshot().context.claim).toEqual({ claimedBy: 'user-2', wallet: '0xabc', claimedAt: 10, verifiedAt: 12 });
+    actor.send({ type: 'agent.scopes.set', maxScope: 'read' });
+    expect(actor.getSnapshot().context.maxScope).toBe('read');
+  });
+
+  it('reads a version 1 snapshot as unclaimed and uncapped', () => {
+    const v1 = { value: 'active', status: 'active', context: { ...input, tradingEnabled: true }, children: {}, historyValue: {} };
+    const migrated = agentDefinition.migrations![1]!(v1);
+    const { actor } = start(migrated);
+    expect(actor.getSnapshot().context.claim).toBeUndefined();
+    expect(actor.getSnapshot().can({ type: 'agent.claim', userId: 'u', wallet: 'w', at: 1 })).toBe(true);
   });
 });

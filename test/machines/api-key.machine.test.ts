@@ -80,4 +80,18 @@ describe('api-key scopes and status', () => {
     expect(keyStatus(view('revoked'), input.expiresAt)).toBe('revoked');
     expect(keyStatus(view('expired'), createdAt)).toBe('expired');
   });
+
+  it('retire (rotation): expiry brought forward once, never pushed back; announced for the credential caches', () => {
+    const { actor, emitted } = start();
+    actor.send({ type: 'key.retire', at: createdAt + 10, expiresAt: createdAt + 70, replacedBy: 'key-2' });
+    const { context } = actor.getSnapshot();
+    expect(context).toMatchObject({ expiresAt: createdAt + 70, retiredAt: createdAt + 10, replacedBy: 'key-2' });
+    expect(emitted).toEqual([{ type: 'key.retired', keyId: 'key-1', ownerType: 'agent', ownerId: 'agent-1' }]);
+    expect(keyStatus({ state: 'active', context }, createdAt + 69)).toBe('active');
+    expect(keyStatus({ state: 'active', context }, createdAt + 70)).toBe('expired');
+    // A second retirement does not re-time it.
+    expect(actor.getSnapshot().can({ type: 'key.retire', at: createdAt + 20, expiresAt: createdAt + 1_000, replacedBy: 'key-3' })).toBe(false);
+    actor.send({ type: 'key.expire', at: createdAt + 70 });
+    expect(actor.getSnapshot().value).toBe('expired');
+  });
 });

@@ -3,6 +3,7 @@ import type { SessionPrincipal, SessionService } from '../session/session.servic
 import { isIdentityToken, type IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import { KEY_PREFIX } from './api-key-format.js';
 import type { KeyAuthenticator, KeyPrincipal } from './key-authenticator.js';
+import type { ScopeCaps } from './scope-caps.js';
 
 /** Everyone who can call an authenticated route. */
 export type Principal = SessionPrincipal | KeyPrincipal | IdentityTokenPrincipal;
@@ -24,14 +25,27 @@ export class CredentialResolver {
     private readonly keys: KeyAuthenticator,
     /** Absent: identity tokens are not accepted (they fail as session tokens would). */
     private readonly identityTokens?: IdentityTokenAuthenticator,
+    /** Absent: agent credentials act with their own scope. */
+    private readonly caps?: Pick<ScopeCaps, 'cap'>,
   ) {}
 
   async resolve(authorization: string | undefined): Promise<Principal> {
     const token = bearer(authorization);
     if (!token) throw AppError.unauthorized();
-    if (token.startsWith(KEY_PREFIX)) return this.keys.authenticate(token);
-    if (this.identityTokens && isIdentityToken(token)) return this.identityTokens.authenticate(token);
+    if (token.startsWith(KEY_PREFIX)) return this.capped(await this.keys.authenticate(token));
+    if (this.identityTokens && isIdentityToken(token)) return this.capped(await this.identityTokens.authenticate(token));
     return this.sessions.authenticate(token);
+  }
+
+  /**
+   * An agent's credential acts with at most the agent's `maxScope` (CONTRACT "Agent control
+   * plane"), here, where every surface resolves credentials: REST, MCP and event streams.
+   */
+  private async capped<P extends KeyPrincipal | IdentityTokenPrincipal>(principal: P): Promise<P> {
+    if (!this.caps || principal.type === 'bot-key') return principal;
+    const scope = await this.caps.cap(principal.ownerId, principal.scope);
+    // A copy: the authenticators cache the principal as the credential itself grants it.
+    return scope === principal.scope ? principal : { ...principal, scope };
   }
 }
 

@@ -51,7 +51,8 @@ export class KeyAuthenticator {
   async start(): Promise<void> {
     await this.bus.subscribe(AUTH_STREAM, (event) => {
       const keyId = event.data.keyId;
-      if ((event.type === 'key.revoked' || event.type === 'key.expired') && typeof keyId === 'string') this.evict(keyId);
+      // A retired key (rotation) expires earlier than its cached copy says.
+      if ((event.type === 'key.revoked' || event.type === 'key.expired' || event.type === 'key.retired') && typeof keyId === 'string') this.evict(keyId);
     });
   }
 

@@ -52,6 +52,7 @@ export interface VerifiedSiwe {
   domain: string;
   /** The message's `Issued At`, epoch ms (checked against the nonce when it is consumed). */
   issuedAt: number;
+  statement?: string;
 }
 
 /**
@@ -87,7 +88,7 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   // EIP-4361 requires `Issued At` and the parser enforces RFC 3339, so this is a number.
   const issuedAt = Date.parse(parsed.issuedAt ?? '');
   if (Number.isNaN(issuedAt)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'no issued at');
-  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain, issuedAt };
+  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain, issuedAt, ...(parsed.statement ? { statement: parsed.statement } : {}) };
 }
 
 function parseSiwe(text: string): SiweMessage {

@@ -104,6 +104,48 @@ export class WalletLoginService {
   /** Verifies a signed SIWS message for `walletAddress`, then consumes its nonce. */
   async loginSolana(body: unknown): Promise<WalletLoginResult> {
     const { message, signature, walletAddress } = parseWalletInput(SolanaLoginRequestSchema, body);
+    await this.verifySolana(message, signature, walletAddress);
+    return { walletAddress };
+  }
+
+  /**
+   * Verifies a fresh signed SIWS (base58 signature) or EIP-4361 (0x signature) message as a
+   * sign-in does — domain, URI, chain, signature, times — runs `beforeConsume`, then spends
+   * the nonce: a refused proof leaves the nonce for a corrected retry.
+   */
+  prove(input: ProveWalletInput): Promise<ProvenWallet> {
+    return SIWS_HEADER.test(input.message) ? this.proveSolana(input) : this.proveEvm(input);
+  }
+
+  /** `prove` for a SIWS message: the signer is the message's address. */
+  private async proveSolana(input: ProveWalletInput): Promise<ProvenWallet> {
+    const address = parseSiws(input.message).address;
+    if (!/^[1-9A-HJ-NP-Za-km-z]{1,128}$/.test(input.signature)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not base58');
+    let proven: ProvenWallet | undefined;
+    await this.verifySolana(input.message, input.signature, address, async (fields) => {
+      proven = { chain: 'solana', address, ...(fields.statement ? { statement: fields.statement } : {}) };
+      await input.beforeConsume(proven);
+    });
+    return proven!;
+  }
+
+  /** `prove` for an EIP-4361 message. */
+  private async proveEvm(input: ProveWalletInput): Promise<ProvenWallet> {
+    if (!/^0x(?:[0-9a-fA-F]{2}){1,10000}$/.test(input.signature)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not hex');
+    let proven: ProvenWallet | undefined;
+    await this.verifyEvm({
+      message: input.message,
+      signature: input.signature as `0x${string}`,
+      beforeConsume: async (verified) => {
+        proven = { chain: 'evm', address: verified.address, ...(verified.statement ? { statement: verified.statement } : {}) };
+        await input.beforeConsume(proven);
+      },
+    });
+    return proven!;
+  }
+
+  /** The checks of a SIWS sign-in for `walletAddress`, then `beforeConsume`, then the nonce is consumed. */
+  private async verifySolana(message: string, signature: string, walletAddress: string, beforeConsume?: (fields: SiwsFields) => Promise<void>): Promise<void> {
     const fields = parseSiws(message);
     if (fields.domain !== this.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
     if (!isOnServiceOrigin(fields.uri, this.origin)) {
@@ -119,8 +161,8 @@ export class WalletLoginService {
       throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'chain id mismatch');
     }
     checkMessageTimes(fields, this.clock.now());
+    await beforeConsume?.(fields);
     await this.nonces.consume('solana', fields.nonce, walletAddress, Date.parse(fields.issuedAt));
-    return { walletAddress };
   }
 
   /**
@@ -171,6 +213,24 @@ export class WalletLoginService {
     await this.nonces.consume('evm', verified.nonce, verified.address, verified.issuedAt);
     return verified;
   }
+}
+
+/** A wallet proven by a signed sign-in message (SIWS or EIP-4361), for checks beyond sign-in (a claim). */
+export interface ProvenWallet {
+  chain: 'solana' | 'evm';
+  /** base58 for Solana; EIP-55 checksummed for EVM. */
+  address: string;
+  statement?: string;
+}
+
+/** The sign-in message formats, told apart by their first line. */
+const SIWS_HEADER = /^[^\n]* wants you to sign in with your Solana account:\n/;
+
+export interface ProveWalletInput {
+  message: string;
+  signature: string;
+  /** Checks of the proven wallet (whose agent, which statement) that must pass before the nonce is spent. */
+  beforeConsume: (wallet: ProvenWallet) => Promise<void>;
 }
 
 function parseSiws(message: string): SiwsFields {

@@ -36,7 +36,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       tag: binding.tag ?? 'Agents',
       summary: firstSentence(operation.description),
       description: tool ? `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).` : operation.description,
-      auth: binding.caller === 'ops' ? ['ops'] : binding.caller === 'agent' ? ['api-key'] : ['session'],
+      auth: binding.caller === 'ops' ? ['ops'] : binding.caller === 'agent' ? ['api-key', 'identity-token'] : ['session'],
       ...(binding.deprecated ? { deprecated: true } : {}),
       params,
       ...(hasFields ? { query } : {}),

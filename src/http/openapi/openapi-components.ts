@@ -31,6 +31,12 @@ const SECURITY_SCHEMES: JsonObject = {
     bearerFormat: 'mcpk_ API key',
     description: 'Agent key (legacy: bot key): `mcpk_` + 43 base64url characters; one scope, read < trade < manage.',
   },
+  identityTokenBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Identity access token of an ERC-8004-onboarded agent (ES256, `/.well-known/jwks.json`; read 3600 s, trade 300 s); acts as an agent key of its scope.',
+  },
   csrfToken: {
     type: 'apiKey',
     in: 'header',

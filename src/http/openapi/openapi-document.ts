@@ -127,6 +127,8 @@ function requirement(kind: AuthKind, method: HttpMethod): Record<string, string[
       return { sessionBearer: [] };
     case 'api-key':
       return { apiKeyBearer: [] };
+    case 'identity-token':
+      return { identityTokenBearer: [] };
     case 'pre-login-csrf':
       return { csrfToken: [], preLoginCsrfCookie: [] };
     case 'ops':

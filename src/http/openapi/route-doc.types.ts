@@ -16,7 +16,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `ops`: the service operators' bearer token.
  * - `refresh-token`: the refresh token itself, as bearer or body field.
  */
-export type AuthKind = 'session' | 'session-no-csrf' | 'api-key' | 'pre-login-csrf' | 'ops' | 'refresh-token';
+export type AuthKind = 'session' | 'session-no-csrf' | 'api-key' | 'identity-token' | 'pre-login-csrf' | 'ops' | 'refresh-token';
 
 /** An error status a route may answer besides the ones derived from its auth and inputs. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;

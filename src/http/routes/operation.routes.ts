@@ -199,17 +199,14 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   return router;
 }
 
-/**
- * Principal types that act as their agent on `caller: 'agent'` routes: its API keys and its
- * identity tokens (issue 18), as on MCP.
- */
+/** Principal types that act as their agent on `caller: 'agent'` routes: its keys and its identity tokens. */
 const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key', 'identity-token'];
 
 /**
  * The one check of an agent credential on REST: which agent it acts on and with what scope.
- * A new agent principal (an identity token) adds its case here.
  */
 function credentialCall(principal: Principal): { subject: OperationSubject; scope: KeyScope } {
+  // An identity token operates its own agent with its scope, as the agent's key does (CONTRACT "Identity access tokens").
   if (principal.type === 'agent-key' || principal.type === 'identity-token') return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
   throw AppError.forbidden();
 }

@@ -4,7 +4,7 @@ import { normalizeAllowlistEntry, type WithdrawalSettingsStore } from '../../../
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { digestWhole } from '../request-digest.js';
-import { userOf } from './operator-paging.js';
+import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
 import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, idempotencyKey } from './trading-schemas.js';
 
 /** Agent wallet and withdrawal settings (interface 4.4; CONTRACT "Agent control plane"). */
@@ -62,7 +62,13 @@ function callerOf(ctx: OperationContext, kind: string, args: Record<string, unkn
   };
 }
 
-export function agentWalletOperations(withdrawals: WithdrawalService, settings: WithdrawalSettingsStore, stepUp: { consume(input: { userId: string; target: string; token: string | null | undefined }): Promise<void> }) {
+export function agentWalletOperations(
+  withdrawals: WithdrawalService,
+  settings: WithdrawalSettingsStore,
+  stepUp: StepUpConsumer,
+  /** The control plane's claim: settings change only for the operator who claimed the agent. */
+  claims: { requireClaim(userId: string, agentActorId: string): Promise<void> },
+) {
   return [
     defineOperation({
       name: 'agent_wallet_balance',
@@ -133,7 +139,7 @@ export function agentWalletOperations(withdrawals: WithdrawalService, settings: 
     defineOperation({
       name: 'agent_withdraw_settings_set',
       description:
-        "Replace this agent's withdrawal settings (the owner's session with a step-up token). `allowlist` empty or absent: any " +
+        "Replace this agent's withdrawal settings (the owner's session, the claim and a step-up token). `allowlist` empty or absent: any " +
         'recipient; `dailyCapUsd` absent: no cap.',
       family: 'wallet',
       minScope: 'manage',
@@ -153,7 +159,7 @@ export function agentWalletOperations(withdrawals: WithdrawalService, settings: 
         .strict(),
       output: settingsView,
       handler: async (ctx, input) => {
-        await stepUp.consume({ userId: userOf(ctx), target: `${ctx.subject.type}:${ctx.subject.id}`, token: input.stepUpToken });
+        await controlGuard(claims, stepUp, ctx, input.stepUpToken);
         return settings.put(ctx.subject, {
           enabled: input.enabled,
           allowlist: (input.allowlist ?? []).map((entry) => normalizeAllowlistEntry(entry)!),

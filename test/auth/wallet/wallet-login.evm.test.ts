@@ -175,7 +175,7 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
 
   it('trusts the client for a non-EOA signature', async () => {
     const yes = stub(true);
-    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN, issuedAt: now });
+    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN, issuedAt: now, statement: 'Sign in to the agent service' });
     expect(yes.calls).toBe(1);
     await expectAppError(verify(stub(false)), 401, 'Unauthorized');
   });

@@ -1,0 +1,56 @@
+import { scopeCovers, type KeyScope } from '../../../machines/api-key.machine.js';
+import type { AgentContext } from '../../../machines/agent.machine.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
+import type { ActorCollection } from '../../ports/actor-collection.port.js';
+import type { ClockPort } from '../../ports/clock.port.js';
+import type { EventBusPort } from '../../ports/event-bus.port.js';
+
+/** The bus event (on the auth stream) that tells every process an agent's scope cap changed. */
+export const SCOPES_CHANGED = 'agent.scopes.changed';
+
+/** A change reaches every process through the bus; this bounds staleness should the bus ever miss one. */
+const CACHE_MS = 30_000;
+const MAX_CACHED = 100_000;
+
+/**
+ * The scope cap of each agent (`PUT .../control/scopes {maxScope}`): every credential of the
+ * agent, keys and identity tokens alike, acts with at most this scope. Read from the agent
+ * actor, kept per process and dropped at once when `agent.scopes.changed` reaches it on the
+ * auth stream (the changing process drops its own before it answers), as revocations are.
+ */
+export class ScopeCaps {
+  private readonly cache = new Map<string, { cap: KeyScope | undefined; until: number }>();
+
+  constructor(
+    private readonly agents: Pick<ActorCollection<AgentContext>, 'get'>,
+    private readonly clock: ClockPort,
+    private readonly bus: EventBusPort,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.bus.subscribe(AUTH_STREAM, (event) => {
+      const agentId = event.data.agentId;
+      if (event.type === SCOPES_CHANGED && typeof agentId === 'string') this.evict(agentId);
+    });
+  }
+
+  evict(agentActorId: string): void {
+    this.cache.delete(agentActorId);
+  }
+
+  /** `scope`, lowered to the agent's cap when it has one below it. */
+  async cap(agentActorId: string, scope: KeyScope): Promise<KeyScope> {
+    const cap = await this.capOf(agentActorId);
+    return cap !== undefined && !scopeCovers(cap, scope) ? cap : scope;
+  }
+
+  private async capOf(agentActorId: string): Promise<KeyScope | undefined> {
+    const now = this.clock.now();
+    const hit = this.cache.get(agentActorId);
+    if (hit && hit.until > now) return hit.cap;
+    const cap = (await this.agents.get(agentActorId))?.context.maxScope;
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(agentActorId, { cap, until: now + CACHE_MS });
+    return cap;
+  }
+}
