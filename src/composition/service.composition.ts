@@ -32,6 +32,7 @@ import { ensurePrivateDir } from '../shared/private-files.js';
 import { accountsModule, type AccountsModule } from './accounts.module.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 import { auditModule } from './audit.module.js';
+import { botSurfaceModule } from './bot-surface.module.js';
 import { catalogSettingsModule } from './catalog-settings.module.js';
 import { chatModule } from './chat.module.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
@@ -117,6 +118,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const tokens = identityTokens(ctx);
   const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
   const trading = tradingModule(ctx);
+  const chat = chatModule(ctx, { status: trading.status });
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,
@@ -130,7 +132,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     catalogSettingsModule(ctx),
     trading,
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp }),
-    chatModule(ctx, { status: trading.status }),
+    chat,
+    botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status }),
   ];
 
   for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])]) runtime.register(definition);
