@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningService } from '../../src/composition/service.composition.js';
+import { fundBot } from '../support/bot-funding.js';
 import { FakeDiscord, FakeTelegram } from '../support/platform-fakes.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
@@ -10,23 +9,6 @@ const CHANNEL = '1100000000000000001';
 const OWNER_TG = 4242;
 const STRANGER_TG = 777;
 const OWNER_DC = '1200000000000000001';
-
-/**
- * Paper funds for a bot's own trading account. A bot's account has no operator REST route
- * for the faucet (the `:userId` routes act on agents), so the test calls the same catalog
- * operations through the invoker every surface uses.
- */
-export async function fundBot(service: RunningService, userId: string, botId: string): Promise<void> {
-  const call = (name: string, input: unknown) =>
-    service.operations.invoker.invoke({
-      name,
-      input,
-      viewer: { kind: 'operator', scope: 'manage' },
-      ctx: { principal: { type: 'ops' }, scope: 'manage', subject: { type: 'bot', id: botId }, userId, requestId: randomUUID(), correlationId: randomUUID(), surface: 'rest', idempotencyKey: randomUUID() },
-    });
-  await call('trading_wallet_custodial_ensure', { chain: 'solana' });
-  await call('trading_paper_faucet', { chain: 'solana', token: 'USDC', amount: '1000' });
-}
 
 async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
