@@ -28,7 +28,7 @@ import type { TradingCommand } from './trading-command.js';
 export const CHAT_HISTORY_COLLECTION: CollectionSpec = { name: 'bots.chat-histories', indexes: [] };
 
 /** Turns kept per conversation (a user message and its reply are two): older ones drop off. */
-export const MAX_CHAT_TURNS = 40;
+const MAX_CHAT_TURNS = 40;
 /** Characters kept of one turn. */
 const MAX_TURN_CHARS = 4000;
 /** A conversation nobody wrote to for this long is forgotten. */

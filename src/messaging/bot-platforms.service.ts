@@ -51,6 +51,6 @@ export class BotPlatforms {
   }
 }
 
-export function platformStatus(platform: Platform, state: PlatformState): PlatformStatusView {
+function platformStatus(platform: Platform, state: PlatformState): PlatformStatusView {
   return { platform, status: state.status, since: new Date(state.since).toISOString(), ...(state.reason ? { reason: state.reason } : {}) };
 }
