@@ -31,10 +31,12 @@ export interface OrderContext {
   priceImpactBps: number;
   /** USD value of the input at quote time (risk policy, approvals, daily volume). */
   valueUsd: number;
+  /** The venue's fee, in base units of the input token, as quoted; absent on orders placed before it was kept. */
+  feeAmount?: string;
   venue: string;
   walletId: string;
   walletAddress: string;
-  /** Where the request came from (`rest`, `mcp`, `command`, `dca`). */
+  /** Where the request came from (`rest`, `mcp`, `command`, `dca`, `ask_bot`, `chat`, `telegram`, `discord`). */
   channel: string;
   /** The signal source the request named (the risk policy's `allowedSignalSources`). */
   signalSource?: string;

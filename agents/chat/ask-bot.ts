@@ -1,5 +1,5 @@
 import type { ClockPort } from '../../src/ports/clock.port.js';
-import { renderLlmFacts, type LlmFacts, type LlmPort } from '../../src/ports/llm.port.js';
+import { renderLlmFacts, type LlmFacts, type LlmMessage, type LlmPort } from '../../src/ports/llm.port.js';
 import { interpret } from './command-interpreter.js';
 import type { InterpretResult } from './intent.types.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
@@ -13,6 +13,12 @@ export interface AskInput {
    * trail by the operation; no history is kept per chat (see `AskBot`).
    */
   chatId: string;
+  /**
+   * Earlier turns of the conversation, oldest first, when the caller keeps one (a legacy
+   * bot's web chat and platforms do): the LLM phrases the reply with them in view. The
+   * message itself is still interpreted on its own.
+   */
+  history?: readonly LlmMessage[];
   signal?: AbortSignal;
 }
 
@@ -47,7 +53,8 @@ const MAX_REPLY_CHARS = 4000;
  *
  * Stateless on purpose: every message is interpreted on its own, so any process can
  * answer any chat and nothing needs expiring or sharing. Multi-turn follow-ups ("and
- * now sell half") are therefore not understood; a full command is.
+ * now sell half") are therefore not understood; a full command is. A caller that keeps a
+ * conversation (bot-chat.ts) passes its earlier turns for the LLM's phrasing only.
  */
 export class AskBot {
   constructor(private readonly deps: AskBotDeps) {}
@@ -64,7 +71,7 @@ export class AskBot {
     try {
       const completion = await this.deps.llm.complete({
         system: systemPrompt(facts),
-        messages: [{ role: 'user', content: input.message }],
+        messages: [...(input.history ?? []), { role: 'user', content: input.message }],
         maxTokens: MAX_REPLY_TOKENS,
         ...(input.signal ? { signal: input.signal } : {}),
       });

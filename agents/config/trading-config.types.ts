@@ -31,8 +31,11 @@ export interface TradeDefaults {
   quoteToken: string;
 }
 
-/** Where a trade request came from; the risk policy can allow only some. */
-export type TradeChannel = 'rest' | 'mcp' | 'command' | 'dca' | 'ask_bot';
+/**
+ * Where a trade request came from; the risk policy can allow only some. `chat` is a legacy
+ * bot's web chat, `telegram` and `discord` its platform connectors.
+ */
+export type TradeChannel = 'rest' | 'mcp' | 'command' | 'dca' | 'ask_bot' | 'chat' | 'telegram' | 'discord';
 
 export interface RiskPolicy {
   /** Largest single order in USD; absent = no limit. */

@@ -227,6 +227,7 @@ export class TradingPipeline {
       priceImpactBps: quote.priceImpactBps,
       // Unrounded: limits count what was sent (a cent-rounded $0.004 order was $0, and unpriced); views round.
       valueUsd: checked.valueUsd,
+      feeAmount: quote.feeAmount,
       venue: quote.venue,
       walletId: wallet.walletId,
       walletAddress: wallet.address,

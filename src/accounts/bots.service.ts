@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_BOT_MCP, type BotContext, type BotEvent, type BotInput, type BotMcpConfig, type BotProfile } from '../../machines/bot.machine.js';
+import { DEFAULT_BOT_MCP, PLATFORMS, type BotContext, type BotEvent, type BotInput, type BotMcpConfig, type BotProfile, type Platform, type PlatformState } from '../../machines/bot.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
@@ -13,6 +13,8 @@ export interface Bot extends BotProfile {
   id: string;
   publicId: string;
   status: 'active';
+  /** Its Telegram and Discord connectors: `tripped` (with `reason`) when the service stopped one that kept failing. */
+  platforms: Record<Platform, { status: PlatformState['status']; since: string; reason?: string }>;
   createdAt: string;
   updatedAt: string;
 }
@@ -137,6 +139,12 @@ function toBot(view: ActorView<BotContext>): Bot {
     description: c.description,
     tradingEnabled: c.tradingEnabled,
     status: 'active',
+    platforms: Object.fromEntries(
+      PLATFORMS.map((platform) => {
+        const { status, since, reason } = c.platforms[platform];
+        return [platform, { status, since: new Date(since).toISOString(), ...(reason ? { reason } : {}) }];
+      }),
+    ) as Bot['platforms'],
     createdAt: new Date(c.createdAt).toISOString(),
     updatedAt: new Date(c.updatedAt).toISOString(),
   };

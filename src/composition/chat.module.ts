@@ -9,14 +9,14 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 /**
  * `ask_bot`: answers from stored status, phrased by the configured LLM (`config.llm`, an
  * OpenAI-compatible one) or the embedded templated one. `status` is the trading module's
- * reader (positions valued at the venue's prices).
+ * reader (positions valued at the venue's prices). `askBot` is shared with the legacy bots' chat.
  */
-export function chatModule(ctx: ModuleContext, needs: { status: StatusReader }): FeatureModule {
+export function chatModule(ctx: ModuleContext, needs: { status: StatusReader }): FeatureModule & { askBot: AskBot } {
   const llm = ctx.config.llm ? new OpenAiCompatibleLlm(ctx.config.llm) : new EmbeddedLlm();
   const onLlmError = (err: unknown) => ctx.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed');
   const askBot = new AskBot({ llm, status: needs.status, clock: ctx.clock, onLlmError });
   ctx.metrics.trading.addBreakerSource(() => llmBreakers(llm));
-  return { name: 'chat', definitions: [], collections: [], operations: chatOperations(askBot), bindings: [], routers: [], dueJobs: [] };
+  return { name: 'chat', definitions: [], collections: [], operations: chatOperations(askBot), bindings: [], routers: [], dueJobs: [], askBot };
 }
 
 /** The LLM provider's circuit breaker for `/metrics`; the embedded LLM has none. */

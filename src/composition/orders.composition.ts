@@ -75,6 +75,8 @@ export interface OrdersSection {
   events: TradingEvents;
   dca: DcaService;
   status: StoreStatusReader;
+  /** The command route's executor (a legacy bot's chat executes trading commands through it). */
+  command: TradingCommand;
   recover(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -178,7 +180,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     cancel = undefined;
     stopSweep?.();
   };
-  return { pipeline, events, dca, status, recover, start, stop };
+  return { pipeline, events, dca, status, command, recover, start, stop };
 }
 
 async function eachOrder(orders: ActorCollection<OrderContext>, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {

@@ -32,6 +32,7 @@ import { ensurePrivateDir } from '../shared/private-files.js';
 import { accountsModule, type AccountsModule } from './accounts.module.js';
 import { buildAdapters, type Adapters } from './adapters.composition.js';
 import { auditModule } from './audit.module.js';
+import { botSurfaceModule } from './bot-surface.module.js';
 import { catalogSettingsModule } from './catalog-settings.module.js';
 import { chatModule } from './chat.module.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
@@ -120,6 +121,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const trading = tradingModule(ctx);
   // Onboarding (identity) writes the cards' drafts.
   const directory = directoryModule(ctx, { publicLimit: accounts.auth.publicLimit, status: trading.status, venue: trading.withdrawalParts.venue });
+  const chat = chatModule(ctx, { status: trading.status });
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,
@@ -134,7 +136,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     catalogSettingsModule(ctx),
     trading,
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp, claims: accounts.services.control }),
-    chatModule(ctx, { status: trading.status }),
+    chat,
+    botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status }),
     directory,
   ];
 

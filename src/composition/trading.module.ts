@@ -92,7 +92,7 @@ export function tradingModule(ctx: ModuleContext) {
     stop: orders.stop,
   } satisfies FeatureModule;
   // `withdrawals` (withdrawals.module.ts) pays out of the same wallets, under the same kill switch, through the venue's chains.
-  return { ...module, status: orders.status, withdrawalParts: { venue, chains: built.chains, killSwitch, wallets } };
+  return { ...module, status: orders.status, command: orders.command, withdrawalParts: { venue, chains: built.chains, killSwitch, wallets } };
 }
 
 /** One readout per provider: a provider serving several chains (0x on every EVM chain) has one breaker. */

@@ -113,6 +113,20 @@ export const envSchema = z
     CIRCUIT_BREAKER_OPEN_MS: intFromEnv(60_000, 100, 3_600_000),
     /** Consecutive provider failures that open its circuit breaker. */
     CIRCUIT_BREAKER_THRESHOLD: intFromEnv(5, 1, 1000),
+    /** Telegram Bot API root of legacy bots' Telegram connectors (default https://api.telegram.org). */
+    TELEGRAM_API_URL: optionalUrl(['http', 'https']),
+    /** Seconds one Telegram `getUpdates` long poll waits for a message. */
+    TELEGRAM_POLL_TIMEOUT_SECONDS: intFromEnv(25, 0, 50),
+    /** Discord REST API root, with its version (default https://discord.com/api/v10). */
+    DISCORD_API_URL: optionalUrl(['http', 'https']),
+    /** Pause between two Discord polls that found nothing. */
+    DISCORD_POLL_INTERVAL_MS: intFromEnv(2_000, 10, 60_000),
+    /** First pause after a failed platform call (doubles per failure, at most 30 s). */
+    PLATFORM_RETRY_MS: intFromEnv(1_000, 1, 30_000),
+    /** How long a process's hold on a started connector lasts without renewal (another process takes over after it). */
+    PLATFORM_LEASE_MS: intFromEnv(30_000, 300, 600_000),
+    /** How often each process looks for started connectors that nobody runs. */
+    PLATFORM_SWEEP_MS: intFromEnv(10_000, 50, 600_000),
     /** Identity providers of walletless onboarding: JSON `{"<name>": {"issuer", "audience", "jwksUrl"}}`. */
     IDENTITY_PROVIDERS: z
       .string()
@@ -197,6 +211,20 @@ export interface AppConfig {
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
   trading: TradingSettings;
   identity: IdentitySettings;
+  messaging: MessagingSettings;
+}
+
+/** Legacy bots' Telegram and Discord connectors. */
+export interface MessagingSettings {
+  telegramApiUrl: string;
+  telegramPollTimeoutSeconds: number;
+  discordApiUrl: string;
+  discordPollIntervalMs: number;
+  retryMs: number;
+  leaseMs: number;
+  sweepMs: number;
+  /** The provider breaker settings, per connector. */
+  breaker: { openMs: number; threshold: number };
 }
 
 /** One identity provider of walletless onboarding. */
@@ -340,6 +368,16 @@ export function toAppConfig(env: Env): AppConfig {
         }),
       ),
       registries: env.ERC8004_REGISTRIES.split(',').map((ref) => ref.trim()).filter(Boolean),
+      breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
+    },
+    messaging: {
+      telegramApiUrl: env.TELEGRAM_API_URL ?? 'https://api.telegram.org',
+      telegramPollTimeoutSeconds: env.TELEGRAM_POLL_TIMEOUT_SECONDS,
+      discordApiUrl: env.DISCORD_API_URL ?? 'https://discord.com/api/v10',
+      discordPollIntervalMs: env.DISCORD_POLL_INTERVAL_MS,
+      retryMs: env.PLATFORM_RETRY_MS,
+      leaseMs: env.PLATFORM_LEASE_MS,
+      sweepMs: env.PLATFORM_SWEEP_MS,
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
     },
     ...(env.LLM_BASE_URL && env.LLM_MODEL

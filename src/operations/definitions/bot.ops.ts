@@ -12,11 +12,15 @@ import { emptyInput, pageOf, userOf } from './operator-paging.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
+/** A platform connector's state; `tripped`: stopped by its circuit breaker, `reason` says why. */
+const connectorState = z.object({ status: z.enum(['stopped', 'started', 'tripped']), since: isoTime, reason: z.string().optional() });
+
 /** A legacy bot as its routes show it (`Bot` of the bots service). */
 const botSchema = replaceBotSchema.extend({
   id: z.string(),
   publicId: z.string(),
   status: z.literal('active'),
+  platforms: z.object({ telegram: connectorState, discord: connectorState }),
   createdAt: isoTime,
   updatedAt: isoTime,
 }) satisfies z.ZodType<Bot>;

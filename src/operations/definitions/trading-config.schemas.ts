@@ -10,7 +10,7 @@ import { pageFields, pageSchema } from './list-paging.js';
  * field is a 400 naming it); section updates are partial, `null` clearing an optional limit.
  */
 
-const TRADE_CHANNELS = ['rest', 'mcp', 'command', 'dca', 'ask_bot'] as const satisfies readonly TradeChannel[];
+const TRADE_CHANNELS = ['rest', 'mcp', 'command', 'dca', 'ask_bot', 'chat', 'telegram', 'discord'] as const satisfies readonly TradeChannel[];
 const WALLET_MODES = ['custodial', 'external', 'delegate'] as const satisfies readonly WalletMode[];
 
 const chainSchema = z.enum(CHAINS);
