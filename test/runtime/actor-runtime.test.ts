@@ -38,7 +38,7 @@ describe('actor runtime', () => {
     const { runtime, store } = makeRuntime();
     await runtime.start();
     const view = await runtime.create('agent', 'a1', agentInput);
-    expect(view).toMatchObject({ type: 'agent', id: 'a1', state: 'created', version: 1, machineVersion: 1 });
+    expect(view).toMatchObject({ type: 'agent', id: 'a1', state: 'created', version: 1, machineVersion: agentDefinition.version });
     const doc = await store.get(collectionOf('agent'), 'a1');
     expect(doc?.version).toBe(1);
     expect(doc?.indexes).toEqual({ state: 'created', ownerId: 'u1', publicId: 'p1' });
