@@ -79,7 +79,12 @@ export const apiKeyMachine = setup({
           target: 'revoked',
           actions: [
             assign({ revokedAt: ({ event }) => event.at }),
-            emit(({ context }) => ({ type: 'key.revoked' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+            emit(({ context }) => ({
+              type: 'key.revoked' as const,
+              keyId: context.keyId,
+              ownerType: context.ownerType,
+              ownerId: context.ownerId,
+            })),
           ],
         },
         'key.retire': {
@@ -91,7 +96,12 @@ export const apiKeyMachine = setup({
                 : {},
             ),
             // On the auth stream: every process drops its cached copy, whose expiry is now wrong.
-            emit(({ context }) => ({ type: 'key.retired' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+            emit(({ context }) => ({
+              type: 'key.retired' as const,
+              keyId: context.keyId,
+              ownerType: context.ownerType,
+              ownerId: context.ownerId,
+            })),
           ],
         },
         'key.expire': {
@@ -99,7 +109,12 @@ export const apiKeyMachine = setup({
           target: 'expired',
           actions: [
             assign({ expiredAt: ({ event }) => event.at }),
-            emit(({ context }) => ({ type: 'key.expired' as const, keyId: context.keyId, ownerType: context.ownerType, ownerId: context.ownerId })),
+            emit(({ context }) => ({
+              type: 'key.expired' as const,
+              keyId: context.keyId,
+              ownerType: context.ownerType,
+              ownerId: context.ownerId,
+            })),
           ],
         },
       },

@@ -109,18 +109,34 @@ export const botMachine = setup({
         },
         'bot.platform.start': {
           guard: 'notStarted',
-          actions: [assign(({ context, event }) => ({ platforms: withPlatform(context, event, { status: 'started', since: event.at }), updatedAt: event.at })), 'announce'],
+          actions: [
+            assign(({ context, event }) => ({
+              platforms: withPlatform(context, event, { status: 'started', since: event.at }),
+              updatedAt: event.at,
+            })),
+            'announce',
+          ],
         },
         'bot.platform.stop': {
           guard: 'notStopped',
-          actions: [assign(({ context, event }) => ({ platforms: withPlatform(context, event, { status: 'stopped', since: event.at }), updatedAt: event.at })), 'announce'],
+          actions: [
+            assign(({ context, event }) => ({
+              platforms: withPlatform(context, event, { status: 'stopped', since: event.at }),
+              updatedAt: event.at,
+            })),
+            'announce',
+          ],
         },
         // Only a running connector trips: a stop that raced the breaker stays a stop.
         'bot.platform.trip': {
           guard: 'started',
           actions: [
             assign(({ context, event }) => ({
-              platforms: withPlatform(context, event, { status: 'tripped', since: event.at, reason: (event as Extract<BotEvent, { type: 'bot.platform.trip' }>).reason }),
+              platforms: withPlatform(context, event, {
+                status: 'tripped',
+                since: event.at,
+                reason: (event as Extract<BotEvent, { type: 'bot.platform.trip' }>).reason,
+              }),
               updatedAt: event.at,
             })),
             'announce',
@@ -129,7 +145,10 @@ export const botMachine = setup({
         'bot.delete': {
           target: 'deleted',
           // A deleted bot's connectors stop with it.
-          actions: [assign({ platforms: ({ event }) => stoppedPlatforms(event.at), updatedAt: ({ event }) => event.at }), emit(({ context }) => ({ type: 'bot.deleted' as const, botId: context.botId }))],
+          actions: [
+            assign({ platforms: ({ event }) => stoppedPlatforms(event.at), updatedAt: ({ event }) => event.at }),
+            emit(({ context }) => ({ type: 'bot.deleted' as const, botId: context.botId })),
+          ],
         },
       },
     },

@@ -82,7 +82,19 @@ export interface DcaStrategyContext {
 /** `holdReason` at creation: the approval rule holds its buys, so it starts in `pending_approval`. */
 export type DcaStrategyInput = Omit<
   DcaStrategyContext,
-  'buys' | 'spentBase' | 'acquiredBase' | 'spentUsd' | 'failuresInRow' | 'failures' | 'skipped' | 'recentDueAts' | 'coveredUntil' | 'inFlight' | 'updatedAt' | 'approvedAt' | 'approvedBy'
+  | 'buys'
+  | 'spentBase'
+  | 'acquiredBase'
+  | 'spentUsd'
+  | 'failuresInRow'
+  | 'failures'
+  | 'skipped'
+  | 'recentDueAts'
+  | 'coveredUntil'
+  | 'inFlight'
+  | 'updatedAt'
+  | 'approvedAt'
+  | 'approvedBy'
 >;
 
 /** What one filled buy moved. */
@@ -140,8 +152,10 @@ type Emitted =
 type Args = { context: DcaStrategyContext; event: DcaStrategyEvent };
 
 const newTick = ({ context, event }: Args) => 'dueAt' in event && !tickHandled(context, event.dueAt);
-const settledInFlight = (filled: boolean) => ({ context, event }: Args) =>
-  event.type === 'dca.settled' && event.filled === filled && context.inFlight.includes(event.orderId);
+const settledInFlight =
+  (filled: boolean) =>
+  ({ context, event }: Args) =>
+    event.type === 'dca.settled' && event.filled === filled && context.inFlight.includes(event.orderId);
 
 /** The buy an event reports: a tick's fill, or the fill of an order that was in flight. */
 function buyOf(event: DcaStrategyEvent): Buy | undefined {
@@ -234,14 +248,23 @@ export const dcaStrategyMachine = setup({
     // Neither a buy nor a failure yet: the failures in a row stand until the order settles.
     countSubmitted: assign(({ context, event }) =>
       event.type === 'dca.submitted'
-        ? { ...remember(context, event), inFlight: [...context.inFlight, event.orderId].slice(-RECENT_TICKS), lastOrderId: event.orderId, updatedAt: event.at }
+        ? {
+            ...remember(context, event),
+            inFlight: [...context.inFlight, event.orderId].slice(-RECENT_TICKS),
+            lastOrderId: event.orderId,
+            updatedAt: event.at,
+          }
         : {},
     ),
     countSkip: assign(({ context, event }) =>
-      event.type === 'dca.skipped' || event.type === 'dca.hold' ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at } : {},
+      event.type === 'dca.skipped' || event.type === 'dca.hold'
+        ? { skipped: context.skipped + 1, ...remember(context, event), updatedAt: event.at }
+        : {},
     ),
     hold: assign(({ event }) => (event.type === 'dca.hold' ? { holdReason: event.reason } : {})),
-    approve: assign(({ event }) => (event.type === 'dca.approve' ? { approvedAt: event.at, approvedBy: event.by, failuresInRow: 0, updatedAt: event.at } : {})),
+    approve: assign(({ event }) =>
+      event.type === 'dca.approve' ? { approvedAt: event.at, approvedBy: event.by, failuresInRow: 0, updatedAt: event.at } : {},
+    ),
     announceBuy: emit(({ context, event }) => {
       const buy = buyOf(event);
       return {

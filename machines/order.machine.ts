@@ -57,14 +57,22 @@ function patch(event: OrderEvent, status: OrderStatus): Partial<OrderContext> {
     case 'order.fill':
       return { ...base, filledOut: event.filledOut, txSignature: event.txSignature };
     case 'order.fail':
-      return { ...base, reason: event.reason, ...(event.txSignature ? { txSignature: event.txSignature } : {}), ...(event.retryable ? { retryable: true } : {}) };
+      return {
+        ...base,
+        reason: event.reason,
+        ...(event.txSignature ? { txSignature: event.txSignature } : {}),
+        ...(event.retryable ? { retryable: true } : {}),
+      };
   }
 }
 
 const APPROVAL_EXPIRED = 'approval window expired';
 
 /** A transition to `status`: record the event's fields, then tell subscribers. */
-const to = (status: OrderStatus) => ({ target: status, actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }] });
+const to = (status: OrderStatus) => ({
+  target: status,
+  actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }],
+});
 
 export const orderMachine = setup({
   types: {
@@ -82,7 +90,8 @@ export const orderMachine = setup({
     // An expiry wake-up that arrives early (clock skew, a replayed job) is ignored.
     expiryReached: ({ context, event }) => event.type === 'order.expire' && event.at >= (context.approvalExpiresAt ?? 0),
     // The expiry job is a wake-up that may come late; the window itself is the order's.
-    approvalTooLate: ({ context, event }) => event.type === 'order.approve' && context.approvalExpiresAt !== undefined && event.at >= context.approvalExpiresAt,
+    approvalTooLate: ({ context, event }) =>
+      event.type === 'order.approve' && context.approvalExpiresAt !== undefined && event.at >= context.approvalExpiresAt,
   },
 }).createMachine({
   id: 'order',
@@ -144,7 +153,12 @@ export const orderDefinition: MachineDefinition<OrderContext, OrderEvent, OrderI
   indexes: (context) => {
     const subject = `${context.subjectType}:${context.subjectId}`;
     const open = FINAL_ORDER_STATUSES.includes(context.status) ? 'closed' : 'open';
-    return { subject, subjectTime: orderTimeKey(subject, context.createdAt), subjectStatus: orderTimeKey(`${subject}|${context.status}`, context.createdAt), subjectOpen: `${subject}|${open}` };
+    return {
+      subject,
+      subjectTime: orderTimeKey(subject, context.createdAt),
+      subjectStatus: orderTimeKey(`${subject}|${context.status}`, context.createdAt),
+      subjectOpen: `${subject}|${open}`,
+    };
   },
   stream: (context) => `${context.subjectType}:${context.subjectId}`,
 };

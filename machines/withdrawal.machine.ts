@@ -112,7 +112,10 @@ function patch(event: WithdrawalEvent, status: WithdrawalStatus): Partial<Withdr
   }
 }
 
-const to = (status: WithdrawalStatus) => ({ target: status, actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }] });
+const to = (status: WithdrawalStatus) => ({
+  target: status,
+  actions: [{ type: 'record' as const, params: { status } }, { type: 'announce' as const }],
+});
 
 const withdrawalMachine = setup({
   types: {

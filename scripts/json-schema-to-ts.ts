@@ -16,7 +16,9 @@ const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(nam
 function doc(text: unknown, indent: string): string {
   if (typeof text !== 'string' || text.trim() === '') return '';
   const lines = text.replaceAll('*/', '*\\/').trim().split('\n');
-  return lines.length === 1 ? `${indent}/** ${lines[0]} */\n` : `${indent}/**\n${lines.map((line) => `${indent} * ${line}`.trimEnd()).join('\n')}\n${indent} */\n`;
+  return lines.length === 1
+    ? `${indent}/** ${lines[0]} */\n`
+    : `${indent}/**\n${lines.map((line) => `${indent} * ${line}`.trimEnd()).join('\n')}\n${indent} */\n`;
 }
 
 const union = (parts: string[]) => {
@@ -33,7 +35,9 @@ export function schemaToType(schema: unknown, indent = ''): string {
   if (!isObject(schema)) return 'unknown';
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return union(schema.enum.map((value) => JSON.stringify(value)));
-  const branches = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined) as unknown[] | undefined;
+  const branches = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined) as
+    | unknown[]
+    | undefined;
   if (branches) {
     // Assertions beside anyOf (portable-schema.ts splits `type` arrays this way) narrow every branch.
     const { anyOf: _a, oneOf: _o, description: _d, default: _f, ...rest } = schema;
@@ -77,13 +81,15 @@ function objectType(schema: Json, indent: string): string {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const inner = `${indent}  `;
   const lines = Object.entries(properties).map(
-    ([name, property]) => `${doc(isObject(property) ? property.description : undefined, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${schemaToType(property, inner)};\n`,
+    ([name, property]) =>
+      `${doc(isObject(property) ? property.description : undefined, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${schemaToType(property, inner)};\n`,
   );
   const extra = schema.additionalProperties;
   if (lines.length === 0) {
     if (extra === false) return 'Record<string, never>';
     const value = extra === undefined || extra === true ? 'unknown' : schemaToType(extra, indent);
-    const names = isObject(schema.propertyNames) && Array.isArray(schema.propertyNames.enum) ? schemaToType(schema.propertyNames, indent) : 'string';
+    const names =
+      isObject(schema.propertyNames) && Array.isArray(schema.propertyNames.enum) ? schemaToType(schema.propertyNames, indent) : 'string';
     return names === 'string' ? `Record<string, ${value}>` : `Partial<Record<${names}, ${value}>>`;
   }
   if (extra !== undefined && extra !== false) lines.push(`${inner}[key: string]: unknown;\n`);

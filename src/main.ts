@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const secrets = resolveSecrets({
     profile: config.profile,
     dataDir: config.dataDir,
-    onGenerated: (names, file) => logger.warn({ names, file }, 'generated missing secrets (mode 0600); set them in the environment for production'),
+    onGenerated: (names, file) =>
+      logger.warn({ names, file }, 'generated missing secrets (mode 0600); set them in the environment for production'),
   });
   const service = await startService({ config, secrets, logger });
 

@@ -142,8 +142,7 @@ export class BullmqScheduler implements SchedulerPort {
     const previous = existing?.template?.data as RepeatData | undefined;
     // Re-declaring an unchanged schedule (e.g. at every boot) must not move its pending run.
     if (isDeepStrictEqual(previous, data)) return;
-    const sameGrid =
-      previous !== undefined && previous.everyMs === everyMs && previous.cron === cron && previous.startAt === startAt;
+    const sameGrid = previous !== undefined && previous.everyMs === everyMs && previous.cron === cron && previous.startAt === startAt;
     const now = Date.now();
     const due = sameGrid && existing?.next != null ? existing.next : firstDueAt(data, now);
     if (due === null || (endAt !== undefined && due > endAt)) {
@@ -153,9 +152,7 @@ export class BullmqScheduler implements SchedulerPort {
     // A new grid starts afresh; BullMQ would otherwise keep the old pending run.
     if (existing && !sameGrid) await this.queue.removeJobScheduler(scheduleId);
     const repeat =
-      everyMs !== undefined
-        ? everyOptions(everyMs, startAt, now, sameGrid ? existing : undefined)
-        : cronOptions(cron!, startAt);
+      everyMs !== undefined ? everyOptions(everyMs, startAt, now, sameGrid ? existing : undefined) : cronOptions(cron!, startAt);
     if (endAt !== undefined) repeat.endDate = endAt;
     await this.queue.upsertJobScheduler(scheduleId, repeat, {
       name: 'repeat',
@@ -266,12 +263,7 @@ function schedulerRunTime(job: Job<JobData>): number {
  * its own clock reading, so the grid phase (offset) puts it on our grid without racing
  * that reading; a start date further than one interval ahead is passed as is.
  */
-function everyOptions(
-  everyMs: number,
-  startAt: number | undefined,
-  now: number,
-  keep: JobSchedulerJson | undefined,
-): RepeatOptions {
+function everyOptions(everyMs: number, startAt: number | undefined, now: number, keep: JobSchedulerJson | undefined): RepeatOptions {
   if (startAt !== undefined && startAt - now >= everyMs && !keep) return { every: everyMs, startDate: startAt };
   const anchor = startAt ?? now;
   const phase = ((anchor % everyMs) + everyMs) % everyMs;

@@ -1,11 +1,24 @@
-import { ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
+import {
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  createPublicClient,
+  getAddress,
+  http,
+  type PublicClient,
+} from 'viem';
 import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import { ProviderBreaker, providerUnavailable } from '../resilience/provider-breaker.js';
 
 /** The one function of ERC-721 the onboarding asks. */
 const OWNER_OF_ABI = [
-  { type: 'function', name: 'ownerOf', stateMutability: 'view', inputs: [{ name: 'tokenId', type: 'uint256' }], outputs: [{ name: '', type: 'address' }] },
+  {
+    type: 'function',
+    name: 'ownerOf',
+    stateMutability: 'view',
+    inputs: [{ name: 'tokenId', type: 'uint256' }],
+    outputs: [{ name: '', type: 'address' }],
+  },
 ] as const;
 
 export interface Erc8004RegistryOptions {
@@ -32,7 +45,13 @@ export class Erc8004RegistryAdapter implements AgentRegistryPort {
     for (const [chainId, url] of Object.entries(options.rpcUrls)) {
       this.chains.set(Number(chainId), {
         client: createPublicClient({ transport: http(url, { timeout: options.timeoutMs, retryCount: 0 }) }),
-        breaker: new ProviderBreaker({ provider: `erc8004:${chainId}`, threshold: options.breaker.threshold, openMs: options.breaker.openMs, timeoutMs: options.timeoutMs, clock: options.clock }),
+        breaker: new ProviderBreaker({
+          provider: `erc8004:${chainId}`,
+          threshold: options.breaker.threshold,
+          openMs: options.breaker.openMs,
+          timeoutMs: options.timeoutMs,
+          clock: options.clock,
+        }),
       });
     }
   }
@@ -47,11 +66,20 @@ export class Erc8004RegistryAdapter implements AgentRegistryPort {
     if (!chain || !this.serves(registry)) return null;
     return chain.breaker.execute(async () => {
       try {
-        const owner = await chain.client.readContract({ address: getAddress(registry.address), abi: OWNER_OF_ABI, functionName: 'ownerOf', args: [agentId] });
+        const owner = await chain.client.readContract({
+          address: getAddress(registry.address),
+          abi: OWNER_OF_ABI,
+          functionName: 'ownerOf',
+          args: [agentId],
+        });
         return /^0x0{40}$/i.test(owner) ? null : getAddress(owner);
       } catch (error) {
         if (isRevert(error)) return null;
-        throw providerUnavailable(`erc8004:${registry.chainId}`, error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'rpc failed', { cause: error });
+        throw providerUnavailable(
+          `erc8004:${registry.chainId}`,
+          error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'rpc failed',
+          { cause: error },
+        );
       }
     });
   }

@@ -12,7 +12,15 @@ import {
   type Transport,
 } from 'viem';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import type {
+  ChainHealth,
+  ChainPort,
+  ConfirmationStatus,
+  RebroadcastOutcome,
+  SignedTransfer,
+  TransferRequest,
+  TransferResult,
+} from '../../src/ports/chain.port.js';
 import { EVM_CHAIN_IDS, NATIVE_EVM_ADDRESS } from '../../src/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
 import { evmCall, isKnownTransactionError, isNonceTooLowError, parseEvmAddress, withEvmAccount, type EvmChainName } from './evm-support.js';
@@ -69,7 +77,11 @@ export class EvmChain implements ChainPort {
     if (token.toLowerCase() === NATIVE_EVM_ADDRESS.toLowerCase()) return this.nativeBalance(address);
     const owner = parseEvmAddress(address, 'address');
     const contract = parseEvmAddress(token, 'token');
-    return String(await this.call('balanceOf', () => this.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })));
+    return String(
+      await this.call('balanceOf', () =>
+        this.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+      ),
+    );
   }
 
   /** `symbol()`, `name()` and `decimals()` of a contract; null when it does not answer them (not an ERC-20). */
@@ -106,7 +118,10 @@ export class EvmChain implements ChainPort {
     const native = !request.token || request.token.toLowerCase() === NATIVE_EVM_ADDRESS.toLowerCase();
     const call = native
       ? { to, value: amount }
-      : { to: parseEvmAddress(request.token!, 'token'), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+      : {
+          to: parseEvmAddress(request.token!, 'token'),
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+        };
     return this.serialized(from, async () => {
       const held = BigInt(native ? await this.nativeBalance(from) : await this.tokenBalance(from, request.token!));
       if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${held} held, ${amount} needed`);
@@ -116,10 +131,21 @@ export class EvmChain implements ChainPort {
       const maxFee = gas * fees.maxFeePerGas;
       const coin = native ? held : BigInt(await this.nativeBalance(from));
       if (coin < (native ? amount : 0n) + maxFee) {
-        throw new AppError('INSUFFICIENT_BALANCE', `Insufficient balance: ${coin} wei held, ${native ? amount : 0n} plus up to ${maxFee} wei of fees needed`);
+        throw new AppError(
+          'INSUFFICIENT_BALANCE',
+          `Insufficient balance: ${coin} wei held, ${native ? amount : 0n} plus up to ${maxFee} wei of fees needed`,
+        );
       }
       const serialized = await withEvmAccount(request.signer, (account) =>
-        account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, ...call }),
+        account.signTransaction({
+          type: 'eip1559',
+          chainId: this.chainId,
+          nonce,
+          gas,
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          ...call,
+        }),
       );
       const txSignature = keccak256(serialized);
       await request.beforeBroadcast?.({ txSignature, signedTx: serialized });

@@ -34,7 +34,16 @@ export class EvmExecutor extends JournaledExecutor<PreparedEvmSwap, EvmExecutorO
     const nonce = await chain.pendingNonce(from);
     const gas = prepared.gas ?? (await chain.estimateGas({ account: from, to: prepared.to, data: prepared.data, value: prepared.value }));
     const serialized = await withEvmAccount(request.signer, (account) =>
-      account.signTransaction({ type: 'legacy', chainId: chain.chainId, nonce, to: prepared.to, data: prepared.data, value: prepared.value, gas, gasPrice: prepared.gasPrice }),
+      account.signTransaction({
+        type: 'legacy',
+        chainId: chain.chainId,
+        nonce,
+        to: prepared.to,
+        data: prepared.data,
+        value: prepared.value,
+        gas,
+        gasPrice: prepared.gasPrice,
+      }),
     );
     return { txSignature: keccak256(serialized), rawTx: serialized, nonce };
   }
@@ -57,10 +66,18 @@ export class EvmExecutor extends JournaledExecutor<PreparedEvmSwap, EvmExecutorO
     // Nonce first: if it already passed ours, a missing receipt read afterwards means never.
     const minedNonce = await chain.minedNonce(parseEvmAddress(record.owner, 'owner'));
     const receipt = await chain.receipt(txSignature as Hex);
-    if (receipt?.status === 'success') return { status: 'filled', filledOut: received(receipt, record) ?? record.expectedOut, txSignature, at: clock.now() };
-    if (receipt) return { status: 'failed', reason: 'rejected', message: 'Swap transaction reverted on chain', txSignature, at: clock.now() };
+    if (receipt?.status === 'success')
+      return { status: 'filled', filledOut: received(receipt, record) ?? record.expectedOut, txSignature, at: clock.now() };
+    if (receipt)
+      return { status: 'failed', reason: 'rejected', message: 'Swap transaction reverted on chain', txSignature, at: clock.now() };
     if (record.nonce !== undefined && minedNonce > record.nonce) {
-      return { status: 'failed', reason: 'expired', message: `Nonce ${record.nonce} was used by another transaction; this one can no longer land`, txSignature, at: clock.now() };
+      return {
+        status: 'failed',
+        reason: 'expired',
+        message: `Nonce ${record.nonce} was used by another transaction; this one can no longer land`,
+        txSignature,
+        at: clock.now(),
+      };
     }
     return null;
   }

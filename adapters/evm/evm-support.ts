@@ -21,7 +21,8 @@ export async function withEvmAccount<T>(signer: WalletSigner, use: (account: Pri
   if (signer.chain !== 'evm') throw AppError.validation(['wallet is not an EVM wallet']);
   return signer.withSecretKey(async (secretKey) => {
     const account = privateKeyToAccount(toHex(secretKey));
-    if (account.address.toLowerCase() !== signer.address.toLowerCase()) throw AppError.internal(`wallet ${signer.walletId}: key does not match its address`);
+    if (account.address.toLowerCase() !== signer.address.toLowerCase())
+      throw AppError.internal(`wallet ${signer.walletId}: key does not match its address`);
     return use(account);
   });
 }
@@ -65,9 +66,17 @@ export async function evmCall<T>(provider: string, what: string, fn: () => Promi
     if (isAppError(error)) throw error;
     const names = errorNames(error);
     if (isInsufficientFundsError(error)) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient funds for ${what}`, { cause: error });
-    if (/ExecutionRevertedError|ContractFunctionRevertedError|execution reverted|TransactionRejectedRpcError|intrinsic gas too low|exceeds block gas limit/i.test(names)) {
+    if (
+      /ExecutionRevertedError|ContractFunctionRevertedError|execution reverted|TransactionRejectedRpcError|intrinsic gas too low|exceeds block gas limit/i.test(
+        names,
+      )
+    ) {
       throw AppError.validation([`${what} refused by the node: ${error instanceof BaseError ? error.shortMessage : String(error)}`]);
     }
-    throw providerUnavailable(provider, `${what} failed: ${error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw providerUnavailable(
+      provider,
+      `${what} failed: ${error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

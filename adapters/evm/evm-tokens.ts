@@ -52,7 +52,14 @@ const KNOWN = Object.fromEntries(
     Object.freeze(
       entries.map(([symbol, name, address, decimals]): TokenInfo => {
         const native = address === NATIVE_EVM_ADDRESS;
-        return Object.freeze({ chain: chain as EvmChainName, address: native ? NATIVE_EVM_ADDRESS : getAddress(address), symbol, name, decimals, ...(native ? { native } : {}) });
+        return Object.freeze({
+          chain: chain as EvmChainName,
+          address: native ? NATIVE_EVM_ADDRESS : getAddress(address),
+          symbol,
+          name,
+          decimals,
+          ...(native ? { native } : {}),
+        });
       }),
     ),
   ]),
@@ -80,4 +87,6 @@ export function isWrapPair(chain: string, from: string, to: string): boolean {
 }
 
 /** Each EVM chain's WETH address, lowercase (Solana has none: native and wrapped SOL are one mint). */
-const WRAPPED_NATIVE = new Map(Object.entries(KNOWN).map(([chain, tokens]) => [chain, tokens.find((token) => token.symbol === 'WETH')!.address.toLowerCase()]));
+const WRAPPED_NATIVE = new Map(
+  Object.entries(KNOWN).map(([chain, tokens]) => [chain, tokens.find((token) => token.symbol === 'WETH')!.address.toLowerCase()]),
+);

@@ -67,7 +67,16 @@ export class ZeroExVenue implements VenuePort {
     this.clock = options.clock ?? { now: () => Date.now() };
     const journal = new ExecutionJournal(options.store, this.name, this.clock);
     for (const [name, chain] of Object.entries(options.chains) as Array<[EvmChainName, EvmChain]>) {
-      this.executors.set(name, new EvmExecutor({ chain, journal, clock: this.clock, confirmTimeoutMs: options.confirm?.timeoutMs ?? 60_000, pollMs: options.confirm?.pollMs ?? 2_000 }));
+      this.executors.set(
+        name,
+        new EvmExecutor({
+          chain,
+          journal,
+          clock: this.clock,
+          confirmTimeoutMs: options.confirm?.timeoutMs ?? 60_000,
+          pollMs: options.confirm?.pollMs ?? 2_000,
+        }),
+      );
     }
     this.chains = [...this.executors.keys()];
   }
@@ -93,7 +102,9 @@ export class ZeroExVenue implements VenuePort {
     const chains = options.chain ? [this.served(options.chain)].filter((c): c is EvmChainName => !!c) : [...this.executors.keys()];
     const q = query.trim().toLowerCase();
     if (!q) return [];
-    const matches = chains.flatMap((c) => knownTokens(c).filter((t) => t.symbol.toLowerCase().includes(q) || t.name.toLowerCase().includes(q) || t.address.toLowerCase() === q));
+    const matches = chains.flatMap((c) =>
+      knownTokens(c).filter((t) => t.symbol.toLowerCase().includes(q) || t.name.toLowerCase().includes(q) || t.address.toLowerCase() === q),
+    );
     if (!matches.length && isAddress(q, { strict: false })) {
       for (const c of chains) {
         const found = await this.findToken(c, q);
@@ -109,7 +120,11 @@ export class ZeroExVenue implements VenuePort {
     if (!name || !token) return null;
     const usdc = usdReference(name);
     if (token.address === usdc.address) return 1;
-    const response = await this.zeroEx('price', name, { sellToken: token.address, buyToken: usdc.address, sellAmount: String(10n ** BigInt(token.decimals)) });
+    const response = await this.zeroEx('price', name, {
+      sellToken: token.address,
+      buyToken: usdc.address,
+      sellAmount: String(10n ** BigInt(token.decimals)),
+    });
     if (response.status >= 400) return null;
     const price = parseVendorBody(this.name, zeroExPriceSchema, response.body, 'price');
     return price.liquidityAvailable ? Number(price.buyAmount) / 10 ** usdc.decimals : null;
@@ -118,8 +133,13 @@ export class ZeroExVenue implements VenuePort {
   async quote(request: QuoteRequest): Promise<Quote> {
     const chain = this.require(request.chain);
     const tokens = { sellToken: tokenParam(request.inputMint), buyToken: tokenParam(request.outputMint) };
-    const response = await this.zeroEx('price', chain, { ...tokens, sellAmount: baseUnits(request.amountIn, 'amountIn'), slippageBps: String(request.slippageBps) });
-    if (response.status >= 400) throw translateZeroExRefusal(this.name, response.status, response.body, tokens, (address) => isKnown(chain, address));
+    const response = await this.zeroEx('price', chain, {
+      ...tokens,
+      sellAmount: baseUnits(request.amountIn, 'amountIn'),
+      slippageBps: String(request.slippageBps),
+    });
+    if (response.status >= 400)
+      throw translateZeroExRefusal(this.name, response.status, response.body, tokens, (address) => isKnown(chain, address));
     const price = this.available(parseVendorBody(this.name, zeroExPriceSchema, response.body, 'price'), tokens);
     return {
       chain: request.chain,
@@ -162,30 +182,70 @@ export class ZeroExVenue implements VenuePort {
     const [rpc, api] = await Promise.allSettled([this.options.chains[name]!.health(), this.zeroEx('sources', name, {})]);
     const errors = [
       rpc.status === 'fulfilled' && !rpc.value.reachable ? rpc.value.error : undefined,
-      api.status === 'rejected' ? (api.reason instanceof Error ? api.reason.message : String(api.reason)) : api.value.status >= 400 ? `${this.name} answered HTTP ${api.value.status}` : undefined,
+      api.status === 'rejected'
+        ? api.reason instanceof Error
+          ? api.reason.message
+          : String(api.reason)
+        : api.value.status >= 400
+          ? `${this.name} answered HTTP ${api.value.status}`
+          : undefined,
     ].filter(Boolean);
-    return errors.length ? { chain, reachable: false, error: errors.join('; ') } : { chain, reachable: true, latencyMs: Date.now() - started };
+    return errors.length
+      ? { chain, reachable: false, error: errors.join('; ') }
+      : { chain, reachable: true, latencyMs: Date.now() - started };
   }
 
   private async firmQuote(chain: EvmChainName, request: ExecuteRequest): Promise<PreparedEvmSwap | Refusal> {
     const tokens = { sellToken: tokenParam(request.inputMint), buyToken: tokenParam(request.outputMint) };
-    const response = await this.zeroEx('quote', chain, { ...tokens, sellAmount: baseUnits(request.amountIn, 'amountIn'), taker: request.signer.address, slippageBps: String(request.slippageBps) });
-    if (response.status >= 400) throw translateZeroExRefusal(this.name, response.status, response.body, tokens, (address) => isKnown(chain, address));
+    const response = await this.zeroEx('quote', chain, {
+      ...tokens,
+      sellAmount: baseUnits(request.amountIn, 'amountIn'),
+      taker: request.signer.address,
+      slippageBps: String(request.slippageBps),
+    });
+    if (response.status >= 400)
+      throw translateZeroExRefusal(this.name, response.status, response.body, tokens, (address) => isKnown(chain, address));
     const quote = this.available(parseVendorBody(this.name, zeroExQuoteSchema, response.body, 'quote'), tokens);
     const balance = quote.issues?.balance;
-    if (balance) return { refused: { reason: 'insufficient_balance', message: `Insufficient balance: ${balance.actual} of ${balance.token} held, ${balance.expected} needed` } };
+    if (balance)
+      return {
+        refused: {
+          reason: 'insufficient_balance',
+          message: `Insufficient balance: ${balance.actual} of ${balance.token} held, ${balance.expected} needed`,
+        },
+      };
     const allowance = quote.issues?.allowance;
-    if (allowance) return { refused: { reason: 'rejected', message: `Allowance needed: approve ${allowance.spender} to spend ${tokens.sellToken} (current ${allowance.actual})` } };
+    if (allowance)
+      return {
+        refused: {
+          reason: 'rejected',
+          message: `Allowance needed: approve ${allowance.spender} to spend ${tokens.sellToken} (current ${allowance.actual})`,
+        },
+      };
     // The transaction only enforces 0x's minimum: below the order's minOut it must not be sent.
     if (BigInt(quote.minBuyAmount) < BigInt(baseUnits(request.minOut, 'minOut'))) {
       return { refused: { reason: 'slippage', message: `Quoted minimum output ${quote.minBuyAmount} is below minOut ${request.minOut}` } };
     }
     const tx = quote.transaction;
-    return { to: getAddress(tx.to), data: tx.data as Hex, value: BigInt(tx.value), gasPrice: BigInt(tx.gasPrice), expectedOut: quote.buyAmount, ...(tx.gas ? { gas: BigInt(tx.gas) } : {}) };
+    return {
+      to: getAddress(tx.to),
+      data: tx.data as Hex,
+      value: BigInt(tx.value),
+      gasPrice: BigInt(tx.gasPrice),
+      expectedOut: quote.buyAmount,
+      ...(tx.gas ? { gas: BigInt(tx.gas) } : {}),
+    };
   }
 
-  private available<T extends { liquidityAvailable: boolean }>(answer: T, tokens: { sellToken: string; buyToken: string }): Extract<T, { liquidityAvailable: true }> {
-    if (!answer.liquidityAvailable) throw new AppError('VALIDATION_ERROR', `No route found for ${tokens.sellToken} -> ${tokens.buyToken} (no liquidity)`, { retryable: false, details: { provider: this.name } });
+  private available<T extends { liquidityAvailable: boolean }>(
+    answer: T,
+    tokens: { sellToken: string; buyToken: string },
+  ): Extract<T, { liquidityAvailable: true }> {
+    if (!answer.liquidityAvailable)
+      throw new AppError('VALIDATION_ERROR', `No route found for ${tokens.sellToken} -> ${tokens.buyToken} (no liquidity)`, {
+        retryable: false,
+        details: { provider: this.name },
+      });
     return answer as Extract<T, { liquidityAvailable: true }>;
   }
 

@@ -30,7 +30,10 @@ const available = z.object({
 });
 
 /** `/price`: indicative, no transaction. */
-export const zeroExPriceSchema = z.discriminatedUnion('liquidityAvailable', [available, z.object({ liquidityAvailable: z.literal(false) })]);
+export const zeroExPriceSchema = z.discriminatedUnion('liquidityAvailable', [
+  available,
+  z.object({ liquidityAvailable: z.literal(false) }),
+]);
 
 /** `/quote`: firm, with the transaction the taker signs. */
 export const zeroExQuoteSchema = z.discriminatedUnion('liquidityAvailable', [
@@ -51,7 +54,10 @@ export type ZeroExPrice = Extract<z.output<typeof zeroExPriceSchema>, { liquidit
 const zeroExErrorSchema = z.object({
   name: z.string().optional(),
   message: z.string().optional(),
-  data: z.object({ details: z.array(z.object({ field: z.string(), reason: z.string() })).optional() }).loose().optional(),
+  data: z
+    .object({ details: z.array(z.object({ field: z.string(), reason: z.string() })).optional() })
+    .loose()
+    .optional(),
 });
 
 const TOKEN_FIELDS = new Set(['sellToken', 'buyToken']);
@@ -72,7 +78,8 @@ export function translateZeroExRefusal(
   const parsed = zeroExErrorSchema.safeParse(body);
   const error = parsed.success ? parsed.data : {};
   const details = { status, ...(error.name ? { vendorCode: error.name } : {}) };
-  if (status === 401 || (status === 403 && error.name !== 'TAKER_NOT_AUTHORIZED_FOR_TRADE')) return providerUnavailable(provider, `credentials refused (HTTP ${status})`, { details });
+  if (status === 401 || (status === 403 && error.name !== 'TAKER_NOT_AUTHORIZED_FOR_TRADE'))
+    return providerUnavailable(provider, `credentials refused (HTTP ${status})`, { details });
   const badField = error.data?.details?.find((d) => TOKEN_FIELDS.has(d.field))?.field as 'sellToken' | 'buyToken' | undefined;
   if (error.name === 'TOKEN_NOT_SUPPORTED' || (error.name === 'INPUT_INVALID' && badField)) {
     const guessed = isKnown(tokens.sellToken) && !isKnown(tokens.buyToken) ? tokens.buyToken : tokens.sellToken;

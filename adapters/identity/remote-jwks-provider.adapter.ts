@@ -45,9 +45,18 @@ export class RemoteJwksIdentityProviders implements IdentityProviderPort {
 
   constructor(private readonly options: RemoteJwksProviderOptions) {
     for (const [name, settings] of Object.entries(options.providers)) {
-      const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: options.timeoutMs, cooldownDuration: options.cooldownMs });
+      const keys = createRemoteJWKSet(new URL(settings.jwksUrl), {
+        timeoutDuration: options.timeoutMs,
+        cooldownDuration: options.cooldownMs,
+      });
       // The timeout is jose's (it aborts the fetch); the breaker only counts and fails fast.
-      const breaker = new ProviderBreaker({ provider: `identity:${name}`, threshold: options.breaker.threshold, openMs: options.breaker.openMs, timeoutMs: 0, clock: options.clock });
+      const breaker = new ProviderBreaker({
+        provider: `identity:${name}`,
+        threshold: options.breaker.threshold,
+        openMs: options.breaker.openMs,
+        timeoutMs: 0,
+        clock: options.clock,
+      });
       this.entries.set(name, { settings, keys, breaker });
     }
   }
@@ -74,7 +83,9 @@ export class RemoteJwksIdentityProviders implements IdentityProviderPort {
         if (error instanceof AppError) throw error;
         if (TOKEN_ERRORS.some((type) => error instanceof type)) throw invalid((error as errors.JOSEError).code);
         // Timeouts, network errors, a JWKS that is not 200 or not a key set: the provider's fault.
-        throw providerUnavailable(`identity:${provider}`, error instanceof Error ? error.message.slice(0, 120) : 'jwks unavailable', { cause: error });
+        throw providerUnavailable(`identity:${provider}`, error instanceof Error ? error.message.slice(0, 120) : 'jwks unavailable', {
+          cause: error,
+        });
       }
     });
   }

@@ -25,7 +25,8 @@ const KEY_BYTES: Readonly<Record<WalletChain, number>> = { solana: nacl.sign.sec
  */
 export class LocalKeyCustody implements KeyCustodyPort {
   constructor(private readonly box: SecretBox) {
-    if (box.purpose !== CUSTODIAL_KEYS_PURPOSE) throw AppError.internal(`LocalKeyCustody needs a SecretBox for '${CUSTODIAL_KEYS_PURPOSE}'`);
+    if (box.purpose !== CUSTODIAL_KEYS_PURPOSE)
+      throw AppError.internal(`LocalKeyCustody needs a SecretBox for '${CUSTODIAL_KEYS_PURPOSE}'`);
   }
 
   async generate(chain: WalletChain, walletId: string): Promise<{ address: string; sealedKey: string }> {
@@ -59,7 +60,10 @@ export class LocalKeyCustody implements KeyCustodyPort {
     const privateKey = generatePrivateKey();
     const secret = hexToBytes(privateKey);
     try {
-      return { address: privateKeyToAccount(privateKey).address, sealedKey: this.box.seal(Buffer.from(secret.buffer, secret.byteOffset, secret.length), aadOf('evm', walletId)) };
+      return {
+        address: privateKeyToAccount(privateKey).address,
+        sealedKey: this.box.seal(Buffer.from(secret.buffer, secret.byteOffset, secret.length), aadOf('evm', walletId)),
+      };
     } finally {
       secret.fill(0);
     }

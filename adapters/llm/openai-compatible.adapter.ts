@@ -79,13 +79,16 @@ export class OpenAiCompatibleLlm implements LlmPort {
     const content = choice.message.content?.trim() ?? '';
     if (!content) {
       // An empty answer is a failure, never a reply with nothing in it (CONTRACT, soft errors).
-      if (choice.finish_reason === 'length') throw new AppError('LLM_TOKEN_LIMIT_EXCEEDED', `Token limit exceeded for LLM provider: ${this.name}`, { retryable: false });
+      if (choice.finish_reason === 'length')
+        throw new AppError('LLM_TOKEN_LIMIT_EXCEEDED', `Token limit exceeded for LLM provider: ${this.name}`, { retryable: false });
       throw unavailable(this.name, `empty completion${choice.finish_reason ? ` (${choice.finish_reason})` : ''}`);
     }
     const usage = parsed.data.usage;
     return {
       text: content,
-      ...(usage ? { usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } } : {}),
+      ...(usage
+        ? { usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } }
+        : {}),
     };
   }
 
@@ -123,6 +126,10 @@ function readKeyFile(file: string | undefined): string | undefined {
     return readFileSync(file, 'utf8').trim() || undefined;
   } catch (error) {
     // Fails the start, naming the variable but not the content.
-    throw new AppError('LLM_CONFIGURATION_ERROR', `LLM_API_KEY_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    throw new AppError(
+      'LLM_CONFIGURATION_ERROR',
+      `LLM_API_KEY_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      { cause: error },
+    );
   }
 }

@@ -62,9 +62,17 @@ const DEFAULT_RETRY_AFTER_SECONDS = 1;
  */
 export function translateVendorError(provider: string, status: number, headers: Headers, body: string): AppError {
   const vendor = readVendorError(body);
-  const details = { provider, status, ...(vendor.type ? { vendorType: vendor.type } : {}), ...(vendor.code ? { vendorCode: vendor.code } : {}) };
+  const details = {
+    provider,
+    status,
+    ...(vendor.type ? { vendorType: vendor.type } : {}),
+    ...(vendor.code ? { vendorCode: vendor.code } : {}),
+  };
   if (status === 401 || status === 403) {
-    return new AppError('LLM_CONFIGURATION_ERROR', `LLM provider ${provider} rejected the credentials (HTTP ${status})`, { details, retryable: false });
+    return new AppError('LLM_CONFIGURATION_ERROR', `LLM provider ${provider} rejected the credentials (HTTP ${status})`, {
+      details,
+      retryable: false,
+    });
   }
   if (status === 429) {
     // Exhausted quota is billing, not throttling: waiting does not help.
@@ -80,7 +88,10 @@ export function translateVendorError(provider: string, status: number, headers: 
     return new AppError('LLM_TOKEN_LIMIT_EXCEEDED', `Token limit exceeded for LLM provider: ${provider}`, { details, retryable: false });
   }
   if (status === 400 || status === 404 || status === 422) {
-    return new AppError('LLM_CONFIGURATION_ERROR', `LLM provider ${provider} rejected the request (HTTP ${status})`, { details, retryable: false });
+    return new AppError('LLM_CONFIGURATION_ERROR', `LLM provider ${provider} rejected the request (HTTP ${status})`, {
+      details,
+      retryable: false,
+    });
   }
   return unavailable(provider, `HTTP ${status}`, details);
 }

@@ -28,7 +28,9 @@ export class LmdbReadCache {
    */
   lookup(key: string, bytes: Buffer): StoredDocument | undefined {
     const entry = this.entries.get(key);
-    return entry !== undefined && entry.raw.length === bytes.length && entry.raw.compare(bytes, 0, bytes.length) === 0 ? entry.doc : undefined;
+    return entry !== undefined && entry.raw.length === bytes.length && entry.raw.compare(bytes, 0, bytes.length) === 0
+      ? entry.doc
+      : undefined;
   }
 
   /** Remembers a document just read; `raw` must not be reused by the caller. */

@@ -33,7 +33,17 @@ import {
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
 import { preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
-import { checkIndexValue, decodeDocument, docKey, encodeRecord, expired, fittingKey, lazyDocument, tupleKey, type DocRecord } from './lmdb-record.codec.js';
+import {
+  checkIndexValue,
+  decodeDocument,
+  docKey,
+  encodeRecord,
+  expired,
+  fittingKey,
+  lazyDocument,
+  tupleKey,
+  type DocRecord,
+} from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
 
 /** The files LMDB keeps in its directory: the data and the reader lock table. */
@@ -140,12 +150,7 @@ export class LmdbStore implements StorePort {
     return doc && !expired(doc, this.clock.now()) ? (doc as StoredDocument<T>) : null;
   }
 
-  async put<T>(
-    collection: string,
-    id: string,
-    input: PutInput<T>,
-    journal?: JournalEntryInput,
-  ): Promise<StoredDocument<T>> {
+  async put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.assertOpen();
     const put = preparePut(collection, id, input, journal);
@@ -343,7 +348,8 @@ export class LmdbStore implements StorePort {
     // lmdb-js only logs a failed fsync and leaves `flushed` pending for ever: bound the wait,
     // so that a disk error fails the calls waiting on it (a 503) instead of hanging them all.
     const ms = this.flushTimeoutMs;
-    if (!(await settlesWithin(this.root.flushed, ms))) throw new AppError('DEPENDENCY_UNAVAILABLE', `The LMDB store did not flush within ${ms} ms`);
+    if (!(await settlesWithin(this.root.flushed, ms)))
+      throw new AppError('DEPENDENCY_UNAVAILABLE', `The LMDB store did not flush within ${ms} ms`);
   }
 
   async ping(): Promise<void> {

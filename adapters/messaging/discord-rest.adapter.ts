@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { IncomingMessage, MessagingPlatformPort, PlatformClient, PlatformCredentials, PlatformPoll } from '../../src/ports/messaging-platform.port.js';
+import type {
+  IncomingMessage,
+  MessagingPlatformPort,
+  PlatformClient,
+  PlatformCredentials,
+  PlatformPoll,
+} from '../../src/ports/messaging-platform.port.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
 
@@ -52,12 +58,28 @@ export class DiscordRestApi implements MessagingPlatformPort {
     const root = baseUrl.replace(/\/+$/, '');
     const headers = { authorization: `Bot ${credentials.token}` };
     const call = async (method: 'GET' | 'POST', path: string, signal: AbortSignal, json?: unknown) => {
-      const response = await vendorRequest({ provider: PROVIDER, fetch: fetchFn, url: `${root}${path}`, method, headers, signal, ...(json === undefined ? {} : { json }) });
-      if (response.status < 200 || response.status >= 300) throw providerUnavailable(PROVIDER, `${method} ${path.split('?')[0]} answered HTTP ${response.status}`, { details: { status: response.status } });
+      const response = await vendorRequest({
+        provider: PROVIDER,
+        fetch: fetchFn,
+        url: `${root}${path}`,
+        method,
+        headers,
+        signal,
+        ...(json === undefined ? {} : { json }),
+      });
+      if (response.status < 200 || response.status >= 300)
+        throw providerUnavailable(PROVIDER, `${method} ${path.split('?')[0]} answered HTTP ${response.status}`, {
+          details: { status: response.status },
+        });
       return response.body;
     };
     const read = async (channelId: string, query: string, signal: AbortSignal) =>
-      parseVendorBody(PROVIDER, messagesSchema, await call('GET', `/channels/${encodeURIComponent(channelId)}/messages?${query}`, signal), 'messages');
+      parseVendorBody(
+        PROVIDER,
+        messagesSchema,
+        await call('GET', `/channels/${encodeURIComponent(channelId)}/messages?${query}`, signal),
+        'messages',
+      );
 
     return {
       async poll(cursor: string | undefined, signal: AbortSignal): Promise<PlatformPoll> {
@@ -76,7 +98,13 @@ export class DiscordRestApi implements MessagingPlatformPort {
           for (const message of page) {
             last[channelId] = message.id;
             if (message.author.bot || !message.content) continue;
-            messages.push({ messageId: message.id, chatId: channelId, userId: message.author.id, text: message.content, replyRef: message.id });
+            messages.push({
+              messageId: message.id,
+              chatId: channelId,
+              userId: message.author.id,
+              text: message.content,
+              replyRef: message.id,
+            });
           }
         }
         // Nothing new: wait before the next poll, as Telegram's long poll waits on the server.

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { IncomingMessage, MessagingPlatformPort, PlatformClient, PlatformCredentials, PlatformPoll } from '../../src/ports/messaging-platform.port.js';
+import type {
+  IncomingMessage,
+  MessagingPlatformPort,
+  PlatformClient,
+  PlatformCredentials,
+  PlatformPoll,
+} from '../../src/ports/messaging-platform.port.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
 
@@ -15,7 +21,8 @@ export interface TelegramOptions {
   fetch?: typeof fetch;
 }
 
-const envelope = <S extends z.ZodType>(result: S) => z.object({ ok: z.boolean(), result: result.optional(), description: z.string().optional() }).loose();
+const envelope = <S extends z.ZodType>(result: S) =>
+  z.object({ ok: z.boolean(), result: result.optional(), description: z.string().optional() }).loose();
 const updatesSchema = envelope(
   z.array(
     z
@@ -51,14 +58,22 @@ export class TelegramBotApi implements MessagingPlatformPort {
     const root = `${baseUrl.replace(/\/+$/, '')}/bot${credentials.token}`;
     const call = async (method: string, json: unknown, signal: AbortSignal) => {
       const response = await vendorRequest({ provider: PROVIDER, fetch: fetchFn, url: `${root}/${method}`, method: 'POST', json, signal });
-      if (response.status !== 200) throw providerUnavailable(PROVIDER, `${method} answered HTTP ${response.status}`, { details: { status: response.status } });
+      if (response.status !== 200)
+        throw providerUnavailable(PROVIDER, `${method} answered HTTP ${response.status}`, { details: { status: response.status } });
       return response.body;
     };
     return {
       async poll(cursor: string | undefined, signal: AbortSignal): Promise<PlatformPoll> {
         // No cursor yet: start after the newest pending update, answering no backlog.
         const first = cursor === undefined;
-        const body = await call('getUpdates', { ...(first ? { offset: -1, timeout: 0 } : { offset: Number(cursor), timeout: pollTimeoutSeconds }), allowed_updates: ['message'] }, signal);
+        const body = await call(
+          'getUpdates',
+          {
+            ...(first ? { offset: -1, timeout: 0 } : { offset: Number(cursor), timeout: pollTimeoutSeconds }),
+            allowed_updates: ['message'],
+          },
+          signal,
+        );
         const updates = parseVendorBody(PROVIDER, updatesSchema, body, 'getUpdates');
         if (!updates.ok || !updates.result) throw providerUnavailable(PROVIDER, 'getUpdates was refused');
         const last = updates.result.at(-1);
@@ -79,10 +94,11 @@ export class TelegramBotApi implements MessagingPlatformPort {
         return { messages, cursor: next };
       },
       async send(chatId: string, text: string, replyTo: IncomingMessage | undefined, signal: AbortSignal): Promise<void> {
-        const reference = replyTo?.replyRef ? { reply_parameters: { message_id: Number(replyTo.replyRef), allow_sending_without_reply: true } } : {};
+        const reference = replyTo?.replyRef
+          ? { reply_parameters: { message_id: Number(replyTo.replyRef), allow_sending_without_reply: true } }
+          : {};
         await call('sendMessage', { chat_id: chatId, text: text.slice(0, MAX_TEXT), ...reference }, signal);
       },
     };
   }
 }
-

@@ -20,7 +20,12 @@ export function escapeName(name: string): string {
 
 function unescapeName(escaped: string): string {
   return escaped.replace(/(?:~[0-9a-f]{2})+/g, (run) =>
-    Buffer.from(run.split('~').slice(1).map((hex) => parseInt(hex, 16))).toString('utf8'),
+    Buffer.from(
+      run
+        .split('~')
+        .slice(1)
+        .map((hex) => parseInt(hex, 16)),
+    ).toString('utf8'),
   );
 }
 

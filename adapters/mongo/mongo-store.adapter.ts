@@ -139,12 +139,7 @@ export class MongoStore implements StorePort {
     return raw ? toStoredDocument<T>(raw) : null;
   }
 
-  async put<T>(
-    collection: string,
-    id: string,
-    input: PutInput<T>,
-    journal?: JournalEntryInput,
-  ): Promise<StoredDocument<T>> {
+  async put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     checkId(id);
     checkIndexValues(input.indexes ?? {});

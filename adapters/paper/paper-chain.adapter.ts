@@ -7,7 +7,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { z } from 'zod';
 import { AppError } from '../../src/errors/app-error.js';
-import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import type {
+  ChainHealth,
+  ChainPort,
+  ConfirmationStatus,
+  RebroadcastOutcome,
+  SignedTransfer,
+  TransferRequest,
+  TransferResult,
+} from '../../src/ports/chain.port.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, walletChainOf, type Chain } from '../../src/ports/venue.port.js';
@@ -48,14 +56,22 @@ export class PaperChain implements ChainPort {
   }
 
   async transfer(request: TransferRequest): Promise<TransferResult> {
-    if (request.signer.chain !== walletChainOf(this.chain)) throw AppError.validation([`signer is a ${request.signer.chain} wallet, not one for ${this.chain}`]);
+    if (request.signer.chain !== walletChainOf(this.chain))
+      throw AppError.validation([`signer is a ${request.signer.chain} wallet, not one for ${this.chain}`]);
     if (!/^\d{1,78}$/.test(request.amount)) throw AppError.validation(['amount must be a non-negative integer in base units']);
     const from = normalizeAddress(this.chain, request.signer.address);
     const token = request.token ?? (this.chain === 'solana' ? NATIVE_SOL_MINT : NATIVE_EVM_ADDRESS);
     if (BigInt(await this.tokenBalance(from, token)) < BigInt(request.amount)) {
       throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance for requested withdrawal amount');
     }
-    const body = { chain: this.chain, from, to: normalizeAddress(this.chain, request.to), token, amount: request.amount, nonce: randomBytes(16).toString('hex') };
+    const body = {
+      chain: this.chain,
+      from,
+      to: normalizeAddress(this.chain, request.to),
+      token,
+      amount: request.amount,
+      nonce: randomBytes(16).toString('hex'),
+    };
     const signedTx = Buffer.from(JSON.stringify(body)).toString('base64');
     const signed: SignedTransfer = { txSignature: this.signatureOf(signedTx), signedTx };
     await request.beforeBroadcast?.(signed);
@@ -79,9 +95,11 @@ export class PaperChain implements ChainPort {
   }
 
   private async apply(signed: SignedTransfer): Promise<void> {
-    if (this.signatureOf(signed.signedTx) !== signed.txSignature) throw AppError.validation(['signed transaction does not match its signature']);
+    if (this.signatureOf(signed.signedTx) !== signed.txSignature)
+      throw AppError.validation(['signed transaction does not match its signature']);
     const parsed = SignedPaperTransfer.safeParse(JSON.parse(Buffer.from(signed.signedTx, 'base64').toString('utf8')));
-    if (!parsed.success || parsed.data.chain !== this.chain) throw AppError.validation(['signed transaction is not a paper transfer of this chain']);
+    if (!parsed.success || parsed.data.chain !== this.chain)
+      throw AppError.validation(['signed transaction is not a paper transfer of this chain']);
     const { from, to, token, amount } = parsed.data;
     await this.ledger.transfer(signed.txSignature, { chain: this.chain, from, to, token, amount, at: this.options.clock.now() });
   }

@@ -163,7 +163,11 @@ export class PaperLedger {
       const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
       // Evicted ids are final already (their fills committed so) or finalized by `push`.
       const next: BalanceDoc = funded
-        ? { ...data, balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)), applied: await this.push(data.applied, orderId, 'applied') }
+        ? {
+            ...data,
+            balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
+            applied: await this.push(data.applied, orderId, 'applied'),
+          }
         : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
       const outcome: ExecutionResult = funded
         ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
@@ -201,14 +205,30 @@ export class PaperLedger {
       if (await this.readTransfer(txSignature)) return;
       const fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
       const fromData = fromDoc?.data ?? emptyBalances();
-      if (BigInt(fromData.balances[transfer.token] ?? '0') < amount) throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
-      const writes: CommitWrite[] = [{ op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } }];
+      if (BigInt(fromData.balances[transfer.token] ?? '0') < amount)
+        throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
+      const writes: CommitWrite[] = [
+        { op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } },
+      ];
       if (fromId !== toId) {
         const toDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, toId);
         const toData = toDoc?.data ?? emptyBalances();
         writes.push(
-          { op: 'put', collection: BALANCES_COLLECTION, id: fromId, input: { data: { ...fromData, balances: adjust(fromData.balances, transfer.token, -amount) }, expectedVersion: fromDoc?.version ?? 0 } },
-          { op: 'put', collection: BALANCES_COLLECTION, id: toId, input: { data: { ...toData, balances: adjust(toData.balances, transfer.token, amount) }, expectedVersion: toDoc?.version ?? 0 } },
+          {
+            op: 'put',
+            collection: BALANCES_COLLECTION,
+            id: fromId,
+            input: {
+              data: { ...fromData, balances: adjust(fromData.balances, transfer.token, -amount) },
+              expectedVersion: fromDoc?.version ?? 0,
+            },
+          },
+          {
+            op: 'put',
+            collection: BALANCES_COLLECTION,
+            id: toId,
+            input: { data: { ...toData, balances: adjust(toData.balances, transfer.token, amount) }, expectedVersion: toDoc?.version ?? 0 },
+          },
         );
       }
       await this.store.commit(writes);
@@ -268,7 +288,10 @@ export class PaperLedger {
         decision === 'applied'
           ? { status: 'filled', filledOut: outcome.filledOut, txSignature: outcome.txSignature, at: outcome.at }
           : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: outcome.at };
-      await this.store.put<FillDoc>(FILLS_COLLECTION, clientOrderId, { data: { ...doc.data, outcome: final }, expectedVersion: doc.version });
+      await this.store.put<FillDoc>(FILLS_COLLECTION, clientOrderId, {
+        data: { ...doc.data, outcome: final },
+        expectedVersion: doc.version,
+      });
       return final;
     });
   }

@@ -66,13 +66,50 @@ const SOLANA_ROWS: SolanaRow[] = [
 
 /** Every well-known EVM token of the live venue has a market here (checked at load). */
 const EVM_MARKETS: Record<EvmChainName, Record<string, EvmMarket>> = {
-  ethereum: { ETH: ['ETH', 300 * M], WETH: ['ETH', 300 * M], USDC: ['USD', 300 * M], USDT: ['USD', 300 * M], DAI: ['USD', 150 * M], WBTC: ['BTC', 100 * M], LINK: ['LINK', 20 * M], UNI: ['UNI', 15 * M] },
-  base: { ETH: ['ETH', 100 * M], WETH: ['ETH', 100 * M], USDC: ['USD', 100 * M], USDbC: ['USD', 10 * M], DAI: ['USD', 20 * M], cbBTC: ['BTC', 40 * M], AERO: ['AERO', 10 * M] },
-  arbitrum: { ETH: ['ETH', 100 * M], WETH: ['ETH', 100 * M], USDC: ['USD', 100 * M], USDT: ['USD', 50 * M], DAI: ['USD', 20 * M], WBTC: ['BTC', 30 * M], ARB: ['ARB', 20 * M], LINK: ['LINK', 8 * M], GMX: ['GMX', 5 * M] },
+  ethereum: {
+    ETH: ['ETH', 300 * M],
+    WETH: ['ETH', 300 * M],
+    USDC: ['USD', 300 * M],
+    USDT: ['USD', 300 * M],
+    DAI: ['USD', 150 * M],
+    WBTC: ['BTC', 100 * M],
+    LINK: ['LINK', 20 * M],
+    UNI: ['UNI', 15 * M],
+  },
+  base: {
+    ETH: ['ETH', 100 * M],
+    WETH: ['ETH', 100 * M],
+    USDC: ['USD', 100 * M],
+    USDbC: ['USD', 10 * M],
+    DAI: ['USD', 20 * M],
+    cbBTC: ['BTC', 40 * M],
+    AERO: ['AERO', 10 * M],
+  },
+  arbitrum: {
+    ETH: ['ETH', 100 * M],
+    WETH: ['ETH', 100 * M],
+    USDC: ['USD', 100 * M],
+    USDT: ['USD', 50 * M],
+    DAI: ['USD', 20 * M],
+    WBTC: ['BTC', 30 * M],
+    ARB: ['ARB', 20 * M],
+    LINK: ['LINK', 8 * M],
+    GMX: ['GMX', 5 * M],
+  },
 };
 
 function solanaToken([address, symbol, name, decimals, asset, depthUsd, ratio = 1]: SolanaRow): PaperToken {
-  return Object.freeze({ chain: 'solana', address, symbol, name, decimals, ...(address === NATIVE_SOL_MINT ? { native: true } : {}), asset, ratio, depthUsd });
+  return Object.freeze({
+    chain: 'solana',
+    address,
+    symbol,
+    name,
+    decimals,
+    ...(address === NATIVE_SOL_MINT ? { native: true } : {}),
+    asset,
+    ratio,
+    depthUsd,
+  });
 }
 
 function evmTokens(chain: EvmChainName): PaperToken[] {
@@ -109,9 +146,7 @@ for (const tokens of Object.values(PAPER_TOKENS)) {
 /** The token with this address (first) or symbol (case-insensitive) on `chain`, or null. */
 export function findPaperToken(chain: Chain, symbolOrAddress: string): PaperToken | null {
   const query = symbolOrAddress.trim();
-  return (
-    BY_KEY.get(`${chain}|a|${addressKey(chain, query)}`) ?? BY_KEY.get(`${chain}|s|${query.toLowerCase()}`) ?? null
-  );
+  return BY_KEY.get(`${chain}|a|${addressKey(chain, query)}`) ?? BY_KEY.get(`${chain}|s|${query.toLowerCase()}`) ?? null;
 }
 
 /** A wrap or an unwrap (ETH ↔ WETH, the books' rule too): same decimals, so 1:1 in base units. */

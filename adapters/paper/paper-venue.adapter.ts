@@ -44,7 +44,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const ChainSchema = z.enum(['solana', 'ethereum', 'base', 'arbitrum'] as const satisfies readonly Chain[]);
 // Up to 78 digits, as the routes take (a uint256): a longer cap on one side turned a valid
 // request into a message naming the venue's own field.
-const BaseUnits = z.string().regex(/^\d{1,78}$/, 'must be an integer in base units').transform((value) => BigInt(value));
+const BaseUnits = z
+  .string()
+  .regex(/^\d{1,78}$/, 'must be an integer in base units')
+  .transform((value) => BigInt(value));
 const Positive = BaseUnits.refine((value) => value > 0n, 'must be greater than 0');
 const Mint = z.string().trim().min(1).max(100);
 const Options = z.object({
@@ -52,14 +55,26 @@ const Options = z.object({
   feeBps: z.number().int().min(0).max(9_999).default(DEFAULT_FEE_BPS),
   quoteTtlMs: z.number().int().positive().default(30_000),
 });
-const QuoteInput = z.object({ chain: ChainSchema, inputMint: Mint, outputMint: Mint, amountIn: Positive, slippageBps: z.number().int().min(0).max(10_000) });
+const QuoteInput = z.object({
+  chain: ChainSchema,
+  inputMint: Mint,
+  outputMint: Mint,
+  amountIn: Positive,
+  slippageBps: z.number().int().min(0).max(10_000),
+});
 const ExecuteInput = QuoteInput.extend({
   clientOrderId: z.string().min(1).max(200),
   minOut: BaseUnits,
   signer: z.object({ chain: z.enum(['solana', 'evm']), address: z.string().min(1).max(100) }),
 });
 /** Faucet input crosses from the HTTP surface: validate it all again here. */
-const CreditInput = z.object({ chain: ChainSchema, address: z.string().min(1).max(100), token: Mint, amount: Positive, ref: z.string().min(1).max(200).optional() });
+const CreditInput = z.object({
+  chain: ChainSchema,
+  address: z.string().min(1).max(100),
+  token: Mint,
+  amount: Positive,
+  ref: z.string().min(1).max(200).optional(),
+});
 
 function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
@@ -180,7 +195,15 @@ export class PaperVenue implements VenuePort, FaucetPort {
       fill =
         expectedOut < input.minOut
           ? { ...canonical, outcome: { status: 'failed', reason: 'slippage', message: SLIPPAGE_MESSAGE, at } }
-          : { ...canonical, outcome: { status: 'pending', filledOut: expectedOut.toString(), txSignature: paperTxSignature(input.chain, input.clientOrderId), at } };
+          : {
+              ...canonical,
+              outcome: {
+                status: 'pending',
+                filledOut: expectedOut.toString(),
+                txSignature: paperTxSignature(input.chain, input.clientOrderId),
+                at,
+              },
+            };
     } catch (error) {
       // An unknown token is an outcome of the order (recorded once), not a caller error.
       if (!(error instanceof AppError && error.code === 'TOKEN_NOT_FOUND')) throw error;

@@ -86,9 +86,7 @@ export class RedisEventBus implements EventBusPort {
     const keys = eventBusKeys(this.options.keyPrefix, stream);
     const script = (this.command as unknown as { eventBusPublish: PublishScript }).eventBusPublish.bind(this.command);
     const { minCount, maxAgeMs } = this.retention;
-    const id = await this.guard(
-      script(keys.seq, keys.log, keys.channel, JSON.stringify(body), body.at, minCount, maxAgeMs, TRIM_BATCH),
-    );
+    const id = await this.guard(script(keys.seq, keys.log, keys.channel, JSON.stringify(body), body.at, minCount, maxAgeMs, TRIM_BATCH));
     return toBusEvent(stream, Number(id), body);
   }
 

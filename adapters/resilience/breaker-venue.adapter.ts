@@ -37,7 +37,10 @@ export class BreakerVenue implements VenuePort {
   private readonly provider: string;
   private readonly executeTimeoutMs: number;
 
-  constructor(private readonly inner: VenuePort, options: BreakerVenueOptions) {
+  constructor(
+    private readonly inner: VenuePort,
+    options: BreakerVenueOptions,
+  ) {
     this.name = inner.name;
     this.chains = inner.chains;
     const { executeTimeoutMs, provider, ...breakerOptions } = options;

@@ -71,7 +71,11 @@ export class ExecutionJournal {
   async create(record: Omit<LiveExecutionRecord, 'venue' | 'createdAt'>): Promise<{ created: boolean; entry: JournalEntryRef }> {
     const data: LiveExecutionRecord = { ...record, venue: this.venue, createdAt: this.clock.now() };
     try {
-      const doc = await this.store.put<LiveExecutionRecord>(LIVE_EXECUTIONS.name, this.id(record.clientOrderId), { data, expectedVersion: 0, indexes: { status: data.status } });
+      const doc = await this.store.put<LiveExecutionRecord>(LIVE_EXECUTIONS.name, this.id(record.clientOrderId), {
+        data,
+        expectedVersion: 0,
+        indexes: { status: data.status },
+      });
       await this.store.durable();
       return { created: true, entry: { record: doc.data, version: doc.version } };
     } catch (error) {

@@ -37,7 +37,12 @@ export abstract class JournaledExecutor<P extends { expectedOut: string }, O ext
     const existing = await journal.get(request.clientOrderId);
     if (existing) return this.resume(existing.record, confirmTimeoutMs);
     const prepared = await prepare();
-    const base = { clientOrderId: request.clientOrderId, chain: request.chain, owner: request.signer.address, outputMint: request.outputMint };
+    const base = {
+      clientOrderId: request.clientOrderId,
+      chain: request.chain,
+      owner: request.signer.address,
+      outputMint: request.outputMint,
+    };
     if ('refused' in prepared) {
       const result: FinalResult = { status: 'failed', reason: prepared.refused.reason, message: prepared.refused.message, at: clock.now() };
       const { entry } = await journal.create({ ...base, expectedOut: '0', status: 'failed', result });
@@ -64,7 +69,11 @@ export abstract class JournaledExecutor<P extends { expectedOut: string }, O ext
   private async send(record: LiveExecutionRecord, waitMs: number): Promise<ExecutionResult> {
     const refused = await this.broadcast(record);
     if (refused) return this.settle(record, refused);
-    return pollUntilFinal(record, (r) => this.settleFromChain(r), { waitMs, pollMs: this.options.pollMs, now: () => this.options.clock.now() });
+    return pollUntilFinal(record, (r) => this.settleFromChain(r), {
+      waitMs,
+      pollMs: this.options.pollMs,
+      now: () => this.options.clock.now(),
+    });
   }
 
   private async settleFromChain(record: LiveExecutionRecord): Promise<FinalResult | null> {

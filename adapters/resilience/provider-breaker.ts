@@ -48,7 +48,11 @@ const systemClock: Pick<ClockPort, 'now'> = { now: () => Date.now() };
 const NEVER_ABORTED = new AbortController().signal;
 
 /** 503 for everything that is the provider's fault and may pass: 5xx, 429, network, timeout, garbage. */
-export function providerUnavailable(provider: string, reason: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {}): AppError {
+export function providerUnavailable(
+  provider: string,
+  reason: string,
+  options: { details?: Record<string, unknown>; retryAfterSeconds?: number; cause?: unknown } = {},
+): AppError {
   return new AppError('PROVIDER_UNAVAILABLE', `Provider unavailable: ${provider} (${reason})`, {
     details: { provider, ...options.details },
     ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
@@ -140,7 +144,8 @@ export class ProviderBreaker {
     try {
       return await deadline.execute((_context, signal) => fn(signal));
     } catch (error) {
-      if (error instanceof TaskCancelledError) throw providerUnavailable(this.provider, `timed out after ${timeoutMs} ms`, { cause: error });
+      if (error instanceof TaskCancelledError)
+        throw providerUnavailable(this.provider, `timed out after ${timeoutMs} ms`, { cause: error });
       throw error;
     }
   }

@@ -50,10 +50,15 @@ export async function vendorRequest(request: VendorRequest): Promise<VendorRespo
   const body = parseJson(text);
   if (response.status === 429) {
     const retryAfter = retryAfterSeconds(response.headers);
-    throw providerUnavailable(request.provider, 'rate limited', { details: { status: 429 }, ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }) });
+    throw providerUnavailable(request.provider, 'rate limited', {
+      details: { status: 429 },
+      ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+    });
   }
-  if (response.status >= 500) throw providerUnavailable(request.provider, `HTTP ${response.status}`, { details: { status: response.status } });
-  if (response.status >= 200 && response.status < 300 && body === undefined) throw providerUnavailable(request.provider, 'malformed JSON in response');
+  if (response.status >= 500)
+    throw providerUnavailable(request.provider, `HTTP ${response.status}`, { details: { status: response.status } });
+  if (response.status >= 200 && response.status < 300 && body === undefined)
+    throw providerUnavailable(request.provider, 'malformed JSON in response');
   if (response.status >= 300 && response.status < 400) throw providerUnavailable(request.provider, `unexpected HTTP ${response.status}`);
   return { status: response.status, body: body ?? text, headers: response.headers };
 }
@@ -61,7 +66,10 @@ export async function vendorRequest(request: VendorRequest): Promise<VendorRespo
 /** Validates a 2xx body; a shape we cannot read is the provider's fault, not the caller's. */
 export function parseVendorBody<S extends z.ZodType>(provider: string, schema: S, body: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw providerUnavailable(provider, `unexpected ${what} response shape`, { details: { issues: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`) } });
+  if (!parsed.success)
+    throw providerUnavailable(provider, `unexpected ${what} response shape`, {
+      details: { issues: parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`) },
+    });
   return parsed.data;
 }
 

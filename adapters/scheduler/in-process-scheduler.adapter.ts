@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
-import type {
-  DueJob,
-  DueJobHandler,
-  OneOffJob,
-  RepeatingSchedule,
-  SchedulerPort,
-} from '../../src/ports/scheduler.port.js';
+import type { DueJob, DueJobHandler, OneOffJob, RepeatingSchedule, SchedulerPort } from '../../src/ports/scheduler.port.js';
 import type { StoredDocument, StorePort } from '../../src/ports/store.port.js';
 import { updateRecord } from '../../src/shared/record-update.js';
 import {
@@ -20,13 +14,7 @@ import {
   type JobClaim,
   type JobRecord,
 } from './job-record.model.js';
-import {
-  claimedRecord,
-  oneOffRecord,
-  repeatingRecord,
-  settledRecord,
-  type DeliveryOutcome,
-} from './job-record.transitions.js';
+import { claimedRecord, oneOffRecord, repeatingRecord, settledRecord, type DeliveryOutcome } from './job-record.transitions.js';
 import {
   consoleSchedulerLogger,
   nextDueAfter,
@@ -311,7 +299,12 @@ export class InProcessScheduler implements SchedulerPort {
    * CAS on the claim's version: nothing else wrote it in the usual case); read and decided
    * again only when that write finds the record changed.
    */
-  private async settle(docId: string, claimed: { record: JobRecord; claim: JobClaim; version: number }, outcome: DeliveryOutcome, attempt: number): Promise<void> {
+  private async settle(
+    docId: string,
+    claimed: { record: JobRecord; claim: JobClaim; version: number },
+    outcome: DeliveryOutcome,
+    attempt: number,
+  ): Promise<void> {
     const now = this.clock.now();
     const change = (current: JobRecord | undefined) => settledRecord(current, claimed.claim, outcome, attempt, now, this.backoffMs);
     const next = change(claimed.record);
@@ -321,7 +314,11 @@ export class InProcessScheduler implements SchedulerPort {
         return;
       }
       if (next !== undefined) {
-        await this.store.put(this.collection, docId, { data: next, expectedVersion: claimed.version, indexes: { [WAKE_INDEX]: wakeAt(next) } });
+        await this.store.put(this.collection, docId, {
+          data: next,
+          expectedVersion: claimed.version,
+          indexes: { [WAKE_INDEX]: wakeAt(next) },
+        });
         this.wakeBy(wakeAt(next));
         return;
       }
@@ -335,10 +332,7 @@ export class InProcessScheduler implements SchedulerPort {
    * CAS read-modify-write (`updateRecord`: retried on conflicts with backoff); `change`
    * returns null to delete, undefined to leave.
    */
-  private async update(
-    docId: string,
-    change: (current: JobRecord | undefined) => JobRecord | null | undefined,
-  ): Promise<void> {
+  private async update(docId: string, change: (current: JobRecord | undefined) => JobRecord | null | undefined): Promise<void> {
     await this.init();
     const { doc, changed } = await updateRecord<JobRecord>(this.store, { collection: this.collection, id: docId }, (current) => {
       const next = change(current?.data);

@@ -15,11 +15,7 @@ export function oneOffRecord(job: OneOffJob): JobRecord {
 }
 
 /** The record for a created or updated schedule; null when it has no run left. */
-export function repeatingRecord(
-  previous: JobRecord | undefined,
-  schedule: RepeatingSchedule,
-  now: number,
-): JobRecord | null {
+export function repeatingRecord(previous: JobRecord | undefined, schedule: RepeatingSchedule, now: number): JobRecord | null {
   const { scheduleId, address, event, everyMs, cron, startAt, endAt } = schedule;
   const timing = compact({ everyMs, cron, startAt, endAt });
   // An unchanged grid keeps its pending run (and any claim on it), so declaring the same

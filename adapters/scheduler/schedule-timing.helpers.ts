@@ -49,7 +49,10 @@ function firstGridPointAfter(anchor: number, every: number, after: number): numb
 /** The first cron tick strictly after `after` (epoch ms), in UTC; null when none. */
 function cronTickAfter(cron: string, after: number): number | null {
   try {
-    return cronParser.parseExpression(cron, { currentDate: new Date(after), tz: 'UTC' }).next().getTime();
+    return cronParser
+      .parseExpression(cron, { currentDate: new Date(after), tz: 'UTC' })
+      .next()
+      .getTime();
   } catch {
     return null;
   }
@@ -93,11 +96,7 @@ function isValidCron(cron: string): boolean {
   }
 }
 
-function addressErrors(
-  job: Pick<OneOffJob, 'address' | 'event'>,
-  idName: string,
-  id: unknown,
-): string[] {
+function addressErrors(job: Pick<OneOffJob, 'address' | 'event'>, idName: string, id: unknown): string[] {
   const errors: string[] = [];
   if (typeof id !== 'string' || id.length === 0) errors.push(`${idName} must be a non-empty string`);
   if (typeof job.address?.type !== 'string' || typeof job.address?.id !== 'string') {
@@ -119,11 +118,7 @@ export interface SchedulerLogger {
 }
 
 /** Called on every failed delivery; `willRetry` is false when the run is dropped. */
-export type DeliveryErrorCallback = (
-  error: unknown,
-  job: DueJob,
-  info: { attempt: number; willRetry: boolean },
-) => void;
+export type DeliveryErrorCallback = (error: unknown, job: DueJob, info: { attempt: number; willRetry: boolean }) => void;
 
 /** Fallback when no logger is injected: failures must never vanish silently. */
 export const consoleSchedulerLogger: SchedulerLogger = {

@@ -57,18 +57,13 @@ export function normalizeAfterId(afterId: number | undefined): number {
 
 /** Refuses a retention policy that would trim nonsensically (negative or fractional counts). */
 export function checkRetention(policy: RetentionPolicy): RetentionPolicy {
-  const ok =
-    Number.isInteger(policy.minCount) && policy.minCount >= 0 && Number.isFinite(policy.maxAgeMs) && policy.maxAgeMs >= 0;
+  const ok = Number.isInteger(policy.minCount) && policy.minCount >= 0 && Number.isFinite(policy.maxAgeMs) && policy.maxAgeMs >= 0;
   if (!ok) throw AppError.internal('retention needs an integer minCount >= 0 and a maxAgeMs >= 0');
   return { minCount: policy.minCount, maxAgeMs: policy.maxAgeMs };
 }
 
 /** Calls a subscriber's handler so that its exception stays its own problem. */
-export function invokeHandler(
-  handler: (event: BusEvent) => void,
-  event: BusEvent,
-  logger: EventBusLogger | undefined,
-): void {
+export function invokeHandler(handler: (event: BusEvent) => void, event: BusEvent, logger: EventBusLogger | undefined): void {
   try {
     handler(event);
   } catch (error) {

@@ -86,11 +86,10 @@ export function requireIndex(specs: Map<string, CollectionSpec>, collection: str
 }
 
 export function versionConflict(collection: string, id: string, expected: number, actual: number): AppError {
-  return new AppError(
-    'VERSION_CONFLICT',
-    `Version conflict on ${collection}/${id}: expected ${expected}, found ${actual}`,
-    { retryable: true, details: { collection, id, expected, actual } },
-  );
+  return new AppError('VERSION_CONFLICT', `Version conflict on ${collection}/${id}: expected ${expected}, found ${actual}`, {
+    retryable: true,
+    details: { collection, id, expected, actual },
+  });
 }
 
 /** Clamps a page size to something sane. */

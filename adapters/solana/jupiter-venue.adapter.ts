@@ -151,22 +151,39 @@ export class JupiterVenue implements VenuePort {
       api.status === 'rejected' ? (api.reason instanceof Error ? api.reason.message : String(api.reason)) : undefined,
       rpc.status === 'fulfilled' && !rpc.value.reachable ? rpc.value.error : undefined,
     ].filter(Boolean);
-    return errors.length ? { chain, reachable: false, error: errors.join('; ') } : { chain, reachable: true, latencyMs: Date.now() - started };
+    return errors.length
+      ? { chain, reachable: false, error: errors.join('; ') }
+      : { chain, reachable: true, latencyMs: Date.now() - started };
   }
 
   private async prepareSwap(request: ExecuteRequest): Promise<PreparedSolanaSwap | Refusal> {
     // A wallet that cannot pay fails here, signing nothing, rather than in simulation.
     const owner = request.signer.address;
-    const held = BigInt(request.inputMint === NATIVE_SOL_MINT ? await this.chain.nativeBalance(owner) : await this.chain.tokenBalance(owner, request.inputMint));
+    const held = BigInt(
+      request.inputMint === NATIVE_SOL_MINT
+        ? await this.chain.nativeBalance(owner)
+        : await this.chain.tokenBalance(owner, request.inputMint),
+    );
     if (held < parseBaseUnits(request.amountIn, 'amountIn')) {
-      return { refused: { reason: 'insufficient_balance', message: `Insufficient balance: ${held} of ${request.inputMint} held, ${request.amountIn} needed` } };
+      return {
+        refused: {
+          reason: 'insufficient_balance',
+          message: `Insufficient balance: ${held} of ${request.inputMint} held, ${request.amountIn} needed`,
+        },
+      };
     }
     const quote = await this.fetchQuote(request.inputMint, request.outputMint, request.amountIn, request.slippageBps);
     // The swap program only enforces the quote's threshold: below the order's minOut it must not be sent.
     if (BigInt(quote.otherAmountThreshold) < parseBaseUnits(request.minOut, 'minOut')) {
-      return { refused: { reason: 'slippage', message: `Quoted minimum output ${quote.otherAmountThreshold} is below minOut ${request.minOut}` } };
+      return {
+        refused: { reason: 'slippage', message: `Quoted minimum output ${quote.otherAmountThreshold} is below minOut ${request.minOut}` },
+      };
     }
-    const body = await this.post(`${this.root}/swap`, { quoteResponse: quote, userPublicKey: request.signer.address, wrapAndUnwrapSol: true, dynamicComputeUnitLimit: true }, request);
+    const body = await this.post(
+      `${this.root}/swap`,
+      { quoteResponse: quote, userPublicKey: request.signer.address, wrapAndUnwrapSol: true, dynamicComputeUnitLimit: true },
+      request,
+    );
     const swap = parseVendorBody(this.name, jupiterSwapSchema, body, 'swap');
     let tx: VersionedTransaction;
     try {
@@ -174,7 +191,8 @@ export class JupiterVenue implements VenuePort {
     } catch (error) {
       throw providerUnavailable(this.name, 'swap transaction does not deserialize', { cause: error });
     }
-    if (tx.message.staticAccountKeys[0]?.toBase58() !== request.signer.address) throw providerUnavailable(this.name, 'swap transaction is not paid by the wallet');
+    if (tx.message.staticAccountKeys[0]?.toBase58() !== request.signer.address)
+      throw providerUnavailable(this.name, 'swap transaction is not paid by the wallet');
     return { tx, lastValidBlockHeight: swap.lastValidBlockHeight, expectedOut: quote.outAmount };
   }
 
@@ -202,9 +220,11 @@ export class JupiterVenue implements VenuePort {
 
   private async get(url: string, what: string): Promise<unknown> {
     const response = await this.send({ url });
-    if (response.status === 401 || response.status === 403) throw providerUnavailable(this.name, `credentials refused (HTTP ${response.status})`);
+    if (response.status === 401 || response.status === 403)
+      throw providerUnavailable(this.name, `credentials refused (HTTP ${response.status})`);
     // Jupiter answered: a refusal is about the request, not the provider's health.
-    if (response.status >= 400) throw vendorRefusal(this.name, `${what} refused by ${this.name} (HTTP ${response.status})`, { status: response.status });
+    if (response.status >= 400)
+      throw vendorRefusal(this.name, `${what} refused by ${this.name} (HTTP ${response.status})`, { status: response.status });
     return response.body;
   }
 
@@ -240,5 +260,12 @@ function isAddress(value: string): boolean {
 function toTokenInfo(token: JupiterToken | undefined): TokenInfo | null {
   if (!token) return null;
   const native = token.id === NATIVE_SOL_MINT;
-  return { chain: 'solana', address: token.id, symbol: native ? 'SOL' : token.symbol, name: token.name, decimals: token.decimals, ...(native ? { native } : {}) };
+  return {
+    chain: 'solana',
+    address: token.id,
+    symbol: native ? 'SOL' : token.symbol,
+    name: token.name,
+    decimals: token.decimals,
+    ...(native ? { native } : {}),
+  };
 }

@@ -24,10 +24,14 @@ export const jupiterQuoteSchema = z
     /** A fraction despite the name: "0.012" is 1.2 %. */
     priceImpactPct: z.string(),
     routePlan: z.array(
-      z.object({
-        swapInfo: z.object({ inputMint: z.string(), outputMint: z.string(), feeAmount: baseUnits.optional(), feeMint: z.string().optional() }).loose(),
-        percent: z.number().nullish(),
-      }).loose(),
+      z
+        .object({
+          swapInfo: z
+            .object({ inputMint: z.string(), outputMint: z.string(), feeAmount: baseUnits.optional(), feeMint: z.string().optional() })
+            .loose(),
+          percent: z.number().nullish(),
+        })
+        .loose(),
     ),
   })
   // Kept whole: `/swap` takes the quote back exactly as it was given.
@@ -55,7 +59,9 @@ export const jupiterTokenListSchema = z.array(jupiterTokenSchema);
 /** `{[mint]: {usdPrice, blockId, decimals, priceChange24h}}`; unpriced mints are absent. */
 export const jupiterPriceSchema = z.record(z.string(), z.object({ usdPrice: z.number() }).loose().nullable());
 
-const jupiterErrorSchema = z.object({ error: z.string().optional(), errorCode: z.string().optional(), message: z.string().optional() }).loose();
+const jupiterErrorSchema = z
+  .object({ error: z.string().optional(), errorCode: z.string().optional(), message: z.string().optional() })
+  .loose();
 
 const UNKNOWN_TOKEN = /not tradable|TOKEN_NOT_TRADABLE|invalid (input|output)?\s*mint|mint.*not found|token.*not found/i;
 
@@ -63,7 +69,12 @@ const UNKNOWN_TOKEN = /not tradable|TOKEN_NOT_TRADABLE|invalid (input|output)?\s
  * Maps a 4xx answer of `/quote` or `/swap`: an unknown or untradable mint → 404
  * `Token not found: <mint>`; any other refusal (no route, amount too small) → 400.
  */
-export function translateJupiterRefusal(provider: string, status: number, body: unknown, mints: { inputMint: string; outputMint: string }): AppError {
+export function translateJupiterRefusal(
+  provider: string,
+  status: number,
+  body: unknown,
+  mints: { inputMint: string; outputMint: string },
+): AppError {
   const parsed = jupiterErrorSchema.safeParse(body);
   const error = parsed.success ? parsed.data : {};
   const text = [error.errorCode, error.error, error.message].filter(Boolean).join(': ');

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ChainHealth, ChainPort, ConfirmationStatus, RebroadcastOutcome, SignedTransfer, TransferRequest, TransferResult } from '../../src/ports/chain.port.js';
+import type {
+  ChainHealth,
+  ChainPort,
+  ConfirmationStatus,
+  RebroadcastOutcome,
+  SignedTransfer,
+  TransferRequest,
+  TransferResult,
+} from '../../src/ports/chain.port.js';
 import { NATIVE_SOL_MINT } from '../../src/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
 import { rpcCall, type SolanaRpc } from './solana-rpc.js';
@@ -88,11 +96,18 @@ export class SolanaChain implements ChainPort {
       request.token && request.token !== NATIVE_SOL_MINT
         ? await this.tokenTransfer(from, to, parsePublicKey(request.token, 'token'), amount)
         : await this.nativeTransfer(from, to, amount);
-    if (request.reference !== undefined) instructions.at(-1)!.keys.push({ pubkey: referenceKey(request.reference), isSigner: false, isWritable: false });
+    if (request.reference !== undefined)
+      instructions.at(-1)!.keys.push({ pubkey: referenceKey(request.reference), isSigner: false, isWritable: false });
     const { blockhash, lastValidBlockHeight } = await this.call('getLatestBlockhash', () => this.options.rpc.getLatestBlockhash());
-    const tx = new VersionedTransaction(new TransactionMessage({ payerKey: from, recentBlockhash: blockhash, instructions }).compileToV0Message());
+    const tx = new VersionedTransaction(
+      new TransactionMessage({ payerKey: from, recentBlockhash: blockhash, instructions }).compileToV0Message(),
+    );
     const txSignature = await signWithWallet(request.signer, tx);
-    await request.beforeBroadcast?.({ txSignature, signedTx: Buffer.from(tx.serialize()).toString('base64'), validUntilHeight: lastValidBlockHeight });
+    await request.beforeBroadcast?.({
+      txSignature,
+      signedTx: Buffer.from(tx.serialize()).toString('base64'),
+      validUntilHeight: lastValidBlockHeight,
+    });
     await this.send(tx.serialize());
     return { txSignature };
   }
@@ -110,7 +125,8 @@ export class SolanaChain implements ChainPort {
       throw AppError.validation(['signed transaction is not a serialized Solana transaction']);
     }
     const signature = tx.signatures[0];
-    if (!signature || bs58.encode(signature) !== signed.txSignature) throw AppError.validation(['signed transaction does not match its signature']);
+    if (!signature || bs58.encode(signature) !== signed.txSignature)
+      throw AppError.validation(['signed transaction does not match its signature']);
     const height = await this.call('getBlockHeight', () => this.options.rpc.getBlockHeight());
     const status = await this.confirmation(signed.txSignature);
     if (status !== 'unknown') return 'sent';
@@ -133,14 +149,17 @@ export class SolanaChain implements ChainPort {
       } catch (error) {
         const verdict = classifySendError(error);
         if (!verdict.final) throw error;
-        if (verdict.failure.reason === 'insufficient_balance') throw new AppError('INSUFFICIENT_BALANCE', verdict.failure.message, { cause: error });
+        if (verdict.failure.reason === 'insufficient_balance')
+          throw new AppError('INSUFFICIENT_BALANCE', verdict.failure.message, { cause: error });
         throw AppError.validation([verdict.failure.message]);
       }
     });
   }
 
   async confirmation(txSignature: string): Promise<ConfirmationStatus> {
-    const { value } = await this.call('getSignatureStatuses', () => this.options.rpc.getSignatureStatuses([txSignature], { searchTransactionHistory: true }));
+    const { value } = await this.call('getSignatureStatuses', () =>
+      this.options.rpc.getSignatureStatuses([txSignature], { searchTransactionHistory: true }),
+    );
     const status = value[0];
     if (!status) return 'unknown';
     if (status.err) return 'failed';
@@ -159,7 +178,8 @@ export class SolanaChain implements ChainPort {
 
   private async nativeTransfer(from: PublicKey, to: PublicKey, lamports: bigint): Promise<TransactionInstruction[]> {
     const balance = BigInt(await this.call('getBalance', () => this.options.rpc.getBalance(from)));
-    if (balance < lamports + SIGNATURE_FEE_LAMPORTS) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient SOL balance: ${balance} lamports, ${lamports} plus fees needed`);
+    if (balance < lamports + SIGNATURE_FEE_LAMPORTS)
+      throw new AppError('INSUFFICIENT_BALANCE', `Insufficient SOL balance: ${balance} lamports, ${lamports} plus fees needed`);
     return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports })];
   }
 
@@ -173,7 +193,15 @@ export class SolanaChain implements ChainPort {
     if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', `Insufficient token balance: ${held} held, ${amount} needed`);
     return [
       createAssociatedTokenAccountIdempotentInstruction({ payer: from, owner: to, mint, tokenProgram }),
-      transferCheckedInstruction({ source, mint, destination: associatedTokenAddress(to, mint, tokenProgram), owner: from, amount, decimals, tokenProgram }),
+      transferCheckedInstruction({
+        source,
+        mint,
+        destination: associatedTokenAddress(to, mint, tokenProgram),
+        owner: from,
+        amount,
+        decimals,
+        tokenProgram,
+      }),
     ];
   }
 

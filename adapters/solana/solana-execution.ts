@@ -28,7 +28,11 @@ export interface SolanaExecutorOptions extends JournaledExecutorOptions {
 export class SolanaExecutor extends JournaledExecutor<PreparedSolanaSwap, SolanaExecutorOptions> {
   protected async sign(request: ExecuteRequest, prepared: PreparedSolanaSwap): Promise<SignedTransaction> {
     const txSignature = await signWithWallet(request.signer, prepared.tx);
-    return { txSignature, rawTx: Buffer.from(prepared.tx.serialize()).toString('base64'), lastValidBlockHeight: prepared.lastValidBlockHeight };
+    return {
+      txSignature,
+      rawTx: Buffer.from(prepared.tx.serialize()).toString('base64'),
+      lastValidBlockHeight: prepared.lastValidBlockHeight,
+    };
   }
 
   protected async broadcast(record: LiveExecutionRecord): Promise<FinalResult | null> {
@@ -49,7 +53,9 @@ export class SolanaExecutor extends JournaledExecutor<PreparedSolanaSwap, Solana
     const txSignature = record.txSignature!;
     // Height first: if it is already past the last valid height, a status read afterwards is authoritative.
     const height = await rpcCall(rpcProvider, 'getBlockHeight', () => rpc.getBlockHeight());
-    const { value } = await rpcCall(rpcProvider, 'getSignatureStatuses', () => rpc.getSignatureStatuses([txSignature], { searchTransactionHistory: true }));
+    const { value } = await rpcCall(rpcProvider, 'getSignatureStatuses', () =>
+      rpc.getSignatureStatuses([txSignature], { searchTransactionHistory: true }),
+    );
     const status = value[0];
     if (status?.err) return { status: 'failed', ...failureFromTransactionError(status.err), txSignature, at: clock.now() };
     if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
@@ -57,7 +63,13 @@ export class SolanaExecutor extends JournaledExecutor<PreparedSolanaSwap, Solana
       return { status: 'filled', filledOut, txSignature, at: clock.now() };
     }
     if (!status && record.lastValidBlockHeight !== undefined && height > record.lastValidBlockHeight) {
-      return { status: 'failed', reason: 'expired', message: 'Blockhash expired before the transaction landed', txSignature, at: clock.now() };
+      return {
+        status: 'failed',
+        reason: 'expired',
+        message: 'Blockhash expired before the transaction landed',
+        txSignature,
+        at: clock.now(),
+      };
     }
     return null;
   }
@@ -67,7 +79,9 @@ export class SolanaExecutor extends JournaledExecutor<PreparedSolanaSwap, Solana
     // Native SOL arrives unwrapped, mixed with fee and rent movements in lamport balances.
     if (record.outputMint === NATIVE_SOL_MINT) return null;
     const { rpc, rpcProvider } = this.options;
-    const tx = await rpcCall(rpcProvider, 'getTransaction', () => rpc.getTransaction(record.txSignature!, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }));
+    const tx = await rpcCall(rpcProvider, 'getTransaction', () =>
+      rpc.getTransaction(record.txSignature!, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }),
+    );
     return tx?.meta ? receivedAmount(tx.meta, record.owner, record.outputMint) : null;
   }
 }

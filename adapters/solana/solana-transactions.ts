@@ -30,7 +30,8 @@ export async function signWithWallet(signer: WalletSigner, tx: VersionedTransact
   if (signer.chain !== 'solana') throw AppError.validation(['wallet is not a Solana wallet']);
   await signer.withSecretKey(async (secretKey) => {
     const keypair = secretKey.length === 32 ? Keypair.fromSeed(secretKey) : Keypair.fromSecretKey(secretKey);
-    if (keypair.publicKey.toBase58() !== signer.address) throw AppError.internal(`wallet ${signer.walletId}: key does not match its address`);
+    if (keypair.publicKey.toBase58() !== signer.address)
+      throw AppError.internal(`wallet ${signer.walletId}: key does not match its address`);
     tx.sign([keypair]);
   });
   const signature = tx.signatures[0];

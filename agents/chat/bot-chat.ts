@@ -35,7 +35,16 @@ const MAX_TURN_CHARS = 4000;
 const HISTORY_TTL_MS = 30 * 24 * 3600_000;
 
 /** Intents that change something: orders, approvals, DCA strategies. */
-const TRADING_INTENTS: ReadonlySet<string> = new Set(['buy', 'sell', 'swap', 'approve', 'dca_create', 'dca_pause', 'dca_resume', 'dca_approve']);
+const TRADING_INTENTS: ReadonlySet<string> = new Set([
+  'buy',
+  'sell',
+  'swap',
+  'approve',
+  'dca_create',
+  'dca_pause',
+  'dca_resume',
+  'dca_approve',
+]);
 
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -104,7 +113,8 @@ export class BotChat {
     const history = await this.history(input);
     const interpreted = interpret(input.message);
     try {
-      const answer = TRADING_INTENTS.has(interpreted.intent) && input.mayTrade ? await this.trade(input) : await this.askBot(input, history);
+      const answer =
+        TRADING_INTENTS.has(interpreted.intent) && input.mayTrade ? await this.trade(input) : await this.askBot(input, history);
       await this.append(input, answer.reply);
       return answer;
     } catch (error) {
@@ -131,7 +141,8 @@ export class BotChat {
   private async trade(input: ChatMessage): Promise<ChatAnswer> {
     // Before anything is read or quoted: the interface's soft refusal (the safety path would refuse the same way, later).
     const status = await this.deps.status.agentStatus(input.subject);
-    if (!status.tradingEnabled) throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
+    if (!status.tradingEnabled)
+      throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
     const result = await this.deps.command.execute(input.subject, input.message, {
       userId: input.userId,
       channel: input.channel,
@@ -144,7 +155,14 @@ export class BotChat {
           }
         : {}),
     });
-    return { chat_id: input.chatId, reply: result.reply, intent: result.intent, confidence: 1, executed: true, ...(result.order ? { order: result.order } : {}) };
+    return {
+      chat_id: input.chatId,
+      reply: result.reply,
+      intent: result.intent,
+      confidence: 1,
+      executed: true,
+      ...(result.order ? { order: result.order } : {}),
+    };
   }
 
   private async append(input: ChatMessage, reply: string): Promise<void> {
@@ -153,10 +171,14 @@ export class BotChat {
       { role: 'user', text: input.message.slice(0, MAX_TURN_CHARS), at: now },
       { role: 'assistant', text: reply.slice(0, MAX_TURN_CHARS), at: now },
     ];
-    await updateRecord<ChatHistory>(this.deps.store, { collection: CHAT_HISTORY_COLLECTION.name, id: historyId(input.subject, input.channel, input.chatId) }, (current) => ({
-      data: { turns: [...(current?.data.turns ?? []), ...added].slice(-MAX_CHAT_TURNS) },
-      expiresAt: now + HISTORY_TTL_MS,
-    }));
+    await updateRecord<ChatHistory>(
+      this.deps.store,
+      { collection: CHAT_HISTORY_COLLECTION.name, id: historyId(input.subject, input.channel, input.chatId) },
+      (current) => ({
+        data: { turns: [...(current?.data.turns ?? []), ...added].slice(-MAX_CHAT_TURNS) },
+        expiresAt: now + HISTORY_TTL_MS,
+      }),
+    );
   }
 }
 

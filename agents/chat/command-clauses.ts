@@ -21,16 +21,24 @@ const MAX_SLIPPAGE_BPS = 5000;
 const NUM = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
 const UNIT = String.raw`(%|percent\b|bps\b|bp\b|basis\s+points?\b)`;
 const LEAD = String.raw`(?:,\s*)?(?:\b(?:with|at|and)\s+)?(?:a\s+)?(?:\bmax(?:imum)?\s+)?`;
-const SLIPPAGE_FIRST = new RegExp(String.raw`${LEAD}\b(?:slippage|slip)(?:\s+tolerance)?(?:\s*(?:of|at|to|=|:)\s*|\s+)${NUM}\s*${UNIT}?`, 'i');
+const SLIPPAGE_FIRST = new RegExp(
+  String.raw`${LEAD}\b(?:slippage|slip)(?:\s+tolerance)?(?:\s*(?:of|at|to|=|:)\s*|\s+)${NUM}\s*${UNIT}?`,
+  'i',
+);
 // The lookbehind starts a number only at its first digit: without it a long digit run costs O(n²).
-const SLIPPAGE_LAST = new RegExp(String.raw`${LEAD}(?<![\d.])${NUM}\s*${UNIT}\s*(?:max(?:imum)?\s+)?(?:slippage|slip)\b(?:\s+tolerance)?`, 'i');
+const SLIPPAGE_LAST = new RegExp(
+  String.raw`${LEAD}(?<![\d.])${NUM}\s*${UNIT}\s*(?:max(?:imum)?\s+)?(?:slippage|slip)\b(?:\s+tolerance)?`,
+  'i',
+);
 const SLIPPAGE_WORD = /\b(?:slippage|slip)\b/i;
 
 /** `with 1% slippage`, `slippage 0.5%`, `slippage: 50bps`, `100 bps slippage` → integer basis points. */
 export function extractSlippage(message: string): Extracted<number> {
   const match = SLIPPAGE_FIRST.exec(message) ?? SLIPPAGE_LAST.exec(message);
   if (!match) {
-    return SLIPPAGE_WORD.test(message) ? { rest: message, error: 'Write the slippage as a percentage or in bps, e.g. "with 1% slippage" or "slippage 50 bps".' } : { rest: message };
+    return SLIPPAGE_WORD.test(message)
+      ? { rest: message, error: 'Write the slippage as a percentage or in bps, e.g. "with 1% slippage" or "slippage 50 bps".' }
+      : { rest: message };
   }
   const rest = cut(message, match);
   const [number, unit] = [match[1]!, match[2]?.toLowerCase()];
@@ -38,8 +46,10 @@ export function extractSlippage(message: string): Extracted<number> {
   const amount = parseAmount(number);
   if (!amount.ok) return { rest, error: 'Slippage must be greater than zero.' };
   const bps = unit === '%' || unit === 'percent' ? shiftDecimal(amount.value, 2) : amount.value;
-  if (!integerAtMost(bps, Number.MAX_SAFE_INTEGER)) return { rest, error: 'Slippage is set in whole basis points (0.01%); use at most two decimals of a percent.' };
-  if (Number(bps) > MAX_SLIPPAGE_BPS) return { rest, error: `Slippage must be at most ${MAX_SLIPPAGE_BPS / 100}% (${MAX_SLIPPAGE_BPS} bps).` };
+  if (!integerAtMost(bps, Number.MAX_SAFE_INTEGER))
+    return { rest, error: 'Slippage is set in whole basis points (0.01%); use at most two decimals of a percent.' };
+  if (Number(bps) > MAX_SLIPPAGE_BPS)
+    return { rest, error: `Slippage must be at most ${MAX_SLIPPAGE_BPS / 100}% (${MAX_SLIPPAGE_BPS} bps).` };
   return { rest, value: Number(bps) };
 }
 

@@ -18,25 +18,46 @@ export const COMMAND_HINT = 'Try "status", "portfolio", "buy 0.5 SOL of BONK", "
 const KEYWORD_CONFIDENCE = 0.6;
 const KEYWORD_MAX_WORDS = 8;
 
-const VERBS: Record<string, TradeSide> = { buy: 'buy', purchase: 'buy', ape: 'buy', sell: 'sell', dump: 'sell', liquidate: 'sell', swap: 'swap', convert: 'swap', exchange: 'swap', trade: 'swap' };
+const VERBS: Record<string, TradeSide> = {
+  buy: 'buy',
+  purchase: 'buy',
+  ape: 'buy',
+  sell: 'sell',
+  dump: 'sell',
+  liquidate: 'sell',
+  swap: 'swap',
+  convert: 'swap',
+  exchange: 'swap',
+  trade: 'swap',
+};
 
 const EXACT: Array<{ pattern: RegExp; intent: (m: RegExpExecArray) => Intent }> = [
-  { pattern: /^(?:help|commands|menu|usage|start|what can you do|how does this work|how do i use (?:this|you))$/i, intent: () => ({ intent: 'help', params: {} }) },
-  { pattern: /^help (?:with |on |me with )?(trading|trade|trades|dca)$/i, intent: (m) => ({ intent: 'help', params: { topic: m[1]!.toLowerCase() === 'dca' ? 'dca' : 'trading' } }) },
   {
-    pattern: /^(?:status|state|health|ping|(?:agent|bot) status|(?:show |get |check )?(?:the |my |your )?(?:agent'?s? |bot'?s? )?status|what(?:'s| is) (?:the |my |your )?(?:agent'?s? |bot'?s? )?status|are you (?:up|running|alive|there|ok|online|active)|is (?:the |my )?(?:agent|bot) (?:up|running|alive|active|paused|online)|how are you(?: doing)?)$/i,
+    pattern: /^(?:help|commands|menu|usage|start|what can you do|how does this work|how do i use (?:this|you))$/i,
+    intent: () => ({ intent: 'help', params: {} }),
+  },
+  {
+    pattern: /^help (?:with |on |me with )?(trading|trade|trades|dca)$/i,
+    intent: (m) => ({ intent: 'help', params: { topic: m[1]!.toLowerCase() === 'dca' ? 'dca' : 'trading' } }),
+  },
+  {
+    pattern:
+      /^(?:status|state|health|ping|(?:agent|bot) status|(?:show |get |check )?(?:the |my |your )?(?:agent'?s? |bot'?s? )?status|what(?:'s| is) (?:the |my |your )?(?:agent'?s? |bot'?s? )?status|are you (?:up|running|alive|there|ok|online|active)|is (?:the |my )?(?:agent|bot) (?:up|running|alive|active|paused|online)|how are you(?: doing)?)$/i,
     intent: () => ({ intent: 'status', params: {} }),
   },
   {
-    pattern: /^(?:(?:show|get|check|view|display|what(?:'s| is)) )?(?:me )?(?:my |the |your )?(?:portfolio|balances?|holdings|wallets?|net worth|account)(?: summary| value| balance| overview)?$|^(?:how much (?:do i have|is my portfolio worth|am i worth)|what do (?:i|you|we) (?:own|hold|have))$/i,
+    pattern:
+      /^(?:(?:show|get|check|view|display|what(?:'s| is)) )?(?:me )?(?:my |the |your )?(?:portfolio|balances?|holdings|wallets?|net worth|account)(?: summary| value| balance| overview)?$|^(?:how much (?:do i have|is my portfolio worth|am i worth)|what do (?:i|you|we) (?:own|hold|have))$/i,
     intent: () => ({ intent: 'portfolio', params: {} }),
   },
   {
-    pattern: /^(?:(?:show|list|get|view|check|display) )?(?:me )?(?:my |the |all )?(?:(open|pending|recent) )?orders(?: (pending(?: approval)?|awaiting approval|to approve))?$|^(pending approvals?|what needs (?:my )?approval)$/i,
+    pattern:
+      /^(?:(?:show|list|get|view|check|display) )?(?:me )?(?:my |the |all )?(?:(open|pending|recent) )?orders(?: (pending(?: approval)?|awaiting approval|to approve))?$|^(pending approvals?|what needs (?:my )?approval)$/i,
     intent: (m) => ({ intent: 'orders', params: /pending|approv/i.test(m[0]) ? { status: 'pending_approval' } : {} }),
   },
   {
-    pattern: /^(?:(?:show|list|get|view|check|display) )?(?:me )?(?:my |the |all )?(?:open )?(?:positions(?: (?:with|and) pnl| pnl)?|pnl|profit and loss)$/i,
+    pattern:
+      /^(?:(?:show|list|get|view|check|display) )?(?:me )?(?:my |the |all )?(?:open )?(?:positions(?: (?:with|and) pnl| pnl)?|pnl|profit and loss)$/i,
     intent: (m) => ({ intent: 'positions', params: { withPnl: /pnl|profit/i.test(m[0]) } }),
   },
 ];
@@ -58,7 +79,9 @@ const KEYWORDS: Array<{ pattern: RegExp; intent: Intent }> = [
  */
 export function interpret(raw: string): InterpretResult {
   const english = interpretEnglish(raw);
-  return english.intent === 'unknown' && raw.length <= MAX_MESSAGE_CHARS ? (interpretTurkish(normalize(raw), interpretEnglish) ?? english) : english;
+  return english.intent === 'unknown' && raw.length <= MAX_MESSAGE_CHARS
+    ? (interpretTurkish(normalize(raw), interpretEnglish) ?? english)
+    : english;
 }
 
 function interpretEnglish(raw: string): InterpretResult {
@@ -105,7 +128,8 @@ function trade(side: TradeSide, body: string): Parsed<Intent> {
 }
 
 function withSlippage(intent: Intent, slippageBps: number): Parsed<Intent> {
-  if (intent.intent === 'buy' || intent.intent === 'sell' || intent.intent === 'swap') return { ok: true, value: { ...intent, params: { ...intent.params, slippageBps } } };
+  if (intent.intent === 'buy' || intent.intent === 'sell' || intent.intent === 'swap')
+    return { ok: true, value: { ...intent, params: { ...intent.params, slippageBps } } };
   if (intent.intent === 'dca_create') return { ok: true, value: { ...intent, params: { ...intent.params, slippageBps } } };
   return { ok: true, value: intent };
 }
@@ -113,7 +137,9 @@ function withSlippage(intent: Intent, slippageBps: number): Parsed<Intent> {
 /** `buy 10 USDC of SOL every day` is a DCA strategy, not one trade. */
 function dcaFromBuy(body: string): Parsed<Intent> {
   const parsed = parseDcaCreate(body);
-  return parsed.ok ? { ok: true, value: { intent: 'dca_create', params: parsed.value } } : { ok: false, error: `${parsed.error} ${DCA_HELP}` };
+  return parsed.ok
+    ? { ok: true, value: { intent: 'dca_create', params: parsed.value } }
+    : { ok: false, error: `${parsed.error} ${DCA_HELP}` };
 }
 
 function approve(body: string): Parsed<Intent> {
@@ -146,7 +172,11 @@ export function normalize(raw: string): string {
     .replace(/^\/([A-Za-z]+)(?:@\w+)?/, '$1');
   for (let previous = ''; previous !== text; ) {
     previous = text;
-    text = text.replace(/[.!?]+$/, '').replace(LEADING_FILLER, '').replace(TRAILING_FILLER, '').trim();
+    text = text
+      .replace(/[.!?]+$/, '')
+      .replace(LEADING_FILLER, '')
+      .replace(TRAILING_FILLER, '')
+      .trim();
   }
   return text;
 }

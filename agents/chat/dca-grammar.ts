@@ -14,13 +14,20 @@ const CONTROL: Array<{ pattern: RegExp; intent: 'dca_pause' | 'dca_resume' | 'dc
   { pattern: new RegExp(`^dca\\s+(?:pause|stop)${NAME}$`, 'i'), intent: 'dca_pause' },
   { pattern: new RegExp(`^(?:pause|stop|halt)\\s+(?:my\\s+|the\\s+|all\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_pause' },
   { pattern: new RegExp(`^dca\\s+(?:resume|start|unpause|continue)${NAME}$`, 'i'), intent: 'dca_resume' },
-  { pattern: new RegExp(`^(?:resume|unpause|restart|continue)\\s+(?:my\\s+|the\\s+|all\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_resume' },
+  {
+    pattern: new RegExp(`^(?:resume|unpause|restart|continue)\\s+(?:my\\s+|the\\s+|all\\s+)?dca${STRATEGY}${NAME}$`, 'i'),
+    intent: 'dca_resume',
+  },
   { pattern: new RegExp(`^dca\\s+(?:approve|confirm)${NAME}$`, 'i'), intent: 'dca_approve' },
   { pattern: new RegExp(`^(?:approve|confirm)\\s+(?:my\\s+|the\\s+)?dca${STRATEGY}${NAME}$`, 'i'), intent: 'dca_approve' },
   { pattern: new RegExp(`^dca\\s+(?:stats|statistics|performance|status)${NAME}$`, 'i'), intent: 'dca_stats' },
-  { pattern: new RegExp(`^(?:show\\s+|get\\s+)?(?:my\\s+|the\\s+)?dca${STRATEGY}\\s+(?:stats|statistics|performance|status)${NAME}$`, 'i'), intent: 'dca_stats' },
+  {
+    pattern: new RegExp(`^(?:show\\s+|get\\s+)?(?:my\\s+|the\\s+)?dca${STRATEGY}\\s+(?:stats|statistics|performance|status)${NAME}$`, 'i'),
+    intent: 'dca_stats',
+  },
 ];
-const CREATE_PREFIX = /^(?:dca\s+(?:create|new|add|start\s+a|setup|set\s+up)\b|(?:create|start|set\s+up|setup|add|new)\s+(?:a\s+)?dca\b(?:\s+strategy)?(?:\s+to)?|dca\b)\s*/i;
+const CREATE_PREFIX =
+  /^(?:dca\s+(?:create|new|add|start\s+a|setup|set\s+up)\b|(?:create|start|set\s+up|setup|add|new)\s+(?:a\s+)?dca\b(?:\s+strategy)?(?:\s+to)?|dca\b)\s*/i;
 
 /** True when the message is about DCA at all (so an unreadable one gets DCA help). */
 export function mentionsDca(message: string): boolean {
@@ -47,7 +54,8 @@ export function parseDcaCreate(body: string): Parsed<DcaCreateParams> {
   const maxBuys = extractMaxBuys(name.rest);
   const error = slippage.error ?? interval.error ?? maxBuys.error;
   if (error) return { ok: false, error };
-  if (!interval.value) return { ok: false, error: `How often? Add an interval such as "every 4 hours" or "daily". For example: ${DCA_EXAMPLE}.` };
+  if (!interval.value)
+    return { ok: false, error: `How often? Add an interval such as "every 4 hours" or "daily". For example: ${DCA_EXAMPLE}.` };
   if (name.value !== undefined && !IDENTIFIER.test(name.value)) return { ok: false, error: 'A strategy name is letters, digits, _ . : -.' };
 
   const core = maxBuys.rest.replace(/^buy\s+/i, '');

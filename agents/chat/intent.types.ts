@@ -4,9 +4,7 @@
  */
 
 /** A token as the user named it: a symbol (upper-cased) or an address (case kept: base58 is case-sensitive). */
-export type TokenRef =
-  | { kind: 'symbol'; symbol: string }
-  | { kind: 'address'; address: string; chain: 'solana' | 'evm' };
+export type TokenRef = { kind: 'symbol'; symbol: string } | { kind: 'address'; address: string; chain: 'solana' | 'evm' };
 
 /**
  * How much to trade. Decimal strings, normalized (`1,000.50` → `1000.5`, `1.5k` → `1500`),

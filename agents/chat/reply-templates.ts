@@ -41,7 +41,10 @@ export function portfolioReply(summary: PortfolioSummary): string {
 
 export function positionsReply(summary: PortfolioSummary, withPnl: boolean): string {
   if (summary.positions.length === 0) return `${summary.name} has no open positions.`;
-  const lines = [`${summary.name} holds ${count(summary.positions.length, 'position')} worth $${summary.valueUsd}:`, ...positionLines(summary)];
+  const lines = [
+    `${summary.name} holds ${count(summary.positions.length, 'position')} worth $${summary.valueUsd}:`,
+    ...positionLines(summary),
+  ];
   if (withPnl) lines.push('PnL figures come from the trading tools (positions with PnL).');
   return lines.join('\n');
 }
@@ -95,7 +98,11 @@ function describeTrade(side: 'buy' | 'sell' | 'swap', params: TradeParams): stri
 }
 
 function describeDca(params: DcaCreateParams): string {
-  const extras = [params.maxBuys ? `up to ${params.maxBuys} buys` : '', params.name ? `named ${params.name}` : '', slippageText(params.slippageBps)];
+  const extras = [
+    params.maxBuys ? `up to ${params.maxBuys} buys` : '',
+    params.name ? `named ${params.name}` : '',
+    slippageText(params.slippageBps),
+  ];
   return `${params.amount} ${tokenLabel(params.inputToken)} → ${tokenLabel(params.outputToken)} ${params.intervalText}, ${extras.filter(Boolean).join(', ')}`;
 }
 

@@ -41,7 +41,10 @@ function formsOf(side: TradeSide): Form[] {
     return [
       { pattern: form(`(${USD})\\s+(?:worth\\s+)?(?:of\\s+)?${T}\\s+${PAY}\\s+${T}`), build: (m) => trade(quantity(m[1]!), m[3]!, m[2]!) },
       { pattern: form(`(${USD})\\s+(?:worth\\s+)?(?:of\\s+)?${T}`), build: () => missing(side, 'Which token should pay for it?') },
-      { pattern: form(`(${NUM})\\s+${T}\\s+(?:worth\\s+)?(?:of|into|in)\\s+${T}`), build: (m) => trade(exact(m[1]!, 'input'), m[2]!, m[3]!) },
+      {
+        pattern: form(`(${NUM})\\s+${T}\\s+(?:worth\\s+)?(?:of|into|in)\\s+${T}`),
+        build: (m) => trade(exact(m[1]!, 'input'), m[2]!, m[3]!),
+      },
       { pattern: form(`(${NUM})\\s+${T}\\s+${PAY}\\s+${T}`), build: (m) => trade(exact(m[1]!, 'output'), m[3]!, m[2]!) },
       { pattern: form(`${T}\\s+${PAY}\\s+(${QTY})\\s+${MY}${T}`), build: (m) => trade(quantity(m[2]!), m[3]!, m[1]!) },
       { pattern: form(`${T}\\s+${PAY}\\s+(${USD})`), build: () => missing(side, 'Which token should pay for it?') },
@@ -54,7 +57,10 @@ function formsOf(side: TradeSide): Form[] {
     { pattern: form(`(${QTY})\\s+${MY}${T}\\s+${TO}\\s+${T}`), build: (m) => trade(quantity(m[1]!), m[2]!, m[3]!) },
     { pattern: form(`${MY}${T}\\s+${TO}\\s+(${NUM})\\s+${T}`), build: (m) => trade(exact(m[2]!, 'output'), m[1]!, m[3]!) },
     { pattern: form(`${MY}${T}\\s+${TO}\\s+${T}`), build: () => missing(side, 'How much?') },
-    { pattern: form(`(${QTY})\\s+${MY}${T}`), build: (m) => (side === 'sell' ? sellForQuote(quantity(m[1]!), m[2]!) : missing(side, 'Swap to which token?')) },
+    {
+      pattern: form(`(${QTY})\\s+${MY}${T}`),
+      build: (m) => (side === 'sell' ? sellForQuote(quantity(m[1]!), m[2]!) : missing(side, 'Swap to which token?')),
+    },
   ];
 }
 

@@ -57,7 +57,10 @@ export interface TradingCommandDeps {
  * REST command route is `command`, the MCP tool `mcp`, so MCP cannot trade past a policy
  * that shuts MCP out), and the order a guarded call places (`keyedOrder`).
  */
-export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope; signalSource?: string } & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
+export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope; signalSource?: string } & Pick<
+  PlaceOptions,
+  'orderId' | 'requestDigest'
+>;
 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
@@ -71,14 +74,24 @@ export class TradingCommand {
       // On this route an unreachable engine is a soft error (interface 7.4), not a 503. The kill
       // switch and an open breaker are deliberate refusals with their own 503 messages.
       if (isAppError(error) && UNREACHABLE.has(error.code)) {
-        throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, { envelope: 'canonical', status: 200, retryable: true, details: { cause: error.message } });
+        throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, {
+          envelope: 'canonical',
+          status: 200,
+          retryable: true,
+          details: { cause: error.message },
+        });
       }
       throw error;
     }
   }
 
   private async run(subject: TradingSubject, intent: Intent, options: CommandOptions): Promise<CommandResult> {
-    const done = (reply: string, order?: OrderView): CommandResult => ({ success: true, reply, intent: intent.intent, ...(order ? { order } : {}) });
+    const done = (reply: string, order?: OrderView): CommandResult => ({
+      success: true,
+      reply,
+      intent: intent.intent,
+      ...(order ? { order } : {}),
+    });
     switch (intent.intent) {
       case 'help':
         return done(helpReply(intent.params.topic));
@@ -102,9 +115,16 @@ export class TradingCommand {
         return done(orderReply(order), order);
       }
       case 'orders': {
-        const page = await this.deps.queries.list(subject, { limit: 10, ...(intent.params.status ? { status: intent.params.status } : {}) });
+        const page = await this.deps.queries.list(subject, {
+          limit: 10,
+          ...(intent.params.status ? { status: intent.params.status } : {}),
+        });
         if (page.items.length === 0) return done(intent.params.status ? 'No orders are waiting for approval.' : 'No orders yet.');
-        return done(page.items.map((order) => `${order.order_id}: ${order.side} ${order.inputSymbol} → ${order.outputSymbol}, ${order.status}`).join('\n'));
+        return done(
+          page.items
+            .map((order) => `${order.order_id}: ${order.side} ${order.inputSymbol} → ${order.outputSymbol}, ${order.status}`)
+            .join('\n'),
+        );
       }
       case 'positions': {
         const records = (await this.deps.positions.list(subject)).filter((record) => intent.params.withPnl || record.amountBase !== '0');
@@ -118,12 +138,22 @@ export class TradingCommand {
         return done([...lines, `Total value $${totals.valueUsd}`].join('\n'));
       }
       default:
-        return done(await this.deps.dca.execute(subject, intent, { ...(options.userId ? { userId: options.userId } : {}), ...(options.scope ? { scope: options.scope } : {}) }));
+        return done(
+          await this.deps.dca.execute(subject, intent, {
+            ...(options.userId ? { userId: options.userId } : {}),
+            ...(options.scope ? { scope: options.scope } : {}),
+          }),
+        );
     }
   }
 
   /** The order a trading intent asks for, or why it cannot be placed (a reply). */
-  private async tradeRequest(subject: TradingSubject, side: 'buy' | 'sell' | 'swap', params: TradeParams, { userId, channel = 'command', signalSource }: CommandOptions): Promise<TradeRequest | string> {
+  private async tradeRequest(
+    subject: TradingSubject,
+    side: 'buy' | 'sell' | 'swap',
+    params: TradeParams,
+    { userId, channel = 'command', signalSource }: CommandOptions,
+  ): Promise<TradeRequest | string> {
     const defaults = (await this.deps.config.get(subject)).tradeDefaults;
     const { inputToken, outputToken: output } = params;
     const chain = chainFor(defaults.chain, inputToken, ...(output.kind === 'quote' ? [] : [output]));
@@ -166,7 +196,8 @@ function chainFor(defaultChain: Chain, ...tokens: TokenRef[]): Chain {
 
 function amountSpec(params: TradeParams): TradeAmountSpec {
   const amount = params.amount;
-  if (amount.kind === 'exact') return amount.of === 'input' ? { kind: 'whole', value: amount.value } : { kind: 'output', value: amount.value };
+  if (amount.kind === 'exact')
+    return amount.of === 'input' ? { kind: 'whole', value: amount.value } : { kind: 'output', value: amount.value };
   if (amount.kind === 'percent') return { kind: 'percent', value: amount.value };
   if (amount.kind === 'usd') return { kind: 'usd', value: amount.value };
   return { kind: 'all' };

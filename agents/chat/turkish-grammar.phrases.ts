@@ -11,7 +11,23 @@ import type { TradeSide } from './trade-grammar.js';
 
 export type Case = 'none' | 'acc' | 'dat' | 'abl' | 'ins' | 'gen' | 'lik';
 
-const FOLD: Record<string, string> = { ç: 'c', ğ: 'g', ı: 'i', İ: 'i', ö: 'o', ş: 's', ü: 'u', â: 'a', î: 'i', û: 'u', '’': "'", '‘': "'", '`': "'", '´': "'", ʼ: "'" };
+const FOLD: Record<string, string> = {
+  ç: 'c',
+  ğ: 'g',
+  ı: 'i',
+  İ: 'i',
+  ö: 'o',
+  ş: 's',
+  ü: 'u',
+  â: 'a',
+  î: 'i',
+  û: 'u',
+  '’': "'",
+  '‘': "'",
+  '`': "'",
+  '´': "'",
+  ʼ: "'",
+};
 
 /** Lower case, Turkish letters folded to ASCII, apostrophes unified; keeps the length, so indices match the original. */
 export function foldTurkish(text: string): string {
@@ -43,11 +59,33 @@ export function caseOf(suffix: string): Case | undefined {
 // ---------------------------------------------------------------- trade verbs
 
 const VERBS: Record<TradeSide, string[]> = {
-  buy: ['al', 'alir misin', 'alabilir misin', 'almak istiyorum', 'alalim', 'aliver', 'alin', 'satin al', 'satin alir misin', 'satin alabilir misin', 'satin almak istiyorum', 'satin alin'],
+  buy: [
+    'al',
+    'alir misin',
+    'alabilir misin',
+    'almak istiyorum',
+    'alalim',
+    'aliver',
+    'alin',
+    'satin al',
+    'satin alir misin',
+    'satin alabilir misin',
+    'satin almak istiyorum',
+    'satin alin',
+  ],
   sell: ['sat', 'satar misin', 'satabilir misin', 'satmak istiyorum', 'satalim', 'sativer'],
   swap: [
     ...['cevir', 'donustur', 'degistir'].flatMap((v) => [v, `${v}ir misin`, `${v}ebilir misin`, `${v}mek istiyorum`, `${v}elim`]),
-    ...['donusturur musun', 'takasla', 'takas et', 'takas yap', 'takas eder misin', 'takas edebilir misin', 'takas etmek istiyorum', 'takas edelim'],
+    ...[
+      'donusturur musun',
+      'takasla',
+      'takas et',
+      'takas yap',
+      'takas eder misin',
+      'takas edebilir misin',
+      'takas etmek istiyorum',
+      'takas edelim',
+    ],
     ...['swap', 'swap et', 'swap yap', 'swap eder misin', 'swap yapar misin', 'swap etmek istiyorum', 'swap yapmak istiyorum'],
   ],
 };
@@ -65,11 +103,32 @@ const POLITE_ASK = String.raw`(?:r ?misin|r ?musun|yin|yiniz)?`;
 const APPROVE_VERB = String.raw`onayla${POLITE_ASK}`;
 const ORDER_WORD = String.raw`(?:emri|emrini|siparisi|islemi)`;
 /** Words that stand where an order id would, but are not one: `bunu onayla` asks which order. */
-const NOT_AN_ID = new Set(['bunu', 'sunu', 'onu', 'hepsini', 'tumunu', 'hepsi', 'tumu', 'son', 'sonuncuyu', 'emri', 'emir', 'siparisi', 'islemi']);
+const NOT_AN_ID = new Set([
+  'bunu',
+  'sunu',
+  'onu',
+  'hepsini',
+  'tumunu',
+  'hepsi',
+  'tumu',
+  'son',
+  'sonuncuyu',
+  'emri',
+  'emir',
+  'siparisi',
+  'islemi',
+]);
 
 const SHAPES: Array<{ pattern: RegExp; command: (id: (group: number) => string | undefined) => string }> = [
-  { pattern: /^(?:yardim(?: et| eder ?misin)?|komutlar|menu|kullanim|basla|baslat|ne yapabilirsin|neler yapabilirsin|nasil kullanilir|nasil kullanirim)$/d, command: () => 'help' },
-  { pattern: /^(?:yardim (dca)|(dca) yardim|yardim (?:islem|islemler|alim satim|ticaret)|(?:islem|alim satim|ticaret) yardim)$/d, command: (g) => ((g(1) ?? g(2)) ? 'help dca' : 'help trading') },
+  {
+    pattern:
+      /^(?:yardim(?: et| eder ?misin)?|komutlar|menu|kullanim|basla|baslat|ne yapabilirsin|neler yapabilirsin|nasil kullanilir|nasil kullanirim)$/d,
+    command: () => 'help',
+  },
+  {
+    pattern: /^(?:yardim (dca)|(dca) yardim|yardim (?:islem|islemler|alim satim|ticaret)|(?:islem|alim satim|ticaret) yardim)$/d,
+    command: (g) => ((g(1) ?? g(2)) ? 'help dca' : 'help trading'),
+  },
   {
     pattern:
       /^(?:(?:bot|ajan|sistem)(?:un|in)? )?(?:durum|durumu|durumun|saglik|sagligi)(?: (?:ne|nedir|ne durumda|nasil|goster))?$|^(?:(?:bot|ajan) )?(?:calisiyor ?mu(?:sun)?|aktif ?mi(?:sin)?|orada ?mi(?:sin)?|ayakta ?mi(?:sin)?|nasilsin|ne durumdasin)$/d,
@@ -81,7 +140,8 @@ const SHAPES: Array<{ pattern: RegExp; command: (id: (group: number) => string |
     command: () => 'portfolio',
   },
   {
-    pattern: /^(?:(?:acik )?pozisyon(?:lar|larim|larimi|lari|um)? (?:ve |ile )?)?(?:kar ?[/-]? ?zarar(?:i|im|imi|la|iyla)?|k ?\/ ?z|pnl)(?: (?:ile|durumu|durumum|goster|ne|nedir))?$/d,
+    pattern:
+      /^(?:(?:acik )?pozisyon(?:lar|larim|larimi|lari|um)? (?:ve |ile )?)?(?:kar ?[/-]? ?zarar(?:i|im|imi|la|iyla)?|k ?\/ ?z|pnl)(?: (?:ile|durumu|durumum|goster|ne|nedir))?$/d,
     command: () => 'positions with pnl',
   },
   { pattern: /^(?:acik )?pozisyon(?:lar|larim|larimi|lari|um|umu)?(?: (?:goster|neler))?$/d, command: () => 'positions' },
@@ -91,16 +151,31 @@ const SHAPES: Array<{ pattern: RegExp; command: (id: (group: number) => string |
     command: () => 'orders pending',
   },
   { pattern: /^(?:(?:acik|son|tum|butun) )?(?:emir|siparis)(?:ler|lerim|lerimi|leri)(?: (?:goster|neler))?$/d, command: () => 'orders' },
-  { pattern: new RegExp(`^(?:${ORDER_WORD} )?${APPROVE_VERB}(?: (?:emir|siparis|islem)(?: no| id| numarasi)?)? #?(\\S+)$`, 'd'), command: (g) => approve(g(1), false) },
-  { pattern: new RegExp(`^#?(\\S+) (?:(?:no'?lu|numarali|id'?li) )?(?:${ORDER_WORD} )?${APPROVE_VERB}$`, 'd'), command: (g) => approve(g(1), true) },
+  {
+    pattern: new RegExp(`^(?:${ORDER_WORD} )?${APPROVE_VERB}(?: (?:emir|siparis|islem)(?: no| id| numarasi)?)? #?(\\S+)$`, 'd'),
+    command: (g) => approve(g(1), false),
+  },
+  {
+    pattern: new RegExp(`^#?(\\S+) (?:(?:no'?lu|numarali|id'?li) )?(?:${ORDER_WORD} )?${APPROVE_VERB}$`, 'd'),
+    command: (g) => approve(g(1), true),
+  },
   { pattern: new RegExp(`^(?:${ORDER_WORD} )?${APPROVE_VERB}$`, 'd'), command: () => 'approve' },
-  { pattern: new RegExp(`^(?:${DCA_OBJECT} (?:durdur|duraklat|dondur|beklet)(?:ur ?musun|ir ?misin)?|(?:durdur|duraklat) ${DCA_OBJECT})${NAME}$`, 'd'), command: (g) => dca('pause', g(1)) },
+  {
+    pattern: new RegExp(
+      `^(?:${DCA_OBJECT} (?:durdur|duraklat|dondur|beklet)(?:ur ?musun|ir ?misin)?|(?:durdur|duraklat) ${DCA_OBJECT})${NAME}$`,
+      'd',
+    ),
+    command: (g) => dca('pause', g(1)),
+  },
   {
     pattern: new RegExp(`^${DCA_OBJECT} (?:devam(?: et| ettir)?|surdur|baslat|yeniden baslat|tekrar baslat|aktif et)${NAME}$`, 'd'),
     command: (g) => dca('resume', g(1)),
   },
   {
-    pattern: new RegExp(`^${DCA_OBJECT} (?:istatistik(?:ler|leri|i)?|performans(?:i)?|durum(?:u)?|sonuc(?:lar|lari)?|rapor(?:u)?|ozet(?:i)?)${NAME}$`, 'd'),
+    pattern: new RegExp(
+      `^${DCA_OBJECT} (?:istatistik(?:ler|leri|i)?|performans(?:i)?|durum(?:u)?|sonuc(?:lar|lari)?|rapor(?:u)?|ozet(?:i)?)${NAME}$`,
+      'd',
+    ),
     command: (g) => dca('stats', g(1)),
   },
 ];
@@ -169,7 +244,10 @@ const SENTENCES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^A percentage can be at most 100%\./, () => 'Yuzde en fazla %100 olabilir.'],
   [/^"(.*)" is not a token symbol or address\./, (m) => `"${m[1]}" bir token sembolu ya da adresi degil.`],
   [/^The input and output token are the same\./, () => 'Verilen ve alinan token ayni.'],
-  [/^Write the slippage as a percentage or in bps/, () => 'Kaymayi yuzde ya da bps olarak yazin, ornegin "%1 kayma ile" veya "kayma 50 bps".'],
+  [
+    /^Write the slippage as a percentage or in bps/,
+    () => 'Kaymayi yuzde ya da bps olarak yazin, ornegin "%1 kayma ile" veya "kayma 50 bps".',
+  ],
   [/^Say the slippage unit: "(.*?)%"/, (m) => `Kayma birimini yazin: "%${m[1]}" veya "${m[1]} bps".`],
   [/^Slippage must be greater than zero\./, () => 'Kayma sifirdan buyuk olmali.'],
   [/^Slippage is set in whole basis points/, () => 'Kayma tam baz puan (%0.01) cinsindendir; yuzdede en fazla iki ondalik yazin.'],

@@ -1,7 +1,17 @@
 import { parseToken } from './command-values.js';
 import type { InterpretResult } from './intent.types.js';
 import type { TradeSide } from './trade-grammar.js';
-import { caseOf, foldTurkish, looksTurkish, readShape, turkishHint, turkishQuestion, turkishReply, VERB_PHRASES, type Case } from './turkish-grammar.phrases.js';
+import {
+  caseOf,
+  foldTurkish,
+  looksTurkish,
+  readShape,
+  turkishHint,
+  turkishQuestion,
+  turkishReply,
+  VERB_PHRASES,
+  type Case,
+} from './turkish-grammar.phrases.js';
 
 /**
  * Turkish commands, translated to the canonical English command the English grammar
@@ -32,7 +42,12 @@ import { caseOf, foldTurkish, looksTurkish, readShape, turkishHint, turkishQuest
  * (`10 JUP sat`) sells for the quote token; any other missing part is a question, never a default.
  */
 
-type Qty = { kind: 'exact'; text: string } | { kind: 'usd'; text: string } | { kind: 'pct'; text: string } | { kind: 'all' } | { kind: 'half' };
+type Qty =
+  | { kind: 'exact'; text: string }
+  | { kind: 'usd'; text: string }
+  | { kind: 'pct'; text: string }
+  | { kind: 'all' }
+  | { kind: 'half' };
 interface Phrase {
   qty?: Qty;
   tok?: string;
@@ -93,12 +108,30 @@ const CLAUSES: Array<[RegExp, (m: RegExpExecArray, original: (group: number) => 
   // `%1 kayma ile`, `%0,5 kaymayla`, `50 bps slippage ile`, `maks %1 kayma`
   [new RegExp(`${START}${MAX}(?:%\\s?${SNUM}|${SNUM}\\s?${UNIT})${WORTH}\\s*${MAX}${SLIP}(?:'?y?l[ae]|\\s+ile)?${END}`, 'd'), slippage],
   // `kayma %1`, `slippage: 50 bps`, `kayma toleransi %0.5 olsun`; `kayma 1` (no unit) lets the English grammar ask for one
-  [new RegExp(`${START}${SLIP}(?:\\s*[:=]\\s*|\\s+)${MAX}(?:%\\s?${SNUM}|${SNUM}(?:\\s?${UNIT})?)${WORTH}(?:\\s+(?:ile|olsun))?${END}`, 'd'), slippage],
+  [
+    new RegExp(
+      `${START}${SLIP}(?:\\s*[:=]\\s*|\\s+)${MAX}(?:%\\s?${SNUM}|${SNUM}(?:\\s?${UNIT})?)${WORTH}(?:\\s+(?:ile|olsun))?${END}`,
+      'd',
+    ),
+    slippage,
+  ],
   // `her gun`, `her 4 saatte bir`, `her 30 dakika`, `2 gunde bir`, `haftada bir`
-  [new RegExp(`${START}(?:her\\s+(?:(\\d+)\\s*)?(dakika|dk|saat|gun|hafta)(?:[dt][ae](?:\\s+bir)?)?|(?:(\\d+)\\s*)?(dakika|dk|saat|gun|hafta)[dt][ae]\\s+bir)${END}`, 'd'), interval],
-  [new RegExp(`${START}(gunluk|saatlik|haftalik)${END}`, 'd'), (m) => ({ gunluk: 'daily', saatlik: 'hourly', haftalik: 'weekly' })[m[1] as 'gunluk']],
+  [
+    new RegExp(
+      `${START}(?:her\\s+(?:(\\d+)\\s*)?(dakika|dk|saat|gun|hafta)(?:[dt][ae](?:\\s+bir)?)?|(?:(\\d+)\\s*)?(dakika|dk|saat|gun|hafta)[dt][ae]\\s+bir)${END}`,
+      'd',
+    ),
+    interval,
+  ],
+  [
+    new RegExp(`${START}(gunluk|saatlik|haftalik)${END}`, 'd'),
+    (m) => ({ gunluk: 'daily', saatlik: 'hourly', haftalik: 'weekly' })[m[1] as 'gunluk'],
+  ],
   [new RegExp(`${START}(?:(?:toplam|en fazla|maks(?:imum)?)\\s+)?(\\d+)\\s+(?:kez|kere|defa|alim)${END}`, 'd'), (m) => `for ${m[1]} buys`],
-  [new RegExp(`${START}(?:adi|ismi)\\s*[:=]?\\s*["']?([a-z0-9][a-z0-9_.-]{0,63})["']?${END}`, 'd'), (_, original) => `named ${original(1)}`],
+  [
+    new RegExp(`${START}(?:adi|ismi)\\s*[:=]?\\s*["']?([a-z0-9][a-z0-9_.-]{0,63})["']?${END}`, 'd'),
+    (_, original) => `named ${original(1)}`,
+  ],
 ];
 
 const BARE_SLIPPAGE = new RegExp(`${START}(?:kayma|slippage|slip)\\S*(?:\\s+(?:toleransi|payi|orani)\\S*)?${END}`);
@@ -192,7 +225,8 @@ function lex(words: string[], low: string[]): Item[] | string | undefined {
       continue;
     }
     const at = folded.indexOf("'");
-    const [stem, stemFolded, suffixCase] = at > 0 ? [word.slice(0, at), folded.slice(0, at), caseOf(folded.slice(at + 1))] : [word, folded, 'none' as Case];
+    const [stem, stemFolded, suffixCase] =
+      at > 0 ? [word.slice(0, at), folded.slice(0, at), caseOf(folded.slice(at + 1))] : [word, folded, 'none' as Case];
     if (!suffixCase) return undefined;
     // `50lik`, `%50sini`: a case suffix written straight after a number (`1.5m` stays a million, not "my 1.5").
     const numberSuffix = at < 0 ? NUMBER_SUFFIX.exec(folded) : null;
@@ -296,8 +330,15 @@ function build(side: TradeSide, phrases: Phrase[]): { text: string } | { error: 
     const pays =
       side === 'buy'
         ? phrase.case === 'ins' || phrase.case === 'dat' || phrase.case === 'lik' || (phrase.case === 'abl' && !phrase.qty)
-        : phrase.case === 'none' || phrase.case === 'acc' || phrase.case === 'abl' || (worthOfNothing && phrase.qty?.kind === 'usd') || (phrase.case === 'dat' && !phrase.tok && phrase.qty?.kind === 'usd');
-    const gets = side === 'buy' ? phrase.case === 'none' || phrase.case === 'acc' : phrase.case === 'dat' || (phrase.case === 'lik' && !!phrase.tok) || (side === 'swap' && phrase.case === 'ins');
+        : phrase.case === 'none' ||
+          phrase.case === 'acc' ||
+          phrase.case === 'abl' ||
+          (worthOfNothing && phrase.qty?.kind === 'usd') ||
+          (phrase.case === 'dat' && !phrase.tok && phrase.qty?.kind === 'usd');
+    const gets =
+      side === 'buy'
+        ? phrase.case === 'none' || phrase.case === 'acc'
+        : phrase.case === 'dat' || (phrase.case === 'lik' && !!phrase.tok) || (side === 'swap' && phrase.case === 'ins');
     if (!(pays ? fill(given, phrase) : gets && fill(got, phrase))) return undefined;
   }
   if (given.qty && got.qty) return undefined;

@@ -90,16 +90,20 @@ export class StoreKillSwitch implements KillSwitch {
     if (!active && this.configured.has(chain)) {
       throw AppError.conflict(`Kill switch for ${chain} is set by configuration (TRADING_KILL_SWITCH); change it there and restart`);
     }
-    const { doc } = await updateRecord<KillSwitchRecord>(this.deps.store, { collection: TRADING_SETTINGS_COLLECTION, id: KILL_SWITCH_DOC_ID }, (stored) => {
-      const current: KillSwitchRecord = stored?.data ?? { active: {} };
-      if ((current.active[chain] !== undefined) === active) return null;
-      const next: KillSwitchRecord = { active: { ...current.active } };
-      const at = this.deps.clock.now();
-      if (active) next.active[chain] = new Date(at).toISOString();
-      else delete next.active[chain];
-      // The journal keeps every change with its time, for incident reviews.
-      return { data: next, journal: { event: { type: 'kill-switch.set', chain, active }, state: next, at } };
-    });
+    const { doc } = await updateRecord<KillSwitchRecord>(
+      this.deps.store,
+      { collection: TRADING_SETTINGS_COLLECTION, id: KILL_SWITCH_DOC_ID },
+      (stored) => {
+        const current: KillSwitchRecord = stored?.data ?? { active: {} };
+        if ((current.active[chain] !== undefined) === active) return null;
+        const next: KillSwitchRecord = { active: { ...current.active } };
+        const at = this.deps.clock.now();
+        if (active) next.active[chain] = new Date(at).toISOString();
+        else delete next.active[chain];
+        // The journal keeps every change with its time, for incident reviews.
+        return { data: next, journal: { event: { type: 'kill-switch.set', chain, active }, state: next, at } };
+      },
+    );
     return this.remember(doc?.data ?? { active: {} });
   }
 

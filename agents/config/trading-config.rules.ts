@@ -73,13 +73,20 @@ export function signingKinds(mode: WalletMode): readonly WalletKind[] {
  * for approval when auto-approval is off, or when it is worth more than the approval size,
  * or when its USD value is unknown while there is an approval size (it cannot be shown to be under it).
  */
-export function approvalHolds(profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>, trade: { valueUsd: number; inputPriceUsd: number }): boolean {
+export function approvalHolds(
+  profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>,
+  trade: { valueUsd: number; inputPriceUsd: number },
+): boolean {
   const overSize = profile.approvalAboveUsd !== undefined && (trade.inputPriceUsd <= 0 || trade.valueUsd > profile.approvalAboveUsd);
   return !profile.autoApprove || overSize;
 }
 
 /** Why the approval rule holds a trade of this value, in words. */
-export function approvalReason(profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>, valueUsd: number, inputPriceUsd: number): string {
+export function approvalReason(
+  profile: Pick<OrderProfile, 'autoApprove' | 'approvalAboveUsd'>,
+  valueUsd: number,
+  inputPriceUsd: number,
+): string {
   if (!profile.autoApprove) return 'the order profile approves no trade automatically (autoApprove off)';
   if (inputPriceUsd <= 0) return `the USD value of a buy is unknown and the approval size is $${profile.approvalAboveUsd}`;
   return `a buy of $${formatUsd(valueUsd)} is over the approval size of $${profile.approvalAboveUsd}`;
@@ -185,7 +192,8 @@ export function configProblems(config: TradingConfig): string[] {
   }
   const { chain, quoteToken } = config.tradeDefaults;
   const quotes = quoteTokensOn(chain);
-  if (!quotes.includes(quoteToken)) problems.push(`tradeDefaults.quoteToken ${quoteToken} is not a quote token on ${chain} (${quotes.join(', ')})`);
+  if (!quotes.includes(quoteToken))
+    problems.push(`tradeDefaults.quoteToken ${quoteToken} is not a quote token on ${chain} (${quotes.join(', ')})`);
   const excluded = new Set(config.poolPreferences.excludedDexes);
   const both = config.poolPreferences.preferredDexes.filter((dex) => excluded.has(dex));
   if (both.length > 0) problems.push(`poolPreferences lists ${both.join(', ')} as both preferred and excluded`);

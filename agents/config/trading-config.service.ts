@@ -162,7 +162,11 @@ export class StoreTradingConfig implements TradingConfigReader {
     return (doc?.data.blacklist ?? []).some((entry) => isSameToken(entry, chain, address));
   }
 
-  private changeLaunchpad(subject: TradingSubject, type: string, update: (pad: LaunchpadSetting) => LaunchpadSetting): Promise<LaunchpadSetting> {
+  private changeLaunchpad(
+    subject: TradingSubject,
+    type: string,
+    update: (pad: LaunchpadSetting) => LaunchpadSetting,
+  ): Promise<LaunchpadSetting> {
     return this.change(subject, (config) => {
       const current = config.launchpads.find((pad) => pad.type === type.toLowerCase());
       if (!current) throw AppError.notFound(`Launchpad not found: ${type}`);

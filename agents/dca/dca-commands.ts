@@ -55,7 +55,9 @@ export class DcaCommandRunner implements DcaCommands {
         if (!name) {
           // Approving every waiting strategy at once is too easy to do by mistake: ask which one.
           const waiting = (await this.dca.list(subject)).filter((s) => s.status === 'pending_approval').map((s) => s.name);
-          return waiting.length === 0 ? 'No DCA strategy is waiting for approval.' : `Which strategy? Write "dca approve <name>". Waiting for approval: ${waiting.join(', ')}.`;
+          return waiting.length === 0
+            ? 'No DCA strategy is waiting for approval.'
+            : `Which strategy? Write "dca approve <name>". Waiting for approval: ${waiting.join(', ')}.`;
         }
         const approved = await this.dca.approve(subject, userId, name, caller.scope ?? 'manage');
         return `Approved: ${approved.name} is active, buying ${approved.amount} ${approved.inputSymbol} of ${approved.outputSymbol} ${approved.interval}.`;
@@ -65,7 +67,10 @@ export class DcaCommandRunner implements DcaCommands {
         const rows = stats.strategies.filter((s) => !intent.params.name || s.name === intent.params.name);
         if (rows.length === 0) return intent.params.name ? `No DCA strategy named ${intent.params.name}.` : 'No DCA strategies yet.';
         return rows
-          .map((s) => `${s.name} (${s.status}): ${s.buys} buys${s.skipped > 0 ? ` (${s.skipped} ticks skipped)` : ''}, spent ${s.spent} ${s.inputSymbol} ($${s.spentUsd}), acquired ${s.acquired} ${s.outputSymbol}, PnL $${s.pnlUsd ?? '?'}${s.nextRun ? `, next ${s.nextRun}` : ''}`)
+          .map(
+            (s) =>
+              `${s.name} (${s.status}): ${s.buys} buys${s.skipped > 0 ? ` (${s.skipped} ticks skipped)` : ''}, spent ${s.spent} ${s.inputSymbol} ($${s.spentUsd}), acquired ${s.acquired} ${s.outputSymbol}, PnL $${s.pnlUsd ?? '?'}${s.nextRun ? `, next ${s.nextRun}` : ''}`,
+          )
           .join('\n');
       }
     }

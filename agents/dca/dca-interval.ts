@@ -14,9 +14,19 @@ export type EveryInterval = CommandInterval;
 
 const UNIT_MS: Record<EveryInterval['unit'], number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 const UNIT_WORDS: Record<string, EveryInterval['unit']> = {
-  m: 'minutes', min: 'minutes', mins: 'minutes', minute: 'minutes', minutes: 'minutes',
-  h: 'hours', hr: 'hours', hrs: 'hours', hour: 'hours', hours: 'hours',
-  d: 'days', day: 'days', days: 'days',
+  m: 'minutes',
+  min: 'minutes',
+  mins: 'minutes',
+  minute: 'minutes',
+  minutes: 'minutes',
+  h: 'hours',
+  hr: 'hours',
+  hrs: 'hours',
+  hour: 'hours',
+  hours: 'hours',
+  d: 'days',
+  day: 'days',
+  days: 'days',
 };
 /** `every|each [n] <unit>`: a clause, found inside a command or matched whole (REST and MCP). */
 export const EVERY_SOURCE = String.raw`\b(?:every|each)\s+(?:(\d+)\s*)?(m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)\b`;
@@ -53,7 +63,10 @@ export function everyProblem(interval: EveryInterval): string | undefined {
   return undefined;
 }
 
-export function parseInterval(text: string, minIntervalMs = MIN_INTERVAL_MS): { ok: true; value: DcaInterval } | { ok: false; error: string } {
+export function parseInterval(
+  text: string,
+  minIntervalMs = MIN_INTERVAL_MS,
+): { ok: true; value: DcaInterval } | { ok: false; error: string } {
   const trimmed = text.trim().replace(/\s+/g, ' ');
   const every = EVERY_WHOLE.exec(trimmed);
   const word = every ? null : WORD_WHOLE.exec(trimmed);
@@ -73,7 +86,8 @@ export function parseInterval(text: string, minIntervalMs = MIN_INTERVAL_MS): { 
     } catch {
       return { ok: false, error: 'interval is not a valid cron expression' };
     }
-    if (shortestCronGapMs(seconds) < minIntervalMs) return { ok: false, error: `interval must be at least ${minIntervalMs / 1000} seconds apart` };
+    if (shortestCronGapMs(seconds) < minIntervalMs)
+      return { ok: false, error: `interval must be at least ${minIntervalMs / 1000} seconds apart` };
     return { ok: true, value: { text: trimmed, cron: trimmed } };
   }
   return { ok: false, error: 'interval must be a cron expression or "every <n> <minutes|hours|days>"' };

@@ -2,7 +2,13 @@ import { isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
 import type { Chain } from '../../src/ports/venue.port.js';
-import { limitReached, tickHandled, type DcaStrategyContext, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import {
+  limitReached,
+  tickHandled,
+  type DcaStrategyContext,
+  type DcaStrategyEvent,
+  type DcaStrategyInput,
+} from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
@@ -61,7 +67,8 @@ export class DcaTicks {
     // The end job: the schedule has no run after `endAt`, so this is what completes it (paused, waiting or not).
     if (job.event.type === END_EVENT) {
       // At its due time at the latest: a process whose clock is a little behind must not see the end "not yet" and drop it.
-      if (view.state === 'active' || view.state === 'paused' || view.state === 'pending_approval') await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
+      if (view.state === 'active' || view.state === 'paused' || view.state === 'pending_approval')
+        await this.report(strategy.strategyId, { type: 'dca.finish', at: Math.max(now, job.dueAt) });
       return;
     }
     if (view.state !== 'active') return;
@@ -80,7 +87,13 @@ export class DcaTicks {
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};
     if (late && !strategy.catchUp) {
-      const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: 'missed while the service was down (catchUp off)' });
+      const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, {
+        type: 'dca.skipped',
+        at: now,
+        dueAt,
+        ...covers,
+        reason: 'missed while the service was down (catchUp off)',
+      });
       return accepted ? 'skipped' : undefined;
     }
     const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
@@ -92,7 +105,13 @@ export class DcaTicks {
       // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
       const off = await this.notTrading(subject);
       if (off) {
-        const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
+        const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, {
+          type: 'dca.skipped',
+          at: now,
+          dueAt,
+          ...covers,
+          reason: off,
+        });
         return accepted ? 'skipped' : undefined;
       }
       const order = await this.deps.pipeline.place(
@@ -108,7 +127,13 @@ export class DcaTicks {
           ...(strategy.slippageBps ? { slippageBps: strategy.slippageBps } : {}),
         },
         // An approved strategy's buys are approved; one nobody approved meets the approval rule every tick.
-        { orderId, strategy: strategy.name, strategyId: strategy.strategyId, tickDueAt: dueAt, strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved' },
+        {
+          orderId,
+          strategy: strategy.name,
+          strategyId: strategy.strategyId,
+          tickDueAt: dueAt,
+          strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved',
+        },
       );
       // Only a call that lost the race to create this order sees it `submitting`: another
       // delivery of the same tick is executing it and reports the outcome. Reporting a
@@ -119,7 +144,16 @@ export class DcaTicks {
         // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
         const placed = await this.deps.actors.orders.get(order.order_id);
         const spentUsd = placed?.context.valueUsd ?? Number(order.valueUsd);
-        event = { type: 'dca.executed', at, dueAt, ...covers, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd };
+        event = {
+          type: 'dca.executed',
+          at,
+          dueAt,
+          ...covers,
+          orderId,
+          spentBase: order.amountIn,
+          acquiredBase: order.filledOut ?? '0',
+          spentUsd,
+        };
       } else if (order.status === 'submitted') {
         // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
         event = { type: 'dca.submitted', at, dueAt, ...covers, orderId };
@@ -139,7 +173,14 @@ export class DcaTicks {
       } else {
         // A refusal before the order was created (safety path) leaves no order to point at.
         const created = (await this.deps.actors.orders.get(orderId)) !== null;
-        event = { type: 'dca.failed', at, dueAt, ...covers, ...(created ? { orderId } : {}), reason: isAppError(error) ? error.message : 'order failed' };
+        event = {
+          type: 'dca.failed',
+          at,
+          dueAt,
+          ...covers,
+          ...(created ? { orderId } : {}),
+          reason: isAppError(error) ? error.message : 'order failed',
+        };
       }
     }
     const accepted = await this.report(strategy.strategyId, event);
@@ -151,7 +192,11 @@ export class DcaTicks {
     }
     // Another delivery of this tick counted it first: it is that delivery's to tell.
     if (!accepted) return undefined;
-    return event.type === 'dca.failed' ? 'failed' : event.type === 'dca.executed' || event.type === 'dca.submitted' ? 'executed' : 'skipped';
+    return event.type === 'dca.failed'
+      ? 'failed'
+      : event.type === 'dca.executed' || event.type === 'dca.submitted'
+        ? 'executed'
+        : 'skipped';
   }
 
   /**
@@ -189,7 +234,15 @@ export class DcaTicks {
     if (!strategyId) return;
     const at = this.deps.clock.now();
     if (order.status === 'filled') {
-      await this.report(strategyId, { type: 'dca.settled', at, filled: true, orderId, spentBase: order.amountIn, acquiredBase: order.filledOut ?? '0', spentUsd: order.valueUsd });
+      await this.report(strategyId, {
+        type: 'dca.settled',
+        at,
+        filled: true,
+        orderId,
+        spentBase: order.amountIn,
+        acquiredBase: order.filledOut ?? '0',
+        spentUsd: order.valueUsd,
+      });
     } else if (order.status === 'failed') {
       await this.report(strategyId, { type: 'dca.settled', at, filled: false, orderId, reason: order.reason ?? 'order failed' });
     }
@@ -200,7 +253,8 @@ export class DcaTicks {
     const after = await this.deps.actors.strategies.send(strategyId, event);
     if (!after.accepted) return false;
     // Paused itself (failures in a row), held for approval, or finished (limits): no more ticks; the end job stays for a paused or held one.
-    if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed') await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
+    if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed')
+      await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
     if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
     return true;
   }

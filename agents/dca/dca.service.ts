@@ -5,7 +5,15 @@ import type { Chain, VenuePort } from '../../src/ports/venue.port.js';
 import type { DcaStrategyContext } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { isIsoTime } from '../../src/shared/iso-time.js';
-import { belowSmallestUnit, finerThanToken, formatUsd, fromBaseUnits, isDecimal, significantDecimal, toBaseUnits } from '../trading/amounts.js';
+import {
+  belowSmallestUnit,
+  finerThanToken,
+  formatUsd,
+  fromBaseUnits,
+  isDecimal,
+  significantDecimal,
+  toBaseUnits,
+} from '../trading/amounts.js';
 import { inputMint } from '../trading/safety-path.js';
 import { requireTokenPair } from '../trading/token-pairs.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
@@ -103,7 +111,10 @@ export class DcaService {
     const config = await this.deps.config.get(subject);
     const chain = input.chain ?? config.tradeDefaults.chain;
     // Every buy of these would be refused: say so now, not after three failed ticks.
-    const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, ['inputToken', 'outputToken']);
+    const [inputToken, outputToken] = await requireTokenPair(this.deps.venue, chain, input.inputToken, input.outputToken, [
+      'inputToken',
+      'outputToken',
+    ]);
     inputMint(chain, inputToken);
     if (toBaseUnits(input.amount, inputToken.decimals) === 0n) {
       throw AppError.validation([belowSmallestUnit(inputToken)]);
@@ -180,7 +191,8 @@ export class DcaService {
    */
   async approve(subject: TradingSubject, userId: string | undefined, name: string, approver: KeyScope): Promise<StrategyView> {
     const strategy = await this.byName(subject, userId, name);
-    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
+    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver))
+      throw AppError.scopeInsufficient('manage', approver);
     if (strategy.status !== 'pending_approval') throw notPending(strategy.name, strategy.status);
     const now = this.deps.clock.now();
     const { accepted, view } = await this.deps.actors.strategies.send(strategy.strategyId, { type: 'dca.approve', at: now, by: approver });
@@ -239,7 +251,8 @@ export class DcaService {
           acquired: fromBaseUnits(context.acquiredBase, context.outputDecimals),
           inputSymbol: context.inputSymbol,
           outputSymbol: context.outputSymbol,
-          averagePrice: acquired > 0 ? significantDecimal(Number(fromBaseUnits(context.spentBase, context.inputDecimals)) / acquired, 8) : null,
+          averagePrice:
+            acquired > 0 ? significantDecimal(Number(fromBaseUnits(context.spentBase, context.inputDecimals)) / acquired, 8) : null,
           averagePriceUsd: acquired > 0 ? significantDecimal(context.spentUsd / acquired, 8) : null,
           currentPriceUsd: current === null ? null : significantDecimal(current, 8),
           spentUsd: formatUsd(context.spentUsd),
@@ -249,14 +262,18 @@ export class DcaService {
         };
       }),
     );
-    const sum = (pick: (row: DcaStrategyStats) => string | null) => formatUsd(rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0));
+    const sum = (pick: (row: DcaStrategyStats) => string | null) =>
+      formatUsd(rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0));
     return {
       strategies: rows,
       totals: {
         strategies: rows.length,
         buys: rows.reduce((n, row) => n + row.buys, 0),
         skipped: rows.reduce((n, row) => n + row.skipped, 0),
-        spentUsd: sum((r) => r.spentUsd), valueUsd: sum((r) => r.valueUsd), pnlUsd: sum((r) => r.pnlUsd) },
+        spentUsd: sum((r) => r.spentUsd),
+        valueUsd: sum((r) => r.valueUsd),
+        pnlUsd: sum((r) => r.pnlUsd),
+      },
       asOf: new Date(this.deps.clock.now()).toISOString(),
     };
   }
@@ -265,8 +282,12 @@ export class DcaService {
     const out: Array<{ context: DcaStrategyContext; status: StrategyView['status'] }> = [];
     let cursor: string | undefined;
     do {
-      const page = await this.deps.actors.strategies.find({ index: 'subject', eq: subjectKey(subject) }, { limit: 200, ...(cursor ? { cursor } : {}) });
-      for (const item of page.items) if (item.state !== 'deleted') out.push({ context: item.context, status: item.state as StrategyView['status'] });
+      const page = await this.deps.actors.strategies.find(
+        { index: 'subject', eq: subjectKey(subject) },
+        { limit: 200, ...(cursor ? { cursor } : {}) },
+      );
+      for (const item of page.items)
+        if (item.state !== 'deleted') out.push({ context: item.context, status: item.state as StrategyView['status'] });
       cursor = page.nextCursor;
     } while (cursor);
     return out.sort((a, b) => a.context.name.localeCompare(b.context.name));
@@ -323,7 +344,6 @@ export class DcaService {
     return this.deps.scheduler.nextRun(scheduleIdOf(strategyId));
   }
 
-
   /**
    * Arms the end jobs of strategies that are not finished, once per data set (at start): one
    * created before strategies had an end job would otherwise stay active past its end. Later
@@ -340,9 +360,11 @@ export class DcaService {
         cursor = page.nextCursor;
       } while (cursor);
     }
-    await store.put(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER, { data: { at: this.deps.clock.now() }, expectedVersion: 0 }).catch((error: unknown) => {
-      if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error; // another process marked it first
-    });
+    await store
+      .put(DCA_NAMES_COLLECTION.name, END_JOBS_MARKER, { data: { at: this.deps.clock.now() }, expectedVersion: 0 })
+      .catch((error: unknown) => {
+        if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error; // another process marked it first
+      });
   }
 
   /** Removes the schedule of a strategy in `state` unless it is active, and the end job of a deleted one. */
@@ -355,7 +377,12 @@ export class DcaService {
   /** One job at `endAt` (past: due at once) completes the strategy, whether or not a run falls on it. */
   private async armEnd(strategy: DcaStrategyContext): Promise<void> {
     if (strategy.endAt === undefined) return;
-    await this.deps.scheduler.scheduleOnce({ jobId: endJobIdOf(strategy.strategyId), address: { type: DCA_TYPE, id: strategy.strategyId }, event: { type: END_EVENT }, runAt: strategy.endAt });
+    await this.deps.scheduler.scheduleOnce({
+      jobId: endJobIdOf(strategy.strategyId),
+      address: { type: DCA_TYPE, id: strategy.strategyId },
+      event: { type: END_EVENT },
+      runAt: strategy.endAt,
+    });
   }
 
   private async schedule(strategy: DcaStrategyContext, startAt: number | undefined): Promise<void> {
@@ -400,7 +427,6 @@ export class DcaService {
 function notPending(name: string, status: string): AppError {
   return AppError.conflict(`Strategy ${name} is not pending approval (status: ${status})`);
 }
-
 
 /** Unique per user (an operator's agents share names); per account for credentials without a user. */
 function nameKey(subject: TradingSubject, userId: string | undefined, name: string): string {

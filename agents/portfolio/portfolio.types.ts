@@ -57,4 +57,3 @@ export interface StatusReader {
   agentStatus(subject: TradingSubject): Promise<SubjectStatus>;
   portfolio(subject: TradingSubject): Promise<PortfolioSummary>;
 }
-

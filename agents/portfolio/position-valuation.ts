@@ -34,7 +34,10 @@ export interface PnlTotals {
 
 export type PriceLookup = (chain: string, token: string) => Promise<number | null>;
 
-export async function valuePositions(records: PositionRecord[], price: PriceLookup): Promise<{ positions: ValuedPosition[]; totals: PnlTotals }> {
+export async function valuePositions(
+  records: PositionRecord[],
+  price: PriceLookup,
+): Promise<{ positions: ValuedPosition[]; totals: PnlTotals }> {
   const totals = { value: 0, cost: 0, realized: 0, unrealized: 0 };
   const positions = await Promise.all(
     records.map(async (record): Promise<ValuedPosition> => {
@@ -63,6 +66,11 @@ export async function valuePositions(records: PositionRecord[], price: PriceLook
   );
   return {
     positions,
-    totals: { valueUsd: formatUsd(totals.value), costBasisUsd: formatUsd(totals.cost), realizedPnlUsd: formatUsd(totals.realized), unrealizedPnlUsd: formatUsd(totals.unrealized) },
+    totals: {
+      valueUsd: formatUsd(totals.value),
+      costBasisUsd: formatUsd(totals.cost),
+      realizedPnlUsd: formatUsd(totals.realized),
+      unrealizedPnlUsd: formatUsd(totals.unrealized),
+    },
   };
 }

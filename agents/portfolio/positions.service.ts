@@ -78,21 +78,34 @@ export class PositionsService {
    * fresh on each call and written with compare-and-set; a position that already booked
    * `ref` is left as it is, so a fill booked twice (crash, retry, recovery) counts once.
    */
-  async fillWrites(subject: TradingSubject, ref: string, sold: TokenLeg, bought: TokenLeg, side: 'buy' | 'sell' | 'swap'): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
+  async fillWrites(
+    subject: TradingSubject,
+    ref: string,
+    sold: TokenLeg,
+    bought: TokenLeg,
+    side: 'buy' | 'sell' | 'swap',
+  ): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
     const paidUsd = Number(fromBaseUnits(sold.amount, sold.decimals)) * sold.priceUsd;
     const receivedUsd = Number(fromBaseUnits(bought.amount, bought.decimals)) * bought.priceUsd;
     const asSale = side === 'sell' || (side === 'swap' && STABLECOINS.has(bought.symbol) && !STABLECOINS.has(sold.symbol));
     const [preferred, fallback] = asSale ? [receivedUsd, paidUsd] : [paidUsd, receivedUsd];
     const valued = preferred > 0 ? preferred : fallback; // an unpriced leg: the other one
     const wrap = this.deps.isWrap?.(sold.chain, sold.token, bought.token) ?? false;
-    const [soldDoc, boughtDoc] = await Promise.all([sold, bought].map((leg) => this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, leg))));
+    const [soldDoc, boughtDoc] = await Promise.all(
+      [sold, bought].map((leg) => this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, positionId(subject, leg))),
+    );
     const tradeUsd = wrap ? carriedCost(soldDoc?.data, sold, valued) : valued;
     const legs = [
       this.legWrite(subject, ref, sold, soldDoc ?? null, (position) => {
         const held = BigInt(position.amountBase);
         const removed = sold.amount > held ? held : sold.amount;
         const costRemoved = held === 0n ? 0 : position.costBasisUsd * (Number(removed) / Number(held));
-        return { ...position, amountBase: (held - removed).toString(), costBasisUsd: position.costBasisUsd - costRemoved, realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved) };
+        return {
+          ...position,
+          amountBase: (held - removed).toString(),
+          costBasisUsd: position.costBasisUsd - costRemoved,
+          realizedPnlUsd: position.realizedPnlUsd + (tradeUsd - costRemoved),
+        };
       }),
       this.legWrite(subject, ref, bought, boughtDoc ?? null, (position) => ({
         ...position,
@@ -183,7 +196,13 @@ export class PositionsService {
     return this.queue.run(id, () => this.write(subject, id, ref, leg, change));
   }
 
-  private async write(subject: TradingSubject, id: string, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): Promise<void> {
+  private async write(
+    subject: TradingSubject,
+    id: string,
+    ref: string,
+    leg: TokenLeg,
+    change: (position: PositionRecord) => PositionRecord,
+  ): Promise<void> {
     const key = subjectKey(subject);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id);
@@ -191,7 +210,11 @@ export class PositionsService {
       if (current.applied.includes(ref)) return;
       const next = this.next(current, ref, leg, change);
       try {
-        await this.deps.store.put(TRADING_RECORDS.positions, id, { data: next, expectedVersion: doc?.version ?? 0, indexes: { [TRADING_RECORDS.subjectIndex]: key } });
+        await this.deps.store.put(TRADING_RECORDS.positions, id, {
+          data: next,
+          expectedVersion: doc?.version ?? 0,
+          indexes: { [TRADING_RECORDS.subjectIndex]: key },
+        });
       } catch (error) {
         if (isAppError(error) && error.code === 'VERSION_CONFLICT') {
           await sleep(Math.random() * Math.min(20, 2 ** attempt));
@@ -244,5 +267,17 @@ function positionId(subject: TradingSubject, leg: Pick<TokenLeg, 'chain' | 'toke
 }
 
 function emptyPosition(subject: string, leg: TokenLeg): PositionRecord {
-  return { subject, chain: leg.chain, token: leg.token, symbol: leg.symbol, decimals: leg.decimals, amount: '0', amountBase: '0', costBasisUsd: 0, realizedPnlUsd: 0, applied: [], updatedAt: 0 };
+  return {
+    subject,
+    chain: leg.chain,
+    token: leg.token,
+    symbol: leg.symbol,
+    decimals: leg.decimals,
+    amount: '0',
+    amountBase: '0',
+    costBasisUsd: 0,
+    realizedPnlUsd: 0,
+    applied: [],
+    updatedAt: 0,
+  };
 }

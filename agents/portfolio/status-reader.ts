@@ -100,7 +100,11 @@ export class StoreStatusReader implements StatusReader {
     const out: StoredDocument[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.find(collection, { index: TRADING_RECORDS.subjectIndex, eq: key }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.store.find(
+        collection,
+        { index: TRADING_RECORDS.subjectIndex, eq: key },
+        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      );
       out.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor && out.length < MAX_RECORDS);

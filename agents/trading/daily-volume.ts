@@ -43,7 +43,12 @@ export class DailyVolume {
     const id = idOf(subject, at);
     const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
     const micros = reserving(usd, limitUsd)(microsOf(doc?.data));
-    return { op: 'put', collection: DAILY_VOLUME_COLLECTION.name, id, input: { data: { micros }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS } };
+    return {
+      op: 'put',
+      collection: DAILY_VOLUME_COLLECTION.name,
+      id,
+      input: { data: { micros }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS },
+    };
   }
 
   async release(subject: TradingSubject, usd: number, at: number): Promise<void> {
@@ -61,7 +66,11 @@ export class DailyVolume {
       const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, id);
       const micros = next(microsOf(doc?.data));
       try {
-        await this.store.put(DAILY_VOLUME_COLLECTION.name, id, { data: { micros }, expectedVersion: doc?.version ?? 0, expiresAt: at + TWO_DAYS_MS });
+        await this.store.put(DAILY_VOLUME_COLLECTION.name, id, {
+          data: { micros },
+          expectedVersion: doc?.version ?? 0,
+          expiresAt: at + TWO_DAYS_MS,
+        });
         return;
       } catch (error) {
         if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;

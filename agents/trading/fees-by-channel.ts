@@ -55,15 +55,21 @@ export class FeesByChannelReader {
 
   /** Sums the account's filled orders (created in `[from, to)` when given, epoch ms) by channel. */
   async read(subject: TradingSubject, window: { from?: number; to?: number } = {}): Promise<FeesByChannel> {
-    const sums = new Map<FeeChannel, { orders: number; volumeUsd: number; feeUsd: number }>(FEE_CHANNELS.map((channel) => [channel, { orders: 0, volumeUsd: 0, feeUsd: 0 }]));
+    const sums = new Map<FeeChannel, { orders: number; volumeUsd: number; feeUsd: number }>(
+      FEE_CHANNELS.map((channel) => [channel, { orders: 0, volumeUsd: 0, feeUsd: 0 }]),
+    );
     let ordersWithoutFee = 0;
     const prefix = `${subjectKey(subject)}|filled`;
     let cursor: string | undefined;
     do {
       // The account's filled orders only, through the index its approvals list uses.
-      const page = await this.orders.find({ index: 'subjectStatus', gte: `${prefix}|`, lte: `${prefix}|~` }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const page = await this.orders.find(
+        { index: 'subjectStatus', gte: `${prefix}|`, lte: `${prefix}|~` },
+        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      );
       for (const { context: order } of page.items) {
-        if ((window.from !== undefined && order.createdAt < window.from) || (window.to !== undefined && order.createdAt >= window.to)) continue;
+        if ((window.from !== undefined && order.createdAt < window.from) || (window.to !== undefined && order.createdAt >= window.to))
+          continue;
         // A channel this build does not know was a web caller's (every other one is named above).
         const sum = sums.get(CHANNEL_OF[order.channel] ?? 'web')!;
         sum.orders++;
@@ -74,7 +80,10 @@ export class FeesByChannelReader {
       cursor = page.nextCursor;
     } while (cursor);
     const channels = [...sums].map(([channel, sum]) => ({ channel, ...format(sum) }));
-    const total = [...sums.values()].reduce((acc, sum) => ({ orders: acc.orders + sum.orders, volumeUsd: acc.volumeUsd + sum.volumeUsd, feeUsd: acc.feeUsd + sum.feeUsd }), { orders: 0, volumeUsd: 0, feeUsd: 0 });
+    const total = [...sums.values()].reduce(
+      (acc, sum) => ({ orders: acc.orders + sum.orders, volumeUsd: acc.volumeUsd + sum.volumeUsd, feeUsd: acc.feeUsd + sum.feeUsd }),
+      { orders: 0, volumeUsd: 0, feeUsd: 0 },
+    );
     return { channels, total: format(total), ordersWithoutFee, asOf: new Date(this.clock.now()).toISOString() };
   }
 }

@@ -17,7 +17,10 @@ export function newOrderId(): string {
 
 /** The order id a `seed` stands for, the same on every process and retry (SHA-256, cut to the same 24 characters). */
 export function derivedOrderId(seed: string): string {
-  return `ord_${createHash('sha256').update(seed).digest('base64url').slice(0, (ID_BYTES * 4) / 3)}`;
+  return `ord_${createHash('sha256')
+    .update(seed)
+    .digest('base64url')
+    .slice(0, (ID_BYTES * 4) / 3)}`;
 }
 
 /** Attempt `n` (2, 3...) of a keyed order whose first attempt is `orderId`. */

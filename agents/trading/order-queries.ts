@@ -31,16 +31,27 @@ export class OrderQueries {
    */
   pendingApprovals(subject: TradingSubject, page: { limit: number; cursor?: string }): Promise<OrderPage> {
     const now = this.clock.now();
-    return this.page(subject, { status: 'pending_approval', ...page }, (order) => order.approvalExpiresAt === undefined || order.approvalExpiresAt > now);
+    return this.page(
+      subject,
+      { status: 'pending_approval', ...page },
+      (order) => order.approvalExpiresAt === undefined || order.approvalExpiresAt > now,
+    );
   }
 
-  private async page(subject: TradingSubject, options: { status?: OrderStatus; limit: number; cursor?: string }, keep: (order: OrderContext) => boolean): Promise<OrderPage> {
+  private async page(
+    subject: TradingSubject,
+    options: { status?: OrderStatus; limit: number; cursor?: string },
+    keep: (order: OrderContext) => boolean,
+  ): Promise<OrderPage> {
     const key = subjectKey(subject);
     // `<prefix>|` then digits of inverted time: every key of the prefix sorts between these bounds, newest first.
     const prefix = options.status ? `${key}|${options.status}` : key;
     const query = { index: options.status ? 'subjectStatus' : 'subjectTime', gte: `${prefix}|`, lte: `${prefix}|~` };
     const page = await this.orders.find(query, { limit: options.limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
-    const items = page.items.map((view) => view.context).filter(keep).map(toOrderView);
+    const items = page.items
+      .map((view) => view.context)
+      .filter(keep)
+      .map(toOrderView);
     return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 }

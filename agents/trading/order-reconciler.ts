@@ -21,7 +21,9 @@ export class OrderReconciler {
   /** Never throws: what fails now is tried again by the next sweep. */
   async reconcile(order: OrderContext): Promise<void> {
     const { orderId } = order;
-    await this.deps.pipeline.reconcile(order).catch((error: unknown) => this.deps.logger.warn({ err: error, order: orderId }, 'order reconciliation failed; retried later'));
+    await this.deps.pipeline
+      .reconcile(order)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, order: orderId }, 'order reconciliation failed; retried later'));
     if (!order.strategyId) return;
     try {
       const settled = await this.deps.orders.get(orderId);

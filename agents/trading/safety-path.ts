@@ -1,6 +1,14 @@
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
-import { NATIVE_SOL_MINT, walletChainOf, type BreakerReadout, type Chain, type Quote, type TokenInfo, type VenuePort } from '../../src/ports/venue.port.js';
+import {
+  NATIVE_SOL_MINT,
+  walletChainOf,
+  type BreakerReadout,
+  type Chain,
+  type Quote,
+  type TokenInfo,
+  type VenuePort,
+} from '../../src/ports/venue.port.js';
 import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';
@@ -65,7 +73,17 @@ type BlockedContext = Pick<TradeRequest, 'subject' | 'channel' | 'chain' | 'inpu
 /** What `recheck` reads of an order held for approval. */
 export type HeldOrder = Pick<
   OrderContext,
-  'chain' | 'inputMint' | 'inputSymbol' | 'outputMint' | 'outputSymbol' | 'channel' | 'signalSource' | 'slippageBps' | 'valueUsd' | 'walletAddress' | 'amountIn'
+  | 'chain'
+  | 'inputMint'
+  | 'inputSymbol'
+  | 'outputMint'
+  | 'outputSymbol'
+  | 'channel'
+  | 'signalSource'
+  | 'slippageBps'
+  | 'valueUsd'
+  | 'walletAddress'
+  | 'amountIn'
 >;
 
 /** What the checks established: everything the order is created from. */
@@ -106,7 +124,9 @@ export class SafetyPath {
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
     const wallet = await step('wallet', () => this.wallet(request, config));
-    const [input, output] = await step('token', () => requireTokenPair(deps.venue, request.chain, request.inputToken, request.outputToken, request.tokenFields));
+    const [input, output] = await step('token', () =>
+      requireTokenPair(deps.venue, request.chain, request.inputToken, request.outputToken, request.tokenFields),
+    );
     await step('blacklist', async () => blacklist(config, input, output));
     await step('input_mint', async () => inputMint(request.chain, input));
     const balances = await deps.venue.balances(request.chain, wallet.address);
@@ -140,11 +160,26 @@ export class SafetyPath {
     const step = this.stepper({ subject, channel, chain, inputToken: order.inputSymbol, outputToken: order.outputSymbol }, []);
     const config = await step('trading_enabled', () => this.tradingEnabled(subject));
     await step('kill_switch', () => this.killSwitch(chain));
-    await step('blacklist', async () => blacklist(config, { chain, address: order.inputMint, symbol: order.inputSymbol }, { chain, address: order.outputMint, symbol: order.outputSymbol }));
-    await step('risk_policy', async () => riskPolicy(config, { inputToken: order.inputSymbol, channel, ...(order.signalSource ? { signalSource: order.signalSource } : {}) }, order.slippageBps, order.valueUsd, order.valueUsd > 0));
+    await step('blacklist', async () =>
+      blacklist(
+        config,
+        { chain, address: order.inputMint, symbol: order.inputSymbol },
+        { chain, address: order.outputMint, symbol: order.outputSymbol },
+      ),
+    );
+    await step('risk_policy', async () =>
+      riskPolicy(
+        config,
+        { inputToken: order.inputSymbol, channel, ...(order.signalSource ? { signalSource: order.signalSource } : {}) },
+        order.slippageBps,
+        order.valueUsd,
+        order.valueUsd > 0,
+      ),
+    );
     await step('balance', async () => {
       const balances = await this.deps.venue.balances(chain, order.walletAddress);
-      if (BigInt(balances[order.inputMint] ?? '0') < BigInt(order.amountIn)) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+      if (BigInt(balances[order.inputMint] ?? '0') < BigInt(order.amountIn))
+        throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
     });
     await step('circuit_breaker', async () => this.breaker(chain));
     return config;
@@ -180,17 +215,27 @@ export class SafetyPath {
   }
 
   private async killSwitch(chain: Chain): Promise<void> {
-    if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain), { retryable: false });
+    if (await this.deps.killSwitch.isActive(chain))
+      throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain), { retryable: false });
   }
 
   private async wallet(request: TradeRequest, config: TradingConfig): Promise<WalletView> {
-    const wallet = await this.deps.wallets.signingWallet(request.subject, walletChainOf(request.chain), request.walletId, signingKinds(config.walletMode));
+    const wallet = await this.deps.wallets.signingWallet(
+      request.subject,
+      walletChainOf(request.chain),
+      request.walletId,
+      signingKinds(config.walletMode),
+    );
     if (!wallet) throw walletRequired();
     return wallet;
   }
 
-
-  private async amountIn(request: TradeRequest, input: TokenInfo, output: TokenInfo, held: bigint): Promise<{ amountIn: bigint; inputPriceUsd: number }> {
+  private async amountIn(
+    request: TradeRequest,
+    input: TokenInfo,
+    output: TokenInfo,
+    held: bigint,
+  ): Promise<{ amountIn: bigint; inputPriceUsd: number }> {
     const price = async (token: TokenInfo) => (await this.deps.venue.priceUsd(token.chain, token.address)) ?? 0;
     const inputPriceUsd = await price(input);
     const spec = request.amount;
@@ -201,16 +246,19 @@ export class SafetyPath {
     else if (spec.kind === 'percent') amountIn = percentOf(held, spec.value);
     else {
       const usd = spec.kind === 'usd' ? Number(spec.value) : Number(spec.value) * (await price(output));
-      if (!(inputPriceUsd > 0) || !(usd > 0)) throw AppError.validation([`No USD price for ${input.symbol}: give the amount in ${input.symbol}`]);
+      if (!(inputPriceUsd > 0) || !(usd > 0))
+        throw AppError.validation([`No USD price for ${input.symbol}: give the amount in ${input.symbol}`]);
       const whole = usd / inputPriceUsd;
       // Beyond 1e21 `toFixed` switches to exponent notation: no real order is that large.
       if (!Number.isFinite(whole) || whole >= 1e21) throw AppError.validation(['amount is too large']);
       amountIn = toBaseUnits(whole.toFixed(input.decimals), input.decimals);
-      if (spec.kind === 'output' && amountIn > 0n) amountIn = await this.grossUp(input, output, amountIn, toBaseUnits(spec.value, output.decimals));
+      if (spec.kind === 'output' && amountIn > 0n)
+        amountIn = await this.grossUp(input, output, amountIn, toBaseUnits(spec.value, output.decimals));
     }
     if (amountIn <= 0n) {
       // Nothing held is a balance problem; a share of a balance smaller than one base unit is an amount problem.
-      if ((spec.kind === 'all' || spec.kind === 'percent') && held === 0n) throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
+      if ((spec.kind === 'all' || spec.kind === 'percent') && held === 0n)
+        throw new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance);
       throw AppError.validation(['amount must be greater than 0']);
     }
     return { amountIn, inputPriceUsd };
@@ -224,7 +272,13 @@ export class SafetyPath {
   private async grossUp(input: TokenInfo, output: TokenInfo, estimate: bigint, wanted: bigint): Promise<bigint> {
     let amountIn = estimate;
     for (let round = 0; round < GROSS_UP_ROUNDS; round++) {
-      const quote = await this.deps.venue.quote({ chain: input.chain, inputMint: input.address, outputMint: output.address, amountIn: amountIn.toString(), slippageBps: 0 });
+      const quote = await this.deps.venue.quote({
+        chain: input.chain,
+        inputMint: input.address,
+        outputMint: output.address,
+        amountIn: amountIn.toString(),
+        slippageBps: 0,
+      });
       const out = BigInt(quote.expectedOut);
       if (out >= wanted) return amountIn;
       amountIn = out > 0n ? (amountIn * wanted) / out + 1n : amountIn * 2n;
@@ -233,9 +287,16 @@ export class SafetyPath {
   }
 
   private async quote(chain: Chain, input: TokenInfo, output: TokenInfo, amountIn: bigint, slippageBps: number): Promise<Quote> {
-    const quote = await this.deps.venue.quote({ chain, inputMint: input.address, outputMint: output.address, amountIn: amountIn.toString(), slippageBps });
+    const quote = await this.deps.venue.quote({
+      chain,
+      inputMint: input.address,
+      outputMint: output.address,
+      amountIn: amountIn.toString(),
+      slippageBps,
+    });
     // Price impact beyond the tolerance means the fill would land below what the caller accepts.
-    if (quote.priceImpactBps > slippageBps) throw new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details: { priceImpactBps: quote.priceImpactBps, slippageBps } });
+    if (quote.priceImpactBps > slippageBps)
+      throw new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details: { priceImpactBps: quote.priceImpactBps, slippageBps } });
     return quote;
   }
 
@@ -264,7 +325,9 @@ function spendingCap(wallet: WalletView, valueUsd: number): void {
 
 function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chain' | 'address' | 'symbol'>>): void {
   for (const token of tokens) {
-    const listed = config.blacklist.some((entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase());
+    const listed = config.blacklist.some(
+      (entry) => entry.chain === token.chain && entry.address.toLowerCase() === token.address.toLowerCase(),
+    );
     if (listed) throw new AppError('TOKEN_BLACKLISTED', `Token is blacklisted: ${token.symbol} (${token.address})`);
   }
 }
@@ -276,20 +339,30 @@ export function inputMint(chain: Chain, input: TokenInfo): void {
   }
 }
 
-function riskPolicy(config: TradingConfig, request: Pick<TradeRequest, 'inputToken' | 'channel' | 'signalSource'>, slippageBps: number, valueUsd: number, priced: boolean): void {
+function riskPolicy(
+  config: TradingConfig,
+  request: Pick<TradeRequest, 'inputToken' | 'channel' | 'signalSource'>,
+  slippageBps: number,
+  valueUsd: number,
+  priced: boolean,
+): void {
   const policy = config.riskPolicy;
   const refuse = (message: string) => new AppError('RISK_LIMIT_EXCEEDED', message);
   // Without a price the USD limits cannot be checked: refuse rather than count the order as $0.
   if (!priced && (policy.maxOrderUsd !== undefined || policy.dailyVolumeUsd !== undefined)) {
     throw refuse(`No USD price for ${request.inputToken}: the risk policy's USD limits cannot be checked`);
   }
-  if (policy.allowedChannels && !policy.allowedChannels.includes(request.channel)) throw refuse(`Trading through ${request.channel} is not allowed by the risk policy`);
+  if (policy.allowedChannels && !policy.allowedChannels.includes(request.channel))
+    throw refuse(`Trading through ${request.channel} is not allowed by the risk policy`);
   if (policy.allowedSignalSources && (!request.signalSource || !policy.allowedSignalSources.includes(request.signalSource))) {
     throw refuse(`Signal source ${request.signalSource ?? '(none)'} is not allowed by the risk policy`);
   }
-  if (slippageBps > policy.maxSlippageBps) throw refuse(`slippageBps ${slippageBps} exceeds the risk policy maximum of ${policy.maxSlippageBps}`);
+  if (slippageBps > policy.maxSlippageBps)
+    throw refuse(`slippageBps ${slippageBps} exceeds the risk policy maximum of ${policy.maxSlippageBps}`);
   if (policy.maxOrderUsd !== undefined && toMicros(valueUsd) > toMicros(policy.maxOrderUsd)) {
-    throw refuse(`Order value $${shownOver(valueUsd, policy.maxOrderUsd)} exceeds the maximum order size of $${formatUsd(policy.maxOrderUsd)} (risk policy)`);
+    throw refuse(
+      `Order value $${shownOver(valueUsd, policy.maxOrderUsd)} exceeds the maximum order size of $${formatUsd(policy.maxOrderUsd)} (risk policy)`,
+    );
   }
 }
 

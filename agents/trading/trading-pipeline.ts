@@ -117,7 +117,8 @@ export class TradingPipeline {
   async approve(subject: TradingSubject, orderId: string, approver: KeyScope = 'manage'): Promise<OrderView> {
     const order = await this.find(subject, orderId);
     if (!order) throw AppError.notFound('Order not found');
-    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver)) throw AppError.scopeInsufficient('manage', approver);
+    if (!mayApprove((await this.deps.config.get(subject)).defaultOrderProfile, approver))
+      throw AppError.scopeInsufficient('manage', approver);
     if (order.status !== 'pending_approval') throw notApprovable(order);
     // What may have changed while it waited. A refusal that may pass (an open breaker, the
     // kill switch, trading switched off) leaves the order waiting for the retry it invites;
@@ -138,7 +139,11 @@ export class TradingPipeline {
     // Its window had closed (the expiry job was late): the approval expired it instead.
     if (approval.order.status !== 'approved') throw notApprovable(approval.order);
     if (refusal !== undefined) {
-      await this.transition(approval.order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(refusal) ? refusal.message : 'refused' });
+      await this.transition(approval.order, {
+        type: 'order.fail',
+        at: this.deps.clock.now(),
+        reason: isAppError(refusal) ? refusal.message : 'refused',
+      });
       throw refusal;
     }
     const submit = await this.transition(approval.order, { type: 'order.submit', at: this.deps.clock.now() });
@@ -187,7 +192,12 @@ export class TradingPipeline {
     } catch (error) {
       // An open breaker may pass (a retry places a new attempt); a kill switch is an operator's decision.
       const retryable = isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN';
-      await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'refused', ...(retryable ? { retryable } : {}) });
+      await this.transition(order, {
+        type: 'order.fail',
+        at: this.deps.clock.now(),
+        reason: isAppError(error) ? error.message : 'refused',
+        ...(retryable ? { retryable } : {}),
+      });
       throw error;
     }
     return this.execute(order, undefined, false);
@@ -199,13 +209,18 @@ export class TradingPipeline {
    * reservation is refused, the order is created without it and `execute` refuses it as it
    * refuses any limit, leaving the failed order on record.
    */
-  private async create(checked: CheckedTrade, options: PlaceOptions, dailyLimitUsd: number | undefined): Promise<{ order: OrderContext; created: boolean; volumeTaken: boolean }> {
+  private async create(
+    checked: CheckedTrade,
+    options: PlaceOptions,
+    dailyLimitUsd: number | undefined,
+  ): Promise<{ order: OrderContext; created: boolean; volumeTaken: boolean }> {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
     const preApproved = options.strategyApproval === 'approved';
     const requiresApproval = !preApproved && approvalHolds(profile, checked);
-    if (requiresApproval && options.strategyApproval === 'unapproved') throw new StrategyBuyHeld(profile, checked.valueUsd, checked.inputPriceUsd);
+    if (requiresApproval && options.strategyApproval === 'unapproved')
+      throw new StrategyBuyHeld(profile, checked.valueUsd, checked.inputPriceUsd);
     const orderId = options.orderId ?? this.deps.newOrderId();
     const orderInput: OrderInput = {
       orderId,
@@ -244,7 +259,9 @@ export class TradingPipeline {
     };
     const subject = request.subject;
     const takeVolume = !requiresApproval && dailyLimitUsd !== undefined;
-    const join = async (context: OrderContext) => ({ writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context))] });
+    const join = async (context: OrderContext) => ({
+      writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context))],
+    });
     try {
       if (takeVolume) {
         try {
@@ -273,7 +290,12 @@ export class TradingPipeline {
    * order's creation took already (its daily volume), and the wallet's kind when known (only
    * a delegate wallet has a cap to reserve).
    */
-  private async execute(order: OrderContext, dailyLimitUsd: number | undefined, firstSend = true, taken: { volume: boolean; walletKind?: string } = { volume: false }): Promise<OrderView> {
+  private async execute(
+    order: OrderContext,
+    dailyLimitUsd: number | undefined,
+    firstSend = true,
+    taken: { volume: boolean; walletKind?: string } = { volume: false },
+  ): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     let reservedUsd = taken.volume ? order.valueUsd : 0;
     let spendReserved = false;
@@ -307,7 +329,12 @@ export class TradingPipeline {
       if (known) return this.settle(order, known, { volumeUsd: reservedUsd, spend: spendReserved });
       if (refusedUpfront) {
         const retryable = isAppError(error) && error.retryable;
-        await this.transition(order, { type: 'order.fail', at: this.deps.clock.now(), reason: isAppError(error) ? error.message : 'venue call failed', ...(retryable ? { retryable } : {}) });
+        await this.transition(order, {
+          type: 'order.fail',
+          at: this.deps.clock.now(),
+          reason: isAppError(error) ? error.message : 'venue call failed',
+          ...(retryable ? { retryable } : {}),
+        });
         if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, sentAt(order)).catch(() => undefined);
         if (spendReserved) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
       }
@@ -325,16 +352,25 @@ export class TradingPipeline {
       const fill: OrderEvent = { type: 'order.fill', at: result.at, filledOut, txSignature: result.txSignature };
       // Prices first: a join runs inside the order's mailbox and the account's queue, again after a lost CAS.
       const prices = await this.fillPrices(order);
-      const filled = await this.accountCommits.run(accountKey(subject), () => this.transition(order, fill, { join: () => this.book(order, filledOut, prices) }));
+      const filled = await this.accountCommits.run(accountKey(subject), () =>
+        this.transition(order, fill, { join: () => this.book(order, filledOut, prices) }),
+      );
       return toOrderView(filled.order);
     }
     if (result.status === 'submitted') {
       if (order.status === 'submitted') return toOrderView(order);
       return toOrderView((await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order);
     }
-    const failed = await this.transition(order, { type: 'order.fail', at: result.at, reason: result.message, ...(result.txSignature ? { txSignature: result.txSignature } : {}) });
-    if (failed.accepted && reserved.volumeUsd > 0) await this.deps.volume.release(subject, reserved.volumeUsd, sentAt(order)).catch(() => undefined);
-    if (failed.accepted && reserved.spend) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
+    const failed = await this.transition(order, {
+      type: 'order.fail',
+      at: result.at,
+      reason: result.message,
+      ...(result.txSignature ? { txSignature: result.txSignature } : {}),
+    });
+    if (failed.accepted && reserved.volumeUsd > 0)
+      await this.deps.volume.release(subject, reserved.volumeUsd, sentAt(order)).catch(() => undefined);
+    if (failed.accepted && reserved.spend)
+      await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
     throw failureError(result, failed.order);
   }
 
@@ -345,13 +381,31 @@ export class TradingPipeline {
   }
 
   /** The position writes of a fill, committed with the order's `filled` (each position books an order once). */
-  private async book(order: OrderContext, filledOut: string, [inputPrice, outputPrice]: [number | null, number | null]): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
+  private async book(
+    order: OrderContext,
+    filledOut: string,
+    [inputPrice, outputPrice]: [number | null, number | null],
+  ): Promise<{ writes: CommitWrite[]; events: PositionEvent[] }> {
     const chain = order.chain as Chain;
     return this.deps.positions.fillWrites(
       { type: order.subjectType, id: order.subjectId },
       order.orderId,
-      { chain, token: order.inputMint, symbol: order.inputSymbol, decimals: order.inputDecimals, amount: BigInt(order.amountIn), priceUsd: inputPrice ?? 0 },
-      { chain, token: order.outputMint, symbol: order.outputSymbol, decimals: order.outputDecimals, amount: BigInt(filledOut), priceUsd: outputPrice ?? 0 },
+      {
+        chain,
+        token: order.inputMint,
+        symbol: order.inputSymbol,
+        decimals: order.inputDecimals,
+        amount: BigInt(order.amountIn),
+        priceUsd: inputPrice ?? 0,
+      },
+      {
+        chain,
+        token: order.outputMint,
+        symbol: order.outputSymbol,
+        decimals: order.outputDecimals,
+        amount: BigInt(filledOut),
+        priceUsd: outputPrice ?? 0,
+      },
       order.side,
     );
   }
@@ -359,13 +413,22 @@ export class TradingPipeline {
   /** An existing order is answered as it stands, finished first when it was left in flight. */
   private async resume(order: OrderContext): Promise<OrderView> {
     if (order.status === 'submitting' || order.status === 'submitted') return this.reconcile(order);
-    if (order.status === 'failed' && order.retryable) throw new AppError('PROVIDER_UNAVAILABLE', order.reason ?? 'Provider unavailable', { details: { order_id: order.orderId } });
-    if (order.status === 'failed') throw failureError({ status: 'failed', reason: reasonCode(order.reason), message: order.reason ?? 'failed', at: order.updatedAt }, order);
+    if (order.status === 'failed' && order.retryable)
+      throw new AppError('PROVIDER_UNAVAILABLE', order.reason ?? 'Provider unavailable', { details: { order_id: order.orderId } });
+    if (order.status === 'failed')
+      throw failureError(
+        { status: 'failed', reason: reasonCode(order.reason), message: order.reason ?? 'failed', at: order.updatedAt },
+        order,
+      );
     return toOrderView(order);
   }
 
   /** Not accepted means another call, process or recovery moved the order first: its state is the truth. */
-  private async transition(order: OrderContext, event: OrderEvent, options?: TransitionOptions<OrderContext>): Promise<{ order: OrderContext; accepted: boolean }> {
+  private async transition(
+    order: OrderContext,
+    event: OrderEvent,
+    options?: TransitionOptions<OrderContext>,
+  ): Promise<{ order: OrderContext; accepted: boolean }> {
     const { view, accepted } = await this.deps.orders.send(order.orderId, event, options);
     return { order: view.context, accepted };
   }

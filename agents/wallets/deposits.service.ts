@@ -86,7 +86,11 @@ export class DepositsService {
     let finished = 0;
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.find<DepositDoc>(DEPOSITS_COLLECTION.name, { index: 'state', eq: 'pending' }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.store.find<DepositDoc>(
+        DEPOSITS_COLLECTION.name,
+        { index: 'state', eq: 'pending' },
+        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      );
       for (const doc of page.items) {
         if (before !== undefined && doc.data.createdAt >= before) continue;
         await this.book(doc.id, doc.data, doc.version);

@@ -125,7 +125,11 @@ export class TokenApprovalsService {
     const out: ApprovalRecord[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.find<unknown>(APPROVALS_COLLECTION, { index: TRADING_RECORDS.subjectIndex, eq: subjectKey(subject) }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.store.find<unknown>(
+        APPROVALS_COLLECTION,
+        { index: TRADING_RECORDS.subjectIndex, eq: subjectKey(subject) },
+        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      );
       out.push(...page.items.map(parseRecord));
       cursor = page.nextCursor;
     } while (cursor);
@@ -136,7 +140,11 @@ export class TokenApprovalsService {
   }
 
   /** CAS write of the record `next` computes from the current one, with a journal entry (`updateRecord`: re-read on conflict). */
-  private async write(approvalId: string, event: string, next: (current: ApprovalRecord | undefined, now: string) => ApprovalRecord): Promise<TokenApproval> {
+  private async write(
+    approvalId: string,
+    event: string,
+    next: (current: ApprovalRecord | undefined, now: string) => ApprovalRecord,
+  ): Promise<TokenApproval> {
     const { doc } = await updateRecord<unknown>(this.deps.store, { collection: APPROVALS_COLLECTION, id: approvalId }, (current) => {
       const now = this.deps.clock.now();
       const record = next(current ? parseRecord(current) : undefined, new Date(now).toISOString());
@@ -151,7 +159,9 @@ export class TokenApprovalsService {
 }
 
 function checkTarget(input: ApprovalTarget): void {
-  const problems = (['token', 'spender'] as const).filter((field) => !EVM_ADDRESS.test(input[field])).map((field) => `${field} must be an EVM address`);
+  const problems = (['token', 'spender'] as const)
+    .filter((field) => !EVM_ADDRESS.test(input[field]))
+    .map((field) => `${field} must be an EVM address`);
   if (!APPROVAL_CHAINS.includes(input.chain)) problems.push(`chain must be one of ${APPROVAL_CHAINS.join(', ')}`);
   if (problems.length) throw AppError.validation(problems);
 }

@@ -149,7 +149,6 @@ export function labelOf(label: string | undefined): { label?: string } {
   return trimmed ? { label: trimmed } : {};
 }
 
-
 /** Oldest first; ties (same millisecond) by id, so every reader picks the same default. */
 export function oldestFirst(wallets: WalletRecord[]): WalletRecord[] {
   return [...wallets].sort((a, b) => (a.createdAt === b.createdAt ? compare(a.walletId, b.walletId) : compare(a.createdAt, b.createdAt)));
@@ -158,4 +157,3 @@ export function oldestFirst(wallets: WalletRecord[]): WalletRecord[] {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

@@ -116,14 +116,27 @@ export class WalletService implements WalletDirectory {
    * A new custodial wallet. With `requestKey` (the idempotency key) its id derives from the
    * key, so a guarded call re-run after a crash finds the wallet of the first run.
    */
-  async createCustodial(subject: TradingSubject, chain: WalletChain, input: { label?: string; requestKey?: string } = {}): Promise<WalletView> {
+  async createCustodial(
+    subject: TradingSubject,
+    chain: WalletChain,
+    input: { label?: string; requestKey?: string } = {},
+  ): Promise<WalletView> {
     return this.createKeyed(subject, chain, 'custodial', input.requestKey, labelOf(input.label));
   }
 
   /** A custodial wallet that may spend at most `spendingCapUsd` in total (see `reserveSpend`). */
-  async createDelegate(subject: TradingSubject, chain: WalletChain, input: { spendingCapUsd: number; label?: string; requestKey?: string }): Promise<WalletView> {
-    if (!Number.isFinite(input.spendingCapUsd) || input.spendingCapUsd <= 0) throw AppError.validation(['spendingCapUsd must be a positive number']);
-    return this.createKeyed(subject, chain, 'delegate', input.requestKey, { ...labelOf(input.label), spendingCapUsd: input.spendingCapUsd, spentUsd: 0 });
+  async createDelegate(
+    subject: TradingSubject,
+    chain: WalletChain,
+    input: { spendingCapUsd: number; label?: string; requestKey?: string },
+  ): Promise<WalletView> {
+    if (!Number.isFinite(input.spendingCapUsd) || input.spendingCapUsd <= 0)
+      throw AppError.validation(['spendingCapUsd must be a positive number']);
+    return this.createKeyed(subject, chain, 'delegate', input.requestKey, {
+      ...labelOf(input.label),
+      spendingCapUsd: input.spendingCapUsd,
+      spentUsd: 0,
+    });
   }
 
   /** Makes an active wallet of the chain family its default; the previous default stops being one. */
@@ -132,8 +145,10 @@ export class WalletService implements WalletDirectory {
     const target = before.wallets.find((w) => w.walletId === walletId && w.status === 'active');
     if (!target) throw AppError.notFound(WALLET_MESSAGES.notFound);
     // Last writer wins between two setDefault calls; CAS only keeps a pin from undoing one.
-    await updateRecord<DefaultPointer>(this.deps.store, { collection: WALLET_DEFAULTS_COLLECTION, id: pointerId(subject, chain) }, (pointer) =>
-      pointer?.data.walletId === walletId ? null : { data: { walletId } },
+    await updateRecord<DefaultPointer>(
+      this.deps.store,
+      { collection: WALLET_DEFAULTS_COLLECTION, id: pointerId(subject, chain) },
+      (pointer) => (pointer?.data.walletId === walletId ? null : { data: { walletId } }),
     );
     const after = await this.book(subject, chain);
     await this.announce(subject, after, defaultChange(before, after));
@@ -164,7 +179,12 @@ export class WalletService implements WalletDirectory {
    * family; else the default when it can sign; else the oldest active custodial wallet, then
    * delegate (a user whose default is an external wallet still trades with their custodial one).
    */
-  async signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string, kinds: readonly WalletKind[] = SIGNING_KINDS): Promise<WalletView | null> {
+  async signingWallet(
+    subject: TradingSubject,
+    chain: WalletChain,
+    walletId?: string,
+    kinds: readonly WalletKind[] = SIGNING_KINDS,
+  ): Promise<WalletView | null> {
     const book = await this.book(subject, chain);
     // A wallet that does not exist is 404, as on every wallet route; one that cannot sign (external, revoked, or a kind the wallet mode excludes) is "required".
     if (walletId !== undefined) requireRecord(book.wallets, walletId);
@@ -234,7 +254,13 @@ export class WalletService implements WalletDirectory {
     }
   }
 
-  private async createKeyed(subject: TradingSubject, chain: WalletChain, kind: 'custodial' | 'delegate', requestKey: string | undefined, extra: Omit<NewWallet, 'kind'>): Promise<WalletView> {
+  private async createKeyed(
+    subject: TradingSubject,
+    chain: WalletChain,
+    kind: 'custodial' | 'delegate',
+    requestKey: string | undefined,
+    extra: Omit<NewWallet, 'kind'>,
+  ): Promise<WalletView> {
     if (requestKey === undefined) return this.insert(subject, chain, `wal_${randomBytes(18).toString('base64url')}`, { kind, ...extra });
     const walletId = derivedId('request', subjectKey(subject), chain, kind, requestKey);
     try {
@@ -267,7 +293,11 @@ export class WalletService implements WalletDirectory {
       ...(key ? { sealedKey: key.sealedKey } : {}),
       createdAt: this.isoNow(),
     };
-    await this.deps.store.put<WalletRecord>(WALLETS, walletId, { data: record, expectedVersion: 0, indexes: { [TRADING_RECORDS.subjectIndex]: record.subject } });
+    await this.deps.store.put<WalletRecord>(WALLETS, walletId, {
+      data: record,
+      expectedVersion: 0,
+      indexes: { [TRADING_RECORDS.subjectIndex]: record.subject },
+    });
     const { defaultId } = await this.pinnedBook(subject, chain);
     this.publish(subject, record, defaultId);
     return toView(record, defaultId);
@@ -275,7 +305,10 @@ export class WalletService implements WalletDirectory {
 
   /** Wallets of the family, oldest first, and the effective default (see `effectiveDefault`). */
   private async book(subject: TradingSubject, chain: WalletChain): Promise<WalletBook> {
-    const [wallets, pointer] = await Promise.all([this.records(subject), this.deps.store.get<DefaultPointer>(WALLET_DEFAULTS_COLLECTION, pointerId(subject, chain))]);
+    const [wallets, pointer] = await Promise.all([
+      this.records(subject),
+      this.deps.store.get<DefaultPointer>(WALLET_DEFAULTS_COLLECTION, pointerId(subject, chain)),
+    ]);
     const ofChain = oldestFirst(wallets.filter((w) => w.chain === chain));
     return {
       wallets: ofChain,
@@ -306,7 +339,11 @@ export class WalletService implements WalletDirectory {
     const out: WalletRecord[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.find<unknown>(WALLETS, { index: TRADING_RECORDS.subjectIndex, eq: subjectKey(subject) }, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.store.find<unknown>(
+        WALLETS,
+        { index: TRADING_RECORDS.subjectIndex, eq: subjectKey(subject) },
+        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      );
       out.push(...page.items.map(parseRecord));
       cursor = page.nextCursor;
     } while (cursor);
@@ -332,7 +369,15 @@ export class WalletService implements WalletDirectory {
   private publish(subject: TradingSubject, record: WalletRecord, defaultId: string | null): void {
     const view = toView(record, defaultId);
     const { walletId, chain, address, kind, status, isDefault, spendingCapUsd, spentUsd } = view;
-    this.deps.events.publish(subject, 'wallet.updated', { walletId, chain, address, kind, status, isDefault, ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}) });
+    this.deps.events.publish(subject, 'wallet.updated', {
+      walletId,
+      chain,
+      address,
+      kind,
+      status,
+      isDefault,
+      ...(kind === 'delegate' ? { spendingCapUsd, spentUsd } : {}),
+    });
   }
 
   private isoNow(): string {

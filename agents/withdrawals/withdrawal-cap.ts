@@ -37,7 +37,12 @@ export class WithdrawalCap {
     const used = doc?.data.micros ?? 0;
     const next = used + toMicros(usd);
     if (next > toMicros(capUsd)) throw new AppError('RISK_LIMIT_EXCEEDED', capExceededMessage(capUsd, used));
-    return { op: 'put', collection: WITHDRAWAL_CAP_COLLECTION.name, id, input: { data: { micros: next }, expectedVersion: doc?.version ?? 0, expiresAt: Date.parse(day) + TWO_DAYS_MS } };
+    return {
+      op: 'put',
+      collection: WITHDRAWAL_CAP_COLLECTION.name,
+      id,
+      input: { data: { micros: next }, expectedVersion: doc?.version ?? 0, expiresAt: Date.parse(day) + TWO_DAYS_MS },
+    };
   }
 
   /** Gives back a reservation whose withdrawal moved nothing. */
@@ -47,7 +52,11 @@ export class WithdrawalCap {
       const doc = await this.store.get<CapRecord>(WITHDRAWAL_CAP_COLLECTION.name, id);
       if (!doc) return;
       try {
-        await this.store.put(WITHDRAWAL_CAP_COLLECTION.name, id, { data: { micros: Math.max(0, doc.data.micros - toMicros(usd)) }, expectedVersion: doc.version, expiresAt: Date.parse(day) + TWO_DAYS_MS });
+        await this.store.put(WITHDRAWAL_CAP_COLLECTION.name, id, {
+          data: { micros: Math.max(0, doc.data.micros - toMicros(usd)) },
+          expectedVersion: doc.version,
+          expiresAt: Date.parse(day) + TWO_DAYS_MS,
+        });
         return;
       } catch (error) {
         if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;

@@ -32,7 +32,9 @@ export class WithdrawalReconciler {
         if (state === 'requested' && options.stuckOnly && withdrawal.updatedAt >= stuckBefore) return;
         await this.deps.service
           .reconcile(withdrawal)
-          .catch((error: unknown) => this.deps.logger.warn({ err: error, withdrawal: withdrawal.withdrawalId }, 'withdrawal reconciliation failed; retried later'));
+          .catch((error: unknown) =>
+            this.deps.logger.warn({ err: error, withdrawal: withdrawal.withdrawalId }, 'withdrawal reconciliation failed; retried later'),
+          );
       });
     }
   }

@@ -37,7 +37,11 @@ export class WithdrawalSettingsStore {
   /** Replaces the settings (a PUT): fields left out take their defaults. */
   async put(subject: TradingSubject, settings: Omit<WithdrawalSettings, 'updatedAt'>): Promise<WithdrawalSettings> {
     const id = subjectKey(subject);
-    const next: WithdrawalSettings = { ...settings, allowlist: [...new Set(settings.allowlist)], updatedAt: new Date(this.deps.clock.now()).toISOString() };
+    const next: WithdrawalSettings = {
+      ...settings,
+      allowlist: [...new Set(settings.allowlist)],
+      updatedAt: new Date(this.deps.clock.now()).toISOString(),
+    };
     for (let attempt = 0; ; attempt++) {
       const doc = await this.deps.store.get<WithdrawalSettings>(WITHDRAWAL_SETTINGS_COLLECTION.name, id);
       try {

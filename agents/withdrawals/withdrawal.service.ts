@@ -164,10 +164,12 @@ export class WithdrawalService {
       // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
       // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
       const cap = settings.dailyCapUsd;
-      const join = cap === undefined ? undefined : async () => ({ writes: [await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!)] });
+      const join =
+        cap === undefined ? undefined : async () => ({ writes: [await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!)] });
       if (cap !== undefined) await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!);
       // 7. step-up last: a refusal above must not burn the token.
-      if (settings.requireStepUp) await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });
+      if (settings.requireStepUp)
+        await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });
       try {
         return (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
       } catch (error) {
@@ -196,7 +198,13 @@ export class WithdrawalService {
         const decimals = token?.decimals ?? 0;
         const price = token ? await this.deps.tokens.priceUsd(chain, token.address) : null;
         const valueUsd = price === null ? null : Math.round(Number(fromBaseUnits(BigInt(amount), decimals)) * price * 100) / 100;
-        tokens.push({ ...(chain === 'solana' ? { mint: address } : { address }), symbol: token?.symbol ?? '?', amount, decimals, valueUsd });
+        tokens.push({
+          ...(chain === 'solana' ? { mint: address } : { address }),
+          symbol: token?.symbol ?? '?',
+          amount,
+          decimals,
+          valueUsd,
+        });
       }
       out.push({ chain, address: wallet.address, tokens });
     }
@@ -303,16 +311,31 @@ export class WithdrawalService {
   /** `confirmed`, with the position it books in the same commit. */
   private async confirm(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
     const subject = subjectOf(withdrawal);
-    const leg = { chain: withdrawal.chain, token: withdrawal.token, symbol: withdrawal.symbol, decimals: withdrawal.decimals, amount: BigInt(withdrawal.amount), priceUsd: 0 };
-    const { view } = await this.deps.withdrawals.send(withdrawal.withdrawalId, { type: 'withdrawal.confirm', at: this.deps.clock.now() }, {
-      join: () => this.deps.positions.withdrawalWrites(subject, `withdrawal:${withdrawal.withdrawalId}`, leg),
-    });
+    const leg = {
+      chain: withdrawal.chain,
+      token: withdrawal.token,
+      symbol: withdrawal.symbol,
+      decimals: withdrawal.decimals,
+      amount: BigInt(withdrawal.amount),
+      priceUsd: 0,
+    };
+    const { view } = await this.deps.withdrawals.send(
+      withdrawal.withdrawalId,
+      { type: 'withdrawal.confirm', at: this.deps.clock.now() },
+      {
+        join: () => this.deps.positions.withdrawalWrites(subject, `withdrawal:${withdrawal.withdrawalId}`, leg),
+      },
+    );
     return view.context;
   }
 
   /** `failed`: nothing moved (or only a fee), so the cap's share is given back. */
   private async fail(withdrawal: WithdrawalContext, reason: string): Promise<WithdrawalContext> {
-    const { view, accepted } = await this.deps.withdrawals.send(withdrawal.withdrawalId, { type: 'withdrawal.fail', at: this.deps.clock.now(), reason });
+    const { view, accepted } = await this.deps.withdrawals.send(withdrawal.withdrawalId, {
+      type: 'withdrawal.fail',
+      at: this.deps.clock.now(),
+      reason,
+    });
     if (accepted && withdrawal.capDay && withdrawal.valueUsd !== null) {
       await this.deps.cap.release(subjectOf(withdrawal), withdrawal.valueUsd, withdrawal.capDay).catch(() => undefined);
     }
@@ -332,7 +355,10 @@ export class WithdrawalService {
     let total = 0n;
     let cursor: string | undefined;
     do {
-      const page = await this.deps.withdrawals.find({ index: 'walletOpen', eq: `${walletId}|open` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.withdrawals.find(
+        { index: 'walletOpen', eq: `${walletId}|open` },
+        { limit: 200, ...(cursor ? { cursor } : {}) },
+      );
       for (const { context } of page.items) if (context.token === token) total += BigInt(context.amount);
       cursor = page.nextCursor;
     } while (cursor);
@@ -380,5 +406,8 @@ function newWithdrawalId(): string {
 
 /** The withdrawal an account's idempotency key stands for, the same on every process and retry. */
 export function derivedWithdrawalId(subject: TradingSubject, key: string): string {
-  return `wd_${createHash('sha256').update(`${subject.type}:${subject.id}|withdrawal|${key.toLowerCase()}`).digest('base64url').slice(0, (ID_BYTES * 4) / 3)}`;
+  return `wd_${createHash('sha256')
+    .update(`${subject.type}:${subject.id}|withdrawal|${key.toLowerCase()}`)
+    .digest('base64url')
+    .slice(0, (ID_BYTES * 4) / 3)}`;
 }

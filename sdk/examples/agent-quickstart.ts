@@ -9,7 +9,9 @@ const agent = new AgentClient({
 });
 
 const tools = await agent.listTools();
-console.log(`${tools.length} tools, among them ${tools.some((tool) => tool.name === 'trading_solana_aggregator_swap') ? 'the swap' : 'no swap'}`);
+console.log(
+  `${tools.length} tools, among them ${tools.some((tool) => tool.name === 'trading_solana_aggregator_swap') ? 'the swap' : 'no swap'}`,
+);
 
 // Events since the start of the stream (replayed), then live ones.
 const events = agent.subscribe({ lastEventId: 0 });

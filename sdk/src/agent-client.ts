@@ -45,7 +45,13 @@ export interface AgentClientOptions extends SdkRuntimeOptions {
 
 interface JsonRpcAnswer {
   jsonrpc?: unknown;
-  result?: { content?: Array<{ type: string; text?: string }>; structuredContent?: unknown; isError?: boolean; tools?: ToolDescriptor[]; nextCursor?: string };
+  result?: {
+    content?: Array<{ type: string; text?: string }>;
+    structuredContent?: unknown;
+    isError?: boolean;
+    tools?: ToolDescriptor[];
+    nextCursor?: string;
+  };
   error?: { code: number; message: string; data?: unknown };
 }
 
@@ -104,7 +110,10 @@ export class AgentClient {
 
   /** A tool the generated types do not know yet (the catalog is dynamic): untyped input and output. */
   async callAnyTool(name: string, input: Record<string, unknown> = {}, options: CallOptions = {}): Promise<unknown> {
-    const args = GUARDED_OPERATIONS.has(name) && input.idempotencyKey === undefined ? { ...input, idempotencyKey: options.idempotencyKey ?? this.http.runtime.uuid() } : input;
+    const args =
+      GUARDED_OPERATIONS.has(name) && input.idempotencyKey === undefined
+        ? { ...input, idempotencyKey: options.idempotencyKey ?? this.http.runtime.uuid() }
+        : input;
     const result = await this.rpc('tools/call', { name, arguments: args }, options);
     const text = result.content?.find((item) => item.type === 'text')?.text;
     if (result.isError) {
@@ -114,7 +123,10 @@ export class AgentClient {
       } catch {
         // Plain text: the message itself.
       }
-      const { message, serverCode } = describeFailure(typeof detail === 'object' ? { error: detail } : undefined, text ?? `Tool ${name} failed`);
+      const { message, serverCode } = describeFailure(
+        typeof detail === 'object' ? { error: detail } : undefined,
+        text ?? `Tool ${name} failed`,
+      );
       throw new SdkError('execution_error', { status: 200, message, body: result, ...(serverCode === undefined ? {} : { serverCode }) });
     }
     if (result.structuredContent !== undefined) return result.structuredContent;
@@ -175,7 +187,10 @@ export class AgentClient {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxAttempts: options.maxAttempts,
-      headers: () => ({ ...(key ? { 'x-idempotency-key': key } : {}), ...(options.stepUpToken ? { 'x-step-up-token': options.stepUpToken } : {}) }),
+      headers: () => ({
+        ...(key ? { 'x-idempotency-key': key } : {}),
+        ...(options.stepUpToken ? { 'x-step-up-token': options.stepUpToken } : {}),
+      }),
     });
     return answer.body;
   }
@@ -185,12 +200,19 @@ export class AgentClient {
     const extra = request.headers;
     const withToken: HttpRequest = {
       ...request,
-      headers: async () => ({ authorization: `Bearer ${await this.credential.token({ signal: request.signal } as CallOptions)}`, ...(await extra?.()) }),
+      headers: async () => ({
+        authorization: `Bearer ${await this.credential.token({ signal: request.signal } as CallOptions)}`,
+        ...(await extra?.()),
+      }),
     };
     try {
       return await this.http.send(withToken);
     } catch (error) {
-      if (error instanceof SdkError && error.code === 'auth_error' && (await this.credential.renewAfterRefusal({ signal: request.signal } as CallOptions))) {
+      if (
+        error instanceof SdkError &&
+        error.code === 'auth_error' &&
+        (await this.credential.renewAfterRefusal({ signal: request.signal } as CallOptions))
+      ) {
         return this.http.send(withToken);
       }
       throw error;

@@ -167,7 +167,9 @@ export function siweOnboarding(options: SiweOnboardingOptions): Onboarding {
   const registryChain = options.erc8004 ? registryChainId(options.erc8004.registry) : undefined;
   return async (http, call) => {
     const base = { signal: call.signal, timeoutMs: call.timeoutMs };
-    const { nonce } = (await http.send({ ...base, method: 'POST', path: '/api/nest/auth/evm/nonce', body: { walletAddress: options.signer.address } })).body as { nonce: string };
+    const { nonce } = (
+      await http.send({ ...base, method: 'POST', path: '/api/nest/auth/evm/nonce', body: { walletAddress: options.signer.address } })
+    ).body as { nonce: string };
     const url = new URL(options.publicUrl);
     const message = siweMessage({
       domain: url.host,
@@ -182,7 +184,9 @@ export function siweOnboarding(options: SiweOnboardingOptions): Onboarding {
     const signature = await options.signer.signMessage({ message });
     const body = { message, signature, scope: options.scope, ...(options.registration ? { registration: options.registration } : {}) };
     // Not retried: the nonce is single use.
-    return checkToken((await http.send({ ...base, maxAttempts: 1, method: 'POST', path: `${ONBOARDING}/siwe`, body, providerAuth: true })).body);
+    return checkToken(
+      (await http.send({ ...base, maxAttempts: 1, method: 'POST', path: `${ONBOARDING}/siwe`, body, providerAuth: true })).body,
+    );
   };
 }
 
@@ -207,7 +211,15 @@ export function providerOnboarding(options: ProviderOnboardingOptions): Onboardi
       ...(options.agentId ? { agentId: options.agentId } : {}),
       ...(options.registration ? { registration: options.registration } : {}),
     };
-    const answer = await http.send({ signal: call.signal, timeoutMs: call.timeoutMs, maxAttempts: call.maxAttempts, method: 'POST', path: `${ONBOARDING}/identity`, body, providerAuth: true });
+    const answer = await http.send({
+      signal: call.signal,
+      timeoutMs: call.timeoutMs,
+      maxAttempts: call.maxAttempts,
+      method: 'POST',
+      path: `${ONBOARDING}/identity`,
+      body,
+      providerAuth: true,
+    });
     return checkToken(answer.body);
   };
 }

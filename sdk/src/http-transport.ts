@@ -216,7 +216,10 @@ export function mapAnswer(response: Response, text: string, providerAuth: boolea
     throw failure('rate_limit_error', retryAfter === undefined ? {} : { retryAfter });
   }
   if (!parsed) {
-    const what = text.trim() === '' ? 'an empty body' : `a body that is not JSON (${(response.headers.get('content-type') ?? 'no content type').split(';')[0]})`;
+    const what =
+      text.trim() === ''
+        ? 'an empty body'
+        : `a body that is not JSON (${(response.headers.get('content-type') ?? 'no content type').split(';')[0]})`;
     throw new SdkError('invalid_response', { status, message: `The service answered ${status} with ${what}`, body });
   }
   if (status < 200 || status >= 300) throw failure('unknown_error');

@@ -67,7 +67,13 @@ export class OperatorClient {
   }
 
   /** One catalog-bound route: guarded operations get an `X-Idempotency-Key` (one per call, the same on every retry). */
-  private async call<N extends Op>(operation: N, method: Method, path: string, input: object | undefined, options: StepUpOptions & { agentId?: string } = {}): Promise<Out<N>> {
+  private async call<N extends Op>(
+    operation: N,
+    method: Method,
+    path: string,
+    input: object | undefined,
+    options: StepUpOptions & { agentId?: string } = {},
+  ): Promise<Out<N>> {
     const { agentId, stepUpToken } = options;
     const inQuery = method === 'GET' || method === 'DELETE';
     const fields = { ...(input ?? {}), ...(agentId === undefined ? {} : { agentId }) };
@@ -76,7 +82,9 @@ export class OperatorClient {
       method,
       path: inQuery ? `${path}${queryString(fields)}` : path,
       ...(inQuery ? {} : { body: fields }),
-      ...(key || stepUpToken ? { headers: () => ({ ...(key ? { 'x-idempotency-key': key } : {}), ...(stepUpToken ? { 'x-step-up-token': stepUpToken } : {}) }) } : {}),
+      ...(key || stepUpToken
+        ? { headers: () => ({ ...(key ? { 'x-idempotency-key': key } : {}), ...(stepUpToken ? { 'x-step-up-token': stepUpToken } : {}) }) }
+        : {}),
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       maxAttempts: options.maxAttempts,
@@ -93,13 +101,15 @@ export class OperatorClient {
     create: (input: In<'agent_create'>, o?: CallOptions) => this.call('agent_create', 'POST', '/api/nest/agents', input, o),
     list: (page: In<'agent_list'> = {}, o?: CallOptions) => this.call('agent_list', 'GET', '/api/nest/agents', page, o),
     get: (agentId: string, o?: CallOptions) => this.call('agent_get', 'GET', `/api/nest/agents/${seg(agentId)}`, undefined, o),
-    setDefault: (agentId: string, o?: CallOptions) => this.call('agent_default_set', 'PUT', `/api/nest/agents/${seg(agentId)}/default`, {}, o),
+    setDefault: (agentId: string, o?: CallOptions) =>
+      this.call('agent_default_set', 'PUT', `/api/nest/agents/${seg(agentId)}/default`, {}, o),
     status: (agentId: string, o?: CallOptions) => this.call('agent_status', 'GET', `/api/nest/agents/${seg(agentId)}/status`, undefined, o),
     pause: (agentId: string, o?: CallOptions) => this.call('agent_pause', 'POST', `/api/nest/agents/${seg(agentId)}/pause`, {}, o),
     resume: (agentId: string, o?: CallOptions) => this.call('agent_resume', 'POST', `/api/nest/agents/${seg(agentId)}/resume`, {}, o),
     setTrading: (agentId: string, input: In<'agent_trading_set'>, o?: CallOptions) =>
       this.call('agent_trading_set', 'PUT', `/api/nest/agents/${seg(agentId)}/trading`, input, o),
-    logs: (agentId: string, page: In<'audit_log_list'> = {}, o?: CallOptions) => this.call('audit_log_list', 'GET', `/api/nest/agents/${seg(agentId)}/logs`, page, o),
+    logs: (agentId: string, page: In<'audit_log_list'> = {}, o?: CallOptions) =>
+      this.call('audit_log_list', 'GET', `/api/nest/agents/${seg(agentId)}/logs`, page, o),
     /** A step-up token (5 minutes, single use) from a TOTP code: for `manage` keys and control-plane routes. */
     stepUp: (agentId: string, input: In<'step_up_issue'>, o?: CallOptions) =>
       this.call('step_up_issue', 'POST', `/api/nest/agents/${seg(agentId)}/control/mcp/step-up`, input, o),
@@ -107,14 +117,19 @@ export class OperatorClient {
     withdrawSettings: (agentId: string, o?: CallOptions) =>
       this.call('agent_withdraw_settings_get', 'GET', `/api/nest/agents/${seg(agentId)}/control/withdraw`, undefined, o),
     /** Replaces them; needs a step-up token (`agents.stepUp`, single use), sent as `X-Step-Up-Token`. */
-    setWithdrawSettings: (agentId: string, input: Body<'agent_withdraw_settings_set', 'stepUpToken'>, o: StepUpOptions & { stepUpToken: string }) =>
-      this.call('agent_withdraw_settings_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/withdraw`, input, o),
+    setWithdrawSettings: (
+      agentId: string,
+      input: Body<'agent_withdraw_settings_set', 'stepUpToken'>,
+      o: StepUpOptions & { stepUpToken: string },
+    ) => this.call('agent_withdraw_settings_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/withdraw`, input, o),
   };
 
   /** An agent's API keys; the secret of a new one is in the answer, once. */
   readonly keys = {
-    list: (agentId: string, page: In<'agent_keys_list'> = {}, o?: CallOptions) => this.call('agent_keys_list', 'GET', `/api/nest/agents/${seg(agentId)}/keys`, page, o),
-    create: (agentId: string, input: In<'agent_keys_create'>, o?: CallOptions) => this.call('agent_keys_create', 'POST', `/api/nest/agents/${seg(agentId)}/keys`, input, o),
+    list: (agentId: string, page: In<'agent_keys_list'> = {}, o?: CallOptions) =>
+      this.call('agent_keys_list', 'GET', `/api/nest/agents/${seg(agentId)}/keys`, page, o),
+    create: (agentId: string, input: In<'agent_keys_create'>, o?: CallOptions) =>
+      this.call('agent_keys_create', 'POST', `/api/nest/agents/${seg(agentId)}/keys`, input, o),
     revoke: (agentId: string, keyId: string, o?: CallOptions) =>
       this.call('agent_keys_revoke', 'DELETE', `/api/nest/agents/${seg(agentId)}/keys/${seg(keyId)}`, undefined, o),
   };
@@ -122,28 +137,44 @@ export class OperatorClient {
   /** TOTP enrolment (for step-up). */
   readonly totp = {
     enroll: async (o: CallOptions = {}) =>
-      (await this.session.request({ method: 'POST', path: '/api/nest/auth/totp/enroll', signal: o.signal, timeoutMs: o.timeoutMs })).body as { secret: string; otpauthUrl: string },
+      (await this.session.request({ method: 'POST', path: '/api/nest/auth/totp/enroll', signal: o.signal, timeoutMs: o.timeoutMs }))
+        .body as { secret: string; otpauthUrl: string },
     activate: async (code: string, o: CallOptions = {}) =>
-      (await this.session.request({ method: 'POST', path: '/api/nest/auth/totp/activate', body: { code }, signal: o.signal, timeoutMs: o.timeoutMs })).body as { active: true },
+      (
+        await this.session.request({
+          method: 'POST',
+          path: '/api/nest/auth/totp/activate',
+          body: { code },
+          signal: o.signal,
+          timeoutMs: o.timeoutMs,
+        })
+      ).body as { active: true },
   };
 
   /** Orders, positions, commands, EVM quotes and swaps, research, the paper faucet. */
   readonly trading = {
-    command: (input: Body<'trading_command'>, o?: AccountOptions) => this.call('trading_command', 'POST', '/api/nest/trading/command', input, o),
-    approvals: (page: In<'trading_approvals_list'> = {}, o?: AccountOptions) => this.call('trading_approvals_list', 'GET', `/api/nest/trading/approvals${this.me}`, page, o),
+    command: (input: Body<'trading_command'>, o?: AccountOptions) =>
+      this.call('trading_command', 'POST', '/api/nest/trading/command', input, o),
+    approvals: (page: In<'trading_approvals_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_approvals_list', 'GET', `/api/nest/trading/approvals${this.me}`, page, o),
     approveOrder: (orderId: string, o?: AccountOptions) =>
       this.call('trading_orders_approve', 'POST', `/api/nest/trading/orders${this.me}/${seg(orderId)}/approve`, {}, o),
     cancelOrder: (orderId: string, o?: AccountOptions) =>
       this.call('trading_orders_cancel', 'POST', `/api/nest/trading/orders${this.me}/${seg(orderId)}/cancel`, {}, o),
-    orders: (query: In<'trading_orders_list'> = {}, o?: AccountOptions) => this.call('trading_orders_list', 'GET', `/api/nest/trading/orders${this.me}`, query, o),
+    orders: (query: In<'trading_orders_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_orders_list', 'GET', `/api/nest/trading/orders${this.me}`, query, o),
     positions: (o?: AccountOptions) => this.call('trading_positions', 'GET', `/api/nest/trading/positions${this.me}`, undefined, o),
     pnl: (o?: AccountOptions) => this.call('trading_positions_pnl', 'GET', `/api/nest/trading/positions${this.me}/pnl`, undefined, o),
     evmStatus: (o?: CallOptions) => this.call('trading_evm_status', 'GET', '/api/nest/trading/evm/status', undefined, o),
-    evmQuote: (input: In<'trading_evm_quote'>, o?: AccountOptions) => this.call('trading_evm_quote', 'POST', `/api/nest/trading/evm/quote${this.me}`, input, o),
-    evmSwap: (input: Body<'trading_evm_swap'>, o?: AccountOptions) => this.call('trading_evm_swap', 'POST', `/api/nest/trading/evm/swap${this.me}`, input, o),
-    research: (input: In<'trading_research_token'>, o?: AccountOptions) => this.call('trading_research_token', 'POST', '/api/nest/trading/research/token', input, o),
+    evmQuote: (input: In<'trading_evm_quote'>, o?: AccountOptions) =>
+      this.call('trading_evm_quote', 'POST', `/api/nest/trading/evm/quote${this.me}`, input, o),
+    evmSwap: (input: Body<'trading_evm_swap'>, o?: AccountOptions) =>
+      this.call('trading_evm_swap', 'POST', `/api/nest/trading/evm/swap${this.me}`, input, o),
+    research: (input: In<'trading_research_token'>, o?: AccountOptions) =>
+      this.call('trading_research_token', 'POST', '/api/nest/trading/research/token', input, o),
     /** Paper venue only: play money into the agent's custodial wallet. */
-    paperFaucet: (input: In<'trading_paper_faucet'>, o?: AccountOptions) => this.call('trading_paper_faucet', 'POST', `/api/nest/trading/paper/faucet${this.me}`, input, o),
+    paperFaucet: (input: In<'trading_paper_faucet'>, o?: AccountOptions) =>
+      this.call('trading_paper_faucet', 'POST', `/api/nest/trading/paper/faucet${this.me}`, input, o),
   };
 
   /** DCA strategies. */
@@ -156,15 +187,18 @@ export class OperatorClient {
       this.call('trading_dca_strategy_delete', 'DELETE', `/api/nest/trading/strategies${this.me}/${seg(strategyName)}`, undefined, o),
     approve: (strategyName: string, o?: AccountOptions) =>
       this.call('trading_dca_strategy_approve', 'POST', `/api/nest/trading/strategies${this.me}/${seg(strategyName)}/approve`, {}, o),
-    pause: (input: In<'trading_dca_pause'> = {}, o?: AccountOptions) => this.call('trading_dca_pause', 'POST', `/api/nest/trading/dca/pause${this.me}`, input, o),
-    resume: (input: In<'trading_dca_resume'> = {}, o?: AccountOptions) => this.call('trading_dca_resume', 'POST', `/api/nest/trading/dca/resume${this.me}`, input, o),
+    pause: (input: In<'trading_dca_pause'> = {}, o?: AccountOptions) =>
+      this.call('trading_dca_pause', 'POST', `/api/nest/trading/dca/pause${this.me}`, input, o),
+    resume: (input: In<'trading_dca_resume'> = {}, o?: AccountOptions) =>
+      this.call('trading_dca_resume', 'POST', `/api/nest/trading/dca/resume${this.me}`, input, o),
     stats: (o?: AccountOptions) => this.call('trading_dca_stats', 'GET', `/api/nest/trading/dca/stats${this.me}`, undefined, o),
   };
 
   /** Trading configuration of an agent. */
   readonly config = {
     get: (o?: AccountOptions) => this.call('trading_config_get', 'GET', this.cfg(''), undefined, o),
-    orderProfile: (o?: AccountOptions) => this.call('trading_config_order_profile_get', 'GET', this.cfg('/default-order-profile'), undefined, o),
+    orderProfile: (o?: AccountOptions) =>
+      this.call('trading_config_order_profile_get', 'GET', this.cfg('/default-order-profile'), undefined, o),
     setOrderProfile: (input: In<'trading_config_order_profile_set'>, o?: AccountOptions) =>
       this.call('trading_config_order_profile_set', 'PUT', this.cfg('/default-order-profile'), input, o),
     setTradeDefaults: (input: In<'trading_config_trade_defaults_set'>, o?: AccountOptions) =>
@@ -177,12 +211,14 @@ export class OperatorClient {
       this.call('trading_config_wallet_mode_set', 'PUT', this.cfg('/wallet-mode'), input, o),
     favorites: (page: In<'trading_config_favorites_list'> = {}, o?: AccountOptions) =>
       this.call('trading_config_favorites_list', 'GET', this.cfg('/favorites'), page, o),
-    addFavorite: (input: In<'trading_config_favorites_add'>, o?: AccountOptions) => this.call('trading_config_favorites_add', 'POST', this.cfg('/favorites'), input, o),
+    addFavorite: (input: In<'trading_config_favorites_add'>, o?: AccountOptions) =>
+      this.call('trading_config_favorites_add', 'POST', this.cfg('/favorites'), input, o),
     removeFavorite: ({ address, ...query }: In<'trading_config_favorites_remove'>, o?: AccountOptions) =>
       this.call('trading_config_favorites_remove', 'DELETE', this.cfg(`/favorites/${seg(address)}`), query, o),
     blacklist: (page: In<'trading_config_blacklist_list'> = {}, o?: AccountOptions) =>
       this.call('trading_config_blacklist_list', 'GET', this.cfg('/blacklist'), page, o),
-    addToBlacklist: (input: In<'trading_config_blacklist_add'>, o?: AccountOptions) => this.call('trading_config_blacklist_add', 'POST', this.cfg('/blacklist'), input, o),
+    addToBlacklist: (input: In<'trading_config_blacklist_add'>, o?: AccountOptions) =>
+      this.call('trading_config_blacklist_add', 'POST', this.cfg('/blacklist'), input, o),
     removeFromBlacklist: ({ address, ...query }: In<'trading_config_blacklist_remove'>, o?: AccountOptions) =>
       this.call('trading_config_blacklist_remove', 'DELETE', this.cfg(`/blacklist/${seg(address)}`), query, o),
     setPoolPreferences: (input: In<'trading_config_pool_preferences_set'>, o?: AccountOptions) =>
@@ -199,14 +235,18 @@ export class OperatorClient {
       this.call('trading_wallet_custodial_get', 'GET', `/api/nest/trading/wallets/custodial${this.me}`, query, o),
     ensureCustodial: (input: Body<'trading_wallet_custodial_ensure'> = {}, o?: AccountOptions) =>
       this.call('trading_wallet_custodial_ensure', 'POST', `/api/nest/trading/wallets/custodial${this.me}`, input, o),
-    evmList: (page: In<'trading_evm_wallets_list'> = {}, o?: AccountOptions) => this.call('trading_evm_wallets_list', 'GET', this.evm(''), page, o),
-    evmAdd: (input: In<'trading_evm_wallet_add'>, o?: AccountOptions) => this.call('trading_evm_wallet_add', 'POST', this.evm(''), input, o),
+    evmList: (page: In<'trading_evm_wallets_list'> = {}, o?: AccountOptions) =>
+      this.call('trading_evm_wallets_list', 'GET', this.evm(''), page, o),
+    evmAdd: (input: In<'trading_evm_wallet_add'>, o?: AccountOptions) =>
+      this.call('trading_evm_wallet_add', 'POST', this.evm(''), input, o),
     evmCreateCustodial: (input: Body<'trading_evm_wallet_create_custodial'> = {}, o?: AccountOptions) =>
       this.call('trading_evm_wallet_create_custodial', 'POST', this.evm('/custodial'), input, o),
     evmCreateDelegate: (input: Body<'trading_evm_wallet_create_delegate'>, o?: AccountOptions) =>
       this.call('trading_evm_wallet_create_delegate', 'POST', this.evm('/delegate'), input, o),
-    evmSetDefault: (input: In<'trading_evm_wallet_set_default'>, o?: AccountOptions) => this.call('trading_evm_wallet_set_default', 'POST', this.evm('/default'), input, o),
-    evmRevoke: (walletId: string, o?: AccountOptions) => this.call('trading_evm_wallet_revoke', 'DELETE', this.evm(`/${seg(walletId)}`), undefined, o),
+    evmSetDefault: (input: In<'trading_evm_wallet_set_default'>, o?: AccountOptions) =>
+      this.call('trading_evm_wallet_set_default', 'POST', this.evm('/default'), input, o),
+    evmRevoke: (walletId: string, o?: AccountOptions) =>
+      this.call('trading_evm_wallet_revoke', 'DELETE', this.evm(`/${seg(walletId)}`), undefined, o),
     recordApproval: (input: Body<'trading_evm_approval_record'>, o?: AccountOptions) =>
       this.call('trading_evm_approval_record', 'POST', `/api/nest/trading/approvals${this.me}`, input, o),
     revokeApproval: (input: Body<'trading_evm_approval_revoke'>, o?: AccountOptions) =>

@@ -53,8 +53,9 @@ export class OperatorSession {
   /** SIWS: the service hands out the exact text to sign. */
   async signInWithSolana(signer: SolanaSigner, options: CallOptions = {}): Promise<SessionUser> {
     const preLogin = await this.preLoginCsrf(options);
-    const challenge = (await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/nonce', body: { walletAddress: signer.address } }))
-      .body as { message: string };
+    const challenge = (
+      await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/nonce', body: { walletAddress: signer.address } })
+    ).body as { message: string };
     const signature = base58(await signer.signMessage(new TextEncoder().encode(challenge.message)));
     return this.login('/api/nest/auth/login', { message: challenge.message, signature, walletAddress: signer.address }, preLogin, options);
   }
@@ -62,8 +63,14 @@ export class OperatorSession {
   /** SIWE (EIP-4361): the SDK builds the message around the service's nonce. */
   async signInWithEthereum(signer: EvmSigner, options: EvmSignInOptions = {}): Promise<SessionUser> {
     const preLogin = await this.preLoginCsrf(options);
-    const { nonce } = (await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/evm/nonce', body: { walletAddress: signer.address } }))
-      .body as { nonce: string };
+    const { nonce } = (
+      await this.http.send({
+        ...this.base(options),
+        method: 'POST',
+        path: '/api/nest/auth/evm/nonce',
+        body: { walletAddress: signer.address },
+      })
+    ).body as { nonce: string };
     const url = new URL(this.publicUrl);
     const message = siweMessage({
       domain: url.host,
@@ -90,7 +97,12 @@ export class OperatorSession {
     this.refreshing ??= (async () => {
       const current = this.tokens;
       if (!current) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
-      const answer = await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/refresh', body: { refreshToken: current.refreshToken } });
+      const answer = await this.http.send({
+        ...this.base(options),
+        method: 'POST',
+        path: '/api/nest/auth/refresh',
+        body: { refreshToken: current.refreshToken },
+      });
       this.tokens = answer.body as LoginResult;
     })().finally(() => {
       this.refreshing = undefined;
@@ -142,7 +154,14 @@ export class OperatorSession {
 
   private async login(path: string, body: unknown, preLogin: string, options: CallOptions): Promise<SessionUser> {
     // A login is not retried: a nonce is single use.
-    const answer = await this.http.send({ ...this.base(options), maxAttempts: 1, method: 'POST', path, body, headers: () => ({ 'x-csrf-token': preLogin }) });
+    const answer = await this.http.send({
+      ...this.base(options),
+      maxAttempts: 1,
+      method: 'POST',
+      path,
+      body,
+      headers: () => ({ 'x-csrf-token': preLogin }),
+    });
     this.tokens = answer.body as LoginResult;
     await this.sessionCsrf(options);
     return this.tokens.user;

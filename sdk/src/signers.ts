@@ -87,7 +87,10 @@ export function jwtExpiryMs(token: string): number | undefined {
   const payload = token.split('.')[1];
   if (!payload) return undefined;
   try {
-    const padded = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const padded = payload
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(payload.length / 4) * 4, '=');
     const claims = JSON.parse(atob(padded)) as { exp?: unknown };
     return typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
   } catch {

@@ -57,7 +57,8 @@ export class AgentControlService {
         const view = await this.claimable(userId, agentId, wallet);
         const owner = await this.ownerWallet(view);
         if (!owner) throw AppError.forbidden(NO_OWNER_WALLET);
-        if (owner.chain !== wallet.chain || owner.address.toLowerCase() !== wallet.address.toLowerCase()) throw AppError.forbidden(NOT_OWNER_WALLET);
+        if (owner.chain !== wallet.chain || owner.address.toLowerCase() !== wallet.address.toLowerCase())
+          throw AppError.forbidden(NOT_OWNER_WALLET);
         if (view.context.claim && view.context.claim.claimedBy !== userId) throw AppError.conflict(AGENT_ALREADY_CLAIMED);
         target = view;
         proven = wallet;
@@ -91,7 +92,12 @@ export class AgentControlService {
     const { view } = await this.deps.agents.send(
       agentActorId,
       { type: 'agent.scopes.set', maxScope },
-      { join: async () => ({ writes: [], events: [{ stream: AUTH_STREAM, type: SCOPES_CHANGED, data: { agentId: agentActorId, maxScope } }] }) },
+      {
+        join: async () => ({
+          writes: [],
+          events: [{ stream: AUTH_STREAM, type: SCOPES_CHANGED, data: { agentId: agentActorId, maxScope } }],
+        }),
+      },
     );
     this.deps.caps.evict(agentActorId);
     return { agentId: chosenAgentId(view.context.agentId), maxScope: view.context.maxScope ?? maxScope };
@@ -126,5 +132,10 @@ function namesAgent(statement: string | undefined, agentId: string): boolean {
 
 function answer(view: ActorView<AgentContext>): ClaimAnswer {
   const claim = view.context.claim!;
-  return { agentId: chosenAgentId(view.context.agentId), claimed: true, claimedBy: claim.claimedBy, claimedAt: new Date(claim.claimedAt).toISOString() };
+  return {
+    agentId: chosenAgentId(view.context.agentId),
+    claimed: true,
+    claimedBy: claim.claimedBy,
+    claimedAt: new Date(claim.claimedAt).toISOString(),
+  };
 }

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { SCOPES, keyStatus as statusOf, type ApiKeyContext, type ApiKeyEvent, type ApiKeyInput, type KeyScope, type KeyStatus } from '../../machines/api-key.machine.js';
+import {
+  SCOPES,
+  keyStatus as statusOf,
+  type ApiKeyContext,
+  type ApiKeyEvent,
+  type ApiKeyInput,
+  type KeyScope,
+  type KeyStatus,
+} from '../../machines/api-key.machine.js';
 import { KEY_PREFIX, hashKeySecret, newKeySecret } from '../auth/credentials/api-key-format.js';
 import type { StepUpService } from '../auth/step-up/step-up.service.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -22,9 +30,7 @@ const PREVIEW_LENGTH = 13;
 export const stepUpTokenSchema = z.string().max(200).nullable().optional();
 
 /** `expiresAt` and anything else unknown is refused: the system sets the expiry. */
-export const createKeySchema = z
-  .object({ name: nameSchema(), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema })
-  .strict();
+export const createKeySchema = z.object({ name: nameSchema(), scope: z.enum(SCOPES), stepUpToken: stepUpTokenSchema }).strict();
 
 export interface KeyOwner {
   type: 'agent' | 'bot';
@@ -91,7 +97,8 @@ export class ApiKeysService {
         cap,
         (cursor) => this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) }),
         // A key a rotation retired is on its way out (its grace period): it does not count either.
-        (view) => statusOf(view, this.clock.now()) === 'active' && view.context.retiredAt === undefined && view.context.keyId !== options.replaces,
+        (view) =>
+          statusOf(view, this.clock.now()) === 'active' && view.context.retiredAt === undefined && view.context.keyId !== options.replaces,
       );
     const refusal = `Key limit reached: at most ${this.maxActiveKeys} active keys per ${owner.type}`;
     // The step-up token is spent under the cap's lock, after the count: a refused key spends none.
@@ -119,7 +126,10 @@ export class ApiKeysService {
     } else {
       let cursor: string | undefined;
       do {
-        const docs = await this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+        const docs = await this.actors.find(
+          { index: 'owner', eq: `${owner.type}:${owner.id}` },
+          { limit: 200, ...(cursor ? { cursor } : {}) },
+        );
         targets.push(...docs.items.filter(rotating));
         cursor = docs.nextCursor;
       } while (cursor);
@@ -142,7 +152,12 @@ export class ApiKeysService {
     return rotated;
   }
 
-  private async createUncapped(userId: string, owner: KeyOwner, input: z.infer<typeof createKeySchema>, steppedUp = false): Promise<CreatedKey> {
+  private async createUncapped(
+    userId: string,
+    owner: KeyOwner,
+    input: z.infer<typeof createKeySchema>,
+    steppedUp = false,
+  ): Promise<CreatedKey> {
     if (input.scope === 'manage' && !steppedUp) {
       if (!input.stepUpToken) throw AppError.forbidden('Step-up token required for manage scope'); // '' and null included
       await this.stepUp.consume({ userId, target: `${owner.type}:${owner.id}`, token: input.stepUpToken });
@@ -193,7 +208,10 @@ export class ApiKeysService {
   async revokeAll(owner: KeyOwner): Promise<void> {
     let cursor: string | undefined;
     do {
-      const docs = await this.actors.find({ index: 'owner', eq: `${owner.type}:${owner.id}` }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      const docs = await this.actors.find(
+        { index: 'owner', eq: `${owner.type}:${owner.id}` },
+        { limit: 200, ...(cursor ? { cursor } : {}) },
+      );
       for (const view of docs.items) {
         if (view.state === 'active') await this.actors.send(view.context.keyId, { type: 'key.revoke', at: this.clock.now() });
       }

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_BOT_MCP, PLATFORMS, type BotContext, type BotEvent, type BotInput, type BotMcpConfig, type BotProfile, type Platform, type PlatformState } from '../../machines/bot.machine.js';
+import {
+  DEFAULT_BOT_MCP,
+  PLATFORMS,
+  type BotContext,
+  type BotEvent,
+  type BotInput,
+  type BotMcpConfig,
+  type BotProfile,
+  type Platform,
+  type PlatformState,
+} from '../../machines/bot.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
@@ -21,12 +31,20 @@ export interface Bot extends BotProfile {
 
 const profileFields = {
   name: nameSchema().describe('Display name of the bot'),
-  description: freeTextSchema(2000).describe('Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not'),
+  description: freeTextSchema(2000).describe(
+    'Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not',
+  ),
   tradingEnabled: z.boolean().describe('Whether the bot may trade'),
 };
 
 /** PUT replaces the whole profile; POST needs a name; PATCH changes what it names. */
-export const createBotSchema = z.object({ ...profileFields, description: profileFields.description.default(''), tradingEnabled: profileFields.tradingEnabled.default(false) }).strict();
+export const createBotSchema = z
+  .object({
+    ...profileFields,
+    description: profileFields.description.default(''),
+    tradingEnabled: profileFields.tradingEnabled.default(false),
+  })
+  .strict();
 export const replaceBotSchema = z.object(profileFields).strict();
 export const patchBotSchema = z
   .object(profileFields)
@@ -63,7 +81,9 @@ export class BotsService {
         (cursor) => this.bots.find({ index: 'ownerId', eq: ownerId }, { limit: 200, ...(cursor ? { cursor } : {}) }),
         (view) => view.state === 'active',
       );
-    return this.caps.create(`bots:${ownerId}`, this.maxBots, `Bot limit reached: at most ${this.maxBots} bots per user`, count, () => this.createUncapped(ownerId, input));
+    return this.caps.create(`bots:${ownerId}`, this.maxBots, `Bot limit reached: at most ${this.maxBots} bots per user`, count, () =>
+      this.createUncapped(ownerId, input),
+    );
   }
 
   private async createUncapped(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {

@@ -39,7 +39,13 @@ export class OwnerCaps {
    * Runs `create` when `count` (what `key`'s owner holds now) is below `cap`; otherwise 409
    * with `refusal`. `count` may stop counting at `cap`.
    */
-  async create<T>(key: string, cap: number, refusal: string, count: (cap: number) => Promise<number>, create: () => Promise<T>): Promise<T> {
+  async create<T>(
+    key: string,
+    cap: number,
+    refusal: string,
+    count: (cap: number) => Promise<number>,
+    create: () => Promise<T>,
+  ): Promise<T> {
     return this.queue.run(key, async () => {
       // A refusal needs no lock: whatever is created or removed meanwhile, the owner was at the cap when counted.
       if ((await count(cap)) >= cap) throw AppError.conflict(refusal);
@@ -63,7 +69,10 @@ export class OwnerCaps {
       // Free, or left behind by a holder that stopped (its lease ran out): take it.
       if (!held || held.data.until <= now) {
         try {
-          return await this.store.put<CapLock>(CAP_LOCKS_COLLECTION.name, key, { data: { holder, until: now + LEASE_MS }, expectedVersion: held?.version ?? 0 });
+          return await this.store.put<CapLock>(CAP_LOCKS_COLLECTION.name, key, {
+            data: { holder, until: now + LEASE_MS },
+            expectedVersion: held?.version ?? 0,
+          });
         } catch (error) {
           if (!isAppError(error) || error.code !== 'VERSION_CONFLICT') throw error;
         }

@@ -71,9 +71,11 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     path = type === 'rotate' ? '/rotate' : '';
     method = type === 'rotate' ? 'POST' : 'GET';
   } else if (command === 'types') path = '';
-  else if (command === 'list' && type) path = `/${enc(type)}${query({ state: options.state, limit: options.limit, cursor: options.cursor })}`;
+  else if (command === 'list' && type)
+    path = `/${enc(type)}${query({ state: options.state, limit: options.limit, cursor: options.cursor })}`;
   else if (command === 'get' && type && id) path = `/${enc(type)}/${enc(id)}`;
-  else if (command === 'journal' && type && id) path = `/${enc(type)}/${enc(id)}/journal${query({ afterSeq: options.after, limit: options.limit })}`;
+  else if (command === 'journal' && type && id)
+    path = `/${enc(type)}/${enc(id)}/journal${query({ afterSeq: options.after, limit: options.limit })}`;
   else {
     io.err(USAGE);
     return 2;
@@ -138,7 +140,9 @@ function render(command: string, body: unknown): string {
     return ['ID\tSTATE\tVERSION\tUPDATED', ...rows, ...(data.nextCursor ? [`(more: --cursor ${data.nextCursor})`] : [])].join('\n');
   }
   if (command === 'journal') {
-    const rows = (data.items ?? []).map((e) => [e.seq, new Date(Number(e.at)).toISOString(), JSON.stringify(e.state), JSON.stringify(e.event)].join('\t'));
+    const rows = (data.items ?? []).map((e) =>
+      [e.seq, new Date(Number(e.at)).toISOString(), JSON.stringify(e.state), JSON.stringify(e.event)].join('\t'),
+    );
     return ['SEQ\tAT\tSTATE\tEVENT', ...rows, ...(data.nextAfterSeq ? [`(more: --after ${data.nextAfterSeq})`] : [])].join('\n');
   }
   if (command === 'get') return renderActor(body as Record<string, unknown>);

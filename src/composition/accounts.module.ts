@@ -39,7 +39,13 @@ import { botDefinition } from '../../machines/bot.machine.js';
 import { sessionDefinition } from '../../machines/session.machine.js';
 
 /** Store collections of the account services (actors declare theirs through the runtime). */
-const ACCOUNT_COLLECTIONS: CollectionSpec[] = [...USER_COLLECTIONS, ...NONCE_COLLECTIONS, ...TOTP_COLLECTIONS, ...STEP_UP_COLLECTIONS, CAP_LOCKS_COLLECTION];
+const ACCOUNT_COLLECTIONS: CollectionSpec[] = [
+  ...USER_COLLECTIONS,
+  ...NONCE_COLLECTIONS,
+  ...TOTP_COLLECTIONS,
+  ...STEP_UP_COLLECTIONS,
+  CAP_LOCKS_COLLECTION,
+];
 
 /** The machine types of accounts: agents, their keys, legacy bots, sessions. */
 const ACCOUNT_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinition, botDefinition, sessionDefinition];
@@ -56,7 +62,12 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
   const apiKeys = runtime.collection(apiKeyDefinition);
 
   const users = new UsersService(store, clock);
-  const sessions = new SessionService(runtime.collection(sessionDefinition), new SessionTokens(secrets.SESSION_SECRET, config.publicUrl, clock), clock, bus);
+  const sessions = new SessionService(
+    runtime.collection(sessionDefinition),
+    new SessionTokens(secrets.SESSION_SECRET, config.publicUrl, clock),
+    clock,
+    bus,
+  );
   const totp = new TotpService({ store, clock, box: box('totp-secret'), issuer: domain });
   const stepUp = new StepUpService({ store, clock, box: box('step-up-token'), totp });
   const caps = new OwnerCaps(store, clock);
@@ -74,9 +85,21 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
     ...(config.evmRpcUrl ? { evmPublicClient: createPublicClient({ transport: http(config.evmRpcUrl, { timeout: 5_000 }) }) } : {}),
   });
   const agents = new AgentsService(runtime.collection(agentDefinition), users, clock, caps, config.limits.agentsPerUser);
-  const control = new AgentControlService({ agents: runtime.collection(agentDefinition), accounts: agents, users, wallet, caps: scopeCaps, clock });
+  const control = new AgentControlService({
+    agents: runtime.collection(agentDefinition),
+    accounts: agents,
+    users,
+    wallet,
+    caps: scopeCaps,
+    clock,
+  });
   const bots = new BotsService(runtime.collection(botDefinition), clock, keys, caps, config.limits.botsPerUser);
-  const auth: AuthMiddlewareDeps = { resolver, csrf, limiter: ctx.limiter, publicLimit: publicRateLimit(ctx.limiter, [perMinute(config.publicRatePerMinute)]) };
+  const auth: AuthMiddlewareDeps = {
+    resolver,
+    csrf,
+    limiter: ctx.limiter,
+    publicLimit: publicRateLimit(ctx.limiter, [perMinute(config.publicRatePerMinute)]),
+  };
 
   const module = {
     name: 'accounts',
@@ -95,7 +118,12 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
     // Sign-in only: every other account capability is a catalog operation.
     routers: [createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp })],
     dueJobs: [
-      { type: apiKeys.type, event: 'key.expire', operation: 'key_expire', input: (job) => ({ keyId: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+      {
+        type: apiKeys.type,
+        event: 'key.expire',
+        operation: 'key_expire',
+        input: (job) => ({ keyId: job.address.id, at: job.event.at, dueAt: job.dueAt }),
+      },
     ],
     /** Subscribes the credential caches to revocations on the bus (closed with the bus). */
     start: async () => {

@@ -8,5 +8,13 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
  * and it is flushed after the runtime drained, when no call is left to record.
  */
 export function auditModule(ctx: ModuleContext): FeatureModule {
-  return { name: 'audit', definitions: [], collections: AUDIT_COLLECTIONS, operations: auditLogOperations(ctx.audit), bindings: [], routers: [], dueJobs: [] };
+  return {
+    name: 'audit',
+    definitions: [],
+    collections: AUDIT_COLLECTIONS,
+    operations: auditLogOperations(ctx.audit),
+    bindings: [],
+    routers: [],
+    dueJobs: [],
+  };
 }

@@ -26,23 +26,40 @@ const CALL_SLACK_MS = 10_000;
  * configuration and connectors (started ones run from this module's start, on the process
  * holding their lease), and trading fees by channel.
  */
-export function botSurfaceModule(ctx: ModuleContext, needs: { askBot: AskBot; command: TradingCommand; status: StatusReader }): FeatureModule {
+export function botSurfaceModule(
+  ctx: ModuleContext,
+  needs: { askBot: AskBot; command: TradingCommand; status: StatusReader },
+): FeatureModule {
   const settings = ctx.config.messaging;
   const bots = ctx.runtime.collection(botDefinition);
   const chat = new BotChat({ ask: needs.askBot, command: needs.command, status: needs.status, store: ctx.store, clock: ctx.clock });
-  const configs = new MessagingConfigs({ store: ctx.store, box: new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, BOT_TOKENS_PURPOSE), clock: ctx.clock });
+  const configs = new MessagingConfigs({
+    store: ctx.store,
+    box: new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, BOT_TOKENS_PURPOSE),
+    clock: ctx.clock,
+  });
   const platforms = {
     telegram: new TelegramBotApi({ baseUrl: settings.telegramApiUrl, pollTimeoutSeconds: settings.telegramPollTimeoutSeconds }),
     discord: new DiscordRestApi({ baseUrl: settings.discordApiUrl, pollIntervalMs: settings.discordPollIntervalMs }),
   };
-  const callBudgetMs: Record<Platform, number> = { telegram: settings.telegramPollTimeoutSeconds * 1000 + CALL_SLACK_MS, discord: settings.discordPollIntervalMs + CALL_SLACK_MS };
+  const callBudgetMs: Record<Platform, number> = {
+    telegram: settings.telegramPollTimeoutSeconds * 1000 + CALL_SLACK_MS,
+    discord: settings.discordPollIntervalMs + CALL_SLACK_MS,
+  };
   const runner = new PlatformRunner({
     bots,
     configs,
     platforms,
     chat,
     leases: new PlatformLeases({ store: ctx.store, clock: ctx.clock, leaseMs: settings.leaseMs }),
-    breaker: (platform) => new ProviderBreaker({ provider: platform, threshold: settings.breaker.threshold, openMs: settings.breaker.openMs, timeoutMs: callBudgetMs[platform], clock: ctx.clock }),
+    breaker: (platform) =>
+      new ProviderBreaker({
+        provider: platform,
+        threshold: settings.breaker.threshold,
+        openMs: settings.breaker.openMs,
+        timeoutMs: callBudgetMs[platform],
+        clock: ctx.clock,
+      }),
     clock: ctx.clock,
     logger: ctx.logger.child({ module: 'bot-platforms' }),
     retryMs: settings.retryMs,

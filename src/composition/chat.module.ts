@@ -16,7 +16,16 @@ export function chatModule(ctx: ModuleContext, needs: { status: StatusReader }):
   const onLlmError = (err: unknown) => ctx.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed');
   const askBot = new AskBot({ llm, status: needs.status, clock: ctx.clock, onLlmError });
   ctx.metrics.trading.addBreakerSource(() => llmBreakers(llm));
-  return { name: 'chat', definitions: [], collections: [], operations: chatOperations(askBot), bindings: [], routers: [], dueJobs: [], askBot };
+  return {
+    name: 'chat',
+    definitions: [],
+    collections: [],
+    operations: chatOperations(askBot),
+    bindings: [],
+    routers: [],
+    dueJobs: [],
+    askBot,
+  };
 }
 
 /** The LLM provider's circuit breaker for `/metrics`; the embedded LLM has none. */

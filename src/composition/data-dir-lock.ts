@@ -65,7 +65,9 @@ function socketPath(dataDir: string): string {
   if (Buffer.byteLength(absolute) <= MAX_SOCKET_PATH) return absolute;
   const near = relative(process.cwd(), absolute);
   if (Buffer.byteLength(near) <= MAX_SOCKET_PATH) return near;
-  throw new ConfigError([`DATA_DIR: ${dataDir} is too long for its lock socket (at most ${MAX_SOCKET_PATH - SOCKET_FILE.length - 1} bytes); use a shorter path, or set REDIS_URL`]);
+  throw new ConfigError([
+    `DATA_DIR: ${dataDir} is too long for its lock socket (at most ${MAX_SOCKET_PATH - SOCKET_FILE.length - 1} bytes); use a shorter path, or set REDIS_URL`,
+  ]);
 }
 
 /** Listens on `path`; undefined when something is there already. */
@@ -94,7 +96,9 @@ function probe(path: string): Promise<'alive' | 'stale'> {
     };
     socket.setTimeout(PROBE_TIMEOUT_MS, () => done('alive')); // listening but slow: still someone's
     socket.once('connect', () => done('alive'));
-    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'stale' : 'alive'));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'stale' : 'alive'),
+    );
   });
 }
 

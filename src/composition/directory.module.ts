@@ -53,7 +53,8 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
   const cards = new CardsService({ store: ctx.store, clock: ctx.clock, subjects, views });
   const portfolio: PortfolioSource = {
     portfolio: (subject) => parts.status.portfolio(subject),
-    change24hPct: async (chain, token) => (parts.venue.market ? ((await parts.venue.market(chain as Chain, token))?.change24hPct ?? null) : null),
+    change24hPct: async (chain, token) =>
+      parts.venue.market ? ((await parts.venue.market(chain as Chain, token))?.change24hPct ?? null) : null,
   };
   const directory = new DirectoryService({ store: ctx.store, clock: ctx.clock, subjects, views, portfolio });
   return {

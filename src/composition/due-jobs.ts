@@ -42,7 +42,8 @@ export class DueJobs {
   check(catalog: Pick<OperationCatalog, 'refusal'>): void {
     for (const route of this.routes.values()) {
       const refusal = catalog.refusal(route.operation, SYSTEM);
-      if (refusal) throw new Error(`Due job ${route.type} ${route.event} names ${route.operation}, which the system cannot call (${refusal})`);
+      if (refusal)
+        throw new Error(`Due job ${route.type} ${route.event} names ${route.operation}, which the system cannot call (${refusal})`);
     }
   }
 

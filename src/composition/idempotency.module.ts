@@ -17,7 +17,11 @@ export function idempotencyModule(ctx: ModuleContext) {
     routers: [],
     dueJobs: [],
   };
-  return { ...module, guard: new IdempotencyGuard(ctx.store, ctx.clock), fingerprintHash: idempotencyFingerprints(ctx.secrets.DATA_ENCRYPTION_KEY) };
+  return {
+    ...module,
+    guard: new IdempotencyGuard(ctx.store, ctx.clock),
+    fingerprintHash: idempotencyFingerprints(ctx.secrets.DATA_ENCRYPTION_KEY),
+  };
 }
 
 /**

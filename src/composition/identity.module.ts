@@ -18,7 +18,12 @@ import { AppError, isAppError } from '../errors/app-error.js';
 import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
-import { ONBOARDING_COLLECTIONS, OnboardingService, type OnboardingAgents, type OnboardingCards } from '../identity/onboarding/onboarding.service.js';
+import {
+  ONBOARDING_COLLECTIONS,
+  OnboardingService,
+  type OnboardingAgents,
+  type OnboardingCards,
+} from '../identity/onboarding/onboarding.service.js';
 import { IdentityTokens } from '../identity/tokens/identity-tokens.service.js';
 import { signingKeyOperations } from '../operations/definitions/signing-keys.ops.js';
 import type { AnyOperation } from '../operations/operation.types.js';
@@ -39,7 +44,14 @@ const SIGNING_KEY_BINDINGS: RestBinding[] = [
 /** Step one, before the accounts module: the key ring and the token service. */
 export function identityTokens(ctx: ModuleContext) {
   const keys = new SigningKeys(ctx.store, new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, 'identity-signing-key'), ctx.clock);
-  const tokens = new IdentityTokens(ctx.runtime.collection(identityTokenDefinition), keys, ctx.scheduler, ctx.clock, ctx.bus, ctx.config.publicUrl.replace(/\/+$/, ''));
+  const tokens = new IdentityTokens(
+    ctx.runtime.collection(identityTokenDefinition),
+    keys,
+    ctx.scheduler,
+    ctx.clock,
+    ctx.bus,
+    ctx.config.publicUrl.replace(/\/+$/, ''),
+  );
   return { keys, tokens };
 }
 
@@ -59,7 +71,13 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
   const { keys, tokens } = parts;
   const onboarding = new OnboardingService({
     wallet: accounts.wallet,
-    registry: new Erc8004RegistryAdapter({ rpcUrls: settings.registryRpcUrls, allowed: settings.registries, timeoutMs: settings.jwksTimeoutMs, breaker: settings.breaker, clock: ctx.clock }),
+    registry: new Erc8004RegistryAdapter({
+      rpcUrls: settings.registryRpcUrls,
+      allowed: settings.registries,
+      timeoutMs: settings.jwksTimeoutMs,
+      breaker: settings.breaker,
+      clock: ctx.clock,
+    }),
     providers: new RemoteJwksIdentityProviders({
       providers: providersOf(settings),
       timeoutMs: settings.jwksTimeoutMs,
@@ -91,7 +109,12 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
     // Onboarding and the token routes are sign-in's kin (the caller has no credential yet, or proves one by holding it).
     routers: [createOnboardingRoutes({ onboarding, tokens, keys, publicLimit: accounts.publicLimit }), discovery],
     dueJobs: [
-      { type: identityTokenDefinition.type, event: 'token.expire', operation: 'identity_token_expire', input: (job) => ({ jti: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+      {
+        type: identityTokenDefinition.type,
+        event: 'token.expire',
+        operation: 'identity_token_expire',
+        input: (job) => ({ jti: job.address.id, at: job.event.at, dueAt: job.dueAt }),
+      },
     ],
     /** After `store.init`: the first key exists, and the token cache listens for revocations. */
     start: async () => {

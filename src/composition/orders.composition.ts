@@ -89,7 +89,16 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
   const orders = deps.runtime.collection(orderDefinition);
   const status = new StoreStatusReader({ actors: statusActors(deps.runtime), store: deps.store, clock: deps.clock, price });
   const positions = new PositionsService({ store: deps.store, clock: deps.clock, events, isWrap: isWrapPair });
-  const safety = new SafetyPath({ status, config: deps.config, killSwitch: deps.killSwitch, wallets: deps.wallets, venue: deps.venue, breakerOf: deps.breakerOf, events, clock: deps.clock });
+  const safety = new SafetyPath({
+    status,
+    config: deps.config,
+    killSwitch: deps.killSwitch,
+    wallets: deps.wallets,
+    venue: deps.venue,
+    breakerOf: deps.breakerOf,
+    events,
+    clock: deps.clock,
+  });
   const pipeline = new TradingPipeline({
     safety,
     orders,
@@ -118,7 +127,13 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     observer: deps.dcaTicks,
   });
   const deposits = deps.faucet
-    ? new DepositsService({ store: deps.store, clock: deps.clock, faucet: deps.faucet, positions, newId: () => `dep_${randomBytes(18).toString('base64url')}` })
+    ? new DepositsService({
+        store: deps.store,
+        clock: deps.clock,
+        faucet: deps.faucet,
+        positions,
+        newId: () => `dep_${randomBytes(18).toString('base64url')}`,
+      })
     : undefined;
   const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });
 
@@ -128,11 +143,25 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
   module.dueJobs.push(
     { type: DCA_TYPE, event: TICK_EVENT, operation: 'dca_tick', input: (job) => ({ strategyId: job.address.id, dueAt: job.dueAt }) },
     { type: DCA_TYPE, event: END_EVENT, operation: 'dca_end', input: (job) => ({ strategyId: job.address.id, dueAt: job.dueAt }) },
-    { type: orders.type, event: 'order.expire', operation: 'order_expire', input: (job) => ({ orderId: job.address.id, at: job.event.at, dueAt: job.dueAt }) },
+    {
+      type: orders.type,
+      event: 'order.expire',
+      operation: 'order_expire',
+      input: (job) => ({ orderId: job.address.id, at: job.event.at, dueAt: job.dueAt }),
+    },
   );
   module.operations.push(
     ...tradingOperations({ pipeline, queries, venue: deps.venue, config: deps.config }),
-    ...tradingInfoOperations({ positions, venue: deps.venue, breakerOf: deps.breakerOf, killSwitch: deps.killSwitch, config: deps.config, wallets: deps.wallets, clock: deps.clock, ...(deposits ? { deposits } : {}) }),
+    ...tradingInfoOperations({
+      positions,
+      venue: deps.venue,
+      breakerOf: deps.breakerOf,
+      killSwitch: deps.killSwitch,
+      config: deps.config,
+      wallets: deps.wallets,
+      clock: deps.clock,
+      ...(deposits ? { deposits } : {}),
+    }),
     ...commandOperations(command),
     ...dcaOperations(dca),
     ...dcaDueOperations(dca),
@@ -183,7 +212,11 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
   return { pipeline, events, dca, status, command, recover, start, stop };
 }
 
-async function eachOrder(orders: ActorCollection<OrderContext>, state: string, visit: (order: OrderContext) => Promise<void>): Promise<void> {
+async function eachOrder(
+  orders: ActorCollection<OrderContext>,
+  state: string,
+  visit: (order: OrderContext) => Promise<void>,
+): Promise<void> {
   let cursor: string | undefined;
   do {
     const page = await orders.find({ index: 'state', eq: state }, { limit: RECOVERY_PAGE, ...(cursor ? { cursor } : {}) });

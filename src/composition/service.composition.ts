@@ -106,7 +106,12 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const adapters: Adapters = { ...built, store: instrumentStore(built.store, metrics) };
   // One queue per stream for every event of the service, published once durable (actors' and trading services').
   // Order transitions and risk refusals are counted from their events as they become durable.
-  const publisher = new DurablePublisher({ store: adapters.store, bus: adapters.bus, logger, onDurable: (event) => metrics.trading.observeEvent(event) });
+  const publisher = new DurablePublisher({
+    store: adapters.store,
+    bus: adapters.bus,
+    logger,
+    onDurable: (event) => metrics.trading.observeEvent(event),
+  });
   const runtime = new ActorRuntime({ ...adapters, publisher, clock, logger, ...config.runtime });
   metrics.setActorStatsSource(() => runtime.stats());
   const catalog = new OperationCatalog();
@@ -120,7 +125,11 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
   const trading = tradingModule(ctx);
   // Onboarding (identity) writes the cards' drafts.
-  const directory = directoryModule(ctx, { publicLimit: accounts.auth.publicLimit, status: trading.status, venue: trading.withdrawalParts.venue });
+  const directory = directoryModule(ctx, {
+    publicLimit: accounts.auth.publicLimit,
+    status: trading.status,
+    venue: trading.withdrawalParts.venue,
+  });
   const chat = chatModule(ctx, { status: trading.status });
   const modules: FeatureModule[] = [
     auditModule(ctx),
@@ -141,7 +150,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     directory,
   ];
 
-  for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])]) runtime.register(definition);
+  for (const definition of [...modules.flatMap((module) => module.definitions), ...(options.definitions ?? [])])
+    runtime.register(definition);
   catalog.register(...modules.flatMap((module) => module.operations));
   for (const module of modules) if (module.recover) runtime.onRecover(module.name, module.recover.bind(module));
   const invoker = new OperationInvoker(catalog, audit, clock, {
@@ -149,15 +159,24 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     settled: () => runtime.settled(),
     fingerprintHash: idempotency.fingerprintHash,
   });
-  const dueJobs = new DueJobs(modules.flatMap((module) => module.dueJobs), invoker, logger);
+  const dueJobs = new DueJobs(
+    modules.flatMap((module) => module.dueJobs),
+    invoker,
+    logger,
+  );
   dueJobs.check(catalog);
   const bindings = modules.flatMap((module) => module.bindings);
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
-  const mcpAccess = new McpAccessResolver({ agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition) }, accounts.services.resolver, config.mcpGranularErrors, {
-    ttlMs: MCP_TARGET_CACHE_MS,
-    clock,
-  });
+  const mcpAccess = new McpAccessResolver(
+    { agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition) },
+    accounts.services.resolver,
+    config.mcpGranularErrors,
+    {
+      ttlMs: MCP_TARGET_CACHE_MS,
+      clock,
+    },
+  );
   const mcpEvents = createMcpEventSurfaces({
     access: mcpAccess,
     limiter: adapters.limiter,
@@ -252,7 +271,17 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       logger.info('service stopped');
     })());
 
-  return { runtime, adapters, server, url, stop, services: accounts.services, operations: { catalog, invoker, audit, bindings }, modules, dueJobs };
+  return {
+    runtime,
+    adapters,
+    server,
+    url,
+    stop,
+    services: accounts.services,
+    operations: { catalog, invoker, audit, bindings },
+    modules,
+    dueJobs,
+  };
 }
 
 async function readiness(adapters: Adapters, isReady: () => boolean) {

@@ -5,5 +5,9 @@ import type { ActorRuntime } from '../runtime/actor-runtime.js';
 
 /** The actors the status reader reads (`StoreStatusReader`): agents and legacy bots by id, orders counted by index. */
 export function statusActors(runtime: ActorRuntime) {
-  return { agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition), orders: runtime.collection(orderDefinition) };
+  return {
+    agents: runtime.collection(agentDefinition),
+    bots: runtime.collection(botDefinition),
+    orders: runtime.collection(orderDefinition),
+  };
 }

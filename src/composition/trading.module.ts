@@ -92,7 +92,12 @@ export function tradingModule(ctx: ModuleContext) {
     stop: orders.stop,
   } satisfies FeatureModule;
   // `withdrawals` (withdrawals.module.ts) pays out of the same wallets, under the same kill switch, through the venue's chains.
-  return { ...module, status: orders.status, command: orders.command, withdrawalParts: { venue, chains: built.chains, killSwitch, wallets } };
+  return {
+    ...module,
+    status: orders.status,
+    command: orders.command,
+    withdrawalParts: { venue, chains: built.chains, killSwitch, wallets },
+  };
 }
 
 /** One readout per provider: a provider serving several chains (0x on every EVM chain) has one breaker. */
@@ -109,7 +114,11 @@ function breakersOf(venue: BreakerAwareVenue): BreakerReadout[] {
  * The agents (or bots) a user owns whose strategies count against the cap: an archived agent or
  * a deleted bot (final states) never trades again and cannot be addressed to delete its strategies.
  */
-async function ownedBy(runtime: ActorRuntime, type: 'agent' | 'bot', userId: string): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
+async function ownedBy(
+  runtime: ActorRuntime,
+  type: 'agent' | 'bot',
+  userId: string,
+): Promise<Array<{ type: 'agent' | 'bot'; id: string }>> {
   const out: Array<{ type: 'agent' | 'bot'; id: string }> = [];
   const actors = type === 'agent' ? runtime.collection(agentDefinition) : runtime.collection(botDefinition);
   let cursor: string | undefined;
@@ -139,8 +148,13 @@ const NEEDS_VENUE: Readonly<Record<string, WalletChain>> = {
  */
 function offeredOn(chains: readonly Chain[], module: TradingParts): TradingParts {
   // A renamed operation must not silently stay offered everywhere.
-  for (const name of Object.keys(NEEDS_VENUE)) if (!module.operations.some((operation) => operation.name === name)) throw new Error(`NEEDS_VENUE names no operation: ${name}`);
+  for (const name of Object.keys(NEEDS_VENUE))
+    if (!module.operations.some((operation) => operation.name === name)) throw new Error(`NEEDS_VENUE names no operation: ${name}`);
   const served = new Set(chains.map(walletChainOf));
   const offered = (name: string) => NEEDS_VENUE[name] === undefined || served.has(NEEDS_VENUE[name]);
-  return { ...module, operations: module.operations.filter((operation) => offered(operation.name)), bindings: module.bindings.filter((binding) => offered(binding.operation)) };
+  return {
+    ...module,
+    operations: module.operations.filter((operation) => offered(operation.name)),
+    bindings: module.bindings.filter((binding) => offered(binding.operation)),
+  };
 }

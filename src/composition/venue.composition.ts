@@ -30,12 +30,22 @@ export interface VenueChoice {
  * behind its own circuit breaker and timeout.
  */
 export function buildVenue(settings: TradingSettings, deps: { store: StorePort; clock: ClockPort }): VenueChoice {
-  const guard = { threshold: settings.breaker.threshold, openMs: settings.breaker.openMs, timeoutMs: settings.providerTimeoutMs, clock: deps.clock };
+  const guard = {
+    threshold: settings.breaker.threshold,
+    openMs: settings.breaker.openMs,
+    timeoutMs: settings.providerTimeoutMs,
+    clock: deps.clock,
+  };
   if (settings.venue === 'paper') {
     const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: settings.paperSeed });
     // In-process: a breaker still isolates its failures, but there is no network to time out.
     const chains = Object.fromEntries(CHAINS.map((chain) => [chain, new PaperChain({ chain, store: deps.store, clock: deps.clock })]));
-    return { venue: new BreakerVenue(paper, { ...guard, timeoutMs: 0, executeTimeoutMs: 0 }), faucet: paper, collections: PAPER_COLLECTIONS, chains };
+    return {
+      venue: new BreakerVenue(paper, { ...guard, timeoutMs: 0, executeTimeoutMs: 0 }),
+      faucet: paper,
+      collections: PAPER_COLLECTIONS,
+      chains,
+    };
   }
   const { live } = settings;
   const byChain: ConstructorParameters<typeof RoutingVenue>[0] = {};
@@ -52,7 +62,10 @@ export function buildVenue(settings: TradingSettings, deps: { store: StorePort; 
   const evmChains = Object.fromEntries(
     Object.entries(live.evmRpcUrls).map(([chain, url]) => [
       chain,
-      new EvmChain({ chain: chain as keyof typeof live.evmRpcUrls, transport: evmRpcTransport(url!, { timeoutMs: settings.providerTimeoutMs }) }),
+      new EvmChain({
+        chain: chain as keyof typeof live.evmRpcUrls,
+        transport: evmRpcTransport(url!, { timeoutMs: settings.providerTimeoutMs }),
+      }),
     ]),
   );
   if (live.zeroxApiUrl && Object.keys(evmChains).length > 0) {

@@ -2,8 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Every environment variable the service reads; README "Configuration" mirrors this. */
-const intFromEnv = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const intFromEnv = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -28,7 +27,11 @@ export const envSchema = z
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     MONGODB_URL: optionalUrl(['mongodb', 'mongodb+srv']),
-    MONGODB_DB: z.string().trim().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('agent_service'),
+    MONGODB_DB: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -')
+      .default('agent_service'),
     REDIS_URL: optionalUrl(['redis', 'rediss']),
     EVM_RPC_URL: optionalUrl(['http', 'https']),
     MCP_GRANULAR_ERRORS: z.enum(['true', 'false']).default('false'),
@@ -53,7 +56,8 @@ export const envSchema = z
         if (parsed === undefined) {
           ctx.addIssue({
             code: 'custom',
-            message: 'must be a hop count (1-10) or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal (never true: X-Forwarded-For is client-written)',
+            message:
+              'must be a hop count (1-10) or a comma-separated list of addresses, CIDRs, loopback, linklocal, uniquelocal (never true: X-Forwarded-For is client-written)',
           });
           return z.NEVER;
         }
@@ -90,9 +94,12 @@ export const envSchema = z
       .string()
       .trim()
       .default('')
-      .refine((value) => value === '' || value.split(',').every((chain) => ['solana', 'ethereum', 'base', 'arbitrum'].includes(chain.trim())), {
-        message: 'must be a comma-separated list of solana, ethereum, base, arbitrum',
-      }),
+      .refine(
+        (value) => value === '' || value.split(',').every((chain) => ['solana', 'ethereum', 'base', 'arbitrum'].includes(chain.trim())),
+        {
+          message: 'must be a comma-separated list of solana, ethereum, base, arbitrum',
+        },
+      ),
     SOLANA_RPC_URL: optionalUrl(['http', 'https']),
     /** Jupiter-compatible quote/swap API (e.g. https://quote-api.jup.ag/v6). */
     JUPITER_API_URL: optionalUrl(['http', 'https']),
@@ -104,9 +111,12 @@ export const envSchema = z
       .string()
       .trim()
       .default('')
-      .refine((text) => text === '' || text.split(',').every((pair) => /^\s*(ethereum|base|arbitrum)\s*=\s*https?:\/\/\S+\s*$/.test(pair)), {
-        message: 'must look like ethereum=https://...,base=https://...',
-      }),
+      .refine(
+        (text) => text === '' || text.split(',').every((pair) => /^\s*(ethereum|base|arbitrum)\s*=\s*https?:\/\/\S+\s*$/.test(pair)),
+        {
+          message: 'must look like ethereum=https://...,base=https://...',
+        },
+      ),
     /** Timeout of each call to a trading provider. */
     PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100, 120_000),
     /** How long a provider's circuit breaker stays open before a half-open probe (interface 8: 60 s). */
@@ -174,9 +184,14 @@ export const envSchema = z
       ctx.addIssue({ code: 'custom', path: ['TRADING_VENUE'], message: 'live needs JUPITER_API_URL or ZEROX_API_URL' });
     }
     if (env.IDENTITY_PROVIDERS && env.IDENTITY_PROVIDERS_FILE) {
-      ctx.addIssue({ code: 'custom', path: ['IDENTITY_PROVIDERS_FILE'], message: 'set IDENTITY_PROVIDERS or IDENTITY_PROVIDERS_FILE, not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['IDENTITY_PROVIDERS_FILE'],
+        message: 'set IDENTITY_PROVIDERS or IDENTITY_PROVIDERS_FILE, not both',
+      });
     }
-    if (env.LLM_BASE_URL && !env.LLM_MODEL) ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
+    if (env.LLM_BASE_URL && !env.LLM_MODEL)
+      ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
   });
 
 type Env = z.output<typeof envSchema>;
@@ -256,7 +271,10 @@ const providerConfigSchema = z
     jwksUrl: z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL'),
   })
   .strict();
-const providersSchema = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'provider names are 1-64 letters, digits, _ . -'), providerConfigSchema);
+const providersSchema = z.record(
+  z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'provider names are 1-64 letters, digits, _ . -'),
+  providerConfigSchema,
+);
 
 /** IDENTITY_PROVIDERS (or its file's) text → the providers, or a message saying what is wrong. */
 export function parseIdentityProviders(text: string): Record<string, IdentityProviderConfig> | string {
@@ -305,8 +323,7 @@ export interface TradingSettings {
 }
 
 export function toAppConfig(env: Env): AppConfig {
-  const profile: Profile =
-    env.PROFILE ?? (env.MONGODB_URL && env.REDIS_URL ? 'production' : 'embedded');
+  const profile: Profile = env.PROFILE ?? (env.MONGODB_URL && env.REDIS_URL ? 'production' : 'embedded');
   return {
     profile,
     port: env.PORT,
@@ -344,7 +361,9 @@ export function toAppConfig(env: Env): AppConfig {
     trading: {
       venue: env.TRADING_VENUE,
       paperSeed: env.PAPER_SEED,
-      killSwitch: env.TRADING_KILL_SWITCH.split(',').map((chain) => chain.trim()).filter(Boolean) as TradingSettings['killSwitch'],
+      killSwitch: env.TRADING_KILL_SWITCH.split(',')
+        .map((chain) => chain.trim())
+        .filter(Boolean) as TradingSettings['killSwitch'],
       providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
       dcaMinIntervalMs: env.DCA_MIN_INTERVAL_SECONDS * 1000,
@@ -362,12 +381,17 @@ export function toAppConfig(env: Env): AppConfig {
       jwksTimeoutMs: env.IDENTITY_JWKS_TIMEOUT_MS,
       jwksCooldownMs: env.IDENTITY_JWKS_COOLDOWN_MS,
       registryRpcUrls: Object.fromEntries(
-        env.ERC8004_RPC_URLS.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
-          const at = pair.indexOf('=');
-          return [Number(pair.slice(0, at).trim()), pair.slice(at + 1).trim()];
-        }),
+        env.ERC8004_RPC_URLS.split(',')
+          .map((pair) => pair.trim())
+          .filter(Boolean)
+          .map((pair) => {
+            const at = pair.indexOf('=');
+            return [Number(pair.slice(0, at).trim()), pair.slice(at + 1).trim()];
+          }),
       ),
-      registries: env.ERC8004_REGISTRIES.split(',').map((ref) => ref.trim()).filter(Boolean),
+      registries: env.ERC8004_REGISTRIES.split(',')
+        .map((ref) => ref.trim())
+        .filter(Boolean),
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
     },
     messaging: {
@@ -396,7 +420,10 @@ export function toAppConfig(env: Env): AppConfig {
 /** `ethereum=https://a,base=https://b` → `{ethereum, base}`; validated by the schema's refinement. */
 function parseChainUrls(text: string): TradingSettings['live']['evmRpcUrls'] {
   const out: TradingSettings['live']['evmRpcUrls'] = {};
-  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [chain, url] = pair.split('=', 2).map((p) => p.trim());
     if ((chain === 'ethereum' || chain === 'base' || chain === 'arbitrum') && url) out[chain] = url;
   }

@@ -22,7 +22,10 @@ export class SecretBox {
   private readonly encryptionKey: Buffer;
   private readonly hashKey: Buffer;
 
-  constructor(masterSecret: string, readonly purpose: string) {
+  constructor(
+    masterSecret: string,
+    readonly purpose: string,
+  ) {
     if (typeof masterSecret !== 'string' || masterSecret.length < MIN_MASTER_SECRET_LENGTH) {
       throw AppError.internal(`SecretBox master secret must be at least ${MIN_MASTER_SECRET_LENGTH} characters`);
     }

@@ -16,7 +16,12 @@ const PAGE = 200;
  * cards. Safe to run twice or in two processes at once (a card's `onboarded` is a CAS update,
  * a draft already moved is gone from its identity record).
  */
-export async function migrateCardDrafts(deps: { store: StorePort; cards: Pick<CardsService, 'onboarded'>; logger: Logger; now: () => number }): Promise<number> {
+export async function migrateCardDrafts(deps: {
+  store: StorePort;
+  cards: Pick<CardsService, 'onboarded'>;
+  logger: Logger;
+  now: () => number;
+}): Promise<number> {
   const { store } = deps;
   if (await store.get(DIRECTORY_META, MARK)) return 0;
   let moved = 0;

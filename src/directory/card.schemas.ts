@@ -6,7 +6,9 @@ export const REGISTRATION_TYPE = 'https://eips.ethereum.org/EIPS/eip-8004#regist
 
 const serviceSchema = z
   .object({
-    name: nameSchema(64).describe('Service kind, e.g. `A2A`, `web`, `ENS` (the service adds its own `MCP` entry; one sent with that name is replaced)'),
+    name: nameSchema(64).describe(
+      'Service kind, e.g. `A2A`, `web`, `ENS` (the service adds its own `MCP` entry; one sent with that name is replaced)',
+    ),
     endpoint: z.string().trim().min(1).max(2048).describe('Where the service answers: a URL, an ENS name, a DID'),
     version: z.string().trim().min(1).max(32).optional().describe('Protocol version the endpoint speaks, when it has one'),
   })
@@ -22,11 +24,21 @@ export const cardContentSchema = z
   .object({
     type: z.literal(REGISTRATION_TYPE).optional().describe(`Always \`${REGISTRATION_TYPE}\`; may be omitted`),
     name: nameSchema(100).describe('Display name of the agent: 1-100 characters, no control or bidirectional formatting characters'),
-    description: freeTextSchema(2000).default('').describe('What the agent does, up to 2000 characters (tabs and line feeds allowed); searched by the directory'),
-    image: z.url({ protocol: /^(https|ipfs|data)$/ }).max(2048).optional().describe('Image URL: https, ipfs or data'),
+    description: freeTextSchema(2000)
+      .default('')
+      .describe('What the agent does, up to 2000 characters (tabs and line feeds allowed); searched by the directory'),
+    image: z
+      .url({ protocol: /^(https|ipfs|data)$/ })
+      .max(2048)
+      .optional()
+      .describe('Image URL: https, ipfs or data'),
     services: z.array(serviceSchema).max(20).default([]).describe('Endpoints the agent offers besides its MCP endpoint, at most 20'),
     active: z.boolean().default(true).describe('Whether the agent says it takes work (ERC-8004 `active`); default true'),
-    supportedTrust: z.array(nameSchema(64)).max(10).optional().describe('Trust models the agent supports, e.g. `reputation`, `crypto-economic`; at most 10'),
+    supportedTrust: z
+      .array(nameSchema(64))
+      .max(10)
+      .optional()
+      .describe('Trust models the agent supports, e.g. `reputation`, `crypto-economic`; at most 10'),
   })
   .strict();
 
@@ -34,12 +46,20 @@ export type CardContentInput = z.output<typeof cardContentSchema>;
 
 export const publishSchema = z
   .object({
-    snapshot: z.boolean().default(false).describe('Also publish a live portfolio snapshot (total value, holdings by symbol and share, 24 h change, open orders); default false'),
+    snapshot: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also publish a live portfolio snapshot (total value, holdings by symbol and share, 24 h change, open orders); default false',
+      ),
   })
   .strict();
 
 const service = z.object({ name: z.string(), endpoint: z.string(), version: z.string().optional() });
-const registrationEntry = z.object({ agentId: z.string().describe('ERC-8004 token id'), agentRegistry: z.string().describe('`eip155:<chainId>:<address>`') });
+const registrationEntry = z.object({
+  agentId: z.string().describe('ERC-8004 token id'),
+  agentRegistry: z.string().describe('`eip155:<chainId>:<address>`'),
+});
 
 /** The card as the directory shows it: the registration file plus `publicId`, `verified`, `updatedAt`. */
 export const publicCardSchema = z.object({

@@ -45,12 +45,16 @@ export interface CardsDeps {
 }
 
 /** The one shape of stored content (key order fixed, so two equal cards compare equal as JSON). */
-function contentOf(input: Omit<CardContentInput, 'type'> | OnboardedCard['registration'] & {}): CardContent {
+function contentOf(input: Omit<CardContentInput, 'type'> | (OnboardedCard['registration'] & {})): CardContent {
   return {
     name: input.name,
     description: input.description,
     ...(input.image ? { image: input.image } : {}),
-    services: ownServices(input.services).map((s) => ({ name: s.name, endpoint: s.endpoint, ...(s.version ? { version: s.version } : {}) })),
+    services: ownServices(input.services).map((s) => ({
+      name: s.name,
+      endpoint: s.endpoint,
+      ...(s.version ? { version: s.version } : {}),
+    })),
     active: input.active,
     ...(input.supportedTrust ? { supportedTrust: [...input.supportedTrust] } : {}),
   };
@@ -157,12 +161,24 @@ export class CardsService {
 function termWrites(cardId: string, before: CardRecord['published'], after: CardRecord['published']): CommitWrite[] {
   if (before?.gen === after?.gen) return [];
   const entryId = (gen: number, term: string) => `${cardId}#${gen}#${term}`;
-  const deletes: CommitWrite[] = (before?.terms ?? []).map((term) => ({ op: 'delete', collection: CARD_TERMS, id: entryId(before!.gen, term), expectedVersion: 1 }));
+  const deletes: CommitWrite[] = (before?.terms ?? []).map((term) => ({
+    op: 'delete',
+    collection: CARD_TERMS,
+    id: entryId(before!.gen, term),
+    expectedVersion: 1,
+  }));
   if (!after) return deletes;
   const sortKey = newestFirstKey(after.at);
   const data: CardTermRecord = { card: cardId, gen: after.gen };
   return [
     ...deletes,
-    ...after.terms.map((term): CommitWrite => ({ op: 'put', collection: CARD_TERMS, id: entryId(after.gen, term), input: { data, expectedVersion: 0, indexes: { [TERM_INDEX]: termKey(term, sortKey) } } })),
+    ...after.terms.map(
+      (term): CommitWrite => ({
+        op: 'put',
+        collection: CARD_TERMS,
+        id: entryId(after.gen, term),
+        input: { data, expectedVersion: 0, indexes: { [TERM_INDEX]: termKey(term, sortKey) } },
+      }),
+    ),
   ];
 }

@@ -38,7 +38,8 @@ function decodePosition(cursor: string): Position {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (parsed && typeof parsed === 'object') {
       const { k, c, a } = parsed as Record<string, unknown>;
-      if (typeof k === 'string' && /^\d{15}$/.test(k) && typeof c === 'string' && c.length <= 300 && typeof a === 'boolean') return { key: k, card: c, after: a };
+      if (typeof k === 'string' && /^\d{15}$/.test(k) && typeof c === 'string' && c.length <= 300 && typeof a === 'boolean')
+        return { key: k, card: c, after: a };
     }
   } catch {
     // answered below
@@ -225,7 +226,11 @@ class TermStream {
     const range = termRange(this.word);
     const gte = 'from' in at && at.from ? termKey(this.word, at.from) : range.gte;
     this.reads.count++;
-    const page = await this.store.find<CardTermRecord>(CARD_TERMS, { index: TERM_INDEX, gte, lte: range.lte }, { limit: SEEK_PAGE, ...('cursor' in at ? { cursor: at.cursor } : {}) });
+    const page = await this.store.find<CardTermRecord>(
+      CARD_TERMS,
+      { index: TERM_INDEX, gte, lte: range.lte },
+      { limit: SEEK_PAGE, ...('cursor' in at ? { cursor: at.cursor } : {}) },
+    );
     this.buffer = page.items.map((entry) => {
       const value = String(entry.indexes[TERM_INDEX]);
       return { key: value.slice(value.lastIndexOf(' ') + 1), card: entry.data.card, gen: entry.data.gen };

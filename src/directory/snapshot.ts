@@ -4,7 +4,9 @@ import type { CardSubject } from './card.records.js';
 
 /** The portfolio a snapshot is drawn from (the trading module's status reader and its venue's market data). */
 export interface PortfolioSource {
-  portfolio(subject: CardSubject): Promise<{ positions: Array<{ chain: string; token: string; symbol?: string; valueUsd?: string }>; openOrders: number }>;
+  portfolio(
+    subject: CardSubject,
+  ): Promise<{ positions: Array<{ chain: string; token: string; symbol?: string; valueUsd?: string }>; openOrders: number }>;
   /** The token's price change over 24 hours, percent; null when the venue has no market data for it. */
   change24hPct(chain: string, token: string): Promise<number | null>;
 }
@@ -28,7 +30,9 @@ function roundedUsd(value: number): string {
  */
 export async function snapshotOf(publicId: string, subject: CardSubject, source: PortfolioSource, now: number): Promise<Snapshot> {
   const portfolio = await source.portfolio(subject);
-  const priced = portfolio.positions.flatMap((p) => (p.valueUsd !== undefined && Number(p.valueUsd) > 0 ? [{ ...p, value: Number(p.valueUsd) }] : []));
+  const priced = portfolio.positions.flatMap((p) =>
+    p.valueUsd !== undefined && Number(p.valueUsd) > 0 ? [{ ...p, value: Number(p.valueUsd) }] : [],
+  );
   const total = priced.reduce((sum, p) => sum + p.value, 0);
   // Value 24 h ago of each holding with market data: now / (1 + change).
   let then = 0;
@@ -44,7 +48,11 @@ export async function snapshotOf(publicId: string, subject: CardSubject, source:
     valueUsd: roundedUsd(total),
     positions: priced
       .sort((a, b) => b.value - a.value)
-      .map((p) => ({ symbol: p.symbol ?? p.token, valueUsd: roundedUsd(p.value), share: total > 0 ? Math.round((p.value / total) * 1000) / 1000 : 0 })),
+      .map((p) => ({
+        symbol: p.symbol ?? p.token,
+        valueUsd: roundedUsd(p.value),
+        share: total > 0 ? Math.round((p.value / total) * 1000) / 1000 : 0,
+      })),
     pnlPct24h: then > 0 ? formatUsd(((nowKnown - then) / then) * 100) : null,
     openOrders: portfolio.openOrders,
     asOf: new Date(now).toISOString(),

@@ -130,7 +130,11 @@ export class AppError extends Error {
    * 503 `Circuit breaker open for provider: <provider>` (interface 7.4): one wording and one
    * shape (`details.provider`, `Retry-After`) for every breaker.
    */
-  static circuitBreakerOpen(provider: string, retryAfterSeconds: number, options: { code?: 'CIRCUIT_BREAKER_OPEN' | 'LLM_CIRCUIT_BREAKER_OPEN'; cause?: unknown } = {}): AppError {
+  static circuitBreakerOpen(
+    provider: string,
+    retryAfterSeconds: number,
+    options: { code?: 'CIRCUIT_BREAKER_OPEN' | 'LLM_CIRCUIT_BREAKER_OPEN'; cause?: unknown } = {},
+  ): AppError {
     return new AppError(options.code ?? 'CIRCUIT_BREAKER_OPEN', `Circuit breaker open for provider: ${provider}`, {
       details: { provider },
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)),

@@ -25,7 +25,8 @@ function describeIssue(issue: z.core.$ZodIssue): string | string[] {
   }
   // A field limited to fixed values (z.enum, z.literal) reports its absence as invalid_value,
   // one of several shapes (a string or a number) as invalid_union.
-  if ((issue.code === 'invalid_value' || issue.code === 'invalid_union') && issue.input === undefined) return `${field || 'body'} is required`;
+  if ((issue.code === 'invalid_value' || issue.code === 'invalid_union') && issue.input === undefined)
+    return `${field || 'body'} is required`;
   if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${key} is not a known field`);
   if (issue.code === 'custom' && issue.params?.[WHOLE_MESSAGE] === true) return issue.message;
   return field ? `${field}: ${issue.message}` : issue.message;

@@ -16,16 +16,20 @@ export const OPS_DEFAULT_PAGE_SIZE = 50;
 
 const limit = z.coerce.number().int().min(1).max(OPS_MAX_PAGE_SIZE).default(OPS_DEFAULT_PAGE_SIZE);
 
-const ListQuery = z.object({
-  state: z.string().min(1).max(128).optional(),
-  limit,
-  cursor: z.string().min(1).max(1024).optional(),
-}).strict(); // a typo (`stat=failed`) is a 400, not a silently unfiltered list
+const ListQuery = z
+  .object({
+    state: z.string().min(1).max(128).optional(),
+    limit,
+    cursor: z.string().min(1).max(1024).optional(),
+  })
+  .strict(); // a typo (`stat=failed`) is a 400, not a silently unfiltered list
 
-const JournalQuery = z.object({
-  afterSeq: z.coerce.number().int().min(0).optional(),
-  limit,
-}).strict();
+const JournalQuery = z
+  .object({
+    afterSeq: z.coerce.number().int().min(0).optional(),
+    limit,
+  })
+  .strict();
 
 export interface OpsRoutesDeps {
   inspector: ActorInspector;

@@ -31,14 +31,33 @@ function onboardingDocument(deps: Pick<Erc8004DiscoveryDeps, 'publicUrl' | 'prov
   return {
     version: ONBOARDING_VERSION,
     steps: [
-      { step: 'nonce', method: 'POST', url: `${base}/api/nest/auth/evm/nonce`, body: '{walletAddress?}', answer: '{nonce, expiresAt} (single use, 5 minutes)' },
+      {
+        step: 'nonce',
+        method: 'POST',
+        url: `${base}/api/nest/auth/evm/nonce`,
+        body: '{walletAddress?}',
+        answer: '{nonce, expiresAt} (single use, 5 minutes)',
+      },
       {
         step: 'sign',
         description: `Build an EIP-4361 message (domain ${new URL(base).host}, URI on ${base}, the nonce, Issued At now) and sign it with the owner wallet. For an ERC-8004 identity use the SIWA form: add "Agent ID: <tokenId>" and "Agent Registry: eip155:<chainId>:<registry>" after "Version".`,
       },
-      { step: 'onboard-wallet', method: 'POST', url: `${base}/api/public/erc8004/onboarding/siwe`, body: '{message, signature, scope, registration?}' },
-      { step: 'onboard-provider', method: 'POST', url: `${base}/api/public/erc8004/onboarding/identity`, body: '{provider, providerToken, scope, agentId?, registration?}' },
-      { step: 'use', description: `Send "Authorization: Bearer <accessToken>" to ${base}/mcp/{publicId}; renew before expiresIn runs out.` },
+      {
+        step: 'onboard-wallet',
+        method: 'POST',
+        url: `${base}/api/public/erc8004/onboarding/siwe`,
+        body: '{message, signature, scope, registration?}',
+      },
+      {
+        step: 'onboard-provider',
+        method: 'POST',
+        url: `${base}/api/public/erc8004/onboarding/identity`,
+        body: '{provider, providerToken, scope, agentId?, registration?}',
+      },
+      {
+        step: 'use',
+        description: `Send "Authorization: Bearer <accessToken>" to ${base}/mcp/{publicId}; renew before expiresIn runs out.`,
+      },
       { step: 'revoke', method: 'POST', url: `${base}/api/public/erc8004/onboarding/tokens/revoke`, body: '{token}' },
     ],
     scopes: { read: { lifetimeSeconds: TOKEN_LIFETIME_S.read }, trade: { lifetimeSeconds: TOKEN_LIFETIME_S.trade } },
@@ -64,10 +83,23 @@ function onboardingMarkdown(document: ReturnType<typeof onboardingDocument>): st
   const lines = [`# ERC-8004 onboarding (${document.version})`, '', '## Steps', ''];
   document.steps.forEach((step, i) => {
     const call = 'url' in step ? `\`${step.method} ${step.url}\` ${step.body ? `with \`${step.body}\`` : ''}` : '';
-    lines.push(`${i + 1}. **${step.step}**: ${[call, 'description' in step ? step.description : '', 'answer' in step ? `→ ${step.answer}` : ''].filter(Boolean).join(' ')}`);
+    lines.push(
+      `${i + 1}. **${step.step}**: ${[call, 'description' in step ? step.description : '', 'answer' in step ? `→ ${step.answer}` : ''].filter(Boolean).join(' ')}`,
+    );
   });
-  lines.push('', '## Scopes', '', ...Object.entries(document.scopes).map(([scope, { lifetimeSeconds }]) => `- \`${scope}\`: tokens live ${lifetimeSeconds} s`), '- `manage` is never issued at onboarding.');
-  lines.push('', '## Identity providers', '', ...(document.providers.length ? document.providers.map((name) => `- \`${name}\``) : ['- none configured']));
+  lines.push(
+    '',
+    '## Scopes',
+    '',
+    ...Object.entries(document.scopes).map(([scope, { lifetimeSeconds }]) => `- \`${scope}\`: tokens live ${lifetimeSeconds} s`),
+    '- `manage` is never issued at onboarding.',
+  );
+  lines.push(
+    '',
+    '## Identity providers',
+    '',
+    ...(document.providers.length ? document.providers.map((name) => `- \`${name}\``) : ['- none configured']),
+  );
   lines.push('', '## Errors', '', '| Status | Message |', '|---|---|', ...document.errors.map((e) => `| ${e.status} | \`${e.message}\` |`));
   lines.push('', `Public keys: ${document.jwks_uri}`, '');
   return lines.join('\n');
@@ -79,19 +111,32 @@ export function createErc8004DiscoveryRoutes(deps: Erc8004DiscoveryDeps): Router
   const onboarding = onboardingDocument(deps);
   const markdown = onboardingMarkdown(onboarding);
   const tools = new ToolDirectory(deps.catalog);
-  const cached = (res: Parameters<RequestHandler>[1]) => res.set({ 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+  const cached = (res: Parameters<RequestHandler>[1]) =>
+    res.set({ 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
   const discovery = JSON.stringify({
     service: 'agent-runtime-service',
     description: 'Always-on Web3 trading agents; external agents onboard with ERC-8004 and call MCP tools with identity access tokens.',
     supportedRegistries: { namespace: 'eip155', chainIds: deps.registryChainIds, registries: deps.registries },
     chains: { evm: Object.values(EVM_CHAIN_IDS) },
-    onboarding: { siwe: `${base}/api/public/erc8004/onboarding/siwe`, identity: `${base}/api/public/erc8004/onboarding/identity`, nonce: `${base}/api/nest/auth/evm/nonce`, metadata: `${base}/.well-known/erc8004-onboarding.json` },
-    tokens: { revoke: `${base}/api/public/erc8004/onboarding/tokens/revoke`, revokeStatus: `${base}/api/public/erc8004/onboarding/tokens/revoke-status` },
+    onboarding: {
+      siwe: `${base}/api/public/erc8004/onboarding/siwe`,
+      identity: `${base}/api/public/erc8004/onboarding/identity`,
+      nonce: `${base}/api/nest/auth/evm/nonce`,
+      metadata: `${base}/.well-known/erc8004-onboarding.json`,
+    },
+    tokens: {
+      revoke: `${base}/api/public/erc8004/onboarding/tokens/revoke`,
+      revokeStatus: `${base}/api/public/erc8004/onboarding/tokens/revoke-status`,
+    },
     jwks_uri: `${base}/.well-known/jwks.json`,
     mcp: { endpoint: `${base}/mcp/{publicId}`, discovery: `${base}/.well-known/mcp.json` },
     skillsManifest: `${base}/.well-known/erc8004-skills-manifest.json`,
   });
-  router.get('/.well-known/erc8004-discovery.json', deps.publicLimit, (_req, res) => void cached(res).type('application/json').send(discovery));
+  router.get(
+    '/.well-known/erc8004-discovery.json',
+    deps.publicLimit,
+    (_req, res) => void cached(res).type('application/json').send(discovery),
+  );
   router.get('/.well-known/erc8004-onboarding.json', deps.publicLimit, (_req, res) => void cached(res).json(onboarding));
   router.get('/.well-known/erc8004-onboarding.md', deps.publicLimit, (_req, res) => void cached(res).type('text/markdown').send(markdown));
   // Built at request time: the catalog changes with its runtime settings and deploys.

@@ -100,7 +100,12 @@ export class McpAccessResolver {
     if (view) {
       const { context } = view;
       if (view.state !== 'active' && view.state !== 'paused') return null;
-      return { subject: { type: 'agent' as const, id: context.agentId }, ownerId: context.ownerId, disabledFamilies: [] as string[], granularErrors: undefined };
+      return {
+        subject: { type: 'agent' as const, id: context.agentId },
+        ownerId: context.ownerId,
+        disabledFamilies: [] as string[],
+        granularErrors: undefined,
+      };
     }
     const bot = await this.lookup(this.actors.bots, publicId);
     if (!bot) return null;

@@ -15,7 +15,8 @@ export interface McpDiscoveryDeps {
   publicLimit: RequestHandler;
 }
 
-const perWindow = (windows: readonly RateWindow[]) => Object.fromEntries(windows.map((w) => [`per${w.name[0]!.toUpperCase()}${w.name.slice(1)}`, w.limit]));
+const perWindow = (windows: readonly RateWindow[]) =>
+  Object.fromEntries(windows.map((w) => [`per${w.name[0]!.toUpperCase()}${w.name.slice(1)}`, w.limit]));
 
 /** The discovery document served at `/.well-known/mcp.json`. */
 function mcpDiscoveryDocument(publicUrl: string) {
@@ -60,9 +61,18 @@ function mcpDiscoveryDocument(publicUrl: string) {
       ],
     },
     scopes: {
-      read: { description: 'Status, portfolio, positions, trade history, logs, research, ask.', rateLimit: perWindow(RATE_POLICIES.apiKey.read) },
-      trade: { description: 'read, plus submit, cancel and approve orders and manage strategies as policy allows.', rateLimit: perWindow(RATE_POLICIES.apiKey.trade) },
-      manage: { description: 'trade, plus keys, configuration, scopes and ownership-sensitive actions.', rateLimit: perWindow(RATE_POLICIES.apiKey.manage) },
+      read: {
+        description: 'Status, portfolio, positions, trade history, logs, research, ask.',
+        rateLimit: perWindow(RATE_POLICIES.apiKey.read),
+      },
+      trade: {
+        description: 'read, plus submit, cancel and approve orders and manage strategies as policy allows.',
+        rateLimit: perWindow(RATE_POLICIES.apiKey.trade),
+      },
+      manage: {
+        description: 'trade, plus keys, configuration, scopes and ownership-sensitive actions.',
+        rateLimit: perWindow(RATE_POLICIES.apiKey.manage),
+      },
     },
     toolDiscovery: 'Call tools/list with the credential that will call the tools: the list depends on its scope and changes with deploys.',
     events: { sse: `${base}/mcp/{publicId}/events/sse`, websocket: `${base.replace(/^http/, 'ws')}/mcp/{publicId}/events/ws` },

@@ -68,7 +68,8 @@ export class McpDispatcher {
         protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
         capabilities: { tools: { listChanged: false } },
         serverInfo: deps.serverInfo,
-        instructions: 'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.',
+        instructions:
+          'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.',
       }),
       ping: async () => ({}),
       'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
@@ -86,11 +87,24 @@ export class McpDispatcher {
     if (method === 'tools/call') return this.answer(id, method, params, access, ids);
     const started = this.clock.now();
     const outcome = await this.answer(id, method, params, access, ids);
-    this.caller.recordMethod(forLog(method), params, access, ids, started, outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined);
+    this.caller.recordMethod(
+      forLog(method),
+      params,
+      access,
+      ids,
+      started,
+      outcome.body && 'error' in outcome.body ? outcome.body.error.code : undefined,
+    );
     return outcome;
   }
 
-  private async answer(id: RequestId | undefined, method: string, params: IncomingMessage['params'], access: McpAccess, ids: CallIds): Promise<DispatchOutcome> {
+  private async answer(
+    id: RequestId | undefined,
+    method: string,
+    params: IncomingMessage['params'],
+    access: McpAccess,
+    ids: CallIds,
+  ): Promise<DispatchOutcome> {
     if (id === undefined) {
       // JSON-RPC notifications get no answer; only MCP's `notifications/*` may be sent that way.
       return method.startsWith('notifications/') ? { status: 202, method: forLog(method) } : failure(invalidRequest());

@@ -87,7 +87,8 @@ export const invalidRequest = () => wire(400, JSONRPC_CODES.INVALID_REQUEST, 'In
 export const entityTooLarge = () => wire(400, JSONRPC_CODES.INVALID_REQUEST, 'Request entity too large');
 export const unsupportedProtocolVersion = (supported: readonly string[]) =>
   wire(400, JSONRPC_CODES.INVALID_REQUEST, 'Unsupported protocol version', { supported });
-export const methodNotAllowed = () => wire(405, JSONRPC_CODES.METHOD_NOT_ALLOWED, 'Method not allowed', undefined, { Allow: 'POST, OPTIONS' });
+export const methodNotAllowed = () =>
+  wire(405, JSONRPC_CODES.METHOD_NOT_ALLOWED, 'Method not allowed', undefined, { Allow: 'POST, OPTIONS' });
 
 /** -32601; `Tool not found: <name>` only where the agent or bot asked for granular errors. */
 export const methodNotFound = (tool?: string) =>

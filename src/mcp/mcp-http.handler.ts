@@ -20,7 +20,15 @@ import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-bo
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
 import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
-import { entityTooLarge, httpFailure, internalError, type McpWireError, methodNotAllowed, parseError, unsupportedProtocolVersion } from './mcp-errors.js';
+import {
+  entityTooLarge,
+  httpFailure,
+  internalError,
+  type McpWireError,
+  methodNotAllowed,
+  parseError,
+  unsupportedProtocolVersion,
+} from './mcp-errors.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
@@ -54,10 +62,15 @@ export const MCP_TARGET_CACHE_MS = 1_000;
 const MCP_ROUTE = '/mcp/:publicId';
 
 /** Bearer credentials only, no cookies: any origin may call (browser-based MCP clients). */
-const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate' };
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers':
+    'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate',
+};
 const PREFLIGHT = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
+  'Access-Control-Allow-Headers':
+    'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -94,7 +107,12 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     throw tooManyRequests(decision);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, publicId: string, ids: { requestId: string; correlationId: string }): Promise<DispatchOutcome | undefined> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    publicId: string,
+    ids: { requestId: string; correlationId: string },
+  ): Promise<DispatchOutcome | undefined> {
     if (req.method === 'OPTIONS') return { status: 204, headers: PREFLIGHT };
     // GET would open a standalone SSE stream and DELETE end a session: neither exists when stateless.
     if (req.method !== 'POST') return wireFailure(methodNotAllowed());
@@ -121,7 +139,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
       return failureOf(error, id);
     }
     const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS).withId(id));
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+      return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS).withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
     return dispatcher.dispatch(message, grant.access, ids);
   }
@@ -161,7 +180,13 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     deps.logger[level](
       {
         ...ids,
-        req: { method: req.method, path: MCP_ROUTE, publicId, remoteAddress: req.socket.remoteAddress, userAgent: req.headers['user-agent'] },
+        req: {
+          method: req.method,
+          path: MCP_ROUTE,
+          publicId,
+          remoteAddress: req.socket.remoteAddress,
+          userAgent: req.headers['user-agent'],
+        },
         res: { statusCode: outcome.status },
         mcp: { method: outcome.method, tool: outcome.tool, error: rpcError },
         responseTime: deps.clock.now() - startedAt,

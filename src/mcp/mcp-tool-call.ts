@@ -61,7 +61,6 @@ export class ToolCaller {
     this.deps.invoker.recordOutside(method, input, contextOf({}, access, ids), started, error === undefined ? undefined : String(error));
   }
 
-
   async call(params: CallToolParams, access: McpAccess, ids: CallIds): Promise<CallToolResult> {
     const { name } = params;
     const input = params.arguments ?? {};
@@ -83,8 +82,10 @@ export class ToolCaller {
     // parse (and so strip) instead of sending the handler's object as it is.
     const parsed = output.safeParse(result);
     // MCP structured content is an object; a non-object output has no outputSchema in tools/list.
-    if (parsed.success && isPlainObject(parsed.data)) return { content: [{ type: 'text', text }], structuredContent: parsed.data, isError: false };
-    if (!parsed.success) this.deps.logger.error({ tool: name }, 'tool result does not match its output schema; sent without structuredContent');
+    if (parsed.success && isPlainObject(parsed.data))
+      return { content: [{ type: 'text', text }], structuredContent: parsed.data, isError: false };
+    if (!parsed.success)
+      this.deps.logger.error({ tool: name }, 'tool result does not match its output schema; sent without structuredContent');
     return { content: [{ type: 'text', text }], isError: false };
   }
 

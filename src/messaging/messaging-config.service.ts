@@ -107,8 +107,14 @@ export class MessagingConfigs {
     const id = recordId(botId, platform);
     const doc = await this.deps.store.get<StoredConfig>(MESSAGING_CONFIG_COLLECTION.name, id);
     if (!doc?.data.tokenSealed) throw AppError.validation([`${platform} bot token is not configured`]);
-    if (platform === 'discord' && doc.data.channelIds.length === 0) throw AppError.validation(['discord channelIds must name at least one channel']);
-    return { token: this.deps.box.openText(doc.data.tokenSealed, id), channelIds: [...doc.data.channelIds], tradingUserIds: [...doc.data.tradingUserIds], version: doc.version };
+    if (platform === 'discord' && doc.data.channelIds.length === 0)
+      throw AppError.validation(['discord channelIds must name at least one channel']);
+    return {
+      token: this.deps.box.openText(doc.data.tokenSealed, id),
+      channelIds: [...doc.data.channelIds],
+      tradingUserIds: [...doc.data.tradingUserIds],
+      version: doc.version,
+    };
   }
 }
 

@@ -60,7 +60,9 @@ export class PlatformLeases {
 
   /** Lets another process take over at once (a graceful stop). */
   async release(botId: string, platform: Platform): Promise<void> {
-    await updateRecord<Lease>(this.deps.store, ref(botId, platform), (current) => (current?.data.holder === this.holder ? { data: { ...current.data, until: 0 } } : null));
+    await updateRecord<Lease>(this.deps.store, ref(botId, platform), (current) =>
+      current?.data.holder === this.holder ? { data: { ...current.data, until: 0 } } : null,
+    );
   }
 }
 

@@ -133,7 +133,11 @@ export class PlatformRunner {
           const settings = await deps.configs.settings(botId, platform);
           if (connection?.settings.version !== settings.version) {
             // New credentials (or the first round): connect, and resume where these credentials left off.
-            connection = { settings, client: deps.platforms[platform].connect(settings), cursor: await deps.leases.cursor(botId, platform, settings.version) };
+            connection = {
+              settings,
+              client: deps.platforms[platform].connect(settings),
+              cursor: await deps.leases.cursor(botId, platform, settings.version),
+            };
           }
           const { client } = connection;
           const poll = await breaker.execute((callSignal) => client.poll(connection?.cursor, AbortSignal.any([callSignal, signal])));
@@ -186,7 +190,8 @@ export class PlatformRunner {
   }
 
   private async trip(botId: string, platform: Platform, breaker: ConnectorBreaker, error: unknown): Promise<void> {
-    const last = error instanceof Error && !(isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN') ? `; last error: ${error.message}` : '';
+    const last =
+      error instanceof Error && !(isAppError(error) && error.code === 'CIRCUIT_BREAKER_OPEN') ? `; last error: ${error.message}` : '';
     const reason = `${breaker.openError().message}${last}`;
     this.deps.logger.warn({ botId, platform, reason }, 'platform connector stopped by its circuit breaker');
     await this.deps.bots.send(botId, { type: 'bot.platform.trip', platform, reason, at: this.deps.clock.now() });

@@ -23,7 +23,10 @@ export class DcaTickMetrics implements DcaTickObserver {
     });
     // Each outcome shows from the start (at 0), so a rate over `failed` exists before the first failure.
     for (const outcome of OUTCOMES) ticks.inc({ outcome }, 0);
-    this.ticks = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, ticks.labels({ outcome })])) as Record<DcaTickOutcome, Counter.Internal>;
+    this.ticks = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, ticks.labels({ outcome })])) as Record<
+      DcaTickOutcome,
+      Counter.Internal
+    >;
     this.lag = new Histogram({
       name: `${prefix}dca_tick_lag_seconds`,
       help: 'How late a due DCA tick ran: from its due time to its handling',

@@ -34,7 +34,10 @@ export class Metrics {
   private readonly storeDuration: Histogram<'operation'>;
   // Labelled children, made once per label set: `observe(labels, v)` hashes the labels on
   // every call. Label sets are bounded (route templates, store operations).
-  private readonly httpChildren = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }>();
+  private readonly httpChildren = new Map<
+    string,
+    { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }
+  >();
   private readonly storeChildren = new Map<string, Histogram.Internal<'operation'>>();
   private actorStats: (() => ActorStats) | undefined;
   /** Orders, swaps, risk refusals and circuit breakers (fed by the composition root). */
@@ -82,7 +85,11 @@ export class Metrics {
       });
     };
     gauge('runtime_actors_live', 'Actors resident in memory', (s) => s.live);
-    gauge('runtime_actor_passivations', 'Actors dropped from memory since start (they stay persisted and rehydrate on demand)', (s) => s.passivations);
+    gauge(
+      'runtime_actor_passivations',
+      'Actors dropped from memory since start (they stay persisted and rehydrate on demand)',
+      (s) => s.passivations,
+    );
     gauge('runtime_mailbox_depth', 'Events waiting in actor mailboxes', (s) => s.mailboxDepth);
 
     this.trading = new TradingMetrics(this.registry, prefix);

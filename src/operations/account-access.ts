@@ -18,7 +18,10 @@ export interface AccountAccess {
 }
 
 /** The account services as an `AccountAccess`. */
-export function accountAccess(agents: Pick<AgentsService, 'tradingAgent' | 'ownerOf'>, bots: Pick<BotsService, 'ownedView'>): AccountAccess {
+export function accountAccess(
+  agents: Pick<AgentsService, 'tradingAgent' | 'ownerOf'>,
+  bots: Pick<BotsService, 'ownedView'>,
+): AccountAccess {
   return {
     // The actor id: a chosen agentId is scoped to its owner, the actor id is unique.
     agent: async (userId, agentId) => ({ type: 'agent', id: (await agents.tradingAgent(userId, agentId)).id }),

@@ -26,7 +26,10 @@ interface AuditSegment {
  * when a page ended inside that segment, its id and how many of its entries were served.
  */
 const pageCursorSchema = z
-  .object({ store: z.string().min(1).optional(), within: z.object({ id: z.string(), served: z.number().int().positive() }).strict().optional() })
+  .object({
+    store: z.string().min(1).optional(),
+    within: z.object({ id: z.string(), served: z.number().int().positive() }).strict().optional(),
+  })
   .strict();
 type PageCursor = z.output<typeof pageCursorSchema>;
 
@@ -76,7 +79,11 @@ export class AuditLog implements AuditSink {
     // One segment per store read: the store cursor that yields a segment is where a page
     // ending inside it resumes.
     for (;;) {
-      const found = await this.store.find<AuditSegment | AuditEntry>(AUDIT, { index: 'subject', eq: subject }, { limit: 1, ...(storeCursor ? { cursor: storeCursor } : {}) });
+      const found = await this.store.find<AuditSegment | AuditEntry>(
+        AUDIT,
+        { index: 'subject', eq: subject },
+        { limit: 1, ...(storeCursor ? { cursor: storeCursor } : {}) },
+      );
       const doc = found.items[0];
       if (!doc) return { items };
       // A segment swept away since the cursor was made: its successor is read from its start.
@@ -85,7 +92,10 @@ export class AuditLog implements AuditSink {
       const room = page.limit - items.length;
       if (entries.length > room) {
         items.push(...entries.slice(0, room));
-        return { items, nextCursor: encodePageCursor({ ...(storeCursor ? { store: storeCursor } : {}), within: { id: doc.id, served: served + room } }) };
+        return {
+          items,
+          nextCursor: encodePageCursor({ ...(storeCursor ? { store: storeCursor } : {}), within: { id: doc.id, served: served + room } }),
+        };
       }
       items.push(...entries);
       within = undefined;
@@ -131,7 +141,8 @@ function segmentsOf(batch: AuditEntry[]): AuditEntry[][] {
   for (const entries of bySubject.values()) {
     // Stable: entries of one millisecond stay latest-recorded first.
     entries.sort((a, b) => b.at - a.at);
-    for (let end = entries.length; end > 0; end -= MAX_SEGMENT_ENTRIES) segments.push(entries.slice(Math.max(0, end - MAX_SEGMENT_ENTRIES), end));
+    for (let end = entries.length; end > 0; end -= MAX_SEGMENT_ENTRIES)
+      segments.push(entries.slice(Math.max(0, end - MAX_SEGMENT_ENTRIES), end));
   }
   return segments;
 }

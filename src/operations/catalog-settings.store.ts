@@ -7,7 +7,6 @@ import { updateRecord } from '../shared/record-update.js';
 import type { CatalogSettings, OperationCatalog } from './operation-catalog.js';
 import { OPERATION_FAMILIES } from './operation-families.js';
 
-
 /** Body of `PUT /api/nest/ops/catalog`, and the stored document. */
 export const catalogSettingsSchema = z
   .object({
@@ -67,7 +66,9 @@ export class StoredCatalogSettings {
     const unknown = settings.disabledOperations.filter((name) => !this.deps.catalog.get(name));
     if (unknown.length) throw AppError.validation(unknown.map((name) => `Unknown operation: ${name}`));
     // Last writer wins: the settings replace whatever is stored; CAS only orders the versions.
-    const { doc } = await updateRecord<CatalogSettings>(this.deps.store, { collection: SETTINGS_COLLECTION, id: CATALOG_DOC_ID }, () => ({ data: settings }));
+    const { doc } = await updateRecord<CatalogSettings>(this.deps.store, { collection: SETTINGS_COLLECTION, id: CATALOG_DOC_ID }, () => ({
+      data: settings,
+    }));
     this.apply(doc!.version, settings);
   }
 

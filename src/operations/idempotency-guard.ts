@@ -141,7 +141,9 @@ export class IdempotencyGuard {
     fingerprint: string,
     same: (stored: string) => boolean,
     onReplay?: () => void,
-  ): Promise<{ version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }> {
+  ): Promise<
+    { version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }
+  > {
     let expiresAt = 0;
     try {
       const { doc, changed } = await updateRecord<IdempotencyRecord>(
@@ -175,7 +177,13 @@ export class IdempotencyGuard {
     }
   }
 
-  private async finish(id: string, version: number, expiresAt: number, fingerprint: string, outcome: IdempotencyRecord['outcome']): Promise<void> {
+  private async finish(
+    id: string,
+    version: number,
+    expiresAt: number,
+    fingerprint: string,
+    outcome: IdempotencyRecord['outcome'],
+  ): Promise<void> {
     const record: IdempotencyRecord = { state: 'done', fingerprint, leaseUntil: 0, outcome };
     try {
       await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data: record, expectedVersion: version, expiresAt });

@@ -105,7 +105,8 @@ export class OperationInvoker {
    */
   callable(name: string, viewer: Viewer): AnyOperation {
     const refusal = this.catalog.refusal(name, viewer);
-    if (refusal === 'unknown' || refusal === 'hidden') throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
+    if (refusal === 'unknown' || refusal === 'hidden')
+      throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
     const operation = this.catalog.get(name)!;
     if (refusal === 'scope') throw AppError.scopeInsufficient(operation.minScope, viewer.scope);
     return operation;

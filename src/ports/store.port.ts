@@ -122,12 +122,7 @@ export interface StorePort {
    * written atomically with the document. Resolves once the write is committed.
    * Throws `AppError('VERSION_CONFLICT')` when the stored version is not `expectedVersion`.
    */
-  put<T>(
-    collection: string,
-    id: string,
-    input: PutInput<T>,
-    journal?: JournalEntryInput,
-  ): Promise<StoredDocument<T>>;
+  put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>>;
 
   /** CAS delete; the journal of the id is kept. Throws VERSION_CONFLICT on mismatch. */
   delete(collection: string, id: string, expectedVersion: number): Promise<void>;

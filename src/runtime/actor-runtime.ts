@@ -4,7 +4,15 @@ import type { EmittedEvent, MachineDefinition } from '../../machines/machine-def
 import { AppError } from '../errors/app-error.js';
 import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../shared/conflict-backoff.js';
 import { settlesWithin } from '../shared/settles-within.js';
-import type { ActorCollection, ActorView, JoinedWrites, JoinWrites, SendResult, StreamEvent, TransitionOptions } from '../ports/actor-collection.port.js';
+import type {
+  ActorCollection,
+  ActorView,
+  JoinedWrites,
+  JoinWrites,
+  SendResult,
+  StreamEvent,
+  TransitionOptions,
+} from '../ports/actor-collection.port.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
 import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
@@ -96,7 +104,9 @@ export class ActorRuntime {
    * `create`/`send`: no read or copy of its own. The type must be registered by the time the
    * handle is used (not when it is made: services take their handles before the runtime starts).
    */
-  collection<TContext, TEvent extends { type: string }, TInput>(definition: MachineDefinition<TContext, TEvent, TInput>): ActorCollection<TContext, TEvent, TInput> {
+  collection<TContext, TEvent extends { type: string }, TInput>(
+    definition: MachineDefinition<TContext, TEvent, TInput>,
+  ): ActorCollection<TContext, TEvent, TInput> {
     let handle = this.handles.get(definition.type);
     if (!handle) {
       const { type } = definition;
@@ -184,7 +194,10 @@ export class ActorRuntime {
     let count = 0;
     let cursor: string | undefined;
     while (count < max) {
-      const page = await this.options.store.find(collection, query, { limit: Math.min(COUNT_PAGE, max - count), ...(cursor ? { cursor } : {}) });
+      const page = await this.options.store.find(collection, query, {
+        limit: Math.min(COUNT_PAGE, max - count),
+        ...(cursor ? { cursor } : {}),
+      });
       count += page.items.length;
       cursor = page.nextCursor;
       if (!cursor) break;

@@ -39,5 +39,8 @@ export function freeTextSchema(max: number) {
   return z
     .string()
     .max(max)
-    .refine((value) => !UNSAFE_IN_TEXT.test(value), 'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates');
+    .refine(
+      (value) => !UNSAFE_IN_TEXT.test(value),
+      'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates',
+    );
 }

@@ -60,19 +60,23 @@ export async function updateRecord<T>(
   options: RecordUpdateOptions = {},
 ): Promise<RecordUpdate<T>> {
   const { collection, id } = ref;
-  return withRetries(options, () => `${collection}/${id}`, async () => {
-    const current = await store.get<T>(collection, id);
-    const change = apply(current);
-    if (!change) return { doc: current, changed: false };
-    if (isDelete(change)) {
-      if (!current) return { doc: null, changed: false };
-      await store.delete(collection, id, current.version);
-      return { doc: null, changed: true };
-    }
-    const { journal, ...put } = change;
-    const doc = await store.put<T>(collection, id, { ...put, expectedVersion: current?.version ?? 0 }, journal);
-    return { doc, changed: true };
-  });
+  return withRetries(
+    options,
+    () => `${collection}/${id}`,
+    async () => {
+      const current = await store.get<T>(collection, id);
+      const change = apply(current);
+      if (!change) return { doc: current, changed: false };
+      if (isDelete(change)) {
+        if (!current) return { doc: null, changed: false };
+        await store.delete(collection, id, current.version);
+        return { doc: null, changed: true };
+      }
+      const { journal, ...put } = change;
+      const doc = await store.put<T>(collection, id, { ...put, expectedVersion: current?.version ?? 0 }, journal);
+      return { doc, changed: true };
+    },
+  );
 }
 
 /**
@@ -88,37 +92,47 @@ export async function updateRecords(
   options: RecordUpdateOptions = {},
 ): Promise<RecordsUpdate> {
   let lastConflict = refs[0] ? `${refs[0].collection}/${refs[0].id}` : 'records';
-  return withRetries(options, () => lastConflict, async () => {
-    const current = await Promise.all(refs.map(({ collection, id }) => store.get(collection, id)));
-    const changes = apply(current);
-    if (changes.length !== refs.length) throw AppError.internal(`updateRecords: ${changes.length} changes for ${refs.length} records`);
-    const writes: CommitWrite[] = [];
-    const written: number[] = [];
-    changes.forEach((change, i) => {
-      const { collection, id } = refs[i]!;
-      const doc = current[i]!;
-      if (!change || (isDelete(change) && !doc)) return;
-      written.push(i);
-      if (isDelete(change)) writes.push({ op: 'delete', collection, id, expectedVersion: doc!.version });
-      else {
-        const { journal, ...put } = change;
-        writes.push({ op: 'put', collection, id, input: { ...put, expectedVersion: doc?.version ?? 0 }, ...(journal ? { journal } : {}) });
-      }
-    });
-    if (writes.length === 0) return { docs: current, changed: false };
-    try {
-      const results = await store.commit(writes);
-      const docs = [...current];
-      written.forEach((index, k) => {
-        docs[index] = results[k]!;
+  return withRetries(
+    options,
+    () => lastConflict,
+    async () => {
+      const current = await Promise.all(refs.map(({ collection, id }) => store.get(collection, id)));
+      const changes = apply(current);
+      if (changes.length !== refs.length) throw AppError.internal(`updateRecords: ${changes.length} changes for ${refs.length} records`);
+      const writes: CommitWrite[] = [];
+      const written: number[] = [];
+      changes.forEach((change, i) => {
+        const { collection, id } = refs[i]!;
+        const doc = current[i]!;
+        if (!change || (isDelete(change) && !doc)) return;
+        written.push(i);
+        if (isDelete(change)) writes.push({ op: 'delete', collection, id, expectedVersion: doc!.version });
+        else {
+          const { journal, ...put } = change;
+          writes.push({
+            op: 'put',
+            collection,
+            id,
+            input: { ...put, expectedVersion: doc?.version ?? 0 },
+            ...(journal ? { journal } : {}),
+          });
+        }
       });
-      return { docs, changed: true };
-    } catch (error) {
-      const details = isVersionConflict(error) ? error.details : undefined;
-      if (details) lastConflict = `${String(details.collection)}/${String(details.id)}`;
-      throw error;
-    }
-  });
+      if (writes.length === 0) return { docs: current, changed: false };
+      try {
+        const results = await store.commit(writes);
+        const docs = [...current];
+        written.forEach((index, k) => {
+          docs[index] = results[k]!;
+        });
+        return { docs, changed: true };
+      } catch (error) {
+        const details = isVersionConflict(error) ? error.details : undefined;
+        if (details) lastConflict = `${String(details.collection)}/${String(details.id)}`;
+        throw error;
+      }
+    },
+  );
 }
 
 /**

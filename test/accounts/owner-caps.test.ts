@@ -14,7 +14,12 @@ async function setup() {
   const clock = new ManualClock(1_700_000_000_000);
   const store = new MemoryStore(clock);
   await store.init([CAP_LOCKS_COLLECTION, THINGS]);
-  const count = (cap: number) => countUpTo(cap, (cursor) => store.find(THINGS.name, { index: 'owner', eq: 'u1' }, { limit: 2, ...(cursor ? { cursor } : {}) }), () => true);
+  const count = (cap: number) =>
+    countUpTo(
+      cap,
+      (cursor) => store.find(THINGS.name, { index: 'owner', eq: 'u1' }, { limit: 2, ...(cursor ? { cursor } : {}) }),
+      () => true,
+    );
   let next = 0;
   // A create that yields between its read and its write, as a real one does.
   const create = async () => {
@@ -30,7 +35,9 @@ describe('OwnerCaps', () => {
   it('two processes creating at once stay exactly at the cap', async () => {
     const { store, clock, count, create } = await setup();
     const processes = [new OwnerCaps(store, clock), new OwnerCaps(store, clock)];
-    const results = await Promise.allSettled(Array.from({ length: 140 }, (_, i) => processes[i % 2]!.create('things:u1', 5, 'Thing limit reached', count, create)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 140 }, (_, i) => processes[i % 2]!.create('things:u1', 5, 'Thing limit reached', count, create)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
     for (const r of results.filter((r) => r.status === 'rejected')) {
       const reason = (r as PromiseRejectedResult).reason;

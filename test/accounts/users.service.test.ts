@@ -49,7 +49,10 @@ describe('UsersService.setDefaultAgent', () => {
   it('30 concurrent changes from two processes on one LMDB directory each land once', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'users-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
       for (const store of handles) await store.init(USER_COLLECTIONS);
       const services = handles.map((store) => new UsersService(store, clock));

@@ -98,7 +98,10 @@ if (await redisReachable()) {
         const keys = calls.map((c) => `${c.id}@${c.dueAt}`);
         expect(new Set(keys).size).toBe(keys.length);
         expect(calls.filter((c) => c.kind === 'once')).toHaveLength(20);
-        const beats = calls.filter((c) => c.id === 'beat').map((c) => c.dueAt).sort((x, y) => x - y);
+        const beats = calls
+          .filter((c) => c.id === 'beat')
+          .map((c) => c.dueAt)
+          .sort((x, y) => x - y);
         expect(beats.length).toBeGreaterThanOrEqual(5);
         expect(beats).toEqual(beats.map((_, i) => beats[0]! + 200 * i));
       } finally {

@@ -9,14 +9,26 @@ import { ExecutionJournal, LIVE_EXECUTIONS, type FinalResult } from '../../adapt
 import { AppError } from '../../src/errors/app-error.js';
 import type { StorePort } from '../../src/ports/store.port.js';
 
-const signed = { clientOrderId: 'ord_1', chain: 'solana', status: 'signed', owner: 'owner', outputMint: 'mint', expectedOut: '100', txSignature: 'sig', rawTx: 'AQID' } as const;
+const signed = {
+  clientOrderId: 'ord_1',
+  chain: 'solana',
+  status: 'signed',
+  owner: 'owner',
+  outputMint: 'mint',
+  expectedOut: '100',
+  txSignature: 'sig',
+  rawTx: 'AQID',
+} as const;
 const filled = (n: number): FinalResult => ({ status: 'filled', filledOut: String(n), txSignature: 'sig', at: n });
 
 describe('ExecutionJournal.settle', () => {
   it('30 concurrent settles of one order from two processes on one LMDB directory record one result, which all of them answer', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'execution-journal-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
       for (const store of handles) await store.init([LIVE_EXECUTIONS]);
       const journals = handles.map((store) => new ExecutionJournal(store, 'jupiter', clock));

@@ -41,7 +41,10 @@ describe('InProcessRateLimiter', () => {
     expect(await limiter.hit('key:1', RATE_POLICIES.apiKey.read)).toMatchObject({ limit: 120, remaining: 119 });
     expect(await limiter.hit('key:2', RATE_POLICIES.identityToken.manage)).toMatchObject({ limit: 30, remaining: 29 });
     expect(await limiter.hit('ip:1', RATE_POLICIES.public)).toMatchObject({ limit: 60, remaining: 59 });
-    expect(RATE_POLICIES.apiKey.trade.map((w) => [w.limit, w.windowMs])).toEqual([[60, 60_000], [1000, 3_600_000]]);
+    expect(RATE_POLICIES.apiKey.trade.map((w) => [w.limit, w.windowMs])).toEqual([
+      [60, 60_000],
+      [1000, 3_600_000],
+    ]);
     expect(RATE_POLICIES.session[0]?.limit).toBe(300);
     expect(RATE_POLICIES.widget[0]?.limit).toBe(30);
   });

@@ -91,9 +91,7 @@ describe('InProcessScheduler', () => {
     const keys = calls.map((c) => `${c.id}@${c.dueAt}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(calls.filter((c) => c.kind === 'once')).toHaveLength(20);
-    expect(calls.filter((c) => c.id === 'beat').map((c) => c.dueAt)).toEqual(
-      Array.from({ length: 12 }, (_, i) => t0 + 250 * (i + 1)),
-    );
+    expect(calls.filter((c) => c.id === 'beat').map((c) => c.dueAt)).toEqual(Array.from({ length: 12 }, (_, i) => t0 + 250 * (i + 1)));
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -184,13 +182,25 @@ describe('InProcessScheduler', () => {
       return put(...args);
     }) as typeof put;
     await scheduler.start(async (job) => void delivered.push([job.id, w.clock.now()]));
-    for (const [jobId, at] of [['a', 100], ['b', 110], ['c', 120], ['d', 140], ['e', 1_000]] as const) {
+    for (const [jobId, at] of [
+      ['a', 100],
+      ['b', 110],
+      ['c', 120],
+      ['d', 140],
+      ['e', 1_000],
+    ] as const) {
       await scheduler.scheduleOnce({ jobId, address, event: { type: 'x' }, runAt: t0 + at });
     }
     writes.length = 0;
     await w.advance(2_000);
     // 'a' at its due time (nothing delivered before it), then b, c and d in one scan 50 ms later, 'e' at its time.
-    expect(delivered).toEqual([['a', t0 + 100], ['b', t0 + 150], ['c', t0 + 150], ['d', t0 + 150], ['e', t0 + 1_000]]);
+    expect(delivered).toEqual([
+      ['a', t0 + 100],
+      ['b', t0 + 150],
+      ['c', t0 + 150],
+      ['d', t0 + 150],
+      ['e', t0 + 1_000],
+    ]);
     // Claimed together: their claims are written at one instant (one commit in a store that groups them).
     expect(writes.filter((at) => at === t0 + 150).length).toBeGreaterThanOrEqual(3);
     await scheduler.close();
@@ -280,12 +290,19 @@ describe('InProcessScheduler: one record under contention (two LMDB handles on o
   it('30 concurrent changes of one schedule from two processes each land once; concurrent removals remove it once', async () => {
     const clock = new ManualClock();
     const dir = await mkdtemp(join(tmpdir(), 'scheduler-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     const schedulers = handles.map((store) => new InProcessScheduler({ store, clock, logger: silent }));
     try {
       for (const store of handles) await store.init(SCHEDULER_COLLECTIONS);
       const everyMs = Array.from({ length: 30 }, (_, i) => 60_000 + 1_000 * i);
-      await Promise.all(everyMs.map((ms, i) => schedulers[i % 2]!.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: ms })));
+      await Promise.all(
+        everyMs.map((ms, i) =>
+          schedulers[i % 2]!.scheduleRepeating({ scheduleId: 'beat', address, event: { type: 'dca.tick' }, everyMs: ms }),
+        ),
+      );
       const stored = await handles[0]!.get<{ everyMs: number }>(DEFAULT_SCHEDULER_COLLECTION, recordId('repeat', 'beat'));
       expect(stored?.version).toBe(30);
       expect(everyMs).toContain(stored?.data.everyMs);

@@ -9,7 +9,9 @@ describe('LLM configuration', () => {
   });
 
   it('reads base URL, model, timeout and key', () => {
-    expect(loadConfig({ LLM_BASE_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', LLM_API_KEY: KEY, LLM_TIMEOUT_MS: '5000' }).llm).toEqual({
+    expect(
+      loadConfig({ LLM_BASE_URL: 'https://api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini', LLM_API_KEY: KEY, LLM_TIMEOUT_MS: '5000' }).llm,
+    ).toEqual({
       baseUrl: 'https://api.openai.com/v1',
       model: 'gpt-4o-mini',
       timeoutMs: 5000,

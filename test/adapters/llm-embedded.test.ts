@@ -13,7 +13,12 @@ describe('embedded LLM adapter', () => {
   });
 
   it('is deterministic and honest without facts', async () => {
-    for (const system of ['no facts here', '<facts>{not json</facts>', '<facts>{"intent":1}</facts>', '<facts>{"intent":"x","draft":"  "}</facts>']) {
+    for (const system of [
+      'no facts here',
+      '<facts>{not json</facts>',
+      '<facts>{"intent":1}</facts>',
+      '<facts>{"intent":"x","draft":"  "}</facts>',
+    ]) {
       expect(await llm.complete({ system, messages: [] })).toEqual({ text: EMBEDDED_NO_FACTS_REPLY });
     }
     await expect(llm.ping()).resolves.toBeUndefined();

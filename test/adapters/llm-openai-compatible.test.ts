@@ -22,9 +22,11 @@ let baseUrl: string;
 let handler: Handler;
 let seen: Seen[];
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
 /** OpenAI's documented success shape. */
 const completion = (content: string | null, finish = 'stop') =>
   json(200, {
@@ -36,8 +38,13 @@ const completion = (content: string | null, finish = 'stop') =>
     usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
     system_fingerprint: 'fp_1',
   });
-const vendorError = (status: number, error: Record<string, unknown>, headers: Record<string, string> = {}) => json(status, { error: { param: null, ...error } }, headers);
-const serverError = vendorError(500, { message: 'The server had an error while processing your request.', type: 'server_error', code: null });
+const vendorError = (status: number, error: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  json(status, { error: { param: null, ...error } }, headers);
+const serverError = vendorError(500, {
+  message: 'The server had an error while processing your request.',
+  type: 'server_error',
+  code: null,
+});
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -66,20 +73,38 @@ const llm = (options: Partial<OpenAiCompatibleOptions> = {}) =>
 const ask = (adapter: OpenAiCompatibleLlm, signal?: AbortSignal) =>
   adapter.complete({ system: 'You are terse.', messages: [{ role: 'user', content: 'hi' }], ...(signal ? { signal } : {}) });
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
 
 describe('OpenAI-compatible LLM adapter', () => {
   it('sends a chat-completions request and reads the documented response', async () => {
-    const result = await llm().complete({ system: 'Facts.', messages: [{ role: 'user', content: 'status?' }, { role: 'assistant', content: 'ok' }], maxTokens: 50 });
+    const result = await llm().complete({
+      system: 'Facts.',
+      messages: [
+        { role: 'user', content: 'status?' },
+        { role: 'assistant', content: 'ok' },
+      ],
+      maxTokens: 50,
+    });
     expect(result).toEqual({ text: 'Hello from the model', usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17 } });
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' } });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    });
     expect(JSON.parse(seen[0]!.body)).toEqual({
       model: 'gpt-test',
-      messages: [{ role: 'system', content: 'Facts.' }, { role: 'user', content: 'status?' }, { role: 'assistant', content: 'ok' }],
+      messages: [
+        { role: 'system', content: 'Facts.' },
+        { role: 'user', content: 'status?' },
+        { role: 'assistant', content: 'ok' },
+      ],
       max_tokens: 50,
     });
   });
@@ -92,23 +117,63 @@ describe('OpenAI-compatible LLM adapter', () => {
       expect(adapter.name).toBe(new URL(baseUrl).host);
       await ask(adapter);
       expect(seen[0]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-      expect(() => new OpenAiCompatibleLlm({ baseUrl, model: 'm', timeoutMs: 1000, apiKeyFile: join(dir, 'missing') })).toThrow(/LLM_API_KEY_FILE: cannot read/);
+      expect(() => new OpenAiCompatibleLlm({ baseUrl, model: 'm', timeoutMs: 1000, apiKeyFile: join(dir, 'missing') })).toThrow(
+        /LLM_API_KEY_FILE: cannot read/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it.each([
-    ['401 bad key', vendorError(401, { message: `Incorrect API key provided: ${API_KEY.slice(0, 8)}***.`, type: 'invalid_request_error', code: 'invalid_api_key' }), 'LLM_CONFIGURATION_ERROR', 500],
+    [
+      '401 bad key',
+      vendorError(401, {
+        message: `Incorrect API key provided: ${API_KEY.slice(0, 8)}***.`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      }),
+      'LLM_CONFIGURATION_ERROR',
+      500,
+    ],
     ['403 forbidden', vendorError(403, { message: 'Forbidden', type: 'invalid_request_error' }), 'LLM_CONFIGURATION_ERROR', 500],
-    ['429 quota', vendorError(429, { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' }), 'LLM_CONFIGURATION_ERROR', 500],
-    ['404 model', vendorError(404, { message: 'The model `gpt-test` does not exist', type: 'invalid_request_error', code: 'model_not_found' }), 'LLM_CONFIGURATION_ERROR', 500],
-    ['400 context length', vendorError(400, { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' }), 'LLM_TOKEN_LIMIT_EXCEEDED', 413],
-    ['400 context length (message only)', vendorError(400, { message: 'Please reduce the length of the messages.' }), 'LLM_TOKEN_LIMIT_EXCEEDED', 413],
+    [
+      '429 quota',
+      vendorError(429, { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' }),
+      'LLM_CONFIGURATION_ERROR',
+      500,
+    ],
+    [
+      '404 model',
+      vendorError(404, { message: 'The model `gpt-test` does not exist', type: 'invalid_request_error', code: 'model_not_found' }),
+      'LLM_CONFIGURATION_ERROR',
+      500,
+    ],
+    [
+      '400 context length',
+      vendorError(400, {
+        message: "This model's maximum context length is 8192 tokens.",
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+      }),
+      'LLM_TOKEN_LIMIT_EXCEEDED',
+      413,
+    ],
+    [
+      '400 context length (message only)',
+      vendorError(400, { message: 'Please reduce the length of the messages.' }),
+      'LLM_TOKEN_LIMIT_EXCEEDED',
+      413,
+    ],
     ['413', json(413, { error: { message: 'Request too large' } }), 'LLM_TOKEN_LIMIT_EXCEEDED', 413],
     ['500', serverError, 'LLM_PROVIDER_UNAVAILABLE', 503],
     ['503 empty body', ((_req, res) => res.writeHead(503).end()) as Handler, 'LLM_PROVIDER_UNAVAILABLE', 503],
-    ['malformed JSON', ((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [')) as Handler, 'LLM_PROVIDER_UNAVAILABLE', 503],
+    [
+      'malformed JSON',
+      ((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [')) as Handler,
+      'LLM_PROVIDER_UNAVAILABLE',
+      503,
+    ],
     ['unexpected shape', json(200, { choices: [] }), 'LLM_PROVIDER_UNAVAILABLE', 503],
     ['empty content', completion(null), 'LLM_PROVIDER_UNAVAILABLE', 503],
     ['cut off by max_tokens', completion('', 'length'), 'LLM_TOKEN_LIMIT_EXCEEDED', 413],
@@ -121,20 +186,36 @@ describe('OpenAI-compatible LLM adapter', () => {
   });
 
   it('translates 429 into LLM_RATE_LIMIT_EXCEEDED with the vendor retry-after', async () => {
-    handler = vendorError(429, { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' }, { 'retry-after': '7' });
-    expect(await failure(ask(llm()))).toMatchObject({ code: 'LLM_RATE_LIMIT_EXCEEDED', status: 429, retryable: true, retryAfterSeconds: 7, message: 'Rate limit exceeded for LLM provider: test-llm' });
+    handler = vendorError(
+      429,
+      { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+      { 'retry-after': '7' },
+    );
+    expect(await failure(ask(llm()))).toMatchObject({
+      code: 'LLM_RATE_LIMIT_EXCEEDED',
+      status: 429,
+      retryable: true,
+      retryAfterSeconds: 7,
+      message: 'Rate limit exceeded for LLM provider: test-llm',
+    });
     handler = vendorError(429, { message: 'slow down' }, { 'retry-after-ms': '1500' });
     expect(await failure(ask(llm()))).toMatchObject({ retryAfterSeconds: 2 });
   });
 
   it('times out a slow answer and a stalled body', async () => {
     handler = (_req, res) => void setTimeout(() => completion('late')(_req, res, ''), 1_000);
-    expect(await failure(ask(llm({ timeoutMs: 100 })))).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', message: 'LLM provider unavailable: test-llm (timed out after 100 ms)' });
+    expect(await failure(ask(llm({ timeoutMs: 100 })))).toMatchObject({
+      code: 'LLM_PROVIDER_UNAVAILABLE',
+      message: 'LLM provider unavailable: test-llm (timed out after 100 ms)',
+    });
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"choices":');
     };
-    expect(await failure(ask(llm({ timeoutMs: 100 })))).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', message: expect.stringContaining('timed out') });
+    expect(await failure(ask(llm({ timeoutMs: 100 })))).toMatchObject({
+      code: 'LLM_PROVIDER_UNAVAILABLE',
+      message: expect.stringContaining('timed out'),
+    });
   });
 
   it('reports a refused connection as unavailable', async () => {
@@ -142,7 +223,10 @@ describe('OpenAI-compatible LLM adapter', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await failure(ask(llm({ baseUrl: `http://127.0.0.1:${port}/v1` })))).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', message: expect.stringContaining('network error') });
+    expect(await failure(ask(llm({ baseUrl: `http://127.0.0.1:${port}/v1` })))).toMatchObject({
+      code: 'LLM_PROVIDER_UNAVAILABLE',
+      message: expect.stringContaining('network error'),
+    });
   });
 
   it('rejects with the caller abort reason and does not count it as a provider failure', async () => {
@@ -175,7 +259,13 @@ describe('OpenAI-compatible LLM adapter: circuit breaker', () => {
 
     const calls = seen.length;
     const open = await failure(ask(adapter));
-    expect(open).toMatchObject({ code: 'LLM_CIRCUIT_BREAKER_OPEN', status: 503, retryable: true, message: 'Circuit breaker open for provider: test-llm', retryAfterSeconds: 60 });
+    expect(open).toMatchObject({
+      code: 'LLM_CIRCUIT_BREAKER_OPEN',
+      status: 503,
+      retryable: true,
+      message: 'Circuit breaker open for provider: test-llm',
+      retryAfterSeconds: 60,
+    });
     expect(seen.length).toBe(calls); // failed fast: the provider was not called
     vi.setSystemTime(Date.UTC(2026, 0, 1, 0, 0, 45));
     expect(await failure(ask(adapter))).toMatchObject({ code: 'LLM_CIRCUIT_BREAKER_OPEN', retryAfterSeconds: 15 });

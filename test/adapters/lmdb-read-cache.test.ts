@@ -14,7 +14,7 @@ describe('LmdbReadCache', () => {
     expect(cache.lookup('other', Buffer.from([1, 2, 3]))).toBeUndefined();
   });
 
-  it('compares only the first `length` bytes of a view with a longer backing (lmdb-js\'s reusable read buffer)', () => {
+  it("compares only the first `length` bytes of a view with a longer backing (lmdb-js's reusable read buffer)", () => {
     const cache = new LmdbReadCache(10);
     cache.remember('k', Buffer.from([1, 2, 3]), doc(1));
     const reused = Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -98,7 +98,10 @@ describe('LmdbStore on disk', () => {
     const second = await openStore(path, clock);
     expect(await second.get('agents', 'a1')).toMatchObject({ version: 2, data: { n: 2 } });
     expect((await second.find('agents', { index: 'owner', eq: 'o' }, { limit: 5 })).items.map((d) => d.id)).toEqual(['a1']);
-    expect((await second.readJournal('agents', 'a1', { limit: 5 })).map((e) => [e.seq, e.event])).toEqual([[1, 'e1'], [2, 'e2']]);
+    expect((await second.readJournal('agents', 'a1', { limit: 5 })).map((e) => [e.seq, e.event])).toEqual([
+      [1, 'e1'],
+      [2, 'e2'],
+    ]);
     await clock.advance(10_000);
     expect(await second.sweepExpired()).toBe(1);
     await second.close();
@@ -205,7 +208,7 @@ describe('LmdbStore on disk', () => {
     await store.close();
   });
 
-  it('reads through lmdb-js\'s reusable buffer: documents of different sizes in turns, and a change made through another handle', async () => {
+  it("reads through lmdb-js's reusable buffer: documents of different sizes in turns, and a change made through another handle", async () => {
     const path = await tempDir();
     const [reader, writer] = [await openStore(path), await openStore(path)];
     const blob = 'x'.repeat(20_000);
@@ -407,12 +410,16 @@ describe('LmdbStore with two processes', () => {
     const last = counter!.data.batch;
     expect(last).toBeGreaterThanOrEqual(acked); // every acknowledged commit is there
     expect(counter!.version).toBe(last + 1);
-    expect((await store.readJournal('agents', 'counter', { limit: 1000 })).map((e) => e.event)).toEqual(Array.from({ length: last + 1 }, (_, b) => b));
+    expect((await store.readJournal('agents', 'counter', { limit: 1000 })).map((e) => e.event)).toEqual(
+      Array.from({ length: last + 1 }, (_, b) => b),
+    );
     // Every batch up to the counter's wholly (documents, indexes, journal), the next one not at all.
     for (let batch = 0; batch <= last + 1; batch++) {
       const found = await store.find('agents', { index: 'owner', eq: `batch-${batch}` }, { limit: 1000 });
       const present = await Promise.all(Array.from({ length: size }, (_, i) => store.get('agents', `b-${batch}-${i}`)));
-      const journals = await Promise.all(Array.from({ length: size }, (_, i) => store.readJournal('agents', `b-${batch}-${i}`, { limit: 5 })));
+      const journals = await Promise.all(
+        Array.from({ length: size }, (_, i) => store.readJournal('agents', `b-${batch}-${i}`, { limit: 5 })),
+      );
       const expected = batch <= last ? size : 0;
       expect(found.items).toHaveLength(expected);
       expect(present.filter(Boolean)).toHaveLength(expected);

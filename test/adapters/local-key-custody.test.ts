@@ -20,7 +20,13 @@ async function reveal(subject: LocalKeyCustody, chain: WalletChain, walletId: st
 /** Every text form a leaked key could take in a log line or a stored record. */
 function encodings(secret: Uint8Array): string[] {
   const bytes = Buffer.from(secret);
-  return [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64'), bytes.toString('base64url'), bs58.encode(bytes)];
+  return [
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    bytes.toString('base64'),
+    bytes.toString('base64url'),
+    bs58.encode(bytes),
+  ];
 }
 
 describe('LocalKeyCustody', () => {
@@ -34,7 +40,9 @@ describe('LocalKeyCustody', () => {
     });
     expect(nacl.sign.detached.verify(message, signature, bs58.decode(address))).toBe(true);
     // The layout is web3.js's: a venue can rebuild the Keypair from the lent key.
-    const rebuilt = await keys.withSecretKey('solana', 'wal_sol', sealedKey, async (secret) => Keypair.fromSecretKey(secret).publicKey.toBase58());
+    const rebuilt = await keys.withSecretKey('solana', 'wal_sol', sealedKey, async (secret) =>
+      Keypair.fromSecretKey(secret).publicKey.toBase58(),
+    );
     expect(rebuilt).toBe(address);
   });
 
@@ -64,11 +72,20 @@ describe('LocalKeyCustody', () => {
     const second = await keys.generate('solana', 'wal_2');
     const evm = await keys.generate('evm', 'wal_3');
     const never = async () => 'opened';
-    await expect(keys.withSecretKey('solana', 'wal_1', second.sealedKey, never)).rejects.toMatchObject({ code: 'INTERNAL_SERVICE_ERROR', message: 'Sealed value could not be opened' });
-    await expect(keys.withSecretKey('solana', 'wal_2', first.sealedKey, never)).rejects.toMatchObject({ message: 'Sealed value could not be opened' });
-    await expect(keys.withSecretKey('solana', 'wal_3', evm.sealedKey, never)).rejects.toMatchObject({ message: 'Sealed value could not be opened' });
+    await expect(keys.withSecretKey('solana', 'wal_1', second.sealedKey, never)).rejects.toMatchObject({
+      code: 'INTERNAL_SERVICE_ERROR',
+      message: 'Sealed value could not be opened',
+    });
+    await expect(keys.withSecretKey('solana', 'wal_2', first.sealedKey, never)).rejects.toMatchObject({
+      message: 'Sealed value could not be opened',
+    });
+    await expect(keys.withSecretKey('solana', 'wal_3', evm.sealedKey, never)).rejects.toMatchObject({
+      message: 'Sealed value could not be opened',
+    });
     const stranger = new LocalKeyCustody(new SecretBox(`${MASTER}-other`, CUSTODIAL_KEYS_PURPOSE));
-    await expect(stranger.withSecretKey('solana', 'wal_1', first.sealedKey, never)).rejects.toMatchObject({ message: 'Sealed value could not be opened' });
+    await expect(stranger.withSecretKey('solana', 'wal_1', first.sealedKey, never)).rejects.toMatchObject({
+      message: 'Sealed value could not be opened',
+    });
     // The right pairing still opens: the failures above are the binding, not a broken box.
     await expect(keys.withSecretKey('solana', 'wal_1', first.sealedKey, never)).resolves.toBe('opened');
   });

@@ -86,9 +86,7 @@ describe('MongoStore layout (stand-in)', () => {
         }),
       ]),
     );
-    expect(db.collection(JOURNAL).indexDefinitions()).toContainEqual(
-      expect.objectContaining({ key: { key: 1, seq: 1 }, unique: true }),
-    );
+    expect(db.collection(JOURNAL).indexDefinitions()).toContainEqual(expect.objectContaining({ key: { key: 1, seq: 1 }, unique: true }));
   });
 
   it('stores _id, version, data, idx and expiresAt as a BSON Date', async () => {
@@ -111,7 +109,12 @@ describe('MongoStore journal repair (stand-in)', () => {
 
     expect(written.version).toBe(2);
     expect(flushErrors.map((error) => error.code)).toEqual(['DEPENDENCY_UNAVAILABLE']);
-    expect(db.collection(JOURNAL).snapshot().map((doc) => doc.seq)).toEqual([1]);
+    expect(
+      db
+        .collection(JOURNAL)
+        .snapshot()
+        .map((doc) => doc.seq),
+    ).toEqual([1]);
     expect(db.collection(DOCS).snapshot()[0]).toMatchObject({ journalPending: true, lastJournal: { seq: 2 } });
 
     const restarted = await restart();
@@ -129,7 +132,12 @@ describe('MongoStore journal repair (stand-in)', () => {
     await store.put('agents.v1', 'a1', { data: {}, expectedVersion: 1 }); // no journal: leaves it pending
     await store.put('agents.v1', 'a1', { data: {}, expectedVersion: 2 }, entry(3));
     // Without any readJournal repair, both entries are already in the journal.
-    expect(db.collection(JOURNAL).snapshot().map((doc) => doc.seq)).toEqual([1, 3]);
+    expect(
+      db
+        .collection(JOURNAL)
+        .snapshot()
+        .map((doc) => doc.seq),
+    ).toEqual([1, 3]);
   });
 
   it('still reports a real conflict when the document also has a pending entry', async () => {
@@ -172,15 +180,31 @@ describe('MongoStore journal repair (stand-in)', () => {
 
 describe('MongoStore commit (stand-in transactions)', () => {
   const put = (id: string, expectedVersion: number, n: number, journal = true) =>
-    ({ op: 'put', collection: 'agents.v1', id, input: { data: { n }, expectedVersion }, ...(journal ? { journal: entry(n) } : {}) }) as const;
+    ({
+      op: 'put',
+      collection: 'agents.v1',
+      id,
+      input: { data: { n }, expectedVersion },
+      ...(journal ? { journal: entry(n) } : {}),
+    }) as const;
 
   it('is one transaction that writes the documents and their journal entries, leaving nothing pending', async () => {
     const { db, store } = await standIn();
     await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 }, entry(1));
     await store.commit([put('a1', 1, 2), put('a2', 0, 3)]);
     expect(db.transactions).toEqual({ committed: 1, aborted: 0 });
-    expect(db.collection(JOURNAL).snapshot().map((doc) => doc._id)).toEqual(['agents.v1/a1/1', 'agents.v1/a1/2', 'agents.v1/a2/1']);
-    expect(db.collection(DOCS).snapshot().map((doc) => doc.journalPending)).toEqual([false, false]);
+    expect(
+      db
+        .collection(JOURNAL)
+        .snapshot()
+        .map((doc) => doc._id),
+    ).toEqual(['agents.v1/a1/1', 'agents.v1/a1/2', 'agents.v1/a2/1']);
+    expect(
+      db
+        .collection(DOCS)
+        .snapshot()
+        .map((doc) => doc.journalPending),
+    ).toEqual([false, false]);
   });
 
   it('writes nothing when the driver fails in the middle of the commit', async () => {
@@ -201,7 +225,12 @@ describe('MongoStore commit (stand-in transactions)', () => {
     await store.put('agents.v1', 'a1', { data: { n: 1 }, expectedVersion: 0 }, entry(1));
     expect(db.collection(DOCS).snapshot()[0]).toMatchObject({ journalPending: true });
     await store.commit([put('a1', 1, 2)]);
-    expect(db.collection(JOURNAL).snapshot().map((doc) => doc.seq)).toEqual([1, 2]);
+    expect(
+      db
+        .collection(JOURNAL)
+        .snapshot()
+        .map((doc) => doc.seq),
+    ).toEqual([1, 2]);
     expect(db.collection(DOCS).snapshot()[0]).toMatchObject({ journalPending: false, version: 2 });
     expect(await store.readJournal('agents.v1', 'a1', { limit: 5 })).toEqual([
       { seq: 1, ...entry(1) },

@@ -17,7 +17,12 @@ async function setup() {
   const venue = new PaperVenue({ store, clock, seed: 'paper-chain' });
   const chain = new PaperChain({ chain: 'solana', store, clock });
   const owner = Keypair.generate().publicKey.toBase58();
-  const signer: WalletSigner = { walletId: 'w', chain: 'solana', address: owner, withSecretKey: async () => Promise.reject(new Error('paper never signs with a key')) };
+  const signer: WalletSigner = {
+    walletId: 'w',
+    chain: 'solana',
+    address: owner,
+    withSecretKey: async () => Promise.reject(new Error('paper never signs with a key')),
+  };
   await venue.credit('solana', owner, 'USDC', '5000000');
   return { chain, venue, owner, signer };
 }
@@ -27,9 +32,15 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
     const { chain, venue, owner, signer } = await setup();
     const to = Keypair.generate().publicKey.toBase58();
     let signed: SignedTransfer | undefined;
-    const { txSignature } = await chain.transfer({ signer, to, token: USDC, amount: '1250000', beforeBroadcast: async (s) => {
-      signed = s;
-    } });
+    const { txSignature } = await chain.transfer({
+      signer,
+      to,
+      token: USDC,
+      amount: '1250000',
+      beforeBroadcast: async (s) => {
+        signed = s;
+      },
+    });
     expect(signed?.txSignature).toBe(txSignature);
     expect(await chain.confirmation(txSignature)).toBe('confirmed');
     expect(await chain.rebroadcast(signed!)).toBe('sent');
@@ -40,7 +51,9 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
   it('moves nothing when the hook that persists it fails, and refuses an overdraft before signing', async () => {
     const { chain, venue, owner, signer } = await setup();
     const to = Keypair.generate().publicKey.toBase58();
-    await expect(chain.transfer({ signer, to, token: USDC, amount: '1', beforeBroadcast: async () => Promise.reject(new Error('store down')) })).rejects.toThrow('store down');
+    await expect(
+      chain.transfer({ signer, to, token: USDC, amount: '1', beforeBroadcast: async () => Promise.reject(new Error('store down')) }),
+    ).rejects.toThrow('store down');
     await expect(chain.transfer({ signer, to, token: USDC, amount: '5000001' })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
     await expect(chain.transfer({ signer, to, amount: '1' })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
     expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '5000000' });
@@ -52,10 +65,18 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
     const { chain, venue, signer } = await setup();
     const to = Keypair.generate().publicKey.toBase58();
     let signed: SignedTransfer | undefined;
-    await expect(chain.transfer({ signer, to, token: USDC, amount: '10', beforeBroadcast: async (s) => {
-      signed = s;
-      throw new Error('killed');
-    } })).rejects.toThrow('killed');
+    await expect(
+      chain.transfer({
+        signer,
+        to,
+        token: USDC,
+        amount: '10',
+        beforeBroadcast: async (s) => {
+          signed = s;
+          throw new Error('killed');
+        },
+      }),
+    ).rejects.toThrow('killed');
     expect(await chain.confirmation(signed!.txSignature)).toBe('unknown');
     await Promise.all([chain.rebroadcast(signed!), chain.rebroadcast(signed!)]);
     expect(await venue.balances('solana', to)).toEqual({ [USDC]: '10' });

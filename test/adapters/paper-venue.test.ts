@@ -87,7 +87,8 @@ describe('paper tokens', () => {
       BONK: ['DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', 5],
       JTO: ['jtojtomepa8beP8AuQc6eXt5FriJwfFMwQx2v2f9mCL', 9],
     };
-    for (const [symbol, [address, decimals]] of Object.entries(expected)) expect(token('solana', symbol)).toMatchObject({ address, decimals });
+    for (const [symbol, [address, decimals]] of Object.entries(expected))
+      expect(token('solana', symbol)).toMatchObject({ address, decimals });
     expect(token('ethereum', 'WBTC').decimals).toBe(8);
     expect(token('arbitrum', 'eth')).toMatchObject({ native: true, decimals: 18 });
   });
@@ -105,7 +106,14 @@ describe('paper tokens', () => {
     expect(await venue.findToken('solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'.toLowerCase())).toBeNull();
     expect(await venue.findToken('solana', 'WETH')).toBeNull();
     expect(await venue.findToken('polygon' as Chain, 'USDC')).toBeNull();
-    expect(await venue.findToken('solana', 'sol')).toEqual({ chain: 'solana', address: NATIVE_SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9, native: true });
+    expect(await venue.findToken('solana', 'sol')).toEqual({
+      chain: 'solana',
+      address: NATIVE_SOL_MINT,
+      symbol: 'SOL',
+      name: 'Solana',
+      decimals: 9,
+      native: true,
+    });
   });
 
   it('searches symbol, name and address, best match first, within the limit', async () => {
@@ -125,7 +133,11 @@ describe('paper price feed', () => {
   const times = Array.from({ length: 200 }, (_, i) => clock.now() + i * 7_919_311);
 
   it('gives the same prices for the same seed and other prices for another seed', () => {
-    const [a, b, other] = [new PaperPriceFeed({ seed: SEED, clock }), new PaperPriceFeed({ seed: SEED, clock }), new PaperPriceFeed({ seed: 'other', clock })];
+    const [a, b, other] = [
+      new PaperPriceFeed({ seed: SEED, clock }),
+      new PaperPriceFeed({ seed: SEED, clock }),
+      new PaperPriceFeed({ seed: 'other', clock }),
+    ];
     expect(times.map((t) => a.priceUsd(sol, t))).toEqual(times.map((t) => b.priceUsd(sol, t)));
     expect(times.filter((t) => a.priceUsd(sol, t) !== other.priceUsd(sol, t)).length).toBeGreaterThan(190);
   });
@@ -207,11 +219,19 @@ describe('paper venue quotes', () => {
   it('refuses bad amounts, a swap into itself and a dust amount with a validation error', async () => {
     const { venue } = await memoryVenue();
     for (const amountIn of ['0', '-5', '1.5', 'abc', '']) {
-      await expect(venue.quote({ ...request, amountIn })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', status: 400, envelope: 'validation' });
+      await expect(venue.quote({ ...request, amountIn })).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        envelope: 'validation',
+      });
     }
     await expect(venue.quote({ ...request, outputMint: 'sol' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(venue.quote({ ...request, inputMint: 'BONK', amountIn: '1' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(venue.quote({ ...request, outputMint: 'NOPE' })).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', envelope: 'domain', message: 'Token not found: NOPE' });
+    await expect(venue.quote({ ...request, outputMint: 'NOPE' })).rejects.toMatchObject({
+      code: 'TOKEN_NOT_FOUND',
+      envelope: 'domain',
+      message: 'Token not found: NOPE',
+    });
   });
 });
 
@@ -220,11 +240,20 @@ describe('paper venue execution', () => {
   const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
   const balanceId = `solana:${WALLET}`;
   const pendingFill = (clientOrderId: string): FillDoc => ({
-    clientOrderId, chain: 'solana', address: WALLET, inputMint: USDC, outputMint: NATIVE_SOL_MINT, amountIn: '100000000', minOut: '1', slippageBps: 50,
+    clientOrderId,
+    chain: 'solana',
+    address: WALLET,
+    inputMint: USDC,
+    outputMint: NATIVE_SOL_MINT,
+    amountIn: '100000000',
+    minOut: '1',
+    slippageBps: 50,
     outcome: { status: 'pending', filledOut: '650000000', txSignature: paperTxSignature('solana', clientOrderId), at: 1 },
   });
   const balanceDoc = (usdc: string, applied: string[], sol?: string): BalanceDoc => ({
-    balances: { [USDC]: usdc, ...(sol ? { [NATIVE_SOL_MINT]: sol } : {}) }, applied, rejected: [],
+    balances: { [USDC]: usdc, ...(sol ? { [NATIVE_SOL_MINT]: sol } : {}) },
+    applied,
+    rejected: [],
   });
 
   it('finishes a fill whose balances were applied before a crash without debiting again', async () => {
@@ -268,7 +297,12 @@ describe('paper venue execution', () => {
     await store.put(FILLS_COLLECTION, id, { data: pendingFill(id), expectedVersion: 0 });
     const refused: BalanceDoc = { ...balanceDoc('500000000', []), rejected: [id] };
     await store.put(BALANCES_COLLECTION, balanceId, { data: refused, expectedVersion: 0 });
-    expect(await venue.lookup(id, 'solana')).toEqual({ status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: 1 });
+    expect(await venue.lookup(id, 'solana')).toEqual({
+      status: 'failed',
+      reason: 'insufficient_balance',
+      message: INSUFFICIENT_BALANCE_MESSAGE,
+      at: 1,
+    });
     expect(await venue.balances('solana', WALLET)).toEqual({ [USDC]: '500000000' });
   });
 
@@ -277,7 +311,9 @@ describe('paper venue execution', () => {
     const ledger = new PaperLedger({ store });
     const first = pendingFill('once');
     expect(await ledger.recordFill(first)).toEqual(first);
-    expect(await ledger.recordFill({ ...first, outcome: { status: 'failed', reason: 'rejected', message: 'other', at: 2 } })).toEqual(first);
+    expect(await ledger.recordFill({ ...first, outcome: { status: 'failed', reason: 'rejected', message: 'other', at: 2 } })).toEqual(
+      first,
+    );
     expect(await ledger.readFill('once')).toEqual(first);
     await venue.credit('solana', WALLET, 'USDC', '1000000000');
     const id = randomUUID();
@@ -310,7 +346,12 @@ describe('paper venue execution', () => {
     await venue.credit('solana', WALLET, 'USDC', '100000000');
     const result = await venue.execute({ ...base, clientOrderId: 'o-1', minOut: '1', signer: signer() });
     expect(result).toMatchObject({ status: 'filled', txSignature: paperTxSignature('solana', 'o-1') });
-    expect((await store.get<FillDoc>(FILLS_COLLECTION, 'o-1'))?.data).toMatchObject({ address: WALLET, inputMint: USDC, outputMint: NATIVE_SOL_MINT, outcome: result });
+    expect((await store.get<FillDoc>(FILLS_COLLECTION, 'o-1'))?.data).toMatchObject({
+      address: WALLET,
+      inputMint: USDC,
+      outputMint: NATIVE_SOL_MINT,
+      outcome: result,
+    });
   });
 
   it('wraps and unwraps the native coin 1:1 with no fee and no impact, whatever the size, debiting one and crediting the other', async () => {
@@ -319,26 +360,57 @@ describe('paper venue execution', () => {
     const [ETH, ONE] = [NATIVE_EVM_ADDRESS, 10n ** 18n];
     for (const chain of EVM_CHAINS) {
       const WETH = token(chain, 'WETH').address;
-      for (const [inputMint, outputMint] of [[ETH, WETH], [WETH, ETH]]) {
+      for (const [inputMint, outputMint] of [
+        [ETH, WETH],
+        [WETH, ETH],
+      ]) {
         for (const amountIn of [ONE, 1n, 10n ** 9n * ONE]) {
-          const q = await venue.quote({ chain, inputMint: inputMint!, outputMint: outputMint!, amountIn: amountIn.toString(), slippageBps: 50 });
+          const q = await venue.quote({
+            chain,
+            inputMint: inputMint!,
+            outputMint: outputMint!,
+            amountIn: amountIn.toString(),
+            slippageBps: 50,
+          });
           expect(q).toMatchObject({ expectedOut: amountIn.toString(), spotOut: amountIn.toString(), feeAmount: '0', priceImpactBps: 0 });
         }
       }
       await venue.credit(chain, evm, 'ETH', (3n * ONE).toString());
-      const wrap = await venue.execute({ chain, inputMint: 'ETH', outputMint: 'WETH', amountIn: (2n * ONE).toString(), minOut: (2n * ONE).toString(), slippageBps: 0, clientOrderId: `wrap-${chain}`, signer: signer(evm, 'evm') });
+      const wrap = await venue.execute({
+        chain,
+        inputMint: 'ETH',
+        outputMint: 'WETH',
+        amountIn: (2n * ONE).toString(),
+        minOut: (2n * ONE).toString(),
+        slippageBps: 0,
+        clientOrderId: `wrap-${chain}`,
+        signer: signer(evm, 'evm'),
+      });
       expect(wrap).toMatchObject({ status: 'filled', filledOut: (2n * ONE).toString() });
-      const unwrap = await venue.execute({ chain, inputMint: WETH, outputMint: ETH, amountIn: ONE.toString(), minOut: ONE.toString(), slippageBps: 0, clientOrderId: `unwrap-${chain}`, signer: signer(evm, 'evm') });
+      const unwrap = await venue.execute({
+        chain,
+        inputMint: WETH,
+        outputMint: ETH,
+        amountIn: ONE.toString(),
+        minOut: ONE.toString(),
+        slippageBps: 0,
+        clientOrderId: `unwrap-${chain}`,
+        signer: signer(evm, 'evm'),
+      });
       expect(unwrap).toMatchObject({ status: 'filled', filledOut: ONE.toString() });
       expect(await venue.balances(chain, evm)).toEqual({ [ETH]: (2n * ONE).toString(), [WETH]: ONE.toString() });
     }
     // ETH to anything else still goes through a pool.
-    expect(await venue.quote({ chain: 'base', inputMint: ETH, outputMint: 'USDC', amountIn: ONE.toString(), slippageBps: 50 })).toMatchObject({ feeAmount: (3n * 10n ** 15n).toString() });
+    expect(
+      await venue.quote({ chain: 'base', inputMint: ETH, outputMint: 'USDC', amountIn: ONE.toString(), slippageBps: 50 }),
+    ).toMatchObject({ feeAmount: (3n * 10n ** 15n).toString() });
   });
 
   it('refuses a signer of the wrong family and answers lookups on another chain with null', async () => {
     const { venue } = await memoryVenue();
-    await expect(venue.execute({ ...base, clientOrderId: 'x', minOut: '1', signer: signer(WALLET, 'evm') })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(venue.execute({ ...base, clientOrderId: 'x', minOut: '1', signer: signer(WALLET, 'evm') })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     await venue.credit('solana', WALLET, 'USDC', '100000000');
     await venue.execute({ ...base, clientOrderId: 'y', minOut: '1', signer: signer() });
     expect(await venue.lookup('y', 'base')).toBeNull();
@@ -359,8 +431,13 @@ describe('paper faucet', () => {
 
   it('refuses unknown tokens (404), bad amounts and bad addresses (400)', async () => {
     const { venue } = await memoryVenue();
-    await expect(venue.credit('solana', WALLET, 'NOPE', '1')).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', status: 404, message: 'Token not found: NOPE' });
-    for (const amount of ['0', '-1', '1.5', 'x']) await expect(venue.credit('solana', WALLET, 'SOL', amount)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(venue.credit('solana', WALLET, 'NOPE', '1')).rejects.toMatchObject({
+      code: 'TOKEN_NOT_FOUND',
+      status: 404,
+      message: 'Token not found: NOPE',
+    });
+    for (const amount of ['0', '-1', '1.5', 'x'])
+      await expect(venue.credit('solana', WALLET, 'SOL', amount)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(venue.credit('solana', 'not-base58-0OIl', 'SOL', '1')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(venue.credit('base', '0x1234', 'ETH', '1')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });

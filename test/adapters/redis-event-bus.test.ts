@@ -67,9 +67,7 @@ describe('RedisEventBus', () => {
     const entries = await admin.xrange(keys.log, '-', '+');
     expect(entries.map(([id]) => id)).toEqual(['1-0', '2-0']);
     expect(await admin.get(keys.seq)).toBe('2');
-    expect((await admin.scan('0', 'MATCH', `${w.keyPrefix}*`, 'COUNT', 1000))[1].sort()).toEqual(
-      [keys.log, keys.seq].sort(),
-    );
+    expect((await admin.scan('0', 'MATCH', `${w.keyPrefix}*`, 'COUNT', 1000))[1].sort()).toEqual([keys.log, keys.seq].sort());
   });
 
   it('skips and logs malformed log entries and live messages without losing good ones', async () => {
@@ -105,7 +103,11 @@ describe('RedisEventBus', () => {
     await bus.publish('s', { type: 'order.updated', data: { n: 3 } });
     await waitFor(() => seen.length >= 3);
     await sleep(30);
-    expect(seen.map((e) => [e.id, e.data.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(seen.map((e) => [e.id, e.data.n])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
   });
 
   it('catches up what was published while its subscriber connection was down', async () => {
@@ -132,7 +134,9 @@ describe('RedisEventBus', () => {
     const w = setup();
     const bus = w.make();
     const subs = await Promise.all(['a', 'b', 'c', 'a'].map((s) => bus.subscribe(s, () => undefined)));
-    const named = String(await admin.client('LIST')).split('\n').filter((line) => line.includes(`name=${w.keyPrefix}:sub`));
+    const named = String(await admin.client('LIST'))
+      .split('\n')
+      .filter((line) => line.includes(`name=${w.keyPrefix}:sub`));
     expect(named).toHaveLength(1);
     const channel = eventBusKeys(w.keyPrefix, 'a').channel;
     expect(await admin.pubsub('NUMSUB', channel)).toEqual([channel, 1]);

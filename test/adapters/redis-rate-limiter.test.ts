@@ -94,7 +94,12 @@ describe('RedisRateLimiter', () => {
     const server = createServer(() => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    const limiter = new RedisRateLimiter({ redisUrl: `redis://127.0.0.1:${port}`, keyPrefix: 'unused:', clock: new ManualClock(), timeoutMs: 200 });
+    const limiter = new RedisRateLimiter({
+      redisUrl: `redis://127.0.0.1:${port}`,
+      keyPrefix: 'unused:',
+      clock: new ManualClock(),
+      timeoutMs: 200,
+    });
     limiters.push(limiter);
     const started = Date.now();
     try {

@@ -16,7 +16,9 @@ function typesFiles(dir: string): string[] {
 
 /** What a file still holds once its types are erased: nothing but an empty `export {}` for a types-only file. */
 function runtimeCode(source: string): string {
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false, removeComments: true } });
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false, removeComments: true },
+  });
   return outputText.replace(/export\s*\{\s*\};?/g, '').trim();
 }
 

@@ -52,7 +52,10 @@ async function main() {
       limiter,
       resolve: (_req, res) => {
         const principal = principalOf(res);
-        return { key: `apikey:${principal.type === 'session' ? principal.userId : principal.type === 'identity-token' ? principal.jti : principal.keyId}`, windows: [{ name: 'minute', limit: 1e9, windowMs: 60_000 }] };
+        return {
+          key: `apikey:${principal.type === 'session' ? principal.userId : principal.type === 'identity-token' ? principal.jti : principal.keyId}`,
+          windows: [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
+        };
       },
     }),
     (_req, res, next) => {

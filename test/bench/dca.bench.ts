@@ -113,7 +113,8 @@ const GC_KINDS: Record<number, string> = {
 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const fmt = (n: number, digits = 0) => (Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmt = (n: number, digits = 0) =>
+  Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const seconds = (ms: number) => `${fmt(ms / 1000, 1)} s`;
 
 // ---------------------------------------------------------------------------------------------
@@ -127,10 +128,18 @@ interface Account {
 /** Counts every hit (same cost as in production) against budgets no client can exhaust. */
 function unmeter(limiter: RateLimiterPort): void {
   const hit = limiter.hit.bind(limiter);
-  limiter.hit = (key, windows) => hit(key, windows.map((window) => ({ ...window, limit: 1e9 })));
+  limiter.hit = (key, windows) =>
+    hit(
+      key,
+      windows.map((window) => ({ ...window, limit: 1e9 })),
+    );
 }
 
-async function expectStatus(what: string, call: Promise<{ status: number; body: unknown }>, statuses: readonly number[] = [200]): Promise<void> {
+async function expectStatus(
+  what: string,
+  call: Promise<{ status: number; body: unknown }>,
+  statuses: readonly number[] = [200],
+): Promise<void> {
   const answer = await call;
   if (!statuses.includes(answer.status)) throw new Error(`${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
 }
@@ -142,8 +151,19 @@ async function openAccount(svc: TestService, index: number): Promise<Account> {
   const http = operator.client;
   await expectStatus('enable trading', http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true }));
   // 201 when the ensure created the wallet (200 before issue 17's one road, when it found or made one alike).
-  await expectStatus('custodial wallet', http.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() }), [200, 201]);
-  await expectStatus('faucet', http.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=${agentId}`, { chain: 'solana', token: 'USDC', amount: FAUCET_USDC }));
+  await expectStatus(
+    'custodial wallet',
+    http.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() }),
+    [200, 201],
+  );
+  await expectStatus(
+    'faucet',
+    http.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=${agentId}`, {
+      chain: 'solana',
+      token: 'USDC',
+      amount: FAUCET_USDC,
+    }),
+  );
   const principal = await svc.service.services.resolver.resolve(`Bearer ${http.bearer}`);
   if (principal.type !== 'session') throw new Error('expected a session principal');
   return { ctx: { principal, scope: 'manage', subject: { type: 'agent', id: agentId }, userId: operator.userId, surface: 'rest' } };
@@ -162,7 +182,12 @@ async function pool(count: number, concurrency: number, work: (i: number) => Pro
 /** Invokes a catalog operation as the account's operator (what the REST route does after auth). */
 function invokeAs(svc: TestService, account: Account, name: string, input: unknown): Promise<unknown> {
   const requestId = randomUUID();
-  return svc.service.operations.invoker.invoke({ name, input, ctx: { ...account.ctx, requestId, correlationId: requestId }, viewer: { kind: 'operator', scope: 'manage' } });
+  return svc.service.operations.invoker.invoke({
+    name,
+    input,
+    ctx: { ...account.ctx, requestId, correlationId: requestId },
+    viewer: { kind: 'operator', scope: 'manage' },
+  });
 }
 
 /**
@@ -171,16 +196,30 @@ function invokeAs(svc: TestService, account: Account, name: string, input: unkno
  * broken order path would otherwise show up only as 10,000 failed ticks and no lag figure.
  */
 async function preflight(svc: TestService, account: Account): Promise<void> {
-  const created = (await invokeAs(svc, account, 'trading_dca_strategy_create', { name: 'preflight', inputToken: 'USDC', outputToken: 'SOL', amount: BUY_AMOUNT, interval: 'every 1 hours' })) as { strategyId: string };
+  const created = (await invokeAs(svc, account, 'trading_dca_strategy_create', {
+    name: 'preflight',
+    inputToken: 'USDC',
+    outputToken: 'SOL',
+    amount: BUY_AMOUNT,
+    interval: 'every 1 hours',
+  })) as { strategyId: string };
   const dueAt = Date.now();
-  await svc.service.dueJobs.deliver({ id: `dca:${created.strategyId}`, kind: 'repeat', address: { type: DCA_TYPE, id: created.strategyId }, event: { type: 'dca.tick' }, dueAt });
+  await svc.service.dueJobs.deliver({
+    id: `dca:${created.strategyId}`,
+    kind: 'repeat',
+    address: { type: DCA_TYPE, id: created.strategyId },
+    event: { type: 'dca.tick' },
+    dueAt,
+  });
   const order = await svc.service.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) });
   const strategy = await svc.service.runtime.get({ type: DCA_TYPE, id: created.strategyId });
   await invokeAs(svc, account, 'trading_dca_strategy_delete', { strategyName: 'preflight' });
   const status = (order?.context as OrderContext | undefined)?.status;
   if (status !== 'filled') {
     const lastError = (strategy?.context as { lastError?: string } | undefined)?.lastError;
-    throw new Error(`preflight: a DCA tick did not fill an order (order ${status ?? 'not created'}, strategy lastError: ${lastError ?? 'none'})`);
+    throw new Error(
+      `preflight: a DCA tick did not fill an order (order ${status ?? 'not created'}, strategy lastError: ${lastError ?? 'none'})`,
+    );
   }
 }
 
@@ -270,7 +309,12 @@ function tallyStore(svc: TestService): StoreTally {
         return await method(...args);
       } finally {
         // A commit is named by the collections it writes (a unit of work); a durable wait by nothing.
-        const what = op === 'commit' ? [...new Set((args[0] as Array<{ collection: string }>).map((w) => w.collection))].join(' + ') : op === 'durable' ? '(flush)' : String(args[0]);
+        const what =
+          op === 'commit'
+            ? [...new Set((args[0] as Array<{ collection: string }>).map((w) => w.collection))].join(' + ')
+            : op === 'durable'
+              ? '(flush)'
+              : String(args[0]);
         const key = `${what} ${op}`;
         const entry = tally.get(key) ?? { count: 0, ms: 0 };
         entry.count++;
@@ -324,7 +368,13 @@ interface MeasuredWindow {
   passivations: number;
 }
 
-async function measureWindow(svc: TestService, deliveries: Delivery[], tally: StoreTally, start: number, end: number): Promise<MeasuredWindow> {
+async function measureWindow(
+  svc: TestService,
+  deliveries: Delivery[],
+  tally: StoreTally,
+  start: number,
+  end: number,
+): Promise<MeasuredWindow> {
   await sleep(Math.max(0, start - Date.now()));
   const loop = monitorEventLoopDelay({ resolution: 10 });
   let gcMs = 0;
@@ -430,7 +480,8 @@ function summarize(values: number[]): Summary {
   return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN, mean };
 }
 
-const row = (label: string, s: Summary) => `| ${label} | ${fmt(s.n)} | ${fmt(s.p50)} | ${fmt(s.p90)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${fmt(s.mean, 1)} |`;
+const row = (label: string, s: Summary) =>
+  `| ${label} | ${fmt(s.n)} | ${fmt(s.p50)} | ${fmt(s.p90)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${fmt(s.mean, 1)} |`;
 
 interface DcaOrder {
   strategyId: string;
@@ -456,8 +507,16 @@ async function readDcaOrders(svc: TestService): Promise<DcaOrder[]> {
 }
 
 /** The strategies' own counters: buys, failures, skips, and how many are no longer active. */
-async function strategyCounters(svc: TestService): Promise<{ buys: number; failures: number; skipped: number; notActive: number; lastError?: string }> {
-  const totals = { buys: 0, failures: 0, skipped: 0, notActive: 0 } as { buys: number; failures: number; skipped: number; notActive: number; lastError?: string };
+async function strategyCounters(
+  svc: TestService,
+): Promise<{ buys: number; failures: number; skipped: number; notActive: number; lastError?: string }> {
+  const totals = { buys: 0, failures: 0, skipped: 0, notActive: 0 } as {
+    buys: number;
+    failures: number;
+    skipped: number;
+    notActive: number;
+    lastError?: string;
+  };
   let cursor: string | undefined;
   do {
     const page = await svc.service.runtime.find(DCA_TYPE, { index: 'state' }, { limit: 1000, ...(cursor ? { cursor } : {}) });
@@ -481,7 +540,15 @@ function heapAfterGcMb(): number | undefined {
   return process.memoryUsage().heapUsed / 2 ** 20;
 }
 
-function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[], orders: DcaOrder[], strategyIds: string[], counters: Awaited<ReturnType<typeof strategyCounters>>, drained: boolean): boolean {
+function report(
+  window: MeasuredWindow,
+  idleShare: number,
+  deliveries: Delivery[],
+  orders: DcaOrder[],
+  strategyIds: string[],
+  counters: Awaited<ReturnType<typeof strategyCounters>>,
+  drained: boolean,
+): boolean {
   const inWindow = (dueAt: number) => dueAt >= window.start && dueAt < window.end;
   const expected = strategyIds.length * MINUTES;
   const windowOrders = orders.filter((o) => inWindow(o.dueAt));
@@ -489,7 +556,8 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
 
   // Ticks: distinct (strategy, dueAt) delivered; a run delivered again is counted once here.
   const deliveriesPerTick = new Map<string, number>();
-  for (const d of windowDeliveries) deliveriesPerTick.set(`${d.strategyId}@${d.dueAt}`, (deliveriesPerTick.get(`${d.strategyId}@${d.dueAt}`) ?? 0) + 1);
+  for (const d of windowDeliveries)
+    deliveriesPerTick.set(`${d.strategyId}@${d.dueAt}`, (deliveriesPerTick.get(`${d.strategyId}@${d.dueAt}`) ?? 0) + 1);
   const redelivered = [...deliveriesPerTick.values()].filter((n) => n > 1).length;
   const handlerErrors = windowDeliveries.filter((d) => d.failed).length;
 
@@ -510,15 +578,21 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
     if (!seen || d.started < seen.started) firstStart.set(key, d);
   }
   const pickup = summarize([...firstStart.values()].map((d) => d.started - d.dueAt));
-  const toOrder = summarize(windowOrders.flatMap((o) => {
-    const d = firstStart.get(`${o.strategyId}@${o.dueAt}`);
-    return d ? [o.createdAt - d.started] : [];
-  }));
+  const toOrder = summarize(
+    windowOrders.flatMap((o) => {
+      const d = firstStart.get(`${o.strategyId}@${o.dueAt}`);
+      return d ? [o.createdAt - d.started] : [];
+    }),
+  );
   const tick = summarize([...firstStart.values()].map((d) => d.ended - d.started));
   const endToEnd = summarize([...firstStart.values()].map((d) => d.ended - d.dueAt));
 
-  console.log(`\n## DCA ticks: ${fmt(strategyIds.length)} strategies "every 1 minutes", ${MINUTES} measured minute(s), embedded profile (LMDB, in-process scheduler), one process`);
-  console.log(`arrival: ${fmt(strategyIds.length / 60, 0)} ticks/s spread evenly; window of due times ${new Date(window.start).toISOString()} + ${MINUTES} min`);
+  console.log(
+    `\n## DCA ticks: ${fmt(strategyIds.length)} strategies "every 1 minutes", ${MINUTES} measured minute(s), embedded profile (LMDB, in-process scheduler), one process`,
+  );
+  console.log(
+    `arrival: ${fmt(strategyIds.length / 60, 0)} ticks/s spread evenly; window of due times ${new Date(window.start).toISOString()} + ${MINUTES} min`,
+  );
   console.log('| lag, ms | ticks | p50 | p90 | p99 | max | mean |\n|---|---|---|---|---|---|---|');
   console.log(row('**due → order created** (order.createdAt − dueAt)', lag));
   console.log(row('due → delivery start (scheduler pickup)', pickup));
@@ -534,13 +608,20 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
   }
 
   console.log('\n### Ticks and orders (correctness)');
-  console.log(`ticks expected ${fmt(expected)}, delivered ${fmt(deliveriesPerTick.size)} (${fmt((deliveriesPerTick.size / expected) * 100, 1)}%), orders ${fmt(windowOrders.length)} (filled ${fmt(filled)}), runs delivered more than once ${fmt(redelivered)}, handler errors ${fmt(handlerErrors)}${drained ? '' : ` — NOT DRAINED within ${DRAIN_SECONDS} s`}`);
+  console.log(
+    `ticks expected ${fmt(expected)}, delivered ${fmt(deliveriesPerTick.size)} (${fmt((deliveriesPerTick.size / expected) * 100, 1)}%), orders ${fmt(windowOrders.length)} (filled ${fmt(filled)}), runs delivered more than once ${fmt(redelivered)}, handler errors ${fmt(handlerErrors)}${drained ? '' : ` — NOT DRAINED within ${DRAIN_SECONDS} s`}`,
+  );
   const withoutOrder = deliveriesPerTick.size - windowOrders.length;
-  if (withoutOrder > 0) console.log(`ticks delivered that placed no order: ${fmt(withoutOrder)} (refused or failed before the order existed)`);
+  if (withoutOrder > 0)
+    console.log(`ticks delivered that placed no order: ${fmt(withoutOrder)} (refused or failed before the order existed)`);
   const fewest = strategiesWithout > 0 ? 0 : counts.reduce((min, n) => Math.min(min, n), Infinity);
   const most = counts.reduce((max, n) => Math.max(max, n), 0);
-  console.log(`orders per strategy in the window: min ${fmt(fewest)}, max ${fmt(most)} (at most ${allowed}); strategies without an order ${fmt(strategiesWithout)}; duplicates ${fmt(duplicates)}`);
-  console.log(`strategy counters (whole run): buys ${fmt(counters.buys)}, failures ${fmt(counters.failures)}, skipped ${fmt(counters.skipped)}, not active ${fmt(counters.notActive)}${counters.lastError ? ` (e.g. "${counters.lastError}")` : ''}`);
+  console.log(
+    `orders per strategy in the window: min ${fmt(fewest)}, max ${fmt(most)} (at most ${allowed}); strategies without an order ${fmt(strategiesWithout)}; duplicates ${fmt(duplicates)}`,
+  );
+  console.log(
+    `strategy counters (whole run): buys ${fmt(counters.buys)}, failures ${fmt(counters.failures)}, skipped ${fmt(counters.skipped)}, not active ${fmt(counters.notActive)}${counters.lastError ? ` (e.g. "${counters.lastError}")` : ''}`,
+  );
 
   const ticks = Math.max(1, window.ticksCompleted);
   const wallS = window.wallMs / 1000;
@@ -549,15 +630,25 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
   const arrivalsPerSecond = strategyIds.length / 60;
   // Below the arrival rate the scheduler falls further behind every second: the lag then measures the run's length, not the path.
   const overloaded = completedPerSecond < arrivalsPerSecond * 0.97;
-  console.log(`ticks completed ${fmt(window.ticksCompleted)} in ${fmt(wallS, 1)} s = ${fmt(completedPerSecond, 1)}/s (arrivals ${fmt(arrivalsPerSecond, 1)}/s)${overloaded ? ' — OVERLOADED: a backlog grows by the difference every second' : ''}`);
-  console.log(`CPU ${fmt(window.cpuMs / 1000, 1)} s = ${fmt((window.cpuMs / window.wallMs) * 100)}% of one core; **CPU per 1,000 ticks ${fmt((window.cpuMs / ticks) * 1000)} ms** (${fmt(window.cpuMs / ticks, 2)} ms a tick, of which kernel ${fmt(window.systemMs / ticks, 2)} ms)`);
+  console.log(
+    `ticks completed ${fmt(window.ticksCompleted)} in ${fmt(wallS, 1)} s = ${fmt(completedPerSecond, 1)}/s (arrivals ${fmt(arrivalsPerSecond, 1)}/s)${overloaded ? ' — OVERLOADED: a backlog grows by the difference every second' : ''}`,
+  );
+  console.log(
+    `CPU ${fmt(window.cpuMs / 1000, 1)} s = ${fmt((window.cpuMs / window.wallMs) * 100)}% of one core; **CPU per 1,000 ticks ${fmt((window.cpuMs / ticks) * 1000)} ms** (${fmt(window.cpuMs / ticks, 2)} ms a tick, of which kernel ${fmt(window.systemMs / ticks, 2)} ms)`,
+  );
   const netMs = window.cpuMs - idleShare * window.wallMs;
   console.log(`  net of the idle service's ${fmt(idleShare * 100, 1)}% of a core: ${fmt((netMs / ticks) * 1000)} ms per 1,000 ticks`);
-  console.log(`event loop: utilisation ${fmt(window.elu * 100)}%, delay p99 ${fmt(window.loopDelayP99Ms, 1)} ms, max ${fmt(window.loopDelayMaxMs, 1)} ms; GC pauses ${fmt((window.gcMs / window.wallMs) * 100, 1)}% of wall time`);
+  console.log(
+    `event loop: utilisation ${fmt(window.elu * 100)}%, delay p99 ${fmt(window.loopDelayP99Ms, 1)} ms, max ${fmt(window.loopDelayMaxMs, 1)} ms; GC pauses ${fmt((window.gcMs / window.wallMs) * 100, 1)}% of wall time`,
+  );
   const stallMs = window.stalls.reduce((sum, ms) => sum + ms, 0);
   const gcLines = [...window.longGc].map(([kind, g]) => `${g.count} ${kind} (max ${fmt(g.maxMs)} ms, ${fmt(g.ms)} ms in all)`);
-  console.log(`stalls of the loop >= ${LONG_PAUSE_MS} ms: ${window.stalls.length} (longest ${fmt(Math.max(0, ...window.stalls))} ms, ${fmt(stallMs)} ms in all); GC pauses >= ${LONG_PAUSE_MS} ms: ${gcLines.join(', ') || 'none'}`);
-  console.log(`heap ${fmt(window.heapStartMb)} → ${fmt(window.heapEndMb)} MB (rss ${fmt(window.rssEndMb)} MB); live actors ${fmt(window.liveActors)}, passivations in the window ${fmt(window.passivations)}`);
+  console.log(
+    `stalls of the loop >= ${LONG_PAUSE_MS} ms: ${window.stalls.length} (longest ${fmt(Math.max(0, ...window.stalls))} ms, ${fmt(stallMs)} ms in all); GC pauses >= ${LONG_PAUSE_MS} ms: ${gcLines.join(', ') || 'none'}`,
+  );
+  console.log(
+    `heap ${fmt(window.heapStartMb)} → ${fmt(window.heapEndMb)} MB (rss ${fmt(window.rssEndMb)} MB); live actors ${fmt(window.liveActors)}, passivations in the window ${fmt(window.passivations)}`,
+  );
 
   const storeRows = [...window.store].sort(([, a], [, b]) => b.count - a.count);
   const totals = { count: 0, puts: 0, ms: 0 };
@@ -569,16 +660,26 @@ function report(window: MeasuredWindow, idleShare: number, deliveries: Delivery[
     totals.ms += value.ms;
     if (key.endsWith(' put') || key.endsWith(' delete') || key.endsWith(' commit')) totals.puts += value.count;
     if (value.count / ticks < 0.01) continue;
-    console.log(`| ${key} | ${fmt(value.count / ticks, 2)} | ${fmt(value.ms / value.count, 2)} | ${fmt((value.ms / (storeMs || 1)) * 100, 1)}% |`);
+    console.log(
+      `| ${key} | ${fmt(value.count / ticks, 2)} | ${fmt(value.ms / value.count, 2)} | ${fmt((value.ms / (storeMs || 1)) * 100, 1)}% |`,
+    );
   }
-  console.log(`all: ${fmt(totals.count / ticks, 1)} store calls a tick, of which ${fmt(totals.puts / ticks, 1)} writes (a commit counts once)`);
+  console.log(
+    `all: ${fmt(totals.count / ticks, 1)} store calls a tick, of which ${fmt(totals.puts / ticks, 1)} writes (a commit counts once)`,
+  );
 
   const cpuPer1000 = (window.cpuMs / ticks) * 1000;
-  if (BASELINE.cpu) console.log(`\nagainst the baseline: CPU per 1,000 ticks ${fmt(cpuPer1000)} / ${fmt(BASELINE.cpu)} ms = ${fmt(cpuPer1000 / BASELINE.cpu, 2)}x (target: at most 0.50x)`);
-  if (BASELINE.p99) console.log(`against the baseline: p99 lag ${fmt(lag.p99)} / ${fmt(BASELINE.p99)} ms = ${fmt(lag.p99 / BASELINE.p99, 2)}x`);
+  if (BASELINE.cpu)
+    console.log(
+      `\nagainst the baseline: CPU per 1,000 ticks ${fmt(cpuPer1000)} / ${fmt(BASELINE.cpu)} ms = ${fmt(cpuPer1000 / BASELINE.cpu, 2)}x (target: at most 0.50x)`,
+    );
+  if (BASELINE.p99)
+    console.log(`against the baseline: p99 lag ${fmt(lag.p99)} / ${fmt(BASELINE.p99)} ms = ${fmt(lag.p99 / BASELINE.p99, 2)}x`);
 
   const met = lag.p99 < TARGET_P99_MS && windowOrders.length > 0;
-  console.log(`\np99 lag (due → order created) < ${fmt(TARGET_P99_MS)} ms at ${fmt(strategyIds.length)} strategies (target): ${met ? 'MET' : 'MISSED'} (p99 ${fmt(lag.p99)} ms, p50 ${fmt(lag.p50)} ms)`);
+  console.log(
+    `\np99 lag (due → order created) < ${fmt(TARGET_P99_MS)} ms at ${fmt(strategyIds.length)} strategies (target): ${met ? 'MET' : 'MISSED'} (p99 ${fmt(lag.p99)} ms, p50 ${fmt(lag.p50)} ms)`,
+  );
   const correct = duplicates === 0 && windowOrders.length <= expected && withoutOrder <= 0;
   if (duplicates > 0 || windowOrders.length > expected) console.log('CORRECTNESS: a strategy bought more than once for one tick');
   return correct;
@@ -597,7 +698,9 @@ async function main(): Promise<void> {
     await pool(ACCOUNTS, 10, async (i) => {
       accounts[i] = await openAccount(svc, i);
     });
-    console.log(`setup: ${ACCOUNTS} accounts (operator, agent, custodial wallet, ${FAUCET_USDC} USDC) in ${seconds(performance.now() - setupStarted)}`);
+    console.log(
+      `setup: ${ACCOUNTS} accounts (operator, agent, custodial wallet, ${FAUCET_USDC} USDC) in ${seconds(performance.now() - setupStarted)}`,
+    );
 
     await preflight(svc, accounts[0]!);
     const idle = await idleCpu(IDLE_SECONDS);
@@ -624,14 +727,18 @@ async function main(): Promise<void> {
     const window = await measureWindow(svc, deliveries.done, tally, start, end);
     const drainStarted = Date.now();
     const drained = await drain(svc, deliveries.inFlight, end, DRAIN_SECONDS * 1000);
-    console.log(`every run due before the window's end delivered ${seconds(Date.now() - drainStarted)} after it${drained ? '' : ' (gave up)'}`);
+    console.log(
+      `every run due before the window's end delivered ${seconds(Date.now() - drainStarted)} after it${drained ? '' : ' (gave up)'}`,
+    );
     const heapMb = heapAfterGcMb();
     if (heapMb !== undefined) console.log(`heap after GC: ${fmt(heapMb)} MB with ${fmt(STRATEGIES)} strategies scheduled`);
 
     const orders = await readDcaOrders(svc);
     const counters = await strategyCounters(svc);
     const correct = report(window, idle, deliveries.done, orders, strategyIds, counters, drained);
-    console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`);
+    console.log(
+      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`,
+    );
     if (!correct) process.exitCode = 1;
   } finally {
     await svc.stop();

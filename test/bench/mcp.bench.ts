@@ -57,7 +57,11 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 const ceiling: RequestListener = (req, res) => {
   readJson(req).then(
     (message) => {
-      const json = JSON.stringify({ jsonrpc: '2.0', id: (message as { id?: unknown }).id ?? null, result: { content: [{ type: 'text', text: '{}' }], isError: false } });
+      const json = JSON.stringify({
+        jsonrpc: '2.0',
+        id: (message as { id?: unknown }).id ?? null,
+        result: { content: [{ type: 'text', text: '{}' }], isError: false },
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
     },
     () => res.writeHead(400).end(),
@@ -69,7 +73,9 @@ function sdkPeer() {
   const app = createMcpExpressApp();
   app.post('/mcp', async (req, res) => {
     const server = new McpServer({ name: 'peer', version: '1.0.0' });
-    server.registerTool('noop', { description: 'Does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: '{"ok":true}' }] }));
+    server.registerTool('noop', { description: 'Does nothing', inputSchema: {} }, async () => ({
+      content: [{ type: 'text', text: '{"ok":true}' }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
@@ -103,7 +109,11 @@ async function main() {
   const onboarder = evmWallet();
   const { body: challenge } = await operator.post('/api/nest/auth/evm/nonce', {});
   const siwe = onboarder.message(challenge.nonce);
-  const { body: identity } = await operator.post('/api/public/erc8004/onboarding/siwe', { message: siwe, signature: await onboarder.sign(siwe), scope: 'read' });
+  const { body: identity } = await operator.post('/api/public/erc8004/onboarding/siwe', {
+    message: siwe,
+    signature: await onboarder.sign(siwe),
+    scope: 'read',
+  });
   const identityUrl = `${servers.ours.base}/mcp/${identity.publicId}`;
   const identityAuth = { authorization: `Bearer ${identity.accessToken}` };
 
@@ -111,9 +121,16 @@ async function main() {
   const sanity = await fetch(oursUrl, { method: 'POST', headers: { ...auth, accept: ACCEPT }, body: callOf(tool) });
   const answer = (await sanity.json()) as { result?: { isError: boolean } };
   if (answer.result?.isError !== false) throw new Error(`ours: unexpected answer ${JSON.stringify(answer)}`);
-  const identitySanity = (await (await fetch(identityUrl, { method: 'POST', headers: { ...identityAuth, accept: ACCEPT }, body: callOf(tool) })).json()) as { result?: { isError: boolean } };
-  if (identitySanity.result?.isError !== false) throw new Error(`ours (identity token): unexpected answer ${JSON.stringify(identitySanity)}`);
-  const peerSanity = await fetch(`${servers.peer.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: callOf('noop') });
+  const identitySanity = (await (
+    await fetch(identityUrl, { method: 'POST', headers: { ...identityAuth, accept: ACCEPT }, body: callOf(tool) })
+  ).json()) as { result?: { isError: boolean } };
+  if (identitySanity.result?.isError !== false)
+    throw new Error(`ours (identity token): unexpected answer ${JSON.stringify(identitySanity)}`);
+  const peerSanity = await fetch(`${servers.peer.base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT },
+    body: callOf('noop'),
+  });
   if (!(await peerSanity.text()).includes('"ok\\":true')) throw new Error('peer: unexpected answer');
 
   // Warm-up of the machine and the JIT, then ROUNDS rounds of every load in turn: this
@@ -123,10 +140,18 @@ async function main() {
   const loads: Array<{ label: string; run: () => Promise<LoadResult> }> = [
     { label: 'ceiling: bare node:http, parse + echo', run: () => load(`${servers.ceiling.base}/mcp`, callOf(tool)) },
     { label: `ours: tools/call ${tool}`, run: () => load(oursUrl, callOf(tool), auth) },
-    ...(tool === 'agent_status' ? [] : [{ label: 'ours: tools/call agent_status', run: () => load(oursUrl, callOf('agent_status'), auth) }]),
+    ...(tool === 'agent_status'
+      ? []
+      : [{ label: 'ours: tools/call agent_status', run: () => load(oursUrl, callOf('agent_status'), auth) }]),
     { label: 'ours: ping (key auth, agent lookup, rate counter, no tool)', run: () => load(oursUrl, ping, auth) },
-    { label: `ours: tools/call ${tool} with an identity token (ES256, revocation, scope)`, run: () => load(identityUrl, callOf(tool), identityAuth) },
-    { label: 'peer: MCP SDK stateless example (express, server per request), trivial tool', run: () => load(`${servers.peer.base}/mcp`, callOf('noop')) },
+    {
+      label: `ours: tools/call ${tool} with an identity token (ES256, revocation, scope)`,
+      run: () => load(identityUrl, callOf(tool), identityAuth),
+    },
+    {
+      label: 'peer: MCP SDK stateless example (express, server per request), trivial tool',
+      run: () => load(`${servers.peer.base}/mcp`, callOf('noop')),
+    },
   ];
   for (const { run } of loads) await run();
   const rounds: LoadResult[][] = [];
@@ -134,21 +159,35 @@ async function main() {
   const runsOf = (i: number) => rounds.map((results) => results[i]!);
   const [ceilingRuns, oursRuns, peerRuns] = [runsOf(0), runsOf(1), runsOf(loads.length - 1)];
 
-  console.log(`\n## MCP endpoint (${ROUNDS} rounds of ${DURATION_S} s per load, 50 connections, one server core, embedded profile; medians of the rounds)`);
-  console.log('| server and request | req/s | p50 ms | p99 ms | of ceiling (median of the rounds) | req/s of each round |\n|---|---|---|---|---|---|');
+  console.log(
+    `\n## MCP endpoint (${ROUNDS} rounds of ${DURATION_S} s per load, 50 connections, one server core, embedded profile; medians of the rounds)`,
+  );
+  console.log(
+    '| server and request | req/s | p50 ms | p99 ms | of ceiling (median of the rounds) | req/s of each round |\n|---|---|---|---|---|---|',
+  );
   loads.forEach(({ label }, i) => {
     const results = rounds.map((r) => r[i]!);
     const share = median(rounds.map((r) => r[i]!.rps / r[0]!.rps));
-    console.log(`| ${label} | ${median(results.map((r) => r.rps)).toFixed(0)} | ${median(results.map((r) => r.p50))} | ${median(results.map((r) => r.p99))} | ${(share * 100).toFixed(1)}% | ${results.map((r) => r.rps.toFixed(0)).join(', ')} |`);
+    console.log(
+      `| ${label} | ${median(results.map((r) => r.rps)).toFixed(0)} | ${median(results.map((r) => r.p50))} | ${median(results.map((r) => r.p99))} | ${(share * 100).toFixed(1)}% | ${results.map((r) => r.rps.toFixed(0)).join(', ')} |`,
+    );
   });
   const ofCeiling = oursRuns.map((r, i) => r.rps / ceilingRuns[i]!.rps);
   const ofPeer = oursRuns.map((r, i) => r.rps / peerRuns[i]!.rps);
-  console.log(`ours (${tool}) / ceiling: ${(median(ofCeiling) * 100).toFixed(1)}% (target >= 40%; rounds ${ofCeiling.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
-  console.log(`ours (${tool}) / peer: ${median(ofPeer).toFixed(2)}x (target >= 2x; rounds ${ofPeer.map((x) => `${x.toFixed(2)}x`).join(', ')})`);
+  console.log(
+    `ours (${tool}) / ceiling: ${(median(ofCeiling) * 100).toFixed(1)}% (target >= 40%; rounds ${ofCeiling.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`,
+  );
+  console.log(
+    `ours (${tool}) / peer: ${median(ofPeer).toFixed(2)}x (target >= 2x; rounds ${ofPeer.map((x) => `${x.toFixed(2)}x`).join(', ')})`,
+  );
   const identityIndex = loads.findIndex(({ label }) => label.includes('identity token'));
   const ofKey = oursRuns.map((r, i) => runsOf(identityIndex)[i]!.rps / r.rps);
-  console.log(`identity token / API key (${tool}): ${(median(ofKey) * 100).toFixed(1)}% (target >= 80%; rounds ${ofKey.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
-  console.log(`ours (${tool}) p99: ${median(oursRuns.map((r) => r.p99))} ms (target < 20 ms; rounds ${oursRuns.map((r) => r.p99).join(', ')} ms)`);
+  console.log(
+    `identity token / API key (${tool}): ${(median(ofKey) * 100).toFixed(1)}% (target >= 80%; rounds ${ofKey.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`,
+  );
+  console.log(
+    `ours (${tool}) p99: ${median(oursRuns.map((r) => r.p99))} ms (target < 20 ms; rounds ${oursRuns.map((r) => r.p99).join(', ')} ms)`,
+  );
   if (process.env.BENCH_CPU_PROFILE) await profiled(process.env.BENCH_CPU_PROFILE, loads[1]!.run, `ours: tools/call ${tool}`);
 
   for (const { server } of Object.values(servers)) {

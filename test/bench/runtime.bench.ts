@@ -106,7 +106,13 @@ async function memory(count: number) {
   for (let i = 0; i < count; i += batch) {
     await Promise.all(
       Array.from({ length: Math.min(batch, count - i) }, (_, j) =>
-        runtime.create('agent', `a${i + j}`, { agentId: `a${i + j}`, publicId: `p${i + j}`, ownerId: 'u', name: `agent ${i + j}`, createdAt: 0 }),
+        runtime.create('agent', `a${i + j}`, {
+          agentId: `a${i + j}`,
+          publicId: `p${i + j}`,
+          ownerId: 'u',
+          name: `agent ${i + j}`,
+          createdAt: 0,
+        }),
       ),
     );
   }
@@ -134,13 +140,19 @@ async function main() {
   }
   console.log('| store | events/s | p50 send ms | p99 send ms |\n|---|---|---|---|');
   for (const [name, , r] of rows) console.log(`| ${name} | ${fmt(r.eventsPerSecond)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
-  const ratio = (actors: number) => rows.find(([n, a]) => a === actors && n.startsWith('lmdb'))![2].eventsPerSecond / rows.find(([n, a]) => a === actors && n.startsWith('memory'))![2].eventsPerSecond;
-  console.log(`durable / in-memory: 1 actor ${fmt(ratio(1) * 100, 1)}%, 1,000 actors ${fmt(ratio(1000) * 100, 1)}% (target >= 25% at 1,000)`);
+  const ratio = (actors: number) =>
+    rows.find(([n, a]) => a === actors && n.startsWith('lmdb'))![2].eventsPerSecond /
+    rows.find(([n, a]) => a === actors && n.startsWith('memory'))![2].eventsPerSecond;
+  console.log(
+    `durable / in-memory: 1 actor ${fmt(ratio(1) * 100, 1)}%, 1,000 actors ${fmt(ratio(1000) * 100, 1)}% (target >= 25% at 1,000)`,
+  );
 
   console.log('\n## Uncontended send latency (one actor, one event at a time, 2,000 sends)');
   const seqMem = await sequentialLatency(new MemoryStore(clock), 2000);
   const seqLmdb = await sequentialLatency(lmdb(), 2000);
-  console.log(`| store | p50 ms | p99 ms |\n|---|---|---|\n| memory | ${fmt(seqMem.p50, 3)} | ${fmt(seqMem.p99, 3)} |\n| lmdb durable | ${fmt(seqLmdb.p50, 3)} | ${fmt(seqLmdb.p99, 3)} |`);
+  console.log(
+    `| store | p50 ms | p99 ms |\n|---|---|---|\n| memory | ${fmt(seqMem.p50, 3)} | ${fmt(seqMem.p99, 3)} |\n| lmdb durable | ${fmt(seqLmdb.p50, 3)} | ${fmt(seqLmdb.p99, 3)} |`,
+  );
 
   const count = 100_000;
   console.log(`\n## Memory with ${fmt(count)} agents created (heap after GC)`);
@@ -148,7 +160,9 @@ async function main() {
   console.log(`| | heap MB | per actor |\n|---|---|---|`);
   console.log(`| baseline | ${fmt(m.base, 1)} | |`);
   console.log(`| all resident | ${fmt(m.resident, 1)} | ${fmt(((m.resident - m.base) * 2 ** 20) / count / 1024, 2)} KB |`);
-  console.log(`| all passivated (known: ${m.known}) | ${fmt(m.passivated, 1)} | ${fmt(((m.passivated - m.base) * 2 ** 20) / count, 1)} B |`);
+  console.log(
+    `| all passivated (known: ${m.known}) | ${fmt(m.passivated, 1)} | ${fmt(((m.passivated - m.base) * 2 ** 20) / count, 1)} B |`,
+  );
   console.log(`passivated heap ${fmt(m.passivated, 1)} MB (target <= 50 MB for 100k known agents)`);
 }
 

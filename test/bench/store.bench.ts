@@ -59,7 +59,13 @@ async function commits(store: StorePort, count: number): Promise<number> {
   const start = performance.now();
   for (let version = 0; version < count; version++) {
     await store.commit(
-      ids.map((id, i) => ({ op: 'put', collection: COLLECTION, id, input: { data: snapshot(version + i), expectedVersion: version }, journal: journal(version) })),
+      ids.map((id, i) => ({
+        op: 'put',
+        collection: COLLECTION,
+        id,
+        input: { data: snapshot(version + i), expectedVersion: version },
+        journal: journal(version),
+      })),
     );
   }
   return (count * COMMIT_SIZE) / ((performance.now() - start) / 1000);
@@ -114,7 +120,9 @@ try {
   const lmdbSeq = rate('LmdbStore (durable)', '1 key');
   const lmdbConc = rate('LmdbStore (durable)', `${CONCURRENT_KEYS} keys`);
   console.log(`LMDB group-commit gain (concurrent / sequential): ${(lmdbConc / lmdbSeq).toFixed(1)}x`);
-  console.log(`LMDB ${COMMIT_SIZE}-key commits / sequential puts (documents per second): ${(rate('LmdbStore (durable)', `${COMMIT_SIZE} keys`) / lmdbSeq).toFixed(1)}x`);
+  console.log(
+    `LMDB ${COMMIT_SIZE}-key commits / sequential puts (documents per second): ${(rate('LmdbStore (durable)', `${COMMIT_SIZE} keys`) / lmdbSeq).toFixed(1)}x`,
+  );
   console.log(`Memory / LMDB, sequential: ${(rate('MemoryStore', '1 key') / lmdbSeq).toFixed(1)}x`);
   console.log(`Memory / LMDB, concurrent: ${(rate('MemoryStore', `${CONCURRENT_KEYS} keys`) / lmdbConc).toFixed(1)}x`);
 } finally {

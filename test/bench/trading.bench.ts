@@ -128,7 +128,10 @@ function requestBody(kind: CallKind, id: number): { body: string; headers: Recor
   if (kind === 'rest-swap') return { body: JSON.stringify({ message: REST_COMMAND }), headers: { 'x-idempotency-key': randomUUID() } };
   const params =
     kind === 'mcp-swap'
-      ? { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: SWAP_AMOUNT, idempotencyKey: randomUUID() } }
+      ? {
+          name: 'trading_solana_aggregator_swap',
+          arguments: { inputMint: USDC, outputMint: SOL, amount: SWAP_AMOUNT, idempotencyKey: randomUUID() },
+        }
       : { name: 'trading_portfolio_summary', arguments: {} };
   return { body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }), headers: {} };
 }
@@ -164,7 +167,13 @@ function verdict(kind: CallKind, status: number, text: string): { ok: true; orde
   return { ok: true, orderId: order.order_id };
 }
 
-function post(spec: PhaseSpec, client: ClientSpec, agent: Agent, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+function post(
+  spec: PhaseSpec,
+  client: ClientSpec,
+  agent: Agent,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -173,7 +182,13 @@ function post(spec: PhaseSpec, client: ClientSpec, agent: Agent, body: string, h
         method: 'POST',
         path: client.path,
         agent,
-        headers: { 'content-type': 'application/json', accept: ACCEPT, ...client.headers, ...headers, 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT,
+          ...client.headers,
+          ...headers,
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -278,10 +293,19 @@ interface TradingAccount {
 /** Counts every hit (same cost as in production) against budgets no client can exhaust. */
 function unmeter(limiter: RateLimiterPort): void {
   const hit = limiter.hit.bind(limiter);
-  limiter.hit = (key, windows) => hit(key, windows.map((window) => ({ ...window, limit: 1e9 })));
+  limiter.hit = (key, windows) =>
+    hit(
+      key,
+      windows.map((window) => ({ ...window, limit: 1e9 })),
+    );
 }
 
-const toolCall = (name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /** One client's account, set up as an operator and an MCP client would (see trading.e2e.test.ts). */
 async function openAccount(svc: TestService, index: number): Promise<TradingAccount> {
@@ -293,7 +317,11 @@ async function openAccount(svc: TestService, index: number): Promise<TradingAcco
   const wallet = await rawRpc(svc.url, publicId, toolCall('trading_wallet_custodial_ensure', {}), bearer(secret));
   if (wallet.body?.result?.isError !== false) throw new Error(`custodial wallet: ${wallet.text}`);
   for (const { token, amount } of FAUCET) {
-    const funded = await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=${agentId}`, { chain: 'solana', token, amount });
+    const funded = await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=${agentId}`, {
+      chain: 'solana',
+      token,
+      amount,
+    });
     if (funded.status !== 200) throw new Error(`faucet ${token}: ${funded.status} ${JSON.stringify(funded.body)}`);
   }
   return { operator, agentId, publicId, tradeKey: secret };
@@ -306,7 +334,10 @@ function specOf(svc: TestService, kind: CallKind, seconds: number, accounts: Tra
     // The operator's session: bearer plus its CSRF token (a mutating route), no cookie needed.
     const { bearer: session, csrf } = account.operator.client;
     if (!session || !csrf) throw new Error('operator is not signed in');
-    return { path: `/api/nest/trading/command?agentId=${account.agentId}`, headers: { authorization: `Bearer ${session}`, 'x-csrf-token': csrf } };
+    return {
+      path: `/api/nest/trading/command?agentId=${account.agentId}`,
+      headers: { authorization: `Bearer ${session}`, 'x-csrf-token': csrf },
+    };
   });
   return { kind, seconds, host: url.hostname, port: Number(url.port), clients, ...(ratePerSecond ? { ratePerSecond } : {}) };
 }
@@ -316,7 +347,11 @@ class LoadGenerator {
 
   static start(): LoadGenerator {
     // Its own execArgv: a `--cpu-prof` given to this process must profile the service only.
-    const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, [ROLE_ENV]: 'load' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, [ROLE_ENV]: 'load' },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     return new LoadGenerator(child);
   }
 
@@ -348,7 +383,15 @@ async function storeOps(svc: TestService): Promise<StoreOps & { liveActors: numb
     count: metric(`store_operation_duration_seconds_count\\{operation="${op}"\\}`),
     seconds: metric(`store_operation_duration_seconds_sum\\{operation="${op}"\\}`),
   });
-  return { get: of('get'), put: of('put'), commit: of('commit'), find: of('find'), delete: of('delete'), durable: of('durable'), liveActors: metric('runtime_actors_live') };
+  return {
+    get: of('get'),
+    put: of('put'),
+    commit: of('commit'),
+    find: of('find'),
+    delete: of('delete'),
+    durable: of('durable'),
+    liveActors: metric('runtime_actors_live'),
+  };
 }
 
 /** Orders in the store: all of them, and those `filled`. */
@@ -426,8 +469,18 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
     cpuUsPerCall: (cpuSeconds * 1e6) / calls,
     gcPct: (gcMs / 1000 / load.seconds) * 100,
     loopDelayP99Ms: loop.percentile(99) / 1e6,
-    perCall: { get: delta('get') / calls, put: delta('put') / calls, commit: delta('commit') / calls, find: delta('find') / calls, delete: delta('delete') / calls, durable: delta('durable') / calls },
-    putMeanMs: ((opsAfter.put.seconds - opsBefore.put.seconds + opsAfter.commit.seconds - opsBefore.commit.seconds) / Math.max(1, delta('put') + delta('commit'))) * 1000,
+    perCall: {
+      get: delta('get') / calls,
+      put: delta('put') / calls,
+      commit: delta('commit') / calls,
+      find: delta('find') / calls,
+      delete: delta('delete') / calls,
+      durable: delta('durable') / calls,
+    },
+    putMeanMs:
+      ((opsAfter.put.seconds - opsBefore.put.seconds + opsAfter.commit.seconds - opsBefore.commit.seconds) /
+        Math.max(1, delta('put') + delta('commit'))) *
+      1000,
     durableMeanMs: ((opsAfter.durable.seconds - opsBefore.durable.seconds) / Math.max(1, delta('durable'))) * 1000,
     ordersCreated: ordersAfter.all - ordersBefore.all,
     ordersFilled: ordersAfter.filled - ordersBefore.filled,
@@ -454,7 +507,8 @@ function costRow(m: Measured): string {
 /** Swaps must have created exactly one filled order per acknowledged swap, and nothing else. */
 function ordersCheck(m: Measured): { ok: boolean; line: string } {
   const acknowledged = m.load.calls - m.load.errors;
-  const ok = m.load.errors === 0 && m.ordersCreated === acknowledged && m.ordersFilled === acknowledged && m.load.distinctOrders === acknowledged;
+  const ok =
+    m.load.errors === 0 && m.ordersCreated === acknowledged && m.ordersFilled === acknowledged && m.load.distinctOrders === acknowledged;
   return {
     ok,
     line: `${m.label}: swaps acknowledged ${acknowledged}, distinct order ids ${m.load.distinctOrders}, orders created ${m.ordersCreated}, filled ${m.ordersFilled} -> ${ok ? 'equal' : 'MISMATCH'}`,
@@ -472,17 +526,31 @@ async function main(): Promise<void> {
     const accounts = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => openAccount(svc, i)));
     // Each path answers correctly once before it is loaded.
     const first = accounts[0]!;
-    const swap = await rawRpc(svc.url, first.publicId, toolCall('trading_solana_aggregator_swap', { inputMint: USDC, outputMint: SOL, amount: SWAP_AMOUNT, idempotencyKey: randomUUID() }), bearer(first.tradeKey));
+    const swap = await rawRpc(
+      svc.url,
+      first.publicId,
+      toolCall('trading_solana_aggregator_swap', { inputMint: USDC, outputMint: SOL, amount: SWAP_AMOUNT, idempotencyKey: randomUUID() }),
+      bearer(first.tradeKey),
+    );
     if (verdict('mcp-swap', swap.status, swap.text).ok !== true) throw new Error(`sanity swap: ${swap.text}`);
-    console.log(`setup: ${CLIENTS} accounts (operator, agent, trade key, custodial wallet, faucet) in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+    console.log(
+      `setup: ${CLIENTS} accounts (operator, agent, trade key, custodial wallet, faucet) in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
+    );
 
     const spec = (kind: CallKind, seconds = SECONDS, rate?: number) => specOf(svc, kind, seconds, accounts, rate);
     const warmups: PhaseResult[] = [];
     warmups.push(await gen.run(spec('mcp-swap', WARMUP_SECONDS)), await gen.run(spec('mcp-summary', WARMUP_SECONDS)));
     const readsBefore = await measure(svc, gen, 'MCP trading_portfolio_summary (baseline)', spec('mcp-summary'));
-    const swaps = await profiled(CPU_PROFILE, () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')), 'the swap phase');
+    const swaps = await profiled(
+      CPU_PROFILE,
+      () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')),
+      'the swap phase',
+    );
     // The same swaps at a steady arrival rate below saturation: latency without the queue a closed loop builds.
-    const paced = SWAP_RATE > 0 ? await measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE)) : undefined;
+    const paced =
+      SWAP_RATE > 0
+        ? await measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE))
+        : undefined;
     const readsAfter = await measure(svc, gen, 'MCP trading_portfolio_summary (after the swap phases)', spec('mcp-summary'));
     let rest: Measured | undefined;
     if (WITH_REST) {
@@ -496,27 +564,51 @@ async function main(): Promise<void> {
     console.log('| phase | calls/s | p50 ms | p90 ms | p99 ms | max ms | errors |\n|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(latencyRow(m));
     console.log('\n### Where the time goes (service process)');
-    console.log('| phase | CPU of one core (kernel) | CPU µs/call | GC pauses | loop delay p99 ms | store get / put / commit / find / durable per call | ms (mean) of a put or commit (to its commit) / of a durable wait (to the flush) | heap after, growth | live actors |');
+    console.log(
+      '| phase | CPU of one core (kernel) | CPU µs/call | GC pauses | loop delay p99 ms | store get / put / commit / find / durable per call | ms (mean) of a put or commit (to its commit) / of a durable wait (to the flush) | heap after, growth | live actors |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(costRow(m));
-    console.log(`\norders per account: ${readsBefore.ordersPerAccountAfter.toFixed(0)} during the baseline read, ${readsAfter.ordersPerAccountAfter.toFixed(0)} during the read after the swap phases`);
-    console.log(`swaps/s / reads/s: ${swaps.rps.toFixed(0)} / ${readsBefore.rps.toFixed(0)} = ${((swaps.rps / readsBefore.rps) * 100).toFixed(1)}% (a swap costs ${(readsBefore.rps / swaps.rps).toFixed(1)} reads)`);
+    console.log(
+      `\norders per account: ${readsBefore.ordersPerAccountAfter.toFixed(0)} during the baseline read, ${readsAfter.ordersPerAccountAfter.toFixed(0)} during the read after the swap phases`,
+    );
+    console.log(
+      `swaps/s / reads/s: ${swaps.rps.toFixed(0)} / ${readsBefore.rps.toFixed(0)} = ${((swaps.rps / readsBefore.rps) * 100).toFixed(1)}% (a swap costs ${(readsBefore.rps / swaps.rps).toFixed(1)} reads)`,
+    );
     const { latency } = swaps.load;
-    console.log(`swap latency (MCP): p50 ${ms(latency.p50)} ms, p90 ${ms(latency.p90)} ms, p99 ${ms(latency.p99)} ms, max ${ms(latency.max)} ms, mean ${ms(latency.mean)} ms`);
-    console.log(`swap p99 < ${TARGET_P99_MS} ms at ${CLIENTS} clients (target): ${latency.p99 < TARGET_P99_MS ? 'MET' : 'MISSED'} (${ms(latency.p99)} ms)`);
+    console.log(
+      `swap latency (MCP): p50 ${ms(latency.p50)} ms, p90 ${ms(latency.p90)} ms, p99 ${ms(latency.p99)} ms, max ${ms(latency.max)} ms, mean ${ms(latency.mean)} ms`,
+    );
+    console.log(
+      `swap p99 < ${TARGET_P99_MS} ms at ${CLIENTS} clients (target): ${latency.p99 < TARGET_P99_MS ? 'MET' : 'MISSED'} (${ms(latency.p99)} ms)`,
+    );
     // Little's law: a closed loop's mean latency is clients / throughput, whatever the path costs.
-    console.log(`  a closed loop of ${CLIENTS} clients averages ${TARGET_P99_MS} ms only above ${((CLIENTS / TARGET_P99_MS) * 1000).toFixed(0)} swaps/s (Little's law: mean latency = clients / throughput)`);
-    if (paced) console.log(`swap latency at ${SWAP_RATE} swaps/s (open loop): p50 ${ms(paced.load.latency.p50)} ms, p99 ${ms(paced.load.latency.p99)} ms (${paced.load.latency.p99 < TARGET_P99_MS ? 'under' : 'over'} ${TARGET_P99_MS} ms)`);
-    if (rest) console.log(`swap latency (REST): p50 ${ms(rest.load.latency.p50)} ms, p99 ${ms(rest.load.latency.p99)} ms; REST / MCP swaps/s: ${((rest.rps / swaps.rps) * 100).toFixed(1)}%`);
+    console.log(
+      `  a closed loop of ${CLIENTS} clients averages ${TARGET_P99_MS} ms only above ${((CLIENTS / TARGET_P99_MS) * 1000).toFixed(0)} swaps/s (Little's law: mean latency = clients / throughput)`,
+    );
+    if (paced)
+      console.log(
+        `swap latency at ${SWAP_RATE} swaps/s (open loop): p50 ${ms(paced.load.latency.p50)} ms, p99 ${ms(paced.load.latency.p99)} ms (${paced.load.latency.p99 < TARGET_P99_MS ? 'under' : 'over'} ${TARGET_P99_MS} ms)`,
+      );
+    if (rest)
+      console.log(
+        `swap latency (REST): p50 ${ms(rest.load.latency.p50)} ms, p99 ${ms(rest.load.latency.p99)} ms; REST / MCP swaps/s: ${((rest.rps / swaps.rps) * 100).toFixed(1)}%`,
+      );
 
     const warmupErrors = warmups.reduce((sum, w) => sum + w.errors, 0);
     const errors = rows.reduce((sum, m) => sum + m.load.errors, 0) + warmupErrors;
     console.log(`errors (non-success answers): ${errors} (warm-ups ${warmupErrors})`);
-    for (const sample of [...warmups.flatMap((w) => w.errorSamples), ...rows.flatMap((m) => m.load.errorSamples)].slice(0, MAX_ERROR_SAMPLES)) console.log(`  e.g. ${sample}`);
+    for (const sample of [...warmups.flatMap((w) => w.errorSamples), ...rows.flatMap((m) => m.load.errorSamples)].slice(
+      0,
+      MAX_ERROR_SAMPLES,
+    ))
+      console.log(`  e.g. ${sample}`);
     const checks = [swaps, ...(paced ? [paced] : []), ...(rest ? [rest] : [])].map(ordersCheck);
     for (const check of checks) console.log(check.line);
     console.log(`load generator CPU during the swap phase: ${swaps.load.clientCpuPct.toFixed(0)}% of a core (another process)`);
-    console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (above ${cpus().length}: other work competed for the CPU)`);
+    console.log(
+      `machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (above ${cpus().length}: other work competed for the CPU)`,
+    );
     if (errors > 0 || checks.some((check) => !check.ok)) process.exitCode = 1;
   } finally {
     gen.stop();

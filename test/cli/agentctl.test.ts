@@ -52,7 +52,7 @@ describe('agentctl', () => {
   it('explains usage and bad options', async () => {
     expect((await run()).code).toBe(2);
     expect(await run('list', 'order', '--limit', '999')).toMatchObject({ code: 2, err: expect.stringContaining('limit') });
-    expect((await runCli(['types'], { AGENTCTL_URL: 'http://127.0.0.1:1' , OPS_TOKEN }, { out: () => {}, err: () => {} }))).toBe(1);
+    expect(await runCli(['types'], { AGENTCTL_URL: 'http://127.0.0.1:1', OPS_TOKEN }, { out: () => {}, err: () => {} })).toBe(1);
   });
 });
 

@@ -35,13 +35,26 @@ function setUp(routes: DueJobRoute[], ...operations: ReturnType<typeof operation
   const logs: string[] = [];
   let flushes = 0;
   const catalog = new OperationCatalog().register(...operations);
-  const invoker = new OperationInvoker(catalog, { record: (entry) => void entries.push(entry) }, new ManualClock(0), { settled: async () => void flushes++ });
+  const invoker = new OperationInvoker(catalog, { record: (entry) => void entries.push(entry) }, new ManualClock(0), {
+    settled: async () => void flushes++,
+  });
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
   return { dueJobs: new DueJobs(routes, invoker, logger), catalog, entries, logs, flushes: () => flushes };
 }
 
-const route = (operationName: string, event = 'thing.due'): DueJobRoute => ({ type: 'thing', event, operation: operationName, input: (job) => ({ id: job.address.id, dueAt: job.dueAt }) });
-const job = (id: string, event = 'thing.due'): DueJob => ({ id: `job:${id}`, kind: 'once', address: { type: 'thing', id }, event: { type: event }, dueAt: 42 });
+const route = (operationName: string, event = 'thing.due'): DueJobRoute => ({
+  type: 'thing',
+  event,
+  operation: operationName,
+  input: (job) => ({ id: job.address.id, dueAt: job.dueAt }),
+});
+const job = (id: string, event = 'thing.due'): DueJob => ({
+  id: `job:${id}`,
+  kind: 'once',
+  address: { type: 'thing', id },
+  event: { type: event },
+  dueAt: 42,
+});
 
 describe('DueJobs', () => {
   it('calls the routed system operation through the invoker: audited as system, durable before done', async () => {
@@ -51,12 +64,22 @@ describe('DueJobs', () => {
     await dueJobs.deliver(job('a'));
     expect(seen).toEqual([{ id: 'a', dueAt: 42 }]);
     expect(flushes()).toBe(1);
-    expect(entries).toEqual([expect.objectContaining({ operation: 'thing_due', surface: 'system', principal: { type: 'system', id: 'job:a' }, outcome: 'ok', requestId: 'job:a@42' })]);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        operation: 'thing_due',
+        surface: 'system',
+        principal: { type: 'system', id: 'job:a' },
+        outcome: 'ok',
+        requestId: 'job:a@42',
+      }),
+    ]);
   });
 
   it('refuses at start a route whose operation is missing or not callable by the system', () => {
     const seen: unknown[] = [];
-    expect(() => setUp([route('nothing')]).dueJobs.check(new OperationCatalog())).toThrow('names nothing, which the system cannot call (unknown)');
+    expect(() => setUp([route('nothing')]).dueJobs.check(new OperationCatalog())).toThrow(
+      'names nothing, which the system cannot call (unknown)',
+    );
     const opsOnly = setUp([route('ops_thing')], operation('ops_thing', ['ops'], seen));
     expect(() => opsOnly.dueJobs.check(opsOnly.catalog)).toThrow('names ops_thing, which the system cannot call (hidden)');
     expect(() => setUp([route('a'), route('b')])).toThrow('Due job thing thing.due routed twice');
@@ -64,12 +87,18 @@ describe('DueJobs', () => {
 
   it('drops a job for a missing actor (404) with a warning, and throws any other failure so the job is retried', async () => {
     const seen: unknown[] = [];
-    const missing = setUp([route('thing_due')], operation('thing_due', ['system'], seen, () => AppError.notFound('thing a not found')));
+    const missing = setUp(
+      [route('thing_due')],
+      operation('thing_due', ['system'], seen, () => AppError.notFound('thing a not found')),
+    );
     await missing.dueJobs.deliver(job('a'));
     expect(missing.logs.some((line) => line.includes('due job for a missing actor dropped'))).toBe(true);
     expect(missing.entries[0]).toMatchObject({ outcome: 'error', error: 'RESOURCE_NOT_FOUND' });
 
-    const broken = setUp([route('thing_due')], operation('thing_due', ['system'], seen, () => new Error('disk full')));
+    const broken = setUp(
+      [route('thing_due')],
+      operation('thing_due', ['system'], seen, () => new Error('disk full')),
+    );
     await expect(broken.dueJobs.deliver(job('b'))).rejects.toThrow('disk full');
   });
 

@@ -34,7 +34,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ MCP_GRANULAR_ERRORS: 'yes' })).toThrow(/MCP_GRANULAR_ERRORS:/);
   });
 
-  it('reads the size of the embedded store\'s read cache; 0 turns it off', () => {
+  it("reads the size of the embedded store's read cache; 0 turns it off", () => {
     expect(loadConfig({}).storeReadCacheEntries).toBe(5_000);
     expect(loadConfig({ STORE_READ_CACHE_ENTRIES: '0' }).storeReadCacheEntries).toBe(0);
     expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
@@ -102,7 +102,9 @@ describe('secrets', () => {
       console.log(s.OPS_TOKEN + ' ' + s.DATA_ENCRYPTION_KEY);`;
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         child.on('exit', (status) => (status === 0 ? resolve(out.trim()) : reject(new Error(`exit ${status}`))));
@@ -127,7 +129,9 @@ describe('secrets', () => {
   it('refuses a short secret, an unreadable file, and a missing secret in production', () => {
     const dataDir = dir();
     expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: { OPS_TOKEN: 'short' } })).toThrow(/OPS_TOKEN: must be at least 32/);
-    expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: { OPS_TOKEN_FILE: join(dataDir, 'nope') } })).toThrow(/OPS_TOKEN_FILE: cannot read/);
+    expect(() => resolveSecrets({ profile: 'embedded', dataDir, env: { OPS_TOKEN_FILE: join(dataDir, 'nope') } })).toThrow(
+      /OPS_TOKEN_FILE: cannot read/,
+    );
     expect(() => resolveSecrets({ profile: 'production', dataDir, env: {} })).toThrow(/OPS_TOKEN: is required by the production profile/);
   });
 

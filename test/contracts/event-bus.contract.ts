@@ -18,10 +18,7 @@ export interface EventBusHarnessOptions {
 }
 
 /** The behaviour every EventBusPort adapter must have; each adapter's test calls this once. */
-export function eventBusContract(
-  name: string,
-  factory: (options: EventBusHarnessOptions) => Promise<EventBusHarness>,
-): void {
+export function eventBusContract(name: string, factory: (options: EventBusHarnessOptions) => Promise<EventBusHarness>): void {
   describe(`EventBusPort contract: ${name}`, () => {
     const open: EventBusHarness[] = [];
     const harness = async (options: EventBusHarnessOptions = {}): Promise<EventBusHarness> => {
@@ -151,10 +148,14 @@ export function eventBusContract(
       await bus.publish('s', { type: 'order.updated', data: {} });
       let calls = 0;
       // Throwing during the replay must not fail the subscribe call either.
-      await bus.subscribe('s', () => {
-        calls += 1;
-        throw new Error('handler bug');
-      }, { afterId: 0 });
+      await bus.subscribe(
+        's',
+        () => {
+          calls += 1;
+          throw new Error('handler bug');
+        },
+        { afterId: 0 },
+      );
       const healthy = await record(bus, 's');
       await publishMany(bus, 's', 3);
       await healthy.until(3);
@@ -227,7 +228,10 @@ export function eventBusContract(
         await bus.publish('s', { type: 'order.created', data: { from: 'one' } });
         await other.publish('s', { type: 'order.updated', data: { from: 'two' } });
         await Promise.all([there.until(2), here.until(2)]);
-        expect(there.events.map((e) => [e.id, e.data.from])).toEqual([[1, 'one'], [2, 'two']]);
+        expect(there.events.map((e) => [e.id, e.data.from])).toEqual([
+          [1, 'one'],
+          [2, 'two'],
+        ]);
         expect(here.ids()).toEqual([1, 2]);
         const late = await record(other, 's', 0);
         await late.until(2);

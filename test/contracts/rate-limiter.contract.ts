@@ -33,7 +33,13 @@ export function rateLimiterContract(name: string, factory: (clock: ManualClock) 
       const { limiter, clock, hits } = await harness();
       await clock.advance(15_500);
       const allowed = await hits('k', [perMinute(5)], 5);
-      expect(allowed.map((d) => [d.allowed, d.remaining])).toEqual([[true, 4], [true, 3], [true, 2], [true, 1], [true, 0]]);
+      expect(allowed.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 4],
+        [true, 3],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+      ]);
       expect(allowed.every((d) => d.limit === 5 && d.resetSeconds === 45)).toBe(true);
       expect(await limiter.hit('k', [perMinute(5)])).toEqual({
         allowed: false,

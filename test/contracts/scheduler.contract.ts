@@ -97,7 +97,10 @@ export function schedulerContract(name: string, factory: () => Promise<Scheduler
       await h.scheduler.scheduleOnce({ jobId: 'k', address, event: { type: 'd' }, runAt: h.now() + U });
       await waitFor(() => calls.length > 1, 4 * U);
       await h.advance(2 * U);
-      expect(calls.map((c) => [c.id, c.event.type])).toEqual([['j', 'b'], ['k', 'd']]);
+      expect(calls.map((c) => [c.id, c.event.type])).toEqual([
+        ['j', 'b'],
+        ['k', 'd'],
+      ]);
       expect(calls[0]!.dueAt).toBe(t0 + 4 * U);
     });
 
@@ -228,7 +231,7 @@ export function schedulerContract(name: string, factory: () => Promise<Scheduler
       ]);
     });
 
-    it('retries a failing run of a schedule with that run\'s dueAt', async () => {
+    it("retries a failing run of a schedule with that run's dueAt", async () => {
       await start((_job, call) => {
         if (call === 1) throw new Error('venue unavailable');
       });

@@ -36,12 +36,7 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
     afterEach(async () => subject.cleanup());
 
     const put = (id: string, input: Partial<PutInput> = {}, journal?: number) =>
-      store.put(
-        things,
-        id,
-        { data: { id }, expectedVersion: 0, ...input },
-        journal === undefined ? undefined : entry(journal),
-      );
+      store.put(things, id, { data: { id }, expectedVersion: 0, ...input }, journal === undefined ? undefined : entry(journal));
     const entry = (n: number) => ({ event: { type: 'thing.changed', n }, state: { value: `s${n}` }, at: 1_000 + n });
     const ids = (docs: StoredDocument[]) => docs.map((doc) => doc.id);
     const findIds = async (query: Omit<IndexQuery, 'index'> & { index?: string }) =>
@@ -199,19 +194,37 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       };
 
       it('finds by eq, ordered by id within the value', async () => {
-        await seed([['c', { owner: 'alice' }], ['a', { owner: 'alice' }], ['d', { owner: 'bob' }], ['b', { owner: 'alice' }], ['e', {}]]);
+        await seed([
+          ['c', { owner: 'alice' }],
+          ['a', { owner: 'alice' }],
+          ['d', { owner: 'bob' }],
+          ['b', { owner: 'alice' }],
+          ['e', {}],
+        ]);
         expect(await findIds({ index: 'owner', eq: 'alice' })).toEqual(['a', 'b', 'c']);
         expect(await findIds({ index: 'owner', eq: 'carol' })).toEqual([]);
       });
 
       it('tells a number from a string with the same digits', async () => {
-        await seed([['n', { score: 5 }], ['s', { score: '5' }]]);
+        await seed([
+          ['n', { score: 5 }],
+          ['s', { score: '5' }],
+        ]);
         expect(await findIds({ eq: 5 })).toEqual(['n']);
         expect(await findIds({ eq: '5' })).toEqual(['s']);
       });
 
       it('finds numbers in inclusive gte/lte ranges ordered by (value, id)', async () => {
-        const scores: Array<[string, number]> = [['m', 100], ['k', 10], ['j', 2], ['i', 1], ['h', 1], ['g', 0], ['f', -1], ['e', -2.5]];
+        const scores: Array<[string, number]> = [
+          ['m', 100],
+          ['k', 10],
+          ['j', 2],
+          ['i', 1],
+          ['h', 1],
+          ['g', 0],
+          ['f', -1],
+          ['e', -2.5],
+        ];
         await seed(scores.map(([id, score]) => [id, { score }]));
         expect(await findIds({ gte: -1, lte: 10 })).toEqual(['f', 'g', 'h', 'i', 'j', 'k']);
         expect(await findIds({ gte: 1.5 })).toEqual(['j', 'k', 'm']);
@@ -230,7 +243,12 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       });
 
       it('orders numbers before strings when no bound separates them', async () => {
-        await seed([['a', { score: 'x' }], ['b', { score: 2 }], ['c', { score: '1' }], ['d', { score: -3 }]]);
+        await seed([
+          ['a', { score: 'x' }],
+          ['b', { score: 2 }],
+          ['c', { score: '1' }],
+          ['d', { score: -3 }],
+        ]);
         expect(await findIds({})).toEqual(['d', 'b', 'c', 'a']);
       });
 
@@ -255,10 +273,17 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       });
 
       it('resumes after the cursor even when documents are written between pages', async () => {
-        await seed([['b', { score: 1 }], ['d', { score: 1 }], ['f', { score: 2 }]]);
+        await seed([
+          ['b', { score: 1 }],
+          ['d', { score: 1 }],
+          ['f', { score: 2 }],
+        ]);
         const first = await store.find(things, { index: 'score' }, { limit: 2 });
         expect(ids(first.items)).toEqual(['b', 'd']);
-        await seed([['a', { score: 1 }], ['e', { score: 1 }]]);
+        await seed([
+          ['a', { score: 1 }],
+          ['e', { score: 1 }],
+        ]);
         const rest = await pages((cursor) => store.find(things, { index: 'score' }, { limit: 2, cursor: cursor ?? first.nextCursor }));
         expect(rest.flat()).toEqual(['e', 'f']);
       });
@@ -382,7 +407,11 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
             }
           }
         };
-        await Promise.all(Array.from({ length: 8 }, async () => { for (let i = 0; i < 5; i++) await increment(); }));
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            for (let i = 0; i < 5; i++) await increment();
+          }),
+        );
         expect(await store.get(things, 'counter')).toMatchObject({ version: 41, data: { n: 40 } });
       });
     });
@@ -395,7 +424,12 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         input: { data: { id }, expectedVersion: 0, ...input },
         ...(journal === undefined ? {} : { journal: entry(journal) }),
       });
-      const deleteOf = (collection: string, id: string, expectedVersion: number): CommitWrite => ({ op: 'delete', collection, id, expectedVersion });
+      const deleteOf = (collection: string, id: string, expectedVersion: number): CommitWrite => ({
+        op: 'delete',
+        collection,
+        id,
+        expectedVersion,
+      });
 
       it('creates, updates and deletes across two collections in one commit, with their journal entries', async () => {
         await put('updated', { data: { n: 1 }, indexes: { owner: 'alice' } }, 1);
@@ -424,7 +458,10 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         expect(await store.get(others, 'other-updated')).toEqual(result[3]);
         expect(ids((await store.list(others, { limit: 10 })).items)).toEqual(['other-created', 'other-updated']);
         expect(await store.readJournal(things, 'created', { limit: 5 })).toEqual([{ seq: 1, ...entry(10) }]);
-        expect(await store.readJournal(things, 'updated', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }, { seq: 2, ...entry(11) }]);
+        expect(await store.readJournal(things, 'updated', { limit: 5 })).toEqual([
+          { seq: 1, ...entry(1) },
+          { seq: 2, ...entry(11) },
+        ]);
         expect(await store.readJournal(things, 'deleted', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }]);
         expect(await store.readJournal(others, 'other-updated', { limit: 5 })).toEqual([]);
         expect(await store.readJournal(others, 'other-created', { limit: 5 })).toEqual([{ seq: 1, ...entry(12) }]);
@@ -502,7 +539,12 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
           putOf(things, 'gone', { expectedVersion: 1, indexes: { owner: 'bob' } }), // its TTL dropped
         ]);
         expect(ids((await store.find(things, { index: 'owner', eq: 'alice' }, { limit: 10 })).items)).toEqual([]);
-        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual(['gone', 'long', 'moved', 'short']);
+        expect(ids((await store.find(things, { index: 'owner', eq: 'bob' }, { limit: 10 })).items)).toEqual([
+          'gone',
+          'long',
+          'moved',
+          'short',
+        ]);
         expect(await findIds({ gte: 1, lte: 3 })).toEqual(['moved', 'short', 'long']);
         await clock.advance(5_000);
         expect(await store.get(things, 'short')).toBeNull();
@@ -522,7 +564,9 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       it('stores copies of the inputs, taken when commit is called', async () => {
         const data = { list: [1] };
         const event = { type: 'thing.changed', n: 1 };
-        const pending = store.commit([{ op: 'put', collection: things, id: 'a', input: { data, expectedVersion: 0 }, journal: { event, state: 's', at: 1 } }]);
+        const pending = store.commit([
+          { op: 'put', collection: things, id: 'a', input: { data, expectedVersion: 0 }, journal: { event, state: 's', at: 1 } },
+        ]);
         data.list.push(2);
         event.n = 2;
         await pending;
@@ -579,7 +623,11 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
             }
           }
         };
-        await Promise.all(Array.from({ length: 6 }, async () => { for (let i = 0; i < 5; i++) await transfer(); }));
+        await Promise.all(
+          Array.from({ length: 6 }, async () => {
+            for (let i = 0; i < 5; i++) await transfer();
+          }),
+        );
         expect(await store.get(things, 'left')).toMatchObject({ version: 31, data: { n: -30 } });
         expect(await store.get(others, 'right')).toMatchObject({ version: 31, data: { n: 30 } });
       });

@@ -157,7 +157,13 @@ export function describeVenueContract(name: string, makeVenue: () => Promise<Ven
 
     it('quotes with minOut ≤ expectedOut ≤ spotOut and minOut at the slippage tolerance', async () => {
       const q = await quote(amountIn, 100);
-      expect(q).toMatchObject({ chain, inputMint: input.address, outputMint: output.address, amountIn: amountIn.toString(), venue: venue.name });
+      expect(q).toMatchObject({
+        chain,
+        inputMint: input.address,
+        outputMint: output.address,
+        amountIn: amountIn.toString(),
+        venue: venue.name,
+      });
       for (const field of [q.expectedOut, q.minOut, q.spotOut, q.feeAmount]) expect(field).toMatch(/^\d+$/);
       const [minOut, expected, spot] = [BigInt(q.minOut), BigInt(q.expectedOut), BigInt(q.spotOut)];
       expect(expected).toBeGreaterThan(0n);

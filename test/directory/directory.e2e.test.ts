@@ -32,7 +32,11 @@ const cardPath = (agentId: string) => `/api/nest/agents/${agentId}/card`;
 
 async function publishedAgent(name: string, description: string, snapshot = false) {
   const agent = await owner.agent(name);
-  const put = await owner.client.put(cardPath(agent.agentId), { name, description, services: [{ name: 'web', endpoint: 'https://example.org' }] });
+  const put = await owner.client.put(cardPath(agent.agentId), {
+    name,
+    description,
+    services: [{ name: 'web', endpoint: 'https://example.org' }],
+  });
   expect(put.status).toBe(200);
   const published = await owner.client.post(`${cardPath(agent.agentId)}/publish`, { snapshot });
   expect(published.status).toBe(200);
@@ -130,13 +134,21 @@ describe('agent cards and the public directory', () => {
 
   it('several words: every card holding them all, newest first, across pages', async () => {
     const made = [];
-    for (const [name, description] of [['Gamma one', 'delta epsilon'], ['Gamma two', 'epsilon only'], ['Gamma three', 'delta and epsilon'], ['Other', 'delta epsilon'], ['Gamma four', 'epsilon delta']]) {
+    for (const [name, description] of [
+      ['Gamma one', 'delta epsilon'],
+      ['Gamma two', 'epsilon only'],
+      ['Gamma three', 'delta and epsilon'],
+      ['Other', 'delta epsilon'],
+      ['Gamma four', 'epsilon delta'],
+    ]) {
       made.push(await publishedAgent(name!, description!));
     }
     const [one, , three, , four] = made;
     expect(await search('gam epsilon delta')).toEqual([four!.publicId, three!.publicId, one!.publicId]);
     expect(await search('delta gamma')).toEqual([four!.publicId, three!.publicId, one!.publicId]);
-    expect((await anonymous.get(`${PUBLIC}/agents/page?q=delta+gamma&cursor=${Buffer.from('{"k":"x"}').toString('base64url')}`)).status).toBe(400);
+    expect(
+      (await anonymous.get(`${PUBLIC}/agents/page?q=delta+gamma&cursor=${Buffer.from('{"k":"x"}').toString('base64url')}`)).status,
+    ).toBe(400);
   });
 
   it('edits show once published again', async () => {
@@ -160,8 +172,17 @@ describe('agent cards and the public directory', () => {
 
     const shown = await publishedAgent('Open Book', 'public', true);
     await owner.client.put(`/api/nest/agents/${shown.agentId}/trading`, { enabled: true });
-    await owner.client.post(`/api/nest/trading/wallets/custodial/${owner.userId}?agentId=${shown.agentId}`, { chain: 'solana' }, { 'x-idempotency-key': crypto.randomUUID() });
-    const faucet = await owner.client.post(`/api/nest/trading/paper/faucet/${owner.userId}`, { chain: 'solana', token: 'USDC', amount: '1234.56', agentId: shown.agentId });
+    await owner.client.post(
+      `/api/nest/trading/wallets/custodial/${owner.userId}?agentId=${shown.agentId}`,
+      { chain: 'solana' },
+      { 'x-idempotency-key': crypto.randomUUID() },
+    );
+    const faucet = await owner.client.post(`/api/nest/trading/paper/faucet/${owner.userId}`, {
+      chain: 'solana',
+      token: 'USDC',
+      amount: '1234.56',
+      agentId: shown.agentId,
+    });
     expect(faucet.status).toBe(200);
     const snap = await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`);
     expect(snap.status).toBe(200);
@@ -179,7 +200,7 @@ describe('agent cards and the public directory', () => {
     expect((await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`)).status).toBe(404);
   });
 
-  it('a paused agent\'s card is 404 and off the page and feed; resumed, it is back', async () => {
+  it("a paused agent's card is 404 and off the page and feed; resumed, it is back", async () => {
     const agent = await publishedAgent('Sleepy Owl', 'naps');
     expect(await search('sleepy')).toEqual([agent.publicId]);
     expect((await owner.client.post(`/api/nest/agents/${agent.agentId}/pause`)).status).toBe(200);
@@ -211,7 +232,7 @@ describe('agent cards and the public directory', () => {
     expect(await search('school')).toEqual([]);
   });
 
-  it('two users: every card route on another user\'s agent or bot is 404, as a missing one', async () => {
+  it("two users: every card route on another user's agent or bot is 404, as a missing one", async () => {
     const agent = await owner.agent('Mine');
     const bot = (await owner.client.post('/api/nest/bots', { name: 'My Bot' })).body.id as string;
     const routes: Array<[string, string, unknown?]> = [
@@ -227,7 +248,11 @@ describe('agent cards and the public directory', () => {
     for (const [method, path, body] of routes) {
       const theirs = await stranger.client.request(method, path, body);
       const missing = await stranger.client.request(method, path.replace(agent.agentId, 'no-such-agent').replace(bot, 'no-such-bot'), body);
-      expect([path, theirs.status, theirs.body.message]).toEqual([path, 404, path.includes('/bots/') ? 'Bot not found' : 'Agent not found']);
+      expect([path, theirs.status, theirs.body.message]).toEqual([
+        path,
+        404,
+        path.includes('/bots/') ? 'Bot not found' : 'Agent not found',
+      ]);
       expect(theirs.body).toEqual({ ...missing.body });
       // Without a session: 401.
       expect((await anonymous.request(method, path, body)).status).toBe(401);
@@ -235,7 +260,7 @@ describe('agent cards and the public directory', () => {
     expect((await owner.client.get(cardPath(agent.agentId))).body).toMatchObject({ name: 'Mine', status: 'draft' });
   });
 
-  it('bad input is a 400 in the interface\'s envelope', async () => {
+  it("bad input is a 400 in the interface's envelope", async () => {
     const agent = await owner.agent('Validator');
     const bad = await owner.client.put(cardPath(agent.agentId), { name: 'ok', description: 'line\u202Eevil', extra: 1 });
     expect(bad.status).toBe(400);
@@ -247,12 +272,23 @@ describe('agent cards and the public directory', () => {
     expect((await anonymous.get(`${PUBLIC}/agents/pub_nothing?x=1`)).status).toBe(400);
   });
 
-  it('an onboarded agent\'s registration is its card\'s draft; a SIWA-verified one is in the discovery feed once published', async () => {
+  it("an onboarded agent's registration is its card's draft; a SIWA-verified one is in the discovery feed once published", async () => {
     const wallet = evmWallet();
     const { body: challenge } = await anonymous.post('/api/nest/auth/evm/nonce', {});
     const message = wallet.message(challenge.nonce);
-    const registration = { type: REG_TYPE, name: 'Onboarded Otter', description: 'came through SIWE', services: [{ name: 'A2A', endpoint: 'https://otter.example/a2a' }], active: true };
-    const onboarded = await anonymous.post(`${PUBLIC}/onboarding/siwe`, { message, signature: await wallet.sign(message), scope: 'read', registration });
+    const registration = {
+      type: REG_TYPE,
+      name: 'Onboarded Otter',
+      description: 'came through SIWE',
+      services: [{ name: 'A2A', endpoint: 'https://otter.example/a2a' }],
+      active: true,
+    };
+    const onboarded = await anonymous.post(`${PUBLIC}/onboarding/siwe`, {
+      message,
+      signature: await wallet.sign(message),
+      scope: 'read',
+      registration,
+    });
     expect(onboarded.status).toBe(201);
 
     const operator = new Client(svc.url);
@@ -306,14 +342,24 @@ describe('verified cards and drafts from before cards', () => {
     const agent = await owner.agent('Old Timer');
     const { store } = svc.service.adapters;
     await store.put('agent_identities', agent.agentId, {
-      data: { method: 'siwe', verified: false, wallet: '0x0', cardDraft: { type: 'x', name: 'Old Draft', description: 'from before', services: [], active: true }, updatedAt: 1 },
+      data: {
+        method: 'siwe',
+        verified: false,
+        wallet: '0x0',
+        cardDraft: { type: 'x', name: 'Old Draft', description: 'from before', services: [], active: true },
+        updatedAt: 1,
+      },
       expectedVersion: 0,
     });
     const mark = await store.get('directory.meta', 'card-drafts-v1');
     if (mark) await store.delete('directory.meta', 'card-drafts-v1', mark.version);
     const moved = await migrateCardDrafts({ store, cards: cardsOf(), logger: createLogger({ level: 'silent' }), now: () => Date.now() });
     expect(moved).toBe(1);
-    expect((await owner.client.get(cardPath(agent.agentId))).body).toMatchObject({ name: 'Old Draft', description: 'from before', status: 'draft' });
+    expect((await owner.client.get(cardPath(agent.agentId))).body).toMatchObject({
+      name: 'Old Draft',
+      description: 'from before',
+      status: 'draft',
+    });
     const identity = await store.get<Record<string, unknown>>('agent_identities', agent.agentId);
     expect(identity?.data.cardDraft).toBeUndefined();
     expect(identity?.data.method).toBe('siwe');

@@ -32,7 +32,9 @@ describe('per-user caps (e2e)', () => {
     expect(answers.find((a) => a.status === 409)).toMatchObject(conflict('Agent limit reached: at most 5 agents per user'));
     expect((await alice.client.get('/api/nest/agents')).body.items).toHaveLength(5);
     // With a chosen id too, and without spending it.
-    expect(await alice.client.post('/api/nest/agents', { name: 'one more', agentId: 'one-more' })).toMatchObject(conflict('Agent limit reached: at most 5 agents per user'));
+    expect(await alice.client.post('/api/nest/agents', { name: 'one more', agentId: 'one-more' })).toMatchObject(
+      conflict('Agent limit reached: at most 5 agents per user'),
+    );
     const bob = await Operator.signIn(svc);
     expect((await bob.client.post('/api/nest/agents', { name: 'bob' })).status).toBe(201);
   });
@@ -45,20 +47,26 @@ describe('per-user caps (e2e)', () => {
     const first = answers.find((a) => a.status === 201)!.body as { id: string };
     expect((await carol.client.delete(`/api/nest/bots/${first.id}`)).status).toBe(200);
     expect((await carol.client.post('/api/nest/bots', { name: 'replacement' })).status).toBe(201);
-    expect(await carol.client.post('/api/nest/bots', { name: 'too many' })).toMatchObject(conflict('Bot limit reached: at most 4 bots per user'));
+    expect(await carol.client.post('/api/nest/bots', { name: 'too many' })).toMatchObject(
+      conflict('Bot limit reached: at most 4 bots per user'),
+    );
   });
 
   it('keys: the cap counts active keys of one agent or bot; revoking one makes room; a token rotation at the cap still rotates', async () => {
     const dave = await Operator.signIn(svc);
     const { agentId } = await dave.agent('keys');
-    const { answers, statuses } = await burst((i) => dave.client.post(`/api/nest/agents/${agentId}/keys`, { name: `key ${i}`, scope: 'read' }));
+    const { answers, statuses } = await burst((i) =>
+      dave.client.post(`/api/nest/agents/${agentId}/keys`, { name: `key ${i}`, scope: 'read' }),
+    );
     expect(statuses).toEqual({ 201: 3, 409: BURST - 3 });
     expect(answers.find((a) => a.status === 409)).toMatchObject(conflict('Key limit reached: at most 3 active keys per agent'));
     const keys = (await dave.client.get(`/api/nest/agents/${agentId}/keys`)).body.items as Array<{ keyId: string; status: string }>;
     expect(keys.map((k) => k.status)).toEqual(['active', 'active', 'active']);
     await dave.revokeAgentKey(agentId, keys[0]!.keyId);
     expect((await dave.client.post(`/api/nest/agents/${agentId}/keys`, { name: 'after revoke', scope: 'read' })).status).toBe(201);
-    expect(await dave.client.post(`/api/nest/agents/${agentId}/keys`, { name: 'over', scope: 'read' })).toMatchObject(conflict('Key limit reached: at most 3 active keys per agent'));
+    expect(await dave.client.post(`/api/nest/agents/${agentId}/keys`, { name: 'over', scope: 'read' })).toMatchObject(
+      conflict('Key limit reached: at most 3 active keys per agent'),
+    );
 
     // A second agent of the same user has its own allowance.
     const other = await dave.agent('other');
@@ -66,8 +74,11 @@ describe('per-user caps (e2e)', () => {
 
     const bot = (await dave.client.post('/api/nest/bots', { name: 'bot' })).body as { id: string };
     expect((await dave.client.post(`/api/nest/bots/${bot.id}/mcp/token`, {})).status).toBe(201);
-    for (const name of ['b1', 'b2']) expect((await dave.client.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name, scope: 'read' })).status).toBe(201);
-    expect(await dave.client.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'b3', scope: 'read' })).toMatchObject(conflict('Key limit reached: at most 3 active keys per bot'));
+    for (const name of ['b1', 'b2'])
+      expect((await dave.client.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name, scope: 'read' })).status).toBe(201);
+    expect(await dave.client.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'b3', scope: 'read' })).toMatchObject(
+      conflict('Key limit reached: at most 3 active keys per bot'),
+    );
     const rotated = await dave.client.post(`/api/nest/bots/${bot.id}/mcp/token`, {});
     expect(rotated).toMatchObject({ status: 201, body: { revokedKeyId: expect.any(String) } });
   });

@@ -40,11 +40,18 @@ describe('agent control plane (e2e)', () => {
   };
   const stepUp = async () => {
     await clock.advance(31_000); // a TOTP code works once: the next step's code
-    const { body } = await operator.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, { code: await codeAt(totpSecret, clock) });
+    const { body } = await operator.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, {
+      code: await codeAt(totpSecret, clock),
+    });
     return body.stepUpToken as string;
   };
   const control = (method: string, path: string, body: unknown, stepUpToken?: string) =>
-    operator.client.request(method, `/api/nest/agents/${agentId}/control/${path}`, body, stepUpToken ? { 'x-step-up-token': stepUpToken } : {});
+    operator.client.request(
+      method,
+      `/api/nest/agents/${agentId}/control/${path}`,
+      body,
+      stepUpToken ? { 'x-step-up-token': stepUpToken } : {},
+    );
   const claimAs = async (who: Operator, wallet = agentWallet) =>
     who.client.post(`/api/nest/agents/${agentId}/control/claim`, await evmClaim(who.client, wallet, agentId, new Date(clock.now())));
 
@@ -64,19 +71,37 @@ describe('agent control plane (e2e)', () => {
   it('a trade identity token reads the balance and withdraws as the agent key does (REST and MCP); a read token may not', async () => {
     expect(await call(token, 'GET', '/api/nest/agents/wallet/balance')).toEqual({ status: 200, body: { wallets: [] } });
     const to = Keypair.generate().publicKey.toBase58();
-    const withdraw = await call(token, 'POST', '/api/nest/agents/wallet/withdraw/solana', { mint: 'USDC', amount: '1', to }, { 'x-idempotency-key': randomUUID() });
+    const withdraw = await call(
+      token,
+      'POST',
+      '/api/nest/agents/wallet/withdraw/solana',
+      { mint: 'USDC', amount: '1', to },
+      { 'x-idempotency-key': randomUUID() },
+    );
     expect(withdraw).toMatchObject({ status: 403, body: { message: 'Withdrawals are disabled for this agent' } });
-    const tool = await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_wallet_balance', arguments: {} } }, bearer(token));
+    const tool = await rawRpc(
+      svc.url,
+      publicId,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_wallet_balance', arguments: {} } },
+      bearer(token),
+    );
     expect(JSON.parse(tool.body.result.content[0].text)).toEqual({ wallets: [] });
     const read = (await onboard('read')).body.accessToken as string;
-    expect(await call(read, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({ status: 403, body: { message: 'Scope insufficient: required trade, got read' } });
+    expect(await call(read, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({
+      status: 403,
+      body: { message: 'Scope insufficient: required trade, got read' },
+    });
   });
 
   it('claim: the onboarding wallet signs a statement naming the agent; the first claim makes the operator the owner', async () => {
     // Before the claim the agent is the onboarding wallet's, not the operator's.
     expect((await operator.client.get(`/api/nest/agents/${agentId}`)).status).toBe(404);
-    expect(await operator.client.post(`/api/nest/agents/${agentId}/control/claim`, await evmClaim(operator.client, agentWallet, agentId, new Date(clock.now()), 'Sign in')))
-      .toMatchObject({ status: 400, body: { message: [`message: its statement must name the agent (${agentId})`] } });
+    expect(
+      await operator.client.post(
+        `/api/nest/agents/${agentId}/control/claim`,
+        await evmClaim(operator.client, agentWallet, agentId, new Date(clock.now()), 'Sign in'),
+      ),
+    ).toMatchObject({ status: 400, body: { message: [`message: its statement must name the agent (${agentId})`] } });
     expect(await claimAs(operator, evmWallet())).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
     const claimed = await claimAs(operator);
     expect(claimed).toMatchObject({ status: 200 });
@@ -87,7 +112,10 @@ describe('agent control plane (e2e)', () => {
     // A signature replayed (its nonce spent) is refused as at sign-in.
     const once = await evmClaim(operator.client, agentWallet, agentId, new Date(clock.now()));
     expect((await operator.client.post(`/api/nest/agents/${agentId}/control/claim`, once)).status).toBe(200);
-    expect(await operator.client.post(`/api/nest/agents/${agentId}/control/claim`, once)).toMatchObject({ status: 401, body: { message: 'Nonce already consumed' } });
+    expect(await operator.client.post(`/api/nest/agents/${agentId}/control/claim`, once)).toMatchObject({
+      status: 401,
+      body: { message: 'Nonce already consumed' },
+    });
     // Another operator with the owner wallet's signature: the agent is claimed.
     expect(await claimAs(other)).toMatchObject({ status: 409, body: { message: 'Agent already claimed' } });
     // The token keeps working: it is the agent's, whoever owns it.
@@ -96,7 +124,12 @@ describe('agent control plane (e2e)', () => {
 
   it('an agent the operator created is claimed with their own wallet; its protected changes need the claim first', async () => {
     const { agentId: own } = await other.agent('created');
-    const put = await other.client.request('PUT', `/api/nest/agents/${own}/control/scopes`, { maxScope: 'read' }, { 'x-step-up-token': 'sut_x' });
+    const put = await other.client.request(
+      'PUT',
+      `/api/nest/agents/${own}/control/scopes`,
+      { maxScope: 'read' },
+      { 'x-step-up-token': 'sut_x' },
+    );
     expect(put).toMatchObject({ status: 403, body: { message: CLAIM_REQUIRED } });
     const rotate = await other.client.post(`/api/nest/agents/${own}/control/mcp/keys/rotate`, {}, { 'x-step-up-token': 'sut_x' });
     expect(rotate).toMatchObject({ status: 403, body: { message: CLAIM_REQUIRED } });
@@ -104,23 +137,41 @@ describe('agent control plane (e2e)', () => {
     expect(claim).toMatchObject({ status: 200, body: { agentId: own, claimed: true, claimedBy: other.userId } });
     // Signed by a wallet that is not the owner's.
     const stranger = await solanaClaim(operator.client, operator.wallet, own);
-    expect(await other.client.post(`/api/nest/agents/${own}/control/claim`, stranger)).toMatchObject({ status: 403, body: { message: "Message not signed by the agent's owner wallet" } });
+    expect(await other.client.post(`/api/nest/agents/${own}/control/claim`, stranger)).toMatchObject({
+      status: 403,
+      body: { message: "Message not signed by the agent's owner wallet" },
+    });
   });
 
   it('scopes: claim + CSRF + a single-use step-up token; the cap applies to the identity token at once', async () => {
-    expect(await control('PUT', 'scopes', { maxScope: 'read' })).toMatchObject({ status: 403, body: { message: 'Step-up token required for manage scope' } });
+    expect(await control('PUT', 'scopes', { maxScope: 'read' })).toMatchObject({
+      status: 403,
+      body: { message: 'Step-up token required for manage scope' },
+    });
     const csrf = operator.client.csrf;
     operator.client.csrf = undefined;
     expect(await control('PUT', 'scopes', { maxScope: 'read' }, 'sut_x')).toMatchObject({ status: 403, body: { message: 'Forbidden' } });
     operator.client.csrf = csrf;
     const stepUpToken = await stepUp();
-    expect(await control('PUT', 'scopes', { maxScope: 'read' }, stepUpToken)).toMatchObject({ status: 200, body: { agentId, maxScope: 'read' } });
-    expect(await control('PUT', 'scopes', { maxScope: 'manage' }, stepUpToken)).toMatchObject({ status: 403, body: { message: 'Invalid or expired step-up token' } });
+    expect(await control('PUT', 'scopes', { maxScope: 'read' }, stepUpToken)).toMatchObject({
+      status: 200,
+      body: { agentId, maxScope: 'read' },
+    });
+    expect(await control('PUT', 'scopes', { maxScope: 'manage' }, stepUpToken)).toMatchObject({
+      status: 403,
+      body: { message: 'Invalid or expired step-up token' },
+    });
     // The trade token now acts as read: the wallet routes refuse it, MCP hides the trade tools.
-    expect(await call(token, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({ status: 403, body: { message: 'Scope insufficient: required trade, got read' } });
+    expect(await call(token, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({
+      status: 403,
+      body: { message: 'Scope insufficient: required trade, got read' },
+    });
     const tools = await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, bearer(token));
     expect((tools.body.result.tools as Array<{ name: string }>).map((t) => t.name)).not.toContain('agent_wallet_balance');
-    expect(await control('PUT', 'scopes', { maxScope: 'manage' }, await stepUp())).toMatchObject({ status: 200, body: { agentId, maxScope: 'manage' } });
+    expect(await control('PUT', 'scopes', { maxScope: 'manage' }, await stepUp())).toMatchObject({
+      status: 200,
+      body: { agentId, maxScope: 'manage' },
+    });
     expect((await call(token, 'GET', '/api/nest/agents/wallet/balance')).status).toBe(200);
     // The agent's own credentials cannot change its settings: these are the owner's session routes.
     expect((await call(token, 'PUT', `/api/nest/agents/${agentId}/control/scopes`, { maxScope: 'manage' })).status).toBe(403);
@@ -130,12 +181,18 @@ describe('agent control plane (e2e)', () => {
     const first = await operator.client.post(`/api/nest/agents/${agentId}/keys`, { name: 'runtime', scope: 'trade' });
     const second = await operator.client.post(`/api/nest/agents/${agentId}/keys`, { name: 'monitor', scope: 'read' });
     const rotated = await control('POST', 'mcp/keys/rotate', { keyId: first.body.keyId, graceSeconds: 60 }, await stepUp());
-    expect(rotated).toMatchObject({ status: 200, body: { keys: [{ name: 'runtime', scope: 'trade', replaces: first.body.keyId, secret: expect.stringMatching(/^mcpk_/) }] } });
+    expect(rotated).toMatchObject({
+      status: 200,
+      body: { keys: [{ name: 'runtime', scope: 'trade', replaces: first.body.keyId, secret: expect.stringMatching(/^mcpk_/) }] },
+    });
     const fresh = rotated.body.keys[0].secret as string;
     expect((await call(fresh, 'GET', '/api/nest/agents/wallet/balance')).status).toBe(200);
     expect((await call(first.body.secret, 'GET', '/api/nest/agents/wallet/balance')).status).toBe(200);
     await clock.advance(61_000);
-    expect(await call(first.body.secret, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({ status: 401, body: { message: 'Unauthorized' } });
+    expect(await call(first.body.secret, 'GET', '/api/nest/agents/wallet/balance')).toMatchObject({
+      status: 401,
+      body: { message: 'Unauthorized' },
+    });
     // Every active key, grace 0: the old ones stop at once.
     const all = await control('POST', 'mcp/keys/rotate', {}, await stepUp());
     expect(all.status).toBe(200);
@@ -150,13 +207,28 @@ describe('agent control plane (e2e)', () => {
   });
 
   it('withdrawal settings after the claim: the identity token withdraws; it cannot change the settings itself', async () => {
-    await operator.client.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() });
-    await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'USDC', amount: '10', agentId });
+    await operator.client.post(
+      `/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`,
+      {},
+      { 'x-idempotency-key': randomUUID() },
+    );
+    await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}`, {
+      chain: 'solana',
+      token: 'USDC',
+      amount: '10',
+      agentId,
+    });
     expect((await call(token, 'PUT', `/api/nest/agents/${agentId}/control/withdraw`, { enabled: true })).status).toBe(403);
     expect(await control('PUT', 'withdraw', { enabled: true }, await stepUp())).toMatchObject({ status: 200, body: { enabled: true } });
     const fresh = (await onboard('trade')).body.accessToken as string; // the trade token lives 300 s; the clock moved
     const to = Keypair.generate().publicKey.toBase58();
-    const done = await call(fresh, 'POST', '/api/nest/agents/wallet/withdraw/solana', { mint: 'USDC', amount: '1000000', to }, { 'x-idempotency-key': randomUUID() });
+    const done = await call(
+      fresh,
+      'POST',
+      '/api/nest/agents/wallet/withdraw/solana',
+      { mint: 'USDC', amount: '1000000', to },
+      { 'x-idempotency-key': randomUUID() },
+    );
     expect(done).toMatchObject({ status: 201, body: { status: 'confirmed', amount: '1000000', to } });
   });
 

@@ -29,7 +29,9 @@ describe('the chosen agent id on every surface (e2e)', () => {
     return answer;
   };
   const tool = async (publicId: string, secret: string, name: string, args: Record<string, unknown> = {}) => {
-    const answer = seen(await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, bearer(secret)));
+    const answer = seen(
+      await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, bearer(secret)),
+    );
     expect(answer.body.result?.isError, JSON.stringify(answer.body)).toBeFalsy();
     return answer.body.result.structuredContent as Record<string, any>;
   };
@@ -48,8 +50,12 @@ describe('the chosen agent id on every surface (e2e)', () => {
     if (!ws.ok) throw new Error(`ws refused: ${ws.status}`);
     streams.push({ close: () => ws.client.ws.close() });
     seen(await client.put('/api/nest/agents/alpha/trading', { enabled: true }));
-    seen(await client.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=alpha`, {}, { 'x-idempotency-key': randomUUID() }));
-    seen(await client.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=alpha`, { chain: 'solana', token: 'SOL', amount: '2' }));
+    seen(
+      await client.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=alpha`, {}, { 'x-idempotency-key': randomUUID() }),
+    );
+    seen(
+      await client.post(`/api/nest/trading/paper/faucet/${operator.userId}?agentId=alpha`, { chain: 'solana', token: 'SOL', amount: '2' }),
+    );
     return { publicId, trade, spare, sse, ws: ws.client as WsClient };
   }
 
@@ -60,7 +66,9 @@ describe('the chosen agent id on every surface (e2e)', () => {
       const { publicId, trade, spare, sse, ws } = await alphaOf(operator);
 
       // Events of a trade, of the agent itself and of a key revocation.
-      const bought = seen(await client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, { 'x-idempotency-key': randomUUID() }));
+      const bought = seen(
+        await client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, { 'x-idempotency-key': randomUUID() }),
+      );
       expect(bought.body.order).toMatchObject({ status: 'filled', agentId: 'alpha' });
       seen(await client.post('/api/nest/agents/alpha/pause'));
       seen(await client.post('/api/nest/agents/alpha/resume'));
@@ -91,7 +99,8 @@ describe('the chosen agent id on every surface (e2e)', () => {
       expect(orders.map((o) => o.agentId)).toEqual(['alpha']);
       seen(await client.get(`/api/nest/trading/positions/${userId}/pnl?agentId=alpha`));
       seen(await client.get(`/api/nest/trading/approvals/${userId}?agentId=alpha`));
-      const subjects = async () => (seen(await client.get('/api/nest/agents/alpha/logs')).body.items as Array<{ subject?: string }>).map((e) => e.subject);
+      const subjects = async () =>
+        (seen(await client.get('/api/nest/agents/alpha/logs')).body.items as Array<{ subject?: string }>).map((e) => e.subject);
       await expect.poll(subjects).toContain('agent:alpha');
       expect(new Set((await subjects()).filter((s) => s !== undefined))).toEqual(new Set(['agent:alpha']));
       seen(await client.get('/api/nest/agents/alpha'));

@@ -20,7 +20,12 @@ describe('agent ids scoped per owner (e2e)', () => {
   afterAll(() => svc.stop());
 
   const status = (publicId: string, secret: string) =>
-    rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_status', arguments: {} } }, bearer(secret));
+    rawRpc(
+      svc.url,
+      publicId,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_status', arguments: {} } },
+      bearer(secret),
+    );
 
   it("creating another user's agentId succeeds, and the two agents stay apart", async () => {
     const mine = await alice.client.post('/api/nest/agents', { name: 'Alice alpha', agentId: 'alpha' });
@@ -29,11 +34,24 @@ describe('agent ids scoped per owner (e2e)', () => {
     expect(theirs).toMatchObject({ status: 201, body: { agentId: 'alpha', name: 'Bob alpha' } });
     expect(theirs.body.publicId).not.toBe(mine.body.publicId);
     // One's own id again is still a conflict.
-    expect(await alice.client.post('/api/nest/agents', { name: 'again', agentId: 'alpha' })).toMatchObject({ status: 409, body: { message: 'Agent already exists' } });
+    expect(await alice.client.post('/api/nest/agents', { name: 'again', agentId: 'alpha' })).toMatchObject({
+      status: 409,
+      body: { message: 'Agent already exists' },
+    });
 
-    expect((await alice.client.get('/api/nest/agents/alpha')).body).toMatchObject({ agentId: 'alpha', name: 'Alice alpha', publicId: mine.body.publicId });
-    expect((await bob.client.get('/api/nest/agents/alpha')).body).toMatchObject({ agentId: 'alpha', name: 'Bob alpha', publicId: theirs.body.publicId });
-    expect((await bob.client.get('/api/nest/agents')).body.items).toEqual([expect.objectContaining({ agentId: 'alpha', name: 'Bob alpha' })]);
+    expect((await alice.client.get('/api/nest/agents/alpha')).body).toMatchObject({
+      agentId: 'alpha',
+      name: 'Alice alpha',
+      publicId: mine.body.publicId,
+    });
+    expect((await bob.client.get('/api/nest/agents/alpha')).body).toMatchObject({
+      agentId: 'alpha',
+      name: 'Bob alpha',
+      publicId: theirs.body.publicId,
+    });
+    expect((await bob.client.get('/api/nest/agents')).body.items).toEqual([
+      expect.objectContaining({ agentId: 'alpha', name: 'Bob alpha' }),
+    ]);
 
     // Controls and keys act on the caller's own alpha.
     expect((await bob.client.post('/api/nest/agents/alpha/pause')).body).toMatchObject({ agentId: 'alpha', status: 'paused' });
@@ -58,13 +76,25 @@ describe('agent ids scoped per owner (e2e)', () => {
 
   it('agents created before ids were scoped are still found, and their ids are not revealed to others', async () => {
     const { runtime } = svc.service;
-    await runtime.create('agent', 'legacy-agent', { agentId: 'legacy-agent', publicId: `pub_${randomUUID().replace(/-/g, '')}`, ownerId: alice.userId, name: 'Old', createdAt: Date.now() });
+    await runtime.create('agent', 'legacy-agent', {
+      agentId: 'legacy-agent',
+      publicId: `pub_${randomUUID().replace(/-/g, '')}`,
+      ownerId: alice.userId,
+      name: 'Old',
+      createdAt: Date.now(),
+    });
     await runtime.send({ type: 'agent', id: 'legacy-agent' }, { type: 'agent.activate' });
     expect((await alice.client.get('/api/nest/agents/legacy-agent')).body).toMatchObject({ agentId: 'legacy-agent', name: 'Old' });
     expect((await alice.client.post('/api/nest/agents/legacy-agent/pause')).status).toBe(200);
-    expect(await alice.client.post('/api/nest/agents', { name: 'dup', agentId: 'legacy-agent' })).toMatchObject({ status: 409, body: { message: 'Agent already exists' } });
+    expect(await alice.client.post('/api/nest/agents', { name: 'dup', agentId: 'legacy-agent' })).toMatchObject({
+      status: 409,
+      body: { message: 'Agent already exists' },
+    });
     expect((await bob.client.get('/api/nest/agents/legacy-agent')).status).toBe(404);
-    expect(await bob.client.post('/api/nest/agents', { name: 'Bob legacy', agentId: 'legacy-agent' })).toMatchObject({ status: 201, body: { agentId: 'legacy-agent' } });
+    expect(await bob.client.post('/api/nest/agents', { name: 'Bob legacy', agentId: 'legacy-agent' })).toMatchObject({
+      status: 201,
+      body: { agentId: 'legacy-agent' },
+    });
     expect((await bob.client.get('/api/nest/agents/legacy-agent')).body.name).toBe('Bob legacy');
     expect((await alice.client.get('/api/nest/agents/legacy-agent')).body).toMatchObject({ name: 'Old', status: 'paused' });
   });

@@ -81,9 +81,7 @@ describe('audit trail (e2e)', () => {
     secrets.push(stepUpToken, key.body.secret);
 
     const all = await everywhere();
-    expect(of(all, stepUp)).toEqual([
-      expect.objectContaining({ operation: 'step_up_issue', subject: `agent:${agentId}`, outcome: 'ok' }),
-    ]);
+    expect(of(all, stepUp)).toEqual([expect.objectContaining({ operation: 'step_up_issue', subject: `agent:${agentId}`, outcome: 'ok' })]);
     const [created] = of(all, key);
     expect(created).toMatchObject({ operation: 'agent_keys_create', outcome: 'ok', subject: `agent:${agentId}` });
     // The token is removed before digesting: any other token gives the same digest.
@@ -116,13 +114,25 @@ describe('audit trail (e2e)', () => {
         argsDigest: digestArguments({}),
       }),
     ]);
-    expect(of(all, madeDefault)).toEqual([expect.objectContaining({ operation: 'agent_default_set', subject: `agent:${agentId}`, scope: 'manage', outcome: 'ok' })]);
+    expect(of(all, madeDefault)).toEqual([
+      expect.objectContaining({ operation: 'agent_default_set', subject: `agent:${agentId}`, scope: 'manage', outcome: 'ok' }),
+    ]);
     expect(of(all, badNonce)).toEqual([
-      expect.objectContaining({ operation: 'POST /api/nest/auth/nonce', principal: { type: 'anonymous', id: expect.any(String) }, outcome: 'error', error: '400' }),
+      expect.objectContaining({
+        operation: 'POST /api/nest/auth/nonce',
+        principal: { type: 'anonymous', id: expect.any(String) },
+        outcome: 'error',
+        error: '400',
+      }),
     ]);
     // Refused before the operation ran (not bob's agent): recorded, but not in the owner's log (no subject).
     const [refused] = of(all, intruder);
-    expect(refused).toMatchObject({ operation: 'agent_pause', principal: { type: 'session', id: bobId }, outcome: 'error', error: 'RESOURCE_NOT_FOUND' });
+    expect(refused).toMatchObject({
+      operation: 'agent_pause',
+      principal: { type: 'session', id: bobId },
+      outcome: 'error',
+      error: 'RESOURCE_NOT_FOUND',
+    });
     expect(refused!.subject).toBeUndefined();
     // A catalog read is recorded as its MCP twin is; a path no route serves is not.
     expect(of(all, read)).toEqual([expect.objectContaining({ operation: 'agent_get', subject: `agent:${agentId}`, outcome: 'ok' })]);
@@ -132,10 +142,16 @@ describe('audit trail (e2e)', () => {
   it('records every MCP call, protocol methods included, with their JSON-RPC error code when refused', async () => {
     await tick();
     const agent = (await alice.post('/api/nest/agents', { name: 'Chatty' })).body as { agentId: string; publicId: string };
-    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as { secret: string };
+    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as {
+      secret: string;
+    };
     const call = (message: Record<string, unknown>) => rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', ...message }, bearer(secret));
     const answers = [
-      await call({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      await call({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
       await call({ method: 'notifications/initialized' }),
       await call({ id: 2, method: 'tools/list' }),
       await call({ id: 3, method: 'ping' }),
@@ -143,8 +159,11 @@ describe('audit trail (e2e)', () => {
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 202, 200, 200, 200]);
     const logged = await entries(`agent:${agent.agentId}`);
-    const byRequest = (answer: (typeof answers)[number]) => logged.filter((entry) => entry.requestId === answer.headers.get('x-request-id'));
-    expect(answers.map((answer) => byRequest(answer).map((entry) => [entry.surface, entry.operation, entry.outcome, entry.error, entry.scope]))).toEqual([
+    const byRequest = (answer: (typeof answers)[number]) =>
+      logged.filter((entry) => entry.requestId === answer.headers.get('x-request-id'));
+    expect(
+      answers.map((answer) => byRequest(answer).map((entry) => [entry.surface, entry.operation, entry.outcome, entry.error, entry.scope])),
+    ).toEqual([
       [['mcp', 'initialize', 'ok', undefined, 'read']],
       [['mcp', 'notifications/initialized', 'ok', undefined, 'read']],
       [['mcp', 'tools/list', 'ok', undefined, 'read']],
@@ -156,13 +175,28 @@ describe('audit trail (e2e)', () => {
   it('records an MCP tools/call refused for its rate budget, with the code, before anything ran', async () => {
     await tick();
     const agent = (await alice.post('/api/nest/agents', { name: 'Thrifty' })).body as { agentId: string; publicId: string };
-    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as { secret: string };
-    for (let i = 0; i < 120; i++) expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
-    const refused = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'agent_status', arguments: {} } }, bearer(secret));
+    const { secret } = (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: 'reader', scope: 'read' })).body as {
+      secret: string;
+    };
+    for (let i = 0; i < 120; i++)
+      expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
+    const refused = await rawRpc(
+      svc.url,
+      agent.publicId,
+      { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'agent_status', arguments: {} } },
+      bearer(secret),
+    );
     expect(refused.status).toBe(429);
     const logged = (await entries(`agent:${agent.agentId}`)).filter((entry) => entry.requestId === refused.headers.get('x-request-id'));
     expect(logged).toEqual([
-      expect.objectContaining({ surface: 'mcp', operation: 'agent_status', outcome: 'error', error: 'RATE_LIMITED', scope: 'read', argsDigest: digestArguments({}) }),
+      expect.objectContaining({
+        surface: 'mcp',
+        operation: 'agent_status',
+        outcome: 'error',
+        error: 'RATE_LIMITED',
+        scope: 'read',
+        argsDigest: digestArguments({}),
+      }),
     ]);
   });
 
@@ -196,7 +230,13 @@ describe('audit trail (e2e)', () => {
       expect(page.headers.get('deprecation')).toBe('true');
       expect(page.headers.get('link')).toBe('</api/nest/agents>; rel="successor-version"');
       for (const item of page.body.items) {
-        expect(item).toMatchObject({ surface: 'rest', principal: { type: 'session', id: aliceId }, subject: `bot:${botId}`, outcome: 'ok', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+        expect(item).toMatchObject({
+          surface: 'rest',
+          principal: { type: 'session', id: aliceId },
+          subject: `bot:${botId}`,
+          outcome: 'ok',
+          argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        });
         operations.push(item.operation);
         times.push(Date.parse(item.at));
       }

@@ -40,7 +40,11 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     const { body: challenge } = await client.post('/api/nest/auth/evm/nonce');
     expect(challenge).toMatchObject({ nonce: expect.any(String), expiresAt: expect.any(String) });
     const message = wallet.message(challenge.nonce, new Date(clock.now()));
-    const login = await client.post('/api/nest/auth/evm/login', { message, signature: await wallet.sign(message), walletAddress: wallet.address });
+    const login = await client.post('/api/nest/auth/evm/login', {
+      message,
+      signature: await wallet.sign(message),
+      walletAddress: wallet.address,
+    });
     expect(login).toMatchObject({ status: 200, body: { user: { walletAddress: wallet.address } } });
     client.bearer = login.body.accessToken;
     expect((await client.post('/api/nest/auth/verify')).body.principal.walletAddress).toBe(wallet.address);
@@ -54,10 +58,18 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     expect(challenge.message).toContain(`\nURI: ${PUBLIC_URL}\n`);
     for (const uri of ['https://agents.test', 'http://evil.example']) {
       const message = challenge.message.replace(`URI: ${PUBLIC_URL}`, `URI: ${uri}`);
-      const refused = await client.post('/api/nest/auth/login', { message, signature: wallet.sign(message), walletAddress: wallet.address });
+      const refused = await client.post('/api/nest/auth/login', {
+        message,
+        signature: wallet.sign(message),
+        walletAddress: wallet.address,
+      });
       expect(refused).toMatchObject({ status: 401, body: UNAUTHORIZED });
     }
-    const login = await client.post('/api/nest/auth/login', { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address });
+    const login = await client.post('/api/nest/auth/login', {
+      message: challenge.message,
+      signature: wallet.sign(challenge.message),
+      walletAddress: wallet.address,
+    });
     expect(login.status).toBe(200);
   });
 
@@ -76,7 +88,10 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     expect(await attempt(now, { chainId: 137 })).toMatchObject({ status: 401, body: UNAUTHORIZED });
     expect(await attempt(new Date(clock.now() - 10 * 60_000))).toMatchObject({ status: 401, body: UNAUTHORIZED });
     // Each refusal left the nonce usable; a message on a served chain and our origin logs in.
-    expect(await attempt(now, { chainId: 8453, uri: `${PUBLIC_URL}/login` })).toMatchObject({ status: 200, body: { user: { walletAddress: wallet.address } } });
+    expect(await attempt(now, { chainId: 8453, uri: `${PUBLIC_URL}/login` })).toMatchObject({
+      status: 200,
+      body: { user: { walletAddress: wallet.address } },
+    });
   });
 
   it('EVM nonce: no body, {} or {walletAddress}; a nonce asked for one wallet logs in only that wallet', async () => {
@@ -97,10 +112,20 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
       body: error401('Wallet address does not match signed message'),
     });
     const message = owner.message(challenge.nonce, new Date(clock.now()));
-    expect(await client.post('/api/nest/auth/evm/login', { message, signature: await owner.sign(message) })).toMatchObject({ status: 200, body: { user: { walletAddress: owner.address } } });
+    expect(await client.post('/api/nest/auth/evm/login', { message, signature: await owner.sign(message) })).toMatchObject({
+      status: 200,
+      body: { user: { walletAddress: owner.address } },
+    });
 
     const bad = await client.post('/api/nest/auth/evm/nonce', { walletAddress: 'not-an-address' });
-    expect(bad).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: ['walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)'] } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: ['walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)'],
+      },
+    });
     expect((await client.post('/api/nest/auth/evm/nonce', { chainId: 1 })).body.message).toEqual(['chainId is not a known field']);
   });
 
@@ -126,7 +151,11 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     const wallet = solanaWallet();
     const { body: challenge } = await client.post('/api/nest/auth/nonce', { walletAddress: wallet.address });
     const forged = challenge.message.replace(challenge.nonce, 'AAAAAAAAAAAAAAAAAAAAAAAA');
-    const unknown = await client.post('/api/nest/auth/login', { message: forged, signature: wallet.sign(forged), walletAddress: wallet.address });
+    const unknown = await client.post('/api/nest/auth/login', {
+      message: forged,
+      signature: wallet.sign(forged),
+      walletAddress: wallet.address,
+    });
     expect(unknown).toMatchObject({ status: 401, body: error401('Invalid or expired nonce') });
 
     const body = { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address };
@@ -135,7 +164,11 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
 
     const other = solanaWallet();
     const { body: second } = await client.post('/api/nest/auth/nonce', { walletAddress: wallet.address });
-    const mismatch = await client.post('/api/nest/auth/login', { message: second.message, signature: wallet.sign(second.message), walletAddress: other.address });
+    const mismatch = await client.post('/api/nest/auth/login', {
+      message: second.message,
+      signature: wallet.sign(second.message),
+      walletAddress: other.address,
+    });
     expect(mismatch).toMatchObject({ status: 401, body: error401('Wallet address does not match signed message') });
 
     const session = await signInSolana(new Client(svc.url));
@@ -151,7 +184,11 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     const wallet = solanaWallet();
     const { body: challenge } = await client.post('/api/nest/auth/nonce', { walletAddress: wallet.address });
     await clock.advance(6 * 60 * 1000);
-    const login = await client.post('/api/nest/auth/login', { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address });
+    const login = await client.post('/api/nest/auth/login', {
+      message: challenge.message,
+      signature: wallet.sign(challenge.message),
+      walletAddress: wallet.address,
+    });
     expect(login).toMatchObject({ status: 401, body: error401('Invalid or expired nonce') });
   });
 
@@ -174,19 +211,34 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     const body = { message: challenge.message, signature: wallet.sign(challenge.message), walletAddress: wallet.address };
     const token = client.csrf;
     client.csrf = undefined;
-    expect(await client.post('/api/nest/auth/login', body)).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Forbidden', error: 'Forbidden' } });
-    expect(await client.post('/api/nest/auth/login', body, { 'x-csrf-token': 'nope.nope' })).toMatchObject({ status: 403, body: { message: 'Invalid CSRF token' } });
+    expect(await client.post('/api/nest/auth/login', body)).toMatchObject({
+      status: 403,
+      body: { statusCode: 403, message: 'Forbidden', error: 'Forbidden' },
+    });
+    expect(await client.post('/api/nest/auth/login', body, { 'x-csrf-token': 'nope.nope' })).toMatchObject({
+      status: 403,
+      body: { message: 'Invalid CSRF token' },
+    });
     // A token bound to another browser's cookie does not pass either.
     const stranger = new Client(svc.url);
-    expect(await client.post('/api/nest/auth/login', body, { 'x-csrf-token': await stranger.refreshCsrf() })).toMatchObject({ status: 403, body: { message: 'Invalid CSRF token' } });
+    expect(await client.post('/api/nest/auth/login', body, { 'x-csrf-token': await stranger.refreshCsrf() })).toMatchObject({
+      status: 403,
+      body: { message: 'Invalid CSRF token' },
+    });
     expect((await client.post('/api/nest/auth/login', body, { 'x-csrf-token': token! })).status).toBe(200);
 
     const alice = new Client(svc.url);
     await signInSolana(alice);
     const bob = new Client(svc.url);
     await signInSolana(bob);
-    expect(await alice.post('/api/nest/agents', { name: 'A' }, { 'x-csrf-token': '' })).toMatchObject({ status: 403, body: { message: 'Forbidden' } });
-    expect(await alice.post('/api/nest/agents', { name: 'A' }, { 'x-csrf-token': bob.csrf! })).toMatchObject({ status: 403, body: { message: 'Invalid CSRF token' } });
+    expect(await alice.post('/api/nest/agents', { name: 'A' }, { 'x-csrf-token': '' })).toMatchObject({
+      status: 403,
+      body: { message: 'Forbidden' },
+    });
+    expect(await alice.post('/api/nest/agents', { name: 'A' }, { 'x-csrf-token': bob.csrf! })).toMatchObject({
+      status: 403,
+      body: { message: 'Invalid CSRF token' },
+    });
     expect((await alice.post('/api/nest/agents', { name: 'A' })).status).toBe(201);
     // Reads need no CSRF.
     expect((await alice.get('/api/nest/agents', { 'x-csrf-token': '' })).status).toBe(200);

@@ -22,25 +22,39 @@ describe('legacy bot web chat, and the new bot routes across two users (e2e)', (
   it('answers through ask_bot, keeps the conversation per chat id, and executes a trade command through the safety path', async () => {
     const { body: bot } = await alice.post('/api/nest/bots', { name: 'Web bot' });
     const asked = await alice.post(`/api/nest/bots/${bot.id}/chat`, { message: 'status', chat_id: 'c1' });
-    expect(asked).toMatchObject({ status: 200, body: { chat_id: 'c1', intent: 'status', executed: false, reply: expect.stringContaining('Web bot') } });
+    expect(asked).toMatchObject({
+      status: 200,
+      body: { chat_id: 'c1', intent: 'status', executed: false, reply: expect.stringContaining('Web bot') },
+    });
     expect(asked.headers.get('deprecation')).toBe('true');
     expect(asked.headers.get('link')).toBe('</api/nest/agents>; rel="successor-version"');
 
     // Trading off: the interface's soft refusal, nothing placed.
     const refused = await alice.post(`/api/nest/bots/${bot.id}/chat`, { message: 'swap 10 USDC to SOL', chat_id: 'c1' });
-    expect(refused).toMatchObject({ status: 200, body: { success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } } } });
+    expect(refused).toMatchObject({
+      status: 200,
+      body: { success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } } },
+    });
 
     await alice.patch(`/api/nest/bots/${bot.id}`, { tradingEnabled: true });
     await fundBot(svc.service, aliceId, bot.id);
     const trade = await alice.post(`/api/nest/bots/${bot.id}/chat`, { message: 'swap 10 USDC to SOL', chat_id: 'c1', message_id: 'm-1' });
-    expect(trade.body).toMatchObject({ intent: 'swap', executed: true, order: { status: 'filled', channel: 'chat', botId: bot.id }, reply: expect.stringMatching(/^Done: swap 10 USDC/) });
+    expect(trade.body).toMatchObject({
+      intent: 'swap',
+      executed: true,
+      order: { status: 'filled', channel: 'chat', botId: bot.id },
+      reply: expect.stringMatching(/^Done: swap 10 USDC/),
+    });
     // The same message id again places no second order.
     const again = await alice.post(`/api/nest/bots/${bot.id}/chat`, { message: 'swap 10 USDC to SOL', chat_id: 'c1', message_id: 'm-1' });
     expect(again.body.order.order_id).toBe(trade.body.order.order_id);
 
     // The conversation is kept per chat id: four exchanges in c1, none in c2.
     const turns = async (chatId: string) => {
-      const doc = await svc.service.adapters.store.get<{ turns: Array<{ role: string; text: string }> }>('bots.chat-histories', `bot:${bot.id}|chat|${chatId}`);
+      const doc = await svc.service.adapters.store.get<{ turns: Array<{ role: string; text: string }> }>(
+        'bots.chat-histories',
+        `bot:${bot.id}|chat|${chatId}`,
+      );
       return doc?.data.turns ?? [];
     };
     const c1 = await turns('c1');
@@ -52,7 +66,9 @@ describe('legacy bot web chat, and the new bot routes across two users (e2e)', (
     const fees = await alice.get(`/api/nest/bots/${bot.id}/trading/fees/channels`);
     expect(fees.body.channels.find((row: { channel: string }) => row.channel === 'web')).toMatchObject({ orders: 1 });
     expect(Number(fees.body.total.feeUsd)).toBeGreaterThan(0);
-    const later = await alice.get(`/api/nest/bots/${bot.id}/trading/fees/channels?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    const later = await alice.get(
+      `/api/nest/bots/${bot.id}/trading/fees/channels?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+    );
     expect(later.body.total.orders).toBe(0);
     expect((await alice.get(`/api/nest/bots/${bot.id}/trading/fees/channels?from=yesterday`)).status).toBe(400);
   });
@@ -80,7 +96,12 @@ describe('legacy bot web chat, and the new bot routes across two users (e2e)', (
     ];
     for (const [method, path, body] of routes) {
       const theirs = await bob.request(method, path, body);
-      expect({ path, method, status: theirs.status, message: theirs.body?.message }).toEqual({ path, method, status: 404, message: 'Bot not found' });
+      expect({ path, method, status: theirs.status, message: theirs.body?.message }).toEqual({
+        path,
+        method,
+        status: 404,
+        message: 'Bot not found',
+      });
       expect(theirs.headers.get('deprecation')).toBe('true');
       const missing = await bob.request(method, path.replace(bot.id, 'bot_missing'), body);
       expect({ path, status: missing.status, message: missing.body?.message }).toEqual({ path, status: 404, message: 'Bot not found' });

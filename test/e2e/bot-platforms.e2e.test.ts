@@ -55,14 +55,24 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
     await fundBot(svc.service, userId, bot.id);
 
     const empty = await alice.get(`/api/nest/bots/${bot.id}/telegram-config`);
-    expect(empty).toMatchObject({ status: 200, body: { platform: 'telegram', configured: false, botToken: null, tradingUserIds: [], connector: { status: 'stopped' } } });
+    expect(empty).toMatchObject({
+      status: 200,
+      body: { platform: 'telegram', configured: false, botToken: null, tradingUserIds: [], connector: { status: 'stopped' } },
+    });
     expect(empty.headers.get('deprecation')).toBe('true');
     expect(empty.headers.get('link')).toBe('</api/nest/agents>; rel="successor-version"');
     // Not configured: cannot start.
     expect((await alice.post(`/api/nest/bots/${bot.id}/platforms/telegram/start`)).status).toBe(400);
 
-    const put = await alice.put(`/api/nest/bots/${bot.id}/telegram-config`, { botToken: TELEGRAM_TOKEN, tradingUserIds: [String(OWNER_TG)] });
-    expect(put.body).toMatchObject({ configured: true, botToken: `************${TELEGRAM_TOKEN.slice(-4)}`, tradingUserIds: [String(OWNER_TG)] });
+    const put = await alice.put(`/api/nest/bots/${bot.id}/telegram-config`, {
+      botToken: TELEGRAM_TOKEN,
+      tradingUserIds: [String(OWNER_TG)],
+    });
+    expect(put.body).toMatchObject({
+      configured: true,
+      botToken: `************${TELEGRAM_TOKEN.slice(-4)}`,
+      tradingUserIds: [String(OWNER_TG)],
+    });
     expect(JSON.stringify(put.body)).not.toContain(TELEGRAM_TOKEN.slice(10, 30));
     // At rest the token is sealed, not stored in the clear.
     const stored = await svc.service.adapters.store.get<Record<string, unknown>>('bots.messaging-configs', `${bot.id}:telegram`);
@@ -91,8 +101,14 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
     const done = await telegram.replyTo(trade);
     expect(done.text).toMatch(/^Done: swap 10 USDC → [\d.]+ SOL filled \(order ord_/);
     const orderId = /order (ord_[\w-]+)/.exec(done.text)![1]!;
-    const order = (await svc.service.runtime.collection({ type: 'order' } as never).get(orderId)) as { state: string; context: Record<string, unknown> } | null;
-    expect(order).toMatchObject({ state: 'filled', context: { channel: 'telegram', subjectType: 'bot', subjectId: bot.id, venue: 'paper' } });
+    const order = (await svc.service.runtime.collection({ type: 'order' } as never).get(orderId)) as {
+      state: string;
+      context: Record<string, unknown>;
+    } | null;
+    expect(order).toMatchObject({
+      state: 'filled',
+      context: { channel: 'telegram', subjectType: 'bot', subjectId: bot.id, venue: 'paper' },
+    });
 
     // Fees by channel: the Telegram trade's fee (paper venue: 30 bps of its input).
     const fees = await alice.get(`/api/nest/bots/${bot.id}/trading/fees/channels`);
@@ -100,7 +116,14 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
     const tg = fees.body.channels.find((row: { channel: string }) => row.channel === 'telegram');
     expect(tg).toMatchObject({ orders: 1 });
     expect(Number(tg.feeUsd)).toBeCloseTo(Number(tg.volumeUsd) * 0.003, 3);
-    expect(fees.body.channels.map((row: { channel: string }) => row.channel)).toEqual(['web', 'mcp', 'telegram', 'discord', 'widget', 'dca']);
+    expect(fees.body.channels.map((row: { channel: string }) => row.channel)).toEqual([
+      'web',
+      'mcp',
+      'telegram',
+      'discord',
+      'widget',
+      'dca',
+    ]);
     expect(fees.body.total.orders).toBe(1);
 
     const stopped = await alice.post(`/api/nest/bots/${bot.id}/platforms/telegram/stop`);
@@ -112,14 +135,19 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
     expect(telegram.sent.some((m) => m.reply_parameters?.message_id === ignored)).toBe(false);
   });
 
-  it('Discord: reads the configured channel, answers with a reply, skips its own messages, executes the owner\'s trade; trading off is the soft refusal', async () => {
+  it("Discord: reads the configured channel, answers with a reply, skips its own messages, executes the owner's trade; trading off is the soft refusal", async () => {
     const { body: bot } = await alice.post('/api/nest/bots', { name: 'DC bot', tradingEnabled: true });
     await fundBot(svc.service, userId, bot.id);
     // No channel yet: cannot start.
     await alice.put(`/api/nest/bots/${bot.id}/discord-config`, { botToken: DISCORD_TOKEN });
     expect((await alice.post(`/api/nest/bots/${bot.id}/platforms/discord/start`)).status).toBe(400);
     const config = await alice.put(`/api/nest/bots/${bot.id}/discord-config`, { channelIds: [CHANNEL], tradingUserIds: [OWNER_DC] });
-    expect(config.body).toMatchObject({ configured: true, botToken: `************${DISCORD_TOKEN.slice(-4)}`, channelIds: [CHANNEL], tradingUserIds: [OWNER_DC] });
+    expect(config.body).toMatchObject({
+      configured: true,
+      botToken: `************${DISCORD_TOKEN.slice(-4)}`,
+      channelIds: [CHANNEL],
+      tradingUserIds: [OWNER_DC],
+    });
     expect((await alice.post(`/api/nest/bots/${bot.id}/platforms/discord/start`)).body).toMatchObject({ status: 'started' });
 
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -138,7 +166,7 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
     await alice.post(`/api/nest/bots/${bot.id}/platforms/discord/stop`);
   });
 
-  it('a connector that keeps failing is stopped by its circuit breaker and the bot\'s status says so', async () => {
+  it("a connector that keeps failing is stopped by its circuit breaker and the bot's status says so", async () => {
     const { body: bot } = await alice.post('/api/nest/bots', { name: 'Failing bot' });
     await alice.put(`/api/nest/bots/${bot.id}/telegram-config`, { botToken: TELEGRAM_TOKEN });
     telegram.failing = true;
@@ -148,7 +176,9 @@ describe('legacy bot platforms: Telegram and Discord connectors (e2e, local fake
         const { body } = await alice.get(`/api/nest/bots/${bot.id}`);
         return body.platforms.telegram.status === 'tripped' ? body.platforms.telegram : undefined;
       });
-      expect(tripped.reason).toMatch(/^Circuit breaker open for provider: telegram; last error: Provider unavailable: telegram \(HTTP 502\)/);
+      expect(tripped.reason).toMatch(
+        /^Circuit breaker open for provider: telegram; last error: Provider unavailable: telegram \(HTTP 502\)/,
+      );
       const config = await alice.get(`/api/nest/bots/${bot.id}/telegram-config`);
       expect(config.body.connector).toMatchObject({ status: 'tripped', reason: tripped.reason });
       // Stopped: no more calls.

@@ -67,9 +67,13 @@ describe('legacy bots (e2e)', () => {
   it('the MCP key list pages like every list: limit, cursor and nextCursor, with the config on every page', async () => {
     const { body: bot } = await alice.post('/api/nest/bots', { name: 'Many keys' });
     const created: string[] = [];
-    for (const name of ['k1', 'k2', 'k3']) created.push((await alice.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name, scope: 'read' })).body.keyId);
+    for (const name of ['k1', 'k2', 'k3'])
+      created.push((await alice.post(`/api/nest/bots/${bot.id}/mcp/keys`, { name, scope: 'read' })).body.keyId);
     const first = await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=2`);
-    expect(first).toMatchObject({ status: 200, body: { config: { enabled: true }, keys: [expect.anything(), expect.anything()], nextCursor: expect.any(String) } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { config: { enabled: true }, keys: [expect.anything(), expect.anything()], nextCursor: expect.any(String) },
+    });
     const second = await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
     expect(second.body).toMatchObject({ config: { enabled: true }, keys: [expect.anything()] });
     expect(second.body).not.toHaveProperty('nextCursor');
@@ -78,7 +82,10 @@ describe('legacy bots (e2e)', () => {
     // A key past the first page can be revoked like any other.
     const last = second.body.keys[0].keyId;
     expect((await alice.delete(`/api/nest/bots/${bot.id}/mcp/keys/${last}`)).body).toMatchObject({ keyId: last, status: 'revoked' });
-    expect(await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=0`)).toMatchObject({ status: 400, body: { message: [expect.stringMatching(/^limit: /)] } });
+    expect(await alice.get(`/api/nest/bots/${bot.id}/mcp?limit=0`)).toMatchObject({
+      status: 400,
+      body: { message: [expect.stringMatching(/^limit: /)] },
+    });
   });
 
   it('deleting a bot revokes its keys: none of them authenticates any more', async () => {

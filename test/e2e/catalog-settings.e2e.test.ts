@@ -9,7 +9,12 @@ import { ServiceProcess } from '../support/service-process.js';
 import { PUBLIC_URL, type TestService } from '../support/test-service.js';
 
 const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-const askBot = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } };
+const askBot = {
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } },
+};
 
 describe('catalog settings across processes and restarts (embedded store)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'catalog-settings-'));
@@ -28,7 +33,11 @@ describe('catalog settings across processes and restarts (embedded store)', () =
     return started;
   };
   const putSettings = (to: ServiceProcess, body: unknown) =>
-    fetch(`${to.url}/api/nest/ops/catalog`, { method: 'PUT', headers: { authorization: `Bearer ${to.opsToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${to.url}/api/nest/ops/catalog`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${to.opsToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('a family switched off on one process is off on the other within a second, and after a restart', async () => {
     // One after the other: the first one writes the generated secrets both then read.
@@ -37,7 +46,8 @@ describe('catalog settings across processes and restarts (embedded store)', () =
     const operator = await Operator.signIn({ url: a.url } as TestService);
     const { agentId, publicId } = await operator.agent('catalog');
     const { secret } = await operator.agentKey(agentId, 'read');
-    const tools = async (on: ServiceProcess) => ((await rawRpc(on.url, publicId, toolsList, bearer(secret))).body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
+    const tools = async (on: ServiceProcess) =>
+      ((await rawRpc(on.url, publicId, toolsList, bearer(secret))).body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
     expect(await tools(b)).toContain('ask_bot');
 
     const unknown = await putSettings(a, { disabledOperations: ['no_such_tool'] });

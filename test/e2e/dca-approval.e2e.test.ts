@@ -29,14 +29,23 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     let id = 0;
     /** A tool call with the trade key: the structured result, or the error text of a tool that failed. */
     const tool = async (name: string, args: Record<string, unknown>) => {
-      const answer = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }, bearer(trade));
+      const answer = await rawRpc(
+        svc.url,
+        agent.publicId,
+        { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } },
+        bearer(trade),
+      );
       const result = answer.body.result as { isError?: boolean; structuredContent?: any; content: Array<{ text: string }> } | undefined;
       if (!result) return { error: answer.body.error.message as string };
-      return result.isError ? { error: result.content[0]!.text } : { value: result.structuredContent ?? JSON.parse(result.content[0]!.text) };
+      return result.isError
+        ? { error: result.content[0]!.text }
+        : { value: result.structuredContent ?? JSON.parse(result.content[0]!.text) };
     };
     const strategy = async (name: string) => {
       const page = await svc.service.runtime.find('dca-strategy', { index: 'subject', eq: `agent:${agent.agentId}` }, { limit: 50 });
-      return page.items.map((item) => ({ state: item.state, ...(item.context as { name: string; buys: number; failures: number; skipped: number }) })).find((c) => c.name === name);
+      return page.items
+        .map((item) => ({ state: item.state, ...(item.context as { name: string; buys: number; failures: number; skipped: number }) }))
+        .find((c) => c.name === name);
     };
     /** Moves the clock a minute at a time, waiting for the strategy's tick to be handled when `name` is given. */
     const minutes = async (n: number, name?: string) => {
@@ -56,7 +65,10 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
   it("the audit's scenario: a trade key's strategy of $300 buys waits for the owner's approval instead of buying around the hold", async () => {
     const clock = new ManualClock(T0);
     const { http, operator, tool, orders, strategy, minutes } = await setUp(clock);
-    const profile = await http.put(`/api/nest/trading/config/${operator.userId}/default-order-profile`, { autoApprove: false, approvalAboveUsd: 10 });
+    const profile = await http.put(`/api/nest/trading/config/${operator.userId}/default-order-profile`, {
+      autoApprove: false,
+      approvalAboveUsd: 10,
+    });
     expect(profile.status).toBe(200);
 
     // The trade key's $300 swap is held.
@@ -64,25 +76,57 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     expect(swap.value).toMatchObject({ status: 'pending_approval' });
 
     // A one-second cron is no longer a way in: a minute is the floor.
-    expect((await tool('trading_dca_strategy_create', { name: 'burst', inputToken: 'USDC', outputToken: 'SOL', amount: '300', interval: '* * * * * *', maxBuys: 3 })).error).toContain(
-      'interval must be at least 60 seconds apart',
-    );
+    expect(
+      (
+        await tool('trading_dca_strategy_create', {
+          name: 'burst',
+          inputToken: 'USDC',
+          outputToken: 'SOL',
+          amount: '300',
+          interval: '* * * * * *',
+          maxBuys: 3,
+        })
+      ).error,
+    ).toContain('interval must be at least 60 seconds apart');
     // The same buys as a strategy wait for approval, with no schedule.
-    const created = await tool('trading_dca_strategy_create', { name: 'around', inputToken: 'USDC', outputToken: 'SOL', amount: '300', interval: 'every 1 minutes', maxBuys: 3 });
-    expect(created.value).toMatchObject({ name: 'around', status: 'pending_approval', holdReason: 'the order profile approves no trade automatically (autoApprove off)' });
+    const created = await tool('trading_dca_strategy_create', {
+      name: 'around',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: '300',
+      interval: 'every 1 minutes',
+      maxBuys: 3,
+    });
+    expect(created.value).toMatchObject({
+      name: 'around',
+      status: 'pending_approval',
+      holdReason: 'the order profile approves no trade automatically (autoApprove off)',
+    });
     await minutes(5);
     expect((await orders()).filter((o) => o.strategy === 'around')).toHaveLength(0);
-    expect((await http.get(`/api/nest/trading/dca/stats/${operator.userId}`)).body.strategies[0]).toMatchObject({ name: 'around', status: 'pending_approval', buys: 0, nextRun: null });
+    expect((await http.get(`/api/nest/trading/dca/stats/${operator.userId}`)).body.strategies[0]).toMatchObject({
+      name: 'around',
+      status: 'pending_approval',
+      buys: 0,
+      nextRun: null,
+    });
 
     // The trade key cannot approve it (agentsMayApprove is off), and resuming it is no way around.
-    expect((await tool('trading_dca_strategy_approve', { strategyName: 'around' })).error).toContain('Scope insufficient: required manage, got trade');
-    expect((await tool('trading_dca_resume', { name: 'around' })).value).toEqual({ items: [expect.objectContaining({ name: 'around', status: 'pending_approval' })] });
+    expect((await tool('trading_dca_strategy_approve', { strategyName: 'around' })).error).toContain(
+      'Scope insufficient: required manage, got trade',
+    );
+    expect((await tool('trading_dca_resume', { name: 'around' })).value).toEqual({
+      items: [expect.objectContaining({ name: 'around', status: 'pending_approval' })],
+    });
     await minutes(2);
     expect((await orders()).filter((o) => o.strategy === 'around')).toHaveLength(0);
 
     // The owner approves it: it buys once a minute from now, up to its three buys.
     const approved = await http.post(`/api/nest/trading/strategies/${operator.userId}/around/approve`, {});
-    expect(approved).toMatchObject({ status: 200, body: { name: 'around', status: 'active', approvedAt: new Date(clock.now()).toISOString() } });
+    expect(approved).toMatchObject({
+      status: 200,
+      body: { name: 'around', status: 'active', approvedAt: new Date(clock.now()).toISOString() },
+    });
     expect((await http.post(`/api/nest/trading/strategies/${operator.userId}/around/approve`, {})).body).toMatchObject({
       statusCode: 409,
       message: 'Strategy around is not pending approval (status: active)',
@@ -97,11 +141,25 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     const clock = new ManualClock(T0);
     const { http, operator, tool } = await setUp(clock);
     await http.put(`/api/nest/trading/config/${operator.userId}/default-order-profile`, { approvalAboveUsd: 10, agentsMayApprove: true });
-    expect((await tool('trading_dca_strategy_create', { name: 'big', inputToken: 'USDC', outputToken: 'SOL', amount: '300', interval: 'every hour' })).value).toMatchObject({
+    expect(
+      (
+        await tool('trading_dca_strategy_create', {
+          name: 'big',
+          inputToken: 'USDC',
+          outputToken: 'SOL',
+          amount: '300',
+          interval: 'every hour',
+        })
+      ).value,
+    ).toMatchObject({
       status: 'pending_approval',
       holdReason: 'a buy of $300.00 is over the approval size of $10',
     });
-    expect((await tool('trading_dca_strategy_approve', { strategyName: 'big' })).value).toMatchObject({ name: 'big', status: 'active', interval: 'every hour' });
+    expect((await tool('trading_dca_strategy_approve', { strategyName: 'big' })).value).toMatchObject({
+      name: 'big',
+      status: 'active',
+      interval: 'every hour',
+    });
   });
 
   it('the command route holds a strategy the same way; "dca approve <name>" follows the same approver rule', async () => {
@@ -115,11 +173,16 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     );
     await minutes(2);
     expect((await orders()).filter((o) => o.strategy === 'cmd-held')).toHaveLength(0);
-    expect((await tool('trading_command', { message: 'dca approve cmd-held' })).error).toContain('Scope insufficient: required manage, got trade');
+    expect((await tool('trading_command', { message: 'dca approve cmd-held' })).error).toContain(
+      'Scope insufficient: required manage, got trade',
+    );
 
     const command = (message: string) => http.post('/api/nest/trading/command', { message }, { 'x-idempotency-key': randomUUID() });
     expect((await command('dca approve')).body.reply).toBe('Which strategy? Write "dca approve <name>". Waiting for approval: cmd-held.');
-    expect((await command('approve dca cmd-held')).body).toMatchObject({ intent: 'dca_approve', reply: 'Approved: cmd-held is active, buying 300 USDC of SOL every 1 minutes.' });
+    expect((await command('approve dca cmd-held')).body).toMatchObject({
+      intent: 'dca_approve',
+      reply: 'Approved: cmd-held is active, buying 300 USDC of SOL every 1 minutes.',
+    });
     await minutes(1, 'cmd-held');
     expect((await orders()).filter((o) => o.strategy === 'cmd-held').map((o) => o.status)).toEqual(['filled']);
   });
@@ -127,7 +190,17 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
   it('a paused agent: its strategies skip their ticks (counted in stats) and buy again when it resumes, never pausing themselves', async () => {
     const clock = new ManualClock(T0);
     const { svc, http, operator, agent, orders, strategy, minutes } = await setUp(clock);
-    expect((await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'patient', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every minute' })).status).toBe(201);
+    expect(
+      (
+        await http.post(`/api/nest/trading/strategies/${operator.userId}`, {
+          name: 'patient',
+          inputToken: 'USDC',
+          outputToken: 'SOL',
+          amount: '1',
+          interval: 'every minute',
+        })
+      ).status,
+    ).toBe(201);
     await minutes(1, 'patient');
     expect((await http.post(`/api/nest/agents/${agent.agentId}/pause`, {})).status).toBe(200);
     await minutes(4, 'patient');
@@ -154,14 +227,20 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     const url = `/api/nest/trading/strategies/${operator.userId}`;
     const body = (name: string, interval: string) => ({ name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval });
     for (const interval of ['*/30 * * * * *', '0,30 * * * * *']) {
-      expect(await http.post(url, body('fast', interval))).toMatchObject({ status: 400, body: { message: ['interval must be at least 60 seconds apart'] } });
+      expect(await http.post(url, body('fast', interval))).toMatchObject({
+        status: 400,
+        body: { message: ['interval must be at least 60 seconds apart'] },
+      });
     }
     expect(await http.post(url, body('h', 'every hour'))).toMatchObject({ status: 201, body: { interval: 'every hour' } });
     expect((await http.post(url, body('d', 'every day'))).status).toBe(201);
     // Another agent of the same user counts too.
     const other = (await http.post('/api/nest/agents', { name: 'second' })).body.agentId as string;
     expect((await http.post(`${url}?agentId=${other}`, body('w', 'weekly'))).status).toBe(201);
-    expect(await http.post(`${url}?agentId=${other}`, body('x', '0 * * * *'))).toMatchObject({ status: 409, body: { message: 'Strategy limit reached: at most 3 strategies per user' } });
+    expect(await http.post(`${url}?agentId=${other}`, body('x', '0 * * * *'))).toMatchObject({
+      status: 409,
+      body: { message: 'Strategy limit reached: at most 3 strategies per user' },
+    });
     expect((await http.delete(`${url}/h`)).status).toBe(200);
     expect((await http.post(`${url}?agentId=${other}`, body('x', '0 * * * *'))).status).toBe(201);
   });

@@ -53,7 +53,9 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     const ticks = async (name: string) => {
       // Through the ops view: an order keeps its tick's due time, which REST does not show.
       const orders = (await opsActors<OrderContext>(svc.url, svc.opsToken, 'order')).filter((o) => o.context.strategy === name);
-      return orders.map((o) => ({ dueAt: dueAtOf(o.context), status: o.context.status, channel: o.context.channel })).sort((a, b) => a.dueAt - b.dueAt);
+      return orders
+        .map((o) => ({ dueAt: dueAtOf(o.context), status: o.context.status, channel: o.context.channel }))
+        .sort((a, b) => a.dueAt - b.dueAt);
     };
     const strategy = async (name: string) => {
       const list = await trader.client.get(`/api/nest/trading/strategies/${trader.userId}`);
@@ -125,7 +127,9 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     const resumedAt = Date.now();
     expect(resumed.body.items[0]).toMatchObject({ name, status: 'active' });
     expect((await schedulerFootprint(keys, created.strategyId)).score).not.toBeNull();
-    await expect.poll(async () => filled(await ticks(name)).length, { timeout: 15_000, interval: 300 }).toBeGreaterThanOrEqual(firstRun.length + 3);
+    await expect
+      .poll(async () => filled(await ticks(name)).length, { timeout: 15_000, interval: 300 })
+      .toBeGreaterThanOrEqual(firstRun.length + 3);
     const afterResume = (await ticks(name)).filter((t) => t.dueAt > firstRun.at(-1)!);
     // Still ticking: the newest run may be in flight; every one before it is filled.
     const secondRun = filled(afterResume).map((t) => t.dueAt);
@@ -148,7 +152,9 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     expect((await trader.client.delete(`/api/nest/trading/strategies/${trader.userId}/${name}`)).status).toBe(200);
     const deletedAt = Date.now();
     // A run still active at the delete finishes and its job hash is removed on completion.
-    await expect.poll(async () => schedulerFootprint(keys, created.strategyId), { timeout: 5_000, interval: 100 }).toEqual({ keys: [], score: null, delayed: [] });
+    await expect
+      .poll(async () => schedulerFootprint(keys, created.strategyId), { timeout: 5_000, interval: 100 })
+      .toEqual({ keys: [], score: null, delayed: [] });
     expect((await trader.client.get(`/api/nest/trading/strategies/${trader.userId}`)).body.items).toEqual([]);
     const atDelete = (await ticks(name)).map((t) => t.dueAt);
     await sleep(3_000);
@@ -169,7 +175,13 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     const dueAt = Math.floor(Date.now() / SECOND) * SECOND - 5 * SECOND;
 
     // Twice at once and once more, straight to the handler the scheduler delivers to.
-    const tick: DueJob = { id: `dca:${direct.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: direct.strategyId }, event: { type: 'dca.tick' }, dueAt };
+    const tick: DueJob = {
+      id: `dca:${direct.strategyId}`,
+      kind: 'repeat',
+      address: { type: 'dca-strategy', id: direct.strategyId },
+      event: { type: 'dca.tick' },
+      dueAt,
+    };
     const handler = svc.service.dueJobs.deliver;
     await Promise.all([handler(tick), handler(tick)]);
     await handler(tick);
@@ -183,10 +195,15 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
     const queue = new Queue(QUEUE, { connection, prefix });
     try {
       const scheduler = await queue.getJobScheduler(`dca:${viaQueue.strategyId}`);
-      expect(scheduler?.template?.data).toMatchObject({ kind: 'repeat', scheduleId: `dca:${viaQueue.strategyId}`, address: { type: 'dca-strategy', id: viaQueue.strategyId } });
+      expect(scheduler?.template?.data).toMatchObject({
+        kind: 'repeat',
+        scheduleId: `dca:${viaQueue.strategyId}`,
+        address: { type: 'dca-strategy', id: viaQueue.strategyId },
+      });
       const data = scheduler!.template!.data;
       const copy = (n: number) => `repeat:copy${n}_${viaQueue.strategyId}:${dueAt}`;
-      const completed = async (ids: string[]) => (await Promise.all(ids.map((id) => queue.getJobState(id)))).every((s) => s === 'completed');
+      const completed = async (ids: string[]) =>
+        (await Promise.all(ids.map((id) => queue.getJobState(id)))).every((s) => s === 'completed');
       await Promise.all([copy(1), copy(2)].map((jobId) => queue.add('repeat', data, { jobId, removeOnComplete: false })));
       await expect.poll(() => completed([copy(1), copy(2)]), { timeout: 10_000, interval: 50 }).toBe(true);
       await queue.add('repeat', data, { jobId: copy(3), removeOnComplete: false });
@@ -214,7 +231,13 @@ describe('DCA strategies on BullMQ and Redis, real clock (e2e)', () => {
       const name = `overlap-${round}`;
       const { strategyId } = await createDcaStrategy(trader, name, 'every 1 hours');
       const due = Math.floor(Date.now() / SECOND) * SECOND - 10 * SECOND;
-      const tick = (dueAt: number): DueJob => ({ id: `dca:${strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: strategyId }, event: { type: 'dca.tick' }, dueAt });
+      const tick = (dueAt: number): DueJob => ({
+        id: `dca:${strategyId}`,
+        kind: 'repeat',
+        address: { type: 'dca-strategy', id: strategyId },
+        event: { type: 'dca.tick' },
+        dueAt,
+      });
       // The later tick starts first, the earlier one a moment after, while the later is still running.
       const later = handler(tick(due + SECOND));
       await sleep(2);

@@ -67,7 +67,9 @@ describe('DCA strategies when one of two service processes is killed and restart
     expect(b.child.signalCode).toBe('SIGKILL');
     await sleep(1_500); // A alone
     // Orders created before the kill and still not settled: what B left behind (or A has not finished yet).
-    const orphans = (await opsActors<OrderContext>(a.url, a.opsToken, 'order', 'submitting')).filter((o) => o.context.createdAt <= killedAt).length;
+    const orphans = (await opsActors<OrderContext>(a.url, a.opsToken, 'order', 'submitting')).filter(
+      (o) => o.context.createdAt <= killedAt,
+    ).length;
 
     // --- B again, on the same data and Redis ---
     const b2 = await ServiceProcess.start(env);
@@ -80,7 +82,9 @@ describe('DCA strategies when one of two service processes is killed and restart
       const list = await via(trader, b2.url).client.get(`/api/nest/trading/strategies/${trader.userId}`);
       expect(list.status).toBe(200);
       const mine = created.filter((s) => s.trader === trader);
-      expect((list.body.items as Array<{ strategyId: string; status: string }>).map((s) => [s.strategyId, s.status]).sort()).toEqual(mine.map((s) => [s.strategyId, 'active']).sort());
+      expect((list.body.items as Array<{ strategyId: string; status: string }>).map((s) => [s.strategyId, s.status]).sort()).toEqual(
+        mine.map((s) => [s.strategyId, 'active']).sort(),
+      );
     }
     // ...and each still buying. A run that died between BullMQ's pickup and the creation of its
     // next run would hold its schedule until BullMQ's stalled-job check (30-60 s): wait for it.
@@ -137,7 +141,9 @@ describe('DCA strategies when one of two service processes is killed and restart
         continue;
       }
       if (context.buys > ticks.length || context.failures !== 0 || context.skipped !== 0) {
-        problems.push(`${strategy.name}: ${ticks.length} orders but buys ${context.buys}, failures ${context.failures} (${context.lastError}), skipped ${context.skipped}`);
+        problems.push(
+          `${strategy.name}: ${ticks.length} orders but buys ${context.buys}, failures ${context.failures} (${context.lastError}), skipped ${context.skipped}`,
+        );
       }
       uncounted += ticks.length - context.buys;
     }

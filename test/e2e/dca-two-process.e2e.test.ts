@@ -84,11 +84,14 @@ describe('DCA strategies in two service processes on one store and one Redis', (
     // --- every order is a filled DCA buy of one of our strategies ---
     const ids = new Set(created.map((s) => s.strategyId));
     expect(orders.filter((o) => !ids.has(strategyIdOf(o.context)))).toEqual([]);
-    expect(orders.filter((o) => o.context.channel !== 'dca' || o.context.status !== 'filled').map((o) => [o.context.orderId, o.context.status])).toEqual([]);
+    expect(
+      orders.filter((o) => o.context.channel !== 'dca' || o.context.status !== 'filled').map((o) => [o.context.orderId, o.context.status]),
+    ).toEqual([]);
 
     // --- per strategy: whole seconds, each once, every second accounted for, counted once ---
     const byStrategy = new Map<string, TickOrder[]>(created.map((s) => [s.strategyId, []]));
-    for (const order of orders) byStrategy.get(strategyIdOf(order.context))!.push({ dueAt: dueAtOf(order.context), createdAt: order.context.createdAt });
+    for (const order of orders)
+      byStrategy.get(strategyIdOf(order.context))!.push({ dueAt: dueAtOf(order.context), createdAt: order.context.createdAt });
     const problems: string[] = [];
     let collapsed = 0;
     let maxGap = 0;
@@ -109,13 +112,17 @@ describe('DCA strategies in two service processes on one store and one Redis', (
       lastBehind = Math.max(lastBehind, pausedAt - ticks.at(-1)!.dueAt);
       // The first run is the first whole second after the schedule was registered (during the create call).
       if (ticks[0]!.dueAt <= strategy.createdAt || ticks[0]!.dueAt > strategy.respondedAt + SECOND) {
-        problems.push(`${strategy.name}: first tick due ${ticks[0]!.dueAt - strategy.createdAt} ms after creation (create call took ${strategy.respondedAt - strategy.createdAt} ms)`);
+        problems.push(
+          `${strategy.name}: first tick due ${ticks[0]!.dueAt - strategy.createdAt} ms after creation (create call took ${strategy.respondedAt - strategy.createdAt} ms)`,
+        );
       }
       // Counted at most once per order, nothing failed or skipped. `buys` may trail the orders:
       // two ticks of one strategy that overlap and finish out of order leave the earlier buy
       // uncounted (known defect, see "overlapping ticks" in dca-bullmq.e2e.test.ts); reported below.
       if (context && (context.buys > ticks.length || context.failures !== 0 || context.skipped !== 0)) {
-        problems.push(`${strategy.name}: ${ticks.length} orders but buys ${context.buys}, failures ${context.failures} (${context.lastError}), skipped ${context.skipped}`);
+        problems.push(
+          `${strategy.name}: ${ticks.length} orders but buys ${context.buys}, failures ${context.failures} (${context.lastError}), skipped ${context.skipped}`,
+        );
       }
       if (context) uncounted += ticks.length - context.buys;
     }

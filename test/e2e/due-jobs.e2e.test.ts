@@ -51,8 +51,17 @@ describe('due jobs as system operations (e2e)', () => {
     for (const kind of ['agent', 'bot', 'operator', 'ops'] as PrincipalKind[]) {
       const viewer: Viewer = { kind, scope: 'manage' };
       expect(catalog.visibleTo(viewer).map((operation) => operation.name)).not.toContain('key_expire');
-      const ctx = { principal: { type: 'ops' as const }, scope: 'manage' as const, surface: 'rest' as const, requestId: 'r', correlationId: 'r' };
-      await expect(invoker.invoke({ name: 'key_expire', input, ctx, viewer })).rejects.toMatchObject({ status: 404, message: 'Tool not found: key_expire' });
+      const ctx = {
+        principal: { type: 'ops' as const },
+        scope: 'manage' as const,
+        surface: 'rest' as const,
+        requestId: 'r',
+        correlationId: 'r',
+      };
+      await expect(invoker.invoke({ name: 'key_expire', input, ctx, viewer })).rejects.toMatchObject({
+        status: 404,
+        message: 'Tool not found: key_expire',
+      });
     }
 
     // Over MCP with a manage key: not listed, and a call is an unknown tool.
@@ -63,7 +72,17 @@ describe('due jobs as system operations (e2e)', () => {
     for (const name of SYSTEM_OPERATIONS) expect(names).not.toContain(name);
     // A call answers exactly as a tool that does not exist does, and changes nothing.
     const callTool = (name: string) =>
-      rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: { keyId: manage.keyId, at: clock.now(), dueAt: clock.now() } } }, bearer(manage.secret));
+      rawRpc(
+        svc.url,
+        agent.publicId,
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name, arguments: { keyId: manage.keyId, at: clock.now(), dueAt: clock.now() } },
+        },
+        bearer(manage.secret),
+      );
     const call = await callTool('key_expire');
     expect(call.body).toEqual((await callTool('no_such_tool')).body);
     expect(call.body.error).toBeDefined();
@@ -89,15 +108,28 @@ describe('due jobs as system operations (e2e)', () => {
     expect(held.body.order).toMatchObject({ status: 'pending_approval' });
     const orderId = held.body.order.order_id as string;
     expect((await http.put(`/api/nest/trading/config/${operator.userId}/default-order-profile`, { autoApprove: true })).status).toBe(200);
-    const strategy = await http.post(`/api/nest/trading/strategies/${operator.userId}`, { name: 'due', inputToken: 'USDC', outputToken: 'SOL', amount: '5', interval: 'every 1 minutes' });
+    const strategy = await http.post(`/api/nest/trading/strategies/${operator.userId}`, {
+      name: 'due',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: '5',
+      interval: 'every 1 minutes',
+    });
     expect(strategy.status).toBe(201);
     const strategyId = strategy.body.strategyId as string;
 
     // --- the DCA tick: one minute on, one filled buy ---
     await clock.advance(MINUTE);
-    await expect.poll(async () => (await orders()).filter((o) => o.strategy === 'due').map((o) => o.status), { timeout: 5_000 }).toEqual(['filled']);
+    await expect
+      .poll(async () => (await orders()).filter((o) => o.strategy === 'due').map((o) => o.status), { timeout: 5_000 })
+      .toEqual(['filled']);
     const [tick] = await systemEntries('dca_tick');
-    expect(tick).toMatchObject({ surface: 'system', principal: { type: 'system', id: `dca:${strategyId}` }, scope: 'manage', outcome: 'ok' });
+    expect(tick).toMatchObject({
+      surface: 'system',
+      principal: { type: 'system', id: `dca:${strategyId}` },
+      scope: 'manage',
+      outcome: 'ok',
+    });
     expect(tick!.subject).toBeUndefined();
 
     // --- the order's approval window (15 minutes) ends: expired ---
@@ -112,20 +144,32 @@ describe('due jobs as system operations (e2e)', () => {
     await http.delete(`/api/nest/trading/strategies/${operator.userId}/due`); // no more ticks through the jump
     clock.jumpTo(clock.now() + 90 * DAY);
     await clock.advance(1_000);
-    await expect.poll(async () => (await svc.service.runtime.get({ type: 'api-key', id: key.keyId }))?.state, { timeout: 5_000 }).toBe('expired');
+    await expect
+      .poll(async () => (await svc.service.runtime.get({ type: 'api-key', id: key.keyId }))?.state, { timeout: 5_000 })
+      .toBe('expired');
     expect((await verify(key.secret)).status).toBe(401);
     expect(await systemEntries('key_expire')).toEqual(
-      expect.arrayContaining([expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `key-expire:${key.keyId}` }, outcome: 'ok' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `key-expire:${key.keyId}` }, outcome: 'ok' }),
+      ]),
     );
     await signInSolana(http, operator.wallet);
   });
 
   it('a due job for an actor that no longer exists is dropped with a warning, and audited as refused', async () => {
     const { svc } = setUp;
-    await svc.service.dueJobs.deliver({ id: 'key-expire:gone', kind: 'once', address: { type: 'api-key', id: 'gone' }, event: { type: 'key.expire', at: clock.now() }, dueAt: clock.now() });
+    await svc.service.dueJobs.deliver({
+      id: 'key-expire:gone',
+      kind: 'once',
+      address: { type: 'api-key', id: 'gone' },
+      event: { type: 'key.expire', at: clock.now() },
+      dueAt: clock.now(),
+    });
     expect(svc.logs.some((line) => line.includes('due job for a missing actor dropped') && line.includes('"gone"'))).toBe(true);
     const entries = await systemEntries('key_expire');
-    expect(entries.find((entry) => entry.principal.id === 'key-expire:gone')).toMatchObject({ outcome: 'error', error: 'RESOURCE_NOT_FOUND' });
+    expect(entries.find((entry) => entry.principal.id === 'key-expire:gone')).toMatchObject({
+      outcome: 'error',
+      error: 'RESOURCE_NOT_FOUND',
+    });
   });
-
 });

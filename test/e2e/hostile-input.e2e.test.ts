@@ -37,23 +37,48 @@ describe('hostile input (e2e)', () => {
     });
   }
 
-  const strategy = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours', ...extra });
+  const strategy = (name: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    inputToken: 'USDC',
+    outputToken: 'SOL',
+    amount: '1',
+    interval: 'every 1 hours',
+    ...extra,
+  });
 
   it('a non-integer amount is a 400 naming the field, never a 500 (REST and MCP)', async () => {
     for (const amount of ['1.5', '1e400', 'NaN', '-1', ' 1 ']) {
-      const quote = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, { chainId: 1, sellToken: 'USDC', buyToken: 'WETH', sellAmount: amount });
+      const quote = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, {
+        chainId: 1,
+        sellToken: 'USDC',
+        buyToken: 'WETH',
+        sellAmount: amount,
+      });
       expect(quote.status, amount).toBe(400);
       expect(quote.body.message).toEqual(['sellAmount: must be an integer amount in base units, as a decimal string']);
     }
-    const zero = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, { chainId: 1, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '0' });
+    const zero = await alice.client.post(`/api/nest/trading/evm/quote/${alice.userId}`, {
+      chainId: 1,
+      sellToken: 'USDC',
+      buyToken: 'WETH',
+      sellAmount: '0',
+    });
     expect(zero.body.message).toEqual(['sellAmount: must be greater than 0']);
     const swap = await rawRpc(
       svc.url,
       agent.publicId,
-      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1.5' } } },
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1.5' } },
+      },
       bearer(tradeKey),
     );
-    expect(swap.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: amount: must be an integer amount in base units, as a decimal string' });
+    expect(swap.body.error).toEqual({
+      code: -32602,
+      message: 'INVALID_PARAMS: amount: must be an integer amount in base units, as a decimal string',
+    });
   });
 
   it('an amount sent as a JSON integer is taken when JSON carries it exactly, else refused with the advice to send a string', async () => {
@@ -63,7 +88,12 @@ describe('hostile input (e2e)', () => {
       rawRpc(
         svc.url,
         agent.publicId,
-        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount } } },
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount } },
+        },
         bearer(tradeKey),
       );
     const swap = await call(5, 12_000_000);
@@ -86,21 +116,42 @@ describe('hostile input (e2e)', () => {
   });
 
   it('a malformed agentId is listed with every other problem, never read as the default account', async () => {
-    const mode = await alice.client.put(`/api/nest/trading/config/${alice.userId}/wallet-mode`, { agentId: 5, walletMode: 'bogus', zzz: 1 });
+    const mode = await alice.client.put(`/api/nest/trading/config/${alice.userId}/wallet-mode`, {
+      agentId: 5,
+      walletMode: 'bogus',
+      zzz: 1,
+    });
     expect(mode.status).toBe(400);
-    expect(mode.body.message).toEqual(expect.arrayContaining(['agentId must be a string', 'zzz is not a known field', expect.stringMatching(/^walletMode: /)]));
+    expect(mode.body.message).toEqual(
+      expect.arrayContaining(['agentId must be a string', 'zzz is not a known field', expect.stringMatching(/^walletMode: /)]),
+    );
     const command = await alice.client.post('/api/nest/trading/command', { agentId: null, zzz: 1 });
-    expect(command.body.message).toEqual(['X-Idempotency-Key header is required', 'agentId must be a string', 'message is required', 'zzz is not a known field']);
+    expect(command.body.message).toEqual([
+      'X-Idempotency-Key header is required',
+      'agentId must be a string',
+      'message is required',
+      'zzz is not a known field',
+    ]);
     const twice = await alice.client.get(`/api/nest/trading/config/${alice.userId}?agentId=${agent.agentId}&agentId=${agent.agentId}`);
     expect(twice).toMatchObject({ status: 400, body: { message: ['agentId must be a string'] } });
-    const disagreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, { agentId: 'agt_other', dca: false });
+    const disagreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, {
+      agentId: 'agt_other',
+      dca: false,
+    });
     expect(disagreeing).toMatchObject({ status: 400, body: { message: ['agentId in the query and in the body name different agents'] } });
-    const agreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, { agentId: agent.agentId, dca: false });
+    const agreeing = await alice.client.put(`/api/nest/trading/config/${alice.userId}/notifications?agentId=${agent.agentId}`, {
+      agentId: agent.agentId,
+      dca: false,
+    });
     expect(agreeing.status).toBe(200);
   });
 
   it('a repeated paging parameter is refused, not dropped', async () => {
-    for (const path of [`/api/nest/trading/orders/${alice.userId}`, `/api/nest/trading/strategies/${alice.userId}`, `/api/nest/agents/${agent.agentId}/keys`]) {
+    for (const path of [
+      `/api/nest/trading/orders/${alice.userId}`,
+      `/api/nest/trading/strategies/${alice.userId}`,
+      `/api/nest/agents/${agent.agentId}/keys`,
+    ]) {
       const cursors = await alice.client.get(`${path}?cursor=a&cursor=b`);
       expect(cursors, path).toMatchObject({ status: 400, body: { message: ['cursor must be string'] } });
       const limits = await alice.client.get(`${path}?limit=1&limit=2`);
@@ -121,7 +172,10 @@ describe('hostile input (e2e)', () => {
       `/api/nest/agents/${agent.agentId}/status`,
     ];
     for (const path of reads) {
-      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({
+        statusCode: 400,
+        message: ['zzz is not a known field'],
+      });
       const account = path.includes(alice.userId) ? `?agentId=${agent.agentId}` : '';
       expect((await alice.client.get(`${path}${account}`)).status, path).toBe(200);
     }
@@ -141,7 +195,10 @@ describe('hostile input (e2e)', () => {
       `/api/nest/bots/${bot.id}/mcp/logs`,
     ];
     for (const path of reads) {
-      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+      expect((await alice.client.get(`${path}?zzz=1`)).body, path).toMatchObject({
+        statusCode: 400,
+        message: ['zzz is not a known field'],
+      });
       expect((await alice.client.get(path)).status, path).toBe(200);
     }
     const idem = () => ({ 'x-idempotency-key': randomUUID() });
@@ -152,16 +209,24 @@ describe('hostile input (e2e)', () => {
       [`/api/nest/bots/${bot.id}/mcp/token`, {}, () => ({})],
     ];
     for (const [path, body, headers] of writes) {
-      expect((await alice.client.post(`${path}?zzz=1`, body, headers())).body, path).toMatchObject({ statusCode: 400, message: ['zzz is not a known field'] });
+      expect((await alice.client.post(`${path}?zzz=1`, body, headers())).body, path).toMatchObject({
+        statusCode: 400,
+        message: ['zzz is not a known field'],
+      });
     }
     expect((await alice.client.request('DELETE', `/api/nest/bots/${bot.id}?zzz=1`)).status).toBe(400);
     expect((await alice.client.get(`/api/nest/bots/${bot.id}`)).status).toBe(200);
     expect(JSON.stringify((await alice.client.get('/api/nest/agents?limit=200')).body)).not.toContain('never-created');
-    expect((await alice.client.get(`/api/nest/agents/${agent.agentId}/keys?limit=200`)).body.items).not.toContainEqual(expect.objectContaining({ name: 'never-created' }));
+    expect((await alice.client.get(`/api/nest/agents/${agent.agentId}/keys?limit=200`)).body.items).not.toContainEqual(
+      expect.objectContaining({ name: 'never-created' }),
+    );
     expect((await alice.client.get(`/api/nest/bots/${bot.id}/mcp`)).body.keys).toEqual([]);
     // The account's agentId is still taken on a route without :agentId; on one with it, it is unknown.
     expect((await alice.client.post(`/api/nest/trading/command?agentId=${agent.agentId}`, { message: 'status' }, idem())).status).toBe(200);
-    const keyed = await alice.client.post(`/api/nest/agents/${agent.agentId}/keys?agentId=${agent.agentId}`, { name: 'never-created', scope: 'read' });
+    const keyed = await alice.client.post(`/api/nest/agents/${agent.agentId}/keys?agentId=${agent.agentId}`, {
+      name: 'never-created',
+      scope: 'read',
+    });
     expect(keyed.body).toMatchObject({ statusCode: 400, message: ['agentId is not a known field'] });
   });
 
@@ -175,7 +240,13 @@ describe('hostile input (e2e)', () => {
       expect(answer.status, `${method} ${path}`).toBe(400);
       expect(await answer.json(), `${method} ${path}`).toMatchObject({ message: ['zzz is not a known field'] });
     };
-    for (const path of ['/api/nest/auth/nonce', '/api/nest/auth/evm/nonce', '/api/nest/auth/login', '/api/nest/auth/evm/login', '/api/nest/auth/refresh']) {
+    for (const path of [
+      '/api/nest/auth/nonce',
+      '/api/nest/auth/evm/nonce',
+      '/api/nest/auth/login',
+      '/api/nest/auth/evm/login',
+      '/api/nest/auth/refresh',
+    ]) {
       await refused('POST', path, {}, {});
     }
     await refused('GET', '/api/nest/auth/csrf');
@@ -232,10 +303,20 @@ describe('hostile input (e2e)', () => {
     const send = (path: string, body: string) =>
       fetch(`${svc.url}${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${session}`, 'x-csrf-token': csrf!, 'content-type': 'application/json', 'x-idempotency-key': randomUUID() },
+        headers: {
+          authorization: `Bearer ${session}`,
+          'x-csrf-token': csrf!,
+          'content-type': 'application/json',
+          'x-idempotency-key': randomUUID(),
+        },
         body,
       });
-    const routes = [`/api/nest/trading/wallets/custodial/${alice.userId}`, '/api/nest/trading/command', `/api/nest/trading/orders/${alice.userId}/ord_x/approve`, `/api/nest/trading/dca/pause/${alice.userId}`];
+    const routes = [
+      `/api/nest/trading/wallets/custodial/${alice.userId}`,
+      '/api/nest/trading/command',
+      `/api/nest/trading/orders/${alice.userId}/ord_x/approve`,
+      `/api/nest/trading/dca/pause/${alice.userId}`,
+    ];
     for (const path of routes) {
       for (const body of ['[]', '[1]', '5', '"x"', 'null', 'true']) {
         const answer = await send(path, body);
@@ -254,31 +335,61 @@ describe('hostile input (e2e)', () => {
     }
   });
 
-  it('a swap of a token into itself is refused in the caller\'s own field names, a symbol and an address of one token included', async () => {
+  it("a swap of a token into itself is refused in the caller's own field names, a symbol and an address of one token included", async () => {
     const idem = () => ({ 'x-idempotency-key': randomUUID() });
     expect((await alice.client.post(`/api/nest/trading/evm/wallets/${alice.userId}/custodial`, {}, idem())).status).toBe(201);
     const usdcOnBase = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
     const body = { chainId: 8453, sellToken: 'USDC', buyToken: usdcOnBase, sellAmount: '1000000' };
-    for (const [path, headers] of [[`/api/nest/trading/evm/quote/${alice.userId}`, {}], [`/api/nest/trading/evm/swap/${alice.userId}`, idem()]] as const) {
-      expect(await alice.client.post(path, body, headers), path).toMatchObject({ status: 400, body: { message: ['sellToken and buyToken must be different tokens'] } });
+    for (const [path, headers] of [
+      [`/api/nest/trading/evm/quote/${alice.userId}`, {}],
+      [`/api/nest/trading/evm/swap/${alice.userId}`, idem()],
+    ] as const) {
+      expect(await alice.client.post(path, body, headers), path).toMatchObject({
+        status: 400,
+        body: { message: ['sellToken and buyToken must be different tokens'] },
+      });
     }
-    await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_wallet_custodial_ensure', arguments: {} } }, bearer(tradeKey));
+    await rawRpc(
+      svc.url,
+      agent.publicId,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_wallet_custodial_ensure', arguments: {} } },
+      bearer(tradeKey),
+    );
     const solana = await rawRpc(
       svc.url,
       agent.publicId,
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'USDC', outputMint: USDC, amount: '1000000' } } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'USDC', outputMint: USDC, amount: '1000000' } },
+      },
       bearer(tradeKey),
     );
     expect(solana.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: inputMint and outputMint must be different tokens' });
   });
 
   it('checks across fields are listed with the rest of the body', async () => {
-    const dca = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s9', { interval: 'garbage', slippageBps: 0 }));
+    const dca = await alice.client.post(
+      `/api/nest/trading/strategies/${alice.userId}`,
+      strategy('s9', { interval: 'garbage', slippageBps: 0 }),
+    );
     expect(dca.status).toBe(400);
-    expect(dca.body.message).toEqual(expect.arrayContaining(['interval must be a cron expression or "every <n> <minutes|hours|days>"', expect.stringMatching(/^slippageBps: /)]));
-    const favorite = await alice.client.post(`/api/nest/trading/config/${alice.userId}/favorites`, { address: `0x${'1'.repeat(40)}`, chain: 'solana', symbol: '' });
+    expect(dca.body.message).toEqual(
+      expect.arrayContaining([
+        'interval must be a cron expression or "every <n> <minutes|hours|days>"',
+        expect.stringMatching(/^slippageBps: /),
+      ]),
+    );
+    const favorite = await alice.client.post(`/api/nest/trading/config/${alice.userId}/favorites`, {
+      address: `0x${'1'.repeat(40)}`,
+      chain: 'solana',
+      symbol: '',
+    });
     expect(favorite.status).toBe(400);
-    expect(favorite.body.message).toEqual(expect.arrayContaining(['address must be a Solana mint (base58, 32 bytes) on solana', expect.stringMatching(/^symbol: /)]));
+    expect(favorite.body.message).toEqual(
+      expect.arrayContaining(['address must be a Solana mint (base58, 32 bytes) on solana', expect.stringMatching(/^symbol: /)]),
+    );
     const unknown = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('s8', { zzz1: 1, zzz2: 2 }));
     expect(unknown.body.message).toEqual(['zzz1 is not a known field', 'zzz2 is not a known field']);
   });
@@ -288,13 +399,17 @@ describe('hostile input (e2e)', () => {
       const created = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('bad-time', { startAt }));
       expect(created, startAt).toMatchObject({ status: 400, body: { message: ['startAt: must be an ISO 8601 time'] } });
     }
-    const good = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy('good-time', { startAt: '2030-02-28T09:00:00+02:00' }));
+    const good = await alice.client.post(
+      `/api/nest/trading/strategies/${alice.userId}`,
+      strategy('good-time', { startAt: '2030-02-28T09:00:00+02:00' }),
+    );
     expect(good.status).toBe(201);
     expect(good.body.startAt).toBe('2030-02-28T07:00:00.000Z');
   });
 
   it('a body that is not a JSON object is refused, never read as "no body" (which would pause every strategy)', async () => {
-    for (const name of ['p1', 'p2']) expect((await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy(name))).status).toBe(201);
+    for (const name of ['p1', 'p2'])
+      expect((await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, strategy(name))).status).toBe(201);
     const pause = `/api/nest/trading/dca/pause/${alice.userId}`;
     const asText = await raw('POST', pause, JSON.stringify({ name: 'p1' }), 'text/plain');
     expect(asText.status).toBe(415);
@@ -313,9 +428,13 @@ describe('hostile input (e2e)', () => {
     const all = await alice.client.request('POST', pause);
     expect(all.status).toBe(200);
     const paused = await alice.client.get(`/api/nest/trading/strategies/${alice.userId}?limit=50`);
-    expect((paused.body.items as Array<{ name: string; status: string }>).filter((s) => ['p1', 'p2'].includes(s.name)).map((s) => s.status)).toEqual(['paused', 'paused']);
+    expect(
+      (paused.body.items as Array<{ name: string; status: string }>).filter((s) => ['p1', 'p2'].includes(s.name)).map((s) => s.status),
+    ).toEqual(['paused', 'paused']);
     // And the API document says a body route may answer 415.
-    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(Object.keys(doc.paths['/api/nest/trading/dca/pause/{userId}']!.post!.responses)).toContain('415');
   });
 
@@ -358,7 +477,11 @@ describe('hostile input (e2e)', () => {
 
   it('a route whose operation is switched off is 404, before its idempotency key or body is looked at', async () => {
     const settings = (body: unknown) =>
-      fetch(`${svc.url}/api/nest/ops/catalog`, { method: 'PUT', headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${svc.url}/api/nest/ops/catalog`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const swap = () => alice.client.post(`/api/nest/trading/evm/swap/${alice.userId}`, { chainId: 'x' });
     const visible = await swap();
     expect(visible.status).toBe(400);

@@ -59,7 +59,11 @@ describe('HTTP server limits with small settings', () => {
 
   it('answers 408 to headers that trickle in past the headers timeout', async () => {
     const slow = await open(svc.url);
-    void trickle(slow.socket, ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 30 }, (_, i) => `X-Slow-${i}: 1\r\n`)], 200);
+    void trickle(
+      slow.socket,
+      ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 30 }, (_, i) => `X-Slow-${i}: 1\r\n`)],
+      200,
+    );
     expect(await slow.closed).toBeLessThan(4_000);
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408/);
   });

@@ -29,7 +29,10 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
 
   it('creates agents with an unguessable publicId and lists them', async () => {
     const created = await alice.post('/api/nest/agents', { name: 'Beta', agentId: 'my-beta-agent' });
-    expect(created).toMatchObject({ status: 201, body: { agentId: 'my-beta-agent', name: 'Beta', status: 'active', createdAt: expect.any(String) } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { agentId: 'my-beta-agent', name: 'Beta', status: 'active', createdAt: expect.any(String) },
+    });
     expect(created.body.publicId).toMatch(/^pub_[A-Za-z0-9_-]{24}$/);
     expect(created.body.publicId).not.toContain('my-beta-agent');
     expect((await alice.post('/api/nest/agents', { name: 'Again', agentId: 'my-beta-agent' })).status).toBe(409);
@@ -49,7 +52,16 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
 
     const list = await alice.get(`/api/nest/agents/${agentId}/keys`);
     const entry = list.body.items.find((k: { keyId: string }) => k.keyId === keyId);
-    expect(entry).toEqual({ keyId, name: 'runtime', prefix, maskedSecret: expect.stringMatching(/^mcpk_.{8}\*{35}$/), scope: 'trade', createdAt, expiresAt, status: 'active' });
+    expect(entry).toEqual({
+      keyId,
+      name: 'runtime',
+      prefix,
+      maskedSecret: expect.stringMatching(/^mcpk_.{8}\*{35}$/),
+      scope: 'trade',
+      createdAt,
+      expiresAt,
+      status: 'active',
+    });
     expect(JSON.stringify(list.body)).not.toContain(secret);
 
     expect(await asKey(secret)).toMatchObject({ status: 200, body: { principal: { type: 'agent-key', keyId, scope: 'trade', agentId } } });
@@ -61,15 +73,25 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
   });
 
   it('refuses a caller-set expiry, unknown scopes and a missing name', async () => {
-    const withExpiry = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'k', scope: 'read', expiresAt: '2099-01-01T00:00:00Z' });
-    expect(withExpiry).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: [expect.stringContaining('expiresAt')] } });
+    const withExpiry = await alice.post(`/api/nest/agents/${agentId}/keys`, {
+      name: 'k',
+      scope: 'read',
+      expiresAt: '2099-01-01T00:00:00Z',
+    });
+    expect(withExpiry).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, error: 'Bad Request', message: [expect.stringContaining('expiresAt')] },
+    });
     expect((await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'k', scope: 'admin' })).status).toBe(400);
     expect((await alice.post(`/api/nest/agents/${agentId}/keys`, { scope: 'read' })).body.message).toEqual(['name is required']);
   });
 
   it('a manage key needs a step-up token from a TOTP code; each code and token works once', async () => {
     const noStepUp = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'admin', scope: 'manage' });
-    expect(noStepUp).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Step-up token required for manage scope', error: 'Forbidden' } });
+    expect(noStepUp).toMatchObject({
+      status: 403,
+      body: { statusCode: 403, message: 'Step-up token required for manage scope', error: 'Forbidden' },
+    });
     // An empty or null token is no token: the same 403, on the agent route, the bot route and the token rotation.
     const { body: bot } = await alice.post('/api/nest/bots', { name: 'step-up bot' });
     for (const stepUpToken of ['', null]) {
@@ -78,7 +100,10 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
         [`/api/nest/bots/${bot.id}/mcp/keys`, { name: 'admin', scope: 'manage', stepUpToken }],
         [`/api/nest/bots/${bot.id}/mcp/token`, { scope: 'manage', stepUpToken }],
       ] as const) {
-        expect(await alice.post(path, body), `${path} ${String(stepUpToken)}`).toMatchObject({ status: 403, body: { message: 'Step-up token required for manage scope' } });
+        expect(await alice.post(path, body), `${path} ${String(stepUpToken)}`).toMatchObject({
+          status: 403,
+          body: { message: 'Step-up token required for manage scope' },
+        });
       }
     }
 
@@ -97,9 +122,17 @@ describe('agents, scoped keys, TOTP and step-up (e2e)', () => {
     const fresh = await codeAt(enrolled.body.secret, clock);
     const stepUp = await alice.post(stepUpPath, { code: fresh });
     expect(stepUp).toMatchObject({ status: 200, body: { stepUpToken: expect.stringMatching(/^sut_/), expiresAt: expect.any(String) } });
-    const manage = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'admin', scope: 'manage', stepUpToken: stepUp.body.stepUpToken });
+    const manage = await alice.post(`/api/nest/agents/${agentId}/keys`, {
+      name: 'admin',
+      scope: 'manage',
+      stepUpToken: stepUp.body.stepUpToken,
+    });
     expect(manage).toMatchObject({ status: 201, body: { scope: 'manage' } });
-    const reuse = await alice.post(`/api/nest/agents/${agentId}/keys`, { name: 'admin2', scope: 'manage', stepUpToken: stepUp.body.stepUpToken });
+    const reuse = await alice.post(`/api/nest/agents/${agentId}/keys`, {
+      name: 'admin2',
+      scope: 'manage',
+      stepUpToken: stepUp.body.stepUpToken,
+    });
     expect(reuse.status).toBe(403);
   });
 

@@ -66,7 +66,9 @@ describe('the service process (npm start)', () => {
     expect(main.output().stdout).not.toMatch(/"OPS_TOKEN":"/);
     // The data directory, the store and its files are the service user's alone.
     const modeOf = (path: string) => statSync(join(data, path)).mode & 0o777;
-    expect([modeOf('.'), modeOf('secrets.json'), modeOf('store'), modeOf('store/data.mdb'), modeOf('store/lock.mdb')]).toEqual([0o700, 0o600, 0o700, 0o600, 0o600]);
+    expect([modeOf('.'), modeOf('secrets.json'), modeOf('store'), modeOf('store/data.mdb'), modeOf('store/lock.mdb')]).toEqual([
+      0o700, 0o600, 0o700, 0o600, 0o600,
+    ]);
 
     main.child.kill('SIGTERM');
     expect(await main.exited).toBe(0);

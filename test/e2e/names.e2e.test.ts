@@ -44,7 +44,10 @@ describe('names (e2e)', () => {
         alice.client.put(`/api/nest/bots/${botId}`, { name, description: '', tradingEnabled: false }),
         alice.client.post(`/api/nest/agents/${agentId}/keys`, { name, scope: 'read' }),
         alice.client.post(`/api/nest/bots/${botId}/mcp/keys`, { name, scope: 'read' }),
-        alice.client.post(`/api/nest/trading/evm/wallets/${alice.userId}`, { address: '0x00000000000000000000000000000000000000a1', label: name }),
+        alice.client.post(`/api/nest/trading/evm/wallets/${alice.userId}`, {
+          address: '0x00000000000000000000000000000000000000a1',
+          label: name,
+        }),
       ];
       const labels = ['agent', 'bot', 'bot PATCH', 'bot PUT', 'agent key', 'bot key'];
       for (const [i, answer] of (await Promise.all(requests)).entries()) {
@@ -54,7 +57,13 @@ describe('names (e2e)', () => {
     }
     // Strategy names are identifiers (a path segment of DELETE): their stricter pattern refuses all of these too.
     for (const name of Object.values(HOSTILE)) {
-      const strategy = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });
+      const strategy = await alice.client.post(`/api/nest/trading/strategies/${alice.userId}`, {
+        name,
+        inputToken: 'USDC',
+        outputToken: 'SOL',
+        amount: '1',
+        interval: 'every 1 hours',
+      });
       expect(strategy.status).toBe(400);
       expect(strategy.body.message).toEqual([expect.stringMatching(/^name: must be 1-64 letters/)]);
     }
@@ -64,8 +73,11 @@ describe('names (e2e)', () => {
   });
 
   it("a bot's description is free text: paragraphs and tabs kept, every other hostile character refused on POST, PUT and PATCH", async () => {
-    const TEXT_REFUSED = 'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates';
-    for (const [what, description] of Object.entries(HOSTILE).filter(([what]) => what !== 'CR/LF').concat([['CR', 'a\rb']])) {
+    const TEXT_REFUSED =
+      'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates';
+    for (const [what, description] of Object.entries(HOSTILE)
+      .filter(([what]) => what !== 'CR/LF')
+      .concat([['CR', 'a\rb']])) {
       const answers = await Promise.all([
         alice.client.post('/api/nest/bots', { name: 'described', description }),
         alice.client.patch(`/api/nest/bots/${botId}`, { description }),

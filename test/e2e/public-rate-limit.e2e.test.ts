@@ -61,7 +61,8 @@ describe('per-IP budget of public routes (e2e)', () => {
     const proxied = await startTestService({ clock, env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' } });
     try {
       // As nginx appends it: `<what the client sent>, <the client's address>`.
-      const nonce = (forwardedFor: string) => fetch(`${proxied.url}/api/nest/auth/evm/nonce`, { method: 'POST', headers: { 'x-forwarded-for': forwardedFor } });
+      const nonce = (forwardedFor: string) =>
+        fetch(`${proxied.url}/api/nest/auth/evm/nonce`, { method: 'POST', headers: { 'x-forwarded-for': forwardedFor } });
       for (const client of ['203.0.113.7', '198.51.100.9']) {
         expect((await nonce(client)).status, client).toBe(200);
         expect((await nonce(client)).status, client).toBe(200);

@@ -61,7 +61,9 @@ describe('rate limits and secrets at rest (e2e)', () => {
     const { body: totp } = await carol.post('/api/nest/auth/totp/enroll');
     await carol.post('/api/nest/auth/totp/activate', { code: await codeAt(totp.secret, clock) });
     await clock.advance(30_000);
-    const { body: stepUp } = await carol.post(`/api/nest/agents/${agent.agentId}/control/mcp/step-up`, { code: await codeAt(totp.secret, clock) });
+    const { body: stepUp } = await carol.post(`/api/nest/agents/${agent.agentId}/control/mcp/step-up`, {
+      code: await codeAt(totp.secret, clock),
+    });
     const keyClient = new Client(svc.url);
     keyClient.bearer = key.secret;
     await keyClient.post('/api/nest/auth/verify');

@@ -54,7 +54,12 @@ describe('refusals in the logs', () => {
           const mcp = await rawRpc(
             svc.url,
             agent.publicId,
-            { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } } },
+            {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+            },
             bearer(trade.secret),
           );
           expect(mcp.body.error.message).toContain('kill switch');
@@ -86,7 +91,12 @@ describe('refusals in the logs', () => {
       rawRpc(
         svc.url,
         off.publicId,
-        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+        },
         bearer(secret),
       );
     const lines = await linesOf(async () => {
@@ -96,7 +106,9 @@ describe('refusals in the logs', () => {
         expect((await swap('sk_wrong')).status).toBe(401);
         expect((await new Client(svc.url).get('/api/nest/agents')).status).toBe(401);
         // What the MCP SDK client sends first, to look for a server-initiated stream.
-        expect((await fetch(`${svc.url}/mcp/${off.publicId}`, { headers: { accept: 'text/event-stream', ...bearer(trade.secret) } })).status).toBe(405);
+        expect(
+          (await fetch(`${svc.url}/mcp/${off.publicId}`, { headers: { accept: 'text/event-stream', ...bearer(trade.secret) } })).status,
+        ).toBe(405);
       }
     });
     expect(lines.length).toBeGreaterThanOrEqual(25);

@@ -41,29 +41,35 @@ describe('REST routes under random input (e2e)', () => {
     const statuses = new Map<number, number>();
     expect(routes.length).toBeGreaterThan(20);
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: 10_000 }), fc.array(segment, { minLength: 3, maxLength: 3 }), body, fc.string({ maxLength: 30 }), async (pick, params, raw, query) => {
-        const route = routes[pick % routes.length]!;
-        let i = 0;
-        const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(params[i++ % params.length]!));
-        const response = await fetch(`${svc.url}${path}?${encodeURIComponent(query)}=${encodeURIComponent(query)}`, {
-          method: route.method,
-          headers: {
-            authorization: `Bearer ${operator.bearer}`,
-            'x-csrf-token': operator.csrf!,
-            ...(route.method === 'GET' ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(route.method === 'GET' ? {} : { body: raw }),
-        });
-        const text = await response.text();
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        // Stay inside the session's 300 requests a minute, so the routes themselves answer.
-        await clock.advance(250);
-        expect(response.status, `${route.method} ${path} -> ${text.slice(0, 200)}`).toBeLessThan(500);
-        if (response.status >= 400) {
-          const envelope = JSON.parse(text) as Record<string, unknown>;
-          expect(envelope.statusCode ?? (envelope.error as { code?: unknown } | undefined)?.code).toBeDefined();
-        }
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: 10_000 }),
+        fc.array(segment, { minLength: 3, maxLength: 3 }),
+        body,
+        fc.string({ maxLength: 30 }),
+        async (pick, params, raw, query) => {
+          const route = routes[pick % routes.length]!;
+          let i = 0;
+          const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(params[i++ % params.length]!));
+          const response = await fetch(`${svc.url}${path}?${encodeURIComponent(query)}=${encodeURIComponent(query)}`, {
+            method: route.method,
+            headers: {
+              authorization: `Bearer ${operator.bearer}`,
+              'x-csrf-token': operator.csrf!,
+              ...(route.method === 'GET' ? {} : { 'content-type': 'application/json' }),
+            },
+            ...(route.method === 'GET' ? {} : { body: raw }),
+          });
+          const text = await response.text();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          // Stay inside the session's 300 requests a minute, so the routes themselves answer.
+          await clock.advance(250);
+          expect(response.status, `${route.method} ${path} -> ${text.slice(0, 200)}`).toBeLessThan(500);
+          if (response.status >= 400) {
+            const envelope = JSON.parse(text) as Record<string, unknown>;
+            expect(envelope.statusCode ?? (envelope.error as { code?: unknown } | undefined)?.code).toBeDefined();
+          }
+        },
+      ),
       { numRuns: 600 },
     );
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);

@@ -51,29 +51,74 @@ describe('trading configuration routes and tools (e2e)', () => {
 
   it('binds every config route of interface 4.2', () => {
     const bound = TRADING_CONFIG_BINDINGS.map((binding) => `${binding.method.toUpperCase()} ${binding.path}`);
-    const listed = ROUTES.map((route) => `${route.method} /api/nest/trading/config/:userId${route.suffix.replace(BONK, ':address').replace('pumpfun', ':type')}`);
+    const listed = ROUTES.map(
+      (route) => `${route.method} /api/nest/trading/config/:userId${route.suffix.replace(BONK, ':address').replace('pumpfun', ':type')}`,
+    );
     expect([...bound].sort()).toEqual([...listed].sort());
   });
 
   it('answers the defaults, then each section update, read back through GET', async () => {
     const initial = await alice.get(config());
     expect(initial.status).toBe(200);
-    expect(initial.body).toMatchObject({ defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 }, walletMode: 'custodial', favorites: [] });
+    expect(initial.body).toMatchObject({
+      defaultOrderProfile: { autoApprove: true, approvalAboveUsd: 10_000, slippageBps: 100 },
+      walletMode: 'custodial',
+      favorites: [],
+    });
 
-    expect(await alice.put(config('/default-order-profile'), { autoApprove: false, approvalAboveUsd: null })).toMatchObject({ status: 200, body: { autoApprove: false, slippageBps: 100 } });
-    expect((await alice.get(config('/default-order-profile'))).body).toEqual({ autoApprove: false, slippageBps: 100, agentsMayApprove: false });
-    expect((await alice.put(config('/trade-defaults'), { chain: 'base', quoteToken: 'usdc' })).body).toEqual({ chain: 'base', slippageBps: 100, quoteToken: 'USDC' });
-    expect((await alice.put(config('/risk-policy'), { maxOrderUsd: 500, allowedChannels: ['mcp'] })).body).toEqual({ maxSlippageBps: 500, maxOrderUsd: 500, allowedChannels: ['mcp'] });
-    expect((await alice.put(config('/notifications'), { dca: false })).body).toMatchObject({ dca: false, orderFilled: true, channels: ['sse'] });
+    expect(await alice.put(config('/default-order-profile'), { autoApprove: false, approvalAboveUsd: null })).toMatchObject({
+      status: 200,
+      body: { autoApprove: false, slippageBps: 100 },
+    });
+    expect((await alice.get(config('/default-order-profile'))).body).toEqual({
+      autoApprove: false,
+      slippageBps: 100,
+      agentsMayApprove: false,
+    });
+    expect((await alice.put(config('/trade-defaults'), { chain: 'base', quoteToken: 'usdc' })).body).toEqual({
+      chain: 'base',
+      slippageBps: 100,
+      quoteToken: 'USDC',
+    });
+    expect((await alice.put(config('/risk-policy'), { maxOrderUsd: 500, allowedChannels: ['mcp'] })).body).toEqual({
+      maxSlippageBps: 500,
+      maxOrderUsd: 500,
+      allowedChannels: ['mcp'],
+    });
+    expect((await alice.put(config('/notifications'), { dca: false })).body).toMatchObject({
+      dca: false,
+      orderFilled: true,
+      channels: ['sse'],
+    });
     expect((await alice.put(config('/wallet-mode'), { walletMode: 'delegate' })).body).toEqual({ walletMode: 'delegate' });
-    expect((await alice.put(config('/pool-preferences'), { excludedDexes: ['Meteora'] })).body).toEqual({ preferredDexes: [], excludedDexes: ['meteora'], minLiquidityUsd: 1000 });
+    expect((await alice.put(config('/pool-preferences'), { excludedDexes: ['Meteora'] })).body).toEqual({
+      preferredDexes: [],
+      excludedDexes: ['meteora'],
+      minLiquidityUsd: 1000,
+    });
     expect((await alice.put(config('/launchpads/moonshot/toggle'))).body).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
-    expect((await alice.put(config('/launchpads/moonshot/toggle'), { enabled: false })).body).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
-    expect((await alice.put(config('/launchpads/letsbonk/priority'), { priority: 9 })).body).toEqual({ type: 'letsbonk', enabled: true, priority: 9 });
-    expect(await alice.put(config('/launchpads/bonkfun/priority'), { priority: 9 })).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Launchpad not found: bonkfun' } });
+    expect((await alice.put(config('/launchpads/moonshot/toggle'), { enabled: false })).body).toEqual({
+      type: 'moonshot',
+      enabled: false,
+      priority: 4,
+    });
+    expect((await alice.put(config('/launchpads/letsbonk/priority'), { priority: 9 })).body).toEqual({
+      type: 'letsbonk',
+      enabled: true,
+      priority: 9,
+    });
+    expect(await alice.put(config('/launchpads/bonkfun/priority'), { priority: 9 })).toMatchObject({
+      status: 404,
+      body: { statusCode: 404, message: 'Launchpad not found: bonkfun' },
+    });
 
     const read = (await alice.get(config())).body;
-    expect(read).toMatchObject({ walletMode: 'delegate', tradeDefaults: { chain: 'base' }, riskPolicy: { maxOrderUsd: 500 }, poolPreferences: { excludedDexes: ['meteora'] } });
+    expect(read).toMatchObject({
+      walletMode: 'delegate',
+      tradeDefaults: { chain: 'base' },
+      riskPolicy: { maxOrderUsd: 500 },
+      poolPreferences: { excludedDexes: ['meteora'] },
+    });
     expect(read.launchpads).toContainEqual({ type: 'letsbonk', enabled: true, priority: 9 });
   });
 
@@ -85,16 +130,30 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect((await alice.get(config('/favorites'))).body.items.map((entry: { address: string }) => entry.address)).toEqual([JUP, USDC_BASE]);
     expect((await alice.get(`${config('/favorites')}?chain=base`)).body.items).toHaveLength(1);
 
-    expect(await alice.delete(config(`/favorites/${USDC_BASE}`))).toMatchObject({ status: 400, body: { message: ['chain is required for an EVM address'] } });
-    expect(await alice.delete(`${config(`/favorites/${USDC_BASE}`)}?chain=base`)).toMatchObject({ status: 200, body: { chain: 'base', address: USDC_BASE } });
-    expect(await alice.delete(`${config(`/favorites/${USDC_BASE}`)}?chain=base`)).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not in favorites' } });
+    expect(await alice.delete(config(`/favorites/${USDC_BASE}`))).toMatchObject({
+      status: 400,
+      body: { message: ['chain is required for an EVM address'] },
+    });
+    expect(await alice.delete(`${config(`/favorites/${USDC_BASE}`)}?chain=base`)).toMatchObject({
+      status: 200,
+      body: { chain: 'base', address: USDC_BASE },
+    });
+    expect(await alice.delete(`${config(`/favorites/${USDC_BASE}`)}?chain=base`)).toMatchObject({
+      status: 404,
+      body: { statusCode: 404, message: 'Token not in favorites' },
+    });
 
     // Blacklisting a favorite takes it out of favorites; a blacklisted token cannot come back as one.
     expect((await alice.post(config('/blacklist'), { address: JUP })).status).toBe(200);
     expect((await alice.get(config('/favorites'))).body.items).toEqual([]);
     expect(await alice.post(config('/favorites'), { address: JUP })).toMatchObject({
       status: 422,
-      body: { statusCode: 422, error: 'Unprocessable Entity', code: 'VALIDATION_ERROR', message: `favorites: ${JUP} on solana is blacklisted` },
+      body: {
+        statusCode: 422,
+        error: 'Unprocessable Entity',
+        code: 'VALIDATION_ERROR',
+        message: `favorites: ${JUP} on solana is blacklisted`,
+      },
     });
     expect((await alice.get(config('/blacklist'))).body.items).toEqual([expect.objectContaining({ address: JUP })]);
     expect((await alice.delete(config(`/blacklist/${JUP}`))).status).toBe(200);
@@ -110,15 +169,24 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect(first.body.items.map((entry: { address: string }) => entry.address)).toEqual(added);
     const second = await bob.get(`${config('/favorites', bobId)}?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toEqual({ items: [expect.objectContaining({ chain: 'base', address: USDC_BASE })] });
-    expect(await bob.get(`${config('/favorites', bobId)}?limit=0`)).toMatchObject({ status: 400, body: { message: ['limit: Too small: expected number to be >=1'] } });
-    expect(await bob.get(`${config('/blacklist', bobId)}?cursor=nope`)).toMatchObject({ status: 400, body: { message: ['cursor is invalid'] } });
+    expect(await bob.get(`${config('/favorites', bobId)}?limit=0`)).toMatchObject({
+      status: 400,
+      body: { message: ['limit: Too small: expected number to be >=1'] },
+    });
+    expect(await bob.get(`${config('/blacklist', bobId)}?cursor=nope`)).toMatchObject({
+      status: 400,
+      body: { message: ['cursor is invalid'] },
+    });
     for (const address of added) expect((await bob.delete(config(`/favorites/${address}`, bobId))).status).toBe(200);
     expect((await bob.delete(`${config(`/favorites/${USDC_BASE}`, bobId)}?chain=base`)).status).toBe(200);
   });
 
   it('refuses an inconsistent change with 422 naming both fields', async () => {
     const refused = await alice.put(config('/default-order-profile'), { slippageBps: 900 });
-    expect(refused).toMatchObject({ status: 422, body: { code: 'VALIDATION_ERROR', message: 'defaultOrderProfile.slippageBps 900 exceeds riskPolicy.maxSlippageBps 500' } });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { code: 'VALIDATION_ERROR', message: 'defaultOrderProfile.slippageBps 900 exceeds riskPolicy.maxSlippageBps 500' },
+    });
   });
 
   it('acts on the agent named by agentId (query or body), else the default agent', async () => {
@@ -133,21 +201,32 @@ describe('trading configuration routes and tools (e2e)', () => {
     expect(risk).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request' } });
     expect(risk.body.message).toHaveLength(4);
     expect(risk.body.message).toEqual(
-      expect.arrayContaining(['bogus is not a known field', expect.stringMatching(/^maxSlippageBps: /), expect.stringMatching(/^maxOrderUsd: /), expect.stringMatching(/^allowedChannels\.0: /)]),
+      expect.arrayContaining([
+        'bogus is not a known field',
+        expect.stringMatching(/^maxSlippageBps: /),
+        expect.stringMatching(/^maxOrderUsd: /),
+        expect.stringMatching(/^allowedChannels\.0: /),
+      ]),
     );
     const favorite = await alice.post(config('/favorites'), { chain: 'moon', address: 'not-an-address', symbol: '' });
     expect(favorite.status).toBe(400);
     expect(favorite.body.message).toHaveLength(3);
     expect(favorite.body.message).toContain('address: must be a Solana mint (base58) or an EVM address (0x and 40 hex digits)');
     expect((await alice.put(config('/notifications'), {})).body.message).toEqual(['at least one field is required']);
-    expect((await alice.put(config('/launchpads/pumpfun/priority'), { priority: 101 })).body.message).toEqual([expect.stringMatching(/^priority: /)]);
+    expect((await alice.put(config('/launchpads/pumpfun/priority'), { priority: 101 })).body.message).toEqual([
+      expect.stringMatching(/^priority: /),
+    ]);
     expect((await alice.put(config('/wallet-mode'), { walletMode: 'hot' })).body.message).toEqual([expect.stringMatching(/^walletMode: /)]);
   });
 
   it("answers 404 User not found on another user's :userId, for every route, and changes nothing", async () => {
     for (const route of ROUTES) {
       const response = await alice.request(route.method, config(route.suffix, bobId), route.body);
-      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({ route: `${route.method} ${route.suffix}`, status: 404, body: USER_NOT_FOUND });
+      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({
+        route: `${route.method} ${route.suffix}`,
+        status: 404,
+        body: USER_NOT_FOUND,
+      });
     }
     const bobs = (await bob.get(config('', bobId))).body;
     expect(bobs).toMatchObject({ walletMode: 'custodial', favorites: [], blacklist: [], riskPolicy: { maxSlippageBps: 500 } });
@@ -159,13 +238,18 @@ describe('trading configuration routes and tools (e2e)', () => {
     const before = (await alice.get(config())).body;
     for (const route of ROUTES.filter((r) => r.method !== 'GET')) {
       const response = await noCsrf.request(route.method, config(route.suffix), route.body);
-      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({ route: `${route.method} ${route.suffix}`, status: 403, body: FORBIDDEN });
+      expect({ route: `${route.method} ${route.suffix}`, status: response.status, body: response.body }).toEqual({
+        route: `${route.method} ${route.suffix}`,
+        status: 403,
+        body: FORBIDDEN,
+      });
     }
     expect((await alice.get(config())).body).toEqual(before);
   });
 
   describe('over MCP', () => {
-    const keyOf = async (scope: 'read' | 'trade') => (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: `${scope}-config`, scope })).body.secret as string;
+    const keyOf = async (scope: 'read' | 'trade') =>
+      (await alice.post(`/api/nest/agents/${agent.agentId}/keys`, { name: `${scope}-config`, scope })).body.secret as string;
     const call = (secret: string, name: string, args: object = {}) =>
       rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
 
@@ -173,11 +257,21 @@ describe('trading configuration routes and tools (e2e)', () => {
       const read = await keyOf('read');
       const listed = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(read));
       const names = listed.body.result.tools.map((tool: { name: string }) => tool.name);
-      expect(names).toEqual(expect.arrayContaining(['trading_config_get', 'trading_config_order_profile_get', 'trading_config_favorites_list', 'trading_config_blacklist_list']));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'trading_config_get',
+          'trading_config_order_profile_get',
+          'trading_config_favorites_list',
+          'trading_config_blacklist_list',
+        ]),
+      );
       expect(names.filter((name: string) => name.startsWith('trading_config_') && !/_(get|list)$/.test(name))).toEqual([]);
 
       const refused = await call(read, 'trading_config_favorites_add', { address: BONK });
-      expect(refused).toMatchObject({ status: 403, body: { error: { code: -32003, message: 'Scope insufficient: required trade, got read' } } });
+      expect(refused).toMatchObject({
+        status: 403,
+        body: { error: { code: -32003, message: 'Scope insufficient: required trade, got read' } },
+      });
       const whole = await call(read, 'trading_config_get');
       expect(whole.body.result).toMatchObject({ isError: false, structuredContent: { walletMode: expect.any(String) } });
     });
@@ -189,17 +283,26 @@ describe('trading configuration routes and tools (e2e)', () => {
       expect((await alice.get(config('/favorites'))).body.items).toContainEqual(expect.objectContaining({ address: BONK }));
 
       const risk = await call(trade, 'trading_config_risk_policy_set', { maxOrderUsd: 1 });
-      expect(risk).toMatchObject({ status: 403, body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } } });
+      expect(risk).toMatchObject({
+        status: 403,
+        body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } },
+      });
       // Adding to the blacklist narrows trading; taking a token off loosens it: manage only.
       expect((await call(trade, 'trading_config_blacklist_add', { address: JUP })).body.result).toMatchObject({ isError: false });
       const unlisted = await call(trade, 'trading_config_blacklist_remove', { address: JUP });
-      expect(unlisted).toMatchObject({ status: 403, body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } } });
+      expect(unlisted).toMatchObject({
+        status: 403,
+        body: { error: { code: -32003, message: 'Scope insufficient: required manage, got trade' } },
+      });
       expect((await alice.get(config('/blacklist'))).body.items).toContainEqual(expect.objectContaining({ address: JUP }));
       const invalid = await call(trade, 'trading_config_launchpad_priority_set', { type: 'pumpfun' });
       expect(invalid.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: priority is required' });
       const unknown = await call(trade, 'trading_config_launchpad_toggle', { type: 'bonkfun' });
       expect(unknown.body.result.isError).toBe(true);
-      expect(JSON.parse(unknown.body.result.content[0].text)).toEqual({ code: 'RESOURCE_NOT_FOUND', message: 'Launchpad not found: bonkfun' });
+      expect(JSON.parse(unknown.body.result.content[0].text)).toEqual({
+        code: 'RESOURCE_NOT_FOUND',
+        message: 'Launchpad not found: bonkfun',
+      });
     });
   });
 
@@ -228,7 +331,12 @@ describe('trading configuration routes and tools (e2e)', () => {
         rawRpc(
           svc.url,
           agent.publicId,
-          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } } },
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+          },
           bearer(trade),
         );
       const STOPPED = 'Tool execution failed: Trading kill switch is active for chain: solana';

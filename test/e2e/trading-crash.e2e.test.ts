@@ -18,7 +18,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { BALANCES_COLLECTION, FILLS_COLLECTION, PAPER_COLLECTIONS, type BalanceDoc, type FillDoc } from '../../adapters/paper/paper-ledger.js';
+import {
+  BALANCES_COLLECTION,
+  FILLS_COLLECTION,
+  PAPER_COLLECTIONS,
+  type BalanceDoc,
+  type FillDoc,
+} from '../../adapters/paper/paper-ledger.js';
 import { fromBaseUnits } from '../../agents/trading/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
 import { keyedOrder } from '../../src/operations/definitions/trading-schemas.js';
@@ -61,7 +67,12 @@ interface Retried {
 const swap = (client: Client, key: string) => client.post('/api/nest/trading/command', { message: SWAP }, { 'x-idempotency-key': key });
 
 /** Runs `task` over `items` with at most `width` at a time, in order, until `stop()` says so. */
-async function pool<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>, stop: () => boolean = () => false): Promise<void> {
+async function pool<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+  stop: () => boolean = () => false,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (!stop() && next < items.length) await task(items[next++]!);
@@ -77,7 +88,8 @@ async function untilFinal(client: Client, key: string): Promise<Retried> {
     const answer = await swap(client, key);
     if (![409, 429, 503].includes(answer.status)) return { answer, attempts: attempt, retried };
     retried.push(`${answer.status} ${answer.body?.code ?? ''}`.trim());
-    if (Date.now() - started > RETRY_DEADLINE_MS) throw new Error(`key ${key} still answers ${answer.status} after ${attempt} attempts: ${JSON.stringify(answer.body)}`);
+    if (Date.now() - started > RETRY_DEADLINE_MS)
+      throw new Error(`key ${key} still answers ${answer.status} after ${attempt} attempts: ${JSON.stringify(answer.body)}`);
     const retryAfterMs = (Number(answer.headers.get('retry-after')) || 1) * 1000;
     // From 3 s: a key leased by the dead process is free again after at most 2 more attempts (lease 10 s).
     const backoffMs = Math.min(8_000, 3_000 * 2 ** (attempt - 1));
@@ -113,7 +125,8 @@ async function collectionOf<T>(store: LmdbStore, name: string): Promise<StoredDo
 }
 
 const sum = (values: Iterable<bigint>) => [...values].reduce((total, value) => total + value, 0n);
-const count = <T>(values: readonly T[]) => values.reduce((counts, value) => counts.set(value, (counts.get(value) ?? 0) + 1), new Map<T, number>());
+const count = <T>(values: readonly T[]) =>
+  values.reduce((counts, value) => counts.set(value, (counts.get(value) ?? 0) + 1), new Map<T, number>());
 
 describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'trading-crash-'));
@@ -145,7 +158,8 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
     const custodial = await http.post(`/api/nest/trading/wallets/custodial/${userId}`, {}, { 'x-idempotency-key': randomUUID() });
     expect(custodial.status).toBeLessThan(300);
     const address = custodial.body.address as string;
-    const faucet = (token: string, amount: bigint) => http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token, amount: amount.toString() });
+    const faucet = (token: string, amount: bigint) =>
+      http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token, amount: amount.toString() });
     expect(await faucet('USDC', USDC_FUNDS)).toMatchObject({ status: 200, body: { balance: USDC_FUNDS.toString() } });
     expect(await faucet('SOL', SOL_FUNDS)).toMatchObject({ status: 200, body: { balance: SOL_FUNDS.toString() } });
 
@@ -213,7 +227,11 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
     // Every key ends with a filled order, under the order id its key derives.
     for (const key of keys) {
       const { answer } = finals.get(key)!;
-      expect({ key, status: answer.status, body: answer.body }).toMatchObject({ key, status: 200, body: { success: true, order: { status: 'filled' } } });
+      expect({ key, status: answer.status, body: answer.body }).toMatchObject({
+        key,
+        status: 200,
+        body: { success: true, order: { status: 'filled' } },
+      });
       expect(answer.body.order.order_id).toBe(orderIdOf(key));
     }
     // An acknowledged swap is answered again as acknowledged: a replay of the same answer, the same order.
@@ -230,7 +248,13 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
     expect(listed).toHaveLength(SWAPS);
     expect(new Set(listed.map((order) => order.order_id))).toEqual(new Set(finalOrders.keys()));
     for (const order of listed) {
-      expect(order).toMatchObject({ status: 'filled', inputMint: USDC, outputMint: SOL, amountIn: '1000000', filledOut: finalOrders.get(order.order_id)!.filledOut });
+      expect(order).toMatchObject({
+        status: 'filled',
+        inputMint: USDC,
+        outputMint: SOL,
+        amountIn: '1000000',
+        filledOut: finalOrders.get(order.order_id)!.filledOut,
+      });
     }
     const usdcLeft = USDC_FUNDS * 10n ** BigInt(USDC_DECIMALS) - BigInt(SWAPS) * 1_000_000n;
     const solHeld = SOL_FUNDS * 10n ** BigInt(SOL_DECIMALS) + sum(listed.map((order) => BigInt(order.filledOut!)));
@@ -244,7 +268,11 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
       const fills = await collectionOf<FillDoc>(store, FILLS_COLLECTION);
       expect(fills.map((fill) => fill.id).sort()).toEqual([...finalOrders.keys()].sort());
       for (const fill of fills) {
-        expect(fill.data).toMatchObject({ clientOrderId: fill.id, amountIn: '1000000', outcome: { status: 'filled', filledOut: finalOrders.get(fill.id)!.filledOut } });
+        expect(fill.data).toMatchObject({
+          clientOrderId: fill.id,
+          amountIn: '1000000',
+          outcome: { status: 'filled', filledOut: finalOrders.get(fill.id)!.filledOut },
+        });
       }
       // The wallet's balances moved by exactly the 200 fills, each applied once.
       const balances = await store.get<BalanceDoc>(BALANCES_COLLECTION, `solana:${address}`);
@@ -259,6 +287,9 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
     // The service's own book agrees with the venue: USDC down by exactly 200 × 1, SOL up by exactly the fills.
     expect(positions.status).toBe(200);
     const held = Object.fromEntries(positions.body.positions.map((p: { symbol: string; amount: string }) => [p.symbol, p.amount]));
-    expect(held, 'positions must book each fill once').toEqual({ USDC: fromBaseUnits(usdcLeft, USDC_DECIMALS), SOL: fromBaseUnits(solHeld, SOL_DECIMALS) });
+    expect(held, 'positions must book each fill once').toEqual({
+      USDC: fromBaseUnits(usdcLeft, USDC_DECIMALS),
+      SOL: fromBaseUnits(solHeld, SOL_DECIMALS),
+    });
   }, 300_000);
 });

@@ -45,21 +45,42 @@ describe('trading events on the SSE stream (e2e)', () => {
 
     const types = () => sse.events().map((e) => e.event);
     await until(() => types().includes('risk.blocked'), 'risk.blocked');
-    expect(types()).toEqual(expect.arrayContaining(['wallet.updated', 'order.created', 'order.updated', 'position.updated', 'risk.blocked']));
+    expect(types()).toEqual(
+      expect.arrayContaining(['wallet.updated', 'order.created', 'order.updated', 'position.updated', 'risk.blocked']),
+    );
     const events = sse.events();
     const created = events.find((e) => e.event === 'order.created')!;
-    expect(created.data).toMatchObject({ type: 'order.created', agentId: agent.agentId, order: { order_id: trade.body.order.order_id, status: 'submitting' } });
+    expect(created.data).toMatchObject({
+      type: 'order.created',
+      agentId: agent.agentId,
+      order: { order_id: trade.body.order.order_id, status: 'submitting' },
+    });
     const filled = events.filter((e) => e.event === 'order.updated').at(-1)!;
     expect(filled.data).toMatchObject({ state: 'filled', order: { status: 'filled', filledOut: trade.body.order.filledOut } });
-    expect(events.find((e) => e.event === 'risk.blocked')!.data).toMatchObject({ check: 'balance', code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance for requested swap amount', channel: 'command' });
+    expect(events.find((e) => e.event === 'risk.blocked')!.data).toMatchObject({
+      check: 'balance',
+      code: 'INSUFFICIENT_BALANCE',
+      message: 'Insufficient balance for requested swap amount',
+      channel: 'command',
+    });
     // One type per field on every surface: position.updated writes USD as the position routes do (issue 16).
     const positions = events.filter((e) => e.event === 'position.updated').map((e) => e.data as Record<string, unknown>);
     for (const position of positions) {
-      expect(position).toMatchObject({ amount: expect.any(String), costBasisUsd: expect.stringMatching(/^-?\d+\.\d{2}$/), realizedPnlUsd: expect.stringMatching(/^-?\d+\.\d{2}$/) });
+      expect(position).toMatchObject({
+        amount: expect.any(String),
+        costBasisUsd: expect.stringMatching(/^-?\d+\.\d{2}$/),
+        realizedPnlUsd: expect.stringMatching(/^-?\d+\.\d{2}$/),
+      });
     }
     const bonk = positions.filter((p) => p.symbol === 'BONK').at(-1)!;
-    const rest = (await operator.get(`/api/nest/trading/positions/${user.id}/pnl`)).body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');
-    expect({ amount: bonk.amount, costBasisUsd: bonk.costBasisUsd, realizedPnlUsd: bonk.realizedPnlUsd }).toEqual({ amount: rest.amount, costBasisUsd: rest.costBasisUsd, realizedPnlUsd: rest.realizedPnlUsd });
+    const rest = (await operator.get(`/api/nest/trading/positions/${user.id}/pnl`)).body.positions.find(
+      (p: { symbol: string }) => p.symbol === 'BONK',
+    );
+    expect({ amount: bonk.amount, costBasisUsd: bonk.costBasisUsd, realizedPnlUsd: bonk.realizedPnlUsd }).toEqual({
+      amount: rest.amount,
+      costBasisUsd: rest.costBasisUsd,
+      realizedPnlUsd: rest.realizedPnlUsd,
+    });
     // Wallet events never carry key material.
     expect(JSON.stringify(events.filter((e) => e.event === 'wallet.updated'))).not.toMatch(/sealed|secret|privateKey/i);
   });
@@ -71,7 +92,11 @@ describe('trading events on the SSE stream (e2e)', () => {
     expect(held.body.order.status).toBe('pending_approval');
 
     const killSwitch = (active: boolean) =>
-      fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'solana', active }) });
+      fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ chain: 'solana', active }),
+      });
     await killSwitch(true);
     try {
       await sleep(1_100); // the switch is read through a one-second cache
@@ -96,8 +121,13 @@ describe('trading events on the SSE stream (e2e)', () => {
     const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     const orderId: string = held.body.order.order_id;
     expect((await operator.post(`/api/nest/trading/orders/${user.id}/${orderId}/cancel`, {})).status).toBe(200);
-    const cancelled = () => sse.events().find((e) => e.event === 'order.updated' && (e.data as { order: { order_id: string } }).order.order_id === orderId);
+    const cancelled = () =>
+      sse.events().find((e) => e.event === 'order.updated' && (e.data as { order: { order_id: string } }).order.order_id === orderId);
     await until(() => cancelled() !== undefined, 'order.updated');
-    expect(cancelled()!.data).toMatchObject({ type: 'order.updated', state: 'cancelled', order: { order_id: orderId, status: 'cancelled' } });
+    expect(cancelled()!.data).toMatchObject({
+      type: 'order.updated',
+      state: 'cancelled',
+      order: { order_id: orderId, status: 'cancelled' },
+    });
   });
 });

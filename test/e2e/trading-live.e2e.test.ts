@@ -21,7 +21,15 @@ describe('live venue profile with its providers failing (e2e)', () => {
     down = createServer((_req, res) => res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"bad gateway"}'));
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
-    svc = await startTestService({ env: { TRADING_VENUE: 'live', JUPITER_API_URL: `${url}/swap/v1`, SOLANA_RPC_URL: url, CIRCUIT_BREAKER_THRESHOLD: '2', PROVIDER_TIMEOUT_MS: '2000' } });
+    svc = await startTestService({
+      env: {
+        TRADING_VENUE: 'live',
+        JUPITER_API_URL: `${url}/swap/v1`,
+        SOLANA_RPC_URL: url,
+        CIRCUIT_BREAKER_THRESHOLD: '2',
+        PROVIDER_TIMEOUT_MS: '2000',
+      },
+    });
     operator = await Operator.signIn(svc);
     const agent = await operator.agent('live');
     await operator.client.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
@@ -33,30 +41,51 @@ describe('live venue profile with its providers failing (e2e)', () => {
   });
 
   it('has no paper faucet, and reports EVM chains without a venue as unreachable', async () => {
-    expect((await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'SOL', amount: '1' })).status).toBe(404);
+    expect(
+      (await operator.client.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'SOL', amount: '1' }))
+        .status,
+    ).toBe(404);
     const status = await operator.client.get('/api/nest/trading/evm/status');
     expect(status.body.venue).toBe('jupiter');
-    expect(status.body.chains[0]).toMatchObject({ chain: 'ethereum', reachable: false, error: 'no venue is configured for ethereum', killSwitch: false });
+    expect(status.body.chains[0]).toMatchObject({
+      chain: 'ethereum',
+      reachable: false,
+      error: 'no venue is configured for ethereum',
+      killSwitch: false,
+    });
   });
 
   it('turns an unreachable engine into the soft error on the command route, then opens the breaker', async () => {
     const soft = await operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     expect(soft.status).toBe(200);
-    expect(soft.body).toMatchObject({ success: false, error: { code: 'TRADING_UNAVAILABLE', message: 'Trading servisi su anda kullanilamiyor.', details: { retryable: true } } });
+    expect(soft.body).toMatchObject({
+      success: false,
+      error: { code: 'TRADING_UNAVAILABLE', message: 'Trading servisi su anda kullanilamiyor.', details: { retryable: true } },
+    });
     await operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     const open = await operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
-    expect(open).toMatchObject({ status: 503, body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' } });
+    expect(open).toMatchObject({
+      status: 503,
+      body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' },
+    });
     expect(Number(open.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('offers no EVM trading where no EVM venue serves: neither the tools nor their routes', async () => {
-    const evm = await operator.client.post(`/api/nest/trading/evm/quote/${operator.userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '1000000' });
+    const evm = await operator.client.post(`/api/nest/trading/evm/quote/${operator.userId}`, {
+      chainId: 8453,
+      sellToken: 'USDC',
+      buyToken: 'WETH',
+      sellAmount: '1000000',
+    });
     expect(evm.status).toBe(404);
     const { agentId, publicId } = await operator.agent('surface');
     const { secret } = await operator.agentKey(agentId, 'trade');
     const listed = await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(secret));
     const names = (listed.body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['trading_solana_aggregator_swap', 'trading_solana_aggregator_tokens_search', 'trading_evm_status']));
+    expect(names).toEqual(
+      expect.arrayContaining(['trading_solana_aggregator_swap', 'trading_solana_aggregator_tokens_search', 'trading_evm_status']),
+    );
     expect(names).not.toContain('trading_evm_quote');
     expect(names).not.toContain('trading_evm_swap');
     type Parameter = { name: string; in: string; required?: boolean };
@@ -69,8 +98,13 @@ describe('live venue profile with its providers failing (e2e)', () => {
     expect(JSON.stringify(command.responses['200']!.content)).toContain('"success":{"type":"boolean","const":false}');
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/nest/trading/evm/quote'))).toEqual([]);
     // Routes that act on the default agent document the `agentId` that names another one.
-    for (const [path, method] of [['/api/nest/trading/command', 'post'], ['/api/nest/trading/positions/{userId}', 'get']] as const) {
-      expect(doc.paths[path]![method]!.parameters).toContainEqual(expect.objectContaining({ name: 'agentId', in: 'query', required: false }));
+    for (const [path, method] of [
+      ['/api/nest/trading/command', 'post'],
+      ['/api/nest/trading/positions/{userId}', 'get'],
+    ] as const) {
+      expect(doc.paths[path]![method]!.parameters).toContainEqual(
+        expect.objectContaining({ name: 'agentId', in: 'query', required: false }),
+      );
     }
   });
 });

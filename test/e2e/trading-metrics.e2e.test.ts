@@ -93,7 +93,15 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
     llmHost = `127.0.0.1:${(down.address() as AddressInfo).port}`;
     const url = `http://${llmHost}`;
     svc = await startTestService({
-      env: { TRADING_VENUE: 'live', JUPITER_API_URL: `${url}/swap/v1`, SOLANA_RPC_URL: url, CIRCUIT_BREAKER_THRESHOLD: '2', PROVIDER_TIMEOUT_MS: '2000', LLM_BASE_URL: `${url}/v1`, LLM_MODEL: 'test-model' },
+      env: {
+        TRADING_VENUE: 'live',
+        JUPITER_API_URL: `${url}/swap/v1`,
+        SOLANA_RPC_URL: url,
+        CIRCUIT_BREAKER_THRESHOLD: '2',
+        PROVIDER_TIMEOUT_MS: '2000',
+        LLM_BASE_URL: `${url}/v1`,
+        LLM_MODEL: 'test-model',
+      },
     });
   });
   afterAll(async () => {
@@ -107,7 +115,10 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
     const command = () => operator.client.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());
     await command();
     await command();
-    expect(await command()).toMatchObject({ status: 503, body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' } });
+    expect(await command()).toMatchObject({
+      status: 503,
+      body: { message: 'Circuit breaker open for provider: jupiter', code: 'CIRCUIT_BREAKER_OPEN' },
+    });
     const text = await scrape(svc);
     expect(seriesValue(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
     expect(seriesValue(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
@@ -119,7 +130,12 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
     const { operator, agent } = await trader(svc);
     const { secret } = await operator.agentKey(agent.agentId, 'read');
     for (let id = 1; id <= 5; id++) {
-      const asked = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } }, bearer(secret));
+      const asked = await rawRpc(
+        svc.url,
+        agent.publicId,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'status', chat_id: 'c1' } } },
+        bearer(secret),
+      );
       expect(asked.body.result.structuredContent).toMatchObject({ degraded: true });
     }
     expect(seriesValue(await scrape(svc), series)).toBe(2);

@@ -26,8 +26,10 @@ describe('trading core (e2e)', () => {
   const open: McpClient[] = [];
 
   const key = () => ({ 'x-idempotency-key': randomUUID() });
-  const command = (message: string, headers: Record<string, string> = key()) => http.post('/api/nest/trading/command', { message }, headers);
-  const faucet = (token: string, amount: string, chain = 'solana') => http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain, token, amount });
+  const command = (message: string, headers: Record<string, string> = key()) =>
+    http.post('/api/nest/trading/command', { message }, headers);
+  const faucet = (token: string, amount: string, chain = 'solana') =>
+    http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain, token, amount });
   const setProfile = (body: Record<string, unknown>) => http.put(`/api/nest/trading/config/${userId}/default-order-profile`, body);
 
   beforeAll(async () => {
@@ -46,13 +48,20 @@ describe('trading core (e2e)', () => {
   async function mcp(scope: 'read' | 'trade'): Promise<McpClient> {
     const { secret } = await operator.agentKey(agent.agentId, scope, `${scope}-${randomUUID().slice(0, 6)}`);
     const client = new McpClient({ name: 'trading-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${agent.publicId}`), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${agent.publicId}`), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      }),
+    );
     open.push(client);
     return client;
   }
 
   it('needs a custodial wallet before trading, then creates one idempotently', async () => {
-    expect(await command('buy 0.5 SOL of BONK')).toMatchObject({ status: 400, body: { statusCode: 400, message: 'Custodial wallet required for this operation', code: 'WALLET_REQUIRED' } });
+    expect(await command('buy 0.5 SOL of BONK')).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, message: 'Custodial wallet required for this operation', code: 'WALLET_REQUIRED' },
+    });
     const created = await http.post(`/api/nest/trading/wallets/custodial/${userId}`, {}, key());
     expect(created.status).toBeLessThan(300);
     expect(created.body).toMatchObject({ chain: 'solana', custodial: true, address: expect.any(String), walletId: expect.any(String) });
@@ -75,10 +84,15 @@ describe('trading core (e2e)', () => {
     expect((await http.post(`/api/nest/trading/wallets/custodial/${userId}`, { agentId }, key())).status).toBeLessThan(300);
     const sameId = { 'x-request-id': `req-${randomUUID()}` };
     for (const balance of ['100', '200', '300']) {
-      const funded = await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'solana', token: 'USDC', amount: '100', agentId }, sameId);
+      const funded = await http.post(
+        `/api/nest/trading/paper/faucet/${userId}`,
+        { chain: 'solana', token: 'USDC', amount: '100', agentId },
+        sameId,
+      );
       expect(funded).toMatchObject({ status: 200, body: { credited: '100', balance } });
     }
-    const pnl = async () => (await http.get(`/api/nest/trading/positions/${userId}/pnl?agentId=${agentId}`)).body.positions as Array<Record<string, string>>;
+    const pnl = async () =>
+      (await http.get(`/api/nest/trading/positions/${userId}/pnl?agentId=${agentId}`)).body.positions as Array<Record<string, string>>;
     expect((await pnl()).find((p) => p.symbol === 'USDC')).toMatchObject({ amount: '300', costBasisUsd: '300.00', realizedPnlUsd: '0.00' });
 
     const sold = await http.post('/api/nest/trading/command', { message: 'sell all USDC', agentId }, key());
@@ -90,32 +104,69 @@ describe('trading core (e2e)', () => {
     expect(Number(usdc.realizedPnlUsd)).toBeGreaterThan(-3);
   });
 
-  it('the faucet reports what it credited: digits past the token\'s decimals are dropped, and an amount below one base unit is refused', async () => {
-    expect(await faucet('USDT', '1.1234567')).toMatchObject({ status: 200, body: { symbol: 'USDT', credited: '1.123456', balance: '1.123456' } });
+  it("the faucet reports what it credited: digits past the token's decimals are dropped, and an amount below one base unit is refused", async () => {
+    expect(await faucet('USDT', '1.1234567')).toMatchObject({
+      status: 200,
+      body: { symbol: 'USDT', credited: '1.123456', balance: '1.123456' },
+    });
     expect(await faucet('BONK', '1.000009')).toMatchObject({ status: 200, body: { symbol: 'BONK', credited: '1', balance: '1' } });
-    expect(await faucet('USDT', '0.0000009')).toMatchObject({ status: 400, body: { message: ['amount is below the smallest unit of USDT (0.000001)'] } });
+    expect(await faucet('USDT', '0.0000009')).toMatchObject({
+      status: 400,
+      body: { message: ['amount is below the smallest unit of USDT (0.000001)'] },
+    });
     expect(await faucet('USDT', '0.000')).toMatchObject({ status: 400, body: { message: ['amount must be greater than 0'] } });
     expect((await faucet('USDT', '1')).body.balance).toBe('2.123456');
   });
 
   it('quotes an EVM swap with price impact that grows with size', async () => {
-    const small = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '1000000000' });
+    const small = await http.post(`/api/nest/trading/evm/quote/${userId}`, {
+      chainId: 8453,
+      sellToken: 'USDC',
+      buyToken: 'WETH',
+      sellAmount: '1000000000',
+    });
     expect(small.status).toBe(200);
     expect(small.body).toMatchObject({ chainId: 8453, sellAmount: '1000000000', venue: 'paper' });
     expect(BigInt(small.body.minBuyAmount)).toBeLessThan(BigInt(small.body.buyAmount));
-    const large = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '5000000000000' });
+    const large = await http.post(`/api/nest/trading/evm/quote/${userId}`, {
+      chainId: 8453,
+      sellToken: 'USDC',
+      buyToken: 'WETH',
+      sellAmount: '5000000000000',
+    });
     expect(large.body.priceImpactBps).toBeGreaterThan(small.body.priceImpactBps);
     // Wrapping is no trade: 1:1, no fee, no impact.
-    const wrap = await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'ETH', buyToken: 'WETH', sellAmount: '1000000000000000000' });
+    const wrap = await http.post(`/api/nest/trading/evm/quote/${userId}`, {
+      chainId: 8453,
+      sellToken: 'ETH',
+      buyToken: 'WETH',
+      sellAmount: '1000000000000000000',
+    });
     expect(wrap.body).toMatchObject({ buyAmount: '1000000000000000000', feeAmount: '0', priceImpactBps: 0 });
   });
 
   it('swaps through the command route, moves the position, and PnL moves with the price feed', async () => {
     const done = await command('buy 0.5 SOL of BONK');
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ success: true, intent: 'buy', order: { status: 'filled', inputMint: SOL, outputMint: BONK, amountIn: '500000000', venue: 'paper' } });
+    expect(done.body).toMatchObject({
+      success: true,
+      intent: 'buy',
+      order: { status: 'filled', inputMint: SOL, outputMint: BONK, amountIn: '500000000', venue: 'paper' },
+    });
     expect(BigInt(done.body.order.filledOut)).toBeGreaterThanOrEqual(BigInt(done.body.order.minOut));
-    expect(done.body.order.checks).toEqual(expect.arrayContaining(['trading_enabled', 'kill_switch', 'wallet', 'token', 'input_mint', 'risk_policy', 'quote_slippage', 'balance', 'circuit_breaker']));
+    expect(done.body.order.checks).toEqual(
+      expect.arrayContaining([
+        'trading_enabled',
+        'kill_switch',
+        'wallet',
+        'token',
+        'input_mint',
+        'risk_policy',
+        'quote_slippage',
+        'balance',
+        'circuit_breaker',
+      ]),
+    );
 
     const before = await http.get(`/api/nest/trading/positions/${userId}/pnl`);
     const bonk = before.body.positions.find((p: { symbol: string }) => p.symbol === 'BONK');
@@ -142,34 +193,71 @@ describe('trading core (e2e)', () => {
 
   it('sells for the quote token (trade defaults) when a sell names nothing to receive', async () => {
     const sold = await command('sell 10 USDC');
-    expect(sold.body).toMatchObject({ success: true, intent: 'sell', order: { status: 'filled', inputMint: USDC, outputMint: SOL, amountIn: '10000000' } });
+    expect(sold.body).toMatchObject({
+      success: true,
+      intent: 'sell',
+      order: { status: 'filled', inputMint: USDC, outputMint: SOL, amountIn: '10000000' },
+    });
     // `sell all WIF` is an order for SOL too, which the Solana input rule (P3) then refuses.
-    expect(await command('sell all WIF')).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
+    expect(await command('sell all WIF')).toMatchObject({
+      status: 400,
+      body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' },
+    });
     const same = await command('sell all SOL');
-    expect(same).toMatchObject({ status: 200, body: { success: true, intent: 'sell', reply: expect.stringMatching(/^SOL is your quote token/) } });
+    expect(same).toMatchObject({
+      status: 200,
+      body: { success: true, intent: 'sell', reply: expect.stringMatching(/^SOL is your quote token/) },
+    });
     expect(same.body).not.toHaveProperty('order');
   });
 
   it('answers every trading error of interface 7.4 word for word', async () => {
     expect(await command('swap 1 SOL to NOPE')).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not found: NOPE' } });
-    expect(await command('buy 20 SOL of BONK')).toMatchObject({ status: 400, body: { message: 'Insufficient balance for requested swap amount', code: 'INSUFFICIENT_BALANCE' } });
-    expect(await command('swap 4000000 USDC to SOL with 1% slippage')).toMatchObject({ status: 400, body: { message: 'Slippage tolerance exceeded', code: 'SLIPPAGE_EXCEEDED' } });
+    expect(await command('buy 20 SOL of BONK')).toMatchObject({
+      status: 400,
+      body: { message: 'Insufficient balance for requested swap amount', code: 'INSUFFICIENT_BALANCE' },
+    });
+    expect(await command('swap 4000000 USDC to SOL with 1% slippage')).toMatchObject({
+      status: 400,
+      body: { message: 'Slippage tolerance exceeded', code: 'SLIPPAGE_EXCEEDED' },
+    });
     // Over the balance and over the slippage: the balance is what the client can act on.
-    expect(await command('swap 9000000 USDC to SOL with 1% slippage')).toMatchObject({ status: 400, body: { code: 'INSUFFICIENT_BALANCE' } });
-    expect(await command('swap 1 BONK to SOL')).toMatchObject({ status: 400, body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' } });
+    expect(await command('swap 9000000 USDC to SOL with 1% slippage')).toMatchObject({
+      status: 400,
+      body: { code: 'INSUFFICIENT_BALANCE' },
+    });
+    expect(await command('swap 1 BONK to SOL')).toMatchObject({
+      status: 400,
+      body: { message: 'inputMint must be native SOL or USDC (P3 constraint)' },
+    });
 
     const ops = { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' };
-    const on = await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active: true }) });
+    const on = await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, {
+      method: 'PUT',
+      headers: ops,
+      body: JSON.stringify({ chain: 'solana', active: true }),
+    });
     expect(on.status).toBe(200);
     await clock.advance(1_100);
-    expect(await command('buy 0.1 SOL of BONK')).toMatchObject({ status: 503, body: { message: 'Trading kill switch is active for chain: solana' } });
-    await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active: false }) });
+    expect(await command('buy 0.1 SOL of BONK')).toMatchObject({
+      status: 503,
+      body: { message: 'Trading kill switch is active for chain: solana' },
+    });
+    await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, {
+      method: 'PUT',
+      headers: ops,
+      body: JSON.stringify({ chain: 'solana', active: false }),
+    });
     await clock.advance(1_100);
 
     await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: false });
     const soft = await command('buy 0.1 SOL of BONK');
     expect(soft.status).toBe(200);
-    expect(soft.body).toMatchObject({ success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } }, meta: { requestId: expect.any(String) } });
+    expect(soft.body).toMatchObject({
+      success: false,
+      error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.', details: { retryable: false } },
+      meta: { requestId: expect.any(String) },
+    });
     // A replay repeats the first body word for word, its request ids included.
     const guarded = key();
     const first = await command('buy 0.1 SOL of BONK', guarded);
@@ -187,7 +275,9 @@ describe('trading core (e2e)', () => {
     expect(pending.body.order).toMatchObject({ status: 'pending_approval', approvalExpiresAt: expect.any(String) });
     const other = await command('buy 0.1 SOL of BONK');
     const approvals = await http.get(`/api/nest/trading/approvals/${userId}`);
-    expect(approvals.body.items.map((o: { order_id: string }) => o.order_id)).toEqual(expect.arrayContaining([pending.body.order.order_id, other.body.order.order_id]));
+    expect(approvals.body.items.map((o: { order_id: string }) => o.order_id)).toEqual(
+      expect.arrayContaining([pending.body.order.order_id, other.body.order.order_id]),
+    );
 
     const approved = await http.post(`/api/nest/trading/orders/${userId}/${pending.body.order.order_id}/approve`, {}, key());
     expect(approved).toMatchObject({ status: 200, body: { order_id: pending.body.order.order_id, status: 'filled' } });
@@ -197,7 +287,11 @@ describe('trading core (e2e)', () => {
     clock.jumpTo(clock.now() + 15 * MINUTE);
     await clock.advance(1_000);
     await signInSolana(http, operator.wallet); // the 15-minute session token expired with the jump
-    await expect.poll(async () => (await http.get(`/api/nest/trading/orders/${userId}?status=expired`)).body.items.map((o: { order_id: string }) => o.order_id)).toContain(other.body.order.order_id);
+    await expect
+      .poll(async () =>
+        (await http.get(`/api/nest/trading/orders/${userId}?status=expired`)).body.items.map((o: { order_id: string }) => o.order_id),
+      )
+      .toContain(other.body.order.order_id);
     expect((await http.post(`/api/nest/trading/orders/${userId}/${other.body.order.order_id}/approve`, {}, key())).status).toBe(409);
     await setProfile({ autoApprove: true });
   });
@@ -209,7 +303,11 @@ describe('trading core (e2e)', () => {
     const approve = (headers: Record<string, string>) => http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, headers);
     const ops = { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' };
     const killSwitch = async (active: boolean) => {
-      await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, { method: 'PUT', headers: ops, body: JSON.stringify({ chain: 'solana', active }) });
+      await fetch(`${svc.url}/api/nest/ops/trading/kill-switch`, {
+        method: 'PUT',
+        headers: ops,
+        body: JSON.stringify({ chain: 'solana', active }),
+      });
       await clock.advance(1_100);
     };
     const retried = key();
@@ -217,7 +315,10 @@ describe('trading core (e2e)', () => {
     expect(await approve(retried)).toMatchObject({ status: 503, body: { message: 'Trading kill switch is active for chain: solana' } });
     await killSwitch(false);
     await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: false });
-    expect(await approve(key())).toMatchObject({ status: 200, body: { success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.' } } });
+    expect(await approve(key())).toMatchObject({
+      status: 200,
+      body: { success: false, error: { code: 'TRADING_DISABLED', message: 'Trading bu bot icin kapali.' } },
+    });
     await http.put(`/api/nest/agents/${agent.agentId}/trading`, { enabled: true });
     const still = await http.get(`/api/nest/trading/approvals/${userId}`);
     expect(still.body.items.map((o: { order_id: string }) => o.order_id)).toContain(orderId);
@@ -243,7 +344,7 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
-  it('cancels an order nothing was sent for yet; a sent one is 409, a cancelled one answers again, another account\'s is 404 (issue 16)', async () => {
+  it("cancels an order nothing was sent for yet; a sent one is 409, a cancelled one answers again, another account's is 404 (issue 16)", async () => {
     expect((await setProfile({ autoApprove: false })).status).toBe(200);
     const cancel = (orderId: string, path = userId) => http.post(`/api/nest/trading/orders/${path}/${orderId}/cancel`, {});
     const held = (await command('buy 0.01 SOL of BONK')).body.order;
@@ -251,32 +352,50 @@ describe('trading core (e2e)', () => {
     const cancelled = await cancel(held.order_id);
     expect(cancelled).toMatchObject({ status: 200, body: { order_id: held.order_id, status: 'cancelled', reason: 'cancelled' } });
     // A repeated cancel (its answer lost) answers the order as it stands; nothing else changes.
-    expect(await cancel(held.order_id)).toMatchObject({ status: 200, body: { order_id: held.order_id, status: 'cancelled', updatedAt: cancelled.body.updatedAt } });
+    expect(await cancel(held.order_id)).toMatchObject({
+      status: 200,
+      body: { order_id: held.order_id, status: 'cancelled', updatedAt: cancelled.body.updatedAt },
+    });
     expect(await http.post(`/api/nest/trading/orders/${userId}/${held.order_id}/approve`, {}, key())).toMatchObject({
       status: 409,
       body: { message: `Order ${held.order_id} is not pending approval (status: cancelled)` },
     });
-    expect((await http.get(`/api/nest/trading/approvals/${userId}`)).body.items.map((o: { order_id: string }) => o.order_id)).not.toContain(held.order_id);
+    expect((await http.get(`/api/nest/trading/approvals/${userId}`)).body.items.map((o: { order_id: string }) => o.order_id)).not.toContain(
+      held.order_id,
+    );
     // Its approval window passing later leaves it cancelled (the expiry job went with it).
     clock.jumpTo(clock.now() + 16 * MINUTE);
     await clock.advance(1_000);
     await signInSolana(http, operator.wallet); // the session token expired with the jump
-    expect((await http.get(`/api/nest/trading/orders/${userId}?status=cancelled`)).body.items.map((o: { order_id: string }) => o.order_id)).toContain(held.order_id);
+    expect(
+      (await http.get(`/api/nest/trading/orders/${userId}?status=cancelled`)).body.items.map((o: { order_id: string }) => o.order_id),
+    ).toContain(held.order_id);
 
     await setProfile({ autoApprove: true });
     const filled = (await command('buy 0.01 SOL of BONK')).body.order;
-    expect(await cancel(filled.order_id)).toMatchObject({ status: 409, body: { message: `Order ${filled.order_id} cannot be cancelled (status: filled)` } });
+    expect(await cancel(filled.order_id)).toMatchObject({
+      status: 409,
+      body: { message: `Order ${filled.order_id} cannot be cancelled (status: filled)` },
+    });
     expect(await cancel('ord_nope')).toMatchObject({ status: 404, body: { message: 'Order not found' } });
     const otherAgent = await operator.agent(`other-${randomUUID().slice(0, 6)}`);
-    expect(await http.post(`/api/nest/trading/orders/${userId}/${filled.order_id}/cancel`, { agentId: otherAgent.agentId })).toMatchObject({ status: 404, body: { message: 'Order not found' } });
+    expect(await http.post(`/api/nest/trading/orders/${userId}/${filled.order_id}/cancel`, { agentId: otherAgent.agentId })).toMatchObject({
+      status: 404,
+      body: { message: 'Order not found' },
+    });
     expect(await cancel(filled.order_id, 'someone-else')).toMatchObject({ status: 404, body: { message: 'User not found' } });
 
     // Over MCP: the agent's trade key cancels (no approval policy stands in the way); a read key cannot.
     await setProfile({ autoApprove: false });
     const trade = await mcp('trade');
-    const onHold = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() } });
+    const onHold = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() },
+    });
     const orderId = (onHold.structuredContent as { order_id: string }).order_id;
-    const refused = await (await mcp('read')).callTool({ name: 'trading_orders_cancel', arguments: { order_id: orderId } }).catch((error: Error) => error);
+    const refused = await (await mcp('read'))
+      .callTool({ name: 'trading_orders_cancel', arguments: { order_id: orderId } })
+      .catch((error: Error) => error);
     expect(String(refused)).toContain('Scope insufficient: required trade, got read');
     const byTool = await trade.callTool({ name: 'trading_orders_cancel', arguments: { order_id: orderId } });
     expect(byTool).toMatchObject({ isError: false, structuredContent: { order_id: orderId, status: 'cancelled' } });
@@ -291,7 +410,9 @@ describe('trading core (e2e)', () => {
         http.post(`/api/nest/trading/orders/${userId}/${orderId}/approve`, {}, key()),
         http.post(`/api/nest/trading/orders/${userId}/${orderId}/cancel`, {}),
       ]);
-      const order = (await http.get(`/api/nest/trading/orders/${userId}?limit=50`)).body.items.find((o: { order_id: string }) => o.order_id === orderId);
+      const order = (await http.get(`/api/nest/trading/orders/${userId}?limit=50`)).body.items.find(
+        (o: { order_id: string }) => o.order_id === orderId,
+      );
       if (approved.status === 200) {
         expect([cancelled.status, order.status]).toEqual([409, 'filled']);
       } else {
@@ -330,38 +451,62 @@ describe('trading core (e2e)', () => {
     const wallet = await trade.callTool({ name: 'trading_wallet_custodial_ensure', arguments: {} });
     expect(wallet.isError).toBe(false);
     const idempotencyKey = randomUUID();
-    const swap = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey } });
+    const swap = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey },
+    });
     expect(swap.structuredContent).toMatchObject({ status: 'filled', channel: 'mcp', amountIn: '25000000' });
-    const again = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey } });
+    const again = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey },
+    });
     expect((again.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
     // The same UUID in capitals is the same key, as on REST.
-    const shouted = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey: idempotencyKey.toUpperCase() } });
+    const shouted = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '25000000', idempotencyKey: idempotencyKey.toUpperCase() },
+    });
     expect((shouted.structuredContent as { order_id: string }).order_id).toBe((swap.structuredContent as { order_id: string }).order_id);
     // A call without a key gets a random id of the same length and format as a keyed one (issue 16).
-    const unkeyed = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000' } });
-    for (const order of [swap, unkeyed]) expect((order.structuredContent as { order_id: string }).order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
+    const unkeyed = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000' },
+    });
+    for (const order of [swap, unkeyed])
+      expect((order.structuredContent as { order_id: string }).order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
     const search = await trade.callTool({ name: 'trading_solana_aggregator_tokens_search', arguments: { query: 'bonk' } });
     expect((search.structuredContent as { tokens: Array<{ mint: string }> }).tokens[0]!.mint).toBe(BONK);
 
     const read = await mcp('read');
-    const refused = await read.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1' } }).catch((error: Error) => error);
+    const refused = await read
+      .callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1' } })
+      .catch((error: Error) => error);
     expect(String(refused)).toContain('Scope insufficient: required trade, got read');
   });
 
   it("the agent's own trade key approves held orders only when the order profile allows it", async () => {
     expect((await setProfile({ autoApprove: false })).status).toBe(200);
     const trade = await mcp('trade');
-    const held = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() } });
+    const held = await trade.callTool({
+      name: 'trading_solana_aggregator_swap',
+      arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', idempotencyKey: randomUUID() },
+    });
     const orderId = (held.structuredContent as { order_id: string; status: string }).order_id;
     expect(held.structuredContent).toMatchObject({ status: 'pending_approval' });
     const refusal = { code: 'AUTHORIZATION_FAILED', message: 'Scope insufficient: required manage, got trade' };
     const byTool = await trade.callTool({ name: 'trading_orders_approve', arguments: { order_id: orderId, idempotencyKey: randomUUID() } });
     expect([byTool.isError, JSON.parse((byTool.content as Array<{ text: string }>)[0]!.text)]).toEqual([true, refusal]);
-    const byCommand = await trade.callTool({ name: 'trading_command', arguments: { message: `approve ${orderId}`, idempotencyKey: randomUUID() } });
+    const byCommand = await trade.callTool({
+      name: 'trading_command',
+      arguments: { message: `approve ${orderId}`, idempotencyKey: randomUUID() },
+    });
     expect(JSON.parse((byCommand.content as Array<{ text: string }>)[0]!.text)).toEqual(refusal);
     // Still held: the owner (or a policy that lets agents approve) decides.
     expect((await setProfile({ agentsMayApprove: true })).body).toMatchObject({ autoApprove: false, agentsMayApprove: true });
-    const allowed = await trade.callTool({ name: 'trading_orders_approve', arguments: { order_id: orderId, idempotencyKey: randomUUID() } });
+    const allowed = await trade.callTool({
+      name: 'trading_orders_approve',
+      arguments: { order_id: orderId, idempotencyKey: randomUUID() },
+    });
     expect(allowed.structuredContent).toMatchObject({ order_id: orderId, status: 'filled' });
     await setProfile({ autoApprove: true, agentsMayApprove: false });
   });
@@ -370,11 +515,17 @@ describe('trading core (e2e)', () => {
     const risk = (body: Record<string, unknown>) => http.put(`/api/nest/trading/config/${userId}/risk-policy`, body);
     expect((await risk({ allowedSignalSources: ['tv'] })).status).toBe(200);
     try {
-      expect(await command('swap 1 USDC to SOL')).toMatchObject({ status: 400, body: { message: 'Signal source (none) is not allowed by the risk policy' } });
+      expect(await command('swap 1 USDC to SOL')).toMatchObject({
+        status: 400,
+        body: { message: 'Signal source (none) is not allowed by the risk policy' },
+      });
       const named = await http.post('/api/nest/trading/command', { message: 'swap 1 USDC to SOL', signalSource: 'tv' }, key());
       expect(named.body.order).toMatchObject({ status: 'filled' });
       const trade = await mcp('trade');
-      const swap = await trade.callTool({ name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', signalSource: 'tv', idempotencyKey: randomUUID() } });
+      const swap = await trade.callTool({
+        name: 'trading_solana_aggregator_swap',
+        arguments: { inputMint: USDC, outputMint: SOL, amount: '1000000', signalSource: 'tv', idempotencyKey: randomUUID() },
+      });
       expect(swap.structuredContent).toMatchObject({ status: 'filled' });
     } finally {
       await risk({ allowedSignalSources: null });
@@ -407,7 +558,14 @@ describe('trading core (e2e)', () => {
     expect((await command('swap 1 USDC to SOL')).body.order).toMatchObject({ status: 'filled', slippageBps: 50 });
     // A quote naming no slippage shows the minimum the same swap would accept.
     const minBuyAt = async (bps: number) => {
-      const quote = (await http.post(`/api/nest/trading/evm/quote/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount: '100000000' })).body;
+      const quote = (
+        await http.post(`/api/nest/trading/evm/quote/${userId}`, {
+          chainId: 8453,
+          sellToken: 'USDC',
+          buyToken: 'WETH',
+          sellAmount: '100000000',
+        })
+      ).body;
       return [quote.minBuyAmount, ((BigInt(quote.buyAmount) * BigInt(10_000 - bps)) / 10_000n).toString()];
     };
     const [min50, expected50] = await minBuyAt(50);
@@ -426,9 +584,14 @@ describe('trading core (e2e)', () => {
     expect((await policy(['rest', 'command'])).status).toBe(200);
     try {
       const trade = await mcp('trade');
-      const refused = await trade.callTool({ name: 'trading_command', arguments: { message: 'swap 1 USDC to SOL', idempotencyKey: randomUUID() } });
+      const refused = await trade.callTool({
+        name: 'trading_command',
+        arguments: { message: 'swap 1 USDC to SOL', idempotencyKey: randomUUID() },
+      });
       expect(refused.isError).toBe(true);
-      expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ message: 'Trading through mcp is not allowed by the risk policy' });
+      expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+        message: 'Trading through mcp is not allowed by the risk policy',
+      });
       const rest = await command('swap 1 USDC to SOL');
       expect(rest.body.order).toMatchObject({ status: 'filled', channel: 'command' });
     } finally {
@@ -438,13 +601,19 @@ describe('trading core (e2e)', () => {
 
   it('researches a token and reports the EVM engine status', async () => {
     const research = await http.post('/api/nest/trading/research/token', { token: 'BONK' });
-    expect(research.body).toMatchObject({ chain: 'solana', address: BONK, symbol: 'BONK', priceUsd: expect.any(Number), riskFlags: expect.any(Array) });
+    expect(research.body).toMatchObject({
+      chain: 'solana',
+      address: BONK,
+      symbol: 'BONK',
+      priceUsd: expect.any(Number),
+      riskFlags: expect.any(Array),
+    });
     const status = await http.get('/api/nest/trading/evm/status');
     expect(status.body.chains.map((c: { chain: string }) => c.chain)).toEqual(['ethereum', 'base', 'arbitrum']);
     expect(status.body.chains[0]).toMatchObject({ reachable: true, breaker: 'closed', killSwitch: false });
   });
 
-  it('refuses another user\'s :userId and a mutation without CSRF', async () => {
+  it("refuses another user's :userId and a mutation without CSRF", async () => {
     expect(await http.get('/api/nest/trading/orders/someone-else')).toMatchObject({ status: 404, body: { message: 'User not found' } });
     const csrf = http.csrf;
     http.csrf = undefined;
@@ -464,6 +633,9 @@ describe('trading core (e2e)', () => {
     expect(other).toMatchObject({ status: 422, body: { message: 'Idempotency key was already used with a different request' } });
     // The same request again finds its order: it never trades twice.
     const same = await command('swap 1 USDC to SOL', retried);
-    expect(same).toMatchObject({ status: 200, body: { order: { order_id: second.body.order.order_id, amountIn: '1000000', status: 'filled' } } });
+    expect(same).toMatchObject({
+      status: 200,
+      body: { order: { order_id: second.body.order.order_id, amountIn: '1000000', status: 'filled' } },
+    });
   });
 });

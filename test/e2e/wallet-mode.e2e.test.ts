@@ -27,7 +27,11 @@ describe('wallet mode (e2e)', () => {
 
   const idem = () => ({ 'x-idempotency-key': randomUUID() });
   const swap = (sellAmount: string, walletId?: string) =>
-    http.post(`/api/nest/trading/evm/swap/${userId}`, { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount, ...(walletId ? { walletId } : {}) }, idem());
+    http.post(
+      `/api/nest/trading/evm/swap/${userId}`,
+      { chainId: 8453, sellToken: 'USDC', buyToken: 'WETH', sellAmount, ...(walletId ? { walletId } : {}) },
+      idem(),
+    );
   const mode = (walletMode: string) => http.put(`/api/nest/trading/config/${userId}/wallet-mode`, { walletMode });
 
   it('delegate mode signs only with the capped delegate; external mode with nothing', async () => {
@@ -35,9 +39,13 @@ describe('wallet mode (e2e)', () => {
     const custodial = (await http.post(`${evm}/custodial`, {}, idem())).body.walletId as string;
     const delegate = (await http.post(`${evm}/delegate`, { spendingCapUsd: 5 }, idem())).body.walletId as string;
     // Fund both (the faucet credits the default wallet), then leave the custodial one the default.
-    expect((await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'base', token: 'USDC', amount: '100' })).body.walletId).toBe(custodial);
+    expect(
+      (await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'base', token: 'USDC', amount: '100' })).body.walletId,
+    ).toBe(custodial);
     expect((await http.post(`${evm}/default`, { walletId: delegate })).status).toBe(200);
-    expect((await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'base', token: 'USDC', amount: '100' })).body.walletId).toBe(delegate);
+    expect(
+      (await http.post(`/api/nest/trading/paper/faucet/${userId}`, { chain: 'base', token: 'USDC', amount: '100' })).body.walletId,
+    ).toBe(delegate);
     expect((await http.post(`${evm}/default`, { walletId: custodial })).status).toBe(200);
 
     // The default mode signs with the default wallet, or any named one.
@@ -45,7 +53,10 @@ describe('wallet mode (e2e)', () => {
 
     expect(await mode('delegate')).toMatchObject({ status: 200, body: { walletMode: 'delegate' } });
     expect((await swap('1000000')).body).toMatchObject({ status: 'filled', walletId: delegate });
-    expect(await swap('1000000', custodial)).toMatchObject({ status: 400, body: { message: 'Custodial wallet required for this operation' } });
+    expect(await swap('1000000', custodial)).toMatchObject({
+      status: 400,
+      body: { message: 'Custodial wallet required for this operation' },
+    });
     // The cap binds: $2 spent of $5, so $4 more is refused.
     expect((await swap('1000000')).body).toMatchObject({ status: 'filled', walletId: delegate });
     const orders = async () => (await http.get(`/api/nest/trading/orders/${userId}?limit=200`)).body.items.length as number;

@@ -54,13 +54,22 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.get(custodial)).toMatchObject({ status: 200, body: { chain: 'solana', exists: false, wallet: null } });
 
     const missing = await alice.post(custodial, {});
-    expect(missing).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: ['X-Idempotency-Key header is required'] } });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, error: 'Bad Request', message: ['X-Idempotency-Key header is required'] },
+    });
 
     const key = randomUUID();
     const created = await alice.post(custodial, {}, idem(key));
     expect(created.status).toBe(201); // created by this call (issue 16 item 22); 200 below, where it was there
 
-    expect(created.body).toEqual({ walletId: expect.stringMatching(/^wal_/), chain: 'solana', address: expect.any(String), custodial: true, createdAt: expect.any(String) });
+    expect(created.body).toEqual({
+      walletId: expect.stringMatching(/^wal_/),
+      chain: 'solana',
+      address: expect.any(String),
+      custodial: true,
+      createdAt: expect.any(String),
+    });
     expect(bs58.decode(created.body.address)).toHaveLength(32);
     expect(created.headers.get('idempotent-replayed')).toBeNull();
 
@@ -69,7 +78,10 @@ describe('wallets and token approvals (e2e)', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
     const mismatch = await alice.post(custodial, { chain: 'evm' }, idem(key));
-    expect(mismatch).toMatchObject({ status: 422, body: { statusCode: 422, message: 'Idempotency key was already used with a different request' } });
+    expect(mismatch).toMatchObject({
+      status: 422,
+      body: { statusCode: 422, message: 'Idempotency key was already used with a different request' },
+    });
 
     // A fresh key runs again and still finds the same wallet: ensure is idempotent by itself.
     expect(await alice.post(custodial, { chain: 'solana' }, idem())).toMatchObject({ status: 200, body: created.body });
@@ -83,7 +95,10 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.get(`${custodial}?chain=evm`)).toMatchObject({ body: { exists: true, wallet: ensured.body } });
 
     const added = await alice.post(evm, { address: EXTERNAL.toLowerCase(), label: 'ledger' });
-    expect(added).toMatchObject({ status: 201, body: { kind: 'external', custodial: false, address: EXTERNAL, isDefault: false, status: 'active', label: 'ledger' } });
+    expect(added).toMatchObject({
+      status: 201,
+      body: { kind: 'external', custodial: false, address: EXTERNAL, isDefault: false, status: 'active', label: 'ledger' },
+    });
     expect(await alice.post(evm, { address: EXTERNAL })).toMatchObject({
       status: 409,
       body: { statusCode: 409, message: 'Wallet already connected', error: 'Conflict', code: 'RESOURCE_CONFLICT' },
@@ -92,12 +107,21 @@ describe('wallets and token approvals (e2e)', () => {
 
     expect((await alice.post(`${evm}/delegate`, { spendingCapUsd: 250 })).status).toBe(400);
     const delegate = await alice.post(`${evm}/delegate`, { spendingCapUsd: 250, label: 'dca bot' }, idem());
-    expect(delegate).toMatchObject({ status: 201, body: { kind: 'delegate', custodial: true, spendingCapUsd: 250, spentUsd: 0, isDefault: false } });
+    expect(delegate).toMatchObject({
+      status: 201,
+      body: { kind: 'delegate', custodial: true, spendingCapUsd: 250, spentUsd: 0, isDefault: false },
+    });
     expect((await alice.post(`${evm}/delegate`, { spendingCapUsd: -5 }, idem())).status).toBe(400);
     // A cap is counted in micro-dollars: below one it would be a cap of nothing, above $1e9 inexact.
-    expect(await alice.post(`${evm}/delegate`, { spendingCapUsd: 1e-9 }, idem())).toMatchObject({ status: 400, body: { message: ['spendingCapUsd: must be at least 0.000001'] } });
+    expect(await alice.post(`${evm}/delegate`, { spendingCapUsd: 1e-9 }, idem())).toMatchObject({
+      status: 400,
+      body: { message: ['spendingCapUsd: must be at least 0.000001'] },
+    });
     expect((await alice.post(`${evm}/delegate`, { spendingCapUsd: 2e9 }, idem())).status).toBe(400);
-    expect(await alice.post(evm, { address: `0x${'0'.repeat(40)}` })).toMatchObject({ status: 400, body: { message: ['address: must not be the zero address'] } });
+    expect(await alice.post(evm, { address: `0x${'0'.repeat(40)}` })).toMatchObject({
+      status: 400,
+      body: { message: ['address: must not be the zero address'] },
+    });
 
     const extra = await alice.post(`${evm}/custodial`, { label: 'hot' }, idem());
     expect(extra).toMatchObject({ status: 201, body: { kind: 'custodial', label: 'hot', isDefault: false } });
@@ -106,8 +130,15 @@ describe('wallets and token approvals (e2e)', () => {
     expect(defaulted).toMatchObject({ status: 200, body: { walletId: delegate.body.walletId, isDefault: true } });
     const list = await alice.get(evm);
     expect(list.status).toBe(200);
-    expect(list.body.items.map((w: { walletId: string }) => w.walletId)).toEqual([ensured.body.walletId, added.body.walletId, delegate.body.walletId, extra.body.walletId]);
-    expect(list.body.items.filter((w: { isDefault: boolean }) => w.isDefault).map((w: { walletId: string }) => w.walletId)).toEqual([delegate.body.walletId]);
+    expect(list.body.items.map((w: { walletId: string }) => w.walletId)).toEqual([
+      ensured.body.walletId,
+      added.body.walletId,
+      delegate.body.walletId,
+      extra.body.walletId,
+    ]);
+    expect(list.body.items.filter((w: { isDefault: boolean }) => w.isDefault).map((w: { walletId: string }) => w.walletId)).toEqual([
+      delegate.body.walletId,
+    ]);
     const paged = await alice.get(`${evm}?limit=3`);
     expect(paged.body.items).toEqual(list.body.items.slice(0, 3));
     expect((await alice.get(`${evm}?limit=3&cursor=${paged.body.nextCursor}`)).body).toEqual({ items: list.body.items.slice(3) });
@@ -134,7 +165,17 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.post(approvals, body)).toMatchObject({ status: 400, body: { message: ['X-Idempotency-Key header is required'] } });
     const key = randomUUID();
     const recorded = await alice.post(approvals, body, idem(key));
-    expect(recorded).toMatchObject({ status: 200, body: { approvalId: expect.stringMatching(/^apr_/), chain: 'base', token: TOKEN, spender: SPENDER, amount: '1000000', status: 'active' } });
+    expect(recorded).toMatchObject({
+      status: 200,
+      body: {
+        approvalId: expect.stringMatching(/^apr_/),
+        chain: 'base',
+        token: TOKEN,
+        spender: SPENDER,
+        amount: '1000000',
+        status: 'active',
+      },
+    });
     const replay = await alice.post(approvals, body, idem(key));
     expect(replay.body).toEqual(recorded.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -149,16 +190,28 @@ describe('wallets and token approvals (e2e)', () => {
     for (const amount of [(2n ** 256n).toString(), '9'.repeat(78)]) {
       expect(await alice.post(approvals, { ...body, amount }, idem()), amount).toMatchObject({ status: 400, body: { message: tooLarge } });
     }
-    expect(await alice.post(approvals, { ...body, amount: (2n ** 256n - 1n).toString() }, idem())).toMatchObject({ status: 200, body: { amount: (2n ** 256n - 1n).toString() } });
+    expect(await alice.post(approvals, { ...body, amount: (2n ** 256n - 1n).toString() }, idem())).toMatchObject({
+      status: 200,
+      body: { amount: (2n ** 256n - 1n).toString() },
+    });
     // Not an address at all: one message each, no checksum complaint on top; a mixed-case address with a wrong checksum: that one.
     const notAddresses = await alice.post(approvals, { ...body, token: 'nope', spender: `0x${'1'.repeat(39)}` }, idem());
-    expect(notAddresses).toMatchObject({ status: 400, body: { message: ['token: must be a 0x address of 40 hex digits', 'spender: must be a 0x address of 40 hex digits'] } });
-    expect(await alice.post(approvals, { ...body, token: TOKEN.replace('A0b', 'a0B') }, idem())).toMatchObject({ status: 400, body: { message: ['token: has an invalid EIP-55 checksum'] } });
+    expect(notAddresses).toMatchObject({
+      status: 400,
+      body: { message: ['token: must be a 0x address of 40 hex digits', 'spender: must be a 0x address of 40 hex digits'] },
+    });
+    expect(await alice.post(approvals, { ...body, token: TOKEN.replace('A0b', 'a0B') }, idem())).toMatchObject({
+      status: 400,
+      body: { message: ['token: has an invalid EIP-55 checksum'] },
+    });
 
     const target = { chain: 'base', token: TOKEN, spender: SPENDER };
     expect((await alice.post(revoke, target)).status).toBe(400);
     const revoked = await alice.post(revoke, target, idem());
-    expect(revoked).toMatchObject({ status: 200, body: { approvalId: recorded.body.approvalId, status: 'revoked', revokedAt: expect.any(String) } });
+    expect(revoked).toMatchObject({
+      status: 200,
+      body: { approvalId: recorded.body.approvalId, status: 'revoked', revokedAt: expect.any(String) },
+    });
     expect(await alice.post(revoke, target, idem())).toMatchObject({ status: 404, body: { message: 'Approval not found' } });
     expect(await alice.post(revoke, { ...target, chain: 'arbitrum' }, idem())).toMatchObject({ status: 404 });
   });
@@ -175,11 +228,17 @@ describe('wallets and token approvals (e2e)', () => {
 
     expect((await alice.post(approvals, { chain: 'base', token: WETH, spender: SPENDER, amount: '9' }, idem())).status).toBe(200);
     const revokeKey = randomUUID();
-    expect(await alice.post(revoke, { chain: 'base', token: TOKEN, spender: SPENDER }, idem(revokeKey))).toMatchObject({ status: 200, body: { token: TOKEN, status: 'revoked' } });
+    expect(await alice.post(revoke, { chain: 'base', token: TOKEN, spender: SPENDER }, idem(revokeKey))).toMatchObject({
+      status: 200,
+      body: { token: TOKEN, status: 'revoked' },
+    });
     const otherRevoke = await alice.post(revoke, { chain: 'base', token: WETH, spender: SPENDER }, idem(revokeKey));
     expect(otherRevoke).toMatchObject({ status: 422, body: { message: 'Idempotency key was already used with a different request' } });
     // The WETH approval was not revoked by the refused call.
-    expect(await alice.post(revoke, { chain: 'base', token: WETH, spender: SPENDER }, idem())).toMatchObject({ status: 200, body: { token: WETH, status: 'revoked' } });
+    expect(await alice.post(revoke, { chain: 'base', token: WETH, spender: SPENDER }, idem())).toMatchObject({
+      status: 200,
+      body: { token: WETH, status: 'revoked' },
+    });
   });
 
   it("another user's :userId is 404 User not found on every wallet route, as another user's agent is 404", async () => {
@@ -210,7 +269,11 @@ describe('wallets and token approvals (e2e)', () => {
 
     async function connect(scope: 'read' | 'trade' | 'manage'): Promise<McpClient> {
       const client = new McpClient({ name: 'wallets-e2e', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${agent.publicId}`), { requestInit: { headers: { Authorization: `Bearer ${keys[scope]}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${agent.publicId}`), {
+          requestInit: { headers: { Authorization: `Bearer ${keys[scope]}` } },
+        }),
+      );
       open.push(client);
       return client;
     }
@@ -223,11 +286,17 @@ describe('wallets and token approvals (e2e)', () => {
     it('lists the wallet tools by scope', async () => {
       const names = async (scope: 'read' | 'trade' | 'manage') => (await (await connect(scope)).listTools()).tools.map((tool) => tool.name);
       const read = await names('read');
-      expect(read).toEqual(expect.arrayContaining(['trading_wallet_custodial_get', 'trading_evm_wallets_list', 'trading_evm_approvals_list']));
+      expect(read).toEqual(
+        expect.arrayContaining(['trading_wallet_custodial_get', 'trading_evm_wallets_list', 'trading_evm_approvals_list']),
+      );
       expect(read).not.toContain('trading_wallet_custodial_ensure');
-      expect(await names('trade')).toEqual(expect.arrayContaining(['trading_wallet_custodial_ensure', 'trading_evm_wallet_create_custodial', 'trading_evm_approval_record']));
+      expect(await names('trade')).toEqual(
+        expect.arrayContaining(['trading_wallet_custodial_ensure', 'trading_evm_wallet_create_custodial', 'trading_evm_approval_record']),
+      );
       const manage = await names('manage');
-      expect(manage).toEqual(expect.arrayContaining(['trading_evm_wallet_add', 'trading_evm_wallet_create_delegate', 'trading_evm_wallet_revoke']));
+      expect(manage).toEqual(
+        expect.arrayContaining(['trading_evm_wallet_add', 'trading_evm_wallet_create_delegate', 'trading_evm_wallet_revoke']),
+      );
       expect((await names('trade')).includes('trading_evm_wallet_revoke')).toBe(false);
     });
 
@@ -235,7 +304,13 @@ describe('wallets and token approvals (e2e)', () => {
       const trade = await connect('trade');
       const first = await call(trade, 'trading_wallet_custodial_ensure', {});
       expect(first.isError).toBe(false);
-      expect(first.structured).toEqual({ walletId: expect.stringMatching(/^wal_/), chain: 'solana', address: expect.any(String), custodial: true, createdAt: expect.any(String) });
+      expect(first.structured).toEqual({
+        walletId: expect.stringMatching(/^wal_/),
+        chain: 'solana',
+        address: expect.any(String),
+        custodial: true,
+        createdAt: expect.any(String),
+      });
       expect((await call(trade, 'trading_wallet_custodial_ensure', { chain: 'solana' })).body).toEqual(first.body);
 
       const idempotencyKey = randomUUID();
@@ -244,32 +319,69 @@ describe('wallets and token approvals (e2e)', () => {
       expect((await call(trade, 'trading_evm_wallet_create_custodial', { label: 'mcp', idempotencyKey })).body).toEqual(created.body);
       const mismatch = await call(trade, 'trading_evm_wallet_create_custodial', { label: 'other', idempotencyKey });
       expect(mismatch).toMatchObject({ isError: true, body: { code: 'IDEMPOTENCY_MISMATCH' } });
-      expect((await call(await connect('read'), 'trading_wallet_custodial_get', { chain: 'solana' })).body).toEqual({ chain: 'solana', exists: true, wallet: first.body });
+      expect((await call(await connect('read'), 'trading_wallet_custodial_get', { chain: 'solana' })).body).toEqual({
+        chain: 'solana',
+        exists: true,
+        wallet: first.body,
+      });
     });
 
     it('manages EVM wallets and approvals; the operator sees the same account over REST', async () => {
       const manage = await connect('manage');
       const added = await call(manage, 'trading_evm_wallet_add', { address: EXTERNAL });
       expect(added.body).toMatchObject({ kind: 'external', address: EXTERNAL });
-      expect(await call(manage, 'trading_evm_wallet_add', { address: EXTERNAL.toLowerCase() })).toMatchObject({ isError: true, body: { message: 'Wallet already connected' } });
+      expect(await call(manage, 'trading_evm_wallet_add', { address: EXTERNAL.toLowerCase() })).toMatchObject({
+        isError: true,
+        body: { message: 'Wallet already connected' },
+      });
       const delegate = await call(manage, 'trading_evm_wallet_create_delegate', { spendingCapUsd: 40 });
       expect(delegate.body).toMatchObject({ kind: 'delegate', spendingCapUsd: 40, spentUsd: 0 });
       expect((await call(manage, 'trading_evm_wallet_set_default', { walletId: delegate.body.walletId })).body.isDefault).toBe(true);
       expect((await call(manage, 'trading_evm_wallet_revoke', { walletId: added.body.walletId })).body.status).toBe('revoked');
 
-      const approval = await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: TOKEN, spender: SPENDER, amount: 'unlimited', walletId: delegate.body.walletId });
+      const approval = await call(manage, 'trading_evm_approval_record', {
+        chain: 'ethereum',
+        token: TOKEN,
+        spender: SPENDER,
+        amount: 'unlimited',
+        walletId: delegate.body.walletId,
+      });
       expect(approval.body).toMatchObject({ walletId: delegate.body.walletId, owner: delegate.body.address, status: 'active' });
-      expect((await call(manage, 'trading_evm_approval_revoke', { chain: 'ethereum', token: TOKEN, spender: SPENDER })).body.status).toBe('revoked');
+      expect((await call(manage, 'trading_evm_approval_revoke', { chain: 'ethereum', token: TOKEN, spender: SPENDER })).body.status).toBe(
+        'revoked',
+      );
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'revoked' })).body.items).toHaveLength(1);
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'active' })).body.items).toHaveLength(0);
 
       // One key, another token: refused, not answered with the first token's approval (issue 16).
       const idempotencyKey = randomUUID();
-      const first = await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: TOKEN, spender: SPENDER, amount: '3', idempotencyKey });
+      const first = await call(manage, 'trading_evm_approval_record', {
+        chain: 'ethereum',
+        token: TOKEN,
+        spender: SPENDER,
+        amount: '3',
+        idempotencyKey,
+      });
       expect(first).toMatchObject({ isError: false, body: { token: TOKEN, amount: '3' } });
-      const other = await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: WETH, spender: SPENDER, amount: '3', idempotencyKey });
+      const other = await call(manage, 'trading_evm_approval_record', {
+        chain: 'ethereum',
+        token: WETH,
+        spender: SPENDER,
+        amount: '3',
+        idempotencyKey,
+      });
       expect(other).toMatchObject({ isError: true, body: { code: 'IDEMPOTENCY_MISMATCH' } });
-      expect((await call(manage, 'trading_evm_approval_record', { chain: 'ethereum', token: TOKEN, spender: SPENDER, amount: '3', idempotencyKey })).body).toEqual(first.body);
+      expect(
+        (
+          await call(manage, 'trading_evm_approval_record', {
+            chain: 'ethereum',
+            token: TOKEN,
+            spender: SPENDER,
+            amount: '3',
+            idempotencyKey,
+          })
+        ).body,
+      ).toEqual(first.body);
 
       const mcpList = (await call(manage, 'trading_evm_wallets_list')).body;
       const operatorId = (await operator.client.post('/api/nest/auth/verify')).body.principal.userId as string;
@@ -281,7 +393,9 @@ describe('wallets and token approvals (e2e)', () => {
   it('no custodial secret key appears in the store, on disk, in responses or in the logs', async () => {
     const store = svc.service.adapters.store;
     // Every collection of the service: each module's records and every machine type's actors.
-    const collections = [...svc.service.modules.flatMap((module) => module.collections), ...svc.service.runtime.collections()].map((spec) => spec.name);
+    const collections = [...svc.service.modules.flatMap((module) => module.collections), ...svc.service.runtime.collections()].map(
+      (spec) => spec.name,
+    );
     const values: string[] = [];
     for (const name of new Set(collections)) {
       const docs = (await store.list(name, { limit: 1000 })).items;
@@ -305,11 +419,23 @@ describe('wallets and token approvals (e2e)', () => {
       if (wallet.chain === 'solana') expect(bs58.encode(secret.subarray(32))).toBe(wallet.address);
       else expect(privateKeyToAccount(bytesToHex(secret)).address).toBe(wallet.address);
       const secretPart = wallet.chain === 'solana' ? secret.subarray(0, 32) : secret;
-      for (const [part, bytes] of [['key', secret], ['secret half', secretPart]] as const) {
-        const forms = { hex: bytes.toString('hex'), HEX: bytes.toString('hex').toUpperCase(), base64: bytes.toString('base64'), base64url: bytes.toString('base64url'), base58: bs58.encode(bytes) };
+      for (const [part, bytes] of [
+        ['key', secret],
+        ['secret half', secretPart],
+      ] as const) {
+        const forms = {
+          hex: bytes.toString('hex'),
+          HEX: bytes.toString('hex').toUpperCase(),
+          base64: bytes.toString('base64'),
+          base64url: bytes.toString('base64url'),
+          base58: bs58.encode(bytes),
+        };
         forbidden.push({ label: `${wallet.walletId} ${part} raw`, bytes: Buffer.from(bytes) });
         for (const [name, form] of Object.entries(forms)) {
-          forbidden.push({ label: `${wallet.walletId} ${part} ${name}`, bytes: Buffer.from(form) }, { label: `${wallet.walletId} ${part} ${name} utf16`, bytes: Buffer.from(form, 'utf16le') });
+          forbidden.push(
+            { label: `${wallet.walletId} ${part} ${name}`, bytes: Buffer.from(form) },
+            { label: `${wallet.walletId} ${part} ${name} utf16`, bytes: Buffer.from(form, 'utf16le') },
+          );
         }
       }
     }

@@ -26,18 +26,30 @@ describe('concurrent withdrawals (e2e, paper venue)', () => {
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   /** The USDC balance; a token at zero is not listed. */
   const balance = async (key: string) =>
-    ((await (await fetch(`${svc.url}/api/nest/agents/wallet/balance`, { headers: bearer(key) })).json()).wallets[0].tokens[0]?.amount as string | undefined) ?? '0';
+    ((await (await fetch(`${svc.url}/api/nest/agents/wallet/balance`, { headers: bearer(key) })).json()).wallets[0].tokens[0]?.amount as
+      | string
+      | undefined) ?? '0';
 
   /** An agent with `usdc` USDC, withdrawals on (claim + step-up), and its trade key. */
   async function fundedAgent(name: string, usdc: string, settings: Record<string, unknown>) {
     const { agentId } = await owner.agent(name);
     const key = (await owner.agentKey(agentId, 'trade')).secret;
-    await owner.client.post(`/api/nest/trading/wallets/custodial/${owner.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() });
+    await owner.client.post(
+      `/api/nest/trading/wallets/custodial/${owner.userId}?agentId=${agentId}`,
+      {},
+      { 'x-idempotency-key': randomUUID() },
+    );
     await owner.client.post(`/api/nest/trading/paper/faucet/${owner.userId}`, { chain: 'solana', token: 'USDC', amount: usdc, agentId });
     await owner.client.post(`/api/nest/agents/${agentId}/control/claim`, await solanaClaim(owner.client, owner.wallet, agentId));
     await clock.advance(31_000);
-    const stepUp = (await owner.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, { code: await codeAt(totpSecret, clock) })).body.stepUpToken;
-    const set = await owner.client.request('PUT', `/api/nest/agents/${agentId}/control/withdraw`, { enabled: true, ...settings }, { 'x-step-up-token': stepUp });
+    const stepUp = (await owner.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, { code: await codeAt(totpSecret, clock) }))
+      .body.stepUpToken;
+    const set = await owner.client.request(
+      'PUT',
+      `/api/nest/agents/${agentId}/control/withdraw`,
+      { enabled: true, ...settings },
+      { 'x-step-up-token': stepUp },
+    );
     expect(set.status).toBe(200);
     return key;
   }
@@ -76,7 +88,8 @@ describe('concurrent withdrawals (e2e, paper venue)', () => {
     const to = Keypair.generate().publicKey.toBase58();
     const results = await Promise.all(Array.from({ length: 20 }, () => withdraw(key, to, '5000000')));
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
-    for (const r of results.filter((r) => r.status !== 201)) expect(r.body.message).toMatch(/^Withdrawal would exceed the daily cap of \$30\.50 \(\$30\.00 used today\)$/);
+    for (const r of results.filter((r) => r.status !== 201))
+      expect(r.body.message).toMatch(/^Withdrawal would exceed the daily cap of \$30\.50 \(\$30\.00 used today\)$/);
     expect(await balance(key)).toBe('70000000');
 
     const other = await fundedAgent('same-key', '100', {});

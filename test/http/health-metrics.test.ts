@@ -69,7 +69,9 @@ describe('GET /metrics', () => {
     expect(text).toContain('http_requests_total{method="GET",route="/api/nest/things/items/:itemId",status="404"} 1');
     expect(text).toContain('http_requests_total{method="GET",route="/api/nest/ops/actors/:type/:id",status="200"} 1');
     expect(text).toContain('http_requests_total{method="GET",route="unmatched",status="404"} 1');
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/nest\/things\/items\/:itemId",status="200"\}/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/nest\/things\/items\/:itemId",status="200"\}/,
+    );
     expect(text).not.toContain('items/a1');
     expect(text).not.toContain('/no/such/route');
     expect(text).toContain('runtime_actors_live 7');

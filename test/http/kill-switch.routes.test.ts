@@ -41,7 +41,9 @@ describe('kill-switch ops routes', () => {
     for (const header of [undefined, 'Bearer nope', `Basic ${OPS_TOKEN}`]) {
       const get = request(one.app).get(KILL_SWITCH_PATH);
       const put = request(one.app).put(KILL_SWITCH_PATH).send({ chain: 'base', active: true });
-      for (const res of await Promise.all(header === undefined ? [get, put] : [get.set('Authorization', header), put.set('Authorization', header)])) {
+      for (const res of await Promise.all(
+        header === undefined ? [get, put] : [get.set('Authorization', header), put.set('Authorization', header)],
+      )) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' });
       }
@@ -74,7 +76,10 @@ describe('kill-switch ops routes', () => {
 
   it('refuses bad bodies with every problem listed, and 409s switching off a configured chain', async () => {
     const { one } = await setup();
-    const bad = await request(one.app).put(KILL_SWITCH_PATH).set('Authorization', AUTH).send({ chain: 'dogechain', active: 'yes', extra: 1 });
+    const bad = await request(one.app)
+      .put(KILL_SWITCH_PATH)
+      .set('Authorization', AUTH)
+      .send({ chain: 'dogechain', active: 'yes', extra: 1 });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(bad.body.message).toHaveLength(3);
@@ -89,9 +94,20 @@ describe('kill-switch ops routes', () => {
     // Switching every family off hides what agents and operators are offered, never the kill switch.
     one.catalog.configure({ disabledFamilies: ['ops'], disabledOperations: ['ops_kill_switch_set'] });
     const routes = catalogRouteDocs(one.catalog, KILL_SWITCH_BINDINGS);
-    expect(routes.map((route) => [route.method, route.auth])).toEqual([['get', ['ops']], ['put', ['ops']]]);
-    const document = buildOpenApiDocument({ title: 't', version: '1', description: 'd', tags: [{ name: 'Ops', description: 'ops' }], routes: () => routes });
+    expect(routes.map((route) => [route.method, route.auth])).toEqual([
+      ['get', ['ops']],
+      ['put', ['ops']],
+    ]);
+    const document = buildOpenApiDocument({
+      title: 't',
+      version: '1',
+      description: 'd',
+      tags: [{ name: 'Ops', description: 'ops' }],
+      routes: () => routes,
+    });
     expect(openApiProblems(document)).toEqual([]);
-    expect((await request(one.app).put(KILL_SWITCH_PATH).set('Authorization', AUTH).send({ chain: 'base', active: true })).status).toBe(200);
+    expect((await request(one.app).put(KILL_SWITCH_PATH).set('Authorization', AUTH).send({ chain: 'base', active: true })).status).toBe(
+      200,
+    );
   });
 });

@@ -36,8 +36,32 @@ function hostileCatalog(): OperationCatalog {
 
 /** Elements the page itself writes; anything else would be markup that leaked through from data. */
 const PAGE_ELEMENTS = new Set([
-  'html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'small', 'p', 'a', 'nav', 'main', 'section', 'h2', 'article',
-  'h3', 'span', 'code', 'dl', 'dt', 'dd', 'pre', 'details', 'summary', 'strong',
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'header',
+  'h1',
+  'small',
+  'p',
+  'a',
+  'nav',
+  'main',
+  'section',
+  'h2',
+  'article',
+  'h3',
+  'span',
+  'code',
+  'dl',
+  'dt',
+  'dd',
+  'pre',
+  'details',
+  'summary',
+  'strong',
 ]);
 
 describe('docs page', () => {
@@ -46,7 +70,9 @@ describe('docs page', () => {
   it('lists every route grouped by tag with method, path, auth and schemas, and the MCP tools', () => {
     expect(page.startsWith('<!doctype html>')).toBe(true);
     for (const binding of AGENT_REST_BINDINGS) {
-      expect(page).toContain(`<span class="method ${binding.method}">${binding.method.toUpperCase()}</span> <code>${binding.path.replace(/:(\w+)/g, '{$1}')}</code>`);
+      expect(page).toContain(
+        `<span class="method ${binding.method}">${binding.method.toUpperCase()}</span> <code>${binding.path.replace(/:(\w+)/g, '{$1}')}</code>`,
+      );
     }
     expect(page).toContain('<section id="tag-Legacy_bots"><h2>Legacy bots</h2>');
     expect(page).toContain('<code>/api/nest/bots/{botId}/mcp/logs</code> <span class="tag">deprecated</span>');

@@ -40,7 +40,9 @@ describe('OpenAPI and docs routes (service)', () => {
     expect(openApiProblems(response.body)).toEqual([]);
     for (const binding of [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) {
       // An operation bound twice (a key of an agent or of a bot) gets a numbered id the second time.
-      expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toMatch(new RegExp(`^${binding.operation}(_\\d+)?$`));
+      expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toMatch(
+        new RegExp(`^${binding.operation}(_\\d+)?$`),
+      );
     }
   });
 
@@ -67,7 +69,9 @@ describe('OpenAPI and docs routes (service)', () => {
           ...(method === 'get' ? {} : { body: '{}' }),
         });
         const text = await response.text();
-        const message = response.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as { message?: unknown }).message : undefined;
+        const message = response.headers.get('content-type')?.includes('json')
+          ? (JSON.parse(text) as { message?: unknown }).message
+          : undefined;
         expect({ method, path, message }).not.toEqual({ method, path, message: `Cannot ${method.toUpperCase()} ${concrete}` });
       }
     }
@@ -80,7 +84,9 @@ describe('OpenAPI coverage of the REST routers', () => {
     const found: string[] = [];
     const walk = (stack: any[]) => {
       for (const layer of stack) {
-        if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
+        if (layer.route)
+          for (const method of Object.keys(layer.route.methods))
+            found.push(`${method} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
         else if (Array.isArray(layer.handle?.stack)) walk(layer.handle.stack);
       }
     };

@@ -21,12 +21,18 @@ import { openApiProblems, resolvePointer } from '../support/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */
 function serviceCatalog(): OperationCatalog {
-  return new OperationCatalog().register(...agentOperations({} as Parameters<typeof agentOperations>[0]), ...keyOperations({} as ApiKeysService));
+  return new OperationCatalog().register(
+    ...agentOperations({} as Parameters<typeof agentOperations>[0]),
+    ...keyOperations({} as ApiKeysService),
+  );
 }
 
 /** What the document should embed for a schema: zod's own conversion, without the dialect line. */
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): any {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -40,7 +46,8 @@ function accountCatalog(catalog = serviceCatalog()): OperationCatalog {
     ...auditLogOperations({} as never),
   );
 }
-const documentOf = (catalog = accountCatalog()) => serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as Doc;
+const documentOf = (catalog = accountCatalog()) =>
+  serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as Doc;
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 describe('OpenAPI document', () => {
@@ -103,7 +110,9 @@ describe('OpenAPI document', () => {
     expect(createKey).toMatchObject({ deprecated: true, security: [{ sessionBearer: [], csrfToken: [] }] });
     expect(Object.keys(createKey.responses['201'].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Link', 'X-RateLimit-Limit']));
     expect(createKey.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
-    expect(doc.paths['/api/nest/bots/{id}']!.patch.requestBody.content['application/json'].schema).toEqual(jsonSchemaOf(patchBotSchema, 'input'));
+    expect(doc.paths['/api/nest/bots/{id}']!.patch.requestBody.content['application/json'].schema).toEqual(
+      jsonSchemaOf(patchBotSchema, 'input'),
+    );
 
     expect(doc.paths['/api/nest/auth/login']!.post.security).toEqual([{ csrfToken: [], preLoginCsrfCookie: [] }]);
     expect(doc.paths['/api/nest/auth/nonce']!.post.security).toEqual([]);
@@ -114,17 +123,34 @@ describe('OpenAPI document', () => {
     expect(botLogs).toMatchObject({ deprecated: true, security: [{ sessionBearer: [] }] });
     expect(botLogs.parameters.map((p: { name: string }) => p.name)).toEqual(['botId', 'limit', 'cursor']);
 
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['StandardError', 'ValidationError', 'DomainError', 'CanonicalFailure']));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['StandardError', 'ValidationError', 'DomainError', 'CanonicalFailure']),
+    );
     expect(doc.components.schemas.ValidationError.properties.message).toEqual({ type: 'array', items: { type: 'string' } });
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKeyBearer', 'csrfToken', 'identityTokenBearer', 'opsBearer', 'preLoginCsrfCookie', 'refreshToken', 'sessionBearer']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'apiKeyBearer',
+      'csrfToken',
+      'identityTokenBearer',
+      'opsBearer',
+      'preLoginCsrfCookie',
+      'refreshToken',
+      'sessionBearer',
+    ]);
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'X-Idempotency-Key', in: 'header' });
   });
 
   it('lists the MCP tools with their input schemas, and follows the runtime catalog settings', () => {
     const catalog = serviceCatalog();
     const tools = documentOf(catalog)['x-mcp'].tools as Array<{ name: string; inputSchema: unknown }>;
-    expect(tools.map((tool) => tool.name)).toEqual(catalog.all().map((op) => op.name).sort());
-    expect(tools.find((tool) => tool.name === 'agent_trading_set')!.inputSchema).toEqual(jsonSchemaOf(catalog.get('agent_trading_set')!.input, 'input'));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      catalog
+        .all()
+        .map((op) => op.name)
+        .sort(),
+    );
+    expect(tools.find((tool) => tool.name === 'agent_trading_set')!.inputSchema).toEqual(
+      jsonSchemaOf(catalog.get('agent_trading_set')!.input, 'input'),
+    );
 
     catalog.configure({ disabledFamilies: ['keys'], disabledOperations: ['agent_pause'] });
     const doc = documentOf(catalog);
@@ -146,7 +172,10 @@ describe('OpenAPI document', () => {
         handler: async () => ({}),
       }),
     );
-    const doc = serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, { method: 'post', path: '/api/nest/agents/:agentId/swap', operation: 'test_swap' }]) as Doc;
+    const doc = serviceOpenApiDocument(catalog, [
+      ...AGENT_REST_BINDINGS,
+      { method: 'post', path: '/api/nest/agents/:agentId/swap', operation: 'test_swap' },
+    ]) as Doc;
     const swap = doc.paths['/api/nest/agents/{agentId}/swap']!.post;
     expect(swap.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     expect(Object.keys(swap.requestBody.content['application/json'].schema.properties)).toEqual(['amount']);
@@ -157,8 +186,17 @@ describe('OpenAPI document', () => {
   it('hoists recursive and shared zod definitions into components so their refs resolve', () => {
     const converter = new SchemaConverter();
     const node: z.ZodType<unknown> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
-    const cat = z.object({ name: z.string(), get kids() { return z.array(cat); } });
-    const doc = { components: { schemas: {} as Record<string, unknown> }, a: converter.convert(z.object({ x: node, y: node }), 'input'), b: converter.convert(cat, 'output') };
+    const cat = z.object({
+      name: z.string(),
+      get kids() {
+        return z.array(cat);
+      },
+    });
+    const doc = {
+      components: { schemas: {} as Record<string, unknown> },
+      a: converter.convert(z.object({ x: node, y: node }), 'input'),
+      b: converter.convert(cat, 'output'),
+    };
     doc.components.schemas = converter.definitions;
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(2);

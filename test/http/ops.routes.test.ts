@@ -115,9 +115,7 @@ describe('ops inspection routes: one actor and its journal', () => {
 
   it('passes afterSeq and limit to the journal and returns the page', async () => {
     const { app, inspector } = createTestApp();
-    const res = await request(app)
-      .get('/api/nest/ops/actors/order/o-1/journal?afterSeq=10&limit=5')
-      .set('Authorization', AUTH);
+    const res = await request(app).get('/api/nest/ops/actors/order/o-1/journal?afterSeq=10&limit=5').set('Authorization', AUTH);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(inspector.journalPage);
     expect(inspector.calls).toEqual([{ method: 'journal', args: ['order', 'o-1', { afterSeq: 10, limit: 5 }] }]);

@@ -28,11 +28,7 @@ describe('request and correlation ids', () => {
   });
 
   it('honours valid incoming ids and exposes them to handlers and logs', async () => {
-    const res = await request(app)
-      .post('/echo')
-      .set('X-Request-Id', 'client.req:42_A-b')
-      .set('X-Correlation-Id', 'flow-7')
-      .send({ a: 1 });
+    const res = await request(app).post('/echo').set('X-Request-Id', 'client.req:42_A-b').set('X-Correlation-Id', 'flow-7').send({ a: 1 });
     expect(res.headers['x-request-id']).toBe('client.req:42_A-b');
     expect(res.headers['x-correlation-id']).toBe('flow-7');
     expect(res.body).toEqual({ body: { a: 1 }, requestId: 'client.req:42_A-b', correlationId: 'flow-7' });
@@ -67,13 +63,17 @@ describe('body parsing and unknown routes', () => {
   });
 
   it('answers a body over the limit with 413', async () => {
-    const res = await request(app).post('/echo').send({ blob: 'x'.repeat(2048) });
+    const res = await request(app)
+      .post('/echo')
+      .send({ blob: 'x'.repeat(2048) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ statusCode: 413, message: 'Payload Too Large', error: 'Payload Too Large' });
   });
 
   it('accepts a body under the limit', async () => {
-    const res = await request(app).post('/echo').send({ blob: 'x'.repeat(100) });
+    const res = await request(app)
+      .post('/echo')
+      .send({ blob: 'x'.repeat(100) });
     expect(res.status).toBe(200);
   });
 

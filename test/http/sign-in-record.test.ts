@@ -26,10 +26,16 @@ function app(settled: () => Promise<void>) {
   const audit: AuditEntry[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } });
   const router = Router();
-  router.use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit: { record: (entry) => audit.push(entry) }, clock: new ManualClock(0), settled, logger }));
+  router.use(
+    SIGN_IN_PREFIX,
+    signInRecordMiddleware({ audit: { record: (entry) => audit.push(entry) }, clock: new ManualClock(0), settled, logger }),
+  );
   router.post('/api/nest/auth/things', (_req, res) => void res.status(201).json({ id: 't1' }));
   router.get('/api/nest/auth/things', (_req, res) => void res.json({ items: [] }));
-  router.post('/api/nest/auth/refused', (_req, res) => void res.status(409).json({ statusCode: 409, message: 'Conflict', error: 'Conflict' }));
+  router.post(
+    '/api/nest/auth/refused',
+    (_req, res) => void res.status(409).json({ statusCode: 409, message: 'Conflict', error: 'Conflict' }),
+  );
   // Read-only: audited, never held.
   router.post('/api/nest/auth/verify', (_req, res) => void res.json({ valid: true }));
   return { app: createTestApp({ routers: [router] }).app, logs, audit };
@@ -40,10 +46,13 @@ describe('sign-in answers wait until what they wrote is durable, and are audited
     const flush = heldFlush();
     const { app: served, audit } = app(flush.settled);
     let answered = false;
-    const pending = request(served).post('/api/nest/auth/things').send({}).then((res) => {
-      answered = true;
-      return res;
-    });
+    const pending = request(served)
+      .post('/api/nest/auth/things')
+      .send({})
+      .then((res) => {
+        answered = true;
+        return res;
+      });
     const held = await flush.next();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(answered).toBe(false);
@@ -53,7 +62,13 @@ describe('sign-in answers wait until what they wrote is durable, and are audited
     expect(res.body).toEqual({ id: 't1' });
     expect(res.headers['cache-control']).toBe('no-store');
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(audit).toEqual([expect.objectContaining({ operation: 'POST /api/nest/auth/things', outcome: 'ok', principal: { type: 'anonymous', id: expect.any(String) } })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        operation: 'POST /api/nest/auth/things',
+        outcome: 'ok',
+        principal: { type: 'anonymous', id: expect.any(String) },
+      }),
+    ]);
   });
 
   it('does not hold reads, read-only POSTs (verify) or refusals', async () => {
@@ -69,7 +84,11 @@ describe('sign-in answers wait until what they wrote is durable, and are audited
   it('a store that cannot flush turns the answer into a 500 envelope that reveals nothing, with the request id', async () => {
     const flush = heldFlush();
     const { app: served, logs } = app(flush.settled);
-    const pending = request(served).post('/api/nest/auth/things').set('X-Request-Id', 'req-durable-1').send({}).then((res) => res); // sent now
+    const pending = request(served)
+      .post('/api/nest/auth/things')
+      .set('X-Request-Id', 'req-durable-1')
+      .send({})
+      .then((res) => res); // sent now
     (await flush.next()).reject(new Error('EIO: disk gone'));
     const res = await pending;
     expect(res.status).toBe(500);

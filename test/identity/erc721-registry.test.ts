@@ -9,17 +9,28 @@ import { deployRegistry, REGISTRY_ABI, registerIdentity, serveRpc } from '../sup
 describe('the hand-assembled ERC-721 registry on EDR, through the registry adapter', async () => {
   const owner = generatePrivateKey();
   const other = generatePrivateKey();
-  const edr = await EdrChain.start({ chainId: 31337, funded: [owner, other].map((key) => ({ address: privateKeyToAccount(key).address, wei: 10n ** 20n })) });
+  const edr = await EdrChain.start({
+    chainId: 31337,
+    funded: [owner, other].map((key) => ({ address: privateKeyToAccount(key).address, wei: 10n ** 20n })),
+  });
   const registry = await deployRegistry(edr, owner);
   await registerIdentity(edr, registry, owner, 1n);
   const rpc = await serveRpc(edr);
   afterAll(() => new Promise<void>((resolve) => rpc.server.close(() => resolve())));
   const adapter = (allowed: string[] = []) =>
-    new Erc8004RegistryAdapter({ rpcUrls: { 31337: rpc.url }, allowed, timeoutMs: 2_000, breaker: { threshold: 5, openMs: 60_000 }, clock: new ManualClock() });
+    new Erc8004RegistryAdapter({
+      rpcUrls: { 31337: rpc.url },
+      allowed,
+      timeoutMs: 2_000,
+      breaker: { threshold: 5, openMs: 60_000 },
+      clock: new ManualClock(),
+    });
 
   it('ownerOf answers the registering address; an unregistered id reverts (null); a taken id cannot be registered again', async () => {
     const client = createPublicClient({ transport: http(rpc.url) });
-    expect(await client.readContract({ address: registry, abi: REGISTRY_ABI, functionName: 'ownerOf', args: [1n] })).toBe(privateKeyToAccount(owner).address);
+    expect(await client.readContract({ address: registry, abi: REGISTRY_ABI, functionName: 'ownerOf', args: [1n] })).toBe(
+      privateKeyToAccount(owner).address,
+    );
     expect(await adapter().ownerOf({ chainId: 31337, address: registry }, 1n)).toBe(privateKeyToAccount(owner).address);
     expect(await adapter().ownerOf({ chainId: 31337, address: registry }, 2n)).toBeNull();
     await expect(registerIdentity(edr, registry, other, 1n)).rejects.toThrow();
@@ -34,7 +45,13 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
   });
 
   it('an RPC that does not answer is a 503, not "nobody owns it"', async () => {
-    const down = new Erc8004RegistryAdapter({ rpcUrls: { 31337: 'http://127.0.0.1:1' }, allowed: [], timeoutMs: 500, breaker: { threshold: 5, openMs: 60_000 }, clock: new ManualClock() });
+    const down = new Erc8004RegistryAdapter({
+      rpcUrls: { 31337: 'http://127.0.0.1:1' },
+      allowed: [],
+      timeoutMs: 500,
+      breaker: { threshold: 5, openMs: 60_000 },
+      clock: new ManualClock(),
+    });
     await expect(down.ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ status: 503 });
   });
 });

@@ -35,7 +35,11 @@ describe('identity token lifecycle (driven clock)', () => {
   const list = (token: { publicId: string; accessToken: string }) =>
     rawRpc(svc.url, token.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(token.accessToken));
   const actorState = async (jti: string) =>
-    (await (await fetch(`${svc.url}/api/nest/ops/actors/identity-token/${jti}`, { headers: { authorization: `Bearer ${svc.opsToken}` } })).json()).state;
+    (
+      await (
+        await fetch(`${svc.url}/api/nest/ops/actors/identity-token/${jti}`, { headers: { authorization: `Bearer ${svc.opsToken}` } })
+      ).json()
+    ).state;
 
   it('revoking the token ends its event stream', async () => {
     const token = await onboard(evmWallet(), 'read');

@@ -35,7 +35,8 @@ describe('identity tokens across processes (Redis event bus)', () => {
     const jwksB = await (await fetch(`${b.url}/.well-known/jwks.json`)).json();
     expect(jwksB).toEqual(jwksA);
 
-    const call = () => rawRpc(b.url, issued.body.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(issued.body.accessToken));
+    const call = () =>
+      rawRpc(b.url, issued.body.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(issued.body.accessToken));
     expect((await call()).status).toBe(200); // B now holds the token in its verification cache
     const revoked = await onA.post('/api/public/erc8004/onboarding/tokens/revoke', { token: issued.body.accessToken });
     expect(revoked.status).toBe(200);

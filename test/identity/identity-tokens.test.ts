@@ -18,13 +18,21 @@ async function setup() {
   const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
   const store = new MemoryStore(clock);
   await store.init(SIGNING_KEY_COLLECTIONS);
-  const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
+  const runtime = new ActorRuntime({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    maxLiveActors: 100,
+    idleMs: 60_000,
+    maxConflictRetries: 3,
+  });
   runtime.register(identityTokenDefinition);
   await runtime.start();
   const jobs: OneOffJob[] = [];
   const scheduler = { scheduleOnce: async (job: OneOffJob) => void jobs.push(job) } as unknown as SchedulerPort;
   const handlers: Array<(event: { type: string; data: Record<string, unknown> }) => void> = [];
-  const bus = { subscribe: async (_stream: string, handler: (typeof handlers)[number]) => {
+  const bus = {
+    subscribe: async (_stream: string, handler: (typeof handlers)[number]) => {
       handlers.push(handler);
       return { unsubscribe: async () => undefined };
     },
@@ -33,7 +41,8 @@ async function setup() {
   await keys.ensureActive();
   const tokens = new IdentityTokens(runtime.collection(identityTokenDefinition), keys, scheduler, clock, bus, ISSUER);
   await tokens.start();
-  const issue = (scope: 'read' | 'trade' = 'read') => tokens.issue({ agentActorId: 'usr_1~agent', agentId: 'agent', publicId: 'pub_1', scope, method: 'siwe' });
+  const issue = (scope: 'read' | 'trade' = 'read') =>
+    tokens.issue({ agentActorId: 'usr_1~agent', agentId: 'agent', publicId: 'pub_1', scope, method: 'siwe' });
   return { clock, runtime, keys, tokens, jobs, handlers, issue, store };
 }
 
@@ -58,7 +67,11 @@ describe('identity tokens', () => {
     expect(jobs).toEqual([expect.objectContaining({ address: { type: 'identity-token', id: issued.jti }, runAt: claims.exp! * 1000 })]);
     expect((await runtime.collection(identityTokenDefinition).get(issued.jti))?.state).toBe('valid');
     // An outside verifier with nothing but the JWKS accepts it.
-    const { payload } = await jwtVerify(issued.accessToken, createLocalJWKSet(await keys.jwks()), { issuer: ISSUER, audience: `${ISSUER}/mcp`, currentDate: new Date(clock.now()) });
+    const { payload } = await jwtVerify(issued.accessToken, createLocalJWKSet(await keys.jwks()), {
+      issuer: ISSUER,
+      audience: `${ISSUER}/mcp`,
+      currentDate: new Date(clock.now()),
+    });
     expect(payload.jti).toBe(issued.jti);
     expect((await issue('read')).expiresIn).toBe(3600);
   });
@@ -82,7 +95,11 @@ describe('identity tokens', () => {
     await tokens.authenticate(issued.accessToken); // cached
     const revoked = await tokens.revoke(issued.accessToken);
     expect(revoked).toEqual({ jti: issued.jti, revoked: true, revokedAt: new Date(clock.now()).toISOString() });
-    expect(await failure(tokens.authenticate(issued.accessToken))).toEqual({ status: 401, message: 'Token has been revoked', code: 'TOKEN_VALIDATION_FAILED' });
+    expect(await failure(tokens.authenticate(issued.accessToken))).toEqual({
+      status: 401,
+      message: 'Token has been revoked',
+      code: 'TOKEN_VALIDATION_FAILED',
+    });
     expect(await failure(tokens.revoke(issued.accessToken))).toMatchObject({ status: 400, message: 'Token already revoked' });
     expect(await tokens.status({ jti: issued.jti })).toEqual(revoked);
     expect(await tokens.status({ token: issued.accessToken })).toEqual(revoked);
@@ -92,7 +109,14 @@ describe('identity tokens', () => {
   it('a revocation made by another process is seen through the bus at once, and without the bus within the cache bound', async () => {
     const a = await setup();
     const issued = await a.issue();
-    const other = new IdentityTokens(a.runtime.collection(identityTokenDefinition), a.keys, { scheduleOnce: async () => undefined } as never, a.clock, { subscribe: async () => ({ unsubscribe: async () => undefined }) } as never, ISSUER);
+    const other = new IdentityTokens(
+      a.runtime.collection(identityTokenDefinition),
+      a.keys,
+      { scheduleOnce: async () => undefined } as never,
+      a.clock,
+      { subscribe: async () => ({ unsubscribe: async () => undefined }) } as never,
+      ISSUER,
+    );
     await a.tokens.authenticate(issued.accessToken);
     await other.revoke(issued.accessToken);
     // The bus event (what the runtime publishes on `auth`) evicts a's cache.
@@ -120,10 +144,23 @@ describe('identity tokens', () => {
     const kid = (JSON.parse(Buffer.from(h!, 'base64url').toString()) as { kid: string }).kid;
     const foreign = await new SignJWT({ scope: 'read', publicId: 'pub_1' })
       .setProtectedHeader({ alg: 'ES256', kid })
-      .setIssuer(ISSUER).setSubject('agent').setAudience(`${ISSUER}/mcp`).setJti(issued.jti).setIssuedAt().setExpirationTime('1h')
+      .setIssuer(ISSUER)
+      .setSubject('agent')
+      .setAudience(`${ISSUER}/mcp`)
+      .setJti(issued.jti)
+      .setIssuedAt()
+      .setExpirationTime('1h')
       .sign(privateKey);
     expect(await failure(tokens.authenticate(foreign))).toEqual(invalid);
-    const unknownKid = await new SignJWT({ scope: 'read', publicId: 'pub_1' }).setProtectedHeader({ alg: 'ES256', kid: (await exportJWK(publicKey)).x! }).setIssuer(ISSUER).setAudience(`${ISSUER}/mcp`).setJti(issued.jti).setSubject('agent').setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const unknownKid = await new SignJWT({ scope: 'read', publicId: 'pub_1' })
+      .setProtectedHeader({ alg: 'ES256', kid: (await exportJWK(publicKey)).x! })
+      .setIssuer(ISSUER)
+      .setAudience(`${ISSUER}/mcp`)
+      .setJti(issued.jti)
+      .setSubject('agent')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expect(await failure(tokens.authenticate(unknownKid))).toEqual(invalid);
 
     await tokens.authenticate(issued.accessToken);

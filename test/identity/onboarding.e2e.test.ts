@@ -70,7 +70,13 @@ const rpcCall = (id: number, method: string, params: Record<string, unknown> = {
 
 describe('ERC-8004 onboarding over HTTP', () => {
   it('SIWE with an EOA: 201 with the token, the same wallet again → the same agent (200); a replayed nonce is refused', async () => {
-    const registration = { type: 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1', name: 'Alpha bot', description: 'trades', services: [], active: true };
+    const registration = {
+      type: 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1',
+      name: 'Alpha bot',
+      description: 'trades',
+      services: [],
+      active: true,
+    };
     const first = await onboardSiwe(owner, 'read', { registration });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
@@ -84,9 +90,19 @@ describe('ERC-8004 onboarding over HTTP', () => {
       verified: false,
     });
     const verify = await client.post('/api/nest/auth/verify', undefined, { authorization: `Bearer ${first.body.accessToken}` });
-    expect(verify.body).toEqual({ valid: true, principal: { type: 'identity-token', jti: first.body.jti, scope: 'read', agentId: 'erc8004-wallet', expiresAt: expect.any(String) } });
+    expect(verify.body).toEqual({
+      valid: true,
+      principal: { type: 'identity-token', jti: first.body.jti, scope: 'read', agentId: 'erc8004-wallet', expiresAt: expect.any(String) },
+    });
     const claims = decodeJwt(first.body.accessToken);
-    expect(claims).toMatchObject({ iss: PUBLIC_URL, sub: 'erc8004-wallet', aud: `${PUBLIC_URL}/mcp`, scope: 'read', publicId: first.body.publicId, jti: first.body.jti });
+    expect(claims).toMatchObject({
+      iss: PUBLIC_URL,
+      sub: 'erc8004-wallet',
+      aud: `${PUBLIC_URL}/mcp`,
+      scope: 'read',
+      publicId: first.body.publicId,
+      jti: first.body.jti,
+    });
 
     const message = owner.message(await nonce());
     const signature = await owner.sign(message);
@@ -130,13 +146,21 @@ describe('ERC-8004 onboarding over HTTP', () => {
   });
 
   it('provider tokens: verified on the provider JWKS, key rotation at the provider, unknown provider, wrong audience, slow JWKS', async () => {
-    const first = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('agent-42'), scope: 'read' });
+    const first = await client.post(`${ONBOARD}/identity`, {
+      provider: 'testidp',
+      providerToken: await provider.token('agent-42'),
+      scope: 'read',
+    });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ agentId: 'erc8004-agent', verified: false, scope: 'read' });
     const fetches = provider.jwksFetches;
     // The provider rotates: a token with a kid the service has not seen makes it fetch the JWKS again.
     await provider.rotate();
-    const rotated = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('agent-42'), scope: 'trade' });
+    const rotated = await client.post(`${ONBOARD}/identity`, {
+      provider: 'testidp',
+      providerToken: await provider.token('agent-42'),
+      scope: 'trade',
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.publicId).toBe(first.body.publicId);
     expect(provider.jwksFetches).toBeGreaterThan(fetches);
@@ -144,17 +168,33 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const unknown = await client.post(`${ONBOARD}/identity`, { provider: 'nope', providerToken: await provider.token('x'), scope: 'read' });
     expect(unknown.status).toBe(401);
     expect(unknown.body.message).toBe('Unknown identity provider: nope');
-    const wrongAudience = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('x', { audience: 'someone-else' }), scope: 'read' });
+    const wrongAudience = await client.post(`${ONBOARD}/identity`, {
+      provider: 'testidp',
+      providerToken: await provider.token('x', { audience: 'someone-else' }),
+      scope: 'read',
+    });
     expect(wrongAudience.status).toBe(401);
-    const expired = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('x', { expiresAt: Math.floor(Date.now() / 1000) - 60 }), scope: 'read' });
+    const expired = await client.post(`${ONBOARD}/identity`, {
+      provider: 'testidp',
+      providerToken: await provider.token('x', { expiresAt: Math.floor(Date.now() / 1000) - 60 }),
+      scope: 'read',
+    });
     expect(expired.status).toBe(401);
-    const manage = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('x'), scope: 'manage' });
+    const manage = await client.post(`${ONBOARD}/identity`, {
+      provider: 'testidp',
+      providerToken: await provider.token('x'),
+      scope: 'manage',
+    });
     expect(manage.status).toBe(403);
 
     await provider.rotate();
     provider.delayMs = 1_000;
     try {
-      const slow = await client.post(`${ONBOARD}/identity`, { provider: 'testidp', providerToken: await provider.token('agent-43'), scope: 'read' });
+      const slow = await client.post(`${ONBOARD}/identity`, {
+        provider: 'testidp',
+        providerToken: await provider.token('agent-43'),
+        scope: 'read',
+      });
       expect(slow.status).toBe(503);
     } finally {
       provider.delayMs = 0;
@@ -164,17 +204,33 @@ describe('ERC-8004 onboarding over HTTP', () => {
   it('MCP with identity tokens: tools/list by scope, a read tool called, trade tools hidden from read; another agent is 404', async () => {
     const read = await onboardSiwe(owner, 'read');
     const trade = await onboardSiwe(owner, 'trade');
-    const tools = async (token: string) => (await rawRpc(svc.url, read.body.publicId, rpcCall(1, 'tools/list'), bearer(token))).body.result.tools.map((t: { name: string }) => t.name) as string[];
+    const tools = async (token: string) =>
+      (await rawRpc(svc.url, read.body.publicId, rpcCall(1, 'tools/list'), bearer(token))).body.result.tools.map(
+        (t: { name: string }) => t.name,
+      ) as string[];
     const readTools = await tools(read.body.accessToken);
     const tradeTools = await tools(trade.body.accessToken);
     expect(readTools).toContain('trading_portfolio_summary');
     expect(readTools).not.toContain('trading_solana_aggregator_swap');
     expect(tradeTools).toContain('trading_solana_aggregator_swap');
     expect(tradeTools.length).toBeGreaterThan(readTools.length);
-    const called = await rawRpc(svc.url, read.body.publicId, rpcCall(2, 'tools/call', { name: 'trading_portfolio_summary', arguments: {} }), bearer(read.body.accessToken));
+    const called = await rawRpc(
+      svc.url,
+      read.body.publicId,
+      rpcCall(2, 'tools/call', { name: 'trading_portfolio_summary', arguments: {} }),
+      bearer(read.body.accessToken),
+    );
     expect(called.status).toBe(200);
     expect(called.body.result.isError).toBe(false);
-    const hidden = await rawRpc(svc.url, read.body.publicId, rpcCall(3, 'tools/call', { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: 'USDC', amount: '1' } }), bearer(read.body.accessToken));
+    const hidden = await rawRpc(
+      svc.url,
+      read.body.publicId,
+      rpcCall(3, 'tools/call', {
+        name: 'trading_solana_aggregator_swap',
+        arguments: { inputMint: 'SOL', outputMint: 'USDC', amount: '1' },
+      }),
+      bearer(read.body.accessToken),
+    );
     // The same refusal as an API key of that scope (interface 7.3).
     expect(hidden.body.error).toMatchObject({ code: -32003, message: 'Scope insufficient: required trade, got read' });
 
@@ -198,7 +254,10 @@ describe('ERC-8004 onboarding over HTTP', () => {
     expect(again.body.message).toBe('Token already revoked');
     expect((await client.post(`${ONBOARD}/tokens/revoke-status`, { jti: issued.body.jti })).body).toEqual(revoked.body);
     const live = await onboardSiwe(owner, 'read');
-    expect((await client.post(`${ONBOARD}/tokens/revoke-status`, { token: live.body.accessToken })).body).toEqual({ jti: live.body.jti, revoked: false });
+    expect((await client.post(`${ONBOARD}/tokens/revoke-status`, { token: live.body.accessToken })).body).toEqual({
+      jti: live.body.jti,
+      revoked: false,
+    });
   });
 
   it('an outside verifier: the JWKS verifies tokens before and after a rotation; a foreign key does not pass the service', async () => {
@@ -219,7 +278,12 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const { privateKey } = await generateKeyPair('ES256');
     const forged = await new SignJWT({ scope: 'trade', publicId: after.body.publicId })
       .setProtectedHeader({ alg: 'ES256', kid: 'forged-kid' })
-      .setIssuer(PUBLIC_URL).setAudience(`${PUBLIC_URL}/mcp`).setSubject('erc8004-wallet').setJti(after.body.jti).setIssuedAt().setExpirationTime('5m')
+      .setIssuer(PUBLIC_URL)
+      .setAudience(`${PUBLIC_URL}/mcp`)
+      .setSubject('erc8004-wallet')
+      .setJti(after.body.jti)
+      .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(privateKey);
     const refused = await rawRpc(svc.url, after.body.publicId, rpcCall(2, 'tools/list'), bearer(forged));
     expect(refused.status).toBe(401);
@@ -233,12 +297,18 @@ describe('agentctl keys', () => {
     const { runCli } = await import('../../src/cli/agentctl.js');
     const run = async (...argv: string[]) => {
       const out: string[] = [];
-      const code = await runCli(argv, { AGENTCTL_URL: svc.url, OPS_TOKEN: svc.opsToken }, { out: (t) => out.push(t), err: (t) => out.push(t) });
+      const code = await runCli(
+        argv,
+        { AGENTCTL_URL: svc.url, OPS_TOKEN: svc.opsToken },
+        { out: (t) => out.push(t), err: (t) => out.push(t) },
+      );
       return { code, out: out.join('\n') };
     };
     const before = await run('keys', 'list', '--json');
     expect(before.code).toBe(0);
-    const activeBefore = (JSON.parse(before.out) as { keys: Array<{ kid: string; status: string }> }).keys.find((k) => k.status === 'active')!.kid;
+    const activeBefore = (JSON.parse(before.out) as { keys: Array<{ kid: string; status: string }> }).keys.find(
+      (k) => k.status === 'active',
+    )!.kid;
     const rotated = await run('keys', 'rotate');
     expect(rotated.code).toBe(0);
     expect(rotated.out).toContain('KID\tSTATUS\tCREATED\tRETIRED\tLEAVES JWKS');
@@ -259,7 +329,11 @@ describe('the official MCP SDK client with an identity token', () => {
     const trade = await onboardSiwe(trader, 'trade');
     const connect = async (token: string) => {
       const mcp = new McpClient({ name: 'identity-e2e', version: '1.0.0' });
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${read.body.publicId}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp/${read.body.publicId}`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
       return mcp;
     };
     const readClient = await connect(read.body.accessToken);
@@ -286,22 +360,43 @@ describe('the official MCP SDK client with an identity token', () => {
 
       // Trading on: the owner switches it on and funds the agent's paper wallet.
       expect((await operator.put(`/api/nest/agents/${read.body.agentId}/trading`, { enabled: true })).status).toBe(200);
-      expect((await operator.put(`/api/nest/trading/config/${login.body.user.id}/default-order-profile`, { autoApprove: true })).status).toBe(200);
+      expect(
+        (await operator.put(`/api/nest/trading/config/${login.body.user.id}/default-order-profile`, { autoApprove: true })).status,
+      ).toBe(200);
       const wallet = await tradeClient.callTool({ name: 'trading_wallet_custodial_ensure', arguments: {} });
       expect(wallet.isError).toBe(false);
-      expect((await operator.post(`/api/nest/trading/paper/faucet/${login.body.user.id}`, { chain: 'solana', token: 'USDC', amount: '100' })).status).toBe(200);
+      expect(
+        (await operator.post(`/api/nest/trading/paper/faucet/${login.body.user.id}`, { chain: 'solana', token: 'USDC', amount: '100' }))
+          .status,
+      ).toBe(200);
       const swap = await tradeClient.callTool({
         name: 'trading_solana_aggregator_swap',
-        arguments: { inputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', outputMint: 'So11111111111111111111111111111111111111112', amount: '25000000', idempotencyKey: randomUUID() },
+        arguments: {
+          inputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          outputMint: 'So11111111111111111111111111111111111111112',
+          amount: '25000000',
+          idempotencyKey: randomUUID(),
+        },
       });
       expect(swap.structuredContent).toMatchObject({ status: 'filled', channel: 'mcp', amountIn: '25000000' });
       // The audit trail (written in batches) names the principal kind and the jti.
       let logs = await operator.get(`/api/nest/agents/${read.body.agentId}/logs?limit=200`);
-      for (let i = 0; i < 50 && !logs.body.items.some((e: { operation: string }) => e.operation === 'trading_solana_aggregator_swap'); i++) {
+      for (
+        let i = 0;
+        i < 50 && !logs.body.items.some((e: { operation: string }) => e.operation === 'trading_solana_aggregator_swap');
+        i++
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         logs = await operator.get(`/api/nest/agents/${read.body.agentId}/logs?limit=200`);
       }
-      expect(logs.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ operation: 'trading_solana_aggregator_swap', principal: { type: 'identity-token', id: trade.body.jti } })]));
+      expect(logs.body.items).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            operation: 'trading_solana_aggregator_swap',
+            principal: { type: 'identity-token', id: trade.body.jti },
+          }),
+        ]),
+      );
     } finally {
       await readClient.close();
       await tradeClient.close();
@@ -325,14 +420,26 @@ describe('ERC-8004 discovery documents', () => {
       supportedRegistries: { namespace: 'eip155', chainIds: [CHAIN] },
     });
     const onboarding = await (await get('/.well-known/erc8004-onboarding.json')).json();
-    expect(onboarding).toMatchObject({ version: 'erc8004-onboarding-v2', scopes: { read: { lifetimeSeconds: 3600 }, trade: { lifetimeSeconds: 300 } }, providers: ['testidp'], manageAtOnboarding: false });
-    expect(onboarding.errors).toEqual(expect.arrayContaining([{ status: 403, message: 'Requested scope not available' }, { status: 400, message: 'Token already revoked' }]));
+    expect(onboarding).toMatchObject({
+      version: 'erc8004-onboarding-v2',
+      scopes: { read: { lifetimeSeconds: 3600 }, trade: { lifetimeSeconds: 300 } },
+      providers: ['testidp'],
+      manageAtOnboarding: false,
+    });
+    expect(onboarding.errors).toEqual(
+      expect.arrayContaining([
+        { status: 403, message: 'Requested scope not available' },
+        { status: 400, message: 'Token already revoked' },
+      ]),
+    );
     const markdown = await (await get('/.well-known/erc8004-onboarding.md')).text();
     expect(markdown).toContain('# ERC-8004 onboarding (erc8004-onboarding-v2)');
     for (const step of onboarding.steps) expect(markdown).toContain(`**${step.step}**`);
     expect(markdown).toContain('`testidp`');
     const manifest = await (await get('/.well-known/erc8004-skills-manifest.json')).json();
-    const byName = new Map<string, { minScope: string; family: string; inputSchema: { type: string } }>(manifest.tools.map((t: { name: string }) => [t.name, t]));
+    const byName = new Map<string, { minScope: string; family: string; inputSchema: { type: string } }>(
+      manifest.tools.map((t: { name: string }) => [t.name, t]),
+    );
     expect(byName.get('trading_portfolio_summary')).toMatchObject({ minScope: 'read', inputSchema: { type: 'object' } });
     expect(byName.get('trading_solana_aggregator_swap')).toMatchObject({ minScope: 'trade', family: 'trading' });
     expect(manifest.tools.length).toBe(svc.service.operations.catalog.visibleTo({ kind: 'agent', scope: 'manage' }).length);

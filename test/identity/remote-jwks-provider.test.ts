@@ -42,9 +42,17 @@ describe('identity providers on remote JWKS (jose) with a timeout and a circuit 
 
   it('a bad token is 401 and never opens the breaker; an unknown provider is 401 with its name', async () => {
     const port = providers();
-    for (let i = 0; i < 3; i++) expect(await failure(port.verify('idp', await idp.token('a', { audience: 'other' })))).toMatchObject({ status: 401, code: 'PROVIDER_AUTH_FAILED' });
+    for (let i = 0; i < 3; i++)
+      expect(await failure(port.verify('idp', await idp.token('a', { audience: 'other' })))).toMatchObject({
+        status: 401,
+        code: 'PROVIDER_AUTH_FAILED',
+      });
     expect(await port.verify('idp', await idp.token('a'))).toMatchObject({ subject: 'a' });
-    expect(await failure(port.verify('nobody', 'x.y.z'))).toEqual({ status: 401, code: 'AUTHENTICATION_FAILED', message: 'Unknown identity provider: nobody' });
+    expect(await failure(port.verify('nobody', 'x.y.z'))).toEqual({
+      status: 401,
+      code: 'AUTHENTICATION_FAILED',
+      message: 'Unknown identity provider: nobody',
+    });
   });
 
   it('a JWKS slower than the timeout is 503; after `threshold` of them the breaker answers without fetching', async () => {
@@ -56,7 +64,11 @@ describe('identity providers on remote JWKS (jose) with a timeout and a circuit 
       expect(await failure(port.verify('idp', token))).toMatchObject({ status: 503, code: 'PROVIDER_UNAVAILABLE' });
       expect(await failure(port.verify('idp', token))).toMatchObject({ status: 503 });
       const fetches = idp.jwksFetches;
-      expect(await failure(port.verify('idp', token))).toMatchObject({ status: 503, code: 'CIRCUIT_BREAKER_OPEN', message: 'Circuit breaker open for provider: identity:idp' });
+      expect(await failure(port.verify('idp', token))).toMatchObject({
+        status: 503,
+        code: 'CIRCUIT_BREAKER_OPEN',
+        message: 'Circuit breaker open for provider: identity:idp',
+      });
       expect(idp.jwksFetches).toBe(fetches);
     } finally {
       idp.delayMs = 0;

@@ -3,7 +3,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { RETIREMENT_MARGIN_MS, SIGNING_KEY_COLLECTIONS, SIGNING_KEYS_COLLECTION, SigningKeys } from '../../src/identity/keys/signing-keys.service.js';
+import {
+  RETIREMENT_MARGIN_MS,
+  SIGNING_KEY_COLLECTIONS,
+  SIGNING_KEYS_COLLECTION,
+  SigningKeys,
+} from '../../src/identity/keys/signing-keys.service.js';
 import { MAX_TOKEN_LIFETIME_S } from '../../src/identity/tokens/token-lifetimes.js';
 
 const MASTER = 'a-master-secret-of-at-least-32-characters!';
@@ -27,7 +32,10 @@ describe('identity signing keys', () => {
   it('generates one ES256 key whose private half is stored sealed, never in clear', async () => {
     const keys = new SigningKeys(store, box, clock);
     await keys.ensureActive();
-    const doc = await store.get<{ keys: Array<{ sealedPrivateJwk: string; publicJwk: Record<string, unknown> }> }>(SIGNING_KEYS_COLLECTION, 'ring');
+    const doc = await store.get<{ keys: Array<{ sealedPrivateJwk: string; publicJwk: Record<string, unknown> }> }>(
+      SIGNING_KEYS_COLLECTION,
+      'ring',
+    );
     const stored = doc!.data.keys[0]!;
     expect(stored.publicJwk).not.toHaveProperty('d');
     expect(JSON.stringify(doc!.data)).not.toMatch(/"d":/);

@@ -15,7 +15,9 @@ const siwe = [
   'Issued At: 2026-02-05T12:00:00Z',
 ].join('\n');
 const withLines = (header: string) =>
-  siwe.replace('with your Ethereum account:', `with your ${header} account:`).replace('Version: 1\n', `Version: 1\nAgent ID: 42\nAgent Registry: eip155:84532:${REGISTRY}\n`);
+  siwe
+    .replace('with your Ethereum account:', `with your ${header} account:`)
+    .replace('Version: 1\n', `Version: 1\nAgent ID: 42\nAgent Registry: eip155:84532:${REGISTRY}\n`);
 
 describe('SIWA message form', () => {
   it('a plain EIP-4361 message is left as it is', () => {

@@ -90,7 +90,10 @@ describe('agent machine', () => {
     const { actor, emitted } = walk([{ type: 'agent.activate' }]);
     actor.send({ type: 'agent.claim', userId: 'user-2', wallet: '0xabc', at: 10 });
     expect(actor.getSnapshot().value).toBe('active');
-    expect(actor.getSnapshot().context).toMatchObject({ ownerId: 'user-2', claim: { claimedBy: 'user-2', wallet: '0xabc', claimedAt: 10, verifiedAt: 10 } });
+    expect(actor.getSnapshot().context).toMatchObject({
+      ownerId: 'user-2',
+      claim: { claimedBy: 'user-2', wallet: '0xabc', claimedAt: 10, verifiedAt: 10 },
+    });
     expect(emitted.at(-1)).toMatchObject({ type: 'agent.updated' });
     expect(actor.getSnapshot().can({ type: 'agent.claim', userId: 'user-3', wallet: '0xabc', at: 11 })).toBe(false);
     expect(actor.getSnapshot().can({ type: 'agent.claim.verify', userId: 'user-3', at: 11 })).toBe(false);

@@ -90,7 +90,9 @@ describe('api-key scopes and status', () => {
     expect(keyStatus({ state: 'active', context }, createdAt + 69)).toBe('active');
     expect(keyStatus({ state: 'active', context }, createdAt + 70)).toBe('expired');
     // A second retirement does not re-time it.
-    expect(actor.getSnapshot().can({ type: 'key.retire', at: createdAt + 20, expiresAt: createdAt + 1_000, replacedBy: 'key-3' })).toBe(false);
+    expect(actor.getSnapshot().can({ type: 'key.retire', at: createdAt + 20, expiresAt: createdAt + 1_000, replacedBy: 'key-3' })).toBe(
+      false,
+    );
     actor.send({ type: 'key.expire', at: createdAt + 70 });
     expect(actor.getSnapshot().value).toBe('expired');
   });

@@ -55,7 +55,10 @@ describe('bot machine', () => {
 
   it('platform connectors: stopped → started → tripped (with the reason) → started → stopped; no-ops refused', () => {
     const { actor, emitted } = start();
-    expect(actor.getSnapshot().context.platforms).toEqual({ telegram: { status: 'stopped', since: 1 }, discord: { status: 'stopped', since: 1 } });
+    expect(actor.getSnapshot().context.platforms).toEqual({
+      telegram: { status: 'stopped', since: 1 },
+      discord: { status: 'stopped', since: 1 },
+    });
     expect(botDefinition.indexes!(actor.getSnapshot().context).platforms).toBe('none');
     actor.send({ type: 'bot.platform.stop', platform: 'telegram', at: 2 });
     actor.send({ type: 'bot.platform.trip', platform: 'telegram', reason: 'r', at: 2 });
@@ -65,13 +68,20 @@ describe('bot machine', () => {
     expect(actor.getSnapshot().context.platforms.telegram).toEqual({ status: 'started', since: 3 });
     expect(botDefinition.indexes!(actor.getSnapshot().context).platforms).toBe('started');
     actor.send({ type: 'bot.platform.trip', platform: 'telegram', reason: 'Circuit breaker open for provider: telegram', at: 5 });
-    expect(actor.getSnapshot().context.platforms.telegram).toEqual({ status: 'tripped', since: 5, reason: 'Circuit breaker open for provider: telegram' });
+    expect(actor.getSnapshot().context.platforms.telegram).toEqual({
+      status: 'tripped',
+      since: 5,
+      reason: 'Circuit breaker open for provider: telegram',
+    });
     expect(botDefinition.indexes!(actor.getSnapshot().context).platforms).toBe('none');
     actor.send({ type: 'bot.platform.start', platform: 'telegram', at: 6 });
     actor.send({ type: 'bot.platform.start', platform: 'discord', at: 6 });
     expect(actor.getSnapshot().context.platforms.telegram).toEqual({ status: 'started', since: 6 });
     actor.send({ type: 'bot.platform.stop', platform: 'telegram', at: 7 });
-    expect(actor.getSnapshot().context.platforms).toEqual({ telegram: { status: 'stopped', since: 7 }, discord: { status: 'started', since: 6 } });
+    expect(actor.getSnapshot().context.platforms).toEqual({
+      telegram: { status: 'stopped', since: 7 },
+      discord: { status: 'started', since: 6 },
+    });
     expect(emitted).toHaveLength(5);
     // Deleting stops what runs.
     actor.send({ type: 'bot.delete', at: 8 });

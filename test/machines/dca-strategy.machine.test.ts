@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { RECENT_TICKS, dcaStrategyDefinition, dcaStrategyMachine, tickHandled, type DcaStrategyEvent, type DcaStrategyInput } from '../../machines/dca-strategy.machine.js';
+import {
+  RECENT_TICKS,
+  dcaStrategyDefinition,
+  dcaStrategyMachine,
+  tickHandled,
+  type DcaStrategyEvent,
+  type DcaStrategyInput,
+} from '../../machines/dca-strategy.machine.js';
 import { decodeActorDocument } from '../../src/runtime/snapshot-codec.js';
 import { startActor } from '../support/machine-harness.js';
 
@@ -33,10 +40,34 @@ const buy = (n: number, over: Partial<Extract<DcaStrategyEvent, { type: 'dca.exe
   spentUsd: 10,
   ...over,
 });
-const submitted = (n: number): DcaStrategyEvent => ({ type: 'dca.submitted', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, orderId: `ord_${n}` });
-const settledBuy = (n: number): DcaStrategyEvent => ({ type: 'dca.settled', at: T0 + n * MINUTE + 30_000, filled: true, orderId: `ord_${n}`, spentBase: '10000000', acquiredBase: '66000000', spentUsd: 10 });
-const settledFailure = (n: number): DcaStrategyEvent => ({ type: 'dca.settled', at: T0 + n * MINUTE + 30_000, filled: false, orderId: `ord_${n}`, reason: 'Transaction expired' });
-const fail = (n: number): DcaStrategyEvent => ({ type: 'dca.failed', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, reason: 'Insufficient balance for requested swap amount' });
+const submitted = (n: number): DcaStrategyEvent => ({
+  type: 'dca.submitted',
+  at: T0 + n * MINUTE + 50,
+  dueAt: T0 + n * MINUTE,
+  orderId: `ord_${n}`,
+});
+const settledBuy = (n: number): DcaStrategyEvent => ({
+  type: 'dca.settled',
+  at: T0 + n * MINUTE + 30_000,
+  filled: true,
+  orderId: `ord_${n}`,
+  spentBase: '10000000',
+  acquiredBase: '66000000',
+  spentUsd: 10,
+});
+const settledFailure = (n: number): DcaStrategyEvent => ({
+  type: 'dca.settled',
+  at: T0 + n * MINUTE + 30_000,
+  filled: false,
+  orderId: `ord_${n}`,
+  reason: 'Transaction expired',
+});
+const fail = (n: number): DcaStrategyEvent => ({
+  type: 'dca.failed',
+  at: T0 + n * MINUTE + 50,
+  dueAt: T0 + n * MINUTE,
+  reason: 'Insufficient balance for requested swap amount',
+});
 
 function walk(events: DcaStrategyEvent[], over: Partial<DcaStrategyInput> = {}) {
   const { actor, emitted } = startActor(dcaStrategyMachine, { ...input, ...over });
@@ -48,8 +79,22 @@ describe('dca-strategy machine', () => {
   it('counts buys and announces each with its order, amount and price', () => {
     const { snapshot, emitted } = walk([buy(1), buy(2)]);
     expect(snapshot.value).toBe('active');
-    expect(snapshot.context).toMatchObject({ buys: 2, spentBase: '20000000', acquiredBase: '132000000', spentUsd: 20, recentDueAts: [T0 + MINUTE, T0 + 2 * MINUTE], lastOrderId: 'ord_2' });
-    expect(emitted[1]).toEqual({ type: 'dca.executed', strategy: 'sol', orderId: 'ord_2', amount: '10000000', price: '151.51515151', buys: 2 });
+    expect(snapshot.context).toMatchObject({
+      buys: 2,
+      spentBase: '20000000',
+      acquiredBase: '132000000',
+      spentUsd: 20,
+      recentDueAts: [T0 + MINUTE, T0 + 2 * MINUTE],
+      lastOrderId: 'ord_2',
+    });
+    expect(emitted[1]).toEqual({
+      type: 'dca.executed',
+      strategy: 'sol',
+      orderId: 'ord_2',
+      amount: '10000000',
+      price: '151.51515151',
+      buys: 2,
+    });
   });
 
   it('a tick counted once: the same due time again (duplicate delivery) changes nothing', () => {
@@ -61,8 +106,18 @@ describe('dca-strategy machine', () => {
 
   it('active ⇄ paused → deleted', () => {
     expect(walk([{ type: 'dca.pause', at: T0 }]).snapshot.value).toBe('paused');
-    expect(walk([{ type: 'dca.pause', at: T0 }, { type: 'dca.resume', at: T0 + 1 }]).snapshot.value).toBe('active');
-    expect(walk([{ type: 'dca.pause', at: T0 }, { type: 'dca.delete', at: T0 + 1 }]).snapshot.value).toBe('deleted');
+    expect(
+      walk([
+        { type: 'dca.pause', at: T0 },
+        { type: 'dca.resume', at: T0 + 1 },
+      ]).snapshot.value,
+    ).toBe('active');
+    expect(
+      walk([
+        { type: 'dca.pause', at: T0 },
+        { type: 'dca.delete', at: T0 + 1 },
+      ]).snapshot.value,
+    ).toBe('deleted');
     expect(walk([{ type: 'dca.delete', at: T0 }]).snapshot.status).toBe('done');
   });
 
@@ -71,7 +126,13 @@ describe('dca-strategy machine', () => {
     expect(reset.snapshot.value).toBe('active');
     const { snapshot, emitted } = walk([fail(1), fail(2), fail(3)]);
     expect(snapshot.value).toBe('paused');
-    expect(emitted.at(-1)).toEqual({ type: 'dca.failed', strategy: 'sol', reason: 'Insufficient balance for requested swap amount', failuresInRow: 3, paused: true });
+    expect(emitted.at(-1)).toEqual({
+      type: 'dca.failed',
+      strategy: 'sol',
+      reason: 'Insufficient balance for requested swap amount',
+      failuresInRow: 3,
+      paused: true,
+    });
     expect(emitted[0]).toMatchObject({ paused: false, failuresInRow: 1 });
     const resumed = walk([fail(1), fail(2), fail(3), { type: 'dca.resume', at: T0 + 10 * MINUTE }]);
     expect(resumed.snapshot.context.failuresInRow).toBe(0);
@@ -100,7 +161,11 @@ describe('dca-strategy machine', () => {
 
   it('counts a skipped tick (missed while down, catchUp off) without buying', () => {
     // Down from minute 2 to 20: the missed tick of minute 3 is skipped and covers everything until 20.
-    const { snapshot } = walk([{ type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 3 * MINUTE, coversUntil: T0 + 20 * MINUTE, reason: 'missed' }, buy(4), buy(21)]);
+    const { snapshot } = walk([
+      { type: 'dca.skipped', at: T0 + 20 * MINUTE, dueAt: T0 + 3 * MINUTE, coversUntil: T0 + 20 * MINUTE, reason: 'missed' },
+      buy(4),
+      buy(21),
+    ]);
     expect(snapshot.context).toMatchObject({ skipped: 1, buys: 1, coveredUntil: T0 + 20 * MINUTE });
   });
 
@@ -131,7 +196,14 @@ describe('dca-strategy machine', () => {
     expect(pending.emitted).toHaveLength(1); // only the failure of minute 1
     const { snapshot, emitted } = walk([fail(1), submitted(2), buy(2), settledBuy(2), settledBuy(2)]);
     expect(snapshot.context).toMatchObject({ buys: 1, failuresInRow: 0, inFlight: [], spentBase: '10000000' });
-    expect(emitted.at(-1)).toEqual({ type: 'dca.executed', strategy: 'sol', orderId: 'ord_2', amount: '10000000', price: '151.51515151', buys: 1 });
+    expect(emitted.at(-1)).toEqual({
+      type: 'dca.executed',
+      strategy: 'sol',
+      orderId: 'ord_2',
+      amount: '10000000',
+      price: '151.51515151',
+      buys: 1,
+    });
     // A report of an order the strategy is not waiting for changes nothing.
     expect(walk([settledBuy(5)]).snapshot.context.buys).toBe(0);
   });
@@ -159,7 +231,13 @@ describe('dca-strategy machine', () => {
   });
 
   it('a strategy the approval rule holds starts pending_approval: no tick counts, approval makes it active and approved', () => {
-    const { snapshot, actor } = walk([{ type: 'dca.pause', at: T0 + 1 }, { type: 'dca.resume', at: T0 + 2 }], { holdReason: 'a buy of $300.00 is over the approval size of $10' });
+    const { snapshot, actor } = walk(
+      [
+        { type: 'dca.pause', at: T0 + 1 },
+        { type: 'dca.resume', at: T0 + 2 },
+      ],
+      { holdReason: 'a buy of $300.00 is over the approval size of $10' },
+    );
     // Pausing and resuming cannot turn it active behind the approval.
     expect(snapshot.value).toBe('pending_approval');
     expect(snapshot.context).toMatchObject({ buys: 0, failures: 0, holdReason: 'a buy of $300.00 is over the approval size of $10' });
@@ -178,18 +256,34 @@ describe('dca-strategy machine', () => {
   });
 
   it('a tick the approval rule holds sends an unapproved strategy back to pending_approval as a skipped tick, not a failure', () => {
-    const hold: DcaStrategyEvent = { type: 'dca.hold', at: T0 + MINUTE + 50, dueAt: T0 + MINUTE, reason: 'the order profile approves no trade automatically (autoApprove off)' };
+    const hold: DcaStrategyEvent = {
+      type: 'dca.hold',
+      at: T0 + MINUTE + 50,
+      dueAt: T0 + MINUTE,
+      reason: 'the order profile approves no trade automatically (autoApprove off)',
+    };
     const { snapshot } = walk([hold]);
     expect(snapshot.value).toBe('pending_approval');
-    expect(snapshot.context).toMatchObject({ skipped: 1, failures: 0, failuresInRow: 0, holdReason: 'the order profile approves no trade automatically (autoApprove off)', recentDueAts: [T0 + MINUTE] });
+    expect(snapshot.context).toMatchObject({
+      skipped: 1,
+      failures: 0,
+      failuresInRow: 0,
+      holdReason: 'the order profile approves no trade automatically (autoApprove off)',
+      recentDueAts: [T0 + MINUTE],
+    });
     // An approved strategy's buys are approved: a hold does not apply to it.
-    const approved = walk([{ type: 'dca.hold', at: T0 + 10, dueAt: T0, reason: 'x' }, { type: 'dca.approve', at: T0 + 20, by: 'trade' }, hold]);
+    const approved = walk([
+      { type: 'dca.hold', at: T0 + 10, dueAt: T0, reason: 'x' },
+      { type: 'dca.approve', at: T0 + 20, by: 'trade' },
+      hold,
+    ]);
     expect(approved.snapshot.value).toBe('active');
     expect(approved.snapshot.context.skipped).toBe(1);
   });
 
   it('pending_approval: its end completes it, deleting it works, and an order already in flight still counts', () => {
-    const held = (over: Partial<DcaStrategyInput> = {}) => walk([submitted(1), { type: 'dca.hold', at: T0 + 2 * MINUTE, dueAt: T0 + 2 * MINUTE, reason: 'held' }], over);
+    const held = (over: Partial<DcaStrategyInput> = {}) =>
+      walk([submitted(1), { type: 'dca.hold', at: T0 + 2 * MINUTE, dueAt: T0 + 2 * MINUTE, reason: 'held' }], over);
     const { actor } = held({ endAt: T0 + 10 * MINUTE });
     actor.send(settledBuy(1));
     expect(actor.getSnapshot().context).toMatchObject({ buys: 1, inFlight: [] });
@@ -203,7 +297,12 @@ describe('dca-strategy machine', () => {
   });
 
   it('skipped ticks (agent paused, trading off) are no failures: the strategy never pauses itself for them', () => {
-    const skip = (n: number): DcaStrategyEvent => ({ type: 'dca.skipped', at: T0 + n * MINUTE + 50, dueAt: T0 + n * MINUTE, reason: 'the agent is paused' });
+    const skip = (n: number): DcaStrategyEvent => ({
+      type: 'dca.skipped',
+      at: T0 + n * MINUTE + 50,
+      dueAt: T0 + n * MINUTE,
+      reason: 'the agent is paused',
+    });
     const { snapshot } = walk([fail(1), fail(2), skip(3), skip(4), skip(5), skip(6)]);
     expect(snapshot.value).toBe('active');
     expect(snapshot.context).toMatchObject({ skipped: 4, failures: 2, failuresInRow: 2 });
@@ -220,7 +319,11 @@ describe('dca-strategy machine', () => {
     expect(actor.getSnapshot().value).toBe('pending_approval');
     // And a paused v3 strategy stays paused.
     const paused = walk([{ type: 'dca.pause', at: T0 + 1 }]).actor.getPersistedSnapshot();
-    const restored = startActor(dcaStrategyMachine, input, decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(paused)) }));
+    const restored = startActor(
+      dcaStrategyMachine,
+      input,
+      decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(paused)) }),
+    );
     expect(restored.actor.getSnapshot().value).toBe('paused');
   });
 

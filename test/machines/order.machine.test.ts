@@ -56,15 +56,60 @@ describe('order machine', () => {
     ['pending_approval → approved', true, [{ type: 'order.approve', at: T0 + 1 }], 'approved'],
     ['pending_approval → rejected', true, [{ type: 'order.reject', at: T0 + 1 }], 'rejected'],
     ['pending_approval → expired', true, [{ type: 'order.expire', at: T0 + 15 * 60_000 }], 'expired'],
-    ['pending_approval → expired (approved after its window, the expiry job late)', true, [{ type: 'order.approve', at: T0 + 15 * 60_000 }], 'expired'],
+    [
+      'pending_approval → expired (approved after its window, the expiry job late)',
+      true,
+      [{ type: 'order.approve', at: T0 + 15 * 60_000 }],
+      'expired',
+    ],
     ['pending_approval → cancelled', true, [{ type: 'order.cancel', at: T0 + 1 }], 'cancelled'],
-    ['approved → submitting', true, [{ type: 'order.approve', at: T0 + 1 }, { type: 'order.submit', at: T0 + 2 }], 'submitting'],
-    ['approved → cancelled', true, [{ type: 'order.approve', at: T0 + 1 }, { type: 'order.cancel', at: T0 + 2 }], 'cancelled'],
-    ['approved → failed (re-check refused)', true, [{ type: 'order.approve', at: T0 + 1 }, { type: 'order.fail', at: T0 + 2, reason: 'insufficient_balance' }], 'failed'],
-    ['submitting → submitted → filled', false, [{ type: 'order.submitted', at: T0 + 1, txSignature: 'sig' }, { type: 'order.fill', at: T0 + 2, filledOut: '149000000', txSignature: 'sig' }], 'filled'],
+    [
+      'approved → submitting',
+      true,
+      [
+        { type: 'order.approve', at: T0 + 1 },
+        { type: 'order.submit', at: T0 + 2 },
+      ],
+      'submitting',
+    ],
+    [
+      'approved → cancelled',
+      true,
+      [
+        { type: 'order.approve', at: T0 + 1 },
+        { type: 'order.cancel', at: T0 + 2 },
+      ],
+      'cancelled',
+    ],
+    [
+      'approved → failed (re-check refused)',
+      true,
+      [
+        { type: 'order.approve', at: T0 + 1 },
+        { type: 'order.fail', at: T0 + 2, reason: 'insufficient_balance' },
+      ],
+      'failed',
+    ],
+    [
+      'submitting → submitted → filled',
+      false,
+      [
+        { type: 'order.submitted', at: T0 + 1, txSignature: 'sig' },
+        { type: 'order.fill', at: T0 + 2, filledOut: '149000000', txSignature: 'sig' },
+      ],
+      'filled',
+    ],
     ['submitting → filled', false, [{ type: 'order.fill', at: T0 + 1, filledOut: '149000000', txSignature: 'sig' }], 'filled'],
     ['submitting → failed', false, [{ type: 'order.fail', at: T0 + 1, reason: 'slippage' }], 'failed'],
-    ['submitted → failed', false, [{ type: 'order.submitted', at: T0 + 1, txSignature: 'sig' }, { type: 'order.fail', at: T0 + 2, reason: 'expired' }], 'failed'],
+    [
+      'submitted → failed',
+      false,
+      [
+        { type: 'order.submitted', at: T0 + 1, txSignature: 'sig' },
+        { type: 'order.fail', at: T0 + 2, reason: 'expired' },
+      ],
+      'failed',
+    ],
   ])('%s', (_name, approval, events, state) => {
     const { snapshot, emitted } = walk(approval, events);
     expect(snapshot.value).toBe(state);
@@ -90,7 +135,10 @@ describe('order machine', () => {
     expect(approved.can({ type: 'order.approve', at: T0 + 2 })).toBe(false);
     expect(approved.can({ type: 'order.fill', at: T0 + 2, filledOut: '1', txSignature: 's' })).toBe(false);
     const filled = walk(false, [{ type: 'order.fill', at: T0 + 1, filledOut: '1', txSignature: 's' }]).snapshot;
-    for (const event of [{ type: 'order.fail', at: T0 + 2, reason: 'x' }, { type: 'order.cancel', at: T0 + 2 }] as OrderEvent[]) {
+    for (const event of [
+      { type: 'order.fail', at: T0 + 2, reason: 'x' },
+      { type: 'order.cancel', at: T0 + 2 },
+    ] as OrderEvent[]) {
       expect(filled.can(event)).toBe(false);
     }
     const submitting = walk(false, []).snapshot;
@@ -110,7 +158,11 @@ describe('order machine', () => {
   it('indexes orders by account, newest first, and by account + status', () => {
     const context = walk(true, []).snapshot.context;
     const indexes = orderDefinition.indexes!(context);
-    expect(indexes).toMatchObject({ subject: 'agent:agt_1', subjectStatus: orderTimeKey('agent:agt_1|pending_approval', T0), subjectOpen: 'agent:agt_1|open' });
+    expect(indexes).toMatchObject({
+      subject: 'agent:agt_1',
+      subjectStatus: orderTimeKey('agent:agt_1|pending_approval', T0),
+      subjectOpen: 'agent:agt_1|open',
+    });
     expect(orderTimeKey('agent:a', T0 + 1) < orderTimeKey('agent:a', T0)).toBe(true);
   });
 });

@@ -8,7 +8,6 @@ describe('decimal formatting of amounts and prices', () => {
     expect(plainDecimal(-1.4021345667109799e21, 6)).toBe('-1402134566710979900000.000000');
     expect(plainDecimal(1e30, 0)).toBe('1000000000000000000000000000000');
     expect(plainDecimal(1.25e25, 1)).toBe('12500000000000000000000000.0');
-
   });
 
   it('formatUsd rounds half a cent away from zero and stays a two-decimal string past 1e21', () => {

@@ -3,8 +3,19 @@ import { withdrawalDefinition, type WithdrawalInput } from '../../machines/withd
 import { startActor } from '../support/machine-harness.js';
 
 const input: WithdrawalInput = {
-  withdrawalId: 'wd_1', subjectType: 'agent', subjectId: 'agt_1', chain: 'solana', walletId: 'wal_1', from: 'From111', to: 'To111',
-  token: 'So11111111111111111111111111111111111111112', symbol: 'SOL', decimals: 9, amount: '1000', valueUsd: 0.1, createdAt: 1_000,
+  withdrawalId: 'wd_1',
+  subjectType: 'agent',
+  subjectId: 'agt_1',
+  chain: 'solana',
+  walletId: 'wal_1',
+  from: 'From111',
+  to: 'To111',
+  token: 'So11111111111111111111111111111111111111112',
+  symbol: 'SOL',
+  decimals: 9,
+  amount: '1000',
+  valueUsd: 0.1,
+  createdAt: 1_000,
 };
 const machine = withdrawalDefinition.machine;
 
@@ -18,7 +29,10 @@ describe('withdrawal machine', () => {
     expect(actor.getSnapshot().value).toBe('confirmed');
     expect(actor.getSnapshot().status).toBe('done');
     expect(emitted.map((e) => `${(e as { type: string }).type}:${(e as { withdrawal: { status: string } }).withdrawal.status}`)).toEqual([
-      'withdrawal.created:requested', 'withdrawal.updated:signed', 'withdrawal.updated:broadcast', 'withdrawal.updated:confirmed',
+      'withdrawal.created:requested',
+      'withdrawal.updated:signed',
+      'withdrawal.updated:broadcast',
+      'withdrawal.updated:confirmed',
     ]);
     expect(JSON.stringify(emitted)).not.toContain('AAAA');
     expect(actor.getSnapshot().context).toMatchObject({ txSignature: 'sig', signedTx: 'AAAA', validUntilHeight: 99, updatedAt: 4_000 });

@@ -23,7 +23,7 @@ describe('McpAccessResolver publicId cache', () => {
     operator = await Operator.signIn(svc);
     const { runtime, services } = svc.service;
     // Counts index lookups of agents and bots; the lookups themselves are the runtime's.
-    const counting = <C,>(actors: Pick<ActorCollection<C>, 'find'>): Pick<ActorCollection<C>, 'find'> => ({
+    const counting = <C>(actors: Pick<ActorCollection<C>, 'find'>): Pick<ActorCollection<C>, 'find'> => ({
       find: (query, page) => {
         finds++;
         return actors.find(query, page);
@@ -56,7 +56,10 @@ describe('McpAccessResolver publicId cache', () => {
   it('does not cache misses, nor credentials', async () => {
     const bot = await operator.botWithKey();
     finds = 0;
-    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ status: 404, message: 'Agent not found' });
+    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({
+      status: 404,
+      message: 'Agent not found',
+    });
     await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ status: 404 });
     expect(finds).toBe(4); // agent and bot indexes, twice
     await expect(resolver.resolve(bot.publicId, 'Bearer mcpk_wrong')).rejects.toMatchObject({ status: 401 });

@@ -24,26 +24,158 @@ const ROWS: Row[] = [
   { row: 'malformed JSON', body: '{"jsonrpc":"2.0","id":1,', status: 400, id: null, error: { code: -32700, message: 'Parse error' } },
   { row: 'empty body', body: '', status: 400, id: null, error: { code: -32700, message: 'Parse error' } },
   { row: 'missing jsonrpc', body: { id: 1, method: 'ping' }, status: 400, id: 1, error: { code: -32600, message: 'Invalid request' } },
-  { row: 'wrong jsonrpc', body: { jsonrpc: '1.0', id: 1, method: 'ping' }, status: 400, id: 1, error: { code: -32600, message: 'Invalid request' } },
+  {
+    row: 'wrong jsonrpc',
+    body: { jsonrpc: '1.0', id: 1, method: 'ping' },
+    status: 400,
+    id: 1,
+    error: { code: -32600, message: 'Invalid request' },
+  },
   { row: 'missing method', body: { jsonrpc: '2.0', id: 2 }, status: 400, id: 2, error: { code: -32600, message: 'Invalid request' } },
-  { row: 'missing id (not a notification method)', body: { jsonrpc: '2.0', method: 'tools/list' }, status: 400, id: null, error: { code: -32600, message: 'Invalid request' } },
-  { row: 'null id', body: { jsonrpc: '2.0', id: null, method: 'ping' }, status: 400, id: null, error: { code: -32600, message: 'Invalid request' } },
-  { row: 'batch', body: [{ jsonrpc: '2.0', id: 1, method: 'ping' }], status: 400, id: null, error: { code: -32600, message: 'Invalid request' } },
-  { row: 'unknown method', body: { jsonrpc: '2.0', id: 'm', method: 'resources/list' }, status: 200, id: 'm', error: { code: -32601, message: 'Method not found' } },
-  { row: 'unknown tool (default mode)', body: call('no_such_tool'), status: 200, id: 11, error: { code: -32601, message: 'Method not found' } },
-  { row: 'hidden tool (default mode, bot)', as: 'bot-default', publicId: 'bot-default', body: call('agent_status'), status: 200, id: 11, error: { code: -32601, message: 'Method not found' } },
-  { row: 'hidden tool (granular mode, bot)', as: 'bot-granular', publicId: 'bot-granular', body: call('agent_status'), status: 200, id: 11, error: { code: -32601, message: 'Tool not found: agent_status' } },
-  { row: 'unknown tool (granular mode, bot)', as: 'bot-granular', publicId: 'bot-granular', body: call('no_such_tool'), status: 200, id: 11, error: { code: -32601, message: 'Tool not found: no_such_tool' } },
-  { row: 'missing argument', as: 'manage', body: call('agent_trading_set', {}), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: enabled is required' } },
-  { row: 'missing argument of fixed values', as: 'manage', body: call('trading_evm_approval_record', { token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', spender: '0x000000000000000000000000000000000000dEaD', amount: '1' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: chain is required' } },
-  { row: 'wrongly typed argument', as: 'manage', body: call('agent_trading_set', { enabled: 'yes' }), status: 200, id: 11, error: { code: -32602, message: 'INVALID_PARAMS: enabled must be boolean' } },
-  { row: 'missing tool name', body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} }, status: 200, id: 3, error: { code: -32602, message: 'INVALID_PARAMS: name is required' } },
-  { row: 'unknown publicId', publicId: 'unknown', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'malformed publicId', publicId: 'malformed', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'key of another agent', as: 'other-agent-key', body: call('agent_status'), status: 404, id: 11, error: { code: -32004, message: 'Agent not found' } },
-  { row: 'operator session token (valid, not served here)', as: 'session', body: call('agent_status'), status: 403, id: 11, error: { code: -32003, message: 'Forbidden' } },
-  { row: 'no Authorization header', as: 'none', body: call('agent_status'), status: 401, id: 11, error: { code: -32001, message: 'Unauthorized' } },
-  { row: 'scope too low', body: call('agent_pause'), status: 403, id: 11, error: { code: -32003, message: 'Scope insufficient: required manage, got read' } },
+  {
+    row: 'missing id (not a notification method)',
+    body: { jsonrpc: '2.0', method: 'tools/list' },
+    status: 400,
+    id: null,
+    error: { code: -32600, message: 'Invalid request' },
+  },
+  {
+    row: 'null id',
+    body: { jsonrpc: '2.0', id: null, method: 'ping' },
+    status: 400,
+    id: null,
+    error: { code: -32600, message: 'Invalid request' },
+  },
+  {
+    row: 'batch',
+    body: [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+    status: 400,
+    id: null,
+    error: { code: -32600, message: 'Invalid request' },
+  },
+  {
+    row: 'unknown method',
+    body: { jsonrpc: '2.0', id: 'm', method: 'resources/list' },
+    status: 200,
+    id: 'm',
+    error: { code: -32601, message: 'Method not found' },
+  },
+  {
+    row: 'unknown tool (default mode)',
+    body: call('no_such_tool'),
+    status: 200,
+    id: 11,
+    error: { code: -32601, message: 'Method not found' },
+  },
+  {
+    row: 'hidden tool (default mode, bot)',
+    as: 'bot-default',
+    publicId: 'bot-default',
+    body: call('agent_status'),
+    status: 200,
+    id: 11,
+    error: { code: -32601, message: 'Method not found' },
+  },
+  {
+    row: 'hidden tool (granular mode, bot)',
+    as: 'bot-granular',
+    publicId: 'bot-granular',
+    body: call('agent_status'),
+    status: 200,
+    id: 11,
+    error: { code: -32601, message: 'Tool not found: agent_status' },
+  },
+  {
+    row: 'unknown tool (granular mode, bot)',
+    as: 'bot-granular',
+    publicId: 'bot-granular',
+    body: call('no_such_tool'),
+    status: 200,
+    id: 11,
+    error: { code: -32601, message: 'Tool not found: no_such_tool' },
+  },
+  {
+    row: 'missing argument',
+    as: 'manage',
+    body: call('agent_trading_set', {}),
+    status: 200,
+    id: 11,
+    error: { code: -32602, message: 'INVALID_PARAMS: enabled is required' },
+  },
+  {
+    row: 'missing argument of fixed values',
+    as: 'manage',
+    body: call('trading_evm_approval_record', {
+      token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      spender: '0x000000000000000000000000000000000000dEaD',
+      amount: '1',
+    }),
+    status: 200,
+    id: 11,
+    error: { code: -32602, message: 'INVALID_PARAMS: chain is required' },
+  },
+  {
+    row: 'wrongly typed argument',
+    as: 'manage',
+    body: call('agent_trading_set', { enabled: 'yes' }),
+    status: 200,
+    id: 11,
+    error: { code: -32602, message: 'INVALID_PARAMS: enabled must be boolean' },
+  },
+  {
+    row: 'missing tool name',
+    body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} },
+    status: 200,
+    id: 3,
+    error: { code: -32602, message: 'INVALID_PARAMS: name is required' },
+  },
+  {
+    row: 'unknown publicId',
+    publicId: 'unknown',
+    body: call('agent_status'),
+    status: 404,
+    id: 11,
+    error: { code: -32004, message: 'Agent not found' },
+  },
+  {
+    row: 'malformed publicId',
+    publicId: 'malformed',
+    body: call('agent_status'),
+    status: 404,
+    id: 11,
+    error: { code: -32004, message: 'Agent not found' },
+  },
+  {
+    row: 'key of another agent',
+    as: 'other-agent-key',
+    body: call('agent_status'),
+    status: 404,
+    id: 11,
+    error: { code: -32004, message: 'Agent not found' },
+  },
+  {
+    row: 'operator session token (valid, not served here)',
+    as: 'session',
+    body: call('agent_status'),
+    status: 403,
+    id: 11,
+    error: { code: -32003, message: 'Forbidden' },
+  },
+  {
+    row: 'no Authorization header',
+    as: 'none',
+    body: call('agent_status'),
+    status: 401,
+    id: 11,
+    error: { code: -32001, message: 'Unauthorized' },
+  },
+  {
+    row: 'scope too low',
+    body: call('agent_pause'),
+    status: 403,
+    id: 11,
+    error: { code: -32003, message: 'Scope insufficient: required manage, got read' },
+  },
 ];
 
 describe('MCP errors of interface 7.5 (e2e)', () => {
@@ -62,7 +194,10 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     secrets.session = alice.client.bearer!;
     const other = await alice.agent('other');
     secrets['other-agent-key'] = (await alice.agentKey(other.agentId, 'read')).secret;
-    for (const [name, mcp] of [['bot-default', {}], ['bot-granular', { granularErrors: true }]] as const) {
+    for (const [name, mcp] of [
+      ['bot-default', {}],
+      ['bot-granular', { granularErrors: true }],
+    ] as const) {
       const bot = await alice.botWithKey(mcp);
       secrets[name] = bot.secret;
       publicIds[name] = bot.publicId;
@@ -81,7 +216,10 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
   it('Request entity too large: a body over 1 MiB is 400 and the connection stays usable', async () => {
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1024 * 1024) } });
     const answer = await rawRpc(svc.url, agent.publicId, huge, bearer(secrets.read!));
-    expect(answer).toMatchObject({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request entity too large' } } });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request entity too large' } },
+    });
     const chunked = await fetch(`${svc.url}/mcp/${agent.publicId}`, {
       method: 'POST',
       headers: bearer(secrets.read!),
@@ -98,7 +236,10 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     const answer = await rawRpc(svc.url, agent.publicId, call('agent_resume'), bearer(secrets.manage!));
     expect(answer.status).toBe(200);
     expect(answer.body.result.isError).toBe(true);
-    expect(JSON.parse(answer.body.result.content[0].text)).toEqual({ code: 'RESOURCE_CONFLICT', message: 'Agent cannot be resumed (agent is active)' });
+    expect(JSON.parse(answer.body.result.content[0].text)).toEqual({
+      code: 'RESOURCE_CONFLICT',
+      message: 'Agent cannot be resumed (agent is active)',
+    });
   });
 
   it('notifications get 202 without a body, whatever their name', async () => {
@@ -114,7 +255,8 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.result.structuredContent).toMatchObject({ agentId: agent.agentId });
     expect(answer.headers.get('x-request-id')).toBe('trace-1');
-    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(answer.headers.get(name)).toMatch(/^\d+$/);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(answer.headers.get(name)).toMatch(/^\d+$/);
     expect(answer.headers.get('x-ratelimit-limit')).toBe('120');
   });
 
@@ -149,7 +291,12 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
         scheme: 'bearer',
         credentials: [
           { type: 'agent-api-key', prefix: 'mcpk_' },
-          { type: 'identity-access-token', jwksUri: 'http://agents.test/.well-known/jwks.json', audience: 'http://agents.test/mcp', lifetimeSeconds: { read: 3600, trade: 300 } },
+          {
+            type: 'identity-access-token',
+            jwksUri: 'http://agents.test/.well-known/jwks.json',
+            audience: 'http://agents.test/mcp',
+            lifetimeSeconds: { read: 3600, trade: 300 },
+          },
         ],
       },
       scopes: { read: { rateLimit: { perMinute: 120, perHour: 3000 } }, trade: {}, manage: {} },

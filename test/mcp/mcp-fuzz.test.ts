@@ -19,19 +19,45 @@ const BATCH = 10;
 
 const valid = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agent_status', arguments: {} } };
 const anything = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(undefined));
-const hugeId = fc.oneof(fc.constant(Number.MAX_VALUE), fc.constant(-Number.MAX_SAFE_INTEGER * 1e6), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ minLength: 1000, maxLength: 5000 }));
-const method = fc.oneof(fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', 'tools/call '), fc.string(), anything);
-const toolName = fc.oneof(fc.constantFrom('agent_status', 'agent_pause', 'agent_keys_list', 'agent_keys_create', 'agent_trading_set', '__proto__', 'constructor'), fc.string(), anything);
+const hugeId = fc.oneof(
+  fc.constant(Number.MAX_VALUE),
+  fc.constant(-Number.MAX_SAFE_INTEGER * 1e6),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ minLength: 1000, maxLength: 5000 }),
+);
+const method = fc.oneof(
+  fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', 'tools/call '),
+  fc.string(),
+  anything,
+);
+const toolName = fc.oneof(
+  fc.constantFrom('agent_status', 'agent_pause', 'agent_keys_list', 'agent_keys_create', 'agent_trading_set', '__proto__', 'constructor'),
+  fc.string(),
+  anything,
+);
 const params = fc.oneof(
   anything,
   fc.record({ name: toolName, arguments: anything, cursor: anything, protocolVersion: anything }, { requiredKeys: [] }),
 );
 /** A request with each field missing, right, or of any type. */
-const message = fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), anything), id: fc.oneof(fc.integer(), fc.string(), hugeId, anything), method, params }, { requiredKeys: [] });
+const message = fc.record(
+  { jsonrpc: fc.oneof(fc.constant('2.0'), anything), id: fc.oneof(fc.integer(), fc.string(), hugeId, anything), method, params },
+  { requiredKeys: [] },
+);
 /** A readable request for a random tool: reaches scope refusals, validation and real handlers. */
-const wellFormedCall = fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), fc.string()), method: fc.constant('tools/call'), params: fc.record({ name: toolName, arguments: anything }, { requiredKeys: ['name'] }) });
+const wellFormedCall = fc.record({
+  jsonrpc: fc.constant('2.0'),
+  id: fc.oneof(fc.integer(), fc.string()),
+  method: fc.constant('tools/call'),
+  params: fc.record({ name: toolName, arguments: anything }, { requiredKeys: ['name'] }),
+});
 const nested = fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth % 3 === 0 ? depth : 0)}`);
-const deepArguments = fc.integer({ min: 10, max: 5_000 }).map((depth) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"agent_status","arguments":{"a":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}}`);
+const deepArguments = fc
+  .integer({ min: 10, max: 5_000 })
+  .map(
+    (depth) =>
+      `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"agent_status","arguments":{"a":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}}`,
+  );
 
 const body: fc.Arbitrary<string | Uint8Array> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
@@ -55,19 +81,33 @@ const STATUS_OF_CODE: Record<number, number> = { [-32700]: 400, [-32600]: 400, [
 const httpAgent = new Agent({ keepAlive: true, maxSockets: BATCH });
 function post(url: URL, body: string | Uint8Array, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: httpAgent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent: httpAgent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 /** Sends one body and checks the answer's shape and status; counts statuses in `seen`. */
-async function check(url: URL, auth: Record<string, string>, seen: Map<string, number>, payload: string | Uint8Array, version: string | undefined): Promise<void> {
-  const response = await post(url, payload, { 'content-type': 'application/json', ...auth, ...(version ? { 'mcp-protocol-version': version } : {}) });
+async function check(
+  url: URL,
+  auth: Record<string, string>,
+  seen: Map<string, number>,
+  payload: string | Uint8Array,
+  version: string | undefined,
+): Promise<void> {
+  const response = await post(url, payload, {
+    'content-type': 'application/json',
+    ...auth,
+    ...(version ? { 'mcp-protocol-version': version } : {}),
+  });
   const text = response.text;
   seen.set(String(response.status), (seen.get(String(response.status)) ?? 0) + 1);
   expect(response.status).toBeLessThan(500);

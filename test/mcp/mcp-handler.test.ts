@@ -18,9 +18,19 @@ describe('MCP handler (own catalog)', () => {
   afterAll(() => h.close());
 
   const call = (name: string, args: unknown = {}, auth = 'read', headers: Record<string, string> = {}) =>
-    rawRpc(h.url, PUBLIC_ID, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, { authorization: `Bearer ${auth}`, ...headers });
+    rawRpc(
+      h.url,
+      PUBLIC_ID,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } },
+      { authorization: `Bearer ${auth}`, ...headers },
+    );
   const rpc = (method: string, params?: unknown, auth = 'read', headers: Record<string, string> = {}) =>
-    rawRpc(h.url, PUBLIC_ID, { jsonrpc: '2.0', id: 'r1', method, ...(params === undefined ? {} : { params }) }, { authorization: `Bearer ${auth}`, ...headers });
+    rawRpc(
+      h.url,
+      PUBLIC_ID,
+      { jsonrpc: '2.0', id: 'r1', method, ...(params === undefined ? {} : { params }) },
+      { authorization: `Bearer ${auth}`, ...headers },
+    );
 
   it('a handler that throws unexpectedly is -32603 Tool execution failed, revealing nothing', async () => {
     const answer = await call('crash_tool');
@@ -28,7 +38,11 @@ describe('MCP handler (own catalog)', () => {
     expect(answer.body).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32603, message: 'Tool execution failed: Internal server error', data: { tool: 'crash_tool', reason: 'Internal server error' } },
+      error: {
+        code: -32603,
+        message: 'Tool execution failed: Internal server error',
+        data: { tool: 'crash_tool', reason: 'Internal server error' },
+      },
     });
     expect(answer.text).not.toContain('exploded');
     expect(h.logs.some((line) => line.includes('exploded'))).toBe(true);
@@ -36,7 +50,11 @@ describe('MCP handler (own catalog)', () => {
 
   it('a 5xx AppError is -32603 with its message as the reason', async () => {
     const reason = 'Circuit breaker open for provider: jupiter';
-    expect((await call('breaker_tool')).body.error).toEqual({ code: -32603, message: `Tool execution failed: ${reason}`, data: { tool: 'breaker_tool', reason } });
+    expect((await call('breaker_tool')).body.error).toEqual({
+      code: -32603,
+      message: `Tool execution failed: ${reason}`,
+      data: { tool: 'breaker_tool', reason },
+    });
   });
 
   it('a domain failure is a result with isError true and {code, message} as text', async () => {
@@ -51,14 +69,20 @@ describe('MCP handler (own catalog)', () => {
   it('scope too low is HTTP 403 with the interface wording, and the request id', async () => {
     const answer = await call('trade_tool');
     expect(answer.status).toBe(403);
-    expect(answer.body).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32003, message: 'Scope insufficient: required trade, got read' } });
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32003, message: 'Scope insufficient: required trade, got read' },
+    });
     expect((await call('trade_tool', {}, 'trade')).body.result.isError).toBe(false);
   });
 
   it('bad arguments are -32602 INVALID_PARAMS with the shared validation wording', async () => {
     expect((await call('order_approve_tool', {})).body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: order_id is required' });
     expect((await call('order_approve_tool', { order_id: 5 })).body.error.message).toBe('INVALID_PARAMS: order_id must be string');
-    expect((await call('order_approve_tool', { order_id: 'o1', extra: 1 })).body.error.message).toBe('INVALID_PARAMS: extra is not a known field');
+    expect((await call('order_approve_tool', { order_id: 'o1', extra: 1 })).body.error.message).toBe(
+      'INVALID_PARAMS: extra is not a known field',
+    );
     expect((await call('order_approve_tool', ['o1'])).body.error.message).toBe('INVALID_PARAMS: arguments must be object');
     expect((await rpc('tools/call', { arguments: {} })).body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: name is required' });
     expect((await rpc('tools/call', ['crash_tool'])).body.error.message).toBe('INVALID_PARAMS: params must be object');
@@ -94,7 +118,10 @@ describe('MCP handler (own catalog)', () => {
     expect(names).toEqual(visible);
     expect(pages).toBe(Math.max(1, Math.ceil(visible.length / TOOLS_PAGE_SIZE)));
     expect(names).not.toContain('trade_tool');
-    expect((await rpc('tools/list', { cursor: 'not-a-cursor' })).body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: cursor is invalid' });
+    expect((await rpc('tools/list', { cursor: 'not-a-cursor' })).body.error).toEqual({
+      code: -32602,
+      message: 'INVALID_PARAMS: cursor is invalid',
+    });
   });
 
   it('hands the call context to the operation: ids, surface, idempotency key; and audits it', async () => {
@@ -106,7 +133,14 @@ describe('MCP handler (own catalog)', () => {
         minScope: 'read',
         principals: ['agent'],
         input: z.object({ idempotencyKey: z.string().optional() }).strict(),
-        handler: async (ctx) => ({ surface: ctx.surface, requestId: ctx.requestId, correlationId: ctx.correlationId, key: ctx.idempotencyKey, subject: ctx.subject, userId: ctx.userId }),
+        handler: async (ctx) => ({
+          surface: ctx.surface,
+          requestId: ctx.requestId,
+          correlationId: ctx.correlationId,
+          key: ctx.idempotencyKey,
+          subject: ctx.subject,
+          userId: ctx.userId,
+        }),
       }),
     );
     const answer = await call('ctx_tool', { idempotencyKey: 'k-1' }, 'read', { 'x-request-id': 'req-42', 'x-correlation-id': 'corr-9' });
@@ -122,13 +156,21 @@ describe('MCP handler (own catalog)', () => {
       subject: { type: 'agent', id: 'agent_1' },
       userId: 'user_1',
     });
-    expect(h.audit.find((entry) => entry.requestId === 'req-42')).toMatchObject({ surface: 'mcp', operation: 'ctx_tool', outcome: 'ok', credentialPrefix: 'mcpk_unit' });
+    expect(h.audit.find((entry) => entry.requestId === 'req-42')).toMatchObject({
+      surface: 'mcp',
+      operation: 'ctx_tool',
+      outcome: 'ok',
+      credentialPrefix: 'mcpk_unit',
+    });
     const generated = await call('ctx_tool', {}, 'read', { 'x-request-id': 'bad id\twith tab' });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('negotiates the protocol revision and refuses a revision header it does not speak', async () => {
-    expect((await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })).body.result.protocolVersion).toBe('2025-06-18');
+    expect(
+      (await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })).body.result
+        .protocolVersion,
+    ).toBe('2025-06-18');
     expect((await rpc('initialize', { protocolVersion: '2024-11-05' })).body.result.protocolVersion).toBe('2025-11-25');
     expect((await rpc('initialize', {})).body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: protocolVersion is required' });
     const refused = await rpc('ping', undefined, 'read', { 'mcp-protocol-version': '1999-01-01' });
@@ -138,7 +180,8 @@ describe('MCP handler (own catalog)', () => {
   });
 
   it('takes only /mcp/<publicId> (any query string); everything else falls through', async () => {
-    const statusOf = async (path: string, method = 'POST') => (await fetch(`${h.url}${path}`, { method, body: method === 'POST' ? '{}' : null })).status;
+    const statusOf = async (path: string, method = 'POST') =>
+      (await fetch(`${h.url}${path}`, { method, body: method === 'POST' ? '{}' : null })).status;
     expect(await statusOf(`/mcp/${PUBLIC_ID}/events/sse`, 'GET')).toBe(418);
     expect(await statusOf('/mcp/')).toBe(418);
     expect(await statusOf('/mcpx')).toBe(418);

@@ -26,15 +26,23 @@ describe('MCP ids echoed as sent (e2e over the handler)', () => {
   const send = (body: string, auth: string | null = 'read', headers: Record<string, string> = {}) =>
     rawRpc(h.url, PUBLIC_ID, body, { ...(auth === null ? {} : { authorization: `Bearer ${auth}` }), ...headers });
 
-  it.each(['9007199254740993', '-9007199254740993', '123456789012345678901234567890', '1e400', '-1e400', '1E+2', '1.5', '1.0', '-0', '0.1000000000000000055511151231257827'])(
-    'numeric id %s comes back in a result as sent',
-    async (id) => {
-      const answer = await send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
-      expect(answer.status).toBe(200);
-      expect(idText(answer.text)).toBe(id);
-      expect(answer.body.result).toEqual({});
-    },
-  );
+  it.each([
+    '9007199254740993',
+    '-9007199254740993',
+    '123456789012345678901234567890',
+    '1e400',
+    '-1e400',
+    '1E+2',
+    '1.5',
+    '1.0',
+    '-0',
+    '0.1000000000000000055511151231257827',
+  ])('numeric id %s comes back in a result as sent', async (id) => {
+    const answer = await send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    expect(answer.status).toBe(200);
+    expect(idText(answer.text)).toBe(id);
+    expect(answer.body.result).toEqual({});
+  });
 
   it('small integer and string ids are unchanged', async () => {
     expect((await send('{"jsonrpc":"2.0","id":7,"method":"ping"}')).text).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');

@@ -65,7 +65,9 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
     expect(read).toContain('agent_status');
     expect(read).not.toContain('agent_pause');
     expect(read.some((name) => name.startsWith('agent_keys_'))).toBe(false);
-    expect(manage).toEqual(expect.arrayContaining(['agent_status', 'agent_pause', 'agent_keys_list', 'agent_keys_create', 'agent_keys_revoke']));
+    expect(manage).toEqual(
+      expect.arrayContaining(['agent_status', 'agent_pause', 'agent_keys_list', 'agent_keys_create', 'agent_keys_revoke']),
+    );
     expect(read.length).toBeLessThan(manage.length);
     expect(read.every((name) => trade.includes(name))).toBe(true);
     expect(trade.every((name) => manage.includes(name))).toBe(true);
@@ -107,14 +109,22 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
     expect((refused as StreamableHTTPError).code).toBe(401);
     const fresh = await connect(doomed.secret).catch((error: unknown) => error);
     expect((fresh as StreamableHTTPError).code).toBe(401);
-    const raw = await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${doomed.secret}` });
+    const raw = await rawRpc(
+      svc.url,
+      agent.publicId,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: `Bearer ${doomed.secret}` },
+    );
     expect(raw).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized' } } });
     expect(raw.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it('GET (standalone SSE stream) and DELETE (session end) are 405; the SDK takes the GET refusal and sends no DELETE without a session', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(`${svc.url}/mcp/${agent.publicId}`, { method, headers: { authorization: `Bearer ${keys.read.secret}` } });
+      const response = await fetch(`${svc.url}/mcp/${agent.publicId}`, {
+        method,
+        headers: { authorization: `Bearer ${keys.read.secret}` },
+      });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST, OPTIONS');
       expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'Method not allowed' } });

@@ -16,10 +16,20 @@ function expectSameVerdicts(original: Record<string, unknown>): void {
 
 describe('portableSchema', () => {
   it('splits type arrays into anyOf branches that keep every assertion', () => {
-    const schema = { type: 'object', properties: { price: { type: ['string', 'null'], pattern: '^a', description: 'a price' } }, required: ['price'] };
+    const schema = {
+      type: 'object',
+      properties: { price: { type: ['string', 'null'], pattern: '^a', description: 'a price' } },
+      required: ['price'],
+    };
     const out = portableSchema(schema);
     expect(out.properties).toEqual({
-      price: { description: 'a price', anyOf: [{ pattern: '^a', type: 'string' }, { pattern: '^a', type: 'null' }] },
+      price: {
+        description: 'a price',
+        anyOf: [
+          { pattern: '^a', type: 'string' },
+          { pattern: '^a', type: 'null' },
+        ],
+      },
     });
     expect(lintToolSchema(out)).toEqual([]);
     for (const value of [{ price: 'abc' }, { price: null }, { price: 'b' }, { price: 1 }, {}]) {

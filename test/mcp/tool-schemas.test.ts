@@ -34,7 +34,8 @@ function undescribedProperties(schema: Json, path = ''): string[] {
         visit(property, where);
       }
     }
-    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) visit(branch, at);
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'])
+      if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) visit(branch, at);
     for (const key of ['items', 'additionalProperties']) visit(node[key], `${at}[]`);
   };
   visit(schema, path);
@@ -72,7 +73,10 @@ describe('tool schemas as tools/list sends them', () => {
   });
 
   it('the checks find what they look for (an undescribed nested property, a type array)', () => {
-    const schema = { type: 'object', properties: { a: { type: 'object', description: 'x', properties: { b: { type: ['string', 'null'] } } } } };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'object', description: 'x', properties: { b: { type: ['string', 'null'] } } } },
+    };
     expect(problemsOf({ name: 't', description: '', inputSchema: schema } as ToolDescriptor)).toEqual([
       't inputSchema.properties.a.properties.b: type is an array ["string","null"]',
       't inputSchema.a.b: no description',
@@ -86,7 +90,12 @@ describe('tool schemas as tools/list sends them', () => {
     const tools: ToolDescriptor[] = [];
     let cursor: string | undefined;
     do {
-      const answer = await rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor ? { cursor } : {} }, bearer(secret));
+      const answer = await rawRpc(
+        svc.url,
+        publicId,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: cursor ? { cursor } : {} },
+        bearer(secret),
+      );
       expect(answer.status).toBe(200);
       tools.push(...(answer.body.result.tools as ToolDescriptor[]));
       cursor = answer.body.result.nextCursor as string | undefined;
@@ -100,7 +109,7 @@ describe('tool schemas as tools/list sends them', () => {
     expect(properties.amount!.description).toMatch(/base units/);
   });
 
-  it('the OpenAPI document: path parameters carry their field\'s description, response schemas none of the inputs\'', async () => {
+  it("the OpenAPI document: path parameters carry their field's description, response schemas none of the inputs'", async () => {
     const document = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as any;
     const remove = document.paths['/api/nest/trading/strategies/{userId}/{strategyName}'].delete;
     const parameter = remove.parameters.find((p: Json) => p.name === 'strategyName');
@@ -116,7 +125,8 @@ describe('tool schemas as tools/list sends them', () => {
     const operator = await Operator.signIn(svc);
     const { agentId, publicId } = await operator.agent('approvals-agent');
     const { secret } = await operator.agentKey(agentId, 'manage');
-    const call = (name: string, args: Json) => rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
+    const call = (name: string, args: Json) =>
+      rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
     expect((await call('trading_evm_wallet_create_custodial', { idempotencyKey: randomUUID() })).body.result.isError).toBe(false);
     const record = (amount: unknown) => call('trading_evm_approval_record', { chain: 'base', token: TOKEN, spender: SPENDER, amount });
 
@@ -142,9 +152,13 @@ describe('tool schemas as tools/list sends them', () => {
     const operator = await Operator.signIn(svc);
     const { agentId, publicId } = await operator.agent('wallet-key-agent');
     const { secret } = await operator.agentKey(agentId, 'manage');
-    const call = (name: string, args: Json) => rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
+    const call = (name: string, args: Json) =>
+      rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
     const expected = { code: -32602, message: 'INVALID_PARAMS: idempotencyKey: must be a UUID v4' };
     expect((await call('trading_evm_wallet_create_custodial', { idempotencyKey: 'not-a-uuid' })).body.error).toEqual(expected);
-    expect((await call('trading_solana_aggregator_swap', { inputMint: 'x', outputMint: 'y', amount: '1', idempotencyKey: 'not-a-uuid' })).body.error).toEqual(expected);
+    expect(
+      (await call('trading_solana_aggregator_swap', { inputMint: 'x', outputMint: 'y', amount: '1', idempotencyKey: 'not-a-uuid' })).body
+        .error,
+    ).toEqual(expected);
   });
 });

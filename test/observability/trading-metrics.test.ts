@@ -14,7 +14,10 @@ function seriesValue(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-const order = (type: string, status: string, venue = 'paper', chain = 'solana') => ({ type, data: { state: status, order: { order_id: 'ord_1', agentId: 'agt_1', status, venue, chain } } });
+const order = (type: string, status: string, venue = 'paper', chain = 'solana') => ({
+  type,
+  data: { state: status, order: { order_id: 'ord_1', agentId: 'agt_1', status, venue, chain } },
+});
 
 describe('DcaTickMetrics', () => {
   it('counts every tick by outcome (each shown from 0) and its lag, through the DcaTickObserver the strategies service calls', async () => {

@@ -17,7 +17,14 @@ describe('ask_bot in the running service', () => {
       name,
       input,
       ctx: {
-        principal: { type: 'agent-key', keyId: 'k1', scope: 'read', ownerId: 'user-1', prefix: 'mcpk_abcdefgh', expiresAt: Date.now() + 60_000 },
+        principal: {
+          type: 'agent-key',
+          keyId: 'k1',
+          scope: 'read',
+          ownerId: 'user-1',
+          prefix: 'mcpk_abcdefgh',
+          expiresAt: Date.now() + 60_000,
+        },
         scope: 'read',
         subject: { type: 'agent', id: agentId },
         userId: 'user-1',
@@ -36,7 +43,13 @@ describe('ask_bot in the running service', () => {
       params: {},
       confidence: 1,
     });
-    expect(await call('trading_portfolio_summary', {})).toMatchObject({ subjectId: agentId, wallets: [], positions: [], openOrders: 0, valueUsd: '0.00' });
+    expect(await call('trading_portfolio_summary', {})).toMatchObject({
+      subjectId: agentId,
+      wallets: [],
+      positions: [],
+      openOrders: 0,
+      valueUsd: '0.00',
+    });
     expect(await call('ask_bot', { message: 'buy 0.5 SOL of BONK', chat_id: 'c1' })).toMatchObject({
       intent: 'buy',
       reply: expect.stringContaining('Nothing was executed'),

@@ -90,7 +90,11 @@ describe('AuditLog', () => {
   it('reads records of one entry each, as written before segments', async () => {
     const { clock, store, audit } = await setup();
     const at = clock.now();
-    await store.put('audit', `${9_999_999_999_999 - at}-legacy`, { data: entry(at, 'old'), expectedVersion: 0, indexes: { subject: 'agent:agt_1' } });
+    await store.put('audit', `${9_999_999_999_999 - at}-legacy`, {
+      data: entry(at, 'old'),
+      expectedVersion: 0,
+      indexes: { subject: 'agent:agt_1' },
+    });
     clock.advance(5);
     audit.record(entry(clock.now(), 'new1'));
     audit.record(entry(clock.now(), 'new2'));
@@ -100,8 +104,13 @@ describe('AuditLog', () => {
 
   it('refuses a cursor it did not write, and restarts a swept segment from its successor', async () => {
     const { clock, audit } = await setup();
-    await expect(audit.list('agent:agt_1', { limit: 1, cursor: 'bm90LWpzb24' })).rejects.toMatchObject({ status: 400, messages: ['cursor is invalid'] });
-    await expect(audit.list('agent:agt_1', { limit: 1, cursor: Buffer.from('{"within":{"id":"x","served":-1}}').toString('base64url') })).rejects.toMatchObject({ status: 400 });
+    await expect(audit.list('agent:agt_1', { limit: 1, cursor: 'bm90LWpzb24' })).rejects.toMatchObject({
+      status: 400,
+      messages: ['cursor is invalid'],
+    });
+    await expect(
+      audit.list('agent:agt_1', { limit: 1, cursor: Buffer.from('{"within":{"id":"x","served":-1}}').toString('base64url') }),
+    ).rejects.toMatchObject({ status: 400 });
     for (const id of ['a', 'b']) audit.record(entry(clock.now(), id));
     await audit.flush();
     const stale = Buffer.from(JSON.stringify({ within: { id: 'gone', served: 1 } })).toString('base64url');

@@ -17,7 +17,10 @@ describe('StoredCatalogSettings under contention', () => {
   it('30 concurrent saves from two processes on one LMDB directory each land once; both processes end on the stored settings', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'catalog-settings-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     cleanups.push(async () => {
       await Promise.all(handles.map((store) => store.close()));
       await rm(dir, { recursive: true, force: true });
@@ -27,7 +30,10 @@ describe('StoredCatalogSettings under contention', () => {
       const catalog = new OperationCatalog();
       return { catalog, settings: new StoredCatalogSettings({ store, catalog, clock, logger: { error: () => undefined } }) };
     });
-    const saves = Array.from({ length: 30 }, (_, i) => ({ disabledFamilies: OPERATION_FAMILIES.slice(0, i % OPERATION_FAMILIES.length), disabledOperations: [] }));
+    const saves = Array.from({ length: 30 }, (_, i) => ({
+      disabledFamilies: OPERATION_FAMILIES.slice(0, i % OPERATION_FAMILIES.length),
+      disabledOperations: [],
+    }));
     await Promise.all(saves.map((settings, i) => processes[i % 2]!.settings.save(settings)));
 
     const stored = await handles[0]!.get<{ disabledFamilies: string[] }>('ops.settings', 'catalog');

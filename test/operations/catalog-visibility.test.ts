@@ -8,7 +8,12 @@ import { OperationInvoker, digestArguments } from '../../src/operations/operatio
 import type { OperationContext } from '../../src/operations/operation.types.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
 
-const echo = (name: string, minScope: 'read' | 'trade' | 'manage', family: 'portfolio' | 'trading' | 'keys', principals: Array<'agent' | 'bot' | 'operator'>) =>
+const echo = (
+  name: string,
+  minScope: 'read' | 'trade' | 'manage',
+  family: 'portfolio' | 'trading' | 'keys',
+  principals: Array<'agent' | 'bot' | 'operator'>,
+) =>
   defineOperation({
     name,
     description: name,
@@ -38,7 +43,10 @@ const ctx: OperationContext = {
 
 describe('operation catalog', () => {
   it('shows each viewer only what its scope and principal kind allow', () => {
-    const names = (kind: 'agent' | 'bot' | 'operator', scope: 'read' | 'trade' | 'manage') => catalog().visibleTo({ kind, scope }).map((op) => op.name);
+    const names = (kind: 'agent' | 'bot' | 'operator', scope: 'read' | 'trade' | 'manage') =>
+      catalog()
+        .visibleTo({ kind, scope })
+        .map((op) => op.name);
     expect(names('agent', 'read')).toEqual(['read_tool']);
     expect(names('agent', 'trade')).toEqual(['read_tool', 'trade_tool']);
     expect(names('agent', 'manage')).toEqual(['manage_tool', 'read_tool', 'trade_tool']);
@@ -53,7 +61,10 @@ describe('operation catalog', () => {
     expect(c.version).toBeGreaterThan(before);
     expect(c.visibleTo({ kind: 'agent', scope: 'manage' }).map((op) => op.name)).toEqual(['manage_tool']);
     c.configure({ disabledFamilies: [], disabledOperations: [] });
-    expect(c.visibleTo({ kind: 'agent', scope: 'manage', disabledFamilies: ['keys'] }).map((op) => op.name)).toEqual(['read_tool', 'trade_tool']);
+    expect(c.visibleTo({ kind: 'agent', scope: 'manage', disabledFamilies: ['keys'] }).map((op) => op.name)).toEqual([
+      'read_tool',
+      'trade_tool',
+    ]);
   });
 
   it('tells why a call is refused: unknown, hidden, or scope', () => {
@@ -107,12 +118,18 @@ describe('operation invoker', () => {
   it('refuses hidden, unknown and under-scoped calls, and audits the refusal', async () => {
     const { invoker: inv, entries } = invoker();
     const viewer = { kind: 'agent' as const, scope: 'read' as const };
-    await expect(inv.invoke({ name: 'ghost', input: {}, ctx, viewer })).rejects.toMatchObject({ status: 404, message: 'Tool not found: ghost' });
+    await expect(inv.invoke({ name: 'ghost', input: {}, ctx, viewer })).rejects.toMatchObject({
+      status: 404,
+      message: 'Tool not found: ghost',
+    });
     await expect(inv.invoke({ name: 'trade_tool', input: { order_id: 'x' }, ctx, viewer })).rejects.toMatchObject({
       status: 403,
       message: 'Scope insufficient: required trade, got read',
     });
-    await expect(inv.invoke({ name: 'read_tool', input: {}, ctx, viewer })).rejects.toMatchObject({ status: 400, messages: ['order_id is required'] });
+    await expect(inv.invoke({ name: 'read_tool', input: {}, ctx, viewer })).rejects.toMatchObject({
+      status: 400,
+      messages: ['order_id is required'],
+    });
     expect(entries.map((e) => [e.outcome, e.error])).toEqual([
       ['error', 'RESOURCE_NOT_FOUND'],
       ['error', 'AUTHORIZATION_FAILED'],
@@ -123,7 +140,11 @@ describe('operation invoker', () => {
   it('digests arguments canonically and without secret fields', () => {
     expect(digestArguments({ a: 1, b: 2 })).toBe(digestArguments({ b: 2, a: 1 }));
     const emptyDigest = createHash('sha256').update('{}').digest('hex');
-    expect([digestArguments({}), digestArguments(undefined), digestArguments({ code: '123456' })]).toEqual([emptyDigest, emptyDigest, emptyDigest]);
+    expect([digestArguments({}), digestArguments(undefined), digestArguments({ code: '123456' })]).toEqual([
+      emptyDigest,
+      emptyDigest,
+      emptyDigest,
+    ]);
     expect(digestArguments({ a: 1, stepUpToken: 'x' })).toBe(digestArguments({ a: 1, stepUpToken: 'y' }));
     expect(digestArguments({ a: 1 })).not.toBe(digestArguments({ a: 2 }));
   });

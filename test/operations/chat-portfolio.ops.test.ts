@@ -21,7 +21,14 @@ import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 async function setup() {
   const clock = new ManualClock(Date.UTC(2026, 0, 2));
   const store = new MemoryStore(clock);
-  const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
+  const runtime = new ActorRuntime({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    maxLiveActors: 100,
+    idleMs: 60_000,
+    maxConflictRetries: 3,
+  });
   runtime.register(agentDefinition);
   runtime.register(botDefinition);
   runtime.register(orderDefinition);
@@ -29,9 +36,29 @@ async function setup() {
   await store.init(TRADING_RECORD_COLLECTIONS);
   await runtime.create('agent', 'a1', { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: clock.now() });
   await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
-  await runtime.create('bot', 'b1', { botId: 'b1', publicId: 'pb1', ownerId: 'u1', name: 'Legacy', description: '', tradingEnabled: true, mcp: DEFAULT_BOT_MCP, createdAt: clock.now() });
-  const status = new StoreStatusReader({ actors: { agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition), orders: runtime.collection(orderDefinition) }, store, clock });
-  const catalog = new OperationCatalog().register(...chatOperations(new AskBot({ llm: new EmbeddedLlm(), status, clock })), ...portfolioOperations(status));
+  await runtime.create('bot', 'b1', {
+    botId: 'b1',
+    publicId: 'pb1',
+    ownerId: 'u1',
+    name: 'Legacy',
+    description: '',
+    tradingEnabled: true,
+    mcp: DEFAULT_BOT_MCP,
+    createdAt: clock.now(),
+  });
+  const status = new StoreStatusReader({
+    actors: {
+      agents: runtime.collection(agentDefinition),
+      bots: runtime.collection(botDefinition),
+      orders: runtime.collection(orderDefinition),
+    },
+    store,
+    clock,
+  });
+  const catalog = new OperationCatalog().register(
+    ...chatOperations(new AskBot({ llm: new EmbeddedLlm(), status, clock })),
+    ...portfolioOperations(status),
+  );
   const audit: AuditEntry[] = [];
   const invoker = new OperationInvoker(catalog, { record: (entry) => audit.push(entry) }, clock);
   const call = (name: string, input: unknown, subject: OperationSubject = { type: 'agent', id: 'a1' }, scope: KeyScope = 'read') =>
@@ -39,7 +66,14 @@ async function setup() {
       name,
       input,
       ctx: {
-        principal: { type: subject.type === 'agent' ? 'agent-key' : 'bot-key', keyId: 'k1', scope, ownerId: 'u1', prefix: 'mcpk_abcdefgh', expiresAt: clock.now() + 1e9 },
+        principal: {
+          type: subject.type === 'agent' ? 'agent-key' : 'bot-key',
+          keyId: 'k1',
+          scope,
+          ownerId: 'u1',
+          prefix: 'mcpk_abcdefgh',
+          expiresAt: clock.now() + 1e9,
+        },
         scope,
         subject,
         userId: 'u1',
@@ -67,7 +101,13 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
   it('ask_bot answers through the catalog and the answer fits its output schema', async () => {
     const { call, catalog, audit } = await setup();
     const answer = await call('ask_bot', { message: 'status', chat_id: 'tg-123' });
-    expect(answer).toEqual({ chat_id: 'tg-123', reply: 'Alpha (agent a1) is active; trading is disabled.', intent: 'status', params: {}, confidence: 1 });
+    expect(answer).toEqual({
+      chat_id: 'tg-123',
+      reply: 'Alpha (agent a1) is active; trading is disabled.',
+      intent: 'status',
+      params: {},
+      confidence: 1,
+    });
     expect(catalog.get('ask_bot')!.output!.parse(answer)).toEqual(answer);
     const trade = await call('ask_bot', { message: 'swap 100 USDC to SOL', chat_id: 'tg-123' });
     expect(trade).toMatchObject({ intent: 'swap', params: { amount: { value: '100' } } });
@@ -83,7 +123,11 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
     [{ message: 'status', chat_id: 'c', extra: true }, /extra/],
   ])('ask_bot refuses %j with 400', async (input, field) => {
     const { call } = await setup();
-    await expect(call('ask_bot', input)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringMatching(field) });
+    await expect(call('ask_bot', input)).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(field),
+    });
   });
 
   it('trading_portfolio_summary answers for an agent and, with the same shape, for a legacy bot', async () => {
@@ -102,7 +146,12 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
       asOf: '2026-01-02T00:00:00.000Z',
     });
     expect(catalog.get('trading_portfolio_summary')!.output!.parse(agent)).toEqual(agent);
-    expect(await call('trading_portfolio_summary', undefined, { type: 'bot', id: 'b1' })).toMatchObject({ subjectType: 'bot', subjectId: 'b1', name: 'Legacy', tradingEnabled: true });
+    expect(await call('trading_portfolio_summary', undefined, { type: 'bot', id: 'b1' })).toMatchObject({
+      subjectType: 'bot',
+      subjectId: 'b1',
+      name: 'Legacy',
+      tradingEnabled: true,
+    });
   });
 
   it('trading_portfolio_summary takes no arguments', async () => {
@@ -112,6 +161,9 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
 
   it('404s when the subject is gone', async () => {
     const { call } = await setup();
-    await expect(call('trading_portfolio_summary', {}, { type: 'agent', id: 'ghost' })).rejects.toMatchObject({ status: 404, message: 'Agent not found' });
+    await expect(call('trading_portfolio_summary', {}, { type: 'agent', id: 'ghost' })).rejects.toMatchObject({
+      status: 404,
+      message: 'Agent not found',
+    });
   });
 });

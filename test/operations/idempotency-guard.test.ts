@@ -38,7 +38,10 @@ describe('IdempotencyGuard', () => {
     // The slow call has claimed the key and runs (its task is waiting) before time moves on.
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 5; i++) await clock.advance(5_000);
-    await expect(guard.run('acct', 'k', 'fp', async () => 'second')).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS' });
+    await expect(guard.run('acct', 'k', 'fp', async () => 'second')).rejects.toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_IN_PROGRESS',
+    });
     release();
     expect(await slow).toBe('done');
     expect(await guard.run('acct', 'k', 'fp', async () => 'third')).toBe('done');
@@ -48,7 +51,10 @@ describe('IdempotencyGuard', () => {
     const { guard, clock, store } = await setUp();
     // A claim whose owner never finishes or renews (its process is gone): the running record alone.
     const id = createHash('sha256').update('acct\nk').digest('base64url');
-    await store.put(IDEMPOTENCY_COLLECTION.name, id, { data: { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 }, expectedVersion: 0 });
+    await store.put(IDEMPOTENCY_COLLECTION.name, id, {
+      data: { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 },
+      expectedVersion: 0,
+    });
     await expect(guard.run('acct', 'k', 'fp', async () => 'x')).rejects.toMatchObject({ status: 409 });
     clock.jumpTo(clock.now() + 10_001);
     expect(await guard.run('acct', 'k', 'fp', async () => 'taken over')).toBe('taken over');
@@ -56,9 +62,18 @@ describe('IdempotencyGuard', () => {
 
   it('replays a definite failure, and releases the key after a temporary one', async () => {
     const { guard } = await setUp();
-    await expect(guard.run('acct', 'a', 'fp', async () => Promise.reject(new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance for requested swap amount')))).rejects.toMatchObject({ status: 400 });
-    await expect(guard.run('acct', 'a', 'fp', async () => 'never')).rejects.toMatchObject({ status: 400, message: 'Insufficient balance for requested swap amount' });
-    await expect(guard.run('acct', 'b', 'fp', async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'down')))).rejects.toMatchObject({ status: 503 });
+    await expect(
+      guard.run('acct', 'a', 'fp', async () =>
+        Promise.reject(new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance for requested swap amount')),
+      ),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(guard.run('acct', 'a', 'fp', async () => 'never')).rejects.toMatchObject({
+      status: 400,
+      message: 'Insufficient balance for requested swap amount',
+    });
+    await expect(
+      guard.run('acct', 'b', 'fp', async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'down'))),
+    ).rejects.toMatchObject({ status: 503 });
     expect(await guard.run('acct', 'b', 'fp', async () => 'retried')).toBe('retried');
   });
 
@@ -74,7 +89,10 @@ describe('IdempotencyGuard: racing claims', () => {
   it('30 concurrent calls with one key from two processes: one runs, the others are 409 in progress, then all replay', async () => {
     const clock = new ManualClock(1_700_000_000_000);
     const dir = await mkdtemp(join(tmpdir(), 'idempotency-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
       for (const store of handles) await store.init([IDEMPOTENCY_COLLECTION]);
       const guards = handles.map((store) => new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000 }));
@@ -91,10 +109,13 @@ describe('IdempotencyGuard: racing claims', () => {
       for (const call of calls) call.catch((error: unknown) => void refused.push(error));
       // Every call but the one that claimed the key answers while that one still runs.
       await vi.waitFor(() => expect(refused).toHaveLength(29), { timeout: 5_000, interval: 10 });
-      for (const error of refused) expect(error).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+      for (const error of refused)
+        expect(error).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
       expect(runs).toBe(1);
       release();
-      expect((await Promise.allSettled(calls)).filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value)).toEqual(['first']);
+      expect(
+        (await Promise.allSettled(calls)).filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value),
+      ).toEqual(['first']);
       expect(runs).toBe(1);
       expect(await guards[1]!.run('acct', 'k', 'fp', async () => 'again')).toBe('first');
     } finally {
@@ -103,7 +124,7 @@ describe('IdempotencyGuard: racing claims', () => {
     }
   });
 
-  it('a claim that keeps losing its compare-and-set answers the CONTRACT\'s 409 in progress after 3 attempts', async () => {
+  it("a claim that keeps losing its compare-and-set answers the CONTRACT's 409 in progress after 3 attempts", async () => {
     const { store, clock } = await setUp();
     let puts = 0;
     // Every write loses to another claim of the key, which then vanishes (its lease lapsed, its record expired).

@@ -13,14 +13,25 @@ const base = { family: 'chat', minScope: 'read', principals: ['agent'], input: z
 function setup(settled: () => Promise<void>) {
   const timeline: string[] = [];
   const catalog = new OperationCatalog().register(
-    defineOperation({ ...base, name: 'x_write', description: 'writes', handler: async () => {
-      timeline.push('handler');
-      return { ok: true };
-    } }),
-    defineOperation({ ...base, name: 'x_read', description: 'reads', annotations: { readOnly: true }, handler: async () => {
-      timeline.push('handler');
-      return { ok: true };
-    } }),
+    defineOperation({
+      ...base,
+      name: 'x_write',
+      description: 'writes',
+      handler: async () => {
+        timeline.push('handler');
+        return { ok: true };
+      },
+    }),
+    defineOperation({
+      ...base,
+      name: 'x_read',
+      description: 'reads',
+      annotations: { readOnly: true },
+      handler: async () => {
+        timeline.push('handler');
+        return { ok: true };
+      },
+    }),
     defineOperation({
       ...base,
       name: 'x_fail',

@@ -5,15 +5,24 @@ import { digestArguments, requestFingerprint } from '../../src/operations/reques
 const hmac = (text: string) => createHmac('sha256', 'k'.repeat(32)).update(text).digest('hex');
 
 describe('request fingerprint: the idempotency identity of a request (issue 16)', () => {
-  const usdc = { chain: 'base', token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', spender: '0x1111111254EEB25477B68fb85Ed929f73A960582', amount: '1' };
+  const usdc = {
+    chain: 'base',
+    token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    spender: '0x1111111254EEB25477B68fb85Ed929f73A960582',
+    amount: '1',
+  };
   const weth = { ...usdc, token: '0x4200000000000000000000000000000000000006' };
 
   it('covers fields the audit digest leaves out (secret-named `token`, a TOTP `code`), key order aside', () => {
     // The audit digest cannot tell these apart, by design: it is shown to owners.
     expect(digestArguments(usdc)).toBe(digestArguments(weth));
     expect(requestFingerprint('op', usdc, hmac).fingerprint).not.toBe(requestFingerprint('op', weth, hmac).fingerprint);
-    expect(requestFingerprint('op', { code: '123456' }, hmac).fingerprint).not.toBe(requestFingerprint('op', { code: '654321' }, hmac).fingerprint);
-    expect(requestFingerprint('op', { a: 1, b: { c: 2, d: 3 } }, hmac).fingerprint).toBe(requestFingerprint('op', { b: { d: 3, c: 2 }, a: 1 }, hmac).fingerprint);
+    expect(requestFingerprint('op', { code: '123456' }, hmac).fingerprint).not.toBe(
+      requestFingerprint('op', { code: '654321' }, hmac).fingerprint,
+    );
+    expect(requestFingerprint('op', { a: 1, b: { c: 2, d: 3 } }, hmac).fingerprint).toBe(
+      requestFingerprint('op', { b: { d: 3, c: 2 }, a: 1 }, hmac).fingerprint,
+    );
     expect(requestFingerprint('op', usdc, hmac).fingerprint).not.toBe(requestFingerprint('other', usdc, hmac).fingerprint);
   });
 

@@ -17,12 +17,20 @@ const SIDE = { name: 'test.side', indexes: [] };
 async function setup() {
   const clock = new ManualClock(1_000);
   const store = new MemoryStore(clock);
-  const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
+  const runtime = new ActorRuntime({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    maxLiveActors: 100,
+    idleMs: 60_000,
+    maxConflictRetries: 3,
+  });
   runtime.register(agentDefinition);
   await runtime.start();
   await store.init([SIDE]);
   const agents = runtime.collection(agentDefinition);
-  const create = (id: string, ownerId = 'u1') => agents.create(id, { agentId: id, publicId: `pub_${id}`, ownerId, name: `Agent ${id}`, createdAt: clock.now() });
+  const create = (id: string, ownerId = 'u1') =>
+    agents.create(id, { agentId: id, publicId: `pub_${id}`, ownerId, name: `Agent ${id}`, createdAt: clock.now() });
   return { runtime, store, agents, create };
 }
 
@@ -94,7 +102,11 @@ describe('ActorRuntime.collection (typed handle)', () => {
       {
         join: async (context) => {
           seen.push(context);
-          return { writes: [{ op: 'put', collection: SIDE.name, id: context.agentId, input: { data: { name: context.name }, expectedVersion: 0 } }] };
+          return {
+            writes: [
+              { op: 'put', collection: SIDE.name, id: context.agentId, input: { data: { name: context.name }, expectedVersion: 0 } },
+            ],
+          };
         },
       },
     );
@@ -106,7 +118,10 @@ describe('ActorRuntime.collection (typed handle)', () => {
     const { runtime } = await setup();
     expect(runtime.collection(agentDefinition)).toBe(runtime.collection(agentDefinition));
     const bots = runtime.collection(botDefinition); // made before registration: checked at use
-    await expect(bots.find({ index: 'ownerId', eq: 'u1' }, { limit: 1 })).rejects.toMatchObject({ status: 404, message: 'Unknown actor type: bot' });
+    await expect(bots.find({ index: 'ownerId', eq: 'u1' }, { limit: 1 })).rejects.toMatchObject({
+      status: 404,
+      message: 'Unknown actor type: bot',
+    });
     expect(await bots.get('b1')).toBeNull();
   });
 

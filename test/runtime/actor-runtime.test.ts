@@ -172,7 +172,9 @@ describe('actor runtime', () => {
     store.put = async () => {
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'disk gone');
     };
-    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'lost' })).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'lost' })).rejects.toMatchObject({
+      code: 'DEPENDENCY_UNAVAILABLE',
+    });
     expect((await runtime.get({ type: 'counter', id: 'c' }))?.context).toEqual({ n: 0, seen: [] });
     store.put = realPut;
     const result = await runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'kept' });
@@ -186,7 +188,11 @@ describe('actor runtime', () => {
     await runtime.send({ type: 'agent', id: 'a1' }, { type: 'agent.activate' });
     await runtime.settled();
     expect(published).toEqual([
-      expect.objectContaining({ stream: 'agent:a1', type: 'agent.updated', data: { state: 'active', agentId: 'a1', name: 'Alpha', tradingEnabled: false } }),
+      expect.objectContaining({
+        stream: 'agent:a1',
+        type: 'agent.updated',
+        data: { state: 'active', agentId: 'a1', name: 'Alpha', tradingEnabled: false },
+      }),
     ]);
   });
 
@@ -237,7 +243,11 @@ describe('actor runtime', () => {
     await runtime.send({ type: 'counter', id: 'old' }, { type: 'inc', tag: 'x' });
     await runtime.shutdown();
 
-    const v2 = { ...counterDefinition, version: 2, migrations: { 1: (s: any) => ({ ...s, context: { ...s.context, n: s.context.n * 10 } }) } };
+    const v2 = {
+      ...counterDefinition,
+      version: 2,
+      migrations: { 1: (s: any) => ({ ...s, context: { ...s.context, n: s.context.n * 10 } }) },
+    };
     const migrating = new ActorRuntime(options);
     migrating.register(v2);
     await migrating.start();
@@ -269,7 +279,9 @@ describe('actor runtime', () => {
       code: 'SNAPSHOT_VERSION_UNSUPPORTED',
       message: 'Stored snapshot of counter/junk is malformed',
     });
-    await expect(runtime.send({ type: 'counter', id: 'junk' }, { type: 'inc', tag: 'x' })).rejects.toMatchObject({ code: 'SNAPSHOT_VERSION_UNSUPPORTED' });
+    await expect(runtime.send({ type: 'counter', id: 'junk' }, { type: 'inc', tag: 'x' })).rejects.toMatchObject({
+      code: 'SNAPSHOT_VERSION_UNSUPPORTED',
+    });
   });
 
   it('runs recovery hooks at start', async () => {
@@ -290,7 +302,10 @@ describe('actor runtime', () => {
     await runtime.shutdown();
     const results = await Promise.all(inFlight);
     expect(results.at(-1)?.view.version).toBe(21);
-    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'late' })).rejects.toMatchObject({ code: 'SHUTTING_DOWN', status: 503 });
+    await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'late' })).rejects.toMatchObject({
+      code: 'SHUTTING_DOWN',
+      status: 503,
+    });
   });
 
   describe('record writes joined to a transition (one commit)', () => {
@@ -300,7 +315,13 @@ describe('actor runtime', () => {
       seen.calls++;
       const doc = await store.get<{ n: number }>(TALLY.collection, TALLY.id);
       return {
-        writes: [{ op: 'put' as const, ...TALLY, input: { data: { n: (doc?.data.n ?? 0) + 1, counted: (context as { n: number }).n }, expectedVersion: doc?.version ?? 0 } }],
+        writes: [
+          {
+            op: 'put' as const,
+            ...TALLY,
+            input: { data: { n: (doc?.data.n ?? 0) + 1, counted: (context as { n: number }).n }, expectedVersion: doc?.version ?? 0 },
+          },
+        ],
         events: [{ stream: 'tallies', type: 'tally.updated', data: { n: (doc?.data.n ?? 0) + 1 } }],
       };
     };
@@ -331,12 +352,17 @@ describe('actor runtime', () => {
       const refuse = async () => {
         throw new AppError('RISK_LIMIT_EXCEEDED', 'over the limit');
       };
-      await expect(runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: refuse })).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+      await expect(runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: refuse })).rejects.toMatchObject({
+        code: 'RISK_LIMIT_EXCEEDED',
+      });
       await expect(runtime.create('counter', 'c2', {}, { join: refuse })).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
       expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(1);
       expect(await store.get(collectionOf('counter'), 'c2')).toBeNull();
       // The actor in memory was not left ahead of the store: the next event starts from n = 0.
-      expect((await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'b' })).view.context).toMatchObject({ n: 1, seen: ['b'] });
+      expect((await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'b' })).view.context).toMatchObject({
+        n: 1,
+        seen: ['b'],
+      });
     });
 
     it('decides again on fresh reads when a joined record moved meanwhile; the id taken is still a 409', async () => {
@@ -357,7 +383,10 @@ describe('actor runtime', () => {
       expect(seen.calls).toBe(2);
       expect((await store.get(TALLY.collection, TALLY.id))?.data).toEqual({ n: 11, counted: 1 });
       expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(2);
-      await expect(runtime.create('counter', 'c1', {}, { join })).rejects.toMatchObject({ status: 409, message: 'counter c1 already exists' });
+      await expect(runtime.create('counter', 'c1', {}, { join })).rejects.toMatchObject({
+        status: 409,
+        message: 'counter c1 already exists',
+      });
     });
   });
 });

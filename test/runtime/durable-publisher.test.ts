@@ -49,7 +49,12 @@ describe('DurablePublisher', () => {
 
   it('a slow stream holds only itself; drained() covers what was queued before it, bounded', async () => {
     const { bus, published, held } = recordingBus();
-    const publisher = new DurablePublisher({ store: { durable: async () => undefined }, bus, logger: pino({ level: 'silent' }), drainWaitMs: 50 });
+    const publisher = new DurablePublisher({
+      store: { durable: async () => undefined },
+      bus,
+      logger: pino({ level: 'silent' }),
+      drainWaitMs: 50,
+    });
     held.set('agent:slow', []);
     publisher.publish('agent:slow', [event('order.created')]);
     publisher.publish('agent:fast', [event('order.created')]);

@@ -17,7 +17,11 @@ let svc: TestService;
 let operator: Operator;
 let agent: { agentId: string; publicId: string };
 
-const caught = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected an SdkError'), (error: SdkError) => error);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected an SdkError'),
+    (error: SdkError) => error,
+  );
 
 async function listening(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
@@ -36,7 +40,7 @@ const client = (apiKey: string, extra: Partial<ConstructorParameters<typeof Agen
   new AgentClient({ baseUrl: svc.url, publicId: agent.publicId, apiKey, ...extra });
 
 describe('SDK errors from real conditions', () => {
-  it('auth_error: a revoked key (401, the service\'s message)', async () => {
+  it("auth_error: a revoked key (401, the service's message)", async () => {
     const { keyId, secret } = await operator.agentKey(agent.agentId, 'read', 'revoked');
     await operator.revokeAgentKey(agent.agentId, keyId);
     const error = await caught(client(secret).listTools());
@@ -45,7 +49,9 @@ describe('SDK errors from real conditions', () => {
 
   it('policy_error: a read key calling a trade tool (403 Scope insufficient)', async () => {
     const { secret } = await operator.agentKey(agent.agentId, 'read', 'reader');
-    const error = await caught(client(secret).callTool('trading_solana_aggregator_swap', { inputMint: 'USDC', outputMint: 'SOL', amount: '1' }));
+    const error = await caught(
+      client(secret).callTool('trading_solana_aggregator_swap', { inputMint: 'USDC', outputMint: 'SOL', amount: '1' }),
+    );
     expect(error).toMatchObject({ code: 'policy_error', status: 403, message: 'Scope insufficient: required trade, got read' });
   });
 
@@ -53,17 +59,33 @@ describe('SDK errors from real conditions', () => {
     const { secret } = await operator.agentKey(agent.agentId, 'trade', 'trader');
     let retries = 0;
     const error = await caught(
-      client(secret, { onRetry: () => retries++ }).callTool('trading_solana_aggregator_swap', { inputMint: 'USDC', outputMint: 'SOL', amount: '1000000' }),
+      client(secret, { onRetry: () => retries++ }).callTool('trading_solana_aggregator_swap', {
+        inputMint: 'USDC',
+        outputMint: 'SOL',
+        amount: '1000000',
+      }),
     );
     expect(error).toMatchObject({ code: 'execution_error', status: 200 });
     expect(error.message).toMatch(/./);
     expect(retries).toBe(0);
   });
 
-  it('unknown_error: arguments the tool refuses (JSON-RPC -32602, the service\'s message)', async () => {
+  it("unknown_error: arguments the tool refuses (JSON-RPC -32602, the service's message)", async () => {
     const { secret } = await operator.agentKey(agent.agentId, 'trade', 'trader-2');
-    const error = await caught(client(secret).callAnyTool('trading_solana_aggregator_swap', { inputMint: 'USDC', outputMint: 'SOL', amount: '1', idempotencyKey: 'nope' }));
-    expect(error).toMatchObject({ code: 'unknown_error', status: 200, serverCode: -32602, message: 'INVALID_PARAMS: idempotencyKey: must be a UUID v4' });
+    const error = await caught(
+      client(secret).callAnyTool('trading_solana_aggregator_swap', {
+        inputMint: 'USDC',
+        outputMint: 'SOL',
+        amount: '1',
+        idempotencyKey: 'nope',
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'unknown_error',
+      status: 200,
+      serverCode: -32602,
+      message: 'INVALID_PARAMS: idempotencyKey: must be a UUID v4',
+    });
   });
 
   it('rate_limit_error with retryAfter once a manage key spent its 30 a minute; retried after Retry-After on a driven clock', async () => {
@@ -90,7 +112,14 @@ describe('SDK errors from real conditions', () => {
     const { server, url } = await listening(() => undefined);
     await new Promise((resolve) => server.close(resolve));
     const clock = new DrivenClock();
-    const sdk = new AgentClient({ baseUrl: url, publicId: 'pub_x', apiKey: 'mcpk_x', clock, random: () => 0, retry: { maxAttempts: 3, baseDelayMs: 100 } });
+    const sdk = new AgentClient({
+      baseUrl: url,
+      publicId: 'pub_x',
+      apiKey: 'mcpk_x',
+      clock,
+      random: () => 0,
+      retry: { maxAttempts: 3, baseDelayMs: 100 },
+    });
     const error = await caught(sdk.listTools());
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
     expect(error.message).toMatch(/ECONNREFUSED/);
@@ -108,7 +137,7 @@ describe('SDK errors from real conditions', () => {
     }
   });
 
-  it('invalid_response: an HTML page (a proxy\'s) or a JSON body that is not JSON-RPC', async () => {
+  it("invalid_response: an HTML page (a proxy's) or a JSON body that is not JSON-RPC", async () => {
     const { server, url } = await listening((req, res) => {
       if (req.url?.startsWith('/mcp/html')) {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>');

@@ -53,7 +53,11 @@ describe('SDK event streams (e2e)', () => {
     const { secret } = await agent.newKey();
     const reconnects: number[] = [];
     const sdk = new AgentClient({ baseUrl: first.url, publicId: agent.publicId, apiKey: secret });
-    const subscription = sdk.subscribe({ lastEventId: 0, reconnect: { baseDelayMs: 50, maxDelayMs: 200 }, onReconnect: ({ delayMs }) => reconnects.push(delayMs) });
+    const subscription = sdk.subscribe({
+      lastEventId: 0,
+      reconnect: { baseDelayMs: 50, maxDelayMs: 200 },
+      onReconnect: ({ delayMs }) => reconnects.push(delayMs),
+    });
     const { events } = collect(subscription);
     const before = await settled(subscription, events);
     await agent.toggle(1);
@@ -84,7 +88,12 @@ describe('SDK event streams (e2e)', () => {
     const whole = sdk.subscribe({ lastEventId: 0 });
     const all = collect(whole);
     const count = await settled(whole, all.events);
-    expect(all.events.filter((e) => e.event === 'agent.updated').slice(-4).map((e) => e.data.state)).toEqual(['paused', 'active', 'paused', 'active']);
+    expect(
+      all.events
+        .filter((e) => e.event === 'agent.updated')
+        .slice(-4)
+        .map((e) => e.data.state),
+    ).toEqual(['paused', 'active', 'paused', 'active']);
     const tail = collect(sdk.subscribe({ lastEventId: all.events[count - 3]!.id }));
     await until(() => tail.events.length === 2, 'the tail');
     expect(tail.events.map((e) => e.id)).toEqual(all.events.slice(count - 2).map((e) => e.id));
@@ -95,7 +104,12 @@ describe('SDK event streams (e2e)', () => {
     running.push(svc);
     const agent = await agentFixture(svc.url);
     const key = await agent.newKey();
-    const sdk = new AgentClient({ baseUrl: svc.url, publicId: agent.publicId, apiKey: key.secret, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const sdk = new AgentClient({
+      baseUrl: svc.url,
+      publicId: agent.publicId,
+      apiKey: key.secret,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
     const ws = sdk.subscribeWebSocket({ lastEventId: 0 });
     const sse = sdk.subscribe({ lastEventId: 0 });
     const viaWs = collect(ws);

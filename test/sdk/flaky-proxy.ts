@@ -27,13 +27,18 @@ export interface FlakyProxy {
 }
 
 /** `script` picks the step for a request (undefined: forward). */
-export async function flakyProxy(target: string, script: (request: { method: string; path: string }) => ProxyStep | undefined): Promise<FlakyProxy> {
+export async function flakyProxy(
+  target: string,
+  script: (request: { method: string; path: string }) => ProxyStep | undefined,
+): Promise<FlakyProxy> {
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && !HOP_BY_HOP.has(name))) as Record<string, string>;
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && !HOP_BY_HOP.has(name)),
+    ) as Record<string, string>;
     const step = script({ method, path }) ?? 'forward';
     const recorded: ProxiedRequest = { method, path, headers, step: typeof step === 'string' ? step : 'answered' };
     requests.push(recorded);

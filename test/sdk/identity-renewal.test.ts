@@ -24,7 +24,13 @@ function onboardingAnswer(clock: DrivenClock, expiresIn: number, n: number) {
 describe('identity token renewal', () => {
   it('renews a trade token (300 s) 60 s before exp, not earlier, and uses the new one', async () => {
     const clock = new DrivenClock();
-    const answers: Array<Response | ((r: Recorded) => Response)> = [onboardingAnswer(clock, 300, 1), toolResult({}), toolResult({}), onboardingAnswer(clock, 300, 2), toolResult({})];
+    const answers: Array<Response | ((r: Recorded) => Response)> = [
+      onboardingAnswer(clock, 300, 1),
+      toolResult({}),
+      toolResult({}),
+      onboardingAnswer(clock, 300, 2),
+      toolResult({}),
+    ];
     const { fetch, requests } = scriptedFetch(answers);
     let providerTokens = 0;
     const client = new AgentClient({
@@ -56,7 +62,12 @@ describe('identity token renewal', () => {
   it('a short-lived token renews a fifth of its lifetime ahead; concurrent calls share one renewal', async () => {
     const clock = new DrivenClock();
     const { fetch, requests } = scriptedFetch([onboardingAnswer(clock, 60, 1), toolResult({}), toolResult({})]);
-    const client = new AgentClient({ baseUrl: 'http://svc.test', identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'read' }), fetch, clock });
+    const client = new AgentClient({
+      baseUrl: 'http://svc.test',
+      identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'read' }),
+      fetch,
+      clock,
+    });
     await Promise.all([client.callTool('trading_portfolio_summary', {}), client.callTool('trading_portfolio_summary', {})]);
     expect(requests.filter((r) => r.url.endsWith('/onboarding/identity'))).toHaveLength(1);
     expect((client.credential as IdentityTokenCredential).renewAt).toBe(Math.floor(Date.UTC(2026, 0, 1) / 1000) * 1000 + 48_000);
@@ -70,14 +81,32 @@ describe('identity token renewal', () => {
       onboardingAnswer(clock, 300, 2),
       toolResult({ ok: true }),
     ]);
-    const client = new AgentClient({ baseUrl: 'http://svc.test', identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'trade' }), fetch, clock });
+    const client = new AgentClient({
+      baseUrl: 'http://svc.test',
+      identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'trade' }),
+      fetch,
+      clock,
+    });
     await expect(client.callTool('trading_portfolio_summary', {})).resolves.toEqual({ ok: true });
-    expect(requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/public/erc8004/onboarding/identity', '/mcp/pub_1', '/api/public/erc8004/onboarding/identity', '/mcp/pub_1']);
+    expect(requests.map((r) => new URL(r.url).pathname)).toEqual([
+      '/api/public/erc8004/onboarding/identity',
+      '/mcp/pub_1',
+      '/api/public/erc8004/onboarding/identity',
+      '/mcp/pub_1',
+    ]);
   });
 
   it('the provider refusing its token is a provider_auth_error', async () => {
     const { fetch } = scriptedFetch([json(401, { statusCode: 401, message: 'Unknown identity provider: acme', error: 'Unauthorized' })]);
-    const client = new AgentClient({ baseUrl: 'http://svc.test', identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'trade' }), fetch });
-    await expect(client.listTools()).rejects.toMatchObject({ code: 'provider_auth_error', status: 401, message: 'Unknown identity provider: acme' });
+    const client = new AgentClient({
+      baseUrl: 'http://svc.test',
+      identity: providerOnboarding({ provider: 'acme', providerToken: 't', scope: 'trade' }),
+      fetch,
+    });
+    await expect(client.listTools()).rejects.toMatchObject({
+      code: 'provider_auth_error',
+      status: 401,
+      message: 'Unknown identity provider: acme',
+    });
   });
 });

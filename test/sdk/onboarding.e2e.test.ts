@@ -28,7 +28,11 @@ import { PUBLIC_URL, startTestService, type TestService } from '../support/test-
 
 const CHAIN = 31337;
 const ONBOARD = '/api/public/erc8004/onboarding';
-const caught = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected an SdkError'), (error: SdkError) => error);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected an SdkError'),
+    (error: SdkError) => error,
+  );
 
 const clock = new ManualClock(Date.now());
 /** The SDK reads the service's driven time (token expiry, renewal) and sleeps for real (reconnect backoff). */
@@ -47,7 +51,10 @@ beforeAll(async () => {
   const ownerKey = generatePrivateKey();
   const registrant = privateKeyToAccount(ownerKey);
   const strangerKey = generatePrivateKey();
-  const edr = await EdrChain.start({ chainId: CHAIN, funded: [registrant.address, privateKeyToAccount(strangerKey).address].map((address) => ({ address, wei: 10n ** 20n })) });
+  const edr = await EdrChain.start({
+    chainId: CHAIN,
+    funded: [registrant.address, privateKeyToAccount(strangerKey).address].map((address) => ({ address, wei: 10n ** 20n })),
+  });
   registry = await deployRegistry(edr, ownerKey);
   await registerIdentity(edr, registry, ownerKey, 7n);
   await registerIdentity(edr, registry, strangerKey, 8n);
@@ -77,13 +84,17 @@ afterAll(async () => {
 function recordingFetch() {
   const seen: Array<{ path: string; authorization?: string }> = [];
   const fetchImpl: typeof fetch = (input, init = {}) => {
-    seen.push({ path: new URL(String(input)).pathname, authorization: (init.headers as Record<string, string> | undefined)?.authorization });
+    seen.push({
+      path: new URL(String(input)).pathname,
+      authorization: (init.headers as Record<string, string> | undefined)?.authorization,
+    });
     return fetch(input, init);
   };
   return { fetch: fetchImpl, seen };
 }
 
-const listWith = (publicId: string, token: string) => rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(token));
+const listWith = (publicId: string, token: string) =>
+  rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(token));
 
 /** Collects a subscription's events in the background. */
 function collect(subscription: EventSubscription) {
@@ -103,7 +114,11 @@ function collect(subscription: EventSubscription) {
 
 describe('SDK onboarding (e2e)', () => {
   it('SIWE with a viem account: an identity token, the tools its scope allows, a read tool called', async () => {
-    const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, identity: siweOnboarding({ signer: owner, scope: 'read', publicUrl: PUBLIC_URL }) });
+    const agent = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      identity: siweOnboarding({ signer: owner, scope: 'read', publicUrl: PUBLIC_URL }),
+    });
     const tools = (await agent.listTools()).map((tool) => tool.name);
     expect(tools).toContain('trading_portfolio_summary');
     expect(tools).not.toContain('trading_solana_aggregator_swap');
@@ -127,7 +142,12 @@ describe('SDK onboarding (e2e)', () => {
 
   it('renews a trade token (300 s) at 240 s on the driven clock; the service takes the new one, the old one lives until its exp', async () => {
     const { fetch, seen } = recordingFetch();
-    const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, fetch, identity: siweOnboarding({ signer: privateKeyToAccount(generatePrivateKey()), scope: 'trade', publicUrl: PUBLIC_URL }) });
+    const agent = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      fetch,
+      identity: siweOnboarding({ signer: privateKeyToAccount(generatePrivateKey()), scope: 'trade', publicUrl: PUBLIC_URL }),
+    });
     await agent.callTool('trading_portfolio_summary', {});
     const credential = agent.identityToken!;
     const first = credential.identity!;
@@ -159,26 +179,39 @@ describe('SDK onboarding (e2e)', () => {
     expect(onboardings()).toBe(2);
   });
 
-  it('SIWA on EDR: the registry says the signer owns identity 7 → a verified token; identity 8 (someone else\'s) → provider_auth_error', async () => {
+  it("SIWA on EDR: the registry says the signer owns identity 7 → a verified token; identity 8 (someone else's) → provider_auth_error", async () => {
     const identity = { agentId: 7n, registry: `eip155:${CHAIN}:${registry}` };
-    const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, identity: siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: identity }) });
+    const agent = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      identity: siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: identity }),
+    });
     await agent.listTools();
     expect(agent.identityToken!.identity).toMatchObject({ agentId: `erc8004:${CHAIN}:${registry.toLowerCase()}:7`, verified: true });
     expect(rpc.calls).toContain('eth_call');
 
     const { fetch, seen } = recordingFetch();
-    const notOwner = new AgentClient({ baseUrl: svc.url, clock: sdkClock, fetch, identity: siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: { ...identity, agentId: 8n } }) });
+    const notOwner = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      fetch,
+      identity: siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: { ...identity, agentId: 8n } }),
+    });
     const refused = await caught(notOwner.listTools());
     expect(refused).toMatchObject({ code: 'provider_auth_error', status: 401, message: 'Unauthorized' });
     // Refused onboarding is not retried, and no MCP call was made.
     expect(seen.map((r) => r.path)).toEqual(['/api/nest/auth/evm/nonce', `${ONBOARD}/siwe`]);
-    expect(() => siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: { agentId: 7n, registry: `eip155:${registry}` } })).toThrow(
-      'Agent Registry must be eip155:<chainId>:<0x address>',
-    );
+    expect(() =>
+      siweOnboarding({ signer: siwaOwner, scope: 'read', publicUrl: PUBLIC_URL, erc8004: { agentId: 7n, registry: `eip155:${registry}` } }),
+    ).toThrow('Agent Registry must be eip155:<chainId>:<0x address>');
   });
 
   it('provider tokens: accepted from the local provider; a foreign signer, a wrong audience and an unknown provider are provider_auth_error', async () => {
-    const ok = new AgentClient({ baseUrl: svc.url, clock: sdkClock, identity: providerOnboarding({ provider: 'testidp', providerToken: () => provider.token('sdk-agent'), scope: 'read' }) });
+    const ok = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      identity: providerOnboarding({ provider: 'testidp', providerToken: () => provider.token('sdk-agent'), scope: 'read' }),
+    });
     expect((await ok.listTools()).length).toBeGreaterThan(0);
     expect(ok.identityToken!.identity).toMatchObject({ agentId: 'erc8004-agent', verified: false, scope: 'read' });
 
@@ -187,13 +220,33 @@ describe('SDK onboarding (e2e)', () => {
       // The same issuer and audience, signed with a key the configured provider never published.
       const forged = await foreign.token('sdk-agent', { issuer: provider.issuer });
       const cases = [
-        { provider: 'testidp', providerToken: forged, message: 'Identity provider token validation failed', serverCode: 'PROVIDER_AUTH_FAILED' },
-        { provider: 'testidp', providerToken: await provider.token('sdk-agent', { audience: 'someone-else' }), message: 'Identity provider token validation failed', serverCode: 'PROVIDER_AUTH_FAILED' },
-        { provider: 'nope', providerToken: await provider.token('sdk-agent'), message: 'Unknown identity provider: nope', serverCode: 'AUTHENTICATION_FAILED' },
+        {
+          provider: 'testidp',
+          providerToken: forged,
+          message: 'Identity provider token validation failed',
+          serverCode: 'PROVIDER_AUTH_FAILED',
+        },
+        {
+          provider: 'testidp',
+          providerToken: await provider.token('sdk-agent', { audience: 'someone-else' }),
+          message: 'Identity provider token validation failed',
+          serverCode: 'PROVIDER_AUTH_FAILED',
+        },
+        {
+          provider: 'nope',
+          providerToken: await provider.token('sdk-agent'),
+          message: 'Unknown identity provider: nope',
+          serverCode: 'AUTHENTICATION_FAILED',
+        },
       ];
       for (const { message, serverCode, ...onboarding } of cases) {
         const { fetch, seen } = recordingFetch();
-        const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, fetch, identity: providerOnboarding({ ...onboarding, scope: 'read' }) });
+        const agent = new AgentClient({
+          baseUrl: svc.url,
+          clock: sdkClock,
+          fetch,
+          identity: providerOnboarding({ ...onboarding, scope: 'read' }),
+        });
         const error = await caught(agent.listTools());
         expect(error).toMatchObject({ code: 'provider_auth_error', status: 401, message, serverCode });
         expect(seen.map((r) => r.path)).toEqual([`${ONBOARD}/identity`]);
@@ -205,28 +258,43 @@ describe('SDK onboarding (e2e)', () => {
 
   it('a revoked token ends its event stream: the SDK renews on the 401 and resumes after the last event (none lost, none twice)', async () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, identity: siweOnboarding({ signer: wallet, scope: 'read', publicUrl: PUBLIC_URL }) });
+    const agent = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      identity: siweOnboarding({ signer: wallet, scope: 'read', publicUrl: PUBLIC_URL }),
+    });
     await agent.listTools();
     const { agentId } = agent.identityToken!.identity!;
     // The owner is the same wallet signed in as an operator: its pause/resume are the agent's events.
     const operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL, clock: sdkClock });
     await operator.signInWithEthereum(wallet);
     const reconnects: string[] = [];
-    const subscription = agent.subscribe({ lastEventId: 0, reconnect: { baseDelayMs: 20, maxDelayMs: 50 }, onReconnect: ({ error }) => reconnects.push((error as SdkError).message) });
+    const subscription = agent.subscribe({
+      lastEventId: 0,
+      reconnect: { baseDelayMs: 20, maxDelayMs: 50 },
+      onReconnect: ({ error }) => reconnects.push((error as SdkError).message),
+    });
     const { events, state } = collect(subscription);
     await until(() => subscription.connections === 1, 'the stream to open');
     await operator.agents.pause(agentId);
     await until(() => events.some((e) => e.data.state === 'paused'), 'the pause event');
 
     const held = agent.identityToken!.identity!;
-    const revoked = await fetch(`${svc.url}${ONBOARD}/tokens/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: held.accessToken }) });
+    const revoked = await fetch(`${svc.url}${ONBOARD}/tokens/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: held.accessToken }),
+    });
     expect(revoked.status).toBe(200);
     await until(() => subscription.connections === 2, 'the stream to reopen with a new token');
     expect(reconnects).toEqual(['The event stream ended']);
     expect(agent.identityToken!.identity!.jti).not.toBe(held.jti);
     expect(agent.identityToken!.renewals).toBe(2);
     await operator.agents.resume(agentId);
-    await until(() => events.some((e) => e.data.state === 'active' && e.id > events.find((p) => p.data.state === 'paused')!.id), 'the resume event');
+    await until(
+      () => events.some((e) => e.data.state === 'active' && e.id > events.find((p) => p.data.state === 'paused')!.id),
+      'the resume event',
+    );
     const ids = events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
@@ -242,7 +310,11 @@ describe('SDK onboarding (e2e)', () => {
 
   it('an expired token ends its event stream at exp: the SDK reconnects with a renewed token and resumes', async () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const agent = new AgentClient({ baseUrl: svc.url, clock: sdkClock, identity: siweOnboarding({ signer: wallet, scope: 'trade', publicUrl: PUBLIC_URL }) });
+    const agent = new AgentClient({
+      baseUrl: svc.url,
+      clock: sdkClock,
+      identity: siweOnboarding({ signer: wallet, scope: 'trade', publicUrl: PUBLIC_URL }),
+    });
     await agent.listTools();
     const { agentId, jti } = agent.identityToken!.identity!;
     const operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL, clock: sdkClock });

@@ -20,7 +20,11 @@ afterAll(() => svc.stop());
 function recordingFetch() {
   const seen: Array<{ method: string; path: string; headers: Record<string, string> }> = [];
   const fetchImpl: typeof fetch = (input, init = {}) => {
-    seen.push({ method: init.method ?? 'GET', path: new URL(String(input)).pathname, headers: { ...(init.headers as Record<string, string>) } });
+    seen.push({
+      method: init.method ?? 'GET',
+      path: new URL(String(input)).pathname,
+      headers: { ...(init.headers as Record<string, string>) },
+    });
     return fetch(input, init);
   };
   return { fetch: fetchImpl, seen };

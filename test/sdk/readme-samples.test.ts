@@ -28,11 +28,19 @@ function samples(): Array<{ path: string; block: string }> {
 
 /** Runs a sample as a user would: tsx, the package's own name resolved to its sources. */
 const runSample = (path: string, env: Record<string, string>) =>
-  run(process.execPath, ['--conditions=source', '--import', 'tsx', `${ROOT}${path}`], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+  run(process.execPath, ['--conditions=source', '--import', 'tsx', `${ROOT}${path}`], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 
 it('the README shows each sample file as it is', () => {
   const found = samples();
-  expect(found.map((sample) => sample.path)).toEqual(['sdk/examples/operator-quickstart.ts', 'sdk/examples/agent-quickstart.ts', 'sdk/examples/agent-siwe-quickstart.ts']);
+  expect(found.map((sample) => sample.path)).toEqual([
+    'sdk/examples/operator-quickstart.ts',
+    'sdk/examples/agent-quickstart.ts',
+    'sdk/examples/agent-siwe-quickstart.ts',
+  ]);
   for (const { path, block } of found) expect(block).toBe(readFileSync(`${ROOT}${path}`, 'utf8'));
 });
 
@@ -43,7 +51,11 @@ it('the operator quickstart, then the agent quickstart with its key: a paper swa
   const value = (name: string) => new RegExp(`^${name}=(\\S+)$`, 'm').exec(operator.stdout)?.[1] ?? '';
   expect(value('AGENT_KEY')).toMatch(/^mcpk_/);
 
-  const agent = await runSample('sdk/examples/agent-quickstart.ts', { BASE_URL: svc.url, PUBLIC_ID: value('PUBLIC_ID'), AGENT_KEY: value('AGENT_KEY') });
+  const agent = await runSample('sdk/examples/agent-quickstart.ts', {
+    BASE_URL: svc.url,
+    PUBLIC_ID: value('PUBLIC_ID'),
+    AGENT_KEY: value('AGENT_KEY'),
+  });
   expect(agent.stdout).toMatch(/^\d+ tools, among them the swap$/m);
   const orderId = /^order (\S+): filled$/m.exec(agent.stdout)?.[1];
   expect(orderId).toBeDefined();

@@ -60,7 +60,12 @@ describe('SDK retries', () => {
   it('throws a rate_limit_error with retryAfter when retries are off, or when the wait is longer than maxRetryAfterMs', async () => {
     const tooMany = () => json(429, { message: 'Too Many Requests' }, { 'retry-after': '120' });
     const off = agent([tooMany()], { maxAttempts: 1 });
-    await expect(off.client.listTools()).rejects.toMatchObject({ code: 'rate_limit_error', status: 429, retryAfter: 120, message: 'Too Many Requests' });
+    await expect(off.client.listTools()).rejects.toMatchObject({
+      code: 'rate_limit_error',
+      status: 429,
+      retryAfter: 120,
+      message: 'Too Many Requests',
+    });
     const long = agent([tooMany()]);
     await expect(long.client.listTools()).rejects.toMatchObject({ code: 'rate_limit_error', retryAfter: 120 });
     expect(long.clock.sleeps).toEqual([]);
@@ -109,7 +114,7 @@ describe('SDK retries', () => {
     expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n, () => 0.999999))).toEqual([99, 199, 399, 799, 999, 999]);
   });
 
-  it('an AbortSignal stops the call and its retries with the signal\'s reason', async () => {
+  it("an AbortSignal stops the call and its retries with the signal's reason", async () => {
     const controller = new AbortController();
     const { client, requests } = agent([
       () => {

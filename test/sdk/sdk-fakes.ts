@@ -46,11 +46,18 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 /** What undici throws when the connection is refused. */
-export const refused = () => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+export const refused = () =>
+  Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+  });
 
 /** A JSON-RPC tool result. */
 export const toolResult = (value: unknown, isError = false) =>
-  json(200, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? {} : { structuredContent: value }), isError } });
+  json(200, {
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? {} : { structuredContent: value }), isError },
+  });
 
 /** An unsigned JWT whose `exp` is `expSeconds` (the SDK reads `exp` to know when to renew, never verifies). */
 export const jwtWithExp = (expSeconds: number) => `eyJhbGciOiJub25lIn0.${btoa(JSON.stringify({ exp: expSeconds })).replace(/=+$/, '')}.`;

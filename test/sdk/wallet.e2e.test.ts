@@ -10,7 +10,16 @@ import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentClient, naclSigner, OperatorClient, type SdkClock, type SdkError, siweOnboarding, systemClock, type WalletBalance } from '../../sdk/src/index.js';
+import {
+  AgentClient,
+  naclSigner,
+  OperatorClient,
+  type SdkClock,
+  type SdkError,
+  siweOnboarding,
+  systemClock,
+  type WalletBalance,
+} from '../../sdk/src/index.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { codeAt } from '../support/totp-codes.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
@@ -18,7 +27,11 @@ import { flakyProxy } from './flaky-proxy.js';
 import { DrivenClock } from './sdk-fakes.js';
 
 const USDC_SOLANA = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const caught = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected an SdkError'), (error: SdkError) => error);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected an SdkError'),
+    (error: SdkError) => error,
+  );
 
 describe('agent wallet through the SDK (e2e, paper venue)', () => {
   const clock = new ManualClock(Date.now());
@@ -37,7 +50,8 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
     await clock.advance(31_000);
     return (await operator.agents.stepUp(agentId, { code: await codeAt(totpSecret, clock) })).stepUpToken;
   };
-  const usdcOn = (balance: WalletBalance, chain: string) => balance.wallets.find((w) => w.chain === chain)?.tokens.find((t) => t.symbol === 'USDC')?.amount;
+  const usdcOn = (balance: WalletBalance, chain: string) =>
+    balance.wallets.find((w) => w.chain === chain)?.tokens.find((t) => t.symbol === 'USDC')?.amount;
 
   beforeAll(async () => {
     svc = await startTestService({ clock });
@@ -55,13 +69,17 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
   });
   afterAll(() => svc?.stop());
 
-  it('walletBalance answers the route\'s { wallets } with each chain\'s tokens in base units', async () => {
+  it("walletBalance answers the route's { wallets } with each chain's tokens in base units", async () => {
     const balance = await agent.walletBalance();
-    expect(balance.wallets).toContainEqual({ chain: 'solana', address: expect.any(String), tokens: [{ mint: USDC_SOLANA, symbol: 'USDC', amount: '100000000', decimals: 6, valueUsd: expect.any(Number) }] });
+    expect(balance.wallets).toContainEqual({
+      chain: 'solana',
+      address: expect.any(String),
+      tokens: [{ mint: USDC_SOLANA, symbol: 'USDC', amount: '100000000', decimals: 6, valueUsd: expect.any(Number) }],
+    });
     expect(usdcOn(balance, 'base')).toBe('50000000');
   });
 
-  it('withdrawals are off until the operator switches them on with a step-up token (X-Step-Up-Token); each refusal is a policy_error in the service\'s words', async () => {
+  it("withdrawals are off until the operator switches them on with a step-up token (X-Step-Up-Token); each refusal is a policy_error in the service's words", async () => {
     const off = await caught(agent.withdrawSolana({ mint: 'USDC', amount: '1000000', to: solanaTo }));
     expect(off).toMatchObject({ code: 'policy_error', status: 403, message: 'Withdrawals are disabled for this agent' });
     expect(await operator.agents.withdrawSettings(agentId)).toMatchObject({ enabled: false });
@@ -69,22 +87,43 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
     const forged = await caught(operator.agents.setWithdrawSettings(agentId, { enabled: true }, { stepUpToken: 'sut_forged' }));
     expect(forged).toMatchObject({ code: 'policy_error', status: 403, message: 'Invalid or expired step-up token' });
     const token = await stepUp();
-    const set = await operator.agents.setWithdrawSettings(agentId, { enabled: true, allowlist: [solanaTo, evmTo], dailyCapUsd: 50 }, { stepUpToken: token });
+    const set = await operator.agents.setWithdrawSettings(
+      agentId,
+      { enabled: true, allowlist: [solanaTo, evmTo], dailyCapUsd: 50 },
+      { stepUpToken: token },
+    );
     expect(set).toMatchObject({ enabled: true, allowlist: [solanaTo, evmTo], dailyCapUsd: 50, requireStepUp: false });
     expect(await operator.agents.withdrawSettings(agentId)).toEqual(set);
     // Single use: the same token again is refused.
     const reused = await caught(operator.agents.setWithdrawSettings(agentId, { enabled: false }, { stepUpToken: token }));
     expect(reused).toMatchObject({ code: 'policy_error', message: 'Invalid or expired step-up token' });
     // The agent's own key is no operator: the settings route refuses it.
-    const asAgent = await fetch(`${svc.url}/api/nest/agents/${agentId}/control/withdraw`, { headers: { authorization: `Bearer ${tradeKey}` } });
+    const asAgent = await fetch(`${svc.url}/api/nest/agents/${agentId}/control/withdraw`, {
+      headers: { authorization: `Bearer ${tradeKey}` },
+    });
     expect(asAgent.status).toBe(403);
   });
 
   it('withdrawSolana and withdrawEvm pay on the paper venue; a recipient off the allowlist is a policy_error', async () => {
     const solana = await agent.withdrawSolana({ mint: 'USDC', amount: '2000000', to: solanaTo });
-    expect(solana).toMatchObject({ chain: 'solana', to: solanaTo, token: USDC_SOLANA, symbol: 'USDC', amount: '2000000', status: 'confirmed', txHash: expect.any(String) });
+    expect(solana).toMatchObject({
+      chain: 'solana',
+      to: solanaTo,
+      token: USDC_SOLANA,
+      symbol: 'USDC',
+      amount: '2000000',
+      status: 'confirmed',
+      txHash: expect.any(String),
+    });
     const evm = await agent.withdrawEvm({ chainId: 8453, token: 'USDC', amount: '1000000', to: evmTo });
-    expect(evm).toMatchObject({ chain: 'base', to: evmTo, symbol: 'USDC', amount: '1000000', status: 'confirmed', txHash: expect.any(String) });
+    expect(evm).toMatchObject({
+      chain: 'base',
+      to: evmTo,
+      symbol: 'USDC',
+      amount: '1000000',
+      status: 'confirmed',
+      txHash: expect.any(String),
+    });
     const balance = await agent.walletBalance();
     expect(usdcOn(balance, 'solana')).toBe('98000000');
     expect(usdcOn(balance, 'base')).toBe('49000000');
@@ -98,14 +137,26 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
     const proxy = await flakyProxy(svc.url, ({ method, path }) => {
       if (method !== 'POST' || path !== '/api/nest/agents/wallet/withdraw/solana') return undefined;
       withdrawals++;
-      if (withdrawals === 1) return { status: 429, headers: { 'retry-after': '2' }, body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' } };
+      if (withdrawals === 1)
+        return {
+          status: 429,
+          headers: { 'retry-after': '2' },
+          body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' },
+        };
       return withdrawals === 2 ? 'drop-after-forward' : 'forward';
     });
     try {
       const before = usdcOn(await agent.walletBalance(), 'solana');
       const driven = new DrivenClock();
       const retries: string[] = [];
-      const flaky = new AgentClient({ baseUrl: proxy.url, publicId, apiKey: tradeKey, clock: driven, random: () => 0, onRetry: ({ error }) => retries.push(error.code) });
+      const flaky = new AgentClient({
+        baseUrl: proxy.url,
+        publicId,
+        apiKey: tradeKey,
+        clock: driven,
+        random: () => 0,
+        onRetry: ({ error }) => retries.push(error.code),
+      });
       const withdrawal = await flaky.withdrawSolana({ mint: 'USDC', amount: '3000000', to: solanaTo });
       expect(withdrawal).toMatchObject({ amount: '3000000', status: 'confirmed' });
 
@@ -139,7 +190,12 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
       withdrawals++;
       if (withdrawals === 1) return 'drop-after-forward';
       // Long enough that the trade token (300 s, renewed at 240 s) is due for renewal when the wait ends.
-      if (withdrawals === 2) return { status: 429, headers: { 'retry-after': '241' }, body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' } };
+      if (withdrawals === 2)
+        return {
+          status: 429,
+          headers: { 'retry-after': '241' },
+          body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' },
+        };
       return 'forward';
     });
     try {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { isIsoTime } from '../../src/shared/iso-time.js';
 
 describe('isIsoTime', () => {
-  it.each(['2030-02-28T09:00:00Z', '2028-02-29T00:00:00Z', '2000-02-29T00:00:00Z', '2030-01-01T23:59:59.123+05:30', '2030-12-31T00:00:00-08:00'])('accepts %s', (value) => {
+  it.each([
+    '2030-02-28T09:00:00Z',
+    '2028-02-29T00:00:00Z',
+    '2000-02-29T00:00:00Z',
+    '2030-01-01T23:59:59.123+05:30',
+    '2030-12-31T00:00:00-08:00',
+  ])('accepts %s', (value) => {
     expect(isIsoTime(value)).toBe(true);
   });
 

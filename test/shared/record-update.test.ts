@@ -60,7 +60,14 @@ function alwaysOvertaken(store: StorePort, id: string): StorePort {
 
 describe('conflict backoff', () => {
   it('waits a random share of 1, 2, 4 ... ms, capped, from one function', () => {
-    expect([0, 1, 3, 5, 6, 20].map((attempt) => conflictBackoffMs(attempt, () => 1))).toEqual([1, 2, 8, 32, MAX_CONFLICT_BACKOFF_MS, MAX_CONFLICT_BACKOFF_MS]);
+    expect([0, 1, 3, 5, 6, 20].map((attempt) => conflictBackoffMs(attempt, () => 1))).toEqual([
+      1,
+      2,
+      8,
+      32,
+      MAX_CONFLICT_BACKOFF_MS,
+      MAX_CONFLICT_BACKOFF_MS,
+    ]);
     expect(conflictBackoffMs(10, () => 0)).toBe(0);
     expect(conflictBackoffMs(4, () => 0.5)).toBe(8);
   });
@@ -70,24 +77,49 @@ describe('retryOnConflict', () => {
   it('retries only VERSION_CONFLICT, then gives up with the 409 naming the key', async () => {
     let calls = 0;
     const conflict = new AppError('VERSION_CONFLICT', 'Version conflict on wallets/w1: expected 1, found 2');
-    const result = await retryOnConflict(() => 'wallets/w1', async () => (++calls < 3 ? Promise.reject(conflict) : 'done'), { backoff: async () => undefined });
+    const result = await retryOnConflict(
+      () => 'wallets/w1',
+      async () => (++calls < 3 ? Promise.reject(conflict) : 'done'),
+      { backoff: async () => undefined },
+    );
     expect({ result, calls }).toEqual({ result: 'done', calls: 3 });
-    await expect(retryOnConflict(() => 'wallets/w1', () => Promise.reject(conflict), { maxAttempts: 4, backoff: async () => undefined })).rejects.toMatchObject({
+    await expect(
+      retryOnConflict(
+        () => 'wallets/w1',
+        () => Promise.reject(conflict),
+        { maxAttempts: 4, backoff: async () => undefined },
+      ),
+    ).rejects.toMatchObject({
       code: 'RESOURCE_CONFLICT',
       message: 'Concurrent updates to wallets/w1: gave up after 4 attempts',
     });
     // Callers whose contract words a lost race otherwise catch exactly this give-up.
-    const gaveUp = await retryOnConflict(() => 'wallets/w1', () => Promise.reject(conflict), { maxAttempts: 1 }).catch((error: unknown) => error);
+    const gaveUp = await retryOnConflict(
+      () => 'wallets/w1',
+      () => Promise.reject(conflict),
+      { maxAttempts: 1 },
+    ).catch((error: unknown) => error);
     expect(isConcurrentUpdatesGaveUp(gaveUp)).toBe(true);
     expect(isConcurrentUpdatesGaveUp(AppError.conflict('Wallet already connected'))).toBe(false);
     const other = new AppError('RESOURCE_NOT_FOUND', 'Wallet not found');
     calls = 0;
-    await expect(retryOnConflict(() => 'wallets/w1', async () => { calls++; throw other; })).rejects.toBe(other);
+    await expect(
+      retryOnConflict(
+        () => 'wallets/w1',
+        async () => {
+          calls++;
+          throw other;
+        },
+      ),
+    ).rejects.toBe(other);
     expect(calls).toBe(1);
   });
 });
 
-for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as const) {
+for (const [name, open] of [
+  ['MemoryStore', memory],
+  ['LmdbStore', lmdb],
+] as const) {
   describe(`updateRecord (${name})`, () => {
     it('creates an absent record, updates it with compare-and-set, leaves it, and deletes it', async () => {
       const store = await open();
@@ -95,9 +127,14 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
         doc: { version: 1, data: { n: 1 }, indexes: { owner: 'u1' } },
         changed: true,
       });
-      expect(await updateRecord<Count>(store, counter, (current) => ({ ...increment(current), journal: entry(2) }))).toMatchObject({ doc: { version: 2, data: { n: 2 } } });
+      expect(await updateRecord<Count>(store, counter, (current) => ({ ...increment(current), journal: entry(2) }))).toMatchObject({
+        doc: { version: 2, data: { n: 2 } },
+      });
       expect(await updateRecord<Count>(store, counter, () => null)).toMatchObject({ doc: { version: 2 }, changed: false });
-      expect(await store.readJournal('counters', 'c', { limit: 5 })).toEqual([{ seq: 1, ...entry(1) }, { seq: 2, ...entry(2) }]);
+      expect(await store.readJournal('counters', 'c', { limit: 5 })).toEqual([
+        { seq: 1, ...entry(1) },
+        { seq: 2, ...entry(2) },
+      ]);
       expect(await updateRecord(store, counter, () => ({ delete: true }))).toEqual({ doc: null, changed: true });
       expect(await store.get('counters', 'c')).toBeNull();
       expect(await updateRecord(store, counter, () => ({ delete: true }))).toEqual({ doc: null, changed: false });
@@ -107,7 +144,9 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
       const store = await open();
       const writers = 40;
       const results = await Promise.all(
-        Array.from({ length: writers }, (_, w) => updateRecord<Count>(store, counter, (current) => ({ ...increment(current), journal: entry(w) }))),
+        Array.from({ length: writers }, (_, w) =>
+          updateRecord<Count>(store, counter, (current) => ({ ...increment(current), journal: entry(w) })),
+        ),
       );
       expect(await store.get('counters', 'c')).toMatchObject({ version: writers, data: { n: writers } });
       // Each call reports the version its own write produced: all different, 1..writers.
@@ -120,7 +159,12 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
       const store = await open();
       let calls = 0;
       const refusal = new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance');
-      await expect(updateRecord(store, counter, () => { calls++; throw refusal; })).rejects.toBe(refusal);
+      await expect(
+        updateRecord(store, counter, () => {
+          calls++;
+          throw refusal;
+        }),
+      ).rejects.toBe(refusal);
       expect(calls).toBe(1);
       expect(await store.get('counters', 'c')).toBeNull();
     });
@@ -132,9 +176,17 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
       const error = await updateRecord<Count>(alwaysOvertaken(store, 'c'), counter, increment, {
         maxAttempts: 3,
         backoff: async (attempt) => void waits.push(attempt),
-      }).then(() => expect.fail('expected a 409'), (reason: unknown) => reason as AppError);
+      }).then(
+        () => expect.fail('expected a 409'),
+        (reason: unknown) => reason as AppError,
+      );
       expect(error).toBeInstanceOf(AppError);
-      expect(error).toMatchObject({ code: 'RESOURCE_CONFLICT', status: 409, retryable: true, message: 'Concurrent updates to counters/c: gave up after 3 attempts' });
+      expect(error).toMatchObject({
+        code: 'RESOURCE_CONFLICT',
+        status: 409,
+        retryable: true,
+        message: 'Concurrent updates to counters/c: gave up after 3 attempts',
+      });
       expect(waits).toEqual([0, 1]);
       // Only the other writer's puts landed, never this update's.
       expect(await store.get('counters', 'c')).toMatchObject({ version: 4, data: { n: 0 } });
@@ -147,10 +199,16 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
     const total: RecordRef = { collection: 'counters', id: 'transfers' };
     type Amount = { usd: number };
     const usd = (doc: { data: unknown } | null | undefined) => (doc?.data as Amount | undefined)?.usd ?? 0;
-    const transfer = (amount: number) => ([a, b, t]: Array<{ data: unknown } | null | undefined>) => {
-      if (usd(a) < amount) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance');
-      return [{ data: { usd: usd(a) - amount } }, { data: { usd: usd(b) + amount } }, { data: { n: ((t?.data as Count | undefined)?.n ?? 0) + 1 } }];
-    };
+    const transfer =
+      (amount: number) =>
+      ([a, b, t]: Array<{ data: unknown } | null | undefined>) => {
+        if (usd(a) < amount) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance');
+        return [
+          { data: { usd: usd(a) - amount } },
+          { data: { usd: usd(b) + amount } },
+          { data: { n: ((t?.data as Count | undefined)?.n ?? 0) + 1 } },
+        ];
+      };
 
     it('moves value between records in one commit, even under contention: nothing lost, nothing doubled', async () => {
       const store = await open();
@@ -166,11 +224,21 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
       const store = await open();
       await store.put('balances', 'from', { data: { usd: 5 }, expectedVersion: 0 });
       await store.put('balances', 'to', { data: { usd: 1 }, expectedVersion: 0 });
-      const result = await updateRecords(store, [from, to, total], ([a]) => [{ data: { usd: usd(a) + 1 }, journal: entry(7) }, null, undefined]);
+      const result = await updateRecords(store, [from, to, total], ([a]) => [
+        { data: { usd: usd(a) + 1 }, journal: entry(7) },
+        null,
+        undefined,
+      ]);
       expect(result).toMatchObject({ changed: true, docs: [{ version: 2, data: { usd: 6 } }, { version: 1, data: { usd: 1 } }, null] });
       expect(await store.readJournal('balances', 'from', { limit: 5 })).toEqual([{ seq: 2, ...entry(7) }]);
-      expect(await updateRecords(store, [from, to], () => [null, null])).toMatchObject({ changed: false, docs: [{ version: 2 }, { version: 1 }] });
-      expect(await updateRecords(store, [from, total], () => [{ delete: true }, { delete: true }])).toMatchObject({ changed: true, docs: [null, null] });
+      expect(await updateRecords(store, [from, to], () => [null, null])).toMatchObject({
+        changed: false,
+        docs: [{ version: 2 }, { version: 1 }],
+      });
+      expect(await updateRecords(store, [from, total], () => [{ delete: true }, { delete: true }])).toMatchObject({
+        changed: true,
+        docs: [null, null],
+      });
       expect(await store.get('balances', 'from')).toBeNull();
     });
 
@@ -180,7 +248,10 @@ for (const [name, open] of [['MemoryStore', memory], ['LmdbStore', lmdb]] as con
       await expect(updateRecords(store, [from, to, total], transfer(2))).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
       expect(await store.get('balances', 'to')).toBeNull();
       await store.put('balances', 'from', { data: { usd: 10 }, expectedVersion: 1 });
-      const error = await updateRecords(alwaysOvertaken(store, 'to'), [from, to, total], transfer(2), { maxAttempts: 2, backoff: async () => undefined }).then(
+      const error = await updateRecords(alwaysOvertaken(store, 'to'), [from, to, total], transfer(2), {
+        maxAttempts: 2,
+        backoff: async () => undefined,
+      }).then(
         () => expect.fail('expected a 409'),
         (reason: unknown) => reason as AppError,
       );

@@ -12,7 +12,16 @@ export async function fundBot(service: RunningService, userId: string, botId: st
       name,
       input,
       viewer: { kind: 'operator', scope: 'manage' },
-      ctx: { principal: { type: 'ops' }, scope: 'manage', subject: { type: 'bot', id: botId }, userId, requestId: randomUUID(), correlationId: randomUUID(), surface: 'rest', idempotencyKey: randomUUID() },
+      ctx: {
+        principal: { type: 'ops' },
+        scope: 'manage',
+        subject: { type: 'bot', id: botId },
+        userId,
+        requestId: randomUUID(),
+        correlationId: randomUUID(),
+        surface: 'rest',
+        idempotencyKey: randomUUID(),
+      },
     });
   await call('trading_wallet_custodial_ensure', { chain: 'solana' });
   await call('trading_paper_faucet', { chain: 'solana', token: 'USDC', amount: '1000' });

@@ -36,7 +36,13 @@ export async function createDcaStrategy(
   interval: string,
   amount = '1',
 ): Promise<{ strategyId: string; name: string; status: string; createdAt: string }> {
-  const created = await trader.client.post(`/api/nest/trading/strategies/${trader.userId}`, { name, inputToken: 'USDC', outputToken: 'SOL', amount, interval });
+  const created = await trader.client.post(`/api/nest/trading/strategies/${trader.userId}`, {
+    name,
+    inputToken: 'USDC',
+    outputToken: 'SOL',
+    amount,
+    interval,
+  });
   if (created.status !== 201) throw new Error(`strategy ${name} creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body;
 }
@@ -53,14 +59,22 @@ export function strategyIdOf(order: { strategyId?: string }): string {
 }
 
 /** Every actor of `type` through the ops inspection route (ops token, no session budget). */
-export async function opsActors<C>(url: string, opsToken: string, type: string, state?: string): Promise<Array<{ id: string; state: unknown; context: C; version: number }>> {
+export async function opsActors<C>(
+  url: string,
+  opsToken: string,
+  type: string,
+  state?: string,
+): Promise<Array<{ id: string; state: unknown; context: C; version: number }>> {
   const out: Array<{ id: string; state: unknown; context: C; version: number }> = [];
   let cursor: string | undefined;
   do {
     const query = new URLSearchParams({ limit: '200', ...(state ? { state } : {}), ...(cursor ? { cursor } : {}) });
     const response = await fetch(`${url}/api/nest/ops/actors/${type}?${query}`, { headers: { authorization: `Bearer ${opsToken}` } });
     if (!response.ok) throw new Error(`ops list ${type}: ${response.status} ${await response.text()}`);
-    const page = (await response.json()) as { items: Array<{ id: string; state: unknown; context: C; version: number }>; nextCursor?: string };
+    const page = (await response.json()) as {
+      items: Array<{ id: string; state: unknown; context: C; version: number }>;
+      nextCursor?: string;
+    };
     out.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
@@ -88,7 +102,12 @@ export interface CreatedStrategy {
  * `perTrader` strategies for each trader (names `<prefix><trader>-<n>`), the traders in
  * parallel and each at most `concurrency` at a time (its session budget is 300 a minute).
  */
-export async function createStrategies(traders: DcaTrader[], perTrader: number, interval: string, options: { prefix?: string; amount?: string; concurrency?: number } = {}): Promise<CreatedStrategy[]> {
+export async function createStrategies(
+  traders: DcaTrader[],
+  perTrader: number,
+  interval: string,
+  options: { prefix?: string; amount?: string; concurrency?: number } = {},
+): Promise<CreatedStrategy[]> {
   const { prefix = 's', amount = '1', concurrency = 4 } = options;
   const perTraderResults = await Promise.all(
     traders.map(async (trader, t) => {
@@ -170,7 +189,10 @@ export function checkTicks(ticks: TickOrder[], intervalMs: number, excuse: (dueA
     const missing = Array.from({ length: gap / intervalMs - 1 }, (_, k) => before.dueAt + (k + 1) * intervalMs);
     if (before.createdAt >= after.dueAt - intervalMs) collapsed += missing.length;
     else if (missing.every(excuse)) excused += missing.length;
-    else problems.push(`lost tick(s) ${missing.join(', ')}: the run due ${before.dueAt} was created ${before.createdAt - before.dueAt} ms after it was due, on time for the next`);
+    else
+      problems.push(
+        `lost tick(s) ${missing.join(', ')}: the run due ${before.dueAt} was created ${before.createdAt - before.dueAt} ms after it was due, on time for the next`,
+      );
   }
   return { problems, collapsed, excused, maxGap };
 }

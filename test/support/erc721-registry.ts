@@ -13,8 +13,22 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { EdrChain } from '../adapters/live/support/edr-chain.js';
 
 const OP = {
-  STOP: 0x00, EQ: 0x14, ISZERO: 0x15, SHR: 0x1c, CALLER: 0x33, CALLDATALOAD: 0x35, CODECOPY: 0x39,
-  MSTORE: 0x52, SLOAD: 0x54, SSTORE: 0x55, JUMPI: 0x57, JUMPDEST: 0x5b, DUP1: 0x80, SWAP1: 0x90, RETURN: 0xf3, REVERT: 0xfd,
+  STOP: 0x00,
+  EQ: 0x14,
+  ISZERO: 0x15,
+  SHR: 0x1c,
+  CALLER: 0x33,
+  CALLDATALOAD: 0x35,
+  CODECOPY: 0x39,
+  MSTORE: 0x52,
+  SLOAD: 0x54,
+  SSTORE: 0x55,
+  JUMPI: 0x57,
+  JUMPDEST: 0x5b,
+  DUP1: 0x80,
+  SWAP1: 0x90,
+  RETURN: 0xf3,
+  REVERT: 0xfd,
 } as const;
 type Item = keyof typeof OP | { push: number | Hex; bytes?: number } | { label: string } | { ref: string };
 
@@ -47,25 +61,66 @@ const REGISTER = toFunctionSelector('register(uint256)');
 
 /** Storage slot `id` holds the owner of token `id`. */
 const RUNTIME = assemble([
-  { push: 0 }, 'CALLDATALOAD', { push: 0xe0 }, 'SHR',
-  'DUP1', { push: OWNER_OF, bytes: 4 }, 'EQ', { ref: 'ownerOf' }, 'JUMPI',
-  'DUP1', { push: REGISTER, bytes: 4 }, 'EQ', { ref: 'register' }, 'JUMPI',
-  { label: 'revert' }, { push: 0 }, 'DUP1', 'REVERT',
-  { label: 'ownerOf' }, { push: 4 }, 'CALLDATALOAD', 'SLOAD', 'DUP1', 'ISZERO', { ref: 'revert' }, 'JUMPI',
-  { push: 0 }, 'MSTORE', { push: 32 }, { push: 0 }, 'RETURN',
-  { label: 'register' }, { push: 4 }, 'CALLDATALOAD', 'DUP1', 'SLOAD', { ref: 'revert' }, 'JUMPI',
-  'CALLER', 'SWAP1', 'SSTORE', 'STOP',
+  { push: 0 },
+  'CALLDATALOAD',
+  { push: 0xe0 },
+  'SHR',
+  'DUP1',
+  { push: OWNER_OF, bytes: 4 },
+  'EQ',
+  { ref: 'ownerOf' },
+  'JUMPI',
+  'DUP1',
+  { push: REGISTER, bytes: 4 },
+  'EQ',
+  { ref: 'register' },
+  'JUMPI',
+  { label: 'revert' },
+  { push: 0 },
+  'DUP1',
+  'REVERT',
+  { label: 'ownerOf' },
+  { push: 4 },
+  'CALLDATALOAD',
+  'SLOAD',
+  'DUP1',
+  'ISZERO',
+  { ref: 'revert' },
+  'JUMPI',
+  { push: 0 },
+  'MSTORE',
+  { push: 32 },
+  { push: 0 },
+  'RETURN',
+  { label: 'register' },
+  { push: 4 },
+  'CALLDATALOAD',
+  'DUP1',
+  'SLOAD',
+  { ref: 'revert' },
+  'JUMPI',
+  'CALLER',
+  'SWAP1',
+  'SSTORE',
+  'STOP',
 ]);
 
 /** Init code: copy the runtime into memory and return it. */
 function deployment(): Hex {
-  const init = (offset: number) => assemble([{ push: RUNTIME.length }, 'DUP1', { push: offset }, { push: 0 }, 'CODECOPY', { push: 0 }, 'RETURN']);
+  const init = (offset: number) =>
+    assemble([{ push: RUNTIME.length }, 'DUP1', { push: offset }, { push: 0 }, 'CODECOPY', { push: 0 }, 'RETURN']);
   const prefix = init(init(0).length);
   return `0x${Buffer.from([...prefix, ...RUNTIME]).toString('hex')}`;
 }
 
 export const REGISTRY_ABI = [
-  { type: 'function', name: 'ownerOf', stateMutability: 'view', inputs: [{ name: 'id', type: 'uint256' }], outputs: [{ name: '', type: 'address' }] },
+  {
+    type: 'function',
+    name: 'ownerOf',
+    stateMutability: 'view',
+    inputs: [{ name: 'id', type: 'uint256' }],
+    outputs: [{ name: '', type: 'address' }],
+  },
   { type: 'function', name: 'register', stateMutability: 'nonpayable', inputs: [{ name: 'id', type: 'uint256' }], outputs: [] },
 ] as const;
 
@@ -81,7 +136,14 @@ export async function deployRegistry(edr: EdrChain, deployerKey: Hex): Promise<A
 /** `register(id)` from `ownerKey`: the id's owner is that key's address. */
 export async function registerIdentity(edr: EdrChain, registry: Address, ownerKey: Hex, id: bigint): Promise<void> {
   const wallet = createWalletClient({ account: privateKeyToAccount(ownerKey), transport: edr.transport });
-  const hash = await wallet.writeContract({ address: registry, abi: REGISTRY_ABI, functionName: 'register', args: [id], chain: null, gas: 100_000n });
+  const hash = await wallet.writeContract({
+    address: registry,
+    abi: REGISTRY_ABI,
+    functionName: 'register',
+    args: [id],
+    chain: null,
+    gas: 100_000n,
+  });
   const receipt = await createPublicClient({ transport: edr.transport }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`register(${id}) reverted`);
 }
@@ -100,7 +162,9 @@ export async function serveRpc(edr: EdrChain): Promise<{ url: string; server: Se
         res.setHeader('content-type', 'application/json').end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
       } catch (error) {
         const { code = -32000, message, data } = error as { code?: number; message: string; data?: unknown };
-        res.setHeader('content-type', 'application/json').end(JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code, message, data } }));
+        res
+          .setHeader('content-type', 'application/json')
+          .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code, message, data } }));
       }
     });
   });

@@ -76,7 +76,11 @@ export interface SseStream {
 }
 
 /** Opens `/mcp/:publicId/events/sse` with fetch and parses frames as they arrive. */
-export async function openSse(base: string, publicId: string, options: { secret?: string; headers?: Record<string, string>; query?: string } = {}): Promise<SseStream> {
+export async function openSse(
+  base: string,
+  publicId: string,
+  options: { secret?: string; headers?: Record<string, string>; query?: string } = {},
+): Promise<SseStream> {
   const abort = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
   if (options.secret) headers.authorization = `Bearer ${options.secret}`;
@@ -142,7 +146,11 @@ export interface WsClient {
 export type WsResult = { ok: true; client: WsClient } | { ok: false; status: number; body: any; headers: IncomingHttpHeaders };
 
 /** Opens `/mcp/:publicId/events/ws`; a refused handshake resolves with its HTTP status and body. */
-export function openWs(base: string, publicId: string, options: { secret?: string; viaProtocol?: boolean; query?: string; path?: string } = {}): Promise<WsResult> {
+export function openWs(
+  base: string,
+  publicId: string,
+  options: { secret?: string; viaProtocol?: boolean; query?: string; path?: string } = {},
+): Promise<WsResult> {
   const url = `${base.replace(/^http/, 'ws')}${options.path ?? `/mcp/${publicId}/events/ws`}${options.query ?? ''}`;
   const viaHeader = options.secret && !options.viaProtocol;
   const ws = new WebSocket(url, options.viaProtocol && options.secret ? ['bearer', options.secret] : [], {
@@ -158,7 +166,9 @@ export function openWs(base: string, publicId: string, options: { secret?: strin
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
+      res.on('end', () =>
+        resolve({ ok: false, status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers }),
+      );
     });
     ws.once('error', (error) => reject(error));
   });

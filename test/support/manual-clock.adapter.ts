@@ -42,9 +42,7 @@ export class ManualClock implements ClockPort {
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;
     for (;;) {
-      const next = this.timers
-        .filter((t) => t.at <= target)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const next = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (!next) break;
       this.timers = this.timers.filter((t) => t !== next);
       this.current = Math.max(this.current, next.at);

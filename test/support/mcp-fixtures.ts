@@ -57,7 +57,11 @@ export class Operator {
   /** A key of `scope`; manage keys get their step-up token through TOTP (enrolled once). */
   async agentKey(agentId: string, scope: 'read' | 'trade' | 'manage', name = `${scope}-key`): Promise<{ keyId: string; secret: string }> {
     const stepUpToken = scope === 'manage' ? await this.stepUp(`/api/nest/agents/${agentId}/control/mcp/step-up`) : undefined;
-    const { status, body } = await this.client.post(`/api/nest/agents/${agentId}/keys`, { name, scope, ...(stepUpToken ? { stepUpToken } : {}) });
+    const { status, body } = await this.client.post(`/api/nest/agents/${agentId}/keys`, {
+      name,
+      scope,
+      ...(stepUpToken ? { stepUpToken } : {}),
+    });
     if (status !== 201) throw new Error(`key creation failed: ${status} ${JSON.stringify(body)}`);
     return body;
   }

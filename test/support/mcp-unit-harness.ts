@@ -21,7 +21,16 @@ import { defineOperation } from '../../src/operations/operation-definition.js';
 export const PUBLIC_ID = 'pub_unit';
 
 const op = (name: string, minScope: KeyScope, handler: () => Promise<unknown>, extra: Partial<AnyOperation> = {}): AnyOperation =>
-  defineOperation({ name, description: `${name} test tool`, family: 'agents', minScope, principals: ['agent'], input: z.object({}).strict(), handler, ...extra });
+  defineOperation({
+    name,
+    description: `${name} test tool`,
+    family: 'agents',
+    minScope,
+    principals: ['agent'],
+    input: z.object({}).strict(),
+    handler,
+    ...extra,
+  });
 
 /** Tools that fail in each way a handler can, plus a trade tool and filler for paging. */
 function unitOperations(fillers = 0): AnyOperation[] {
@@ -37,7 +46,9 @@ function unitOperations(fillers = 0): AnyOperation[] {
     }),
     op('trade_tool', 'trade', async () => ({ ok: true })),
     op('order_approve_tool', 'read', async () => ({ approved: true }), { input: z.object({ order_id: z.string() }).strict() }),
-    op('shape_tool', 'read', async () => ({ kept: 1, extra: 'dropped from structuredContent' }), { output: z.object({ kept: z.number() }) }),
+    op('shape_tool', 'read', async () => ({ kept: 1, extra: 'dropped from structuredContent' }), {
+      output: z.object({ kept: z.number() }),
+    }),
     op('wrong_output_tool', 'read', async () => ({ kept: 'not a number' }), { output: z.object({ kept: z.number() }) }),
     op('bot_only_tool', 'read', async () => ({}), { principals: ['bot'] }),
     ...Array.from({ length: fillers }, (_, i) => op(`filler_${String(i).padStart(3, '0')}`, 'read', async () => ({ i }))),
@@ -51,7 +62,14 @@ function stubAccess(publicId: string, authorization: string | undefined): Promis
   if (publicId !== PUBLIC_ID) return Promise.reject(AppError.notFound('Agent not found'));
   const scope = match[1] as KeyScope;
   return Promise.resolve({
-    principal: { type: 'agent-key', keyId: `key_${scope}`, scope, ownerId: 'agent_1', prefix: 'mcpk_unit', expiresAt: Date.now() + 86_400_000 },
+    principal: {
+      type: 'agent-key',
+      keyId: `key_${scope}`,
+      scope,
+      ownerId: 'agent_1',
+      prefix: 'mcpk_unit',
+      expiresAt: Date.now() + 86_400_000,
+    },
     subject: { type: 'agent', id: 'agent_1' },
     scope,
     viewer: { kind: 'agent', scope },

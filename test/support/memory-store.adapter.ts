@@ -53,12 +53,7 @@ export class MemoryStore implements StorePort {
     return doc as StoredDocument<T>;
   }
 
-  async put<T>(
-    collection: string,
-    id: string,
-    input: PutInput<T>,
-    journal?: JournalEntryInput,
-  ): Promise<StoredDocument<T>> {
+  async put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.check(collection, id, input.expectedVersion);
     return this.write(collection, id, input, journal) as StoredDocument<T>;

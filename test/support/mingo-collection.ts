@@ -238,7 +238,11 @@ export class MingoCollection implements CollectionLike {
   async createIndex(key: Record<string, 1 | -1>, options: CreateIndexOptionsLike = {}): Promise<string> {
     this.db.checkFault('createIndex', this.name);
     const def: IndexDef = {
-      name: options.name ?? Object.entries(key).map(([field, dir]) => `${field}_${dir}`).join('_'),
+      name:
+        options.name ??
+        Object.entries(key)
+          .map(([field, dir]) => `${field}_${dir}`)
+          .join('_'),
       key,
       unique: options.unique ?? false,
       ...(options.expireAfterSeconds === undefined ? {} : { expireAfterSeconds: options.expireAfterSeconds }),

@@ -53,15 +53,20 @@ export function openApiProblems(document: JsonObject): string[] {
         const resolved = (typeof response.$ref === 'string' ? resolvePointer(document, response.$ref) : response) as JsonObject | undefined;
         if (typeof resolved?.description !== 'string') problems.push(`${where}: response ${status} has no description`);
       }
-      const parameters = ((operation.parameters ?? []) as JsonObject[]).map((p) => (typeof p.$ref === 'string' ? (resolvePointer(document, p.$ref) as JsonObject) : p));
+      const parameters = ((operation.parameters ?? []) as JsonObject[]).map((p) =>
+        typeof p.$ref === 'string' ? (resolvePointer(document, p.$ref) as JsonObject) : p,
+      );
       const declared = parameters.filter((p) => p?.in === 'path');
       if (declared.some((p) => p.required !== true)) problems.push(`${where}: path parameters must be required`);
       const names = declared.map((p) => String(p.name)).sort();
-      if (JSON.stringify(names) !== JSON.stringify(templated)) problems.push(`${where}: path parameters ${names} differ from template ${templated}`);
-      for (const p of parameters) if (!p || typeof p.name !== 'string' || !p.in || (!p.schema && !p.content)) problems.push(`${where}: incomplete parameter`);
+      if (JSON.stringify(names) !== JSON.stringify(templated))
+        problems.push(`${where}: path parameters ${names} differ from template ${templated}`);
+      for (const p of parameters)
+        if (!p || typeof p.name !== 'string' || !p.in || (!p.schema && !p.content)) problems.push(`${where}: incomplete parameter`);
       // A field is sent in one place: a path parameter listed again in the query misleads clients and generators.
       const named = parameters.filter((p) => p?.in === 'path' || p?.in === 'query').map((p) => p.name as string);
-      for (const name of new Set(named.filter((n, i) => named.indexOf(n) !== i))) problems.push(`${where}: parameter ${name} is both in the path and in the query`);
+      for (const name of new Set(named.filter((n, i) => named.indexOf(n) !== i)))
+        problems.push(`${where}: parameter ${name} is both in the path and in the query`);
       if (typeof operation.operationId === 'string') {
         if (operationIds.has(operation.operationId)) problems.push(`${where}: duplicate operationId ${operation.operationId}`);
         operationIds.add(operation.operationId);

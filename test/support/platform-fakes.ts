@@ -69,14 +69,21 @@ export class FakeTelegram {
   /** A person writes to the bot. */
   say(chatId: number, userId: number, text: string): number {
     const message_id = this.nextMessage++;
-    this.updates.push({ update_id: this.nextUpdate++, message: { message_id, chat: { id: chatId, type: 'private' }, from: { id: userId, is_bot: false, first_name: 'P' }, date: 0, text } });
+    this.updates.push({
+      update_id: this.nextUpdate++,
+      message: { message_id, chat: { id: chatId, type: 'private' }, from: { id: userId, is_bot: false, first_name: 'P' }, date: 0, text },
+    });
     for (const wake of this.waiters.splice(0)) wake();
     return message_id;
   }
 
   /** The bot's answer to the message `messageId`. */
   replyTo(messageId: number, timeoutMs = 10_000): Promise<TelegramSent> {
-    return waitFor(`a Telegram reply to ${messageId}`, () => this.sent.find((m) => m.reply_parameters?.message_id === messageId), timeoutMs);
+    return waitFor(
+      `a Telegram reply to ${messageId}`,
+      () => this.sent.find((m) => m.reply_parameters?.message_id === messageId),
+      timeoutMs,
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -149,7 +156,11 @@ export class FakeDiscord {
   }
 
   replyTo(messageId: string, timeoutMs = 10_000): Promise<DiscordMessage> {
-    return waitFor(`a Discord reply to ${messageId}`, () => this.posted.find((m) => m.message_reference?.message_id === messageId), timeoutMs);
+    return waitFor(
+      `a Discord reply to ${messageId}`,
+      () => this.posted.find((m) => m.message_reference?.message_id === messageId),
+      timeoutMs,
+    );
   }
 
   private add(channelId: string, fields: Omit<DiscordMessage, 'id' | 'channel_id'>): DiscordMessage {
@@ -176,7 +187,11 @@ export class FakeDiscord {
       // Discord lists newest first.
       return send(res, 200, [...picked].reverse());
     }
-    const message = this.add(channelId, { content: body.content, author: { id: this.botUserId, bot: true }, ...(body.message_reference ? { message_reference: body.message_reference } : {}) });
+    const message = this.add(channelId, {
+      content: body.content,
+      author: { id: this.botUserId, bot: true },
+      ...(body.message_reference ? { message_reference: body.message_reference } : {}),
+    });
     this.posted.push(message);
     return send(res, 200, message);
   }

@@ -38,7 +38,14 @@ export async function startTestService(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   // Tests sign in many operators from one address (4 public requests each): the per-IP
   // budget of public routes is raised unless a test sets it (the tests of that budget do).
-  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'debug', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', ...options.env });
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    PUBLIC_URL,
+    LOG_LEVEL: 'debug',
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...options.env,
+  });
   const logs: string[] = [];
   const logger = options.discardLogs
     ? createLogger({ level: 'info', destination: { write: () => undefined } })
@@ -127,7 +134,16 @@ export function evmWallet() {
     privateKey,
     /** `overrides` replace fields of the message (a wrong URI or chain for refusal tests). */
     message: (nonce: string, now = new Date(), overrides: Partial<Parameters<typeof createSiweMessage>[0]> = {}) =>
-      createSiweMessage({ domain: DOMAIN, address: account.address, uri: PUBLIC_URL, version: '1', chainId: 1, nonce, issuedAt: now, ...overrides }),
+      createSiweMessage({
+        domain: DOMAIN,
+        address: account.address,
+        uri: PUBLIC_URL,
+        version: '1',
+        chainId: 1,
+        nonce,
+        issuedAt: now,
+        ...overrides,
+      }),
     sign: (message: string) => account.signMessage({ message }),
   };
 }
@@ -145,5 +161,10 @@ export async function signInSolana(client: Client, wallet = solanaWallet()) {
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
   client.bearer = login.body.accessToken;
   await client.refreshCsrf();
-  return { wallet, ...login.body } as { wallet: typeof wallet; accessToken: string; refreshToken: string; user: { id: string; walletAddress: string } };
+  return { wallet, ...login.body } as {
+    wallet: typeof wallet;
+    accessToken: string;
+    refreshToken: string;
+    user: { id: string; walletAddress: string };
+  };
 }

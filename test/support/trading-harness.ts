@@ -48,11 +48,7 @@ export const buyRequest = (overrides: Partial<TradeRequest> = {}): TradeRequest 
   ...overrides,
 });
 
-export async function tradingHarness(
-  options: {
-    venue?: (paper: PaperVenue) => VenuePort;
-  } = {},
-) {
+export async function tradingHarness(options: { venue?: (paper: PaperVenue) => VenuePort } = {}) {
   const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
   const store = new MemoryStore(clock);
   const logger = pino({ level: 'silent' });
@@ -68,7 +64,18 @@ export async function tradingHarness(
   const venue = new BreakerVenue(inner, { threshold: 2, openMs: 60_000, timeoutMs: 5_000, clock });
   const keys = nacl.sign.keyPair();
   // A delegate wallet: the pipeline reserves (and gives back) spend on its cap, which `state.spend` counts.
-  const wallet: WalletView = { walletId: 'wal_1', chain: 'solana', address: bs58.encode(keys.publicKey), custodial: true, kind: 'delegate', spendingCapUsd: 1e9, spentUsd: 0, isDefault: true, status: 'active', createdAt: new Date(clock.now()).toISOString() };
+  const wallet: WalletView = {
+    walletId: 'wal_1',
+    chain: 'solana',
+    address: bs58.encode(keys.publicKey),
+    custodial: true,
+    kind: 'delegate',
+    spendingCapUsd: 1e9,
+    spentUsd: 0,
+    isDefault: true,
+    status: 'active',
+    createdAt: new Date(clock.now()).toISOString(),
+  };
 
   // What the tests steer.
   const state = {
@@ -88,7 +95,12 @@ export async function tradingHarness(
   const tradingEvents = new TradingEvents(publisher);
   const wallets = {
     signingWallet: async () => (state.hasWallet ? wallet : null),
-    signer: async () => ({ walletId: wallet.walletId, chain: 'solana' as const, address: wallet.address, withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey) }),
+    signer: async () => ({
+      walletId: wallet.walletId,
+      chain: 'solana' as const,
+      address: wallet.address,
+      withSecretKey: <T>(use: (key: Uint8Array) => Promise<T>) => use(keys.secretKey),
+    }),
     reserveSpend: async (_subject: unknown, _walletId: string, usd: number) => {
       state.spend.reserved += usd;
     },
@@ -124,7 +136,24 @@ export async function tradingHarness(
     newOrderId: () => `ord_${++nextId}`,
   });
   const fund = (token: string, amount: string) => paper.credit('solana', wallet.address, token, amount);
-  return { clock, store, runtime, paper, venue, wallet, state, jobs, cancelled, events, safety, pipeline, positions, queries: new OrderQueries(orders, clock), fund, status };
+  return {
+    clock,
+    store,
+    runtime,
+    paper,
+    venue,
+    wallet,
+    state,
+    jobs,
+    cancelled,
+    events,
+    safety,
+    pipeline,
+    positions,
+    queries: new OrderQueries(orders, clock),
+    fund,
+    status,
+  };
 }
 
 export type TradingHarness = Awaited<ReturnType<typeof tradingHarness>>;

@@ -70,7 +70,13 @@ export class EventSubscription implements AsyncIterable<AgentEvent> {
 
   private async run(): Promise<void> {
     const signal = this.controller.signal;
-    const policy: RetryPolicy = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 300_000, ...this.options.reconnect };
+    const policy: RetryPolicy = {
+      maxAttempts: Number.POSITIVE_INFINITY,
+      baseDelayMs: 250,
+      maxDelayMs: 10_000,
+      maxRetryAfterMs: 300_000,
+      ...this.options.reconnect,
+    };
     let failures = 0;
     let renewed = false;
     while (!signal.aborted) {

@@ -63,7 +63,11 @@ export function sseConnect(http: HttpTransport, path: string, idleTimeoutMs: num
       }
     } catch (error) {
       if (signal.aborted) return;
-      throw new SdkError('network_error', { status: 0, message: idle ? `No data from the event stream for ${idleTimeoutMs} ms` : 'The event stream broke', cause: error });
+      throw new SdkError('network_error', {
+        status: 0,
+        message: idle ? `No data from the event stream for ${idleTimeoutMs} ms` : 'The event stream broke',
+        cause: error,
+      });
     } finally {
       clearTimeout(timer);
       reader.releaseLock();

@@ -52,7 +52,8 @@ export class KeyAuthenticator {
     await this.bus.subscribe(AUTH_STREAM, (event) => {
       const keyId = event.data.keyId;
       // A retired key (rotation) expires earlier than its cached copy says.
-      if ((event.type === 'key.revoked' || event.type === 'key.expired' || event.type === 'key.retired') && typeof keyId === 'string') this.evict(keyId);
+      if ((event.type === 'key.revoked' || event.type === 'key.expired' || event.type === 'key.retired') && typeof keyId === 'string')
+        this.evict(keyId);
     });
   }
 

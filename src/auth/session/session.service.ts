@@ -94,7 +94,13 @@ export class SessionService {
   async authenticate(accessToken: string): Promise<SessionPrincipal> {
     const claims = await this.tokens.verify('access', accessToken);
     if (!(await this.isActive(claims.sessionId))) throw AppError.unauthorized();
-    return { type: 'session', userId: claims.userId, sessionId: claims.sessionId, walletAddress: claims.walletAddress, accessJti: claims.jti };
+    return {
+      type: 'session',
+      userId: claims.userId,
+      sessionId: claims.sessionId,
+      walletAddress: claims.walletAddress,
+      accessJti: claims.jti,
+    };
   }
 
   private async isActive(sessionId: string): Promise<boolean> {

@@ -27,11 +27,7 @@ export const ISSUED_BEFORE_NONCE_SKEW_MS = 60_000;
  * Throws 401 `Invalid or expired nonce` when the message has expired, `Unauthorized` when it
  * is not yet valid or claims to be issued in the future.
  */
-export function checkMessageTimes(
-  times: MessageTimes,
-  nowMs: number,
-  issuedAtSkewMs = DEFAULT_ISSUED_AT_SKEW_MS,
-): void {
+export function checkMessageTimes(times: MessageTimes, nowMs: number, issuedAtSkewMs = DEFAULT_ISSUED_AT_SKEW_MS): void {
   const issuedAt = toMs(times.issuedAt);
   const expiration = toMs(times.expirationTime);
   const notBefore = toMs(times.notBefore);

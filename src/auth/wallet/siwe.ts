@@ -88,7 +88,14 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   // EIP-4361 requires `Issued At` and the parser enforces RFC 3339, so this is a number.
   const issuedAt = Date.parse(parsed.issuedAt ?? '');
   if (Number.isNaN(issuedAt)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'no issued at');
-  return { address, nonce: parsed.nonce, chainId: parsed.chainId, domain: parsed.domain, issuedAt, ...(parsed.statement ? { statement: parsed.statement } : {}) };
+  return {
+    address,
+    nonce: parsed.nonce,
+    chainId: parsed.chainId,
+    domain: parsed.domain,
+    issuedAt,
+    ...(parsed.statement ? { statement: parsed.statement } : {}),
+  };
 }
 
 function parseSiwe(text: string): SiweMessage {

@@ -13,16 +13,10 @@ const MAX_MESSAGE_CHARS = 4096;
 
 const base58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-const SolanaAddressSchema = z
-  .string()
-  .refine(isSolanaAddress, { message: 'must be a base58 Solana public key' });
+const SolanaAddressSchema = z.string().refine(isSolanaAddress, { message: 'must be a base58 Solana public key' });
 
 /** Charset only: a base58 string of the wrong length is a bad signature (401), not a bad body. */
-const SolanaSignatureSchema = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(base58, { message: 'must be base58' });
+const SolanaSignatureSchema = z.string().min(1).max(128).regex(base58, { message: 'must be base58' });
 
 const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'must be a 0x-prefixed EVM address' });
 
@@ -32,7 +26,9 @@ const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'mus
  */
 const EvmChecksummedAddressSchema = z
   .string()
-  .refine((value) => isAddress(value, { strict: true }), { message: 'must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)' })
+  .refine((value) => isAddress(value, { strict: true }), {
+    message: 'must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)',
+  })
   .transform((value) => getAddress(value));
 
 /** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
@@ -51,18 +47,22 @@ export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressS
 export const EvmNonceRequestSchema = z.object({ walletAddress: EvmChecksummedAddressSchema.optional() }).strict();
 
 /** `POST /api/nest/auth/login` */
-export const SolanaLoginRequestSchema = z.object({
-  message: MessageSchema,
-  signature: SolanaSignatureSchema,
-  walletAddress: SolanaAddressSchema,
-}).strict();
+export const SolanaLoginRequestSchema = z
+  .object({
+    message: MessageSchema,
+    signature: SolanaSignatureSchema,
+    walletAddress: SolanaAddressSchema,
+  })
+  .strict();
 
 /** `POST /api/nest/auth/evm/login`; `walletAddress` is optional because the message names it. */
-export const EvmLoginRequestSchema = z.object({
-  message: MessageSchema,
-  signature: EvmSignatureSchema,
-  walletAddress: EvmAddressSchema.optional(),
-}).strict();
+export const EvmLoginRequestSchema = z
+  .object({
+    message: MessageSchema,
+    signature: EvmSignatureSchema,
+    walletAddress: EvmAddressSchema.optional(),
+  })
+  .strict();
 
 /** Parses or throws a 400 validation AppError in the service's one wording (`validationMessages`). */
 export function parseWalletInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

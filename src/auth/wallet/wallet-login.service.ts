@@ -120,7 +120,8 @@ export class WalletLoginService {
   /** `prove` for a SIWS message: the signer is the message's address. */
   private async proveSolana(input: ProveWalletInput): Promise<ProvenWallet> {
     const address = parseSiws(input.message).address;
-    if (!/^[1-9A-HJ-NP-Za-km-z]{1,128}$/.test(input.signature)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not base58');
+    if (!/^[1-9A-HJ-NP-Za-km-z]{1,128}$/.test(input.signature))
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not base58');
     let proven: ProvenWallet | undefined;
     await this.verifySolana(input.message, input.signature, address, async (fields) => {
       proven = { chain: 'solana', address, ...(fields.statement ? { statement: fields.statement } : {}) };
@@ -131,7 +132,8 @@ export class WalletLoginService {
 
   /** `prove` for an EIP-4361 message. */
   private async proveEvm(input: ProveWalletInput): Promise<ProvenWallet> {
-    if (!/^0x(?:[0-9a-fA-F]{2}){1,10000}$/.test(input.signature)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not hex');
+    if (!/^0x(?:[0-9a-fA-F]{2}){1,10000}$/.test(input.signature))
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not hex');
     let proven: ProvenWallet | undefined;
     await this.verifyEvm({
       message: input.message,
@@ -145,7 +147,12 @@ export class WalletLoginService {
   }
 
   /** The checks of a SIWS sign-in for `walletAddress`, then `beforeConsume`, then the nonce is consumed. */
-  private async verifySolana(message: string, signature: string, walletAddress: string, beforeConsume?: (fields: SiwsFields) => Promise<void>): Promise<void> {
+  private async verifySolana(
+    message: string,
+    signature: string,
+    walletAddress: string,
+    beforeConsume?: (fields: SiwsFields) => Promise<void>,
+  ): Promise<void> {
     const fields = parseSiws(message);
     if (fields.domain !== this.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
     if (!isOnServiceOrigin(fields.uri, this.origin)) {

@@ -50,7 +50,10 @@ export function authenticated(
     limiter: deps.limiter,
     resolve: (_req, res) => {
       const principal = res.locals.principal!;
-      return { key: budgetKeyOf(principal), windows: principal.type === 'session' ? RATE_POLICIES.session : RATE_POLICIES.apiKey[principal.scope] };
+      return {
+        key: budgetKeyOf(principal),
+        windows: principal.type === 'session' ? RATE_POLICIES.session : RATE_POLICIES.apiKey[principal.scope],
+      };
     },
   });
   const csrf: RequestHandler = (req, res, next) => {

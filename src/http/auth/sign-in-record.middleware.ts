@@ -78,7 +78,11 @@ function failure(res: Response, error: AppError): [string] {
   const json = JSON.stringify(body);
   const kept = new Set([REQUEST_ID_HEADER, CORRELATION_ID_HEADER, 'cache-control'].map((name) => name.toLowerCase()));
   for (const name of res.getHeaderNames()) if (!kept.has(name)) res.removeHeader(name);
-  res.status(status).set(headers).set('Content-Type', 'application/json; charset=utf-8').set('Content-Length', String(Buffer.byteLength(json)));
+  res
+    .status(status)
+    .set(headers)
+    .set('Content-Type', 'application/json; charset=utf-8')
+    .set('Content-Length', String(Buffer.byteLength(json)));
   return [json];
 }
 
@@ -94,7 +98,9 @@ function entryFor(req: Request, res: Response, body: unknown, started: number, n
     surface: 'rest',
     operation: `${req.method} ${template}`,
     principal: principalRef(principal, req),
-    ...(principal && principal.type !== 'session' ? { ...('prefix' in principal ? { credentialPrefix: principal.prefix } : {}), scope: principal.scope } : {}),
+    ...(principal && principal.type !== 'session'
+      ? { ...('prefix' in principal ? { credentialPrefix: principal.prefix } : {}), scope: principal.scope }
+      : {}),
     argsDigest: digestArguments(body),
     outcome: ok ? 'ok' : 'error',
     ...(ok ? {} : { error: finished ? String(res.statusCode) : 'ABORTED' }),

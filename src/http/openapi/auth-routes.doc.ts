@@ -3,7 +3,12 @@
  * "Sessions"), described with the schemas those routes and the wallet login validate with.
  */
 import { z } from 'zod';
-import { EvmLoginRequestSchema, EvmNonceRequestSchema, SolanaLoginRequestSchema, SolanaNonceRequestSchema } from '../../auth/wallet/wallet-login.schemas.js';
+import {
+  EvmLoginRequestSchema,
+  EvmNonceRequestSchema,
+  SolanaLoginRequestSchema,
+  SolanaNonceRequestSchema,
+} from '../../auth/wallet/wallet-login.schemas.js';
 import { codeBodySchema } from '../routes/route-schemas.js';
 import {
   csrfResponseSchema,
@@ -16,7 +21,6 @@ import {
 } from './response-schemas.js';
 import { refreshBodySchema } from '../routes/auth.routes.js';
 import type { RouteDoc } from './route-doc.types.js';
-
 
 const TAG = 'Auth';
 

@@ -35,7 +35,9 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       path: binding.path,
       tag: binding.tag ?? 'Agents',
       summary: firstSentence(operation.description),
-      description: tool ? `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).` : operation.description,
+      description: tool
+        ? `${operation.description}\n\nAlso the MCP tool \`${operation.name}\` (minimum scope \`${operation.minScope}\`).`
+        : operation.description,
       auth: binding.caller === 'ops' ? ['ops'] : binding.caller === 'agent' ? ['api-key', 'identity-token'] : ['session'],
       ...(binding.deprecated ? { deprecated: true } : {}),
       params,
@@ -47,7 +49,11 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
       ...(operation.output ? { response: trades ? z.union([operation.output, ERROR_ENVELOPES.CanonicalFailure]) : operation.output } : {}),
       ...(operation.annotations?.readOnly ? {} : { errors: trades ? ([409, 503] as const) : ([409] as const) }),
       operationId: operation.name,
-      extensions: { ...(tool ? { 'x-mcp-tool': operation.name } : {}), 'x-min-scope': operation.minScope, 'x-operation-family': operation.family },
+      extensions: {
+        ...(tool ? { 'x-mcp-tool': operation.name } : {}),
+        'x-min-scope': operation.minScope,
+        'x-operation-family': operation.family,
+      },
     });
   }
   return docs;

@@ -13,7 +13,9 @@ const pageOfCards = z.object({ items: z.array(publicCardSchema), nextCursor: z.s
 const pageQuery = directoryPageQuerySchema.extend({
   limit: directoryPageQuerySchema.shape.limit.describe('Most cards to answer with, 1-200; default 50'),
   cursor: directoryPageQuerySchema.shape.cursor.describe('The `nextCursor` of the previous page'),
-  q: directoryPageQuerySchema.shape.q.describe('Words, all of which a card must hold: prefixes of words of its name, or whole words of its description'),
+  q: directoryPageQuerySchema.shape.q.describe(
+    'Words, all of which a card must hold: prefixes of words of its name, or whole words of its description',
+  ),
 });
 const feedQuery = feedQuerySchema.extend({ limit: pageQuery.shape.limit, cursor: pageQuery.shape.cursor });
 

@@ -43,7 +43,11 @@ const SCHEME_LABELS: Record<string, string> = {
 function authText(security: unknown): string {
   if (!Array.isArray(security) || security.length === 0) return 'None';
   return security
-    .map((requirement: Record<string, unknown>) => Object.keys(requirement).map((name) => SCHEME_LABELS[name] ?? name).join(' + '))
+    .map((requirement: Record<string, unknown>) =>
+      Object.keys(requirement)
+        .map((name) => SCHEME_LABELS[name] ?? name)
+        .join(' + '),
+    )
     .join(' or ');
 }
 
@@ -76,7 +80,9 @@ function resolveResponse(response: JsonObject, components: JsonObject): JsonObje
 function renderMcp(mcp: JsonObject | undefined): SafeHtml {
   if (!mcp) return html``;
   const tools = ((mcp.tools ?? []) as JsonObject[]).map(
-    (tool) => html`<article class="op" id="${anchor('tool', String(tool.name))}"><h3><code>${String(tool.name)}</code> <span class="tag">${String(tool.minScope)}</span> <span class="tag">${String(tool.family)}</span></h3>
+    (
+      tool,
+    ) => html`<article class="op" id="${anchor('tool', String(tool.name))}"><h3><code>${String(tool.name)}</code> <span class="tag">${String(tool.minScope)}</span> <span class="tag">${String(tool.family)}</span></h3>
 <p>${String(tool.description ?? '')}</p><dl><dt>Input schema</dt><dd>${pretty(tool.inputSchema)}</dd></dl></article>`,
   );
   return html`<section id="mcp"><h2>MCP tools</h2>
@@ -94,8 +100,8 @@ export function renderDocsPage(document: JsonObject): string {
 
   const sections = tags.map((tag) => {
     const operations = Object.entries(paths).flatMap(([path, item]) =>
-      METHODS.filter((method) => ((item[method] as JsonObject | undefined)?.tags as string[] | undefined)?.includes(tag.name)).map((method) =>
-        renderOperation(method, path, item[method] as JsonObject, components),
+      METHODS.filter((method) => ((item[method] as JsonObject | undefined)?.tags as string[] | undefined)?.includes(tag.name)).map(
+        (method) => renderOperation(method, path, item[method] as JsonObject, components),
       ),
     );
     return html`<section id="${anchor('tag', tag.name)}"><h2>${tag.name}</h2><p>${tag.description ?? ''}</p>${operations}</section>`;
@@ -103,7 +109,11 @@ export function renderDocsPage(document: JsonObject): string {
   const schemas = Object.entries((components.schemas ?? {}) as Record<string, unknown>).map(
     ([name, schema]) => html`<article class="op" id="${anchor('schema', name)}"><h3><code>${name}</code></h3>${pretty(schema)}</article>`,
   );
-  const nav = [...tags.map((tag) => html`<a href="#${anchor('tag', tag.name)}">${tag.name}</a> `), mcp ? html`<a href="#mcp">MCP tools</a> ` : '', html`<a href="#schemas">Schemas</a>`];
+  const nav = [
+    ...tags.map((tag) => html`<a href="#${anchor('tag', tag.name)}">${tag.name}</a> `),
+    mcp ? html`<a href="#mcp">MCP tools</a> ` : '',
+    html`<a href="#schemas">Schemas</a>`,
+  ];
 
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

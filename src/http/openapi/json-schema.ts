@@ -21,7 +21,13 @@ export class SchemaConverter {
    * `{}` rather than failing the whole document.
    */
   convert(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-    const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as JsonObject;
+    const raw = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      reused: 'inline',
+      cycles: 'ref',
+    }) as JsonObject;
     const { $schema: _dialect, $defs, ...rest } = raw;
     // Names repeat across conversions (`__schema0`), so each conversion gets its own prefix.
     const prefix = `Schema${++this.conversions}_`;

@@ -3,7 +3,12 @@
  * (interface 4.3, 4.6; CONTRACT "Identity access tokens"), with the schemas they validate with.
  */
 import { z } from 'zod';
-import { identityOnboardingSchema, revokeSchema, revokeStatusSchema, siweOnboardingSchema } from '../../identity/onboarding/onboarding.schemas.js';
+import {
+  identityOnboardingSchema,
+  revokeSchema,
+  revokeStatusSchema,
+  siweOnboardingSchema,
+} from '../../identity/onboarding/onboarding.schemas.js';
 import { ONBOARDING_PREFIX } from '../routes/onboarding.routes.js';
 import type { RouteDoc } from './route-doc.types.js';
 
@@ -20,7 +25,11 @@ const issuedSchema = z.object({
   verified: z.boolean().describe('True when the ERC-8004 identity was checked on chain (SIWA)'),
 });
 const statusSchema = z.object({ jti: z.string(), revoked: z.boolean(), revokedAt: z.string().optional() });
-const jwksSchema = z.object({ keys: z.array(z.object({ kty: z.string(), crv: z.string(), x: z.string(), y: z.string(), kid: z.string(), alg: z.string(), use: z.string() })) });
+const jwksSchema = z.object({
+  keys: z.array(
+    z.object({ kty: z.string(), crv: z.string(), x: z.string(), y: z.string(), kid: z.string(), alg: z.string(), use: z.string() }),
+  ),
+});
 
 export const ONBOARDING_ROUTE_DOCS: RouteDoc[] = [
   {
@@ -80,8 +89,36 @@ export const ONBOARDING_ROUTE_DOCS: RouteDoc[] = [
     response: jwksSchema,
     contentType: 'application/jwk-set+json',
   },
-  { method: 'get', path: '/.well-known/erc8004-discovery.json', tag: TAG, summary: 'ERC-8004 discovery: registries, chains, onboarding and token endpoints, jwks_uri, MCP endpoint', auth: [], response: z.object({}).loose() },
-  { method: 'get', path: '/.well-known/erc8004-onboarding.json', tag: TAG, summary: 'Onboarding metadata (version erc8004-onboarding-v2): steps, scopes and lifetimes, providers, errors', auth: [], response: z.object({ version: z.literal('erc8004-onboarding-v2') }).loose() },
-  { method: 'get', path: '/.well-known/erc8004-onboarding.md', tag: TAG, summary: 'The onboarding metadata for people', auth: [], contentType: 'text/markdown' },
-  { method: 'get', path: '/.well-known/erc8004-skills-manifest.json', tag: TAG, summary: 'Tools an agent credential may be offered, from the catalog at request time (no fixed count)', auth: [], response: z.object({}).loose() },
+  {
+    method: 'get',
+    path: '/.well-known/erc8004-discovery.json',
+    tag: TAG,
+    summary: 'ERC-8004 discovery: registries, chains, onboarding and token endpoints, jwks_uri, MCP endpoint',
+    auth: [],
+    response: z.object({}).loose(),
+  },
+  {
+    method: 'get',
+    path: '/.well-known/erc8004-onboarding.json',
+    tag: TAG,
+    summary: 'Onboarding metadata (version erc8004-onboarding-v2): steps, scopes and lifetimes, providers, errors',
+    auth: [],
+    response: z.object({ version: z.literal('erc8004-onboarding-v2') }).loose(),
+  },
+  {
+    method: 'get',
+    path: '/.well-known/erc8004-onboarding.md',
+    tag: TAG,
+    summary: 'The onboarding metadata for people',
+    auth: [],
+    contentType: 'text/markdown',
+  },
+  {
+    method: 'get',
+    path: '/.well-known/erc8004-skills-manifest.json',
+    tag: TAG,
+    summary: 'Tools an agent credential may be offered, from the catalog at request time (no fixed count)',
+    auth: [],
+    response: z.object({}).loose(),
+  },
 ];

@@ -24,7 +24,12 @@ export const ERROR_ENVELOPES = {
 } satisfies Record<string, z.ZodType>;
 
 const SECURITY_SCHEMES: JsonObject = {
-  sessionBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session access token from a wallet login (15 minutes).' },
+  sessionBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Session access token from a wallet login (15 minutes).',
+  },
   apiKeyBearer: {
     type: 'http',
     scheme: 'bearer',
@@ -35,7 +40,8 @@ const SECURITY_SCHEMES: JsonObject = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'Identity access token of an ERC-8004-onboarded agent (ES256, `/.well-known/jwks.json`; read 3600 s, trade 300 s); acts as an agent key of its scope.',
+    description:
+      'Identity access token of an ERC-8004-onboarded agent (ES256, `/.well-known/jwks.json`; read 3600 s, trade 300 s); acts as an agent key of its scope.',
   },
   csrfToken: {
     type: 'apiKey',
@@ -43,7 +49,12 @@ const SECURITY_SCHEMES: JsonObject = {
     name: 'X-CSRF-Token',
     description: 'Required with a session on every POST, PUT, PATCH and DELETE (GET /api/nest/auth/csrf).',
   },
-  preLoginCsrfCookie: { type: 'apiKey', in: 'cookie', name: 'csrf_pre', description: 'Binds the pre-login CSRF token; set by GET /api/nest/auth/csrf.' },
+  preLoginCsrfCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'csrf_pre',
+    description: 'Binds the pre-login CSRF token; set by GET /api/nest/auth/csrf.',
+  },
   refreshToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Refresh token (or `refreshToken` in the body).' },
   opsBearer: { type: 'http', scheme: 'bearer', description: 'Operators of the service (OPS_TOKEN).' },
 };
@@ -59,7 +70,10 @@ const HEADERS: JsonObject = {
   'X-Correlation-Id': { description: 'The caller’s `X-Correlation-Id`, else the request id.', schema: { type: 'string' } },
   Deprecation: { description: 'Legacy route: always `true`.', schema: { type: 'string', const: 'true' } },
   Link: { description: 'The replacement of a legacy route (`rel="successor-version"`).', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when the response is a replay of an earlier call with the same key.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when the response is a replay of an earlier call with the same key.',
+    schema: { type: 'string' },
+  },
 };
 
 const PARAMETERS: JsonObject = {
@@ -85,15 +99,28 @@ export const LEGACY_HEADERS = { Deprecation: ref('headers', 'Deprecation'), Link
 const ERROR_RESPONSES: Record<ErrorStatus, [string, JsonObject]> = {
   400: ['BadRequest', { description: 'Invalid body or parameters (validation envelope).', content: json('ValidationError') }],
   401: ['Unauthorized', { description: 'Missing, invalid, expired or revoked credential.', content: json('StandardError') }],
-  403: ['Forbidden', { description: 'Insufficient scope, wrong credential kind, or missing/invalid CSRF token.', content: json('StandardError') }],
+  403: [
+    'Forbidden',
+    { description: 'Insufficient scope, wrong credential kind, or missing/invalid CSRF token.', content: json('StandardError') },
+  ],
   404: ['NotFound', { description: 'Missing, or not the caller’s (indistinguishable).', content: json('StandardError') }],
   409: ['Conflict', { description: 'Conflicting state or duplicate resource.', content: json('DomainError') }],
   413: ['PayloadTooLarge', { description: 'Body over 1 MiB.', content: json('StandardError') }],
-  415: ['UnsupportedMediaType', { description: 'A body that is not JSON (Content-Type other than application/json, or an unknown charset).', content: json('StandardError') }],
+  415: [
+    'UnsupportedMediaType',
+    {
+      description: 'A body that is not JSON (Content-Type other than application/json, or an unknown charset).',
+      content: json('StandardError'),
+    },
+  ],
   422: ['UnprocessableEntity', { description: 'Semantic validation failure.', content: json('DomainError') }],
   429: [
     'TooManyRequests',
-    { description: 'Rate limit exceeded.', headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': ref('headers', 'Retry-After') }, content: json('StandardError') },
+    {
+      description: 'Rate limit exceeded.',
+      headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': ref('headers', 'Retry-After') },
+      content: json('StandardError'),
+    },
   ],
   500: ['InternalError', { description: 'Unhandled server error.', content: json('StandardError') }],
   503: ['ServiceUnavailable', { description: 'A dependency is unavailable; retry later.', content: json('CanonicalFailure') }],
@@ -106,7 +133,9 @@ export function errorResponseRef(status: ErrorStatus): JsonObject {
 
 /** The `components` object, with `schemas` from the envelopes plus whatever the converter hoisted. */
 export function buildComponents(converter: SchemaConverter): JsonObject {
-  const envelopes = Object.fromEntries(Object.entries(ERROR_ENVELOPES).map(([name, schema]) => [name, converter.convert(schema, 'output')]));
+  const envelopes = Object.fromEntries(
+    Object.entries(ERROR_ENVELOPES).map(([name, schema]) => [name, converter.convert(schema, 'output')]),
+  );
   return {
     schemas: { ...envelopes, ...converter.definitions },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),

@@ -84,7 +84,9 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
   const success: JsonObject = {
     description: route.summary,
     ...(Object.keys(headers).length ? { headers } : {}),
-    ...(route.response ? { content: { [route.contentType ?? 'application/json']: { schema: converter.convert(route.response, 'output') } } } : {}),
+    ...(route.response
+      ? { content: { [route.contentType ?? 'application/json']: { schema: converter.convert(route.response, 'output') } } }
+      : {}),
   };
   const responses: Record<string, JsonObject> = { [String(route.status ?? 200)]: success };
   if (route.createdStatus) responses[String(route.createdStatus)] = { ...success, description: `${route.summary} (created by this call)` };

@@ -18,8 +18,15 @@ const API_VERSION = '0.1.0';
 const TAGS = [
   { name: 'Auth', description: 'Wallet sign-in (SIWS, SIWE), sessions, CSRF and TOTP.' },
   { name: 'Agents', description: 'Operators’ agents. Routes marked with an MCP tool run the same operation as that tool.' },
-  { name: 'Trading', description: 'Trading account of the signed-in user\'s default agent (or `agentId`): orders through the safety path, wallets, positions, configuration. Each route runs the same operation as its MCP tool.' },
-  { name: 'Legacy bots', description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.' },
+  {
+    name: 'Trading',
+    description:
+      "Trading account of the signed-in user's default agent (or `agentId`): orders through the safety path, wallets, positions, configuration. Each route runs the same operation as its MCP tool.",
+  },
+  {
+    name: 'Legacy bots',
+    description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.',
+  },
   { name: 'ERC-8004', description: 'Onboarding of external agents and their identity access tokens.' },
   { name: 'Ops', description: 'For operators of the service (ops token).' },
   { name: 'Service', description: 'Probes and this documentation.' },
@@ -33,7 +40,13 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
     description:
       'Always-on Web3 trading agents over REST and MCP. Errors use the envelopes in `components.schemas`; listing routes answer `{items, nextCursor?}` with `?limit=&cursor=`.',
     tags: TAGS,
-    routes: () => [...AUTH_ROUTE_DOCS, ...ONBOARDING_ROUTE_DOCS, ...DIRECTORY_ROUTE_DOCS, ...catalogRouteDocs(catalog, bindings), ...SERVICE_ROUTE_DOCS],
+    routes: () => [
+      ...AUTH_ROUTE_DOCS,
+      ...ONBOARDING_ROUTE_DOCS,
+      ...DIRECTORY_ROUTE_DOCS,
+      ...catalogRouteDocs(catalog, bindings),
+      ...SERVICE_ROUTE_DOCS,
+    ],
     extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
   });
 }

@@ -15,7 +15,9 @@ const catalogViewSchema = z.object({
 });
 
 const limit = z.coerce.number().int().min(1).max(OPS_MAX_PAGE_SIZE).default(OPS_DEFAULT_PAGE_SIZE);
-const actorViewSchema = z.object({ type: z.string(), id: z.string(), state: z.unknown(), status: z.string(), context: z.unknown(), version: z.number() }).loose();
+const actorViewSchema = z
+  .object({ type: z.string(), id: z.string(), state: z.unknown(), status: z.string(), context: z.unknown(), version: z.number() })
+  .loose();
 const ops = ['ops'] as const;
 const OPS = 'Ops';
 const SERVICE = 'Service';
@@ -31,7 +33,15 @@ export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
     auth: [],
     response: z.object({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), z.string()) }),
   },
-  { method: 'get', path: '/metrics', tag: SERVICE, summary: 'Prometheus metrics', auth: [], contentType: 'text/plain', response: z.string() },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: SERVICE,
+    summary: 'Prometheus metrics',
+    auth: [],
+    contentType: 'text/plain',
+    response: z.string(),
+  },
   {
     method: 'get',
     path: '/api/nest/openapi.json',
@@ -40,7 +50,15 @@ export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
     auth: [],
     response: z.object({ openapi: z.literal('3.1.0') }).loose(),
   },
-  { method: 'get', path: '/api/nest/docs', tag: SERVICE, summary: 'Readable API and MCP tool reference', auth: [], contentType: 'text/html', response: z.string() },
+  {
+    method: 'get',
+    path: '/api/nest/docs',
+    tag: SERVICE,
+    summary: 'Readable API and MCP tool reference',
+    auth: [],
+    contentType: 'text/html',
+    response: z.string(),
+  },
   {
     method: 'get',
     path: '/api/nest/ops/catalog',
@@ -59,7 +77,14 @@ export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
     body: catalogSettingsSchema,
     response: catalogViewSchema,
   },
-  { method: 'get', path: `${OPS_BASE_PATH}/actors`, tag: OPS, summary: 'Actor types known to the runtime', auth: ops, response: z.object({ types: z.array(z.string()) }) },
+  {
+    method: 'get',
+    path: `${OPS_BASE_PATH}/actors`,
+    tag: OPS,
+    summary: 'Actor types known to the runtime',
+    auth: ops,
+    response: z.object({ types: z.array(z.string()) }),
+  },
   {
     method: 'get',
     path: `${OPS_BASE_PATH}/actors/:type`,
@@ -78,7 +103,9 @@ export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
     auth: ops,
     query: z.object({ afterSeq: z.coerce.number().int().min(0).optional(), limit }),
     response: z.object({
-      items: z.array(z.object({ seq: z.number().int(), event: z.object({ type: z.string() }).loose(), state: z.unknown(), at: z.number() })),
+      items: z.array(
+        z.object({ seq: z.number().int(), event: z.object({ type: z.string() }).loose(), state: z.unknown(), at: z.number() }),
+      ),
       nextAfterSeq: z.number().int().optional(),
     }),
   },

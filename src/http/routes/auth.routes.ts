@@ -70,15 +70,26 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     res.json(await wallet.startEvm(objectBody(req)));
   });
 
-  const login = (chain: WalletChain, verify: (body: unknown) => Promise<{ walletAddress: string }>): RequestHandler =>
+  const login =
+    (chain: WalletChain, verify: (body: unknown) => Promise<{ walletAddress: string }>): RequestHandler =>
     async (req, res) => {
       requirePreLoginCsrf(req, csrf);
       const { walletAddress } = await verify(objectBody(req));
       const user = await deps.users.ensureByWallet(chain, walletAddress);
       res.json(await sessions.login(user));
     };
-  router.post('/api/nest/auth/login', perIp, noQuery, login('solana', (body) => wallet.loginSolana(body)));
-  router.post('/api/nest/auth/evm/login', perIp, noQuery, login('evm', (body) => wallet.loginEvm(body)));
+  router.post(
+    '/api/nest/auth/login',
+    perIp,
+    noQuery,
+    login('solana', (body) => wallet.loginSolana(body)),
+  );
+  router.post(
+    '/api/nest/auth/evm/login',
+    perIp,
+    noQuery,
+    login('evm', (body) => wallet.loginEvm(body)),
+  );
 
   // The refresh token is the credential here (body or bearer): the access token may have expired.
   router.post('/api/nest/auth/refresh', perIp, noQuery, async (req, res) => {
@@ -127,7 +138,13 @@ function readCookie(req: Request, name: string): string | undefined {
 function describe(principal: Principal): Record<string, unknown> {
   if (principal.type === 'session') return { type: 'session', userId: principal.userId, walletAddress: principal.walletAddress };
   if (principal.type === 'identity-token') {
-    return { type: principal.type, jti: principal.jti, scope: principal.scope, agentId: chosenAgentId(principal.ownerId), expiresAt: new Date(principal.expiresAt).toISOString() };
+    return {
+      type: principal.type,
+      jti: principal.jti,
+      scope: principal.scope,
+      agentId: chosenAgentId(principal.ownerId),
+      expiresAt: new Date(principal.expiresAt).toISOString(),
+    };
   }
   return {
     type: principal.type,

@@ -13,6 +13,20 @@ export const CARD_BINDINGS: RestBinding[] = [
   { method: 'post', path: '/api/nest/agents/:agentId/card/revoke', operation: 'agent_card_revoke' },
   { method: 'get', path: '/api/nest/bots/:botId/agent-card', operation: 'agent_card_get', subject: 'bot', tag: BOTS, deprecated: true },
   { method: 'put', path: '/api/nest/bots/:botId/agent-card', operation: 'agent_card_update', subject: 'bot', tag: BOTS, deprecated: true },
-  { method: 'post', path: '/api/nest/bots/:botId/agent-card/publish', operation: 'agent_card_publish', subject: 'bot', tag: BOTS, deprecated: true },
-  { method: 'post', path: '/api/nest/bots/:botId/agent-card/revoke', operation: 'agent_card_revoke', subject: 'bot', tag: BOTS, deprecated: true },
+  {
+    method: 'post',
+    path: '/api/nest/bots/:botId/agent-card/publish',
+    operation: 'agent_card_publish',
+    subject: 'bot',
+    tag: BOTS,
+    deprecated: true,
+  },
+  {
+    method: 'post',
+    path: '/api/nest/bots/:botId/agent-card/revoke',
+    operation: 'agent_card_revoke',
+    subject: 'bot',
+    tag: BOTS,
+    deprecated: true,
+  },
 ];

@@ -27,10 +27,15 @@ export function createOnboardingRoutes(deps: OnboardingRoutesDeps): Router {
   // 201 for a new agent, 200 when the identity came back to its agent (CONTRACT).
   const answer = (res: Parameters<RequestHandler>[1], result: OnboardingResult) => {
     const { created, ...body } = result;
-    res.status(created ? 201 : 200).set('Cache-Control', 'no-store').json(body);
+    res
+      .status(created ? 201 : 200)
+      .set('Cache-Control', 'no-store')
+      .json(body);
   };
   router.post(`${ONBOARDING_PREFIX}/siwe`, perIp, noQuery, async (req, res) => answer(res, await deps.onboarding.siwe(objectBody(req))));
-  router.post(`${ONBOARDING_PREFIX}/identity`, perIp, noQuery, async (req, res) => answer(res, await deps.onboarding.identity(objectBody(req))));
+  router.post(`${ONBOARDING_PREFIX}/identity`, perIp, noQuery, async (req, res) =>
+    answer(res, await deps.onboarding.identity(objectBody(req))),
+  );
   router.post(`${ONBOARDING_PREFIX}/tokens/revoke`, perIp, noQuery, async (req, res) => {
     res.json(await deps.tokens.revoke(validate(revokeSchema, objectBody(req)).token));
   });
@@ -39,7 +44,10 @@ export function createOnboardingRoutes(deps: OnboardingRoutesDeps): Router {
   });
   router.get('/.well-known/jwks.json', perIp, noQuery, async (_req, res) => {
     // Short: a rotation's new key must reach verifiers before tokens signed with it do (RING_CACHE_MS).
-    res.set({ 'Cache-Control': 'public, max-age=60', 'Access-Control-Allow-Origin': '*' }).type('application/jwk-set+json').send(JSON.stringify(await deps.keys.jwks()));
+    res
+      .set({ 'Cache-Control': 'public, max-age=60', 'Access-Control-Allow-Origin': '*' })
+      .type('application/jwk-set+json')
+      .send(JSON.stringify(await deps.keys.jwks()));
   });
   return router;
 }

@@ -166,7 +166,13 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
         if (keyProblem || problems.length > 0 || bodyProblems.length > 0) {
           throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...bodyProblems]);
         }
-        const subject = await subjectOf(deps.accounts, subjectKind, session?.userId, params, 'agentId' in taken ? taken.agentId : undefined);
+        const subject = await subjectOf(
+          deps.accounts,
+          subjectKind,
+          session?.userId,
+          params,
+          'agentId' in taken ? taken.agentId : undefined,
+        );
         const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
         // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
         let created = false;
@@ -187,11 +193,12 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
           // Set before the answer is known: a replayed failure carries the header too.
           onReplay: () => res.set('Idempotent-Replayed', 'true'),
         });
-        res.status(created && binding.createdStatus ? binding.createdStatus : binding.status ?? 200).json(result);
+        res.status(created && binding.createdStatus ? binding.createdStatus : (binding.status ?? 200)).json(result);
       } catch (error) {
         // Refused before the operation ran: still one audit entry, and no subject (a refusal
         // must not write into the log of an agent the caller does not own).
-        if (!reached) deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
+        if (!reached)
+          deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
         throw error;
       }
     });
@@ -207,7 +214,8 @@ const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key', 'identity-
  */
 function credentialCall(principal: Principal): { subject: OperationSubject; scope: KeyScope } {
   // An identity token operates its own agent with its scope, as the agent's key does (CONTRACT "Identity access tokens").
-  if (principal.type === 'agent-key' || principal.type === 'identity-token') return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
+  if (principal.type === 'agent-key' || principal.type === 'identity-token')
+    return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
   throw AppError.forbidden();
 }
 
@@ -226,7 +234,8 @@ function credentialRoute(deps: OperationRoutesDeps, binding: RestBinding): Reque
       raw = binding.input ? binding.input(req) : defaultInput(req, []);
       const keyProblem = isGuarded(operation) ? idempotencyKeyProblem(req) : undefined;
       const problems = [...unknownQueryProblems(req, false), ...ignoredBodyProblems(req)];
-      if (keyProblem || problems.length > 0) throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, raw)]);
+      if (keyProblem || problems.length > 0)
+        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, raw)]);
       const idempotencyKey = isGuarded(operation) ? req.get(IDEMPOTENCY_HEADER) : undefined;
       const userId = await deps.accounts.agentOwner(subject.id);
       reached = true;
@@ -239,7 +248,8 @@ function credentialRoute(deps: OperationRoutesDeps, binding: RestBinding): Reque
       });
       res.status(binding.status ?? 200).json(result);
     } catch (error) {
-      if (!reached) deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
+      if (!reached)
+        deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
       throw error;
     }
   };

@@ -14,11 +14,29 @@ const TAG = 'Trading';
  */
 export const WALLET_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_get', tag: TAG },
-  { method: 'post', path: '/api/nest/trading/wallets/custodial/:userId', operation: 'trading_wallet_custodial_ensure', createdStatus: 201, tag: TAG },
+  {
+    method: 'post',
+    path: '/api/nest/trading/wallets/custodial/:userId',
+    operation: 'trading_wallet_custodial_ensure',
+    createdStatus: 201,
+    tag: TAG,
+  },
   { method: 'get', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallets_list', tag: TAG, input: listInput },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId', operation: 'trading_evm_wallet_add', status: 201, tag: TAG },
-  { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/custodial', operation: 'trading_evm_wallet_create_custodial', status: 201, tag: TAG },
-  { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/delegate', operation: 'trading_evm_wallet_create_delegate', status: 201, tag: TAG },
+  {
+    method: 'post',
+    path: '/api/nest/trading/evm/wallets/:userId/custodial',
+    operation: 'trading_evm_wallet_create_custodial',
+    status: 201,
+    tag: TAG,
+  },
+  {
+    method: 'post',
+    path: '/api/nest/trading/evm/wallets/:userId/delegate',
+    operation: 'trading_evm_wallet_create_delegate',
+    status: 201,
+    tag: TAG,
+  },
   { method: 'post', path: '/api/nest/trading/evm/wallets/:userId/default', operation: 'trading_evm_wallet_set_default', tag: TAG },
   { method: 'delete', path: '/api/nest/trading/evm/wallets/:userId/:walletId', operation: 'trading_evm_wallet_revoke', tag: TAG },
   { method: 'post', path: '/api/nest/trading/approvals/:userId', operation: 'trading_evm_approval_record', tag: TAG },

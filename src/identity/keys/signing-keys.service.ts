@@ -119,7 +119,11 @@ export class SigningKeys {
   async jwks(): Promise<{ keys: JWK[] }> {
     const now = this.clock.now();
     const ring = await this.current();
-    return { keys: ring.keys.filter((key) => !this.gone(key, now)).map((key) => ({ ...key.publicJwk, kid: key.kid, alg: SIGNING_ALG, use: 'sig' })) };
+    return {
+      keys: ring.keys
+        .filter((key) => !this.gone(key, now))
+        .map((key) => ({ ...key.publicJwk, kid: key.kid, alg: SIGNING_ALG, use: 'sig' })),
+    };
   }
 
   /**
@@ -194,5 +198,10 @@ async function newKey(box: Pick<SecretBox, 'seal'>, now: number): Promise<Stored
   // The RFC 7638 thumbprint: unique per key, and anyone can recompute it from the JWKS.
   const kid = await calculateJwkThumbprint(publicJwk);
   const privateJwk = await exportJWK(privateKey);
-  return { kid, publicJwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y } as JWK, sealedPrivateJwk: box.seal(JSON.stringify(privateJwk), kid), createdAt: now };
+  return {
+    kid,
+    publicJwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y } as JWK,
+    sealedPrivateJwk: box.seal(JSON.stringify(privateJwk), kid),
+    createdAt: now,
+  };
 }

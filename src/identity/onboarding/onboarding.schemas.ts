@@ -8,11 +8,20 @@ import { freeTextSchema, nameSchema } from '../../shared/name.schema.js';
  * the standard. Unknown fields are dropped, sizes bounded.
  */
 export const registrationSchema = z.object({
-  type: z.string().trim().min(1).max(200).describe('The registration type URI, e.g. https://eips.ethereum.org/EIPS/eip-8004#registration-v1'),
+  type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('The registration type URI, e.g. https://eips.ethereum.org/EIPS/eip-8004#registration-v1'),
   // The card's rules (src/directory/card.schemas.ts): the draft is published as it is.
   name: nameSchema(100).describe('Display name of the agent'),
   description: freeTextSchema(2000).default('').describe('What the agent does'),
-  image: z.url({ protocol: /^(https|ipfs|data)$/ }).max(2048).optional().describe('Image URL (https, ipfs or data)'),
+  image: z
+    .url({ protocol: /^(https|ipfs|data)$/ })
+    .max(2048)
+    .optional()
+    .describe('Image URL (https, ipfs or data)'),
   services: z
     .array(
       z.object({
@@ -26,7 +35,9 @@ export const registrationSchema = z.object({
     .describe('Endpoints the agent offers; the service adds its MCP endpoint on the card'),
   active: z.boolean().default(true),
   registrations: z
-    .array(z.object({ agentId: z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,78}$/)]), agentRegistry: z.string().max(100) }))
+    .array(
+      z.object({ agentId: z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,78}$/)]), agentRegistry: z.string().max(100) }),
+    )
     .max(20)
     .optional(),
   supportedTrust: z.array(nameSchema(64)).max(10).optional(),
@@ -59,4 +70,7 @@ export const identityOnboardingSchema = z
   .strict();
 
 export const revokeSchema = z.object({ token: z.string().min(1).max(8192) }).strict();
-export const revokeStatusSchema = z.union([z.object({ jti: z.string().min(1).max(128) }).strict(), z.object({ token: z.string().min(1).max(8192) }).strict()]);
+export const revokeStatusSchema = z.union([
+  z.object({ jti: z.string().min(1).max(128) }).strict(),
+  z.object({ token: z.string().min(1).max(8192) }).strict(),
+]);

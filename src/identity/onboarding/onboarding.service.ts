@@ -84,18 +84,30 @@ export class OnboardingService {
     const verified = await this.deps.wallet.verifyEvm({
       message: eip4361,
       signature: input.signature,
-      ...(siwa ? { signedMessage: input.message, extraChainIds: [siwa.registry.chainId], beforeConsume: (signer) => this.checkOwner(siwa, signer.address) } : {}),
+      ...(siwa
+        ? {
+            signedMessage: input.message,
+            extraChainIds: [siwa.registry.chainId],
+            beforeConsume: (signer) => this.checkOwner(siwa, signer.address),
+          }
+        : {}),
     });
     const ownerId = await this.deps.agents.walletOwner(verified.address);
     const chosen = siwa ? siwaAgentId(siwa) : 'erc8004-wallet';
     const name = input.registration?.name ?? (siwa ? `ERC-8004 agent ${siwa.agentId}` : 'Onboarded agent');
     const agent = await this.deps.agents.ensure(ownerId, chosen, name);
-    await this.record(agent.actorId, {
-      method: siwa ? 'siwa' : 'siwe',
-      verified: siwa !== undefined,
-      wallet: verified.address,
-      ...(siwa ? { erc8004: { agentId: siwa.agentId.toString(), registry: `eip155:${siwa.registry.chainId}:${siwa.registry.address}` } } : {}),
-    }, input.registration);
+    await this.record(
+      agent.actorId,
+      {
+        method: siwa ? 'siwa' : 'siwe',
+        verified: siwa !== undefined,
+        wallet: verified.address,
+        ...(siwa
+          ? { erc8004: { agentId: siwa.agentId.toString(), registry: `eip155:${siwa.registry.chainId}:${siwa.registry.address}` } }
+          : {}),
+      },
+      input.registration,
+    );
     return this.issue(agent, scope, siwa ? 'siwa' : 'siwe', siwa !== undefined);
   }
 
@@ -108,20 +120,31 @@ export class OnboardingService {
     // The provider's iss + sub are the identity: its agents belong to an owner derived from them.
     const ownerId = `idp_${createHash('sha256').update(`${identity.issuer}\n${identity.subject}`).digest('base64url').slice(0, 27)}`;
     const agent = await this.deps.agents.ensure(ownerId, input.agentId ?? 'erc8004-agent', input.registration?.name ?? 'Onboarded agent');
-    await this.record(agent.actorId, { method: 'provider', verified: false, provider: { name: input.provider, issuer: identity.issuer, subject: identity.subject } }, input.registration);
+    await this.record(
+      agent.actorId,
+      { method: 'provider', verified: false, provider: { name: input.provider, issuer: identity.issuer, subject: identity.subject } },
+      input.registration,
+    );
     return this.issue(agent, scope, 'provider', false);
   }
 
   /** Refuses a SIWA signer that does not own the identity on its registry (before the nonce is spent). */
   private async checkOwner(siwa: SiwaIdentity, signer: string): Promise<void> {
     const owner = await this.deps.registry.ownerOf(siwa.registry, siwa.agentId);
-    if (owner === null || owner.toLowerCase() !== signer.toLowerCase()) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signer does not own the ERC-8004 identity');
+    if (owner === null || owner.toLowerCase() !== signer.toLowerCase())
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signer does not own the ERC-8004 identity');
   }
 
   /** The identity record, then the card: its verified identity and (when sent) the registration as its draft. */
-  private async record(actorId: string, identity: Omit<AgentIdentityRecord, 'updatedAt' | 'cardDraft'>, registration: Registration | undefined): Promise<void> {
+  private async record(
+    actorId: string,
+    identity: Omit<AgentIdentityRecord, 'updatedAt' | 'cardDraft'>,
+    registration: Registration | undefined,
+  ): Promise<void> {
     const now = this.deps.clock.now();
-    await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, () => ({ data: { ...identity, updatedAt: now } }));
+    await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, () => ({
+      data: { ...identity, updatedAt: now },
+    }));
     const { erc8004 } = identity;
     await this.deps.cards.onboarded(actorId, {
       verified: identity.verified,
@@ -130,8 +153,19 @@ export class OnboardingService {
     });
   }
 
-  private async issue(agent: Awaited<ReturnType<OnboardingAgents['ensure']>>, scope: KeyScope, method: 'siwe' | 'siwa' | 'provider', verified: boolean): Promise<OnboardingResult> {
-    const token = await this.deps.tokens.issue({ agentActorId: agent.actorId, agentId: agent.agentId, publicId: agent.publicId, scope, method });
+  private async issue(
+    agent: Awaited<ReturnType<OnboardingAgents['ensure']>>,
+    scope: KeyScope,
+    method: 'siwe' | 'siwa' | 'provider',
+    verified: boolean,
+  ): Promise<OnboardingResult> {
+    const token = await this.deps.tokens.issue({
+      agentActorId: agent.actorId,
+      agentId: agent.agentId,
+      publicId: agent.publicId,
+      scope,
+      method,
+    });
     return { agentId: agent.agentId, publicId: agent.publicId, ...token, verified, created: agent.created };
   }
 }

@@ -14,7 +14,10 @@ export const IDENTITY_TOKEN_MESSAGES = {
 
 /** 401 `Identity token validation failed`: malformed, expired, wrong issuer/audience, or an unknown signing key. */
 export function tokenInvalid(reason?: string): AppError {
-  return new AppError('TOKEN_VALIDATION_FAILED', IDENTITY_TOKEN_MESSAGES.invalid, { envelope: 'domain', ...(reason ? { details: { reason } } : {}) });
+  return new AppError('TOKEN_VALIDATION_FAILED', IDENTITY_TOKEN_MESSAGES.invalid, {
+    envelope: 'domain',
+    ...(reason ? { details: { reason } } : {}),
+  });
 }
 
 /** 401 `Token has been revoked`. */

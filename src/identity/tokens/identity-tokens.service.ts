@@ -141,7 +141,9 @@ export class IdentityTokens {
       }
       if (now - cached.checkedAt < REVOCATION_CACHE_MS) return cached.principal;
     }
-    const { principal, view } = cached ? { principal: cached.principal, view: await this.actors.get(cached.principal.jti) } : await this.verify(token);
+    const { principal, view } = cached
+      ? { principal: cached.principal, view: await this.actors.get(cached.principal.jti) }
+      : await this.verify(token);
     this.checkActor(view, principal, now);
     this.remember(token, principal, now);
     return principal;
@@ -177,11 +179,16 @@ export class IdentityTokens {
 
   private statusOf(view: ActorView<IdentityTokenContext>): RevocationStatus {
     const { revokedAt } = view.context;
-    return { jti: view.context.jti, revoked: view.state === 'revoked', ...(revokedAt === undefined ? {} : { revokedAt: new Date(revokedAt).toISOString() }) };
+    return {
+      jti: view.context.jti,
+      revoked: view.state === 'revoked',
+      ...(revokedAt === undefined ? {} : { revokedAt: new Date(revokedAt).toISOString() }),
+    };
   }
 
   private checkActor(view: ActorView<IdentityTokenContext> | null, principal: IdentityTokenPrincipal, now: number): void {
-    if (!view || view.context.agentId !== principal.ownerId || view.context.scope !== principal.scope) throw tokenInvalid('no matching actor');
+    if (!view || view.context.agentId !== principal.ownerId || view.context.scope !== principal.scope)
+      throw tokenInvalid('no matching actor');
     const status = identityTokenStatus(view, now);
     if (status === 'revoked') {
       this.evict(principal.jti);
@@ -223,7 +230,12 @@ export class IdentityTokens {
     const key = header?.kid ? await this.keys.verificationKey(header.kid) : undefined;
     if (!key) throw tokenInvalid('unknown signing key');
     try {
-      const { payload } = await jwtVerify(token, key, { issuer: this.issuer, audience: this.audience, algorithms: [SIGNING_ALG], clockTolerance: Number.MAX_SAFE_INTEGER });
+      const { payload } = await jwtVerify(token, key, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: [SIGNING_ALG],
+        clockTolerance: Number.MAX_SAFE_INTEGER,
+      });
       if (typeof payload.jti !== 'string') throw tokenInvalid('no jti');
       return { jti: payload.jti };
     } catch (error) {
@@ -247,7 +259,12 @@ export class IdentityTokens {
         requiredClaims: ['jti', 'sub', 'exp', 'iat', 'scope', 'publicId'],
       });
       const { scope, publicId, jti, exp } = payload;
-      if ((scope !== 'read' && scope !== 'trade' && scope !== 'manage') || typeof publicId !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+      if (
+        (scope !== 'read' && scope !== 'trade' && scope !== 'manage') ||
+        typeof publicId !== 'string' ||
+        typeof jti !== 'string' ||
+        typeof exp !== 'number'
+      ) {
         throw tokenInvalid('bad claims');
       }
       return { ...payload, scope, publicId, jti, exp };

@@ -70,7 +70,8 @@ export function parseLastEventId(header: unknown, query: unknown): number | unde
   const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : typeof query === 'string' ? query.trim() : '';
   if (raw === '') return undefined;
   // Up to 2^53 - 1: the embedded bus's ids are microseconds since the epoch (16 digits).
-  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw AppError.validation(['Last-Event-ID must be a non-negative integer']);
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw AppError.validation(['Last-Event-ID must be a non-negative integer']);
   return Number(raw);
 }
 

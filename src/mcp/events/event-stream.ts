@@ -174,6 +174,9 @@ export class EventStream {
   private armExpiry(at: number): void {
     const left = at - this.deps.clock.now();
     if (left <= 0) return void this.close('expired');
-    this.timers.set('expiry', this.deps.clock.setTimer(() => !this.closed && this.armExpiry(at), Math.min(left, MAX_TIMER_MS)));
+    this.timers.set(
+      'expiry',
+      this.deps.clock.setTimer(() => !this.closed && this.armExpiry(at), Math.min(left, MAX_TIMER_MS)),
+    );
   }
 }

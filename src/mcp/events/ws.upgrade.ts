@@ -101,7 +101,9 @@ export function attachEventsWebSocket(server: Server, streams: EventStreamRegist
   return {
     close: async () => {
       for (const socket of pending) socket.destroy();
-      const closed = [...wss.clients].map((ws) => new Promise<void>((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : ws.once('close', () => resolve()))));
+      const closed = [...wss.clients].map(
+        (ws) => new Promise<void>((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : ws.once('close', () => resolve()))),
+      );
       // Real time on purpose: shutdown must finish even when tests inject a manual clock.
       const force = setTimeout(() => {
         for (const ws of wss.clients) ws.terminate();

@@ -24,7 +24,12 @@ const controlStepUpToken = z
  * settings): the operator's claim first, then the step-up token, spent last so that a refused
  * call (not claimed) keeps it.
  */
-export async function controlGuard(control: Pick<AgentControlService, 'requireClaim'>, stepUp: StepUpConsumer, ctx: OperationContext, token: string | undefined) {
+export async function controlGuard(
+  control: Pick<AgentControlService, 'requireClaim'>,
+  stepUp: StepUpConsumer,
+  ctx: OperationContext,
+  token: string | undefined,
+) {
   const userId = userOf(ctx);
   await control.requireClaim(userId, ctx.subject.id);
   await stepUp.consume({ userId, target: `${ctx.subject.type}:${ctx.subject.id}`, token });
@@ -52,8 +57,12 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       target: 'owner',
       input: z
         .object({
-          agentId: z.string().min(1).max(160).describe('The agent, by the agentId its owner chose or onboarding answered (path parameter).'),
-          message: z.string().min(1).max(4096).describe("The signed SIWS or EIP-4361 message; its statement names the agentId."),
+          agentId: z
+            .string()
+            .min(1)
+            .max(160)
+            .describe('The agent, by the agentId its owner chose or onboarding answered (path parameter).'),
+          message: z.string().min(1).max(4096).describe('The signed SIWS or EIP-4361 message; its statement names the agentId.'),
           signature: z.string().min(1).max(20_000).describe('The signature: base58 for SIWS, 0x hex for EIP-4361.'),
         })
         .strict(),
@@ -63,14 +72,16 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
     defineOperation({
       name: 'agent_control_scopes_set',
       description:
-        "Cap the scope of every credential of this agent (keys and identity tokens): a stronger one acts with `maxScope` at once, on " +
+        'Cap the scope of every credential of this agent (keys and identity tokens): a stronger one acts with `maxScope` at once, on ' +
         'every process. Needs the claim and a step-up token.',
       family: 'keys',
       minScope: 'manage',
       principals: ['operator'],
       input: z
         .object({
-          maxScope: z.enum(SCOPES).describe('The highest scope any credential of the agent acts with: `read`, `trade` or `manage` (no cap).'),
+          maxScope: z
+            .enum(SCOPES)
+            .describe('The highest scope any credential of the agent acts with: `read`, `trade` or `manage` (no cap).'),
           stepUpToken: controlStepUpToken,
         })
         .strict(),
@@ -112,7 +123,9 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       handler: async (ctx, input) => {
         await controlGuard(control, stepUp, ctx, input.stepUpToken);
         const owner = { type: ctx.subject.type, id: ctx.subject.id };
-        return { keys: await keys.rotate(userOf(ctx), owner, { ...(input.keyId ? { keyId: input.keyId } : {}), graceSeconds: input.graceSeconds }) };
+        return {
+          keys: await keys.rotate(userOf(ctx), owner, { ...(input.keyId ? { keyId: input.keyId } : {}), graceSeconds: input.graceSeconds }),
+        };
       },
     }),
   ];

@@ -39,7 +39,14 @@ const balanceView = z.object({
       chain: z.string(),
       address: z.string(),
       tokens: z.array(
-        z.object({ mint: z.string().optional(), address: z.string().optional(), symbol: z.string(), amount: z.string(), decimals: z.number(), valueUsd: z.number().nullable() }),
+        z.object({
+          mint: z.string().optional(),
+          address: z.string().optional(),
+          symbol: z.string(),
+          amount: z.string(),
+          decimals: z.number(),
+          valueUsd: z.number().nullable(),
+        }),
       ),
     }),
   ),
@@ -72,7 +79,8 @@ export function agentWalletOperations(
   return [
     defineOperation({
       name: 'agent_wallet_balance',
-      description: "Balances of this agent's custodial wallets, per chain: each token's amount (base units), decimals and USD value, from the venue in use.",
+      description:
+        "Balances of this agent's custodial wallets, per chain: each token's amount (base units), decimals and USD value, from the venue in use.",
       family: 'wallet',
       minScope: 'trade',
       principals: ['agent'],
@@ -93,7 +101,11 @@ export function agentWalletOperations(
       input: z
         .object({
           chainId: evmChainId,
-          token: z.string().min(1).max(100).describe('The token: a symbol (ETH, USDC...) or its 0x contract address; ETH for the native coin.'),
+          token: z
+            .string()
+            .min(1)
+            .max(100)
+            .describe('The token: a symbol (ETH, USDC...) or its 0x contract address; ETH for the native coin.'),
           amount,
           to: z.string().min(1).max(100).describe('The recipient: a 0x address (40 hex digits).'),
           stepUpToken,
@@ -102,7 +114,11 @@ export function agentWalletOperations(
         .strict(),
       output: withdrawalView,
       handler: (ctx, { idempotencyKey: _key, stepUpToken: token, ...args }) =>
-        withdrawals.withdraw(ctx.subject, { chain: chainOfId(args.chainId), token: args.token, amount: args.amount, to: args.to }, callerOf(ctx, 'withdraw_evm', args, token)),
+        withdrawals.withdraw(
+          ctx.subject,
+          { chain: chainOfId(args.chainId), token: args.token, amount: args.amount, to: args.to },
+          callerOf(ctx, 'withdraw_evm', args, token),
+        ),
     }),
     defineOperation({
       name: 'agent_wallet_withdraw_solana',
@@ -123,11 +139,16 @@ export function agentWalletOperations(
         .strict(),
       output: withdrawalView,
       handler: (ctx, { idempotencyKey: _key, stepUpToken: token, ...args }) =>
-        withdrawals.withdraw(ctx.subject, { chain: 'solana', token: args.mint, amount: args.amount, to: args.to }, callerOf(ctx, 'withdraw_solana', args, token)),
+        withdrawals.withdraw(
+          ctx.subject,
+          { chain: 'solana', token: args.mint, amount: args.amount, to: args.to },
+          callerOf(ctx, 'withdraw_solana', args, token),
+        ),
     }),
     defineOperation({
       name: 'agent_withdraw_settings_get',
-      description: "This agent's withdrawal settings: `enabled` (off until the owner switches it on), `allowlist`, `dailyCapUsd`, `requireStepUp`.",
+      description:
+        "This agent's withdrawal settings: `enabled` (off until the owner switches it on), `allowlist`, `dailyCapUsd`, `requireStepUp`.",
       family: 'wallet',
       minScope: 'manage',
       principals: ['operator'],
@@ -148,7 +169,12 @@ export function agentWalletOperations(
         .object({
           enabled: z.boolean().describe('Whether the agent may withdraw at all.'),
           allowlist: z
-            .array(z.string().max(100).refine((value) => normalizeAllowlistEntry(value) !== null, 'must be a Solana (base58) or EVM (0x) address'))
+            .array(
+              z
+                .string()
+                .max(100)
+                .refine((value) => normalizeAllowlistEntry(value) !== null, 'must be a Solana (base58) or EVM (0x) address'),
+            )
             .max(100)
             .optional()
             .describe('Recipients allowed (Solana base58 or EVM 0x addresses, at most 100); empty or absent: any.'),

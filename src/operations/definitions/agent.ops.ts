@@ -65,7 +65,13 @@ export function agentOperations(agents: ActorCollection<AgentContext, AgentEvent
       family: 'agents',
       minScope: 'manage',
       principals: ['agent', 'operator'],
-      input: z.object({ enabled: z.boolean().describe('true: the agent may trade (every trade still passes the safety path); false: every trade is refused.') }).strict(),
+      input: z
+        .object({
+          enabled: z
+            .boolean()
+            .describe('true: the agent may trade (every trade still passes the safety path); false: every trade is refused.'),
+        })
+        .strict(),
       output: agentSummary,
       handler: async (ctx, input) => {
         const { view } = await agents.send(agentOf(ctx), { type: input.enabled ? 'agent.trading.enable' : 'agent.trading.disable' });

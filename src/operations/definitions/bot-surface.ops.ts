@@ -13,7 +13,9 @@ const isoTime = z.string().describe('ISO 8601 time');
 
 const platformStatusSchema = z.object({
   platform: z.enum(PLATFORMS),
-  status: z.enum(['stopped', 'started', 'tripped']).describe('`tripped`: stopped by the service after its circuit breaker opened; `reason` says why'),
+  status: z
+    .enum(['stopped', 'started', 'tripped'])
+    .describe('`tripped`: stopped by the service after its circuit breaker opened; `reason` says why'),
   since: isoTime,
   reason: z.string().optional(),
 });
@@ -46,7 +48,10 @@ const feesOutput = z.object({
   currency: z.literal('USD'),
   channels: z.array(z.object({ channel: z.enum(FEE_CHANNELS), ...feesRow })),
   total: z.object(feesRow),
-  ordersWithoutFee: z.number().int().describe('Filled orders from before fees were kept on orders: in `orders` and `volumeUsd`, not in `feeUsd`'),
+  ordersWithoutFee: z
+    .number()
+    .int()
+    .describe('Filled orders from before fees were kept on orders: in `orders` and `volumeUsd`, not in `feeUsd`'),
   from: isoTime.optional(),
   to: isoTime.optional(),
   asOf: isoTime,
@@ -63,14 +68,22 @@ function botOf(ctx: OperationContext): string {
  * configuration and connectors, and trading fees by channel. Operator-only, on bots the
  * operator owns (the binding's owner check answers 404 for anyone else's).
  */
-export function botSurfaceOperations(deps: { chat: BotChat; configs: MessagingConfigs; platforms: BotPlatforms; fees: FeesByChannelReader }) {
+export function botSurfaceOperations(deps: {
+  chat: BotChat;
+  configs: MessagingConfigs;
+  platforms: BotPlatforms;
+  fees: FeesByChannelReader;
+}) {
   const operator = { family: 'bots', principals: ['operator'] } as const;
   const read = { ...operator, minScope: 'read', annotations: { readOnly: true, idempotent: true } } as const;
   const manage = { ...operator, minScope: 'manage', annotations: { destructive: false, idempotent: true } } as const;
 
   const configOperations = (platform: Platform, schema: typeof telegramConfigSchema | typeof discordConfigSchema) => {
     const Name = platform === 'telegram' ? 'Telegram' : 'Discord';
-    const withConnector = async (botId: string, config: Awaited<ReturnType<MessagingConfigs['get']>>) => ({ ...config, connector: await deps.platforms.status(botId, platform) });
+    const withConnector = async (botId: string, config: Awaited<ReturnType<MessagingConfigs['get']>>) => ({
+      ...config,
+      connector: await deps.platforms.status(botId, platform),
+    });
     return [
       defineOperation({
         ...read,
@@ -106,11 +119,16 @@ export function botSurfaceOperations(deps: { chat: BotChat; configs: MessagingCo
       description:
         'Send the bot a chat message, as its web chat does. Questions are answered like `ask_bot` (with the conversation of `chat_id` in view); ' +
         'trading commands ("buy 0.5 SOL of BONK", "approve <order_id>") are executed through the same safety path as the trading command ' +
-        'when the bot\'s trading is on (else the soft error `Trading bu bot icin kapali.`). The conversation is kept per `chat_id` (last 40 turns).',
+        "when the bot's trading is on (else the soft error `Trading bu bot icin kapali.`). The conversation is kept per `chat_id` (last 40 turns).",
       input: z
         .object({
           message: z.string().min(1).max(4000).describe('The question or command, 1-4000 characters.'),
-          chat_id: z.string().min(1).max(256).default('web').describe('The conversation (1-256 characters, default `web`): its history is kept and read back for the reply.'),
+          chat_id: z
+            .string()
+            .min(1)
+            .max(256)
+            .default('web')
+            .describe('The conversation (1-256 characters, default `web`): its history is kept and read back for the reply.'),
           message_id: z
             .string()
             .min(1)
@@ -138,7 +156,8 @@ export function botSurfaceOperations(deps: { chat: BotChat; configs: MessagingCo
     defineOperation({
       ...manage,
       name: 'bot_platform_start',
-      description: 'Start the bot\'s Telegram or Discord connector: it answers messages until stopped, also across restarts. 400 when the platform is not configured.',
+      description:
+        "Start the bot's Telegram or Discord connector: it answers messages until stopped, also across restarts. 400 when the platform is not configured.",
       input: platformInput,
       output: platformStatusSchema,
       handler: (ctx, input) => deps.platforms.start(botOf(ctx), input.platform),
@@ -146,7 +165,7 @@ export function botSurfaceOperations(deps: { chat: BotChat; configs: MessagingCo
     defineOperation({
       ...manage,
       name: 'bot_platform_stop',
-      description: 'Stop the bot\'s Telegram or Discord connector.',
+      description: "Stop the bot's Telegram or Discord connector.",
       input: platformInput,
       output: platformStatusSchema,
       handler: (ctx, input) => deps.platforms.stop(botOf(ctx), input.platform),
@@ -154,12 +173,16 @@ export function botSurfaceOperations(deps: { chat: BotChat; configs: MessagingCo
     defineOperation({
       ...read,
       name: 'bot_trading_fees_channels',
-      description: 'Venue fees of the bot\'s filled orders by the channel that placed them (web, mcp, telegram, discord, widget, dca), in USD at quote time.',
+      description:
+        "Venue fees of the bot's filled orders by the channel that placed them (web, mcp, telegram, discord, widget, dca), in USD at quote time.",
       input: z.object({ from: window.optional(), to: window.optional() }).strict(),
       output: feesOutput,
       handler: async (ctx, input) => {
         const botId = botOf(ctx);
-        const fees = await deps.fees.read({ type: 'bot', id: botId }, { ...(input.from !== undefined ? { from: input.from } : {}), ...(input.to !== undefined ? { to: input.to } : {}) });
+        const fees = await deps.fees.read(
+          { type: 'bot', id: botId },
+          { ...(input.from !== undefined ? { from: input.from } : {}), ...(input.to !== undefined ? { to: input.to } : {}) },
+        );
         return {
           botId,
           currency: 'USD' as const,

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../machines/api-key.machine.js';
 import { stepUpTokenSchema, type ApiKeysService } from '../../accounts/api-keys.service.js';
-import { createBotSchema, mcpConfigSchema, patchBotSchema, replaceBotSchema, type Bot, type BotsService } from '../../accounts/bots.service.js';
+import {
+  createBotSchema,
+  mcpConfigSchema,
+  patchBotSchema,
+  replaceBotSchema,
+  type Bot,
+  type BotsService,
+} from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
 import { AppError } from '../../errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
@@ -151,7 +158,12 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
         const previous = (await bots.ownedView(userId, botId)).context;
         const owner = { type: 'bot' as const, id: botId };
         // The key it replaces is revoked right after: a rotation at the key cap still rotates.
-        const created = await keys.create(userId, owner, { name: 'MCP access token', ...input }, previous.mcpTokenKeyId ? { replaces: previous.mcpTokenKeyId } : {});
+        const created = await keys.create(
+          userId,
+          owner,
+          { name: 'MCP access token', ...input },
+          previous.mcpTokenKeyId ? { replaces: previous.mcpTokenKeyId } : {},
+        );
         await bots.recordTokenRotation(botId, created.keyId);
         const revoked = previous.mcpTokenKeyId ? await keys.revoke(owner, previous.mcpTokenKeyId) : undefined;
         return { ...created, ...(revoked ? { revokedKeyId: revoked.keyId } : {}) };
@@ -162,5 +174,7 @@ export function botOperations(bots: BotsService, keys: ApiKeysService) {
 
 /** zod leaves optional fields out; the type says they may be undefined (exact optional property types). */
 function withoutUndefined<T extends Record<string, unknown>>(input: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 }

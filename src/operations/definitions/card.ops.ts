@@ -15,7 +15,8 @@ export function cardOperations(cards: CardsService) {
   return [
     defineOperation({
       name: 'agent_card_get',
-      description: 'Get the agent card: the ERC-8004 registration file as it will next be published, its status (draft, published, revoked) and whether it offers a snapshot.',
+      description:
+        'Get the agent card: the ERC-8004 registration file as it will next be published, its status (draft, published, revoked) and whether it offers a snapshot.',
       family: 'agents',
       minScope: 'read',
       principals: ['operator'],
@@ -26,7 +27,8 @@ export function cardOperations(cards: CardsService) {
     }),
     defineOperation({
       name: 'agent_card_update',
-      description: 'Replace the agent card (name, description, image, services, active, supportedTrust). A published card shows the change once published again.',
+      description:
+        'Replace the agent card (name, description, image, services, active, supportedTrust). A published card shows the change once published again.',
       family: 'agents',
       minScope: 'manage',
       principals: ['operator'],
@@ -37,7 +39,8 @@ export function cardOperations(cards: CardsService) {
     }),
     defineOperation({
       name: 'agent_card_publish',
-      description: 'Publish the agent card to the public directory (newest first), with its live portfolio snapshot when `snapshot` is true.',
+      description:
+        'Publish the agent card to the public directory (newest first), with its live portfolio snapshot when `snapshot` is true.',
       family: 'agents',
       minScope: 'manage',
       principals: ['operator'],

@@ -32,13 +32,22 @@ export function chatOperations(bot: AskBot) {
             .string()
             .min(1)
             .max(4000)
-            .describe('The question or command in natural language, 1-4000 characters, e.g. "positions" or "buy 0.5 SOL of BONK"; send it whole (no history is kept).'),
-          chat_id: z.string().min(1).max(256).describe('Your id of the conversation (1-256 characters), echoed in the answer so that you can route it; any value.'),
+            .describe(
+              'The question or command in natural language, 1-4000 characters, e.g. "positions" or "buy 0.5 SOL of BONK"; send it whole (no history is kept).',
+            ),
+          chat_id: z
+            .string()
+            .min(1)
+            .max(256)
+            .describe('Your id of the conversation (1-256 characters), echoed in the answer so that you can route it; any value.'),
         })
         .strict(),
       output: askBotOutput,
       annotations: { readOnly: true },
-      handler: async (ctx, input) => ({ chat_id: input.chat_id, ...(await bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id })) }),
+      handler: async (ctx, input) => ({
+        chat_id: input.chat_id,
+        ...(await bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id })),
+      }),
     }),
   ];
 }

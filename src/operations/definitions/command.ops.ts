@@ -22,7 +22,9 @@ export function commandOperations(command: TradingCommand) {
             .string()
             .min(1)
             .max(4000)
-            .describe('The command, in English or Turkish, 1-4000 characters: e.g. "buy 0.5 SOL of BONK", "sell all WIF", "orders pending".'),
+            .describe(
+              'The command, in English or Turkish, 1-4000 characters: e.g. "buy 0.5 SOL of BONK", "sell all WIF", "orders pending".',
+            ),
           signalSource,
           idempotencyKey,
         })

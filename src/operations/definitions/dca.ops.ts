@@ -9,7 +9,9 @@ import { pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { WHOLE_TOKENS, chain, slippageBps, tokenRef, wholeTokens } from './trading-schemas.js';
 
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
-const strategyName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits or . _ : - (starting with a letter or digit)');
+const strategyName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits or . _ : - (starting with a letter or digit)');
 const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time');
 /** The name of an existing strategy (a path parameter over REST). */
 const strategyNameRef = strategyName.describe('Name of the DCA strategy, as it was created (`trading_dca_strategies_list` lists them).');
@@ -99,10 +101,18 @@ export function dcaOperations(dca: DcaService) {
                 '"every <n> <minutes|hours|days>" (e.g. "every 30 minutes", "every 2h"); "every hour", "daily" and "weekly" too.',
             ),
           chain: chain.optional().describe("Chain to buy on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
-          maxBuys: z.number().int().min(1).max(1_000_000).optional().describe('Stop (status `completed`) after this many buys, 1-1000000; default: no limit.'),
+          maxBuys: z
+            .number()
+            .int()
+            .min(1)
+            .max(1_000_000)
+            .optional()
+            .describe('Stop (status `completed`) after this many buys, 1-1000000; default: no limit.'),
           maxSpend: wholeTokens
             .optional()
-            .describe(`Stop (status \`completed\`) once this much of the input token is spent, ${WHOLE_TOKENS}; at least \`amount\`; default: no limit.`),
+            .describe(
+              `Stop (status \`completed\`) once this much of the input token is spent, ${WHOLE_TOKENS}; at least \`amount\`; default: no limit.`,
+            ),
           slippageBps: slippageBps
             .optional()
             .describe("Slippage tolerance of each buy in basis points (100 = 1 %), 1-5000; default: the account's at the time of the buy."),
@@ -137,7 +147,7 @@ export function dcaOperations(dca: DcaService) {
     defineOperation({
       name: 'trading_dca_strategy_approve',
       description:
-        'Approve a DCA strategy in `pending_approval` (its buys are over the order profile\'s approval size, or auto-approval ' +
+        "Approve a DCA strategy in `pending_approval` (its buys are over the order profile's approval size, or auto-approval " +
         'is off): it becomes `active`, is scheduled from now, and its buys are approved. 409 when it is not pending approval. ' +
         'A `trade` key may approve only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner.',
       family: 'strategy',
@@ -165,18 +175,23 @@ export function dcaOperations(dca: DcaService) {
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ name: strategyName.optional().describe('Name of the strategy to pause; omit to pause every active one.') }).strict(),
+      input: z
+        .object({ name: strategyName.optional().describe('Name of the strategy to pause; omit to pause every active one.') })
+        .strict(),
       output: strategies,
       annotations: { destructive: false, idempotent: true },
       handler: async (ctx, input) => ({ items: await dca.pause(subjectOf(ctx), ctx.userId, input.name) }),
     }),
     defineOperation({
       name: 'trading_dca_resume',
-      description: 'Resume one paused DCA strategy (`name`) or every paused one: the next buy is the next due time from now, without a burst of missed buys.',
+      description:
+        'Resume one paused DCA strategy (`name`) or every paused one: the next buy is the next due time from now, without a burst of missed buys.',
       family: 'strategy',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ name: strategyName.optional().describe('Name of the strategy to resume; omit to resume every paused one.') }).strict(),
+      input: z
+        .object({ name: strategyName.optional().describe('Name of the strategy to resume; omit to resume every paused one.') })
+        .strict(),
       output: strategies,
       annotations: { destructive: false, idempotent: true },
       handler: async (ctx, input) => ({ items: await dca.resume(subjectOf(ctx), ctx.userId, input.name) }),
@@ -211,7 +226,14 @@ export function dcaOperations(dca: DcaService) {
             nextRun: nullable,
           }),
         ),
-        totals: z.object({ strategies: z.number(), buys: z.number(), skipped: z.number(), spentUsd: z.string(), valueUsd: z.string(), pnlUsd: z.string() }),
+        totals: z.object({
+          strategies: z.number(),
+          buys: z.number(),
+          skipped: z.number(),
+          spentUsd: z.string(),
+          valueUsd: z.string(),
+          pnlUsd: z.string(),
+        }),
         asOf: z.string(),
       }),
       annotations: { readOnly: true, idempotent: true },

@@ -19,7 +19,9 @@ const system = { minScope: 'manage', principals: ['system'], target: 'service' }
 
 const dueAt = z.number().int().nonnegative().describe('Epoch ms the job was due (not when it was delivered).');
 const eventAt = z.number().int().nonnegative().describe('Epoch ms the event stands for, as scheduled (the expiry time).');
-const accepted = z.object({ accepted: z.boolean().describe('False when the actor was no longer in a state that takes the event (nothing was written).') });
+const accepted = z.object({
+  accepted: z.boolean().describe('False when the actor was no longer in a state that takes the event (nothing was written).'),
+});
 
 /** `key_expire`: the api-key actor's scheduled expiry (90 days after creation). */
 export function keyDueOperations(keys: Pick<ActorCollection<ApiKeyContext, ApiKeyEvent>, 'send'>) {

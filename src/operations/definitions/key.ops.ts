@@ -11,7 +11,9 @@ import { pageFields } from './list-paging.js';
  * keeps its checks and its strictness.
  */
 const createKeyInput = createKeySchema.extend({
-  name: createKeySchema.shape.name.describe('A name for the key, shown in key lists: 1-100 characters, no control or bidirectional formatting characters.'),
+  name: createKeySchema.shape.name.describe(
+    'A name for the key, shown in key lists: 1-100 characters, no control or bidirectional formatting characters.',
+  ),
   scope: createKeySchema.shape.scope.describe(
     'What the key may do: `read` (status, portfolio, research), `trade` (read plus trading and strategies) or `manage` (everything, keys and risk settings included).',
   ),
@@ -36,7 +38,9 @@ export const keySummarySchema = z.object({
 }) satisfies z.ZodType<KeySummary>;
 
 /** A key just created: its summary and the full key, returned exactly once. */
-export const createdKeySchema = keySummarySchema.extend({ secret: z.string().describe('The full key, returned exactly once') }) satisfies z.ZodType<CreatedKey>;
+export const createdKeySchema = keySummarySchema.extend({
+  secret: z.string().describe('The full key, returned exactly once'),
+}) satisfies z.ZodType<CreatedKey>;
 
 /** Key management of the agent (or legacy bot) the call acts on; `manage` scope. */
 export function keyOperations(keys: ApiKeysService) {

@@ -10,7 +10,9 @@ export const pageFields = {
     .min(1)
     .max(1024)
     .optional()
-    .describe('The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page.'),
+    .describe(
+      'The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page.',
+    ),
 };
 
 /** `{items, nextCursor?}` of a listing operation. */
@@ -36,11 +38,16 @@ export function pageOfList<T>(
 ): ListPage<T> {
   const after = page.cursor === undefined ? undefined : decodeAfterCursor(page.cursor);
   if (page.cursor !== undefined && after === undefined) throw AppError.validation(['cursor is invalid']);
-  const keyed = items.map((item, index) => ({ item, key: keyOf(item, index) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const keyed = items
+    .map((item, index) => ({ item, key: keyOf(item, index) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const rest = after === undefined ? keyed : keyed.filter(({ key }) => key > after);
   const served = rest.slice(0, page.limit);
   const last = served.at(-1);
-  return { items: served.map(({ item }) => item), ...(rest.length > page.limit && last ? { nextCursor: encodeAfterCursor(last.key) } : {}) };
+  return {
+    items: served.map(({ item }) => item),
+    ...(rest.length > page.limit && last ? { nextCursor: encodeAfterCursor(last.key) } : {}),
+  };
 }
 
 /**

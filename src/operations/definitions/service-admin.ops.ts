@@ -73,7 +73,9 @@ export function killSwitchOperations(killSwitch: KillSwitchAdmin, log: { warn(de
 /** Input of `ops_catalog_set`: the stored settings' schema, described. */
 const catalogSetSchema = z
   .object({
-    disabledFamilies: catalogSettingsSchema.shape.disabledFamilies.describe(`Families switched off for everyone: ${OPERATION_FAMILIES.join(', ')}`),
+    disabledFamilies: catalogSettingsSchema.shape.disabledFamilies.describe(
+      `Families switched off for everyone: ${OPERATION_FAMILIES.join(', ')}`,
+    ),
     disabledOperations: catalogSettingsSchema.shape.disabledOperations.describe('Operations switched off by name'),
   })
   .strict();
@@ -81,7 +83,9 @@ const catalogSetSchema = z
 const catalogViewSchema = z.object({
   version: z.number().describe('Grows with every change of the catalog or its settings'),
   settings: z.object({ disabledFamilies: z.array(z.enum(OPERATION_FAMILIES)), disabledOperations: z.array(z.string()) }),
-  operations: z.array(z.object({ name: z.string(), family: z.enum(OPERATION_FAMILIES), minScope: z.string(), principals: z.array(z.string()) })),
+  operations: z.array(
+    z.object({ name: z.string(), family: z.enum(OPERATION_FAMILIES), minScope: z.string(), principals: z.array(z.string()) }),
+  ),
 });
 
 /**

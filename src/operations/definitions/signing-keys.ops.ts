@@ -11,7 +11,10 @@ const keyListSchema = z.object({
       status: z.enum(['active', 'retired']),
       createdAt: z.string(),
       retiredAt: z.string().optional(),
-      removeAfter: z.string().optional().describe('When a retired key leaves /.well-known/jwks.json: every token it signed has expired by then'),
+      removeAfter: z
+        .string()
+        .optional()
+        .describe('When a retired key leaves /.well-known/jwks.json: every token it signed has expired by then'),
     }),
   ),
 });
@@ -20,7 +23,10 @@ const keyListSchema = z.object({
  * The signing keys of identity access tokens, for operators of the service (ops token and
  * `agentctl keys`): list them, rotate them. Public halves only; the private ones never leave the store sealed.
  */
-export function signingKeyOperations(keys: Pick<SigningKeys, 'list' | 'rotate'>, log: { warn(details: Record<string, unknown>, message: string): void }) {
+export function signingKeyOperations(
+  keys: Pick<SigningKeys, 'list' | 'rotate'>,
+  log: { warn(details: Record<string, unknown>, message: string): void },
+) {
   return [
     defineUnboundOperation({
       ...ops,

@@ -20,7 +20,8 @@ export function stepUpOperations(stepUp: StepUpIssuer) {
   return [
     defineOperation({
       name: 'step_up_issue',
-      description: 'Issue a step-up token from a TOTP code. The token lasts 5 minutes, works once, and is bound to you and this agent or bot.',
+      description:
+        'Issue a step-up token from a TOTP code. The token lasts 5 minutes, works once, and is bound to you and this agent or bot.',
       family: 'keys',
       minScope: 'manage',
       principals: ['operator'],

@@ -60,7 +60,8 @@ export function tradingConfigOperations(config: StoreTradingConfig): AnyOperatio
     }),
     defineOperation({
       name: 'trading_config_order_profile_get',
-      description: 'The default order profile: whether orders execute without approval, the USD size above which they still wait, and the default slippage.',
+      description:
+        'The default order profile: whether orders execute without approval, the USD size above which they still wait, and the default slippage.',
       ...strategy,
       minScope: 'read',
       input: noInput,
@@ -177,11 +178,7 @@ function tokenListOperations(config: StoreTradingConfig, list: TokenList, what: 
       output: tokenListSchema,
       annotations: READ,
       handler: async (ctx, input) =>
-        pageOfList(
-          await config.listTokens(ctx.subject, list, input.chain),
-          (entry, index) => insertionKey(entry.addedAt, index),
-          input,
-        ),
+        pageOfList(await config.listTokens(ctx.subject, list, input.chain), (entry, index) => insertionKey(entry.addedAt, index), input),
     }),
     defineOperation({
       name: `trading_config_${list}_add`,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TOKEN_ADDRESS_SHAPE, TRADING_CONFIG_LIMITS, tokenRefProblem } from '../../../agents/config/trading-config.rules.js';
+import {
+  KNOWN_LAUNCHPADS,
+  QUOTE_TOKENS,
+  TOKEN_ADDRESS_SHAPE,
+  TRADING_CONFIG_LIMITS,
+  tokenRefProblem,
+} from '../../../agents/config/trading-config.rules.js';
 import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/config/trading-config.types.js';
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { CHAINS, type Chain } from '../../ports/venue.port.js';
@@ -10,7 +16,16 @@ import { pageFields, pageSchema } from './list-paging.js';
  * field is a 400 naming it); section updates are partial, `null` clearing an optional limit.
  */
 
-const TRADE_CHANNELS = ['rest', 'mcp', 'command', 'dca', 'ask_bot', 'chat', 'telegram', 'discord'] as const satisfies readonly TradeChannel[];
+const TRADE_CHANNELS = [
+  'rest',
+  'mcp',
+  'command',
+  'dca',
+  'ask_bot',
+  'chat',
+  'telegram',
+  'discord',
+] as const satisfies readonly TradeChannel[];
 const WALLET_MODES = ['custodial', 'external', 'delegate'] as const satisfies readonly WalletMode[];
 
 const chainSchema = z.enum(CHAINS);
@@ -22,9 +37,14 @@ const USD = 'in US dollars, a JSON number greater than 0 (at most 1e12)';
 const address = z
   .string()
   .regex(TOKEN_ADDRESS_SHAPE, 'must be a Solana mint (base58) or an EVM address (0x and 40 hex digits)')
-  .describe('The token\'s address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits).');
-const label = (max: number) => z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9 ._-]{0,${max - 1}}$`), `must be 1-${max} letters, digits, spaces, . _ -`);
-const launchpadType = z.string().min(1).max(64).describe(`The launchpad: ${KNOWN_LAUNCHPADS.join(', ')}.`);
+  .describe("The token's address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits).");
+const label = (max: number) =>
+  z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9 ._-]{0,${max - 1}}$`), `must be 1-${max} letters, digits, spaces, . _ -`);
+const launchpadType = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe(`The launchpad: ${KNOWN_LAUNCHPADS.join(', ')}.`);
 /** `chain` of a token list entry (the output's `chain` is the same enum, undescribed). */
 const tokenChain = chainSchema
   .optional()
@@ -36,7 +56,12 @@ const NO_FIELD = 'at least one field is required';
 
 // ---- outputs ----
 
-export const orderProfileSchema = z.object({ autoApprove: z.boolean(), approvalAboveUsd: z.number().optional(), slippageBps: z.number().int(), agentsMayApprove: z.boolean() });
+export const orderProfileSchema = z.object({
+  autoApprove: z.boolean(),
+  approvalAboveUsd: z.number().optional(),
+  slippageBps: z.number().int(),
+  agentsMayApprove: z.boolean(),
+});
 export const tradeDefaultsSchema = z.object({ chain: chainSchema, slippageBps: z.number().int(), quoteToken: z.string() });
 export const riskPolicySchema = z.object({
   maxOrderUsd: z.number().optional(),
@@ -55,7 +80,11 @@ export const notificationsSchema = z.object({
 export const walletModeSchema = z.object({ walletMode: z.enum(WALLET_MODES) });
 export const tokenEntrySchema = z.object({ chain: chainSchema, address: z.string(), symbol: z.string().optional(), addedAt: z.string() });
 export const tokenListSchema = pageSchema(tokenEntrySchema);
-export const poolPreferencesSchema = z.object({ preferredDexes: z.array(z.string()), excludedDexes: z.array(z.string()), minLiquidityUsd: z.number() });
+export const poolPreferencesSchema = z.object({
+  preferredDexes: z.array(z.string()),
+  excludedDexes: z.array(z.string()),
+  minLiquidityUsd: z.number(),
+});
 export const launchpadSchema = z.object({ type: z.string(), enabled: z.boolean(), priority: z.number().int() });
 export const tradingConfigSchema = z.object({
   defaultOrderProfile: orderProfileSchema,
@@ -77,7 +106,10 @@ export const noInput = z.object({}).strict();
 
 export const orderProfileInput = z
   .object({
-    autoApprove: z.boolean().optional().describe('true: orders execute without approval (up to approvalAboveUsd); false: every order waits in `pending_approval`.'),
+    autoApprove: z
+      .boolean()
+      .optional()
+      .describe('true: orders execute without approval (up to approvalAboveUsd); false: every order waits in `pending_approval`.'),
     approvalAboveUsd: usd
       .nullable()
       .optional()
@@ -86,7 +118,9 @@ export const orderProfileInput = z
     agentsMayApprove: z
       .boolean()
       .optional()
-      .describe("true: the agent's own `trade` key may approve its held orders and strategies; false: approving takes a `manage` key or the owner."),
+      .describe(
+        "true: the agent's own `trade` key may approve its held orders and strategies; false: approving takes a `manage` key or the owner.",
+      ),
   })
   .strict()
   .refine(atLeastOneField, NO_FIELD);
@@ -96,12 +130,16 @@ export const tradeDefaultsInput = z
     chain: chainSchema.optional().describe('Chain of a trade or research that names none: solana, ethereum, base or arbitrum.'),
     slippageBps: bps
       .optional()
-      .describe(`Slippage tolerance of a trade that names none, ${BPS}; the tighter of this and the order profile's applies; at most the risk policy's maxSlippageBps.`),
+      .describe(
+        `Slippage tolerance of a trade that names none, ${BPS}; the tighter of this and the order profile's applies; at most the risk policy's maxSlippageBps.`,
+      ),
     quoteToken: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,16}$/, 'must be a token symbol')
       .optional()
-      .describe(`The token a buy spends, by symbol: ${QUOTE_TOKENS.solana.join(' or ')} on Solana; ${QUOTE_TOKENS.evm.join(', ')} on EVM chains.`),
+      .describe(
+        `The token a buy spends, by symbol: ${QUOTE_TOKENS.solana.join(' or ')} on Solana; ${QUOTE_TOKENS.evm.join(', ')} on EVM chains.`,
+      ),
   })
   .strict()
   .refine(atLeastOneField, NO_FIELD);
@@ -109,24 +147,27 @@ export const tradeDefaultsInput = z
 export const riskPolicyInput = z
   .object({
     maxOrderUsd: usd.nullable().optional().describe(`Largest order allowed, ${USD}; null removes the limit.`),
-    dailyVolumeUsd: usd
-      .nullable()
+    dailyVolumeUsd: usd.nullable().optional().describe(`Most traded per UTC day, ${USD}, at least maxOrderUsd; null removes the limit.`),
+    maxSlippageBps: bps
       .optional()
-      .describe(`Most traded per UTC day, ${USD}, at least maxOrderUsd; null removes the limit.`),
-    maxSlippageBps: bps.optional().describe(`Highest slippage tolerance a trade may use, ${BPS}; not below the slippageBps of the order profile or trade defaults.`),
+      .describe(`Highest slippage tolerance a trade may use, ${BPS}; not below the slippageBps of the order profile or trade defaults.`),
     /** Empty: no channel may trade (a freeze that keeps the agent readable). */
     allowedChannels: z
       .array(z.enum(TRADE_CHANNELS))
       .max(TRADE_CHANNELS.length * 2)
       .nullable()
       .optional()
-      .describe(`Channels that may trade (${TRADE_CHANNELS.join(', ')}); [] lets none trade (a freeze that keeps the agent readable); null allows every channel.`),
+      .describe(
+        `Channels that may trade (${TRADE_CHANNELS.join(', ')}); [] lets none trade (a freeze that keeps the agent readable); null allows every channel.`,
+      ),
     allowedSignalSources: z
       .array(z.string().min(1).max(64))
       .max(50)
       .nullable()
       .optional()
-      .describe("Signal sources a trade must name one of (its `signalSource`; up to 50, 1-64 characters each): a trade naming another or none is refused; null allows any."),
+      .describe(
+        'Signal sources a trade must name one of (its `signalSource`; up to 50, 1-64 characters each): a trade naming another or none is refused; null allows any.',
+      ),
   })
   .strict()
   .refine(atLeastOneField, NO_FIELD);
@@ -150,7 +191,9 @@ export const walletModeInput = z
   .object({
     walletMode: z
       .enum(WALLET_MODES)
-      .describe('`custodial` (the service keeps the keys and signs), `external` (your own wallets, connected by address) or `delegate` (custodial wallets under a spending cap).'),
+      .describe(
+        '`custodial` (the service keeps the keys and signs), `external` (your own wallets, connected by address) or `delegate` (custodial wallets under a spending cap).',
+      ),
   })
   .strict();
 
@@ -160,12 +203,16 @@ export const poolPreferencesInput = z
       .array(label(40))
       .max(50)
       .optional()
-      .describe('DEXes to route through first, by name (case-insensitive; 1-40 letters, digits, spaces, . _ -), up to 50; none may also be excluded.'),
+      .describe(
+        'DEXes to route through first, by name (case-insensitive; 1-40 letters, digits, spaces, . _ -), up to 50; none may also be excluded.',
+      ),
     excludedDexes: z
       .array(label(40))
       .max(50)
       .optional()
-      .describe('DEXes never routed through, by name (case-insensitive; 1-40 letters, digits, spaces, . _ -), up to 50; none may also be preferred.'),
+      .describe(
+        'DEXes never routed through, by name (case-insensitive; 1-40 letters, digits, spaces, . _ -), up to 50; none may also be preferred.',
+      ),
     minLiquidityUsd: z
       .number()
       .min(0)
@@ -177,7 +224,10 @@ export const poolPreferencesInput = z
   .refine(atLeastOneField, NO_FIELD);
 
 export const tokenListQuery = z
-  .object({ chain: chainSchema.optional().describe('Only tokens of this chain: solana, ethereum, base or arbitrum; default: every chain.'), ...pageFields })
+  .object({
+    chain: chainSchema.optional().describe('Only tokens of this chain: solana, ethereum, base or arbitrum; default: every chain.'),
+    ...pageFields,
+  })
   .strict();
 /**
  * Whether the address fits the chain is checked here too, so that it is listed with the
@@ -202,7 +252,10 @@ export const tokenAddInput = z
 export const tokenRemoveInput = z.object({ address, chain: tokenChain }).strict().superRefine(checkTokenRef);
 
 export const launchpadToggleInput = z
-  .object({ type: launchpadType, enabled: z.boolean().optional().describe('true enables it, false disables it; omit to flip the current setting.') })
+  .object({
+    type: launchpadType,
+    enabled: z.boolean().optional().describe('true enables it, false disables it; omit to flip the current setting.'),
+  })
   .strict();
 export const launchpadPriorityInput = z
   .object({

@@ -87,16 +87,36 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       input: z.object({}).strict(),
       output: z.object({
         venue: z.string(),
-        chains: z.array(z.object({ chain: z.string(), chainId: z.number(), provider: z.string(), reachable: z.boolean(), latencyMs: z.number().optional(), error: z.string().optional(), breaker: z.enum(['closed', 'open', 'half_open']), killSwitch: z.boolean() })),
+        chains: z.array(
+          z.object({
+            chain: z.string(),
+            chainId: z.number(),
+            provider: z.string(),
+            reachable: z.boolean(),
+            latencyMs: z.number().optional(),
+            error: z.string().optional(),
+            breaker: z.enum(['closed', 'open', 'half_open']),
+            killSwitch: z.boolean(),
+          }),
+        ),
         asOf: z.string(),
       }),
       annotations: { readOnly: true, idempotent: true },
       handler: async () => {
         const chains = await Promise.all(
           EVM_CHAINS.map(async (chain) => {
-            const health = await deps.venue.health(chain).catch((error: unknown) => ({ chain, reachable: false, error: error instanceof Error ? error.message : 'unreachable' }));
+            const health = await deps.venue
+              .health(chain)
+              .catch((error: unknown) => ({ chain, reachable: false, error: error instanceof Error ? error.message : 'unreachable' }));
             const breaker = deps.breakerOf(chain);
-            return { ...health, chain, chainId: EVM_CHAIN_IDS[chain as keyof typeof EVM_CHAIN_IDS], provider: breaker.provider, breaker: breaker.state, killSwitch: await deps.killSwitch.isActive(chain) };
+            return {
+              ...health,
+              chain,
+              chainId: EVM_CHAIN_IDS[chain as keyof typeof EVM_CHAIN_IDS],
+              provider: breaker.provider,
+              breaker: breaker.state,
+              killSwitch: await deps.killSwitch.isActive(chain),
+            };
           }),
         );
         return { venue: deps.venue.name, chains, asOf: new Date(deps.clock.now()).toISOString() };
@@ -110,17 +130,32 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       principals: ['agent', 'bot', 'operator'],
       input: z
         .object({
-          query: z.string().trim().min(1).max(100).describe('What to look for: a symbol (e.g. "BONK"), a name, or a mint address; 1-100 characters.'),
+          query: z
+            .string()
+            .trim()
+            .min(1)
+            .max(100)
+            .describe('What to look for: a symbol (e.g. "BONK"), a name, or a mint address; 1-100 characters.'),
           limit: z.number().int().min(1).max(50).default(10).describe('Most tokens to answer with, 1-50; default 10.'),
         })
         .strict(),
-      output: z.object({ tokens: z.array(z.object({ mint: z.string(), symbol: z.string(), name: z.string(), decimals: z.number(), priceUsd: z.number().nullable() })) }),
+      output: z.object({
+        tokens: z.array(
+          z.object({ mint: z.string(), symbol: z.string(), name: z.string(), decimals: z.number(), priceUsd: z.number().nullable() }),
+        ),
+      }),
       annotations: { readOnly: true, idempotent: true },
       handler: async (_ctx, input) => {
         const tokens = await deps.venue.searchTokens(input.query, { chain: 'solana', limit: input.limit });
         return {
           tokens: await Promise.all(
-            tokens.map(async (token) => ({ mint: token.address, symbol: token.symbol, name: token.name, decimals: token.decimals, priceUsd: await deps.venue.priceUsd('solana', token.address) })),
+            tokens.map(async (token) => ({
+              mint: token.address,
+              symbol: token.symbol,
+              name: token.name,
+              decimals: token.decimals,
+              priceUsd: await deps.venue.priceUsd('solana', token.address),
+            })),
           ),
         };
       },
@@ -135,8 +170,12 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
       principals: ['agent', 'bot', 'operator'],
       input: z
         .object({
-          token: tokenRef.describe('Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract).'),
-          chain: chainSchema.optional().describe("Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          token: tokenRef.describe(
+            'Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract).',
+          ),
+          chain: chainSchema
+            .optional()
+            .describe("Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
         })
         .strict(),
       output: z.object({
@@ -162,7 +201,8 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
         if (market && market.liquidityUsd < 250_000) flags.push('low_liquidity');
         if (market && Math.abs(market.change24hPct) >= 20) flags.push('high_volatility');
         if (/^(USDC|USDT|DAI)$/.test(token.symbol) && priceUsd !== null && Math.abs(priceUsd - 1) > 0.02) flags.push('depeg');
-        if (config.blacklist.some((entry) => entry.chain === chain && entry.address.toLowerCase() === token.address.toLowerCase())) flags.push('blacklisted');
+        if (config.blacklist.some((entry) => entry.chain === chain && entry.address.toLowerCase() === token.address.toLowerCase()))
+          flags.push('blacklisted');
         return {
           chain,
           address: token.address,
@@ -185,18 +225,28 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
 function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
   return defineOperation({
     name: 'trading_paper_faucet',
-    description: 'Paper venue only: credit test funds to the account\'s custodial wallet. `amount` is in whole tokens.',
+    description: "Paper venue only: credit test funds to the account's custodial wallet. `amount` is in whole tokens.",
     family: 'wallet',
     minScope: 'manage',
     principals: ['operator'],
     input: z
       .object({
-        chain: chainSchema.describe('Chain to credit on: solana, ethereum, base or arbitrum; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`).'),
+        chain: chainSchema.describe(
+          'Chain to credit on: solana, ethereum, base or arbitrum; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`).',
+        ),
         token: tokenRef.describe('Token to credit: its symbol (e.g. "USDC", "SOL") or its address on that chain.'),
         amount: wholeTokens.describe(`Amount to credit, greater than 0, ${WHOLE_TOKENS}; digits past the token's decimals are dropped.`),
       })
       .strict(),
-    output: z.object({ chain: z.string(), token: z.string(), symbol: z.string(), address: z.string(), walletId: z.string(), credited: z.string(), balance: z.string() }),
+    output: z.object({
+      chain: z.string(),
+      token: z.string(),
+      symbol: z.string(),
+      address: z.string(),
+      walletId: z.string(),
+      credited: z.string(),
+      balance: z.string(),
+    }),
     annotations: { destructive: false, idempotent: false },
     handler: async (ctx, input) => {
       const subject = subjectOf(ctx);
@@ -212,7 +262,15 @@ function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
       const priceUsd = (await deps.venue.priceUsd(input.chain, token.address)) ?? 0;
       // Balance and position under one server-drawn deposit id: a client's X-Request-Id names no booking.
       const { balance } = await deposits.deposit(subject, { chain: input.chain, address: wallet.address, token, amount, priceUsd });
-      return { chain: input.chain, token: token.address, symbol: token.symbol, address: wallet.address, walletId: wallet.walletId, credited: fromBaseUnits(amount, token.decimals), balance: fromBaseUnits(balance, token.decimals) };
+      return {
+        chain: input.chain,
+        token: token.address,
+        symbol: token.symbol,
+        address: wallet.address,
+        walletId: wallet.walletId,
+        credited: fromBaseUnits(amount, token.decimals),
+        balance: fromBaseUnits(balance, token.decimals),
+      };
     },
   });
 }

@@ -22,9 +22,12 @@ export function amountOf(pattern: RegExp, shape: string) {
   };
   // `abort`: only a well-formed value reaches the next check (zod runs every check otherwise).
   return z
-    .union([z.string().regex(pattern, { abort: true }), z.number().int({ abort: true }).min(0, { abort: true }).max(Number.MAX_SAFE_INTEGER)], {
-      error: (issue) => message(issue.input),
-    })
+    .union(
+      [z.string().regex(pattern, { abort: true }), z.number().int({ abort: true }).min(0, { abort: true }).max(Number.MAX_SAFE_INTEGER)],
+      {
+        error: (issue) => message(issue.input),
+      },
+    )
     .transform(String);
 }
 
@@ -42,17 +45,24 @@ export const WHOLE_TOKENS =
 export const baseUnits = amountOf(/^\d{1,78}$/, 'must be an integer amount in base units, as a decimal string')
   .refine((value) => BigInt(value) > 0n, 'must be greater than 0')
   .describe(`Amount ${BASE_UNITS}.`);
-export const wholeTokens = amountOf(/^\d{1,30}(\.\d{1,18})?$/, 'must be a decimal amount of whole tokens, e.g. "1.5"').describe(`Amount ${WHOLE_TOKENS}.`);
+export const wholeTokens = amountOf(/^\d{1,30}(\.\d{1,18})?$/, 'must be a decimal amount of whole tokens, e.g. "1.5"').describe(
+  `Amount ${WHOLE_TOKENS}.`,
+);
 export const slippageBps = z
   .number()
   .int()
   .min(1)
   .max(5000)
-  .describe('Slippage tolerance in basis points (100 = 1 %), 1-5000; a trade above the risk policy\'s maxSlippageBps is refused.');
+  .describe("Slippage tolerance in basis points (100 = 1 %), 1-5000; a trade above the risk policy's maxSlippageBps is refused.");
 /** What the default slippage of a trade is, for the fields that take `slippageBps` optionally. */
 export const SLIPPAGE_DEFAULT = "default: the account's, the tighter of the trade defaults' and the order profile's slippageBps";
 /** A symbol or an address; fields say which token (the one sold or bought) and on which chain. */
-export const tokenRef = z.string().trim().min(1).max(100).describe('A token: its symbol (e.g. "USDC") or its address (Solana mint, or 0x EVM contract).');
+export const tokenRef = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .describe('A token: its symbol (e.g. "USDC") or its address (Solana mint, or 0x EVM contract).');
 export const chain = z.enum(['solana', 'ethereum', 'base', 'arbitrum']).describe('Chain: solana, ethereum, base or arbitrum.');
 /** What prompted a trade (a strategy, a signal feed), checked against the risk policy's `allowedSignalSources`. */
 export const signalSource = z
@@ -61,7 +71,7 @@ export const signalSource = z
   .optional()
   .describe(
     'What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the ' +
-      "risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused.",
+      'risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused.',
   );
 
 /** The idempotency key of every guarded operation: one meaning wherever it is taken. */
@@ -79,7 +89,11 @@ export const evmChainId = z
   .number()
   .int()
   .refine((id) => Object.values(EVM_CHAIN_IDS).includes(id), `must be one of ${Object.values(EVM_CHAIN_IDS).join(', ')}`)
-  .describe(`EVM chain id: ${Object.entries(EVM_CHAIN_IDS).map(([name, id]) => `${id} (${name})`).join(', ')}.`);
+  .describe(
+    `EVM chain id: ${Object.entries(EVM_CHAIN_IDS)
+      .map(([name, id]) => `${id} (${name})`)
+      .join(', ')}.`,
+  );
 
 export function chainOfId(chainId: number): Chain {
   const entry = Object.entries(EVM_CHAIN_IDS).find(([, id]) => id === chainId);
@@ -136,5 +150,8 @@ export const ORDER_DESCRIPTION =
  */
 export function keyedOrder(ctx: OperationContext, kind: string, args: unknown): { orderId?: string; requestDigest?: string } {
   if (!ctx.idempotencyKey) return {};
-  return { orderId: derivedOrderId(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`), requestDigest: `${kind}:${digestWhole(args)}` };
+  return {
+    orderId: derivedOrderId(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`),
+    requestDigest: `${kind}:${digestWhole(args)}`,
+  };
 }

@@ -46,7 +46,11 @@ const evmSwapFields = {
   sellAmount: baseUnits.describe(`Amount of the sell token to sell, ${BASE_UNITS}.`),
   slippageBps: slippageBps.optional().describe(`Slippage tolerance in basis points (100 = 1 %), 1-5000; ${SLIPPAGE_DEFAULT}.`),
 };
-const orderId = z.string().min(1).max(100).describe('The order\'s `order_id`, as a swap, `trading_orders_list` or `trading_approvals_list` answered it.');
+const orderId = z
+  .string()
+  .min(1)
+  .max(100)
+  .describe("The order's `order_id`, as a swap, `trading_orders_list` or `trading_approvals_list` answered it.");
 
 const quoteOutput = z.object({
   chainId: z.number(),
@@ -76,7 +80,15 @@ export function tradingOperations(deps: TradingOperationsDeps) {
   /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
   const swap = (
     ctx: OperationContext,
-    fields: { chain: Chain; inputToken: string; outputToken: string; amount: string; slippageBps?: number; walletId?: string; signalSource?: string },
+    fields: {
+      chain: Chain;
+      inputToken: string;
+      outputToken: string;
+      amount: string;
+      slippageBps?: number;
+      walletId?: string;
+      signalSource?: string;
+    },
     tokenFields?: readonly [string, string],
   ) => {
     const { amount, ...rest } = fields;
@@ -99,13 +111,16 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       description:
         'Swap on Solana through the safety path (trading enabled, kill switch, custodial wallet, known tokens, input must be ' +
         'native SOL or USDC, risk policy, slippage, balance, circuit breaker). `amount` is in base units of the input token ' +
-        '(lamports for SOL). Pass `idempotencyKey` (UUID v4) so that a retry never trades twice. ' + ORDER_DESCRIPTION,
+        '(lamports for SOL). Pass `idempotencyKey` (UUID v4) so that a retry never trades twice. ' +
+        ORDER_DESCRIPTION,
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
       input: z
         .object({
-          inputMint: tokenRef.describe('Token to sell: native SOL or USDC (the only inputs allowed on Solana), as the symbol ("SOL", "USDC") or the mint address.'),
+          inputMint: tokenRef.describe(
+            'Token to sell: native SOL or USDC (the only inputs allowed on Solana), as the symbol ("SOL", "USDC") or the mint address.',
+          ),
           outputMint: tokenRef.describe('Token to buy: its symbol (e.g. "BONK") or its base58 mint address; not the input token.'),
           amount: baseUnits.describe(`Amount of the input token to sell, ${BASE_UNITS}.`),
           slippageBps: slippageBps.optional().describe(`Slippage tolerance in basis points (100 = 1 %), 1-5000; ${SLIPPAGE_DEFAULT}.`),
@@ -141,7 +156,13 @@ export function tradingOperations(deps: TradingOperationsDeps) {
         const chain = chainOfId(input.chainId);
         const [sell, buy] = await requireTokenPair(deps.venue, chain, input.sellToken, input.buyToken, EVM_TOKEN_FIELDS);
         const slippage = input.slippageBps ?? defaultSlippageBps(await deps.config.get(subjectOf(ctx)));
-        const quote = await deps.venue.quote({ chain, inputMint: sell.address, outputMint: buy.address, amountIn: input.sellAmount, slippageBps: slippage });
+        const quote = await deps.venue.quote({
+          chain,
+          inputMint: sell.address,
+          outputMint: buy.address,
+          amountIn: input.sellAmount,
+          slippageBps: slippage,
+        });
         return {
           chainId: input.chainId,
           sellToken: sell.address,
@@ -160,7 +181,8 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       name: 'trading_evm_swap',
       description:
         'Execute an EVM swap through the safety path from the default (or named `walletId`) custodial wallet. Same body as ' +
-        '`trading_evm_quote`. ' + ORDER_DESCRIPTION,
+        '`trading_evm_quote`. ' +
+        ORDER_DESCRIPTION,
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
@@ -172,7 +194,9 @@ export function tradingOperations(deps: TradingOperationsDeps) {
             .min(1)
             .max(100)
             .optional()
-            .describe('The EVM wallet to trade from, by its walletId (`trading_evm_wallets_list`): a custodial or delegate one, which the service signs with; default: the default EVM wallet.'),
+            .describe(
+              'The EVM wallet to trade from, by its walletId (`trading_evm_wallets_list`): a custodial or delegate one, which the service signs with; default: the default EVM wallet.',
+            ),
           signalSource,
           idempotencyKey,
         })
@@ -204,7 +228,11 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       output: orderPage,
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx, input) =>
-        deps.queries.list(subjectOf(ctx), { limit: input.limit, ...(input.status ? { status: input.status } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) }),
+        deps.queries.list(subjectOf(ctx), {
+          limit: input.limit,
+          ...(input.status ? { status: input.status } : {}),
+          ...(input.cursor ? { cursor: input.cursor } : {}),
+        }),
     }),
     defineOperation({
       name: 'trading_approvals_list',
@@ -215,14 +243,16 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       input: listInput.omit({ status: true }),
       output: orderPage,
       annotations: { readOnly: true, idempotent: true },
-      handler: (ctx, input) => deps.queries.pendingApprovals(subjectOf(ctx), { limit: input.limit, ...(input.cursor ? { cursor: input.cursor } : {}) }),
+      handler: (ctx, input) =>
+        deps.queries.pendingApprovals(subjectOf(ctx), { limit: input.limit, ...(input.cursor ? { cursor: input.cursor } : {}) }),
     }),
     defineOperation({
       name: 'trading_orders_approve',
       description:
         'Approve an order in `pending_approval`: the checks that may have changed (trading enabled, kill switch, blacklist, risk policy, balance, ' +
         'circuit breaker) run again, then it executes. 409 when the order is not pending approval. A `trade` key may approve ' +
-        'only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner. ' + ORDER_DESCRIPTION,
+        'only when the order profile says `agentsMayApprove`; otherwise approval takes a `manage` key or the owner. ' +
+        ORDER_DESCRIPTION,
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
@@ -236,7 +266,8 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       description:
         'Cancel an order nothing was sent for yet (`pending_approval` or `approved`): it becomes `cancelled` and never executes. ' +
         '409 `Order <id> cannot be cancelled (status: <status>)` once it was sent or settled; cancelling a cancelled order ' +
-        'answers it again (safe to retry). Any `trade` credential of the account may cancel. ' + ORDER_DESCRIPTION,
+        'answers it again (safe to retry). Any `trade` credential of the account may cancel. ' +
+        ORDER_DESCRIPTION,
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],

@@ -1,6 +1,13 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES, APPROVAL_CHAINS, approvalAmountFits, tokenApprovalSchema, type TokenApprovalsService } from '../../../agents/wallets/token-approvals.service.js';
+import {
+  APPROVAL_AMOUNT,
+  APPROVAL_AMOUNT_MESSAGES,
+  APPROVAL_CHAINS,
+  approvalAmountFits,
+  tokenApprovalSchema,
+  type TokenApprovalsService,
+} from '../../../agents/wallets/token-approvals.service.js';
 import type { WalletService } from '../../../agents/wallets/wallet.service.js';
 import type { WalletView } from '../../../agents/wallets/wallet.types.js';
 import type { OperationContext, PrincipalKind } from '../operation.types.js';
@@ -45,13 +52,23 @@ const walletView = z.object({
   createdAt: z.string(),
 });
 /** CONTRACT "Request shapes": `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
-const custodialWallet = z.object({ walletId: z.string(), chain: walletChain, address: z.string(), custodial: z.literal(true), createdAt: z.string() });
+const custodialWallet = z.object({
+  walletId: z.string(),
+  chain: walletChain,
+  address: z.string(),
+  custodial: z.literal(true),
+  createdAt: z.string(),
+});
 const walletList = pageSchema(walletView);
 const approvalTarget = {
   chain: z.enum(APPROVAL_CHAINS).describe(`EVM chain the approval is on: ${APPROVAL_CHAINS.join(', ')}.`),
   token: evmAddress.describe('The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
-  spender: evmAddress.describe('The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
-  walletId: walletId.optional().describe('The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet.'),
+  spender: evmAddress.describe(
+    'The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).',
+  ),
+  walletId: walletId
+    .optional()
+    .describe('The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet.'),
   idempotencyKey,
 };
 /**
@@ -67,7 +84,13 @@ const approvalAmount = amountOf(APPROVAL_AMOUNT, APPROVAL_AMOUNT_MESSAGES.shape)
       `decimal string such as "1000000", or "unlimited" for the largest allowance; ${AMOUNT_AS_NUMBER}.`,
   );
 
-const custodialOf = (view: WalletView) => ({ walletId: view.walletId, chain: view.chain, address: view.address, custodial: true as const, createdAt: view.createdAt });
+const custodialOf = (view: WalletView) => ({
+  walletId: view.walletId,
+  chain: view.chain,
+  address: view.address,
+  custodial: true as const,
+  createdAt: view.createdAt,
+});
 /** The key a guarded call runs under (the invoker has put every surface's key there, lower-cased). */
 const keyed = (ctx: OperationContext) => (ctx.idempotencyKey === undefined ? {} : { requestKey: ctx.idempotencyKey });
 
@@ -115,7 +138,8 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       input: z.object(pageFields).strict(),
       output: walletList,
       annotations: { readOnly: true, idempotent: true },
-      handler: async (ctx, input) => pageOfList(await wallets.list(ctx.subject, 'evm'), (wallet, index) => insertionKey(wallet.createdAt, index), input),
+      handler: async (ctx, input) =>
+        pageOfList(await wallets.list(ctx.subject, 'evm'), (wallet, index) => insertionKey(wallet.createdAt, index), input),
     }),
     defineOperation({
       name: 'trading_evm_wallet_add',
@@ -127,7 +151,9 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       principals: PRINCIPALS,
       input: z
         .object({
-          address: evmAddress.describe('The wallet\'s 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum); answered checksummed.'),
+          address: evmAddress.describe(
+            "The wallet's 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum); answered checksummed.",
+          ),
           label,
         })
         .strict(),
@@ -142,7 +168,8 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       principals: PRINCIPALS,
       input: z.object({ label, idempotencyKey }).strict(),
       output: walletView,
-      handler: (ctx, input) => wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
+      handler: (ctx, input) =>
+        wallets.createCustodial(ctx.subject, 'evm', { ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
     }),
     defineOperation({
       name: 'trading_evm_wallet_create_delegate',
@@ -160,22 +187,31 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
             .number()
             .min(0.000001, { error: 'must be at least 0.000001' })
             .max(1e9)
-            .describe('The most this wallet may ever spend, in total, in US dollars (a JSON number, 0.000001 to 1000000000); a trade that would pass it is refused.'),
+            .describe(
+              'The most this wallet may ever spend, in total, in US dollars (a JSON number, 0.000001 to 1000000000); a trade that would pass it is refused.',
+            ),
           label,
           idempotencyKey,
         })
         .strict(),
       output: walletView,
       handler: (ctx, input) =>
-        wallets.createDelegate(ctx.subject, 'evm', { spendingCapUsd: input.spendingCapUsd, ...(input.label ? { label: input.label } : {}), ...keyed(ctx) }),
+        wallets.createDelegate(ctx.subject, 'evm', {
+          spendingCapUsd: input.spendingCapUsd,
+          ...(input.label ? { label: input.label } : {}),
+          ...keyed(ctx),
+        }),
     }),
     defineOperation({
       name: 'trading_evm_wallet_set_default',
-      description: 'Make an active EVM wallet the default one of this account (exactly one is the default); trades sign with it when it is custodial.',
+      description:
+        'Make an active EVM wallet the default one of this account (exactly one is the default); trades sign with it when it is custodial.',
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
-      input: z.object({ walletId: walletId.describe('The active EVM wallet to make the default, by its walletId (`trading_evm_wallets_list`).') }).strict(),
+      input: z
+        .object({ walletId: walletId.describe('The active EVM wallet to make the default, by its walletId (`trading_evm_wallets_list`).') })
+        .strict(),
       output: walletView,
       annotations: { idempotent: true },
       handler: (ctx, input) => wallets.setDefault(ctx.subject, 'evm', input.walletId),
@@ -222,12 +258,19 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       minScope: 'read',
       principals: PRINCIPALS,
       input: z
-        .object({ status: z.enum(['active', 'revoked']).optional().describe('Only approvals in this status: `active` or `revoked`; default: both.'), ...pageFields })
+        .object({
+          status: z.enum(['active', 'revoked']).optional().describe('Only approvals in this status: `active` or `revoked`; default: both.'),
+          ...pageFields,
+        })
         .strict(),
       output: pageSchema(tokenApprovalSchema),
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) =>
-        pageOfList(await approvals.list(ctx.subject, input.status ? { status: input.status } : {}), (a) => `${a.createdAt}|${a.approvalId}`, input),
+        pageOfList(
+          await approvals.list(ctx.subject, input.status ? { status: input.status } : {}),
+          (a) => `${a.createdAt}|${a.approvalId}`,
+          input,
+        ),
     }),
   ];
 }

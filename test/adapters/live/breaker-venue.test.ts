@@ -18,10 +18,24 @@ class ScriptedVenue implements VenuePort {
     return value;
   }
 
-  findToken = (_chain: Chain, symbol: string) => this.act<TokenInfo | null>('findToken', { chain: 'solana', address: 'mint', symbol, name: symbol, decimals: 6 });
+  findToken = (_chain: Chain, symbol: string) =>
+    this.act<TokenInfo | null>('findToken', { chain: 'solana', address: 'mint', symbol, name: symbol, decimals: 6 });
   searchTokens = () => this.act<TokenInfo[]>('searchTokens', []);
   priceUsd = () => this.act<number | null>('priceUsd', 1.5);
-  quote = () => this.act<Quote>('quote', { chain: 'solana', inputMint: 'a', outputMint: 'b', amountIn: '1', expectedOut: '2', minOut: '1', spotOut: '2', priceImpactBps: 0, feeAmount: '0', venue: 'scripted', expiresAt: 1 });
+  quote = () =>
+    this.act<Quote>('quote', {
+      chain: 'solana',
+      inputMint: 'a',
+      outputMint: 'b',
+      amountIn: '1',
+      expectedOut: '2',
+      minOut: '1',
+      spotOut: '2',
+      priceImpactBps: 0,
+      feeAmount: '0',
+      venue: 'scripted',
+      expiresAt: 1,
+    });
   execute = () => this.act<ExecutionResult>('execute', { status: 'filled', filledOut: '2', txSignature: 'sig', at: 1 });
   lookup = () => this.act<ExecutionResult | null>('lookup', null);
   balances = () => this.act<Record<string, string>>('balances', { mint: '5' });
@@ -31,7 +45,10 @@ class ScriptedVenue implements VenuePort {
 const quoteRequest = { chain: 'solana' as const, inputMint: 'a', outputMint: 'b', amountIn: '1', slippageBps: 50 };
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -39,7 +56,13 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 function setup(options: { timeoutMs?: number; executeTimeoutMs?: number } = {}) {
   const inner = new ScriptedVenue();
   const clock = new ManualClock();
-  const venue = new BreakerVenue(inner, { threshold: 2, openMs: 60_000, timeoutMs: options.timeoutMs ?? 1_000, clock, ...(options.executeTimeoutMs ? { executeTimeoutMs: options.executeTimeoutMs } : {}) });
+  const venue = new BreakerVenue(inner, {
+    threshold: 2,
+    openMs: 60_000,
+    timeoutMs: options.timeoutMs ?? 1_000,
+    clock,
+    ...(options.executeTimeoutMs ? { executeTimeoutMs: options.executeTimeoutMs } : {}),
+  });
   return { inner, clock, venue };
 }
 
@@ -52,7 +75,7 @@ describe('BreakerVenue', () => {
     expect(await venue.searchTokens('x', { limit: 5 })).toEqual([]);
     expect(await venue.priceUsd('solana', 'mint')).toBe(1.5);
     expect((await venue.quote(quoteRequest)).expectedOut).toBe('2');
-    expect((await venue.lookup('order-1', 'solana'))).toBeNull();
+    expect(await venue.lookup('order-1', 'solana')).toBeNull();
     expect(await venue.balances('solana', 'addr')).toEqual({ mint: '5' });
     expect((await venue.health('solana')).reachable).toBe(true);
     expect(inner.calls).toEqual(['findToken', 'searchTokens', 'priceUsd', 'quote', 'lookup', 'balances', 'health']);

@@ -9,7 +9,10 @@ import { evmSigner, newEvmWallet, setupWallet, type TestEvmWallet } from './supp
 import { TEST_TOKEN_ABI, deployTestToken } from './support/test-token.js';
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -26,7 +29,14 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     chain = new EvmChain({ chain: 'base', transport: edr.transport });
     const wallet = setupWallet(edr, alice);
     token = await deployTestToken(wallet, chain.client, { name: 'Test USD', symbol: 'TUSD', decimals: 6 });
-    await wallet.writeContract({ address: token, abi: TEST_TOKEN_ABI, functionName: 'mint', args: [alice.address, 5_000_000n], chain: null, account: wallet.account! });
+    await wallet.writeContract({
+      address: token,
+      abi: TEST_TOKEN_ABI,
+      functionName: 'mint',
+      args: [alice.address, 5_000_000n],
+      chain: null,
+      account: wallet.account!,
+    });
   });
 
   it('reads native balances, also under the native marker address', async () => {
@@ -40,7 +50,12 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     const bob = newEvmWallet().address;
     const signer = evmSigner(alice);
     const broadcastsAtHook: string[][] = [];
-    const { txSignature } = await chain.transfer({ signer, to: bob, amount: String(parseEther('1.5')), beforeBroadcast: async () => void broadcastsAtHook.push([...edr.broadcasts]) });
+    const { txSignature } = await chain.transfer({
+      signer,
+      to: bob,
+      amount: String(parseEther('1.5')),
+      beforeBroadcast: async () => void broadcastsAtHook.push([...edr.broadcasts]),
+    });
     expect(txSignature).toMatch(/^0x[0-9a-f]{64}$/);
     expect(broadcastsAtHook[0]).not.toContain(txSignature);
     expect(edr.broadcasts).toContain(txSignature);
@@ -74,8 +89,12 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
 
   it('refuses what the wallet cannot pay, and malformed input, before signing', async () => {
     const signer = evmSigner(alice);
-    expect((await failure(chain.transfer({ signer, to: newEvmWallet().address, amount: String(parseEther('100')) }))).code).toBe('INSUFFICIENT_BALANCE');
-    expect((await failure(chain.transfer({ signer, to: newEvmWallet().address, token, amount: '999999999' }))).code).toBe('INSUFFICIENT_BALANCE');
+    expect((await failure(chain.transfer({ signer, to: newEvmWallet().address, amount: String(parseEther('100')) }))).code).toBe(
+      'INSUFFICIENT_BALANCE',
+    );
+    expect((await failure(chain.transfer({ signer, to: newEvmWallet().address, token, amount: '999999999' }))).code).toBe(
+      'INSUFFICIENT_BALANCE',
+    );
     expect((await failure(chain.transfer({ signer, to: '0x1234', amount: '1' }))).code).toBe('VALIDATION_ERROR');
     expect((await failure(chain.nativeBalance('vitalik'))).code).toBe('VALIDATION_ERROR');
     expect(signer.uses).toBe(0);
@@ -103,9 +122,14 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     const bob = newEvmWallet().address;
     let signed: SignedTransfer | undefined;
     edr.dropNextSends = 1;
-    const { txSignature } = await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '777', beforeBroadcast: async (s) => {
-      signed = s;
-    } });
+    const { txSignature } = await chain.transfer({
+      signer: evmSigner(alice),
+      to: bob,
+      amount: '777',
+      beforeBroadcast: async (s) => {
+        signed = s;
+      },
+    });
     expect(signed).toMatchObject({ txSignature, signedTx: expect.stringMatching(/^0x02/) });
     expect(await chain.confirmation(txSignature)).toBe('unknown');
     expect(await chain.rebroadcast(signed!)).toBe('sent');
@@ -116,9 +140,14 @@ describe('EvmChain over EDR (base, chain id 8453)', () => {
     // Lost, and its nonce then used by the next transfer: it can never be mined.
     edr.dropNextSends = 1;
     let lost: SignedTransfer | undefined;
-    await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '5', beforeBroadcast: async (s) => {
-      lost = s;
-    } });
+    await chain.transfer({
+      signer: evmSigner(alice),
+      to: bob,
+      amount: '5',
+      beforeBroadcast: async (s) => {
+        lost = s;
+      },
+    });
     // The dropped one never reached the mempool: the pending nonce is the same again.
     await chain.transfer({ signer: evmSigner(alice), to: bob, amount: '6' });
     expect(await chain.rebroadcast(lost!)).toBe('expired');

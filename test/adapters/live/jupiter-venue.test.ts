@@ -43,7 +43,10 @@ const buy = (overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
   ...overrides,
 });
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -51,9 +54,22 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 describe('JupiterVenue: tokens, prices, quotes', () => {
   it('finds tokens by symbol (case-insensitive) and by mint, and caches lookups', async () => {
     const jupiter = venue();
-    expect(await jupiter.findToken('solana', 'usdt')).toEqual({ chain: 'solana', address: fake.mint.toBase58(), symbol: 'USDT', name: 'Tether USD', decimals: 6 });
+    expect(await jupiter.findToken('solana', 'usdt')).toEqual({
+      chain: 'solana',
+      address: fake.mint.toBase58(),
+      symbol: 'USDT',
+      name: 'Tether USD',
+      decimals: 6,
+    });
     expect(await jupiter.findToken('solana', 'USDT')).toMatchObject({ symbol: 'USDT' });
-    expect(await jupiter.findToken('solana', NATIVE_SOL_MINT)).toEqual({ chain: 'solana', address: NATIVE_SOL_MINT, symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, native: true });
+    expect(await jupiter.findToken('solana', NATIVE_SOL_MINT)).toEqual({
+      chain: 'solana',
+      address: NATIVE_SOL_MINT,
+      symbol: 'SOL',
+      name: 'Wrapped SOL',
+      decimals: 9,
+      native: true,
+    });
     expect(await jupiter.findToken('solana', 'NOPE')).toBeNull();
     expect((await jupiter.findToken('solana', 'usdc'))?.address).toBe(fake.usdc.toBase58());
     expect(await jupiter.findToken('base', 'USDT')).toBeNull();
@@ -78,9 +94,21 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
   });
 
   it('maps a /quote answer onto the port: expected, minimum, spot, impact and input-token fee', async () => {
-    const quote = await venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: fake.mint.toBase58(), amountIn: '1000000000', slippageBps: 50 });
+    const quote = await venue().quote({
+      chain: 'solana',
+      inputMint: NATIVE_SOL_MINT,
+      outputMint: fake.mint.toBase58(),
+      amountIn: '1000000000',
+      slippageBps: 50,
+    });
     const [request] = fake.server.hits('/swap/v1/quote');
-    expect(Object.fromEntries(request!.query)).toEqual({ inputMint: NATIVE_SOL_MINT, outputMint: fake.mint.toBase58(), amount: '1000000000', slippageBps: '50', swapMode: 'ExactIn' });
+    expect(Object.fromEntries(request!.query)).toEqual({
+      inputMint: NATIVE_SOL_MINT,
+      outputMint: fake.mint.toBase58(),
+      amount: '1000000000',
+      slippageBps: '50',
+      swapMode: 'ExactIn',
+    });
     // 1 SOL less 0.25 % fee at 150 USDT: 149.625 USDT; 0.5 % slippage; 0.12 % impact.
     expect(quote).toEqual({
       chain: 'solana',
@@ -99,19 +127,40 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
 
   it('translates refusals: unknown token → 404, no route → 400, bad mint never reaches Jupiter', async () => {
     const unknown = Keypair.generate().publicKey.toBase58();
-    const notFound = await failure(venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: unknown, amountIn: '1000', slippageBps: 50 }));
+    const notFound = await failure(
+      venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: unknown, amountIn: '1000', slippageBps: 50 }),
+    );
     expect([notFound.code, notFound.status, notFound.message]).toEqual(['TOKEN_NOT_FOUND', 404, `Token not found: ${unknown}`]);
-    const noRoute = await failure(venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1000', slippageBps: 50 }));
+    const noRoute = await failure(
+      venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1000', slippageBps: 50 }),
+    );
     expect(noRoute.status).toBe(400);
-    expect(noRoute.message).toBe(`No route found for ${NATIVE_SOL_MINT} -> ${NATIVE_SOL_MINT} (COULD_NOT_FIND_ANY_ROUTE: Could not find any route)`);
+    expect(noRoute.message).toBe(
+      `No route found for ${NATIVE_SOL_MINT} -> ${NATIVE_SOL_MINT} (COULD_NOT_FIND_ANY_ROUTE: Could not find any route)`,
+    );
     const hits = fake.server.hits('/swap/v1/quote').length;
-    expect((await failure(venue().quote({ chain: 'solana', inputMint: 'bogus', outputMint: NATIVE_SOL_MINT, amountIn: '1', slippageBps: 50 }))).message).toBe('Token not found: bogus');
-    expect((await failure(venue().quote({ chain: 'base', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1', slippageBps: 50 }))).status).toBe(400);
+    expect(
+      (await failure(venue().quote({ chain: 'solana', inputMint: 'bogus', outputMint: NATIVE_SOL_MINT, amountIn: '1', slippageBps: 50 })))
+        .message,
+    ).toBe('Token not found: bogus');
+    expect(
+      (
+        await failure(
+          venue().quote({ chain: 'base', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1', slippageBps: 50 }),
+        )
+      ).status,
+    ).toBe(400);
     expect(fake.server.hits('/swap/v1/quote')).toHaveLength(hits);
   });
 
   it('turns 5xx, unreadable answers and stalls into PROVIDER_UNAVAILABLE', async () => {
-    const request = { chain: 'solana' as const, inputMint: NATIVE_SOL_MINT, outputMint: fake.mint.toBase58(), amountIn: '1000', slippageBps: 50 };
+    const request = {
+      chain: 'solana' as const,
+      inputMint: NATIVE_SOL_MINT,
+      outputMint: fake.mint.toBase58(),
+      amountIn: '1000',
+      slippageBps: 50,
+    };
     fake.server.route('GET', '/swap/v1/quote', json(500, { error: 'Internal error' }));
     expect((await failure(venue().quote(request))).message).toBe('Provider unavailable: jupiter (HTTP 500)');
     fake.server.route('GET', '/swap/v1/quote', json(200, { outAmount: 12 }));
@@ -123,7 +172,13 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
 
   it('behind a BreakerVenue: opens after N failures, answers the interface message, then half-opens', async () => {
     const guarded = new BreakerVenue(venue(), { threshold: 3, openMs: 60_000, timeoutMs: 2_000, clock });
-    const request = { chain: 'solana' as const, inputMint: NATIVE_SOL_MINT, outputMint: fake.mint.toBase58(), amountIn: '1000', slippageBps: 50 };
+    const request = {
+      chain: 'solana' as const,
+      inputMint: NATIVE_SOL_MINT,
+      outputMint: fake.mint.toBase58(),
+      amountIn: '1000',
+      slippageBps: 50,
+    };
     fake.server.route('GET', '/swap/v1/quote', json(500, { error: 'boom' }));
     for (let i = 0; i < 2; i++) expect((await failure(guarded.quote(request))).code).toBe('PROVIDER_UNAVAILABLE');
     // A refusal is the caller's problem, not Jupiter's: it does not count.
@@ -132,7 +187,12 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     await failure(guarded.quote(request));
     expect(guarded.breakerState()).toBe('open');
     const open = await failure(guarded.quote(request));
-    expect([open.code, open.status, open.message, open.retryAfterSeconds]).toEqual(['CIRCUIT_BREAKER_OPEN', 503, 'Circuit breaker open for provider: jupiter', 60]);
+    expect([open.code, open.status, open.message, open.retryAfterSeconds]).toEqual([
+      'CIRCUIT_BREAKER_OPEN',
+      503,
+      'Circuit breaker open for provider: jupiter',
+      60,
+    ]);
     expect(fake.server.hits('/swap/v1/quote')).toHaveLength(3);
     await clock.advance(60_000);
     expect(guarded.breakerState()).toBe('half_open');
@@ -144,14 +204,21 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
   it('reports health from Jupiter and the RPC', async () => {
     expect(await venue().health('solana')).toMatchObject({ chain: 'solana', reachable: true });
     fake.server.route('GET', '/price/v3', json(503, {}));
-    expect(await venue().health('solana')).toEqual({ chain: 'solana', reachable: false, error: 'Provider unavailable: jupiter (HTTP 503)' });
+    expect(await venue().health('solana')).toEqual({
+      chain: 'solana',
+      reachable: false,
+      error: 'Provider unavailable: jupiter (HTTP 503)',
+    });
   });
 });
 
 describe('JupiterVenue: balances and execution over LiteSVM', () => {
   it('reads SOL and token balances of a wallet', async () => {
     setTokenBalance(rpc, user.publicKey, fake.mint, 42n);
-    expect(await venue().balances('solana', user.publicKey.toBase58())).toEqual({ [NATIVE_SOL_MINT]: String(10 * LAMPORTS_PER_SOL), [fake.mint.toBase58()]: '42' });
+    expect(await venue().balances('solana', user.publicKey.toBase58())).toEqual({
+      [NATIVE_SOL_MINT]: String(10 * LAMPORTS_PER_SOL),
+      [fake.mint.toBase58()]: '42',
+    });
   });
 
   it('signs the /swap transaction, journals it durably before broadcast, and reports the amount really received', async () => {
@@ -169,10 +236,19 @@ describe('JupiterVenue: balances and execution over LiteSVM', () => {
     expect(landedAtWrite).toEqual([0, 1]);
     expect(landedAtFlush[0]).toBe(0); // the signed transaction's entry was durable before it went out
     const swapRequest = fake.server.hits('/swap/v1/swap')[0]!.body as Record<string, unknown>;
-    expect(swapRequest).toMatchObject({ userPublicKey: user.publicKey.toBase58(), wrapAndUnwrapSol: true, quoteResponse: { outAmount: '149625000' } });
+    expect(swapRequest).toMatchObject({
+      userPublicKey: user.publicKey.toBase58(),
+      wrapAndUnwrapSol: true,
+      quoteResponse: { outAmount: '149625000' },
+    });
     expect(await venue().balances('solana', user.publicKey.toBase58())).toMatchObject({ [fake.mint.toBase58()]: '149625500' });
     const doc = await store.get<LiveExecutionRecord>(LIVE_EXECUTIONS.name, 'jupiter:order-1');
-    expect(doc?.data).toMatchObject({ status: 'filled', txSignature: result.txSignature, lastValidBlockHeight: expect.any(Number), rawTx: expect.any(String) });
+    expect(doc?.data).toMatchObject({
+      status: 'filled',
+      txSignature: result.txSignature,
+      lastValidBlockHeight: expect.any(Number),
+      rawTx: expect.any(String),
+    });
   });
 
   it('executes one client order id once: a repeat answers the first outcome without a new swap', async () => {
@@ -247,7 +323,9 @@ describe('JupiterVenue: balances and execution over LiteSVM', () => {
 
   it('reports the quoted amount for native SOL output, which the token balances cannot show', async () => {
     setTokenBalance(rpc, user.publicKey, fake.mint, 300_000_000n);
-    const result = await venue().execute(buy({ inputMint: fake.mint.toBase58(), outputMint: NATIVE_SOL_MINT, amountIn: '150000000', minOut: '0' }));
+    const result = await venue().execute(
+      buy({ inputMint: fake.mint.toBase58(), outputMint: NATIVE_SOL_MINT, amountIn: '150000000', minOut: '0' }),
+    );
     expect(result).toMatchObject({ status: 'filled', filledOut: '997500000' });
   });
 

@@ -7,7 +7,10 @@ const unavailable = () => new AppError('PROVIDER_UNAVAILABLE', 'Provider unavail
 const noRoute = () => new AppError('VALIDATION_ERROR', 'No route found');
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -41,10 +44,12 @@ describe('ProviderBreaker', () => {
   it('passes results and errors through while closed, with an abort signal for the call', async () => {
     const { breaker } = setup();
     let seen: AbortSignal | undefined;
-    expect(await breaker.execute(async (signal) => {
+    expect(
+      await breaker.execute(async (signal) => {
         seen = signal;
         return 42;
-      })).toBe(42);
+      }),
+    ).toBe(42);
     expect(seen).toBeInstanceOf(AbortSignal);
     expect((await failure(breaker.execute(() => Promise.reject(noRoute())))).message).toBe('No route found');
     expect(breaker.state()).toBe('closed');
@@ -118,10 +123,12 @@ describe('ProviderBreaker', () => {
   it('times out a call, aborts its signal, and counts the timeout as a failure', async () => {
     const breaker = new ProviderBreaker({ provider: 'slowpoke', threshold: 1, timeoutMs: 30 });
     let signal: AbortSignal | undefined;
-    const error = await failure(breaker.execute((s) => {
+    const error = await failure(
+      breaker.execute((s) => {
         signal = s;
         return new Promise(() => undefined);
-      }));
+      }),
+    );
     expect(error.code).toBe('PROVIDER_UNAVAILABLE');
     expect(error.message).toBe('Provider unavailable: slowpoke (timed out after 30 ms)');
     expect(signal?.aborted).toBe(true);
@@ -135,7 +142,10 @@ describe('ProviderBreaker', () => {
       return signal.aborted ? 'aborted' : 'done';
     };
     await expect(breaker.execute(slow(40))).resolves.toBe('done');
-    await expect(breaker.execute(slow(40), { timeoutMs: 10 })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE', message: 'Provider unavailable: paper (timed out after 10 ms)' });
+    await expect(breaker.execute(slow(40), { timeoutMs: 10 })).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+      message: 'Provider unavailable: paper (timed out after 10 ms)',
+    });
   });
 
   it('half-opens on the system clock after a short real window', async () => {

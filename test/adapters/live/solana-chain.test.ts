@@ -11,7 +11,10 @@ import { LiteSvmRpc } from './support/litesvm-rpc.js';
 import { createMint, setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -56,14 +59,21 @@ describe('SolanaChain over LiteSVM', () => {
   });
 
   it('broadcasts nothing when the hook that persists the signature fails', async () => {
-    const promise = chain.transfer({ signer: solanaSigner(alice), to: Keypair.generate().publicKey.toBase58(), amount: '1000000', beforeBroadcast: async () => Promise.reject(new Error('store down')) });
+    const promise = chain.transfer({
+      signer: solanaSigner(alice),
+      to: Keypair.generate().publicKey.toBase58(),
+      amount: '1000000',
+      beforeBroadcast: async () => Promise.reject(new Error('store down')),
+    });
     await expect(promise).rejects.toThrow('store down');
     expect(rpc.landed).toEqual([]);
   });
 
   it('refuses a transfer the wallet cannot pay, before signing', async () => {
     const signer = solanaSigner(alice);
-    const error = await failure(chain.transfer({ signer, to: Keypair.generate().publicKey.toBase58(), amount: String(2 * LAMPORTS_PER_SOL) }));
+    const error = await failure(
+      chain.transfer({ signer, to: Keypair.generate().publicKey.toBase58(), amount: String(2 * LAMPORTS_PER_SOL) }),
+    );
     expect(error.code).toBe('INSUFFICIENT_BALANCE');
     expect(signer.uses).toBe(0);
     expect(rpc.landed).toEqual([]);
@@ -79,7 +89,9 @@ describe('SolanaChain over LiteSVM', () => {
   it('refuses malformed addresses and amounts with 400s', async () => {
     expect((await failure(chain.nativeBalance('not-an-address'))).code).toBe('VALIDATION_ERROR');
     expect((await failure(chain.transfer({ signer: solanaSigner(alice), to: 'nope', amount: '1' }))).code).toBe('VALIDATION_ERROR');
-    expect((await failure(chain.transfer({ signer: solanaSigner(alice), to: Keypair.generate().publicKey.toBase58(), amount: '1.5' }))).code).toBe('VALIDATION_ERROR');
+    expect(
+      (await failure(chain.transfer({ signer: solanaSigner(alice), to: Keypair.generate().publicKey.toBase58(), amount: '1.5' }))).code,
+    ).toBe('VALIDATION_ERROR');
   });
 
   it('reads and transfers SPL tokens, creating the recipient account', async () => {
@@ -89,14 +101,23 @@ describe('SolanaChain over LiteSVM', () => {
     expect(await chain.tokenBalance(alice.publicKey.toBase58(), mint.toBase58())).toBe('5000000');
     expect(await chain.tokenBalance(bob.toBase58(), mint.toBase58())).toBe('0');
 
-    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '1250000' });
+    const { txSignature } = await chain.transfer({
+      signer: solanaSigner(alice),
+      to: bob.toBase58(),
+      token: mint.toBase58(),
+      amount: '1250000',
+    });
     expect(await chain.confirmation(txSignature)).toBe('confirmed');
     expect(await chain.tokenBalance(bob.toBase58(), mint.toBase58())).toBe('1250000');
     expect(await chain.tokenBalances(alice.publicKey.toBase58())).toEqual({ [mint.toBase58()]: '3750000' });
 
-    const tooMuch = await failure(chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '9000000' }));
+    const tooMuch = await failure(
+      chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '9000000' }),
+    );
     expect(tooMuch.code).toBe('INSUFFICIENT_BALANCE');
-    const unknownMint = await failure(chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: Keypair.generate().publicKey.toBase58(), amount: '1' }));
+    const unknownMint = await failure(
+      chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: Keypair.generate().publicKey.toBase58(), amount: '1' }),
+    );
     expect(unknownMint.message).toMatch(/^Token not found: /);
   });
 
@@ -104,9 +125,14 @@ describe('SolanaChain over LiteSVM', () => {
     const bob = Keypair.generate().publicKey;
     let signed: SignedTransfer | undefined;
     rpc.dropNextSends = 1;
-    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: String(LAMPORTS_PER_SOL), beforeBroadcast: async (s) => {
-      signed = s;
-    } });
+    const { txSignature } = await chain.transfer({
+      signer: solanaSigner(alice),
+      to: bob.toBase58(),
+      amount: String(LAMPORTS_PER_SOL),
+      beforeBroadcast: async (s) => {
+        signed = s;
+      },
+    });
     expect(signed!.txSignature).toBe(txSignature);
     expect(signed!.validUntilHeight).toBeGreaterThan(await rpc.getBlockHeight());
     expect(await chain.confirmation(txSignature)).toBe('unknown');
@@ -118,21 +144,33 @@ describe('SolanaChain over LiteSVM', () => {
 
     rpc.dropNextSends = 1;
     let lost: SignedTransfer | undefined;
-    await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), amount: '1000000', beforeBroadcast: async (s) => {
-      lost = s;
-    } });
+    await chain.transfer({
+      signer: solanaSigner(alice),
+      to: bob.toBase58(),
+      amount: '1000000',
+      beforeBroadcast: async (s) => {
+        lost = s;
+      },
+    });
     rpc.warpSlots(lost!.validUntilHeight! - (await rpc.getBlockHeight()) + 1);
     expect(await chain.rebroadcast(lost!)).toBe('expired');
     expect(await chain.confirmation(lost!.txSignature)).toBe('unknown');
-    await expect(chain.rebroadcast({ ...lost!, txSignature: txSignature })).rejects.toThrow('signed transaction does not match its signature');
+    await expect(chain.rebroadcast({ ...lost!, txSignature: txSignature })).rejects.toThrow(
+      'signed transaction does not match its signature',
+    );
   });
 
-  it('pays an SPL transfer to a recipient without a token account: the sender pays the fee and the new account\'s rent in SOL', async () => {
+  it("pays an SPL transfer to a recipient without a token account: the sender pays the fee and the new account's rent in SOL", async () => {
     const mint = createMint(rpc, 6);
     setTokenBalance(rpc, alice.publicKey, mint, 1_000n);
     const bob = Keypair.generate().publicKey;
     const solBefore = BigInt(await chain.nativeBalance(alice.publicKey.toBase58()));
-    const { txSignature } = await chain.transfer({ signer: solanaSigner(alice), to: bob.toBase58(), token: mint.toBase58(), amount: '400' });
+    const { txSignature } = await chain.transfer({
+      signer: solanaSigner(alice),
+      to: bob.toBase58(),
+      token: mint.toBase58(),
+      amount: '400',
+    });
     expect(await chain.confirmation(txSignature)).toBe('confirmed');
     expect(await chain.tokenBalance(bob.toBase58(), mint.toBase58())).toBe('400');
     expect(await chain.tokenBalance(alice.publicKey.toBase58(), mint.toBase58())).toBe('600');
@@ -156,7 +194,16 @@ describe('SolanaChain over LiteSVM', () => {
       new TransactionMessage({
         payerKey: alice.publicKey,
         recentBlockhash: (await rpc.getLatestBlockhash()).blockhash,
-        instructions: [transferCheckedInstruction({ source: associatedTokenAddress(alice.publicKey, mint), mint, destination: associatedTokenAddress(alice.publicKey, mint), owner: alice.publicKey, amount: 11n, decimals: 6 })],
+        instructions: [
+          transferCheckedInstruction({
+            source: associatedTokenAddress(alice.publicKey, mint),
+            mint,
+            destination: associatedTokenAddress(alice.publicKey, mint),
+            owner: alice.publicKey,
+            amount: 11n,
+            decimals: 6,
+          }),
+        ],
       }).compileToV0Message(),
     );
     tx.sign([alice]);

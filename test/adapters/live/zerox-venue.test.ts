@@ -27,7 +27,13 @@ let user: TestEvmWallet;
 beforeEach(async () => {
   const deployer = newEvmWallet();
   user = newEvmWallet();
-  edr = await EdrChain.start({ chainId: 8453, funded: [{ address: deployer.address, wei: parseEther('10') }, { address: user.address, wei: parseEther('5') }] });
+  edr = await EdrChain.start({
+    chainId: 8453,
+    funded: [
+      { address: deployer.address, wei: parseEther('10') },
+      { address: user.address, wei: parseEther('5') },
+    ],
+  });
   base = new EvmChain({ chain: 'base', transport: edr.transport });
   token = await deployTestToken(setupWallet(edr, deployer), base.client, { name: 'Test USD', symbol: 'TUSD', decimals: 6 });
   edr.broadcasts.splice(0);
@@ -39,7 +45,15 @@ beforeEach(async () => {
 afterEach(() => fake.server.close());
 
 const venue = (options: Partial<ZeroExVenueOptions> = {}) =>
-  new ZeroExVenue({ apiUrl: fake.server.url, apiKey: API_KEY, chains: { base }, store, clock, confirm: { timeoutMs: 0, pollMs: 5 }, ...options });
+  new ZeroExVenue({
+    apiUrl: fake.server.url,
+    apiKey: API_KEY,
+    chains: { base },
+    store,
+    clock,
+    confirm: { timeoutMs: 0, pollMs: 5 },
+    ...options,
+  });
 const buy = (overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
   clientOrderId: 'order-1',
   chain: 'base',
@@ -52,7 +66,10 @@ const buy = (overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
   ...overrides,
 });
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -61,9 +78,27 @@ describe('ZeroExVenue: tokens, prices, quotes', () => {
   it('serves the chains it has an RPC for; finds built-in tokens by symbol and others on chain by address', async () => {
     const zeroEx = venue();
     expect(zeroEx.chains).toEqual(['base']);
-    expect(await zeroEx.findToken('base', 'usdc')).toMatchObject({ chain: 'base', symbol: 'USDC', address: usdReference('base').address, decimals: 6 });
-    expect(await zeroEx.findToken('base', 'eth')).toEqual({ chain: 'base', address: NATIVE_EVM_ADDRESS, symbol: 'ETH', name: 'Ether', decimals: 18, native: true });
-    expect(await zeroEx.findToken('base', token.toLowerCase())).toEqual({ chain: 'base', address: token, symbol: 'TUSD', name: 'Test USD', decimals: 6 });
+    expect(await zeroEx.findToken('base', 'usdc')).toMatchObject({
+      chain: 'base',
+      symbol: 'USDC',
+      address: usdReference('base').address,
+      decimals: 6,
+    });
+    expect(await zeroEx.findToken('base', 'eth')).toEqual({
+      chain: 'base',
+      address: NATIVE_EVM_ADDRESS,
+      symbol: 'ETH',
+      name: 'Ether',
+      decimals: 18,
+      native: true,
+    });
+    expect(await zeroEx.findToken('base', token.toLowerCase())).toEqual({
+      chain: 'base',
+      address: token,
+      symbol: 'TUSD',
+      name: 'Test USD',
+      decimals: 6,
+    });
     expect(await zeroEx.findToken('base', 'TUSD')).toBeNull();
     expect(await zeroEx.findToken('base', user.address)).toBeNull();
     expect(await zeroEx.findToken('ethereum', 'USDC')).toBeNull();
@@ -75,13 +110,24 @@ describe('ZeroExVenue: tokens, prices, quotes', () => {
     expect(await venue().priceUsd('base', NATIVE_EVM_ADDRESS)).toBe(2995.5);
     const [request] = fake.server.hits('/swap/allowance-holder/price');
     expect(request!.headers).toMatchObject({ '0x-api-key': API_KEY, '0x-version': 'v2' });
-    expect(Object.fromEntries(request!.query)).toEqual({ chainId: '8453', sellToken: NATIVE_EVM_ADDRESS, buyToken: usdReference('base').address, sellAmount: String(10n ** 18n) });
+    expect(Object.fromEntries(request!.query)).toEqual({
+      chainId: '8453',
+      sellToken: NATIVE_EVM_ADDRESS,
+      buyToken: usdReference('base').address,
+      sellAmount: String(10n ** 18n),
+    });
     expect(await venue().priceUsd('base', usdReference('base').address)).toBe(1);
     expect(await venue().priceUsd('base', user.address)).toBeNull();
   });
 
   it('maps an indicative /price answer onto the port quote', async () => {
-    const quote = await venue().quote({ chain: 'base', inputMint: NATIVE_EVM_ADDRESS, outputMint: token, amountIn: String(parseEther('1')), slippageBps: 50 });
+    const quote = await venue().quote({
+      chain: 'base',
+      inputMint: NATIVE_EVM_ADDRESS,
+      outputMint: token,
+      amountIn: String(parseEther('1')),
+      slippageBps: 50,
+    });
     expect(fake.server.hits('/swap/allowance-holder/price')[0]!.query.has('taker')).toBe(false);
     expect(quote).toEqual({
       chain: 'base',
@@ -105,13 +151,31 @@ describe('ZeroExVenue: tokens, prices, quotes', () => {
     expect((await failure(venue().quote({ ...request, outputMint: 'USDC' }))).code).toBe('TOKEN_NOT_FOUND');
     const noRoute = await failure(venue().quote({ ...request, amountIn: String(parseEther('5000')) }));
     expect([noRoute.status, noRoute.message]).toEqual([400, `No route found for ${NATIVE_EVM_ADDRESS} -> ${token} (no liquidity)`]);
-    fake.server.route('GET', '/swap/allowance-holder/price', json(400, { name: 'INPUT_INVALID', message: 'Validation Failed', data: { zid: '0x9', details: [{ field: 'buyToken', reason: 'Invalid ethereum address' }] } }));
+    fake.server.route(
+      'GET',
+      '/swap/allowance-holder/price',
+      json(400, {
+        name: 'INPUT_INVALID',
+        message: 'Validation Failed',
+        data: { zid: '0x9', details: [{ field: 'buyToken', reason: 'Invalid ethereum address' }] },
+      }),
+    );
     expect((await failure(venue().quote(request))).message).toBe(`Token not found: ${token}`);
-    fake.server.route('GET', '/swap/allowance-holder/price', json(400, { name: 'SELL_AMOUNT_TOO_SMALL', message: 'Sell amount too small', data: { zid: '0x9', minSellAmount: '5000' } }));
-    expect((await failure(venue().quote(request))).message).toBe(`No route found for ${NATIVE_EVM_ADDRESS} -> ${token} (SELL_AMOUNT_TOO_SMALL: Sell amount too small)`);
+    fake.server.route(
+      'GET',
+      '/swap/allowance-holder/price',
+      json(400, { name: 'SELL_AMOUNT_TOO_SMALL', message: 'Sell amount too small', data: { zid: '0x9', minSellAmount: '5000' } }),
+    );
+    expect((await failure(venue().quote(request))).message).toBe(
+      `No route found for ${NATIVE_EVM_ADDRESS} -> ${token} (SELL_AMOUNT_TOO_SMALL: Sell amount too small)`,
+    );
     fake.server.route('GET', '/swap/allowance-holder/price', json(401, { name: 'UNAUTHORIZED', message: 'Invalid API key' }));
     expect((await failure(venue().quote(request))).message).toBe('Provider unavailable: 0x (credentials refused (HTTP 401))');
-    fake.server.route('GET', '/swap/allowance-holder/price', json(500, { name: 'INTERNAL_SERVER_ERROR', message: 'oops', data: { zid: '0x9' } }));
+    fake.server.route(
+      'GET',
+      '/swap/allowance-holder/price',
+      json(500, { name: 'INTERNAL_SERVER_ERROR', message: 'oops', data: { zid: '0x9' } }),
+    );
     expect((await failure(venue().quote(request))).status).toBe(503);
     expect((await failure(venue().quote({ ...request, chain: 'arbitrum' }))).status).toBe(400);
   });
@@ -136,7 +200,11 @@ describe('ZeroExVenue: execution over EDR', () => {
     const result = await venue().execute(buy());
     expect(result).toEqual({ status: 'filled', filledOut: '2995500007', txSignature: edr.broadcasts[0], at: clock.now() });
     expect(journaled).toEqual([0, 1]);
-    expect(Object.fromEntries(fake.server.hits('/swap/allowance-holder/quote')[0]!.query)).toMatchObject({ taker: user.address, sellAmount: String(parseEther('1')), slippageBps: '100' });
+    expect(Object.fromEntries(fake.server.hits('/swap/allowance-holder/quote')[0]!.query)).toMatchObject({
+      taker: user.address,
+      sellAmount: String(parseEther('1')),
+      slippageBps: '100',
+    });
     expect(await base.tokenBalance(user.address, token)).toBe('2995500007');
     expect(BigInt(await base.nativeBalance(user.address))).toBeLessThan(parseEther('4'));
   });
@@ -173,8 +241,14 @@ describe('ZeroExVenue: execution over EDR', () => {
     fake.issues = { allowance: null, balance: { token: NATIVE_EVM_ADDRESS, actual: '0', expected: '1' } };
     expect(await venue().execute(buy({ clientOrderId: 'order-2' }))).toMatchObject({ status: 'failed', reason: 'insufficient_balance' });
     fake.issues = { allowance: { actual: '0', spender: '0x0000000000001fF3684f28c67538d4D072C22734' }, balance: null };
-    const allowance = await venue().execute(buy({ clientOrderId: 'order-3', inputMint: token, outputMint: NATIVE_EVM_ADDRESS, amountIn: '1000000', minOut: '0' }));
-    expect(allowance).toMatchObject({ status: 'failed', reason: 'rejected', message: expect.stringContaining('approve 0x0000000000001fF3684f28c67538d4D072C22734') });
+    const allowance = await venue().execute(
+      buy({ clientOrderId: 'order-3', inputMint: token, outputMint: NATIVE_EVM_ADDRESS, amountIn: '1000000', minOut: '0' }),
+    );
+    expect(allowance).toMatchObject({
+      status: 'failed',
+      reason: 'rejected',
+      message: expect.stringContaining('approve 0x0000000000001fF3684f28c67538d4D072C22734'),
+    });
     expect(await venue().execute(buy())).toMatchObject({ status: 'failed', reason: 'slippage' });
     expect(edr.broadcasts).toEqual([]);
   });
@@ -182,7 +256,12 @@ describe('ZeroExVenue: execution over EDR', () => {
   it('reports a transaction that reverts on chain as failed', async () => {
     fake.calldata = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: 'transfer', args: [user.address, 1n] });
     const result = await venue().execute(buy());
-    expect(result).toMatchObject({ status: 'failed', reason: 'rejected', message: 'Swap transaction reverted on chain', txSignature: edr.broadcasts[0] });
+    expect(result).toMatchObject({
+      status: 'failed',
+      reason: 'rejected',
+      message: 'Swap transaction reverted on chain',
+      txSignature: edr.broadcasts[0],
+    });
     expect(await venue().lookup('order-1', 'base')).toEqual(result);
   });
 
@@ -191,7 +270,14 @@ describe('ZeroExVenue: execution over EDR', () => {
     const code = await base.client.getCode({ address: token });
     for (const t of knownTokens('base').filter((k) => !k.native)) await edr.request('hardhat_setCode', [t.address, code]);
     const usdc = usdReference('base').address as Address;
-    await setupWallet(edr, user).writeContract({ address: usdc, abi: TEST_TOKEN_ABI, functionName: 'mint', args: [user.address, 42n], chain: null, account: privateKeyToAccount(user.privateKey) });
+    await setupWallet(edr, user).writeContract({
+      address: usdc,
+      abi: TEST_TOKEN_ABI,
+      functionName: 'mint',
+      args: [user.address, 42n],
+      chain: null,
+      account: privateKeyToAccount(user.privateKey),
+    });
     const balances = await venue().balances('base', user.address);
     expect(Object.keys(balances)).toEqual([NATIVE_EVM_ADDRESS, usdc]);
     expect(balances[usdc]).toBe('42');

@@ -36,10 +36,14 @@ function fakeReader(): StatusReader & { calls: string[] } {
 /** A generative model stand-in that records what it was asked. */
 function recordingLlm(answer: (request: LlmRequest) => Promise<string>): LlmPort & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
-  return { name: 'fake', requests, complete: async (request) => {
+  return {
+    name: 'fake',
+    requests,
+    complete: async (request) => {
       requests.push(request);
       return { text: await answer(request) };
-    }, };
+    },
+  };
 }
 
 const makeBot = (llm: LlmPort = new EmbeddedLlm(), onLlmError?: (error: unknown) => void) => {
@@ -52,7 +56,12 @@ const ask = (bot: AskBot, message: string, chatId = 'chat-1') => bot.ask({ subje
 describe('AskBot with the embedded LLM (templated replies)', () => {
   it('answers status from the reader', async () => {
     const { bot, reader } = makeBot();
-    expect(await ask(bot, 'status')).toEqual({ reply: 'Alpha (agent a1) is active; trading is disabled.', intent: 'status', params: {}, confidence: 1 });
+    expect(await ask(bot, 'status')).toEqual({
+      reply: 'Alpha (agent a1) is active; trading is disabled.',
+      intent: 'status',
+      params: {},
+      confidence: 1,
+    });
     expect(reader.calls).toEqual(['status:agent:a1']);
   });
 
@@ -72,7 +81,12 @@ describe('AskBot with the embedded LLM (templated replies)', () => {
     expect(answer).toEqual({
       reply: expect.stringContaining('Understood: sell 20 JUP → USDC, slippage 1% (100 bps). Nothing was executed'),
       intent: 'sell',
-      params: { amount: { kind: 'exact', value: '20', of: 'input' }, inputToken: { kind: 'symbol', symbol: 'JUP' }, outputToken: { kind: 'symbol', symbol: 'USDC' }, slippageBps: 100 },
+      params: {
+        amount: { kind: 'exact', value: '20', of: 'input' },
+        inputToken: { kind: 'symbol', symbol: 'JUP' },
+        outputToken: { kind: 'symbol', symbol: 'USDC' },
+        slippageBps: 100,
+      },
       confidence: 1,
     });
     expect(answer.reply).toContain('trading is disabled for Alpha');
@@ -91,7 +105,9 @@ describe('AskBot with the embedded LLM (templated replies)', () => {
 
   it('propagates a missing subject as 404', async () => {
     const { bot } = makeBot();
-    await expect(bot.ask({ subject: { type: 'agent', id: 'missing' }, message: 'status', chatId: 'c' })).rejects.toMatchObject({ status: 404 });
+    await expect(bot.ask({ subject: { type: 'agent', id: 'missing' }, message: 'status', chatId: 'c' })).rejects.toMatchObject({
+      status: 404,
+    });
   });
 
   it('is stateless: the chat id changes nothing', async () => {
@@ -104,7 +120,12 @@ describe('AskBot with a generative LLM', () => {
   it('lets the model phrase the reply from the facts and the user message', async () => {
     const llm = recordingLlm(async () => 'Alpha is up and running, but trading is off.');
     const { bot } = makeBot(llm);
-    expect(await ask(bot, 'status')).toEqual({ reply: 'Alpha is up and running, but trading is off.', intent: 'status', params: {}, confidence: 1 });
+    expect(await ask(bot, 'status')).toEqual({
+      reply: 'Alpha is up and running, but trading is off.',
+      intent: 'status',
+      params: {},
+      confidence: 1,
+    });
     const request = llm.requests[0]!;
     expect(request.messages).toEqual([{ role: 'user', content: 'status' }]);
     expect(request.maxTokens).toBeGreaterThan(0);
@@ -129,17 +150,28 @@ describe('AskBot with a generative LLM', () => {
     new TypeError('adapter bug'),
   ])('falls back to the templated reply with degraded: true on %s', async (failure) => {
     const onLlmError = vi.fn();
-    const { bot } = makeBot(recordingLlm(async () => Promise.reject(failure)), onLlmError);
-    expect(await ask(bot, 'status')).toEqual({ reply: 'Alpha (agent a1) is active; trading is disabled.', intent: 'status', params: {}, confidence: 1, degraded: true });
+    const { bot } = makeBot(
+      recordingLlm(async () => Promise.reject(failure)),
+      onLlmError,
+    );
+    expect(await ask(bot, 'status')).toEqual({
+      reply: 'Alpha (agent a1) is active; trading is disabled.',
+      intent: 'status',
+      params: {},
+      confidence: 1,
+      degraded: true,
+    });
     expect(onLlmError).toHaveBeenCalledWith(failure);
   });
 
   it('gives up when the caller aborted', async () => {
     const controller = new AbortController();
-    const { bot } = makeBot(recordingLlm(async () => {
-      controller.abort(new Error('client went away'));
-      throw new Error('client went away');
-    }));
+    const { bot } = makeBot(
+      recordingLlm(async () => {
+        controller.abort(new Error('client went away'));
+        throw new Error('client went away');
+      }),
+    );
     await expect(bot.ask({ subject, message: 'status', chatId: 'c', signal: controller.signal })).rejects.toThrow('client went away');
   });
 

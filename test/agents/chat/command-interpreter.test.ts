@@ -65,13 +65,20 @@ describe('command interpreter: trades', () => {
     ['sell half my BONK', { kind: 'percent', value: '50' }, 'BONK'],
     ['sell $15 of JUP', { kind: 'usd', value: '15' }, 'JUP'],
   ])('%s: a sell that names nothing to receive sells for the quote token', (message, amount, input) => {
-    expect(interpret(message as string)).toEqual({ intent: 'sell', params: { amount, inputToken: sym(input as string), outputToken: { kind: 'quote' } }, confidence: 1 });
+    expect(interpret(message as string)).toEqual({
+      intent: 'sell',
+      params: { amount, inputToken: sym(input as string), outputToken: { kind: 'quote' } },
+      confidence: 1,
+    });
   });
 
   it('keeps mints and EVM addresses as typed (base58 is case-sensitive)', () => {
     expect(interpret(`swap 2 ${USDC_MINT} to ${SOL_MINT}`)).toMatchObject({
       intent: 'swap',
-      params: { inputToken: { kind: 'address', address: USDC_MINT, chain: 'solana' }, outputToken: { kind: 'address', address: SOL_MINT, chain: 'solana' } },
+      params: {
+        inputToken: { kind: 'address', address: USDC_MINT, chain: 'solana' },
+        outputToken: { kind: 'address', address: SOL_MINT, chain: 'solana' },
+      },
     });
     expect(interpret(`swap 1 ${USDC_EVM} to WETH`)).toMatchObject({
       params: { inputToken: { kind: 'address', address: USDC_EVM, chain: 'evm' }, outputToken: sym('WETH') },
@@ -94,7 +101,12 @@ describe('command interpreter: trades', () => {
   });
 
   it('strips politeness, chat-command syntax and trailing punctuation', () => {
-    for (const message of ['hey bot, can you buy 1 SOL of BONK please', '/buy@TradeBot 1 SOL of BONK', 'Please buy 1 SOL of BONK!', "I'd like to buy 1 SOL of BONK, thanks."]) {
+    for (const message of [
+      'hey bot, can you buy 1 SOL of BONK please',
+      '/buy@TradeBot 1 SOL of BONK',
+      'Please buy 1 SOL of BONK!',
+      "I'd like to buy 1 SOL of BONK, thanks.",
+    ]) {
       expect(interpret(message)).toMatchObject({ intent: 'buy', params: { amount: exactIn('1'), outputToken: sym('BONK') } });
     }
     expect(normalize('  swap   1  SOL ->  USDC  ')).toBe('swap 1 SOL to USDC');
@@ -187,7 +199,13 @@ describe('command interpreter: other intents', () => {
   });
 
   it('never answers a request to act with a read that looks as if it was done', () => {
-    for (const message of ['close all positions', 'exit all my positions', 'close my BONK position', 'delete my portfolio', 'cancel my status']) {
+    for (const message of [
+      'close all positions',
+      'exit all my positions',
+      'close my BONK position',
+      'delete my portfolio',
+      'cancel my status',
+    ]) {
       const result = interpret(message);
       expect(result.intent, message).toBe('unknown');
       expect(result.intent === 'unknown' && result.reply, message).toMatch(/^I did not understand/);
@@ -218,7 +236,10 @@ describe('command interpreter: DCA create', () => {
       { ...base, interval: { every: 4, unit: 'hours' }, intervalText: 'every 4 hours', maxBuys: 30, name: 'sol-4h', slippageBps: 100 },
     ],
     // A name takes every character the REST route allows, ':' among them.
-    ['dca 10 USDC into SOL every day named team:sol.v2', { ...base, interval: { every: 1, unit: 'days' }, intervalText: 'every 1 days', name: 'team:sol.v2' }],
+    [
+      'dca 10 USDC into SOL every day named team:sol.v2',
+      { ...base, interval: { every: 1, unit: 'days' }, intervalText: 'every 1 days', name: 'team:sol.v2' },
+    ],
   ])('%s', (message, params) => {
     expect(interpret(message)).toEqual({ intent: 'dca_create', params, confidence: 1 });
   });
@@ -239,14 +260,22 @@ describe('command interpreter: DCA create', () => {
 });
 
 describe('command interpreter: garbage', () => {
-  it.each(['', '   ', 'what is the meaning of life', 'DROP TABLE users;', '<script>alert(1)</script>', '🚀🚀🚀', '0x', '12345', 'buy', 'sell sell sell'])(
-    '%j is unknown with a hint',
-    (message) => {
-      const result = interpret(message);
-      expect(result).toMatchObject({ intent: 'unknown', confidence: 0, params: {} });
-      expect(result.intent === 'unknown' && result.reply.length).toBeGreaterThan(10);
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'what is the meaning of life',
+    'DROP TABLE users;',
+    '<script>alert(1)</script>',
+    '🚀🚀🚀',
+    '0x',
+    '12345',
+    'buy',
+    'sell sell sell',
+  ])('%j is unknown with a hint', (message) => {
+    const result = interpret(message);
+    expect(result).toMatchObject({ intent: 'unknown', confidence: 0, params: {} });
+    expect(result.intent === 'unknown' && result.reply.length).toBeGreaterThan(10);
+  });
 
   it('refuses messages over 4000 characters and stays fast on pathological input', () => {
     expect(interpret('a'.repeat(4001))).toMatchObject({ intent: 'unknown', reply: expect.stringMatching(/too long/) });

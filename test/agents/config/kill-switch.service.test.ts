@@ -124,7 +124,10 @@ describe('StoreKillSwitch under contention (two LMDB handles on one directory)',
   it('30 concurrent switches from two processes: every change lands exactly once, repeats write nothing', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'kill-switch-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
       for (const store of handles) await store.init(KILL_SWITCH_COLLECTIONS);
       const [a, b] = handles.map((store) => new StoreKillSwitch({ store, clock, configured: [] }));
@@ -134,10 +137,23 @@ describe('StoreKillSwitch under contention (two LMDB handles on one directory)',
       // One write per chain switched on, one per chain switched off: no change lost, none doubled.
       const journal = await handles[0]!.readJournal(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID, { limit: 100 });
       const changes = journal.map((entry) => entry.event as { chain: Chain; active: boolean });
-      expect(changes.filter((change) => change.active).map((change) => change.chain).sort()).toEqual([...CHAINS].sort());
-      expect(changes.filter((change) => !change.active).map((change) => change.chain).sort()).toEqual([...CHAINS].sort());
+      expect(
+        changes
+          .filter((change) => change.active)
+          .map((change) => change.chain)
+          .sort(),
+      ).toEqual([...CHAINS].sort());
+      expect(
+        changes
+          .filter((change) => !change.active)
+          .map((change) => change.chain)
+          .sort(),
+      ).toEqual([...CHAINS].sort());
       expect(changes.slice(0, CHAINS.length).every((change) => change.active)).toBe(true);
-      expect(await handles[1]!.get(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID)).toMatchObject({ version: 2 * CHAINS.length, data: { active: {} } });
+      expect(await handles[1]!.get(TRADING_SETTINGS_COLLECTION, KILL_SWITCH_DOC_ID)).toMatchObject({
+        version: 2 * CHAINS.length,
+        data: { active: {} },
+      });
     } finally {
       await Promise.all(handles.map((store) => store.close()));
       await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,11 @@ import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { defaultTradingConfig, TRADING_CONFIG_LIMITS, withDefaults } from '../../../agents/config/trading-config.rules.js';
 import type { TradingConfig } from '../../../agents/config/trading-config.types.js';
-import { StoreTradingConfig, TRADING_CONFIG_COLLECTION, TRADING_CONFIG_COLLECTIONS } from '../../../agents/config/trading-config.service.js';
+import {
+  StoreTradingConfig,
+  TRADING_CONFIG_COLLECTION,
+  TRADING_CONFIG_COLLECTIONS,
+} from '../../../agents/config/trading-config.service.js';
 import { isAppError } from '../../../src/errors/app-error.js';
 import type { StorePort } from '../../../src/ports/store.port.js';
 import { NATIVE_SOL_MINT } from '../../../src/ports/venue.port.js';
@@ -44,7 +48,11 @@ function conflictCounter(alwaysConflict = false) {
 describe('StoreTradingConfig: defaults', () => {
   it('reads a profile stored before agentsMayApprove existed with it off, keeping a cleared approval size cleared', () => {
     const stored = { defaultOrderProfile: { autoApprove: false, slippageBps: 80 } } as unknown as Partial<TradingConfig>;
-    expect(withDefaults(stored, new Date(0).toISOString()).defaultOrderProfile).toEqual({ autoApprove: false, slippageBps: 80, agentsMayApprove: false });
+    expect(withDefaults(stored, new Date(0).toISOString()).defaultOrderProfile).toEqual({
+      autoApprove: false,
+      slippageBps: 80,
+      agentsMayApprove: false,
+    });
   });
 
   it('answers the documented defaults while nothing is stored, and writes nothing', async () => {
@@ -80,7 +88,11 @@ describe('StoreTradingConfig: section updates', () => {
   it('updates only the fields given; null clears an optional limit; other accounts are untouched', async () => {
     const { config, clock } = await setup();
     await clock.advance(5000);
-    expect(await config.updateOrderProfile(agent, { autoApprove: false, approvalAboveUsd: null })).toEqual({ autoApprove: false, slippageBps: 100, agentsMayApprove: false });
+    expect(await config.updateOrderProfile(agent, { autoApprove: false, approvalAboveUsd: null })).toEqual({
+      autoApprove: false,
+      slippageBps: 100,
+      agentsMayApprove: false,
+    });
     expect(await config.updateRiskPolicy(agent, { maxOrderUsd: 250, allowedChannels: ['mcp', 'mcp', 'rest'] })).toEqual({
       maxSlippageBps: 500,
       maxOrderUsd: 250,
@@ -91,7 +103,11 @@ describe('StoreTradingConfig: section updates', () => {
       dailyVolumeUsd: 1000,
       allowedChannels: ['mcp', 'rest'],
     });
-    expect(await config.updateTradeDefaults(agent, { chain: 'base', quoteToken: 'usdc' })).toEqual({ chain: 'base', slippageBps: 100, quoteToken: 'USDC' });
+    expect(await config.updateTradeDefaults(agent, { chain: 'base', quoteToken: 'usdc' })).toEqual({
+      chain: 'base',
+      slippageBps: 100,
+      quoteToken: 'USDC',
+    });
     expect(await config.updateNotifications(agent, { dca: false, channels: ['sse', 'telegram', 'sse'] })).toEqual({
       orderFilled: true,
       orderFailed: true,
@@ -119,7 +135,10 @@ describe('StoreTradingConfig: section updates', () => {
     expect(await config.toggleLaunchpad(agent, 'moonshot', false)).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
     expect(await config.setLaunchpadPriority(agent, 'letsbonk', 1)).toEqual({ type: 'letsbonk', enabled: true, priority: 1 });
     await expect(config.toggleLaunchpad(agent, 'bonkfun')).rejects.toMatchObject({ status: 404, message: 'Launchpad not found: bonkfun' });
-    await expect(config.setLaunchpadPriority(agent, 'nope', 3)).rejects.toMatchObject({ status: 404, message: 'Launchpad not found: nope' });
+    await expect(config.setLaunchpadPriority(agent, 'nope', 3)).rejects.toMatchObject({
+      status: 404,
+      message: 'Launchpad not found: nope',
+    });
     expect((await config.get(agent)).launchpads.find((pad) => pad.type === 'letsbonk')?.priority).toBe(1);
   });
 
@@ -142,7 +161,9 @@ describe('StoreTradingConfig: consistency (422)', () => {
 
   it('keeps default slippage within the risk policy, from either side', async () => {
     const { config, version } = await setup();
-    expect(await problemsOf(config.updateOrderProfile(agent, { slippageBps: 600 }))).toEqual(['defaultOrderProfile.slippageBps 600 exceeds riskPolicy.maxSlippageBps 500']);
+    expect(await problemsOf(config.updateOrderProfile(agent, { slippageBps: 600 }))).toEqual([
+      'defaultOrderProfile.slippageBps 600 exceeds riskPolicy.maxSlippageBps 500',
+    ]);
     expect(await problemsOf(config.updateRiskPolicy(agent, { maxSlippageBps: 50 }))).toEqual([
       'defaultOrderProfile.slippageBps 100 exceeds riskPolicy.maxSlippageBps 50',
       'tradeDefaults.slippageBps 100 exceeds riskPolicy.maxSlippageBps 50',
@@ -157,7 +178,9 @@ describe('StoreTradingConfig: consistency (422)', () => {
     expect(await problemsOf(config.updateRiskPolicy(agent, { maxOrderUsd: 500, dailyVolumeUsd: 100 }))).toEqual([
       'riskPolicy.dailyVolumeUsd 100 is below riskPolicy.maxOrderUsd 500',
     ]);
-    expect(await problemsOf(config.updateTradeDefaults(agent, { quoteToken: 'BONK' }))).toEqual(['tradeDefaults.quoteToken BONK is not a quote token on solana (SOL, USDC)']);
+    expect(await problemsOf(config.updateTradeDefaults(agent, { quoteToken: 'BONK' }))).toEqual([
+      'tradeDefaults.quoteToken BONK is not a quote token on solana (SOL, USDC)',
+    ]);
     expect(await problemsOf(config.updateTradeDefaults(agent, { chain: 'arbitrum' }))).toEqual([
       'tradeDefaults.quoteToken SOL is not a quote token on arbitrum (ETH, WETH, USDC, USDT, DAI)',
     ]);
@@ -205,8 +228,14 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
   it('removes by key in any EVM case; an absent token is 404', async () => {
     const { config } = await setup();
     await config.addToken(agent, 'blacklist', { chain: 'base', address: USDC_BASE });
-    await expect(config.removeToken(agent, 'favorites', { chain: 'base', address: USDC_BASE })).rejects.toMatchObject({ status: 404, message: 'Token not in favorites' });
-    await expect(config.removeToken(agent, 'blacklist', { chain: 'ethereum', address: USDC_BASE })).rejects.toMatchObject({ status: 404, message: 'Token not in blacklist' });
+    await expect(config.removeToken(agent, 'favorites', { chain: 'base', address: USDC_BASE })).rejects.toMatchObject({
+      status: 404,
+      message: 'Token not in favorites',
+    });
+    await expect(config.removeToken(agent, 'blacklist', { chain: 'ethereum', address: USDC_BASE })).rejects.toMatchObject({
+      status: 404,
+      message: 'Token not in blacklist',
+    });
     expect(await config.removeToken(agent, 'blacklist', { chain: 'base', address: USDC_BASE_LOWER })).toMatchObject({ address: USDC_BASE });
     expect(await config.listTokens(agent, 'blacklist')).toEqual([]);
   });
@@ -215,11 +244,18 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
     [{ address: USDC_BASE }, 'chain is required for an EVM address'],
     [{ chain: 'solana' as const, address: USDC_BASE }, 'address must be a Solana mint (base58, 32 bytes) on solana'],
     [{ chain: 'base' as const, address: BONK }, 'address must be an EVM address (0x and 40 hex digits) on base'],
-    [{ chain: 'base' as const, address: '0x833589FCD6eDb6E08f4c7C32D4f71b54bdA02913' }, 'address has a wrong EIP-55 checksum (send it checksummed or in lower case)'],
+    [
+      { chain: 'base' as const, address: '0x833589FCD6eDb6E08f4c7C32D4f71b54bdA02913' },
+      'address has a wrong EIP-55 checksum (send it checksummed or in lower case)',
+    ],
     [{ address: '1111111111111111111111111111111111111111' }, 'address must be a Solana mint (base58, 32 bytes)'],
   ])('refuses %o with a 400 naming the problem', async (token, message) => {
     const { config } = await setup();
-    await expect(config.addToken(agent, 'favorites', token)).rejects.toMatchObject({ status: 400, envelope: 'validation', messages: [message] });
+    await expect(config.addToken(agent, 'favorites', token)).rejects.toMatchObject({
+      status: 400,
+      envelope: 'validation',
+      messages: [message],
+    });
   });
 
   it('blacklisting a favorite removes it from favorites; a blacklisted token cannot become a favorite', async () => {
@@ -252,8 +288,13 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
       addedAt: saved.updatedAt,
     }));
     await store.put(TRADING_CONFIG_COLLECTION, 'agent:a1', { data: saved, expectedVersion: 0, indexes: { subject: 'agent:a1' } });
-    await expect(config.addToken(agent, 'favorites', { address: BONK })).rejects.toMatchObject({ status: 422, message: 'favorites is full (500 tokens): remove one first' });
-    await expect(config.addToken(agent, 'favorites', { chain: 'base', address: `0x${'0'.repeat(40)}` })).resolves.toMatchObject({ chain: 'base' });
+    await expect(config.addToken(agent, 'favorites', { address: BONK })).rejects.toMatchObject({
+      status: 422,
+      message: 'favorites is full (500 tokens): remove one first',
+    });
+    await expect(config.addToken(agent, 'favorites', { chain: 'base', address: `0x${'0'.repeat(40)}` })).resolves.toMatchObject({
+      chain: 'base',
+    });
   });
 });
 
@@ -273,7 +314,7 @@ describe('StoreTradingConfig: concurrent updates', () => {
     expect(await version()).toBe(20);
   });
 
-  it('gives up after maxAttempts conflicts with the read-modify-write helper\'s 409', async () => {
+  it("gives up after maxAttempts conflicts with the read-modify-write helper's 409", async () => {
     const counter = conflictCounter(true);
     const { config } = await setup({ wrap: counter.wrap, maxAttempts: 3 });
     await expect(config.setWalletMode(agent, 'external')).rejects.toMatchObject({

@@ -71,13 +71,20 @@ describe('DCA strategies service', () => {
   });
 
   const tick = (strategyId: string, dueAt = h.clock.now()) =>
-    dca.onTick({ id: `dca:${strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: strategyId }, event: { type: 'dca.tick' }, dueAt });
+    dca.onTick({
+      id: `dca:${strategyId}`,
+      kind: 'repeat',
+      address: { type: 'dca-strategy', id: strategyId },
+      event: { type: 'dca.tick' },
+      dueAt,
+    });
   const stored = async (strategyId: string) => {
     const view = (await h.runtime.get({ type: 'dca-strategy', id: strategyId }))!;
     return { state: view.state, context: view.context as DcaStrategyContext };
   };
 
-  const create = (name: string, amount = '10') => dca.create(SUBJECT, undefined, { name, inputToken: 'USDC', outputToken: 'SOL', amount, interval: 'every 1 minutes' });
+  const create = (name: string, amount = '10') =>
+    dca.create(SUBJECT, undefined, { name, inputToken: 'USDC', outputToken: 'SOL', amount, interval: 'every 1 minutes' });
 
   it('a resume racing a delete leaves no schedule behind for the deleted strategy', async () => {
     const created = await create('raced');
@@ -98,7 +105,13 @@ describe('DCA strategies service', () => {
     await h.fund(USDC, '1000000'); // 1 USDC: a 10 USDC buy is refused by the balance check
     const created = await create('short');
     const dueAt = h.clock.now();
-    await dca.onTick({ id: `dca:${created.strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: created.strategyId }, event: { type: 'dca.tick' }, dueAt });
+    await dca.onTick({
+      id: `dca:${created.strategyId}`,
+      kind: 'repeat',
+      address: { type: 'dca-strategy', id: created.strategyId },
+      event: { type: 'dca.tick' },
+      dueAt,
+    });
     const context = (await h.runtime.get({ type: 'dca-strategy', id: created.strategyId }))!.context as DcaStrategyContext;
     expect(context).toMatchObject({ failures: 1, lastError: 'Insufficient balance for requested swap amount' });
     expect(context.lastOrderId).toBeUndefined();
@@ -116,7 +129,10 @@ describe('DCA strategies service', () => {
       expect(orders.map((o) => o.order_id)).toEqual([dcaOrderId(created.strategyId, dueAt)]);
       expect(orders[0]!.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/);
       // The order keeps the tick it was for: the id no longer says it.
-      expect((await h.runtime.get({ type: 'order', id: orders[0]!.order_id }))!.context).toMatchObject({ strategyId: created.strategyId, tickDueAt: dueAt });
+      expect((await h.runtime.get({ type: 'order', id: orders[0]!.order_id }))!.context).toMatchObject({
+        strategyId: created.strategyId,
+        tickDueAt: dueAt,
+      });
       expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, lastOrderId: orders[0]!.order_id });
     });
 
@@ -127,7 +143,15 @@ describe('DCA strategies service', () => {
       // The tick as the former version placed it, which stopped before telling the strategy.
       const legacy = legacyDcaOrderId(created.strategyId, dueAt);
       const placed = await h.pipeline.place(
-        { subject: SUBJECT, channel: 'dca', chain: 'solana', side: 'buy', inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '10' } },
+        {
+          subject: SUBJECT,
+          channel: 'dca',
+          chain: 'solana',
+          side: 'buy',
+          inputToken: 'USDC',
+          outputToken: 'SOL',
+          amount: { kind: 'whole', value: '10' },
+        },
         { orderId: legacy, strategy: 'upgraded', strategyId: created.strategyId, strategyApproval: 'unapproved' },
       );
       expect(placed).toMatchObject({ order_id: legacy, status: 'filled' });
@@ -141,45 +165,78 @@ describe('DCA strategies service', () => {
       // The next tick is named in the one format.
       await h.clock.advance(60_000);
       await tick(created.strategyId);
-      expect((await h.queries.list(SUBJECT, { limit: 10 })).items.map((o) => o.order_id).sort()).toEqual([dcaOrderId(created.strategyId, h.clock.now()), legacy].sort());
+      expect((await h.queries.list(SUBJECT, { limit: 10 })).items.map((o) => o.order_id).sort()).toEqual(
+        [dcaOrderId(created.strategyId, h.clock.now()), legacy].sort(),
+      );
     });
   });
 
   describe('approval (issue 16 item 1)', () => {
-    const big = (name: string) => dca.create(SUBJECT, undefined, { name, inputToken: 'USDC', outputToken: 'SOL', amount: '300', interval: 'every 1 minutes', maxBuys: 3 });
+    const big = (name: string) =>
+      dca.create(SUBJECT, undefined, {
+        name,
+        inputToken: 'USDC',
+        outputToken: 'SOL',
+        amount: '300',
+        interval: 'every 1 minutes',
+        maxBuys: 3,
+      });
 
     it('a strategy whose buy the approval rule holds is created pending_approval, with no schedule, and its ticks buy nothing', async () => {
       await h.fund(USDC, '1000000000');
-      h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false, approvalAboveUsd: 10 } };
+      h.state.config = {
+        ...h.state.config,
+        defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false, approvalAboveUsd: 10 },
+      };
       const created = await big('held');
-      expect(created).toMatchObject({ status: 'pending_approval', holdReason: 'the order profile approves no trade automatically (autoApprove off)' });
+      expect(created).toMatchObject({
+        status: 'pending_approval',
+        holdReason: 'the order profile approves no trade automatically (autoApprove off)',
+      });
       expect(scheduler.schedules.size).toBe(0);
       await tick(created.strategyId);
       expect(await h.queries.list(SUBJECT, { limit: 10 })).toMatchObject({ items: [] });
       // Over the approval size with auto-approval on: held the same way, and says why.
       h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: true } };
-      expect(await big('over-size')).toMatchObject({ status: 'pending_approval', holdReason: 'a buy of $300.00 is over the approval size of $10' });
+      expect(await big('over-size')).toMatchObject({
+        status: 'pending_approval',
+        holdReason: 'a buy of $300.00 is over the approval size of $10',
+      });
       // Under the size: active as before.
       expect((await create('small', '5')).status).toBe('active');
     });
 
     it('approval follows the order approval rule: a trade key only with agentsMayApprove; then it is scheduled and its buys are approved', async () => {
       await h.fund(USDC, '1000000000');
-      h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false, approvalAboveUsd: 10 } };
+      h.state.config = {
+        ...h.state.config,
+        defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false, approvalAboveUsd: 10 },
+      };
       const created = await big('held');
-      await expect(dca.approve(SUBJECT, undefined, 'held', 'trade')).rejects.toMatchObject({ status: 403, message: 'Scope insufficient: required manage, got trade' });
-      await expect(dca.approve(SUBJECT, undefined, 'nope', 'manage')).rejects.toMatchObject({ status: 404, message: 'Strategy not found: nope' });
+      await expect(dca.approve(SUBJECT, undefined, 'held', 'trade')).rejects.toMatchObject({
+        status: 403,
+        message: 'Scope insufficient: required manage, got trade',
+      });
+      await expect(dca.approve(SUBJECT, undefined, 'nope', 'manage')).rejects.toMatchObject({
+        status: 404,
+        message: 'Strategy not found: nope',
+      });
       h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, agentsMayApprove: true } };
       const approved = await dca.approve(SUBJECT, undefined, 'held', 'trade');
       expect(approved).toMatchObject({ status: 'active', approvedAt: expect.any(String) });
       expect(approved.holdReason).toBeUndefined();
       expect(scheduler.schedules.has(`dca:${created.strategyId}`)).toBe(true);
-      await expect(dca.approve(SUBJECT, undefined, 'held', 'manage')).rejects.toMatchObject({ status: 409, message: 'Strategy held is not pending approval (status: active)' });
+      await expect(dca.approve(SUBJECT, undefined, 'held', 'manage')).rejects.toMatchObject({
+        status: 409,
+        message: 'Strategy held is not pending approval (status: active)',
+      });
       // The policy still holds $300 orders, but the approved strategy's buy goes through.
       await tick(created.strategyId);
       const order = (await h.queries.list(SUBJECT, { limit: 10 })).items[0]!;
       expect(order).toMatchObject({ status: 'filled', strategy: 'held' });
-      expect((await h.runtime.get({ type: 'order', id: order.order_id }))!.context).toMatchObject({ checks: expect.arrayContaining(['strategy_approved']) });
+      expect((await h.runtime.get({ type: 'order', id: order.order_id }))!.context).toMatchObject({
+        checks: expect.arrayContaining(['strategy_approved']),
+      });
       expect(observed).toEqual([['executed', 0]]);
     });
 
@@ -253,17 +310,24 @@ describe('DCA strategies service', () => {
 
   describe('caps and intervals (issue 16 items 4 and 20)', () => {
     it('refuses a create past the per-user cap, counting every agent of the user; a deleted strategy frees its place', async () => {
-      const make = (subject: TradingSubject, name: string) => dca.create(subject, 'usr_1', { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });
+      const make = (subject: TradingSubject, name: string) =>
+        dca.create(subject, 'usr_1', { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });
       await make(SUBJECT, 'a');
       await make(OTHER, 'b');
       await make(SUBJECT, 'c');
-      await expect(make(OTHER, 'd')).rejects.toMatchObject({ status: 409, message: 'Strategy limit reached: at most 3 strategies per user' });
+      await expect(make(OTHER, 'd')).rejects.toMatchObject({
+        status: 409,
+        message: 'Strategy limit reached: at most 3 strategies per user',
+      });
       // Concurrent creates of one user cannot all slip under the cap.
       await dca.delete(SUBJECT, 'usr_1', 'a');
       const raced = await Promise.allSettled([make(SUBJECT, 'e'), make(OTHER, 'f')]);
       expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       // Another user is not counted against this one.
-      expect((await dca.create(SUBJECT, 'usr_2', { name: 'a', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' })).status).toBe('active');
+      expect(
+        (await dca.create(SUBJECT, 'usr_2', { name: 'a', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' }))
+          .status,
+      ).toBe('active');
     });
 
     it('one grammar: every hour, every 2h, daily, weekly as the commands take them; a minute is the floor for cron and every alike', () => {
@@ -292,11 +356,23 @@ describe('DCA strategies service', () => {
     });
 
     it('the service refuses a sub-minute cron the same way for every caller', async () => {
-      await expect(dca.create(SUBJECT, undefined, { name: 'fast', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: '* * * * * *' })).rejects.toMatchObject({
+      await expect(
+        dca.create(SUBJECT, undefined, { name: 'fast', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: '* * * * * *' }),
+      ).rejects.toMatchObject({
         status: 400,
         message: 'interval must be at least 60 seconds apart',
       });
-      expect((await dca.create(SUBJECT, undefined, { name: 'hourly', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every hour' })).interval).toBe('every hour');
+      expect(
+        (
+          await dca.create(SUBJECT, undefined, {
+            name: 'hourly',
+            inputToken: 'USDC',
+            outputToken: 'SOL',
+            amount: '1',
+            interval: 'every hour',
+          })
+        ).interval,
+      ).toBe('every hour');
     });
   });
 });

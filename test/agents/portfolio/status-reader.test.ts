@@ -12,12 +12,23 @@ import { ActorRuntime } from '../../../src/runtime/actor-runtime.js';
 import { collectionOf } from '../../../src/runtime/actor-storage.js';
 
 const agentA = { type: 'agent', id: 'a1' } as const;
-const actorsOf = (runtime: ActorRuntime) => ({ agents: runtime.collection(agentDefinition), bots: runtime.collection(botDefinition), orders: runtime.collection(orderDefinition) });
+const actorsOf = (runtime: ActorRuntime) => ({
+  agents: runtime.collection(agentDefinition),
+  bots: runtime.collection(botDefinition),
+  orders: runtime.collection(orderDefinition),
+});
 
 async function setup() {
   const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
   const store = new MemoryStore(clock);
-  const runtime = new ActorRuntime({ store, clock, logger: pino({ level: 'silent' }), maxLiveActors: 100, idleMs: 60_000, maxConflictRetries: 3 });
+  const runtime = new ActorRuntime({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    maxLiveActors: 100,
+    idleMs: 60_000,
+    maxConflictRetries: 3,
+  });
   runtime.register(agentDefinition);
   runtime.register(botDefinition);
   runtime.register(orderDefinition);
@@ -38,9 +49,30 @@ async function setup() {
 describe('StoreStatusReader', () => {
   it('reads the status of an agent and of a legacy bot', async () => {
     const { runtime, reader, clock } = await setup();
-    expect(await reader.agentStatus(agentA)).toEqual({ subjectType: 'agent', subjectId: 'a1', name: 'Agent a1', status: 'active', tradingEnabled: true });
-    await runtime.create('bot', 'b1', { botId: 'b1', publicId: 'pb1', ownerId: 'u1', name: 'Old bot', description: '', tradingEnabled: false, mcp: DEFAULT_BOT_MCP, createdAt: clock.now() });
-    expect(await reader.agentStatus({ type: 'bot', id: 'b1' })).toEqual({ subjectType: 'bot', subjectId: 'b1', name: 'Old bot', status: 'active', tradingEnabled: false });
+    expect(await reader.agentStatus(agentA)).toEqual({
+      subjectType: 'agent',
+      subjectId: 'a1',
+      name: 'Agent a1',
+      status: 'active',
+      tradingEnabled: true,
+    });
+    await runtime.create('bot', 'b1', {
+      botId: 'b1',
+      publicId: 'pb1',
+      ownerId: 'u1',
+      name: 'Old bot',
+      description: '',
+      tradingEnabled: false,
+      mcp: DEFAULT_BOT_MCP,
+      createdAt: clock.now(),
+    });
+    expect(await reader.agentStatus({ type: 'bot', id: 'b1' })).toEqual({
+      subjectType: 'bot',
+      subjectId: 'b1',
+      name: 'Old bot',
+      status: 'active',
+      tradingEnabled: false,
+    });
   });
 
   it('404s a subject that does not exist', async () => {
@@ -67,14 +99,37 @@ describe('StoreStatusReader', () => {
 
   it('reads the subject’s own wallets, positions and open orders once they exist', async () => {
     const { reader, put } = await setup();
-    await put(TRADING_RECORDS.wallets, 'w1', 'agent:a1', { walletId: 'w1', chain: 'solana', address: 'So1Addr', custodial: true, encryptedKey: 'c2VjcmV0' });
+    await put(TRADING_RECORDS.wallets, 'w1', 'agent:a1', {
+      walletId: 'w1',
+      chain: 'solana',
+      address: 'So1Addr',
+      custodial: true,
+      encryptedKey: 'c2VjcmV0',
+    });
     await put(TRADING_RECORDS.wallets, 'w2', 'agent:a2', { walletId: 'w2', chain: 'evm', address: '0xabc', custodial: true });
-    await put(TRADING_RECORDS.positions, 'p1', 'agent:a1', { chain: 'solana', token: 'BonkMint', symbol: 'BONK', amount: '1000000', valueUsd: '0.1' });
+    await put(TRADING_RECORDS.positions, 'p1', 'agent:a1', {
+      chain: 'solana',
+      token: 'BonkMint',
+      symbol: 'BONK',
+      amount: '1000000',
+      valueUsd: '0.1',
+    });
     await put(TRADING_RECORDS.positions, 'p2', 'agent:a1', { chain: 'solana', token: 'JupMint', amount: '20.5', valueUsd: '0.2' });
     await put(TRADING_RECORDS.positions, 'p3', 'agent:a1', { chain: 'solana', token: 'NoPrice', amount: '3' });
     await put(TRADING_RECORDS.positions, 'p4', 'agent:a1', { chain: 'solana', token: 'Closed', amount: '0.000', valueUsd: '0' });
-    for (const [id, state] of [['o1', 'pending_approval'], ['o2', 'submitted'], ['o3', 'filled'], ['o4', 'failed']] as const) {
-      await put(collectionOf('order'), id, 'agent:a1', {}, { state, subjectOpen: `agent:a1|${state === 'filled' || state === 'failed' ? 'closed' : 'open'}` });
+    for (const [id, state] of [
+      ['o1', 'pending_approval'],
+      ['o2', 'submitted'],
+      ['o3', 'filled'],
+      ['o4', 'failed'],
+    ] as const) {
+      await put(
+        collectionOf('order'),
+        id,
+        'agent:a1',
+        {},
+        { state, subjectOpen: `agent:a1|${state === 'filled' || state === 'failed' ? 'closed' : 'open'}` },
+      );
     }
     await put(collectionOf('order'), 'o5', 'agent:a2', {}, { state: 'pending_approval', subjectOpen: 'agent:a2|open' });
 
@@ -92,7 +147,13 @@ describe('StoreStatusReader', () => {
 
   it('pages through many records', async () => {
     const { reader, put } = await setup();
-    for (let i = 0; i < 450; i++) await put(TRADING_RECORDS.positions, `p${String(i).padStart(3, '0')}`, 'agent:a1', { chain: 'solana', token: `T${i}`, amount: '1', valueUsd: '1.01' });
+    for (let i = 0; i < 450; i++)
+      await put(TRADING_RECORDS.positions, `p${String(i).padStart(3, '0')}`, 'agent:a1', {
+        chain: 'solana',
+        token: `T${i}`,
+        amount: '1',
+        valueUsd: '1.01',
+      });
     const summary = await reader.portfolio(agentA);
     expect(summary.positions).toHaveLength(450);
     expect(summary.valueUsd).toBe('454.50');
@@ -111,7 +172,10 @@ describe('StoreStatusReader', () => {
   it('refuses a malformed record loudly instead of a silently wrong total', async () => {
     const { reader, put } = await setup();
     await put(TRADING_RECORDS.positions, 'bad', 'agent:a1', { chain: 'solana', token: 'X', amount: 12 });
-    await expect(reader.portfolio(agentA)).rejects.toMatchObject({ code: 'INTERNAL_SERVICE_ERROR', message: expect.stringContaining('trading.positions/bad') });
+    await expect(reader.portfolio(agentA)).rejects.toMatchObject({
+      code: 'INTERNAL_SERVICE_ERROR',
+      message: expect.stringContaining('trading.positions/bad'),
+    });
   });
 });
 

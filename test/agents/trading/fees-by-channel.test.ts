@@ -10,7 +10,11 @@ const order = (fields: Partial<OrderContext>): OrderContext => ({ ...base, ...fi
 function ordersOf(orders: OrderContext[], pageSize = 2) {
   return {
     async find(query: IndexQuery, page: { limit: number; cursor?: string }) {
-      const matches = orders.filter((o) => `${o.subjectType}:${o.subjectId}|${o.status}|` >= String(query.gte) && `${o.subjectType}:${o.subjectId}|${o.status}|` <= String(query.lte));
+      const matches = orders.filter(
+        (o) =>
+          `${o.subjectType}:${o.subjectId}|${o.status}|` >= String(query.gte) &&
+          `${o.subjectType}:${o.subjectId}|${o.status}|` <= String(query.lte),
+      );
       const start = Number(page.cursor ?? 0);
       const items = matches.slice(start, start + Math.min(pageSize, page.limit)).map((context) => ({ context }) as never);
       return { items, ...(start + pageSize < matches.length ? { nextCursor: String(start + pageSize) } : {}) };

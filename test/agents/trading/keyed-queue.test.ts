@@ -7,17 +7,23 @@ describe('KeyedQueue', () => {
     const log: string[] = [];
     let running = 0;
     let most = 0;
-    const task = (name: string, fail = false) => async () => {
-      running++;
-      most = Math.max(most, running);
-      log.push(`start ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      log.push(`end ${name}`);
-      running--;
-      if (fail) throw new Error(name);
-      return name;
-    };
-    const a = [queue.run('a', task('a1')), queue.run('a', task('a2', true)).catch((e: Error) => `failed ${e.message}`), queue.run('a', task('a3'))];
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        log.push(`start ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        log.push(`end ${name}`);
+        running--;
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const a = [
+      queue.run('a', task('a1')),
+      queue.run('a', task('a2', true)).catch((e: Error) => `failed ${e.message}`),
+      queue.run('a', task('a3')),
+    ];
     const b = queue.run('b', task('b1'));
     expect(await Promise.all([...a, b])).toEqual(['a1', 'failed a2', 'a3', 'b1']);
     const onlyA = log.filter((line) => line.endsWith('a1') || line.endsWith('a2') || line.endsWith('a3'));

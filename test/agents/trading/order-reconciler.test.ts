@@ -50,7 +50,13 @@ describe('orders left in flight by a DCA tick', () => {
     dca = new DcaService({
       actors: { strategies: h.runtime.collection(dcaStrategyDefinition), orders: h.runtime.collection(orderDefinition) },
       store: h.store,
-      scheduler: { scheduleRepeating: async () => undefined, removeSchedule: async () => undefined, nextRun: async () => null, scheduleOnce: async () => undefined, cancel: async () => undefined },
+      scheduler: {
+        scheduleRepeating: async () => undefined,
+        removeSchedule: async () => undefined,
+        nextRun: async () => null,
+        scheduleOnce: async () => undefined,
+        cancel: async () => undefined,
+      },
       pipeline: h.pipeline,
       venue: h.venue,
       config: { get: async () => h.state.config },
@@ -58,18 +64,36 @@ describe('orders left in flight by a DCA tick', () => {
       clock: h.clock,
       newId: () => `s${++ids}`,
     });
-    reconciler = new OrderReconciler({ pipeline: h.pipeline, orders: h.runtime.collection(orderDefinition), strategies: dca, logger: pino({ level: 'silent' }) });
+    reconciler = new OrderReconciler({
+      pipeline: h.pipeline,
+      orders: h.runtime.collection(orderDefinition),
+      strategies: dca,
+      logger: pino({ level: 'silent' }),
+    });
   });
 
   const strategy = async (id: string) => (await h.runtime.get({ type: 'dca-strategy', id }))!;
   const order = async (id: string) => (await h.runtime.get({ type: 'order', id }))!.context as OrderContext;
   const tick = async (strategyId: string, dueAt = h.clock.now()) => {
-    await dca.onTick({ id: `dca:${strategyId}`, kind: 'repeat', address: { type: 'dca-strategy', id: strategyId }, event: { type: 'dca.tick' }, dueAt });
+    await dca.onTick({
+      id: `dca:${strategyId}`,
+      kind: 'repeat',
+      address: { type: 'dca-strategy', id: strategyId },
+      event: { type: 'dca.tick' },
+      dueAt,
+    });
     return dcaOrderId(strategyId, dueAt);
   };
 
   it('is neither a buy nor a failure until reconciliation settles it, then counts once as a buy', async () => {
-    const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes', maxBuys: 1 });
+    const created = await dca.create(SUBJECT, undefined, {
+      name: 'sol',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: '10',
+      interval: 'every 1 minutes',
+      maxBuys: 1,
+    });
     const dueAt = h.clock.now();
     const orderId = await tick(created.strategyId, dueAt);
     expect((await order(orderId)).status).toBe('submitted');
@@ -82,14 +106,26 @@ describe('orders left in flight by a DCA tick', () => {
     expect((await order(orderId)).status).toBe('filled');
     const after = await strategy(created.strategyId);
     expect(after.state).toBe('completed'); // maxBuys 1 reached by the late confirmation
-    expect(after.context as DcaStrategyContext).toMatchObject({ buys: 1, failures: 0, inFlight: [], spentBase: '10000000', lastOrderId: orderId });
+    expect(after.context as DcaStrategyContext).toMatchObject({
+      buys: 1,
+      failures: 0,
+      inFlight: [],
+      spentBase: '10000000',
+      lastOrderId: orderId,
+    });
     expect(BigInt((after.context as DcaStrategyContext).acquiredBase)).toBeGreaterThan(0n);
     await h.runtime.settled(); // events go out once durable
     expect(h.events.filter((event) => event.type === 'dca.executed')).toHaveLength(1);
   });
 
   it('counts a buy that reconciliation settled before the tick held it in flight', async () => {
-    const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes' });
+    const created = await dca.create(SUBJECT, undefined, {
+      name: 'sol',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: '10',
+      interval: 'every 1 minutes',
+    });
     // Another process's sweep settles the order between its broadcast and the tick's report,
     // so the strategy, not yet holding it in flight, ignores that report.
     const place = h.pipeline.place.bind(h.pipeline);
@@ -106,15 +142,35 @@ describe('orders left in flight by a DCA tick', () => {
   });
 
   it('counts a failure when the broadcast order fails, and nothing else when an order has no strategy', async () => {
-    const created = await dca.create(SUBJECT, undefined, { name: 'sol', inputToken: 'USDC', outputToken: 'SOL', amount: '10', interval: 'every 1 minutes' });
+    const created = await dca.create(SUBJECT, undefined, {
+      name: 'sol',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: '10',
+      interval: 'every 1 minutes',
+    });
     control.failNext = true;
     const orderId = await tick(created.strategyId);
     await reconciler.reconcile(await order(orderId));
     expect((await order(orderId)).status).toBe('failed');
-    expect((await strategy(created.strategyId)).context).toMatchObject({ buys: 0, failures: 1, failuresInRow: 1, inFlight: [], lastError: 'Transaction expired' });
+    expect((await strategy(created.strategyId)).context).toMatchObject({
+      buys: 0,
+      failures: 1,
+      failuresInRow: 1,
+      inFlight: [],
+      lastError: 'Transaction expired',
+    });
 
     control.failNext = false;
-    const plain = await h.pipeline.place({ subject: SUBJECT, channel: 'rest', chain: 'solana', side: 'buy', inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '1' } });
+    const plain = await h.pipeline.place({
+      subject: SUBJECT,
+      channel: 'rest',
+      chain: 'solana',
+      side: 'buy',
+      inputToken: 'USDC',
+      outputToken: 'SOL',
+      amount: { kind: 'whole', value: '1' },
+    });
     await reconciler.reconcile(await order(plain.order_id));
     expect((await order(plain.order_id)).status).toBe('filled');
     expect((await strategy(created.strategyId)).context).toMatchObject({ buys: 0, failures: 1 });

@@ -8,7 +8,10 @@ describe('safety path', () => {
   let h: TradingHarness;
   const buy = buyRequest;
   const refusal = async (request: TradeRequest) => {
-    const error = await h.safety.check(request).then(() => undefined, (e: unknown) => e);
+    const error = await h.safety.check(request).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (!isAppError(error)) throw new Error(`expected a refusal, got ${String(error)}`);
     await h.runtime.settled(); // events go out once durable
     const blocked = h.events.filter((e) => e.type === 'risk.blocked').at(-1);
@@ -23,7 +26,21 @@ describe('safety path', () => {
 
   it('passes every check in order and keeps their names', async () => {
     const checked = await h.safety.check(buy());
-    expect(checked.checks).toEqual(['credential_scope', 'trading_enabled', 'kill_switch', 'wallet', 'token', 'blacklist', 'input_mint', 'amount', 'risk_policy', 'spending_cap', 'balance', 'quote_slippage', 'circuit_breaker']);
+    expect(checked.checks).toEqual([
+      'credential_scope',
+      'trading_enabled',
+      'kill_switch',
+      'wallet',
+      'token',
+      'blacklist',
+      'input_mint',
+      'amount',
+      'risk_policy',
+      'spending_cap',
+      'balance',
+      'quote_slippage',
+      'circuit_breaker',
+    ]);
     expect(checked).toMatchObject({ amountIn: 1_000_000_000n, slippageBps: 100, input: { address: SOL }, output: { address: BONK } });
     await h.runtime.settled();
     expect(h.events.some((e) => e.type === 'risk.blocked')).toBe(false);
@@ -31,7 +48,13 @@ describe('safety path', () => {
 
   it('trading disabled or agent paused: soft error `Trading bu bot icin kapali.`', async () => {
     h.state.status = { ...h.state.status, tradingEnabled: false };
-    expect(await refusal(buy())).toEqual({ status: 200, message: 'Trading bu bot icin kapali.', code: 'TRADING_DISABLED', envelope: 'canonical', check: 'trading_enabled' });
+    expect(await refusal(buy())).toEqual({
+      status: 200,
+      message: 'Trading bu bot icin kapali.',
+      code: 'TRADING_DISABLED',
+      envelope: 'canonical',
+      check: 'trading_enabled',
+    });
     h.state.status = { ...h.state.status, tradingEnabled: true, status: 'paused' };
     expect((await refusal(buy())).code).toBe('TRADING_DISABLED');
   });
@@ -39,7 +62,11 @@ describe('safety path', () => {
   it('kill switch: 503 naming the chain, before anything else about the trade', async () => {
     h.state.killed.add('solana');
     h.state.hasWallet = false; // a later check would also refuse: the earlier one answers
-    expect(await refusal(buy())).toMatchObject({ status: 503, message: 'Trading kill switch is active for chain: solana', check: 'kill_switch' });
+    expect(await refusal(buy())).toMatchObject({
+      status: 503,
+      message: 'Trading kill switch is active for chain: solana',
+      check: 'kill_switch',
+    });
   });
 
   it('wallet absent: 400 `Custodial wallet required for this operation`', async () => {
@@ -48,13 +75,21 @@ describe('safety path', () => {
   });
 
   it('token unknown: 404 `Token not found: <mint>`; blacklisted: 400', async () => {
-    expect(await refusal(buy({ outputToken: 'NOTATOKEN' }))).toMatchObject({ status: 404, message: 'Token not found: NOTATOKEN', check: 'token' });
+    expect(await refusal(buy({ outputToken: 'NOTATOKEN' }))).toMatchObject({
+      status: 404,
+      message: 'Token not found: NOTATOKEN',
+      check: 'token',
+    });
     h.state.config = { ...h.state.config, blacklist: [{ chain: 'solana', address: BONK, addedAt: '' }] };
     expect(await refusal(buy())).toMatchObject({ status: 400, code: 'TOKEN_BLACKLISTED', check: 'blacklist' });
   });
 
   it('Solana input must be native SOL or USDC (P3 constraint)', async () => {
-    expect(await refusal(buy({ inputToken: 'BONK', outputToken: 'SOL' }))).toMatchObject({ status: 400, message: 'inputMint must be native SOL or USDC (P3 constraint)', check: 'input_mint' });
+    expect(await refusal(buy({ inputToken: 'BONK', outputToken: 'SOL' }))).toMatchObject({
+      status: 400,
+      message: 'inputMint must be native SOL or USDC (P3 constraint)',
+      check: 'input_mint',
+    });
     await expect(h.safety.check(buy({ inputToken: 'USDC', amount: { kind: 'whole', value: '10' } }))).resolves.toBeDefined();
   });
 
@@ -78,7 +113,9 @@ describe('safety path', () => {
   });
 
   it('quote: price impact beyond the tolerance is `Slippage tolerance exceeded`', async () => {
-    expect(await refusal(buy({ inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '4000000' }, slippageBps: 100 }))).toMatchObject({
+    expect(
+      await refusal(buy({ inputToken: 'USDC', outputToken: 'SOL', amount: { kind: 'whole', value: '4000000' }, slippageBps: 100 })),
+    ).toMatchObject({
       status: 400,
       message: 'Slippage tolerance exceeded',
       check: 'quote_slippage',
@@ -86,20 +123,34 @@ describe('safety path', () => {
   });
 
   it('balance: 400 `Insufficient balance for requested swap amount`; "all" of nothing too', async () => {
-    expect(await refusal(buy({ amount: { kind: 'whole', value: '11' } }))).toMatchObject({ status: 400, message: 'Insufficient balance for requested swap amount', check: 'balance' });
+    expect(await refusal(buy({ amount: { kind: 'whole', value: '11' } }))).toMatchObject({
+      status: 400,
+      message: 'Insufficient balance for requested swap amount',
+      check: 'balance',
+    });
     h = await tradingHarness(); // nothing funded
-    expect(await refusal(buy({ amount: { kind: 'all' } }))).toMatchObject({ status: 400, message: 'Insufficient balance for requested swap amount', check: 'amount' });
+    expect(await refusal(buy({ amount: { kind: 'all' } }))).toMatchObject({
+      status: 400,
+      message: 'Insufficient balance for requested swap amount',
+      check: 'amount',
+    });
   });
 
   it('circuit breaker open: 503 `Circuit breaker open for provider: paper`', async () => {
     h.state.breaker = 'open';
-    expect(await refusal(buy())).toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper', check: 'circuit_breaker' });
+    expect(await refusal(buy())).toMatchObject({
+      status: 503,
+      message: 'Circuit breaker open for provider: paper',
+      check: 'circuit_breaker',
+    });
   });
 
   it('an absurd dollar or output amount is a 400, never a crash', async () => {
     const error = await h.safety.check(buy({ amount: { kind: 'usd', value: '1000000000000000000000000000' } })).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount is too large'] });
-    const output = await h.safety.check(buy({ amount: { kind: 'output', value: '100000000000000000000000000000000' } })).catch((e: unknown) => e);
+    const output = await h.safety
+      .check(buy({ amount: { kind: 'output', value: '100000000000000000000000000000000' } }))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(output).toMatchObject({ status: 400 });
   });
@@ -123,6 +174,10 @@ describe('safety path', () => {
     const error = await h.safety.check(buy({ amount: { kind: 'percent', value: '0.000000001' } })).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount must be greater than 0'] });
     h = await tradingHarness(); // nothing held: that is the balance
-    expect(await refusal(buy({ amount: { kind: 'percent', value: '50' } }))).toMatchObject({ status: 400, message: 'Insufficient balance for requested swap amount', check: 'amount' });
+    expect(await refusal(buy({ amount: { kind: 'percent', value: '50' } }))).toMatchObject({
+      status: 400,
+      message: 'Insufficient balance for requested swap amount',
+      check: 'amount',
+    });
   });
 });

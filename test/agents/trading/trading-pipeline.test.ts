@@ -75,9 +75,15 @@ describe('trading pipeline', () => {
     expect(types.indexOf('order.created')).toBeLessThan(types.lastIndexOf('order.updated'));
   });
 
-
   it('books a buy at what was paid: fee and price impact are cost of the bought token, the token spent realizes nothing', async () => {
-    await h.positions.bookDeposit(SUBJECT, 'faucet:usdc', { chain: 'solana', token: USDC, symbol: 'USDC', decimals: 6, amount: 1_000_000_000n, priceUsd: 1 });
+    await h.positions.bookDeposit(SUBJECT, 'faucet:usdc', {
+      chain: 'solana',
+      token: USDC,
+      symbol: 'USDC',
+      decimals: 6,
+      amount: 1_000_000_000n,
+      priceUsd: 1,
+    });
     const order = await h.pipeline.place(request({ inputToken: 'USDC', outputToken: 'BONK', amount: { kind: 'whole', value: '100' } }));
     expect(order.status).toBe('filled');
     const positions = await h.positions.list(SUBJECT);
@@ -91,28 +97,45 @@ describe('trading pipeline', () => {
     expect(bonkValue).toBeLessThan(bonk.costBasisUsd);
   });
 
-  it.each(['sell', 'swap'] as const)('books a %s into a stablecoin at what was received: its fee and price impact are realized with the sale, not left on the proceeds', async (side) => {
-    const sol = (await h.venue.priceUsd('solana', SOL))!;
-    await h.positions.bookDeposit(SUBJECT, 'faucet:sol', { chain: 'solana', token: SOL, symbol: 'SOL', decimals: 9, amount: 10_000_000_000n, priceUsd: sol });
-    const order = await h.pipeline.place(request({ side, inputToken: 'SOL', outputToken: 'USDC', amount: { kind: 'whole', value: '1' } }));
-    expect(order.status).toBe('filled');
-    const positions = await h.positions.list(SUBJECT);
-    const soldFor = Number(positions.find((p) => p.token === USDC)!.amount);
-    expect(positions.find((p) => p.token === USDC)!.costBasisUsd).toBeCloseTo(soldFor, 6); // proceeds at their value: no loss parked on USDC
-    expect(positions.find((p) => p.token === SOL)!.realizedPnlUsd).toBeCloseTo(soldFor - sol, 6); // fee and impact realized: below zero
-    expect(soldFor).toBeLessThan(sol);
-  });
+  it.each(['sell', 'swap'] as const)(
+    'books a %s into a stablecoin at what was received: its fee and price impact are realized with the sale, not left on the proceeds',
+    async (side) => {
+      const sol = (await h.venue.priceUsd('solana', SOL))!;
+      await h.positions.bookDeposit(SUBJECT, 'faucet:sol', {
+        chain: 'solana',
+        token: SOL,
+        symbol: 'SOL',
+        decimals: 9,
+        amount: 10_000_000_000n,
+        priceUsd: sol,
+      });
+      const order = await h.pipeline.place(
+        request({ side, inputToken: 'SOL', outputToken: 'USDC', amount: { kind: 'whole', value: '1' } }),
+      );
+      expect(order.status).toBe('filled');
+      const positions = await h.positions.list(SUBJECT);
+      const soldFor = Number(positions.find((p) => p.token === USDC)!.amount);
+      expect(positions.find((p) => p.token === USDC)!.costBasisUsd).toBeCloseTo(soldFor, 6); // proceeds at their value: no loss parked on USDC
+      expect(positions.find((p) => p.token === SOL)!.realizedPnlUsd).toBeCloseTo(soldFor - sol, 6); // fee and impact realized: below zero
+      expect(soldFor).toBeLessThan(sol);
+    },
+  );
   it('holds an order above the approval size, schedules its expiry, and approves it', async () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, approvalAboveUsd: 50 } };
     const pending = await h.pipeline.place(request());
     expect(pending.status).toBe('pending_approval');
-    expect(h.jobs).toEqual([expect.objectContaining({ jobId: `order-expire:${pending.order_id}`, runAt: Date.parse(pending.approvalExpiresAt!) })]);
+    expect(h.jobs).toEqual([
+      expect.objectContaining({ jobId: `order-expire:${pending.order_id}`, runAt: Date.parse(pending.approvalExpiresAt!) }),
+    ]);
     expect(calls.size).toBe(0);
     const approved = await h.pipeline.approve(SUBJECT, pending.order_id);
     expect(approved.status).toBe('filled');
     expect(h.cancelled).toEqual([`order-expire:${pending.order_id}`]);
     await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ status: 409 });
-    await expect(h.pipeline.approve({ type: 'agent', id: 'someone-else' }, pending.order_id)).rejects.toMatchObject({ status: 404, message: 'Order not found' });
+    await expect(h.pipeline.approve({ type: 'agent', id: 'someone-else' }, pending.order_id)).rejects.toMatchObject({
+      status: 404,
+      message: 'Order not found',
+    });
   });
 
   it('an approval re-checks the balance: spent meanwhile, the order fails and nothing is sent', async () => {
@@ -120,7 +143,9 @@ describe('trading pipeline', () => {
     const pending = await h.pipeline.place(request({ amount: { kind: 'whole', value: '6' } }));
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: true } };
     await h.pipeline.place(request({ amount: { kind: 'whole', value: '6' } }));
-    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ message: 'Insufficient balance for requested swap amount' });
+    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({
+      message: 'Insufficient balance for requested swap amount',
+    });
     expect(((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status).toBe('failed');
     expect(calls.get(pending.order_id)).toBeUndefined();
   });
@@ -128,7 +153,10 @@ describe('trading pipeline', () => {
   it('two approvals of one order at once: one sends it, the other is refused; the venue sees it once', async () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
     const pending = await h.pipeline.place(request());
-    const outcomes = await Promise.allSettled([h.pipeline.approve(SUBJECT, pending.order_id), h.pipeline.approve(SUBJECT, pending.order_id)]);
+    const outcomes = await Promise.allSettled([
+      h.pipeline.approve(SUBJECT, pending.order_id),
+      h.pipeline.approve(SUBJECT, pending.order_id),
+    ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'ORDER_NOT_APPROVABLE' } });
     expect(calls.get(pending.order_id)).toBe(1);
@@ -141,12 +169,24 @@ describe('trading pipeline', () => {
       const pending = await h.pipeline.place(request());
       // Alternate who starts first, so both orders of arrival are tried.
       const racers = [() => h.pipeline.approve(SUBJECT, pending.order_id), () => h.pipeline.cancel(SUBJECT, pending.order_id)];
-      const [approved, cancelled] = i % 2 ? await Promise.allSettled(racers.map((run) => run())) : (await Promise.allSettled([...racers].reverse().map((run) => run()))).reverse();
+      const [approved, cancelled] =
+        i % 2
+          ? await Promise.allSettled(racers.map((run) => run()))
+          : (await Promise.allSettled([...racers].reverse().map((run) => run()))).reverse();
       const status = ((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status;
       if (approved!.status === 'fulfilled') {
-        expect([cancelled, status, calls.get(pending.order_id)]).toEqual([expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }), 'filled', 1]);
+        expect([cancelled, status, calls.get(pending.order_id)]).toEqual([
+          expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }),
+          'filled',
+          1,
+        ]);
       } else {
-        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([409, 'fulfilled', 'cancelled', undefined]);
+        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([
+          409,
+          'fulfilled',
+          'cancelled',
+          undefined,
+        ]);
         expect(h.cancelled).toContain(`order-expire:${pending.order_id}`);
       }
       outcomes.push(status);
@@ -164,13 +204,19 @@ describe('trading pipeline', () => {
         const result = await send(address, event);
         // The cancel runs to its end before the approval goes on from that step.
         if (event.type === step && !cancel) {
-          cancel = h.pipeline.cancel(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+          cancel = h.pipeline.cancel(SUBJECT, pending.order_id).then(
+            (view) => view,
+            (error: unknown) => error,
+          );
           await cancel;
         }
         return result;
       };
       try {
-        const approval = await h.pipeline.approve(SUBJECT, pending.order_id).then((view) => view, (error: unknown) => error);
+        const approval = await h.pipeline.approve(SUBJECT, pending.order_id).then(
+          (view) => view,
+          (error: unknown) => error,
+        );
         return { orderId: pending.order_id, approval, cancel: await cancel };
       } finally {
         h.runtime.send = send;
@@ -181,7 +227,11 @@ describe('trading pipeline', () => {
     expect(early.approval).toMatchObject({ status: 409, message: `Order ${early.orderId} is not pending approval (status: cancelled)` });
     expect(calls.get(early.orderId)).toBeUndefined();
     const late = await cancelAfter('order.submit');
-    expect(late.cancel).toMatchObject({ status: 409, code: 'ORDER_NOT_CANCELLABLE', message: `Order ${late.orderId} cannot be cancelled (status: submitting)` });
+    expect(late.cancel).toMatchObject({
+      status: 409,
+      code: 'ORDER_NOT_CANCELLABLE',
+      message: `Order ${late.orderId} cannot be cancelled (status: submitting)`,
+    });
     expect(late.approval).toMatchObject({ status: 'filled' });
     expect(calls.get(late.orderId)).toBe(1);
   });
@@ -209,7 +259,7 @@ describe('trading pipeline', () => {
     expect(h.state.spend.reserved).toBeCloseTo(Number(order.valueUsd), 1);
   });
 
-  it("concurrent swaps of one account queue for its shared records instead of racing for them: none retries, none gives up", async () => {
+  it('concurrent swaps of one account queue for its shared records instead of racing for them: none retries, none gives up', async () => {
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
     const commit = h.store.commit.bind(h.store);
     let conflicts = 0;
@@ -221,7 +271,9 @@ describe('trading pipeline', () => {
         throw error;
       }
     };
-    const orders = await Promise.all(Array.from({ length: 40 }, () => h.pipeline.place(request({ amount: { kind: 'whole', value: '0.1' } }))));
+    const orders = await Promise.all(
+      Array.from({ length: 40 }, () => h.pipeline.place(request({ amount: { kind: 'whole', value: '0.1' } }))),
+    );
     expect(orders.every((order) => order.status === 'filled')).toBe(true);
     expect(conflicts).toBe(0);
   });
@@ -271,7 +323,11 @@ describe('trading pipeline', () => {
   it('daily volume counts an order on the UTC day it is sent: held orders approved after midnight count on the new day', async () => {
     const sol = await h.venue.priceUsd('solana', SOL);
     const profile = (autoApprove: boolean) => ({ ...h.state.config.defaultOrderProfile, autoApprove });
-    h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 }, defaultOrderProfile: profile(false) };
+    h.state.config = {
+      ...h.state.config,
+      riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: sol! * 2.5 },
+      defaultOrderProfile: profile(false),
+    };
     const midnight = Math.ceil(h.clock.now() / 86_400_000) * 86_400_000;
     h.clock.jumpTo(midnight - 60_000);
     const held = [await h.pipeline.place(request()), await h.pipeline.place(request())];
@@ -279,7 +335,8 @@ describe('trading pipeline', () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: profile(true) };
     await h.pipeline.place(request());
     await h.pipeline.place(request());
-    for (const order of held) await expect(h.pipeline.approve(SUBJECT, order.order_id)).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
+    for (const order of held)
+      await expect(h.pipeline.approve(SUBJECT, order.order_id)).rejects.toMatchObject({ code: 'RISK_LIMIT_EXCEEDED' });
     expect(calls.size).toBe(2);
   });
 
@@ -287,7 +344,9 @@ describe('trading pipeline', () => {
     const first = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
     const second = await h.pipeline.place(request(), { orderId: 'ord_fixed' });
     expect(second).toEqual(first);
-    const racing = await Promise.all(Array.from({ length: 10 }, () => h.pipeline.place(request(), { orderId: 'ord_race' }).catch((e: unknown) => e)));
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, () => h.pipeline.place(request(), { orderId: 'ord_race' }).catch((e: unknown) => e)),
+    );
     expect(new Set(racing.filter((r) => !isAppError(r)).map((r) => (r as { order_id: string }).order_id))).toEqual(new Set(['ord_race']));
     expect(calls.get('ord_fixed')).toBe(1);
     expect(calls.get('ord_race')).toBe(1);
@@ -307,18 +366,36 @@ describe('trading pipeline', () => {
     const before = await h.paper.balances('solana', h.wallet.address);
     h.clock.jumpTo(h.clock.now() + SEND_WINDOW_MS + 1);
     const refused = await h.pipeline.reconcile(order).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ status: 422, message: `Order failed: ${STALE_ORDER_MESSAGE}`, details: { order_id: 'ord_stale', status: 'failed' } });
+    expect(refused).toMatchObject({
+      status: 422,
+      message: `Order failed: ${STALE_ORDER_MESSAGE}`,
+      details: { order_id: 'ord_stale', status: 'failed' },
+    });
     expect(calls.get('ord_stale')).toBeUndefined();
-    expect((await h.runtime.get({ type: 'order', id: 'ord_stale' }))?.context).toMatchObject({ status: 'failed', reason: STALE_ORDER_MESSAGE });
+    expect((await h.runtime.get({ type: 'order', id: 'ord_stale' }))?.context).toMatchObject({
+      status: 'failed',
+      reason: STALE_ORDER_MESSAGE,
+    });
     expect(await h.paper.balances('solana', h.wallet.address)).toEqual(before);
     // A retry of the same id answers with the same failure; still nothing is sent.
-    await expect(h.pipeline.place(request(), { orderId: 'ord_stale' })).rejects.toMatchObject({ message: `Order failed: ${STALE_ORDER_MESSAGE}` });
+    await expect(h.pipeline.place(request(), { orderId: 'ord_stale' })).rejects.toMatchObject({
+      message: `Order failed: ${STALE_ORDER_MESSAGE}`,
+    });
     expect(calls.get('ord_stale')).toBeUndefined();
   });
 
   it('reconciles an order the venue already filled without sending it again', async () => {
     const order = await createSubmitting(h, 'ord_filled_at_venue');
-    await h.paper.execute({ clientOrderId: order.orderId, chain: 'solana', signer: await fakeSigner(h), inputMint: SOL, outputMint: BONK, amountIn: order.amountIn, minOut: order.minOut, slippageBps: 100 });
+    await h.paper.execute({
+      clientOrderId: order.orderId,
+      chain: 'solana',
+      signer: await fakeSigner(h),
+      inputMint: SOL,
+      outputMint: BONK,
+      amountIn: order.amountIn,
+      minOut: order.minOut,
+      slippageBps: 100,
+    });
     const settled = await h.pipeline.reconcile(order);
     expect(settled).toMatchObject({ status: 'filled' });
     expect(calls.get('ord_filled_at_venue')).toBeUndefined();
@@ -330,7 +407,8 @@ describe('trading pipeline', () => {
       venue: (paper) =>
         new Proxy(paper, {
           get(target, property, receiver) {
-            if (property === 'execute' || property === 'lookup') return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (down)'));
+            if (property === 'execute' || property === 'lookup')
+              return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (down)'));
             const value = Reflect.get(target, property, receiver);
             return typeof value === 'function' ? value.bind(target) : value;
           },
@@ -339,13 +417,22 @@ describe('trading pipeline', () => {
     await broken.fund(SOL, '10000000000');
     await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503 });
     expect(broken.venue.breakerState()).toBe('open');
-    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
+    await expect(broken.pipeline.place(request())).rejects.toMatchObject({
+      status: 503,
+      message: 'Circuit breaker open for provider: paper',
+    });
   });
 
   it('a retry after an open breaker refused the send places a new attempt under the same key; later retries find it', async () => {
     const flaky = await breakerOpenOnce();
-    await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({ status: 503, message: 'Circuit breaker open for provider: paper' });
-    expect(((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext)).toMatchObject({ status: 'failed', retryable: true });
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({
+      status: 503,
+      message: 'Circuit breaker open for provider: paper',
+    });
+    expect((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext).toMatchObject({
+      status: 'failed',
+      retryable: true,
+    });
     expect(flaky.state.spend.released).toBe(flaky.state.spend.reserved); // nothing moved: the cap is given back
     const retried = await flaky.pipeline.place(request(), { orderId: 'ord_key' });
     // The next attempt's id has the format of every order id.
@@ -370,21 +457,47 @@ describe('trading pipeline', () => {
       venue: (paper) =>
         new Proxy(paper, {
           get(target, property, receiver) {
-            if (property === 'quote') return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (timeout)'));
+            if (property === 'quote')
+              return async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: paper (timeout)'));
             const value = Reflect.get(target, property, receiver);
             return typeof value === 'function' ? value.bind(target) : value;
           },
         }),
     });
     await down.fund(SOL, '10000000000');
-    const command = new TradingCommand({ pipeline: down.pipeline, queries: down.queries, positions: down.positions, status: { ...down.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => down.state.config }, price: async () => 1, dca: { execute: async () => Promise.reject(new Error('unused')) } });
+    const command = new TradingCommand({
+      pipeline: down.pipeline,
+      queries: down.queries,
+      positions: down.positions,
+      status: { ...down.status, portfolio: async () => Promise.reject(new Error('unused')) },
+      config: { get: async () => down.state.config },
+      price: async () => 1,
+      dca: { execute: async () => Promise.reject(new Error('unused')) },
+    });
     const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'TRADING_UNAVAILABLE', status: 200, envelope: 'canonical', message: 'Trading servisi su anda kullanilamiyor.' });
-    expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({ success: true, intent: 'unknown', reply: expect.stringContaining('did not understand') });
+    expect(error).toMatchObject({
+      code: 'TRADING_UNAVAILABLE',
+      status: 200,
+      envelope: 'canonical',
+      message: 'Trading servisi su anda kullanilamiyor.',
+    });
+    expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({
+      success: true,
+      intent: 'unknown',
+      reply: expect.stringContaining('did not understand'),
+    });
   });
 
   it('a percentage command sells exactly that share of the balance, and the reply says how much was sold and received', async () => {
-    const command = new TradingCommand({ pipeline: h.pipeline, queries: h.queries, positions: h.positions, status: { ...h.status, portfolio: async () => Promise.reject(new Error('unused')) }, config: { get: async () => h.state.config }, price: async () => 1, dca: { execute: async () => Promise.reject(new Error('unused')) } });
+    const command = new TradingCommand({
+      pipeline: h.pipeline,
+      queries: h.queries,
+      positions: h.positions,
+      status: { ...h.status, portfolio: async () => Promise.reject(new Error('unused')) },
+      config: { get: async () => h.state.config },
+      price: async () => 1,
+      dca: { execute: async () => Promise.reject(new Error('unused')) },
+    });
     // 10 SOL held: each share is taken of the balance at that time, to the lamport.
     const cases: Array<[string, string, string]> = [
       ['sell 0.125% of SOL for USDC', '12500000', '0.0125'], // 0.125% of 10 SOL, not 0.13%
@@ -401,7 +514,12 @@ describe('trading pipeline', () => {
 });
 
 async function fakeSigner(h: TradingHarness) {
-  return { walletId: h.wallet.walletId, chain: 'solana' as const, address: h.wallet.address, withSecretKey: <T>(use: (k: Uint8Array) => Promise<T>) => use(new Uint8Array(64)) };
+  return {
+    walletId: h.wallet.walletId,
+    chain: 'solana' as const,
+    address: h.wallet.address,
+    withSecretKey: <T>(use: (k: Uint8Array) => Promise<T>) => use(new Uint8Array(64)),
+  };
 }
 
 /** An order persisted in `submitting` whose venue call never happened (the process died first). */

@@ -63,7 +63,14 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const { wallets, clock } = await setup();
     expect(await wallets.custodialState(alice, 'solana')).toBeNull();
     const first = await wallets.ensureCustodial(alice, 'solana');
-    expect(first).toMatchObject({ chain: 'solana', custodial: true, kind: 'custodial', status: 'active', isDefault: true, createdAt: '2026-03-01T12:00:00.000Z' });
+    expect(first).toMatchObject({
+      chain: 'solana',
+      custodial: true,
+      kind: 'custodial',
+      status: 'active',
+      isDefault: true,
+      createdAt: '2026-03-01T12:00:00.000Z',
+    });
     expect(bs58.decode(first.address)).toHaveLength(32);
     await clock.advance(1000);
     expect(await wallets.ensureCustodial(alice, 'solana')).toEqual(first);
@@ -87,10 +94,20 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     await publisher.drained(); // events go out once durable, after the call returned
     expect(Object.keys(wallet).sort()).toEqual(['address', 'chain', 'createdAt', 'custodial', 'isDefault', 'kind', 'status', 'walletId']);
     const [doc] = await walletDocs();
-    expect(doc!.data).toMatchObject({ walletId: wallet.walletId, chain: 'solana', address: wallet.address, custodial: true, subject: 'agent:a1', sealedKey: expect.stringMatching(/^v1\./) });
+    expect(doc!.data).toMatchObject({
+      walletId: wallet.walletId,
+      chain: 'solana',
+      address: wallet.address,
+      custodial: true,
+      subject: 'agent:a1',
+      sealedKey: expect.stringMatching(/^v1\./),
+    });
     expect(doc!.indexes).toEqual({ subject: 'agent:a1' });
     expect(events.map((event) => [event.type, event.data])).toEqual([
-      ['wallet.updated', { walletId: wallet.walletId, chain: 'solana', address: wallet.address, kind: 'custodial', status: 'active', isDefault: true }],
+      [
+        'wallet.updated',
+        { walletId: wallet.walletId, chain: 'solana', address: wallet.address, kind: 'custodial', status: 'active', isDefault: true },
+      ],
     ]);
   });
 
@@ -191,7 +208,11 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
   it('signingWallet: a named wallet, else the default when it signs, else a custodial one, else none', async () => {
     const { wallets } = await setup();
     expect(await wallets.signingWallet(alice, 'evm')).toBeNull();
-    await expect(wallets.requireSigningWallet(alice, 'evm')).rejects.toMatchObject({ status: 400, code: 'WALLET_REQUIRED', message: 'Custodial wallet required for this operation' });
+    await expect(wallets.requireSigningWallet(alice, 'evm')).rejects.toMatchObject({
+      status: 400,
+      code: 'WALLET_REQUIRED',
+      message: 'Custodial wallet required for this operation',
+    });
     const external = await wallets.addExternal(alice, { address: EXTERNAL });
     expect(await wallets.signingWallet(alice, 'evm')).toBeNull();
     const delegate = await wallets.createDelegate(alice, 'evm', { spendingCapUsd: 10 });
@@ -254,7 +275,10 @@ describe('WalletService: one record under contention, two LMDB handles on one di
     const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'wallets-contention-'));
     dirs.push(dir);
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     opened.push(...handles);
     for (const store of handles) await store.init([...TRADING_RECORD_COLLECTIONS, ...WALLET_COLLECTIONS]);
     const bus = new InProcessEventBus({ clock });
@@ -277,7 +301,9 @@ describe('WalletService: one record under contention, two LMDB handles on one di
 
     // Created at version 1, then exactly one write per spend: none lost, none doubled.
     expect(await handles[1]!.get(TRADING_RECORDS.wallets, delegate.walletId)).toMatchObject({ version: 31, data: { spentUsd: 30 } });
-    const spends = events.filter((event) => event.data.walletId === delegate.walletId && event.data.spentUsd !== undefined).map((event) => event.data.spentUsd as number);
+    const spends = events
+      .filter((event) => event.data.walletId === delegate.walletId && event.data.spentUsd !== undefined)
+      .map((event) => event.data.spentUsd as number);
     // Each spend announced its own total (default changes announce the delegate too, with what they read).
     expect([...new Set(spends)].filter((usd) => usd > 0).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect((await b.list(alice, 'evm')).filter((w) => w.isDefault)).toHaveLength(1);

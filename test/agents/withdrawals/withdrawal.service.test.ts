@@ -82,18 +82,35 @@ async function harness() {
   const state = { killed: new Set<Chain>(), stepUps: new Set<string>() };
   const settings = new WithdrawalSettingsStore({ store, clock });
   const withdrawals = runtime.collection(withdrawalDefinition);
-  const wallet = { walletId: 'wal_s', chain: 'solana' as const, address: owner.publicKey.toBase58(), custodial: true, kind: 'custodial' as const, isDefault: true, status: 'active' as const, createdAt: '' };
+  const wallet = {
+    walletId: 'wal_s',
+    chain: 'solana' as const,
+    address: owner.publicKey.toBase58(),
+    custodial: true,
+    kind: 'custodial' as const,
+    isDefault: true,
+    status: 'active' as const,
+    createdAt: '',
+  };
   const service = new WithdrawalService({
     withdrawals,
     chainOf: (name) => (name === 'solana' ? seen : undefined),
     wallets: {
       custodialState: async () => wallet,
-      signer: async () => ({ walletId: wallet.walletId, chain: 'solana', address: wallet.address, withSecretKey: (use) => use(owner.secretKey) }),
+      signer: async () => ({
+        walletId: wallet.walletId,
+        chain: 'solana',
+        address: wallet.address,
+        withSecretKey: (use) => use(owner.secretKey),
+      }),
     },
     tokens: {
       find: async (_chain, ref) => [SOL, USDX].find((t) => t.symbol === ref || t.address === ref) ?? null,
       priceUsd: async (_chain, address) => (address === NATIVE_SOL_MINT ? 100 : 1),
-      balances: async (_chain, address) => ({ [NATIVE_SOL_MINT]: await chain.nativeBalance(address), ...(await chain.tokenBalances(address)) }),
+      balances: async (_chain, address) => ({
+        [NATIVE_SOL_MINT]: await chain.nativeBalance(address),
+        ...(await chain.tokenBalances(address)),
+      }),
     },
     chains: ['solana'],
     killSwitch: { isActive: async (c) => state.killed.has(c) },
@@ -110,14 +127,39 @@ async function harness() {
     confirmation: { attempts: 2, intervalMs: 1 },
   });
   const reconciler = new WithdrawalReconciler({ service, withdrawals, clock, logger });
-  const trade = (overrides: Partial<WithdrawCaller> = {}): WithdrawCaller => ({ scope: 'trade', userId: 'usr_1', idempotencyKey: randomUUID(), ...overrides });
-  return { clock, store, process, rpc, chain, owner, mint, USDX, events, state, settings, withdrawals, service, reconciler, runtime, trade };
+  const trade = (overrides: Partial<WithdrawCaller> = {}): WithdrawCaller => ({
+    scope: 'trade',
+    userId: 'usr_1',
+    idempotencyKey: randomUUID(),
+    ...overrides,
+  });
+  return {
+    clock,
+    store,
+    process,
+    rpc,
+    chain,
+    owner,
+    mint,
+    USDX,
+    events,
+    state,
+    settings,
+    withdrawals,
+    service,
+    reconciler,
+    runtime,
+    trade,
+  };
 }
 
 type Harness = Awaited<ReturnType<typeof harness>>;
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -132,15 +174,29 @@ describe('WithdrawalService on LiteSVM', () => {
     await h.settings.put(SUBJECT, { enabled: true, allowlist: [], requireStepUp: false });
     const to = Keypair.generate().publicKey.toBase58();
     const view = await h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: String(LAMPORTS_PER_SOL / 2), to }, h.trade());
-    expect(view).toMatchObject({ chain: 'solana', to, token: NATIVE_SOL_MINT, amount: String(LAMPORTS_PER_SOL / 2), status: 'confirmed', txHash: h.rpc.landed[0] });
+    expect(view).toMatchObject({
+      chain: 'solana',
+      to,
+      token: NATIVE_SOL_MINT,
+      amount: String(LAMPORTS_PER_SOL / 2),
+      status: 'confirmed',
+      txHash: h.rpc.landed[0],
+    });
     expect(await h.chain.nativeBalance(to)).toBe(String(LAMPORTS_PER_SOL / 2));
     expect(await h.chain.nativeBalance(h.owner.publicKey.toBase58())).toBe(String(1.5 * LAMPORTS_PER_SOL - 5_000));
     await h.runtime.settled();
-    const types = h.events.filter((e) => e.type.startsWith('withdrawal.')).map((e) => `${e.type}:${(e.data.withdrawal as { status: string }).status}`);
-    expect(types).toEqual(['withdrawal.created:requested', 'withdrawal.updated:signed', 'withdrawal.updated:broadcast', 'withdrawal.updated:confirmed']);
+    const types = h.events
+      .filter((e) => e.type.startsWith('withdrawal.'))
+      .map((e) => `${e.type}:${(e.data.withdrawal as { status: string }).status}`);
+    expect(types).toEqual([
+      'withdrawal.created:requested',
+      'withdrawal.updated:signed',
+      'withdrawal.updated:broadcast',
+      'withdrawal.updated:confirmed',
+    ]);
   });
 
-  it('lists the custodial wallet\'s balances with their USD value', async () => {
+  it("lists the custodial wallet's balances with their USD value", async () => {
     expect(await h.service.balances(SUBJECT)).toEqual([
       {
         chain: 'solana',
@@ -165,28 +221,48 @@ describe('WithdrawalService on LiteSVM', () => {
     expect(await h.chain.tokenBalance(h.owner.publicKey.toBase58(), h.mint.toBase58())).toBe('97500000');
   });
 
-  it('refuses in the issue\'s order, each check with its own words', async () => {
+  it("refuses in the issue's order, each check with its own words", async () => {
     const to = Keypair.generate().publicKey.toBase58();
-    const ask = (over: Record<string, string> = {}, caller = h.trade()) => refusal(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '1000', to, ...over }, caller));
+    const ask = (over: Record<string, string> = {}, caller = h.trade()) =>
+      refusal(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '1000', to, ...over }, caller));
     await h.settings.put(SUBJECT, { enabled: false, allowlist: [], requireStepUp: true });
     expect((await ask()).message).toBe('Scope insufficient: required manage, got trade');
     expect((await ask({}, h.trade({ scope: 'manage' }))).message).toBe('Withdrawals are disabled for this agent');
     await h.settings.put(SUBJECT, { enabled: true, allowlist: [to], dailyCapUsd: 10, requireStepUp: true });
     h.state.killed.add('solana');
-    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({ status: 503, message: 'Trading kill switch is active for chain: solana' });
+    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({
+      status: 503,
+      message: 'Trading kill switch is active for chain: solana',
+    });
     h.state.killed.clear();
     expect((await ask({ to: '0x1234' }, h.trade({ scope: 'manage' }))).messages).toEqual(['to is not a valid solana address']);
     const stranger = Keypair.generate().publicKey.toBase58();
-    expect(await ask({ to: stranger }, h.trade({ scope: 'manage' }))).toMatchObject({ status: 403, message: `Withdrawal address not on the allowlist: ${stranger}` });
+    expect(await ask({ to: stranger }, h.trade({ scope: 'manage' }))).toMatchObject({
+      status: 403,
+      message: `Withdrawal address not on the allowlist: ${stranger}`,
+    });
     expect((await ask({ amount: '0' }, h.trade({ scope: 'manage' }))).messages).toEqual(['amount must be greater than 0']);
-    expect(await ask({ amount: '100000001' }, h.trade({ scope: 'manage' }))).toMatchObject({ status: 400, message: 'Insufficient balance for requested withdrawal amount' });
-    expect(await ask({ amount: '10000001' }, h.trade({ scope: 'manage' }))).toMatchObject({ status: 400, message: 'Withdrawal would exceed the daily cap of $10.00 ($0.00 used today)' });
+    expect(await ask({ amount: '100000001' }, h.trade({ scope: 'manage' }))).toMatchObject({
+      status: 400,
+      message: 'Insufficient balance for requested withdrawal amount',
+    });
+    expect(await ask({ amount: '10000001' }, h.trade({ scope: 'manage' }))).toMatchObject({
+      status: 400,
+      message: 'Withdrawal would exceed the daily cap of $10.00 ($0.00 used today)',
+    });
     expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({ status: 403, message: 'Step-up token required for manage scope' });
     h.state.stepUps.add('sut_ok');
-    const paid = await h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '1000', to }, h.trade({ scope: 'manage', stepUpToken: 'sut_ok' }));
+    const paid = await h.service.withdraw(
+      SUBJECT,
+      { chain: 'solana', token: 'USDX', amount: '1000', to },
+      h.trade({ scope: 'manage', stepUpToken: 'sut_ok' }),
+    );
     expect(paid.status).toBe('confirmed');
     // Used once: the same token again is refused.
-    expect(await ask({}, h.trade({ scope: 'manage', stepUpToken: 'sut_ok' }))).toMatchObject({ status: 403, message: 'Invalid or expired step-up token' });
+    expect(await ask({}, h.trade({ scope: 'manage', stepUpToken: 'sut_ok' }))).toMatchObject({
+      status: 403,
+      message: 'Invalid or expired step-up token',
+    });
     expect(h.rpc.landed).toHaveLength(1);
   });
 
@@ -195,11 +271,14 @@ describe('WithdrawalService on LiteSVM', () => {
     const to = Keypair.generate().publicKey;
     setTokenBalance(h.rpc, to, h.mint, 0n);
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '7000000', to: to.toBase58() }, h.trade())),
+      Array.from({ length: 20 }, () =>
+        h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '7000000', to: to.toBase58() }, h.trade()),
+      ),
     );
     const paid = results.filter((r) => r.status === 'fulfilled');
     expect(paid).toHaveLength(14); // 100 / 7
-    for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).message).toBe('Insufficient balance for requested withdrawal amount');
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as AppError).message).toBe('Insufficient balance for requested withdrawal amount');
     expect(await h.chain.tokenBalance(to.toBase58(), h.mint.toBase58())).toBe(String(14 * 7_000_000));
     expect(h.rpc.landed).toHaveLength(14);
   });
@@ -209,10 +288,13 @@ describe('WithdrawalService on LiteSVM', () => {
     const to = Keypair.generate().publicKey;
     setTokenBalance(h.rpc, to, h.mint, 0n);
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '2000000', to: to.toBase58() }, h.trade())),
+      Array.from({ length: 20 }, () =>
+        h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '2000000', to: to.toBase58() }, h.trade()),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(12);
-    for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).message).toMatch(/^Withdrawal would exceed the daily cap of \$25\.00/);
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as AppError).message).toMatch(/^Withdrawal would exceed the daily cap of \$25\.00/);
     expect(await h.chain.tokenBalance(to.toBase58(), h.mint.toBase58())).toBe('24000000');
   });
 
@@ -221,7 +303,9 @@ describe('WithdrawalService on LiteSVM', () => {
     const to = Keypair.generate().publicKey.toBase58();
     h.process.killAfterPersist = true;
     const caller = h.trade();
-    await expect(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: '1000000', to }, caller)).rejects.toThrow('process killed');
+    await expect(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: '1000000', to }, caller)).rejects.toThrow(
+      'process killed',
+    );
     const id = derivedWithdrawalId(SUBJECT, caller.idempotencyKey!);
     const persisted = (await h.withdrawals.get(id))!.context;
     expect(persisted.status).toBe('signed');
@@ -247,7 +331,9 @@ describe('WithdrawalService on LiteSVM', () => {
       h.process.dead = true;
       throw new Error('process killed');
     };
-    await expect(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: '2000000', to }, caller)).rejects.toThrow('process killed');
+    await expect(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: '2000000', to }, caller)).rejects.toThrow(
+      'process killed',
+    );
     h.chain.confirmation = realConfirmation;
     h.process.dead = false;
     const id = derivedWithdrawalId(SUBJECT, caller.idempotencyKey!);
@@ -263,7 +349,9 @@ describe('WithdrawalService on LiteSVM', () => {
     const to = Keypair.generate().publicKey.toBase58();
     h.rpc.dropNextSends = 10;
     const caller = h.trade();
-    expect((await h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '60000000', to }, caller)).status).toBe('broadcast');
+    expect((await h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '60000000', to }, caller)).status).toBe(
+      'broadcast',
+    );
     h.rpc.warpSlots(1_000);
     h.rpc.dropNextSends = 0;
     await h.reconciler.run({ stuckOnly: false });
@@ -272,7 +360,9 @@ describe('WithdrawalService on LiteSVM', () => {
     expect(h.rpc.landed).toEqual([]);
     // Its $60 of the $100 cap came back: another $60 fits.
     await expect(new WithdrawalCap(h.store).reserveWrite(SUBJECT, 60, 100, WithdrawalCap.dayOf(h.clock.now()))).resolves.toBeDefined();
-    await expect(new WithdrawalCap(h.store).reserveWrite(SUBJECT, 100.01, 100, WithdrawalCap.dayOf(h.clock.now()))).rejects.toThrow(/daily cap/);
+    await expect(new WithdrawalCap(h.store).reserveWrite(SUBJECT, 100.01, 100, WithdrawalCap.dayOf(h.clock.now()))).rejects.toThrow(
+      /daily cap/,
+    );
   });
 
   it('two drivers of one requested withdrawal: only the first committed signature is ever sent', async () => {
@@ -280,11 +370,26 @@ describe('WithdrawalService on LiteSVM', () => {
     const to = Keypair.generate().publicKey.toBase58();
     const now = h.clock.now();
     await h.withdrawals.create('wd_race', {
-      withdrawalId: 'wd_race', subjectType: 'agent', subjectId: SUBJECT.id, chain: 'solana', walletId: 'wal_s', from: h.owner.publicKey.toBase58(), to,
-      token: NATIVE_SOL_MINT, symbol: 'SOL', decimals: 9, amount: '3000000', valueUsd: 0.3, createdAt: now,
+      withdrawalId: 'wd_race',
+      subjectType: 'agent',
+      subjectId: SUBJECT.id,
+      chain: 'solana',
+      walletId: 'wal_s',
+      from: h.owner.publicKey.toBase58(),
+      to,
+      token: NATIVE_SOL_MINT,
+      symbol: 'SOL',
+      decimals: 9,
+      amount: '3000000',
+      valueUsd: 0.3,
+      createdAt: now,
     });
     const requested = (await h.withdrawals.get('wd_race'))!.context;
-    const outcomes = await Promise.allSettled([h.service.drive(requested), h.service.drive(requested), h.reconciler.run({ stuckOnly: false })]);
+    const outcomes = await Promise.allSettled([
+      h.service.drive(requested),
+      h.service.drive(requested),
+      h.reconciler.run({ stuckOnly: false }),
+    ]);
     expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
     expect(h.rpc.landed).toHaveLength(1);
     expect(await h.chain.nativeBalance(to)).toBe('3000000');

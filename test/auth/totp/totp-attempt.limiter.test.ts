@@ -11,13 +11,17 @@ import { AppError } from '../../../src/errors/app-error.js';
 import type { StorePort } from '../../../src/ports/store.port.js';
 
 const WINDOW_MS = 15 * 60_000;
-const limiterOn = (store: StorePort, clock: ManualClock) => new TotpAttemptLimiter({ store, clock, collection: TOTP_ATTEMPTS_COLLECTION, maxFailures: 5, windowMs: WINDOW_MS });
+const limiterOn = (store: StorePort, clock: ManualClock) =>
+  new TotpAttemptLimiter({ store, clock, collection: TOTP_ATTEMPTS_COLLECTION, maxFailures: 5, windowMs: WINDOW_MS });
 
 describe('TotpAttemptLimiter', () => {
   it('30 concurrent reservations from two processes on one LMDB directory: exactly 5 counted, the rest 429; refunds all land', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
     const dir = await mkdtemp(join(tmpdir(), 'totp-limiter-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
       for (const store of handles) await store.init(TOTP_COLLECTIONS);
       const limiters = handles.map((store) => limiterOn(store, clock));
@@ -25,7 +29,11 @@ describe('TotpAttemptLimiter', () => {
       const reserved = results.filter((r) => r.status === 'fulfilled');
       expect(reserved).toHaveLength(5);
       for (const r of results.filter((x) => x.status === 'rejected')) {
-        expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 429, code: 'RATE_LIMITED', message: 'Too many verification attempts' });
+        expect((r as PromiseRejectedResult).reason).toMatchObject({
+          status: 429,
+          code: 'RATE_LIMITED',
+          message: 'Too many verification attempts',
+        });
       }
       expect((await handles[0]!.get<{ attempts: number[] }>(TOTP_ATTEMPTS_COLLECTION, 'user-1'))?.data.attempts).toHaveLength(5);
 
@@ -49,7 +57,9 @@ describe('TotpAttemptLimiter', () => {
       return Promise.reject(new AppError('VERSION_CONFLICT', 'Version conflict on totp_attempts/user-1: expected 1, found 2'));
     };
     const overtaken = Object.assign(Object.create(memory) as StorePort, { put: conflict, delete: conflict });
-    const error = await limiterOn(overtaken, clock).reserve('user-1').catch((e: unknown) => e);
+    const error = await limiterOn(overtaken, clock)
+      .reserve('user-1')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, code: 'RATE_LIMITED', message: 'Too many verification attempts', retryAfterSeconds: 1 });
     expect(writes.count).toBe(10);
     writes.count = 0;

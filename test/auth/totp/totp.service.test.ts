@@ -166,9 +166,14 @@ describe('TotpService under contention (two processes on one LMDB directory)', (
   it('30 concurrent enrollments each land once; 30 concurrent activations with one code accept it once', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 10));
     const dir = await mkdtemp(join(tmpdir(), 'totp-'));
-    const handles = [new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }), new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 })];
+    const handles = [
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+      new LmdbStore({ path: dir, clock, sweepIntervalMs: 3_600_000 }),
+    ];
     try {
-      const services = handles.map((store) => new TotpService({ store, clock, box: new SecretBox(MASTER, 'totp-secret'), issuer: 'Agent Runtime' }));
+      const services = handles.map(
+        (store) => new TotpService({ store, clock, box: new SecretBox(MASTER, 'totp-secret'), issuer: 'Agent Runtime' }),
+      );
       for (const service of services) await service.init();
       const enrolled = await Promise.all(Array.from({ length: 30 }, (_, i) => services[i % 2]!.enroll(USER, 'alice@example.com')));
       expect((await handles[0]!.get(TOTP_SECRETS_COLLECTION, USER))?.version).toBe(30);
@@ -182,7 +187,9 @@ describe('TotpService under contention (two processes on one LMDB directory)', (
       expect(uses.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       // The others: the code is used (400), TOTP is active already (409) or, past five failures, 429.
       for (const r of uses.filter((u) => u.status === 'rejected')) {
-        expect(['Verification failed', 'TOTP is already active', 'Too many verification attempts']).toContain((r as PromiseRejectedResult).reason.message);
+        expect(['Verification failed', 'TOTP is already active', 'Too many verification attempts']).toContain(
+          (r as PromiseRejectedResult).reason.message,
+        );
       }
       expect(await services[0]!.status(USER)).toEqual({ enrolled: true, active: true });
     } finally {

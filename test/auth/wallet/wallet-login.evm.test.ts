@@ -77,7 +77,12 @@ describe('WalletLoginService — EVM (SIWE)', () => {
   it('refuses a URI off the service origin (another site, another scheme); a path on it is fine', async () => {
     const h = await makeHarness();
     const refused = { status: 401, message: 'Unauthorized', details: { reason: 'uri not on the service origin' } };
-    for (const uri of ['https://evil.example/login', 'http://agents.example.com/login', 'https://agents.example.com:8443/', 'did:pkh:agents.example.com']) {
+    for (const uri of [
+      'https://evil.example/login',
+      'http://agents.example.com/login',
+      'https://agents.example.com:8443/',
+      'did:pkh:agents.example.com',
+    ]) {
       const attempt = await signedLogin(h, { uri });
       await expect(h.service.loginEvm(attempt.body), uri).rejects.toMatchObject(refused);
     }
@@ -94,7 +99,8 @@ describe('WalletLoginService — EVM (SIWE)', () => {
         details: { reason: 'chain id not served' },
       });
     }
-    for (const chainId of [1, 8453, 42161]) await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body)).resolves.toBeDefined();
+    for (const chainId of [1, 8453, 42161])
+      await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body)).resolves.toBeDefined();
   });
 
   it('refuses an Issued At more than a minute before the nonce was issued; the nonce stays usable', async () => {
@@ -105,8 +111,15 @@ describe('WalletLoginService — EVM (SIWE)', () => {
       const message = siweText(account.address, { nonce, issuedAt: new Date(issuedAt) });
       return h.service.loginEvm({ message, signature: await account.signMessage({ message }) });
     };
-    await expect(login(h.clock.now() - 60_001)).rejects.toMatchObject({ status: 401, message: 'Unauthorized', details: { reason: 'message issued before its nonce' } });
-    await expect(login(h.clock.now() - 3_600_000)).rejects.toMatchObject({ status: 401, details: { reason: 'message issued before its nonce' } });
+    await expect(login(h.clock.now() - 60_001)).rejects.toMatchObject({
+      status: 401,
+      message: 'Unauthorized',
+      details: { reason: 'message issued before its nonce' },
+    });
+    await expect(login(h.clock.now() - 3_600_000)).rejects.toMatchObject({
+      status: 401,
+      details: { reason: 'message issued before its nonce' },
+    });
     await expect(login(h.clock.now() - 60_000)).resolves.toEqual({ walletAddress: account.address });
   });
 
@@ -134,9 +147,13 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     // One letter's case flipped: a typo the checksum catches.
     const letter = account.address.search(/[a-fA-F]/);
     const ch = account.address[letter]!;
-    const typo = account.address.slice(0, letter) + (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) + account.address.slice(letter + 1);
+    const typo =
+      account.address.slice(0, letter) +
+      (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) +
+      account.address.slice(letter + 1);
     const wrong = 'walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)';
-    for (const walletAddress of [typo, '0x1234', 'abc', `${account.address}00`]) await expectAppError(h.service.startEvm({ walletAddress }), 400, wrong);
+    for (const walletAddress of [typo, '0x1234', 'abc', `${account.address}00`])
+      await expectAppError(h.service.startEvm({ walletAddress }), 400, wrong);
     await expectAppError(h.service.startEvm({ walletAddress: 5 }), 400, 'walletAddress must be string');
     await expectAppError(h.service.startEvm({ walletAddress: account.address, chainId: 1 }), 400, 'chainId is not a known field');
   });
@@ -148,7 +165,11 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     const lowercased = message.replace(/0x[0-9a-fA-F]{40}/, (a) => a.toLowerCase());
     await expectAppError(h.service.loginEvm({ message: lowercased, signature }), 400, 'message: not a valid SIWE message');
     await expectAppError(h.service.loginEvm({ message, signature: 'zz' }), 400, 'signature: must be 0x-prefixed hex');
-    await expectAppError(h.service.loginEvm({ message, signature, walletAddress: 'abc' }), 400, 'walletAddress: must be a 0x-prefixed EVM address');
+    await expectAppError(
+      h.service.loginEvm({ message, signature, walletAddress: 'abc' }),
+      400,
+      'walletAddress: must be a 0x-prefixed EVM address',
+    );
   });
 });
 
@@ -175,7 +196,14 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
 
   it('trusts the client for a non-EOA signature', async () => {
     const yes = stub(true);
-    await expect(verify(yes)).resolves.toEqual({ address: contractWallet, nonce: 'n0nce1234', chainId: 1, domain: DOMAIN, issuedAt: now, statement: 'Sign in to the agent service' });
+    await expect(verify(yes)).resolves.toEqual({
+      address: contractWallet,
+      nonce: 'n0nce1234',
+      chainId: 1,
+      domain: DOMAIN,
+      issuedAt: now,
+      statement: 'Sign in to the agent service',
+    });
     expect(yes.calls).toBe(1);
     await expectAppError(verify(stub(false)), 401, 'Unauthorized');
   });
@@ -187,7 +215,11 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
   });
 
   it('reports an RPC failure as a retryable 503, not as a bad signature', async () => {
-    await expect(verify(stub(new Error('rpc down')))).rejects.toMatchObject({ status: 503, code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
+    await expect(verify(stub(new Error('rpc down')))).rejects.toMatchObject({
+      status: 503,
+      code: 'DEPENDENCY_UNAVAILABLE',
+      retryable: true,
+    });
   });
 
   it('never asks the client about an EOA signature', async () => {

@@ -110,9 +110,18 @@ describe('WalletLoginService — Solana (SIWS)', () => {
   it('refuses a validly signed message whose URI is not on the service origin; the nonce stays usable', async () => {
     const { service, wallet, challenge, body } = await started();
     const fields = parseSiwsMessage(challenge.message);
-    for (const uri of ['https://evil.example', 'http://agents.example.com', 'https://agents.example.com:8443', 'https://user@agents.example.com', 'urn:agents.example.com']) {
+    for (const uri of [
+      'https://evil.example',
+      'http://agents.example.com',
+      'https://agents.example.com:8443',
+      'https://user@agents.example.com',
+      'urn:agents.example.com',
+    ]) {
       const message = buildSiwsMessage({ ...fields, uri });
-      await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address }), uri).rejects.toMatchObject({
+      await expect(
+        service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address }),
+        uri,
+      ).rejects.toMatchObject({
         status: 401,
         message: 'Unauthorized',
         details: { reason: 'uri not on the service origin' },
@@ -139,7 +148,9 @@ describe('WalletLoginService — Solana (SIWS)', () => {
   it('accepts an Issued At up to a minute before the nonce (client clock behind ours)', async () => {
     const { service, clock, wallet, challenge } = await started();
     const message = buildSiwsMessage({ ...parseSiwsMessage(challenge.message), issuedAt: new Date(clock.now() - 60_000).toISOString() });
-    await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address })).resolves.toEqual({ walletAddress: wallet.address });
+    await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address })).resolves.toEqual({
+      walletAddress: wallet.address,
+    });
   });
 
   it('answers malformed bodies and messages with 400, not a crash', async () => {
@@ -152,6 +163,10 @@ describe('WalletLoginService — Solana (SIWS)', () => {
     });
     await expectAppError(service.loginSolana({ ...body, walletAddress: 'abc' }), 400, 'walletAddress: must be a base58 Solana public key');
     await expectAppError(service.loginSolana({ ...body, message: 'hello' }), 400, 'message: not a valid SIWS message');
-    await expectAppError(service.startSolana({ walletAddress: 'not an address' }), 400, 'walletAddress: must be a base58 Solana public key');
+    await expectAppError(
+      service.startSolana({ walletAddress: 'not an address' }),
+      400,
+      'walletAddress: must be a base58 Solana public key',
+    );
   });
 });

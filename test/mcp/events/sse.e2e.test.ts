@@ -132,7 +132,8 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     expect(first.headers.get('x-ratelimit-limit')).toBe('120');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('119');
     // The budget is the key's, shared with its MCP calls: spend the rest on pings.
-    for (let i = 0; i < 119; i++) expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
+    for (let i = 0; i < 119; i++)
+      expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: i, method: 'ping' }, bearer(secret))).status).toBe(200);
     const refused = await sse(svc.url, agent.publicId, { secret });
     expect(refused).toMatchObject({ status: 429, body: { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests' } });
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -153,8 +154,14 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     expect(await sse(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toMatchObject(unauthorized);
     expect(await sse(svc.url, agent.publicId)).toMatchObject(unauthorized);
     // A valid operator session is a credential this route does not serve: 403.
-    expect(await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! })).toMatchObject({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
-    expect(await sse(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
+    expect(await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! })).toMatchObject({
+      status: 403,
+      body: { statusCode: 403, message: 'Forbidden' },
+    });
+    expect(await sse(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject({
+      status: 404,
+      body: { message: 'Agent not found' },
+    });
     expect(await sse(svc.url, agent.publicId, { secret, headers: { 'last-event-id': 'abc' } })).toMatchObject({ status: 400 });
   });
 

@@ -30,7 +30,11 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
     const agent = await agentFixture(svc.url);
     const client = opened(await ws(svc.url, agent.publicId, { secret: (await agent.newKey()).secret }));
     // Opening is one request on the key's budget (interface 8), its headers on the 101 answer.
-    expect(client.handshake).toMatchObject({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': expect.stringMatching(/^\d+$/) });
+    expect(client.handshake).toMatchObject({
+      'x-ratelimit-limit': '120',
+      'x-ratelimit-remaining': '119',
+      'x-ratelimit-reset': expect.stringMatching(/^\d+$/),
+    });
     await agent.toggle(2);
     await until(() => client.messages.length === 4, 'four messages');
     expect(client.messages.map((m) => m.data.state)).toEqual(['paused', 'active', 'paused', 'active']);
@@ -38,7 +42,14 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
     expect(client.messages[0]).toEqual({
       id: expect.any(Number),
       event: 'agent.updated',
-      data: { type: 'agent.updated', agentId: agent.agentId, at: expect.any(String), state: 'paused', name: expect.any(String), tradingEnabled: false },
+      data: {
+        type: 'agent.updated',
+        agentId: agent.agentId,
+        at: expect.any(String),
+        state: 'paused',
+        name: expect.any(String),
+        tradingEnabled: false,
+      },
     });
   });
 

@@ -1,4 +1,14 @@
-import { ContractDecoder, EdrContext, L1_CHAIN_TYPE, MineOrdering, l1GenesisState, l1HardforkLatest, l1HardforkToString, l1ProviderFactory, type Provider } from '@nomicfoundation/edr';
+import {
+  ContractDecoder,
+  EdrContext,
+  L1_CHAIN_TYPE,
+  MineOrdering,
+  l1GenesisState,
+  l1HardforkLatest,
+  l1HardforkToString,
+  l1ProviderFactory,
+  type Provider,
+} from '@nomicfoundation/edr';
 import { custom, hexToBytes, keccak256, type Address, type Hex, type Transport } from 'viem';
 
 /** EDR wants one context per process. */
@@ -42,7 +52,10 @@ export class EdrChain {
         coinbase: hexToBytes('0x00000000000000000000000000000000000c0ffe'),
         // STACK.md: keep the default gas limit at or below 2^24.
         defaultTransactionGasLimit: 16_000_000n,
-        genesisState: [...l1GenesisState(hardfork), ...options.funded.map(({ address, wei }) => ({ address: hexToBytes(address), balance: wei }))],
+        genesisState: [
+          ...l1GenesisState(hardfork),
+          ...options.funded.map(({ address, wei }) => ({ address: hexToBytes(address), balance: wei })),
+        ],
         hardfork: l1HardforkToString(hardfork),
         initialBaseFeePerGas: 1_000_000_000n,
         minGasPrice: 0n,
@@ -67,7 +80,10 @@ export class EdrChain {
       return keccak256((params as [Hex])[0]);
     }
     const response = await this.provider.handleRequest(JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params: params ?? [] }));
-    const data = (typeof response.data === 'string' ? JSON.parse(response.data) : response.data) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    const data = (typeof response.data === 'string' ? JSON.parse(response.data) : response.data) as {
+      result?: unknown;
+      error?: { code: number; message: string; data?: unknown };
+    };
     if (data.error) throw Object.assign(new Error(data.error.message), { code: data.error.code, data: data.error.data });
     if (method === 'eth_sendRawTransaction') this.broadcasts.push(data.result as string);
     return data.result;

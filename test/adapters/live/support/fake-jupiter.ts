@@ -1,6 +1,10 @@
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import { NATIVE_SOL_MINT } from '../../../../src/ports/venue.port.js';
-import { associatedTokenAddress, createAssociatedTokenAccountIdempotentInstruction, transferCheckedInstruction } from '../../../../adapters/solana/spl-token.helpers.js';
+import {
+  associatedTokenAddress,
+  createAssociatedTokenAccountIdempotentInstruction,
+  transferCheckedInstruction,
+} from '../../../../adapters/solana/spl-token.helpers.js';
 import { FakeHttpServer, json, type SeenRequest } from './fake-http-server.js';
 import type { LiteSvmRpc } from './litesvm-rpc.js';
 import { createMint, setTokenBalance } from './solana-fixtures.js';
@@ -32,7 +36,10 @@ export class FakeJupiter {
   /** An unverified token that also calls itself USDC, listed before the real one. */
   readonly lookAlike = Keypair.generate().publicKey.toBase58();
 
-  private constructor(readonly server: FakeHttpServer, private readonly rpc: LiteSvmRpc) {
+  private constructor(
+    readonly server: FakeHttpServer,
+    private readonly rpc: LiteSvmRpc,
+  ) {
     [this.mint, this.usdc, this.jup] = [createMint(rpc, 6), createMint(rpc, 6), createMint(rpc, 6)];
     rpc.airdrop(this.pool.publicKey, 100_000_000_000n);
     setTokenBalance(rpc, this.pool.publicKey, this.mint, 1_000_000_000_000n);
@@ -52,12 +59,28 @@ export class FakeJupiter {
 
   get tokens() {
     return [
-      { id: NATIVE_SOL_MINT, name: 'Wrapped SOL', symbol: 'SOL', decimals: 9, usdPrice: 150.25, isVerified: true, tags: ['verified'], organicScore: 99 },
+      {
+        id: NATIVE_SOL_MINT,
+        name: 'Wrapped SOL',
+        symbol: 'SOL',
+        decimals: 9,
+        usdPrice: 150.25,
+        isVerified: true,
+        tags: ['verified'],
+        organicScore: 99,
+      },
       { id: this.mint.toBase58(), name: 'Tether USD', symbol: 'USDT', decimals: 6, usdPrice: 1.0001, isVerified: true, holderCount: 10 },
       { id: this.lookAlike, name: 'USD Coin', symbol: 'USDC', decimals: 6, usdPrice: 0.01, isVerified: false },
       { id: this.usdc.toBase58(), name: 'USD Coin', symbol: 'USDC', decimals: 6, usdPrice: 1, isVerified: true },
       { id: this.jup.toBase58(), name: 'Jupiter', symbol: 'JUP', decimals: 6, usdPrice: 0.5, isVerified: true },
-      { id: Keypair.generate().publicKey.toBase58(), name: 'USDT impostor', symbol: 'USDTX', decimals: 9, usdPrice: null, isVerified: false },
+      {
+        id: Keypair.generate().publicKey.toBase58(),
+        name: 'USDT impostor',
+        symbol: 'USDTX',
+        decimals: 9,
+        usdPrice: null,
+        isVerified: false,
+      },
     ];
   }
 
@@ -67,11 +90,20 @@ export class FakeJupiter {
     this.server.route('POST', '/swap/v1/swap', async (request, res) => json(200, await this.swap(request))(request, res));
     this.server.route('GET', '/tokens/v2/search', (request, res) => {
       const query = (request.query.get('query') ?? '').toLowerCase();
-      json(200, this.tokens.filter((t) => t.symbol.toLowerCase().includes(query) || t.name.toLowerCase().includes(query) || t.id.toLowerCase() === query))(request, res);
+      json(
+        200,
+        this.tokens.filter(
+          (t) => t.symbol.toLowerCase().includes(query) || t.name.toLowerCase().includes(query) || t.id.toLowerCase() === query,
+        ),
+      )(request, res);
     });
     this.server.route('GET', '/price/v3', (request, res) => {
       const ids = (request.query.get('ids') ?? '').split(',');
-      const prices = Object.fromEntries(this.tokens.filter((t) => ids.includes(t.id) && t.usdPrice !== null).map((t) => [t.id, { usdPrice: t.usdPrice, blockId: 348004023, decimals: t.decimals, priceChange24h: 1.29 }]));
+      const prices = Object.fromEntries(
+        this.tokens
+          .filter((t) => ids.includes(t.id) && t.usdPrice !== null)
+          .map((t) => [t.id, { usdPrice: t.usdPrice, blockId: 348004023, decimals: t.decimals, priceChange24h: 1.29 }]),
+      );
       json(200, prices)(request, res);
     });
   }
@@ -91,7 +123,16 @@ export class FakeJupiter {
     const priced = this.price(inputMint, outputMint, net);
     if (!priced) return [400, { error: 'Could not find any route', errorCode: 'COULD_NOT_FIND_ANY_ROUTE' }];
     const { outAmount, impact } = priced;
-    const swapInfo = { ammKey: Keypair.generate().publicKey.toBase58(), label: 'Whirlpool', inputMint, outputMint, inAmount: String(amount), outAmount: String(outAmount), feeAmount: String(fee), feeMint: inputMint };
+    const swapInfo = {
+      ammKey: Keypair.generate().publicKey.toBase58(),
+      label: 'Whirlpool',
+      inputMint,
+      outputMint,
+      inAmount: String(amount),
+      outAmount: String(outAmount),
+      feeAmount: String(fee),
+      feeMint: inputMint,
+    };
     return [
       200,
       {
@@ -124,7 +165,10 @@ export class FakeJupiter {
   }
 
   private async swap(request: SeenRequest) {
-    const body = request.body as { quoteResponse: { inputMint: string; outputMint: string; inAmount: string; outAmount: string }; userPublicKey: string };
+    const body = request.body as {
+      quoteResponse: { inputMint: string; outputMint: string; inAmount: string; outAmount: string };
+      userPublicKey: string;
+    };
     const user = this.payer ?? new PublicKey(body.userPublicKey);
     const quote = body.quoteResponse;
     const pool = this.pool.publicKey;
@@ -134,13 +178,30 @@ export class FakeJupiter {
       const token = new PublicKey(mint);
       return [
         createAssociatedTokenAccountIdempotentInstruction({ payer: user, owner: to, mint: token }),
-        transferCheckedInstruction({ source: associatedTokenAddress(from, token), mint: token, destination: associatedTokenAddress(to, token), owner: from, amount, decimals: 6 }),
+        transferCheckedInstruction({
+          source: associatedTokenAddress(from, token),
+          mint: token,
+          destination: associatedTokenAddress(to, token),
+          owner: from,
+          amount,
+          decimals: 6,
+        }),
       ];
     };
-    const instructions = [...leg(quote.inputMint, user, pool, BigInt(quote.inAmount)), ...leg(quote.outputMint, pool, user, this.deliver(BigInt(quote.outAmount)))];
+    const instructions = [
+      ...leg(quote.inputMint, user, pool, BigInt(quote.inAmount)),
+      ...leg(quote.outputMint, pool, user, this.deliver(BigInt(quote.outAmount))),
+    ];
     const { blockhash, lastValidBlockHeight } = await this.rpc.getLatestBlockhash();
-    const tx = new VersionedTransaction(new TransactionMessage({ payerKey: user, recentBlockhash: blockhash, instructions }).compileToV0Message());
+    const tx = new VersionedTransaction(
+      new TransactionMessage({ payerKey: user, recentBlockhash: blockhash, instructions }).compileToV0Message(),
+    );
     tx.sign([this.pool]);
-    return { swapTransaction: Buffer.from(tx.serialize()).toString('base64'), lastValidBlockHeight, prioritizationFeeLamports: 0, computeUnitLimit: 200_000 };
+    return {
+      swapTransaction: Buffer.from(tx.serialize()).toString('base64'),
+      lastValidBlockHeight,
+      prioritizationFeeLamports: 0,
+      computeUnitLimit: 200_000,
+    };
   }
 }

@@ -25,7 +25,10 @@ export class FakeZeroEx {
 
   private readonly token: Address;
 
-  private constructor(readonly server: FakeHttpServer, token: Address) {
+  private constructor(
+    readonly server: FakeHttpServer,
+    token: Address,
+  ) {
     this.token = getAddress(token);
     this.healthy();
   }
@@ -47,7 +50,8 @@ export class FakeZeroEx {
     const slippageBps = BigInt(request.query.get('slippageBps') ?? '100');
     const usdc = usdReference('base').address as Address;
     const known = [NATIVE_EVM_ADDRESS, this.token, usdc];
-    if (!known.includes(sellToken) || !known.includes(buyToken)) return [400, { name: 'TOKEN_NOT_SUPPORTED', message: 'Token is not supported', data: { zid: '0x2' } }];
+    if (!known.includes(sellToken) || !known.includes(buyToken))
+      return [400, { name: 'TOKEN_NOT_SUPPORTED', message: 'Token is not supported', data: { zid: '0x2' } }];
     if (sellAmount > 1_000n * ETH) return [200, { liquidityAvailable: false, zid: '0x3' }];
     const gross = this.rate(sellToken, buyToken, sellAmount);
     const fee = (gross * ZEROX_FEE_BPS) / 10_000n;

@@ -12,7 +12,13 @@ import bs58 from 'bs58';
 // The binding's own classes: byte-level (no @solana/kit types), so web3.js v1 bytes go straight in.
 import { Account, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
 import type { SolanaRpc, SolanaTransactionMeta } from '../../../../adapters/solana/solana-rpc.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, decodeMintDecimals, decodeTokenAccount, isTokenProgram } from '../../../../adapters/solana/spl-token.helpers.js';
+import {
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  decodeMintDecimals,
+  decodeTokenAccount,
+  isTokenProgram,
+} from '../../../../adapters/solana/spl-token.helpers.js';
 
 /** Slots a blockhash stays valid, as on mainnet. */
 const BLOCKHASH_LIFETIME = 150;
@@ -108,7 +114,12 @@ export class LiteSvmRpc implements SolanaRpc {
     const skipPreflight = options.skipPreflight || this.skipPreflightAlways;
     const action = skipPreflight ? 'send' : 'simulate';
     const refuse = (message: string, logs?: string[]): never => {
-      throw new SendTransactionError({ action, signature, transactionMessage: `Transaction simulation failed: ${message}`, ...(logs ? { logs } : {}) });
+      throw new SendTransactionError({
+        action,
+        signature,
+        transactionMessage: `Transaction simulation failed: ${message}`,
+        ...(logs ? { logs } : {}),
+      });
     };
     const validUntil = this.expiry.get(tx.message.recentBlockhash);
     if (validUntil === undefined || (await this.getBlockHeight()) > validUntil) refuse(FIELDLESS[7]!.message);
@@ -124,7 +135,10 @@ export class LiteSvmRpc implements SolanaRpc {
     const pre = this.tokenBalances(tx);
     const result = this.svm.sendVersionedTransaction(raw);
     const err = result instanceof FailedTransactionMetadata ? toRpcError(result).err : null;
-    this.metas.set(signature, { slot: await this.getBlockHeight(), meta: { err, preTokenBalances: pre, postTokenBalances: this.tokenBalances(tx) } });
+    this.metas.set(signature, {
+      slot: await this.getBlockHeight(),
+      meta: { err, preTokenBalances: pre, postTokenBalances: this.tokenBalances(tx) },
+    });
     this.landed.push(signature);
     return signature;
   }
@@ -155,14 +169,26 @@ export class LiteSvmRpc implements SolanaRpc {
       const mintData = this.svm.getAccount(decoded.mint.toBytes())?.data();
       const decimals = (mintData && decodeMintDecimals(mintData)) ?? 0;
       const amount = String(decoded.amount);
-      balances.push({ accountIndex, mint: decoded.mint.toBase58(), owner: decoded.owner.toBase58(), programId: program.toBase58(), uiTokenAmount: { amount, decimals, uiAmount: null, uiAmountString: amount } });
+      balances.push({
+        accountIndex,
+        mint: decoded.mint.toBase58(),
+        owner: decoded.owner.toBase58(),
+        programId: program.toBase58(),
+        uiTokenAmount: { amount, decimals, uiAmount: null, uiAmountString: amount },
+      });
     });
     return balances;
   }
 }
 
 function toAccountInfo(account: Account): AccountInfo<Buffer> {
-  return { data: Buffer.from(account.data()), executable: account.executable(), lamports: Number(account.lamports()), owner: new PublicKey(account.owner()), rentEpoch: Number(account.rentEpoch()) };
+  return {
+    data: Buffer.from(account.data()),
+    executable: account.executable(),
+    lamports: Number(account.lamports()),
+    owner: new PublicKey(account.owner()),
+    rentEpoch: Number(account.rentEpoch()),
+  };
 }
 
 /** LiteSVM's error objects in the RPC's JSON form, with the text the node puts in preflight errors. */
@@ -176,12 +202,21 @@ function toRpcError(failed: FailedTransactionMetadata): { err: TransactionError;
   if (typeof shaped.index === 'number' && typeof shaped.err === 'function') {
     const inner = shaped.err() as { code?: number } | number;
     if (typeof inner === 'object' && typeof inner.code === 'number') {
-      return { err: { InstructionError: [shaped.index, { Custom: inner.code }] }, message: `Error processing Instruction ${shaped.index}: custom program error: 0x${inner.code.toString(16)}` };
+      return {
+        err: { InstructionError: [shaped.index, { Custom: inner.code }] },
+        message: `Error processing Instruction ${shaped.index}: custom program error: 0x${inner.code.toString(16)}`,
+      };
     }
-    return { err: { InstructionError: [shaped.index, String(inner)] }, message: `Error processing Instruction ${shaped.index}: ${String(inner)}` };
+    return {
+      err: { InstructionError: [shaped.index, String(inner)] },
+      message: `Error processing Instruction ${shaped.index}: ${String(inner)}`,
+    };
   }
   if (typeof shaped.accountIndex === 'number') {
-    return { err: { InsufficientFundsForRent: { account_index: shaped.accountIndex } }, message: `Transaction results in an account (${shaped.accountIndex}) with insufficient funds for rent` };
+    return {
+      err: { InsufficientFundsForRent: { account_index: shaped.accountIndex } },
+      message: `Transaction results in an account (${shaped.accountIndex}) with insufficient funds for rent`,
+    };
   }
   return { err: String(error), message: String(error) };
 }
