@@ -1,42 +1,25 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
-import { TEST_REDIS_URL, deleteRedisKeys } from '../support/redis.js';
-import { ServiceProcess } from '../support/service-process.js';
-import { Client, evmWallet, PUBLIC_URL } from '../support/test-service.js';
+import { processPairOnRedis } from '../support/process-pair.js';
+import { Client, evmWallet } from '../support/test-service.js';
 
 /** Two service processes on one store and one Redis: a token issued and revoked on A, used on B. */
 describe('identity tokens across processes (Redis event bus)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'identity-redis-'));
-  const prefix = `test-${randomUUID()}`;
-  let a: ServiceProcess;
-  let b: ServiceProcess;
-  beforeAll(async () => {
-    const env = { DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, PUBLIC_URL };
-    [a, b] = await Promise.all([ServiceProcess.start(env), ServiceProcess.start(env)]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    rmSync(dataDir, { recursive: true, force: true });
-    await deleteRedisKeys(prefix);
-  }, 60_000);
+  const pair = processPairOnRedis('identity-redis');
 
   it('both processes sign with one key ring; a token revoked on A is refused on B within a second', async () => {
-    const onA = new Client(a.url);
+    const onA = new Client(pair.a.url);
     const wallet = evmWallet();
     const { body: challenge } = await onA.post('/api/nest/auth/evm/nonce', {});
     const message = wallet.message(challenge.nonce);
     const issued = await onA.post('/api/public/erc8004/onboarding/siwe', { message, signature: await wallet.sign(message), scope: 'read' });
     expect(issued.status).toBe(201);
-    const jwksA = await (await fetch(`${a.url}/.well-known/jwks.json`)).json();
-    const jwksB = await (await fetch(`${b.url}/.well-known/jwks.json`)).json();
+    const jwksA = await (await fetch(`${pair.a.url}/.well-known/jwks.json`)).json();
+    const jwksB = await (await fetch(`${pair.b.url}/.well-known/jwks.json`)).json();
     expect(jwksB).toEqual(jwksA);
 
     const call = () =>
-      rawRpc(b.url, issued.body.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(issued.body.accessToken));
+      rawRpc(pair.b.url, issued.body.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(issued.body.accessToken));
     expect((await call()).status).toBe(200); // B now holds the token in its verification cache
     const revoked = await onA.post('/api/public/erc8004/onboarding/tokens/revoke', { token: issued.body.accessToken });
     expect(revoked.status).toBe(200);
