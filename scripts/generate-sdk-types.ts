@@ -16,6 +16,8 @@ import pino from 'pino';
 import { startService } from '../src/composition/service.composition.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { resolveSecrets } from '../src/config/secrets.js';
+import { z } from 'zod';
+import { publicCardSchema, snapshotSchema } from '../src/directory/card.schemas.js';
 import { ToolDirectory } from '../src/mcp/mcp-tools.js';
 import type { AnyOperation } from '../src/operations/operation.types.js';
 import { schemaToType } from './json-schema-to-ts.js';
@@ -26,6 +28,19 @@ export const GENERATED_TYPES_PATH = fileURLToPath(new URL('../sdk/src/generated/
 const forClients = (operation: AnyOperation) =>
   operation.principals.some((kind) => kind === 'agent' || kind === 'bot' || kind === 'operator');
 const pascal = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_m, _s, c: string) => c.toUpperCase());
+
+/** The public directory's answers (not catalog operations: no principal calls them), from the schemas its routes answer with. */
+function directoryTypes(): string[] {
+  const type = (schema: z.ZodType) => schemaToType(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }));
+  return [
+    '\n/** A published agent card as the public directory shows it (`GET /api/public/erc8004/agents/:publicId`). */\n',
+    `export type DirectoryCard = ${type(publicCardSchema)};\n\n`,
+    '/** A page of the directory or the discovery feed; no `nextCursor`: the last page. */\n',
+    'export type DirectoryPage = { items: DirectoryCard[]; nextCursor?: string };\n\n',
+    "/** A published agent's portfolio snapshot (`GET /api/public/erc8004/agents/:publicId/snapshot`), rounded, without addresses. */\n",
+    `export type AgentSnapshot = ${type(snapshotSchema)};\n`,
+  ];
+}
 
 /** The generated module's text for the catalog of a freshly built service. */
 export async function renderSdkTypes(): Promise<string> {
@@ -68,6 +83,7 @@ export async function renderSdkTypes(): Promise<string> {
       "export type ToolName = { [N in keyof Operations]: Operations[N]['tool'] extends true ? N : never }[keyof Operations];\n\n",
       '/** Operations that move funds or create wallets: the SDK gives each call an idempotency key. */\n',
       `export const GUARDED_OPERATIONS: ReadonlySet<string> = new Set([${guardedNames.map((operation) => `'${operation.name}'`).join(', ')}]);\n`,
+      ...directoryTypes(),
     ].join('');
   } finally {
     await service.stop();

@@ -17,6 +17,8 @@ export interface HttpRequest {
   withCookies?: boolean;
   /** A 401 here is the identity provider refusing its token: `provider_auth_error`. */
   providerAuth?: boolean;
+  /** A conditional GET (`If-None-Match`): a 304 is an answer, with no body, not an `invalid_response`. */
+  conditional?: boolean;
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
   /** Attempts in all for this call (default: the runtime's policy). */
@@ -26,7 +28,7 @@ export interface HttpRequest {
 export interface HttpAnswer {
   status: number;
   headers: Headers;
-  /** Parsed JSON body; never empty (an empty one is `invalid_response`). */
+  /** Parsed JSON body; never empty (an empty one is `invalid_response`), except the `undefined` of a 304 to a conditional request. */
   body: unknown;
 }
 
@@ -91,6 +93,8 @@ export class HttpTransport {
     } finally {
       exchange.done();
     }
+    if (request.conditional && exchange.response.status === 304)
+      return { status: 304, headers: exchange.response.headers, body: undefined };
     return mapAnswer(exchange.response, text, request.providerAuth === true);
   }
 

@@ -1,6 +1,7 @@
 /**
  * Client SDK of the agent trading service: `AgentClient` for software agents (MCP tools,
- * events, wallet), `OperatorClient` for people signed in with a wallet (REST). Runs on Node
+ * events, wallet), `OperatorClient` for people signed in with a wallet (REST),
+ * `DirectoryClient` for the public agent directory. Runs on Node
  * 20+ and in browsers: fetch, AbortSignal and Web Crypto only.
  */
 export {
@@ -28,12 +29,13 @@ export {
   type SiweOnboardingOptions,
 } from './agent-credentials.js';
 export type { AccountOptions, CallOptions } from './call-options.js';
+export { DirectoryClient, type DirectoryClientOptions, type DirectoryPageQuery, type FeedQuery } from './directory-client.js';
 export { isSdkError, RETRYABLE_CODES, SdkError, type SdkErrorCode, type SdkErrorInit } from './errors.js';
 export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/event-subscription.js';
 export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
 export type * from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
-export { OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
-export type { EvmSignInOptions, LoginResult, SessionUser } from './operator-session.js';
+export { type ClaimOptions, OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
+export type { EvmSignInOptions, LoginResult, SessionUser, SignedMessage } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
 export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

@@ -1,11 +1,14 @@
 /**
  * The operator's client: sign in with a wallet, then typed methods for the REST routes of
  * interface 4.2 and CONTRACT "Agents, bots and keys" (agents, keys, trading, DCA, trading
- * configuration, wallets, audit logs, step-up, TOTP). Inputs and outputs are the catalog
- * operations' own types (generated). `:userId` trading routes act on the signed-in user's
- * default agent unless `agentId` is given.
+ * configuration, wallets, audit logs, step-up, TOTP), the agent control plane (claim, scopes,
+ * key rotation, withdrawal settings), agent cards, the public directory and the legacy bot
+ * routes of interface 4.7. Inputs and outputs are the catalog operations' own types
+ * (generated). `:userId` trading routes act on the signed-in user's default agent unless
+ * `agentId` is given.
  */
 import { type AccountOptions, type CallOptions, queryString, seg } from './call-options.js';
+import { DirectoryClient } from './directory-client.js';
 import type { Operations } from './generated/tools.js';
 import { GUARDED_OPERATIONS } from './generated/tools.js';
 import { HttpTransport, type RetryObserver } from './http-transport.js';
@@ -36,8 +39,16 @@ export interface StepUpOptions extends CallOptions {
   stepUpToken?: string;
 }
 
+/** Options of `agents.claim`: the EIP-4361 message's chain (1, 8453 or 42161; default 1) for an EVM signer. */
+export type ClaimOptions = Omit<EvmSignInOptions, 'statement'>;
+
+/** A control-plane change needs a step-up token (single use). */
+type StepUp = StepUpOptions & { stepUpToken: string };
+
 export class OperatorClient {
   readonly session: OperatorSession;
+  /** The public directory (no credential; answers kept for `If-None-Match`). */
+  readonly directory: DirectoryClient;
   private readonly http: HttpTransport;
 
   constructor(options: OperatorClientOptions) {
@@ -45,6 +56,7 @@ export class OperatorClient {
     this.http = new HttpTransport(baseUrl, resolveRuntime(options));
     this.http.onRetry = options.onRetry;
     this.session = new OperatorSession(this.http, (options.publicUrl ?? baseUrl).replace(/\/+$/, ''), options.refreshBeforeMs ?? 60_000);
+    this.directory = new DirectoryClient(options);
   }
 
   /** Sign in with a Solana wallet (SIWS). */
@@ -116,12 +128,62 @@ export class OperatorClient {
     /** The agent's withdrawal settings (`enabled`, `allowlist`, `dailyCapUsd`, `requireStepUp`); withdrawals are off until switched on. */
     withdrawSettings: (agentId: string, o?: CallOptions) =>
       this.call('agent_withdraw_settings_get', 'GET', `/api/nest/agents/${seg(agentId)}/control/withdraw`, undefined, o),
-    /** Replaces them; needs a step-up token (`agents.stepUp`, single use), sent as `X-Step-Up-Token`. */
-    setWithdrawSettings: (
-      agentId: string,
-      input: Body<'agent_withdraw_settings_set', 'stepUpToken'>,
-      o: StepUpOptions & { stepUpToken: string },
-    ) => this.call('agent_withdraw_settings_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/withdraw`, input, o),
+    /** Replaces them; needs the claim (`agents.claim`) and a step-up token (`agents.stepUp`, single use), sent as `X-Step-Up-Token`. */
+    setWithdrawSettings: (agentId: string, input: Body<'agent_withdraw_settings_set', 'stepUpToken'>, o: StepUp) =>
+      this.call('agent_withdraw_settings_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/withdraw`, input, o),
+    /**
+     * Claims the agent (or verifies the claim): signs a fresh sign-in message naming it with the
+     * agent's owner wallet — the onboarding wallet, or for an agent an operator created, that
+     * operator's — SIWS for a Solana signer, EIP-4361 for an EVM one. The first claim makes the
+     * signed-in operator its owner; the same operator again is a verification (200); another is
+     * 409 `Agent already claimed` (`unknown_error`, status 409). Not retried (the nonce is single
+     * use): calling it again is safe.
+     */
+    claim: async (agentId: string, signer: SolanaSigner | EvmSigner, o: ClaimOptions = {}) => {
+      const proof = await this.session.signedStatement(signer, `Claim agent ${agentId}`, o);
+      return this.call('agent_control_claim', 'POST', `/api/nest/agents/${seg(agentId)}/control/claim`, proof, { ...o, maxAttempts: 1 });
+    },
+    /** Caps the scope of every key and identity token of the agent (`maxScope`); needs the claim and a step-up token. */
+    setScopes: (agentId: string, input: Body<'agent_control_scopes_set', 'stepUpToken'>, o: StepUp) =>
+      this.call('agent_control_scopes_set', 'PUT', `/api/nest/agents/${seg(agentId)}/control/scopes`, input, o),
+    /** A new key per active key (or `keyId`), same name and scope; the answer carries each new secret, once. Needs the claim and a step-up token. */
+    rotateKeys: (agentId: string, input: Body<'agent_control_keys_rotate', 'stepUpToken'>, o: StepUp) =>
+      this.call('agent_control_keys_rotate', 'POST', `/api/nest/agents/${seg(agentId)}/control/mcp/keys/rotate`, input, o),
+  };
+
+  /** An agent's card (its ERC-8004 registration file): the owner's draft, published to the directory and revoked from it. */
+  readonly cards = {
+    get: (agentId: string, o?: CallOptions) => this.call('agent_card_get', 'GET', this.card(agentId, ''), undefined, o),
+    /** Replaces the draft; the directory shows it after the next `publish`. */
+    update: (agentId: string, input: In<'agent_card_update'>, o?: CallOptions) =>
+      this.call('agent_card_update', 'PUT', this.card(agentId, ''), input, o),
+    publish: (agentId: string, input: In<'agent_card_publish'> = {}, o?: CallOptions) =>
+      this.call('agent_card_publish', 'POST', this.card(agentId, '/publish'), input, o),
+    revoke: (agentId: string, o?: CallOptions) => this.call('agent_card_revoke', 'POST', this.card(agentId, '/revoke'), {}, o),
+  };
+
+  /** Legacy bots (interface 4.7, kept for compatibility): web chat, messaging configuration, platform connectors, fees by channel. */
+  readonly bots = {
+    create: (input: In<'bot_create'>, o?: CallOptions) => this.call('bot_create', 'POST', '/api/nest/bots', input, o),
+    list: (page: In<'bot_list'> = {}, o?: CallOptions) => this.call('bot_list', 'GET', '/api/nest/bots', page, o),
+    get: (botId: string, o?: CallOptions) => this.call('bot_get', 'GET', this.bot(botId, ''), undefined, o),
+    /** A web chat message to the bot (`ask_bot`, or a trading command when trading is on); `chat_id` keeps a conversation. */
+    chat: (botId: string, input: In<'bot_chat'>, o?: CallOptions) => this.call('bot_chat', 'POST', this.bot(botId, '/chat'), input, o),
+    telegramConfig: (botId: string, o?: CallOptions) =>
+      this.call('bot_telegram_config_get', 'GET', this.bot(botId, '/telegram-config'), undefined, o),
+    setTelegramConfig: (botId: string, input: In<'bot_telegram_config_set'>, o?: CallOptions) =>
+      this.call('bot_telegram_config_set', 'PUT', this.bot(botId, '/telegram-config'), input, o),
+    discordConfig: (botId: string, o?: CallOptions) =>
+      this.call('bot_discord_config_get', 'GET', this.bot(botId, '/discord-config'), undefined, o),
+    setDiscordConfig: (botId: string, input: In<'bot_discord_config_set'>, o?: CallOptions) =>
+      this.call('bot_discord_config_set', 'PUT', this.bot(botId, '/discord-config'), input, o),
+    startPlatform: (botId: string, platform: In<'bot_platform_start'>['platform'], o?: CallOptions) =>
+      this.call('bot_platform_start', 'POST', this.bot(botId, `/platforms/${seg(platform)}/start`), {}, o),
+    stopPlatform: (botId: string, platform: In<'bot_platform_stop'>['platform'], o?: CallOptions) =>
+      this.call('bot_platform_stop', 'POST', this.bot(botId, `/platforms/${seg(platform)}/stop`), {}, o),
+    /** Venue fees of filled orders by the channel that placed them, between `from` and `to` (ISO 8601). */
+    feesByChannel: (botId: string, range: In<'bot_trading_fees_channels'> = {}, o?: CallOptions) =>
+      this.call('bot_trading_fees_channels', 'GET', this.bot(botId, '/trading/fees/channels'), range, o),
   };
 
   /** An agent's API keys; the secret of a new one is in the answer, once. */
@@ -252,6 +314,14 @@ export class OperatorClient {
     revokeApproval: (input: Body<'trading_evm_approval_revoke'>, o?: AccountOptions) =>
       this.call('trading_evm_approval_revoke', 'POST', `/api/nest/trading/revoke${this.me}`, input, o),
   };
+
+  private card(agentId: string, rest: string): string {
+    return `/api/nest/agents/${seg(agentId)}/card${rest}`;
+  }
+
+  private bot(botId: string, rest: string): string {
+    return `/api/nest/bots/${seg(botId)}${rest}`;
+  }
 
   private cfg(rest: string): string {
     return `/api/nest/trading/config${this.me}${rest}`;

@@ -26,7 +26,30 @@ export interface EvmSignInOptions extends CallOptions {
   statement?: string;
 }
 
+/** A signed sign-in message: SIWS with a base58 signature, or EIP-4361 with a 0x signature. */
+export interface SignedMessage {
+  message: string;
+  signature: string;
+}
+
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Base58 has no `0`, so a `0x` address can only be an EVM signer's. */
+const isEvmSigner = (signer: SolanaSigner | EvmSigner): signer is EvmSigner => signer.address.startsWith('0x');
+
+/**
+ * The service's SIWS message with its statement (the line between two blank lines after the
+ * address) replaced by `statement`, or `statement` added when it has none; a line break in
+ * `statement` would forge the fields after it, so it is refused.
+ */
+export function withSiwsStatement(message: string, statement: string): string {
+  if (/[\r\n]/.test(statement)) throw new TypeError('A statement is one line');
+  const lines = message.split('\n');
+  if (lines[2] !== '') throw new TypeError('Not a SIWS message: no blank line after the address');
+  if (lines[4] === '') lines[3] = statement;
+  else lines.splice(3, 0, statement, '');
+  return lines.join('\n');
+}
 
 export class OperatorSession {
   private tokens: LoginResult | undefined;
@@ -63,6 +86,26 @@ export class OperatorSession {
   /** SIWE (EIP-4361): the SDK builds the message around the service's nonce. */
   async signInWithEthereum(signer: EvmSigner, options: EvmSignInOptions = {}): Promise<SessionUser> {
     const preLogin = await this.preLoginCsrf(options);
+    const statement = options.statement ?? `Sign in to ${new URL(this.publicUrl).host}`;
+    const { message, signature } = await this.signEvm(signer, statement, options);
+    return this.login('/api/nest/auth/evm/login', { message, signature }, preLogin, options);
+  }
+
+  /**
+   * A fresh sign-in message whose statement is `statement`, signed by `signer`: what the
+   * control plane's claim takes as proof of a wallet. SIWS when the signer's address is
+   * base58 (the service's own message, its statement replaced), EIP-4361 when it is 0x hex.
+   */
+  async signedStatement(signer: SolanaSigner | EvmSigner, statement: string, options: EvmSignInOptions = {}): Promise<SignedMessage> {
+    if (isEvmSigner(signer)) return this.signEvm(signer, statement, options);
+    const challenge = (
+      await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/nonce', body: { walletAddress: signer.address } })
+    ).body as { message: string };
+    const message = withSiwsStatement(challenge.message, statement);
+    return { message, signature: base58(await signer.signMessage(new TextEncoder().encode(message))) };
+  }
+
+  private async signEvm(signer: EvmSigner, statement: string, options: EvmSignInOptions): Promise<SignedMessage> {
     const { nonce } = (
       await this.http.send({
         ...this.base(options),
@@ -79,10 +122,9 @@ export class OperatorSession {
       chainId: options.chainId ?? 1,
       nonce,
       issuedAt: new Date(this.http.runtime.clock.now()),
-      statement: options.statement ?? `Sign in to ${url.host}`,
+      statement,
     });
-    const signature = await signer.signMessage({ message });
-    return this.login('/api/nest/auth/evm/login', { message, signature }, preLogin, options);
+    return { message, signature: await signer.signMessage({ message }) };
   }
 
   /** Ends the session on the service (its refresh-token family is revoked). */

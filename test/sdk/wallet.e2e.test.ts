@@ -1,7 +1,8 @@
 /**
  * The agent wallet through the SDK against the real service on the paper venue (interface
- * 4.4): the operator switches withdrawals on with its session and a step-up token
- * (`agents.setWithdrawSettings`, `X-Step-Up-Token`), the agent reads its balance and withdraws
+ * 4.4): the operator claims the agent (`agents.claim`, SIWS and EIP-4361) and switches
+ * withdrawals on with its session and a step-up token (`agents.setWithdrawSettings`,
+ * `X-Step-Up-Token`), the agent reads its balance and withdraws
  * on Solana and EVM; and a withdrawal whose answer is lost (a 429, then a dropped connection
  * after the service paid) is retried with the same idempotency key and pays once — also when
  * the agent's identity token is renewed between the attempts.
@@ -44,6 +45,7 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
   let agent: AgentClient;
   const solanaTo = Keypair.generate().publicKey.toBase58();
   const evmTo = privateKeyToAccount(generatePrivateKey()).address;
+  const operatorWallet = naclSigner(nacl.sign.keyPair());
 
   /** A fresh step-up token: each TOTP code works once, so the clock moves to the next step first. */
   const stepUp = async () => {
@@ -56,7 +58,7 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
   beforeAll(async () => {
     svc = await startTestService({ clock });
     operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL });
-    await operator.signInWithSolana(naclSigner(nacl.sign.keyPair()));
+    await operator.signInWithSolana(operatorWallet);
     ({ agentId, publicId } = await operator.agents.create({ name: 'sdk wallet' }));
     tradeKey = (await operator.keys.create(agentId, { name: 'runtime', scope: 'trade' })).secret;
     await operator.wallets.ensureCustodial({ chain: 'solana' }, { agentId });
@@ -84,9 +86,23 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
     expect(off).toMatchObject({ code: 'policy_error', status: 403, message: 'Withdrawals are disabled for this agent' });
     expect(await operator.agents.withdrawSettings(agentId)).toMatchObject({ enabled: false });
 
+    // The claim comes first: unclaimed, even a good step-up token is refused (and not spent).
+    const token = await stepUp();
+    const unclaimed = await caught(operator.agents.setWithdrawSettings(agentId, { enabled: true }, { stepUpToken: token }));
+    expect(unclaimed).toMatchObject({
+      code: 'policy_error',
+      status: 403,
+      message: 'Agent not claimed: claim it first with POST /api/nest/agents/:agentId/control/claim',
+    });
+    // The creator's own wallet claims an agent it created: a SIWS message naming the agent.
+    expect(await operator.agents.claim(agentId, operatorWallet)).toEqual({
+      agentId,
+      claimed: true,
+      claimedBy: operator.user.id,
+      claimedAt: expect.any(String),
+    });
     const forged = await caught(operator.agents.setWithdrawSettings(agentId, { enabled: true }, { stepUpToken: 'sut_forged' }));
     expect(forged).toMatchObject({ code: 'policy_error', status: 403, message: 'Invalid or expired step-up token' });
-    const token = await stepUp();
     const set = await operator.agents.setWithdrawSettings(
       agentId,
       { enabled: true, allowlist: [solanaTo, evmTo], dailyCapUsd: 50 },
@@ -214,6 +230,8 @@ describe('agent wallet through the SDK (e2e, paper venue)', () => {
       await owner.trading.paperFaucet({ chain: 'solana', token: 'USDC', amount: '10' }, { agentId: ownAgent });
       const secret = (await owner.totp.enroll()).secret;
       await owner.totp.activate(await codeAt(secret, clock));
+      // The onboarding wallet claims the agent for the operator it signed in as: an EIP-4361 message naming it.
+      expect(await owner.agents.claim(ownAgent, ownerAccount, { chainId: 8453 })).toMatchObject({ agentId: ownAgent, claimed: true });
       await clock.advance(31_000);
       const { stepUpToken } = await owner.agents.stepUp(ownAgent, { code: await codeAt(secret, clock) });
       await owner.agents.setWithdrawSettings(ownAgent, { enabled: true }, { stepUpToken });

@@ -2768,3 +2768,46 @@ export type ToolName = { [N in keyof Operations]: Operations[N]['tool'] extends 
 
 /** Operations that move funds or create wallets: the SDK gives each call an idempotency key. */
 export const GUARDED_OPERATIONS: ReadonlySet<string> = new Set(['agent_wallet_withdraw_evm', 'agent_wallet_withdraw_solana', 'trading_command', 'trading_evm_approval_record', 'trading_evm_approval_revoke', 'trading_evm_swap', 'trading_evm_wallet_create_custodial', 'trading_evm_wallet_create_delegate', 'trading_orders_approve', 'trading_solana_aggregator_swap', 'trading_wallet_custodial_ensure']);
+
+/** A published agent card as the public directory shows it (`GET /api/public/erc8004/agents/:publicId`). */
+export type DirectoryCard = {
+  type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
+  name: string;
+  description: string;
+  image?: string;
+  services: {
+    name: string;
+    endpoint: string;
+    version?: string;
+  }[];
+  active: boolean;
+  registrations?: {
+    /** ERC-8004 token id */
+    agentId: string;
+    /** `eip155:<chainId>:<address>` */
+    agentRegistry: string;
+  }[];
+  supportedTrust?: string[];
+  publicId: string;
+  /** True when the agent proved its ERC-8004 identity on chain (SIWA onboarding) */
+  verified: boolean;
+  /** ISO 8601: when this version of the card was written (owner view) or published (directory) */
+  updatedAt: string;
+};
+
+/** A page of the directory or the discovery feed; no `nextCursor`: the last page. */
+export type DirectoryPage = { items: DirectoryCard[]; nextCursor?: string };
+
+/** A published agent's portfolio snapshot (`GET /api/public/erc8004/agents/:publicId/snapshot`), rounded, without addresses. */
+export type AgentSnapshot = {
+  publicId: string;
+  valueUsd: string;
+  positions: {
+    symbol: string;
+    valueUsd: string;
+    share: number;
+  }[];
+  pnlPct24h: string | null;
+  openOrders: number;
+  asOf: string;
+};
