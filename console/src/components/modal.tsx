@@ -7,12 +7,7 @@ import { useEffect, useRef } from 'preact/hooks';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
-export function Modal(props: {
-  title: string;
-  labelId: string;
-  onClose(): void;
-  children: ComponentChildren;
-}) {
+export function Modal(props: { title: string; labelId: string; onClose(): void; children: ComponentChildren }) {
   const box = useRef<HTMLDivElement>(null);
   const onClose = useRef(props.onClose);
   onClose.current = props.onClose;
