@@ -22,7 +22,7 @@ export function AgentsPage() {
     try {
       const agent = await client.agents.create({ name: name.trim() });
       setName('');
-      toast(`Agent ${agent.name} created`);
+      toast(`Created agent ${agent.name}`);
       await agents.reload();
     } catch (error) {
       setCreateError(errorText(error));
