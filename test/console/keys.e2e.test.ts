@@ -105,6 +105,22 @@ describe('console: keys (interface 4.8)', () => {
     await page.getByRole('cell', { name: 'manage', exact: true }).waitFor();
   });
 
+  it('says Backend did not return a one-time secret when a created key comes back without it', async () => {
+    // The service always returns it; a proxy or an older backend might not: the page must say so, not show an empty modal.
+    await page.route('**/api/nest/agents/*/keys', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      const answer = await route.fetch();
+      const { secret: _dropped, ...rest } = (await answer.json()) as Record<string, unknown>;
+      await route.fulfill({ response: answer, json: rest });
+    });
+    await page.getByLabel('Key name').fill('monitor');
+    await page.getByLabel('Scope').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('Backend did not return a one-time secret');
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.unroute('**/api/nest/agents/*/keys');
+  });
+
   it('revokes a key after a confirmation', async () => {
     await page.getByRole('button', { name: 'Revoke runtime' }).click();
     const confirm = page.getByRole('dialog', { name: 'Revoke runtime?' });
@@ -117,6 +133,10 @@ describe('console: keys (interface 4.8)', () => {
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('row', { name: /runtime trade .* revoked/ }).waitFor();
     expect(await page.getByRole('button', { name: 'Revoke runtime' }).count()).toBe(0);
+    await screenshot(page, 'agent-keys-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'agent-keys-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('signs out', async () => {
