@@ -105,6 +105,13 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'console-only-through-the-sdk',
+      severity: 'error',
+      comment: 'The operator console (issue 22) talks to the service through the client SDK only: no server code in the browser bundle.',
+      from: { path: '^console/' },
+      to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },
@@ -117,7 +124,7 @@ module.exports = {
     exclude: { path: '^sdk/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js'] },
     moduleSystems: ['es6', 'cjs'],
   },
 };

@@ -1,4 +1,14 @@
 # Production image of the service (used by docker-compose.yml).
+# The operator console is built in its own stage (vite is a devDependency): only console/dist ships.
+FROM node:20-bookworm-slim AS console
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY sdk/src ./sdk/src
+COPY console ./console
+COPY scripts/build-console.ts ./scripts/
+RUN npx tsx scripts/build-console.ts --force
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -10,6 +20,7 @@ COPY machines ./machines
 COPY agents ./agents
 COPY adapters ./adapters
 COPY bin ./bin
+COPY --from=console /app/console/dist ./console/dist
 EXPOSE 3000
 USER node
 # node itself is PID 1 (no npm, npx or shell in between), so SIGTERM from `docker stop` reaches it.

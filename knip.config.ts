@@ -19,6 +19,9 @@ const config: KnipConfig = {
     'examples/*.ts',
     'test/**/*.test.ts',
     'test/bench/*.bench.ts',
+    // The operator console: its entry (index.html names it) and its build config.
+    'console/src/main.tsx!',
+    'console/vite.config.ts',
   ],
   project: [
     'src/**/*.ts!',
@@ -27,6 +30,7 @@ const config: KnipConfig = {
     'adapters/**/*.ts!',
     'bin/**/*.js!',
     'sdk/src/**/*.ts!',
+    'console/src/**/*.{ts,tsx}!',
     'sdk/examples/**/*.ts',
     'scripts/**/*.ts',
     'test/**/*.ts',

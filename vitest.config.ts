@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The operator console is built once (when stale) before the suites that serve it.
+    globalSetup: ['test/support/console-build.global-setup.ts'],
   },
 });

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Router } from 'express';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
@@ -10,6 +11,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../http/auth/sign-in-record.middleware.js';
 import { createHttpApp } from '../http/app.js';
+import { createConsoleRoutes } from '../http/console.routes.js';
 import { createHttpServer } from '../http/http-server.js';
 import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
 import { createOperationRoutes, type RestBinding } from '../http/routes/operation.routes.js';
@@ -70,6 +72,9 @@ export interface RunningService {
   /** Graceful stop: no new requests, drained mailboxes, closed adapters. Idempotent. */
   stop(): Promise<void>;
 }
+
+/** The operator console's build (`npm start` and the tests build it: scripts/build-console.ts). */
+const CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url));
 
 /**
  * Builds everything for the configured profile and starts listening. Without REDIS_URL the
@@ -204,6 +209,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       createOpenApiRoutes({ catalog, bindings, publicLimit: accounts.auth.publicLimit }),
       mcpEvents.router,
       createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit }),
+      // The operator console last: it answers only its own pages and assets.
+      createConsoleRoutes({ dir: CONSOLE_DIR }),
     ],
     logger,
     metrics,

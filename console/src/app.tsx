@@ -1,0 +1,64 @@
+/** The console's shell: sign-in until there is a session, then the navigation and the current page. */
+import { useEffect, useState } from 'preact/hooks';
+import type { SessionUser } from '../../sdk/src/index.js';
+import { client, errorText } from './api.js';
+import { Toasts, toast } from './components/toasts.js';
+import { AgentPage } from './pages/agent.page.js';
+import { AgentsPage } from './pages/agents.page.js';
+import { SignInPage } from './pages/sign-in.page.js';
+import { navigate, onLinkClick, usePath } from './router.js';
+
+const AGENTS_PATH = '/agents';
+
+export function App() {
+  const [user, setUser] = useState<SessionUser | undefined>(undefined);
+  const path = usePath();
+  useEffect(() => {
+    // Interface 4.8: /hub/api-keys is the agents page (the service redirects too; this covers in-app links).
+    if (path === '/' || path === '/hub/api-keys') navigate(AGENTS_PATH, { replace: true });
+  }, [path]);
+
+  if (!user) return <SignInPage onSignedIn={setUser} />;
+
+  const signOut = async () => {
+    try {
+      await client.signOut();
+    } catch (error) {
+      // The local session ends either way; the service's refusal is still worth reading.
+      toast(errorText(error), 'error');
+    }
+    setUser(undefined);
+  };
+  const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
+
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <a class="brand" href={AGENTS_PATH} onClick={(event) => onLinkClick(event, AGENTS_PATH)}>
+          Agent console
+        </a>
+        <nav aria-label="Main">
+          <a
+            href={AGENTS_PATH}
+            aria-current={path.startsWith(AGENTS_PATH) ? 'page' : undefined}
+            onClick={(event) => onLinkClick(event, AGENTS_PATH)}
+          >
+            Agents
+          </a>
+        </nav>
+        <div class="who">
+          <span class="address" title={user.walletAddress}>
+            {short(user.walletAddress)}
+          </span>
+          <button type="button" class="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">{agentMatch?.[1] ? <AgentPage agentId={decodeURIComponent(agentMatch[1])} /> : <AgentsPage />}</main>
+      <Toasts />
+    </div>
+  );
+}
+
+const short = (address: string): string => (address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address);

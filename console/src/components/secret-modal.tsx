@@ -1,0 +1,61 @@
+/**
+ * Interface 4.8: a new key's full secret, shown once in a modal that closes itself after 30 s.
+ * The secret lives in this component's props only: never stored, never logged, gone when it closes.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Modal } from './modal.js';
+
+/** Interface 8, "One-time key reveal": auto-dismisses after 30 s. */
+const SECRET_REVEAL_MS = 30_000;
+
+export function SecretModal({ secret, keyName, onClose }: { secret: string; keyName: string; onClose(): void }) {
+  const [left, setLeft] = useState(Math.round(SECRET_REVEAL_MS / 1000));
+  const [copied, setCopied] = useState(false);
+  // The 30 s start when the secret shows, whatever the parent re-renders meanwhile.
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+
+  useEffect(() => {
+    const closeAt = Date.now() + SECRET_REVEAL_MS;
+    const close = setTimeout(() => closeRef.current(), SECRET_REVEAL_MS);
+    const tick = setInterval(() => setLeft(Math.max(0, Math.ceil((closeAt - Date.now()) / 1000))), 1000);
+    return () => {
+      clearTimeout(close);
+      clearInterval(tick);
+    };
+  }, []);
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied(true);
+    } catch {
+      // Clipboard access refused (permissions, insecure context): the secret stays selectable.
+      setCopied(false);
+    }
+  };
+
+  return (
+    <Modal title="Your new key" labelId="secret-title" onClose={onClose}>
+      <p>
+        Copy the secret of <strong>{keyName}</strong> now. It is shown only this once: a lost secret cannot be recovered, revoke the key and
+        create a new one.
+      </p>
+      <label>
+        Secret
+        <input class="mono secret" readOnly value={secret} data-autofocus onFocus={(event) => event.currentTarget.select()} />
+      </label>
+      <p class="muted" aria-live="off">
+        This window closes by itself in <span data-testid="secret-countdown">{left}</span> s.
+      </p>
+      <div class="actions">
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" class="secondary" onClick={onClose}>
+          Done
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,253 @@
+/**
+ * One agent and its API keys, the flow of interface 4.8: name and scope; `read` and `trade`
+ * keys are created at once and their secret shown in the one-time modal; a `manage` key asks
+ * the TOTP code first (step-up); revoking asks for confirmation.
+ */
+import { useState } from 'preact/hooks';
+import type { AgentKeysCreateOutput, AgentKeysListOutput } from '../../../sdk/src/index.js';
+import { client, errorText } from '../api.js';
+import { Modal } from '../components/modal.js';
+import { SecretModal } from '../components/secret-modal.js';
+import { Empty, ErrorText, Loading } from '../components/status.js';
+import { toast } from '../components/toasts.js';
+import { TotpEnrolment } from '../components/totp-enrolment.js';
+import { onLinkClick } from '../router.js';
+import { useLoad } from '../use-load.js';
+
+type Scope = AgentKeysCreateOutput['scope'];
+type Key = AgentKeysListOutput['items'][number];
+
+/** Interface 7.3: the UI's own error when a created key comes back without its secret. */
+const MISSING_SECRET = 'Backend did not return a one-time secret';
+
+export function AgentPage({ agentId }: { agentId: string }) {
+  const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+  const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<Scope>('read');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [askCode, setAskCode] = useState(false);
+  const [revealed, setRevealed] = useState<{ secret: string; name: string } | undefined>(undefined);
+  const [revoking, setRevoking] = useState<Key | undefined>(undefined);
+
+  const create = async (stepUpToken?: string) => {
+    const created = await client.keys.create(agentId, { name: name.trim(), scope, ...(stepUpToken ? { stepUpToken } : {}) });
+    await keys.reload();
+    if (typeof created.secret !== 'string' || created.secret === '') throw new Error(MISSING_SECRET);
+    setName('');
+    setRevealed({ secret: created.secret, name: created.name });
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    if (scope === 'manage') {
+      setAskCode(true);
+      return;
+    }
+    setBusy(true);
+    try {
+      await create();
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const agentsPath = '/agents';
+  return (
+    <>
+      <p>
+        <a href={agentsPath} onClick={(event) => onLinkClick(event, agentsPath)}>
+          ← All agents
+        </a>
+      </p>
+      {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
+      <ErrorText text={agent.error} />
+      {agent.data ? (
+        <>
+          <h1>{agent.data.name}</h1>
+          <p class="muted">
+            <span class={`badge ${agent.data.status}`}>{agent.data.status}</span>{' '}
+            <span class={`badge ${agent.data.tradingEnabled ? 'on' : 'off'}`}>trading {agent.data.tradingEnabled ? 'on' : 'off'}</span> MCP
+            endpoint <code>/mcp/{agent.data.publicId}</code>
+          </p>
+        </>
+      ) : null}
+
+      <section class="card" aria-labelledby="new-key-title">
+        <h2 id="new-key-title">New API key</h2>
+        <form class="row" onSubmit={submit}>
+          <label class="grow">
+            Key name
+            <input value={name} required maxLength={100} onInput={(event) => setName(event.currentTarget.value)} />
+          </label>
+          <label>
+            Scope
+            <select value={scope} onChange={(event) => setScope(event.currentTarget.value as Scope)}>
+              <option value="read">read: status, portfolio, research</option>
+              <option value="trade">trade: read plus trading</option>
+              <option value="manage">manage: everything (needs your authenticator code)</option>
+            </select>
+          </label>
+          <button type="submit" disabled={busy || name.trim() === ''}>
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
+        </form>
+        <ErrorText text={error} />
+      </section>
+
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">Keys</h2>
+        {keys.loading && !keys.data ? <Loading what="keys" /> : null}
+        <ErrorText text={keys.error} />
+        {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your agent's runtime.</Empty> : null}
+        {keys.data && keys.data.items.length > 0 ? (
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">API keys of this agent</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.items.map((key) => (
+                  <tr key={key.keyId}>
+                    <td>{key.name}</td>
+                    <td>{key.scope}</td>
+                    <td class="mono">{key.maskedSecret}</td>
+                    <td>
+                      <span class={`badge ${key.status}`}>{key.status}</span>
+                    </td>
+                    <td>{new Date(key.expiresAt).toLocaleDateString()}</td>
+                    <td>
+                      {key.status === 'active' ? (
+                        <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => setRevoking(key)}>
+                          Revoke
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+
+      <TotpEnrolment />
+
+      {askCode ? (
+        <StepUpModal
+          agentId={agentId}
+          onCancel={() => setAskCode(false)}
+          onVerified={async (token) => {
+            await create(token);
+            setAskCode(false);
+          }}
+        />
+      ) : null}
+      {revealed ? <SecretModal secret={revealed.secret} keyName={revealed.name} onClose={() => setRevealed(undefined)} /> : null}
+      {revoking ? (
+        <RevokeModal
+          agentId={agentId}
+          target={revoking}
+          onDone={async (revoked) => {
+            setRevoking(undefined);
+            if (revoked) await keys.reload();
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/** Step-up for a manage key: the 6-digit code, then the key is created with the step-up token. */
+function StepUpModal(props: { agentId: string; onCancel(): void; onVerified(stepUpToken: string): Promise<void> }) {
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const verify = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { stepUpToken } = await client.agents.stepUp(props.agentId, { code });
+      await props.onVerified(stepUpToken);
+    } catch (caught) {
+      setError(errorText(caught));
+      setCode('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal title="Confirm with your authenticator" labelId="step-up-title" onClose={props.onCancel}>
+      <form onSubmit={verify}>
+        <p>A manage key can do everything with this agent. Enter the 6-digit code from your authenticator app.</p>
+        <label>
+          Authenticator code
+          <input
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="\d{6}"
+            maxLength={6}
+            required
+            value={code}
+            onInput={(event) => setCode(event.currentTarget.value.trim())}
+          />
+        </label>
+        <ErrorText text={error} />
+        <div class="actions">
+          <button type="submit" disabled={busy || code.length !== 6}>
+            {busy ? 'Verifying…' : 'Verify and create key'}
+          </button>
+          <button type="button" class="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+function RevokeModal(props: { agentId: string; target: Key; onDone(revoked: boolean): Promise<void> }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const revoke = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.keys.revoke(props.agentId, props.target.keyId);
+      toast(`Key ${props.target.name} revoked`);
+      await props.onDone(true);
+    } catch (caught) {
+      setError(errorText(caught));
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal title={`Revoke ${props.target.name}?`} labelId="revoke-title" onClose={() => void props.onDone(false)}>
+      <p>Anything using this key loses access at once. This cannot be undone: to keep access, create a new key first.</p>
+      <ErrorText text={error} />
+      <div class="actions">
+        <button type="button" class="danger" disabled={busy} onClick={revoke}>
+          {busy ? 'Revoking…' : 'Revoke key'}
+        </button>
+        <button type="button" class="secondary" data-autofocus onClick={() => void props.onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * The operator console (issue 22), a Preact app built into `console/dist`: hashed assets under
+ * `/assets/` are cached for good (`immutable`: a new build has new names), `index.html` is
+ * revalidated on every load (`no-cache`) so a deploy shows at once. The console's pages are
+ * client-side paths answered with index.html; `/hub/api-keys` redirects to the agents page
+ * (interface 4.8). Nothing under `/api`, `/mcp` or `/.well-known` is touched: their 404s keep
+ * their envelopes. Without a build the routes answer nothing (the 404 envelope).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type Router } from 'express';
+
+/** Where the console lands, and where `/hub/api-keys` goes (interface 4.8: the agents page). */
+const CONSOLE_AGENTS_PATH = '/agents';
+/** Client-side pages, answered with index.html. */
+const CONSOLE_PAGES = ['/', CONSOLE_AGENTS_PATH, `${CONSOLE_AGENTS_PATH}/:agentId`];
+/**
+ * The page may load its own scripts and styles, talk to its own origin and show the TOTP QR code
+ * (a data: URL); nothing inline, no framing (as every other answer of the service).
+ */
+const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Routes of the built console in `dir` (its `index.html` and `assets/`). */
+export function createConsoleRoutes(options: { dir: string }): Router {
+  const router = express.Router();
+  router.get('/hub/api-keys', (_req, res) => res.redirect(302, CONSOLE_AGENTS_PATH));
+
+  const indexFile = join(options.dir, 'index.html');
+  if (!existsSync(indexFile)) return router;
+  const index = readFileSync(indexFile);
+
+  router.use(
+    '/assets',
+    express.static(join(options.dir, 'assets'), {
+      index: false,
+      fallthrough: true,
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (res) => res.setHeader('Content-Security-Policy', CONSOLE_CSP),
+    }),
+  );
+  router.get(CONSOLE_PAGES, (_req, res) => {
+    res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': CONSOLE_CSP });
+    res.send(index);
+  });
+  return router;
+}
