@@ -20,7 +20,9 @@ export interface GuardedVenue extends VenuePort {
 /**
  * One venue per chain behind one port (live profile: Jupiter on Solana, a 0x-style API
  * on EVM chains). Callers never branch on the venue; a chain with no venue configured is
- * refused with a clear 400 instead of being traded somewhere unexpected.
+ * refused with a clear 400 instead of being traded somewhere unexpected. Every method is
+ * async, so that refusal is a rejected promise (callers that `.catch` it, as withdrawals'
+ * token directory does on a chain with an RPC but no venue, see it), never a synchronous throw.
  */
 export class RoutingVenue implements GuardedVenue {
   readonly name: string;
@@ -36,7 +38,7 @@ export class RoutingVenue implements GuardedVenue {
     return venue ? venue.breakerOf(chain) : { provider: 'none', state: 'closed' };
   }
 
-  findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {
+  async findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {
     return this.venue(chain).findToken(chain, symbolOrAddress);
   }
 
@@ -47,23 +49,23 @@ export class RoutingVenue implements GuardedVenue {
     return found.flat().slice(0, options.limit);
   }
 
-  priceUsd(chain: Chain, address: string): Promise<number | null> {
+  async priceUsd(chain: Chain, address: string): Promise<number | null> {
     return this.venue(chain).priceUsd(chain, address);
   }
 
-  quote(request: QuoteRequest): Promise<Quote> {
+  async quote(request: QuoteRequest): Promise<Quote> {
     return this.venue(request.chain).quote(request);
   }
 
-  execute(request: ExecuteRequest): Promise<ExecutionResult> {
+  async execute(request: ExecuteRequest): Promise<ExecutionResult> {
     return this.venue(request.chain).execute(request);
   }
 
-  lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {
+  async lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {
     return this.venue(chain).lookup(clientOrderId, chain);
   }
 
-  balances(chain: Chain, address: string): Promise<Record<string, string>> {
+  async balances(chain: Chain, address: string): Promise<Record<string, string>> {
     return this.venue(chain).balances(chain, address);
   }
 

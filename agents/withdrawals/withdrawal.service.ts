@@ -159,8 +159,8 @@ export class WithdrawalService {
     };
     const created = await this.creations.run(`${subject.type}:${subject.id}`, async () => {
       // The balance less what this wallet's withdrawals in flight hold back: concurrent ones see each other.
-      const held = BigInt(await chain.tokenBalance(wallet.address, token.address)) - (await this.inFlight(wallet.walletId, token.address));
-      if (held < amount) throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
+      if ((await this.available(chain, wallet, token.address)) < amount)
+        throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
       // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
       // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
       const cap = settings.dailyCapUsd;
@@ -350,19 +350,64 @@ export class WithdrawalService {
     if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain));
   }
 
-  /** Base units of `token` this wallet's withdrawals in flight hold back. */
-  private async inFlight(walletId: string, token: string): Promise<bigint> {
-    let total = 0n;
+  /**
+   * What the wallet can still withdraw of `token`: the balance the chain reports, less the
+   * amounts of its withdrawals in flight whose transfer has not changed that balance yet.
+   * What a balance reflects is the chain's word on the transfer's hash (`confirmation`):
+   * `confirmed` or `failed` means it landed (paper: at broadcast, when the ledger moves; EVM:
+   * once mined; Solana: once its status is final at the balance's commitment), anything else
+   * (`requested`, no hash yet; `pending`, `unknown`, or no answer) holds its amount back.
+   *
+   * The hashes are looked up before the balance is read, and the balance is read once before
+   * them too: equal reads mean no transfer landed in between, so lookups and balance agree and
+   * nothing is counted twice. A transfer landing in between makes the round run again (each
+   * extra round needs one more landing, so open + 1 rounds suffice without outside deposits);
+   * if they never agree, the last answer counts the in-between landings twice: refusing a
+   * withdrawal that fits, never allowing one that does not.
+   */
+  private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<bigint> {
+    let open = await this.openWithdrawals(wallet.walletId, token);
+    let before = BigInt(await chain.tokenBalance(wallet.address, token));
+    for (let round = 0; ; round++) {
+      open = await this.notLanded(chain, open);
+      const after = BigInt(await chain.tokenBalance(wallet.address, token));
+      const held = open.reduce((total, withdrawal) => total + BigInt(withdrawal.amount), 0n);
+      if (after === before || round >= open.length) return after - held;
+      before = after;
+    }
+  }
+
+  /**
+   * Of these withdrawals, as they stand now (one signed since the list was read has a hash to
+   * look up), those whose transfer has not landed: still unsigned, or a hash the chain does not
+   * show as landed (an unanswered lookup counts as not landed). A closed one holds nothing back.
+   */
+  private async notLanded(chain: ChainPort, withdrawals: WithdrawalContext[]): Promise<WithdrawalContext[]> {
+    const looked = await Promise.all(
+      withdrawals.map(async (listed) => {
+        const withdrawal = (await this.deps.withdrawals.get(listed.withdrawalId))?.context ?? listed;
+        if (withdrawal.status === 'confirmed' || withdrawal.status === 'failed') return null;
+        if (!withdrawal.txSignature) return withdrawal;
+        const status = await chain.confirmation(withdrawal.txSignature).catch(() => 'unknown' as const);
+        return status === 'confirmed' || status === 'failed' ? null : withdrawal;
+      }),
+    );
+    return looked.filter((withdrawal): withdrawal is WithdrawalContext => withdrawal !== null);
+  }
+
+  /** This wallet's withdrawals of `token` in flight (`requested`, `signed`, `broadcast`). */
+  private async openWithdrawals(walletId: string, token: string): Promise<WithdrawalContext[]> {
+    const open: WithdrawalContext[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.deps.withdrawals.find(
         { index: 'walletOpen', eq: `${walletId}|open` },
         { limit: 200, ...(cursor ? { cursor } : {}) },
       );
-      for (const { context } of page.items) if (context.token === token) total += BigInt(context.amount);
+      for (const { context } of page.items) if (context.token === token) open.push(context);
       cursor = page.nextCursor;
     } while (cursor);
-    return total;
+    return open;
   }
 
   private async find(subject: TradingSubject, withdrawalId: string): Promise<WithdrawalContext | null> {

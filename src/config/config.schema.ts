@@ -180,8 +180,13 @@ export const envSchema = z
       if (!env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required by the production profile' });
       if (!env.REDIS_URL) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required by the production profile' });
     }
-    if (env.TRADING_VENUE === 'live' && !env.JUPITER_API_URL && !env.ZEROX_API_URL) {
-      ctx.addIssue({ code: 'custom', path: ['TRADING_VENUE'], message: 'live needs JUPITER_API_URL or ZEROX_API_URL' });
+    // Live with chain RPCs alone is a deployment of wallets and withdrawals (they need no venue); trades are refused per chain.
+    if (env.TRADING_VENUE === 'live' && !env.JUPITER_API_URL && !env.ZEROX_API_URL && !env.SOLANA_RPC_URL && !env.EVM_CHAIN_RPC_URLS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRADING_VENUE'],
+        message: 'live needs JUPITER_API_URL or ZEROX_API_URL, or a chain RPC (SOLANA_RPC_URL, EVM_CHAIN_RPC_URLS) for withdrawals alone',
+      });
     }
     if (env.IDENTITY_PROVIDERS && env.IDENTITY_PROVIDERS_FILE) {
       ctx.addIssue({

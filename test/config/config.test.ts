@@ -21,6 +21,13 @@ describe('configuration', () => {
     expect(config.redis).toEqual({ url: 'redis://cache:6379', keyPrefix: 'agentsvc' });
   });
 
+  it('takes the live venue with chain RPCs alone (withdrawals need no venue), but not with nothing to reach', () => {
+    const config = loadConfig({ TRADING_VENUE: 'live', EVM_CHAIN_RPC_URLS: 'base=http://127.0.0.1:8545' });
+    expect(config.trading.venue).toBe('live');
+    expect(config.trading.live.evmRpcUrls).toEqual({ base: 'http://127.0.0.1:8545' });
+    expect(() => loadConfig({ TRADING_VENUE: 'live' })).toThrow(/live needs JUPITER_API_URL or ZEROX_API_URL, or a chain RPC/);
+  });
+
   it('uses Redis alone with the embedded store when only REDIS_URL is set', () => {
     const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(config.profile).toBe('embedded');

@@ -41,7 +41,7 @@ export class Operator {
     this.client = new Client(base);
   }
 
-  static async signIn(svc: TestService): Promise<Operator> {
+  static async signIn(svc: Pick<TestService, 'url'>): Promise<Operator> {
     const operator = new Operator(svc.url);
     const login = await signInSolana(operator.client, operator.wallet);
     operator.userId = login.user.id;

@@ -344,6 +344,31 @@ describe('WithdrawalService on LiteSVM', () => {
     expect(await h.chain.nativeBalance(to)).toBe('2000000');
   });
 
+  it('a withdrawal in flight holds its amount back until its transfer lands, then only the balance counts it (never twice)', async () => {
+    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], requireStepUp: false });
+    const to = Keypair.generate().publicKey;
+    setTokenBalance(h.rpc, to, h.mint, 0n);
+    const usdx = (amount: string, caller = h.trade()) =>
+      h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount, to: to.toBase58() }, caller);
+    // 60 of 100 USDX signed and persisted, never sent (the process died): it holds 60 back.
+    h.process.killAfterPersist = true;
+    const held = h.trade();
+    await expect(usdx('60000000', held)).rejects.toThrow('process killed');
+    h.process.dead = false;
+    expect((await refusal(usdx('50000000'))).message).toBe('Insufficient balance for requested withdrawal amount');
+    // Now it lands, but its actor is not `confirmed` yet (the sweep has not run): the balance
+    // shows 40 left, and the 60 is not held back a second time, so 40 still fits.
+    const persisted = (await h.withdrawals.get(derivedWithdrawalId(SUBJECT, held.idempotencyKey!)))!.context;
+    expect(await h.chain.rebroadcast({ txSignature: persisted.txSignature!, signedTx: persisted.signedTx! })).toBe('sent');
+    expect(persisted.status).toBe('signed');
+    expect(await h.chain.tokenBalance(h.owner.publicKey.toBase58(), h.mint.toBase58())).toBe('40000000');
+    expect((await refusal(usdx('40000001'))).message).toBe('Insufficient balance for requested withdrawal amount');
+    expect(await usdx('40000000')).toMatchObject({ status: 'confirmed' });
+    await h.reconciler.run({ stuckOnly: false });
+    expect((await h.withdrawals.get(persisted.withdrawalId))!.context.status).toBe('confirmed');
+    expect(await h.chain.tokenBalance(to.toBase58(), h.mint.toBase58())).toBe('100000000');
+  });
+
   it('bytes that can no longer land fail the withdrawal (nothing moved) and give the cap back', async () => {
     await h.settings.put(SUBJECT, { enabled: true, allowlist: [], dailyCapUsd: 100, requireStepUp: false });
     const to = Keypair.generate().publicKey.toBase58();
