@@ -53,11 +53,17 @@ export class WidgetApi {
   }
 
   private async call<T>(path: string, body: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    // `init` carries nothing: a simple CORS request, without a preflight round trip.
+    const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
-      res = await fetch(`${this.base}/${path}`, { method: 'POST', headers, body: JSON.stringify(body ?? {}), credentials: 'omit' });
+      res = await fetch(`${this.base}/${path}`, {
+        method: 'POST',
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        credentials: 'omit',
+      });
     } catch {
       // A refused origin gets no CORS headers: the browser reports it as a network failure.
       throw new WidgetError(this.token ? { kind: 'error', message: 'The chat service cannot be reached.' } : { kind: 'refused' });
