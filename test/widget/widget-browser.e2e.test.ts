@@ -1,9 +1,11 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundBot } from '../support/bot-funding.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
+import { Client, signInSolana, type solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 import { launchChromium, startHostSite } from '../support/widget-browser.js';
 
 const SHOTS = join(import.meta.dirname, 'screenshots');
@@ -15,11 +17,16 @@ describe('the chat widget in a real browser (headless chromium)', () => {
   let botId: string;
   const clock = new ManualClock(Date.now());
   let allowed: string;
+  let owner: Client;
+  let ownerWallet: ReturnType<typeof solanaWallet>;
+  let ownerId: string;
 
   beforeAll(async () => {
     svc = await startTestService({ clock });
-    const owner = new Client(svc.url);
-    await signInSolana(owner);
+    owner = new Client(svc.url);
+    const signedIn = await signInSolana(owner);
+    ownerWallet = signedIn.wallet;
+    ownerId = signedIn.user.id;
     botId = (await owner.post('/api/nest/bots', { name: 'Widget bot' })).body.id;
     site = await startHostSite(() => `${svc.url}/api/widget/${botId}/script.js`);
     // The page on 127.0.0.1 is allowed; the same page on localhost is another origin, not allowed.
@@ -111,6 +118,7 @@ describe('the chat widget in a real browser (headless chromium)', () => {
   it('an expired session asks to start again, and starting again goes on chatting', async () => {
     const page = await openPage(allowed);
     await page.getByRole('button', { name: 'Open chat' }).click();
+    // Typed while the session is still starting: sent once it has.
     await send(page, 'status');
     await page.locator('.bot').first().waitFor();
     await clock.advance(3600_000);
@@ -123,7 +131,36 @@ describe('the chat widget in a real browser (headless chromium)', () => {
     await page.getByRole('button', { name: 'Start again' }).click();
     expect((await init).status()).toBe(200);
     await send(page, 'status');
-    await expect.poll(() => page.locator('.bot').count()).toBe(2);
+    await page.locator('.bot').nth(1).waitFor();
+    await page.close();
+  });
+
+  it('the owner signs in with an injected Solana wallet inside the widget; then a trade command runs', async () => {
+    await signInSolana(owner, ownerWallet); // the console session ended with the driven hour
+    await owner.patch(`/api/nest/bots/${botId}`, { tradingEnabled: true });
+    await fundBot(svc.service, ownerId, botId);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A wallet as Phantom injects it; its key stays in the test process.
+    await page.exposeFunction('__ownerSign', (message: number[]) =>
+      Array.from(nacl.sign.detached(Uint8Array.from(message), ownerWallet.secretKey)),
+    );
+    await page.addInitScript((address) => {
+      const sign = (window as unknown as { __ownerSign(message: number[]): Promise<number[]> }).__ownerSign;
+      (window as unknown as { solana: unknown }).solana = {
+        connect: async () => ({ publicKey: { toString: () => address } }),
+        signMessage: async (message: Uint8Array) => ({ signature: Uint8Array.from(await sign(Array.from(message))) }),
+      };
+    }, ownerWallet.address);
+    await page.goto(`${allowed}/`);
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await send(page, 'swap 10 USDC to SOL');
+    await expect.poll(() => page.locator('.bot').first().textContent()).toBe('Sign in as the owner to trade.');
+    await page.getByRole('button', { name: 'Owner sign-in' }).click();
+    await expect.poll(() => page.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
+    await send(page, 'swap 10 USDC to SOL');
+    // The first trade of the process loads the trading pipeline: wait for the element, not a 1 s poll.
+    await page.locator('.bot').nth(1).waitFor();
+    expect(await page.locator('.bot').nth(1).textContent()).toMatch(/^Done: swap 10 USDC/);
     await page.close();
   });
 });

@@ -69,19 +69,25 @@ function boot(script: HTMLScriptElement): void {
     noticeButton.focus();
   };
 
-  const start = async (): Promise<boolean> => {
-    setBusy(true);
-    try {
-      await api.init();
-      showNotice(undefined);
-      return true;
-    } catch (error) {
-      const refused = error instanceof WidgetError && error.failure.kind === 'refused';
-      showNotice(refused ? TEXT.refused : TEXT.unreachable);
-      return false;
-    } finally {
-      setBusy(false);
-    }
+  // The session being started, if any: a message typed meanwhile waits for it instead of being dropped.
+  let starting: Promise<boolean> | undefined;
+  const start = (): Promise<boolean> => {
+    starting ??= (async () => {
+      setBusy(true);
+      try {
+        await api.init();
+        showNotice(undefined);
+        return true;
+      } catch (error) {
+        const refused = error instanceof WidgetError && error.failure.kind === 'refused';
+        showNotice(refused ? TEXT.refused : TEXT.unreachable);
+        return false;
+      } finally {
+        setBusy(false);
+        starting = undefined;
+      }
+    })();
+    return starting;
   };
 
   const fail = (error: unknown) => {
@@ -127,10 +133,13 @@ function boot(script: HTMLScriptElement): void {
       form.requestSubmit();
     }
   });
+  let sending = false;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = input.value.trim();
-    if (!text || send.disabled) return;
+    if (!text || sending) return;
+    if (starting && !(await starting)) return;
+    sending = true;
     input.value = '';
     add(text, 'user');
     setBusy(true);
@@ -141,6 +150,7 @@ function boot(script: HTMLScriptElement): void {
     } catch (error) {
       fail(error);
     } finally {
+      sending = false;
       setBusy(false);
       input.focus();
     }
