@@ -1,4 +1,14 @@
 # Production image of the service (used by docker-compose.yml).
+# The chat widget's script is bundled here (esbuild is a dev dependency); the image serves the bundle.
+FROM node:20-bookworm-slim AS widget
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+COPY widget ./widget
+COPY scripts/build-widget.ts ./scripts/build-widget.ts
+RUN npm run build:widget
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -10,6 +20,7 @@ COPY machines ./machines
 COPY agents ./agents
 COPY adapters ./adapters
 COPY bin ./bin
+COPY --from=widget /app/dist/widget ./dist/widget
 EXPOSE 3000
 USER node
 # node itself is PID 1 (no npm, npx or shell in between), so SIGTERM from `docker stop` reaches it.
