@@ -112,6 +112,13 @@ module.exports = {
       to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
     },
     {
+      name: 'widget-is-standalone',
+      severity: 'error',
+      comment: 'The chat widget (issue 23) is a browser bundle served to other sites: only its own files, no server code, no package, no Node built-in.',
+      from: { path: '^widget/' },
+      to: { pathNot: '^widget/' },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|agents|machines|adapters)/' },

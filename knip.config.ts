@@ -14,6 +14,8 @@ const config: KnipConfig = {
   entry: [
     'src/main.ts!',
     'src/cli/agentctl.ts!',
+    // The chat widget's bundle entry (esbuild, src/widget/widget-script.ts).
+    'widget/src/main.ts!',
     'sdk/examples/*.ts',
     'scripts/*.ts',
     'examples/*.ts',
@@ -31,6 +33,7 @@ const config: KnipConfig = {
     'bin/**/*.js!',
     'sdk/src/**/*.ts!',
     'console/src/**/*.{ts,tsx}!',
+    'widget/src/**/*.ts!',
     'sdk/examples/**/*.ts',
     'scripts/**/*.ts',
     'test/**/*.ts',

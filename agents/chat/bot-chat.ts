@@ -58,7 +58,7 @@ interface ChatHistory {
 }
 
 /** Where the conversation happens; also the channel of the orders it places. */
-export type ChatChannel = Extract<TradeChannel, 'chat' | 'telegram' | 'discord'>;
+export type ChatChannel = Extract<TradeChannel, 'chat' | 'telegram' | 'discord' | 'widget'>;
 
 export interface ChatMessage {
   subject: TradingSubject;
@@ -73,6 +73,11 @@ export interface ChatMessage {
    * Anyone else gets `ask_bot`'s description of the command, never an order.
    */
   mayTrade: boolean;
+  /**
+   * The reply to a trading command of a speaker who may not trade, instead of `ask_bot`'s
+   * description of it (the chat widget tells a visitor to sign in as the owner).
+   */
+  refuseTrade?: string;
   /** Scope the trade acts with (approvals read it). */
   scope: KeyScope;
   /**
@@ -113,8 +118,13 @@ export class BotChat {
     const history = await this.history(input);
     const interpreted = interpret(input.message);
     try {
+      const trading = TRADING_INTENTS.has(interpreted.intent);
       const answer =
-        TRADING_INTENTS.has(interpreted.intent) && input.mayTrade ? await this.trade(input) : await this.askBot(input, history);
+        trading && input.mayTrade
+          ? await this.trade(input)
+          : trading && input.refuseTrade !== undefined
+            ? { chat_id: input.chatId, reply: input.refuseTrade, intent: interpreted.intent, confidence: 1, executed: false }
+            : await this.askBot(input, history);
       await this.append(input, answer.reply);
       return answer;
     } catch (error) {

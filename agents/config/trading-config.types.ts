@@ -35,7 +35,7 @@ export interface TradeDefaults {
  * Where a trade request came from; the risk policy can allow only some. `chat` is a legacy
  * bot's web chat, `telegram` and `discord` its platform connectors.
  */
-export type TradeChannel = 'rest' | 'mcp' | 'command' | 'dca' | 'ask_bot' | 'chat' | 'telegram' | 'discord';
+export type TradeChannel = 'rest' | 'mcp' | 'command' | 'dca' | 'ask_bot' | 'chat' | 'telegram' | 'discord' | 'widget';
 
 export interface RiskPolicy {
   /** Largest single order in USD; absent = no limit. */

@@ -29,7 +29,7 @@ const CALL_SLACK_MS = 10_000;
 export function botSurfaceModule(
   ctx: ModuleContext,
   needs: { askBot: AskBot; command: TradingCommand; status: StatusReader },
-): FeatureModule {
+): FeatureModule & { chat: BotChat } {
   const settings = ctx.config.messaging;
   const bots = ctx.runtime.collection(botDefinition);
   const chat = new BotChat({ ask: needs.askBot, command: needs.command, status: needs.status, store: ctx.store, clock: ctx.clock });
@@ -70,6 +70,7 @@ export function botSurfaceModule(
   const fees = new FeesByChannelReader(ctx.runtime.collection(orderDefinition), ctx.clock);
 
   return {
+    chat,
     name: 'bot-surface',
     definitions: [],
     collections: [CHAT_HISTORY_COLLECTION, MESSAGING_CONFIG_COLLECTION, PLATFORM_LEASE_COLLECTION],

@@ -45,6 +45,7 @@ import { idempotencyModule } from './idempotency.module.js';
 import { identityModule, identityTokens } from './identity.module.js';
 import { startModules } from './module-starter.js';
 import { tradingModule } from './trading.module.js';
+import { widgetModule } from './widget.module.js';
 import { withdrawalsModule } from './withdrawals.module.js';
 
 export interface ServiceOptions {
@@ -136,6 +137,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     venue: trading.withdrawalParts.venue,
   });
   const chat = chatModule(ctx, { status: trading.status });
+  const botSurface = botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status });
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,
@@ -151,7 +153,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     trading,
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp, claims: accounts.services.control }),
     chat,
-    botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status }),
+    botSurface,
+    widgetModule(ctx, { chat: botSurface.chat, wallet: accounts.services.wallet, publicLimit: accounts.auth.publicLimit }),
     directory,
   ];
 

@@ -61,6 +61,8 @@ export const ERROR_CODES = {
   CIRCUIT_BREAKER_OPEN: 503,
   ORDER_NOT_APPROVABLE: 409,
   ORDER_NOT_CANCELLABLE: 409,
+  /** A chat widget session past its hour: the widget starts a new one. */
+  WIDGET_SESSION_EXPIRED: 401,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

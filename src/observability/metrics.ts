@@ -5,6 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DcaTickMetrics } from './dca-tick.metrics.js';
 import { TradingMetrics } from './trading.metrics.js';
+import { WidgetMetrics } from './widget.metrics.js';
 
 /** What the runtime reports at scrape time. */
 export interface ActorStats {
@@ -44,6 +45,8 @@ export class Metrics {
   readonly trading: TradingMetrics;
   /** DCA ticks: the `DcaTickObserver` the strategies service reports to. */
   readonly dcaTicks: DcaTickMetrics;
+  /** Chat widget sessions and client-side events. */
+  readonly widget: WidgetMetrics;
 
   constructor(options: MetricsOptions = {}) {
     const prefix = options.prefix ?? '';
@@ -94,6 +97,7 @@ export class Metrics {
 
     this.trading = new TradingMetrics(this.registry, prefix);
     this.dcaTicks = new DcaTickMetrics(this.registry, prefix);
+    this.widget = new WidgetMetrics(this.registry, prefix);
   }
 
   /** Content type of `render()` (Prometheus text exposition format). */

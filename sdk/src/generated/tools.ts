@@ -1177,6 +1177,52 @@ export type BotUpdateOutput = {
   updatedAt: string;
 };
 
+/** Input of `bot_widget_config_get`. */
+export type BotWidgetConfigGetInput = Record<string, never>;
+
+/** Output of `bot_widget_config_get`. */
+export type BotWidgetConfigGetOutput = {
+  allowedOrigins: string[];
+  enabled: boolean;
+  /** ISO 8601 time */
+  updatedAt?: string;
+};
+
+/** Input of `bot_widget_config_set`. */
+export type BotWidgetConfigSetInput = {
+  /** Origins (scheme, host, port) of the pages that may embed the widget, up to 20, e.g. `https://shop.example.com`. Compared exactly after normalizing case, default port and trailing slash; no wildcards. */
+  allowedOrigins?: string[];
+  /** Off: no new widget session starts, on any origin (running ones end at their expiry). */
+  enabled?: boolean;
+};
+
+/** Output of `bot_widget_config_set`. */
+export type BotWidgetConfigSetOutput = {
+  allowedOrigins: string[];
+  enabled: boolean;
+  /** ISO 8601 time */
+  updatedAt?: string;
+};
+
+/** Input of `bot_widget_events`. */
+export type BotWidgetEventsInput = {
+  /** How many, 1-200 (default 50) */
+  limit?: number;
+};
+
+/** Output of `bot_widget_events`. */
+export type BotWidgetEventsOutput = {
+  events: {
+    type: "open" | "close" | "message_shown" | "error";
+    detail?: string;
+    /** The widget session that reported it (an id, not its token) */
+    session: string;
+    origin: string;
+    /** ISO 8601 time */
+    at: string;
+  }[];
+};
+
 /** Input of `step_up_issue`. */
 export type StepUpIssueInput = {
   /** Current 6-digit code of your authenticator app */
@@ -1415,7 +1461,7 @@ export type TradingConfigGetOutput = {
     maxOrderUsd?: number;
     dailyVolumeUsd?: number;
     maxSlippageBps: number;
-    allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord")[];
+    allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord" | "widget")[];
     allowedSignalSources?: string[];
   };
   notifications: {
@@ -1560,8 +1606,8 @@ export type TradingConfigRiskPolicySetInput = {
   dailyVolumeUsd?: number | null;
   /** Highest slippage tolerance a trade may use, basis points (100 = 1 %), 1-5000; not below the slippageBps of the order profile or trade defaults. */
   maxSlippageBps?: number;
-  /** Channels that may trade (rest, mcp, command, dca, ask_bot, chat, telegram, discord); [] lets none trade (a freeze that keeps the agent readable); null allows every channel. */
-  allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord")[] | null;
+  /** Channels that may trade (rest, mcp, command, dca, ask_bot, chat, telegram, discord, widget); [] lets none trade (a freeze that keeps the agent readable); null allows every channel. */
+  allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord" | "widget")[] | null;
   /** Signal sources a trade must name one of (its `signalSource`; up to 50, 1-64 characters each): a trade naming another or none is refused; null allows any. */
   allowedSignalSources?: string[] | null;
 };
@@ -1571,7 +1617,7 @@ export type TradingConfigRiskPolicySetOutput = {
   maxOrderUsd?: number;
   dailyVolumeUsd?: number;
   maxSlippageBps: number;
-  allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord")[];
+  allowedChannels?: ("rest" | "mcp" | "command" | "dca" | "ask_bot" | "chat" | "telegram" | "discord" | "widget")[];
   allowedSignalSources?: string[];
 };
 
@@ -2661,6 +2707,12 @@ export interface Operations {
   bot_trading_fees_channels: { input: BotTradingFeesChannelsInput; output: BotTradingFeesChannelsOutput; minScope: 'read'; tool: false; guarded: false };
   /** Update some fields of a bot. */
   bot_update: { input: BotUpdateInput; output: BotUpdateOutput; minScope: 'manage'; tool: false; guarded: false };
+  /** The bot's chat widget configuration: the origins allowed to embed it, and whether it is on. */
+  bot_widget_config_get: { input: BotWidgetConfigGetInput; output: BotWidgetConfigGetOutput; minScope: 'read'; tool: false; guarded: false };
+  /** Update the bot's chat widget configuration: the fields given are replaced, the others kept. A page whose origin is not listed gets 403 `Origin not allowed` from the widget's `init`. */
+  bot_widget_config_set: { input: BotWidgetConfigSetInput; output: BotWidgetConfigSetOutput; minScope: 'manage'; tool: false; guarded: false };
+  /** Client-side events the bot's chat widgets reported (open, close, message_shown, error), newest first; the newest 200 are kept. */
+  bot_widget_events: { input: BotWidgetEventsInput; output: BotWidgetEventsOutput; minScope: 'read'; tool: false; guarded: false };
   /** Issue a step-up token from a TOTP code. The token lasts 5 minutes, works once, and is bound to you and this agent or bot. */
   step_up_issue: { input: StepUpIssueInput; output: StepUpIssueOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Orders waiting for approval (status `pending_approval`); each expires 15 minutes after creation. */

@@ -5,7 +5,9 @@
  * signature, times) runs before the nonce is consumed, so a forged request cannot burn
  * someone else's nonce.
  */
+import { createSiweMessage } from 'viem/siwe';
 import type { ClockPort } from '../../ports/clock.port.js';
+import { AppError } from '../../errors/app-error.js';
 import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
@@ -181,6 +183,29 @@ export class WalletLoginService {
     const { walletAddress } = parseWalletInput(EvmNonceRequestSchema, body);
     const { nonce, expiresAt } = await this.nonces.issue('evm', walletAddress);
     return { nonce, expiresAt };
+  }
+
+  /**
+   * An EVM nonce bound to `walletAddress` with the EIP-4361 message to sign around it, built
+   * here as the Solana route builds its own: for clients that carry no SIWE builder (the chat
+   * widget). Its checks at login are those of every EVM sign-in.
+   */
+  async startEvmMessage(body: unknown): Promise<SolanaChallenge> {
+    const { walletAddress } = parseWalletInput(EvmNonceRequestSchema, body);
+    if (walletAddress === undefined) throw AppError.validation(['walletAddress should not be empty']);
+    const issued = await this.nonces.issue('evm', walletAddress);
+    const message = createSiweMessage({
+      domain: this.domain,
+      address: walletAddress as `0x${string}`,
+      statement: this.statement,
+      uri: this.origin,
+      version: '1',
+      chainId: this.evmChainIds[0] ?? 1,
+      nonce: issued.nonce,
+      issuedAt: new Date(this.clock.now()),
+      expirationTime: new Date(issued.expiresAt),
+    });
+    return { nonce: issued.nonce, expiresAt: issued.expiresAt, message };
   }
 
   /** Verifies a signed SIWE message (and `walletAddress` when given), then consumes its nonce. */

@@ -25,6 +25,7 @@ const TRADE_CHANNELS = [
   'chat',
   'telegram',
   'discord',
+  'widget',
 ] as const satisfies readonly TradeChannel[];
 const WALLET_MODES = ['custodial', 'external', 'delegate'] as const satisfies readonly WalletMode[];
 

@@ -1,0 +1,110 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
+import { widgetEventSchema } from '../../widget/widget-events.service.js';
+import { originNotAllowed } from '../../widget/widget-messages.js';
+import type { WidgetScript } from '../../widget/widget-script.js';
+import type { WidgetSession } from '../../widget/widget-sessions.service.js';
+import { widgetChallengeSchema, widgetChatSchema, widgetSignInSchema, type WidgetService } from '../../widget/widget.service.js';
+import { parseBody } from '../validate.js';
+import { noQuery } from './route-schemas.js';
+
+export interface WidgetRoutesDeps {
+  widget: Pick<WidgetService, 'allows' | 'init' | 'session' | 'chat' | 'event' | 'challenge' | 'signIn'>;
+  limiter: RateLimiterPort;
+  /** The per-IP budget of public routes: `init` is counted against it (no session exists yet). */
+  publicLimit: RequestHandler;
+  script: () => Promise<WidgetScript>;
+}
+
+const BASE = '/api/widget/:botId';
+/** The routes a page calls from its own origin (CORS), each but `init` with the session token. */
+const CALLS = ['init', 'chat', 'client-event', 'sign-in/nonce', 'sign-in'] as const;
+const BOT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** How long a browser may reuse the script before revalidating it (ETag). */
+const SCRIPT_MAX_AGE_S = 300;
+
+/**
+ * The public chat widget (interface 4.7): its script, and the calls a host page makes to the
+ * service. CORS headers go only to the origins the bot's owner allowed, preflights included;
+ * any other origin is 403 `Origin not allowed` without them, so its page cannot read answers.
+ */
+export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
+  const { widget } = deps;
+  const router = Router();
+
+  router.get(`${BASE}/script.js`, async (req, res) => {
+    const script = await deps.script();
+    res.set({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      // Revalidated after a few minutes, so a new release reaches pages within them.
+      'Cache-Control': `public, max-age=${SCRIPT_MAX_AGE_S}`,
+      ETag: script.etag,
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+    });
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.send(script.body);
+  });
+
+  const botIdOf = (req: Request): string => {
+    const botId = String(req.params.botId);
+    if (!BOT_ID.test(botId)) throw originNotAllowed();
+    return botId;
+  };
+
+  // CORS for allowed origins only, set before the route runs so its errors carry them too.
+  const cors: RequestHandler = async (req, res, next) => {
+    const origin = req.get('origin');
+    res.vary('Origin');
+    if (await widget.allows(botIdOf(req), origin)) {
+      res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Remaining' });
+    }
+    next();
+  };
+  for (const call of CALLS) {
+    router.options(`${BASE}/${call}`, cors, (_req, res) => {
+      if (!res.get('Access-Control-Allow-Origin')) throw originNotAllowed();
+      res.set({
+        'Access-Control-Allow-Methods': 'POST',
+        'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+        'Access-Control-Max-Age': '600',
+      });
+      res.status(204).end();
+    });
+  }
+
+  // A session's calls: 30 a minute per session (CONTRACT "Limits not shown").
+  const sessionOf = async (req: Request, res: Response): Promise<WidgetSession> => {
+    const token = /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    const session = await widget.session(botIdOf(req), token, req.get('origin'));
+    const decision = await deps.limiter.hit(`widget:${session.id}`, RATE_POLICIES.widget);
+    res.set(rateLimitHeaders(decision));
+    if (!decision.allowed) throw tooManyRequests(decision);
+    return session;
+  };
+
+  router.post(`${BASE}/init`, cors, deps.publicLimit, noQuery, async (req, res) => {
+    res.json(await widget.init(botIdOf(req), req.get('origin')));
+  });
+  router.post(`${BASE}/chat`, cors, noQuery, async (req, res) => {
+    const session = await sessionOf(req, res);
+    res.json(await widget.chat(session, parseBody(widgetChatSchema, req)));
+  });
+  router.post(`${BASE}/client-event`, cors, noQuery, async (req, res) => {
+    const session = await sessionOf(req, res);
+    await widget.event(session, parseBody(widgetEventSchema, req));
+    res.status(202).json({ accepted: true });
+  });
+  router.post(`${BASE}/sign-in/nonce`, cors, noQuery, async (req, res) => {
+    await sessionOf(req, res);
+    res.json(await widget.challenge(parseBody(widgetChallengeSchema, req)));
+  });
+  router.post(`${BASE}/sign-in`, cors, noQuery, async (req, res) => {
+    const session = await sessionOf(req, res);
+    res.json(await widget.signIn(session, parseBody(widgetSignInSchema, req)));
+  });
+  return router;
+}

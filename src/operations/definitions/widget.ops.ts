@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/app-error.js';
+import { WIDGET_EVENT_TYPES } from '../../observability/widget.metrics.js';
+import { widgetConfigSchema, type WidgetConfigs } from '../../widget/widget-config.service.js';
+import type { WidgetEvents } from '../../widget/widget-events.service.js';
+import { defineOperation } from '../operation-definition.js';
+import type { OperationContext } from '../operation.types.js';
+
+const isoTime = z.string().describe('ISO 8601 time');
+
+const configOutput = z.object({
+  allowedOrigins: z.array(z.string()),
+  enabled: z.boolean(),
+  updatedAt: isoTime.optional(),
+});
+
+const eventsOutput = z.object({
+  events: z.array(
+    z.object({
+      type: z.enum(WIDGET_EVENT_TYPES),
+      detail: z.string().optional(),
+      session: z.string().describe('The widget session that reported it (an id, not its token)'),
+      origin: z.string(),
+      at: isoTime,
+    }),
+  ),
+});
+
+function botOf(ctx: OperationContext): string {
+  if (ctx.subject.type !== 'bot') throw AppError.notFound('Bot not found');
+  return ctx.subject.id;
+}
+
+/**
+ * The chat widget's owner side (interface 4.7, CONTRACT "Chat widget"): its configuration
+ * (allowed origins, on/off) and the client-side events its widgets reported. Operator-only,
+ * on bots the operator owns.
+ */
+export function widgetOperations(deps: { configs: WidgetConfigs; events: WidgetEvents }) {
+  const operator = { family: 'bots', principals: ['operator'] } as const;
+  return [
+    defineOperation({
+      ...operator,
+      minScope: 'read',
+      name: 'bot_widget_config_get',
+      description: "The bot's chat widget configuration: the origins allowed to embed it, and whether it is on.",
+      input: z.object({}).strict(),
+      output: configOutput,
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx) => deps.configs.get(botOf(ctx)),
+    }),
+    defineOperation({
+      ...operator,
+      minScope: 'manage',
+      name: 'bot_widget_config_set',
+      description:
+        "Update the bot's chat widget configuration: the fields given are replaced, the others kept. A page whose origin is not listed gets 403 `Origin not allowed` from the widget's `init`.",
+      input: widgetConfigSchema,
+      output: configOutput,
+      annotations: { destructive: false, idempotent: true },
+      handler: (ctx, input) => deps.configs.update(botOf(ctx), input),
+    }),
+    defineOperation({
+      ...operator,
+      minScope: 'read',
+      name: 'bot_widget_events',
+      description:
+        "Client-side events the bot's chat widgets reported (open, close, message_shown, error), newest first; the newest 200 are kept.",
+      input: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50).describe('How many, 1-200 (default 50)') }).strict(),
+      output: eventsOutput,
+      annotations: { readOnly: true, idempotent: true },
+      handler: async (ctx, input) => ({ events: await deps.events.list(botOf(ctx), input.limit) }),
+    }),
+  ];
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { BotChat, ChatAnswer } from '../../agents/chat/bot-chat.js';
+import type { BotContext } from '../../machines/bot.machine.js';
+import { userIdOfWallet } from '../accounts/users.service.js';
+import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
+import { AppError } from '../errors/app-error.js';
+import type { WidgetMetrics } from '../observability/widget.metrics.js';
+import type { ActorCollection } from '../ports/actor-collection.port.js';
+import type { WidgetConfigs } from './widget-config.service.js';
+import type { WidgetEvents } from './widget-events.service.js';
+import { originNotAllowed, WIDGET_MESSAGES } from './widget-messages.js';
+import { normalizeOrigin, originAllowed } from './widget-origins.js';
+import type { WidgetSession, WidgetSessions } from './widget-sessions.service.js';
+
+export const widgetChatSchema = z
+  .object({
+    message: z.string().min(1).max(4000),
+    message_id: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+
+export const widgetChallengeSchema = z.object({ chain: z.enum(['solana', 'evm']), walletAddress: z.string().min(1).max(128) }).strict();
+
+export const widgetSignInSchema = z.object({ message: z.string().min(1).max(4096), signature: z.string().min(1).max(20_000) }).strict();
+
+export interface WidgetDeps {
+  configs: WidgetConfigs;
+  sessions: WidgetSessions;
+  events: WidgetEvents;
+  chat: Pick<BotChat, 'send'>;
+  bots: Pick<ActorCollection<BotContext>, 'get'>;
+  wallet: Pick<WalletLoginService, 'startSolana' | 'startEvmMessage' | 'prove'>;
+  metrics: WidgetMetrics;
+}
+
+/**
+ * The public chat widget of a legacy bot (interface 4.7, CONTRACT "Chat widget"): sessions
+ * started only from the bot's allowed origins, chat through the bot's one chat core (the web
+ * chat's), trading only after the bot owner's wallet sign-in inside the widget.
+ */
+export class WidgetService {
+  constructor(private readonly deps: WidgetDeps) {}
+
+  /**
+   * Whether `origin` may talk to `botId`'s widget: a live bot, its widget on, the origin
+   * listed. CORS answers follow it; anything else is one refusal, `Origin not allowed`,
+   * which tells a page nothing about which bots exist.
+   */
+  async allows(botId: string, origin: string | undefined): Promise<boolean> {
+    if (!origin) return false;
+    const [config, bot] = await Promise.all([this.deps.configs.get(botId), this.deps.bots.get(botId)]);
+    return config.enabled && bot?.status === 'active' && originAllowed(origin, config.allowedOrigins);
+  }
+
+  async init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }> {
+    if (!(await this.allows(botId, origin))) {
+      this.deps.metrics.observeInit('refused');
+      throw originNotAllowed();
+    }
+    const { sessionToken, expiresAt } = await this.deps.sessions.start(botId, normalizeOrigin(origin!)!);
+    this.deps.metrics.observeInit('started');
+    return { sessionToken, expiresAt };
+  }
+
+  /** The session a request carries, on the page origin it was started from and still allowed. */
+  async session(botId: string, token: string | undefined, origin: string | undefined): Promise<WidgetSession> {
+    const session = await this.deps.sessions.resolve(botId, token);
+    if (!origin || normalizeOrigin(origin) !== session.origin || !(await this.allows(botId, origin))) throw originNotAllowed();
+    return session;
+  }
+
+  /** One message to the bot; trading commands run only in a session its owner signed in to. */
+  async chat(session: WidgetSession, input: z.infer<typeof widgetChatSchema>): Promise<ChatAnswer> {
+    const bot = await this.bot(session.botId);
+    return this.deps.chat.send({
+      subject: { type: 'bot', id: bot.botId },
+      userId: bot.ownerId,
+      channel: 'widget',
+      chatId: chatIdOf(session),
+      message: input.message,
+      mayTrade: session.owner !== undefined,
+      refuseTrade: WIDGET_MESSAGES.signInToTrade,
+      // The owner signed in with their wallet, as on the console: a session's trading scope.
+      scope: 'trade',
+      ...(input.message_id ? { messageId: input.message_id } : {}),
+    });
+  }
+
+  async event(session: WidgetSession, input: { type: 'open' | 'close' | 'message_shown' | 'error'; detail?: string }): Promise<void> {
+    await this.deps.events.record(session.botId, {
+      type: input.type,
+      ...(input.detail ? { detail: input.detail } : {}),
+      session: chatIdOf(session),
+      origin: session.origin,
+    });
+  }
+
+  /** The sign-in message for the wallet the widget found (SIWS, or EIP-4361 built here), its nonce bound to that wallet. */
+  challenge(input: z.infer<typeof widgetChallengeSchema>): Promise<{ nonce: string; expiresAt: string; message: string }> {
+    return input.chain === 'solana'
+      ? this.deps.wallet.startSolana({ walletAddress: input.walletAddress })
+      : this.deps.wallet.startEvmMessage({ walletAddress: input.walletAddress });
+  }
+
+  /**
+   * The owner's sign-in inside the widget: the checks of every wallet sign-in, plus the wallet
+   * must be the bot owner's (else 403, and the nonce is left unspent). Marks the session.
+   */
+  async signIn(session: WidgetSession, input: z.infer<typeof widgetSignInSchema>): Promise<{ owner: true; walletAddress: string }> {
+    const bot = await this.bot(session.botId);
+    const proven = await this.deps.wallet.prove({
+      message: input.message,
+      signature: input.signature,
+      beforeConsume: async (wallet) => {
+        if (userIdOfWallet(wallet.chain, wallet.address) !== bot.ownerId) throw AppError.forbidden(WIDGET_MESSAGES.notOwner);
+      },
+    });
+    await this.deps.sessions.setOwner(session.id, { chain: proven.chain, address: proven.address });
+    return { owner: true, walletAddress: proven.address };
+  }
+
+  async recentEvents(botId: string, limit: number) {
+    return this.deps.events.list(botId, limit);
+  }
+
+  private async bot(botId: string): Promise<BotContext> {
+    const bot = await this.deps.bots.get(botId);
+    // A bot deleted while a session ran: the session is over.
+    if (bot?.status !== 'active') throw originNotAllowed();
+    return bot.context;
+  }
+}
+
+/** A session's conversation id and its name in events: a prefix of its token's hash. */
+function chatIdOf(session: WidgetSession): string {
+  return `widget-${session.id.slice(0, 16)}`;
+}

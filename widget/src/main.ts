@@ -1,0 +1,178 @@
+/**
+ * The embeddable chat widget of a legacy bot (interface 4.7): a site adds
+ * `<script src="https://<service>/api/widget/<botId>/script.js" async></script>` and gets a
+ * launcher button and a chat panel in a shadow root. The script learns the bot and the service
+ * from its own address. A session starts when the panel first opens; an expired one asks to
+ * start again. The owner can sign in with a wallet to trade.
+ */
+import { WidgetApi, WidgetError } from './api.js';
+import { STYLES } from './styles.js';
+import { hasWallet, signInWithWallet } from './wallet.js';
+
+const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
+const TEXT = {
+  refused: 'This chat is not available on this site.',
+  expired: 'Your chat session has ended. Start again to keep chatting.',
+  unreachable: 'The chat could not start. Please try again.',
+};
+
+function boot(script: HTMLScriptElement): void {
+  const src = new URL(script.src);
+  const match = /^\/api\/widget\/([^/]+)\/script\.js$/.exec(src.pathname);
+  if (!match) return;
+  const api = new WidgetApi(`${src.origin}/api/widget/${match[1]}`);
+  const title = script.dataset.title ?? 'Chat';
+
+  const host = document.createElement('div');
+  host.setAttribute('data-agent-chat-widget', '');
+  // The page's CSS can still target the host element itself: keep it displayed.
+  host.style.setProperty('display', 'block', 'important');
+  const root = host.attachShadow({ mode: 'open' });
+  root.innerHTML = `<style>${STYLES}</style>
+<button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="panel">${ICON}</button>
+<section class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
+<header><h2 id="title"></h2><button class="signin" type="button" hidden>Owner sign-in</button><button class="close" type="button" aria-label="Close chat">×</button></header>
+<div class="log" role="log" aria-live="polite" aria-label="Conversation" tabindex="0"></div>
+<div class="notice" role="alert" hidden><p></p><button type="button"></button></div>
+<form><label class="sr" for="msg">Message</label><textarea id="msg" rows="1" placeholder="Type a message…" maxlength="4000"></textarea><button type="submit">Send</button></form>
+</section>`;
+  const $ = <T extends Element>(selector: string) => root.querySelector(selector) as T;
+  const launcher = $<HTMLButtonElement>('.launcher');
+  const panel = $<HTMLElement>('.panel');
+  const log = $<HTMLElement>('.log');
+  const notice = $<HTMLElement>('.notice');
+  const noticeButton = $<HTMLButtonElement>('.notice button');
+  const form = $<HTMLFormElement>('form');
+  const input = $<HTMLTextAreaElement>('textarea');
+  const send = $<HTMLButtonElement>('form button');
+  const signin = $<HTMLButtonElement>('.signin');
+  $<HTMLElement>('h2').textContent = title;
+  signin.hidden = !hasWallet();
+
+  const add = (text: string, kind: 'user' | 'bot' | 'note' | 'fail') => {
+    const item = document.createElement('div');
+    item.className = `msg ${kind}`;
+    item.textContent = text;
+    log.append(item);
+    log.scrollTop = log.scrollHeight;
+  };
+  const setBusy = (busy: boolean) => {
+    send.disabled = busy;
+    input.setAttribute('aria-busy', String(busy));
+  };
+  const showNotice = (text: string | undefined, action?: string) => {
+    notice.hidden = text === undefined;
+    form.hidden = text !== undefined;
+    if (text === undefined) return;
+    $<HTMLElement>('.notice p').textContent = text;
+    noticeButton.textContent = action ?? 'Try again';
+    noticeButton.focus();
+  };
+
+  // The session being started, if any: a message typed meanwhile waits for it instead of being dropped.
+  let starting: Promise<boolean> | undefined;
+  const start = (): Promise<boolean> => {
+    starting ??= (async () => {
+      setBusy(true);
+      try {
+        await api.init();
+        showNotice(undefined);
+        return true;
+      } catch (error) {
+        const refused = error instanceof WidgetError && error.failure.kind === 'refused';
+        showNotice(refused ? TEXT.refused : TEXT.unreachable);
+        return false;
+      } finally {
+        setBusy(false);
+        starting = undefined;
+      }
+    })();
+    return starting;
+  };
+
+  const fail = (error: unknown) => {
+    if (error instanceof WidgetError && error.failure.kind === 'expired') {
+      showNotice(TEXT.expired, 'Start again');
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    add(message, 'fail');
+    api.event('error', message);
+  };
+
+  const open = async (show: boolean) => {
+    panel.hidden = !show;
+    launcher.setAttribute('aria-expanded', String(show));
+    launcher.setAttribute('aria-label', show ? 'Close chat' : 'Open chat');
+    if (!show) {
+      api.event('close');
+      launcher.focus();
+      return;
+    }
+    input.focus();
+    if (api.started || (await start())) {
+      api.event('open');
+      input.focus();
+    }
+  };
+
+  launcher.addEventListener('click', () => void open(panel.hidden));
+  $<HTMLButtonElement>('.close').addEventListener('click', () => void open(false));
+  panel.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') void open(false);
+  });
+  noticeButton.addEventListener('click', async () => {
+    if (await start()) {
+      add('New session started.', 'note');
+      input.focus();
+    }
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  let sending = false;
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || sending) return;
+    if (starting && !(await starting)) return;
+    sending = true;
+    input.value = '';
+    add(text, 'user');
+    setBusy(true);
+    try {
+      const answer = await api.chat(text, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
+      add(answer.reply, 'bot');
+      api.event('message_shown');
+    } catch (error) {
+      fail(error);
+    } finally {
+      sending = false;
+      setBusy(false);
+      input.focus();
+    }
+  });
+  signin.addEventListener('click', async () => {
+    signin.disabled = true;
+    try {
+      await signInWithWallet(api);
+      signin.hidden = true;
+      add('Signed in as the owner: trading commands will run.', 'note');
+    } catch (error) {
+      fail(error);
+    } finally {
+      signin.disabled = false;
+    }
+  });
+
+  document.body.append(host);
+}
+
+const current = document.currentScript;
+if (current instanceof HTMLScriptElement) {
+  if (document.body) boot(current);
+  else document.addEventListener('DOMContentLoaded', () => boot(current));
+}
