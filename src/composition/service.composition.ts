@@ -126,6 +126,12 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
 
   // The feature modules, in start order (stopped in reverse). A new feature: its module file and one line here.
   const idempotency = idempotencyModule(ctx);
+  // The one invoker every surface and due job calls; it reads the catalog at call time (filled below).
+  const invoker = new OperationInvoker(catalog, audit, clock, {
+    idempotency: idempotency.guard,
+    settled: () => runtime.settled(),
+    fingerprintHash: idempotency.fingerprintHash,
+  });
   // The credential resolver (accounts) accepts identity tokens; the identity module's onboarding makes accounts' users and agents.
   const tokens = identityTokens(ctx);
   const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
@@ -154,7 +160,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     withdrawalsModule(ctx, { ...trading.withdrawalParts, stepUp: accounts.services.stepUp, claims: accounts.services.control }),
     chat,
     botSurface,
-    widgetModule(ctx, { chat: botSurface.chat, wallet: accounts.services.wallet, publicLimit: accounts.auth.publicLimit }),
+    widgetModule(ctx, { chat: botSurface.chat, wallet: accounts.services.wallet, publicLimit: accounts.auth.publicLimit, invoker }),
     directory,
   ];
 
@@ -162,11 +168,6 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     runtime.register(definition);
   catalog.register(...modules.flatMap((module) => module.operations));
   for (const module of modules) if (module.recover) runtime.onRecover(module.name, module.recover.bind(module));
-  const invoker = new OperationInvoker(catalog, audit, clock, {
-    idempotency: idempotency.guard,
-    settled: () => runtime.settled(),
-    fingerprintHash: idempotency.fingerprintHash,
-  });
   const dueJobs = new DueJobs(
     modules.flatMap((module) => module.dueJobs),
     invoker,

@@ -2,7 +2,7 @@
 export interface AuditEntry {
   /** Epoch ms when the call started. */
   at: number;
-  surface: 'rest' | 'mcp' | 'system';
+  surface: 'rest' | 'mcp' | 'system' | 'widget';
   /** Operation name (tool) or `METHOD /route/template` for REST calls outside the catalog. */
   operation: string;
   principal: { type: string; id: string };

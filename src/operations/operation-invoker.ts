@@ -154,6 +154,9 @@ function principalRef(ctx: CallContext): { type: string; id: string } {
       return { type: 'ops', id: 'ops-token' };
     case 'system':
       return { type: 'system', id: principal.job };
+    case 'widget-session':
+      // A prefix of the token's hash names the session (the widget's event log uses the same).
+      return { type: 'widget-session', id: principal.id.slice(0, 16) };
     default:
       return principalRefOf(principal);
   }

@@ -6,9 +6,10 @@ import type { OperationFamily } from './operation-families.js';
 /**
  * Who an operation serves: software operating an agent or a legacy bot (its key), a
  * signed-in operator (session), the service's own operators (`ops`, the ops bearer token),
- * and the service itself (`system`: due jobs such as DCA ticks and expiries).
+ * the service itself (`system`: due jobs such as DCA ticks and expiries), and a legacy bot's
+ * chat widget on a page (`widget`: a widget session, issue 23).
  */
-export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system';
+export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system' | 'widget';
 
 export type { OperationFamily } from './operation-families.js';
 
@@ -22,7 +23,16 @@ export interface OperationSubject {
  * Who called, as the audit trail names them: a credential (session or key), the ops token
  * (`ops`), or the service itself running a due job (`system`, with the job's kind).
  */
-export type CallerPrincipal = Principal | { type: 'ops' } | { type: 'system'; job: string };
+export type CallerPrincipal = Principal | { type: 'ops' } | { type: 'system'; job: string } | WidgetCaller;
+
+/** A widget session on a page of `origin`: its id (the token's hash), its bot, and whether the bot's owner signed in to it. */
+export interface WidgetCaller {
+  type: 'widget-session';
+  id: string;
+  botId: string;
+  origin: string;
+  owner: boolean;
+}
 
 /**
  * Everything a handler may know about the call besides its input. `subject` is the agent or
@@ -38,7 +48,7 @@ export interface CallContext {
   requestId: string;
   correlationId: string;
   /** Surface the call came through (audit); `system` for due jobs. */
-  surface: 'rest' | 'mcp' | 'system';
+  surface: 'rest' | 'mcp' | 'system' | 'widget';
   idempotencyKey?: string;
   /**
    * Called by a handler whose call created what it answers with, where creating is not a

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { BotChat, ChatAnswer } from '../../agents/chat/bot-chat.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import { userIdOfWallet } from '../accounts/users.service.js';
@@ -11,17 +11,8 @@ import type { WidgetEvents } from './widget-events.service.js';
 import { originNotAllowed, WIDGET_MESSAGES } from './widget-messages.js';
 import { normalizeOrigin, originAllowed } from './widget-origins.js';
 import type { WidgetSession, WidgetSessions } from './widget-sessions.service.js';
-
-export const widgetChatSchema = z
-  .object({
-    message: z.string().min(1).max(4000),
-    message_id: z.string().min(1).max(128).optional(),
-  })
-  .strict();
-
-export const widgetChallengeSchema = z.object({ chain: z.enum(['solana', 'evm']), walletAddress: z.string().min(1).max(128) }).strict();
-
-export const widgetSignInSchema = z.object({ message: z.string().min(1).max(4096), signature: z.string().min(1).max(20_000) }).strict();
+import type { widgetChallengeSchema, widgetChatSchema, widgetSignInSchema } from './widget.schemas.js';
+import type { WidgetCaller } from '../operations/operation.types.js';
 
 export interface WidgetDeps {
   configs: WidgetConfigs;
@@ -69,8 +60,8 @@ export class WidgetService {
     return session;
   }
 
-  /** One message to the bot; trading commands run only in a session its owner signed in to. */
-  async chat(session: WidgetSession, input: z.infer<typeof widgetChatSchema>): Promise<ChatAnswer> {
+  /** One message to the bot; trading commands run only in a session its owner signed in to (the `widget_chat` operation). */
+  async chat(session: WidgetCaller, input: z.infer<typeof widgetChatSchema>): Promise<ChatAnswer> {
     const bot = await this.bot(session.botId);
     return this.deps.chat.send({
       subject: { type: 'bot', id: bot.botId },
@@ -78,7 +69,7 @@ export class WidgetService {
       channel: 'widget',
       chatId: chatIdOf(session),
       message: input.message,
-      mayTrade: session.owner !== undefined,
+      mayTrade: session.owner,
       refuseTrade: WIDGET_MESSAGES.signInToTrade,
       // The owner signed in with their wallet, as on the console: a session's trading scope.
       scope: 'trade',
@@ -86,7 +77,8 @@ export class WidgetService {
     });
   }
 
-  async event(session: WidgetSession, input: { type: 'open' | 'close' | 'message_shown' | 'error'; detail?: string }): Promise<void> {
+  /** A client-side event of a session's widget (the `widget_event` operation). */
+  async event(session: WidgetCaller, input: { type: 'open' | 'close' | 'message_shown' | 'error'; detail?: string }): Promise<void> {
     await this.deps.events.record(session.botId, {
       type: input.type,
       ...(input.detail ? { detail: input.detail } : {}),
@@ -132,6 +124,6 @@ export class WidgetService {
 }
 
 /** A session's conversation id and its name in events: a prefix of its token's hash. */
-function chatIdOf(session: WidgetSession): string {
+function chatIdOf(session: { id: string }): string {
   return `widget-${session.id.slice(0, 16)}`;
 }

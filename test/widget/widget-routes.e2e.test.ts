@@ -89,6 +89,33 @@ describe('chat widget routes (e2e)', () => {
     await signInSolana(owner, ownerWallet);
   });
 
+  it("a session's chat and events are catalog operations: audited as the widget session, and off with the chat family", async () => {
+    const token = await start();
+    const asked = await anon().post(`/api/widget/${botId}/chat`, { message: 'status' }, page(SITE, token));
+    expect(asked.status).toBe(200);
+    await svc.service.operations.audit.flush();
+    const entries = (await svc.service.operations.audit.list(`bot:${botId}`, { limit: 200 })).items;
+    expect(entries.find((entry) => entry.operation === 'widget_chat')).toMatchObject({
+      surface: 'widget',
+      principal: { type: 'widget-session', id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) },
+      outcome: 'ok',
+    });
+    const catalog = (body: unknown) =>
+      fetch(`${svc.url}/api/nest/ops/catalog`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await catalog({ disabledFamilies: ['chat'] })).status).toBe(200);
+    try {
+      const off = await anon().post(`/api/widget/${botId}/chat`, { message: 'status' }, page(SITE, token));
+      expect(off.status).toBe(404);
+    } finally {
+      expect((await catalog({ disabledFamilies: [] })).status).toBe(200);
+    }
+    expect((await anon().post(`/api/widget/${botId}/chat`, { message: 'status' }, page(SITE, token))).status).toBe(200);
+  });
+
   it('30 requests a minute per session, then 429 with Retry-After', async () => {
     const token = await start();
     const statuses: number[] = [];

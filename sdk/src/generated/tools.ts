@@ -617,7 +617,7 @@ export type AuditLogListOutput = {
   items: {
     /** ISO 8601 time the call started */
     at: string;
-    surface: "rest" | "mcp" | "system";
+    surface: "rest" | "mcp" | "system" | "widget";
     /** Operation (tool) name, or the MCP method or `METHOD /route/template` of calls outside the catalog */
     operation: string;
     principal: {

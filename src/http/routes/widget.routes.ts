@@ -1,16 +1,31 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
 import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
-import { widgetEventSchema } from '../../widget/widget-events.service.js';
+import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { originNotAllowed } from '../../widget/widget-messages.js';
 import type { WidgetScript } from '../../widget/widget-script.js';
 import type { WidgetSession } from '../../widget/widget-sessions.service.js';
-import { widgetChallengeSchema, widgetChatSchema, widgetSignInSchema, type WidgetService } from '../../widget/widget.service.js';
-import { parseBody } from '../validate.js';
+import { widgetChallengeSchema, widgetSignInSchema } from '../../widget/widget.schemas.js';
+import { requestContext } from '../request-context.middleware.js';
+import { objectBody, parseBody } from '../validate.js';
 import { noQuery } from './route-schemas.js';
 
+/**
+ * The widget's session gate, outside the catalog like sign-in (its caller has no credential
+ * yet): origins, sessions, the owner's wallet sign-in. What a session then does (chat, client
+ * events) is a catalog operation called through the invoker.
+ */
+export interface WidgetGate {
+  allows(botId: string, origin: string | undefined): Promise<boolean>;
+  init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }>;
+  session(botId: string, token: string | undefined, origin: string | undefined): Promise<WidgetSession>;
+  challenge(input: { chain: 'solana' | 'evm'; walletAddress: string }): Promise<{ nonce: string; expiresAt: string; message: string }>;
+  signIn(session: WidgetSession, input: { message: string; signature: string }): Promise<{ owner: true; walletAddress: string }>;
+}
+
 export interface WidgetRoutesDeps {
-  widget: Pick<WidgetService, 'allows' | 'init' | 'session' | 'chat' | 'event' | 'challenge' | 'signIn'>;
+  widget: WidgetGate;
+  invoker: Pick<OperationInvoker, 'invoke'>;
   limiter: RateLimiterPort;
   /** The per-IP budget of public routes: `init` is counted against it (no session exists yet). */
   publicLimit: RequestHandler;
@@ -89,14 +104,33 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
   router.post(`${BASE}/init`, cors, deps.publicLimit, noQuery, async (req, res) => {
     res.json(await widget.init(botIdOf(req), req.get('origin')));
   });
+  // A session's capabilities go through the catalog as the `widget` principal, on the session's bot.
+  const invoke = (name: string, session: WidgetSession, req: Request, res: Response) =>
+    deps.invoker.invoke({
+      name,
+      input: objectBody(req),
+      ctx: {
+        principal: {
+          type: 'widget-session',
+          id: session.id,
+          botId: session.botId,
+          origin: session.origin,
+          owner: session.owner !== undefined,
+        },
+        scope: session.owner ? 'trade' : 'read',
+        subject: { type: 'bot', id: session.botId },
+        surface: 'widget',
+        ...requestContext(res),
+      },
+      viewer: { kind: 'widget', scope: session.owner ? 'trade' : 'read' },
+    });
   router.post(`${BASE}/chat`, cors, noQuery, async (req, res) => {
     const session = await sessionOf(req, res);
-    res.json(await widget.chat(session, parseBody(widgetChatSchema, req)));
+    res.json(await invoke('widget_chat', session, req, res));
   });
   router.post(`${BASE}/client-event`, cors, noQuery, async (req, res) => {
     const session = await sessionOf(req, res);
-    await widget.event(session, parseBody(widgetEventSchema, req));
-    res.status(202).json({ accepted: true });
+    res.status(202).json(await invoke('widget_event', session, req, res));
   });
   router.post(`${BASE}/sign-in/nonce`, cors, noQuery, async (req, res) => {
     await sessionOf(req, res);

@@ -9,7 +9,7 @@ import { pageOf } from './operator-paging.js';
 /** One audit entry as its owner reads it; the stored entry with `at` as ISO 8601. */
 export const auditEntryViewSchema = z.object({
   at: z.string().describe('ISO 8601 time the call started'),
-  surface: z.enum(['rest', 'mcp', 'system']),
+  surface: z.enum(['rest', 'mcp', 'system', 'widget']),
   operation: z.string().describe('Operation (tool) name, or the MCP method or `METHOD /route/template` of calls outside the catalog'),
   principal: z.object({ type: z.string(), id: z.string() }),
   credentialPrefix: z.string().optional().describe('Display prefix of the key used; never the secret'),

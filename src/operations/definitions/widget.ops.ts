@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import { WIDGET_EVENT_TYPES } from '../../observability/widget.metrics.js';
 import { widgetConfigSchema, type WidgetConfigs } from '../../widget/widget-config.service.js';
-import type { WidgetEvents } from '../../widget/widget-events.service.js';
+import { widgetEventSchema, type WidgetEvents } from '../../widget/widget-events.service.js';
+import { widgetChatSchema } from '../../widget/widget.schemas.js';
+import type { WidgetService } from '../../widget/widget.service.js';
 import { defineOperation } from '../operation-definition.js';
-import type { OperationContext } from '../operation.types.js';
+import type { CallContext, OperationContext, WidgetCaller } from '../operation.types.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -70,6 +72,43 @@ export function widgetOperations(deps: { configs: WidgetConfigs; events: WidgetE
       output: eventsOutput,
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) => ({ events: await deps.events.list(botOf(ctx), input.limit) }),
+    }),
+  ];
+}
+
+/** The widget session behind a `widget` call (the routes resolve it from the session token). */
+function widgetCallerOf(ctx: CallContext): WidgetCaller {
+  if (ctx.principal.type !== 'widget-session') throw AppError.forbidden();
+  return ctx.principal;
+}
+
+/**
+ * What a widget on a page does (issue 23), as catalog operations of the `widget` principal: the
+ * routes resolve the session (origin, token, per-session budget) and call the invoker, so a
+ * widget's chat is audited, switched off with the `chat` family, and answered once durable, as
+ * the web chat and MCP are.
+ */
+export function widgetSessionOperations(widget: Pick<WidgetService, 'chat' | 'event'>) {
+  const session = { family: 'chat', principals: ['widget'], minScope: 'read' } as const;
+  return [
+    defineOperation({
+      ...session,
+      name: 'widget_chat',
+      description:
+        "A message from the bot's chat widget, answered by the bot's chat core; trade commands run only after the bot's owner signed in inside the widget.",
+      input: widgetChatSchema,
+      handler: (ctx, input) => widget.chat(widgetCallerOf(ctx), input),
+    }),
+    defineOperation({
+      ...session,
+      name: 'widget_event',
+      description: 'A client-side event of the widget (open, close, message_shown, error), kept for the bot owner and counted in /metrics.',
+      input: widgetEventSchema,
+      output: z.object({ accepted: z.literal(true) }),
+      handler: async (ctx, input) => {
+        await widget.event(widgetCallerOf(ctx), input);
+        return { accepted: true as const };
+      },
     }),
   ];
 }
