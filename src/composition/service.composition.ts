@@ -195,7 +195,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     registry: metrics.registry,
   });
 
-  // Sign-in is the one mutating REST surface outside the catalog: its durability and audit.
+  // Sign-in and its kin (ERC-8004 onboarding, the widget's session gate) stay outside the catalog: a caller
+  // with no credential yet. Sign-in's durability and audit:
   const signInRecord = Router().use(SIGN_IN_PREFIX, signInRecordMiddleware({ audit, clock, settled: () => runtime.settled(), logger }));
   const operationRoutes = createOperationRoutes({
     auth: accounts.auth,
