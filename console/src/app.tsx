@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SessionUser } from '../../sdk/src/index.js';
 import { client, errorText } from './api.js';
 import { Toasts, toast } from './components/toasts.js';
-import { AgentPage } from './pages/agent.page.js';
+import { parseAgentPath } from './components/agent-tabs.js';
+import { AgentShell } from './pages/agent-shell.js';
 import { AgentsPage } from './pages/agents.page.js';
 import { SignInPage } from './pages/sign-in.page.js';
 import { navigate, onLinkClick, usePath } from './router.js';
@@ -29,7 +30,7 @@ export function App() {
     }
     setUser(undefined);
   };
-  const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
+  const agentRoute = parseAgentPath(path);
 
   return (
     <div class="shell">
@@ -55,7 +56,9 @@ export function App() {
           </button>
         </div>
       </header>
-      <main id="main">{agentMatch?.[1] ? <AgentPage agentId={decodeURIComponent(agentMatch[1])} /> : <AgentsPage />}</main>
+      <main id="main">
+        {agentRoute ? <AgentShell agentId={agentRoute.agentId} section={agentRoute.section} refreshKey={0} /> : <AgentsPage />}
+      </main>
       <Toasts />
     </div>
   );

@@ -11,7 +11,6 @@ import { SecretModal } from '../components/secret-modal.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
-import { onLinkClick } from '../router.js';
 import { useLoad } from '../use-load.js';
 
 type Scope = AgentKeysCreateOutput['scope'];
@@ -20,8 +19,7 @@ type Key = AgentKeysListOutput['items'][number];
 /** Interface 7.3: the UI's own error when a created key comes back without its secret. */
 const MISSING_SECRET = 'Backend did not return a one-time secret';
 
-export function AgentPage({ agentId }: { agentId: string }) {
-  const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+export function AgentKeysPage({ agentId }: { agentId: string }) {
   const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');
@@ -56,27 +54,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
     }
   };
 
-  const agentsPath = '/agents';
   return (
     <>
-      <p>
-        <a href={agentsPath} onClick={(event) => onLinkClick(event, agentsPath)}>
-          ← All agents
-        </a>
-      </p>
-      {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
-      <ErrorText text={agent.error} />
-      {agent.data ? (
-        <>
-          <h1>{agent.data.name}</h1>
-          <p class="muted">
-            <span class={`badge ${agent.data.status}`}>{agent.data.status}</span>{' '}
-            <span class={`badge ${agent.data.tradingEnabled ? 'on' : 'off'}`}>trading {agent.data.tradingEnabled ? 'on' : 'off'}</span> MCP
-            endpoint <code>/mcp/{agent.data.publicId}</code>
-          </p>
-        </>
-      ) : null}
-
       <section class="card" aria-labelledby="new-key-title">
         <h2 id="new-key-title">New API key</h2>
         <form class="row" onSubmit={submit}>

@@ -1,0 +1,42 @@
+/** One agent: its name and state, the section links, and the section shown. */
+import { client } from '../api.js';
+import { type AgentSection, AgentTabs } from '../components/agent-tabs.js';
+import { ErrorText, Loading } from '../components/status.js';
+import { onLinkClick } from '../router.js';
+import { useLoad } from '../use-load.js';
+import { AgentKeysPage } from './agent.page.js';
+import { DcaPage } from './dca.page.js';
+import { PortfolioPage } from './portfolio.page.js';
+import { TradingPage } from './trading.page.js';
+
+const AGENTS_PATH = '/agents';
+
+export function AgentShell({ agentId, section, refreshKey }: { agentId: string; section: AgentSection; refreshKey: number }) {
+  const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+  return (
+    <>
+      <p>
+        <a href={AGENTS_PATH} onClick={(event) => onLinkClick(event, AGENTS_PATH)}>
+          ← All agents
+        </a>
+      </p>
+      {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
+      <ErrorText text={agent.error} />
+      {agent.data ? (
+        <>
+          <h1>{agent.data.name}</h1>
+          <p class="muted">
+            <span class={`badge ${agent.data.status}`}>{agent.data.status}</span>{' '}
+            <span class={`badge ${agent.data.tradingEnabled ? 'on' : 'off'}`}>trading {agent.data.tradingEnabled ? 'on' : 'off'}</span> MCP
+            endpoint <code>/mcp/{agent.data.publicId}</code>
+          </p>
+        </>
+      ) : null}
+      <AgentTabs agentId={agentId} current={section} />
+      {section === 'overview' ? <AgentKeysPage agentId={agentId} /> : null}
+      {section === 'trading' ? <TradingPage agentId={agentId} refreshKey={refreshKey} /> : null}
+      {section === 'portfolio' ? <PortfolioPage agentId={agentId} refreshKey={refreshKey} /> : null}
+      {section === 'dca' ? <DcaPage agentId={agentId} refreshKey={refreshKey} /> : null}
+    </>
+  );
+}
