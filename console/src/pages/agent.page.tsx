@@ -8,9 +8,11 @@ import type { AgentKeysCreateOutput, AgentKeysListOutput } from '../../../sdk/sr
 import { client, errorText } from '../api.js';
 import { Modal } from '../components/modal.js';
 import { SecretModal } from '../components/secret-modal.js';
+import { StepUpModal } from '../components/step-up-modal.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
+import { ControlPlane } from '../components/control-plane.js';
 import { useLoad } from '../use-load.js';
 
 type Scope = AgentKeysCreateOutput['scope'];
@@ -125,10 +127,13 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
       </section>
 
       <TotpEnrolment />
+      <ControlPlane agentId={agentId} onKeysRotated={() => void keys.reload()} />
 
       {askCode ? (
         <StepUpModal
           agentId={agentId}
+          explanation="A manage key can do everything with this agent. Enter the 6-digit code from your authenticator app."
+          submitLabel="Verify and create key"
           onCancel={() => setAskCode(false)}
           onVerified={async (token) => {
             await create(token);
@@ -148,55 +153,6 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
         />
       ) : null}
     </>
-  );
-}
-
-/** Step-up for a manage key: the 6-digit code, then the key is created with the step-up token. */
-function StepUpModal(props: { agentId: string; onCancel(): void; onVerified(stepUpToken: string): Promise<void> }) {
-  const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const verify = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { stepUpToken } = await client.agents.stepUp(props.agentId, { code });
-      await props.onVerified(stepUpToken);
-    } catch (caught) {
-      setError(errorText(caught));
-      setCode('');
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal title="Confirm with your authenticator" labelId="step-up-title" onClose={props.onCancel}>
-      <form onSubmit={verify}>
-        <p>A manage key can do everything with this agent. Enter the 6-digit code from your authenticator app.</p>
-        <label>
-          Authenticator code
-          <input
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="\d{6}"
-            maxLength={6}
-            required
-            value={code}
-            onInput={(event) => setCode(event.currentTarget.value.trim())}
-          />
-        </label>
-        <ErrorText text={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy || code.length !== 6}>
-            {busy ? 'Verifying…' : 'Verify and create key'}
-          </button>
-          <button type="button" class="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
   );
 }
 
