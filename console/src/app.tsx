@@ -66,7 +66,7 @@ export function App() {
       </header>
       <main id="main">
         {path === OPS_PATH ? <OpsPage /> : null}
-        {path !== OPS_PATH && agentRoute ? <AgentShell agentId={agentRoute.agentId} section={agentRoute.section} refreshKey={0} /> : null}
+        {path !== OPS_PATH && agentRoute ? <AgentShell agentId={agentRoute.agentId} section={agentRoute.section} /> : null}
         {path !== OPS_PATH && !agentRoute ? <AgentsPage /> : null}
       </main>
       <Toasts />

@@ -84,7 +84,7 @@ export class McpAccessResolver {
 
   private async ownerSessionAccess(publicId: string, principal: SessionPrincipal): Promise<McpAccess> {
     const target = await this.cachedTarget(publicId);
-    if (!target || target.subject.type !== 'agent' || target.ownerId !== principal.userId) throw AppError.notFound(AGENT_NOT_FOUND);
+    if (target?.subject.type !== 'agent' || target.ownerId !== principal.userId) throw AppError.notFound(AGENT_NOT_FOUND);
     return {
       principal,
       subject: target.subject,

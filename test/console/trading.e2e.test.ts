@@ -3,7 +3,7 @@
  * the paper wallet from the faucet, "swap 10 USDC to SOL" from the command box with the safety
  * checks it passed, the order in the orders list (filters) and the position in the portfolio;
  * a held order approved from the inbox and another rejected; a DCA strategy created, paused,
- * resumed and deleted. Screenshots of each page at desktop and phone widths.
+ * resumed and deleted; the fill and the refusal as toasts from the live event stream. Screenshots of each page at desktop and phone widths.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,10 @@ describe('console: trading pages', () => {
     );
     const orders = page.getByRole('table', { name: 'Orders of this agent' });
     await orders.getByRole('row', { name: /10 USDC → .* SOL .*swap.*filled/ }).waitFor();
+    // The fill arrives live on the agent's event stream (the owner's session reads it).
+    await page.getByRole('status').getByText(/^Filled: 10 USDC → .* SOL$/).waitFor();
+    await page.getByText('Live events').click();
+    await page.getByRole('list', { name: 'Recent events, newest first' }).getByText('order.updated').first().waitFor();
     await shots('trading');
   });
 

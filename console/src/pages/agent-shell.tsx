@@ -1,6 +1,8 @@
 /** One agent: its name and state, the section links, and the section shown. */
+import { useCallback, useState } from 'preact/hooks';
 import { client } from '../api.js';
 import { type AgentSection, AgentTabs } from '../components/agent-tabs.js';
+import { LiveEvents } from '../components/live-events.js';
 import { ErrorText, Loading } from '../components/status.js';
 import { onLinkClick } from '../router.js';
 import { useLoad } from '../use-load.js';
@@ -11,8 +13,11 @@ import { TradingPage } from './trading.page.js';
 
 const AGENTS_PATH = '/agents';
 
-export function AgentShell({ agentId, section, refreshKey }: { agentId: string; section: AgentSection; refreshKey: number }) {
+export function AgentShell({ agentId, section }: { agentId: string; section: AgentSection }) {
   const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+  // Bumped by live events that change what the trading pages show: they read again.
+  const [refreshKey, setRefreshKey] = useState(0);
+  const onChange = useCallback(() => setRefreshKey((n) => n + 1), []);
   return (
     <>
       <p>
@@ -33,6 +38,7 @@ export function AgentShell({ agentId, section, refreshKey }: { agentId: string; 
         </>
       ) : null}
       <AgentTabs agentId={agentId} current={section} />
+      {agent.data ? <LiveEvents publicId={agent.data.publicId} onChange={onChange} /> : null}
       {section === 'overview' ? <AgentKeysPage agentId={agentId} /> : null}
       {section === 'trading' ? <TradingPage agentId={agentId} refreshKey={refreshKey} /> : null}
       {section === 'portfolio' ? <PortfolioPage agentId={agentId} refreshKey={refreshKey} /> : null}

@@ -174,7 +174,9 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     await until(() => stream.events().length === 2, 'two events');
     expect(stream.events().map((e) => e.data.state)).toEqual(['paused', 'active']);
     // Tools still refuse a session: only the event streams take it.
-    expect((await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(agent.operator.bearer!))).status).toBe(403);
+    expect(
+      (await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(agent.operator.bearer!))).status,
+    ).toBe(403);
 
     expect((await agent.operator.post('/api/nest/auth/logout')).status).toBeLessThan(300);
     await clock.advance(61_000);
