@@ -6,20 +6,24 @@
  * resumed and deleted; the fill and the refusal as toasts from the live event stream. Screenshots of each page at desktop and phone widths.
  */
 import type { Browser, Page } from 'playwright-core';
+import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { naclSigner, OperatorClient } from '../../sdk/src/index.js';
 import { injectSolanaWallet, launchChromium, screenshot } from '../support/browser.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 
 let svc: TestService;
 let browser: Browser;
 let page: Page;
+/** The wallet of the page, also signed in from the test (same user) to act while the page is offline. */
+const wallet = nacl.sign.keyPair();
 
 beforeAll(async () => {
   [svc, browser] = await Promise.all([startTestService(), launchChromium()]);
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   // A step that cannot happen fails in 10 s with what it waited for, not at the test's timeout.
   page.setDefaultTimeout(10_000);
-  await injectSolanaWallet(page);
+  await injectSolanaWallet(page, wallet);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -76,7 +80,10 @@ describe('console: trading pages', () => {
     const orders = page.getByRole('table', { name: 'Orders of this agent' });
     await orders.getByRole('row', { name: /10 USDC → .* SOL .*swap.*filled/ }).waitFor();
     // The fill arrives live on the agent's event stream (the owner's session reads it).
-    await page.getByRole('status').getByText(/^Filled: 10 USDC → .* SOL$/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/^Filled: 10 USDC → .* SOL$/)
+      .waitFor();
     await page.getByText('Live events').click();
     await page.getByRole('list', { name: 'Recent events, newest first' }).getByText('order.updated').first().waitFor();
     await shots('trading');
@@ -165,5 +172,30 @@ describe('console: trading pages', () => {
     await page.getByRole('button', { name: 'Create strategy' }).click();
     expect(await page.getByRole('alert').textContent()).toMatch(/interval/i);
     expect(await page.getByRole('article').count()).toBe(0);
+  });
+  it('after a dropped connection, the live stream resumes with Last-Event-ID: the fill made meanwhile arrives', async () => {
+    const agentId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '');
+    const same = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL });
+    await same.signInWithSolana(naclSigner(wallet));
+    await tab('Trading').click();
+    await page.getByText('(Live)').waitFor();
+    const resumed = page.waitForRequest(
+      (request) => request.url().endsWith('/events/sse') && request.headers()['last-event-id'] !== undefined,
+    );
+    // Cut the stream (the service drops its connections) and hold the page's reconnects back while a fill happens.
+    await page.route('**/events/sse', (route) => route.abort('connectionfailed'));
+    svc.service.server.closeAllConnections();
+    await page.getByText('reconnecting (no event is lost)', { exact: false }).waitFor();
+    await same.trading.command({ message: 'swap 3 USDC to SOL' }, { agentId });
+    await page.unroute('**/events/sse');
+    expect(Number((await resumed).headers()['last-event-id'])).toBeGreaterThan(0);
+    await page
+      .getByRole('status')
+      .getByText(/^Filled: 3 USDC → .* SOL$/)
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'Orders of this agent' })
+      .getByRole('row', { name: /^3 USDC → .* filled/ })
+      .waitFor();
   });
 });
