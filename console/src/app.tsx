@@ -3,12 +3,15 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SessionUser } from '../../sdk/src/index.js';
 import { client, errorText } from './api.js';
 import { Toasts, toast } from './components/toasts.js';
-import { AgentPage } from './pages/agent.page.js';
+import { parseAgentPath } from './components/agent-tabs.js';
+import { AgentShell } from './pages/agent-shell.js';
 import { AgentsPage } from './pages/agents.page.js';
+import { OpsPage } from './pages/ops.page.js';
 import { SignInPage } from './pages/sign-in.page.js';
 import { navigate, onLinkClick, usePath } from './router.js';
 
 const AGENTS_PATH = '/agents';
+const OPS_PATH = '/ops';
 
 export function App() {
   const [user, setUser] = useState<SessionUser | undefined>(undefined);
@@ -18,7 +21,8 @@ export function App() {
     if (path === '/' || path === '/hub/api-keys') navigate(AGENTS_PATH, { replace: true });
   }, [path]);
 
-  if (!user) return <SignInPage onSignedIn={setUser} />;
+  // The ops page needs the ops token, not a wallet: it opens without signing in.
+  if (!user && path !== OPS_PATH) return <SignInPage onSignedIn={setUser} />;
 
   const signOut = async () => {
     try {
@@ -29,7 +33,7 @@ export function App() {
     }
     setUser(undefined);
   };
-  const agentMatch = /^\/agents\/([^/]+)$/.exec(path);
+  const agentRoute = parseAgentPath(path);
 
   return (
     <div class="shell">
@@ -45,17 +49,26 @@ export function App() {
           >
             Agents
           </a>
+          <a href={OPS_PATH} aria-current={path === OPS_PATH ? 'page' : undefined} onClick={(event) => onLinkClick(event, OPS_PATH)}>
+            Ops
+          </a>
         </nav>
-        <div class="who">
-          <span class="address" title={user.walletAddress}>
-            {short(user.walletAddress)}
-          </span>
-          <button type="button" class="secondary" onClick={signOut}>
-            Sign out
-          </button>
-        </div>
+        {user ? (
+          <div class="who">
+            <span class="address" title={user.walletAddress}>
+              {short(user.walletAddress)}
+            </span>
+            <button type="button" class="secondary" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        ) : null}
       </header>
-      <main id="main">{agentMatch?.[1] ? <AgentPage agentId={decodeURIComponent(agentMatch[1])} /> : <AgentsPage />}</main>
+      <main id="main">
+        {path === OPS_PATH ? <OpsPage /> : null}
+        {path !== OPS_PATH && agentRoute ? <AgentShell agentId={agentRoute.agentId} section={agentRoute.section} /> : null}
+        {path !== OPS_PATH && !agentRoute ? <AgentsPage /> : null}
+      </main>
       <Toasts />
     </div>
   );

@@ -1,7 +1,8 @@
 /**
  * Client SDK of the agent trading service: `AgentClient` for software agents (MCP tools,
  * events, wallet), `OperatorClient` for people signed in with a wallet (REST),
- * `DirectoryClient` for the public agent directory. Runs on Node
+ * `DirectoryClient` for the public agent directory, `OpsClient` for the
+ * service's operators (ops token). Runs on Node
  * 20+ and in browsers: fetch, AbortSignal and Web Crypto only.
  */
 export {
@@ -36,6 +37,15 @@ export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js
 export type * from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
 export { type ClaimOptions, OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
+export {
+  type ActorJournal,
+  type ActorView,
+  type CatalogView,
+  type KillSwitchStatus,
+  type OpsChain,
+  OpsClient,
+  type OpsClientOptions,
+} from './ops-client.js';
 export type { EvmSignInOptions, LoginResult, SessionUser, SignedMessage } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
 export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

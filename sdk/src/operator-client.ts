@@ -9,6 +9,8 @@
  */
 import { type AccountOptions, type CallOptions, queryString, seg } from './call-options.js';
 import { DirectoryClient } from './directory-client.js';
+import { EventSubscription, type SubscribeOptions } from './events/event-subscription.js';
+import { sseConnect } from './events/sse-connect.js';
 import type { Operations } from './generated/tools.js';
 import { GUARDED_OPERATIONS } from './generated/tools.js';
 import { HttpTransport, type RetryObserver } from './http-transport.js';
@@ -71,6 +73,27 @@ export class OperatorClient {
 
   signOut(options?: CallOptions): Promise<void> {
     return this.session.signOut(options);
+  }
+
+  /**
+   * The events of one of the operator's agents (its `publicId`) over SSE with the session, read
+   * scope: the service lets an agent's owner read its stream (not its tools). Resumed with
+   * `Last-Event-ID` across reconnects; the access token is renewed as for every call.
+   */
+  events(publicId: string, options: SubscribeOptions = {}): EventSubscription {
+    const session = this.session;
+    return new EventSubscription(
+      this.http.runtime,
+      {
+        token: (o) => session.accessToken(o),
+        renewAfterRefusal: async (o) => {
+          await session.refresh(o);
+          return true;
+        },
+      },
+      sseConnect(this.http, `/mcp/${seg(publicId)}/events/sse`, 45_000),
+      options,
+    );
   }
 
   /** The signed-in user. */

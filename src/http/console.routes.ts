@@ -13,7 +13,13 @@ import express, { type Router } from 'express';
 /** Where the console lands, and where `/hub/api-keys` goes (interface 4.8: the agents page). */
 const CONSOLE_AGENTS_PATH = '/agents';
 /** Client-side pages, answered with index.html. */
-const CONSOLE_PAGES = ['/', CONSOLE_AGENTS_PATH, `${CONSOLE_AGENTS_PATH}/:agentId`];
+const CONSOLE_PAGES = [
+  '/',
+  '/ops',
+  CONSOLE_AGENTS_PATH,
+  `${CONSOLE_AGENTS_PATH}/:agentId`,
+  ...['trading', 'portfolio', 'dca'].map((section) => `${CONSOLE_AGENTS_PATH}/:agentId/${section}`),
+];
 /**
  * The page may load its own scripts and styles, talk to its own origin and show the TOTP QR code
  * (a data: URL); nothing inline, no framing (as every other answer of the service).

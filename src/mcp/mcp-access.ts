@@ -2,6 +2,7 @@ import type { AgentContext } from '../../machines/agent.machine.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import type { CredentialResolver, Principal } from '../auth/credentials/credential-resolver.js';
+import type { SessionPrincipal } from '../auth/session/session.service.js';
 import { AppError } from '../errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
 import type { OperationSubject } from '../operations/operation.types.js';
@@ -55,10 +56,18 @@ export class McpAccessResolver {
     private readonly cache?: McpAccessCacheOptions,
   ) {}
 
-  async resolve(publicId: string, authorization: string | undefined): Promise<McpAccess> {
+  /**
+   * `ownerSession` (the event streams only, never tools): the signed-in owner of an agent may
+   * read its events with their session, read scope, so the console shows them without minting
+   * a key behind the person's back. Another user's session is 404, as another agent's key is.
+   */
+  async resolve(publicId: string, authorization: string | undefined, options: { ownerSession?: boolean } = {}): Promise<McpAccess> {
     const principal = await this.credentials.resolve(authorization);
-    // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
-    if (principal.type === 'session') throw AppError.forbidden();
+    if (principal.type === 'session') {
+      // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
+      if (!options.ownerSession) throw AppError.forbidden();
+      return this.ownerSessionAccess(publicId, principal);
+    }
     const target = await this.cachedTarget(publicId);
     // An identity token operates its own agent, as an agent key does.
     const kind = principal.type === 'bot-key' ? 'bot' : 'agent';
@@ -68,6 +77,19 @@ export class McpAccessResolver {
       subject: target.subject,
       scope: principal.scope,
       viewer: { kind, scope: principal.scope, disabledFamilies: target.disabledFamilies },
+      userId: target.ownerId,
+      granularErrors: target.granularErrors ?? this.defaultGranularErrors,
+    };
+  }
+
+  private async ownerSessionAccess(publicId: string, principal: SessionPrincipal): Promise<McpAccess> {
+    const target = await this.cachedTarget(publicId);
+    if (target?.subject.type !== 'agent' || target.ownerId !== principal.userId) throw AppError.notFound(AGENT_NOT_FOUND);
+    return {
+      principal,
+      subject: target.subject,
+      scope: 'read',
+      viewer: { kind: 'agent', scope: 'read', disabledFamilies: target.disabledFamilies },
       userId: target.ownerId,
       granularErrors: target.granularErrors ?? this.defaultGranularErrors,
     };

@@ -17,7 +17,15 @@ const get = (path: string) => fetch(`${svc.url}${path}`, { redirect: 'manual' })
 
 describe('console serving', () => {
   it('answers its pages with index.html, revalidated on every load, under a CSP that allows its own scripts only', async () => {
-    for (const path of ['/', '/agents', '/agents/agt_123']) {
+    for (const path of [
+      '/',
+      '/agents',
+      '/agents/agt_123',
+      '/agents/agt_123/trading',
+      '/agents/agt_123/portfolio',
+      '/agents/agt_123/dca',
+      '/ops',
+    ]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);

@@ -56,7 +56,7 @@ describe('console: keys (interface 4.8)', () => {
     await page.getByRole('heading', { name: 'Console agent', level: 1 }).waitFor();
     await page.getByText('No keys yet').waitFor();
     await page.getByLabel('Key name').fill('runtime');
-    await page.getByLabel('Scope').selectOption('trade');
+    await page.getByRole('combobox', { name: 'Scope', exact: true }).selectOption('trade');
     await page.getByRole('button', { name: 'Create key' }).click();
 
     const modal = page.getByRole('dialog', { name: 'Your new key' });
@@ -86,7 +86,7 @@ describe('console: keys (interface 4.8)', () => {
     await page.getByText('Authenticator app activated').waitFor();
 
     await page.getByLabel('Key name').fill('admin');
-    await page.getByLabel('Scope').selectOption('manage');
+    await page.getByRole('combobox', { name: 'Scope', exact: true }).selectOption('manage');
     await page.getByRole('button', { name: 'Create key' }).click();
     const stepUp = page.getByRole('dialog', { name: 'Confirm with your authenticator' });
     await stepUp.waitFor();
@@ -114,7 +114,7 @@ describe('console: keys (interface 4.8)', () => {
       await route.fulfill({ response: answer, json: rest });
     });
     await page.getByLabel('Key name').fill('monitor');
-    await page.getByLabel('Scope').selectOption('read');
+    await page.getByRole('combobox', { name: 'Scope', exact: true }).selectOption('read');
     await page.getByRole('button', { name: 'Create key' }).click();
     expect(await page.getByRole('alert').textContent()).toBe('Backend did not return a one-time secret');
     expect(await page.getByRole('dialog').count()).toBe(0);

@@ -6,7 +6,7 @@
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { naclSigner, OperatorClient } from '../../sdk/src/index.js';
+import { type AgentEvent, naclSigner, OperatorClient } from '../../sdk/src/index.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 import { DrivenClock } from './sdk-fakes.js';
 
@@ -77,5 +77,24 @@ describe('OperatorClient (e2e)', () => {
     const read = seen.filter((r) => r.path.startsWith('/api/nest/trading/positions/')).at(-1)!;
     expect(read.headers['x-csrf-token']).toBeUndefined();
     expect(read.headers['x-idempotency-key']).toBeUndefined();
+  });
+  it("reads its agent's events with the session (events), resuming after the last id", async () => {
+    const operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL });
+    await operator.signInWithSolana(naclSigner(nacl.sign.keyPair()));
+    const agent = await operator.agents.create({ name: 'watched' });
+    await operator.agents.pause(agent.agentId);
+    // From the start of the agent's stream (replayed), so no race with the connection opening.
+    const events = operator.events(agent.publicId, { lastEventId: 0 });
+    let paused: AgentEvent | undefined;
+    for await (const event of events) {
+      expect(event.data.agentId).toBe(agent.agentId);
+      if (event.data.state === 'paused') {
+        paused = event;
+        break;
+      }
+    }
+    expect(paused).toMatchObject({ event: 'agent.updated' });
+    expect(events.lastEventId).toBe(paused?.id);
+    events.close();
   });
 });

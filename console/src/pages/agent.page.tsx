@@ -8,10 +8,11 @@ import type { AgentKeysCreateOutput, AgentKeysListOutput } from '../../../sdk/sr
 import { client, errorText } from '../api.js';
 import { Modal } from '../components/modal.js';
 import { SecretModal } from '../components/secret-modal.js';
+import { StepUpModal } from '../components/step-up-modal.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
-import { onLinkClick } from '../router.js';
+import { ControlPlane } from '../components/control-plane.js';
 import { useLoad } from '../use-load.js';
 
 type Scope = AgentKeysCreateOutput['scope'];
@@ -20,8 +21,7 @@ type Key = AgentKeysListOutput['items'][number];
 /** Interface 7.3: the UI's own error when a created key comes back without its secret. */
 const MISSING_SECRET = 'Backend did not return a one-time secret';
 
-export function AgentPage({ agentId }: { agentId: string }) {
-  const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+export function AgentKeysPage({ agentId }: { agentId: string }) {
   const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');
@@ -56,27 +56,8 @@ export function AgentPage({ agentId }: { agentId: string }) {
     }
   };
 
-  const agentsPath = '/agents';
   return (
     <>
-      <p>
-        <a href={agentsPath} onClick={(event) => onLinkClick(event, agentsPath)}>
-          ← All agents
-        </a>
-      </p>
-      {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
-      <ErrorText text={agent.error} />
-      {agent.data ? (
-        <>
-          <h1>{agent.data.name}</h1>
-          <p class="muted">
-            <span class={`badge ${agent.data.status}`}>{agent.data.status}</span>{' '}
-            <span class={`badge ${agent.data.tradingEnabled ? 'on' : 'off'}`}>trading {agent.data.tradingEnabled ? 'on' : 'off'}</span> MCP
-            endpoint <code>/mcp/{agent.data.publicId}</code>
-          </p>
-        </>
-      ) : null}
-
       <section class="card" aria-labelledby="new-key-title">
         <h2 id="new-key-title">New API key</h2>
         <form class="row" onSubmit={submit}>
@@ -146,10 +127,13 @@ export function AgentPage({ agentId }: { agentId: string }) {
       </section>
 
       <TotpEnrolment />
+      <ControlPlane agentId={agentId} onKeysRotated={() => void keys.reload()} />
 
       {askCode ? (
         <StepUpModal
           agentId={agentId}
+          explanation="A manage key can do everything with this agent. Enter the 6-digit code from your authenticator app."
+          submitLabel="Verify and create key"
           onCancel={() => setAskCode(false)}
           onVerified={async (token) => {
             await create(token);
@@ -169,55 +153,6 @@ export function AgentPage({ agentId }: { agentId: string }) {
         />
       ) : null}
     </>
-  );
-}
-
-/** Step-up for a manage key: the 6-digit code, then the key is created with the step-up token. */
-function StepUpModal(props: { agentId: string; onCancel(): void; onVerified(stepUpToken: string): Promise<void> }) {
-  const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const verify = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { stepUpToken } = await client.agents.stepUp(props.agentId, { code });
-      await props.onVerified(stepUpToken);
-    } catch (caught) {
-      setError(errorText(caught));
-      setCode('');
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal title="Confirm with your authenticator" labelId="step-up-title" onClose={props.onCancel}>
-      <form onSubmit={verify}>
-        <p>A manage key can do everything with this agent. Enter the 6-digit code from your authenticator app.</p>
-        <label>
-          Authenticator code
-          <input
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="\d{6}"
-            maxLength={6}
-            required
-            value={code}
-            onInput={(event) => setCode(event.currentTarget.value.trim())}
-          />
-        </label>
-        <ErrorText text={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy || code.length !== 6}>
-            {busy ? 'Verifying…' : 'Verify and create key'}
-          </button>
-          <button type="button" class="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
   );
 }
 

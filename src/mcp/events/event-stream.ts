@@ -44,6 +44,12 @@ export interface EventStreamDeps {
 const HEARTBEAT_MS = 15_000;
 const REVALIDATE_MS = 60_000;
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+/**
+ * Event streams (not tools) also take the agent owner's session, read scope: the console shows
+ * the events of the signed-in operator's agents without minting a key for them. The session is
+ * checked again at each revalidation, so a sign-out or an expired access token ends the stream.
+ */
+const OWNER_SESSION = { ownerSession: true } as const;
 /** setTimeout fires at once beyond 2^31-1 ms; a 90-day key expiry is armed in hops. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -80,7 +86,7 @@ export class EventStream {
     const watch = await this.deps.bus.subscribe(AUTH_STREAM, (event) => this.onCredentialEvent(event));
     if (this.closed) void watch.unsubscribe().catch(() => undefined);
     else this.subscriptions.push(watch);
-    const access = this.closed ? undefined : await this.deps.access.resolve(this.publicId, this.authorization);
+    const access = this.closed ? undefined : await this.deps.access.resolve(this.publicId, this.authorization, OWNER_SESSION);
     // Closed meanwhile: only shutdown or the client leaving do that, and neither wants a stream.
     if (this.closed || !access) throw new AppError('SHUTTING_DOWN', 'Service Unavailable', { envelope: 'standard' });
     this.access = access;
@@ -151,7 +157,7 @@ export class EventStream {
 
   private async revalidate(): Promise<void> {
     try {
-      await this.deps.access.resolve(this.publicId, this.authorization);
+      await this.deps.access.resolve(this.publicId, this.authorization, OWNER_SESSION);
     } catch (error) {
       if (isAppError(error) && error.status === 401) return void this.close('unauthorized');
       if (isAppError(error) && error.status === 404) return void this.close('not-found');

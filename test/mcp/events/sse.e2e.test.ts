@@ -153,16 +153,34 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     const unauthorized = { status: 401, body: { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' } };
     expect(await sse(svc.url, agent.publicId, { secret: `mcpk_${'x'.repeat(43)}` })).toMatchObject(unauthorized);
     expect(await sse(svc.url, agent.publicId)).toMatchObject(unauthorized);
-    // A valid operator session is a credential this route does not serve: 403.
-    expect(await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! })).toMatchObject({
-      status: 403,
-      body: { statusCode: 403, message: 'Forbidden' },
+    // Another user's session: the agent is not theirs, as another agent's key.
+    const stranger = await agentFixture(svc.url);
+    expect(await sse(svc.url, agent.publicId, { secret: stranger.operator.bearer! })).toMatchObject({
+      status: 404,
+      body: { message: 'Agent not found' },
     });
     expect(await sse(svc.url, agent.publicId, { secret: otherKey.secret })).toMatchObject({
       status: 404,
       body: { message: 'Agent not found' },
     });
     expect(await sse(svc.url, agent.publicId, { secret, headers: { 'last-event-id': 'abc' } })).toMatchObject({ status: 400 });
+  });
+
+  it("the owner's session reads its agent's events (the console), and the stream ends at the next check after sign-out", async () => {
+    const agent = await agentFixture(svc.url);
+    const stream = await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! });
+    expect(stream.status).toBe(200);
+    await agent.toggle(1);
+    await until(() => stream.events().length === 2, 'two events');
+    expect(stream.events().map((e) => e.data.state)).toEqual(['paused', 'active']);
+    // Tools still refuse a session: only the event streams take it.
+    expect(
+      (await rawRpc(svc.url, agent.publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(agent.operator.bearer!))).status,
+    ).toBe(403);
+
+    expect((await agent.operator.post('/api/nest/auth/logout')).status).toBeLessThan(300);
+    await clock.advance(61_000);
+    await until(() => stream.ended, 'the stream ended after sign-out');
   });
 
   it('counts open streams and forgets them on disconnect', async () => {

@@ -1,0 +1,274 @@
+/**
+ * An agent's portfolio: its custodial wallets and what they hold, the paper faucet on the paper
+ * venue, positions with their PnL, and the value over time while the page is open.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { TradingPositionsPnlOutput, TradingWalletCustodialGetOutput } from '../../../sdk/src/index.js';
+import { client, errorText } from '../api.js';
+import { Empty, ErrorText, Loading } from '../components/status.js';
+import { toast } from '../components/toasts.js';
+import { type ValuePoint, ValueChart } from '../components/value-chart.js';
+import { tokens, usd, when } from '../format.js';
+import { useLoad } from '../use-load.js';
+
+type Position = TradingPositionsPnlOutput['positions'][number];
+type Family = TradingWalletCustodialGetOutput['chain'];
+const FAMILY_CHAINS: Record<Family, string[]> = { solana: ['solana'], evm: ['ethereum', 'base', 'arbitrum'] };
+/** Positions are read again this often while the page is open (the chart's points). */
+const REFRESH_MS = 15_000;
+
+/**
+ * The service keeps no history of portfolio value: the chart is this tab's readings, kept per
+ * agent in memory (a reload starts a new line), so it never shows a value the service did not answer.
+ */
+const history = new Map<string, ValuePoint[]>();
+
+export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
+  const [bump, setBump] = useState(0);
+  const pnl = useLoad(() => client.trading.pnl({ agentId }), [agentId, bump, refreshKey]);
+  const wallets = useLoad(
+    async () => Promise.all((['solana', 'evm'] as const).map((chain) => client.wallets.custodial({ chain }, { agentId }))),
+    [agentId, bump],
+  );
+  const venue = useLoad(() => client.trading.evmStatus(), []);
+  const [points, setPoints] = useState<ValuePoint[]>(history.get(agentId) ?? []);
+  const lastAsOf = useRef<string | undefined>(undefined);
+
+  useEffect(() => {
+    const timer = setInterval(() => setBump((n) => n + 1), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  useEffect(() => {
+    if (!pnl.data || pnl.data.asOf === lastAsOf.current) return;
+    lastAsOf.current = pnl.data.asOf;
+    const next = [...(history.get(agentId) ?? []), { at: Date.parse(pnl.data.asOf), valueUsd: Number(pnl.data.totals.valueUsd) }].slice(
+      -500,
+    );
+    history.set(agentId, next);
+    setPoints(next);
+  }, [pnl.data, agentId]);
+
+  const refresh = () => setBump((n) => n + 1);
+  const positions = pnl.data?.positions ?? [];
+  const isPaper = venue.data?.venue === 'paper';
+
+  return (
+    <>
+      <section aria-labelledby="value-title" class="card">
+        <h2 id="value-title">Value</h2>
+        {pnl.loading && !pnl.data ? <Loading what="positions" /> : null}
+        <ErrorText text={pnl.error} />
+        {pnl.data ? (
+          <>
+            <dl class="totals">
+              <div>
+                <dt>Value</dt>
+                <dd data-testid="total-value">{usd(pnl.data.totals.valueUsd)}</dd>
+              </div>
+              <div>
+                <dt>Cost basis</dt>
+                <dd>{usd(pnl.data.totals.costBasisUsd)}</dd>
+              </div>
+              <div>
+                <dt>Unrealized PnL</dt>
+                <dd class={sign(pnl.data.totals.unrealizedPnlUsd)}>{usd(pnl.data.totals.unrealizedPnlUsd)}</dd>
+              </div>
+              <div>
+                <dt>Realized PnL</dt>
+                <dd class={sign(pnl.data.totals.realizedPnlUsd)}>{usd(pnl.data.totals.realizedPnlUsd)}</dd>
+              </div>
+            </dl>
+            <ValueChart points={points} />
+            <p class="muted small">As of {when(pnl.data.asOf)}.</p>
+          </>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="wallets-title">
+        <h2 id="wallets-title">Wallets</h2>
+        {wallets.loading && !wallets.data ? <Loading what="wallets" /> : null}
+        <ErrorText text={wallets.error} />
+        {wallets.data ? (
+          <div class="wallet-grid">
+            {wallets.data.map((wallet) => (
+              <WalletCard
+                key={wallet.chain}
+                agentId={agentId}
+                wallet={wallet}
+                positions={positions.filter((p) => FAMILY_CHAINS[wallet.chain].includes(p.chain))}
+                paper={isPaper}
+                onChanged={refresh}
+              />
+            ))}
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="positions-title">
+        <h2 id="positions-title">Positions</h2>
+        {pnl.data && positions.length === 0 ? <Empty>No positions yet. Fund a wallet, then trade from the Trading page.</Empty> : null}
+        {positions.length > 0 ? <PositionTable positions={positions} /> : null}
+      </section>
+    </>
+  );
+}
+
+const sign = (value: string | null): string => (value === null ? '' : Number(value) < 0 ? 'negative' : Number(value) > 0 ? 'positive' : '');
+
+function PositionTable({ positions }: { positions: Position[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">Positions and their profit and loss</caption>
+        <thead>
+          <tr>
+            <th scope="col">Token</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Price</th>
+            <th scope="col">Value</th>
+            <th scope="col">Average cost</th>
+            <th scope="col">Unrealized</th>
+            <th scope="col">Realized</th>
+          </tr>
+        </thead>
+        <tbody>
+          {positions.map((p) => (
+            <tr key={`${p.chain}:${p.token}`}>
+              <th scope="row">
+                {p.symbol} <span class="muted small">{p.chain}</span>
+              </th>
+              <td title={p.amount}>{tokens(p.amount)}</td>
+              <td>{usd(p.priceUsd)}</td>
+              <td>{usd(p.valueUsd)}</td>
+              <td>{usd(p.avgCostUsd)}</td>
+              <td class={sign(p.unrealizedPnlUsd)}>
+                {usd(p.unrealizedPnlUsd)}
+                {p.pnlPct !== null ? ` (${Number(p.pnlPct).toFixed(2)} %)` : ''}
+              </td>
+              <td class={sign(p.realizedPnlUsd)}>{usd(p.realizedPnlUsd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function WalletCard(props: {
+  agentId: string;
+  wallet: TradingWalletCustodialGetOutput;
+  positions: Position[];
+  paper: boolean;
+  onChanged(): void;
+}) {
+  const { wallet } = props;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const title = wallet.chain === 'solana' ? 'Solana wallet' : 'EVM wallet (Ethereum, Base, Arbitrum)';
+  const create = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.wallets.ensureCustodial({ chain: wallet.chain }, { agentId: props.agentId });
+      toast(`${title} created`);
+      props.onChanged();
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const held = props.positions.filter((p) => p.amount !== '0');
+  return (
+    <section class="card" aria-label={title}>
+      <h3>{title}</h3>
+      {wallet.wallet ? (
+        <>
+          <p class="mono" title="Address">
+            {wallet.wallet.address}
+          </p>
+          {held.length === 0 ? (
+            <Empty>Empty.</Empty>
+          ) : (
+            <ul class="balances" aria-label={`Balances of the ${title}`}>
+              {held.map((p) => (
+                <li key={`${p.chain}:${p.token}`}>
+                  <span>
+                    {tokens(p.amount)} {p.symbol}
+                    {wallet.chain === 'evm' ? <span class="muted small"> on {p.chain}</span> : null}
+                  </span>
+                  <span class="muted">{usd(p.valueUsd)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {props.paper ? <Faucet agentId={props.agentId} family={wallet.chain} onFunded={props.onChanged} /> : null}
+        </>
+      ) : (
+        <>
+          <Empty>No custodial wallet yet.</Empty>
+          <button type="button" disabled={busy} onClick={() => void create()}>
+            {busy ? 'Creating…' : `Create the ${title}`}
+          </button>
+        </>
+      )}
+      <ErrorText text={error} />
+    </section>
+  );
+}
+
+/** Paper venue only: play money into the custodial wallet. */
+function Faucet(props: { agentId: string; family: Family; onFunded(): void }) {
+  const chains = FAMILY_CHAINS[props.family] as Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
+  const [chain, setChain] = useState(chains[0] ?? 'solana');
+  const [token, setToken] = useState('USDC');
+  const [amount, setAmount] = useState('1000');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const fund = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const funded = await client.trading.paperFaucet({ chain, token: token.trim(), amount: amount.trim() }, { agentId: props.agentId });
+      toast(`Added ${funded.credited} ${funded.symbol} (paper); balance ${funded.balance}`);
+      props.onFunded();
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const id = `faucet-${props.family}`;
+  return (
+    <form class="faucet" onSubmit={fund} aria-labelledby={`${id}-title`}>
+      <h4 id={`${id}-title`}>Paper faucet</h4>
+      <div class="row">
+        {chains.length > 1 ? (
+          <label>
+            Chain
+            <select value={chain} onChange={(event) => setChain(event.currentTarget.value as typeof chain)}>
+              {chains.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <label>
+          Token
+          <input value={token} required maxLength={64} onInput={(event) => setToken(event.currentTarget.value)} />
+        </label>
+        <label>
+          Amount
+          <input value={amount} required inputMode="decimal" onInput={(event) => setAmount(event.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Adding…' : 'Add test funds'}
+        </button>
+      </div>
+      <ErrorText text={error} />
+    </form>
+  );
+}

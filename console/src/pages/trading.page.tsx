@@ -1,0 +1,156 @@
+/**
+ * An agent's trading: the command box, the approvals inbox (approve or reject held orders),
+ * whether orders wait for approval, and its orders filtered by status and side.
+ */
+import { useState } from 'preact/hooks';
+import type { TradingOrdersListInput } from '../../../sdk/src/index.js';
+import { client, errorText } from '../api.js';
+import { CommandBox } from '../components/command-box.js';
+import { type Order, OrderTable, orderSummary } from '../components/order-table.js';
+import { Empty, ErrorText, Loading } from '../components/status.js';
+import { toast } from '../components/toasts.js';
+import { words } from '../format.js';
+import { useLoad } from '../use-load.js';
+
+type Status = NonNullable<TradingOrdersListInput['status']>;
+const STATUSES: Status[] = [
+  'pending_approval',
+  'approved',
+  'submitting',
+  'submitted',
+  'filled',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+];
+type Side = Order['side'];
+
+export function TradingPage({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
+  const [status, setStatus] = useState<Status | ''>('');
+  const [side, setSide] = useState<Side | ''>('');
+  const [bump, setBump] = useState(0);
+  const reloadAll = () => setBump((n) => n + 1);
+  const approvals = useLoad(() => client.trading.approvals({ limit: 200 }, { agentId }), [agentId, bump, refreshKey]);
+  // The route filters by status; the side filter applies to the page read (the newest 200).
+  const orders = useLoad(
+    () => client.trading.orders({ limit: 200, ...(status ? { status } : {}) }, { agentId }),
+    [agentId, status, bump, refreshKey],
+  );
+  const shown = orders.data?.items.filter((order) => side === '' || order.side === side) ?? [];
+
+  return (
+    <>
+      <CommandBox agentId={agentId} onDone={reloadAll} />
+      <ApprovalSetting agentId={agentId} />
+
+      <section aria-labelledby="approvals-title">
+        <h2 id="approvals-title">Waiting for your approval</h2>
+        {approvals.loading && !approvals.data ? <Loading what="held orders" /> : null}
+        <ErrorText text={approvals.error} />
+        {approvals.data && approvals.data.items.length === 0 ? <Empty>No order is waiting for approval.</Empty> : null}
+        {approvals.data && approvals.data.items.length > 0 ? (
+          <OrderTable
+            orders={approvals.data.items}
+            caption="Orders waiting for approval"
+            actions={(order) => <ApprovalButtons agentId={agentId} order={order} onDone={reloadAll} />}
+          />
+        ) : null}
+      </section>
+
+      <section aria-labelledby="orders-title">
+        <h2 id="orders-title">Orders</h2>
+        <div class="row filters">
+          <label>
+            Status
+            <select value={status} onChange={(event) => setStatus(event.currentTarget.value as Status | '')}>
+              <option value="">any status</option>
+              {STATUSES.map((value) => (
+                <option key={value} value={value}>
+                  {words(value)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Side
+            <select value={side} onChange={(event) => setSide(event.currentTarget.value as Side | '')}>
+              <option value="">any side</option>
+              <option value="buy">buy</option>
+              <option value="sell">sell</option>
+              <option value="swap">swap</option>
+            </select>
+          </label>
+        </div>
+        {orders.loading && !orders.data ? <Loading what="orders" /> : null}
+        <ErrorText text={orders.error} />
+        {orders.data && shown.length === 0 ? (
+          <Empty>{status || side ? 'No order matches these filters.' : 'No orders yet. Send a command above to place one.'}</Empty>
+        ) : null}
+        {shown.length > 0 ? <OrderTable orders={shown} caption="Orders of this agent" /> : null}
+      </section>
+    </>
+  );
+}
+
+function ApprovalButtons(props: { agentId: string; order: Order; onDone(): void }) {
+  const [busy, setBusy] = useState(false);
+  const summary = orderSummary(props.order);
+  const act = async (approve: boolean) => {
+    setBusy(true);
+    try {
+      const result = approve
+        ? await client.trading.approveOrder(props.order.order_id, { agentId: props.agentId })
+        : await client.trading.cancelOrder(props.order.order_id, { agentId: props.agentId });
+      // An approval refused for a reason that may pass (kill switch, trading off) is a soft error: the order keeps waiting.
+      const soft = result as unknown as { success?: boolean; error?: { message: string } };
+      if (soft.success === false && soft.error) toast(soft.error.message, 'error');
+      else toast(approve ? `Approved: ${summary} (${words(result.status)})` : `Rejected: ${summary}`);
+    } catch (caught) {
+      toast(errorText(caught), 'error');
+    } finally {
+      setBusy(false);
+      props.onDone();
+    }
+  };
+  return (
+    <div class="actions tight">
+      <button type="button" disabled={busy} aria-label={`Approve ${summary}`} onClick={() => void act(true)}>
+        Approve
+      </button>
+      <button type="button" class="danger" disabled={busy} aria-label={`Reject ${summary}`} onClick={() => void act(false)}>
+        Reject
+      </button>
+    </div>
+  );
+}
+
+/** The order profile's `autoApprove`: off, every order waits in the inbox above. */
+function ApprovalSetting({ agentId }: { agentId: string }) {
+  const profile = useLoad(() => client.config.orderProfile({ agentId }), [agentId]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  if (!profile.data) return <ErrorText text={profile.error} />;
+  const holding = !profile.data.autoApprove;
+  const toggle = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.config.setOrderProfile({ autoApprove: holding }, { agentId });
+      await profile.reload();
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="setting">
+      <label class="check">
+        <input type="checkbox" checked={holding} disabled={busy} onChange={() => void toggle()} />
+        Hold every order for my approval
+      </label>
+      <ErrorText text={error} />
+    </div>
+  );
+}
