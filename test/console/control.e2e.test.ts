@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectSolanaWallet, launchChromium, screenshot } from '../support/browser.js';
+import { injectSolanaWallet, launchChromium, capturePage } from '../support/browser.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { codeAt } from '../support/totp-codes.js';
@@ -101,8 +101,8 @@ describe('console: control plane', () => {
     await page.getByText('Withdrawal settings saved').waitFor();
     await expect.poll(() => page.getByLabel('Daily cap in USD (empty: none)').inputValue()).toBe('250');
     expect(await page.getByLabel('The agent may withdraw').isChecked()).toBe(true);
-    await screenshot(page, 'agent-control-desktop');
+    await capturePage(page, 'agent-control-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, 'agent-control-phone');
+    await capturePage(page, 'agent-control-phone');
   });
 });

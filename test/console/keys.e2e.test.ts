@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectSolanaWallet, launchChromium, screenshot } from '../support/browser.js';
+import { injectSolanaWallet, launchChromium, capturePage } from '../support/browser.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { codeAt, wrongCode } from '../support/totp-codes.js';
 
@@ -45,9 +45,9 @@ describe('console: keys (interface 4.8)', () => {
     await page.getByRole('link', { name: 'Console agent' }).waitFor();
     await page.getByRole('button', { name: 'Switch trading on' }).click();
     await page.getByText('trading on', { exact: true }).waitFor();
-    await screenshot(page, 'agents-desktop');
+    await capturePage(page, 'agents-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, 'agents-phone');
+    await capturePage(page, 'agents-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
@@ -133,9 +133,9 @@ describe('console: keys (interface 4.8)', () => {
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('row', { name: /runtime trade .* revoked/ }).waitFor();
     expect(await page.getByRole('button', { name: 'Revoke runtime' }).count()).toBe(0);
-    await screenshot(page, 'agent-keys-desktop');
+    await capturePage(page, 'agent-keys-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, 'agent-keys-phone');
+    await capturePage(page, 'agent-keys-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 

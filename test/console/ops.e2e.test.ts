@@ -9,7 +9,7 @@ import nacl from 'tweetnacl';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { naclSigner, OperatorClient, OpsClient } from '../../sdk/src/index.js';
-import { launchChromium, screenshot } from '../support/browser.js';
+import { launchChromium, capturePage } from '../support/browser.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 
 let svc: TestService;
@@ -35,9 +35,9 @@ afterAll(async () => {
 });
 
 async function shots(name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
+  await capturePage(page, `${name}-desktop`);
   await page.setViewportSize({ width: 390, height: 844 });
-  await screenshot(page, `${name}-phone`);
+  await capturePage(page, `${name}-phone`);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 

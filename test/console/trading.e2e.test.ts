@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { naclSigner, OperatorClient } from '../../sdk/src/index.js';
-import { injectSolanaWallet, launchChromium, screenshot } from '../support/browser.js';
+import { injectSolanaWallet, launchChromium, capturePage } from '../support/browser.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
 
 let svc: TestService;
@@ -32,9 +32,9 @@ afterAll(async () => {
 
 /** Desktop and phone screenshots of the page as it is now. */
 async function shots(name: string): Promise<void> {
-  await screenshot(page, `${name}-desktop`);
+  await capturePage(page, `${name}-desktop`);
   await page.setViewportSize({ width: 390, height: 844 });
-  await screenshot(page, `${name}-phone`);
+  await capturePage(page, `${name}-phone`);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 

@@ -5,6 +5,7 @@
  * tweetnacl keypair (the secret key never enters the page).
  */
 import { mkdirSync } from 'node:fs';
+import axe from 'axe-core';
 import bs58 from 'bs58';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import nacl from 'tweetnacl';
@@ -39,7 +40,34 @@ export async function injectSolanaWallet(page: Page, keypair = nacl.sign.keyPair
 /** Where the console's screenshots go (test artifacts, not committed). */
 const SCREENSHOT_DIR = new URL('../console/screenshots/', import.meta.url);
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * A page as a person sees it: a full-page screenshot (a test artifact) and an accessibility
+ * check with axe-core (WCAG 2.1 A and AA rules) that fails on any serious or critical violation.
+ */
+export async function capturePage(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname, fullPage: true });
+  const problems = await accessibilityProblems(page);
+  if (problems.length > 0) throw new Error(`accessibility (${name}):\n${problems.join('\n')}`);
+}
+
+/** Serious and critical axe-core violations of the page as it is now, one line each. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  // Through the DevTools protocol, so the console's CSP (scripts from its own origin only) does not refuse it.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const found = await (window as unknown as { axe: typeof axe }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
+    return found.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => String(n.target)).slice(0, 3),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }

@@ -68,7 +68,7 @@ export function LiveEvents({ publicId, onChange }: { publicId: string; onChange(
       {events.length === 0 ? (
         <p class="empty">No event since this page opened.</p>
       ) : (
-        <ol class="events" aria-label="Recent events, newest first">
+        <ol class="events" aria-label="Recent events, newest first" tabIndex={0}>
           {events.map((event) => (
             <li key={event.id}>
               <span class="mono">{new Date(event.data.at).toLocaleTimeString()}</span> <strong>{event.event}</strong> {describe(event)}

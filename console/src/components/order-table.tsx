@@ -13,7 +13,7 @@ export function orderSummary(order: Order): string {
 
 export function OrderTable(props: { orders: Order[]; caption: string; actions?: (order: Order) => ComponentChildren }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label={props.caption} tabIndex={0}>
       <table>
         <caption class="sr-only">{props.caption}</caption>
         <thead>

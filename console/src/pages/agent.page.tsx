@@ -86,7 +86,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
         <ErrorText text={keys.error} />
         {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your agent's runtime.</Empty> : null}
         {keys.data && keys.data.items.length > 0 ? (
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="API keys" tabIndex={0}>
             <table>
               <caption class="sr-only">API keys of this agent</caption>
               <thead>

@@ -107,26 +107,29 @@ function KillSwitch({ ops }: { ops: OpsClient }) {
       <ErrorText text={status.error} />
       {status.data ? (
         <ul class="switches">
-          {status.data.chains.map((item) => (
-            <li key={item.chain}>
-              <span>
-                <strong>{item.chain}</strong>{' '}
-                <span class={`badge ${item.active ? 'off' : 'on'}`}>{item.active ? 'trading stopped' : 'trading allowed'}</span>
-                {item.active && item.since ? <span class="muted small"> since {when(item.since)}</span> : null}
-                {item.source === 'configuration' ? <span class="muted small"> (set by configuration)</span> : null}
-              </span>
-              <button
-                type="button"
-                class={item.active ? '' : 'danger'}
-                disabled={busy !== undefined}
-                aria-pressed={item.active}
-                aria-label={`Kill switch ${item.chain}`}
-                onClick={() => void flip(item.chain, !item.active)}
-              >
-                {busy === item.chain ? 'Switching…' : item.active ? 'Switch off' : 'Stop trading'}
-              </button>
-            </li>
-          ))}
+          {status.data.chains.map((item) => {
+            const action = busy === item.chain ? 'Switching…' : item.active ? 'Switch off' : 'Stop trading';
+            return (
+              <li key={item.chain}>
+                <span>
+                  <strong>{item.chain}</strong>{' '}
+                  <span class={`badge ${item.active ? 'off' : 'on'}`}>{item.active ? 'trading stopped' : 'trading allowed'}</span>
+                  {item.active && item.since ? <span class="muted small"> since {when(item.since)}</span> : null}
+                  {item.source === 'configuration' ? <span class="muted small"> (set by configuration)</span> : null}
+                </span>
+                <button
+                  type="button"
+                  class={item.active ? '' : 'danger'}
+                  disabled={busy !== undefined}
+                  aria-pressed={item.active}
+                  aria-label={`Kill switch ${item.chain}: ${action}`}
+                  onClick={() => void flip(item.chain, !item.active)}
+                >
+                  {action}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       ) : null}
     </section>
@@ -234,7 +237,7 @@ function Actors({ ops }: { ops: OpsClient }) {
         </Empty>
       ) : null}
       {list.data && list.data.items.length > 0 ? (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label={`Actors of type ${filter.type}`} tabIndex={0}>
           <table>
             <caption class="sr-only">Actors of type {filter.type}</caption>
             <thead>
@@ -304,7 +307,7 @@ function ActorDetail({ ops, actor }: { ops: OpsClient; actor: ActorView }) {
       <ErrorText text={journal.error} />
       {journal.data && journal.data.items.length === 0 ? <Empty>No journal entries.</Empty> : null}
       {journal.data && journal.data.items.length > 0 ? (
-        <ol class="journal" aria-label="Journal, oldest first">
+        <ol class="journal" aria-label="Journal, oldest first" tabIndex={0}>
           {journal.data.items.map((entry) => (
             <li key={entry.seq}>
               <span class="mono">#{entry.seq}</span> {new Date(entry.at).toLocaleString()} —{' '}

@@ -117,7 +117,7 @@ const sign = (value: string | null): string => (value === null ? '' : Number(val
 
 function PositionTable({ positions }: { positions: Position[] }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label="Positions" tabIndex={0}>
       <table>
         <caption class="sr-only">Positions and their profit and loss</caption>
         <thead>
