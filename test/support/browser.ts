@@ -52,7 +52,7 @@ export async function capturePage(page: Page, name: string): Promise<void> {
 }
 
 /** Serious and critical axe-core violations of the page as it is now, one line each. */
-export async function accessibilityProblems(page: Page): Promise<string[]> {
+async function accessibilityProblems(page: Page): Promise<string[]> {
   // Through the DevTools protocol, so the console's CSP (scripts from its own origin only) does not refuse it.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
