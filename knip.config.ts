@@ -20,6 +20,7 @@ const config: KnipConfig = {
     'scripts/*.ts',
     'examples/*.ts',
     'test/**/*.test.ts',
+    'console/test/**/*.test.tsx',
     'test/bench/*.bench.ts',
     // The operator console: its entry (index.html names it) and its build config.
     'console/src/main.tsx!',
