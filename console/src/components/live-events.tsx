@@ -9,6 +9,7 @@ import { client, errorText } from '../api.js';
 import { words } from '../format.js';
 import { type Order, orderSummary } from './order-table.js';
 import { toast } from './toasts.js';
+import { ScrollRegion } from './scroll-region.js';
 
 type Link = 'connecting' | 'live' | 'reconnecting' | 'ended';
 const KEPT = 50;
@@ -68,13 +69,15 @@ export function LiveEvents({ publicId, onChange }: { publicId: string; onChange(
       {events.length === 0 ? (
         <p class="empty">No event since this page opened.</p>
       ) : (
-        <ol class="events" aria-label="Recent events, newest first" tabIndex={0}>
-          {events.map((event) => (
-            <li key={event.id}>
-              <span class="mono">{new Date(event.data.at).toLocaleTimeString()}</span> <strong>{event.event}</strong> {describe(event)}
-            </li>
-          ))}
-        </ol>
+        <ScrollRegion class="events-scroll" label="Recent events, newest first">
+          <ol class="events" aria-label="Recent events, newest first">
+            {events.map((event) => (
+              <li key={event.id}>
+                <span class="mono">{new Date(event.data.at).toLocaleTimeString()}</span> <strong>{event.event}</strong> {describe(event)}
+              </li>
+            ))}
+          </ol>
+        </ScrollRegion>
       )}
     </details>
   );

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import type { TradingOrdersListOutput } from '../../../sdk/src/index.js';
 import { fromUnits, tokens, usd, when, words } from '../format.js';
+import { ScrollRegion } from './scroll-region.js';
 
 export type Order = TradingOrdersListOutput['items'][number];
 
@@ -13,7 +14,7 @@ export function orderSummary(order: Order): string {
 
 export function OrderTable(props: { orders: Order[]; caption: string; actions?: (order: Order) => ComponentChildren }) {
   return (
-    <div class="table-wrap" role="region" aria-label={props.caption} tabIndex={0}>
+    <ScrollRegion class="table-wrap" label={props.caption}>
       <table>
         <caption class="sr-only">{props.caption}</caption>
         <thead>
@@ -55,6 +56,6 @@ export function OrderTable(props: { orders: Order[]; caption: string; actions?: 
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -14,6 +14,7 @@ import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
 import { ControlPlane } from '../components/control-plane.js';
 import { useLoad } from '../use-load.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 
 type Scope = AgentKeysCreateOutput['scope'];
 type Key = AgentKeysListOutput['items'][number];
@@ -86,7 +87,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
         <ErrorText text={keys.error} />
         {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your agent's runtime.</Empty> : null}
         {keys.data && keys.data.items.length > 0 ? (
-          <div class="table-wrap" role="region" aria-label="API keys" tabIndex={0}>
+          <ScrollRegion class="table-wrap" label="API keys">
             <table>
               <caption class="sr-only">API keys of this agent</caption>
               <thead>
@@ -122,7 +123,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         ) : null}
       </section>
 

@@ -11,6 +11,7 @@ import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { when } from '../format.js';
 import { useLoad } from '../use-load.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 
 export function OpsPage() {
   const [ops, setOps] = useState<OpsClient | undefined>(undefined);
@@ -237,7 +238,7 @@ function Actors({ ops }: { ops: OpsClient }) {
         </Empty>
       ) : null}
       {list.data && list.data.items.length > 0 ? (
-        <div class="table-wrap" role="region" aria-label={`Actors of type ${filter.type}`} tabIndex={0}>
+        <ScrollRegion class="table-wrap" label={`Actors of type ${filter.type}`}>
           <table>
             <caption class="sr-only">Actors of type {filter.type}</caption>
             <thead>
@@ -263,7 +264,7 @@ function Actors({ ops }: { ops: OpsClient }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       ) : null}
       {selected ? <ActorDetail ops={ops} actor={selected} /> : null}
     </section>
@@ -307,7 +308,7 @@ function ActorDetail({ ops, actor }: { ops: OpsClient; actor: ActorView }) {
       <ErrorText text={journal.error} />
       {journal.data && journal.data.items.length === 0 ? <Empty>No journal entries.</Empty> : null}
       {journal.data && journal.data.items.length > 0 ? (
-        <ol class="journal" aria-label="Journal, oldest first" tabIndex={0}>
+        <ol class="journal" aria-label="Journal, oldest first">
           {journal.data.items.map((entry) => (
             <li key={entry.seq}>
               <span class="mono">#{entry.seq}</span> {new Date(entry.at).toLocaleString()} —{' '}

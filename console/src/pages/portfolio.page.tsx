@@ -10,6 +10,7 @@ import { toast } from '../components/toasts.js';
 import { type ValuePoint, ValueChart } from '../components/value-chart.js';
 import { tokens, usd, when } from '../format.js';
 import { useLoad } from '../use-load.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 
 type Position = TradingPositionsPnlOutput['positions'][number];
 type Family = TradingWalletCustodialGetOutput['chain'];
@@ -117,7 +118,7 @@ const sign = (value: string | null): string => (value === null ? '' : Number(val
 
 function PositionTable({ positions }: { positions: Position[] }) {
   return (
-    <div class="table-wrap" role="region" aria-label="Positions" tabIndex={0}>
+    <ScrollRegion class="table-wrap" label="Positions">
       <table>
         <caption class="sr-only">Positions and their profit and loss</caption>
         <thead>
@@ -150,7 +151,7 @@ function PositionTable({ positions }: { positions: Position[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 
