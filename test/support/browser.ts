@@ -9,6 +9,8 @@ import axe from 'axe-core';
 import bs58 from 'bs58';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import nacl from 'tweetnacl';
+import { type Hex, hexToString } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -35,6 +37,28 @@ export async function injectSolanaWallet(page: Page, keypair = nacl.sign.keyPair
     };
   }, address);
   return address;
+}
+
+/**
+ * Gives `page` an EIP-1193 wallet (`window.ethereum`: `eth_requestAccounts`, `eth_chainId` on
+ * mainnet, `personal_sign`), signing in the test process with a viem account (the key never
+ * enters the page); answers its address.
+ */
+export async function injectEvmWallet(page: Page, privateKey: Hex = generatePrivateKey()): Promise<string> {
+  const account = privateKeyToAccount(privateKey);
+  await page.exposeFunction('__testEvmSign', (message: Hex) => account.signMessage({ message: hexToString(message) }));
+  await page.addInitScript((address: string) => {
+    const sign = (window as unknown as { __testEvmSign(message: string): Promise<string> }).__testEvmSign;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+        if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
+        if (method === 'eth_chainId') return '0x1';
+        if (method === 'personal_sign') return sign(String(params?.[0]));
+        throw Object.assign(new Error(`unsupported method ${method}`), { code: 4200 });
+      },
+    };
+  }, account.address);
+  return account.address;
 }
 
 /** Where the console's screenshots go (test artifacts, not committed). */
