@@ -220,10 +220,14 @@ describe('LmdbStore on disk', () => {
     }
     // Same length, other bytes: the cached document must not answer for them.
     await writer.put('agents', 'small', { data: { n: 2 }, expectedVersion: 1 });
-    // lmdb-js keeps a handle's read snapshot until the end of the event-loop turn: another
-    // handle's (or process's) commit is read from the next turn on. Writes do not depend on it
-    // (they check the stored version inside the write transaction).
-    await new Promise((resolve) => setImmediate(resolve));
+    // lmdb-js may keep a handle's read snapshot until the end of the event-loop turn: another
+    // handle's (or process's) commit is read at the latest a turn or so later (a few when busy).
+    // Writes do not depend on it (they check the stored version inside the write transaction).
+    let turns = 0;
+    while ((await reader.get<{ n: number }>('agents', 'small'))?.data.n !== 2 && turns < 50) {
+      turns++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect((await reader.get('agents', 'small'))?.data).toEqual({ n: 2 });
     expect((await reader.get('agents', 'big'))?.data).toEqual({ blob });
     await writer.close();

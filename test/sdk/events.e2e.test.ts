@@ -69,6 +69,16 @@ describe('SDK event streams (e2e)', () => {
     const operator = Object.assign(new Client(second.url), { bearer: agent.operator.bearer, csrf: agent.operator.csrf });
     // The subscription reconnects by itself; events published after the restart reach it.
     await until(() => reconnects.length > 0, 'a reconnect');
+    // The first service's keep-alive sockets died with it and this process's fetch may still hold
+    // one: a read first (retried), so the writes below go out on a live connection.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await fetch(`${second.url}/healthz`);
+        break;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
     for (const step of ['pause', 'resume']) expect((await operator.post(`/api/nest/agents/${agent.agentId}/${step}`)).status).toBe(200);
     await until(() => events.length === before + 4, 'the events after the restart', 10_000);
     expect(events.slice(before).map((e) => e.data.state)).toEqual(['paused', 'active', 'paused', 'active']);
