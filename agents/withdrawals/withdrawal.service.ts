@@ -43,6 +43,7 @@ const WITHDRAWAL_MESSAGES = {
   noChain: (chain: string) => `Withdrawals are not available on ${chain} here`,
   expired: 'Transaction expired before it landed: nothing was sent',
   ownWallet: 'to must not be the wallet itself',
+  notActive: 'Withdrawals are refused while the agent is paused or archived',
 } as const;
 
 export interface WithdrawRequest {
@@ -90,6 +91,8 @@ export interface WithdrawalServiceDeps {
   /** The chains transfers can run on here, in the order the balance lists them. */
   chains: readonly Chain[];
   killSwitch: { isActive(chain: Chain): Promise<boolean> };
+  /** Whether the agent (or bot) is active: a paused or archived one moves no money, as it places no trade. */
+  accountActive(subject: TradingSubject): Promise<boolean>;
   settings: WithdrawalSettingsStore;
   cap: WithdrawalCap;
   stepUp: { consume(input: { userId: string; target: string; token: string | null | undefined }): Promise<void> };
@@ -111,6 +114,8 @@ export class WithdrawalService {
     const existing = await this.find(subject, withdrawalId);
     if (existing) return this.drive(sameRequest(existing, caller));
 
+    // 0. the agent is active (a paused one trades nothing either: the safety path's rule).
+    await this.assertActive(subject);
     // 1. credential and scope: trade, or manage when withdrawals require step-up.
     const settings = await this.deps.settings.get(subject);
     if (settings.requireStepUp && caller.scope !== 'manage') throw AppError.scopeInsufficient('manage', caller.scope);
@@ -242,12 +247,17 @@ export class WithdrawalService {
     }
   }
 
+  private async assertActive(subject: TradingSubject): Promise<void> {
+    if (!(await this.deps.accountActive(subject))) throw AppError.forbidden(WITHDRAWAL_MESSAGES.notActive);
+  }
+
   private async signAndSend(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
     const chainName = withdrawal.chain as Chain;
     const chain = this.deps.chainOf(chainName);
     try {
       if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(chainName)]);
       // A late first send (after a crash) meets the switches as they are now.
+      await this.assertActive(subjectOf(withdrawal));
       await this.assertChainOpen(chainName);
       if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
       const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId);

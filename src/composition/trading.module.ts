@@ -96,7 +96,7 @@ export function tradingModule(ctx: ModuleContext) {
     ...module,
     status: orders.status,
     command: orders.command,
-    withdrawalParts: { venue, chains: built.chains, killSwitch, wallets },
+    withdrawalParts: { venue, chains: built.chains, killSwitch, wallets, status: orders.status },
   };
 }
 

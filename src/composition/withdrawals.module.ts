@@ -12,12 +12,15 @@ import { agentWalletOperations } from '../operations/definitions/agent-wallet.op
 import type { ChainPort } from '../ports/chain.port.js';
 import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
+import type { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 
 /** What withdrawals take from the trading module (venue, chains, kill switch, wallets) and from accounts (step-up, claims). */
 export interface WithdrawalsParts {
   venue: VenuePort;
   chains: Partial<Record<Chain, ChainPort>>;
   killSwitch: { isActive(chain: Chain): Promise<boolean> };
+  /** The agent's (or bot's) status, as the safety path reads it. */
+  status: Pick<StoreStatusReader, 'agentStatus'>;
   wallets: WalletService;
   stepUp: { consume(input: { userId: string; target: string; token: string | null | undefined }): Promise<void> };
   /** The control plane's claim (accounts): settings change only for the operator who claimed the agent. */
@@ -42,6 +45,7 @@ export function withdrawalsModule(ctx: ModuleContext, parts: WithdrawalsParts): 
     wallets: parts.wallets,
     tokens: tokenDirectory(parts.venue, parts.chains),
     killSwitch: parts.killSwitch,
+    accountActive: async (subject) => (await parts.status.agentStatus(subject)).status === 'active',
     settings,
     cap: new WithdrawalCap(ctx.store),
     stepUp: parts.stepUp,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 
 /**
  * The embed script (`GET /api/widget/:botId/script.js`): the TypeScript under `widget/`
@@ -15,8 +14,6 @@ export interface WidgetScript {
   body: Buffer;
   /** Strong validator: the bundle's SHA-256 (quoted, as the header carries it). */
   etag: string;
-  /** Size on the wire when gzip-compressed, for the size budget (15 KB). */
-  gzipBytes: number;
 }
 
 const ROOT = new URL('../../', import.meta.url);
@@ -42,7 +39,6 @@ async function load(): Promise<WidgetScript> {
   return {
     body,
     etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-    gzipBytes: gzipSync(body, { level: 9 }).length,
   };
 }
 

@@ -8,8 +8,7 @@ import { z } from 'zod';
 import type { LoginResult } from '../../auth/session/session.service.js';
 import type { TotpEnrollment } from '../../auth/totp/totp.service.js';
 import type { EvmChallenge, SolanaChallenge } from '../../auth/wallet/wallet-login.service.js';
-
-const isoTime = z.string().describe('ISO 8601 time');
+import { isoTime } from '../../operations/definitions/output-fields.js';
 
 export const loginResultSchema = z.object({
   accessToken: z.string().describe('Session JWT (15 minutes)'),

@@ -24,11 +24,19 @@ export interface IdentityTokenPrincipal {
  * which refuses it: it decides nothing else.
  */
 export function isIdentityToken(token: string): boolean {
-  if (token.split('.').length !== 3) return false;
+  // The shape first (a regex), so a session token or junk costs no header decoding.
+  if (!looksLikeJwt(token)) return false;
   try {
     const header = decodeProtectedHeader(token);
     return header.alg === 'ES256' && typeof header.kid === 'string';
   } catch {
     return false;
   }
+}
+
+/** Three base64url parts of bounded length: a compact JWS, before any decoding. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2048}\.[A-Za-z0-9_-]{10,4096}\.[A-Za-z0-9_-]{10,512}$/;
+
+export function looksLikeJwt(token: string): boolean {
+  return JWT_SHAPE.test(token);
 }

@@ -25,7 +25,7 @@ import type { EventBusPort } from '../../ports/event-bus.port.js';
 import type { SchedulerPort } from '../../ports/scheduler.port.js';
 import { AppError } from '../../errors/app-error.js';
 import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.service.js';
-import type { IdentityTokenPrincipal } from './identity-token-shape.js';
+import { type IdentityTokenPrincipal, looksLikeJwt } from './identity-token-shape.js';
 import { tokenAlreadyRevoked, tokenInvalid, tokenRevoked } from './identity-token.errors.js';
 import { TOKEN_LIFETIME_S } from './token-lifetimes.js';
 
@@ -57,7 +57,6 @@ export interface RevocationStatus {
 export const REVOCATION_CACHE_MS = 30_000;
 const MAX_CACHED = 100_000;
 /** A JWT is three base64url parts; anything else is refused before any parsing. */
-const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2048}\.[A-Za-z0-9_-]{10,4096}\.[A-Za-z0-9_-]{10,512}$/;
 
 type TokenActors = ActorCollection<IdentityTokenContext, IdentityTokenEvent, IdentityTokenInput>;
 
@@ -84,11 +83,6 @@ export class IdentityTokens {
       const jti = event.data.jti;
       if ((event.type === 'token.revoked' || event.type === 'token.expired') && typeof jti === 'string') this.evict(jti);
     });
-  }
-
-  /** True when `token` looks like a JWT (the resolver tells credentials apart by shape). */
-  static looksLikeJwt(token: string): boolean {
-    return JWT_SHAPE.test(token);
   }
 
   /** Signs a new token and creates its actor; its expiry is scheduled. */
@@ -245,7 +239,7 @@ export class IdentityTokens {
   }
 
   private async verified(token: string, now: Date): Promise<JWTPayload & { jti: string; exp: number; scope: KeyScope; publicId: string }> {
-    if (!IdentityTokens.looksLikeJwt(token)) throw tokenInvalid('malformed');
+    if (!looksLikeJwt(token)) throw tokenInvalid('malformed');
     const header = safeHeader(token);
     if (!header || header.alg !== SIGNING_ALG || typeof header.kid !== 'string') throw tokenInvalid('bad header');
     const key = await this.keys.verificationKey(header.kid);

@@ -8,8 +8,7 @@ import { discordConfigSchema, telegramConfigSchema, type MessagingConfigs } from
 import { defineOperation } from '../operation-definition.js';
 import type { OperationContext } from '../operation.types.js';
 import { orderOutput } from './trading-schemas.js';
-
-const isoTime = z.string().describe('ISO 8601 time');
+import { isoTime } from './output-fields.js';
 
 const platformStatusSchema = z.object({
   platform: z.enum(PLATFORMS),

@@ -16,8 +16,7 @@ import { defineOperation, defineUnboundOperation } from '../operation-definition
 import { pageFields, pageSchema } from './list-paging.js';
 import { createdKeySchema, keySummarySchema } from './key.ops.js';
 import { emptyInput, pageOf, userOf } from './operator-paging.js';
-
-const isoTime = z.string().describe('ISO 8601 time');
+import { isoTime } from './output-fields.js';
 
 /** A platform connector's state; `tripped`: stopped by its circuit breaker, `reason` says why. */
 const connectorState = z.object({ status: z.enum(['stopped', 'started', 'tripped']), since: isoTime, reason: z.string().optional() });

@@ -5,6 +5,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { pageFields } from './list-paging.js';
+import { isoTime } from './output-fields.js';
 
 /**
  * `createKeySchema` (REST validates bot keys with it too) with what each field is; `extend`
@@ -22,8 +23,6 @@ const createKeyInput = createKeySchema.extend({
       'for a bot `POST /api/nest/bots/:botId/mcp/step-up`); it works once, within 5 minutes.',
   ),
 });
-
-const isoTime = z.string().describe('ISO 8601 time');
 
 /** A key as every key list shows it (agents and legacy bots alike); the secret is never in it. */
 export const keySummarySchema = z.object({

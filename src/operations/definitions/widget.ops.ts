@@ -7,8 +7,7 @@ import { widgetChatSchema } from '../../widget/widget.schemas.js';
 import type { WidgetService } from '../../widget/widget.service.js';
 import { defineOperation } from '../operation-definition.js';
 import type { CallContext, OperationContext, WidgetCaller } from '../operation.types.js';
-
-const isoTime = z.string().describe('ISO 8601 time');
+import { isoTime } from './output-fields.js';
 
 const configOutput = z.object({
   allowedOrigins: z.array(z.string()),

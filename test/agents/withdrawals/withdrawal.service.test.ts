@@ -79,7 +79,7 @@ async function harness() {
   const USDX: TokenInfo = { chain: 'solana', address: mint.toBase58(), symbol: 'USDX', name: 'Test dollar', decimals: 6 };
   const events: BusEvent[] = [];
   await bus.subscribe(`agent:${SUBJECT.id}`, (event) => events.push(event));
-  const state = { killed: new Set<Chain>(), stepUps: new Set<string>() };
+  const state = { killed: new Set<Chain>(), stepUps: new Set<string>(), paused: false };
   const settings = new WithdrawalSettingsStore({ store, clock });
   const withdrawals = runtime.collection(withdrawalDefinition);
   const wallet = {
@@ -114,6 +114,7 @@ async function harness() {
     },
     chains: ['solana'],
     killSwitch: { isActive: async (c) => state.killed.has(c) },
+    accountActive: async () => !state.paused,
     settings,
     cap: new WithdrawalCap(store),
     stepUp: {
@@ -194,6 +195,21 @@ describe('WithdrawalService on LiteSVM', () => {
       'withdrawal.updated:broadcast',
       'withdrawal.updated:confirmed',
     ]);
+  });
+
+  it('a paused agent withdraws nothing, as it trades nothing; resumed, it pays', async () => {
+    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], requireStepUp: false });
+    const to = Keypair.generate().publicKey.toBase58();
+    const request = { chain: 'solana' as const, token: 'SOL', amount: String(LAMPORTS_PER_SOL / 2), to };
+    h.state.paused = true;
+    await expect(h.service.withdraw(SUBJECT, request, h.trade())).rejects.toMatchObject({
+      status: 403,
+      message: 'Withdrawals are refused while the agent is paused or archived',
+    });
+    expect(h.rpc.landed).toEqual([]);
+    h.state.paused = false;
+    expect((await h.service.withdraw(SUBJECT, request, h.trade())).status).toBe('confirmed');
+    expect(h.rpc.landed).toHaveLength(1);
   });
 
   it("lists the custodial wallet's balances with their USD value", async () => {
