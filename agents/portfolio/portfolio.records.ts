@@ -25,3 +25,11 @@ export const TRADING_RECORD_COLLECTIONS: CollectionSpec[] = [
 export function subjectKey(subject: TradingSubject): string {
   return `${subject.type}:${subject.id}`;
 }
+
+/** The subject a `subject` index value (or a subject's event stream, the same text) names; null for any other text. */
+export function subjectOfKey(key: string): TradingSubject | null {
+  const colon = key.indexOf(':');
+  const type = key.slice(0, colon);
+  if (colon < 1 || (type !== 'agent' && type !== 'bot') || colon === key.length - 1) return null;
+  return { type, id: key.slice(colon + 1) };
+}

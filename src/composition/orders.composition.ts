@@ -72,6 +72,8 @@ export type TradingParts = Pick<FeatureModule, 'definitions' | 'collections' | '
 /** What the orders section hands back to the trading module: its reader, and its life cycle steps. */
 export interface OrdersSection {
   pipeline: TradingPipeline;
+  /** The trading book (the value history reads it). */
+  positions: PositionsService;
   events: TradingEvents;
   dca: DcaService;
   status: StoreStatusReader;
@@ -209,7 +211,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     cancel = undefined;
     stopSweep?.();
   };
-  return { pipeline, events, dca, status, command, recover, start, stop };
+  return { pipeline, positions, events, dca, status, command, recover, start, stop };
 }
 
 async function eachOrder(

@@ -7,6 +7,7 @@ import { TRADING_RECORD_COLLECTIONS } from '../../agents/portfolio/portfolio.rec
 import { WALLET_COLLECTIONS } from '../../agents/wallets/wallet.records.js';
 import { WalletService } from '../../agents/wallets/wallet.service.js';
 import { buildOrders, type TradingParts } from './orders.composition.js';
+import { buildValueHistory } from './value-history.composition.js';
 import { buildVenue } from './venue.composition.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { instrumentVenue, type BreakerAwareVenue } from '../observability/instrumented-venue.js';
@@ -83,13 +84,22 @@ export function tradingModule(ctx: ModuleContext) {
   );
   parts.operations.push(...portfolioOperations(orders.status));
 
+  // --- portfolio value history: readings after balance changes and on a minute sweep ---
+  const valueHistory = buildValueHistory(ctx, { positions: orders.positions, venue }, parts);
+
   const module = {
     name: 'trading',
     ...offeredOn(venue.chains, parts),
     routers: [],
     recover: orders.recover,
-    start: orders.start,
-    stop: orders.stop,
+    start: async () => {
+      await orders.start();
+      await valueHistory.start();
+    },
+    stop: async () => {
+      await valueHistory.stop();
+      await orders.stop();
+    },
   } satisfies FeatureModule;
   // `withdrawals` (withdrawals.module.ts) pays out of the same wallets, under the same kill switch, through the venue's chains.
   return {

@@ -174,6 +174,10 @@ export const envSchema = z
       }),
     /** Shortest DCA interval, cron or `every` (issue 16: a minute); tests of the scheduler lower it. */
     DCA_MIN_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
+    /** Gap between periodic portfolio value readings of an account that holds something (issue 22); tests lower it. */
+    PORTFOLIO_SAMPLE_SECONDS: intFromEnv(900, 1, 86_400),
+    /** Days a portfolio value reading is kept. */
+    PORTFOLIO_HISTORY_DAYS: intFromEnv(400, 1, 3_650),
   })
   .superRefine((env, ctx) => {
     if (env.PROFILE === 'production') {
@@ -317,6 +321,8 @@ export interface TradingSettings {
   breaker: { openMs: number; threshold: number };
   /** Shortest gap between two buys of a DCA strategy. */
   dcaMinIntervalMs: number;
+  /** The portfolio value history: gap between periodic readings, and how long readings are kept. */
+  valueHistory: { intervalMs: number; retentionDays: number };
   /** Live adapters; each is used when its URL is set. `zeroxApiKey` is a secret: never log it. */
   live: {
     solanaRpcUrl?: string;
@@ -372,6 +378,7 @@ export function toAppConfig(env: Env): AppConfig {
       providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
       dcaMinIntervalMs: env.DCA_MIN_INTERVAL_SECONDS * 1000,
+      valueHistory: { intervalMs: env.PORTFOLIO_SAMPLE_SECONDS * 1000, retentionDays: env.PORTFOLIO_HISTORY_DAYS },
       live: {
         ...(env.SOLANA_RPC_URL ? { solanaRpcUrl: env.SOLANA_RPC_URL } : {}),
         ...(env.JUPITER_API_URL ? { jupiterApiUrl: env.JUPITER_API_URL } : {}),

@@ -16,8 +16,11 @@ export interface DurablePublisherOptions {
    * Told of each event once it is durable, before it goes to the bus (the metrics count
    * order transitions and refusals here). An event published on several streams is told once per stream.
    */
-  onDurable?: (event: BusEventInput) => void;
+  onDurable?: DurableObserver;
 }
+
+/** Told of an event once it is durable, with the stream it goes out on. */
+export type DurableObserver = (event: BusEventInput, stream: string) => void;
 
 /**
  * Publishes events once the writes they describe are durable (StorePort: a write resolves
@@ -32,8 +35,21 @@ export class DurablePublisher {
   private readonly tails = new Map<string, Promise<void>>();
   /** The wait for the flush shared by the calls of this turn of the event loop (see `durable`). */
   private batch: Promise<void> | undefined;
+  private readonly observers = new Set<DurableObserver>();
 
-  constructor(private readonly options: DurablePublisherOptions) {}
+  constructor(private readonly options: DurablePublisherOptions) {
+    if (options.onDurable) this.observers.add(options.onDurable);
+  }
+
+  /**
+   * Adds an observer told of each event this process publishes, once durable and before it
+   * goes to the bus (a feature reacting to its own service's changes, not another process's).
+   * Returns what removes it.
+   */
+  observe(observer: DurableObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
 
   /**
    * Resolves once everything committed before the call is durable. The calls of one turn of
@@ -58,7 +74,7 @@ export class DurablePublisher {
   /** Queues `events` on `stream`, to go out once everything committed so far is durable. */
   publish(stream: string, events: BusEventInput[]): void {
     if (events.length === 0) return;
-    const { bus, logger, onDurable } = this.options;
+    const { bus, logger } = this.options;
     const durable = this.durable();
     const send = async () => {
       try {
@@ -68,10 +84,10 @@ export class DurablePublisher {
         logger.error({ err: error, stream, types: events.map((event) => event.type) }, 'events not published: the store did not flush');
         return;
       }
-      if (onDurable) {
+      for (const observer of this.observers) {
         for (const event of events) {
           try {
-            onDurable(event);
+            observer(event, stream);
           } catch (error) {
             // An observer's failure must keep neither this event from its subscribers nor the others from the observer.
             logger.error({ err: error, stream, type: event.type }, 'durable event observer failed');

@@ -116,6 +116,26 @@ describe('DurablePublisher', () => {
     expect(published.map((p) => p.type)).toEqual(['order.created', 'order.updated', 'risk.blocked', 'order.updated']);
   });
 
+  it('an observer added later is told each durable event with its stream until it is removed', async () => {
+    const { store, flushes } = heldStore();
+    const { bus } = recordingBus();
+    const publisher = new DurablePublisher({ store, bus, logger: pino({ level: 'silent' }) });
+    const seen: string[] = [];
+    const remove = publisher.observe((e, stream) => seen.push(`${stream} ${e.type}`));
+    publisher.publish('agent:a1', [event('position.updated')]);
+    publisher.publish('bot:b1', [event('order.created')]);
+    await tick();
+    flushes[0]!.resolve();
+    await publisher.drained();
+    expect(seen).toEqual(['agent:a1 position.updated', 'bot:b1 order.created']);
+    remove();
+    publisher.publish('agent:a1', [event('position.updated')]);
+    await tick();
+    flushes[1]!.resolve();
+    await publisher.drained();
+    expect(seen).toHaveLength(2);
+  });
+
   it('the publications and waits of one turn of the event loop share one flush, asked after the last of them', async () => {
     const { store, flushes } = heldStore();
     const { bus, published } = recordingBus();

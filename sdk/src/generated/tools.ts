@@ -2410,6 +2410,37 @@ export type TradingPaperFaucetOutput = {
   balance: string;
 };
 
+/** Input of `trading_portfolio_history`. */
+export type TradingPortfolioHistoryInput = {
+  /** Start of the range, ISO 8601 (inclusive); default: 7 days before `to`. */
+  from?: string;
+  /** End of the range, ISO 8601 (inclusive); default: now. */
+  to?: string;
+  /** Most points to answer with, 2-1000 (default 200): more readings are thinned to the last one of each of this many equal slices of the time they span. */
+  limit?: number;
+};
+
+/** Output of `trading_portfolio_history`. */
+export type TradingPortfolioHistoryOutput = {
+  points: {
+    /** ISO 8601 time */
+    at: string;
+    valueUsd: string;
+    costBasisUsd: string;
+    realizedPnlUsd: string;
+    unrealizedPnlUsd: string;
+    /** `change`: taken after a fill, deposit or withdrawal; `periodic`: the regular reading. */
+    reason: "change" | "periodic";
+  }[];
+  /** ISO 8601 time */
+  from: string;
+  /** ISO 8601 time */
+  to: string;
+  intervalSeconds: number;
+  /** ISO 8601 time */
+  asOf: string;
+};
+
 /** Input of `trading_portfolio_summary`. */
 export type TradingPortfolioSummaryInput = Record<string, never>;
 
@@ -2797,6 +2828,8 @@ export interface Operations {
   trading_orders_list: { input: TradingOrdersListInput; output: TradingOrdersListOutput; minScope: 'read'; tool: true; guarded: false };
   /** Paper venue only: credit test funds to the account's custodial wallet. `amount` is in whole tokens. */
   trading_paper_faucet: { input: TradingPaperFaucetInput; output: TradingPaperFaucetOutput; minScope: 'manage'; tool: false; guarded: false };
+  /** The account's portfolio value over time, as the service recorded it: a reading after each fill, deposit and withdrawal, and a periodic one (every `intervalSeconds`) while the account holds something. Each point has the total USD value of priced positions, cost basis, realized and unrealized PnL (two-decimal strings, as in `trading_positions_pnl`). Oldest first; empty when nothing was held in the range. */
+  trading_portfolio_history: { input: TradingPortfolioHistoryInput; output: TradingPortfolioHistoryOutput; minScope: 'read'; tool: true; guarded: false };
   /** Portfolio of the trading account this credential acts on: lifecycle status, whether trading is enabled, wallets (no key material), open positions (whole-token decimal amounts), the number of open orders, total USD value of priced positions (two decimals) and `asOf`. The account is named by `subjectType` ("agent", or "bot" for a legacy bot, which has its own trading account) and `subjectId`, so both principals get the same shape. Empty lists mean nothing is held yet. */
   trading_portfolio_summary: { input: TradingPortfolioSummaryInput; output: TradingPortfolioSummaryOutput; minScope: 'read'; tool: true; guarded: false };
   /** Open positions: amount held (whole tokens), current price and value, average cost and cost basis (USD). */

@@ -25,6 +25,13 @@ export const TRADING_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/trading/positions/:userId/pnl', operation: 'trading_positions_pnl', tag: 'Trading' },
   {
     method: 'get',
+    path: '/api/nest/trading/positions/:userId/history',
+    operation: 'trading_portfolio_history',
+    tag: 'Trading',
+    input: listInput,
+  },
+  {
+    method: 'get',
     path: '/api/nest/trading/orders/:userId',
     operation: 'trading_orders_list',
     tag: 'Trading',

@@ -1,0 +1,263 @@
+import type { Logger } from 'pino';
+import { isAppError } from '../../src/errors/app-error.js';
+import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { CommitWrite, StoredDocument, StorePort } from '../../src/ports/store.port.js';
+import type { TradingSubject } from './portfolio.types.js';
+import { subjectKey, subjectOfKey } from './portfolio.records.js';
+import { type PriceLookup, valuePositions } from './position-valuation.js';
+import type { PositionsService } from './positions.service.js';
+import {
+  DAY_MS,
+  type SampleReason,
+  type SamplingRecord,
+  VALUE_HISTORY,
+  type ValueDayRecord,
+  type ValuePoint,
+  dayKey,
+  dayOf,
+  startOfDay,
+} from './value-history.records.js';
+
+/** A fill publishes a `position.updated` per leg: one reading once both are in. */
+const SETTLE_MS = 1_000;
+/** One point per account and clock minute: a burst of fills keeps the minute's last reading. */
+const MINUTE_MS = 60_000;
+const MAX_ATTEMPTS = 5;
+const SWEEP_PAGE = 100;
+/** Accounts valued at once by the sweep: each reads its positions and asks the venue for prices. */
+const SWEEP_CONCURRENCY = 4;
+
+export interface ValueHistoryDeps {
+  store: StorePort;
+  clock: ClockPort;
+  logger: Logger;
+  positions: Pick<PositionsService, 'list'>;
+  price: PriceLookup;
+  /** Gap between two periodic readings of an account that holds something. */
+  intervalMs: number;
+  /** Days a reading is kept. */
+  retentionDays: number;
+}
+
+export interface HistoryRange {
+  /** Epoch ms, inclusive. */
+  from: number;
+  /** Epoch ms, inclusive. */
+  to: number;
+  /** At most this many points: more are thinned to the last reading of each equal slice of their time. */
+  maxPoints: number;
+}
+
+/**
+ * The portfolio's value over time, kept by the service (issue 22): a reading (value, cost
+ * basis, realized and unrealized PnL, as the PnL totals compute them) after each balance
+ * change (a fill, a faucet deposit, a withdrawal: every `position.updated`), and every
+ * `intervalMs` while the account holds something (the sweep, a due job). Readings are a
+ * derived record: one lost to a crash between a fill and its reading is made up by the next
+ * periodic one, so they are written after the change, not inside its commit.
+ */
+export class ValueHistory {
+  /** Accounts with a reading scheduled after a change, by subject key: the timer's cancel. */
+  private readonly settling = new Map<string, () => void>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  constructor(private readonly deps: ValueHistoryDeps) {}
+
+  /** Told of a balance change: one reading once the change settles (the legs of a fill arrive together). */
+  changed(subject: TradingSubject): void {
+    const key = subjectKey(subject);
+    if (this.stopped || this.settling.has(key)) return; // the reading already scheduled will see this change too
+    const cancel = this.deps.clock.setTimer(() => {
+      this.settling.delete(key);
+      this.track(
+        this.sample(subject, 'change').catch((error: unknown) =>
+          this.deps.logger.error({ err: error, subject: key }, 'portfolio value reading failed'),
+        ),
+      );
+    }, SETTLE_MS);
+    this.settling.set(key, cancel);
+  }
+
+  /**
+   * Takes a reading now and keeps it. A periodic reading is taken only while it is still due
+   * (another process may have just taken it) and only of an account that holds something;
+   * an account left empty stops being sampled until its next change.
+   * Resolves with the point kept, or null when none was.
+   */
+  async sample(subject: TradingSubject, reason: SampleReason): Promise<ValuePoint | null> {
+    const key = subjectKey(subject);
+    const records = await this.deps.positions.list(subject);
+    const holds = records.some((record) => record.amountBase !== '0');
+    if (reason === 'periodic' && !holds) {
+      await this.stopSampling(key);
+      return null;
+    }
+    const { totals } = await valuePositions(records, this.deps.price);
+    const at = this.deps.clock.now();
+    const point: ValuePoint = { at, ...totals, reason };
+    const id = dayKey(key, dayOf(at));
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [day, sampling] = await Promise.all([
+        this.deps.store.get<ValueDayRecord>(VALUE_HISTORY.days, id),
+        this.deps.store.get<SamplingRecord>(VALUE_HISTORY.sampling, key),
+      ]);
+      if (reason === 'periodic' && (!sampling || sampling.data.nextSampleAt > at)) return null;
+      const points = withPoint(day?.data.points ?? [], point);
+      if (points === null) return null; // a later reading of the same minute is kept already
+      const writes: CommitWrite[] = [
+        {
+          op: 'put',
+          collection: VALUE_HISTORY.days,
+          id,
+          input: {
+            data: { subject: key, day: dayOf(at), points } satisfies ValueDayRecord,
+            expectedVersion: day?.version ?? 0,
+            indexes: { [VALUE_HISTORY.dayIndex]: id },
+            expiresAt: startOfDay(at) + (this.deps.retentionDays + 1) * DAY_MS,
+          },
+        },
+        ...this.samplingWrites(key, sampling, holds ? at + this.deps.intervalMs : null),
+      ];
+      try {
+        await this.deps.store.commit(writes);
+        return point;
+      } catch (error) {
+        if (isAppError(error) && error.code === 'VERSION_CONFLICT') continue; // another reading of this account: read again
+        throw error;
+      }
+    }
+    this.deps.logger.warn({ subject: key }, 'portfolio value reading dropped: the account was written concurrently');
+    return null;
+  }
+
+  /**
+   * The periodic readings (a due job, every minute): each account whose reading is due. One
+   * account's failure is logged and left due for the next sweep, never the whole sweep's.
+   */
+  async sweep(): Promise<{ sampled: number; failed: number }> {
+    const now = this.deps.clock.now();
+    let sampled = 0;
+    let failed = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.find<SamplingRecord>(
+        VALUE_HISTORY.sampling,
+        { index: VALUE_HISTORY.dueIndex, lte: now },
+        { limit: SWEEP_PAGE, ...(cursor ? { cursor } : {}) },
+      );
+      const outcomes = await inGroups(page.items, SWEEP_CONCURRENCY, (doc) =>
+        this.samplePeriodic(doc.data.subject).then(
+          (point) => (point ? 'sampled' : 'skipped'),
+          (error: unknown) => {
+            this.deps.logger.error({ err: error, subject: doc.data.subject }, 'periodic portfolio value reading failed');
+            return 'failed';
+          },
+        ),
+      );
+      sampled += outcomes.filter((outcome) => outcome === 'sampled').length;
+      failed += outcomes.filter((outcome) => outcome === 'failed').length;
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { sampled, failed };
+  }
+
+  private samplePeriodic(key: string): Promise<ValuePoint | null> {
+    const subject = subjectOfKey(key);
+    if (!subject) return Promise.reject(new Error(`Not a trading subject key: ${key}`));
+    return this.sample(subject, 'periodic');
+  }
+
+  /** The readings of `range`, oldest first, thinned to `maxPoints`. */
+  async read(subject: TradingSubject, range: HistoryRange): Promise<ValuePoint[]> {
+    const key = subjectKey(subject);
+    const points: ValuePoint[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.find<ValueDayRecord>(
+        VALUE_HISTORY.days,
+        { index: VALUE_HISTORY.dayIndex, gte: dayKey(key, dayOf(range.from)), lte: dayKey(key, dayOf(range.to)) },
+        { limit: 50, ...(cursor ? { cursor } : {}) },
+      );
+      for (const day of page.items) points.push(...day.data.points.filter((point) => point.at >= range.from && point.at <= range.to));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return thin(points, range.maxPoints);
+  }
+
+  /** Stops scheduling readings after changes and waits for the readings under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const cancel of this.settling.values()) cancel();
+    this.settling.clear();
+    await Promise.all([...this.inFlight]);
+  }
+
+  private samplingWrites(key: string, sampling: StoredDocument<SamplingRecord> | null, nextSampleAt: number | null): CommitWrite[] {
+    if (nextSampleAt === null)
+      return sampling ? [{ op: 'delete', collection: VALUE_HISTORY.sampling, id: key, expectedVersion: sampling.version }] : [];
+    return [
+      {
+        op: 'put',
+        collection: VALUE_HISTORY.sampling,
+        id: key,
+        input: {
+          data: { subject: key, nextSampleAt } satisfies SamplingRecord,
+          expectedVersion: sampling?.version ?? 0,
+          indexes: { [VALUE_HISTORY.dueIndex]: nextSampleAt },
+        },
+      },
+    ];
+  }
+
+  private async stopSampling(key: string): Promise<void> {
+    const sampling = await this.deps.store.get<SamplingRecord>(VALUE_HISTORY.sampling, key);
+    if (!sampling) return;
+    try {
+      await this.deps.store.commit(this.samplingWrites(key, sampling, null));
+    } catch (error) {
+      // Written meanwhile (a change's reading): that writer decided whether it is still sampled.
+      if (!(isAppError(error) && error.code === 'VERSION_CONFLICT')) throw error;
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+}
+
+/**
+ * The day's points with `point` in time order, one per clock minute (the later reading of a
+ * minute wins); null when the day already holds a later reading of that minute.
+ */
+export function withPoint(points: readonly ValuePoint[], point: ValuePoint): ValuePoint[] | null {
+  const minute = Math.floor(point.at / MINUTE_MS);
+  const same = points.find((existing) => Math.floor(existing.at / MINUTE_MS) === minute);
+  if (same && same.at > point.at) return null;
+  const kept = points.filter((existing) => existing !== same);
+  const index = kept.findIndex((existing) => existing.at > point.at);
+  return index === -1 ? [...kept, point] : [...kept.slice(0, index), point, ...kept.slice(index)];
+}
+
+/**
+ * At most `maxPoints` of `points` (in time order): the time they span is cut into `maxPoints`
+ * equal slices and each keeps its last reading, so a chart of a long range ends on the
+ * newest value and shows every slice that had one.
+ */
+export function thin(points: readonly ValuePoint[], maxPoints: number): ValuePoint[] {
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (!first || !last || points.length <= maxPoints) return [...points];
+  const width = (last.at - first.at + 1) / maxPoints;
+  const lastOfSlice = new Map<number, ValuePoint>();
+  for (const point of points) lastOfSlice.set(Math.floor((point.at - first.at) / width), point);
+  return [...lastOfSlice.values()];
+}
+
+/** `visit` over `items`, at most `size` at a time, outcomes in order. */
+async function inGroups<T, R>(items: readonly T[], size: number, visit: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let start = 0; start < items.length; start += size) out.push(...(await Promise.all(items.slice(start, start + size).map(visit))));
+  return out;
+}

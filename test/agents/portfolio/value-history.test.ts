@@ -1,0 +1,188 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
+import type { PositionRecord } from '../../../agents/portfolio/positions.service.js';
+import { VALUE_HISTORY, VALUE_HISTORY_COLLECTIONS, type ValuePoint } from '../../../agents/portfolio/value-history.records.js';
+import { ValueHistory, thin, withPoint } from '../../../agents/portfolio/value-history.service.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
+
+const agent: TradingSubject = { type: 'agent', id: 'agt_1' };
+const other: TradingSubject = { type: 'bot', id: 'bot_1' };
+const MINUTE = 60_000;
+const INTERVAL = 15 * MINUTE;
+
+/** A book held in memory: `hold` sets what an account holds (whole tokens of SOL), priced by `prices`. */
+async function setup(options: { retentionDays?: number } = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 10, 27, 10));
+  const store = new MemoryStore(clock);
+  await store.init(VALUE_HISTORY_COLLECTIONS);
+  const books = new Map<string, PositionRecord[]>();
+  const prices = { SOL: 100 };
+  const hold = (subject: TradingSubject, sol: number, realizedPnlUsd = 0) =>
+    books.set(`${subject.type}:${subject.id}`, [
+      {
+        subject: `${subject.type}:${subject.id}`,
+        chain: 'solana',
+        token: 'SOL',
+        symbol: 'SOL',
+        decimals: 9,
+        amount: String(sol),
+        amountBase: String(BigInt(Math.round(sol * 1e9))),
+        costBasisUsd: sol * 90,
+        realizedPnlUsd,
+        applied: [],
+        updatedAt: 0,
+      },
+    ]);
+  const make = () =>
+    new ValueHistory({
+      store,
+      clock,
+      logger: pino({ level: 'silent' }),
+      positions: { list: async (subject) => books.get(`${subject.type}:${subject.id}`) ?? [] },
+      price: async (_chain, token) => (token === 'SOL' ? prices.SOL : null),
+      intervalMs: INTERVAL,
+      retentionDays: options.retentionDays ?? 400,
+    });
+  const history = make();
+  const all = (subject = agent) => history.read(subject, { from: 0, to: clock.now(), maxPoints: 1000 });
+  return { clock, store, books, prices, hold, history, make, all };
+}
+
+describe('ValueHistory', () => {
+  it('takes one reading after a change settles, however many position updates the change made', async () => {
+    const { clock, hold, history, all } = await setup();
+    hold(agent, 2);
+    history.changed(agent);
+    history.changed(agent); // the fill's second leg
+    expect(await all()).toEqual([]);
+    await clock.advance(1_000);
+    await history.stop(); // waits for the reading under way
+    const points = await all();
+    expect(points).toEqual([
+      {
+        at: clock.now(),
+        valueUsd: '200.00',
+        costBasisUsd: '180.00',
+        realizedPnlUsd: '0.00',
+        unrealizedPnlUsd: '20.00',
+        reason: 'change',
+      },
+    ]);
+  });
+
+  it('reads an account periodically while it holds something, at the price of the moment, and stops once it is empty', async () => {
+    const { clock, hold, books, prices, history, all } = await setup();
+    hold(agent, 1);
+    await history.sample(agent, 'change');
+    expect((await history.sweep()).sampled).toBe(0); // not due yet
+
+    await clock.advance(INTERVAL);
+    prices.SOL = 150;
+    expect(await history.sweep()).toEqual({ sampled: 1, failed: 0 });
+    expect(await history.sweep()).toEqual({ sampled: 0, failed: 0 }); // a sweep delivered twice reads nothing twice
+    expect((await all()).map((p) => [p.valueUsd, p.reason])).toEqual([
+      ['100.00', 'change'],
+      ['150.00', 'periodic'],
+    ]);
+
+    books.set('agent:agt_1', []); // everything withdrawn
+    await clock.advance(INTERVAL);
+    expect((await history.sweep()).sampled).toBe(0);
+    expect(await all()).toHaveLength(2);
+  });
+
+  it('keeps one reading per clock minute: the later one wins, an earlier one never replaces it', () => {
+    const point = (at: number, valueUsd: string): ValuePoint => ({
+      at,
+      valueUsd,
+      costBasisUsd: '0.00',
+      realizedPnlUsd: '0.00',
+      unrealizedPnlUsd: '0.00',
+      reason: 'change',
+    });
+    const base = Date.UTC(2026, 10, 27, 10);
+    const one = withPoint([], point(base + 1_000, '1.00')) ?? [];
+    const replaced = withPoint(one, point(base + 30_000, '2.00')) ?? [];
+    expect(replaced.map((p) => p.valueUsd)).toEqual(['2.00']);
+    expect(withPoint(replaced, point(base + 10_000, '9.00'))).toBeNull();
+    const next = withPoint(replaced, point(base + MINUTE, '3.00')) ?? [];
+    expect(next.map((p) => p.valueUsd)).toEqual(['2.00', '3.00']);
+    // A reading that was valued before another one committed still lands in time order.
+    const late = withPoint(next, point(base + 2 * MINUTE + 5, '5.00')) ?? [];
+    expect(withPoint(late, point(base - MINUTE, '0.50'))?.map((p) => p.valueUsd)).toEqual(['0.50', '2.00', '3.00', '5.00']);
+  });
+
+  it('answers a range across days, only its own account, thinned to the last reading of each slice', async () => {
+    const { clock, hold, history } = await setup();
+    hold(agent, 1);
+    hold(other, 5);
+    const start = clock.now();
+    for (let hour = 0; hour < 48; hour++) {
+      await history.sample(agent, 'change');
+      await history.sample(other, 'change');
+      await clock.advance(60 * MINUTE);
+    }
+    const whole = await history.read(agent, { from: start, to: clock.now(), maxPoints: 1000 });
+    expect(whole).toHaveLength(48);
+    expect(new Set(whole.map((p) => p.valueUsd))).toEqual(new Set(['100.00']));
+    const dayTwo = await history.read(agent, { from: start + 24 * 60 * MINUTE, to: clock.now(), maxPoints: 1000 });
+    expect(dayTwo.map((p) => p.at)).toEqual(whole.slice(24).map((p) => p.at));
+
+    const thinned = await history.read(agent, { from: start, to: start + 48 * 60 * MINUTE - 1, maxPoints: 4 });
+    expect(thinned.map((p) => p.at)).toEqual([11, 23, 35, 47].map((hour) => start + hour * 60 * MINUTE));
+    expect(thin(whole, 48)).toEqual(whole);
+    expect(thin(whole, 47)).toHaveLength(47);
+    expect(thin(whole, 47).at(-1)).toEqual(whole.at(-1));
+  });
+
+  it('forgets readings after the retention', async () => {
+    const { clock, hold, history, all } = await setup({ retentionDays: 2 });
+    hold(agent, 1);
+    await history.sample(agent, 'change');
+    await clock.advance(2 * 24 * 60 * MINUTE);
+    expect(await all()).toHaveLength(1);
+    await clock.advance(24 * 60 * MINUTE);
+    expect(await all()).toHaveLength(0);
+  });
+
+  it('two processes sweeping at once take one reading of each account', async () => {
+    const { clock, hold, make, history, all } = await setup();
+    for (const id of ['agt_1', 'agt_2', 'agt_3']) {
+      hold({ type: 'agent', id }, 1);
+      await history.sample({ type: 'agent', id }, 'change');
+    }
+    await clock.advance(INTERVAL);
+    const results = await Promise.all([history.sweep(), make().sweep()]);
+    expect(results.reduce((sum, result) => sum + result.sampled, 0)).toBe(3);
+    for (const id of ['agt_1', 'agt_2', 'agt_3']) expect(await all({ type: 'agent', id })).toHaveLength(2);
+  });
+
+  it('takes no reading after it stopped', async () => {
+    const { clock, hold, history, all } = await setup();
+    hold(agent, 1);
+    history.changed(agent);
+    await history.stop();
+    await clock.advance(5_000);
+    history.changed(agent);
+    await clock.advance(5_000);
+    expect(await all()).toEqual([]);
+  });
+
+  it('stops sampling an empty account and starts again at its next change', async () => {
+    const { clock, hold, books, store, history } = await setup();
+    hold(agent, 1);
+    await history.sample(agent, 'change');
+    expect(await store.get(VALUE_HISTORY.sampling, 'agent:agt_1')).not.toBeNull();
+    books.set('agent:agt_1', []);
+    await clock.advance(INTERVAL);
+    await history.sweep();
+    expect(await store.get(VALUE_HISTORY.sampling, 'agent:agt_1')).toBeNull();
+    hold(agent, 3);
+    await history.sample(agent, 'change');
+    expect((await store.get<{ nextSampleAt: number }>(VALUE_HISTORY.sampling, 'agent:agt_1'))?.data.nextSampleAt).toBe(
+      clock.now() + INTERVAL,
+    );
+  });
+});
