@@ -250,6 +250,9 @@ export class OperatorClient {
       this.call('trading_orders_list', 'GET', `/api/nest/trading/orders${this.me}`, query, o),
     positions: (o?: AccountOptions) => this.call('trading_positions', 'GET', `/api/nest/trading/positions${this.me}`, undefined, o),
     pnl: (o?: AccountOptions) => this.call('trading_positions_pnl', 'GET', `/api/nest/trading/positions${this.me}/pnl`, undefined, o),
+    /** The portfolio's value over time as the service recorded it (default: the last 7 days, at most 200 points). */
+    history: (query: In<'trading_portfolio_history'> = {}, o?: AccountOptions) =>
+      this.call('trading_portfolio_history', 'GET', `/api/nest/trading/positions${this.me}/history`, query, o),
     evmStatus: (o?: CallOptions) => this.call('trading_evm_status', 'GET', '/api/nest/trading/evm/status', undefined, o),
     evmQuote: (input: In<'trading_evm_quote'>, o?: AccountOptions) =>
       this.call('trading_evm_quote', 'POST', `/api/nest/trading/evm/quote${this.me}`, input, o),

@@ -117,7 +117,14 @@ describe('console: trading pages', () => {
     const positions = page.getByRole('table', { name: 'Positions and their profit and loss' });
     await positions.getByRole('rowheader', { name: /SOL solana/ }).waitFor();
     await page.getByRole('list', { name: 'Balances of the Solana wallet' }).getByText(/ SOL$/).waitFor();
-    await page.getByRole('img', { name: /Portfolio value over time/ }).waitFor();
+    await page.getByRole('img', { name: /Portfolio value over the last 7 days/ }).waitFor();
+    // The line is the service's readings, taken after the deposit and the fill (one a minute: here one), then the value now.
+    const readings = page.getByRole('table', { name: 'Portfolio value readings, newest first' });
+    await page.getByText(/^Readings \(\d+\)/).click();
+    await readings.getByRole('cell', { name: 'after a trade or transfer' }).first().waitFor();
+    await readings.getByRole('cell', { name: 'now', exact: true }).waitFor();
+    await page.getByRole('group', { name: 'Chart range' }).getByRole('button', { name: '24 hours' }).click();
+    await page.getByRole('img', { name: /Portfolio value over the last 24 hours/ }).waitFor();
     await shots('portfolio');
   });
 

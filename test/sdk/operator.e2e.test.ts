@@ -78,6 +78,23 @@ describe('OperatorClient (e2e)', () => {
     expect(read.headers['x-csrf-token']).toBeUndefined();
     expect(read.headers['x-idempotency-key']).toBeUndefined();
   });
+
+  it("reads the portfolio's value history the service recorded after a deposit, with a range and a limit", async () => {
+    const operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL });
+    await operator.signInWithSolana(naclSigner(nacl.sign.keyPair()));
+    const agent = await operator.agents.create({ name: 'history' });
+    await operator.wallets.ensureCustodial({ chain: 'solana' }, { agentId: agent.agentId });
+    const from = new Date().toISOString();
+    await operator.trading.paperFaucet({ chain: 'solana', token: 'USDC', amount: '250' }, { agentId: agent.agentId });
+    // The reading is taken once the change settles (a second).
+    await expect
+      .poll(async () => (await operator.trading.history({ from, limit: 10 }, { agentId: agent.agentId })).points, { timeout: 5_000 })
+      .toEqual([expect.objectContaining({ valueUsd: '250.00', costBasisUsd: '250.00', reason: 'change' })]);
+    await expect(operator.trading.history({ from: 'last week' }, { agentId: agent.agentId })).rejects.toMatchObject({
+      status: 400,
+      message: 'from: Invalid ISO datetime',
+    });
+  });
   it("reads its agent's events with the session (events), resuming after the last id", async () => {
     const operator = new OperatorClient({ baseUrl: svc.url, publicUrl: PUBLIC_URL });
     await operator.signInWithSolana(naclSigner(nacl.sign.keyPair()));

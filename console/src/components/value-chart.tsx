@@ -1,44 +1,92 @@
 /**
- * A small inline SVG line of portfolio value over time (no chart package): the points the page
- * read while open. The chart is described for screen readers by its first and last values.
+ * A small inline SVG line of portfolio value over time (no chart package), drawn from the
+ * readings the service recorded. Screen readers get a summary as the image's name and every
+ * reading in a table behind "Readings"; people with a mouse read the axis ends.
  */
 import { usd } from '../format.js';
+import { ScrollRegion } from './scroll-region.js';
 
 export interface ValuePoint {
+  /** Epoch ms. */
   at: number;
   valueUsd: number;
+  /** Why the service took it: after a balance change, periodically, or the page's current reading. */
+  reason: 'change' | 'periodic' | 'now';
 }
 
 const WIDTH = 600;
 const HEIGHT = 160;
 const PAD = 8;
+const DAY_MS = 86_400_000;
+const REASONS: Record<ValuePoint['reason'], string> = { change: 'after a trade or transfer', periodic: 'periodic', now: 'now' };
 
-export function ValueChart({ points }: { points: ValuePoint[] }) {
-  if (points.length === 0) return null;
-  const first = points[0] as ValuePoint;
-  const last = points[points.length - 1] as ValuePoint;
+/** A time as the span of the chart needs it: the hour within a day, the date beyond. */
+function stamp(at: number, spanMs: number): string {
+  const date = new Date(at);
+  return spanMs < DAY_MS
+    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; rangeLabel: string }) {
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (!first || !last) return null;
   const values = points.map((point) => point.valueUsd);
   const low = Math.min(...values);
   const high = Math.max(...values);
-  const span = high - low || Math.max(1, Math.abs(high) * 0.01);
-  const start = first.at;
-  const duration = last.at - start || 1;
-  const x = (at: number) => PAD + ((at - start) / duration) * (WIDTH - 2 * PAD);
-  const y = (value: number) => HEIGHT - PAD - ((value - low) / span) * (HEIGHT - 2 * PAD);
+  const duration = last.at - first.at || 1;
+  const x = (at: number) => PAD + ((at - first.at) / duration) * (WIDTH - 2 * PAD);
+  // An unchanged value is a level line across the middle, not one lying on the floor.
+  const y = (value: number) => (high === low ? HEIGHT / 2 : HEIGHT - PAD - ((value - low) / (high - low)) * (HEIGHT - 2 * PAD));
   const line =
     points.length === 1
       ? `M${PAD},${y(first.valueUsd)} H${WIDTH - PAD}`
       : points.map((p, i) => `${i ? 'L' : 'M'}${x(p.at).toFixed(1)},${y(p.valueUsd).toFixed(1)}`).join(' ');
-  const label = `Portfolio value over time: ${usd(first.valueUsd)} at ${new Date(first.at).toLocaleTimeString()}, now ${usd(last.valueUsd)}; low ${usd(low)}, high ${usd(high)}.`;
+  const label =
+    `Portfolio value over the last ${rangeLabel}: ${usd(first.valueUsd)} on ${new Date(first.at).toLocaleString()}, ` +
+    `now ${usd(last.valueUsd)}; low ${usd(low)}, high ${usd(high)}.`;
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
-        <path d={line} fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
-      </svg>
-      <figcaption class="muted">
-        {usd(low)} – {usd(high)} since {new Date(first.at).toLocaleTimeString()} ({points.length} reading{points.length === 1 ? '' : 's'}{' '}
-        while this page was open)
-      </figcaption>
+      <div class="chart-frame">
+        <span class={`chart-y muted small${high === low ? ' level' : ''}`} aria-hidden="true">
+          <span>{usd(high)}</span>
+          {high === low ? null : <span>{usd(low)}</span>}
+        </span>
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
+          <path d={line} fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
+        </svg>
+      </div>
+      <div class="chart-x muted small" aria-hidden="true">
+        <span>{stamp(first.at, duration)}</span>
+        <span>{stamp(last.at, duration)}</span>
+      </div>
+      <details class="readings">
+        <summary>
+          Readings ({points.length}) — {usd(low)} to {usd(high)}
+        </summary>
+        <ScrollRegion class="table-wrap readings-table" label="Portfolio value readings">
+          <table>
+            <caption class="sr-only">Portfolio value readings, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Value</th>
+                <th scope="col">Taken</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...points].reverse().map((point) => (
+                <tr key={`${point.at}-${point.reason}`}>
+                  <td>{new Date(point.at).toLocaleString()}</td>
+                  <td>{usd(point.valueUsd)}</td>
+                  <td>{REASONS[point.reason]}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      </details>
     </figure>
   );
 }

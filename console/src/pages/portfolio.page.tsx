@@ -1,8 +1,8 @@
 /**
  * An agent's portfolio: its custodial wallets and what they hold, the paper faucet on the paper
- * venue, positions with their PnL, and the value over time while the page is open.
+ * venue, positions with their PnL, and the value over time as the service recorded it.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { TradingPositionsPnlOutput, TradingWalletCustodialGetOutput } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
@@ -15,40 +15,41 @@ import { ScrollRegion } from '../components/scroll-region.js';
 type Position = TradingPositionsPnlOutput['positions'][number];
 type Family = TradingWalletCustodialGetOutput['chain'];
 const FAMILY_CHAINS: Record<Family, string[]> = { solana: ['solana'], evm: ['ethereum', 'base', 'arbitrum'] };
-/** Positions are read again this often while the page is open (the chart's points). */
+/** Positions and the value history are read again this often while the page is open. */
 const REFRESH_MS = 15_000;
-
-/**
- * The service keeps no history of portfolio value: the chart is this tab's readings, kept per
- * agent in memory (a reload starts a new line), so it never shows a value the service did not answer.
- */
-const history = new Map<string, ValuePoint[]>();
+const DAY_MS = 86_400_000;
+/** The chart's ranges; the service keeps readings for a year or more. */
+const RANGES = [
+  { label: '24 hours', ms: DAY_MS },
+  { label: '7 days', ms: 7 * DAY_MS },
+  { label: '30 days', ms: 30 * DAY_MS },
+  { label: '1 year', ms: 365 * DAY_MS },
+] as const;
+type Range = (typeof RANGES)[number];
+/** Points asked for: about two per pixel column of the chart on a wide screen. */
+const CHART_POINTS = 300;
 
 export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
   const [bump, setBump] = useState(0);
+  const [range, setRange] = useState<Range>(RANGES[1]);
   const pnl = useLoad(() => client.trading.pnl({ agentId }), [agentId, bump, refreshKey]);
+  const history = useLoad(
+    () => client.trading.history({ from: new Date(Date.now() - range.ms).toISOString(), limit: CHART_POINTS }, { agentId }),
+    [agentId, range, bump, refreshKey],
+  );
   const wallets = useLoad(
     async () => Promise.all((['solana', 'evm'] as const).map((chain) => client.wallets.custodial({ chain }, { agentId }))),
     [agentId, bump],
   );
   const venue = useLoad(() => client.trading.evmStatus(), []);
-  const [points, setPoints] = useState<ValuePoint[]>(history.get(agentId) ?? []);
-  const lastAsOf = useRef<string | undefined>(undefined);
 
   useEffect(() => {
     const timer = setInterval(() => setBump((n) => n + 1), REFRESH_MS);
     return () => clearInterval(timer);
   }, []);
-  useEffect(() => {
-    if (!pnl.data || pnl.data.asOf === lastAsOf.current) return;
-    lastAsOf.current = pnl.data.asOf;
-    const next = [...(history.get(agentId) ?? []), { at: Date.parse(pnl.data.asOf), valueUsd: Number(pnl.data.totals.valueUsd) }].slice(
-      -500,
-    );
-    history.set(agentId, next);
-    setPoints(next);
-  }, [pnl.data, agentId]);
 
+  const points = chartPoints(history.data?.points ?? [], pnl.data);
+  const intervalMinutes = Math.round((history.data?.intervalSeconds ?? 0) / 60);
   const refresh = () => setBump((n) => n + 1);
   const positions = pnl.data?.positions ?? [];
   const isPaper = venue.data?.venue === 'paper';
@@ -79,8 +80,22 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
                 <dd class={sign(pnl.data.totals.realizedPnlUsd)}>{usd(pnl.data.totals.realizedPnlUsd)}</dd>
               </div>
             </dl>
-            <ValueChart points={points} />
-            <p class="muted small">As of {when(pnl.data.asOf)}.</p>
+            <ChartRanges range={range} onChange={setRange} />
+            <ErrorText text={history.error} />
+            {history.data && history.data.points.length === 0 ? (
+              <Empty>
+                No value recorded in the last {range.label}. The service takes a reading after each trade, deposit and withdrawal.
+              </Empty>
+            ) : (
+              <ValueChart points={points} rangeLabel={range.label} />
+            )}
+            <p class="muted small">
+              As of {when(pnl.data.asOf)}. The service records the value after each trade, deposit and withdrawal
+              {intervalMinutes > 0
+                ? `, and every ${intervalMinutes} minute${intervalMinutes === 1 ? '' : 's'} while something is held`
+                : ''}
+              .
+            </p>
           </>
         ) : null}
       </section>
@@ -111,6 +126,36 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
         {positions.length > 0 ? <PositionTable positions={positions} /> : null}
       </section>
     </>
+  );
+}
+
+/** The service's readings, then the value read just now, so the line ends on what the totals above say. */
+function chartPoints(
+  recorded: ReadonlyArray<{ at: string; valueUsd: string; reason: 'change' | 'periodic' }>,
+  current: TradingPositionsPnlOutput | undefined,
+): ValuePoint[] {
+  const points: ValuePoint[] = recorded.map((p) => ({ at: Date.parse(p.at), valueUsd: Number(p.valueUsd), reason: p.reason }));
+  const last = points[points.length - 1];
+  if (current && last && Date.parse(current.asOf) > last.at)
+    points.push({ at: Date.parse(current.asOf), valueUsd: Number(current.totals.valueUsd), reason: 'now' });
+  return points;
+}
+
+function ChartRanges(props: { range: Range; onChange(range: Range): void }) {
+  return (
+    <div class="chart-ranges" role="group" aria-label="Chart range">
+      {RANGES.map((range) => (
+        <button
+          key={range.label}
+          type="button"
+          class="secondary"
+          aria-pressed={range === props.range}
+          onClick={() => props.onChange(range)}
+        >
+          {range.label}
+        </button>
+      ))}
+    </div>
   );
 }
 
