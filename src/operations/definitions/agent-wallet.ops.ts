@@ -3,7 +3,7 @@ import type { WithdrawalService } from '../../../agents/withdrawals/withdrawal.s
 import { normalizeAllowlistEntry, type WithdrawalSettingsStore } from '../../../agents/withdrawals/withdrawal-settings.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
-import { digestWhole } from '../request-digest.js';
+import { keyedRequestDigest } from '../request-digest.js';
 import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
 import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, idempotencyKey } from './trading-schemas.js';
 
@@ -65,7 +65,7 @@ function callerOf(ctx: OperationContext, kind: string, args: Record<string, unkn
     scope: ctx.scope,
     ...(ctx.userId ? { userId: ctx.userId } : {}),
     ...(token ? { stepUpToken: token } : {}),
-    ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey, requestDigest: `${kind}:${digestWhole(args)}` } : {}),
+    ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey, requestDigest: keyedRequestDigest(kind, args) } : {}),
   };
 }
 
