@@ -7,6 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY sdk/src ./sdk/src
 COPY console ./console
 COPY scripts/build-console.ts ./scripts/
+COPY src/shared/build-freshness.ts ./src/shared/
 RUN npx tsx scripts/build-console.ts --force
 
 # The chat widget's script is bundled here (esbuild is a dev dependency); the image serves the bundle.

@@ -4,9 +4,9 @@
  * the tests once (test/support/console-build.global-setup.ts), so the README's two commands
  * need no extra step. `--force` builds anyway.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildStale } from '../src/shared/build-freshness.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONSOLE = join(ROOT, 'console');
@@ -14,22 +14,9 @@ const BUILT = join(CONSOLE, 'dist', 'index.html');
 /** What the build reads: the console and the SDK it bundles. */
 const SOURCES = [join(CONSOLE, 'src'), join(CONSOLE, 'index.html'), join(CONSOLE, 'vite.config.ts'), join(ROOT, 'sdk', 'src')];
 
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
-}
-
-/** True when console/dist is missing or older than a source. */
-export function consoleBuildStale(): boolean {
-  if (!existsSync(BUILT)) return true;
-  const built = statSync(BUILT).mtimeMs;
-  return SOURCES.some((source) => existsSync(source) && newestMtime(source) > built);
-}
-
 /** Builds when stale (or always with `force`); answers whether it built. */
 export async function buildConsole(options: { force?: boolean } = {}): Promise<boolean> {
-  if (!options.force && !consoleBuildStale()) return false;
+  if (!options.force && !buildStale(BUILT, SOURCES)) return false;
   // vite is a devDependency: loaded only when a build is due.
   const { build } = await import('vite');
   await build({ configFile: join(CONSOLE, 'vite.config.ts'), logLevel: 'warn' });

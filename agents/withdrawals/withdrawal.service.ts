@@ -169,9 +169,17 @@ export class WithdrawalService {
       // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
       // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
       const cap = settings.dailyCapUsd;
+      let reservation = cap === undefined ? undefined : await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!);
       const join =
-        cap === undefined ? undefined : async () => ({ writes: [await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!)] });
-      if (cap !== undefined) await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!);
+        cap === undefined
+          ? undefined
+          : async () => {
+              // The first commit writes what was read above; one retried after another process moved
+              // the record (its compare-and-set lost) reads it again.
+              const write = reservation ?? (await this.deps.cap.reserveWrite(subject, valueUsd!, cap, capDay!));
+              reservation = undefined;
+              return { writes: [write] };
+            };
       // 7. step-up last: a refusal above must not burn the token.
       if (settings.requireStepUp)
         await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });

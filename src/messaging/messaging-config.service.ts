@@ -102,13 +102,18 @@ export class MessagingConfigs {
     return view(platform, doc?.data);
   }
 
-  /** The settings a connector runs with; 400 when the platform cannot be started as configured. */
-  async settings(botId: string, platform: Platform): Promise<PlatformSettings> {
+  /**
+   * The settings a connector runs with; 400 when the platform cannot be started as configured.
+   * `current`, those it runs with already, is answered as it is while the record has not
+   * changed since: a poll round reads the record but opens no token.
+   */
+  async settings(botId: string, platform: Platform, current?: PlatformSettings): Promise<PlatformSettings> {
     const id = recordId(botId, platform);
     const doc = await this.deps.store.get<StoredConfig>(MESSAGING_CONFIG_COLLECTION.name, id);
     if (!doc?.data.tokenSealed) throw AppError.validation([`${platform} bot token is not configured`]);
     if (platform === 'discord' && doc.data.channelIds.length === 0)
       throw AppError.validation(['discord channelIds must name at least one channel']);
+    if (current?.version === doc.version) return current;
     return {
       token: this.deps.box.openText(doc.data.tokenSealed, id),
       channelIds: [...doc.data.channelIds],

@@ -130,7 +130,8 @@ export class PlatformRunner {
           renewAt = deps.clock.now() + deps.renewMs;
         }
         try {
-          const settings = await deps.configs.settings(botId, platform);
+          // The token is opened once per connection: again only when the configuration changed.
+          const settings = await deps.configs.settings(botId, platform, connection?.settings);
           if (connection?.settings.version !== settings.version) {
             // New credentials (or the first round): connect, and resume where these credentials left off.
             connection = {

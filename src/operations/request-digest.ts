@@ -40,9 +40,13 @@ export function requestFingerprint(name: string, args: unknown, keyedHash: Keyed
   return exactBefore ? { fingerprint, legacy: `${name}:${sha256Hex(whole)}` } : { fingerprint };
 }
 
-/** Plain SHA-256 (hex) of the canonical arguments, every field included: for values that carry no secret. */
-export function digestWhole(input: unknown): string {
-  return sha256Hex(canonicalJson(input ?? {}));
+/**
+ * What a keyed order or withdrawal keeps of the request that made it: `kind` and the plain
+ * SHA-256 (hex) of the canonical `args`, every field (they carry no secret), so the same
+ * idempotency key reused for another request is refused even after its idempotency record expired.
+ */
+export function keyedRequestDigest(kind: string, args: unknown): string {
+  return `${kind}:${sha256Hex(canonicalJson(args ?? {}))}`;
 }
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -169,6 +169,8 @@ describe('identity tokens', () => {
     // Revoking an expired token: it is no longer a valid token.
     expect(await failure(tokens.revoke(issued.accessToken))).toEqual(invalid);
     expect(await tokens.status({ token: issued.accessToken })).toEqual({ jti: issued.jti, revoked: false });
+    // revoke-status by token ignores expiry only: every other check is the one `authenticate` makes.
+    for (const bad of [tampered, 'not.a.jwt', foreign, unknownKid]) expect(await failure(tokens.status({ token: bad }))).toEqual(invalid);
   });
 
   it('after a rotation, tokens of the old key and of the new one both pass', async () => {

@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { digestArguments, requestFingerprint } from '../../src/operations/request-digest.js';
+import { digestArguments, keyedRequestDigest, requestFingerprint } from '../../src/operations/request-digest.js';
 
 const hmac = (text: string) => createHmac('sha256', 'k'.repeat(32)).update(text).digest('hex');
 
@@ -37,5 +37,19 @@ describe('request fingerprint: the idempotency identity of a request (issue 16)'
     expect(requestFingerprint('op', {}, hmac).legacy).toBe(`op:${digestArguments({})}`);
     expect(requestFingerprint('op', usdc, hmac).legacy).toBeUndefined();
     expect(requestFingerprint('op', { nested: { secret: 'x' } }, hmac).legacy).toBeUndefined();
+  });
+});
+
+describe('keyed request digest: what a keyed order or withdrawal remembers of its request', () => {
+  it('is `<kind>:<sha256 hex of the canonical args>`, the form orders and withdrawals already stored', () => {
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(keyedRequestDigest('withdraw_evm', { to: '0xab', amount: '1' })).toBe(`withdraw_evm:${sha('{"amount":"1","to":"0xab"}')}`);
+    expect(keyedRequestDigest('swap', undefined)).toBe(`swap:${sha('{}')}`);
+  });
+
+  it('covers every field (secret-named ones too), key order aside, and the kind', () => {
+    expect(keyedRequestDigest('swap', { token: 'a' })).not.toBe(keyedRequestDigest('swap', { token: 'b' }));
+    expect(keyedRequestDigest('swap', { a: 1, b: 2 })).toBe(keyedRequestDigest('swap', { b: 2, a: 1 }));
+    expect(keyedRequestDigest('withdraw_evm', {})).not.toBe(keyedRequestDigest('withdraw_solana', {}));
   });
 });

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { AccountAccess } from '../../operations/account-access.js';
 import { parseOperationInput, type Viewer } from '../../operations/operation-catalog.js';
@@ -7,6 +7,8 @@ import type { AnyOperation, CallContext, OperationSubject } from '../../operatio
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
 import { assertSameUser, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
+import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
+import type { IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import type { KeyScope } from '../../../machines/api-key.machine.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
 import { validationMessages } from '../../errors/validation-messages.js';
@@ -41,7 +43,7 @@ export interface RestBinding {
   subject?: 'agent' | 'bot' | 'none';
   /**
    * Who calls: a signed-in operator (default), the service's operators with the ops token,
-   * or an agent's own credential (`agent`: the subject is the credential's agent; see `credentialCall`).
+   * or an agent's own credential (`agent`: the subject is the credential's agent, the user its owner).
    */
   caller?: 'operator' | 'ops' | 'agent';
   /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (CONTRACT "Legacy routes"). */
@@ -115,139 +117,127 @@ const SUBJECT_PARAMS: Record<NonNullable<RestBinding['subject']>, readonly strin
 };
 const ALL_SUBJECT_PARAMS = Object.values(SUBJECT_PARAMS).flat();
 
+/** Principal types that act as their agent on `caller: 'agent'` routes: its keys and its identity tokens. */
+const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key', 'identity-token'];
+
+/** Who a call is made as, read from the request its caller's guards let in. */
+interface CallIdentity {
+  principal: CallContext['principal'];
+  scope: KeyScope;
+  viewer: Viewer;
+  /** The signed-in operator (an agent credential's owner is looked up once the call is valid). */
+  userId?: string;
+  /** An agent credential's own agent: the subject of every call it makes (CONTRACT "Identity access tokens"). */
+  own?: OperationSubject;
+}
+
+/** A kind of caller: the guards of its routes, and who each call is made as. */
+interface CallerKind {
+  guards: readonly RequestHandler[];
+  identify(res: Response): CallIdentity;
+}
+
+function callerKinds(deps: OperationRoutesDeps): Record<NonNullable<RestBinding['caller']>, CallerKind> {
+  return {
+    operator: {
+      guards: authenticated(deps.auth, ['session']),
+      identify: (res) => {
+        const session = sessionOf(res);
+        return { principal: session, scope: 'manage', viewer: OPERATOR, userId: session.userId };
+      },
+    },
+    ops: {
+      guards: [requireBearerToken(deps.opsToken ?? '')],
+      identify: () => ({ principal: { type: 'ops' }, scope: 'manage', viewer: OPS }),
+    },
+    agent: {
+      guards: authenticated(deps.auth, AGENT_CREDENTIALS),
+      identify: (res) => {
+        // The guard let only AGENT_CREDENTIALS through: an agent key or an identity token, each acting as its agent with its scope.
+        const principal = principalOf(res) as KeyPrincipal | IdentityTokenPrincipal;
+        const { scope } = principal;
+        return { principal, scope, viewer: { kind: 'agent', scope }, own: { type: 'agent', id: principal.ownerId } };
+      },
+    },
+  };
+}
+
 /**
  * Binds catalog operations to REST. The invoker is the one place of what every call gets:
  * visibility, scope, validation, the handler, durability of what it wrote before the
  * answer, and its audit entry; a call refused before it reached the operation (someone
  * else's agent, a malformed request) is audited here, through the invoker, without a subject.
+ * One handler serves every caller kind, so every field of a binding holds for each.
  */
 export function createOperationRoutes(deps: OperationRoutesDeps): Router {
   const router = Router();
-  const operator = authenticated(deps.auth, ['session']);
-  const agentCredential = authenticated(deps.auth, AGENT_CREDENTIALS);
-  const ops = requireBearerToken(deps.opsToken ?? '');
+  const callers = callerKinds(deps);
   for (const binding of deps.bindings) {
-    if (binding.caller === 'agent') {
-      router[binding.method](binding.path, ...agentCredential, credentialRoute(deps, binding));
-      continue;
-    }
-    const subjectKind = binding.subject ?? 'agent';
-    const byOps = binding.caller === 'ops';
-    // Only agent routes without `:agentId` name their account by `agentId` (query or body).
-    const namesAgent = subjectKind === 'agent' && !binding.path.includes(':agentId');
-    const guards = [...(binding.deprecated ? [deprecation] : []), ...(byOps ? [ops] : operator)];
-    router[binding.method](binding.path, ...guards, async (req, res) => {
-      const started = deps.invoker.now();
-      const session = byOps ? undefined : sessionOf(res);
-      const viewer = byOps ? OPS : OPERATOR;
-      const base: CallContext = {
-        principal: session ?? { type: 'ops' },
-        scope: 'manage',
-        ...(session ? { userId: session.userId } : {}),
-        surface: 'rest',
-        ...requestContext(res),
-      };
-      const params = req.params as Record<string, string>;
-      let raw: unknown = {};
-      let reached = false;
-      try {
-        // Another user's `:userId` is 404, before anything else is checked (DECISIONS "HTTP").
-        if (namesAgent && params.userId !== undefined) assertSameUser(req, res);
-        // A hidden operation (switched off by configuration) is a 404 whatever was sent.
-        const operation = deps.invoker.callable(binding.operation, viewer);
-        raw = binding.input ? binding.input(req) : defaultInput(req, SUBJECT_PARAMS[subjectKind]);
-        const taken = namesAgent ? takeAgentId(req, raw) : { input: raw, problems: [] };
-        const { input } = taken;
-        const problems = [...taken.problems, ...unknownQueryProblems(req, namesAgent), ...ignoredBodyProblems(req)];
-        const guarded = isGuarded(operation);
-        const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
-        // Every validation answer lists every problem: the key's, the account's and the body's.
-        const bodyProblems = keyProblem || problems.length > 0 || binding.inputFirst ? inputProblems(operation, input) : [];
-        if (keyProblem || problems.length > 0 || bodyProblems.length > 0) {
-          throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...bodyProblems]);
-        }
-        const subject = await subjectOf(
-          deps.accounts,
-          subjectKind,
-          session?.userId,
-          params,
-          'agentId' in taken ? taken.agentId : undefined,
-        );
-        const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
-        // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
-        let created = false;
-        reached = true;
-        const result = await deps.invoker.invoke({
-          name: binding.operation,
-          // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
-          input: idempotencyKey && isPlainObject(input) ? { ...input, [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
-          ctx: {
-            ...base,
-            ...(subject ? { subject } : {}),
-            created: () => {
-              created = true;
-            },
-            ...(idempotencyKey ? { idempotencyKey } : {}),
-          },
-          viewer,
-          // Set before the answer is known: a replayed failure carries the header too.
-          onReplay: () => res.set('Idempotent-Replayed', 'true'),
-        });
-        res.status(created && binding.createdStatus ? binding.createdStatus : (binding.status ?? 200)).json(result);
-      } catch (error) {
-        // Refused before the operation ran: still one audit entry, and no subject (a refusal
-        // must not write into the log of an agent the caller does not own).
-        if (!reached)
-          deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
-        throw error;
-      }
-    });
+    const caller = callers[binding.caller ?? 'operator'];
+    const guards = [...(binding.deprecated ? [deprecation] : []), ...caller.guards];
+    router[binding.method](binding.path, ...guards, bindingHandler(deps, binding, caller));
   }
   return router;
 }
 
-/** Principal types that act as their agent on `caller: 'agent'` routes: its keys and its identity tokens. */
-const AGENT_CREDENTIALS: readonly Principal['type'][] = ['agent-key', 'identity-token'];
-
-/**
- * The one check of an agent credential on REST: which agent it acts on and with what scope.
- */
-function credentialCall(principal: Principal): { subject: OperationSubject; scope: KeyScope } {
-  // An identity token operates its own agent with its scope, as the agent's key does (CONTRACT "Identity access tokens").
-  if (principal.type === 'agent-key' || principal.type === 'identity-token')
-    return { subject: { type: 'agent', id: principal.ownerId }, scope: principal.scope };
-  throw AppError.forbidden();
-}
-
-/** A route an agent calls with its own credential: the catalog call, its idempotency key, its audit entry. */
-function credentialRoute(deps: OperationRoutesDeps, binding: RestBinding): RequestHandler {
+/** The one handler of a bound route: its subject, its input and idempotency key checked, the catalog call, its answer. */
+function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding, caller: CallerKind): RequestHandler {
+  const subjectKind = binding.subject ?? 'agent';
+  // Only operator routes on an agent without `:agentId` name their account by `agentId` (query or body).
+  const namesAgent = binding.caller !== 'agent' && subjectKind === 'agent' && !binding.path.includes(':agentId');
+  // An agent credential's subject is its own agent, never a path parameter: none is taken out of the input.
+  const subjectParams = binding.caller === 'agent' ? [] : SUBJECT_PARAMS[subjectKind];
   return async (req, res) => {
     const started = deps.invoker.now();
-    const principal = principalOf(res);
-    const { subject, scope } = credentialCall(principal);
-    const viewer: Viewer = { kind: 'agent', scope };
-    const base: CallContext = { principal, scope, surface: 'rest', ...requestContext(res) };
+    const { principal, scope, viewer, userId, own } = caller.identify(res);
+    const base: CallContext = { principal, scope, ...(userId ? { userId } : {}), surface: 'rest', ...requestContext(res) };
+    const params = req.params as Record<string, string>;
     let raw: unknown = {};
     let reached = false;
     try {
+      // Another user's `:userId` is 404, before anything else is checked (DECISIONS "HTTP").
+      if (namesAgent && params.userId !== undefined) assertSameUser(req, res);
+      // A hidden operation (switched off by configuration) is a 404 whatever was sent.
       const operation = deps.invoker.callable(binding.operation, viewer);
-      raw = binding.input ? binding.input(req) : defaultInput(req, []);
-      const keyProblem = isGuarded(operation) ? idempotencyKeyProblem(req) : undefined;
-      const problems = [...unknownQueryProblems(req, false), ...ignoredBodyProblems(req)];
-      if (keyProblem || problems.length > 0)
-        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...inputProblems(operation, raw)]);
-      const idempotencyKey = isGuarded(operation) ? req.get(IDEMPOTENCY_HEADER) : undefined;
-      const userId = await deps.accounts.agentOwner(subject.id);
+      raw = binding.input ? binding.input(req) : defaultInput(req, subjectParams);
+      const taken = namesAgent ? takeAgentId(req, raw) : { input: raw, problems: [] };
+      const { input } = taken;
+      const problems = [...taken.problems, ...unknownQueryProblems(req, namesAgent), ...ignoredBodyProblems(req)];
+      const guarded = isGuarded(operation);
+      const keyProblem = guarded ? idempotencyKeyProblem(req) : undefined;
+      // Every validation answer lists every problem: the key's, the account's and the body's.
+      const bodyProblems = keyProblem || problems.length > 0 || binding.inputFirst ? inputProblems(operation, input) : [];
+      if (keyProblem || problems.length > 0 || bodyProblems.length > 0) {
+        throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...bodyProblems]);
+      }
+      const subject = own ?? (await subjectOf(deps.accounts, subjectKind, userId, params, 'agentId' in taken ? taken.agentId : undefined));
+      // The user behind an agent credential's call: its agent's owner.
+      const owner = own ? await deps.accounts.agentOwner(own.id) : userId;
+      const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
+      // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
+      let created = false;
       reached = true;
       const result = await deps.invoker.invoke({
         name: binding.operation,
-        input: idempotencyKey && isPlainObject(raw) ? { ...raw, [IDEMPOTENCY_FIELD]: idempotencyKey } : raw,
-        ctx: { ...base, subject, ...(userId ? { userId } : {}), ...(idempotencyKey ? { idempotencyKey } : {}) },
+        // Never spread into a body that is not an object (`[]` would become `{}`): its schema refuses it.
+        input: idempotencyKey && isPlainObject(input) ? { ...input, [IDEMPOTENCY_FIELD]: idempotencyKey } : input,
+        ctx: {
+          ...base,
+          ...(subject ? { subject } : {}),
+          ...(owner ? { userId: owner } : {}),
+          created: () => {
+            created = true;
+          },
+          ...(idempotencyKey ? { idempotencyKey } : {}),
+        },
         viewer,
+        // Set before the answer is known: a replayed failure carries the header too.
         onReplay: () => res.set('Idempotent-Replayed', 'true'),
       });
-      res.status(binding.status ?? 200).json(result);
+      res.status(created && binding.createdStatus ? binding.createdStatus : (binding.status ?? 200)).json(result);
     } catch (error) {
+      // Refused before the operation ran: still one audit entry, and no subject (a refusal
+      // must not write into the log of an agent the caller does not own).
       if (!reached)
         deps.invoker.recordOutside(binding.operation, raw, base, started, isAppError(error) ? error.code : 'INTERNAL_SERVICE_ERROR');
       throw error;

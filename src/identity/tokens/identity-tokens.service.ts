@@ -56,7 +56,6 @@ export interface RevocationStatus {
 /** How long a cached check trusts the actor's "not revoked" should the bus ever lose an event. */
 export const REVOCATION_CACHE_MS = 30_000;
 const MAX_CACHED = 100_000;
-/** A JWT is three base64url parts; anything else is refused before any parsing. */
 
 type TokenActors = ActorCollection<IdentityTokenContext, IdentityTokenEvent, IdentityTokenInput>;
 
@@ -158,7 +157,7 @@ export class IdentityTokens {
 
   /** `tokens/revoke-status {jti}` or `{token}`; 404 `Token not found` for a jti the service never issued. */
   async status(query: { jti: string } | { token: string }): Promise<RevocationStatus> {
-    const jti = 'jti' in query ? query.jti : (await this.verifySignatureOnly(query.token)).jti;
+    const jti = 'jti' in query ? query.jti : (await this.verified(query.token, { ignoreExpiry: true })).jti;
     const view = await this.actors.get(jti);
     if (!view) throw AppError.notFound('Token not found');
     return this.statusOf(view);
@@ -202,7 +201,7 @@ export class IdentityTokens {
 
   /** Signature, `iss`, `aud`, `exp` and claims; the actor is not consulted. */
   private async verify(token: string): Promise<{ principal: IdentityTokenPrincipal; view: ActorView<IdentityTokenContext> }> {
-    const payload = await this.verified(token, new Date(this.clock.now()));
+    const payload = await this.verified(token);
     const actor = await this.actors.get(payload.jti);
     if (!actor) throw tokenInvalid('unknown jti');
     const principal: IdentityTokenPrincipal = {
@@ -217,28 +216,14 @@ export class IdentityTokens {
     return { principal, view: actor };
   }
 
-  /** For revoke-status by token: a genuine token of ours, expired or not. */
-  private async verifySignatureOnly(token: string): Promise<{ jti: string }> {
-    // An expired token still names its jti truthfully; verifying "as of" its own iat checks everything else.
-    const header = safeHeader(token);
-    const key = header?.kid ? await this.keys.verificationKey(header.kid) : undefined;
-    if (!key) throw tokenInvalid('unknown signing key');
-    try {
-      const { payload } = await jwtVerify(token, key, {
-        issuer: this.issuer,
-        audience: this.audience,
-        algorithms: [SIGNING_ALG],
-        clockTolerance: Number.MAX_SAFE_INTEGER,
-      });
-      if (typeof payload.jti !== 'string') throw tokenInvalid('no jti');
-      return { jti: payload.jti };
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw tokenInvalid(error instanceof Error ? error.message : 'invalid');
-    }
-  }
-
-  private async verified(token: string, now: Date): Promise<JWTPayload & { jti: string; exp: number; scope: KeyScope; publicId: string }> {
+  /**
+   * The one check of a token's signature, header, `iss`, `aud` and claims. `ignoreExpiry` is
+   * for revoke-status by token: an expired token of ours still names its jti truthfully.
+   */
+  private async verified(
+    token: string,
+    options: { ignoreExpiry?: boolean } = {},
+  ): Promise<JWTPayload & { jti: string; exp: number; scope: KeyScope; publicId: string }> {
     if (!looksLikeJwt(token)) throw tokenInvalid('malformed');
     const header = safeHeader(token);
     if (!header || header.alg !== SIGNING_ALG || typeof header.kid !== 'string') throw tokenInvalid('bad header');
@@ -249,7 +234,8 @@ export class IdentityTokens {
         issuer: this.issuer,
         audience: this.audience,
         algorithms: [SIGNING_ALG],
-        currentDate: now,
+        currentDate: new Date(this.clock.now()),
+        ...(options.ignoreExpiry ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
         requiredClaims: ['jti', 'sub', 'exp', 'iat', 'scope', 'publicId'],
       });
       const { scope, publicId, jti, exp } = payload;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { WithdrawalService } from '../../../agents/withdrawals/withdrawal.service.js';
+import type { WithdrawalService, WithdrawRequest } from '../../../agents/withdrawals/withdrawal.service.js';
 import { normalizeAllowlistEntry, type WithdrawalSettingsStore } from '../../../agents/withdrawals/withdrawal-settings.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
-import { digestWhole } from '../request-digest.js';
+import { keyedRequestDigest } from '../request-digest.js';
 import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
 import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, idempotencyKey } from './trading-schemas.js';
 
@@ -65,8 +65,21 @@ function callerOf(ctx: OperationContext, kind: string, args: Record<string, unkn
     scope: ctx.scope,
     ...(ctx.userId ? { userId: ctx.userId } : {}),
     ...(token ? { stepUpToken: token } : {}),
-    ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey, requestDigest: `${kind}:${digestWhole(args)}` } : {}),
+    ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey, requestDigest: keyedRequestDigest(kind, args) } : {}),
   };
+}
+
+/**
+ * The handler of a withdrawal operation: `requestOf` reads what its input asks for; `kind`
+ * names the operation in the request digest.
+ */
+function withdrawHandler<A extends { idempotencyKey?: string; stepUpToken?: string }>(
+  withdrawals: WithdrawalService,
+  kind: string,
+  requestOf: (args: Omit<A, 'idempotencyKey' | 'stepUpToken'>) => WithdrawRequest,
+) {
+  return (ctx: OperationContext, { idempotencyKey: _key, stepUpToken: token, ...args }: A) =>
+    withdrawals.withdraw(ctx.subject, requestOf(args), callerOf(ctx, kind, args, token));
 }
 
 export function agentWalletOperations(
@@ -113,12 +126,12 @@ export function agentWalletOperations(
         })
         .strict(),
       output: withdrawalView,
-      handler: (ctx, { idempotencyKey: _key, stepUpToken: token, ...args }) =>
-        withdrawals.withdraw(
-          ctx.subject,
-          { chain: chainOfId(args.chainId), token: args.token, amount: args.amount, to: args.to },
-          callerOf(ctx, 'withdraw_evm', args, token),
-        ),
+      handler: withdrawHandler(withdrawals, 'withdraw_evm', (args) => ({
+        chain: chainOfId(args.chainId),
+        token: args.token,
+        amount: args.amount,
+        to: args.to,
+      })),
     }),
     defineOperation({
       name: 'agent_wallet_withdraw_solana',
@@ -138,12 +151,12 @@ export function agentWalletOperations(
         })
         .strict(),
       output: withdrawalView,
-      handler: (ctx, { idempotencyKey: _key, stepUpToken: token, ...args }) =>
-        withdrawals.withdraw(
-          ctx.subject,
-          { chain: 'solana', token: args.mint, amount: args.amount, to: args.to },
-          callerOf(ctx, 'withdraw_solana', args, token),
-        ),
+      handler: withdrawHandler(withdrawals, 'withdraw_solana', (args) => ({
+        chain: 'solana',
+        token: args.mint,
+        amount: args.amount,
+        to: args.to,
+      })),
     }),
     defineOperation({
       name: 'agent_withdraw_settings_get',

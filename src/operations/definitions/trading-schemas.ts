@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { derivedOrderId } from '../../../agents/trading/order-ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../ports/venue.port.js';
-import { digestWhole } from '../request-digest.js';
+import { keyedRequestDigest } from '../request-digest.js';
 import type { OperationContext } from '../operation.types.js';
 
 /** Shared zod pieces of the trading operations: amounts, tokens, chains, the order shape. */
@@ -145,13 +145,12 @@ export const ORDER_DESCRIPTION =
 /**
  * The order of a guarded call: its id derived from the account and the idempotency key, so a
  * retry (even after a crash) finds the first call's order instead of placing another; and
- * the digest of what was asked (`kind` and `args`, every field: they hold no secret), so that
- * the key reused for another request is refused even after its idempotency record expired.
+ * the digest of what was asked (`keyedRequestDigest`).
  */
 export function keyedOrder(ctx: OperationContext, kind: string, args: unknown): { orderId?: string; requestDigest?: string } {
   if (!ctx.idempotencyKey) return {};
   return {
     orderId: derivedOrderId(`${ctx.subject.type}:${ctx.subject.id}|${ctx.idempotencyKey}`),
-    requestDigest: `${kind}:${digestWhole(args)}`,
+    requestDigest: keyedRequestDigest(kind, args),
   };
 }

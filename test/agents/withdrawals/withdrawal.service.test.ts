@@ -314,6 +314,45 @@ describe('WithdrawalService on LiteSVM', () => {
     expect(await h.chain.tokenBalance(to.toBase58(), h.mint.toBase58())).toBe('24000000');
   });
 
+  it('reads the daily-cap record once per withdrawal; again only when another process moved it before the commit', async () => {
+    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], dailyCapUsd: 10, requireStepUp: false });
+    const to = Keypair.generate().publicKey;
+    setTokenBalance(h.rpc, to, h.mint, 0n);
+    const capId = `agent:${SUBJECT.id}|2026-11-21`;
+    let reads = 0;
+    /** Runs after the next read of the cap record, before the withdrawal's commit: another process's reservation. */
+    let afterRead: (() => Promise<void>) | undefined;
+    const get = h.store.get.bind(h.store);
+    h.store.get = (async (collection: string, id: string) => {
+      const doc = await get(collection, id);
+      if (collection === WITHDRAWAL_CAP_COLLECTION.name) {
+        reads++;
+        const other = afterRead;
+        afterRead = undefined;
+        await other?.();
+      }
+      return doc;
+    }) as typeof h.store.get;
+    const withdraw = (amount = '3000000') =>
+      h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount, to: to.toBase58() }, h.trade());
+    const reserveElsewhere = (usd: number) => async () => {
+      await h.store.commit([await new WithdrawalCap(h.store).reserveWrite(SUBJECT, usd, 10, '2026-11-21')]);
+    };
+
+    await withdraw();
+    expect(reads).toBe(1);
+    // $2 reserved elsewhere after the check: the commit's compare-and-set loses, the record is read again, $8 fits.
+    reads = 0;
+    afterRead = reserveElsewhere(2);
+    await withdraw();
+    expect(reads).toBe(3); // the check, the other process's own read, the retried commit's
+    expect((await get<{ micros: number }>(WITHDRAWAL_CAP_COLLECTION.name, capId))?.data.micros).toBe(8_000_000);
+    // $1 passes the check at $8 used; $1.50 more elsewhere, and the fresh read refuses it.
+    afterRead = reserveElsewhere(1.5);
+    expect((await refusal(withdraw('1000000'))).message).toBe('Withdrawal would exceed the daily cap of $10.00 ($9.50 used today)');
+    expect(await h.chain.tokenBalance(to.toBase58(), h.mint.toBase58())).toBe('6000000');
+  });
+
   it('after a crash between persist and broadcast: the same signed bytes are sent once on recovery; never re-signed', async () => {
     await h.settings.put(SUBJECT, { enabled: true, allowlist: [], dailyCapUsd: 1000, requireStepUp: false });
     const to = Keypair.generate().publicKey.toBase58();
