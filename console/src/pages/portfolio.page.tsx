@@ -143,7 +143,8 @@ function chartPoints(
 
 function ChartRanges(props: { range: Range; onChange(range: Range): void }) {
   return (
-    <div class="chart-ranges" role="group" aria-label="Chart range">
+    <fieldset class="chart-ranges">
+      <legend class="sr-only">Chart range</legend>
       {RANGES.map((range) => (
         <button
           key={range.label}
@@ -155,7 +156,7 @@ function ChartRanges(props: { range: Range; onChange(range: Range): void }) {
           {range.label}
         </button>
       ))}
-    </div>
+    </fieldset>
   );
 }
 
