@@ -20,6 +20,12 @@ import {
 
 /** A fill publishes a `position.updated` per leg: one reading once both are in. */
 const SETTLE_MS = 1_000;
+/**
+ * After a change's reading, an account is read again for changes at most this much later
+ * (one reading then covers every change in between): a day keeps one point a minute anyway,
+ * and an account trading many times a minute (DCA at scale) must not cost a reading per fill.
+ */
+const CHANGE_GAP_MS = 60_000;
 /** One point per account and clock minute: a burst of fills keeps the minute's last reading. */
 const MINUTE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
@@ -57,26 +63,49 @@ export interface HistoryRange {
  * periodic one, so they are written after the change, not inside its commit.
  */
 export class ValueHistory {
-  /** Accounts with a reading scheduled after a change, by subject key: the timer's cancel. */
-  private readonly settling = new Map<string, () => void>();
+  /**
+   * Accounts with a change reading under way, by subject key: `settling` until the first
+   * reading, then `cooling` for the gap, `dirty` when a change came meanwhile.
+   */
+  private readonly accounts = new Map<string, { phase: 'settling' | 'cooling'; dirty: boolean; cancel: () => void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
 
   constructor(private readonly deps: ValueHistoryDeps) {}
 
-  /** Told of a balance change: one reading once the change settles (the legs of a fill arrive together). */
+  /**
+   * Told of a balance change: one reading once the change settles (the legs of a fill arrive
+   * together), then at most one more per gap, taken at its end, for the changes made meanwhile.
+   */
   changed(subject: TradingSubject): void {
+    if (this.stopped) return;
     const key = subjectKey(subject);
-    if (this.stopped || this.settling.has(key)) return; // the reading already scheduled will see this change too
-    const cancel = this.deps.clock.setTimer(() => {
-      this.settling.delete(key);
-      this.track(
-        this.sample(subject, 'change').catch((error: unknown) =>
-          this.deps.logger.error({ err: error, subject: key }, 'portfolio value reading failed'),
-        ),
-      );
-    }, SETTLE_MS);
-    this.settling.set(key, cancel);
+    const account = this.accounts.get(key);
+    if (account) {
+      if (account.phase === 'cooling') account.dirty = true; // a settling reading sees this change too
+      return;
+    }
+    const cancel = this.deps.clock.setTimer(() => this.takeChangeReading(subject), SETTLE_MS);
+    this.accounts.set(key, { phase: 'settling', dirty: false, cancel });
+  }
+
+  /** The change reading, then the gap; at the gap's end, another reading if a change came meanwhile. */
+  private takeChangeReading(subject: TradingSubject): void {
+    const key = subjectKey(subject);
+    this.track(
+      this.sample(subject, 'change').catch((error: unknown) =>
+        this.deps.logger.error({ err: error, subject: key }, 'portfolio value reading failed'),
+      ),
+    );
+    const account = { phase: 'cooling' as const, dirty: false, cancel: () => undefined };
+    account.cancel = this.deps.clock.setTimer(() => {
+      this.accounts.delete(key);
+      if (account.dirty && !this.stopped) {
+        this.accounts.set(key, account); // cooling again once the next reading is under way
+        this.takeChangeReading(subject);
+      }
+    }, CHANGE_GAP_MS);
+    this.accounts.set(key, account);
   }
 
   /**
@@ -188,8 +217,8 @@ export class ValueHistory {
   /** Stops scheduling readings after changes and waits for the readings under way. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const cancel of this.settling.values()) cancel();
-    this.settling.clear();
+    for (const account of this.accounts.values()) account.cancel();
+    this.accounts.clear();
     await Promise.all([...this.inFlight]);
   }
 

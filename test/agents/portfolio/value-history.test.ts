@@ -72,6 +72,25 @@ describe('ValueHistory', () => {
     ]);
   });
 
+  it('reads an account trading many times a minute once more at the end of the minute, not once per fill', async () => {
+    const { clock, hold, history, all } = await setup();
+    hold(agent, 1);
+    history.changed(agent);
+    await clock.advance(1_000);
+    for (let fill = 2; fill <= 10; fill++) {
+      hold(agent, fill);
+      history.changed(agent);
+      await clock.advance(5_000);
+    }
+    expect((await all()).map((p) => p.valueUsd)).toEqual(['100.00']);
+    await clock.advance(20_000); // the end of the gap: one reading for the nine fills
+    await clock.advance(0);
+    await expect.poll(async () => (await all()).map((p) => p.valueUsd)).toEqual(['100.00', '1000.00']);
+    await clock.advance(10 * MINUTE); // no change since: nothing more
+    await history.stop();
+    expect(await all()).toHaveLength(2);
+  });
+
   it('reads an account periodically while it holds something, at the price of the moment, and stops once it is empty', async () => {
     const { clock, hold, books, prices, history, all } = await setup();
     hold(agent, 1);
