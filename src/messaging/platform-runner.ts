@@ -177,7 +177,10 @@ export class PlatformRunner {
         chatId: message.chatId,
         message: message.text.slice(0, 4000),
         mayTrade: settings.tradingUserIds.includes(message.userId),
-        scope: 'trade',
+        // The bot on its own channel: the catalog's rules as for its MCP key, its disabled categories included.
+        caller: { kind: 'bot', scope: 'trade', disabledFamilies: bot.mcp.disabledCategories },
+        // Read at the start of this poll round; the safety path reads it again before any order.
+        tradingEnabled: bot.tradingEnabled,
         messageId: message.messageId,
       });
       return answer.reply;
