@@ -145,9 +145,9 @@ export class BotChat {
     const { intent } = interpret(input.message);
     try {
       const answer =
-        isExecuting(intent) && input.mayTrade
+        isExecutingIntent(intent) && input.mayTrade
           ? await this.trade(input, intent)
-          : isExecuting(intent) && input.refuseTrade !== undefined
+          : isExecutingIntent(intent) && input.refuseTrade !== undefined
             ? { chat_id: input.chatId, reply: input.refuseTrade, intent, confidence: 1, executed: false }
             : await this.askBot(input);
       await this.append(input, answer.reply);
@@ -220,7 +220,8 @@ export class BotChat {
   }
 }
 
-function isExecuting(intent: string): intent is ExecutingIntent {
+/** True for an intent a chat executes rather than describes. */
+export function isExecutingIntent(intent: string): intent is ExecutingIntent {
   return EXECUTING.has(intent);
 }
 

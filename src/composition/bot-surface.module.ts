@@ -16,7 +16,6 @@ import { PLATFORM_LEASE_COLLECTION, PlatformLeases } from '../messaging/platform
 import { PlatformRunner } from '../messaging/platform-runner.js';
 import { commandGate } from '../operations/command-gate.js';
 import { botSurfaceOperations } from '../operations/definitions/bot-surface.ops.js';
-import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 /** Slack over a platform call's own wait (Telegram's long poll, Discord's pause) before its breaker calls it timed out. */
@@ -30,7 +29,7 @@ const CALL_SLACK_MS = 10_000;
  */
 export function botSurfaceModule(
   ctx: ModuleContext,
-  needs: { askBot: AskBot; command: TradingCommand; status: StatusReader; invoker: Pick<OperationInvoker, 'callable'> },
+  needs: { askBot: AskBot; command: TradingCommand; status: StatusReader },
 ): FeatureModule & { chat: BotChat } {
   const settings = ctx.config.messaging;
   const bots = ctx.runtime.collection(botDefinition);
@@ -39,7 +38,7 @@ export function botSurfaceModule(
     command: needs.command,
     status: needs.status,
     // Commands in a chat are refused as the catalog refuses their operation (switched-off families included).
-    gate: commandGate(needs.invoker),
+    gate: commandGate(ctx.catalog),
     store: ctx.store,
     clock: ctx.clock,
   });

@@ -143,7 +143,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     venue: trading.withdrawalParts.venue,
   });
   const chat = chatModule(ctx, { status: trading.status });
-  const botSurface = botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status, invoker });
+  const botSurface = botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status });
   const modules: FeatureModule[] = [
     auditModule(ctx),
     idempotency,

@@ -1,12 +1,14 @@
-import type { CommandGate, ExecutingIntent } from '../../agents/chat/bot-chat.js';
-import type { OperationInvoker } from './operation-invoker.js';
+import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
+import { interpret } from '../../agents/chat/command-interpreter.js';
+import type { OperationCatalog } from './operation-catalog.js';
+import type { Viewer } from './operation.types.js';
 
 /**
- * The catalog operation whose effect each command a chat executes has. A trade is the command
- * route's (`trading_command`: the same executor, the same safety path); an approval and the DCA
- * commands are those of their own operations, so pausing a strategy stays possible while the
- * `trading` family is off, as `trading_dca_pause` does, and a DCA strategy is not created through a
- * chat while the `strategy` family is off.
+ * The catalog operation whose effect each command a chat or the command route executes has. A
+ * trade is the command route's (`trading_command`: the same executor, the same safety path); an
+ * approval and the DCA commands are their own operations', so pausing a strategy stays possible
+ * while the `trading` family is off, as `trading_dca_pause` does, and no DCA strategy is created
+ * by a command while the `strategy` family is off.
  */
 export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
   buy: 'trading_command',
@@ -20,13 +22,21 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
 };
 
 /**
- * The chats' gate (see `CommandGate`): the catalog's own rule (`OperationCatalog.refusal`: the
- * runtime switches, the bot's MCP categories, scope) and its own answer (`Tool not found: <name>`
- * 404, or 403 `Scope insufficient`), asked of the invoker as REST asks it before a call. One rule,
- * so switching a family off refuses its effect on REST, MCP and every chat alike.
+ * Throws the catalog's own answer (`OperationCatalog.callable`: `Tool not found: <name>` 404 for a
+ * switched-off family or operation or one the bot switched off for itself, 403 for scope) when the
+ * operation `message`'s command is equivalent to is not callable by `viewer`; nothing for a question.
+ * One rule, so switching a family off refuses its effect on REST, MCP, the command route and every chat alike.
  */
-export function commandGate(invoker: Pick<OperationInvoker, 'callable'>): CommandGate {
-  return (intent, caller) => {
-    invoker.callable(COMMAND_OPERATIONS[intent], caller);
-  };
+export function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
+  if (isExecutingIntent(intent)) catalog.callable(COMMAND_OPERATIONS[intent], viewer);
+}
+
+/** The chats' gate (see `CommandGate`), bound to the catalog. */
+export function commandGate(catalog: Pick<OperationCatalog, 'callable'>): CommandGate {
+  return (intent, caller) => assertCommandCallable(catalog, intent, caller);
+}
+
+/** The command route's check of its message, with the viewer the invoker judged. */
+export function assertMessageCallable(catalog: Pick<OperationCatalog, 'callable'>, message: string, viewer: Viewer): void {
+  assertCommandCallable(catalog, interpret(message).intent, viewer);
 }

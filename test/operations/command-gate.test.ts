@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_INTENTS, STRATEGY_INTENTS, type ChatCaller } from '../../agents/chat/bot-chat.js';
 import { COMMAND_OPERATIONS, commandGate } from '../../src/operations/command-gate.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 
 describe('the chats’ command gate over the real catalog', () => {
   let svc: TestService;
@@ -12,7 +12,7 @@ describe('the chats’ command gate over the real catalog', () => {
 
   const owner: ChatCaller = { kind: 'operator', scope: 'manage' };
   const bot: ChatCaller = { kind: 'bot', scope: 'trade' };
-  const gate = () => commandGate(svc.service.operations.invoker);
+  const gate = () => commandGate(svc.service.operations.catalog);
   const settings = (disabledFamilies: Array<'trading' | 'strategy'>, disabledOperations: string[] = []) =>
     svc.service.operations.catalog.configure({ disabledFamilies, disabledOperations });
 
@@ -53,5 +53,40 @@ describe('the chats’ command gate over the real catalog', () => {
     expect(() => gate()('swap', withoutStrategy)).not.toThrow();
     expect(() => gate()('swap', { ...bot, disabledFamilies: ['trading'] })).toThrow('Tool not found: trading_command');
     expect(() => gate()('swap', { ...bot, scope: 'read' })).toThrow(expect.objectContaining({ status: 403 }));
+  });
+
+  it('the command route refuses a DCA command as `trading_dca_*` is refused: the bot’s MCP categories, the `strategy` family', async () => {
+    const operator = new Client(svc.url);
+    const userId = (await signInSolana(operator)).user.id;
+    const botId = (await operator.post('/api/nest/bots', { name: 'Command bot' })).body.id as string;
+    const command = (message: string, viewer: ChatCaller) =>
+      svc.service.operations.invoker.invoke({
+        name: 'trading_command',
+        input: { message },
+        ctx: {
+          principal: { type: 'system', job: 'test' },
+          scope: viewer.scope,
+          subject: { type: 'bot', id: botId },
+          userId,
+          requestId: 'r',
+          correlationId: 'c',
+          surface: 'mcp',
+        },
+        viewer,
+      });
+    const create = 'dca 10 USDC into SOL every day';
+    await expect(command(create, { ...bot, disabledFamilies: ['strategy'] })).rejects.toMatchObject({
+      status: 404,
+      message: 'Tool not found: trading_dca_strategy_create',
+    });
+    try {
+      settings(['strategy']);
+      await expect(command(create, owner)).rejects.toThrow('Tool not found: trading_dca_strategy_create');
+      // A question through the command route is no strategy's.
+      await expect(command('positions', owner)).resolves.toMatchObject({ intent: 'positions' });
+    } finally {
+      settings([]);
+    }
+    await expect(command(create, bot)).resolves.toMatchObject({ intent: 'dca_create' });
   });
 });
