@@ -27,7 +27,7 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
  * operation `message`'s command is equivalent to is not callable by `viewer`; nothing for a question.
  * One rule, so switching a family off refuses its effect on REST, MCP, the command route and every chat alike.
  */
-export function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
+function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
   if (isExecutingIntent(intent)) catalog.callable(COMMAND_OPERATIONS[intent], viewer);
 }
 

@@ -22,7 +22,11 @@ async function harness(options: { tradingEnabled?: boolean; refuse?: (intent: st
   const reads: string[] = [];
   const store: StorePort = new Proxy(memory, {
     get(target, key, receiver) {
-      if (key === 'get') return (collection: string, id: string) => (reads.push(`${collection}/${id}`), target.get(collection, id));
+      if (key === 'get')
+        return (collection: string, id: string) => {
+          reads.push(`${collection}/${id}`);
+          return target.get(collection, id);
+        };
       const value = Reflect.get(target, key, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
