@@ -16,13 +16,15 @@ import { interpret } from './command-interpreter.js';
 import type { TradingCommand } from './trading-command.js';
 
 /**
- * A legacy bot's conversations (interface 4.7 `POST /api/nest/bots/:botId/chat`, and the
- * Telegram and Discord connectors): one chat core for every surface that talks to a bot.
- * Questions go to `ask_bot` (the same core as the MCP tool), with the conversation's earlier
- * turns for the LLM; trading commands go to the command route's executor, through the same
- * safety path, when the caller may trade and the bot's trading is on; when it is off, the
- * interface's soft refusal (`Trading bu bot icin kapali.`). Each conversation is kept per
- * chat id as a bounded record.
+ * A legacy bot's conversations (interface 4.7 `POST /api/nest/bots/:botId/chat`, the
+ * Telegram and Discord connectors, the chat widget): one chat core for every surface that
+ * talks to a bot. Questions go to `ask_bot` (the same core as the MCP tool), with the
+ * conversation's earlier turns for the LLM; trading commands go to the command route's
+ * executor, through the same safety path, when the caller may trade. Before that, the
+ * catalog's rules for the operation the command is equivalent to (the `gate`: a family or
+ * operation switched off, the bot's MCP categories, scope), then, for an order, the bot's
+ * trading switch (the interface's soft refusal `Trading bu bot icin kapali.`). Each
+ * conversation is kept per chat id as a bounded record.
  */
 
 export const CHAT_HISTORY_COLLECTION: CollectionSpec = { name: 'bots.chat-histories', indexes: [] };
@@ -34,17 +36,37 @@ const MAX_TURN_CHARS = 4000;
 /** A conversation nobody wrote to for this long is forgotten. */
 const HISTORY_TTL_MS = 30 * 24 * 3600_000;
 
-/** Intents that change something: orders, approvals, DCA strategies. */
-const TRADING_INTENTS: ReadonlySet<string> = new Set([
-  'buy',
-  'sell',
-  'swap',
-  'approve',
-  'dca_create',
-  'dca_pause',
-  'dca_resume',
-  'dca_approve',
-]);
+/** Intents that place or approve an order: refused at once while the bot's trading is off (the safety path would, later). */
+export const ORDER_INTENTS = ['buy', 'sell', 'swap', 'approve'] as const;
+/**
+ * Intents that change a DCA strategy. They place no order, so the bot's trading switch does not
+ * refuse them, as on the command route and the DCA operations: pausing must stay possible while
+ * trading is off, and each buy of a strategy passes the safety path, which refuses it then.
+ */
+export const STRATEGY_INTENTS = ['dca_create', 'dca_pause', 'dca_resume', 'dca_approve'] as const;
+/** Intents a chat executes (through the command executor) instead of describing. */
+export type ExecutingIntent = (typeof ORDER_INTENTS)[number] | (typeof STRATEGY_INTENTS)[number];
+const EXECUTING: ReadonlySet<string> = new Set<string>([...ORDER_INTENTS, ...STRATEGY_INTENTS]);
+const ORDERS: ReadonlySet<string> = new Set<string>(ORDER_INTENTS);
+
+/**
+ * As whom a chat's command acts, for the catalog's rules: the owner in the console
+ * (`operator`, as on REST) or the bot on its own channels (`bot`: Telegram, Discord, the
+ * widget), with its MCP `disabledCategories`, as its MCP key would be.
+ */
+export interface ChatCaller {
+  kind: 'operator' | 'bot';
+  /** Scope the command acts with (approvals read it). */
+  scope: KeyScope;
+  /** Families the bot switched off for itself (its MCP config). */
+  disabledFamilies?: readonly string[];
+}
+
+/**
+ * Throws the catalog's refusal when the operation `intent` is equivalent to is not callable
+ * by `caller` (the composition binds it to the catalog; see src/operations/command-gate.ts).
+ */
+export type CommandGate = (intent: ExecutingIntent, caller: ChatCaller) => void;
 
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -78,8 +100,12 @@ export interface ChatMessage {
    * description of it (the chat widget tells a visitor to sign in as the owner).
    */
   refuseTrade?: string;
-  /** Scope the trade acts with (approvals read it). */
-  scope: KeyScope;
+  caller: ChatCaller;
+  /**
+   * The bot's trading switch, when the caller has just read the bot (saves a read; the safety
+   * path reads it again before any order is placed). Absent: read here.
+   */
+  tradingEnabled?: boolean;
   /**
    * The message's own id (a platform's update or message id, or the web client's): a trade
    * command delivered twice places one order (its id derives from this one).
@@ -103,6 +129,7 @@ export interface BotChatDeps {
   ask: Pick<AskBot, 'ask'>;
   command: Pick<TradingCommand, 'execute'>;
   status: Pick<StatusReader, 'agentStatus'>;
+  gate: CommandGate;
   store: StorePort;
   clock: ClockPort;
 }
@@ -115,16 +142,14 @@ export class BotChat {
    * soft error when trading is off, a safety-path refusal) is kept as the answer and thrown.
    */
   async send(input: ChatMessage): Promise<ChatAnswer> {
-    const history = await this.history(input);
-    const interpreted = interpret(input.message);
+    const { intent } = interpret(input.message);
     try {
-      const trading = TRADING_INTENTS.has(interpreted.intent);
       const answer =
-        trading && input.mayTrade
-          ? await this.trade(input)
-          : trading && input.refuseTrade !== undefined
-            ? { chat_id: input.chatId, reply: input.refuseTrade, intent: interpreted.intent, confidence: 1, executed: false }
-            : await this.askBot(input, history);
+        isExecutingIntent(intent) && input.mayTrade
+          ? await this.trade(input, intent)
+          : isExecutingIntent(intent) && input.refuseTrade !== undefined
+            ? { chat_id: input.chatId, reply: input.refuseTrade, intent, confidence: 1, executed: false }
+            : await this.askBot(input);
       await this.append(input, answer.reply);
       return answer;
     } catch (error) {
@@ -139,24 +164,27 @@ export class BotChat {
     return doc ? [...doc.data.turns] : [];
   }
 
+  /** The earlier turns, for the LLM's phrasing only: a command is executed from its own message, so it reads none. */
   private async history(input: ChatMessage): Promise<LlmMessage[]> {
     return (await this.turns(input.subject, input.channel, input.chatId)).map((turn) => ({ role: turn.role, content: turn.text }));
   }
 
-  private async askBot(input: ChatMessage, history: LlmMessage[]): Promise<ChatAnswer> {
+  private async askBot(input: ChatMessage): Promise<ChatAnswer> {
+    const history = await this.history(input);
     const answer = await this.deps.ask.ask({ subject: input.subject, message: input.message, chatId: input.chatId, history });
     return { chat_id: input.chatId, ...answer, executed: false };
   }
 
-  private async trade(input: ChatMessage): Promise<ChatAnswer> {
+  private async trade(input: ChatMessage, intent: ExecutingIntent): Promise<ChatAnswer> {
+    // First the catalog's answer for the equivalent operation: a switched-off family refuses on every road alike.
+    this.deps.gate(intent, input.caller);
     // Before anything is read or quoted: the interface's soft refusal (the safety path would refuse the same way, later).
-    const status = await this.deps.status.agentStatus(input.subject);
-    if (!status.tradingEnabled)
+    if (ORDERS.has(intent) && !(input.tradingEnabled ?? (await this.deps.status.agentStatus(input.subject)).tradingEnabled))
       throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
     const result = await this.deps.command.execute(input.subject, input.message, {
       userId: input.userId,
       channel: input.channel,
-      scope: input.scope,
+      scope: input.caller.scope,
       // The message id reused for another command is refused (the digest of what was asked is kept on the order).
       ...(input.messageId
         ? {
@@ -190,6 +218,11 @@ export class BotChat {
       }),
     );
   }
+}
+
+/** True for an intent a chat executes rather than describes. */
+export function isExecutingIntent(intent: string): intent is ExecutingIntent {
+  return EXECUTING.has(intent);
 }
 
 function historyId(subject: TradingSubject, channel: ChatChannel, chatId: string): string {

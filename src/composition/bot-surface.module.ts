@@ -14,6 +14,7 @@ import { BotPlatforms } from '../messaging/bot-platforms.service.js';
 import { BOT_TOKENS_PURPOSE, MESSAGING_CONFIG_COLLECTION, MessagingConfigs } from '../messaging/messaging-config.service.js';
 import { PLATFORM_LEASE_COLLECTION, PlatformLeases } from '../messaging/platform-leases.js';
 import { PlatformRunner } from '../messaging/platform-runner.js';
+import { commandGate } from '../operations/command-gate.js';
 import { botSurfaceOperations } from '../operations/definitions/bot-surface.ops.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
@@ -32,7 +33,15 @@ export function botSurfaceModule(
 ): FeatureModule & { chat: BotChat } {
   const settings = ctx.config.messaging;
   const bots = ctx.runtime.collection(botDefinition);
-  const chat = new BotChat({ ask: needs.askBot, command: needs.command, status: needs.status, store: ctx.store, clock: ctx.clock });
+  const chat = new BotChat({
+    ask: needs.askBot,
+    command: needs.command,
+    status: needs.status,
+    // Commands in a chat are refused as the catalog refuses their operation (switched-off families included).
+    gate: commandGate(ctx.catalog),
+    store: ctx.store,
+    clock: ctx.clock,
+  });
   const configs = new MessagingConfigs({
     store: ctx.store,
     box: new SecretBox(ctx.secrets.DATA_ENCRYPTION_KEY, BOT_TOKENS_PURPOSE),

@@ -29,6 +29,7 @@ import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
 import { tradingOperations } from '../operations/definitions/trading.ops.js';
+import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { ActorCollection } from '../ports/actor-collection.port.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { SchedulerPort } from '../ports/scheduler.port.js';
@@ -40,6 +41,8 @@ import type { FeatureModule } from './feature-module.types.js';
 
 export interface OrdersCompositionDeps {
   runtime: ActorRuntime;
+  /** The command route asks it about the operation each command is equivalent to. */
+  catalog: Pick<OperationCatalog, 'callable'>;
   store: StorePort;
   clock: ClockPort;
   logger: Logger;
@@ -164,7 +167,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
       clock: deps.clock,
       ...(deposits ? { deposits } : {}),
     }),
-    ...commandOperations(command),
+    ...commandOperations(command, deps.catalog),
     ...dcaOperations(dca),
     ...dcaDueOperations(dca),
     ...orderDueOperations(orders),

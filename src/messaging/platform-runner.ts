@@ -142,9 +142,12 @@ export class PlatformRunner {
           }
           const { client } = connection;
           const poll = await breaker.execute((callSignal) => client.poll(connection?.cursor, AbortSignal.any([callSignal, signal])));
+          // The bot as it is now, not as before a long poll: its MCP categories and trading switch apply to these messages.
+          const current = poll.messages.length > 0 ? await deps.bots.get(botId) : bot;
+          if (current?.state !== 'active' || current.context.platforms[platform].status !== 'started') return;
           for (const message of poll.messages) {
             if (signal.aborted) return;
-            const reply = await this.answer(bot.context, platform, settings, message);
+            const reply = await this.answer(current.context, platform, settings, message);
             await breaker.execute((callSignal) => client.send(message.chatId, reply, message, AbortSignal.any([callSignal, signal])));
           }
           connection.cursor = poll.cursor;
@@ -178,7 +181,10 @@ export class PlatformRunner {
         chatId: message.chatId,
         message: message.text.slice(0, 4000),
         mayTrade: settings.tradingUserIds.includes(message.userId),
-        scope: 'trade',
+        // The bot on its own channel: the catalog's rules as for its MCP key, its disabled categories included.
+        caller: { kind: 'bot', scope: 'trade', disabledFamilies: bot.mcp.disabledCategories },
+        // Read once for the messages of this poll; the safety path reads it again before any order.
+        tradingEnabled: bot.tradingEnabled,
         messageId: message.messageId,
       });
       return answer.reply;

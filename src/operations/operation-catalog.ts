@@ -1,8 +1,10 @@
 import type { z } from 'zod';
-import { scopeCovers, type KeyScope } from '../../machines/api-key.machine.js';
+import { scopeCovers } from '../../machines/api-key.machine.js';
 import { AppError } from '../errors/app-error.js';
 import { validationMessages } from '../errors/validation-messages.js';
-import type { AnyOperation, CallContext, OperationContext, OperationFamily, PrincipalKind } from './operation.types.js';
+import type { AnyOperation, CallContext, OperationContext, OperationFamily, Viewer } from './operation.types.js';
+
+export type { Viewer } from './operation.types.js';
 
 /** Runtime configuration of what the catalog exposes; `configure` swaps it without a restart. */
 export interface CatalogSettings {
@@ -13,14 +15,6 @@ export interface CatalogSettings {
 }
 
 const DEFAULT_CATALOG_SETTINGS: CatalogSettings = { disabledFamilies: [], disabledOperations: [] };
-
-/** Who is asking, for visibility: principal kind, effective scope, and per-subject switches. */
-export interface Viewer {
-  kind: PrincipalKind;
-  scope: KeyScope;
-  /** Families the subject itself switched off (a legacy bot's MCP config). */
-  disabledFamilies?: readonly string[];
-}
 
 /** Why an operation is not callable by a viewer; `scope` is the only reason a caller is told. */
 export type Refusal = 'unknown' | 'hidden' | 'scope';
@@ -78,6 +72,21 @@ export class OperationCatalog {
   refusal(name: string, viewer: Viewer): Refusal | undefined {
     const operation = this.operations.get(name);
     return operation ? this.check(operation, viewer) : 'unknown';
+  }
+
+  /**
+   * The operation `viewer` may call by `name`; else the catalog's answer: 404 `Tool not found:
+   * <name>` (unknown or hidden: switched off, a family the subject switched off, another
+   * principal's) or 403 `Scope insufficient: ...`. Every road asks this before a call or before
+   * reaching the same effect another way (a chat's commands, src/operations/command-gate.ts).
+   */
+  callable(name: string, viewer: Viewer): AnyOperation {
+    const refusal = this.refusal(name, viewer);
+    if (refusal === 'unknown' || refusal === 'hidden')
+      throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
+    const operation = this.operations.get(name)!;
+    if (refusal === 'scope') throw AppError.scopeInsufficient(operation.minScope, viewer.scope);
+    return operation;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { principalRefOf } from '../auth/credentials/credential-resolver.js';
-import { AppError, isAppError } from '../errors/app-error.js';
+import { isAppError } from '../errors/app-error.js';
 import { isPlainObject } from '../shared/is-plain-object.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
@@ -56,8 +56,13 @@ export class OperationInvoker {
    */
   async invoke({ name, input, ctx: given, viewer, onReplay }: Invocation): Promise<unknown> {
     const started = this.clock.now();
-    // UUIDs are case-insensitive: one key in any case names one call, on every surface.
-    const ctx = given.idempotencyKey ? { ...given, idempotencyKey: given.idempotencyKey.toLowerCase() } : given;
+    // UUIDs are case-insensitive: one key in any case names one call, on every surface. The viewer goes
+    // with the call, for a handler that reaches another operation's effect (it asks the catalog with it).
+    const ctx: CallContext = {
+      ...given,
+      viewer,
+      ...(given.idempotencyKey ? { idempotencyKey: given.idempotencyKey.toLowerCase() } : {}),
+    };
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
     const args = withoutKey(input);
     const argsDigest = digestArguments(args);
@@ -104,12 +109,7 @@ export class OperationInvoker {
    * checks its own input first asks this before, so a hidden operation is never a 400.
    */
   callable(name: string, viewer: Viewer): AnyOperation {
-    const refusal = this.catalog.refusal(name, viewer);
-    if (refusal === 'unknown' || refusal === 'hidden')
-      throw new AppError('RESOURCE_NOT_FOUND', `Tool not found: ${name}`, { envelope: 'standard' });
-    const operation = this.catalog.get(name)!;
-    if (refusal === 'scope') throw AppError.scopeInsufficient(operation.minScope, viewer.scope);
-    return operation;
+    return this.catalog.callable(name, viewer);
   }
 
   /** The invoker's clock, for a surface that records a call it refused itself (`recordOutside`). */

@@ -13,6 +13,14 @@ export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system' | 'w
 
 export type { OperationFamily } from './operation-families.js';
 
+/** Who is asking, for visibility: principal kind, effective scope, and per-subject switches. */
+export interface Viewer {
+  kind: PrincipalKind;
+  scope: KeyScope;
+  /** Families the subject itself switched off (a legacy bot's MCP config). */
+  disabledFamilies?: readonly string[];
+}
+
 /** The agent or bot a call acts on. */
 export interface OperationSubject {
   type: 'agent' | 'bot';
@@ -50,6 +58,11 @@ export interface CallContext {
   /** Surface the call came through (audit); `system` for due jobs. */
   surface: 'rest' | 'mcp' | 'system' | 'widget';
   idempotencyKey?: string;
+  /**
+   * The caller as the catalog judged it (set by the invoker): a handler that reaches another
+   * operation's effect asks the catalog about that one with it (`trading_command`'s DCA commands).
+   */
+  viewer?: Viewer;
   /**
    * Called by a handler whose call created what it answers with, where creating is not a
    * given (an "ensure"): REST then answers 201 instead of 200. A replayed call runs no

@@ -71,8 +71,11 @@ export class WidgetService {
       message: input.message,
       mayTrade: session.owner,
       refuseTrade: WIDGET_MESSAGES.signInToTrade,
-      // The owner signed in with their wallet, as on the console: a session's trading scope.
-      scope: 'trade',
+      // The owner signed in with their wallet, as on the console: a session's trading scope. The bot on its
+      // own channel: the catalog's rules as for its MCP key, its disabled categories included.
+      caller: { kind: 'bot', scope: 'trade', disabledFamilies: bot.mcp.disabledCategories },
+      // Just read; the safety path reads it again before any order.
+      tradingEnabled: bot.tradingEnabled,
       ...(input.message_id ? { messageId: input.message_id } : {}),
     });
   }

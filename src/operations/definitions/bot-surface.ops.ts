@@ -146,7 +146,8 @@ export function botSurfaceOperations(deps: {
           chatId: input.chat_id,
           message: input.message,
           mayTrade: true,
-          scope: ctx.scope,
+          // The owner in the console: the catalog's rules as on REST (the bot's MCP categories are its MCP's and its channels').
+          caller: { kind: 'operator', scope: ctx.scope },
           ...(input.message_id ? { messageId: input.message_id } : {}),
         }),
     }),

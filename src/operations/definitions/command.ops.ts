@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { TradingCommand } from '../../../agents/chat/trading-command.js';
+import { assertMessageCallable } from '../command-gate.js';
+import type { OperationCatalog } from '../operation-catalog.js';
 import { defineOperation } from '../operation-definition.js';
 import { idempotencyKey, keyedOrder, orderOutput, signalSource } from './trading-schemas.js';
 
 /** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
-export function commandOperations(command: TradingCommand) {
+export function commandOperations(command: TradingCommand, catalog: Pick<OperationCatalog, 'callable'>) {
   return [
     defineOperation({
       name: 'trading_command',
@@ -31,7 +33,9 @@ export function commandOperations(command: TradingCommand) {
         .strict(),
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
       annotations: { destructive: false, idempotent: false },
-      handler: (ctx, input) => {
+      handler: async (ctx, input) => {
+        // A DCA command is `trading_dca_*`'s effect: refused as those are (their family switched off, the bot's MCP categories).
+        if (ctx.viewer) assertMessageCallable(catalog, input.message, ctx.viewer);
         return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
