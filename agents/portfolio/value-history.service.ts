@@ -97,7 +97,7 @@ export class ValueHistory {
         this.deps.logger.error({ err: error, subject: key }, 'portfolio value reading failed'),
       ),
     );
-    const account = { phase: 'cooling' as const, dirty: false, cancel: () => undefined };
+    const account: { phase: 'cooling'; dirty: boolean; cancel: () => void } = { phase: 'cooling', dirty: false, cancel: () => undefined };
     account.cancel = this.deps.clock.setTimer(() => {
       this.accounts.delete(key);
       if (account.dirty && !this.stopped) {
