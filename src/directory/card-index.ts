@@ -24,7 +24,7 @@ const entriesPresent = (published: Published) => published !== undefined && publ
 const counted = (published: Published) => published?.index === 'counted';
 
 /** Per term, how many cards it gains (or loses) when the published copy goes from `before` to `after`. */
-export function countDeltas(before: Published, after: Published): Map<string, number> {
+function countDeltas(before: Published, after: Published): Map<string, number> {
   const deltas = new Map<string, number>();
   if (counted(before)) for (const term of before!.terms) deltas.set(term, -1);
   if (counted(after)) for (const term of after!.terms) deltas.set(term, (deltas.get(term) ?? 0) + 1);
