@@ -15,6 +15,7 @@ import { DIRECTORY_COLLECTIONS, type CardSubject } from '../directory/card.recor
 import { CardsService, type CardSubjects } from '../directory/cards.service.js';
 import { DirectoryService } from '../directory/directory.service.js';
 import type { PortfolioSource } from '../directory/snapshot.js';
+import { migrateTermCounts } from '../directory/term-counts.migration.js';
 import { CARD_BINDINGS } from '../http/routes/card.bindings.js';
 import { createDirectoryRoutes } from '../http/routes/directory.routes.js';
 import { cardOperations } from '../operations/definitions/card.ops.js';
@@ -57,6 +58,8 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
       parts.venue.market ? ((await parts.venue.market(chain as Chain, token))?.change24hPct ?? null) : null,
   };
   const directory = new DirectoryService({ store: ctx.store, clock: ctx.clock, subjects, views, portfolio });
+  let stopping = false;
+  let counting: Promise<unknown> = Promise.resolve();
   return {
     name: 'directory',
     definitions: [],
@@ -67,6 +70,18 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
     dueJobs: [],
     start: async () => {
       await migrateCardDrafts({ store: ctx.store, cards, logger: ctx.logger, now: () => ctx.clock.now() });
+      // In the background: a large directory takes a while, and searches do not depend on the counts.
+      counting = migrateTermCounts({
+        store: ctx.store,
+        cards,
+        logger: ctx.logger,
+        now: () => ctx.clock.now(),
+        stopping: () => stopping,
+      }).catch((error: unknown) => ctx.logger.error({ err: error }, 'search index counting failed; the next start tries again'));
+    },
+    stop: async () => {
+      stopping = true;
+      await counting;
     },
     cards,
   };

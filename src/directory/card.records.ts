@@ -4,6 +4,8 @@ import type { CollectionSpec } from '../ports/store.port.js';
 export const CARDS = 'directory.cards';
 /** The search index: one entry per term of a published card (card-search.ts). */
 export const CARD_TERMS = 'directory.card-terms';
+/** How many cards hold each term (document frequency): one record per term, written in the commit of its entries. */
+export const TERM_COUNTS = 'directory.term-counts';
 /** Marks one-time migrations of this module as done. */
 export const DIRECTORY_META = 'directory.meta';
 
@@ -14,6 +16,7 @@ export const TERM_INDEX = 'term';
 export const DIRECTORY_COLLECTIONS: CollectionSpec[] = [
   { name: CARDS, indexes: Object.values(CARD_INDEX) },
   { name: CARD_TERMS, indexes: [TERM_INDEX] },
+  { name: TERM_COUNTS, indexes: [] },
   { name: DIRECTORY_META, indexes: [] },
 ];
 
@@ -50,7 +53,7 @@ export interface CardRecord {
   status: 'draft' | 'published' | 'revoked';
   /** The owner offers the portfolio snapshot (chosen at the last publish). */
   snapshot: boolean;
-  /** What the directory shows: present exactly while `status` is `published`, and its term entries exist exactly then. */
+  /** What the directory shows: present exactly while `status` is `published`; its index entries exist then unless withdrawn. */
   published?: {
     content: CardContent;
     /** Epoch ms. */
@@ -58,6 +61,12 @@ export interface CardRecord {
     /** Publish generation: its term entries' ids carry it, so a new publish never reuses one. */
     gen: number;
     terms: string[];
+    /**
+     * Its index entries (term entries, `listed`, `feed`): `counted` — present and in the term
+     * counts; `withdrawn` — absent, its agent or bot not active (card-index.ts); absent — present,
+     * written before term counts existed (term-counts.migration.ts counts them).
+     */
+    index?: 'counted' | 'withdrawn';
   };
   /** Publishes so far (the next one's generation). */
   publishes: number;
@@ -72,6 +81,14 @@ export interface CardTermRecord {
   gen: number;
 }
 
+/** The id of a card's term entry: a search checks a card for a word by this id alone. */
+export const termEntryId = (cardId: string, gen: number, term: string) => `${cardId}#${gen}#${term}`;
+
+/** The cards whose term entries hold `term` (its record's id is the term). */
+export interface TermCountRecord {
+  cards: number;
+}
+
 export const cardIdOf = (subject: CardSubject) => `${subject.type}:${subject.id}`;
 
 // Newest first in an ascending index: the time's distance to the far future, fixed width.
@@ -80,9 +97,9 @@ export function newestFirstKey(at: number): string {
   return String(FAR_FUTURE - at).padStart(15, '0');
 }
 
-/** The card's own index values: always `publicId`; `listed`/`feed` while published (verified ones in the feed). */
+/** The card's own index values: always `publicId`; `listed`/`feed` while published and not withdrawn (verified ones in the feed). */
 export function cardIndexes(record: CardRecord): Record<string, string> {
-  const published = record.status === 'published' && record.published;
+  const published = record.status === 'published' && record.published?.index !== 'withdrawn' && record.published;
   const key = published ? newestFirstKey(published.at) : undefined;
   return {
     [CARD_INDEX.publicId]: record.publicId,

@@ -1,28 +1,19 @@
 /**
  * Agent cards (interface 4.3, 4.7; CONTRACT "Public directory and agent cards"): one card per
  * agent or legacy bot, its owner's draft and, while published, the copy the directory shows.
- * Publishing and revoking write the card and its search index entries in one commit, so the
- * index never lists a card that is not published, nor misses one that is.
+ * Publishing and revoking write the card, its search index entries and the term counts in one
+ * commit, so the index never lists a card that is not published, nor misses one that is (but
+ * while its agent or bot is not active: `subjectChanged`).
  */
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CommitWrite, StorePort } from '../ports/store.port.js';
 import { retryOnConflict } from '../shared/record-update.js';
-import { cardTerms, termKey } from './card-search.js';
+import { indexedAs, indexWrites } from './card-index.js';
+import { cardTerms } from './card-search.js';
 import type { CardContentInput, OwnerCard } from './card.schemas.js';
 import { type CardViews, ownServices } from './card-views.js';
-import {
-  CARD_TERMS,
-  CARDS,
-  TERM_INDEX,
-  cardIdOf,
-  cardIndexes,
-  newestFirstKey,
-  type CardContent,
-  type CardRecord,
-  type CardSubject,
-  type CardTermRecord,
-} from './card.records.js';
+import { CARDS, cardIdOf, cardIndexes, type CardContent, type CardRecord, type CardSubject } from './card.records.js';
 
 /** What a card needs of its agent or bot; the composition reads the actors. */
 export interface CardSubjects {
@@ -61,6 +52,9 @@ function contentOf(input: Omit<CardContentInput, 'type'> | (OnboardedCard['regis
 }
 
 export class CardsService {
+  /** The tail of this process's reindexing changes (`serially`). */
+  private reindexing: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly deps: CardsDeps) {}
 
   /** `GET .../card`: the stored card, or the one an agent has before anyone wrote it (its name, nothing else). */
@@ -73,32 +67,40 @@ export class CardsService {
   async edit(subject: CardSubject, input: CardContentInput): Promise<OwnerCard> {
     const content = contentOf(input);
     const now = this.deps.clock.now();
-    return this.deps.views.owner(await this.change(subject, (card) => ({ ...card, draft: content, editedAt: now, updatedAt: now })));
+    return this.deps.views.owner((await this.change(subject, (card) => ({ ...card, draft: content, editedAt: now, updatedAt: now })))!);
   }
 
   /** `POST .../card/publish`: the draft goes to the directory (again: newest first), with the snapshot or without. */
   async publish(subject: CardSubject, options: { snapshot: boolean }): Promise<OwnerCard> {
     const now = this.deps.clock.now();
-    const record = await this.change(subject, (card) => ({
-      ...card,
-      status: 'published',
-      snapshot: options.snapshot,
-      published: { content: card.draft, at: now, gen: card.publishes + 1, terms: cardTerms(card.draft) },
-      publishes: card.publishes + 1,
-      updatedAt: now,
-    }));
-    return this.deps.views.owner(record);
+    const record = await this.change(
+      subject,
+      (card) => ({
+        ...card,
+        status: 'published',
+        snapshot: options.snapshot,
+        published: { content: card.draft, at: now, gen: card.publishes + 1, terms: cardTerms(card.draft) },
+        publishes: card.publishes + 1,
+        updatedAt: now,
+      }),
+      { reindex: true },
+    );
+    return this.deps.views.owner(record!);
   }
 
   /** `POST .../card/revoke`: off the directory at once (404 there); revoking a card that is not published changes nothing. */
   async revoke(subject: CardSubject): Promise<OwnerCard> {
     const now = this.deps.clock.now();
-    const record = await this.change(subject, (card) => {
-      if (card.status !== 'published') return null;
-      const { published: _gone, ...rest } = card;
-      return { ...rest, status: 'revoked', updatedAt: now };
-    });
-    return this.deps.views.owner(record);
+    const record = await this.change(
+      subject,
+      (card) => {
+        if (card.status !== 'published') return null;
+        const { published: _gone, ...rest } = card;
+        return { ...rest, status: 'revoked', updatedAt: now };
+      },
+      { reindex: true },
+    );
+    return this.deps.views.owner(record!);
   }
 
   /**
@@ -116,24 +118,59 @@ export class CardsService {
     }));
   }
 
-  /** The card as stored, else blank, changed by `apply` (null: no change) and written with its index entries; retried on a lost race. */
-  private change(subject: CardSubject, apply: (card: CardRecord) => CardRecord | null): Promise<CardRecord> {
+  /**
+   * Its agent or bot was paused, resumed, archived or deleted: the card's index entries follow
+   * (withdrawn while it is not active, back while its card is published), counts with them,
+   * in one commit. Idempotent. The card is written even when its entries stay, so that a
+   * publish that read the agent's state before this change loses its compare-and-set and
+   * reads it again. Nothing to do for an agent without a card.
+   */
+  async subjectChanged(subject: CardSubject): Promise<void> {
+    await this.change(subject, (card) => ({ ...card }), { reindex: true, existingOnly: true });
+  }
+
+  /**
+   * The card as stored, else blank, changed by `apply` (null: no change) and written with its
+   * index writes (card-index.ts); retried on a lost race. With `reindex`, the published copy
+   * is indexed as its agent's state says, read after the card (see `subjectChanged`); those
+   * changes move term counts, so this process makes them one at a time (another process's
+   * are held off by the compare-and-set of each count).
+   */
+  private change(
+    subject: CardSubject,
+    apply: (card: CardRecord) => CardRecord | null,
+    options: { reindex?: boolean; existingOnly?: boolean } = {},
+  ): Promise<CardRecord | null> {
     const id = cardIdOf(subject);
+    const attempt = async () => {
+      const doc = await this.deps.store.get<CardRecord>(CARDS, id);
+      if (!doc && options.existingOnly) return null;
+      const current = doc?.data ?? (await this.blank(subject));
+      let next = apply(current);
+      if (!next) return current;
+      if (options.reindex) {
+        const live = (await this.deps.subjects.get(subject))?.live ?? false;
+        const published = indexedAs(next.published, live);
+        next = published ? { ...next, published } : next;
+      }
+      const writes: CommitWrite[] = [
+        { op: 'put', collection: CARDS, id, input: { data: next, expectedVersion: doc?.version ?? 0, indexes: cardIndexes(next) } },
+        ...(await indexWrites(this.deps.store, id, doc ? current.published : undefined, next.published)),
+      ];
+      await this.deps.store.commit(writes);
+      return next;
+    };
     return retryOnConflict(
       () => `${CARDS}/${id}`,
-      async () => {
-        const doc = await this.deps.store.get<CardRecord>(CARDS, id);
-        const current = doc?.data ?? (await this.blank(subject));
-        const next = apply(current);
-        if (!next) return current;
-        const writes: CommitWrite[] = [
-          { op: 'put', collection: CARDS, id, input: { data: next, expectedVersion: doc?.version ?? 0, indexes: cardIndexes(next) } },
-          ...termWrites(id, doc ? current.published : undefined, next.published),
-        ];
-        await this.deps.store.commit(writes);
-        return next;
-      },
+      () => (options.reindex ? this.serially(attempt) : attempt()),
     );
+  }
+
+  /** Runs `work` after the reindexing changes queued before it (see `change`). */
+  private serially<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.reindexing.then(work, work);
+    this.reindexing = run.catch(() => undefined);
+    return run;
   }
 
   /** A card nobody wrote yet: the agent's (or bot's) name, a draft. */
@@ -152,33 +189,4 @@ export class CardsService {
       updatedAt: this.deps.clock.now(),
     };
   }
-}
-
-/**
- * The search index entries a change of the published copy takes: the old generation's
- * entries deleted (each written once, so at version 1), the new one's created.
- */
-function termWrites(cardId: string, before: CardRecord['published'], after: CardRecord['published']): CommitWrite[] {
-  if (before?.gen === after?.gen) return [];
-  const entryId = (gen: number, term: string) => `${cardId}#${gen}#${term}`;
-  const deletes: CommitWrite[] = (before?.terms ?? []).map((term) => ({
-    op: 'delete',
-    collection: CARD_TERMS,
-    id: entryId(before!.gen, term),
-    expectedVersion: 1,
-  }));
-  if (!after) return deletes;
-  const sortKey = newestFirstKey(after.at);
-  const data: CardTermRecord = { card: cardId, gen: after.gen };
-  return [
-    ...deletes,
-    ...after.terms.map(
-      (term): CommitWrite => ({
-        op: 'put',
-        collection: CARD_TERMS,
-        id: entryId(after.gen, term),
-        input: { data, expectedVersion: 0, indexes: { [TERM_INDEX]: termKey(term, sortKey) } },
-      }),
-    ),
-  ];
 }

@@ -2,8 +2,10 @@
  * The public directory (interface 4.3; CONTRACT "Public directory and agent cards"): published
  * cards paged newest first, searched by words of their name and description, the verified
  * ones as the discovery feed, one card by publicId, and its snapshot when its owner offers it.
- * Every read goes through an index (`listed`, `feed`, the term entries, `publicId`); a card
- * whose agent is paused, archived or deleted stays indexed and is skipped as it is read.
+ * Every read goes through an index (`listed`, `feed`, the term entries, `publicId`). A card
+ * whose agent is paused, archived or deleted has its entries withdrawn (CardsService
+ * `subjectChanged`); each read still checks the agent, for the moment between its change
+ * and the withdrawal.
  */
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
@@ -12,15 +14,24 @@ import { queryWords, termKey, termRange } from './card-search.js';
 import type { PublicCard, Snapshot } from './card.schemas.js';
 import type { CardViews } from './card-views.js';
 import type { CardSubjects } from './cards.service.js';
-import { CARD_INDEX, CARD_TERMS, CARDS, TERM_INDEX, type CardRecord, type CardSubject, type CardTermRecord } from './card.records.js';
+import {
+  CARD_INDEX,
+  CARD_TERMS,
+  CARDS,
+  TERM_COUNTS,
+  TERM_INDEX,
+  termEntryId,
+  type CardRecord,
+  type CardSubject,
+  type CardTermRecord,
+  type TermCountRecord,
+} from './card.records.js';
 import { snapshotOf, type PortfolioSource } from './snapshot.js';
 
 /** Index entries (or join steps) read for one page before answering with what was found and a cursor to go on. */
 const MAX_SCANNED = 1_000;
-/** Term entries read per store call of a multi-word search. */
+/** Entries of the rarest word read per store call of a multi-word search. */
 const SEEK_PAGE = 64;
-/** Store calls one page of a multi-word search makes before answering with a cursor to go on. */
-const MAX_READS = 200;
 
 /** A place in the shared order of term entries: newest-first key, card id; `after`: just past it. */
 interface Position {
@@ -114,36 +125,47 @@ export class DirectoryService {
   }
 
   /**
-   * Cards holding every word: a leapfrog join of the words' term ranges, which share one
-   * order (newest-first key, then card id). Each step moves one word's range to the furthest
-   * position any word reached (from its buffered entries, else by a fresh seek there), so
-   * what is read is about the entries of the rarer words, and only cards matching every word
-   * are read whole. The cursor is the last position served.
+   * Cards holding every word: the rarest word's term range (by the term counts) is read in
+   * its order, which every word's range shares (newest-first key, then card id), and each
+   * of its cards is checked for the other words by their entries' ids; only cards holding
+   * every word are read whole. The counts choose the work, not the answer: a stale count
+   * reads more entries, never other cards. The cursor is the last position looked at.
    */
   private async intersect(words: string[], input: { limit: number; cursor?: string | undefined }): Promise<DirectoryPage> {
+    const counts = await Promise.all(words.map((word) => this.deps.store.get<TermCountRecord>(TERM_COUNTS, word)));
+    // Fewest cards first; a stable sort keeps queryWords' order (longest first) between equal counts.
+    const [driver, ...others] = words
+      .map((word, i) => ({ word, cards: counts[i]?.data.cards ?? 0 }))
+      .sort((a, b) => a.cards - b.cards)
+      .map(({ word }) => word);
+    const from = input.cursor ? decodePosition(input.cursor) : undefined;
+    const range = termRange(driver!);
+    const query = { index: TERM_INDEX, gte: from ? termKey(driver!, from.key) : range.gte, lte: range.lte };
     const items: PublicCard[] = [];
-    const reads = { count: 0 };
-    const streams = words.map((word) => new TermStream(this.deps.store, word, reads));
-    let target: Position = input.cursor ? decodePosition(input.cursor) : { key: '', card: '', after: false };
-    while (items.length < input.limit) {
-      let agreed = 0;
-      let gen = 0;
-      for (let i = 0; agreed < streams.length; i = (i + 1) % streams.length) {
-        if (reads.count >= MAX_READS) return { items, nextCursor: encodePosition(target) };
-        const head = await streams[i]!.seek(target);
-        if (!head) return { items };
-        if (head.key === target.key && head.card === target.card && !target.after) agreed++;
-        else {
-          target = { key: head.key, card: head.card, after: false };
-          agreed = 1;
-        }
-        gen = head.gen;
+    let cursor: string | undefined;
+    let scanned = 0;
+    let last: Position | undefined;
+    do {
+      const page = await this.deps.store.find<CardTermRecord>(CARD_TERMS, query, { limit: SEEK_PAGE, ...(cursor ? { cursor } : {}) });
+      const entries = page.items.map(termEntryOf).filter((entry) => !from || isPast(entry, from));
+      const found = await Promise.all(entries.map((entry) => this.holdingAll(entry, others)));
+      for (const [i, entry] of entries.entries()) {
+        last = { key: entry.key, card: entry.card, after: true };
+        const card = found[i];
+        if (card) items.push(card);
+        if (items.length === input.limit) return { items, nextCursor: encodePosition(last) };
       }
-      const card = await this.termCard(target.card, gen);
-      if (card) items.push(card);
-      target = { ...target, after: true };
-    }
-    return { items, nextCursor: encodePosition(target) };
+      // Entries up to the cursor's position (its key's run) are not counted: the page must move past it.
+      scanned += entries.length;
+      cursor = page.nextCursor;
+    } while (cursor && scanned < MAX_SCANNED);
+    return { items, ...(cursor && last ? { nextCursor: encodePosition(last) } : {}) };
+  }
+
+  /** The card of a term entry, when it holds every one of `others` too (same publish) and is visible. */
+  private async holdingAll(entry: TermEntry, others: string[]): Promise<PublicCard | null> {
+    const held = await Promise.all(others.map((word) => this.deps.store.get(CARD_TERMS, termEntryId(entry.card, entry.gen, word))));
+    return held.every((doc) => doc !== null) ? this.termCard(entry.card, entry.gen) : null;
   }
 
   /** The card as the directory shows it, or null: not published, or its agent or bot is not active. */
@@ -188,55 +210,18 @@ interface TermEntry {
   gen: number;
 }
 
-/** 1 when `entry` is past `target`, 0 at it, -1 before it. */
-function compare(entry: TermEntry, target: Position): number {
-  if (entry.key !== target.key) return entry.key < target.key ? -1 : 1;
-  return entry.card === target.card ? 0 : entry.card < target.card ? -1 : 1;
+function termEntryOf(doc: StoredDocument<CardTermRecord>): TermEntry {
+  const value = String(doc.indexes[TERM_INDEX]);
+  return { key: value.slice(value.lastIndexOf(' ') + 1), card: doc.data.card, gen: doc.data.gen };
 }
 
-/** One word's term entries in index order, read a page at a time; `seek` moves to a position. */
-class TermStream {
-  private buffer: TermEntry[] = [];
-  private at = 0;
-  private next: string | undefined;
-  private ended = false;
-
-  constructor(
-    private readonly store: StorePort,
-    private readonly word: string,
-    private readonly reads: { count: number },
-  ) {}
-
-  /** The first entry at `target` or past it (past it only, when `target.after`); null when there is none. */
-  async seek(target: Position): Promise<TermEntry | null> {
-    for (;;) {
-      for (; this.at < this.buffer.length; this.at++) {
-        const entry = this.buffer[this.at]!;
-        const order = compare(entry, target);
-        if (order > 0 || (order === 0 && !target.after)) return entry;
-      }
-      if (this.ended) return null;
-      const last = this.buffer.at(-1);
-      // Inside one key's run (cards published in the same millisecond) read on; otherwise jump to the target.
-      await this.fill(last && last.key === target.key && this.next ? { cursor: this.next } : { from: target.key });
-    }
-  }
-
-  private async fill(at: { cursor: string } | { from: string }): Promise<void> {
-    const range = termRange(this.word);
-    const gte = 'from' in at && at.from ? termKey(this.word, at.from) : range.gte;
-    this.reads.count++;
-    const page = await this.store.find<CardTermRecord>(
-      CARD_TERMS,
-      { index: TERM_INDEX, gte, lte: range.lte },
-      { limit: SEEK_PAGE, ...('cursor' in at ? { cursor: at.cursor } : {}) },
-    );
-    this.buffer = page.items.map((entry) => {
-      const value = String(entry.indexes[TERM_INDEX]);
-      return { key: value.slice(value.lastIndexOf(' ') + 1), card: entry.data.card, gen: entry.data.gen };
-    });
-    this.at = 0;
-    this.next = page.nextCursor;
-    this.ended = page.nextCursor === undefined;
-  }
+/**
+ * Whether `entry` comes after the cursor's position (or at it, unless `after`). Cards of one
+ * key sort as their entries' ids do (`<card>#...`), whichever word they are read by.
+ */
+function isPast(entry: TermEntry, position: Position): boolean {
+  if (entry.key !== position.key) return entry.key > position.key;
+  const a = `${entry.card}#`;
+  const b = `${position.card}#`;
+  return a > b || (a === b && !position.after);
 }
