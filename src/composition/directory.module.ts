@@ -38,6 +38,15 @@ function topState(state: unknown): string | undefined {
   return undefined;
 }
 
+/** The agent or bot whose life-cycle event this is (`agent.updated` on `agent:<id>`, `bot.updated`/`bot.deleted` on `bot:<id>`). */
+function subjectOfEvent(type: string, stream: string): CardSubject | null {
+  const [kind, id] = [stream.slice(0, stream.indexOf(':')), stream.slice(stream.indexOf(':') + 1)];
+  if (!id) return null;
+  if (type === 'agent.updated' && kind === 'agent') return { type: 'agent', id };
+  if ((type === 'bot.updated' || type === 'bot.deleted') && kind === 'bot') return { type: 'bot', id };
+  return null;
+}
+
 export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): FeatureModule & { cards: CardsService } {
   const agents = ctx.runtime.collection(agentDefinition);
   const bots = ctx.runtime.collection(botDefinition);
@@ -60,6 +69,18 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
   const directory = new DirectoryService({ store: ctx.store, clock: ctx.clock, subjects, views, portfolio });
   let stopping = false;
   let counting: Promise<unknown> = Promise.resolve();
+  // A pause, resume, archive or delete moves the card's index entries (`subjectChanged`): told by the
+  // actor's own event, on whichever road the change came (REST, MCP, ops, chat). Reads check the state
+  // too, so a crash before this runs shows no paused card, only leaves its entries until the next change.
+  let unobserve: (() => void) | undefined;
+  const following = new Set<Promise<void>>();
+  const follow = (subject: CardSubject) => {
+    const work = cards
+      .subjectChanged(subject)
+      .catch((error: unknown) => ctx.logger.error({ err: error, subject }, 'card index did not follow its agent'));
+    following.add(work);
+    void work.finally(() => following.delete(work));
+  };
   return {
     name: 'directory',
     definitions: [],
@@ -69,6 +90,10 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
     routers: [createDirectoryRoutes({ directory, publicLimit: parts.publicLimit })],
     dueJobs: [],
     start: async () => {
+      unobserve = ctx.publisher.observe((event, stream) => {
+        const subject = subjectOfEvent(event.type, stream);
+        if (subject && !stopping) follow(subject);
+      });
       await migrateCardDrafts({ store: ctx.store, cards, logger: ctx.logger, now: () => ctx.clock.now() });
       // In the background: a large directory takes a while, and searches do not depend on the counts.
       counting = migrateTermCounts({
@@ -81,7 +106,8 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
     },
     stop: async () => {
       stopping = true;
-      await counting;
+      unobserve?.();
+      await Promise.all([counting, ...following]);
     },
     cards,
   };

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateCardDrafts } from '../../src/directory/card-drafts.migration.js';
 import type { CardsService } from '../../src/directory/cards.service.js';
+import { CARD_TERMS, type CardTermRecord, TERM_INDEX } from '../../src/directory/card.records.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { Client, evmWallet, PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
@@ -56,6 +57,16 @@ async function search(q?: string): Promise<string[]> {
     cursor = page.body.nextCursor;
   } while (cursor);
   return ids;
+}
+
+/** The search index entries of a card, as stored. */
+async function indexEntriesOf(cardId: string): Promise<number> {
+  const { items } = await svc.service.adapters.store.find<CardTermRecord>(
+    CARD_TERMS,
+    { index: TERM_INDEX, gte: '', lte: '\uffff' },
+    { limit: 10_000 },
+  );
+  return items.filter((doc) => doc.data.card === cardId).length;
 }
 
 describe('agent cards and the public directory', () => {
@@ -209,8 +220,12 @@ describe('agent cards and the public directory', () => {
     expect(gone.body.message).toBe('Agent not found');
     expect(await search('sleepy')).toEqual([]);
     expect(await search()).not.toContain(agent.publicId);
+    // The pause took the card's search entries out of the index (not only out of the answers).
+    await expect.poll(() => indexEntriesOf(`agent:${agent.agentId}`)).toBe(0);
     await owner.client.post(`/api/nest/agents/${agent.agentId}/resume`);
     expect((await anonymous.get(`${PUBLIC}/agents/${agent.publicId}`)).status).toBe(200);
+    await expect.poll(() => indexEntriesOf(`agent:${agent.agentId}`)).toBeGreaterThan(0);
+    expect(await search('sleepy')).toEqual([agent.publicId]);
   });
 
   it('legacy bots: the agent-card routes over the same model, deprecated; a deleted bot has no public card', async () => {
