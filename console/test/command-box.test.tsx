@@ -79,14 +79,13 @@ describe('CommandBox', () => {
   });
 
   it('cannot send an empty command, and says it is sending while it waits', async () => {
-    let answer: (response: Response) => void = () => undefined;
-    service.on('POST', '/api/nest/trading/command', () => new Promise<Response>((resolve) => (answer = resolve)));
+    const command = service.held('POST', '/api/nest/trading/command');
     render(<CommandBox agentId="agt_1" onDone={() => undefined} />);
     expect((screen.getByRole('button', { name: 'Send command' }) as HTMLButtonElement).disabled).toBe(true);
     send('orders pending');
-    const waiting = await screen.findByRole('button', { name: 'Sending…' });
-    expect((waiting as HTMLButtonElement).disabled).toBe(true);
-    answer(json(200, { success: true, reply: 'No pending orders.', intent: 'orders' }));
+    await command.arrived;
+    expect((screen.getByRole('button', { name: 'Sending…' }) as HTMLButtonElement).disabled).toBe(true);
+    command.answer(json(200, { success: true, reply: 'No pending orders.', intent: 'orders' }));
     await waitFor(() => expect(screen.getByText('No pending orders.')).toBeTruthy());
     expect(screen.getByRole('button', { name: 'Send command' })).toBeTruthy();
   });

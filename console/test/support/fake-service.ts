@@ -49,6 +49,26 @@ export class FakeService {
     return this;
   }
 
+  /**
+   * Holds the answer to `method path` until the test gives it: `arrived` resolves once the
+   * request is in, `answer` sends the response (a loading state can be looked at meanwhile).
+   */
+  held(method: string, path: string | RegExp): { arrived: Promise<void>; answer(response: Response): void } {
+    let arrive: () => void = () => undefined;
+    let answer: (response: Response) => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      arrive = resolve;
+    });
+    const response = new Promise<Response>((resolve) => {
+      answer = resolve;
+    });
+    this.on(method, path, () => {
+      arrive();
+      return response;
+    });
+    return { arrived, answer: (value) => answer(value) };
+  }
+
   /** The requests made to `method path` so far. */
   calls(method: string, path: string | RegExp): FakeRequest[] {
     return this.requests.filter(
