@@ -52,7 +52,7 @@ async function stepUp(label: string, code = '123456') {
 
 /** The browser's Solana wallet, answering as `address`. */
 function wallet(address: string) {
-  const signMessage = vi.fn(async () => ({ signature: new Uint8Array(64).fill(7) }));
+  const signMessage = vi.fn(async (_message: Uint8Array) => ({ signature: new Uint8Array(64).fill(7) }));
   vi.stubGlobal('solana', {
     publicKey: { toString: () => address },
     connect: async () => ({ publicKey: { toString: () => address } }),
@@ -73,7 +73,7 @@ describe('ControlPlane: claim', () => {
     expect(status.textContent).toBe(`Claimed by you on ${new Date('2025-01-02T03:04:05.000Z').toLocaleString()}.`);
     const body = service.calls('POST', `${AGENT}/control/claim`)[0]?.body as { message: string; signature: string };
     expect(body.message).toContain('Claim agent agt_1');
-    expect(new TextDecoder().decode(sign.mock.calls[0]?.[0] as unknown as Uint8Array)).toBe(body.message);
+    expect(new TextDecoder().decode(sign.mock.calls[0]?.[0])).toBe(body.message);
   });
 
   it('refuses to claim with another wallet than the one signed in with, before asking the service', async () => {

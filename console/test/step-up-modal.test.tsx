@@ -20,7 +20,7 @@ afterEach(() => {
 
 const STEP_UP = '/api/nest/agents/agt_1/control/mcp/step-up';
 
-function open(onVerified = vi.fn(async (_token: string) => undefined), onCancel = vi.fn()) {
+function open(onVerified: (token: string) => Promise<void> = vi.fn(async (_token: string) => undefined), onCancel = vi.fn()) {
   render(
     <StepUpModal
       agentId="agt_1"

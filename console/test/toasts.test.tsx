@@ -64,7 +64,9 @@ describe('Toasts', () => {
     const close = screen.getByRole('button', { name: 'Dismiss: Alpha: paused' });
     close.focus();
     expect(document.activeElement).toBe(close);
-    await act(() => fireEvent.click(close));
+    await act(() => {
+      fireEvent.click(close);
+    });
     expect(notices()).toEqual(['Beta: paused']);
   });
 
@@ -73,14 +75,22 @@ describe('Toasts', () => {
     await act(() => toast('Withdrawal settings saved'));
     await later(5_000);
     const notice = screen.getByText('Withdrawal settings saved').parentElement!;
-    await act(() => fireEvent.mouseEnter(notice));
+    await act(() => {
+      fireEvent.mouseEnter(notice);
+    });
     await later(30_000);
     expect(notices()).toEqual(['Withdrawal settings saved']);
-    await act(() => fireEvent.focusIn(screen.getByRole('button', { name: 'Dismiss: Withdrawal settings saved' })));
-    await act(() => fireEvent.mouseLeave(notice));
+    await act(() => {
+      fireEvent.focusIn(screen.getByRole('button', { name: 'Dismiss: Withdrawal settings saved' }));
+    });
+    await act(() => {
+      fireEvent.mouseLeave(notice);
+    });
     await later(30_000);
     expect(notices()).toEqual(['Withdrawal settings saved']);
-    await act(() => fireEvent.focusOut(screen.getByRole('button', { name: 'Dismiss: Withdrawal settings saved' })));
+    await act(() => {
+      fireEvent.focusOut(screen.getByRole('button', { name: 'Dismiss: Withdrawal settings saved' }));
+    });
     await later(999);
     expect(notices()).toEqual(['Withdrawal settings saved']);
     await later(1);

@@ -33,7 +33,7 @@ function publish(next: Toast[]): void {
 const isNarrow = (): boolean => typeof window.matchMedia === 'function' && window.matchMedia(NARROW).matches;
 
 /** How long a notice stays: errors longer (they take longer to read), on a phone shorter (it covers more of the screen). */
-export function lifetimeMs(tone: Tone, narrow: boolean): number {
+function lifetimeMs(tone: Tone, narrow: boolean): number {
   if (narrow) return tone === 'error' ? 8_000 : 4_000;
   return tone === 'error' ? 10_000 : 6_000;
 }
