@@ -31,7 +31,10 @@ type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** The notices on screen now, in viewport pixels. */
-const noticeBoxes = () => page.locator('.toast').evaluateAll((items) => items.map((item) => item.getBoundingClientRect().toJSON() as Box));
+const noticeBoxes = () =>
+  page
+    .locator('.toast')
+    .evaluateAll((items) => items.map((item) => item.getBoundingClientRect().toJSON() as Box).filter((box) => box.height > 0));
 
 /** The screen as a person holds it (not the full page: the notices are fixed to the screen). */
 async function screenShot(name: string): Promise<void> {
@@ -116,5 +119,19 @@ describe('console: notices on a phone', () => {
     await page.clock.runFor(300);
     // Within a second of real time: a 6 s notice would still show.
     await notice.waitFor({ state: 'detached', timeout: 1_000 });
+  });
+
+  it('shows the newest two of the notices a desktop showed once the screen narrows to a phone', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const name of ['Beta', 'Gamma', 'Delta']) {
+      await page.getByRole('listitem').filter({ hasText: name }).getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('status').getByText(`${name}: paused`).waitFor();
+    }
+    expect(await noticeBoxes()).toHaveLength(3);
+    await page.setViewportSize(PHONE);
+    const shown = await page.locator('.toast:visible .toast-text').allTextContents();
+    expect(shown).toEqual(['Gamma: paused', 'Delta: paused']);
+    expect(await noticeBoxes()).toHaveLength(2);
+    await dismissAll();
   });
 });
