@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { KillSwitchStatus } from '../../sdk/src/index.js';
 import { Toasts } from '../src/components/toasts.js';
 import { OpsPage } from '../src/pages/ops.page.js';
-import { FakeService, json, refusal } from './support/fake-service.js';
+import { type FakeRequest, FakeService, json, refusal } from './support/fake-service.js';
 import { dismissAllToasts } from './support/toasts.js';
 
 const OPS = '/api/nest/ops';
@@ -29,8 +29,8 @@ beforeEach(() => {
     ],
   };
   disabledFamilies = [];
-  const authorized = (handler: () => Response) => (request: { headers: Headers }) =>
-    request.headers.get('authorization') === `Bearer ${TOKEN}` ? handler() : refusal(401, 'Unauthorized');
+  const authorized = (handler: (request: FakeRequest) => Response) => (request: FakeRequest) =>
+    request.headers.get('authorization') === `Bearer ${TOKEN}` ? handler(request) : refusal(401, 'Unauthorized');
   const catalog = () => ({
     version: 3 + disabledFamilies.length,
     settings: { disabledFamilies, disabledOperations: [] },
@@ -49,8 +49,8 @@ beforeEach(() => {
     .on(
       'PUT',
       `${OPS}/trading/kill-switch`,
-      authorized(() => {
-        const { chain, active } = service.requests.at(-1)?.body as { chain: 'solana'; active: boolean };
+      authorized((request) => {
+        const { chain, active } = request.body as { chain: 'solana'; active: boolean };
         kill.chains = kill.chains.map((item) =>
           item.chain === chain ? { chain, active, source: 'operator', since: '2025-01-02T03:04:05.000Z' } : item,
         );
@@ -66,8 +66,8 @@ beforeEach(() => {
     .on(
       'PUT',
       `${OPS}/catalog`,
-      authorized(() => {
-        disabledFamilies = (service.requests.at(-1)?.body as { disabledFamilies: string[] }).disabledFamilies;
+      authorized((request) => {
+        disabledFamilies = (request.body as { disabledFamilies: string[] }).disabledFamilies;
         return json(200, catalog());
       }),
     )
