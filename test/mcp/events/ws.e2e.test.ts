@@ -77,6 +77,27 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
     expect(again.messages.map((m) => m.id)).toEqual([1, 2, 3, 4].map((n) => lastId + n));
   });
 
+  it("the owner's session reads its agent's events over WebSocket, as over SSE; a stranger's session is refused", async () => {
+    const agent = await agentFixture(svc.url);
+    // Both ways a session token can travel: the header (servers, the SDK on Node) and the subprotocol (browsers).
+    const viaHeader = opened(await ws(svc.url, agent.publicId, { secret: agent.operator.bearer! }));
+    const viaProtocol = opened(await ws(svc.url, agent.publicId, { secret: agent.operator.bearer!, viaProtocol: true }));
+    await agent.toggle(1);
+    await until(() => viaHeader.messages.length === 2 && viaProtocol.messages.length === 2, 'two messages on each socket');
+    for (const client of [viaHeader, viaProtocol]) {
+      expect(client.messages.map((m) => [m.event, m.data.state, m.data.agentId])).toEqual([
+        ['agent.updated', 'paused', agent.agentId],
+        ['agent.updated', 'active', agent.agentId],
+      ]);
+    }
+
+    // Another user's session: the agent is not theirs, so it does not exist for them (as over SSE).
+    const stranger = await agentFixture(svc.url);
+    const notFound = { ok: false, status: 404, body: { statusCode: 404, message: 'Agent not found', error: 'Not Found' } };
+    expect(await ws(svc.url, agent.publicId, { secret: stranger.operator.bearer! })).toMatchObject(notFound);
+    expect(await ws(svc.url, agent.publicId, { secret: stranger.operator.bearer!, viaProtocol: true })).toMatchObject(notFound);
+  });
+
   it('closes with 4401 when the key is revoked', async () => {
     const agent = await agentFixture(svc.url);
     const key = await agent.newKey();
