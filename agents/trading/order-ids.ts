@@ -10,17 +10,34 @@ import { createHash, randomBytes } from 'node:crypto';
  */
 const ID_BYTES = 18;
 
-/** A fresh unguessable order id. */
-export function newOrderId(): string {
-  return `ord_${randomBytes(ID_BYTES).toString('base64url')}`;
+/**
+ * `<prefix>_` and 24 base64url characters (144 bits) drawn at random: the one id format of
+ * orders and withdrawals alike.
+ */
+export function randomId(prefix: string): string {
+  return `${prefix}_${randomBytes(ID_BYTES).toString('base64url')}`;
 }
 
-/** The order id a `seed` stands for, the same on every process and retry (SHA-256, cut to the same 24 characters). */
-export function derivedOrderId(seed: string): string {
-  return `ord_${createHash('sha256')
+/**
+ * The id a `seed` stands for, in the format of `randomId`: SHA-256 of the seed cut to the same
+ * 24 characters, so it is the same on every process and retry. Ids already stored were made
+ * this way: changing it would lose them.
+ */
+export function derivedId(prefix: string, seed: string): string {
+  return `${prefix}_${createHash('sha256')
     .update(seed)
     .digest('base64url')
     .slice(0, (ID_BYTES * 4) / 3)}`;
+}
+
+/** A fresh unguessable order id. */
+export function newOrderId(): string {
+  return randomId('ord');
+}
+
+/** The order id a `seed` stands for, the same on every process and retry. */
+export function derivedOrderId(seed: string): string {
+  return derivedId('ord', seed);
 }
 
 /** Attempt `n` (2, 3...) of a keyed order whose first attempt is `orderId`. */

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WithdrawalContext, WithdrawalEvent, WithdrawalInput, WithdrawalView } from '../../machines/withdrawal.machine.js';
 import { toWithdrawalView } from '../../machines/withdrawal.machine.js';
@@ -13,6 +12,7 @@ import type { PositionsService } from '../portfolio/positions.service.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { fromBaseUnits } from '../trading/amounts.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
+import { derivedId, randomId } from '../trading/order-ids.js';
 import { SAFETY_MESSAGES } from '../trading/safety-path.js';
 import { walletRequired } from '../wallets/wallet.records.js';
 import type { WalletView } from '../wallets/wallet.types.js';
@@ -110,7 +110,7 @@ export class WithdrawalService {
 
   /** Runs the checks in order, creates the withdrawal (with its share of the cap), signs, sends and waits for it. */
   async withdraw(subject: TradingSubject, request: WithdrawRequest, caller: WithdrawCaller): Promise<WithdrawalView> {
-    const withdrawalId = caller.idempotencyKey ? derivedWithdrawalId(subject, caller.idempotencyKey) : newWithdrawalId();
+    const withdrawalId = caller.idempotencyKey ? derivedWithdrawalId(subject, caller.idempotencyKey) : randomId('wd');
     const existing = await this.find(subject, withdrawalId);
     if (existing) return this.drive(sameRequest(existing, caller));
 
@@ -461,16 +461,7 @@ function failureOf(withdrawal: WithdrawalContext): AppError {
   return new AppError('VALIDATION_ERROR', `Withdrawal failed: ${withdrawal.reason ?? 'failed'}`, { status: 422, details });
 }
 
-const ID_BYTES = 18;
-
-function newWithdrawalId(): string {
-  return `wd_${randomBytes(ID_BYTES).toString('base64url')}`;
-}
-
-/** The withdrawal an account's idempotency key stands for, the same on every process and retry. */
+/** The withdrawal an account's idempotency key stands for, the same on every process and retry (the key's case does not count). */
 export function derivedWithdrawalId(subject: TradingSubject, key: string): string {
-  return `wd_${createHash('sha256')
-    .update(`${subject.type}:${subject.id}|withdrawal|${key.toLowerCase()}`)
-    .digest('base64url')
-    .slice(0, (ID_BYTES * 4) / 3)}`;
+  return derivedId('wd', `${subject.type}:${subject.id}|withdrawal|${key.toLowerCase()}`);
 }

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { attemptOrderId, dcaOrderId, derivedOrderId, legacyDcaOrderId, newOrderId } from '../../../agents/trading/order-ids.js';
+import {
+  attemptOrderId,
+  dcaOrderId,
+  derivedId,
+  derivedOrderId,
+  legacyDcaOrderId,
+  newOrderId,
+  randomId,
+} from '../../../agents/trading/order-ids.js';
+import { derivedWithdrawalId } from '../../../agents/withdrawals/withdrawal.service.js';
 
 const FORMAT = /^ord_[A-Za-z0-9_-]{24}$/;
 
@@ -30,5 +39,23 @@ describe('order ids: one length and format (issue 16)', () => {
     expect(dcaOrderId('dca_s1', 1_795_000_000_000)).not.toBe(dcaOrderId('dca_s1', 1_795_000_060_000));
     expect(dcaOrderId('dca_s1', 1_795_000_000_000)).not.toBe(dcaOrderId('dca_s2', 1_795_000_000_000));
     expect(legacyDcaOrderId('dca_s1', 1_795_000_000_000)).toBe('ord_dca_s1_1795000000000');
+  });
+});
+
+describe('one id helper for orders and withdrawals', () => {
+  it('derives the ids it derived before the two were folded into one: stored orders and withdrawals keep being found', () => {
+    // Pinned from the code before the fold (each kind had its own copy of the hash).
+    expect(derivedOrderId('agent:a1|2f0c0a4e-8c1e-4c5a-9a8e-0d2b6c3f1e7a')).toBe('ord_4qKj759DwcVAoVmxbO9xUP9f');
+    expect(dcaOrderId('dca_s1', 1_795_000_000_000)).toBe('ord_oxKGiEsqS-RhM4Gbiq3jtKwE');
+    expect(derivedWithdrawalId({ type: 'agent', id: 'agt_w' }, '2F0C0A4E-8C1E-4C5A-9A8E-0D2B6C3F1E7A')).toBe('wd_b1DXq9u0z5Bbdc9jlfuKGOmf');
+    expect(derivedWithdrawalId({ type: 'bot', id: 'bot_1' }, 'k-1')).toBe('wd_WQxx3VzIBpj-sSBBpbrXU3uP');
+    // The key's case does not count for a withdrawal.
+    expect(derivedWithdrawalId({ type: 'agent', id: 'agt_w' }, '2f0c0a4e-8c1e-4c5a-9a8e-0d2b6c3f1e7a')).toBe('wd_b1DXq9u0z5Bbdc9jlfuKGOmf');
+  });
+
+  it('random and derived ids of any prefix share the format', () => {
+    expect(randomId('wd')).toMatch(/^wd_[A-Za-z0-9_-]{24}$/);
+    expect(derivedId('wd', 'seed')).toMatch(/^wd_[A-Za-z0-9_-]{24}$/);
+    expect(derivedId('ord', 'seed')).toBe(derivedOrderId('seed'));
   });
 });
