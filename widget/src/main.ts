@@ -13,6 +13,7 @@ const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0
 const TEXT = {
   refused: 'This chat is not available on this site.',
   expired: 'Your chat session has ended. Start again to keep chatting.',
+  expiredUnsent: 'Your chat session has ended. Start again to send your message.',
   unreachable: 'The chat could not start. Please try again.',
 };
 
@@ -49,12 +50,13 @@ function boot(script: HTMLScriptElement): void {
   $<HTMLElement>('h2').textContent = title;
   signin.hidden = !hasWallet();
 
-  const add = (text: string, kind: 'user' | 'bot' | 'note' | 'fail') => {
+  const add = (text: string, kind: 'user' | 'bot' | 'note' | 'fail'): HTMLElement => {
     const item = document.createElement('div');
     item.className = `msg ${kind}`;
     item.textContent = text;
     log.append(item);
     log.scrollTop = log.scrollHeight;
+    return item;
   };
   const setBusy = (busy: boolean) => {
     send.disabled = busy;
@@ -90,9 +92,16 @@ function boot(script: HTMLScriptElement): void {
     return starting;
   };
 
+  /**
+   * A message the service refused because the session had ended (401: refused before the chat
+   * ran, so nothing of it happened): sent once on the next session, under its id. A message
+   * whose answer was lost otherwise (the network) may have run, and is never sent again.
+   */
+  let unsent: { text: string; id: string; item: HTMLElement } | undefined;
+
   const fail = (error: unknown) => {
     if (error instanceof WidgetError && error.failure.kind === 'expired') {
-      showNotice(TEXT.expired, 'Start again');
+      showNotice(unsent ? TEXT.expiredUnsent : TEXT.expired, 'Start again');
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -124,6 +133,13 @@ function boot(script: HTMLScriptElement): void {
   noticeButton.addEventListener('click', async () => {
     if (await start()) {
       add('New session started.', 'note');
+      const waiting = unsent;
+      unsent = undefined;
+      if (waiting) {
+        // Read in the order things happen: the new session, then the message it carries, then the reply.
+        log.append(waiting.item);
+        await deliver(waiting.text, waiting.id, waiting.item);
+      }
       input.focus();
     }
   });
@@ -134,26 +150,34 @@ function boot(script: HTMLScriptElement): void {
     }
   });
   let sending = false;
+  /** Sends one message shown as `item`; on a 401 it is kept as `unsent` (see there). */
+  const deliver = async (text: string, id: string, item: HTMLElement) => {
+    sending = true;
+    setBusy(true);
+    item.classList.remove('unsent');
+    try {
+      const answer = await api.chat(text, id);
+      add(answer.reply, 'bot');
+      api.event('message_shown');
+    } catch (error) {
+      if (error instanceof WidgetError && error.failure.kind === 'expired') {
+        unsent = { text, id, item };
+        item.classList.add('unsent');
+      }
+      fail(error);
+    } finally {
+      sending = false;
+      setBusy(false);
+    }
+  };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = input.value.trim();
     if (!text || sending) return;
     if (starting && !(await starting)) return;
-    sending = true;
     input.value = '';
-    add(text, 'user');
-    setBusy(true);
-    try {
-      const answer = await api.chat(text, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
-      add(answer.reply, 'bot');
-      api.event('message_shown');
-    } catch (error) {
-      fail(error);
-    } finally {
-      sending = false;
-      setBusy(false);
-      input.focus();
-    }
+    await deliver(text, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, add(text, 'user'));
+    input.focus();
   });
   signin.addEventListener('click', async () => {
     signin.disabled = true;

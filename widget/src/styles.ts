@@ -16,6 +16,7 @@ header .close{border:0;font-size:22px;line-height:1;padding:2px 8px}
 .log{flex:1;overflow-y:auto;padding:14px;display:flex;flex-direction:column;gap:8px;background:#f9fafb}
 .msg{max-width:85%;padding:8px 12px;border-radius:12px;white-space:pre-wrap;word-wrap:break-word}
 .user{align-self:flex-end;background:#4338ca;color:#fff;border-bottom-right-radius:4px}
+.user.unsent{background:#fff;color:#3730a3;border:1px dashed #4338ca}
 .bot{align-self:flex-start;background:#e5e7eb;border-bottom-left-radius:4px}
 .note{align-self:center;background:none;color:#4b5563;font-size:13px;text-align:center}
 .fail{align-self:flex-start;background:#fee2e2;color:#991b1b}
