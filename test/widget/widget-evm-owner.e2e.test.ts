@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundBot } from '../support/bot-funding.js';
-import { injectEvmWallet } from '../support/browser.js';
+import { injectEvmWallet, injectSolanaWallet } from '../support/browser.js';
 import { Client, evmWallet, startTestService, type TestService } from '../support/test-service.js';
 import { launchChromium, startHostSite } from '../support/widget-browser.js';
 
@@ -118,6 +118,40 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
       const file = join(SHOTS, `widget-evm-owner-${name}.png`);
       await page.screenshot({ path: file });
       expect(statSync(file).size).toBeGreaterThan(10_000);
+      await page.close();
+    }
+  }, 60_000);
+  it('a browser with both kinds of wallet asks which one signs; the Ethereum one signs in and trades', async () => {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const page = await browser.newPage({ viewport });
+      page.setDefaultTimeout(10_000);
+      // One extension may inject both (Phantom does): its Solana key is not the owner's.
+      await injectSolanaWallet(page);
+      await injectEvmWallet(page, ownerWallet.privateKey);
+      await page.goto(`http://localhost:${site.port}/`);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      const signIn = page.getByRole('button', { name: 'Owner sign-in' });
+      await signIn.click();
+      const chooser = page.getByRole('group', { name: 'Sign in with' });
+      await chooser.waitFor();
+      expect(await signIn.getAttribute('aria-expanded')).toBe('true');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent)).toBe('Solana wallet');
+      const file = join(SHOTS, `widget-wallet-choice-${name}.png`);
+      await page.screenshot({ path: file });
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+
+      const answer = page.waitForResponse((response) => response.url().endsWith('/sign-in'));
+      await chooser.getByRole('button', { name: 'Ethereum wallet' }).click();
+      expect((await answer).status()).toBe(200);
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await expect.poll(() => log.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
+      expect(await chooser.isHidden()).toBe(true);
+      const trade = page.waitForResponse((response) => response.url().endsWith('/chat'));
+      await send(page, 'swap 10 USDC to SOL');
+      expect(await (await trade).json()).toMatchObject({ executed: true, order: { status: 'filled', channel: 'widget' } });
       await page.close();
     }
   }, 60_000);
