@@ -46,17 +46,20 @@ describe('the chat widget in a real browser (headless chromium)', () => {
     await page.getByRole('button', { name: 'Open chat' }).waitFor();
     return page;
   };
-  /** How many `init` calls the server answered with `status` (its request counter of /metrics). */
-  const initAnswers = async (status: number): Promise<number> => {
+  /** How many calls of the widget's `route` the server answered with `status` (its request counter of /metrics). */
+  const answers = async (route: 'init' | 'chat', status: number): Promise<number> => {
     const text = await (await fetch(`${svc.url}/metrics`)).text();
     const line = text
       .split('\n')
       .find(
         (row) =>
-          row.startsWith('http_requests_total{') && row.includes('route="/api/widget/:botId/init"') && row.includes(`status="${status}"`),
+          row.startsWith('http_requests_total{') &&
+          row.includes(`route="/api/widget/:botId/${route}"`) &&
+          row.includes(`status="${status}"`),
       );
     return line ? Number(line.split(' ').pop()) : 0;
   };
+  const initAnswers = (status: number) => answers('init', status);
   const send = async (page: Page, text: string) => {
     await page.getByRole('textbox', { name: 'Message' }).fill(text);
     await page.keyboard.press('Enter');
@@ -125,13 +128,85 @@ describe('the chat widget in a real browser (headless chromium)', () => {
     await send(page, 'status');
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain('Your chat session has ended. Start again to keep chatting.');
+    expect(await alert.textContent()).toContain('Your chat session has ended. Start again to send your message.');
     await page.screenshot({ path: join(SHOTS, 'widget-expired-desktop.png') });
     const init = page.waitForResponse((response) => response.url().endsWith('/init'));
     await page.getByRole('button', { name: 'Start again' }).click();
     expect((await init).status()).toBe(200);
-    await send(page, 'status');
+    // The refused message went on the new session; the chat goes on.
     await page.locator('.bot').nth(1).waitFor();
+    await send(page, 'status');
+    await page.locator('.bot').nth(2).waitFor();
+    await page.close();
+  });
+
+  it('a message refused because the session ended is sent once on the new session; one whose answer was lost is not sent again', async () => {
+    const page = await openPage(allowed);
+    page.setDefaultTimeout(10_000); // a message never resent fails here, not at the test's timeout
+    // What the page sent to /chat and what it was answered, in order.
+    const chats: string[] = [];
+    page.on('response', (response) => {
+      if (!response.url().endsWith('/chat') || response.request().method() !== 'POST') return;
+      const body = JSON.parse(response.request().postData() ?? '{}') as { message: string; message_id: string };
+      chats.push(`${body.message} ${body.message_id} ${response.status()}`);
+    });
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await send(page, 'status');
+    await page.locator('.bot').first().waitFor();
+
+    // This answer is lost on its way back: the server ran the message, the page saw the network fail.
+    const ranBefore = await answers('chat', 200);
+    await page.route(
+      '**/chat',
+      async (route) => {
+        await route.fetch();
+        await route.abort('connectionreset');
+      },
+      { times: 1 },
+    );
+    await send(page, 'what can you do');
+    await expect.poll(() => page.locator('.fail').last().textContent()).toBe('The chat service cannot be reached.');
+    expect(await answers('chat', 200)).toBe(ranBefore + 1);
+
+    // Sent just as the session ends: refused (401), kept, shown as not sent yet.
+    await clock.advance(3600_000);
+    const refused = page.waitForResponse((response) => response.url().endsWith('/chat'));
+    await send(page, 'balance');
+    expect((await refused).status()).toBe(401);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Your chat session has ended. Start again to send your message.');
+    expect(await page.locator('.user.unsent').textContent()).toBe('balance');
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      const file = join(SHOTS, `widget-expired-unsent-${name}.png`);
+      await page.screenshot({ path: file });
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+    }
+
+    const resent = page.waitForResponse((response) => response.url().endsWith('/chat'));
+    await page.getByRole('button', { name: 'Start again' }).click();
+    expect((await resent).status()).toBe(200);
+    await page.locator('.bot').nth(1).waitFor();
+    expect(await page.locator('.user.unsent').count()).toBe(0);
+    // The message moved below the new session's note: it was sent on that session.
+    expect((await page.locator('.msg').allTextContents()).slice(-3, -1)).toEqual(['New session started.', 'balance']);
+    // The next message goes out as usual: nothing else was sent in between, the lost one never again.
+    await send(page, 'status');
+    await page.locator('.bot').nth(2).waitFor();
+    expect(chats.map((row) => row.replace(/ \S+ (\d+)$/, ' $1'))).toEqual(['status 200', 'balance 401', 'balance 200', 'status 200']);
+    // The refused message went again under its own id.
+    expect(chats[1]?.split(' ')[1]).toBe(chats[2]?.split(' ')[1]);
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: join(SHOTS, `widget-resent-${name}.png`) });
+    }
     await page.close();
   });
 

@@ -7,12 +7,13 @@
  */
 import { WidgetApi, WidgetError } from './api.js';
 import { STYLES } from './styles.js';
-import { hasWallet, signInWithWallet } from './wallet.js';
+import { signInWithWallet, type WalletChain, walletChains } from './wallet.js';
 
 const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
 const TEXT = {
   refused: 'This chat is not available on this site.',
   expired: 'Your chat session has ended. Start again to keep chatting.',
+  expiredUnsent: 'Your chat session has ended. Start again to send your message.',
   unreachable: 'The chat could not start. Please try again.',
 };
 
@@ -31,7 +32,8 @@ function boot(script: HTMLScriptElement): void {
   root.innerHTML = `<style>${STYLES}</style>
 <button class="launcher" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="panel">${ICON}</button>
 <section class="panel" id="panel" role="dialog" aria-labelledby="title" hidden>
-<header><h2 id="title"></h2><button class="signin" type="button" hidden>Owner sign-in</button><button class="close" type="button" aria-label="Close chat">×</button></header>
+<header><h2 id="title"></h2><button class="signin" type="button" aria-controls="wallets" hidden>Owner sign-in</button><button class="close" type="button" aria-label="Close chat">×</button></header>
+<div class="wallets" id="wallets" role="group" aria-labelledby="wallets-label" hidden><span id="wallets-label">Sign in with</span><button type="button" data-chain="solana">Solana wallet</button><button type="button" data-chain="evm">Ethereum wallet</button></div>
 <div class="log" role="log" aria-live="polite" aria-label="Conversation" tabindex="0"></div>
 <div class="notice" role="alert" hidden><p></p><button type="button"></button></div>
 <form><label class="sr" for="msg">Message</label><textarea id="msg" rows="1" placeholder="Type a message…" maxlength="4000"></textarea><button type="submit">Send</button></form>
@@ -47,14 +49,16 @@ function boot(script: HTMLScriptElement): void {
   const send = $<HTMLButtonElement>('form button');
   const signin = $<HTMLButtonElement>('.signin');
   $<HTMLElement>('h2').textContent = title;
-  signin.hidden = !hasWallet();
+  const wallets = $<HTMLElement>('.wallets');
+  signin.hidden = walletChains().length === 0;
 
-  const add = (text: string, kind: 'user' | 'bot' | 'note' | 'fail') => {
+  const add = (text: string, kind: 'user' | 'bot' | 'note' | 'fail'): HTMLElement => {
     const item = document.createElement('div');
     item.className = `msg ${kind}`;
     item.textContent = text;
     log.append(item);
     log.scrollTop = log.scrollHeight;
+    return item;
   };
   const setBusy = (busy: boolean) => {
     send.disabled = busy;
@@ -90,9 +94,16 @@ function boot(script: HTMLScriptElement): void {
     return starting;
   };
 
+  /**
+   * A message the service refused because the session had ended (401: refused before the chat
+   * ran, so nothing of it happened): sent once on the next session, under its id. A message
+   * whose answer was lost otherwise (the network) may have run, and is never sent again.
+   */
+  let unsent: { text: string; id: string; item: HTMLElement } | undefined;
+
   const fail = (error: unknown) => {
     if (error instanceof WidgetError && error.failure.kind === 'expired') {
-      showNotice(TEXT.expired, 'Start again');
+      showNotice(unsent ? TEXT.expiredUnsent : TEXT.expired, 'Start again');
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -124,6 +135,13 @@ function boot(script: HTMLScriptElement): void {
   noticeButton.addEventListener('click', async () => {
     if (await start()) {
       add('New session started.', 'note');
+      const waiting = unsent;
+      unsent = undefined;
+      if (waiting) {
+        // Read in the order things happen: the new session, then the message it carries, then the reply.
+        log.append(waiting.item);
+        await deliver(waiting.text, waiting.id, waiting.item);
+      }
       input.focus();
     }
   });
@@ -134,38 +152,65 @@ function boot(script: HTMLScriptElement): void {
     }
   });
   let sending = false;
+  /** Sends one message shown as `item`; on a 401 it is kept as `unsent` (see there). */
+  const deliver = async (text: string, id: string, item: HTMLElement) => {
+    sending = true;
+    setBusy(true);
+    item.classList.remove('unsent');
+    try {
+      const answer = await api.chat(text, id);
+      add(answer.reply, 'bot');
+      api.event('message_shown');
+    } catch (error) {
+      if (error instanceof WidgetError && error.failure.kind === 'expired') {
+        unsent = { text, id, item };
+        item.classList.add('unsent');
+      }
+      fail(error);
+    } finally {
+      sending = false;
+      setBusy(false);
+    }
+  };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = input.value.trim();
     if (!text || sending) return;
     if (starting && !(await starting)) return;
-    sending = true;
     input.value = '';
-    add(text, 'user');
-    setBusy(true);
-    try {
-      const answer = await api.chat(text, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
-      add(answer.reply, 'bot');
-      api.event('message_shown');
-    } catch (error) {
-      fail(error);
-    } finally {
-      sending = false;
-      setBusy(false);
-      input.focus();
-    }
+    await deliver(text, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`, add(text, 'user'));
+    input.focus();
   });
-  signin.addEventListener('click', async () => {
+  const showWallets = (show: boolean) => {
+    wallets.hidden = !show;
+    signin.setAttribute('aria-expanded', String(show));
+  };
+  const signInWith = async (chain: WalletChain) => {
+    if (!wallets.hidden) showWallets(false);
     signin.disabled = true;
     try {
-      await signInWithWallet(api);
+      await signInWithWallet(api, chain);
       signin.hidden = true;
       add('Signed in as the owner: trading commands will run.', 'note');
     } catch (error) {
       fail(error);
     } finally {
       signin.disabled = false;
+      // The chooser's button that had focus is gone: back to the message box.
+      input.focus();
     }
+  };
+  signin.addEventListener('click', () => {
+    const chains = walletChains();
+    // One wallet: it signs. Both kinds (one extension may inject both): the owner says which one owns the bot.
+    if (chains.length === 1 && chains[0]) void signInWith(chains[0]);
+    else if (chains.length > 1) {
+      showWallets(wallets.hidden);
+      if (!wallets.hidden) wallets.querySelector('button')?.focus();
+    }
+  });
+  wallets.querySelectorAll<HTMLButtonElement>('button[data-chain]').forEach((button) => {
+    button.addEventListener('click', () => void signInWith(button.dataset.chain === 'evm' ? 'evm' : 'solana'));
   });
 
   document.body.append(host);

@@ -13,9 +13,13 @@ header{display:flex;align-items:center;gap:8px;padding:12px 12px 12px 16px;backg
 h2{margin:0;flex:1;font-size:16px;font-weight:600}
 header button{border:1px solid rgba(255,255,255,.6);background:transparent;color:#fff;border-radius:8px;padding:4px 10px;font-size:13px}
 header .close{border:0;font-size:22px;line-height:1;padding:2px 8px}
+.wallets{display:flex;flex-wrap:wrap;align-items:center;gap:8px;padding:10px 12px;background:#eef2ff;color:#1e1b4b;border-bottom:1px solid #c7d2fe;font-size:14px}
+.wallets span{margin-right:auto}
+.wallets button{border:1px solid #4338ca;background:#fff;color:#3730a3;border-radius:8px;padding:5px 10px;font-size:13px}
 .log{flex:1;overflow-y:auto;padding:14px;display:flex;flex-direction:column;gap:8px;background:#f9fafb}
 .msg{max-width:85%;padding:8px 12px;border-radius:12px;white-space:pre-wrap;word-wrap:break-word}
 .user{align-self:flex-end;background:#4338ca;color:#fff;border-bottom-right-radius:4px}
+.user.unsent{background:#fff;color:#3730a3;border:1px dashed #4338ca}
 .bot{align-self:flex-start;background:#e5e7eb;border-bottom-left-radius:4px}
 .note{align-self:center;background:none;color:#4b5563;font-size:13px;text-align:center}
 .fail{align-self:flex-start;background:#fee2e2;color:#991b1b}

@@ -15,15 +15,24 @@ interface EvmWallet {
 
 const injected = window as unknown as { phantom?: { solana?: SolanaWallet }; solana?: SolanaWallet; ethereum?: EvmWallet };
 
-/** Whether the browser has a wallet the widget can use. */
-export function hasWallet(): boolean {
-  return Boolean(injected.phantom?.solana ?? injected.solana ?? injected.ethereum);
+export type WalletChain = 'solana' | 'evm';
+
+/**
+ * The kinds of wallet this browser has, Solana first. One extension may inject both (Phantom
+ * does): the owner then says which one owns the bot, since the widget cannot know.
+ */
+export function walletChains(): WalletChain[] {
+  const chains: WalletChain[] = [];
+  if (injected.phantom?.solana ?? injected.solana) chains.push('solana');
+  if (injected.ethereum) chains.push('evm');
+  return chains;
 }
 
-/** Signs in; resolves once the service accepted the owner's signature. */
-export async function signInWithWallet(api: WidgetApi): Promise<void> {
+/** Signs in with the browser's `chain` wallet; resolves once the service accepted the owner's signature. */
+export async function signInWithWallet(api: WidgetApi, chain: WalletChain): Promise<void> {
   const solana = injected.phantom?.solana ?? injected.solana;
-  if (solana) {
+  if (chain === 'solana') {
+    if (!solana) throw new Error('No Solana wallet found in this browser.');
     const { publicKey } = await solana.connect();
     const address = publicKey.toString();
     const { message } = await api.challenge('solana', address);
@@ -32,7 +41,7 @@ export async function signInWithWallet(api: WidgetApi): Promise<void> {
     return;
   }
   const evm = injected.ethereum;
-  if (!evm) throw new Error('No wallet found in this browser.');
+  if (!evm) throw new Error('No Ethereum wallet found in this browser.');
   const [address] = (await evm.request({ method: 'eth_requestAccounts' })) as string[];
   if (!address) throw new Error('The wallet shared no account.');
   const { message } = await api.challenge('evm', address);

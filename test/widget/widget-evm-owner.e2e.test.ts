@@ -1,0 +1,158 @@
+/**
+ * The bot owner's Ethereum sign-in inside the chat widget (EIP-1193 wallet, EIP-4361 through
+ * the widget's sign-in routes) in headless Chromium, as the Solana owner path: refused trade
+ * first, sign-in, then the same trade command fills on the paper venue. The service runs at
+ * its public URL (PUBLIC_URL: the host EIP-4361 messages name is the one the script is served
+ * from), the widget on a host page of another origin.
+ */
+import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundBot } from '../support/bot-funding.js';
+import { injectEvmWallet, injectSolanaWallet } from '../support/browser.js';
+import { Client, evmWallet, startTestService, type TestService } from '../support/test-service.js';
+import { launchChromium, startHostSite } from '../support/widget-browser.js';
+
+const SHOTS = join(import.meta.dirname, 'screenshots');
+
+/** A free local port: the service listens on the port its PUBLIC_URL names. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Signs `client` in with `wallet` through the console's SIWE routes (the bot's owner is an Ethereum user). */
+async function signInEvm(client: Client, wallet: ReturnType<typeof evmWallet>, host: string): Promise<string> {
+  await client.refreshCsrf();
+  const { body: challenge } = await client.post('/api/nest/auth/evm/nonce', { walletAddress: wallet.address });
+  const message = wallet.message(challenge.nonce, new Date(), { domain: host, uri: `http://${host}` });
+  const login = await client.post('/api/nest/auth/evm/login', {
+    message,
+    signature: await wallet.sign(message),
+    walletAddress: wallet.address,
+  });
+  if (login.status !== 200) throw new Error(`EVM login failed: ${login.status} ${JSON.stringify(login.body)}`);
+  client.bearer = login.body.accessToken;
+  await client.refreshCsrf();
+  return login.body.user.id as string;
+}
+
+describe('the chat widget: the owner signs in with an Ethereum wallet (headless chromium)', () => {
+  let svc: TestService;
+  let browser: Browser;
+  let site: Awaited<ReturnType<typeof startHostSite>>;
+  let botId: string;
+  let serviceHost: string;
+  const ownerWallet = evmWallet();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    serviceHost = `127.0.0.1:${port}`;
+    [svc, browser] = await Promise.all([
+      startTestService({ env: { PORT: String(port), PUBLIC_URL: `http://${serviceHost}` } }),
+      launchChromium(),
+    ]);
+    const owner = new Client(svc.url);
+    const ownerId = await signInEvm(owner, ownerWallet, serviceHost);
+    botId = (await owner.post('/api/nest/bots', { name: 'Evm widget bot' })).body.id;
+    // The host page is on localhost: another origin than the service's 127.0.0.1.
+    site = await startHostSite(() => `${svc.url}/api/widget/${botId}/script.js`);
+    expect((await owner.put(`/api/nest/bots/${botId}/widget-config`, { allowedOrigins: [`http://localhost:${site.port}`] })).status).toBe(
+      200,
+    );
+    expect((await owner.patch(`/api/nest/bots/${botId}`, { tradingEnabled: true })).status).toBe(200);
+    await fundBot(svc.service, ownerId, botId);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await svc?.stop();
+  });
+
+  const send = async (page: Page, text: string) => {
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.keyboard.press('Enter');
+  };
+
+  it('an injected EIP-1193 wallet signs in as the owner; then the trade command fills on the paper venue', async () => {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const page = await browser.newPage({ viewport });
+      // The wallet's key stays in the test process; the page only sees `window.ethereum`.
+      await injectEvmWallet(page, ownerWallet.privateKey);
+      const signed: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/sign-in')) signed.push(JSON.parse(request.postData() ?? '{}').message);
+      });
+      await page.goto(`http://localhost:${site.port}/`);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await send(page, 'swap 10 USDC to SOL');
+      await expect.poll(() => log.locator('.bot').first().textContent()).toBe('Sign in as the owner to trade.');
+
+      const answer = page.waitForResponse((response) => response.url().endsWith('/sign-in'));
+      await page.getByRole('button', { name: 'Owner sign-in' }).click();
+      expect((await answer).status()).toBe(200);
+      await expect.poll(() => log.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
+      // The message the wallet signed names the service's host (PUBLIC_URL), not the page's.
+      expect(signed[0]).toMatch(
+        new RegExp(`^${serviceHost.replace('.', '\\.')} wants you to sign in with your Ethereum account:\\n${ownerWallet.address}\\n`),
+      );
+      expect(await page.getByRole('button', { name: 'Owner sign-in' }).isHidden()).toBe(true);
+
+      const trade = page.waitForResponse((response) => response.url().endsWith('/chat'));
+      await send(page, 'swap 10 USDC to SOL');
+      const body = await (await trade).json();
+      expect(body).toMatchObject({ intent: 'swap', executed: true, order: { status: 'filled', channel: 'widget', botId } });
+      await log.locator('.bot').nth(1).waitFor();
+      expect(await log.locator('.bot').nth(1).textContent()).toMatch(/^Done: swap 10 USDC/);
+      const file = join(SHOTS, `widget-evm-owner-${name}.png`);
+      await page.screenshot({ path: file });
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+      await page.close();
+    }
+  }, 60_000);
+  it('a browser with both kinds of wallet asks which one signs; the Ethereum one signs in and trades', async () => {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const page = await browser.newPage({ viewport });
+      page.setDefaultTimeout(10_000);
+      // One extension may inject both (Phantom does): its Solana key is not the owner's.
+      await injectSolanaWallet(page);
+      await injectEvmWallet(page, ownerWallet.privateKey);
+      await page.goto(`http://localhost:${site.port}/`);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      const signIn = page.getByRole('button', { name: 'Owner sign-in' });
+      await signIn.click();
+      const chooser = page.getByRole('group', { name: 'Sign in with' });
+      await chooser.waitFor();
+      expect(await signIn.getAttribute('aria-expanded')).toBe('true');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent)).toBe('Solana wallet');
+      const file = join(SHOTS, `widget-wallet-choice-${name}.png`);
+      await page.screenshot({ path: file });
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+
+      const answer = page.waitForResponse((response) => response.url().endsWith('/sign-in'));
+      await chooser.getByRole('button', { name: 'Ethereum wallet' }).click();
+      expect((await answer).status()).toBe(200);
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await expect.poll(() => log.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
+      expect(await chooser.isHidden()).toBe(true);
+      const trade = page.waitForResponse((response) => response.url().endsWith('/chat'));
+      await send(page, 'swap 10 USDC to SOL');
+      expect(await (await trade).json()).toMatchObject({ executed: true, order: { status: 'filled', channel: 'widget' } });
+      await page.close();
+    }
+  }, 60_000);
+});
