@@ -4,27 +4,16 @@
  * routes with a wallet injected into the page, then the agent's claim signed by the same wallet
  * (an EIP-4361 message naming the agent).
  */
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectEvmWallet, launchChromium } from '../support/browser.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { freePort } from '../support/free-port.js';
 
 let svc: TestService;
 let browser: Browser;
 let page: Page;
 let address = '';
-
-/** A free local port: the page's origin must be the service's public URL, whose host EIP-4361 messages name. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 beforeAll(async () => {
   const port = await freePort();

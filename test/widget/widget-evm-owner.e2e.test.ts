@@ -6,7 +6,6 @@
  * from), the widget on a host page of another origin.
  */
 import { statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,19 +13,9 @@ import { fundBot } from '../support/bot-funding.js';
 import { injectEvmWallet, injectSolanaWallet } from '../support/browser.js';
 import { Client, evmWallet, startTestService, type TestService } from '../support/test-service.js';
 import { launchChromium, startHostSite } from '../support/widget-browser.js';
+import { freePort } from '../support/free-port.js';
 
 const SHOTS = join(import.meta.dirname, 'screenshots');
-
-/** A free local port: the service listens on the port its PUBLIC_URL names. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Signs `client` in with `wallet` through the console's SIWE routes (the bot's owner is an Ethereum user). */
 async function signInEvm(client: Client, wallet: ReturnType<typeof evmWallet>, host: string): Promise<string> {
