@@ -30,6 +30,8 @@ const CHANGE_GAP_MS = 60_000;
 const MINUTE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
 const SWEEP_PAGE = 100;
+/** Days read at once: a busy account's day holds up to 1,440 readings. */
+const READ_PAGE_DAYS = 10;
 /** Accounts valued at once by the sweep: each reads its positions and asks the venue for prices. */
 const SWEEP_CONCURRENCY = 4;
 
@@ -43,6 +45,8 @@ export interface ValueHistoryDeps {
   intervalMs: number;
   /** Days a reading is kept. */
   retentionDays: number;
+  /** Whether the account's agent or bot has ended (archived, deleted, gone): its periodic readings stop. */
+  ended(subject: TradingSubject): Promise<boolean>;
 }
 
 export interface HistoryRange {
@@ -100,22 +104,29 @@ export class ValueHistory {
     const account: { phase: 'cooling'; dirty: boolean; cancel: () => void } = { phase: 'cooling', dirty: false, cancel: () => undefined };
     account.cancel = this.deps.clock.setTimer(() => {
       this.accounts.delete(key);
-      if (account.dirty && !this.stopped) {
-        this.accounts.set(key, account); // cooling again once the next reading is under way
-        this.takeChangeReading(subject);
-      }
+      if (account.dirty && !this.stopped) this.takeChangeReading(subject);
     }, CHANGE_GAP_MS);
     this.accounts.set(key, account);
   }
 
   /**
    * Takes a reading now and keeps it. A periodic reading is taken only while it is still due
-   * (another process may have just taken it) and only of an account that holds something;
-   * an account left empty stops being sampled until its next change.
+   * (another process may have just taken it) and only of an account that holds something and
+   * whose agent or bot has not ended; an account left empty stops being sampled until its next
+   * change, an ended one for good.
    * Resolves with the point kept, or null when none was.
    */
   async sample(subject: TradingSubject, reason: SampleReason): Promise<ValuePoint | null> {
     const key = subjectKey(subject);
+    if (reason === 'periodic') {
+      // Before any pricing: another process may have just taken it, or the agent ended.
+      const sampling = await this.deps.store.get<SamplingRecord>(VALUE_HISTORY.sampling, key);
+      if (!sampling || sampling.data.nextSampleAt > this.deps.clock.now()) return null;
+      if (await this.deps.ended(subject)) {
+        await this.stopSampling(key);
+        return null;
+      }
+    }
     const records = await this.deps.positions.list(subject);
     const holds = records.some((record) => record.amountBase !== '0');
     if (reason === 'periodic' && !holds) {
@@ -197,21 +208,27 @@ export class ValueHistory {
     return this.sample(subject, 'periodic');
   }
 
-  /** The readings of `range`, oldest first, thinned to `maxPoints`. */
+  /**
+   * The readings of `range`, oldest first, thinned to `maxPoints` as they are read (a year of
+   * readings is never held at once: at most `maxPoints` and one page of days).
+   */
   async read(subject: TradingSubject, range: HistoryRange): Promise<ValuePoint[]> {
     const key = subjectKey(subject);
-    const points: ValuePoint[] = [];
+    const thinning = new Thinning(range.maxPoints, range.to);
     let cursor: string | undefined;
     do {
       const page = await this.deps.store.find<ValueDayRecord>(
         VALUE_HISTORY.days,
         { index: VALUE_HISTORY.dayIndex, gte: dayKey(key, dayOf(range.from)), lte: dayKey(key, dayOf(range.to)) },
-        { limit: 50, ...(cursor ? { cursor } : {}) },
+        { limit: READ_PAGE_DAYS, ...(cursor ? { cursor } : {}) },
       );
-      for (const day of page.items) points.push(...day.data.points.filter((point) => point.at >= range.from && point.at <= range.to));
+      for (const day of page.items) {
+        if (day.data.subject !== key) continue; // never another account's day, whatever ids come to look like
+        for (const point of day.data.points) if (point.at >= range.from && point.at <= range.to) thinning.add(point);
+      }
       cursor = page.nextCursor;
     } while (cursor);
-    return thin(points, range.maxPoints);
+    return thinning.points();
   }
 
   /** Stops scheduling readings after changes and waits for the readings under way. */
@@ -270,18 +287,41 @@ export function withPoint(points: readonly ValuePoint[], point: ValuePoint): Val
 }
 
 /**
- * At most `maxPoints` of `points` (in time order): the time they span is cut into `maxPoints`
- * equal slices and each keeps its last reading, so a chart of a long range ends on the
- * newest value and shows every slice that had one.
+ * At most `maxPoints` readings of those added in time order. Up to `maxPoints` are kept as they
+ * are; past that, the time from the first reading to `to` is cut into `maxPoints` equal slices
+ * and each keeps its last reading, so a chart of a long range ends on the newest value and
+ * shows every slice that had one. Holds at most `maxPoints + 1` readings at any time.
  */
-export function thin(points: readonly ValuePoint[], maxPoints: number): ValuePoint[] {
-  const first = points[0];
-  const last = points[points.length - 1];
-  if (!first || !last || points.length <= maxPoints) return [...points];
-  const width = (last.at - first.at + 1) / maxPoints;
-  const lastOfSlice = new Map<number, ValuePoint>();
-  for (const point of points) lastOfSlice.set(Math.floor((point.at - first.at) / width), point);
-  return [...lastOfSlice.values()];
+export class Thinning {
+  private kept: ValuePoint[] | null = [];
+  private readonly slices = new Map<number, ValuePoint>();
+  private start = 0;
+  private width = 1;
+
+  constructor(
+    private readonly maxPoints: number,
+    private readonly to: number,
+  ) {}
+
+  add(point: ValuePoint): void {
+    if (!this.kept) return this.slot(point);
+    if (this.kept.length === 0) {
+      this.start = point.at;
+      this.width = (Math.max(this.to, point.at) - point.at + 1) / this.maxPoints;
+    }
+    this.kept.push(point);
+    if (this.kept.length <= this.maxPoints) return;
+    for (const held of this.kept) this.slot(held);
+    this.kept = null;
+  }
+
+  points(): ValuePoint[] {
+    return this.kept ? [...this.kept] : [...this.slices.values()];
+  }
+
+  private slot(point: ValuePoint): void {
+    this.slices.set(Math.min(this.maxPoints - 1, Math.floor((point.at - this.start) / this.width)), point);
+  }
 }
 
 /** `visit` over `items`, at most `size` at a time, outcomes in order. */

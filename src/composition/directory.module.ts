@@ -8,6 +8,7 @@
 import type { RequestHandler } from 'express';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
+import { subjectOfKey } from '../../agents/portfolio/portfolio.records.js';
 import type { StatusReader } from '../../agents/portfolio/portfolio.types.js';
 import { CardViews } from '../directory/card-views.js';
 import { migrateCardDrafts } from '../directory/card-drafts.migration.js';
@@ -40,10 +41,9 @@ function topState(state: unknown): string | undefined {
 
 /** The agent or bot whose life-cycle event this is (`agent.updated` on `agent:<id>`, `bot.updated`/`bot.deleted` on `bot:<id>`). */
 function subjectOfEvent(type: string, stream: string): CardSubject | null {
-  const [kind, id] = [stream.slice(0, stream.indexOf(':')), stream.slice(stream.indexOf(':') + 1)];
-  if (!id) return null;
-  if (type === 'agent.updated' && kind === 'agent') return { type: 'agent', id };
-  if ((type === 'bot.updated' || type === 'bot.deleted') && kind === 'bot') return { type: 'bot', id };
+  const subject = subjectOfKey(stream);
+  if (subject?.type === 'agent' && type === 'agent.updated') return subject;
+  if (subject?.type === 'bot' && (type === 'bot.updated' || type === 'bot.deleted')) return subject;
   return null;
 }
 
@@ -90,6 +90,7 @@ export function directoryModule(ctx: ModuleContext, parts: DirectoryParts): Feat
     routers: [createDirectoryRoutes({ directory, publicLimit: parts.publicLimit })],
     dueJobs: [],
     start: async () => {
+      unobserve?.(); // started again: one observer, not two
       unobserve = ctx.publisher.observe((event, stream) => {
         const subject = subjectOfEvent(event.type, stream);
         if (subject && !stopping) follow(subject);

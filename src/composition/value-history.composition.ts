@@ -1,3 +1,5 @@
+import { agentDefinition } from '../../machines/agent.machine.js';
+import { botDefinition } from '../../machines/bot.machine.js';
 import { subjectOfKey } from '../../agents/portfolio/portfolio.records.js';
 import type { PositionsService } from '../../agents/portfolio/positions.service.js';
 import { VALUE_HISTORY_COLLECTIONS } from '../../agents/portfolio/value-history.records.js';
@@ -10,6 +12,8 @@ import type { TradingParts } from './orders.composition.js';
 /** The periodic sweep: one repeating schedule for the whole service, taken by `portfolio_value_sample`. */
 const SWEEP = { scheduleId: 'portfolio-value-sweep', type: 'portfolio-value', id: 'sweep', event: 'value.sweep' } as const;
 const SWEEP_EVERY_MS = 60_000;
+/** Final states: an archived agent or a deleted bot never trades again (a paused one is still read). */
+const ENDED: ReadonlySet<string> = new Set(['archived', 'deleted']);
 
 /**
  * The portfolio value history (issue 22), added to the trading module's lists: readings after
@@ -22,6 +26,8 @@ export function buildValueHistory(
   parts: TradingParts,
 ): { start(): Promise<void>; stop(): Promise<void> } {
   const { intervalMs, retentionDays } = ctx.config.trading.valueHistory;
+  const agents = ctx.runtime.collection(agentDefinition);
+  const bots = ctx.runtime.collection(botDefinition);
   const history = new ValueHistory({
     store: ctx.store,
     clock: ctx.clock,
@@ -30,6 +36,10 @@ export function buildValueHistory(
     price: (chain, token) => deps.venue.priceUsd(chain as Chain, token),
     intervalMs,
     retentionDays,
+    ended: async (subject) => {
+      const view = subject.type === 'agent' ? await agents.get(subject.id) : await bots.get(subject.id);
+      return !view || ENDED.has(String(view.state));
+    },
   });
   parts.collections.push(...VALUE_HISTORY_COLLECTIONS);
   parts.operations.push(...valueHistoryOperations({ history, clock: ctx.clock, intervalMs }));
@@ -38,6 +48,7 @@ export function buildValueHistory(
   let unobserve: (() => void) | undefined;
   return {
     start: async () => {
+      unobserve?.(); // started again: one observer, not two
       unobserve = ctx.publisher.observe((event, stream) => {
         if (event.type !== 'position.updated') return;
         const subject = subjectOfKey(stream);

@@ -18,6 +18,8 @@ const FAMILY_CHAINS: Record<Family, string[]> = { solana: ['solana'], evm: ['eth
 /** Positions and the value history are read again this often while the page is open. */
 const REFRESH_MS = 15_000;
 const DAY_MS = 86_400_000;
+/** Refreshes between two reads of a range longer than a day (20 × 15 s = 5 min). */
+const LONG_RANGE_EVERY = 20;
 /** The chart's ranges; the service keeps readings for a year or more. */
 const RANGES = [
   { label: '24 hours', ms: DAY_MS },
@@ -35,7 +37,8 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
   const pnl = useLoad(() => client.trading.pnl({ agentId }), [agentId, bump, refreshKey]);
   const history = useLoad(
     () => client.trading.history({ from: new Date(Date.now() - range.ms).toISOString(), limit: CHART_POINTS }, { agentId }),
-    [agentId, range, bump, refreshKey],
+    // A long range changes little in 15 s: read again every 5 minutes (a year is up to 366 days of readings to thin).
+    [agentId, range, range.ms <= DAY_MS ? bump : Math.floor(bump / LONG_RANGE_EVERY), refreshKey],
   );
   const wallets = useLoad(
     async () => Promise.all((['solana', 'evm'] as const).map((chain) => client.wallets.custodial({ chain }, { agentId }))),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import type { PositionRecord } from '../../../agents/portfolio/positions.service.js';
 import { VALUE_HISTORY, VALUE_HISTORY_COLLECTIONS, type ValuePoint } from '../../../agents/portfolio/value-history.records.js';
-import { ValueHistory, thin, withPoint } from '../../../agents/portfolio/value-history.service.js';
+import { Thinning, ValueHistory, withPoint } from '../../../agents/portfolio/value-history.service.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 
@@ -19,6 +19,7 @@ async function setup(options: { retentionDays?: number } = {}) {
   await store.init(VALUE_HISTORY_COLLECTIONS);
   const books = new Map<string, PositionRecord[]>();
   const prices = { SOL: 100 };
+  const ended = new Set<string>();
   const hold = (subject: TradingSubject, sol: number, realizedPnlUsd = 0) =>
     books.set(`${subject.type}:${subject.id}`, [
       {
@@ -44,10 +45,11 @@ async function setup(options: { retentionDays?: number } = {}) {
       price: async (_chain, token) => (token === 'SOL' ? prices.SOL : null),
       intervalMs: INTERVAL,
       retentionDays: options.retentionDays ?? 400,
+      ended: async (subject) => ended.has(`${subject.type}:${subject.id}`),
     });
   const history = make();
   const all = (subject = agent) => history.read(subject, { from: 0, to: clock.now(), maxPoints: 1000 });
-  return { clock, store, books, prices, hold, history, make, all };
+  return { clock, store, books, prices, ended, hold, history, make, all };
 }
 
 describe('ValueHistory', () => {
@@ -151,9 +153,15 @@ describe('ValueHistory', () => {
 
     const thinned = await history.read(agent, { from: start, to: start + 48 * 60 * MINUTE - 1, maxPoints: 4 });
     expect(thinned.map((p) => p.at)).toEqual([11, 23, 35, 47].map((hour) => start + hour * 60 * MINUTE));
-    expect(thin(whole, 48)).toEqual(whole);
-    expect(thin(whole, 47)).toHaveLength(47);
-    expect(thin(whole, 47).at(-1)).toEqual(whole.at(-1));
+    const thinned47 = new Thinning(47, clock.now());
+    for (const point of whole) thinned47.add(point);
+    expect(thinned47.points()).toHaveLength(47);
+    expect(thinned47.points().at(-1)).toEqual(whole.at(-1));
+    expect(await history.read(agent, { from: start, to: clock.now(), maxPoints: 48 })).toEqual(whole);
+    // Another account's readings never show.
+    expect((await history.read(other, { from: start, to: clock.now(), maxPoints: 1000 })).map((p) => p.valueUsd)).toEqual(
+      Array(48).fill('500.00'),
+    );
   });
 
   it('forgets readings after the retention', async () => {
@@ -176,6 +184,17 @@ describe('ValueHistory', () => {
     const results = await Promise.all([history.sweep(), make().sweep()]);
     expect(results.reduce((sum, result) => sum + result.sampled, 0)).toBe(3);
     for (const id of ['agt_1', 'agt_2', 'agt_3']) expect(await all({ type: 'agent', id })).toHaveLength(2);
+  });
+
+  it('stops the periodic readings of an ended agent, before pricing anything', async () => {
+    const { clock, hold, ended, store, history, all } = await setup();
+    hold(agent, 1);
+    await history.sample(agent, 'change');
+    ended.add('agent:agt_1');
+    await clock.advance(INTERVAL);
+    expect(await history.sweep()).toEqual({ sampled: 0, failed: 0 });
+    expect(await store.get(VALUE_HISTORY.sampling, 'agent:agt_1')).toBeNull();
+    expect(await all()).toHaveLength(1); // its history stays
   });
 
   it('takes no reading after it stopped', async () => {
