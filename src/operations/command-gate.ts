@@ -24,8 +24,9 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
 /**
  * Throws the catalog's own answer (`OperationCatalog.callable`: `Tool not found: <name>` 404 for a
  * switched-off family or operation or one the bot switched off for itself, 403 for scope) when the
- * operation `message`'s command is equivalent to is not callable by `viewer`; nothing for a question.
- * One rule, so switching a family off refuses its effect on REST, MCP, the command route and every chat alike.
+ * operation `intent` stands for is not callable by `viewer`; nothing for a question or any intent
+ * that executes nothing. One rule, so switching a family off refuses its effect on REST, MCP, the
+ * command route and every chat alike.
  */
 function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
   if (isExecutingIntent(intent)) catalog.callable(COMMAND_OPERATIONS[intent], viewer);
@@ -36,7 +37,7 @@ export function commandGate(catalog: Pick<OperationCatalog, 'callable'>): Comman
   return (intent, caller) => assertCommandCallable(catalog, intent, caller);
 }
 
-/** The command route's check of its message, with the viewer the invoker judged. */
+/** The command route's check of its message (the intent `message` reads as), with the viewer the invoker judged. */
 export function assertMessageCallable(catalog: Pick<OperationCatalog, 'callable'>, message: string, viewer: Viewer): void {
   assertCommandCallable(catalog, interpret(message).intent, viewer);
 }
