@@ -90,22 +90,33 @@ export class WidgetService {
     });
   }
 
-  /** The sign-in message for the wallet the widget found (SIWS, or EIP-4361 built here), its nonce bound to that wallet. */
-  challenge(input: z.infer<typeof widgetChallengeSchema>): Promise<{ nonce: string; expiresAt: string; message: string }> {
+  /**
+   * The sign-in message for the wallet the widget found (SIWS, or EIP-4361 built here), its
+   * nonce bound to that wallet. It names the session's origin, the shop page the wallet sees
+   * asking: a wallet compares the message's domain with that page and would call the
+   * service's own domain a deceptive request.
+   */
+  challenge(
+    session: Pick<WidgetSession, 'origin'>,
+    input: z.infer<typeof widgetChallengeSchema>,
+  ): Promise<{ nonce: string; expiresAt: string; message: string }> {
     return input.chain === 'solana'
-      ? this.deps.wallet.startSolana({ walletAddress: input.walletAddress })
-      : this.deps.wallet.startEvmMessage({ walletAddress: input.walletAddress });
+      ? this.deps.wallet.startSolana({ walletAddress: input.walletAddress }, session.origin)
+      : this.deps.wallet.startEvmMessage({ walletAddress: input.walletAddress }, session.origin);
   }
 
   /**
-   * The owner's sign-in inside the widget: the checks of every wallet sign-in, plus the wallet
-   * must be the bot owner's (else 403, and the nonce is left unspent). Marks the session.
+   * The owner's sign-in inside the widget: the checks of every wallet sign-in, on the
+   * session's origin rather than the service's (a console message is refused here, a widget
+   * message at the console), plus the wallet must be the bot owner's (else 403, and the nonce
+   * is left unspent). Marks the session.
    */
   async signIn(session: WidgetSession, input: z.infer<typeof widgetSignInSchema>): Promise<{ owner: true; walletAddress: string }> {
     const bot = await this.bot(session.botId);
     const proven = await this.deps.wallet.prove({
       message: input.message,
       signature: input.signature,
+      origin: session.origin,
       beforeConsume: async (wallet) => {
         if (userIdOfWallet(wallet.chain, wallet.address) !== bot.ownerId) throw AppError.forbidden(WIDGET_MESSAGES.notOwner);
       },

@@ -21,21 +21,59 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+export interface InjectedWalletOptions {
+  /**
+   * Refuse, as Phantom and MetaMask do, a sign-in message (SIWS / EIP-4361) whose `domain`
+   * is not the host of the page asking (`location.host`): the error a wallet gives when the
+   * user rejects (EIP-1193 code 4001). Off by default: the console's tests run the service
+   * under a PUBLIC_URL other than the address the browser loads it from.
+   */
+  checkDomain?: boolean;
+}
+
+type DomainCheck = (text: string) => void;
+
+/**
+ * A wallet's domain check, as `window.__testWalletDomainCheck` of the page: throws when `text`
+ * is a sign-in message naming another domain than the page's host.
+ */
+async function addDomainCheck(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const check: DomainCheck = (text) => {
+      const domain = /^(\S+) wants you to sign in with your (?:Solana|Ethereum) account:\n/.exec(text)?.[1];
+      if (domain !== undefined && domain !== location.host) {
+        throw Object.assign(new Error(`deceptive site request: the message is for ${domain}, the page is ${location.host}`), {
+          code: 4001,
+        });
+      }
+    };
+    (window as unknown as { __testWalletDomainCheck: DomainCheck }).__testWalletDomainCheck = check;
+  });
+}
+
 /** Gives `page` a Solana wallet (before any script of the page runs); answers its address. */
-export async function injectSolanaWallet(page: Page, keypair = nacl.sign.keyPair()): Promise<string> {
+export async function injectSolanaWallet(page: Page, keypair = nacl.sign.keyPair(), options: InjectedWalletOptions = {}): Promise<string> {
   const address = bs58.encode(keypair.publicKey);
+  if (options.checkDomain) await addDomainCheck(page);
   await page.exposeFunction('__testWalletSign', (bytes: number[]) =>
     Array.from(nacl.sign.detached(Uint8Array.from(bytes), keypair.secretKey)),
   );
-  await page.addInitScript((walletAddress: string) => {
-    const sign = (window as unknown as { __testWalletSign(bytes: number[]): Promise<number[]> }).__testWalletSign;
-    const publicKey = { toString: () => walletAddress };
-    (window as unknown as { solana: unknown }).solana = {
-      publicKey,
-      connect: async () => ({ publicKey }),
-      signMessage: async (message: Uint8Array) => ({ signature: Uint8Array.from(await sign(Array.from(message))) }),
-    };
-  }, address);
+  await page.addInitScript(
+    ({ walletAddress, domainCheck }: { walletAddress: string; domainCheck: boolean }) => {
+      const sign = (window as unknown as { __testWalletSign(bytes: number[]): Promise<number[]> }).__testWalletSign;
+      const check = domainCheck ? (window as unknown as { __testWalletDomainCheck: DomainCheck }).__testWalletDomainCheck : undefined;
+      const publicKey = { toString: () => walletAddress };
+      (window as unknown as { solana: unknown }).solana = {
+        publicKey,
+        connect: async () => ({ publicKey }),
+        signMessage: async (message: Uint8Array) => {
+          check?.(new TextDecoder().decode(message));
+          return { signature: Uint8Array.from(await sign(Array.from(message))) };
+        },
+      };
+    },
+    { walletAddress: address, domainCheck: options.checkDomain === true },
+  );
   return address;
 }
 
@@ -44,20 +82,35 @@ export async function injectSolanaWallet(page: Page, keypair = nacl.sign.keyPair
  * mainnet, `personal_sign`), signing in the test process with a viem account (the key never
  * enters the page); answers its address.
  */
-export async function injectEvmWallet(page: Page, privateKey: Hex = generatePrivateKey()): Promise<string> {
+export async function injectEvmWallet(
+  page: Page,
+  privateKey: Hex = generatePrivateKey(),
+  options: InjectedWalletOptions = {},
+): Promise<string> {
   const account = privateKeyToAccount(privateKey);
+  if (options.checkDomain) await addDomainCheck(page);
   await page.exposeFunction('__testEvmSign', (message: Hex) => account.signMessage({ message: hexToString(message) }));
-  await page.addInitScript((address: string) => {
-    const sign = (window as unknown as { __testEvmSign(message: string): Promise<string> }).__testEvmSign;
-    (window as unknown as { ethereum: unknown }).ethereum = {
-      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
-        if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
-        if (method === 'eth_chainId') return '0x1';
-        if (method === 'personal_sign') return sign(String(params?.[0]));
-        throw Object.assign(new Error(`unsupported method ${method}`), { code: 4200 });
-      },
-    };
-  }, account.address);
+  await page.addInitScript(
+    ({ address, domainCheck }: { address: string; domainCheck: boolean }) => {
+      const sign = (window as unknown as { __testEvmSign(message: string): Promise<string> }).__testEvmSign;
+      const check = domainCheck ? (window as unknown as { __testWalletDomainCheck: DomainCheck }).__testWalletDomainCheck : undefined;
+      // personal_sign's message is 0x-hex of the UTF-8 text.
+      const text = (hex: string) =>
+        new TextDecoder().decode(Uint8Array.from(hex.slice(2).match(/../g) ?? [], (byte) => Number.parseInt(byte, 16)));
+      (window as unknown as { ethereum: unknown }).ethereum = {
+        request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+          if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
+          if (method === 'eth_chainId') return '0x1';
+          if (method === 'personal_sign') {
+            check?.(text(String(params?.[0])));
+            return sign(String(params?.[0]));
+          }
+          throw Object.assign(new Error(`unsupported method ${method}`), { code: 4200 });
+        },
+      };
+    },
+    { address: account.address, domainCheck: options.checkDomain === true },
+  );
   return account.address;
 }
 

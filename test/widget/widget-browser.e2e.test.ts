@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundBot } from '../support/bot-funding.js';
+import { injectSolanaWallet } from '../support/browser.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { Client, signInSolana, type solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 import { launchChromium, startHostSite } from '../support/widget-browser.js';
@@ -215,23 +216,23 @@ describe('the chat widget in a real browser (headless chromium)', () => {
     await owner.patch(`/api/nest/bots/${botId}`, { tradingEnabled: true });
     await fundBot(svc.service, ownerId, botId);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    // A wallet as Phantom injects it; its key stays in the test process.
-    await page.exposeFunction('__ownerSign', (message: number[]) =>
-      Array.from(nacl.sign.detached(Uint8Array.from(message), ownerWallet.secretKey)),
-    );
-    await page.addInitScript((address) => {
-      const sign = (window as unknown as { __ownerSign(message: number[]): Promise<number[]> }).__ownerSign;
-      (window as unknown as { solana: unknown }).solana = {
-        connect: async () => ({ publicKey: { toString: () => address } }),
-        signMessage: async (message: Uint8Array) => ({ signature: Uint8Array.from(await sign(Array.from(message))) }),
-      };
-    }, ownerWallet.address);
+    // A wallet as Phantom injects it (its key stays in the test process); like Phantom it
+    // refuses a message whose domain is not the page's host.
+    await injectSolanaWallet(page, nacl.sign.keyPair.fromSecretKey(ownerWallet.secretKey), { checkDomain: true });
+    const signed: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/sign-in')) signed.push(JSON.parse(request.postData() ?? '{}').message);
+    });
     await page.goto(`${allowed}/`);
     await page.getByRole('button', { name: 'Open chat' }).click();
     await send(page, 'swap 10 USDC to SOL');
     await expect.poll(() => page.locator('.bot').first().textContent()).toBe('Sign in as the owner to trade.');
     await page.getByRole('button', { name: 'Owner sign-in' }).click();
     await expect.poll(() => page.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
+    // The signed SIWS message names the host page (its host as domain, a URI on its origin), not the service.
+    const pageHost = await page.evaluate(() => location.host);
+    expect(signed[0]?.startsWith(`${pageHost} wants you to sign in with your Solana account:\n${ownerWallet.address}\n`)).toBe(true);
+    expect(signed[0]).toContain(`\nURI: ${allowed}\n`);
     await send(page, 'swap 10 USDC to SOL');
     // The first trade of the process loads the trading pipeline: wait for the element, not a 1 s poll.
     await page.locator('.bot').nth(1).waitFor();

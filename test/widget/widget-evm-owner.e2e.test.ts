@@ -2,8 +2,9 @@
  * The bot owner's Ethereum sign-in inside the chat widget (EIP-1193 wallet, EIP-4361 through
  * the widget's sign-in routes) in headless Chromium, as the Solana owner path: refused trade
  * first, sign-in, then the same trade command fills on the paper venue. The service runs at
- * its public URL (PUBLIC_URL: the host EIP-4361 messages name is the one the script is served
- * from), the widget on a host page of another origin.
+ * its public URL (the script is served from the host its console messages name), the widget
+ * on a host page of another origin; the wallet refuses, as MetaMask does, a message whose
+ * domain is not the page's host, so the widget's message must name the page.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,7 +78,7 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
     ] as const) {
       const page = await browser.newPage({ viewport });
       // The wallet's key stays in the test process; the page only sees `window.ethereum`.
-      await injectEvmWallet(page, ownerWallet.privateKey);
+      await injectEvmWallet(page, ownerWallet.privateKey, { checkDomain: true });
       const signed: string[] = [];
       page.on('request', (request) => {
         if (request.url().endsWith('/sign-in')) signed.push(JSON.parse(request.postData() ?? '{}').message);
@@ -92,10 +93,12 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
       await page.getByRole('button', { name: 'Owner sign-in' }).click();
       expect((await answer).status()).toBe(200);
       await expect.poll(() => log.locator('.note').last().textContent()).toBe('Signed in as the owner: trading commands will run.');
-      // The message the wallet signed names the service's host (PUBLIC_URL), not the page's.
-      expect(signed[0]).toMatch(
-        new RegExp(`^${serviceHost.replace('.', '\\.')} wants you to sign in with your Ethereum account:\\n${ownerWallet.address}\\n`),
-      );
+      // The message the wallet signed names the host page (its host as domain, a URI on its origin), not the service.
+      const pageHost = await page.evaluate(() => location.host);
+      expect(pageHost).toBe(`localhost:${site.port}`);
+      expect(signed[0]?.startsWith(`${pageHost} wants you to sign in with your Ethereum account:\n${ownerWallet.address}\n`)).toBe(true);
+      expect(signed[0]).toContain(`\nURI: http://${pageHost}\n`);
+      expect(signed[0]).not.toContain(serviceHost);
       expect(await page.getByRole('button', { name: 'Owner sign-in' }).isHidden()).toBe(true);
 
       const trade = page.waitForResponse((response) => response.url().endsWith('/chat'));
@@ -118,8 +121,8 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
       const page = await browser.newPage({ viewport });
       page.setDefaultTimeout(10_000);
       // One extension may inject both (Phantom does): its Solana key is not the owner's.
-      await injectSolanaWallet(page);
-      await injectEvmWallet(page, ownerWallet.privateKey);
+      await injectSolanaWallet(page, undefined, { checkDomain: true });
+      await injectEvmWallet(page, ownerWallet.privateKey, { checkDomain: true });
       await page.goto(`http://localhost:${site.port}/`);
       await page.getByRole('button', { name: 'Open chat' }).click();
       const signIn = page.getByRole('button', { name: 'Owner sign-in' });

@@ -156,7 +156,9 @@ describe('chat widget routes (e2e)', () => {
       { chain: 'evm', walletAddress: other.address },
       page(SITE, token),
     );
-    expect(otherChallenge.body.message).toContain('agents.test wants you to sign in with your Ethereum account');
+    // The message names the page's origin (the shop the wallet sees), not the service's agents.test.
+    expect(otherChallenge.body.message).toMatch(/^shop\.example\.com wants you to sign in with your Ethereum account:\n/);
+    expect(otherChallenge.body.message).toContain(`\nURI: ${SITE}\n`);
     const refused = await anon().post(
       `/api/widget/${botId}/sign-in`,
       { message: otherChallenge.body.message, signature: await other.sign(otherChallenge.body.message) },
@@ -169,6 +171,23 @@ describe('chat widget routes (e2e)', () => {
       { chain: 'solana', walletAddress: ownerWallet.address },
       page(SITE, token),
     );
+    // Signed for the shop's page: no operator session from it (its nonce stays for the widget).
+    const operator = anon();
+    await operator.refreshCsrf();
+    const shopAtConsole = await operator.post('/api/nest/auth/login', {
+      message: challenge.body.message,
+      signature: ownerWallet.sign(challenge.body.message),
+      walletAddress: ownerWallet.address,
+    });
+    expect(shopAtConsole).toMatchObject({ status: 401, body: { message: 'Unauthorized' } });
+    // Signed for the service's console: no widget sign-in on the shop's page.
+    const consoleChallenge = await operator.post('/api/nest/auth/nonce', { walletAddress: ownerWallet.address });
+    const consoleAtShop = await anon().post(
+      `/api/widget/${botId}/sign-in`,
+      { message: consoleChallenge.body.message, signature: ownerWallet.sign(consoleChallenge.body.message) },
+      page(SITE, token),
+    );
+    expect(consoleAtShop).toMatchObject({ status: 401, body: { message: 'Unauthorized' } });
     const signed = await anon().post(
       `/api/widget/${botId}/sign-in`,
       { message: challenge.body.message, signature: `x${ownerWallet.sign(challenge.body.message).slice(1)}` },

@@ -1,7 +1,8 @@
 /**
  * The bot owner's sign-in inside the widget with an injected wallet: a Solana wallet
  * (`window.phantom.solana` or `window.solana`) signs the SIWS message, an EVM one
- * (`window.ethereum`) the EIP-4361 message, both as the service built them.
+ * (`window.ethereum`) the EIP-4361 message, both as the service built them: naming this
+ * page's origin, which the wallet checks against the page asking.
  */
 import type { WidgetApi } from './api.js';
 

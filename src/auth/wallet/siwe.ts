@@ -11,7 +11,7 @@ import { getAddress, recoverMessageAddress, verifyMessage, type Address, type He
 import { AppError } from '../../errors/app-error.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 import { checkMessageTimes } from './message-times.js';
-import { isOnServiceOrigin } from './message-uri.js';
+import { isOnOrigin } from './message-uri.js';
 
 /**
  * The part of a viem `PublicClient` used for contract wallets (ERC-1271 / ERC-6492); a
@@ -25,9 +25,9 @@ export interface EvmSignatureClient {
 export interface VerifySiweInput {
   message: string;
   signature: Hex;
-  /** Our host; the message must name exactly it (phishing protection of EIP-4361). */
+  /** The host of the page the sign-in is for; the message must name exactly it (phishing protection of EIP-4361). */
   expectedDomain: string;
-  /** Our origin (PUBLIC_URL); the message's `URI` must be on it (message-uri.ts). */
+  /** That page's origin (PUBLIC_URL, or a widget session's); the message's `URI` must be on it (message-uri.ts). */
   expectedOrigin: string;
   /** Epoch ms from the service clock. */
   now: number;
@@ -64,8 +64,8 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   if (parsed.domain !== input.expectedDomain) {
     throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
   }
-  if (!isOnServiceOrigin(parsed.uri, input.expectedOrigin)) {
-    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the service origin');
+  if (!isOnOrigin(parsed.uri, input.expectedOrigin)) {
+    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the expected origin');
   }
   if (!parsed.nonce) throw walletAuthError(WALLET_AUTH_MESSAGES.invalidNonce, 'no nonce');
   const address = getAddress(parsed.address);

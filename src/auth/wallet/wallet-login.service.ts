@@ -4,6 +4,10 @@
  * Order inside a login: everything that proves the signer (format, domain, address,
  * signature, times) runs before the nonce is consumed, so a forged request cannot burn
  * someone else's nonce.
+ * Which site a message names: the service's origin (PUBLIC_URL) unless the caller passes
+ * another one (the chat widget: its session's origin, already checked against the bot's
+ * allowed origins), and a message is accepted only for the origin its sign-in expects
+ * (message-uri.ts). The REST login routes pass none.
  */
 import { createSiweMessage } from 'viem/siwe';
 import type { ClockPort } from '../../ports/clock.port.js';
@@ -11,7 +15,7 @@ import { AppError } from '../../errors/app-error.js';
 import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
-import { isOnServiceOrigin, serviceOrigin } from './message-uri.js';
+import { isOnOrigin, signInTarget, type SignInTarget } from './message-uri.js';
 import { verifySiweMessage, type EvmSignatureClient, type VerifiedSiwe } from './siwe.js';
 import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
@@ -67,8 +71,8 @@ const SERVED_EVM_CHAIN_IDS: readonly number[] = Object.values(EVM_CHAIN_IDS);
 export class WalletLoginService {
   private readonly nonces: NonceService;
   private readonly clock: ClockPort;
-  private readonly domain: string;
-  private readonly origin: string;
+  /** The service's own origin and host (PUBLIC_URL): what every sign-in names unless told otherwise. */
+  private readonly service: SignInTarget;
   private readonly solanaChainId: string;
   private readonly statement: string;
   private readonly evmPublicClient: EvmSignatureClient | undefined;
@@ -77,23 +81,26 @@ export class WalletLoginService {
   constructor(options: WalletLoginServiceOptions) {
     this.nonces = options.nonces;
     this.clock = options.clock;
-    this.origin = serviceOrigin(options.publicUrl);
-    this.domain = new URL(this.origin).host;
+    this.service = signInTarget(options.publicUrl);
     this.solanaChainId = options.solanaChainId ?? 'mainnet';
     this.statement = options.statement ?? DEFAULT_SIWS_STATEMENT;
     this.evmPublicClient = options.evmPublicClient;
     this.evmChainIds = options.evmChainIds ?? SERVED_EVM_CHAIN_IDS;
   }
 
-  /** Issues a nonce bound to the body's `walletAddress` and the SIWS message to sign with it. */
-  async startSolana(body: unknown): Promise<SolanaChallenge> {
+  /**
+   * Issues a nonce bound to the body's `walletAddress` and the SIWS message to sign with it,
+   * naming `origin` (default the service's): the page that will ask the wallet to sign.
+   */
+  async startSolana(body: unknown, origin?: string): Promise<SolanaChallenge> {
     const { walletAddress: address } = parseWalletInput(SolanaNonceRequestSchema, body);
+    const target = this.target(origin);
     const issued = await this.nonces.issue('solana', address);
     const message = buildSiwsMessage({
-      domain: this.domain,
+      domain: target.domain,
       address,
       statement: this.statement,
-      uri: this.origin,
+      uri: target.origin,
       version: '1',
       chainId: this.solanaChainId,
       nonce: issued.nonce,
@@ -106,14 +113,15 @@ export class WalletLoginService {
   /** Verifies a signed SIWS message for `walletAddress`, then consumes its nonce. */
   async loginSolana(body: unknown): Promise<WalletLoginResult> {
     const { message, signature, walletAddress } = parseWalletInput(SolanaLoginRequestSchema, body);
-    await this.verifySolana(message, signature, walletAddress);
+    await this.verifySolana(message, signature, walletAddress, this.service);
     return { walletAddress };
   }
 
   /**
    * Verifies a fresh signed SIWS (base58 signature) or EIP-4361 (0x signature) message as a
-   * sign-in does — domain, URI, chain, signature, times — runs `beforeConsume`, then spends
-   * the nonce: a refused proof leaves the nonce for a corrected retry.
+   * sign-in does — domain and URI of `input.origin` (default the service's), chain,
+   * signature, times — runs `beforeConsume`, then spends the nonce: a refused proof leaves
+   * the nonce for a corrected retry.
    */
   prove(input: ProveWalletInput): Promise<ProvenWallet> {
     return SIWS_HEADER.test(input.message) ? this.proveSolana(input) : this.proveEvm(input);
@@ -125,7 +133,7 @@ export class WalletLoginService {
     if (!/^[1-9A-HJ-NP-Za-km-z]{1,128}$/.test(input.signature))
       throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not base58');
     let proven: ProvenWallet | undefined;
-    await this.verifySolana(input.message, input.signature, address, async (fields) => {
+    await this.verifySolana(input.message, input.signature, address, this.target(input.origin), async (fields) => {
       proven = { chain: 'solana', address, ...(fields.statement ? { statement: fields.statement } : {}) };
       await input.beforeConsume(proven);
     });
@@ -137,7 +145,7 @@ export class WalletLoginService {
     if (!/^0x(?:[0-9a-fA-F]{2}){1,10000}$/.test(input.signature))
       throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signature not hex');
     let proven: ProvenWallet | undefined;
-    await this.verifyEvm({
+    await this.checkEvm(this.target(input.origin), {
       message: input.message,
       signature: input.signature as `0x${string}`,
       beforeConsume: async (verified) => {
@@ -148,17 +156,18 @@ export class WalletLoginService {
     return proven!;
   }
 
-  /** The checks of a SIWS sign-in for `walletAddress`, then `beforeConsume`, then the nonce is consumed. */
+  /** The checks of a SIWS sign-in on `target` for `walletAddress`, then `beforeConsume`, then the nonce is consumed. */
   private async verifySolana(
     message: string,
     signature: string,
     walletAddress: string,
+    target: SignInTarget,
     beforeConsume?: (fields: SiwsFields) => Promise<void>,
   ): Promise<void> {
     const fields = parseSiws(message);
-    if (fields.domain !== this.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
-    if (!isOnServiceOrigin(fields.uri, this.origin)) {
-      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the service origin');
+    if (fields.domain !== target.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
+    if (!isOnOrigin(fields.uri, target.origin)) {
+      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the expected origin');
     }
     // Address before signature: a signature checked against the body's address would fail
     // anyway, and the caller learns the real problem.
@@ -188,17 +197,19 @@ export class WalletLoginService {
   /**
    * An EVM nonce bound to `walletAddress` with the EIP-4361 message to sign around it, built
    * here as the Solana route builds its own: for clients that carry no SIWE builder (the chat
-   * widget). Its checks at login are those of every EVM sign-in.
+   * widget). It names `origin` (default the service's); its checks at login are those of
+   * every EVM sign-in on that origin.
    */
-  async startEvmMessage(body: unknown): Promise<SolanaChallenge> {
+  async startEvmMessage(body: unknown, origin?: string): Promise<SolanaChallenge> {
     const { walletAddress } = parseWalletInput(EvmNonceRequestSchema, body);
     if (walletAddress === undefined) throw AppError.validation(['walletAddress should not be empty']);
+    const target = this.target(origin);
     const issued = await this.nonces.issue('evm', walletAddress);
     const message = createSiweMessage({
-      domain: this.domain,
+      domain: target.domain,
       address: walletAddress as `0x${string}`,
       statement: this.statement,
-      uri: this.origin,
+      uri: target.origin,
       version: '1',
       chainId: this.evmChainIds[0] ?? 1,
       nonce: issued.nonce,
@@ -216,25 +227,22 @@ export class WalletLoginService {
   }
 
   /**
-   * The checks of an EVM sign-in (domain, URI, chain, signature, times), then the nonce is
-   * consumed: for sign-in and for ERC-8004 onboarding alike. `signedMessage` is the text the
-   * wallet signed when `message` is its EIP-4361 part (SIWA); `extraChainIds` are chains
-   * allowed besides the served ones (an identity registry's chain).
+   * The checks of an EVM sign-in on the service's origin (domain, URI, chain, signature,
+   * times), then the nonce is consumed: for sign-in and for ERC-8004 onboarding alike.
+   * `signedMessage` is the text the wallet signed when `message` is its EIP-4361 part (SIWA);
+   * `extraChainIds` are chains allowed besides the served ones (an identity registry's chain).
    */
-  async verifyEvm(input: {
-    message: string;
-    signature: `0x${string}`;
-    walletAddress?: string;
-    signedMessage?: string;
-    extraChainIds?: readonly number[];
-    /** Further checks of the signer (an on-chain ownership) that must pass before the nonce is spent. */
-    beforeConsume?: (verified: VerifiedSiwe) => Promise<void>;
-  }): Promise<VerifiedSiwe> {
+  verifyEvm(input: EvmVerifyInput): Promise<VerifiedSiwe> {
+    return this.checkEvm(this.service, input);
+  }
+
+  /** `verifyEvm` for a message that must name `target`. */
+  private async checkEvm(target: SignInTarget, input: EvmVerifyInput): Promise<VerifiedSiwe> {
     const verified = await verifySiweMessage({
       message: input.message,
       signature: input.signature,
-      expectedDomain: this.domain,
-      expectedOrigin: this.origin,
+      expectedDomain: target.domain,
+      expectedOrigin: target.origin,
       allowedChainIds: input.extraChainIds ? [...this.evmChainIds, ...input.extraChainIds] : this.evmChainIds,
       now: this.clock.now(),
       ...(input.walletAddress === undefined ? {} : { expectedAddress: input.walletAddress }),
@@ -245,6 +253,21 @@ export class WalletLoginService {
     await this.nonces.consume('evm', verified.nonce, verified.address, verified.issuedAt);
     return verified;
   }
+
+  /** The service's own target, or that of `origin` (a widget session's, already normalised and allowed). */
+  private target(origin: string | undefined): SignInTarget {
+    return origin === undefined ? this.service : signInTarget(origin);
+  }
+}
+
+interface EvmVerifyInput {
+  message: string;
+  signature: `0x${string}`;
+  walletAddress?: string;
+  signedMessage?: string;
+  extraChainIds?: readonly number[];
+  /** Further checks of the signer (an on-chain ownership) that must pass before the nonce is spent. */
+  beforeConsume?: (verified: VerifiedSiwe) => Promise<void>;
 }
 
 /** A wallet proven by a signed sign-in message (SIWS or EIP-4361), for checks beyond sign-in (a claim). */
@@ -261,6 +284,11 @@ const SIWS_HEADER = /^[^\n]* wants you to sign in with your Solana account:\n/;
 export interface ProveWalletInput {
   message: string;
   signature: string;
+  /**
+   * The origin of the page that asked the wallet to sign, when it is not the service's: the
+   * message must name exactly it. Only the chat widget passes one (its session's origin).
+   */
+  origin?: string;
   /** Checks of the proven wallet (whose agent, which statement) that must pass before the nonce is spent. */
   beforeConsume: (wallet: ProvenWallet) => Promise<void>;
 }

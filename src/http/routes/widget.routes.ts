@@ -19,7 +19,11 @@ export interface WidgetGate {
   allows(botId: string, origin: string | undefined): Promise<boolean>;
   init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }>;
   session(botId: string, token: string | undefined, origin: string | undefined): Promise<WidgetSession>;
-  challenge(input: { chain: 'solana' | 'evm'; walletAddress: string }): Promise<{ nonce: string; expiresAt: string; message: string }>;
+  /** The owner's sign-in message, naming the session's origin (the page the wallet sees). */
+  challenge(
+    session: WidgetSession,
+    input: { chain: 'solana' | 'evm'; walletAddress: string },
+  ): Promise<{ nonce: string; expiresAt: string; message: string }>;
   signIn(session: WidgetSession, input: { message: string; signature: string }): Promise<{ owner: true; walletAddress: string }>;
 }
 
@@ -133,8 +137,8 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
     res.status(202).json(await invoke('widget_event', session, req, res));
   });
   router.post(`${BASE}/sign-in/nonce`, cors, noQuery, async (req, res) => {
-    await sessionOf(req, res);
-    res.json(await widget.challenge(parseBody(widgetChallengeSchema, req)));
+    const session = await sessionOf(req, res);
+    res.json(await widget.challenge(session, parseBody(widgetChallengeSchema, req)));
   });
   router.post(`${BASE}/sign-in`, cors, noQuery, async (req, res) => {
     const session = await sessionOf(req, res);

@@ -124,7 +124,7 @@ describe('WalletLoginService — Solana (SIWS)', () => {
       ).rejects.toMatchObject({
         status: 401,
         message: 'Unauthorized',
-        details: { reason: 'uri not on the service origin' },
+        details: { reason: 'uri not on the expected origin' },
       });
     }
     await expect(service.loginSolana(body)).resolves.toEqual({ walletAddress: wallet.address });
