@@ -112,6 +112,18 @@ describe('console: trading pages', () => {
     await page.getByRole('combobox', { name: 'Side' }).selectOption('');
   });
 
+  it('runs a Turkish command ("4 USDC ile SOL al") through the same checks', async () => {
+    await page.getByLabel('Trading command').fill('4 USDC ile SOL al');
+    await page.getByRole('button', { name: 'Send command' }).click();
+    const answer = page.getByTestId('command-answer');
+    await answer.getByText('filled', { exact: true }).waitFor();
+    expect(await answer.getByRole('list', { name: 'Safety checks passed' }).getByRole('listitem').count()).toBeGreaterThan(0);
+    await page
+      .getByRole('table', { name: 'Orders of this agent' })
+      .getByRole('row', { name: /4 USDC → .* SOL .*buy.*filled/ })
+      .waitFor();
+  });
+
   it('shows the bought SOL in positions and in the wallet', async () => {
     await tab('Portfolio').click();
     const positions = page.getByRole('table', { name: 'Positions and their profit and loss' });
