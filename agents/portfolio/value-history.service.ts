@@ -304,7 +304,10 @@ export class Thinning {
   ) {}
 
   add(point: ValuePoint): void {
-    if (!this.kept) return this.slot(point);
+    if (!this.kept) {
+      this.slot(point);
+      return;
+    }
     if (this.kept.length === 0) {
       this.start = point.at;
       this.width = (Math.max(this.to, point.at) - point.at + 1) / this.maxPoints;
