@@ -123,6 +123,7 @@ describe('due jobs as system operations (e2e)', () => {
     await expect
       .poll(async () => (await orders()).filter((o) => o.strategy === 'due').map((o) => o.status), { timeout: 5_000 })
       .toEqual(['filled']);
+    await expect.poll(async () => (await systemEntries('dca_tick')).length, { timeout: 5_000 }).toBeGreaterThan(0);
     const [tick] = await systemEntries('dca_tick');
     expect(tick).toMatchObject({
       surface: 'system',
@@ -136,9 +137,12 @@ describe('due jobs as system operations (e2e)', () => {
     clock.jumpTo(clock.now() + 15 * MINUTE);
     await clock.advance(1_000);
     await expect.poll(async () => (await orders()).find((o) => o.order_id === orderId)?.status, { timeout: 5_000 }).toBe('expired');
-    expect(await systemEntries('order_expire')).toEqual([
-      expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `order-expire:${orderId}` }, outcome: 'ok' }),
-    ]);
+    // The audit entry is written once the operation answered, a moment after the actor's state: wait for it.
+    await expect
+      .poll(() => systemEntries('order_expire'), { timeout: 5_000 })
+      .toEqual([
+        expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `order-expire:${orderId}` }, outcome: 'ok' }),
+      ]);
 
     // --- the key's 90 days end: refused, and its actor expired ---
     await http.delete(`/api/nest/trading/strategies/${operator.userId}/due`); // no more ticks through the jump
@@ -148,11 +152,13 @@ describe('due jobs as system operations (e2e)', () => {
       .poll(async () => (await svc.service.runtime.get({ type: 'api-key', id: key.keyId }))?.state, { timeout: 5_000 })
       .toBe('expired');
     expect((await verify(key.secret)).status).toBe(401);
-    expect(await systemEntries('key_expire')).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `key-expire:${key.keyId}` }, outcome: 'ok' }),
-      ]),
-    );
+    await expect
+      .poll(() => systemEntries('key_expire'), { timeout: 5_000 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ surface: 'system', principal: { type: 'system', id: `key-expire:${key.keyId}` }, outcome: 'ok' }),
+        ]),
+      );
     await signInSolana(http, operator.wallet);
   });
 
