@@ -7,15 +7,16 @@ import { subjectKey, subjectOfKey } from './portfolio.records.js';
 import { type PriceLookup, valuePositions } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
 import {
-  DAY_MS,
+  HOUR_MS,
+  HOUR_SERIES,
+  MINUTE_SERIES,
   type SampleReason,
   type SamplingRecord,
   VALUE_HISTORY,
-  type ValueDayRecord,
+  type ValuePeriodRecord,
   type ValuePoint,
-  dayKey,
-  dayOf,
-  startOfDay,
+  type ValueSeries,
+  periodKey,
 } from './value-history.records.js';
 
 /** A fill publishes a `position.updated` per leg: one reading once both are in. */
@@ -26,12 +27,12 @@ const SETTLE_MS = 1_000;
  * and an account trading many times a minute (DCA at scale) must not cost a reading per fill.
  */
 const CHANGE_GAP_MS = 60_000;
-/** One point per account and clock minute: a burst of fills keeps the minute's last reading. */
-const MINUTE_MS = 60_000;
+/** Both series take every reading (the minute's and the hour's last one are kept). */
+const SERIES: readonly ValueSeries[] = [MINUTE_SERIES, HOUR_SERIES];
 const MAX_ATTEMPTS = 5;
 const SWEEP_PAGE = 100;
-/** Days read at once: a busy account's day holds up to 1,440 readings. */
-const READ_PAGE_DAYS = 10;
+/** Period documents read at once: a busy account's day holds up to 1,440 readings, a month 744. */
+const READ_PAGE = 10;
 /** Accounts valued at once by the sweep: each reads its positions and asks the venue for prices. */
 const SWEEP_CONCURRENCY = 4;
 
@@ -136,29 +137,33 @@ export class ValueHistory {
     const { totals } = await valuePositions(records, this.deps.price);
     const at = this.deps.clock.now();
     const point: ValuePoint = { at, ...totals, reason };
-    const id = dayKey(key, dayOf(at));
+    const ids = SERIES.map((series) => periodKey(key, series.period(at)));
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const [day, sampling] = await Promise.all([
-        this.deps.store.get<ValueDayRecord>(VALUE_HISTORY.days, id),
+      const [sampling, periods] = await Promise.all([
         this.deps.store.get<SamplingRecord>(VALUE_HISTORY.sampling, key),
+        Promise.all(SERIES.map((series, i) => this.deps.store.get<ValuePeriodRecord>(series.collection, ids[i] as string))),
       ]);
       if (reason === 'periodic' && (!sampling || sampling.data.nextSampleAt > at)) return null;
-      const points = withPoint(day?.data.points ?? [], point);
-      if (points === null) return null; // a later reading of the same minute is kept already
-      const writes: CommitWrite[] = [
-        {
+      const writes: CommitWrite[] = [];
+      SERIES.forEach((series, i) => {
+        const doc = periods[i] ?? null;
+        const points = withPoint(doc?.data.points ?? [], point, series.bucketMs);
+        if (points === null) return; // a later reading of this bucket is kept already
+        const id = ids[i] as string;
+        writes.push({
           op: 'put',
-          collection: VALUE_HISTORY.days,
+          collection: series.collection,
           id,
           input: {
-            data: { subject: key, day: dayOf(at), points } satisfies ValueDayRecord,
-            expectedVersion: day?.version ?? 0,
-            indexes: { [VALUE_HISTORY.dayIndex]: id },
-            expiresAt: startOfDay(at) + (this.deps.retentionDays + 1) * DAY_MS,
+            data: { subject: key, period: series.period(at), points } satisfies ValuePeriodRecord,
+            expectedVersion: doc?.version ?? 0,
+            indexes: { [VALUE_HISTORY.periodIndex]: id },
+            expiresAt: series.expiresAt(at, this.deps.retentionDays),
           },
-        },
-        ...this.samplingWrites(key, sampling, holds ? at + this.deps.intervalMs : null),
-      ];
+        });
+      });
+      if (writes.length === 0) return null;
+      writes.push(...this.samplingWrites(key, sampling, holds ? at + this.deps.intervalMs : null));
       try {
         await this.deps.store.commit(writes);
         return point;
@@ -209,22 +214,33 @@ export class ValueHistory {
   }
 
   /**
-   * The readings of `range`, oldest first, thinned to `maxPoints` as they are read (a year of
-   * readings is never held at once: at most `maxPoints` and one page of days).
+   * The readings of `range`, oldest first, thinned to `maxPoints` as they are read (never more
+   * than `maxPoints + 1` held). A range whose slices are an hour or longer reads the hourly
+   * series (a month document per month: a year is twelve or thirteen reads); when that finds
+   * fewer readings than asked for, few hours hold any, and the minute series from the first of
+   * them says more at little cost. A shorter range reads the minute series.
    */
   async read(subject: TradingSubject, range: HistoryRange): Promise<ValuePoint[]> {
     const key = subjectKey(subject);
+    if ((range.to - range.from) / range.maxPoints < HOUR_MS) return this.readSeries(MINUTE_SERIES, key, range);
+    const hourly = await this.readSeries(HOUR_SERIES, key, range);
+    const first = hourly[0];
+    if (!first || hourly.length >= range.maxPoints) return hourly;
+    return this.readSeries(MINUTE_SERIES, key, { ...range, from: Math.max(range.from, Math.floor(first.at / HOUR_MS) * HOUR_MS) });
+  }
+
+  private async readSeries(series: ValueSeries, key: string, range: HistoryRange): Promise<ValuePoint[]> {
     const thinning = new Thinning(range.maxPoints, range.to);
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.find<ValueDayRecord>(
-        VALUE_HISTORY.days,
-        { index: VALUE_HISTORY.dayIndex, gte: dayKey(key, dayOf(range.from)), lte: dayKey(key, dayOf(range.to)) },
-        { limit: READ_PAGE_DAYS, ...(cursor ? { cursor } : {}) },
+      const page = await this.deps.store.find<ValuePeriodRecord>(
+        series.collection,
+        { index: VALUE_HISTORY.periodIndex, gte: periodKey(key, series.period(range.from)), lte: periodKey(key, series.period(range.to)) },
+        { limit: READ_PAGE, ...(cursor ? { cursor } : {}) },
       );
-      for (const day of page.items) {
-        if (day.data.subject !== key) continue; // never another account's day, whatever ids come to look like
-        for (const point of day.data.points) if (point.at >= range.from && point.at <= range.to) thinning.add(point);
+      for (const period of page.items) {
+        if (period.data.subject !== key) continue; // never another account's readings, whatever ids come to look like
+        for (const point of period.data.points) if (point.at >= range.from && point.at <= range.to) thinning.add(point);
       }
       cursor = page.nextCursor;
     } while (cursor);
@@ -274,12 +290,12 @@ export class ValueHistory {
 }
 
 /**
- * The day's points with `point` in time order, one per clock minute (the later reading of a
- * minute wins); null when the day already holds a later reading of that minute.
+ * A period's points with `point` in time order, one per bucket of `bucketMs` (the later
+ * reading of a bucket wins); null when the period already holds a later reading of that bucket.
  */
-export function withPoint(points: readonly ValuePoint[], point: ValuePoint): ValuePoint[] | null {
-  const minute = Math.floor(point.at / MINUTE_MS);
-  const same = points.find((existing) => Math.floor(existing.at / MINUTE_MS) === minute);
+export function withPoint(points: readonly ValuePoint[], point: ValuePoint, bucketMs: number): ValuePoint[] | null {
+  const bucket = Math.floor(point.at / bucketMs);
+  const same = points.find((existing) => Math.floor(existing.at / bucketMs) === bucket);
   if (same && same.at > point.at) return null;
   const kept = points.filter((existing) => existing !== same);
   const index = kept.findIndex((existing) => existing.at > point.at);

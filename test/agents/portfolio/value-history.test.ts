@@ -48,7 +48,8 @@ async function setup(options: { retentionDays?: number } = {}) {
       ended: async (subject) => ended.has(`${subject.type}:${subject.id}`),
     });
   const history = make();
-  const all = (subject = agent) => history.read(subject, { from: 0, to: clock.now(), maxPoints: 1000 });
+  // The last 30 days at up to 1,000 points: slices under an hour, so the minute series.
+  const all = (subject = agent) => history.read(subject, { from: clock.now() - 30 * 24 * 60 * MINUTE, to: clock.now(), maxPoints: 1000 });
   return { clock, store, books, prices, ended, hold, history, make, all };
 }
 
@@ -124,15 +125,15 @@ describe('ValueHistory', () => {
       reason: 'change',
     });
     const base = Date.UTC(2026, 10, 27, 10);
-    const one = withPoint([], point(base + 1_000, '1.00')) ?? [];
-    const replaced = withPoint(one, point(base + 30_000, '2.00')) ?? [];
+    const one = withPoint([], point(base + 1_000, '1.00'), MINUTE) ?? [];
+    const replaced = withPoint(one, point(base + 30_000, '2.00'), MINUTE) ?? [];
     expect(replaced.map((p) => p.valueUsd)).toEqual(['2.00']);
-    expect(withPoint(replaced, point(base + 10_000, '9.00'))).toBeNull();
-    const next = withPoint(replaced, point(base + MINUTE, '3.00')) ?? [];
+    expect(withPoint(replaced, point(base + 10_000, '9.00'), MINUTE)).toBeNull();
+    const next = withPoint(replaced, point(base + MINUTE, '3.00'), MINUTE) ?? [];
     expect(next.map((p) => p.valueUsd)).toEqual(['2.00', '3.00']);
     // A reading that was valued before another one committed still lands in time order.
-    const late = withPoint(next, point(base + 2 * MINUTE + 5, '5.00')) ?? [];
-    expect(withPoint(late, point(base - MINUTE, '0.50'))?.map((p) => p.valueUsd)).toEqual(['0.50', '2.00', '3.00', '5.00']);
+    const late = withPoint(next, point(base + 2 * MINUTE + 5, '5.00'), MINUTE) ?? [];
+    expect(withPoint(late, point(base - MINUTE, '0.50'), MINUTE)?.map((p) => p.valueUsd)).toEqual(['0.50', '2.00', '3.00', '5.00']);
   });
 
   it('answers a range across days, only its own account, thinned to the last reading of each slice', async () => {
@@ -162,6 +163,35 @@ describe('ValueHistory', () => {
     expect((await history.read(other, { from: start, to: clock.now(), maxPoints: 1000 })).map((p) => p.valueUsd)).toEqual(
       Array(48).fill('500.00'),
     );
+  });
+
+  it('a long range reads the hourly series: the last reading of each hour, from month documents', async () => {
+    const { clock, store, hold, history } = await setup();
+    hold(agent, 1);
+    const start = clock.now();
+    for (let quarter = 0; quarter < 8 * 4; quarter++) {
+      await history.sample(agent, 'change');
+      await clock.advance(15 * MINUTE);
+    }
+    const reads: string[] = [];
+    const find = store.find.bind(store);
+    store.find = (collection, query, page) => {
+      reads.push(collection);
+      return find(collection, query, page);
+    };
+    // Eight hours in eight points: one-hour slices.
+    const hourly = await history.read(agent, { from: start, to: start + 8 * 60 * MINUTE, maxPoints: 8 });
+    expect(hourly.map((p) => (p.at - start) / MINUTE)).toEqual([45, 105, 165, 225, 285, 345, 405, 465]);
+    expect(reads).toEqual([VALUE_HISTORY.months]);
+    // Finer slices: every reading, from the day documents.
+    reads.length = 0;
+    expect(await history.read(agent, { from: start, to: start + 8 * 60 * MINUTE - 1, maxPoints: 100 })).toHaveLength(32);
+    expect(reads).toEqual([VALUE_HISTORY.days]);
+    // A long range where few hours hold readings: the hourly series says too little, the minute series follows.
+    reads.length = 0;
+    const week = await history.read(agent, { from: start - 7 * 24 * 60 * MINUTE, to: clock.now(), maxPoints: 100 });
+    expect(week).toHaveLength(32);
+    expect(reads).toEqual([VALUE_HISTORY.months, VALUE_HISTORY.days]);
   });
 
   it('forgets readings after the retention', async () => {
