@@ -52,7 +52,7 @@ export interface SamplingRecord {
   nextSampleAt: number;
 }
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
