@@ -44,7 +44,8 @@ export const envSchema = z
     RUNTIME_MAX_LIVE_ACTORS: intFromEnv(25_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
-    STORE_READ_CACHE_ENTRIES: intFromEnv(5_000, 0, 10_000_000),
+    /** The embedded store's `DEFAULT_READ_CACHE_ENTRIES` (adapters/lmdb/lmdb-read-cache.ts says why this many). */
+    STORE_READ_CACHE_ENTRIES: intFromEnv(30_000, 0, 10_000_000),
     /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (CONTRACT: 60). */
     PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
     /**

@@ -47,7 +47,7 @@ describe('configuration', () => {
   });
 
   it("reads the size of the embedded store's read cache; 0 turns it off", () => {
-    expect(loadConfig({}).storeReadCacheEntries).toBe(5_000);
+    expect(loadConfig({}).storeReadCacheEntries).toBe(30_000);
     expect(loadConfig({ STORE_READ_CACHE_ENTRIES: '0' }).storeReadCacheEntries).toBe(0);
     expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
   });
