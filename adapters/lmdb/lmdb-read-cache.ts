@@ -1,7 +1,12 @@
 import type { StoredDocument } from '../../src/ports/store.port.js';
 
-/** Documents kept decoded by default: some 10-30 MB for the hot set of a busy process. */
-export const DEFAULT_READ_CACHE_ENTRIES = 5_000;
+/**
+ * Documents kept decoded by default (about 4 KB each with their bytes: some 120 MB when full).
+ * Above what a minute touches at 10,000 one-minute DCA strategies: each strategy's document
+ * and the order each tick reads back (~21,000; eviction keeps 90%), so a strategy read a
+ * minute after its last write is still decoded (at 5,000 it never was; issue 17).
+ */
+export const DEFAULT_READ_CACHE_ENTRIES = 30_000;
 
 interface Entry {
   /** The exact stored bytes the document was decoded from (an owned copy). */

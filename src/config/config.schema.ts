@@ -36,10 +36,16 @@ export const envSchema = z
     EVM_RPC_URL: optionalUrl(['http', 'https']),
     MCP_GRANULAR_ERRORS: z.enum(['true', 'false']).default('false'),
     REDIS_KEY_PREFIX: z.string().trim().min(1).default('agentsvc'),
-    RUNTIME_MAX_LIVE_ACTORS: intFromEnv(10_000, 1, 10_000_000),
+    /**
+     * Above the working set of 10,000 one-minute DCA strategies plus the orders and agents of
+     * their ticks (at 10,000 the LRU evicted each strategy just before its next tick); a live
+     * strategy actor holds about 6 KB, so this bounds them near 150 MB (issue 17).
+     */
+    RUNTIME_MAX_LIVE_ACTORS: intFromEnv(25_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
-    STORE_READ_CACHE_ENTRIES: intFromEnv(5_000, 0, 10_000_000),
+    /** The embedded store's `DEFAULT_READ_CACHE_ENTRIES` (adapters/lmdb/lmdb-read-cache.ts says why this many). */
+    STORE_READ_CACHE_ENTRIES: intFromEnv(30_000, 0, 10_000_000),
     /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (CONTRACT: 60). */
     PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
     /**

@@ -41,8 +41,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ MCP_GRANULAR_ERRORS: 'yes' })).toThrow(/MCP_GRANULAR_ERRORS:/);
   });
 
+  it('keeps 25,000 live actors by default: more than 10,000 one-minute strategies and the orders of their ticks', () => {
+    expect(loadConfig({}).runtime.maxLiveActors).toBe(25_000);
+    expect(loadConfig({ RUNTIME_MAX_LIVE_ACTORS: '500' }).runtime.maxLiveActors).toBe(500);
+  });
+
   it("reads the size of the embedded store's read cache; 0 turns it off", () => {
-    expect(loadConfig({}).storeReadCacheEntries).toBe(5_000);
+    expect(loadConfig({}).storeReadCacheEntries).toBe(30_000);
     expect(loadConfig({ STORE_READ_CACHE_ENTRIES: '0' }).storeReadCacheEntries).toBe(0);
     expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
   });
