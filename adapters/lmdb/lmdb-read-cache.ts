@@ -1,12 +1,20 @@
 import type { StoredDocument } from '../../src/ports/store.port.js';
 
 /**
- * Documents kept decoded by default (about 4 KB each with their bytes: some 120 MB when full).
+ * Documents kept decoded by default (about 4 KB each with their bytes for the small documents
+ * actors and orders are: some 120 MB when full; a larger one is not kept, see below).
  * Above what a minute touches at 10,000 one-minute DCA strategies: each strategy's document
  * and the order each tick reads back (~21,000; eviction keeps 90%), so a strategy read a
  * minute after its last write is still decoded (at 5,000 it never was; issue 17).
  */
 export const DEFAULT_READ_CACHE_ENTRIES = 30_000;
+
+/**
+ * Stored bytes above which a document is not kept decoded: a count of entries bounds memory
+ * only while documents are small, and a large one (a busy account's day or month of value
+ * readings: 100-500 KB decoded) would take the room of a hundred actors for a read that is rare.
+ */
+export const MAX_CACHED_BYTES = 32 * 1024;
 
 interface Entry {
   /** The exact stored bytes the document was decoded from (an owned copy). */
@@ -42,6 +50,7 @@ export class LmdbReadCache {
   remember(key: string, raw: Buffer, doc: StoredDocument): void {
     if (this.capacity <= 0) return;
     this.entries.delete(key);
+    if (raw.length > MAX_CACHED_BYTES) return; // see MAX_CACHED_BYTES (a document grown past it leaves)
     this.entries.set(key, { raw, doc });
     if (this.entries.size > this.capacity) this.evictOldest();
   }

@@ -7,6 +7,7 @@ import { subjectKey, subjectOfKey } from './portfolio.records.js';
 import { type PriceLookup, valuePositions } from './position-valuation.js';
 import type { PositionsService } from './positions.service.js';
 import {
+  DAY_MS,
   HOUR_MS,
   HOUR_SERIES,
   MINUTE_SERIES,
@@ -215,21 +216,24 @@ export class ValueHistory {
 
   /**
    * The readings of `range`, oldest first, thinned to `maxPoints` as they are read (never more
-   * than `maxPoints + 1` held). A range whose slices are an hour or longer reads the hourly
-   * series (a month document per month: a year is twelve or thirteen reads); when that finds
-   * fewer readings than asked for, few hours hold any, and the minute series from the first of
-   * them says more at little cost. A shorter range reads the minute series.
+   * than `maxPoints + 1` held), never older than the retention. A range whose slices are an
+   * hour or longer reads the hourly series (a month document per month: a year is twelve or
+   * thirteen reads); when that series holds fewer readings than asked for, the minute series
+   * from the hour of its first reading says more at little cost. A shorter range reads the
+   * minute series.
    */
   async read(subject: TradingSubject, range: HistoryRange): Promise<ValuePoint[]> {
     const key = subjectKey(subject);
-    if ((range.to - range.from) / range.maxPoints < HOUR_MS) return this.readSeries(MINUTE_SERIES, key, range);
-    const hourly = await this.readSeries(HOUR_SERIES, key, range);
-    const first = hourly[0];
-    if (!first || hourly.length >= range.maxPoints) return hourly;
-    return this.readSeries(MINUTE_SERIES, key, { ...range, from: Math.max(range.from, Math.floor(first.at / HOUR_MS) * HOUR_MS) });
+    // The hourly copy of a reading outlives its minute copy by up to a month: the retention holds for both.
+    const kept = { ...range, from: Math.max(range.from, this.deps.clock.now() - this.deps.retentionDays * DAY_MS) };
+    if ((kept.to - kept.from) / kept.maxPoints < HOUR_MS) return (await this.readSeries(MINUTE_SERIES, key, kept)).points();
+    const hourly = await this.readSeries(HOUR_SERIES, key, kept);
+    if (hourly.firstAt === undefined || hourly.seen >= kept.maxPoints) return hourly.points();
+    const from = Math.max(kept.from, Math.floor(hourly.firstAt / HOUR_MS) * HOUR_MS);
+    return (await this.readSeries(MINUTE_SERIES, key, { ...kept, from })).points();
   }
 
-  private async readSeries(series: ValueSeries, key: string, range: HistoryRange): Promise<ValuePoint[]> {
+  private async readSeries(series: ValueSeries, key: string, range: HistoryRange): Promise<Thinning> {
     const thinning = new Thinning(range.maxPoints, range.to);
     let cursor: string | undefined;
     do {
@@ -244,7 +248,7 @@ export class ValueHistory {
       }
       cursor = page.nextCursor;
     } while (cursor);
-    return thinning.points();
+    return thinning;
   }
 
   /** Stops scheduling readings after changes and waits for the readings under way. */
@@ -309,6 +313,10 @@ export function withPoint(points: readonly ValuePoint[], point: ValuePoint, buck
  * shows every slice that had one. Holds at most `maxPoints + 1` readings at any time.
  */
 export class Thinning {
+  /** Readings added. */
+  seen = 0;
+  /** Epoch ms of the first reading added. */
+  firstAt: number | undefined;
   private kept: ValuePoint[] | null = [];
   private readonly slices = new Map<number, ValuePoint>();
   private start = 0;
@@ -320,6 +328,8 @@ export class Thinning {
   ) {}
 
   add(point: ValuePoint): void {
+    this.seen++;
+    this.firstAt ??= point.at;
     if (!this.kept) {
       this.slot(point);
       return;

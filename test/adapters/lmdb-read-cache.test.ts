@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LmdbReadCache } from '../../adapters/lmdb/lmdb-read-cache.js';
+import { LmdbReadCache, MAX_CACHED_BYTES } from '../../adapters/lmdb/lmdb-read-cache.js';
 import type { StoredDocument } from '../../src/ports/store.port.js';
 
 const doc = (version: number): StoredDocument => Object.freeze({ id: 'a', version, data: { version }, indexes: {}, updatedAt: 0 });
@@ -43,6 +43,19 @@ describe('LmdbReadCache', () => {
     expect(held.filter(Boolean).length).toBeLessThanOrEqual(100);
     expect(held.slice(-90).every(Boolean)).toBe(true);
     expect(held.slice(0, 800).some(Boolean)).toBe(false);
+  });
+
+  it('keeps no large document, and drops one that grew past the bound', () => {
+    const cache = new LmdbReadCache(10);
+    const large = Buffer.alloc(MAX_CACHED_BYTES + 1, 7);
+    cache.remember('big', large, doc(1));
+    expect(cache.lookup('big', large)).toBeUndefined();
+    const small = Buffer.from([1, 2, 3]);
+    cache.remember('grows', small, doc(1));
+    expect(cache.lookup('grows', small)?.version).toBe(1);
+    cache.refresh('grows', large, doc(2));
+    expect(cache.lookup('grows', large)).toBeUndefined();
+    expect(cache.lookup('grows', small)).toBeUndefined();
   });
 
   it('keeps nothing with a capacity of 0', () => {

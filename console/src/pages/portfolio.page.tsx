@@ -37,7 +37,7 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
   const pnl = useLoad(() => client.trading.pnl({ agentId }), [agentId, bump, refreshKey]);
   const history = useLoad(
     () => client.trading.history({ from: new Date(Date.now() - range.ms).toISOString(), limit: CHART_POINTS }, { agentId }),
-    // A long range changes little in 15 s: read again every 5 minutes (a year is up to 366 days of readings to thin).
+    // A long range changes little in 15 s: read again every 5 minutes.
     [agentId, range, range.ms <= DAY_MS ? bump : Math.floor(bump / LONG_RANGE_EVERY), refreshKey],
   );
   const wallets = useLoad(

@@ -194,6 +194,44 @@ describe('ValueHistory', () => {
     expect(reads).toEqual([VALUE_HISTORY.months, VALUE_HISTORY.days]);
   });
 
+  it('a long range with gaps stays on the hourly series when it holds enough readings', async () => {
+    const { clock, store, hold, books, history } = await setup();
+    hold(agent, 1);
+    const start = clock.now();
+    for (const stretch of [0, 1]) {
+      for (let hour = 0; hour < 20; hour++) {
+        await history.sample(agent, 'change');
+        await clock.advance(60 * MINUTE);
+      }
+      if (stretch === 0) {
+        books.set('agent:agt_1', []);
+        await clock.advance(100 * 60 * MINUTE); // emptied for a while: no readings
+        hold(agent, 1);
+      }
+    }
+    const reads: string[] = [];
+    const find = store.find.bind(store);
+    store.find = (collection, query, page) => {
+      reads.push(collection);
+      return find(collection, query, page);
+    };
+    const points = await history.read(agent, { from: start, to: clock.now(), maxPoints: 30 });
+    expect(points.length).toBeLessThan(30); // slices across the gap hold nothing
+    expect(reads).toEqual([VALUE_HISTORY.months]); // 40 hourly readings: enough, no day documents read
+  });
+
+  it('never answers a reading older than the retention, though its hourly copy is still stored', async () => {
+    const { clock, hold, history } = await setup({ retentionDays: 2 });
+    hold(agent, 1);
+    await history.sample(agent, 'change');
+    await clock.advance(60 * MINUTE);
+    await history.sample(agent, 'change');
+    await clock.advance(3 * 24 * 60 * MINUTE);
+    await history.sample(agent, 'change');
+    const year = await history.read(agent, { from: clock.now() - 366 * 24 * 60 * MINUTE, to: clock.now(), maxPoints: 200 });
+    expect(year.map((p) => p.at)).toEqual([clock.now()]);
+  });
+
   it('forgets readings after the retention', async () => {
     const { clock, hold, history, all } = await setup({ retentionDays: 2 });
     hold(agent, 1);
