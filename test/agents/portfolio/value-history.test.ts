@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import type { PositionRecord } from '../../../agents/portfolio/positions.service.js';
 import { VALUE_HISTORY, VALUE_HISTORY_COLLECTIONS, type ValuePoint } from '../../../agents/portfolio/value-history.records.js';
-import { Thinning, ValueHistory, withPoint } from '../../../agents/portfolio/value-history.service.js';
+import { ValueHistory } from '../../../agents/portfolio/value-history.service.js';
+import { Thinning, withPoint } from '../../../agents/portfolio/value-points.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 
