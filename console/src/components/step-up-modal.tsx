@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { client, errorText } from '../api.js';
 import { Modal } from './modal.js';
 import { ErrorText } from './status.js';
+import { CodeInput } from './code-input.js';
 
 /**
  * Step-up: the 6-digit code from the authenticator app, exchanged for a step-up token (single
@@ -36,18 +37,7 @@ export function StepUpModal(props: {
     <Modal title="Confirm with your authenticator" labelId="step-up-title" onClose={props.onCancel}>
       <form onSubmit={verify}>
         <p>{props.explanation}</p>
-        <label>
-          Authenticator code
-          <input
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="\d{6}"
-            maxLength={6}
-            required
-            value={code}
-            onInput={(event) => setCode(event.currentTarget.value.trim())}
-          />
-        </label>
+        <CodeInput label="Authenticator code" value={code} onInput={setCode} />
         <ErrorText text={error} />
         <div class="actions">
           <button type="submit" disabled={busy || code.length !== 6}>

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { client, errorText } from '../api.js';
 import { ErrorText } from './status.js';
 import { toast } from './toasts.js';
+import { CodeInput } from './code-input.js';
 
 export function TotpEnrolment() {
   const [enrolment, setEnrolment] = useState<{ secret: string; qr: string } | undefined>(undefined);
@@ -50,18 +51,7 @@ export function TotpEnrolment() {
           <p>
             Scan the code, or type this secret into the app: <code data-testid="totp-secret">{enrolment.secret}</code>
           </p>
-          <label>
-            Code from the app
-            <input
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="\d{6}"
-              maxLength={6}
-              required
-              value={code}
-              onInput={(event) => setCode(event.currentTarget.value.trim())}
-            />
-          </label>
+          <CodeInput label="Code from the app" value={code} onInput={setCode} />
           <button type="submit" disabled={busy || code.length !== 6}>
             Activate
           </button>
