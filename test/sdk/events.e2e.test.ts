@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AgentClient, type AgentEvent, type EventSubscription, type WebSocketConstructor } from '../../sdk/src/index.js';
 import { agentFixture, until } from '../support/events-harness.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
+import { collectEvents } from './sdk-fakes.js';
 
 const running: TestService[] = [];
 const subscriptions: EventSubscription[] = [];
@@ -18,20 +19,10 @@ afterEach(async () => {
   for (const svc of running.splice(0)) await svc.stop();
 });
 
-/** Collects a subscription's events (and its end) in the background. */
+/** Collects a subscription's events in the background, closed after the test. */
 function collect(subscription: EventSubscription) {
   subscriptions.push(subscription);
-  const events: AgentEvent[] = [];
-  const state: { ended: boolean; error?: unknown } = { ended: false };
-  void (async () => {
-    try {
-      for await (const event of subscription) events.push(event);
-    } catch (error) {
-      state.error = error;
-    }
-    state.ended = true;
-  })();
-  return { events, state };
+  return collectEvents(subscription);
 }
 
 /** Waits until the subscription is connected and its replay (from id 0: the agent's creation, its keys) has arrived; answers how many that was. */

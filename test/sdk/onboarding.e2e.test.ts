@@ -9,7 +9,6 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentClient,
-  type AgentEvent,
   type EventSubscription,
   OperatorClient,
   providerOnboarding,
@@ -25,6 +24,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 import { TestIdentityProvider } from '../support/oidc-provider.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
+import { collectEvents } from './sdk-fakes.js';
 
 const CHAIN = 31337;
 const ONBOARD = '/api/public/erc8004/onboarding';
@@ -96,20 +96,10 @@ function recordingFetch() {
 const listWith = (publicId: string, token: string) =>
   rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(token));
 
-/** Collects a subscription's events in the background. */
+/** Collects a subscription's events in the background, closed after the test. */
 function collect(subscription: EventSubscription) {
   subscriptions.push(subscription);
-  const events: AgentEvent[] = [];
-  const state: { ended: boolean; error?: unknown } = { ended: false };
-  void (async () => {
-    try {
-      for await (const event of subscription) events.push(event);
-    } catch (error) {
-      state.error = error;
-    }
-    state.ended = true;
-  })();
-  return { events, state };
+  return collectEvents(subscription);
 }
 
 describe('SDK onboarding (e2e)', () => {

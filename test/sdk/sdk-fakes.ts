@@ -2,7 +2,7 @@
  * Fakes of the SDK's environment for unit tests: a driven clock (sleeps are recorded and
  * resolve at once, advancing time) and a scripted fetch that records every request.
  */
-import type { SdkClock } from '../../sdk/src/index.js';
+import type { AgentEvent, EventSubscription, SdkClock } from '../../sdk/src/index.js';
 
 export class DrivenClock implements SdkClock {
   readonly sleeps: number[] = [];
@@ -61,3 +61,18 @@ export const toolResult = (value: unknown, isError = false) =>
 
 /** An unsigned JWT whose `exp` is `expSeconds` (the SDK reads `exp` to know when to renew, never verifies). */
 export const jwtWithExp = (expSeconds: number) => `eyJhbGciOiJub25lIn0.${btoa(JSON.stringify({ exp: expSeconds })).replace(/=+$/, '')}.`;
+
+/** Collects a subscription's events (and its end, or the error it ended with) in the background. */
+export function collectEvents(subscription: EventSubscription) {
+  const events: AgentEvent[] = [];
+  const state: { ended: boolean; error?: unknown } = { ended: false };
+  void (async () => {
+    try {
+      for await (const event of subscription) events.push(event);
+    } catch (error) {
+      state.error = error;
+    }
+    state.ended = true;
+  })();
+  return { events, state };
+}
