@@ -125,10 +125,6 @@ export class WidgetService {
     return { owner: true, walletAddress: proven.address };
   }
 
-  async recentEvents(botId: string, limit: number) {
-    return this.deps.events.list(botId, limit);
-  }
-
   private async bot(botId: string): Promise<BotContext> {
     const bot = await this.deps.bots.get(botId);
     // A bot deleted while a session ran: the session is over.

@@ -12,18 +12,11 @@ import { PlatformRunner } from '../../src/messaging/platform-runner.js';
 import type { MessagingPlatformPort, PlatformCredentials } from '../../src/ports/messaging-platform.port.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
+import { until } from '../support/events-harness.js';
 
 const BOT = 'bot_1';
 const FIRST = `123456789:${'A'.repeat(35)}`;
 const SECOND = `123456789:${'B'.repeat(35)}`;
-
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('PlatformRunner: the platform token', () => {
   let runner: PlatformRunner | undefined;
@@ -75,14 +68,14 @@ describe('PlatformRunner: the platform token', () => {
     });
 
     runner.ensure(BOT, 'telegram');
-    await until('ten poll rounds', () => polls >= 10);
+    await until(() => polls >= 10, 'ten poll rounds');
     expect(connected.map((c) => c.token)).toEqual([FIRST]);
     expect(opened).toHaveBeenCalledTimes(1);
 
     await configs.update(BOT, 'telegram', { botToken: SECOND });
-    await until('the reconnection', () => connected.length === 2);
+    await until(() => connected.length === 2, 'the reconnection');
     const after = polls;
-    await until('ten more poll rounds', () => polls >= after + 10);
+    await until(() => polls >= after + 10, 'ten more poll rounds');
     expect(connected.map((c) => c.token)).toEqual([FIRST, SECOND]);
     expect(opened).toHaveBeenCalledTimes(2);
   });

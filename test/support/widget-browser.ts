@@ -1,14 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's chromium (STACK.md: playwright cannot download browsers here; `.ci/run` installs it). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
-}
+/** The widget tests launch the same browser as the console's. */
+export { launchChromium } from './browser.js';
 
 /**
  * A site that embeds the widget, served on its own port: `http://127.0.0.1:<port>` and

@@ -84,8 +84,8 @@ function widgetCallerOf(ctx: CallContext): WidgetCaller {
 /**
  * What a widget on a page does (issue 23), as catalog operations of the `widget` principal: the
  * routes resolve the session (origin, token, per-session budget) and call the invoker, so a
- * widget's chat is audited, switched off with the `chat` family, and answered once durable, as
- * the web chat and MCP are.
+ * widget's chat is audited, switched off with the `chat` family (as MCP's `ask_bot` is; the
+ * owner's console chat `bot_chat` is the `bots` family's), and answered once durable.
  */
 export function widgetSessionOperations(widget: Pick<WidgetService, 'chat' | 'event'>) {
   const session = { family: 'chat', principals: ['widget'], minScope: 'read' } as const;
