@@ -110,6 +110,18 @@ describe('AgentKeysPage', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
+  it('a manage key created without its secret: the modal closes and the page says so (no code asked again, no second key)', async () => {
+    service.on('POST', KEYS, (request) => json(201, { keyId: 'key_m', ...(request.body as object), status: 'active' }));
+    open();
+    await createKey('admin', 'manage');
+    const dialog = await screen.findByRole('dialog', { name: 'Confirm with your authenticator' });
+    fireEvent.input(within(dialog).getByLabelText('Authenticator code'), { target: { value: '123456' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Verify and create key' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Backend did not return a one-time secret');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(service.calls('POST', KEYS)).toHaveLength(1);
+  });
+
   it('revokes a key only after confirmation', async () => {
     keys.push({
       keyId: 'key_9',

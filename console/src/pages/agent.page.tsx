@@ -137,8 +137,14 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
           submitLabel="Verify and create key"
           onCancel={() => setAskCode(false)}
           onVerified={async (token) => {
-            await create(token);
+            // The code was right and its token is spent: whatever the creation answers is the page's to show, not
+            // the modal's (asking for a code again would create a second key when the first came back without its secret).
             setAskCode(false);
+            try {
+              await create(token);
+            } catch (caught) {
+              setError(errorText(caught));
+            }
           }}
         />
       ) : null}
