@@ -157,6 +157,24 @@ describe('ControlPlane: changes behind step-up', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
   });
 
+  it('a rotated key without its secret is said, once, and the others still show (no second rotation asked)', async () => {
+    const rotated = (name: string, secret?: string) => ({
+      keyId: `key_${name}`,
+      name,
+      scope: 'trade',
+      status: 'active',
+      ...(secret ? { secret } : {}),
+    });
+    service.on('POST', `${AGENT}/control/mcp/keys/rotate`, () => json(200, { keys: [rotated('runtime'), rotated('backup', 'mcpk_b')] }));
+    open();
+    fireEvent.click(screen.getByRole('button', { name: 'Rotate keys' }));
+    await stepUp('Verify and rotate');
+    const shown = await screen.findByRole('dialog', { name: 'Your new key' });
+    expect((within(shown).getByLabelText('Secret') as HTMLInputElement).value).toBe('mcpk_b');
+    expect(screen.getByRole('status').textContent).toContain('Backend did not return a one-time secret');
+    expect(service.calls('POST', `${AGENT}/control/mcp/keys/rotate`)).toHaveLength(1);
+  });
+
   it('shows the withdrawal settings and saves changes after the code', async () => {
     let saved: Record<string, unknown> | undefined;
     service.on('PUT', `${AGENT}/control/withdraw`, (request) => {

@@ -9,7 +9,7 @@ import type { AgentControlClaimOutput, AgentWithdrawSettingsGetOutput } from '..
 import { client, errorText } from '../api.js';
 import { useLoad } from '../use-load.js';
 import { evmSigner, solanaSigner } from '../wallets.js';
-import { SecretModal } from './secret-modal.js';
+import { hasSecret, MISSING_SECRET, SecretModal } from './secret-modal.js';
 import { ErrorText, Loading } from './status.js';
 import { StepUpModal } from './step-up-modal.js';
 import { toast } from './toasts.js';
@@ -72,7 +72,9 @@ export function ControlPlane({ agentId, onKeysRotated }: { agentId: string; onKe
             run: async (stepUpToken) => {
               const answer = await client.agents.rotateKeys(agentId, { graceSeconds: Number(grace) }, { stepUpToken });
               toast(`${answer.keys.length} key${answer.keys.length === 1 ? '' : 's'} rotated`);
-              setSecrets(answer.keys.map((key) => ({ secret: key.secret, name: key.name })));
+              // The rotation is done: a key without its secret is said, never thrown (the dialog would ask to rotate again).
+              if (!answer.keys.every((key) => hasSecret(key.secret))) toast(MISSING_SECRET, 'error');
+              setSecrets(answer.keys.filter((key) => hasSecret(key.secret)).map((key) => ({ secret: key.secret, name: key.name })));
               onKeysRotated();
             },
           });

@@ -5,6 +5,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Modal } from './modal.js';
 
+/** Interface 7.3: the UI's own error when a created or rotated key comes back without its secret. */
+export const MISSING_SECRET = 'Backend did not return a one-time secret';
+
+/** Whether an answer carries the one-time secret a new key must show. */
+export const hasSecret = (secret: unknown): secret is string => typeof secret === 'string' && secret !== '';
+
 /** Interface 8, "One-time key reveal": auto-dismisses after 30 s. */
 const SECRET_REVEAL_MS = 30_000;
 

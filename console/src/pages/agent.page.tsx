@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import type { AgentKeysCreateOutput, AgentKeysListOutput } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { Modal } from '../components/modal.js';
-import { SecretModal } from '../components/secret-modal.js';
+import { hasSecret, MISSING_SECRET, SecretModal } from '../components/secret-modal.js';
 import { StepUpModal } from '../components/step-up-modal.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
@@ -18,9 +18,6 @@ import { ScrollRegion } from '../components/scroll-region.js';
 
 type Scope = AgentKeysCreateOutput['scope'];
 type Key = AgentKeysListOutput['items'][number];
-
-/** Interface 7.3: the UI's own error when a created key comes back without its secret. */
-const MISSING_SECRET = 'Backend did not return a one-time secret';
 
 export function AgentKeysPage({ agentId }: { agentId: string }) {
   const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
@@ -35,7 +32,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
   const create = async (stepUpToken?: string) => {
     const created = await client.keys.create(agentId, { name: name.trim(), scope, ...(stepUpToken ? { stepUpToken } : {}) });
     await keys.reload();
-    if (typeof created.secret !== 'string' || created.secret === '') throw new Error(MISSING_SECRET);
+    if (!hasSecret(created.secret)) throw new Error(MISSING_SECRET);
     setName('');
     setRevealed({ secret: created.secret, name: created.name });
   };
