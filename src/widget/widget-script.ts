@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildStale } from '../shared/build-freshness.js';
+import { strongEtag } from '../shared/strong-etag.js';
 
 /**
  * The embed script (`GET /api/widget/:botId/script.js`): the TypeScript under `widget/`
@@ -44,7 +45,7 @@ let loading: Promise<WidgetScript> | undefined;
 /** The script, loaded on first call and kept for the process (several services in one test process share it). */
 export function widgetScript(): Promise<WidgetScript> {
   loading ??= loadWidgetBundle()
-    .then(({ body }) => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }))
+    .then(({ body }) => ({ body, etag: strongEtag(body) }))
     .catch((error: unknown) => {
       loading = undefined; // a failed build is tried again on the next request
       throw error;

@@ -4,12 +4,12 @@
  * strong `ETag` of the body (`If-None-Match` → 304). Not catalog operations: there is no
  * principal to call them as, as for onboarding.
  */
-import { createHash } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { DirectoryService } from '../../directory/directory.service.js';
 import { directoryPageQuerySchema, feedQuerySchema } from '../../directory/card.schemas.js';
 import { validate } from '../validate.js';
 import { noQuery } from './route-schemas.js';
+import { strongEtag } from '../../shared/strong-etag.js';
 
 export const DIRECTORY_PREFIX = '/api/public/erc8004';
 
@@ -28,7 +28,7 @@ function pageQuery(req: Request): Record<string, unknown> {
 /** Sends `body` with its ETag, or 304 when the client holds it already. */
 function cached(req: Request, res: Response, body: unknown): void {
   const json = JSON.stringify(body);
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  const etag = strongEtag(json);
   res.set({ 'Cache-Control': 'public, max-age=30', ETag: etag });
   if (matches(req.get('if-none-match'), etag)) {
     res.status(304).end();
