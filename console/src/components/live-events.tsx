@@ -32,10 +32,18 @@ export function LiveEvents({ publicId, onChange }: { publicId: string; onChange(
   useEffect(() => {
     setEvents([]);
     setLink('connecting');
-    const subscription = client.events(publicId, { onReconnect: () => setLink('reconnecting') });
+    // Connections the SDK had opened when the link was last lost: live again only once a new one opens
+    // (the count is cumulative, so `> 0` would call a dropped stream live within a quarter second).
+    let openedBefore = 0;
+    const subscription = client.events(publicId, {
+      onReconnect: () => {
+        openedBefore = subscription.connections;
+        setLink('reconnecting');
+      },
+    });
     let stopped = false;
     const watchOpen = setInterval(() => {
-      if (subscription.connections > 0) setLink((now) => (now === 'connecting' || now === 'reconnecting' ? 'live' : now));
+      if (subscription.connections > openedBefore) setLink((now) => (now === 'connecting' || now === 'reconnecting' ? 'live' : now));
     }, 250);
     void (async () => {
       try {
