@@ -45,13 +45,20 @@ async function screenShot(name: string): Promise<void> {
 
 /** Taps `control` with it at `where` of the screen's height (0 top, 1 bottom); answers its box then. */
 async function tapAt(control: Locator, where: number): Promise<Box> {
-  await control.evaluate((element, at) => {
-    const { top, height } = element.getBoundingClientRect();
-    window.scrollBy(0, top + height / 2 - window.innerHeight * at);
-  }, where);
-  const box = (await control.boundingBox())!;
+  // Scrolled until the control stays put: a list still re-rendering after the last action changes the page's height.
+  let box: Box | null = null;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await control.evaluate((element, at) => {
+      const { top, height } = element.getBoundingClientRect();
+      window.scrollBy(0, top + height / 2 - window.innerHeight * at);
+    }, where);
+    await page.waitForTimeout(50);
+    const settled = await control.boundingBox();
+    if (box && settled && Math.abs(settled.y - box.y) < 1) break;
+    box = settled;
+  }
   await control.click();
-  return box;
+  return box!;
 }
 
 /** Dismisses every notice showing, from the keyboard. */
