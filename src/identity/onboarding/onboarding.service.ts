@@ -24,7 +24,7 @@ import { identityOnboardingSchema, siweOnboardingSchema, type Registration } fro
 import { splitSiwaMessage } from './siwa-message.js';
 
 /** Interface 7.5, word for word: the claim route's refusal, and onboarding's once another holds the claim. */
-const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
+export const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
 
 /** The agent onboarding answers with. */
 export interface OnboardedAgent {
