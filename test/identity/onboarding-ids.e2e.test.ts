@@ -24,7 +24,9 @@ let provider: TestIdentityProvider;
 beforeAll(async () => {
   provider = await TestIdentityProvider.start();
   svc = await startTestService({
-    env: { IDENTITY_PROVIDERS: JSON.stringify({ testidp: { issuer: provider.issuer, audience: provider.audience, jwksUrl: provider.jwksUrl } }) },
+    env: {
+      IDENTITY_PROVIDERS: JSON.stringify({ testidp: { issuer: provider.issuer, audience: provider.audience, jwksUrl: provider.jwksUrl } }),
+    },
   });
   client = new Client(svc.url);
 }, 60_000);
@@ -171,8 +173,14 @@ describe('a claim ends the onboarding wallet’s say', () => {
     const own = evmWallet();
     const mine = await onboardSiwe(own, 'trade');
     const session = await signInEvm(own);
-    const claimed = await session.post(`/api/nest/agents/${mine.body.agentId}/control/claim`, await evmClaim(session, own, mine.body.agentId));
+    const claimed = await session.post(
+      `/api/nest/agents/${mine.body.agentId}/control/claim`,
+      await evmClaim(session, own, mine.body.agentId),
+    );
     expect(claimed.status).toBe(200);
-    expect(await onboardSiwe(own, 'trade')).toMatchObject({ status: 200, body: { agentId: mine.body.agentId, publicId: mine.body.publicId } });
+    expect(await onboardSiwe(own, 'trade')).toMatchObject({
+      status: 200,
+      body: { agentId: mine.body.agentId, publicId: mine.body.publicId },
+    });
   });
 });

@@ -19,7 +19,7 @@ import { AGENT_IDENTITIES, IDENTITY_INDEX, type AgentIdentityRecord } from './ag
 import type { SiwaIdentity } from './siwa-message.js';
 
 /** The event that tells an agent's stream it lost its verified identity. */
-export const IDENTITY_UNVERIFIED = 'agent.identity.unverified';
+const IDENTITY_UNVERIFIED = 'agent.identity.unverified';
 const SWEEP_PAGE = 100;
 
 export interface Erc8004OwnershipDeps {
