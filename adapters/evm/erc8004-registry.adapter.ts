@@ -34,7 +34,8 @@ export interface Erc8004RegistryOptions {
 /**
  * `ownerOf(agentId)` on ERC-8004 identity registries through viem, one client and one
  * circuit breaker per chain. A call that reverts (a token that was never minted, or burned)
- * means "nobody owns it"; a timeout or RPC failure is a 503 and counts toward the breaker.
+ * means "nobody owns it", a definitive answer that never counts toward the breaker; a timeout
+ * or RPC failure is a 503 and does.
  */
 export class Erc8004RegistryAdapter implements AgentRegistryPort {
   private readonly chains = new Map<number, { client: PublicClient; breaker: ProviderBreaker }>();
@@ -86,13 +87,29 @@ export class Erc8004RegistryAdapter implements AgentRegistryPort {
 }
 
 /**
+ * JSON-RPC errors that carry an `eth_call` revert, in the shapes nodes send: code 3 `execution
+ * reverted` (geth, EIP-1474 era), -32000 `VM Exception while processing transaction: revert`
+ * or `execution reverted` (ganache, hardhat, older geth), -32015 `VM execution error`
+ * (OpenEthereum, Nethermind). -32000 alone is any server error (`header not found`...), so it
+ * counts only with a revert message.
+ */
+const REVERT_CODES = new Set([3, -32015]);
+const REVERT_MESSAGE = /revert|VM Exception/i;
+
+/**
  * A revert, or a call that returned nothing (some nodes answer a reverted `eth_call` with
  * empty data; so does an address without code): either way the registry names no owner.
+ * viem recognises only some revert shapes, so the RPC error it wraps is read too.
  */
 function isRevert(error: unknown): boolean {
   let current: unknown = error;
-  for (let depth = 0; current && depth < 6; depth++) {
+  for (let depth = 0; current && depth < 8; depth++) {
     if (current instanceof ContractFunctionRevertedError || current instanceof ContractFunctionZeroDataError) return true;
+    // viem's errors keep the node's own message in `details`; the node's error object is their `cause`.
+    const { code, details, message } = current as { code?: unknown; details?: unknown; message?: unknown };
+    const text = typeof details === 'string' ? details : message;
+    if (typeof code === 'number' && REVERT_CODES.has(code)) return true;
+    if (code === -32000 && typeof text === 'string' && REVERT_MESSAGE.test(text)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

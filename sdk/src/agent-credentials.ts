@@ -148,8 +148,9 @@ export interface SiweOnboardingOptions {
   publicUrl: string;
   /**
    * SIWA: the ERC-8004 identity the signer owns on a registry the service reads (`ERC8004_RPC_URLS`).
-   * The service asks the registry's `ownerOf(agentId)`; the agent is then `erc8004:<chainId>:<registry>:<agentId>`
-   * and the token `verified`. Without it: plain SIWE, the wallet's agent `erc8004-wallet`.
+   * The service asks the registry's `ownerOf(agentId)`; the agent is then the one of this wallet and identity,
+   * and the token `verified`. Without it: plain SIWE, the wallet's own agent. Either way its `agentId` (`agt_…`) is
+   * unique in the service and is the token's `sub`.
    */
   erc8004?: Erc8004Identity;
   /** The message's `Chain ID`: default the registry's chain for SIWA, 1 otherwise (the service takes 1, 8453, 42161). */

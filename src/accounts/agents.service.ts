@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AGENT_SCOPE_SEPARATOR, chosenAgentId, scopedActorId } from '../../machines/agent-id.js';
+import { AGENT_SCOPE_SEPARATOR, chosenAgentId, isReservedAgentId, scopedActorId } from '../../machines/agent-id.js';
 import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.machine.js';
 import { AppError } from '../errors/app-error.js';
 import type { ClockPort } from '../ports/clock.port.js';
@@ -29,6 +29,10 @@ export const createAgentSchema = z
     agentId: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')
+      .refine(
+        (id) => !isReservedAgentId(id),
+        'must not start with agt_ or erc8004: nor be erc8004-wallet (the service names its own agents so)',
+      )
       .optional()
       .describe('An id of your choosing, unique among your agents; default: a generated `agt_…` id'),
   })
@@ -84,18 +88,59 @@ export class AgentsService {
     // Only the caller's own agents can make a chosen id taken (one created before ids were scoped included).
     if (input.agentId !== undefined && (await this.findOwned(ownerId, input.agentId))) throw exists();
     const actorId = input.agentId === undefined ? `agt_${randomBytes(12).toString('base64url')}` : scopedActorId(ownerId, input.agentId);
+    const created = await this.createActor(ownerId, actorId, input.name);
+    if (!created) throw exists();
+    return toSummary(created);
+  }
+
+  /**
+   * Onboarding's agent (identity module): the agent of actor id `actorId` (an id unique in the
+   * service, made from the identity), else the one onboarding made at `formerActorId` before
+   * its ids were unique; created as `actorId` for `ownerId` under the per-user cap when neither
+   * exists. The same identity onboarding twice at once makes one agent: the second finds the first's.
+   */
+  async ensure(
+    ownerId: string,
+    ids: { actorId: string; formerActorId: string },
+    name: string,
+  ): Promise<{ view: ActorView<AgentContext>; created: boolean }> {
+    const { actorId } = ids;
+    const existing = (await this.agents.get(actorId)) ?? (await this.agents.get(ids.formerActorId));
+    if (existing) return { view: await this.activated(existing), created: false };
+    const created = await this.caps.create(
+      `agents:${ownerId}`,
+      this.maxAgents,
+      `Agent limit reached: at most ${this.maxAgents} agents per user`,
+      (cap) => this.countAgents(ownerId, cap),
+      () => this.createActor(ownerId, actorId, name),
+    );
+    if (created) return { view: created, created: true };
+    const raced = await this.agents.get(actorId);
+    if (!raced) throw AppError.internal('onboarded agent vanished');
+    return { view: await this.activated(raced), created: false };
+  }
+
+  /** The agent actor, created and activated (the user's first agent becomes the default); null when the id is taken. */
+  private async createActor(ownerId: string, actorId: string, name: string): Promise<ActorView<AgentContext> | null> {
     // Unguessable and unrelated to every internal id.
     const publicId = `pub_${randomBytes(18).toString('base64url')}`;
-    await this.agents
-      .create(actorId, { agentId: actorId, publicId, ownerId, name: input.name, createdAt: this.clock.now() })
+    const made = await this.agents
+      .create(actorId, { agentId: actorId, publicId, ownerId, name, createdAt: this.clock.now() })
+      .then(() => true)
       .catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 409) throw exists();
+        if (error instanceof AppError && error.status === 409) return false;
         throw error;
       });
+    if (!made) return null;
     const { view } = await this.agents.send(actorId, { type: 'agent.activate' });
     const user = await this.users.get(ownerId);
     if (user && !user.defaultAgentId) await this.users.setDefaultAgent(ownerId, actorId);
-    return toSummary(view);
+    return view;
+  }
+
+  /** An agent whose creation stopped before its activation (a crash between the two) is activated now. */
+  private async activated(view: ActorView<AgentContext>): Promise<ActorView<AgentContext>> {
+    return view.state === 'created' ? (await this.agents.send(view.id, { type: 'agent.activate' })).view : view;
   }
 
   async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: AgentSummary[]; nextCursor?: string }> {

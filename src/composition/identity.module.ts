@@ -8,31 +8,38 @@
 import { readFileSync } from 'node:fs';
 import { Erc8004RegistryAdapter } from '../../adapters/evm/erc8004-registry.adapter.js';
 import { RemoteJwksIdentityProviders } from '../../adapters/identity/remote-jwks-provider.adapter.js';
+import { chosenAgentId } from '../../machines/agent-id.js';
 import { identityTokenDefinition } from '../../machines/identity-token.machine.js';
 import type { AgentsService } from '../accounts/agents.service.js';
-import type { UsersService } from '../accounts/users.service.js';
+import { userIdOfWallet, type UsersService } from '../accounts/users.service.js';
 import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import { parseIdentityProviders, type IdentitySettings } from '../config/config.schema.js';
 import { SecretBox } from '../crypto/secret-box.js';
-import { AppError, isAppError } from '../errors/app-error.js';
 import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
-import {
-  ONBOARDING_COLLECTIONS,
-  OnboardingService,
-  type OnboardingAgents,
-  type OnboardingCards,
-} from '../identity/onboarding/onboarding.service.js';
+import { ONBOARDING_COLLECTIONS } from '../identity/onboarding/agent-identity.records.js';
+import { Erc8004Ownership } from '../identity/onboarding/erc8004-ownership.service.js';
+import { OnboardingService, type OnboardingAgents, type OnboardingCards } from '../identity/onboarding/onboarding.service.js';
 import { IdentityTokens } from '../identity/tokens/identity-tokens.service.js';
 import { signingKeyOperations } from '../operations/definitions/signing-keys.ops.js';
 import type { AnyOperation } from '../operations/operation.types.js';
 import type { CollectionSpec } from '../ports/store.port.js';
 import { createErc8004DiscoveryRoutes } from '../mcp/erc8004-discovery.routes.js';
-import { identityTokenDueOperations } from '../operations/definitions/due-job.ops.js';
+import { erc8004OwnershipDueOperations, identityTokenDueOperations } from '../operations/definitions/due-job.ops.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 const IDENTITY_COLLECTIONS: CollectionSpec[] = [...SIGNING_KEY_COLLECTIONS, ...ONBOARDING_COLLECTIONS];
+
+/** The ownership sweep: one repeating schedule for the whole service, taken by `erc8004_ownership_check`. */
+const OWNERSHIP_SWEEP = {
+  scheduleId: 'erc8004-ownership-sweep',
+  type: 'erc8004-ownership',
+  id: 'sweep',
+  event: 'ownership.sweep',
+} as const;
+/** The sweep reads only the due agents (an index range), so it can run often; each agent is asked every `ownerCheckMs`. */
+const OWNERSHIP_SWEEP_EVERY_MS = 60_000;
 
 /** Signing keys of identity tokens, under the ops prefix whose router answers strangers first. */
 const SIGNING_KEYS_PATH = '/api/nest/ops/identity/signing-keys';
@@ -59,7 +66,7 @@ export function identityTokens(ctx: ModuleContext) {
 export interface IdentityAccounts {
   wallet: Pick<WalletLoginService, 'verifyEvm'>;
   users: Pick<UsersService, 'ensureByWallet'>;
-  agents: Pick<AgentsService, 'create' | 'ownedView' | 'firstMadeAs'>;
+  agents: Pick<AgentsService, 'ensure'>;
   publicLimit: Parameters<typeof createOnboardingRoutes>[0]['publicLimit'];
   /** The directory's card store: onboarding writes an agent's verified identity and registration draft there. */
   cards: OnboardingCards;
@@ -69,15 +76,27 @@ export interface IdentityAccounts {
 export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof identityTokens>, accounts: IdentityAccounts): FeatureModule {
   const settings = ctx.config.identity;
   const { keys, tokens } = parts;
+  const registry = new Erc8004RegistryAdapter({
+    rpcUrls: settings.registryRpcUrls,
+    allowed: settings.registries,
+    timeoutMs: settings.jwksTimeoutMs,
+    breaker: settings.breaker,
+    clock: ctx.clock,
+  });
+  const ownership = new Erc8004Ownership({
+    registry,
+    store: ctx.store,
+    clock: ctx.clock,
+    tokens,
+    cards: accounts.cards,
+    publisher: ctx.publisher,
+    logger: ctx.logger,
+    intervalMs: settings.ownerCheckMs,
+  });
   const onboarding = new OnboardingService({
     wallet: accounts.wallet,
-    registry: new Erc8004RegistryAdapter({
-      rpcUrls: settings.registryRpcUrls,
-      allowed: settings.registries,
-      timeoutMs: settings.jwksTimeoutMs,
-      breaker: settings.breaker,
-      clock: ctx.clock,
-    }),
+    registry,
+    ownership,
     providers: new RemoteJwksIdentityProviders({
       providers: providersOf(settings),
       timeoutMs: settings.jwksTimeoutMs,
@@ -104,7 +123,11 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
     name: 'identity',
     definitions: [identityTokenDefinition],
     collections: IDENTITY_COLLECTIONS,
-    operations: [...(signingKeyOperations(keys, ctx.logger) as AnyOperation[]), ...identityTokenDueOperations(tokenActors)],
+    operations: [
+      ...(signingKeyOperations(keys, ctx.logger) as AnyOperation[]),
+      ...identityTokenDueOperations(tokenActors),
+      ...erc8004OwnershipDueOperations(ownership),
+    ],
     bindings: SIGNING_KEY_BINDINGS,
     // Onboarding and the token routes are sign-in's kin (the caller has no credential yet, or proves one by holding it).
     routers: [createOnboardingRoutes({ onboarding, tokens, keys, publicLimit: accounts.publicLimit }), discovery],
@@ -115,11 +138,26 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
         operation: 'identity_token_expire',
         input: (job) => ({ jti: job.address.id, at: job.event.at, dueAt: job.dueAt }),
       },
+      {
+        type: OWNERSHIP_SWEEP.type,
+        event: OWNERSHIP_SWEEP.event,
+        operation: 'erc8004_ownership_check',
+        input: (job) => ({ dueAt: job.dueAt }),
+      },
     ],
-    /** After `store.init`: the first key exists, and the token cache listens for revocations. */
+    /** After `store.init`: the first key exists, the token cache listens for revocations, ownership is checked on schedule. */
     start: async () => {
       await keys.ensureActive();
       await tokens.start();
+      // Verified agents stored before the checks are due at once; the sweep does not wait for this pass.
+      ownership.scheduleStoredRecords().catch((error: unknown) => ctx.logger.error({ err: error }, 'stored verified agents not scheduled'));
+      // The same id from every process and every start: one schedule, updated, never a second.
+      await ctx.scheduler.scheduleRepeating({
+        scheduleId: OWNERSHIP_SWEEP.scheduleId,
+        address: { type: OWNERSHIP_SWEEP.type, id: OWNERSHIP_SWEEP.id },
+        event: { type: OWNERSHIP_SWEEP.event },
+        everyMs: OWNERSHIP_SWEEP_EVERY_MS,
+      });
     },
   };
 }
@@ -132,23 +170,21 @@ function providersOf(settings: IdentitySettings) {
   return parsed;
 }
 
-/** The account services as the onboarding sees them: same owner and agentId → the same agent. */
+/** The account services as the onboarding sees them: the same identity → the same agent. */
 function onboardingAgents(users: IdentityAccounts['users'], agents: IdentityAccounts['agents']): OnboardingAgents {
   return {
     walletOwner: async (address) => (await users.ensureByWallet('evm', address)).id,
-    ensure: async (ownerId, agentId, name) => {
-      try {
-        const created = await agents.create(ownerId, { name, agentId });
-        const view = await agents.ownedView(ownerId, agentId);
-        return { actorId: view.id, agentId: created.agentId, publicId: created.publicId, created: true };
-      } catch (error) {
-        // Onboarding again (or two onboardings at once): the agent is there; answer with it.
-        if (!(isAppError(error) && error.code === 'RESOURCE_CONFLICT' && error.message === 'Agent already exists')) throw error;
-        // Claimed by an operator since (control/claim), it is still this identity's agent.
-        const view = await agents.firstMadeAs(ownerId, agentId);
-        if (!view) throw AppError.internal('onboarded agent vanished');
-        return { actorId: view.id, agentId, publicId: view.context.publicId, created: false };
-      }
+    walletOwnerId: (address) => userIdOfWallet('evm', address),
+    ensure: async (ownerId, ids, name) => {
+      const { view, created } = await agents.ensure(ownerId, ids, name);
+      const { claim } = view.context;
+      return {
+        actorId: view.id,
+        agentId: chosenAgentId(view.id),
+        publicId: view.context.publicId,
+        created,
+        ...(claim ? { claimedBy: claim.claimedBy } : {}),
+      };
     },
   };
 }

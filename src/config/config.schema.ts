@@ -178,6 +178,8 @@ export const envSchema = z
       .refine((text) => text === '' || text.split(',').every((ref) => /^\s*eip155:\d{1,12}:0x[0-9a-fA-F]{40}\s*$/.test(ref)), {
         message: 'must look like eip155:8453:0x…,eip155:1:0x…',
       }),
+    /** How often a verified agent's ERC-8004 ownership is asked again (at most hourly); tests lower it. */
+    ERC8004_OWNER_CHECK_MS: intFromEnv(3_600_000, 60_000, 3_600_000),
     /** Shortest DCA interval, cron or `every` (issue 16: a minute); tests of the scheduler lower it. */
     DCA_MIN_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
     /** Gap between periodic portfolio value readings of an account that holds something (issue 22); tests lower it. */
@@ -277,6 +279,8 @@ export interface IdentitySettings {
   registries: string[];
   /** Circuit breaker of the providers and registries (the trading providers' settings). */
   breaker: { threshold: number; openMs: number };
+  /** How often each verified agent's `ownerOf` is asked again. */
+  ownerCheckMs: number;
 }
 
 const providerConfigSchema = z
@@ -411,6 +415,7 @@ export function toAppConfig(env: Env): AppConfig {
         .map((ref) => ref.trim())
         .filter(Boolean),
       breaker: { openMs: env.CIRCUIT_BREAKER_OPEN_MS, threshold: env.CIRCUIT_BREAKER_THRESHOLD },
+      ownerCheckMs: env.ERC8004_OWNER_CHECK_MS,
     },
     messaging: {
       telegramApiUrl: env.TELEGRAM_API_URL ?? 'https://api.telegram.org',

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AGENT_IDENTITIES, type AgentIdentityRecord } from '../identity/onboarding/onboarding.service.js';
+import { AGENT_IDENTITIES, type AgentIdentityRecord } from '../identity/onboarding/agent-identity.records.js';
 import type { StorePort } from '../ports/store.port.js';
 import { updateRecord } from '../shared/record-update.js';
 import { cardContentSchema } from './card.schemas.js';
@@ -45,7 +45,8 @@ export async function migrateCardDrafts(deps: {
       await updateRecord<AgentIdentityRecord>(store, { collection: AGENT_IDENTITIES, id: doc.id }, (current) => {
         if (!current?.data.cardDraft) return null;
         const { cardDraft: _moved, ...rest } = current.data;
-        return { data: rest };
+        // Its other indexes stay (a verified agent's next ownership check).
+        return { data: rest, indexes: { ...current.indexes } };
       });
       moved++;
     }

@@ -119,6 +119,24 @@ export class CardsService {
   }
 
   /**
+   * The agent's ERC-8004 identity is no longer its own (the identity module's ownership
+   * checks): not verified, no registrations, out of the feed at once (the published copy
+   * reads both from the record). Nothing to do for an agent without a card.
+   */
+  async unverified(agentActorId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.change(
+      { type: 'agent', id: agentActorId },
+      (current) => {
+        if (!current.verified && !current.registrations) return null;
+        const { registrations: _gone, ...rest } = current;
+        return { ...rest, verified: false, updatedAt: now };
+      },
+      { existingOnly: true },
+    );
+  }
+
+  /**
    * Its agent or bot was paused, resumed, archived or deleted: the card's index entries follow
    * (withdrawn while it is not active, back while its card is published), counts with them,
    * in one commit. Idempotent. The card is written even when its entries stay, so that a

@@ -6,6 +6,7 @@
  * (no fixed tool count). Public, rate limited per address, cacheable.
  */
 import { Router, type RequestHandler } from 'express';
+import { AGENT_ALREADY_CLAIMED } from '../identity/onboarding/onboarding.service.js';
 import { IDENTITY_TOKEN_MESSAGES } from '../identity/tokens/identity-token.errors.js';
 import { TOKEN_LIFETIME_S } from '../identity/tokens/token-lifetimes.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
@@ -74,6 +75,8 @@ function onboardingDocument(deps: Pick<Erc8004DiscoveryDeps, 'publicUrl' | 'prov
       { status: 401, message: IDENTITY_TOKEN_MESSAGES.invalid, code: 'TOKEN_VALIDATION_FAILED' },
       { status: 401, message: IDENTITY_TOKEN_MESSAGES.revoked },
       { status: 400, message: IDENTITY_TOKEN_MESSAGES.alreadyRevoked },
+      // An operator claimed the agent (control/claim): only the claimant's wallet onboards into it.
+      { status: 409, message: AGENT_ALREADY_CLAIMED },
     ],
   };
 }

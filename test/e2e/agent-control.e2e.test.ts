@@ -102,7 +102,11 @@ describe('agent control plane (e2e)', () => {
         await evmClaim(operator.client, agentWallet, agentId, new Date(clock.now()), 'Sign in'),
       ),
     ).toMatchObject({ status: 400, body: { message: [`message: its statement must name the agent (${agentId})`] } });
-    expect(await claimAs(operator, evmWallet())).toMatchObject({ status: 404, body: { message: 'Agent not found' } });
+    // Onboarded agents' ids are unique in the service: another wallet names this very agent, and is not its owner wallet.
+    expect(await claimAs(operator, evmWallet())).toMatchObject({
+      status: 403,
+      body: { message: "Message not signed by the agent's owner wallet" },
+    });
     const claimed = await claimAs(operator);
     expect(claimed).toMatchObject({ status: 200 });
     expect(claimed.body).toEqual({ agentId, claimed: true, claimedBy: operator.userId, claimedAt: expect.any(String) });
@@ -206,7 +210,7 @@ describe('agent control plane (e2e)', () => {
     expect(await control('POST', 'mcp/keys/rotate', { graceSeconds: 86_401 }, 'sut_x')).toMatchObject({ status: 400 });
   });
 
-  it('withdrawal settings after the claim: the identity token withdraws; it cannot change the settings itself', async () => {
+  it('withdrawal settings after the claim: the claimant’s trade key withdraws; an identity token cannot change the settings', async () => {
     await operator.client.post(
       `/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`,
       {},
@@ -220,7 +224,9 @@ describe('agent control plane (e2e)', () => {
     });
     expect((await call(token, 'PUT', `/api/nest/agents/${agentId}/control/withdraw`, { enabled: true })).status).toBe(403);
     expect(await control('PUT', 'withdraw', { enabled: true }, await stepUp())).toMatchObject({ status: 200, body: { enabled: true } });
-    const fresh = (await onboard('trade')).body.accessToken as string; // the trade token lives 300 s; the clock moved
+    // The claim ended the onboarding wallet's say: it mints no more tokens for the agent; the claimant's key acts for it.
+    expect(await onboard('trade')).toMatchObject({ status: 409, body: { message: 'Agent already claimed' } });
+    const fresh = (await operator.agentKey(agentId, 'trade')).secret;
     const to = Keypair.generate().publicKey.toBase58();
     const done = await call(
       fresh,

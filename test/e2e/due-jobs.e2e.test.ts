@@ -16,7 +16,15 @@ import { Client, signInSolana, type TestService } from '../support/test-service.
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-const SYSTEM_OPERATIONS = ['dca_end', 'dca_tick', 'identity_token_expire', 'key_expire', 'order_expire', 'portfolio_value_sample'];
+const SYSTEM_OPERATIONS = [
+  'dca_end',
+  'dca_tick',
+  'erc8004_ownership_check',
+  'identity_token_expire',
+  'key_expire',
+  'order_expire',
+  'portfolio_value_sample',
+];
 
 describe('due jobs as system operations (e2e)', () => {
   // Near real time: a manage key's step-up checks a TOTP code of the real time.

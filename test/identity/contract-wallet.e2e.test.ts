@@ -65,7 +65,12 @@ describe('onboarding with a contract wallet (ERC-1271)', () => {
   it('a contract that vouches for the signature onboards its agent; the check was an eth_call on the chain', async () => {
     const answer = await onboardAs(accepting);
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ agentId: 'erc8004-wallet', verified: false, scope: 'read', accessToken: expect.any(String) });
+    expect(answer.body).toMatchObject({
+      agentId: expect.stringMatching(/^agt_/),
+      verified: false,
+      scope: 'read',
+      accessToken: expect.any(String),
+    });
     expect(rpc.calls).toContain('eth_call');
   });
 

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { Erc8004RegistryAdapter } from '../../adapters/evm/erc8004-registry.adapter.js';
 import { EdrChain } from '../adapters/live/support/edr-chain.js';
-import { deployRegistry, REGISTRY_ABI, registerIdentity, serveRpc } from '../support/erc721-registry.js';
+import { deployRegistry, REGISTRY_ABI, registerIdentity, serveRpc, transferIdentity } from '../support/erc721-registry.js';
 
 describe('the hand-assembled ERC-721 registry on EDR, through the registry adapter', async () => {
   const owner = generatePrivateKey();
@@ -35,6 +35,15 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
     expect(await adapter().ownerOf({ chainId: 31337, address: registry }, 2n)).toBeNull();
     await expect(registerIdentity(edr, registry, other, 1n)).rejects.toThrow();
     expect(rpc.calls).toContain('eth_call');
+  });
+
+  it('transfer: only the owner gives an id away; ownerOf then answers the new owner', async () => {
+    await registerIdentity(edr, registry, owner, 3n);
+    const ref = { chainId: 31337, address: registry };
+    await expect(transferIdentity(edr, registry, other, 3n, privateKeyToAccount(other).address)).rejects.toThrow();
+    expect(await adapter().ownerOf(ref, 3n)).toBe(privateKeyToAccount(owner).address);
+    await transferIdentity(edr, registry, owner, 3n, privateKeyToAccount(other).address);
+    expect(await adapter().ownerOf(ref, 3n)).toBe(privateKeyToAccount(other).address);
   });
 
   it('serves only configured chains and, when an allowlist is set, only its registries', () => {

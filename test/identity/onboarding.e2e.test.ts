@@ -66,6 +66,9 @@ async function onboardSiwe(wallet = owner, scope = 'read', extra: Record<string,
   return client.post(`${ONBOARD}/siwe`, { message, signature: await wallet.sign(message), scope, ...extra });
 }
 
+/** Onboarded agents' ids: unique in the service, made from the identity. */
+const ONBOARDED_ID = /^agt_[A-Za-z0-9_-]{27}$/;
+
 const rpcCall = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params });
 
 describe('ERC-8004 onboarding over HTTP', () => {
@@ -80,7 +83,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const first = await onboardSiwe(owner, 'read', { registration });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
-      agentId: 'erc8004-wallet',
+      agentId: expect.stringMatching(ONBOARDED_ID),
       publicId: expect.stringMatching(/^pub_/),
       accessToken: expect.any(String),
       tokenType: 'Bearer',
@@ -92,12 +95,12 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const verify = await client.post('/api/nest/auth/verify', undefined, { authorization: `Bearer ${first.body.accessToken}` });
     expect(verify.body).toEqual({
       valid: true,
-      principal: { type: 'identity-token', jti: first.body.jti, scope: 'read', agentId: 'erc8004-wallet', expiresAt: expect.any(String) },
+      principal: { type: 'identity-token', jti: first.body.jti, scope: 'read', agentId: first.body.agentId, expiresAt: expect.any(String) },
     });
     const claims = decodeJwt(first.body.accessToken);
     expect(claims).toMatchObject({
       iss: PUBLIC_URL,
-      sub: 'erc8004-wallet',
+      sub: first.body.agentId,
       aud: `${PUBLIC_URL}/mcp`,
       scope: 'read',
       publicId: first.body.publicId,
@@ -108,7 +111,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const signature = await owner.sign(message);
     const again = await client.post(`${ONBOARD}/siwe`, { message, signature, scope: 'trade' });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ agentId: 'erc8004-wallet', publicId: first.body.publicId, expiresIn: 300, scope: 'trade' });
+    expect(again.body).toMatchObject({ agentId: first.body.agentId, publicId: first.body.publicId, expiresIn: 300, scope: 'trade' });
     const replay = await client.post(`${ONBOARD}/siwe`, { message, signature, scope: 'read' });
     expect(replay.status).toBe(401);
     expect(replay.body.message).toBe('Nonce already consumed');
@@ -130,7 +133,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
     const message = siwaMessage(owner, await nonce(), 7n);
     const verified = await client.post(`${ONBOARD}/siwe`, { message, signature: await owner.sign(message), scope: 'read' });
     expect(verified.status).toBe(201);
-    expect(verified.body).toMatchObject({ agentId: `erc8004:${CHAIN}:${registry.toLowerCase()}:7`, verified: true });
+    expect(verified.body).toMatchObject({ agentId: expect.stringMatching(ONBOARDED_ID), verified: true });
     expect(rpc.calls.slice(calls)).toContain('eth_call');
 
     const n = await nonce();
@@ -152,7 +155,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
       scope: 'read',
     });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ agentId: 'erc8004-agent', verified: false, scope: 'read' });
+    expect(first.body).toMatchObject({ agentId: expect.stringMatching(ONBOARDED_ID), verified: false, scope: 'read' });
     const fetches = provider.jwksFetches;
     // The provider rotates: a token with a kid the service has not seen makes it fetch the JWKS again.
     await provider.rotate();
@@ -162,7 +165,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
       scope: 'trade',
     });
     expect(rotated.status).toBe(200);
-    expect(rotated.body.publicId).toBe(first.body.publicId);
+    expect(rotated.body).toMatchObject({ agentId: first.body.agentId, publicId: first.body.publicId });
     expect(provider.jwksFetches).toBeGreaterThan(fetches);
 
     const unknown = await client.post(`${ONBOARD}/identity`, { provider: 'nope', providerToken: await provider.token('x'), scope: 'read' });
@@ -280,7 +283,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
       .setProtectedHeader({ alg: 'ES256', kid: 'forged-kid' })
       .setIssuer(PUBLIC_URL)
       .setAudience(`${PUBLIC_URL}/mcp`)
-      .setSubject('erc8004-wallet')
+      .setSubject(after.body.agentId)
       .setJti(after.body.jti)
       .setIssuedAt()
       .setExpirationTime('5m')

@@ -101,7 +101,9 @@ it('the agent quickstart with SIWE instead of a key: onboarded, its tools, a rea
   const ownerKey = generatePrivateKey();
   const first = await runSample('sdk/examples/agent-siwe-quickstart.ts', { BASE_URL: svc.url, PUBLIC_URL, OWNER_KEY: ownerKey });
   const address = privateKeyToAccount(ownerKey).address;
-  const line = new RegExp(`^agent erc8004-wallet \\((pub_\\S+)\\) of ${address}: (\\d+) tools with a trade token$`, 'm').exec(first.stdout);
+  const line = new RegExp(`^agent agt_[A-Za-z0-9_-]{27} \\((pub_\\S+)\\) of ${address}: (\\d+) tools with a trade token$`, 'm').exec(
+    first.stdout,
+  );
   expect(line).not.toBeNull();
   expect(Number(line![2])).toBeGreaterThan(10);
   expect(first.stdout).toMatch(/^the token lives 300 s; the SDK renews it at \S+Z$/m);
@@ -146,7 +148,7 @@ it('identity onboardings: the wallet one gets a trade token; an unknown provider
   const owner = privateKeyToAccount(generatePrivateKey());
   const { wallet, registered, provided } = agentIdentities(svc.url, PUBLIC_URL, owner, async () => 'not.a.jwt');
   expect((await wallet.listTools()).length).toBeGreaterThan(10);
-  expect(wallet.identityToken!.identity).toMatchObject({ agentId: 'erc8004-wallet', scope: 'trade' });
+  expect(wallet.identityToken!.identity).toMatchObject({ agentId: expect.stringMatching(/^agt_/), scope: 'trade' });
   await expect(provided.listTools()).rejects.toMatchObject({ code: 'provider_auth_error', message: 'Unknown identity provider: acme' });
   await expect(registered.listTools()).rejects.toMatchObject({ code: 'provider_auth_error' });
 });

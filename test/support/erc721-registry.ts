@@ -3,7 +3,8 @@
  * No Solidity compiler is installed here, so the contract is assembled from opcodes below (a
  * dozen instructions, readable, no hidden bytecode): `register(uint256 id)` records the caller
  * as the owner of `id` (refused when taken), `ownerOf(uint256 id)` returns it and reverts for an
- * id nobody registered, as ERC-721 does. The service asks it through viem's `readContract`, a
+ * id nobody registered, as ERC-721 does, and `transfer(uint256 id, address to)` gives `id` to
+ * `to` when the caller owns it (ERC-721's transfer, without approvals). The service asks it through viem's `readContract`, a
  * real `eth_call` over JSON-RPC.
  */
 import { createServer, type Server } from 'node:http';
@@ -58,6 +59,7 @@ function assemble(items: Item[]): Uint8Array {
 
 const OWNER_OF = toFunctionSelector('ownerOf(uint256)');
 const REGISTER = toFunctionSelector('register(uint256)');
+const TRANSFER = toFunctionSelector('transfer(uint256,address)');
 
 /** Storage slot `id` holds the owner of token `id`. */
 const RUNTIME = assemble([
@@ -74,6 +76,11 @@ const RUNTIME = assemble([
   { push: REGISTER, bytes: 4 },
   'EQ',
   { ref: 'register' },
+  'JUMPI',
+  'DUP1',
+  { push: TRANSFER, bytes: 4 },
+  'EQ',
+  { ref: 'transfer' },
   'JUMPI',
   { label: 'revert' },
   { push: 0 },
@@ -103,6 +110,22 @@ const RUNTIME = assemble([
   'SWAP1',
   'SSTORE',
   'STOP',
+  // transfer: refused unless the caller owns the id; then slot `id` holds `to`.
+  { label: 'transfer' },
+  { push: 4 },
+  'CALLDATALOAD',
+  'DUP1',
+  'SLOAD',
+  'CALLER',
+  'EQ',
+  'ISZERO',
+  { ref: 'revert' },
+  'JUMPI',
+  { push: 0x24 },
+  'CALLDATALOAD',
+  'SWAP1',
+  'SSTORE',
+  'STOP',
 ]);
 
 /** Init code: copy the runtime into memory and return it. */
@@ -122,6 +145,16 @@ export const REGISTRY_ABI = [
     outputs: [{ name: '', type: 'address' }],
   },
   { type: 'function', name: 'register', stateMutability: 'nonpayable', inputs: [{ name: 'id', type: 'uint256' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'transfer',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'id', type: 'uint256' },
+      { name: 'to', type: 'address' },
+    ],
+    outputs: [],
+  },
 ] as const;
 
 /** Deploys the registry from `deployer` (a funded key); its address. */
@@ -146,6 +179,21 @@ export async function registerIdentity(edr: EdrChain, registry: Address, ownerKe
   });
   const receipt = await createPublicClient({ transport: edr.transport }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`register(${id}) reverted`);
+}
+
+/** `transfer(id, to)` from `ownerKey`: the identity changes hands on chain. */
+export async function transferIdentity(edr: EdrChain, registry: Address, ownerKey: Hex, id: bigint, to: Address): Promise<void> {
+  const wallet = createWalletClient({ account: privateKeyToAccount(ownerKey), transport: edr.transport });
+  const hash = await wallet.writeContract({
+    address: registry,
+    abi: REGISTRY_ABI,
+    functionName: 'transfer',
+    args: [id, to],
+    chain: null,
+    gas: 100_000n,
+  });
+  const receipt = await createPublicClient({ transport: edr.transport }).waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`transfer(${id}) reverted`);
 }
 
 /** EDR behind a real JSON-RPC HTTP endpoint, as the service reaches a chain's RPC. */

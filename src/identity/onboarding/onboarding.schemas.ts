@@ -64,7 +64,9 @@ export const identityOnboardingSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/, 'must be 3-128 letters, digits, or . _ : - (starting with a letter or digit)')
       .optional()
-      .describe('One of several agents of this identity; default: its one agent'),
+      .describe(
+        "Your label for one of several agents of this identity (default: its one agent); the answer's agentId is the service's own id for it",
+      ),
     registration: registrationSchema.optional(),
   })
   .strict();

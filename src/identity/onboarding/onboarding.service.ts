@@ -4,31 +4,50 @@
  * ERC-8004 identity checked on chain, or a configured identity provider's token — and gets
  * an agent (the same one each time it comes back with the same proof) and an identity token.
  */
-import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { KeyScope } from '../../../machines/api-key.machine.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from '../../auth/wallet/wallet-auth.errors.js';
 import { parseWalletInput } from '../../auth/wallet/wallet-login.schemas.js';
 import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
+import { AppError } from '../../errors/app-error.js';
 import type { AgentRegistryPort } from '../../ports/agent-registry.port.js';
 import type { ClockPort } from '../../ports/clock.port.js';
 import type { IdentityProviderPort } from '../../ports/identity-provider.port.js';
-import type { CollectionSpec, StorePort } from '../../ports/store.port.js';
+import type { StorePort } from '../../ports/store.port.js';
 import { updateRecord } from '../../shared/record-update.js';
 import { scopeNotAvailable, unknownProvider } from '../tokens/identity-token.errors.js';
 import type { IdentityTokens, IssuedToken } from '../tokens/identity-tokens.service.js';
+import { AGENT_IDENTITIES, IDENTITY_INDEX, type AgentIdentityRecord } from './agent-identity.records.js';
+import type { Erc8004Ownership } from './erc8004-ownership.service.js';
+import { legacyActorId, onboardedActorId, providerOwnerId, type OnboardingIdentity } from './onboarded-agent-ids.js';
 import { identityOnboardingSchema, siweOnboardingSchema, type Registration } from './onboarding.schemas.js';
-import { splitSiwaMessage, type SiwaIdentity } from './siwa-message.js';
+import { splitSiwaMessage } from './siwa-message.js';
 
-export const AGENT_IDENTITIES = 'agent_identities';
-export const ONBOARDING_COLLECTIONS: CollectionSpec[] = [{ name: AGENT_IDENTITIES, indexes: [] }];
+/** Interface 7.5, word for word: the claim route's refusal, and onboarding's once another holds the claim. */
+export const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
+
+/** The agent onboarding answers with. */
+export interface OnboardedAgent {
+  actorId: string;
+  /** The agentId clients know: the token's `sub`. */
+  agentId: string;
+  publicId: string;
+  created: boolean;
+  /** The operator who claimed it (control/claim), when one did. */
+  claimedBy?: string;
+}
 
 /** How the onboarding finds or makes the agent of an identity; the composition backs it with the account services. */
 export interface OnboardingAgents {
   /** The owner of agents onboarded by an EVM wallet (the wallet's user, made on first use). */
   walletOwner(address: string): Promise<string>;
-  /** The owner's agent `agentId`, created (and activated) when absent. */
-  ensure(ownerId: string, agentId: string, name: string): Promise<{ actorId: string; agentId: string; publicId: string; created: boolean }>;
+  /** That user's id, without making it. */
+  walletOwnerId(address: string): string;
+  /**
+   * The agent of `actorId`, else the one onboarding made at `formerActorId` before ids were
+   * unique; created (and activated) as `actorId` for `ownerId` when neither exists.
+   */
+  ensure(ownerId: string, ids: { actorId: string; formerActorId: string }, name: string): Promise<OnboardedAgent>;
 }
 
 /**
@@ -40,28 +59,16 @@ export interface OnboardingCards {
     agentActorId: string,
     card: { verified: boolean; registrations?: Array<{ agentId: string; agentRegistry: string }>; registration?: Registration },
   ): Promise<void>;
-}
-
-/** What the service keeps about how an agent was onboarded. */
-export interface AgentIdentityRecord {
-  method: 'siwe' | 'siwa' | 'provider';
-  verified: boolean;
-  wallet?: string;
-  erc8004?: { agentId: string; registry: string };
-  provider?: { name: string; issuer: string; subject: string };
-  /**
-   * Records from before agent cards held the registration file here; the directory module
-   * moves it to the agent's card once (card-drafts.migration.ts) and removes it.
-   */
-  cardDraft?: Registration;
-  updatedAt: number;
+  /** The agent's ERC-8004 identity is no longer its own: out of the feed, no registrations. */
+  unverified(agentActorId: string): Promise<void>;
 }
 
 export type OnboardingResult = IssuedToken & { agentId: string; publicId: string; verified: boolean; created: boolean };
 
 export interface OnboardingDeps {
   wallet: Pick<WalletLoginService, 'verifyEvm'>;
-  registry: AgentRegistryPort;
+  registry: Pick<AgentRegistryPort, 'serves'>;
+  ownership: Pick<Erc8004Ownership, 'checkAtOnboarding' | 'nextCheckAt'>;
   providers: IdentityProviderPort;
   agents: OnboardingAgents;
   tokens: Pick<IdentityTokens, 'issue'>;
@@ -69,8 +76,6 @@ export interface OnboardingDeps {
   store: StorePort;
   clock: ClockPort;
 }
-
-const MAX_CHOSEN_ID = 128;
 
 export class OnboardingService {
   constructor(private readonly deps: OnboardingDeps) {}
@@ -81,6 +86,8 @@ export class OnboardingService {
     const scope = onboardingScope(input.scope);
     const { eip4361, siwa } = splitSiwaMessage(input.message);
     if (siwa && !this.deps.registry.serves(siwa.registry)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'registry not served');
+    const identityOf = (wallet: string): OnboardingIdentity =>
+      siwa ? { method: 'siwa', wallet, erc8004: siwa } : { method: 'siwe', wallet };
     const verified = await this.deps.wallet.verifyEvm({
       message: eip4361,
       signature: input.signature,
@@ -88,14 +95,18 @@ export class OnboardingService {
         ? {
             signedMessage: input.message,
             extraChainIds: [siwa.registry.chainId],
-            beforeConsume: (signer) => this.checkOwner(siwa, signer.address),
+            // The owner is asked before every token of a verified agent; a "no" also unverifies the agent this wallet had.
+            beforeConsume: (signer) => {
+              const identity = identityOf(signer.address);
+              const ids = [onboardedActorId(identity), legacyActorId(identity, this.deps.agents.walletOwnerId(signer.address))];
+              return this.deps.ownership.checkAtOnboarding(siwa, signer.address, ids);
+            },
           }
         : {}),
     });
     const ownerId = await this.deps.agents.walletOwner(verified.address);
-    const chosen = siwa ? siwaAgentId(siwa) : 'erc8004-wallet';
     const name = input.registration?.name ?? (siwa ? `ERC-8004 agent ${siwa.agentId}` : 'Onboarded agent');
-    const agent = await this.deps.agents.ensure(ownerId, chosen, name);
+    const agent = await this.agentOf(identityOf(verified.address), ownerId, name);
     await this.record(
       agent.actorId,
       {
@@ -116,34 +127,45 @@ export class OnboardingService {
     const input = parseWalletInput(identityOnboardingSchema, body);
     const scope = onboardingScope(input.scope);
     if (!this.deps.providers.names().includes(input.provider)) throw unknownProvider(input.provider);
-    const identity = await this.deps.providers.verify(input.provider, input.providerToken);
-    // The provider's iss + sub are the identity: its agents belong to an owner derived from them.
-    const ownerId = `idp_${createHash('sha256').update(`${identity.issuer}\n${identity.subject}`).digest('base64url').slice(0, 27)}`;
-    const agent = await this.deps.agents.ensure(ownerId, input.agentId ?? 'erc8004-agent', input.registration?.name ?? 'Onboarded agent');
+    const { issuer, subject } = await this.deps.providers.verify(input.provider, input.providerToken);
+    // The provider's iss + sub are the identity; `agentId` is its label for one of its agents.
+    const agent = await this.agentOf(
+      { method: 'provider', issuer, subject, label: input.agentId ?? 'erc8004-agent' },
+      providerOwnerId(issuer, subject),
+      input.registration?.name ?? 'Onboarded agent',
+    );
     await this.record(
       agent.actorId,
-      { method: 'provider', verified: false, provider: { name: input.provider, issuer: identity.issuer, subject: identity.subject } },
+      { method: 'provider', verified: false, provider: { name: input.provider, issuer, subject } },
       input.registration,
     );
     return this.issue(agent, scope, 'provider', false);
   }
 
-  /** Refuses a SIWA signer that does not own the identity on its registry (before the nonce is spent). */
-  private async checkOwner(siwa: SiwaIdentity, signer: string): Promise<void> {
-    const owner = await this.deps.registry.ownerOf(siwa.registry, siwa.agentId);
-    if (owner === null || owner.toLowerCase() !== signer.toLowerCase())
-      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'signer does not own the ERC-8004 identity');
+  /**
+   * The identity's agent. Once an operator claimed it, only the claimant (signing in with
+   * their own wallet) may onboard into it: the onboarding wallet's say ended with the claim.
+   */
+  private async agentOf(identity: OnboardingIdentity, ownerId: string, name: string): Promise<OnboardedAgent> {
+    const agent = await this.deps.agents.ensure(
+      ownerId,
+      { actorId: onboardedActorId(identity), formerActorId: legacyActorId(identity, ownerId) },
+      name,
+    );
+    if (agent.claimedBy !== undefined && agent.claimedBy !== ownerId) throw new AppError('RESOURCE_CONFLICT', AGENT_ALREADY_CLAIMED);
+    return agent;
   }
 
-  /** The identity record, then the card: its verified identity and (when sent) the registration as its draft. */
+  /** The identity record (a verified one due for its next ownership check), then the card: its verified identity and (when sent) the registration as its draft. */
   private async record(
     actorId: string,
-    identity: Omit<AgentIdentityRecord, 'updatedAt' | 'cardDraft'>,
+    identity: Omit<AgentIdentityRecord, 'updatedAt' | 'cardDraft' | 'unverified'>,
     registration: Registration | undefined,
   ): Promise<void> {
     const now = this.deps.clock.now();
     await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, () => ({
       data: { ...identity, updatedAt: now },
+      ...(identity.verified ? { indexes: { [IDENTITY_INDEX.ownerCheckAt]: this.deps.ownership.nextCheckAt() } } : {}),
     }));
     const { erc8004 } = identity;
     await this.deps.cards.onboarded(actorId, {
@@ -154,7 +176,7 @@ export class OnboardingService {
   }
 
   private async issue(
-    agent: Awaited<ReturnType<OnboardingAgents['ensure']>>,
+    agent: OnboardedAgent,
     scope: KeyScope,
     method: 'siwe' | 'siwa' | 'provider',
     verified: boolean,
@@ -174,10 +196,4 @@ export class OnboardingService {
 function onboardingScope(scope: z.output<typeof siweOnboardingSchema>['scope']): KeyScope {
   if (scope === 'manage') throw scopeNotAvailable();
   return scope;
-}
-
-/** The agentId of an ERC-8004 identity: readable when it fits, a digest of it otherwise. */
-function siwaAgentId(siwa: SiwaIdentity): string {
-  const id = `erc8004:${siwa.registry.chainId}:${siwa.registry.address.toLowerCase()}:${siwa.agentId}`;
-  return id.length <= MAX_CHOSEN_ID ? id : `erc8004:${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
 }

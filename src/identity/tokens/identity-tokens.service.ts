@@ -155,6 +155,26 @@ export class IdentityTokens {
     return this.statusOf(after);
   }
 
+  /**
+   * Revokes every live token of an agent (its ERC-8004 identity changed hands): the same
+   * transition as `tokens/revoke`, so every process refuses them within a second. How many it revoked.
+   */
+  async revokeAgent(agentActorId: string): Promise<number> {
+    const now = this.clock.now();
+    let revoked = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.actors.find({ index: 'agentId', eq: agentActorId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const view of page.items) {
+        if (identityTokenStatus(view, now) !== 'valid') continue;
+        if ((await this.actors.send(view.id, { type: 'token.revoke', at: now })).accepted) revoked++;
+        this.evict(view.id);
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    return revoked;
+  }
+
   /** `tokens/revoke-status {jti}` or `{token}`; 404 `Token not found` for a jti the service never issued. */
   async status(query: { jti: string } | { token: string }): Promise<RevocationStatus> {
     const jti = 'jti' in query ? query.jti : (await this.verified(query.token, { ignoreExpiry: true })).jti;

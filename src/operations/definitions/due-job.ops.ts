@@ -4,6 +4,7 @@ import type { DcaService } from '../../../agents/dca/dca.service.js';
 import type { ApiKeyContext, ApiKeyEvent } from '../../../machines/api-key.machine.js';
 import type { IdentityTokenContext, IdentityTokenEvent } from '../../../machines/identity-token.machine.js';
 import type { OrderContext, OrderEvent } from '../../../machines/order.machine.js';
+import type { Erc8004Ownership } from '../../identity/onboarding/erc8004-ownership.service.js';
 import type { ActorCollection } from '../../ports/actor-collection.port.js';
 import { defineUnboundOperation } from '../operation-definition.js';
 
@@ -111,6 +112,30 @@ export function identityTokenDueOperations(tokens: Pick<ActorCollection<Identity
       output: accepted,
       annotations: { idempotent: true },
       handler: async (_ctx, input) => ({ accepted: (await tokens.send(input.jti, { type: 'token.expire', at: input.at })).accepted }),
+    }),
+  ];
+}
+
+/**
+ * `erc8004_ownership_check`: the repeating sweep that asks each registry, for every verified
+ * agent whose check is due, whether its wallet still owns the ERC-8004 identity.
+ */
+export function erc8004OwnershipDueOperations(ownership: Pick<Erc8004Ownership, 'sweep'>) {
+  return [
+    defineUnboundOperation({
+      ...system,
+      name: 'erc8004_ownership_check',
+      description:
+        'Asks the ERC-8004 registry whether each verified agent whose check is due still belongs to its wallet; one that does not loses `verified` and its identity tokens (due job).',
+      family: 'keys',
+      input: z.object({ dueAt }).strict(),
+      output: z.object({
+        checked: z.number().int().describe('Agents still owned by their wallet.'),
+        unverified: z.number().int().describe('Agents that lost `verified` on this run.'),
+        failed: z.number().int().describe('Agents the registry could not be asked about (left due).'),
+      }),
+      annotations: { idempotent: true },
+      handler: () => ownership.sweep(),
     }),
   ];
 }
