@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate';
+import { chosenAgentId } from './agent-id.js';
 import type { KeyScope } from './api-key.machine.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 
@@ -133,7 +134,12 @@ export const agentDefinition: MachineDefinition<AgentContext, AgentEvent, AgentI
     // uncapped. Bumped so that a v1 build refuses a capped agent instead of ignoring its cap.
     1: (persisted) => persisted,
   },
-  indexNames: ['ownerId', 'publicId'],
-  indexes: (context) => ({ ownerId: context.ownerId, publicId: context.publicId }),
+  indexNames: ['ownerId', 'publicId', 'claimedAgentId'],
+  indexes: (context) => ({
+    ownerId: context.ownerId,
+    publicId: context.publicId,
+    // Claimed agents by the id operators name them with, whoever first made them: a claim by another operator finds them.
+    ...(context.claim ? { claimedAgentId: chosenAgentId(context.agentId) } : {}),
+  }),
   stream: (context) => `agent:${context.agentId}`,
 };

@@ -3,6 +3,7 @@ import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import { AUTH_STREAM } from '../../machines/auth-stream.js';
 import { SCOPES_CHANGED } from '../auth/credentials/scope-caps.js';
+import { messagePurpose } from '../auth/wallet/message-purpose.js';
 import type { ProvenWallet, WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import { AppError } from '../errors/app-error.js';
 import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
@@ -26,7 +27,7 @@ export interface ClaimAnswer {
 
 export interface AgentControlDeps {
   agents: ActorCollection<AgentContext, AgentEvent, AgentInput>;
-  accounts: Pick<AgentsService, 'ownedView' | 'firstMadeAs'>;
+  accounts: Pick<AgentsService, 'ownedView' | 'firstMadeAs' | 'claimedByAnother'>;
   users: Pick<UsersService, 'get'>;
   wallet: Pick<WalletLoginService, 'prove'>;
   /** This process's scope caps, dropped at once (other processes hear it on the bus). */
@@ -38,28 +39,34 @@ export interface AgentControlDeps {
  * The agent control plane's claim and scope cap (CONTRACT "Agent control plane"). A claim is
  * proof of control of the agent's owner wallet — the wallet it was onboarded with, or for an
  * agent an operator created, that operator's wallet — by a fresh signed sign-in message
- * whose statement names the agent. The first claim makes the operator its owner; the same
- * operator again verifies; anyone else is refused. Both are events of the agent actor, so
- * they are journaled.
+ * whose statement claims the agent (`Claim agent <agentId>`: made for a claim, which no other
+ * route takes). The first claim makes the operator its owner; the same operator again
+ * verifies; any other operator is refused (409), whatever wallet signed. Both are events of
+ * the agent actor, so they are journaled.
  */
 export class AgentControlService {
   constructor(private readonly deps: AgentControlDeps) {}
 
   /** `POST /api/nest/agents/:agentId/control/claim {message, signature}`. */
   async claim(userId: string, agentId: string, input: { message: string; signature: string }): Promise<ClaimAnswer> {
+    const statementRequired = () => AppError.validation([`message: its statement must start with Claim and name the agent (${agentId})`]);
+    // A message of no purpose of its own is a claim without its statement; other purposes are refused as such (401).
+    if (messagePurpose(input.message) === 'sign-in') throw statementRequired();
     let target: ActorView<AgentContext> | undefined;
     let proven: ProvenWallet | undefined;
     // Every check runs before the nonce is spent: a refused claim can be corrected and sent again.
     await this.deps.wallet.prove({
       ...input,
+      purpose: 'claim',
       beforeConsume: async (wallet) => {
-        if (!namesAgent(wallet.statement, agentId)) throw AppError.validation([`message: its statement must name the agent (${agentId})`]);
+        if (!namesAgent(wallet.statement, agentId)) throw statementRequired();
         const view = await this.claimable(userId, agentId, wallet);
+        // Another operator's claim stands whichever wallet signed this one.
+        if (view.context.claim && view.context.claim.claimedBy !== userId) throw AppError.conflict(AGENT_ALREADY_CLAIMED);
         const owner = await this.ownerWallet(view);
         if (!owner) throw AppError.forbidden(NO_OWNER_WALLET);
         if (owner.chain !== wallet.chain || owner.address.toLowerCase() !== wallet.address.toLowerCase())
           throw AppError.forbidden(NOT_OWNER_WALLET);
-        if (view.context.claim && view.context.claim.claimedBy !== userId) throw AppError.conflict(AGENT_ALREADY_CLAIMED);
         target = view;
         proven = wallet;
       },
@@ -105,12 +112,14 @@ export class AgentControlService {
 
   /**
    * The agent a claim names: the operator's own (or already claimed) agent of that id, else
-   * the one the signing wallet's user made or onboarded under it, whoever owns it now.
+   * the one the signing wallet's user made or onboarded under it, whoever owns it now, else
+   * one of that id another operator claimed.
    */
   private async claimable(userId: string, agentId: string, wallet: ProvenWallet): Promise<ActorView<AgentContext>> {
     const view =
       (await this.deps.accounts.ownedView(userId, agentId).catch(() => null)) ??
-      (await this.deps.accounts.firstMadeAs(userIdOfWallet(wallet.chain, wallet.address), agentId));
+      (await this.deps.accounts.firstMadeAs(userIdOfWallet(wallet.chain, wallet.address), agentId)) ??
+      (await this.deps.accounts.claimedByAnother(userId, agentId));
     // An archived agent takes no event: nothing to claim.
     if (!view || view.state === 'archived') throw AppError.notFound('Agent not found');
     return view;

@@ -187,6 +187,25 @@ export class AgentsService {
     return scoped ?? (await this.agents.get(agentId));
   }
 
+  /**
+   * An agent named `agentId` that an operator other than `userId` claimed, whoever first made
+   * it: a generated id is its actor id, a chosen one is found by the claimed agents' index.
+   */
+  async claimedByAnother(userId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
+    const byOther = (view: ActorView<AgentContext> | null | undefined) =>
+      view?.context.claim !== undefined && view.context.claim.claimedBy !== userId;
+    const direct = await this.agents.get(agentId);
+    if (byOther(direct)) return direct;
+    let cursor: string | undefined;
+    do {
+      const page = await this.agents.find({ index: 'claimedAgentId', eq: agentId }, { limit: 200, ...(cursor ? { cursor } : {}) });
+      const found = page.items.find(byOther);
+      if (found) return found;
+      cursor = page.nextCursor;
+    } while (cursor);
+    return null;
+  }
+
   /** An agent `ownerId` claimed from another owner, by the agentId it carries (its actor id is scoped to its first owner). */
   private async findClaimed(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
     let cursor: string | undefined;

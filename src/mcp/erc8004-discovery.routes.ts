@@ -41,7 +41,7 @@ function onboardingDocument(deps: Pick<Erc8004DiscoveryDeps, 'publicUrl' | 'prov
       },
       {
         step: 'sign',
-        description: `Build an EIP-4361 message (domain ${new URL(base).host}, URI on ${base}, the nonce, Issued At now) and sign it with the owner wallet. For an ERC-8004 identity use the SIWA form: add "Agent ID: <tokenId>" and "Agent Registry: eip155:<chainId>:<registry>" after "Version".`,
+        description: `Build an EIP-4361 message (domain ${new URL(base).host}, URI on ${base}, the nonce, Issued At now, statement "Onboard an agent at ${new URL(base).host}": a message made for onboarding, which no sign-in or claim takes) and sign it with the owner wallet. For an ERC-8004 identity use the SIWA form: add "Agent ID: <tokenId>" and "Agent Registry: eip155:<chainId>:<registry>" after "Version".`,
       },
       {
         step: 'onboard-wallet',

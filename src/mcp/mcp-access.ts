@@ -62,7 +62,7 @@ export class McpAccessResolver {
    * a key behind the person's back. Another user's session is 404, as another agent's key is.
    */
   async resolve(publicId: string, authorization: string | undefined, options: { ownerSession?: boolean } = {}): Promise<McpAccess> {
-    const principal = await this.credentials.resolve(authorization);
+    const principal = await this.credentials.resolve(authorization, { identityTokenRoute: true });
     if (principal.type === 'session') {
       // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
       if (!options.ownerSession) throw AppError.forbidden();

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { BotChat, ChatAnswer } from '../../agents/chat/bot-chat.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import { userIdOfWallet } from '../accounts/users.service.js';
+import { WIDGET_SIGN_IN_STATEMENT } from '../auth/wallet/message-purpose.js';
 import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import { AppError } from '../errors/app-error.js';
 import type { WidgetMetrics } from '../observability/widget.metrics.js';
@@ -94,22 +95,23 @@ export class WidgetService {
    * The sign-in message for the wallet the widget found (SIWS, or EIP-4361 built here), its
    * nonce bound to that wallet. It names the session's origin, the shop page the wallet sees
    * asking: a wallet compares the message's domain with that page and would call the
-   * service's own domain a deceptive request.
+   * service's own domain a deceptive request. Its statement makes it a widget sign-in, which
+   * no other route takes.
    */
   challenge(
     session: Pick<WidgetSession, 'origin'>,
     input: z.infer<typeof widgetChallengeSchema>,
   ): Promise<{ nonce: string; expiresAt: string; message: string }> {
     return input.chain === 'solana'
-      ? this.deps.wallet.startSolana({ walletAddress: input.walletAddress }, session.origin)
-      : this.deps.wallet.startEvmMessage({ walletAddress: input.walletAddress }, session.origin);
+      ? this.deps.wallet.startSolana({ walletAddress: input.walletAddress }, session.origin, WIDGET_SIGN_IN_STATEMENT)
+      : this.deps.wallet.startEvmMessage({ walletAddress: input.walletAddress }, session.origin, WIDGET_SIGN_IN_STATEMENT);
   }
 
   /**
    * The owner's sign-in inside the widget: the checks of every wallet sign-in, on the
    * session's origin rather than the service's (a console message is refused here, a widget
    * message at the console), plus the wallet must be the bot owner's (else 403, and the nonce
-   * is left unspent). Marks the session.
+   * is left unspent), and the message a widget sign-in's (else 401). Marks the session.
    */
   async signIn(session: WidgetSession, input: z.infer<typeof widgetSignInSchema>): Promise<{ owner: true; walletAddress: string }> {
     const bot = await this.bot(session.botId);
@@ -117,6 +119,7 @@ export class WidgetService {
       message: input.message,
       signature: input.signature,
       origin: session.origin,
+      purpose: 'widget',
       beforeConsume: async (wallet) => {
         if (userIdOfWallet(wallet.chain, wallet.address) !== bot.ownerId) throw AppError.forbidden(WIDGET_MESSAGES.notOwner);
       },

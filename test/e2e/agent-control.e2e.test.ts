@@ -101,7 +101,7 @@ describe('agent control plane (e2e)', () => {
         `/api/nest/agents/${agentId}/control/claim`,
         await evmClaim(operator.client, agentWallet, agentId, new Date(clock.now()), 'Sign in'),
       ),
-    ).toMatchObject({ status: 400, body: { message: [`message: its statement must name the agent (${agentId})`] } });
+    ).toMatchObject({ status: 400, body: { message: [`message: its statement must start with Claim and name the agent (${agentId})`] } });
     // Onboarded agents' ids are unique in the service: another wallet names this very agent, and is not its owner wallet.
     expect(await claimAs(operator, evmWallet())).toMatchObject({
       status: 403,

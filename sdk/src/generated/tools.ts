@@ -177,7 +177,7 @@ export type AgentCardUpdateOutput = {
 export type AgentControlClaimInput = {
   /** The agent, by the agentId its owner chose or onboarding answered (path parameter). */
   agentId: string;
-  /** The signed SIWS or EIP-4361 message; its statement names the agentId. */
+  /** The signed SIWS or EIP-4361 message; its statement is `Claim agent <agentId>`. */
   message: string;
   /** The signature: base58 for SIWS, 0x hex for EIP-4361. */
   signature: string;
@@ -2660,7 +2660,7 @@ export interface Operations {
   agent_card_revoke: { input: AgentCardRevokeInput; output: AgentCardRevokeOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Replace the agent card (name, description, image, services, active, supportedTrust). A published card shows the change once published again. */
   agent_card_update: { input: AgentCardUpdateInput; output: AgentCardUpdateOutput; minScope: 'manage'; tool: false; guarded: false };
-  /** Claim an agent (or verify a claim): prove control of the agent's owner wallet with a fresh signed sign-in message (SIWS or EIP-4361, nonce from the sign-in nonce routes) whose statement names the agentId. The first claim makes you its owner; another operator after that gets 409 `Agent already claimed`. */
+  /** Claim an agent (or verify a claim): prove control of the agent's owner wallet with a fresh signed sign-in message (SIWS or EIP-4361, nonce from the sign-in nonce routes) whose statement starts with Claim and names the agentId (`Claim agent <agentId>`; no other route takes such a message). The first claim makes you its owner; another operator after that gets 409 `Agent already claimed`, whatever wallet signed. */
   agent_control_claim: { input: AgentControlClaimInput; output: AgentControlClaimOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Rotate the API keys of this agent: per active key (or only `keyId`), a new key of the same name and scope; the old one expires after `graceSeconds`. The answer carries each new secret, once. Needs the claim and a step-up token. */
   agent_control_keys_rotate: { input: AgentControlKeysRotateInput; output: AgentControlKeysRotateOutput; minScope: 'manage'; tool: false; guarded: false };

@@ -1,6 +1,7 @@
-import { AppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../errors/app-error.js';
 import type { SessionPrincipal, SessionService } from '../session/session.service.js';
-import { isIdentityToken, type IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
+import { hasJwtShape, isIdentityToken, type IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
+import { tokenInvalid } from '../../identity/tokens/identity-token.errors.js';
 import { KEY_PREFIX } from './api-key-format.js';
 import type { KeyAuthenticator, KeyPrincipal } from './key-authenticator.js';
 import type { ScopeCaps } from './scope-caps.js';
@@ -29,12 +30,24 @@ export class CredentialResolver {
     private readonly caps?: Pick<ScopeCaps, 'cap'>,
   ) {}
 
-  async resolve(authorization: string | undefined): Promise<Principal> {
+  /**
+   * `identityTokenRoute`: the route serves identity tokens (MCP, its event streams, the agent
+   * routes). There a JWT that is no valid credential is refused as an identity token, 401
+   * `Identity token validation failed` (interface 7.5), whatever its header says: its sender
+   * meant one. A session's own `Token expired` stays, so an operator's client still refreshes.
+   */
+  async resolve(authorization: string | undefined, options: { identityTokenRoute?: boolean } = {}): Promise<Principal> {
     const token = bearer(authorization);
     if (!token) throw AppError.unauthorized();
     if (token.startsWith(KEY_PREFIX)) return this.capped(await this.keys.authenticate(token));
     if (this.identityTokens && isIdentityToken(token)) return this.capped(await this.identityTokens.authenticate(token));
-    return this.sessions.authenticate(token);
+    if (!options.identityTokenRoute || !this.identityTokens || !hasJwtShape(token)) return this.sessions.authenticate(token);
+    try {
+      return await this.sessions.authenticate(token);
+    } catch (error) {
+      if (isAppError(error) && error.message === 'Unauthorized') throw tokenInvalid('neither an identity token nor a session');
+      throw error;
+    }
   }
 
   /**

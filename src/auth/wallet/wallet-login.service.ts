@@ -15,6 +15,7 @@ import { AppError } from '../../errors/app-error.js';
 import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
+import { requirePurpose, type MessagePurpose } from './message-purpose.js';
 import { isOnOrigin, signInTarget, type SignInTarget } from './message-uri.js';
 import { verifySiweMessage, type EvmSignatureClient, type VerifiedSiwe } from './siwe.js';
 import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
@@ -91,15 +92,16 @@ export class WalletLoginService {
   /**
    * Issues a nonce bound to the body's `walletAddress` and the SIWS message to sign with it,
    * naming `origin` (default the service's): the page that will ask the wallet to sign.
+   * `statement` (default a sign-in's) says what the signature is for (message-purpose.ts).
    */
-  async startSolana(body: unknown, origin?: string): Promise<SolanaChallenge> {
+  async startSolana(body: unknown, origin?: string, statement = this.statement): Promise<SolanaChallenge> {
     const { walletAddress: address } = parseWalletInput(SolanaNonceRequestSchema, body);
     const target = this.target(origin);
     const issued = await this.nonces.issue('solana', address);
     const message = buildSiwsMessage({
       domain: target.domain,
       address,
-      statement: this.statement,
+      statement,
       uri: target.origin,
       version: '1',
       chainId: this.solanaChainId,
@@ -113,6 +115,7 @@ export class WalletLoginService {
   /** Verifies a signed SIWS message for `walletAddress`, then consumes its nonce. */
   async loginSolana(body: unknown): Promise<WalletLoginResult> {
     const { message, signature, walletAddress } = parseWalletInput(SolanaLoginRequestSchema, body);
+    requirePurpose(message, 'sign-in');
     await this.verifySolana(message, signature, walletAddress, this.service);
     return { walletAddress };
   }
@@ -121,9 +124,10 @@ export class WalletLoginService {
    * Verifies a fresh signed SIWS (base58 signature) or EIP-4361 (0x signature) message as a
    * sign-in does — domain and URI of `input.origin` (default the service's), chain,
    * signature, times — runs `beforeConsume`, then spends the nonce: a refused proof leaves
-   * the nonce for a corrected retry.
+   * the nonce for a corrected retry. The message must have been made for `input.purpose`.
    */
-  prove(input: ProveWalletInput): Promise<ProvenWallet> {
+  async prove(input: ProveWalletInput): Promise<ProvenWallet> {
+    requirePurpose(input.message, input.purpose);
     return SIWS_HEADER.test(input.message) ? this.proveSolana(input) : this.proveEvm(input);
   }
 
@@ -200,7 +204,7 @@ export class WalletLoginService {
    * widget). It names `origin` (default the service's); its checks at login are those of
    * every EVM sign-in on that origin.
    */
-  async startEvmMessage(body: unknown, origin?: string): Promise<SolanaChallenge> {
+  async startEvmMessage(body: unknown, origin?: string, statement = this.statement): Promise<SolanaChallenge> {
     const { walletAddress } = parseWalletInput(EvmNonceRequestSchema, body);
     if (walletAddress === undefined) throw AppError.validation(['walletAddress should not be empty']);
     const target = this.target(origin);
@@ -208,7 +212,7 @@ export class WalletLoginService {
     const message = createSiweMessage({
       domain: target.domain,
       address: walletAddress as `0x${string}`,
-      statement: this.statement,
+      statement,
       uri: target.origin,
       version: '1',
       chainId: this.evmChainIds[0] ?? 1,
@@ -222,6 +226,7 @@ export class WalletLoginService {
   /** Verifies a signed SIWE message (and `walletAddress` when given), then consumes its nonce. */
   async loginEvm(body: unknown): Promise<WalletLoginResult> {
     const { message, signature, walletAddress } = parseWalletInput(EvmLoginRequestSchema, body);
+    requirePurpose(message, 'sign-in');
     const verified = await this.verifyEvm({ message, signature, ...(walletAddress === undefined ? {} : { walletAddress }) });
     return { walletAddress: verified.address };
   }
@@ -289,6 +294,8 @@ export interface ProveWalletInput {
    * message must name exactly it. Only the chat widget passes one (its session's origin).
    */
   origin?: string;
+  /** What the message must have been made for: a claim of an agent, or the bot owner's sign-in in a widget. */
+  purpose: Extract<MessagePurpose, 'claim' | 'widget'>;
   /** Checks of the proven wallet (whose agent, which statement) that must pass before the nonce is spent. */
   beforeConsume: (wallet: ProvenWallet) => Promise<void>;
 }

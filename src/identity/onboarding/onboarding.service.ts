@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { KeyScope } from '../../../machines/api-key.machine.js';
+import { requirePurpose } from '../../auth/wallet/message-purpose.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from '../../auth/wallet/wallet-auth.errors.js';
 import { parseWalletInput } from '../../auth/wallet/wallet-login.schemas.js';
 import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
@@ -84,6 +85,7 @@ export class OnboardingService {
   async siwe(body: unknown): Promise<OnboardingResult> {
     const input = parseWalletInput(siweOnboardingSchema, body);
     const scope = onboardingScope(input.scope);
+    requirePurpose(input.message, 'onboarding');
     const { eip4361, siwa } = splitSiwaMessage(input.message);
     if (siwa && !this.deps.registry.serves(siwa.registry)) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'registry not served');
     const identityOf = (wallet: string): OnboardingIdentity =>

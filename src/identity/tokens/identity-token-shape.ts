@@ -34,6 +34,14 @@ export function isIdentityToken(token: string): boolean {
   }
 }
 
+/** Any three base64url parts (the signature may be empty), of a bounded size: a bearer its sender meant as a JWT. */
+const ANY_JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** True for a bearer that is a JWT by its shape alone, verified or not (`eyJ.bad.token`). */
+export function hasJwtShape(token: string): boolean {
+  return token.length <= 8192 && ANY_JWT_SHAPE.test(token);
+}
+
 /** Three base64url parts of bounded length: a compact JWS, before any decoding. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]{10,2048}\.[A-Za-z0-9_-]{10,4096}\.[A-Za-z0-9_-]{10,512}$/;
 

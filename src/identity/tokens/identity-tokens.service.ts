@@ -56,6 +56,8 @@ export interface RevocationStatus {
 /** How long a cached check trusts the actor's "not revoked" should the bus ever lose an event. */
 export const REVOCATION_CACHE_MS = 30_000;
 const MAX_CACHED = 100_000;
+/** How far a token's `iat` may lead this process's clock: the clock drift between our own processes. */
+const MAX_IAT_SKEW_MS = 60_000;
 
 type TokenActors = ActorCollection<IdentityTokenContext, IdentityTokenEvent, IdentityTokenInput>;
 
@@ -258,7 +260,10 @@ export class IdentityTokens {
         ...(options.ignoreExpiry ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
         requiredClaims: ['jti', 'sub', 'exp', 'iat', 'scope', 'publicId'],
       });
-      const { scope, publicId, jti, exp } = payload;
+      const { scope, publicId, jti, exp, iat } = payload;
+      // jose checks `iat` only against a maximum age: a token dated ahead of our clock was not issued as we issue them.
+      if (!options.ignoreExpiry && typeof iat === 'number' && iat * 1000 > this.clock.now() + MAX_IAT_SKEW_MS)
+        throw tokenInvalid('issued in the future');
       if (
         (scope !== 'read' && scope !== 'trade' && scope !== 'manage') ||
         typeof publicId !== 'string' ||

@@ -49,8 +49,9 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       name: 'agent_control_claim',
       description:
         "Claim an agent (or verify a claim): prove control of the agent's owner wallet with a fresh signed sign-in message (SIWS or " +
-        'EIP-4361, nonce from the sign-in nonce routes) whose statement names the agentId. The first claim makes you its owner; ' +
-        'another operator after that gets 409 `Agent already claimed`.',
+        'EIP-4361, nonce from the sign-in nonce routes) whose statement starts with Claim and names the agentId (`Claim agent ' +
+        '<agentId>`; no other route takes such a message). The first claim makes you its owner; another operator after that gets ' +
+        '409 `Agent already claimed`, whatever wallet signed.',
       family: 'agents',
       minScope: 'manage',
       principals: ['operator'],
@@ -62,7 +63,7 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
             .min(1)
             .max(160)
             .describe('The agent, by the agentId its owner chose or onboarding answered (path parameter).'),
-          message: z.string().min(1).max(4096).describe('The signed SIWS or EIP-4361 message; its statement names the agentId.'),
+          message: z.string().min(1).max(4096).describe('The signed SIWS or EIP-4361 message; its statement is `Claim agent <agentId>`.'),
           signature: z.string().min(1).max(20_000).describe('The signature: base58 for SIWS, 0x hex for EIP-4361.'),
         })
         .strict(),

@@ -5,6 +5,7 @@
  * operator session, a console message never signs in a widget on another origin.
  */
 import { describe, expect, it } from 'vitest';
+import { WIDGET_SIGN_IN_STATEMENT } from '../../../src/auth/wallet/message-purpose.js';
 import { parseSiwsMessage } from '../../../src/auth/wallet/siws.js';
 import type { ProvenWallet } from '../../../src/auth/wallet/wallet-login.service.js';
 import { DOMAIN, PUBLIC_URL, evmAccount, expectAppError, makeHarness, solanaWallet } from '../../support/wallet-login-harness.js';
@@ -22,6 +23,7 @@ function proveInput(message: string, signature: string, origin?: string) {
       message,
       signature,
       ...(origin === undefined ? {} : { origin }),
+      purpose: 'widget' as const,
       beforeConsume: async (wallet: ProvenWallet) => {
         checked.push(wallet);
       },
@@ -33,7 +35,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
   it('Solana: the message names the widget origin (host as domain, URI on it) and its sign-in accepts it', async () => {
     const { service } = await makeHarness();
     const wallet = solanaWallet();
-    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP);
+    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP, WIDGET_SIGN_IN_STATEMENT);
     expect(parseSiwsMessage(message)).toMatchObject({ domain: 'shop.example.com', uri: SHOP, address: wallet.address });
     const { input, checked } = proveInput(message, wallet.sign(message), SHOP);
     await expect(service.prove(input)).resolves.toMatchObject({ chain: 'solana', address: wallet.address });
@@ -45,7 +47,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
   it('Solana: a widget message is refused by the normal login and by a sign-in without origin, its nonce left for the widget', async () => {
     const { service } = await makeHarness();
     const wallet = solanaWallet();
-    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP);
+    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP, WIDGET_SIGN_IN_STATEMENT);
     const signature = wallet.sign(message);
     await expectAppError(service.loginSolana({ message, signature, walletAddress: wallet.address }), 401, 'Unauthorized');
     const claim = proveInput(message, signature);
@@ -59,7 +61,8 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
   it('Solana: a service-domain message is refused by the widget sign-in for a shop origin', async () => {
     const { service } = await makeHarness();
     const wallet = solanaWallet();
-    const { message } = await service.startSolana({ walletAddress: wallet.address });
+    // A widget sign-in's statement, so that the origin is what is refused.
+    const { message } = await service.startSolana({ walletAddress: wallet.address }, undefined, WIDGET_SIGN_IN_STATEMENT);
     expect(parseSiwsMessage(message)).toMatchObject({ domain: DOMAIN, uri: PUBLIC_URL });
     const widget = proveInput(message, wallet.sign(message), SHOP);
     await expect(service.prove(widget.input)).rejects.toMatchObject({
@@ -67,24 +70,26 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
       message: 'Unauthorized',
       details: { reason: 'domain mismatch' },
     });
-    // Refused before the owner check and the nonce: the console login still goes through.
+    // Refused before the owner check and the nonce: a widget on the service's own origin still takes it.
     expect(widget.checked).toEqual([]);
-    await expect(service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address })).resolves.toEqual({
-      walletAddress: wallet.address,
+    await expect(service.prove(proveInput(message, wallet.sign(message), PUBLIC_URL).input)).resolves.toMatchObject({
+      address: wallet.address,
     });
   });
 
   it('Solana: the shop domain with a URI on the service origin (or the reverse) is refused', async () => {
     const { service } = await makeHarness();
     const wallet = solanaWallet();
-    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP);
+    const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP, WIDGET_SIGN_IN_STATEMENT);
     const mixed = message.replace(`URI: ${SHOP}`, `URI: ${PUBLIC_URL}`);
     await expect(service.prove(proveInput(mixed, wallet.sign(mixed), SHOP).input)).rejects.toMatchObject({
       status: 401,
       details: { reason: 'uri not on the expected origin' },
     });
+    // The same with a sign-in's statement, so that the origin is what the normal login refuses.
+    const signIn = mixed.replace(WIDGET_SIGN_IN_STATEMENT, 'Sign in to the agent service');
     await expect(
-      service.loginSolana({ message: mixed, signature: wallet.sign(mixed), walletAddress: wallet.address }),
+      service.loginSolana({ message: signIn, signature: wallet.sign(signIn), walletAddress: wallet.address }),
     ).rejects.toMatchObject({
       status: 401,
       details: { reason: 'domain mismatch' },
@@ -94,7 +99,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
   it('EVM: the widget-origin message is accepted by its sign-in, refused by the normal login; a service message refused by the widget', async () => {
     const { service } = await makeHarness();
     const account = evmAccount();
-    const shop = await service.startEvmMessage({ walletAddress: account.address }, OTHER_SHOP);
+    const shop = await service.startEvmMessage({ walletAddress: account.address }, OTHER_SHOP, WIDGET_SIGN_IN_STATEMENT);
     expect(shop.message).toMatch(new RegExp(`^localhost:5173 wants you to sign in with your Ethereum account:\\n${account.address}\\n`));
     expect(shop.message).toContain(`\nURI: ${OTHER_SHOP}\n`);
     const shopSignature = await account.signMessage({ message: shop.message });
