@@ -234,6 +234,11 @@ export class EvmChain implements ChainPort {
     return this.call('getTransactionCount', () => this.client.getTransactionCount({ address, blockTag: 'latest' }));
   }
 
+  /** Contracts hold tokens too (smart-contract wallets, multisigs): no EVM recipient is refused for being code. */
+  async isProgram(): Promise<boolean> {
+    return false;
+  }
+
   async health(): Promise<ChainHealth> {
     const started = Date.now();
     try {

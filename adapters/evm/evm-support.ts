@@ -1,16 +1,18 @@
-import { BaseError, getAddress, isAddress, toHex, type Address } from 'viem';
+import { BaseError, toHex, type Address } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { WalletSigner } from '../../src/ports/venue.port.js';
+import { invalidAddress, parseAddress } from '../../src/shared/chain-address.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 
 /** The EVM chains the service trades on, by the port's names. */
 export type EvmChainName = 'ethereum' | 'base' | 'arbitrum';
 
-/** A checksummed address, or a 400 naming the field. */
+/** A checksummed address, or a 400 naming the field (a mixed-case one must carry its EIP-55 checksum). */
 export function parseEvmAddress(value: string, field: string): Address {
-  if (!isAddress(value, { strict: false })) throw AppError.validation([`${field} is not a valid EVM address`]);
-  return getAddress(value);
+  const parsed = parseAddress('evm', value);
+  if (!parsed) throw AppError.validation([invalidAddress(field, 'EVM')]);
+  return parsed as Address;
 }
 
 /**

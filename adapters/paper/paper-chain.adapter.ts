@@ -90,6 +90,11 @@ export class PaperChain implements ChainPort {
     return 'sent';
   }
 
+  /** The paper ledger runs no programs: only the well-known ids (refused before any chain is asked) name one. */
+  async isProgram(): Promise<boolean> {
+    return false;
+  }
+
   async health(): Promise<ChainHealth> {
     return { chain: this.chain, reachable: true, latencyMs: 0 };
   }

@@ -11,11 +11,10 @@
  * version left pending.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import bs58 from 'bs58';
-import { getAddress, isAddress } from 'viem';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StorePort } from '../../src/ports/store.port.js';
-import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
+import { walletChainOf, type Chain, type ExecutionResult } from '../../src/ports/venue.port.js';
+import { invalidAddress, parseAddress } from '../../src/shared/chain-address.js';
 
 export const BALANCES_COLLECTION = 'paper.balances';
 export const FILLS_COLLECTION = 'paper.fills';
@@ -316,18 +315,9 @@ export class PaperLedger {
  * EVM chains, a 32-byte base58 key as given on Solana. Throws a validation error otherwise.
  */
 export function normalizeAddress(chain: Chain, address: string): string {
-  if (chain !== 'solana') {
-    if (!isAddress(address, { strict: false })) throw AppError.validation([`address is not a valid ${chain} address`]);
-    return getAddress(address);
-  }
-  let bytes: Uint8Array | null = null;
-  try {
-    bytes = bs58.decode(address);
-  } catch {
-    bytes = null;
-  }
-  if (bytes?.length !== 32) throw AppError.validation(['address is not a valid solana address']);
-  return address;
+  const parsed = parseAddress(walletChainOf(chain), address);
+  if (!parsed) throw AppError.validation([invalidAddress('address', chain)]);
+  return parsed;
 }
 
 function balanceId(chain: Chain, address: string): string {

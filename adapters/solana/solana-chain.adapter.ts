@@ -166,6 +166,12 @@ export class SolanaChain implements ChainPort {
     return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? 'confirmed' : 'pending';
   }
 
+  /** An executable account is a program: it signs for nothing, so tokens sent to it (or its token accounts) are lost. */
+  async isProgram(address: string): Promise<boolean> {
+    const account = await this.call('getAccountInfo', () => this.options.rpc.getAccountInfo(parsePublicKey(address, 'to')));
+    return account?.executable === true;
+  }
+
   async health(): Promise<ChainHealth> {
     const started = Date.now();
     try {

@@ -1,4 +1,5 @@
 import type { ClockPort } from '../../src/ports/clock.port.js';
+import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
 import { renderLlmFacts, type LlmFacts, type LlmMessage, type LlmPort } from '../../src/ports/llm.port.js';
 import { interpret } from './command-interpreter.js';
 import type { InterpretResult } from './intent.types.js';
@@ -82,7 +83,8 @@ export class AskBot {
       this.deps.onLlmError?.(error);
       answer.degraded = true;
     }
-    return answer;
+    // The draft quotes the user's words and a model may repeat any of them: control and bidi characters go out escaped.
+    return { ...answer, reply: escapeUnsafe(answer.reply, { keepLineBreaks: true }) };
   }
 
   /** Reads what the intent needs and builds the templated reply from it. */

@@ -4,6 +4,7 @@ import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { LlmMessage } from '../../src/ports/llm.port.js';
 import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
+import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
 import { updateRecord } from '../../src/shared/record-update.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { TradeChannel } from '../config/trading-config.types.js';
@@ -151,7 +152,7 @@ export class BotChat {
             ? { chat_id: input.chatId, reply: input.refuseTrade, intent, confidence: 1, executed: false }
             : await this.askBot(input);
       await this.append(input, answer.reply);
-      return answer;
+      return escapedAnswer(answer);
     } catch (error) {
       await this.append(input, error instanceof Error ? error.message : String(error));
       throw error;
@@ -218,6 +219,11 @@ export class BotChat {
       }),
     );
   }
+}
+
+/** The answer as it leaves: the caller's chat id and the reply quote input, so control and bidi characters go out escaped. */
+function escapedAnswer(answer: ChatAnswer): ChatAnswer {
+  return { ...answer, chat_id: escapeUnsafe(answer.chat_id), reply: escapeUnsafe(answer.reply, { keepLineBreaks: true }) };
 }
 
 /** True for an intent a chat executes rather than describes. */

@@ -1,3 +1,4 @@
+import { parseEvmAddress } from '../../src/shared/chain-address.js';
 import type { TokenRef } from './intent.types.js';
 
 /**
@@ -66,7 +67,8 @@ const SYMBOL = /^(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9._-]{0,19}$/;
 
 /** A token symbol, Solana mint or EVM address; undefined when the word cannot be one. */
 export function parseToken(word: string): TokenRef | undefined {
-  if (EVM_ADDRESS.test(word)) return { kind: 'address', address: word, chain: 'evm' };
+  // Mixed case is an EIP-55 checksum claim: a wrong one is a typo, not a token to look up without case.
+  if (EVM_ADDRESS.test(word)) return parseEvmAddress(word) ? { kind: 'address', address: word, chain: 'evm' } : undefined;
   // A 32+ character base58 word is a mint; real symbols are far shorter.
   if (SOLANA_ADDRESS.test(word)) return { kind: 'address', address: word, chain: 'solana' };
   const symbol = word.startsWith('$') ? word.slice(1) : word;

@@ -1,6 +1,5 @@
-import bs58 from 'bs58';
-import { getAddress, isAddress } from 'viem';
 import { AppError } from '../../src/errors/app-error.js';
+import { invalidAddress, parseEvmAddress, parseSolanaAddress } from '../../src/shared/chain-address.js';
 import { walletChainOf, type Chain, type WalletChain } from '../../src/ports/venue.port.js';
 import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
 import type { WalletKind } from '../wallets/wallet.types.js';
@@ -125,19 +124,9 @@ export function withDefaults(stored: Partial<TradingConfig>, now: string): Tradi
   return { ...merged, defaultOrderProfile: { ...merged.defaultOrderProfile, agentsMayApprove: profile.agentsMayApprove ?? false } };
 }
 
-const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** Either address family; which one a chain takes is checked by `tokenRef`. */
 export const TOKEN_ADDRESS_SHAPE = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
-
-function isSolanaAddress(address: string): boolean {
-  if (!SOLANA_ADDRESS.test(address)) return false;
-  try {
-    return bs58.decode(address).length === 32;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The (chain, address) key of a listed token: a Solana mint as given, an EVM address
@@ -148,7 +137,7 @@ function isSolanaAddress(address: string): boolean {
 export function tokenRef(address: string, chain?: Chain): { chain: Chain; address: string } {
   const problem = tokenRefProblem(address, chain);
   if (problem) throw AppError.validation([problem]);
-  if (address.startsWith('0x')) return { chain: chain!, address: getAddress(address) };
+  if (address.startsWith('0x')) return { chain: chain!, address: parseEvmAddress(address)! };
   return { chain: chain ?? 'solana', address };
 }
 
@@ -159,12 +148,12 @@ export function tokenRefProblem(address: string, chain?: Chain): string | undefi
     if (chain === 'solana') return 'address must be a Solana mint (base58, 32 bytes) on solana';
     if (!EVM_ADDRESS.test(address)) return 'address must be an EVM address (0x and 40 hex digits)';
     // Mixed case is a checksum claim (EIP-55): a wrong one is a typo, never silently fixed.
-    if (!isAddress(address)) return 'address has a wrong EIP-55 checksum (send it checksummed or in lower case)';
+    if (!parseEvmAddress(address)) return invalidAddress('address', chain);
     return undefined;
   }
   const target = chain ?? 'solana';
   if (target !== 'solana') return `address must be an EVM address (0x and 40 hex digits) on ${target}`;
-  if (!isSolanaAddress(address)) return 'address must be a Solana mint (base58, 32 bytes)';
+  if (!parseSolanaAddress(address)) return 'address must be a Solana mint (base58, 32 bytes)';
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../src/errors/app-error.js';
 import type { Chain, TokenInfo, VenuePort } from '../../src/ports/venue.port.js';
+import { tokenAddressProblem } from '../../src/shared/chain-address.js';
 
 /**
  * Resolving the tokens a request names, before any check runs: the safety path, DCA
@@ -9,8 +10,13 @@ import type { Chain, TokenInfo, VenuePort } from '../../src/ports/venue.port.js'
 /** Interface 7.4, word for word. */
 const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
 
-/** The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when the venue knows none. */
-export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string): Promise<TokenInfo> {
+/**
+ * The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when
+ * the venue knows none, 400 `<field> is not a valid <chain> address` for an EVM address with a wrong checksum.
+ */
+export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string, field = 'token'): Promise<TokenInfo> {
+  const problem = tokenAddressProblem(chain, ref, field);
+  if (problem) throw AppError.validation([problem]);
   const token = await venue.findToken(chain, ref);
   if (!token) throw new AppError('TOKEN_NOT_FOUND', tokenNotFound(ref));
   return token;
@@ -28,7 +34,11 @@ export async function requireTokenPair(
   output: string,
   [inputField, outputField]: readonly [string, string] = ['inputMint', 'outputMint'],
 ): Promise<[TokenInfo, TokenInfo]> {
-  const pair = await Promise.all([requireToken(venue, chain, input), requireToken(venue, chain, output)]);
+  const problems = [tokenAddressProblem(chain, input, inputField), tokenAddressProblem(chain, output, outputField)].filter(
+    (p) => p !== undefined,
+  );
+  if (problems.length > 0) throw AppError.validation(problems);
+  const pair = await Promise.all([requireToken(venue, chain, input, inputField), requireToken(venue, chain, output, outputField)]);
   if (pair[0].address === pair[1].address) throw AppError.validation([`${inputField} and ${outputField} must be different tokens`]);
   return pair;
 }

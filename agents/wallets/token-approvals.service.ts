@@ -4,6 +4,7 @@ import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../src/ports/store.port.js';
 import type { Chain } from '../../src/ports/venue.port.js';
+import { invalidAddress, parseEvmAddress } from '../../src/shared/chain-address.js';
 import { updateRecord } from '../../src/shared/record-update.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
@@ -77,7 +78,6 @@ export interface TokenApprovalsDeps {
   wallets: ApprovalWallets;
 }
 
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const PAGE = 200;
 
 /** Records and revokes EVM token approvals of a trading account. */
@@ -160,8 +160,8 @@ export class TokenApprovalsService {
 
 function checkTarget(input: ApprovalTarget): void {
   const problems = (['token', 'spender'] as const)
-    .filter((field) => !EVM_ADDRESS.test(input[field]))
-    .map((field) => `${field} must be an EVM address`);
+    .filter((field) => !parseEvmAddress(input[field]))
+    .map((field) => invalidAddress(field, 'EVM'));
   if (!APPROVAL_CHAINS.includes(input.chain)) problems.push(`chain must be one of ${APPROVAL_CHAINS.join(', ')}`);
   if (problems.length) throw AppError.validation(problems);
 }

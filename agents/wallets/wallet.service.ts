@@ -5,6 +5,7 @@ import type { KeyCustodyPort } from '../../src/ports/key-custody.port.js';
 import type { StoredDocument, StorePort } from '../../src/ports/store.port.js';
 import type { WalletChain, WalletSigner } from '../../src/ports/venue.port.js';
 import { isVersionConflict } from '../../src/shared/conflict-backoff.js';
+import { invalidAddress, parseEvmAddress } from '../../src/shared/chain-address.js';
 import { retryOnConflict, updateRecord } from '../../src/shared/record-update.js';
 import { fromMicros, toMicros } from '../trading/amounts.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
@@ -54,7 +55,6 @@ export interface WalletServiceDeps {
 
 const WALLETS = TRADING_RECORDS.wallets;
 const PAGE = 200;
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * Wallets of a trading account: custodial keys generated through the key custody port,
@@ -101,7 +101,7 @@ export class WalletService implements WalletDirectory {
    * so that two concurrent connections of one address collide on a create-only write.
    */
   async addExternal(subject: TradingSubject, input: { address: string; label?: string }): Promise<WalletView> {
-    if (!EVM_ADDRESS.test(input.address)) throw AppError.validation(['address must be an EVM address']);
+    if (!parseEvmAddress(input.address)) throw AppError.validation([invalidAddress('address', 'EVM')]);
     const address = input.address;
     const slotId = (slot: number) => derivedId('external', subjectKey(subject), 'evm', address.toLowerCase(), String(slot));
     return retryOnConflict(bookKey(subject, 'evm'), async () => {

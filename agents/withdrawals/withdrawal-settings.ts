@@ -1,8 +1,8 @@
-import bs58 from 'bs58';
-import { getAddress, isAddress } from 'viem';
 import { isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
+import type { WalletChain } from '../../src/ports/venue.port.js';
+import { invalidAddress, isKnownSolanaProgram, notTokenOwner, parseAddress } from '../../src/shared/chain-address.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 
@@ -55,17 +55,39 @@ export class WithdrawalSettingsStore {
   }
 }
 
-/** A recipient in its canonical form for its chain family, or null when it is not an address of that family. */
-export function normalizeRecipient(family: 'solana' | 'evm', address: string): string | null {
-  if (family === 'evm') return isAddress(address, { strict: false }) && !/^0x0{40}$/i.test(address) ? getAddress(address) : null;
-  try {
-    return bs58.decode(address).length === 32 ? address : null;
-  } catch {
-    return null;
-  }
+const ZERO_ADDRESS = /^0x0{40}$/i;
+
+/**
+ * Why `address` cannot receive a withdrawal on a chain of `family` (a 400 message naming
+ * `field`), or undefined: not an address of the family (an EVM one in mixed case with a wrong
+ * EIP-55 checksum included), the EVM zero address (no one holds its key), or a well-known Solana
+ * program or sysvar, which can own no tokens. An address off the ed25519 curve (a PDA) is taken:
+ * a program owns it and can hold tokens for it (vaults, multisigs).
+ */
+export function recipientProblem(family: WalletChain, address: string, field: string, chain: string): string | undefined {
+  const parsed = parseAddress(family, address);
+  if (!parsed || ZERO_ADDRESS.test(parsed)) return invalidAddress(field, chain);
+  if (family === 'solana' && isKnownSolanaProgram(parsed)) return notTokenOwner(field);
+  return undefined;
 }
 
-/** An allowlist entry in either family's form, for the settings route (which does not know the chain of later withdrawals). */
-export function normalizeAllowlistEntry(address: string): string | null {
-  return address.startsWith('0x') ? normalizeRecipient('evm', address) : normalizeRecipient('solana', address);
+/** A recipient `recipientProblem` found nothing against, in its canonical form (EIP-55 on EVM, as given on Solana). */
+export function normalizeRecipient(family: WalletChain, address: string): string {
+  return parseAddress(family, address) ?? address;
+}
+
+/** The family an allowlist entry names (the settings route does not know the chain of later withdrawals) and its name in messages. */
+function entryFamily(address: string): { family: WalletChain; chain: string } {
+  return address.startsWith('0x') ? { family: 'evm', chain: 'EVM' } : { family: 'solana', chain: 'Solana' };
+}
+
+/** Why an allowlist entry is refused (a 400 message naming `field`), or undefined. */
+export function allowlistEntryProblem(address: string, field: string): string | undefined {
+  const { family, chain } = entryFamily(address);
+  return recipientProblem(family, address, field, chain);
+}
+
+/** An allowlist entry `allowlistEntryProblem` found nothing against, in its canonical form. */
+export function normalizeAllowlistEntry(address: string): string {
+  return normalizeRecipient(entryFamily(address).family, address);
 }

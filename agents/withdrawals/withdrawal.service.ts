@@ -3,6 +3,7 @@ import type { WithdrawalContext, WithdrawalEvent, WithdrawalInput, WithdrawalVie
 import { toWithdrawalView } from '../../machines/withdrawal.machine.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { notTokenOwner, tokenAddressProblem } from '../../src/shared/chain-address.js';
 import { IDEMPOTENCY_MESSAGES } from '../../src/errors/idempotency-messages.js';
 import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
 import type { ChainPort } from '../../src/ports/chain.port.js';
@@ -17,7 +18,7 @@ import { SAFETY_MESSAGES } from '../trading/safety-path.js';
 import { walletRequired } from '../wallets/wallet.records.js';
 import type { WalletView } from '../wallets/wallet.types.js';
 import { WithdrawalCap } from './withdrawal-cap.js';
-import { normalizeRecipient, type WithdrawalSettingsStore } from './withdrawal-settings.js';
+import { normalizeRecipient, recipientProblem, type WithdrawalSettingsStore } from './withdrawal-settings.js';
 
 /**
  * Withdrawals from an account's custodial wallet: the checks of issue 19 in order, each with
@@ -36,7 +37,6 @@ import { normalizeRecipient, type WithdrawalSettingsStore } from './withdrawal-s
 const WITHDRAWAL_MESSAGES = {
   disabled: 'Withdrawals are disabled for this agent',
   notAllowlisted: (to: string) => `Withdrawal address not on the allowlist: ${to}`,
-  invalidTo: (chain: string) => `to is not a valid ${chain} address`,
   amountPositive: 'amount must be greater than 0',
   balance: 'Insufficient balance for requested withdrawal amount',
   noPrice: (symbol: string) => `No USD price for ${symbol}: the daily withdrawal cap cannot be applied`,
@@ -127,10 +127,15 @@ export class WithdrawalService {
     if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(request.chain)]);
     // 4. `to` valid for the chain, and on the allowlist when one is set.
     const family = walletChainOf(request.chain);
+    const problem = recipientProblem(family, request.to, 'to', request.chain);
+    if (problem) throw AppError.validation([problem]);
     const to = normalizeRecipient(family, request.to);
-    if (!to) throw AppError.validation([WITHDRAWAL_MESSAGES.invalidTo(request.chain)]);
     if (settings.allowlist.length > 0 && !settings.allowlist.includes(to)) throw AppError.forbidden(WITHDRAWAL_MESSAGES.notAllowlisted(to));
+    // A program beyond the well-known ones, where the chain can tell (an executable account on Solana).
+    if (await chain.isProgram(to)) throw AppError.validation([notTokenOwner('to')]);
     // 5. amount > 0 and within the balance (the chain adds its fee check when it signs).
+    const tokenProblem = tokenAddressProblem(request.chain, request.token, family === 'evm' ? 'token' : 'mint');
+    if (tokenProblem) throw AppError.validation([tokenProblem]);
     const token = await this.deps.tokens.find(request.chain, request.token);
     if (!token) throw new AppError('TOKEN_NOT_FOUND', `Token not found: ${request.token}`);
     const amount = BigInt(request.amount);

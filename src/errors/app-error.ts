@@ -2,6 +2,7 @@
  * The one error model of the service. Adapters, the runtime and handlers throw
  * `AppError`; the HTTP and MCP surfaces each map it to their envelopes in one place.
  */
+import { escapeUnsafe } from '../shared/escape-unsafe.js';
 
 /** How a surface should render the error (interface section 7.1). */
 export type EnvelopeKind =
@@ -107,13 +108,14 @@ export class AppError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Messages quote input (a token, a field name, a path): none carries a control or bidi character out.
+    super(escapeUnsafe(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code];
     this.envelope = options.envelope ?? CANONICAL_BY_DEFAULT.get(code) ?? 'domain';
     this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
-    this.messages = options.messages;
+    this.messages = options.messages?.map((line) => escapeUnsafe(line));
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { escapeUnsafe } from '../shared/escape-unsafe.js';
 
 /**
  * One wording of validation failures for every surface: `<field> is required`,
@@ -8,7 +9,8 @@ import type { z } from 'zod';
  * (the input is read here only, never echoed).
  */
 export function validationMessages(error: z.core.$ZodError): string[] {
-  return error.issues.flatMap(describeIssue);
+  // Field names are the caller's (unknown keys, record keys): quoted back with control and bidi characters escaped.
+  return error.issues.flatMap(describeIssue).map((line) => escapeUnsafe(line));
 }
 
 /**

@@ -46,6 +46,7 @@
  *   `MCP-Protocol-Version` header means the latest revision.
  */
 import { isAppError } from '../errors/app-error.js';
+import { escapeUnsafe } from '../shared/escape-unsafe.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
 
 const JSONRPC_CODES = {
@@ -92,7 +93,7 @@ export const methodNotAllowed = () =>
 
 /** -32601; `Tool not found: <name>` only where the agent or bot asked for granular errors. */
 export const methodNotFound = (tool?: string) =>
-  wire(200, JSONRPC_CODES.METHOD_NOT_FOUND, tool === undefined ? 'Method not found' : `Tool not found: ${tool}`);
+  wire(200, JSONRPC_CODES.METHOD_NOT_FOUND, tool === undefined ? 'Method not found' : `Tool not found: ${escapeUnsafe(tool)}`);
 
 /** -32602 with the validation messages of the shared wording (`order_id is required`). */
 export const invalidParams = (messages: readonly string[]) =>

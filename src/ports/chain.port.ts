@@ -94,6 +94,11 @@ export interface ChainPort {
    * know it: then nothing moved, and nothing ever will under it.
    */
   rebroadcast(signed: SignedTransfer): Promise<RebroadcastOutcome>;
+  /**
+   * True when `address` is a program (an executable account on Solana): it can own no tokens,
+   * so nothing is sent to it. EVM contracts can hold tokens (smart-contract wallets): false there.
+   */
+  isProgram(address: string): Promise<boolean>;
   /** A cheap call against the node (latest block height). Never throws. */
   health(): Promise<ChainHealth>;
 }

@@ -3,6 +3,7 @@ import type { WidgetMetrics } from '../observability/widget.metrics.js';
 import { WIDGET_EVENT_TYPES } from '../observability/widget.metrics.js';
 import type { ClockPort } from '../ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../ports/store.port.js';
+import { escapeUnsafe } from '../shared/escape-unsafe.js';
 import { updateRecord } from '../shared/record-update.js';
 
 /**
@@ -45,9 +46,12 @@ export class WidgetEvents {
     this.deps.metrics.observeEvent(event.type);
   }
 
-  /** The newest `limit` events, newest first. */
+  /** The newest `limit` events, newest first; a detail is any page's text, shown with control and bidi characters escaped. */
   async list(botId: string, limit: number): Promise<WidgetEvent[]> {
     const doc = await this.deps.store.get<{ events: WidgetEvent[] }>(WIDGET_EVENT_COLLECTION.name, botId);
-    return [...(doc?.data.events ?? [])].reverse().slice(0, limit);
+    return [...(doc?.data.events ?? [])]
+      .reverse()
+      .slice(0, limit)
+      .map((event) => (event.detail === undefined ? event : { ...event, detail: escapeUnsafe(event.detail) }));
   }
 }

@@ -489,11 +489,11 @@ export type AgentWalletBalanceOutput = {
 export type AgentWalletWithdrawEvmInput = {
   /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum). */
   chainId: number;
-  /** The token: a symbol (ETH, USDC...) or its 0x contract address; ETH for the native coin. */
+  /** The token: a symbol (ETH, USDC...) or its 0x contract address (mixed case must be a valid EIP-55 checksum); ETH for the native coin. */
   token: string;
   /** How much to withdraw, in base units of the token (an integer greater than 0) as a decimal string; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string. */
   amount: string | number;
-  /** The recipient: a 0x address (40 hex digits). */
+  /** The recipient: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum). */
   to: string;
   /** A step-up token (`control/mcp/step-up`, 5 minutes, single use); REST takes it as the X-Step-Up-Token header. */
   stepUpToken?: string;
@@ -525,7 +525,7 @@ export type AgentWalletWithdrawSolanaInput = {
   mint: string;
   /** How much to withdraw, in base units of the token (an integer greater than 0) as a decimal string; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string. */
   amount: string | number;
-  /** The recipient: a Solana address (base58, 32 bytes). */
+  /** The recipient: a Solana address (base58, 32 bytes) that can own tokens: not a program id or sysvar. */
   to: string;
   /** A step-up token (`control/mcp/step-up`, 5 minutes, single use); REST takes it as the X-Step-Up-Token header. */
   stepUpToken?: string;
@@ -567,7 +567,7 @@ export type AgentWithdrawSettingsGetOutput = {
 export type AgentWithdrawSettingsSetInput = {
   /** Whether the agent may withdraw at all. */
   enabled: boolean;
-  /** Recipients allowed (Solana base58 or EVM 0x addresses, at most 100); empty or absent: any. */
+  /** Recipients allowed (Solana base58 addresses that can own tokens, or EVM 0x addresses, mixed case with a valid EIP-55 checksum; at most 100); empty or absent: any. */
   allowlist?: string[];
   /** Most USD withdrawn per UTC day (0 to 1000000000); absent: no cap. */
   dailyCapUsd?: number;

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { WithdrawalService, WithdrawRequest } from '../../../agents/withdrawals/withdrawal.service.js';
-import { normalizeAllowlistEntry, type WithdrawalSettingsStore } from '../../../agents/withdrawals/withdrawal-settings.js';
+import {
+  allowlistEntryProblem,
+  normalizeAllowlistEntry,
+  type WithdrawalSettingsStore,
+} from '../../../agents/withdrawals/withdrawal-settings.js';
+import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedRequestDigest } from '../request-digest.js';
@@ -118,9 +123,15 @@ export function agentWalletOperations(
             .string()
             .min(1)
             .max(100)
-            .describe('The token: a symbol (ETH, USDC...) or its 0x contract address; ETH for the native coin.'),
+            .describe(
+              'The token: a symbol (ETH, USDC...) or its 0x contract address (mixed case must be a valid EIP-55 checksum); ETH for the native coin.',
+            ),
           amount,
-          to: z.string().min(1).max(100).describe('The recipient: a 0x address (40 hex digits).'),
+          to: z
+            .string()
+            .min(1)
+            .max(100)
+            .describe('The recipient: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
           stepUpToken,
           idempotencyKey,
         })
@@ -145,7 +156,11 @@ export function agentWalletOperations(
         .object({
           mint: z.string().min(1).max(100).describe('The token: a symbol (SOL, USDC...) or its mint address (base58).'),
           amount,
-          to: z.string().min(1).max(100).describe('The recipient: a Solana address (base58, 32 bytes).'),
+          to: z
+            .string()
+            .min(1)
+            .max(100)
+            .describe('The recipient: a Solana address (base58, 32 bytes) that can own tokens: not a program id or sysvar.'),
           stepUpToken,
           idempotencyKey,
         })
@@ -182,15 +197,19 @@ export function agentWalletOperations(
         .object({
           enabled: z.boolean().describe('Whether the agent may withdraw at all.'),
           allowlist: z
-            .array(
-              z
-                .string()
-                .max(100)
-                .refine((value) => normalizeAllowlistEntry(value) !== null, 'must be a Solana (base58) or EVM (0x) address'),
-            )
+            .array(z.string().max(100))
             .max(100)
+            // Each entry with its index in the words of a withdrawal's own refusal (`allowlist.0 is not a valid EVM address`).
+            .superRefine((entries, ctx) =>
+              entries.forEach((entry, index) => {
+                const problem = allowlistEntryProblem(entry, `allowlist.${index}`);
+                if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [index], params: { [WHOLE_MESSAGE]: true } });
+              }),
+            )
             .optional()
-            .describe('Recipients allowed (Solana base58 or EVM 0x addresses, at most 100); empty or absent: any.'),
+            .describe(
+              'Recipients allowed (Solana base58 addresses that can own tokens, or EVM 0x addresses, mixed case with a valid EIP-55 checksum; at most 100); empty or absent: any.',
+            ),
           dailyCapUsd: z.number().min(0).max(1e9).optional().describe('Most USD withdrawn per UTC day (0 to 1000000000); absent: no cap.'),
           requireStepUp: z.boolean().optional().describe('Withdrawals need a manage credential and a step-up token; default false.'),
           stepUpToken,
@@ -201,7 +220,7 @@ export function agentWalletOperations(
         await controlGuard(claims, stepUp, ctx, input.stepUpToken);
         return settings.put(ctx.subject, {
           enabled: input.enabled,
-          allowlist: (input.allowlist ?? []).map((entry) => normalizeAllowlistEntry(entry)!),
+          allowlist: (input.allowlist ?? []).map(normalizeAllowlistEntry),
           ...(input.dailyCapUsd === undefined ? {} : { dailyCapUsd: input.dailyCapUsd }),
           requireStepUp: input.requireStepUp ?? false,
         });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AskBot } from '../../../agents/chat/ask-bot.js';
+import { escapeUnsafe } from '../../shared/escape-unsafe.js';
 import { defineOperation } from '../operation-definition.js';
 
 const askBotOutput = z.object({
@@ -45,7 +46,8 @@ export function chatOperations(bot: AskBot) {
       output: askBotOutput,
       annotations: { readOnly: true },
       handler: async (ctx, input) => ({
-        chat_id: input.chat_id,
+        // Echoed as sent, but control and bidi characters escaped like any other quoted input.
+        chat_id: escapeUnsafe(input.chat_id),
         ...(await bot.ask({ subject: ctx.subject, message: input.message, chatId: input.chat_id })),
       }),
     }),

@@ -1,4 +1,3 @@
-import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
 import {
   APPROVAL_AMOUNT,
@@ -13,6 +12,8 @@ import type { WalletView } from '../../../agents/wallets/wallet.types.js';
 import type { OperationContext, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
+import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
+import { invalidAddress, parseEvmAddress } from '../../shared/chain-address.js';
 import { nameSchema } from '../../shared/name.schema.js';
 import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey } from './trading-schemas.js';
 
@@ -27,15 +28,23 @@ const label = nameSchema()
 const walletFamily = walletChain
   .default('solana')
   .describe('Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana.');
-/** Any 0x address; a mixed-case one must carry a valid EIP-55 checksum. Answered checksummed. */
+/**
+ * Any 0x address in field `field`; a mixed-case one must carry a valid EIP-55 checksum (else
+ * `<field> is not a valid EVM address`, the words of every address refusal). Answered checksummed.
+ */
 // `abort`: a value that is not an address at all gets one message, not a checksum complaint too.
-const evmAddress = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits', abort: true })
-  .refine((value) => isAddress(value, { strict: true }), 'has an invalid EIP-55 checksum')
-  // No one holds its key: as a wallet, a token or a spender it is always a mistake.
-  .refine((value) => !/^0x0{40}$/.test(value), 'must not be the zero address')
-  .transform((value) => getAddress(value));
+const evmAddress = (field: string) =>
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits', abort: true })
+    .refine((value) => parseEvmAddress(value) !== null, {
+      message: invalidAddress(field, 'EVM'),
+      params: { [WHOLE_MESSAGE]: true },
+      abort: true,
+    })
+    // No one holds its key: as a wallet, a token or a spender it is always a mistake.
+    .refine((value) => !/^0x0{40}$/.test(value), 'must not be the zero address')
+    .transform((value) => parseEvmAddress(value)!);
 
 /** Every wallet field a surface may show: no key material exists in this shape. */
 const walletView = z.object({
@@ -62,8 +71,10 @@ const custodialWallet = z.object({
 const walletList = pageSchema(walletView);
 const approvalTarget = {
   chain: z.enum(APPROVAL_CHAINS).describe(`EVM chain the approval is on: ${APPROVAL_CHAINS.join(', ')}.`),
-  token: evmAddress.describe('The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
-  spender: evmAddress.describe(
+  token: evmAddress('token').describe(
+    'The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).',
+  ),
+  spender: evmAddress('spender').describe(
     'The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).',
   ),
   walletId: walletId
@@ -151,7 +162,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       principals: PRINCIPALS,
       input: z
         .object({
-          address: evmAddress.describe(
+          address: evmAddress('address').describe(
             "The wallet's 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum); answered checksummed.",
           ),
           label,

@@ -4,7 +4,7 @@
  * wallet, token directory, kill switch and step-up are small fakes the tests steer.
  */
 import { randomUUID } from 'node:crypto';
-import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../../adapters/event-bus/in-process-event-bus.adapter.js';
@@ -70,6 +70,7 @@ async function harness() {
       ),
     confirmation: (signature) => alive(() => chain.confirmation(signature)),
     rebroadcast: (signed) => alive(() => chain.rebroadcast(signed)),
+    isProgram: (address) => alive(() => chain.isProgram(address)),
     health: () => chain.health(),
   };
   const owner = Keypair.generate();
@@ -279,6 +280,32 @@ describe('WithdrawalService on LiteSVM', () => {
       status: 403,
       message: 'Invalid or expired step-up token',
     });
+    expect(h.rpc.landed).toHaveLength(1);
+  });
+
+  it('refuses a program as recipient: a well-known id or sysvar before the chain is asked, any other executable account on chain', async () => {
+    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], requireStepUp: false });
+    const ask = (to: string) => refusal(h.service.withdraw(SUBJECT, { chain: 'solana', token: 'SOL', amount: '1000', to }, h.trade()));
+    for (const to of [
+      '11111111111111111111111111111111',
+      'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+      'SysvarRent111111111111111111111111111111111',
+    ])
+      expect(await ask(to)).toMatchObject({ status: 400, messages: ['to must be able to own tokens (not a program id)'] });
+    const program = Keypair.generate().publicKey;
+    // A builtin-style program (LiteSVM loads no program bytes it cannot run): executable all the same.
+    h.rpc.setAccount(program, {
+      data: new Uint8Array(0),
+      lamports: 1_000_000_000n,
+      owner: new PublicKey('NativeLoader1111111111111111111111111111111'),
+      executable: true,
+    });
+    expect(await ask(program.toBase58())).toMatchObject({ status: 400, messages: ['to must be able to own tokens (not a program id)'] });
+    // An address off the ed25519 curve (a PDA) can own tokens through its program: it is paid.
+    const [pda] = PublicKey.findProgramAddressSync([Buffer.from('vault')], program);
+    expect(PublicKey.isOnCurve(pda.toBytes())).toBe(false);
+    const paid = await h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '1000', to: pda.toBase58() }, h.trade());
+    expect(paid).toMatchObject({ status: 'confirmed', to: pda.toBase58() });
     expect(h.rpc.landed).toHaveLength(1);
   });
 

@@ -58,8 +58,11 @@ export class LiteSvmRpc implements SolanaRpc {
     this.svm.airdrop(address.toBytes(), lamports);
   }
 
-  setAccount(address: PublicKey, account: { data: Uint8Array; lamports: bigint; owner: PublicKey }): void {
-    this.svm.setAccount(address.toBytes(), new Account(account.lamports, account.data, account.owner.toBytes(), false, 0n));
+  setAccount(address: PublicKey, account: { data: Uint8Array; lamports: bigint; owner: PublicKey; executable?: boolean }): void {
+    this.svm.setAccount(
+      address.toBytes(),
+      new Account(account.lamports, account.data, account.owner.toBytes(), account.executable ?? false, 0n),
+    );
   }
 
   minimumBalanceForRentExemption(size: number): bigint {
