@@ -123,7 +123,7 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
       body: {
         statusCode: 400,
         error: 'Bad Request',
-        message: ['walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)'],
+        message: ['walletAddress: must be a 0x-prefixed EVM address (lower case, upper case or EIP-55 checksummed)'],
       },
     });
     expect((await client.post('/api/nest/auth/evm/nonce', { chainId: 1 })).body.message).toEqual(['chainId is not a known field']);

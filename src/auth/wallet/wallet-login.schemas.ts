@@ -2,10 +2,10 @@
  * Request bodies of the wallet sign-in routes (interface 4.1). Exported so the routes and
  * `WalletLoginService` validate with the same schemas.
  */
-import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import { validationMessages } from '../../errors/validation-messages.js';
+import { parseEvmAddress } from '../../shared/chain-address.js';
 import { isSolanaAddress } from './siws.js';
 
 /** Longer than any sign-in message we issue or EIP-4361 needs; caps parser work. */
@@ -26,10 +26,10 @@ const EvmAddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { message: 'mus
  */
 const EvmChecksummedAddressSchema = z
   .string()
-  .refine((value) => isAddress(value, { strict: true }), {
-    message: 'must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)',
+  .refine((value) => parseEvmAddress(value) !== null, {
+    message: 'must be a 0x-prefixed EVM address (lower case, upper case or EIP-55 checksummed)',
   })
-  .transform((value) => getAddress(value));
+  .transform((value) => parseEvmAddress(value) as `0x${string}`);
 
 /** 65-byte EOA signatures and longer contract-wallet (ERC-1271/6492) ones. */
 export const EvmSignatureSchema = z

@@ -139,11 +139,13 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     await expect(h.service.startEvm({})).resolves.toMatchObject({ nonce: expect.any(String) });
   });
 
-  it('validates the nonce body: an EVM address in lower case or EIP-55 checksummed; nothing else', async () => {
+  it('validates the nonce body: an EVM address in lower case, upper case or EIP-55 checksummed; nothing else', async () => {
     const h = await makeHarness();
     const account = evmAccount();
     await expect(h.service.startEvm({ walletAddress: account.address })).resolves.toBeDefined();
     await expect(h.service.startEvm({ walletAddress: account.address.toLowerCase() })).resolves.toBeDefined();
+    // All upper case carries no checksum claim, like all lower case.
+    await expect(h.service.startEvm({ walletAddress: `0x${account.address.slice(2).toUpperCase()}` })).resolves.toBeDefined();
     // One letter's case flipped: a typo the checksum catches.
     const letter = account.address.search(/[a-fA-F]/);
     const ch = account.address[letter]!;
@@ -151,7 +153,7 @@ describe('WalletLoginService — EVM (SIWE)', () => {
       account.address.slice(0, letter) +
       (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) +
       account.address.slice(letter + 1);
-    const wrong = 'walletAddress: must be a 0x-prefixed EVM address (lower case or EIP-55 checksummed)';
+    const wrong = 'walletAddress: must be a 0x-prefixed EVM address (lower case, upper case or EIP-55 checksummed)';
     for (const walletAddress of [typo, '0x1234', 'abc', `${account.address}00`])
       await expectAppError(h.service.startEvm({ walletAddress }), 400, wrong);
     await expectAppError(h.service.startEvm({ walletAddress: 5 }), 400, 'walletAddress must be string');
