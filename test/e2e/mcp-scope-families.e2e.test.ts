@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { Client, evmWallet, startTestService, type TestService } from '../support/test-service.js';
 
 type Scope = 'read' | 'trade' | 'manage';
 const MANAGE_KEY_OWNER_ONLY = "A manage key can only be created or rotated by the agent's owner";
@@ -89,8 +89,8 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
     await ok(keys.read.secret, 'agent_status');
     await call(keys.read.secret, 'agent_pause'); // refused for its scope: in the log too
     await call(other.secret, 'agent_status', {}, other.publicId); // another agent's call
-    expect((await operator.client.get(`/api/nest/agents/${agent.agentId}`)).status).toBe(200); // the owner, over REST
-    await svc.service.operations.audit.flush();
+    expect((await operator.client.get(`/api/nest/agents/${agent.agentId}/keys`)).status).toBe(200); // the owner, over REST
+    expect(await ownerLog()).toEqual(expect.arrayContaining([expect.objectContaining({ operation: 'agent_keys_list', surface: 'rest' })]));
     const log = await ok(keys.read.secret, 'agent_mcp_logs_list', { limit: 200 });
     const items = log.items as {
       operation: string;
@@ -115,6 +115,32 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
     );
     expect(prefixes.has(keys.read.secret.slice(0, 13))).toBe(false);
     expect(prefixes.has(other.secret.slice(0, 13))).toBe(true);
+  });
+
+  it("an identity token reads its own agent's MCP calls, and no other agent's", async () => {
+    const anon = new Client(svc.url);
+    const wallet = evmWallet();
+    const { body: nonce } = await anon.post('/api/nest/auth/evm/nonce', {});
+    const message = wallet.message(nonce.nonce, new Date());
+    const onboarded = await anon.post('/api/public/erc8004/onboarding/siwe', {
+      message,
+      signature: await wallet.sign(message),
+      scope: 'read',
+    });
+    expect(onboarded.status).toBe(201);
+    const { accessToken, publicId, agentId, jti } = onboarded.body;
+    await call(accessToken, 'agent_status', {}, publicId);
+    const log = await call(accessToken, 'agent_mcp_logs_list', {}, publicId);
+    const items = log.body.result.structuredContent.items as {
+      operation: string;
+      subject: string;
+      principal: { type: string; id: string };
+    }[];
+    expect(items.map((entry) => entry.operation)).toContain('agent_status');
+    expect(items.every((entry) => entry.subject === `agent:${agentId}`)).toBe(true);
+    expect(items.every((entry) => entry.principal.type === 'identity-token' && entry.principal.id === jti)).toBe(true);
+    // Another agent's publicId is not its to read.
+    expect((await call(accessToken, 'agent_mcp_logs_list', {}, agent.publicId)).status).toBe(404);
   });
 
   it('pages the call log with a cursor, newest first, without repeating an entry', async () => {

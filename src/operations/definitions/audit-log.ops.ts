@@ -35,7 +35,9 @@ const MAX_SCANNED = 2_000;
  * fewer than `limit`, with a `nextCursor`). The trail's own cursor is the page's: each read
  * asks for no more than the room left, so nothing is skipped between pages.
  */
-async function mcpEntries(audit: Pick<AuditLog, 'list'>, subject: string, page: { limit: number; cursor?: string }) {
+async function mcpEntries(audit: Pick<AuditLog, 'list' | 'flush'>, subject: string, page: { limit: number; cursor?: string }) {
+  // The caller's earlier calls were recorded before they were answered: written now, so it reads them.
+  await audit.flush();
   const items: AuditEntry[] = [];
   let cursor = page.cursor;
   let scanned = 0;
@@ -53,7 +55,7 @@ async function mcpEntries(audit: Pick<AuditLog, 'list'>, subject: string, page: 
  * for bots, the same for agents), and its MCP calls for the agent's own credentials (`read`
  * includes them; CONTRACT "Scope families over MCP").
  */
-export function auditLogOperations(audit: Pick<AuditLog, 'list'>) {
+export function auditLogOperations(audit: Pick<AuditLog, 'list' | 'flush'>) {
   return [
     defineOperation({
       name: 'agent_mcp_logs_list',
