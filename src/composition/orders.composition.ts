@@ -173,6 +173,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     }),
     ...riskOperations({
       preflight: new TradePreflight({ safety, volume, clock: deps.clock }),
+      catalog: deps.catalog,
       tokens: new TokenRisk({
         venue: deps.venue,
         config: deps.config,

@@ -124,6 +124,16 @@ describe('MCP risk and security checks: trade preflight and token risk report', 
       approval: 'auto_approved',
     });
     expect(BigInt(result.trade.minOut)).toBeLessThanOrEqual(BigInt(result.trade.expectedOut));
+    // The owner's console reaches the same operation over REST.
+    const rest = await operator.client.post(`/api/nest/trading/preflight/${operator.userId}`, {
+      agentId: agent.agentId,
+      inputToken: 'SOL',
+      outputToken: 'BONK',
+      amount: ONE_SOL,
+      slippageBps: 300,
+    });
+    expect(rest.status).toBe(200);
+    expect(verdicts(rest.body.checks)).toEqual(verdicts(result.checks));
     expect(await orders()).toEqual([]);
   });
 
@@ -138,6 +148,28 @@ describe('MCP risk and security checks: trade preflight and token risk report', 
       retryable: false,
     });
     expect(result.checks.slice(1).every((check: Verdict) => check.verdict === 'passed')).toBe(true);
+  });
+
+  it('the trading family switched off: the first verdict is the swap tool hidden, as the swap itself would answer', async () => {
+    const settings = (body: unknown) =>
+      fetch(`${svc.url}/api/nest/ops/catalog`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${svc.opsToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await settings({ disabledFamilies: ['trading'], disabledOperations: [] })).status).toBe(200);
+    try {
+      const result = await preflight({ slippageBps: 300 });
+      expect(result.checks[0]).toMatchObject({
+        check: 'credential_scope',
+        verdict: 'refused',
+        code: 'RESOURCE_NOT_FOUND',
+        message: 'Tool not found: trading_solana_aggregator_swap',
+      });
+      expect(result.passed).toBe(false);
+    } finally {
+      expect((await settings({ disabledFamilies: [], disabledOperations: [] })).status).toBe(200);
+    }
   });
 
   it('insufficient balance: refused at balance with the interface message', async () => {

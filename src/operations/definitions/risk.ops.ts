@@ -4,20 +4,39 @@ import type { TradingConfigReader } from '../../../agents/config/trading-config.
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { PREFLIGHT_CHECKS, type TradePreflight } from '../../../agents/trading/trade-preflight.js';
 import type { TokenRisk } from '../../../agents/trading/token-risk.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import type { Chain } from '../../ports/venue.port.js';
+import type { OperationCatalog } from '../operation-catalog.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { BASE_UNITS, SLIPPAGE_DEFAULT, baseUnits, chain as chainSchema, signalSource, slippageBps, tokenRef } from './trading-schemas.js';
 
 export interface RiskOperationsDeps {
   preflight: TradePreflight;
+  /** Asked whether the caller may call the swap a preflight stands for: its first verdict. */
+  catalog: Pick<OperationCatalog, 'callable'>;
   tokens: TokenRisk;
   /** The account's trading configuration: a preflight naming no chain takes the trade defaults'. */
   config: TradingConfigReader;
 }
 
-/** The scope a trade needs: the trading tools' minimum, which a preflight's first verdict checks the caller against. */
-const TRADE_SCOPE = 'trade';
+/** The swap tool a trade on `chain` goes through. */
+const swapOperation = (chain: Chain) => (chain === 'solana' ? 'trading_solana_aggregator_swap' : 'trading_evm_swap');
+
+/**
+ * The catalog's refusal of the swap for this caller (scope, a switched-off family or tool, a
+ * chain this deployment does not trade), as the swap itself would answer it; none when callable.
+ */
+function swapRefusal(catalog: RiskOperationsDeps['catalog'], chain: Chain, ctx: OperationContext): AppError | undefined {
+  if (!ctx.viewer) return scopeCovers(ctx.scope, 'trade') ? undefined : AppError.scopeInsufficient('trade', ctx.scope);
+  try {
+    catalog.callable(swapOperation(chain), ctx.viewer);
+    return undefined;
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+}
 /** How a preflight names its two tokens in refusals (the swap into itself). */
 const PREFLIGHT_TOKEN_FIELDS = ['inputToken', 'outputToken'] as const;
 
@@ -94,7 +113,8 @@ export function riskOperations(deps: RiskOperationsDeps) {
     defineOperation({
       name: 'trading_preflight',
       description:
-        'Run a proposed swap through every safety check without placing it: credential scope, trading enabled, kill switch, ' +
+        'Run a proposed swap through every safety check without placing it: whether this credential may call the swap tool ' +
+        '(scope, switched-off tools), trading enabled, kill switch, ' +
         'wallet, known tokens, blacklist, input token, amount, risk policy, spending cap, balance, quote and slippage, circuit ' +
         "breaker and the risk policy's daily volume, each with its verdict in order (a refusal carries the exact code and " +
         'message the trade would get; the checks after it are `not_run`), and, once priced, the order it would make and whether ' +
@@ -124,7 +144,7 @@ export function riskOperations(deps: RiskOperationsDeps) {
       annotations: { readOnly: true, idempotent: true },
       handler: async (ctx, input) => {
         const chain = input.chain ?? (await deps.config.get(subjectOf(ctx))).tradeDefaults.chain;
-        const credentialRefusal = scopeCovers(ctx.scope, TRADE_SCOPE) ? undefined : AppError.scopeInsufficient(TRADE_SCOPE, ctx.scope);
+        const credentialRefusal = swapRefusal(deps.catalog, chain, ctx);
         return deps.preflight.run(
           {
             subject: subjectOf(ctx),
