@@ -42,7 +42,7 @@ export interface TradePreflightResult {
   /** True when every check passed: the trade would be placed now. */
   passed: boolean;
   checks: CheckVerdict<PreflightCheck>[];
-  /** Present once the checks priced the trade (every check up to the circuit breaker passed). */
+  /** Present once every check of the safety path passed (the daily volume may still refuse the trade). */
   trade?: TradePreview;
   asOf: string;
 }

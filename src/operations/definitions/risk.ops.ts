@@ -74,7 +74,7 @@ const preflightOutput = z.object({
       approvalReason: z.string().optional(),
     })
     .optional()
-    .describe('The order the trade would make, once every check up to the circuit breaker passed'),
+    .describe('The order the trade would make, present once every safety check passed (the daily volume may still refuse it)'),
   asOf: z.string(),
 });
 
