@@ -51,6 +51,12 @@ export class DailyVolume {
     };
   }
 
+  /** Throws the refusal of `reserve` when `usd` more would pass `limitUsd` today; reserves nothing (a trade's preflight). */
+  async check(subject: TradingSubject, usd: number, limitUsd: number, at: number): Promise<void> {
+    const doc = await this.store.get<VolumeRecord>(DAILY_VOLUME_COLLECTION.name, idOf(subject, at));
+    reserving(usd, limitUsd)(microsOf(doc?.data));
+  }
+
   async release(subject: TradingSubject, usd: number, at: number): Promise<void> {
     const amount = toMicros(usd);
     await this.change(subject, at, (used) => Math.max(0, used - amount));

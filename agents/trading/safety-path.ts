@@ -64,6 +64,54 @@ export interface TradeRequest {
   tokenFields?: readonly [string, string];
 }
 
+/** The checks of the safety path in the order they run, as orders keep the names of those passed. */
+export const SAFETY_CHECKS = [
+  'credential_scope',
+  'trading_enabled',
+  'kill_switch',
+  'wallet',
+  'token',
+  'blacklist',
+  'input_mint',
+  'amount',
+  'risk_policy',
+  'spending_cap',
+  'balance',
+  'quote_slippage',
+  'circuit_breaker',
+] as const;
+export type SafetyCheck = (typeof SAFETY_CHECKS)[number];
+
+/** One check's outcome in a dry run: passed, refused (with the refusal a trade would get), or not run after a refusal. */
+export type CheckVerdict<C extends string = SafetyCheck> =
+  | { check: C; verdict: 'passed' | 'not_run' }
+  | { check: C; verdict: 'refused'; code: string; message: string; retryable: boolean; retryAfter?: number };
+
+/** Runs one named check of the path. */
+type Step = <T>(name: SafetyCheck, run: () => Promise<T>) => Promise<T>;
+
+/** A dry run's refusal, carried out of the checks with the name of the check that refused. */
+class RefusedCheck extends Error {
+  constructor(
+    readonly check: SafetyCheck,
+    readonly refusal: AppError,
+  ) {
+    super(refusal.message);
+  }
+}
+
+/** The verdict of a check that refused: the code, message and retry advice the trade itself would get. */
+export function refusedVerdict<C extends string>(check: C, refusal: AppError): CheckVerdict<C> {
+  return {
+    check,
+    verdict: 'refused',
+    code: refusal.code,
+    message: refusal.message,
+    retryable: refusal.retryable,
+    ...(refusal.retryAfterSeconds === undefined ? {} : { retryAfter: refusal.retryAfterSeconds }),
+  };
+}
+
 /** Quotes spent at most to size the input of an exact-output request (`grossUp`). */
 const GROSS_UP_ROUNDS = 4;
 
@@ -119,7 +167,45 @@ export class SafetyPath {
   /** Runs every check in order; throws the first refusal (after emitting `risk.blocked`). */
   async check(request: TradeRequest): Promise<CheckedTrade> {
     const checks: string[] = ['credential_scope']; // the invoker checked credential and scope before the handler ran
-    const step = this.stepper(request, checks);
+    return this.run(request, this.stepper(request, checks), checks);
+  }
+
+  /**
+   * The same checks as `check`, for a trade nobody places: each check's verdict in order, the
+   * first refusal and the checks it left unrun. `credentialRefusal` is the caller's scope
+   * refusal for trading, if any (the checks after it still run: the caller learns whether the
+   * trade would pass for a credential that may trade). A dry run stops nothing, so it emits
+   * no `risk.blocked`.
+   */
+  async preflight(request: TradeRequest, credentialRefusal?: AppError): Promise<{ verdicts: CheckVerdict[]; checked?: CheckedTrade }> {
+    const verdicts: CheckVerdict[] = [
+      credentialRefusal ? refusedVerdict('credential_scope', credentialRefusal) : { check: 'credential_scope', verdict: 'passed' },
+    ];
+    const step = async <T>(name: SafetyCheck, run: () => Promise<T>): Promise<T> => {
+      try {
+        const value = await run();
+        verdicts.push({ check: name, verdict: 'passed' });
+        return value;
+      } catch (error) {
+        if (isAppError(error)) throw new RefusedCheck(error.code === 'CIRCUIT_BREAKER_OPEN' ? 'circuit_breaker' : name, error);
+        throw error;
+      }
+    };
+    try {
+      const checked = await this.run(request, step, []);
+      return { verdicts, checked };
+    } catch (error) {
+      if (!(error instanceof RefusedCheck)) throw error;
+      verdicts.push(refusedVerdict(error.check, error.refusal));
+      const seen = new Set(verdicts.map((verdict) => verdict.check));
+      const notRun = SAFETY_CHECKS.filter((check) => !seen.has(check)).map((check): CheckVerdict => ({ check, verdict: 'not_run' }));
+      const order = (verdict: CheckVerdict) => SAFETY_CHECKS.indexOf(verdict.check);
+      return { verdicts: [...verdicts, ...notRun].sort((a, b) => order(a) - order(b)) };
+    }
+  }
+
+  /** The checks of `check` after the credential's, each through `step`; `checks` are those passed (the order keeps them). */
+  private async run(request: TradeRequest, step: Step, checks: string[]): Promise<CheckedTrade> {
     const { deps } = this;
     const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
     await step('kill_switch', () => this.killSwitch(request.chain));
@@ -186,8 +272,8 @@ export class SafetyPath {
   }
 
   /** Runs one named check: records it as passed, or emits `risk.blocked` and rethrows its refusal. */
-  private stepper(blockedFor: BlockedContext, passed: string[]) {
-    return async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+  private stepper(blockedFor: BlockedContext, passed: string[]): Step {
+    return async <T>(name: SafetyCheck, run: () => Promise<T>): Promise<T> => {
       try {
         const value = await run();
         passed.push(name);
@@ -333,10 +419,13 @@ function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chai
 }
 
 /** The P3 constraint (interface 7.4): on Solana only native SOL or USDC may be spent. */
+export function spendableOn(chain: Chain, input: Pick<TokenInfo, 'address'>): boolean {
+  return chain !== 'solana' || input.address === NATIVE_SOL_MINT || input.address === SOLANA_USDC_MINT;
+}
+
+/** Refuses an input the P3 constraint does not allow. */
 export function inputMint(chain: Chain, input: TokenInfo): void {
-  if (chain === 'solana' && input.address !== NATIVE_SOL_MINT && input.address !== SOLANA_USDC_MINT) {
-    throw new AppError('INPUT_MINT_NOT_ALLOWED', SAFETY_MESSAGES.inputMint);
-  }
+  if (!spendableOn(chain, input)) throw new AppError('INPUT_MINT_NOT_ALLOWED', SAFETY_MESSAGES.inputMint);
 }
 
 function riskPolicy(

@@ -115,7 +115,12 @@ export class ApiKeysService {
    * The new key is made before the old one is retired: a crash between leaves one key too
    * many, never an agent without its key.
    */
-  async rotate(userId: string, owner: KeyOwner, input: { keyId?: string; graceSeconds: number }): Promise<RotatedKey[]> {
+  async rotate(
+    userId: string,
+    owner: KeyOwner,
+    /** `scopes`: without `keyId`, rotate only the active keys of these scopes (default: every scope). */
+    input: { keyId?: string; graceSeconds: number; scopes?: readonly KeyScope[] },
+  ): Promise<RotatedKey[]> {
     const now = this.clock.now();
     const rotating = (view: ActorView<ApiKeyContext>) => statusOf(view, now) === 'active' && view.context.retiredAt === undefined;
     const targets: ActorView<ApiKeyContext>[] = [];
@@ -130,7 +135,7 @@ export class ApiKeysService {
           { index: 'owner', eq: `${owner.type}:${owner.id}` },
           { limit: 200, ...(cursor ? { cursor } : {}) },
         );
-        targets.push(...docs.items.filter(rotating));
+        targets.push(...docs.items.filter((view) => rotating(view) && (input.scopes?.includes(view.context.scope) ?? true)));
         cursor = docs.nextCursor;
       } while (cursor);
     }

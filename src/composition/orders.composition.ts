@@ -28,6 +28,9 @@ import { dcaDueOperations, orderDueOperations } from '../operations/definitions/
 import { dcaStrategyDefinition } from '../../machines/dca-strategy.machine.js';
 import { commandOperations } from '../operations/definitions/command.ops.js';
 import { tradingInfoOperations } from '../operations/definitions/trading-info.ops.js';
+import { riskOperations } from '../operations/definitions/risk.ops.js';
+import { TradePreflight } from '../../agents/trading/trade-preflight.js';
+import { TokenRisk } from '../../agents/trading/token-risk.js';
 import { tradingOperations } from '../operations/definitions/trading.ops.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { ActorCollection } from '../ports/actor-collection.port.js';
@@ -104,13 +107,14 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     events,
     clock: deps.clock,
   });
+  const volume = new DailyVolume(deps.store);
   const pipeline = new TradingPipeline({
     safety,
     orders,
     venue: deps.venue,
     wallets: deps.wallets,
     positions,
-    volume: new DailyVolume(deps.store),
+    volume,
     scheduler: deps.scheduler,
     config: deps.config,
     clock: deps.clock,
@@ -166,6 +170,18 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
       wallets: deps.wallets,
       clock: deps.clock,
       ...(deposits ? { deposits } : {}),
+    }),
+    ...riskOperations({
+      preflight: new TradePreflight({ safety, volume, clock: deps.clock }),
+      catalog: deps.catalog,
+      tokens: new TokenRisk({
+        venue: deps.venue,
+        config: deps.config,
+        killSwitch: deps.killSwitch,
+        breakerOf: deps.breakerOf,
+        clock: deps.clock,
+      }),
+      config: deps.config,
     }),
     ...commandOperations(command, deps.catalog),
     ...dcaOperations(dca),

@@ -1,7 +1,8 @@
 /**
- * Tool families of interface 4.5 (`chat` … `agents`), plus the operator-only families of the
- * hand-written routes that joined the catalog: legacy `bots`, `audit` logs, and `ops`
- * (service operators'; never switched off by the runtime settings, see OperationCatalog).
+ * Tool families of interface 4.5 (`chat` … `agents`), plus the families of the hand-written
+ * routes that joined the catalog: legacy `bots` (operators'), `audit` logs (the owner's whole
+ * trail, and an agent's own MCP calls for its credentials), and `ops` (service operators';
+ * never switched off by the runtime settings, see OperationCatalog).
  */
 export const OPERATION_FAMILIES = [
   'chat',

@@ -370,6 +370,37 @@ export type AgentKeysRevokeOutput = {
   status: "active" | "revoked" | "expired";
 };
 
+/** Input of `agent_keys_rotate`. */
+export type AgentKeysRotateInput = {
+  /** Rotate only this key (a read or trade key); default: every active read and trade key. */
+  keyId?: string;
+  /** Seconds the old keys keep working (0-86400); default 0: they stop at once. */
+  graceSeconds?: number;
+};
+
+/** Output of `agent_keys_rotate`. */
+export type AgentKeysRotateOutput = {
+  keys: {
+    keyId: string;
+    name: string;
+    /** First 13 characters of the key; safe to display */
+    prefix: string;
+    maskedSecret: string;
+    scope: "read" | "trade" | "manage";
+    /** ISO 8601 time */
+    createdAt: string;
+    /** ISO 8601 time */
+    expiresAt: string;
+    status: "active" | "revoked" | "expired";
+    /** The full key, returned exactly once */
+    secret: string;
+    /** The keyId of the key this one replaces */
+    replaces: string;
+    /** ISO 8601 time the replaced key stops working */
+    replacedExpiresAt: string;
+  }[];
+};
+
 /** Input of `agent_list`. */
 export type AgentListInput = {
   /** Most items to answer with, 1-200; default 50. */
@@ -391,6 +422,43 @@ export type AgentListOutput = {
     tradingEnabled: boolean;
     /** ISO 8601 time */
     createdAt: string;
+  }[];
+  nextCursor?: string;
+};
+
+/** Input of `agent_mcp_logs_list`. */
+export type AgentMcpLogsListInput = {
+  /** Most items to answer with, 1-200; default 50. */
+  limit?: number;
+  /** The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page. */
+  cursor?: string;
+};
+
+/** Output of `agent_mcp_logs_list`. */
+export type AgentMcpLogsListOutput = {
+  items: {
+    /** ISO 8601 time the call started */
+    at: string;
+    surface: "rest" | "mcp" | "system" | "widget";
+    /** Operation (tool) name, or the MCP method or `METHOD /route/template` of calls outside the catalog */
+    operation: string;
+    principal: {
+      type: string;
+      id: string;
+    };
+    /** Display prefix of the key used; never the secret */
+    credentialPrefix?: string;
+    scope?: string;
+    /** `agent:<id>` or `bot:<id>` */
+    subject?: string;
+    /** SHA-256 of the canonical arguments, secret fields removed first */
+    argsDigest: string;
+    outcome: "ok" | "error";
+    /** Error code or HTTP status */
+    error?: string;
+    latencyMs: number;
+    requestId: string;
+    correlationId: string;
   }[];
   nextCursor?: string;
 };
@@ -427,6 +495,18 @@ export type AgentResumeOutput = {
   tradingEnabled: boolean;
   /** ISO 8601 time */
   createdAt: string;
+};
+
+/** Input of `agent_scope_cap_lower`. */
+export type AgentScopeCapLowerInput = {
+  /** The highest scope any credential of the agent acts with from now on: `read` or `trade`. */
+  maxScope: "read" | "trade";
+};
+
+/** Output of `agent_scope_cap_lower`. */
+export type AgentScopeCapLowerOutput = {
+  agentId: string;
+  maxScope: "read" | "trade" | "manage";
 };
 
 /** Input of `agent_status`. */
@@ -2523,6 +2603,62 @@ export type TradingPositionsPnlOutput = {
   asOf: string;
 };
 
+/** Input of `trading_preflight`. */
+export type TradingPreflightInput = {
+  /** Chain to trade on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Token to sell: its symbol (e.g. "SOL", "USDC") or its address on that chain. */
+  inputToken: string;
+  /** Token to buy: its symbol or its address on that chain; not the input token. */
+  outputToken: string;
+  /** Amount of the input token to sell, in base units of the token (its smallest unit, no decimal point: lamports for SOL, 1 SOL = 1000000000; 1 USDC = 1000000; wei for ETH), greater than 0, as a decimal string such as "1500000"; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string. */
+  amount: string | number;
+  /** Slippage tolerance in basis points (100 = 1 %), 1-5000; default: the account's, the tighter of the trade defaults' and the order profile's slippageBps. */
+  slippageBps?: number;
+  /** The wallet to trade from, by its walletId; default: the account's default wallet of the chain's family. */
+  walletId?: string;
+  /** What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused. */
+  signalSource?: string;
+};
+
+/** Output of `trading_preflight`. */
+export type TradingPreflightOutput = {
+  /** True when every check passed: the same trade placed now would become an order */
+  passed: boolean;
+  /** Every check in the order it runs; after a refusal the remaining ones are `not_run` */
+  checks: {
+    check: "credential_scope" | "trading_enabled" | "kill_switch" | "wallet" | "token" | "blacklist" | "input_mint" | "amount" | "risk_policy" | "spending_cap" | "balance" | "quote_slippage" | "circuit_breaker" | "daily_volume";
+    verdict: "passed" | "refused" | "not_run";
+    /** The error code the trade would be refused with */
+    code?: string;
+    /** The refusal's message, word for word what the trade would answer */
+    message?: string;
+    retryable?: boolean;
+    /** Seconds to wait before a retry may pass (an open circuit breaker) */
+    retryAfter?: number;
+  }[];
+  /** The order the trade would make, present once every safety check passed (the daily volume may still refuse it) */
+  trade?: {
+    chain: string;
+    inputToken: string;
+    inputSymbol: string;
+    outputToken: string;
+    outputSymbol: string;
+    amountIn: string;
+    expectedOut: string;
+    minOut: string;
+    priceImpactBps: number;
+    slippageBps: number;
+    feeAmount: string;
+    venue: string;
+    valueUsd: string | null;
+    walletId: string;
+    approval: "approval_required" | "auto_approved";
+    approvalReason?: string;
+  };
+  asOf: string;
+};
+
 /** Input of `trading_research_token`. */
 export type TradingResearchTokenInput = {
   /** Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract). */
@@ -2614,6 +2750,49 @@ export type TradingSolanaAggregatorTokensSearchOutput = {
   }[];
 };
 
+/** Input of `trading_token_risk_report`. */
+export type TradingTokenRiskReportInput = {
+  /** Token to report on: its symbol (e.g. "BONK") or its address on that chain (Solana mint or 0x contract). */
+  token: string;
+  /** Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+};
+
+/** Output of `trading_token_risk_report`. */
+export type TradingTokenRiskReportOutput = {
+  chain: string;
+  query: string;
+  /** On the venue's token list for the chain: only listed tokens trade */
+  listed: boolean;
+  token?: {
+    chain: string;
+    address: string;
+    symbol: string;
+    name: string;
+    decimals: number;
+    native: boolean;
+  };
+  priceUsd: number | null;
+  liquidityUsd: number | null;
+  change24hPct: number | null;
+  account?: {
+    blacklisted: boolean;
+    favorite: boolean;
+    /** Whether a trade may spend it (on Solana only native SOL and USDC may be) */
+    spendable: boolean;
+    minLiquidityUsd: number;
+    belowMinLiquidity: boolean | null;
+  };
+  chainStatus: {
+    venueTradesChain: boolean;
+    killSwitch: boolean;
+    provider: string;
+    breaker: "closed" | "open" | "half_open";
+  };
+  riskFlags: string[];
+  asOf: string;
+};
+
 /** Input of `trading_wallet_custodial_ensure`. */
 export type TradingWalletCustodialEnsureInput = {
   /** Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana. */
@@ -2672,18 +2851,24 @@ export interface Operations {
   agent_default_set: { input: AgentDefaultSetInput; output: AgentDefaultSetOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Get one of your agents. */
   agent_get: { input: AgentGetInput; output: AgentGetOutput; minScope: 'read'; tool: false; guarded: false };
-  /** Create an API key for this agent. The secret is returned once and never again. A manage key needs a stepUpToken from the step-up route. */
+  /** Create an API key for this agent. The secret is returned once and never again. A manage key needs a stepUpToken from the step-up route and only the agent's owner can create one: a key or identity token creates read and trade keys. */
   agent_keys_create: { input: AgentKeysCreateInput; output: AgentKeysCreateOutput; minScope: 'manage'; tool: true; guarded: false };
   /** List the API keys of this agent: name, prefix, masked secret, scope, creation, expiry and status. */
   agent_keys_list: { input: AgentKeysListInput; output: AgentKeysListOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Revoke an API key of this agent at once and for good. */
   agent_keys_revoke: { input: AgentKeysRevokeInput; output: AgentKeysRevokeOutput; minScope: 'manage'; tool: true; guarded: false };
+  /** Rotate this agent's read and trade keys: per active one (or only `keyId`), a new key of the same name and scope; the old one stops working after `graceSeconds`. The answer carries each new secret, once. Manage keys are rotated by the owner only. */
+  agent_keys_rotate: { input: AgentKeysRotateInput; output: AgentKeysRotateOutput; minScope: 'manage'; tool: true; guarded: false };
   /** List your agents. */
   agent_list: { input: AgentListInput; output: AgentListOutput; minScope: 'read'; tool: false; guarded: false };
+  /** This agent's MCP call log, newest first: every MCP request made on it by any of its credentials (tools called, refused ones included, and protocol methods), with the time, credential prefix, scope, a digest of the arguments, outcome, error code and latency. A page may hold fewer than `limit` entries; follow `nextCursor` while there is one. */
+  agent_mcp_logs_list: { input: AgentMcpLogsListInput; output: AgentMcpLogsListOutput; minScope: 'read'; tool: true; guarded: false };
   /** Pause the agent: it stops taking trading actions until resumed. */
   agent_pause: { input: AgentPauseInput; output: AgentPauseOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Resume a paused agent. */
   agent_resume: { input: AgentResumeInput; output: AgentResumeOutput; minScope: 'manage'; tool: true; guarded: false };
+  /** Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most `maxScope` from the answer on, on every process. Raising it back is the owner's (control plane, claim and step-up). */
+  agent_scope_cap_lower: { input: AgentScopeCapLowerInput; output: AgentScopeCapLowerOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Status of the agent this credential operates: lifecycle state, whether trading is enabled, identifiers. */
   agent_status: { input: AgentStatusInput; output: AgentStatusOutput; minScope: 'read'; tool: true; guarded: false };
   /** Enable or disable trading for the agent. */
@@ -2836,12 +3021,16 @@ export interface Operations {
   trading_positions: { input: TradingPositionsInput; output: TradingPositionsOutput; minScope: 'read'; tool: true; guarded: false };
   /** Positions with PnL: realized PnL from sales against average cost, unrealized PnL of what is held at the current price, percentage against cost basis, and totals. Closed positions stay listed for their realized PnL. */
   trading_positions_pnl: { input: TradingPositionsPnlInput; output: TradingPositionsPnlOutput; minScope: 'read'; tool: true; guarded: false };
+  /** Run a proposed swap through every safety check without placing it: whether this credential may call the swap tool (scope, switched-off tools), trading enabled, kill switch, wallet, known tokens, blacklist, input token, amount, risk policy, spending cap, balance, quote and slippage, circuit breaker and the risk policy's daily volume, each with its verdict in order (a refusal carries the exact code and message the trade would get; the checks after it are `not_run`), and, once priced, the order it would make and whether it would wait for approval. Places, reserves and publishes nothing. */
+  trading_preflight: { input: TradingPreflightInput; output: TradingPreflightOutput; minScope: 'read'; tool: true; guarded: false };
   /** Token research: price, pool liquidity, 24 h change and risk flags (`low_liquidity`, `high_volatility`, `depeg` for stablecoins, `blacklisted` by this account). `token` is a symbol or address; `chain` defaults to the trade defaults. */
   trading_research_token: { input: TradingResearchTokenInput; output: TradingResearchTokenOutput; minScope: 'read'; tool: true; guarded: false };
   /** Swap on Solana through the safety path (trading enabled, kill switch, custodial wallet, known tokens, input must be native SOL or USDC, risk policy, slippage, balance, circuit breaker). `amount` is in base units of the input token (lamports for SOL). Pass `idempotencyKey` (UUID v4) so that a retry never trades twice. Answers with the order: `order_id`, `status` (`filled` when it executed, `pending_approval` when the order profile asks for approval, then approve it with `trading_orders_approve`), amounts in base units (`amountIn`, `expectedOut`, `minOut`, `filledOut`), the venue, and the safety checks it passed. */
   trading_solana_aggregator_swap: { input: TradingSolanaAggregatorSwapInput; output: TradingSolanaAggregatorSwapOutput; minScope: 'trade'; tool: true; guarded: true };
   /** Search Solana tokens by symbol, name or mint; best matches first, with decimals and USD price. */
   trading_solana_aggregator_tokens_search: { input: TradingSolanaAggregatorTokensSearchInput; output: TradingSolanaAggregatorTokensSearchOutput; minScope: 'read'; tool: true; guarded: false };
+  /** What the service knows about a token's risk: whether the venue lists it on the chain (an unlisted one answers `listed: false`, not an error), its price, pool liquidity and 24 h change when the venue has them, its address, decimals and whether it is native, the account's view (blacklisted, favorite, spendable as a trade's input, under the pool preferences' minimum liquidity), what would stop any trade on the chain (kill switch, circuit breaker), and the risk flags of token research plus `unlisted` and `no_price`. */
+  trading_token_risk_report: { input: TradingTokenRiskReportInput; output: TradingTokenRiskReportOutput; minScope: 'read'; tool: true; guarded: false };
   /** Returns the custodial wallet of this trading account for a chain family (`solana` by default, or `evm`), creating it when there is none; calling it again returns the same wallet. The key is generated and kept encrypted by the service and never returned. Call it when a trade answers `Custodial wallet required for this operation`. */
   trading_wallet_custodial_ensure: { input: TradingWalletCustodialEnsureInput; output: TradingWalletCustodialEnsureOutput; minScope: 'trade'; tool: true; guarded: true };
   /** State of the custodial wallet of this trading account for a chain family (`solana` by default, or `evm`): `exists` and the wallet (`walletId`, `chain`, `address`, `custodial`, `createdAt`), or `wallet: null`. Never key material. */

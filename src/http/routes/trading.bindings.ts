@@ -41,6 +41,8 @@ export const TRADING_BINDINGS: RestBinding[] = [
   { method: 'post', path: '/api/nest/trading/evm/quote/:userId', operation: 'trading_evm_quote', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/evm/swap/:userId', operation: 'trading_evm_swap', tag: 'Trading' },
   { method: 'post', path: '/api/nest/trading/research/token', operation: 'trading_research_token', tag: 'Trading' },
+  { method: 'post', path: '/api/nest/trading/preflight/:userId', operation: 'trading_preflight', tag: 'Trading' },
+  { method: 'post', path: '/api/nest/trading/risk/token', operation: 'trading_token_risk_report', tag: 'Trading' },
 ];
 
 /** Paper venue only (CONTRACT "Trading accounts"). */

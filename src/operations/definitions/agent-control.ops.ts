@@ -4,7 +4,7 @@ import type { AgentControlService } from '../../accounts/agent-control.service.j
 import { MAX_ROTATION_GRACE_S, type ApiKeysService } from '../../accounts/api-keys.service.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
-import { createdKeySchema } from './key.ops.js';
+import { rotatedKeysSchema } from './key.ops.js';
 import { userOf } from './operator-paging.js';
 
 /** What the control operations need of the step-up service (src/auth/step-up). */
@@ -93,6 +93,25 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       },
     }),
     defineOperation({
+      name: 'agent_scope_cap_lower',
+      description:
+        'Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most ' +
+        "`maxScope` from the answer on, on every process. Raising it back is the owner's (control plane, claim and step-up).",
+      family: 'keys',
+      minScope: 'manage',
+      principals: ['agent'],
+      input: z
+        .object({
+          maxScope: z
+            .enum(['read', 'trade'])
+            .describe('The highest scope any credential of the agent acts with from now on: `read` or `trade`.'),
+        })
+        .strict(),
+      output: z.object({ agentId: z.string(), maxScope: z.enum(SCOPES) }),
+      // A manage caller proves the cap is `manage` (a lower one would have capped this call): any value lowers it.
+      handler: (ctx, input) => control.setScopes(ctx.subject.id, input.maxScope),
+    }),
+    defineOperation({
       name: 'agent_control_keys_rotate',
       description:
         'Rotate the API keys of this agent: per active key (or only `keyId`), a new key of the same name and scope; the old one expires ' +
@@ -113,14 +132,7 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
           stepUpToken: controlStepUpToken,
         })
         .strict(),
-      output: z.object({
-        keys: z.array(
-          createdKeySchema.extend({
-            replaces: z.string().describe('The keyId of the key this one replaces'),
-            replacedExpiresAt: z.string().describe('ISO 8601 time the replaced key stops working'),
-          }),
-        ),
-      }),
+      output: rotatedKeysSchema,
       handler: async (ctx, input) => {
         await controlGuard(control, stepUp, ctx, input.stepUpToken);
         const owner = { type: ctx.subject.type, id: ctx.subject.id };

@@ -26,12 +26,51 @@ export const auditEntryViewSchema = z.object({
 const auditPageSchema = z.object({ items: z.array(auditEntryViewSchema), nextCursor: z.string().optional() });
 export type AuditEntryView = z.output<typeof auditEntryViewSchema>;
 
+/** Entries one `agent_mcp_logs_list` call reads at most looking for MCP ones; past it, the page ends early with a cursor. */
+const MAX_SCANNED = 2_000;
+
 /**
- * The audit trail of an agent or legacy bot for its owner, newest first (interface 4.7
- * section 6 for bots, the same for agents). Operator-only.
+ * The entries of `subject` made over MCP, newest first: pages of the whole trail read until
+ * `limit` are found, the trail ends, or MAX_SCANNED entries were read (a page may then hold
+ * fewer than `limit`, with a `nextCursor`). The trail's own cursor is the page's: each read
+ * asks for no more than the room left, so nothing is skipped between pages.
  */
-export function auditLogOperations(audit: Pick<AuditLog, 'list'>) {
+async function mcpEntries(audit: Pick<AuditLog, 'list' | 'flush'>, subject: string, page: { limit: number; cursor?: string }) {
+  // The caller's earlier calls were recorded before they were answered: written now, so it reads them.
+  await audit.flush();
+  const items: AuditEntry[] = [];
+  let cursor = page.cursor;
+  let scanned = 0;
+  do {
+    const read = await audit.list(subject, { limit: page.limit - items.length, ...(cursor ? { cursor } : {}) });
+    scanned += read.items.length;
+    items.push(...read.items.filter((entry) => entry.surface === 'mcp'));
+    cursor = read.nextCursor;
+  } while (cursor && items.length < page.limit && scanned < MAX_SCANNED);
+  return { items: items.map(toView), ...(cursor ? { nextCursor: cursor } : {}) };
+}
+
+/**
+ * The audit trail of an agent or legacy bot: all of it for its owner (interface 4.7 section 6
+ * for bots, the same for agents), and its MCP calls for the agent's own credentials (`read`
+ * includes them; CONTRACT "Scope families over MCP").
+ */
+export function auditLogOperations(audit: Pick<AuditLog, 'list' | 'flush'>) {
   return [
+    defineOperation({
+      name: 'agent_mcp_logs_list',
+      description:
+        "This agent's MCP call log, newest first: every MCP request made on it by any of its credentials (tools called, " +
+        'refused ones included, and protocol methods), with the time, credential prefix, scope, a digest of the arguments, ' +
+        'outcome, error code and latency. A page may hold fewer than `limit` entries; follow `nextCursor` while there is one.',
+      family: 'audit',
+      minScope: 'read',
+      principals: ['agent', 'bot'],
+      input: z.object(pageFields).strict(),
+      output: auditPageSchema,
+      annotations: { readOnly: true, idempotent: true },
+      handler: (ctx, input) => mcpEntries(audit, `${ctx.subject.type}:${ctx.subject.id}`, pageOf(input)),
+    }),
     defineOperation({
       name: 'audit_log_list',
       description: 'Audit log of this agent or bot, newest first: every call made on it, on every surface.',

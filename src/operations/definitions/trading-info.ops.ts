@@ -6,6 +6,7 @@ import { valuePositions } from '../../../agents/portfolio/position-valuation.js'
 import type { PositionsService } from '../../../agents/portfolio/positions.service.js';
 import type { KillSwitch, TradingConfigReader } from '../../../agents/config/trading-config.types.js';
 import { requireToken } from '../../../agents/trading/token-pairs.js';
+import { tokenRiskFlags } from '../../../agents/trading/token-risk.js';
 import { walletRequired } from '../../../agents/wallets/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallets/wallet.types.js';
 import { AppError } from '../../errors/app-error.js';
@@ -197,12 +198,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
         const token = await requireToken(deps.venue, chain, input.token);
         const market = (await deps.venue.market?.(chain, token.address)) ?? null;
         const priceUsd = market?.priceUsd ?? (await deps.venue.priceUsd(chain, token.address));
-        const flags: string[] = [];
-        if (market && market.liquidityUsd < 250_000) flags.push('low_liquidity');
-        if (market && Math.abs(market.change24hPct) >= 20) flags.push('high_volatility');
-        if (/^(USDC|USDT|DAI)$/.test(token.symbol) && priceUsd !== null && Math.abs(priceUsd - 1) > 0.02) flags.push('depeg');
-        if (config.blacklist.some((entry) => entry.chain === chain && entry.address.toLowerCase() === token.address.toLowerCase()))
-          flags.push('blacklisted');
+        const flags = tokenRiskFlags(token, market, priceUsd, config);
         return {
           chain,
           address: token.address,
