@@ -76,7 +76,8 @@ function isAlive(pid: number): boolean {
 }
 
 async function waitForUrl(output: () => { stdout: string }): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+  // Up to a minute: a first start builds the server's bundle, on a machine that may be busy.
+  for (let i = 0; i < 600; i++) {
     const match = /"url":"(http:\/\/[^"]+)"/.exec(output().stdout);
     if (match) return match[1]!;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -136,7 +137,7 @@ describe('the service process (npm start)', () => {
       if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
       rmSync(npmDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 90_000);
 
   it('npm start builds the server into dist/server when stale and runs that JavaScript: a restart builds nothing and needs no tsx, agentctl too', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'compiled-start-'));
@@ -157,7 +158,12 @@ describe('the service process (npm start)', () => {
     };
     try {
       checkout.linkPackages();
-      const first = await startOnce();
+      // The bundle finds the console's build where the sources do.
+      const first = await startOnce(async (url) => {
+        const page = await fetch(`${url}/`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toContain('text/html');
+      });
       expect(first.stdout).toMatch(/^server built into dist\/server in \d+ ms$/m);
       const builtAt = statSync(bundle).mtimeMs;
 
