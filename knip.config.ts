@@ -10,9 +10,12 @@ import type { KnipConfig } from 'knip';
 const config: KnipConfig = {
   // bin/agentctl.js (package.json "bin"), vitest.config.ts and .dependency-cruiser.cjs are found by
   // knip's own plugins; listing them again only earns a "redundant entry" hint.
-  // The SDK's public surface, its index, is found through package.json `exports["./sdk"]`; the generator is a script run by hand and by its test.
+  // The SDK's public surface is its index (sdk/package.json, a package of its own); the generator is a script run by hand and by its test.
   entry: [
     'src/main.ts!',
+    // `npm start`: builds what is stale, then runs the compiled src/main.ts.
+    'bin/start.js!',
+    'sdk/src/index.ts!',
     'src/cli/agentctl.ts!',
     // The chat widget's bundle entry (esbuild, src/widget/widget-script.ts).
     'widget/src/main.ts!',

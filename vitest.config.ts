@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The SDK's samples import its package by name (sdk/package.json): its sources here, as tsconfig's `paths` says for tsc and tsx.
+  resolve: { alias: { 'agent-runtime-sdk': fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) } },
   // JSX of the console's components and their tests is Preact's.
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   test: {

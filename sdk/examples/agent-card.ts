@@ -1,5 +1,5 @@
 // The owner edits and publishes the agent's card; anyone reads the public directory, no credential.
-import { DirectoryClient, type OperatorClient } from 'agent-runtime-service/sdk';
+import { DirectoryClient, type OperatorClient } from 'agent-runtime-sdk';
 
 export async function publishAndFind(operator: OperatorClient, agentId: string, baseUrl: string) {
   await operator.cards.update(agentId, { name: 'Heron', description: 'Watches stablecoin pools' });

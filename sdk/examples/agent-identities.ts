@@ -1,5 +1,5 @@
 // Three ways for an agent to get an identity token instead of a key; the SDK onboards at the first call.
-import { AgentClient, type EvmSigner, providerOnboarding, siweOnboarding } from 'agent-runtime-service/sdk';
+import { AgentClient, type EvmSigner, providerOnboarding, siweOnboarding } from 'agent-runtime-sdk';
 
 export function agentIdentities(baseUrl: string, publicUrl: string, ownerAccount: EvmSigner, getJwt: () => Promise<string>) {
   // SIWE: the owner's wallet (a viem account) signs; the same wallet always comes back to the same agent.

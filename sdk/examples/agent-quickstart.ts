@@ -1,6 +1,6 @@
 // Agent: with its API key, list the tools, swap on the paper venue, and read the event stream
 // until the order is filled.
-import { AgentClient, SdkError } from 'agent-runtime-service/sdk';
+import { AgentClient, SdkError } from 'agent-runtime-sdk';
 
 const agent = new AgentClient({
   baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:3000',

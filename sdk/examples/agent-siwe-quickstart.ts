@@ -1,7 +1,7 @@
 // Agent without an API key: onboard with the owner's Ethereum wallet (SIWE, ERC-8004), list the
 // tools its identity token allows, read its portfolio and wallet, and read its event stream.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { AgentClient, siweOnboarding } from 'agent-runtime-service/sdk';
+import { AgentClient, siweOnboarding } from 'agent-runtime-sdk';
 
 const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
 // The owner's wallet: any viem account (a key from the environment here, or a fresh one).

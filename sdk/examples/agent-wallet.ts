@@ -1,5 +1,5 @@
 // The agent's custodial wallets: its balances, and withdrawals (the owner switches them on first).
-import type { AgentClient } from 'agent-runtime-service/sdk';
+import type { AgentClient } from 'agent-runtime-sdk';
 
 export async function balanceAndWithdraw(agent: AgentClient, solanaRecipient: string, evmRecipient: string) {
   const { wallets } = await agent.walletBalance(); // [{ chain, address, tokens: [{ mint?, symbol, amount (base units), decimals, valueUsd }] }]

@@ -1,6 +1,6 @@
 // Control plane: claim an agent with its owner wallet, then cap its credentials' scope and rotate its
 // keys; each change takes a fresh step-up token (a TOTP code of your authenticator app, single use).
-import type { EvmSigner, OperatorClient, SolanaSigner } from 'agent-runtime-service/sdk';
+import type { EvmSigner, OperatorClient, SolanaSigner } from 'agent-runtime-sdk';
 
 export async function claimCapAndRotate(
   operator: OperatorClient,

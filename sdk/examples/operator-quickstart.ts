@@ -1,7 +1,7 @@
 // Operator: sign in with a Solana wallet, create an agent and a trade key, switch trading on,
 // fund the agent's paper wallet. Prints what the agent needs (the key's secret is shown once).
 import nacl from 'tweetnacl';
-import { naclSigner, OperatorClient } from 'agent-runtime-service/sdk';
+import { naclSigner, OperatorClient } from 'agent-runtime-sdk';
 
 const operator = new OperatorClient({
   baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:3000',

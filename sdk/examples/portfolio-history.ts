@@ -1,5 +1,5 @@
 // The agent's portfolio value over time, as the service recorded it (after each change, and regularly).
-import type { OperatorClient } from 'agent-runtime-service/sdk';
+import type { OperatorClient } from 'agent-runtime-sdk';
 
 export async function lastDayValue(operator: OperatorClient, agentId: string) {
   const from = new Date(Date.now() - 24 * 3600_000).toISOString();

@@ -1,5 +1,5 @@
 // Withdrawals are off until the agent's owner claims it and switches them on with a step-up token.
-import type { EvmSigner, OperatorClient, SolanaSigner } from 'agent-runtime-service/sdk';
+import type { EvmSigner, OperatorClient, SolanaSigner } from 'agent-runtime-sdk';
 
 export async function allowWithdrawals(
   operator: OperatorClient,

@@ -149,16 +149,24 @@ export class AgentClient {
     );
   }
 
-  /** The same stream over WebSocket, where one is available. */
-  subscribeWebSocket(options: SubscribeOptions = {}): EventSubscription {
-    const WebSocketImpl = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    if (!WebSocketImpl) throw new TypeError('No WebSocket available: pass one as the WebSocket option (on Node 20, the ws package)');
+  /**
+   * The same stream over WebSocket: the one given here, else the client's `WebSocket` option,
+   * else `globalThis.WebSocket` (browsers, Node 22+; on Node 20 pass the `ws` package's).
+   */
+  subscribeWebSocket(options: SubscribeOptions & { WebSocket?: WebSocketConstructor } = {}): EventSubscription {
+    const { WebSocket: given, ...subscribe } = options;
+    const WebSocketImpl = given ?? this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!WebSocketImpl) {
+      throw new TypeError(
+        "No WebSocket available: pass one, as subscribeWebSocket({ WebSocket }) or new AgentClient({ WebSocket }) (on Node 20: import { WebSocket } from 'ws')",
+      );
+    }
     const wsBase = this.http.baseUrl.replace(/^http/, 'ws');
     return new EventSubscription(
       this.http.runtime,
       this.credential,
       async (args) => wsConnect(WebSocketImpl, `${wsBase}/mcp/${seg(await this.publicId({ signal: args.signal }))}/events/ws`)(args),
-      options,
+      subscribe,
     );
   }
 

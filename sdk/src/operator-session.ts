@@ -5,7 +5,8 @@
  */
 import { SdkError } from './errors.js';
 import type { HttpAnswer, HttpRequest, HttpTransport } from './http-transport.js';
-import { base58, type EvmSigner, jwtExpiryMs, type SolanaSigner, siweMessage } from './signers.js';
+import { base58 } from './base58.js';
+import { type EvmSigner, jwtExpiryMs, type SolanaSigner, siweMessage } from './signers.js';
 import type { CallOptions } from './call-options.js';
 
 export interface SessionUser {

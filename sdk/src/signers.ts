@@ -3,8 +3,7 @@
  * `signMessage`, a tweetnacl keypair (through `naclSigner`), a viem account, or anything that
  * signs the same way.
  */
-import bs58 from 'bs58';
-import nacl from 'tweetnacl';
+import { base58 } from './base58.js';
 
 /** A Solana signer: its base58 address and an ed25519 signature over the message bytes. */
 export interface SolanaSigner {
@@ -19,17 +18,27 @@ export interface EvmSigner {
   signMessage(args: { message: string }): Promise<string>;
 }
 
-/** A Solana signer over a tweetnacl keypair (`nacl.sign.keyPair()`, or `Keypair` of @solana/web3.js, which has the same two fields). */
+/** The PKCS #8 wrapping of an Ed25519 private key (RFC 8410) around its 32-byte seed. */
+const ED25519_PKCS8_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+
+/**
+ * A Solana signer over a tweetnacl keypair (`nacl.sign.keyPair()`, or `Keypair` of @solana/web3.js,
+ * which has the same two fields). It signs with Web Crypto's Ed25519 (the same signature
+ * tweetnacl makes: Ed25519 is deterministic), so the SDK needs no signing library of its own.
+ */
 export function naclSigner(keypair: { publicKey: Uint8Array | { toBytes(): Uint8Array }; secretKey: Uint8Array }): SolanaSigner {
   const publicKey = keypair.publicKey instanceof Uint8Array ? keypair.publicKey : keypair.publicKey.toBytes();
+  // A 64-byte secret key is the seed followed by the public key.
+  const pkcs8 = new Uint8Array([...ED25519_PKCS8_PREFIX, ...keypair.secretKey.slice(0, 32)]);
+  let key: Promise<CryptoKey> | undefined;
   return {
-    address: bs58.encode(publicKey),
-    signMessage: (message) => nacl.sign.detached(message, keypair.secretKey),
+    address: base58(publicKey),
+    signMessage: async (message) => {
+      key ??= globalThis.crypto.subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, false, ['sign']);
+      return new Uint8Array(await globalThis.crypto.subtle.sign('Ed25519', await key, new Uint8Array(message)));
+    },
   };
 }
-
-/** base58, as the Solana login route takes signatures. */
-export const base58 = (bytes: Uint8Array): string => bs58.encode(bytes);
 
 export interface SiweFields {
   domain: string;

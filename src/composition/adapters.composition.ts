@@ -1,11 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { BullmqScheduler } from '../../adapters/bullmq/bullmq-scheduler.adapter.js';
 import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { MongoStore } from '../../adapters/mongo/mongo-store.adapter.js';
-import { RedisEventBus } from '../../adapters/redis/redis-event-bus.adapter.js';
-import { RedisRateLimiter } from '../../adapters/redis/redis-rate-limiter.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -28,8 +24,14 @@ export interface Adapters {
  * `src/composition/`) is the only place that imports `adapters/`.
  */
 export async function buildAdapters(config: AppConfig, clock: ClockPort, logger: Logger): Promise<Adapters> {
+  // The production adapters are imported only when configured: their drivers (mongodb, ioredis,
+  // bullmq) cost a start of the embedded profile a fair share of its time otherwise.
   const store = config.mongo
-    ? await MongoStore.connect({ url: config.mongo.url, dbName: config.mongo.dbName, clock })
+    ? await (await import('../../adapters/mongo/mongo-store.adapter.js')).MongoStore.connect({
+        url: config.mongo.url,
+        dbName: config.mongo.dbName,
+        clock,
+      })
     : new LmdbStore({ path: join(config.dataDir, 'store'), clock, readCacheEntries: config.storeReadCacheEntries });
   if (!config.redis) {
     return {
@@ -40,6 +42,11 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
       limiter: new InProcessRateLimiter({ clock }),
     };
   }
+  const [{ BullmqScheduler }, { RedisEventBus }, { RedisRateLimiter }] = await Promise.all([
+    import('../../adapters/bullmq/bullmq-scheduler.adapter.js'),
+    import('../../adapters/redis/redis-event-bus.adapter.js'),
+    import('../../adapters/redis/redis-rate-limiter.adapter.js'),
+  ]);
   return {
     store,
     scheduler: new BullmqScheduler({ redisUrl: config.redis.url, queueName: 'actor-schedules', prefix: config.redis.keyPrefix, logger }),

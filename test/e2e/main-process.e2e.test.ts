@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -25,8 +26,45 @@ function spawnCapturing(command: string, args: string[], env: Record<string, str
 /** Runs `src/main.ts` as `npm start` does. */
 const startMain = (env: Record<string, string>) => spawnCapturing(process.execPath, ['--import', 'tsx', MAIN], env);
 
-/** Runs `npm start` itself in the repository, as an operator would. */
-const startNpm = (env: Record<string, string>) => spawnCapturing('npm', ['start', '--silent'], env, ROOT);
+/** Runs `npm start` itself in the repository (or a copy of it), as an operator would. */
+const startNpm = (env: Record<string, string>, cwd = ROOT) => spawnCapturing('npm', ['start', '--silent'], env, cwd);
+
+/**
+ * A copy of the checkout without the server's bundle (modification times kept, so the console's
+ * build stays fresh), its packages linked from this one's: all of them, or all but `without`.
+ */
+function checkoutCopy(into: string): { linkPackages(without?: string): void } {
+  for (const path of [
+    'package.json',
+    'tsconfig.json',
+    'bin',
+    'scripts',
+    'src',
+    'machines',
+    'agents',
+    'adapters',
+    'console',
+    'sdk/src',
+    'widget',
+  ]) {
+    cpSync(join(ROOT, path), join(into, path), {
+      recursive: true,
+      preserveTimestamps: true,
+      filter: (source) => !source.includes('node_modules'),
+    });
+  }
+  return {
+    linkPackages(without?: string) {
+      const modules = join(into, 'node_modules');
+      rmSync(modules, { recursive: true, force: true });
+      if (without === undefined) return symlinkSync(join(ROOT, 'node_modules'), modules);
+      mkdirSync(modules);
+      for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+        if (name !== without) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
+      }
+    },
+  };
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -38,7 +76,8 @@ function isAlive(pid: number): boolean {
 }
 
 async function waitForUrl(output: () => { stdout: string }): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+  // Up to a minute: a first start builds the server's bundle, on a machine that may be busy.
+  for (let i = 0; i < 600; i++) {
     const match = /"url":"(http:\/\/[^"]+)"/.exec(output().stdout);
     if (match) return match[1]!;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,7 +137,60 @@ describe('the service process (npm start)', () => {
       if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
       rmSync(npmDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 90_000);
+
+  it('npm start builds the server into dist/server when stale and runs that JavaScript: a restart builds nothing and needs no tsx, agentctl too', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'compiled-start-'));
+    const checkout = checkoutCopy(copy);
+    const bundle = join(copy, 'dist/server/main.js');
+    /** One `npm start` in the copy until /healthz answers; its output once stopped. */
+    const startOnce = async (extra: (url: string) => Promise<void> = async () => undefined) => {
+      const npm = startNpm({ PORT: '0', DATA_DIR: join(copy, 'data') }, copy);
+      try {
+        const url = await waitForUrl(npm.output);
+        expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+        await extra(url);
+      } finally {
+        npm.child.kill('SIGTERM');
+      }
+      expect(await npm.exited).toBe(0);
+      return npm.output();
+    };
+    try {
+      checkout.linkPackages();
+      // The bundle finds the console's build where the sources do.
+      const first = await startOnce(async (url) => {
+        const page = await fetch(`${url}/`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toContain('text/html');
+      });
+      expect(first.stdout).toMatch(/^server built into dist\/server in \d+ ms$/m);
+      const builtAt = statSync(bundle).mtimeMs;
+
+      // Nothing changed: no build, and the server and the ops CLI run without the TypeScript loader.
+      checkout.linkPackages('tsx');
+      const again = await startOnce(async (url) => {
+        const cli = await promisify(execFile)(process.execPath, [join(copy, 'bin/agentctl.js'), 'types', '--url', url], {
+          env: { PATH: process.env.PATH, DATA_DIR: join(copy, 'data') },
+          encoding: 'utf8',
+        });
+        expect(cli.stdout).toMatch(/^agent\b/m);
+      });
+      expect(again.stdout).not.toContain('server built');
+      expect(statSync(bundle).mtimeMs).toBe(builtAt);
+
+      // A source edited since: built again before the start.
+      checkout.linkPackages();
+      const later = new Date(Date.now() + 2_000);
+      utimesSync(join(copy, 'src/main.ts'), later, later);
+      const edited = await startOnce();
+      expect(edited.stdout).toMatch(/^server built into dist\/server in \d+ ms$/m);
+      expect(statSync(bundle).mtimeMs).toBeGreaterThan(builtAt);
+      expect(existsSync(join(copy, 'dist/server/agentctl.js'))).toBe(true);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('refuses a wrong setting with a message naming the variable', async () => {
     const main = startMain({ PORT: 'eighty', DATA_DIR: dataDir });

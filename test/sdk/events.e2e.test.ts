@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentClient, type AgentEvent, type EventSubscription, type WebSocketConstructor } from '../../sdk/src/index.js';
+import { AgentClient, type AgentEvent, type EventSubscription } from '../../sdk/src/index.js';
 import { agentFixture, until } from '../support/events-harness.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
 import { collectEvents } from './sdk-fakes.js';
@@ -100,18 +100,14 @@ describe('SDK event streams (e2e)', () => {
     expect(tail.events.map((e) => e.id)).toEqual(all.events.slice(count - 2).map((e) => e.id));
   });
 
-  it('the WebSocket stream (ws on Node 20) delivers the same events; a revoked key ends a stream with auth_error', async () => {
+  it('the WebSocket stream (ws on Node 20, given to subscribeWebSocket) delivers the same events; a revoked key ends a stream with auth_error', async () => {
     const svc = await startTestService();
     running.push(svc);
     const agent = await agentFixture(svc.url);
     const key = await agent.newKey();
-    const sdk = new AgentClient({
-      baseUrl: svc.url,
-      publicId: agent.publicId,
-      apiKey: key.secret,
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
-    });
-    const ws = sdk.subscribeWebSocket({ lastEventId: 0 });
+    const sdk = new AgentClient({ baseUrl: svc.url, publicId: agent.publicId, apiKey: key.secret });
+    // Where a Node 20 user passes it first: to the subscription, the `ws` package's class as it is (no cast).
+    const ws = sdk.subscribeWebSocket({ lastEventId: 0, WebSocket });
     const sse = sdk.subscribe({ lastEventId: 0 });
     const viaWs = collect(ws);
     const viaSse = collect(sse);

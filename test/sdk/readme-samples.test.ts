@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Keypair } from '@solana/web3.js';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentIdentities } from '../../sdk/examples/agent-identities.js';
 import { publishAndFind } from '../../sdk/examples/agent-card.js';
 import { balanceAndWithdraw } from '../../sdk/examples/agent-wallet.js';
@@ -26,10 +26,6 @@ import { AgentClient, naclSigner, OperatorClient, type SdkClock, systemClock } f
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { codeAt } from '../support/totp-codes.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
-
-// The samples import the package by its name; tsx and tsc resolve it to the sources with the
-// `source` condition, which vitest's resolver does not use: the same module, named for it.
-vi.mock('agent-runtime-service/sdk', () => import('../../sdk/src/index.js'));
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
@@ -46,9 +42,9 @@ function samples(): Array<{ path: string; block: string }> {
   return [...readme.matchAll(/<!-- sample: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((match) => ({ path: match[1]!, block: match[2]! }));
 }
 
-/** Runs a sample as a user would: tsx, the package's own name resolved to its sources. */
+/** Runs a sample as a user would: tsx, the package's name resolved to its sources (tsconfig's `paths`). */
 const runSample = (path: string, env: Record<string, string>) =>
-  run(process.execPath, ['--conditions=source', '--import', 'tsx', `${ROOT}${path}`], {
+  run(process.execPath, ['--import', 'tsx', `${ROOT}${path}`], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 30_000,

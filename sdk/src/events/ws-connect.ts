@@ -6,12 +6,18 @@
 import { SdkError } from '../errors.js';
 import type { AgentEvent, Connect } from './event-subscription.js';
 
+/**
+ * A handler compared by its parameter both ways (as methods are): the `ws` package's handlers take
+ * its richer event types, which must fit without a cast.
+ */
+type Handler<E> = { bivarianceHack(event: E): void }['bivarianceHack'];
+
 /** The part of the WHATWG WebSocket the SDK uses: the browser's, Node 22's, or the `ws` package's. */
 export interface WebSocketLike {
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: Handler<unknown> | null;
+  onmessage: Handler<{ data: unknown }> | null;
+  onclose: Handler<{ code: number; reason: string }> | null;
+  onerror: Handler<unknown> | null;
   close(code?: number, reason?: string): void;
 }
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
