@@ -10,15 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
 
 const key = () => ({ 'x-idempotency-key': randomUUID() });
 
-/** `/metrics` as text, unauthenticated as a scraper calls it. */
-async function scrape(svc: TestService): Promise<string> {
-  const response = await fetch(`${svc.url}/metrics`);
-  expect(response.status).toBe(200);
-  return response.text();
+/** `/metrics` as text, with the ops token as the scraper calls it. */
+function scrape(svc: TestService): Promise<string> {
+  return scrapeMetrics(svc);
 }
 
 /**

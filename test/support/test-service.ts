@@ -71,6 +71,13 @@ export interface HttpResult<T = any> {
   headers: Headers;
 }
 
+/** `/metrics` as the service's scraper reads it on the main port: with the ops token. */
+export async function scrapeMetrics(svc: { url: string; opsToken: string }): Promise<string> {
+  const response = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${svc.opsToken}` } });
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  return response.text();
+}
+
 /** A tiny HTTP client that keeps cookies, like a browser would for the pre-login CSRF cookie. */
 export class Client {
   private cookies = new Map<string, string>();
