@@ -196,6 +196,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     clock,
     logger,
     registry: metrics.registry,
+    maxStreamsPerCredential: config.eventStreamsPerCredential,
   });
 
   // Sign-in and its kin (ERC-8004 onboarding, the widget's session gate) stay outside the catalog: a caller
