@@ -14,6 +14,13 @@ import { scrapeMetrics, startTestService, type TestService } from '../support/te
 
 const key = () => ({ 'x-idempotency-key': randomUUID() });
 
+/** The log lines saying the breaker of `provider` opened. */
+function breakerLines(svc: TestService, provider: string): Array<Record<string, unknown>> {
+  return svc.logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.breaker === provider && line.msg === 'circuit breaker opened: calls to the provider fail at once');
+}
+
 /** `/metrics` as text, with the ops token as the scraper calls it. */
 function scrape(svc: TestService): Promise<string> {
   return scrapeMetrics(svc);
@@ -120,6 +127,8 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
     const text = await scrape(svc);
     expect(seriesValue(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
     expect(seriesValue(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
+    // The outage shows in the logs as it starts: one warning naming the breaker.
+    expect(breakerLines(svc, 'jupiter')).toEqual([expect.objectContaining({ level: 40, failures: 2 })]);
   });
 
   it("shows the LLM provider's breaker open after five failed ask_bot calls", async () => {
@@ -137,5 +146,6 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
       expect(asked.body.result.structuredContent).toMatchObject({ degraded: true });
     }
     expect(seriesValue(await scrape(svc), series)).toBe(2);
+    expect(breakerLines(svc, llmHost)).toEqual([expect.objectContaining({ level: 40, failures: 5 })]);
   });
 });
