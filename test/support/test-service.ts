@@ -38,12 +38,15 @@ export async function startTestService(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   // Tests sign in many operators from one address (4 public requests each): the per-IP
   // budget of public routes is raised unless a test sets it (the tests of that budget do).
+  // Every test is one client address too, and some send hundreds of requests at once (rate
+  // budgets): the per-address connection cap likewise (its tests set it).
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
     PUBLIC_URL,
     LOG_LEVEL: 'debug',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    HTTP_MAX_CONNECTIONS_PER_IP: '1000',
     ...options.env,
   });
   const logs: string[] = [];
