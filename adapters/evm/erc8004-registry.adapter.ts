@@ -8,7 +8,7 @@ import {
 } from 'viem';
 import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
-import { ProviderBreaker, providerUnavailable } from '../resilience/provider-breaker.js';
+import { ProviderBreaker, providerUnavailable, type BreakerLogger } from '../resilience/provider-breaker.js';
 
 /** The one function of ERC-721 the onboarding asks. */
 const OWNER_OF_ABI = [
@@ -27,7 +27,7 @@ export interface Erc8004RegistryOptions {
   /** CAIP-10 registries (`eip155:<chainId>:<address>`) allowed; empty: any registry on a configured chain. */
   allowed: string[];
   timeoutMs: number;
-  breaker: { threshold: number; openMs: number };
+  breaker: { threshold: number; openMs: number; logger?: BreakerLogger };
   clock: ClockPort;
 }
 
@@ -50,6 +50,7 @@ export class Erc8004RegistryAdapter implements AgentRegistryPort {
           provider: `erc8004:${chainId}`,
           threshold: options.breaker.threshold,
           openMs: options.breaker.openMs,
+          ...(options.breaker.logger ? { logger: options.breaker.logger } : {}),
           timeoutMs: options.timeoutMs,
           clock: options.clock,
         }),

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jos
 import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { IdentityProviderPort, ProviderIdentity } from '../../src/ports/identity-provider.port.js';
-import { ProviderBreaker, providerUnavailable } from '../resilience/provider-breaker.js';
+import { ProviderBreaker, providerUnavailable, type BreakerLogger } from '../resilience/provider-breaker.js';
 
 /** One provider of `IDENTITY_PROVIDERS`. */
 export interface IdentityProviderSettings {
@@ -17,7 +17,7 @@ export interface RemoteJwksProviderOptions {
   timeoutMs: number;
   /** Least time between two fetches of one provider's JWKS on unknown `kid`s (jose's cooldown). */
   cooldownMs: number;
-  breaker: { threshold: number; openMs: number };
+  breaker: { threshold: number; openMs: number; logger?: BreakerLogger };
   clock: ClockPort;
 }
 
@@ -54,6 +54,7 @@ export class RemoteJwksIdentityProviders implements IdentityProviderPort {
         provider: `identity:${name}`,
         threshold: options.breaker.threshold,
         openMs: options.breaker.openMs,
+        ...(options.breaker.logger ? { logger: options.breaker.logger } : {}),
         timeoutMs: 0,
         clock: options.clock,
       });

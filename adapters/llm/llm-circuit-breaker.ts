@@ -1,5 +1,6 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
+import type { BreakerLogger } from '../resilience/provider-breaker.js';
 
 export interface LlmBreakerOptions {
   /** Provider name in `Circuit breaker open for provider: <name>`. */
@@ -8,6 +9,7 @@ export interface LlmBreakerOptions {
   failureThreshold: number;
   /** How long the circuit stays open before one half-open probe is let through. */
   halfOpenAfterMs: number;
+  logger?: BreakerLogger;
 }
 
 /** Interface 8: after the breaker opens, callers wait 60 seconds. */
@@ -32,7 +34,12 @@ export class LlmCircuitBreaker {
     );
     this.policy.onBreak(() => {
       this.openedAt = Date.now();
+      options.logger?.warn(
+        { breaker: options.provider, failures: options.failureThreshold, openMs: options.halfOpenAfterMs },
+        'circuit breaker opened: calls to the provider fail at once',
+      );
     });
+    this.policy.onReset(() => options.logger?.info({ breaker: options.provider }, 'circuit breaker closed: the provider answers again'));
   }
 
   /** `closed`, `open`, `half-open` (a probe is running) or `isolated`. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../src/errors/app-error.js';
 import type { LlmCompletion, LlmPort, LlmRequest } from '../../src/ports/llm.port.js';
 import { DEFAULT_BREAKER, LlmCircuitBreaker } from './llm-circuit-breaker.js';
+import type { BreakerLogger } from '../resilience/provider-breaker.js';
 import { chatCompletionSchema, translateVendorError, unavailable } from './openai-wire.js';
 
 export interface OpenAiCompatibleOptions {
@@ -18,7 +19,7 @@ export interface OpenAiCompatibleOptions {
   name?: string;
   /** Completion tokens when the request names none. */
   defaultMaxTokens?: number;
-  breaker?: { failureThreshold?: number; halfOpenAfterMs?: number };
+  breaker?: { failureThreshold?: number; halfOpenAfterMs?: number; logger?: BreakerLogger };
   /** Injected for tests; default global `fetch`. */
   fetch?: typeof fetch;
 }

@@ -10,11 +10,15 @@ import {
   type TimeoutPolicy,
   type CircuitBreakerPolicy,
 } from 'cockatiel';
+import type { Logger } from 'pino';
 import { AppError, isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 
 /** What the safety path and the EVM status route read. */
 export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** Where a breaker says it opened (warn) and closed again (info): a provider outage shows in the logs as it starts and ends. */
+export type BreakerLogger = Pick<Logger, 'info' | 'warn'>;
 
 export interface ProviderBreakerOptions {
   /** Provider name in `Circuit breaker open for provider: <provider>`. */
@@ -27,6 +31,7 @@ export interface ProviderBreakerOptions {
   timeoutMs: number;
   /** Time source of the open window; default the system clock. */
   clock?: Pick<ClockPort, 'now'>;
+  logger?: BreakerLogger;
 }
 
 export interface ProviderCallOptions {
@@ -96,7 +101,12 @@ export class ProviderBreaker {
     this.policy = circuitBreaker(handleWhen(isProviderFailure), { halfOpenAfter: 0, breaker: new ConsecutiveBreaker(options.threshold) });
     this.policy.onBreak(() => {
       this.openedAt = this.clock.now();
+      options.logger?.warn(
+        { breaker: this.provider, failures: options.threshold, openMs: this.openMs },
+        'circuit breaker opened: calls to the provider fail at once',
+      );
     });
+    this.policy.onReset(() => options.logger?.info({ breaker: this.provider }, 'circuit breaker closed: the provider answers again'));
   }
 
   state(): BreakerState {

@@ -344,7 +344,8 @@ export class InProcessScheduler implements SchedulerPort {
   }
 
   private report(error: unknown, job: DueJob, attempt: number, willRetry: boolean): void {
-    const fields = { err: error, jobId: job.id, kind: job.kind, dueAt: job.dueAt, attempt };
+    // The actor and event too: a job id alone (`dca:<id>`) does not say what failed to happen to what.
+    const fields = { err: error, jobId: job.id, kind: job.kind, address: job.address, event: job.event.type, dueAt: job.dueAt, attempt };
     if (willRetry) this.logger.warn(fields, 'Scheduled delivery failed; retrying with backoff');
     else this.logger.error(fields, 'Scheduled delivery failed too often; dropping this run');
     try {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { isAppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
@@ -50,6 +51,8 @@ export interface DcaTicksDeps {
   clock: ClockPort;
   /** Told of every due tick (metrics); optional so that `agents/` works without observability. */
   observer?: DcaTickObserver;
+  /** One line per buy, skip, hold, failure and end a strategy takes (`logTaken`). */
+  logger?: Pick<Logger, 'info' | 'warn'>;
 }
 
 export class DcaTicks {
@@ -87,7 +90,7 @@ export class DcaTicks {
     // A late tick stands for everything missed up to now: later missed ticks are covered by it.
     const covers = late ? { coversUntil: now } : {};
     if (late && !strategy.catchUp) {
-      const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, {
+      const accepted = await this.report(strategy.strategyId, {
         type: 'dca.skipped',
         at: now,
         dueAt,
@@ -105,13 +108,7 @@ export class DcaTicks {
       // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
       const off = await this.notTrading(subject);
       if (off) {
-        const { accepted } = await this.deps.actors.strategies.send(strategy.strategyId, {
-          type: 'dca.skipped',
-          at: now,
-          dueAt,
-          ...covers,
-          reason: off,
-        });
+        const accepted = await this.report(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
         return accepted ? 'skipped' : undefined;
       }
       const order = await this.deps.pipeline.place(
@@ -248,14 +245,61 @@ export class DcaTicks {
     }
   }
 
+  /**
+   * Ticks run in the background, where no request line tells what they did: one line per
+   * outcome the strategy took (a delivery that lost the race logs nothing), with its ids.
+   */
+  private logTaken(strategy: DcaStrategyContext, state: string, event: DcaStrategyEvent): void {
+    const logger = this.deps.logger;
+    if (!logger) return;
+    const ids = {
+      strategyId: strategy.strategyId,
+      [strategy.subjectType === 'agent' ? 'agentId' : 'botId']: strategy.subjectId,
+      ...('orderId' in event && event.orderId ? { orderId: event.orderId } : {}),
+      ...('dueAt' in event ? { dueAt: new Date(event.dueAt).toISOString() } : {}),
+      state,
+    };
+    const line = logLineOf(event, strategy);
+    if (line) logger[line.level]({ ...ids, ...line.fields }, line.msg);
+  }
+
   /** Sends a tick outcome (or the end) to the strategy and drops its schedule when it stopped (paused, held, completed); true when it was taken. */
   async report(strategyId: string, event: DcaStrategyEvent): Promise<boolean> {
     const after = await this.deps.actors.strategies.send(strategyId, event);
     if (!after.accepted) return false;
+    const state = after.view.state;
+    this.logTaken(after.view.context, typeof state === 'string' ? state : JSON.stringify(state), event);
     // Paused itself (failures in a row), held for approval, or finished (limits): no more ticks; the end job stays for a paused or held one.
     if (after.view.state === 'paused' || after.view.state === 'pending_approval' || after.view.state === 'completed')
       await this.deps.scheduler.removeSchedule(scheduleIdOf(strategyId));
     if (after.view.state === 'completed') await this.deps.scheduler.cancel(endJobIdOf(strategyId));
     return true;
+  }
+}
+
+/** The level, fields and message of the log line of a strategy's outcome, or none for events that are not tick outcomes. */
+function logLineOf(
+  event: DcaStrategyEvent,
+  strategy: DcaStrategyContext,
+): { level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string } | undefined {
+  switch (event.type) {
+    case 'dca.executed':
+      return { level: 'info', fields: { spentUsd: event.spentUsd }, msg: 'dca buy filled' };
+    case 'dca.submitted':
+      return { level: 'info', fields: {}, msg: 'dca buy submitted; its outcome follows when it settles' };
+    case 'dca.settled':
+      return event.filled
+        ? { level: 'info', fields: { spentUsd: event.spentUsd }, msg: 'dca buy settled: filled' }
+        : { level: 'warn', fields: { reason: event.reason }, msg: 'dca buy settled: failed' };
+    case 'dca.failed':
+      return { level: 'warn', fields: { reason: event.reason, failuresInRow: strategy.failuresInRow }, msg: 'dca buy failed' };
+    case 'dca.skipped':
+      return { level: 'info', fields: { reason: event.reason }, msg: 'dca tick skipped' };
+    case 'dca.hold':
+      return { level: 'warn', fields: { reason: event.reason }, msg: 'dca buy held for approval; the strategy waits for its owner' };
+    case 'dca.finish':
+      return { level: 'info', fields: {}, msg: 'dca strategy completed' };
+    default:
+      return undefined;
   }
 }

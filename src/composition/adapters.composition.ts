@@ -36,7 +36,8 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
   if (!config.redis) {
     return {
       store,
-      scheduler: new InProcessScheduler({ store, clock }),
+      // The service logger: its lines (a failed due job) are JSON with the rest, secrets redacted, not console text.
+      scheduler: new InProcessScheduler({ store, clock, logger }),
       // Ids grow across restarts although the embedded bus forgets its streams (see firstIdAfter).
       bus: new InProcessEventBus({ clock, firstIdAfter: clock.now() * 1000 }),
       limiter: new InProcessRateLimiter({ clock }),

@@ -68,6 +68,7 @@ export function botSurfaceModule(
         openMs: settings.breaker.openMs,
         timeoutMs: callBudgetMs[platform],
         clock: ctx.clock,
+        logger: ctx.logger,
       }),
     clock: ctx.clock,
     logger: ctx.logger.child({ module: 'bot-platforms' }),

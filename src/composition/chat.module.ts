@@ -12,7 +12,7 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
  * reader (positions valued at the venue's prices). `askBot` is shared with the legacy bots' chat.
  */
 export function chatModule(ctx: ModuleContext, needs: { status: StatusReader }): FeatureModule & { askBot: AskBot } {
-  const llm = ctx.config.llm ? new OpenAiCompatibleLlm(ctx.config.llm) : new EmbeddedLlm();
+  const llm = ctx.config.llm ? new OpenAiCompatibleLlm({ ...ctx.config.llm, breaker: { logger: ctx.logger } }) : new EmbeddedLlm();
   const onLlmError = (err: unknown) => ctx.logger.warn({ err, llm: llm.name }, 'ask_bot reply degraded: LLM failed');
   const askBot = new AskBot({ llm, status: needs.status, clock: ctx.clock, onLlmError });
   ctx.metrics.trading.addBreakerSource(() => llmBreakers(llm));

@@ -80,7 +80,7 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
     rpcUrls: settings.registryRpcUrls,
     allowed: settings.registries,
     timeoutMs: settings.jwksTimeoutMs,
-    breaker: settings.breaker,
+    breaker: { ...settings.breaker, logger: ctx.logger },
     clock: ctx.clock,
   });
   const ownership = new Erc8004Ownership({
@@ -101,7 +101,7 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
       providers: providersOf(settings),
       timeoutMs: settings.jwksTimeoutMs,
       cooldownMs: settings.jwksCooldownMs,
-      breaker: settings.breaker,
+      breaker: { ...settings.breaker, logger: ctx.logger },
       clock: ctx.clock,
     }),
     agents: onboardingAgents(accounts.users, accounts.agents),

@@ -134,6 +134,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
     minIntervalMs: deps.dca.minIntervalMs,
     perUser: { max: deps.dca.strategiesPerUser, subjectsOf: deps.dca.subjectsOf },
     observer: deps.dcaTicks,
+    logger: deps.logger,
   });
   const deposits = deps.faucet
     ? new DepositsService({

@@ -13,6 +13,7 @@ import { SIGN_IN_PREFIX, signInRecordMiddleware } from '../http/auth/sign-in-rec
 import { createHttpApp } from '../http/app.js';
 import { createConsoleRoutes } from '../http/console.routes.js';
 import { createHttpServer } from '../http/http-server.js';
+import { startMetricsServer } from '../http/metrics-server.js';
 import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
 import { createOperationRoutes, type RestBinding } from '../http/routes/operation.routes.js';
 import { setSecurityHeaders } from '../surface-common/security-headers.js';
@@ -63,6 +64,8 @@ export interface RunningService {
   server: Server;
   /** `http://host:port` the server listens on. */
   url: string;
+  /** `http://host:port` of `/metrics` when it has its own port (config `METRICS_PORT`). */
+  metricsUrl?: string;
   services: AccountsModule['services'];
   /** The catalog, the invoker every surface calls, the audit trail it writes, and the REST bindings of every module. */
   operations: { catalog: OperationCatalog; invoker: OperationInvoker; audit: AuditLog; bindings: readonly RestBinding[] };
@@ -193,6 +196,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     clock,
     logger,
     registry: metrics.registry,
+    maxStreamsPerCredential: config.eventStreamsPerCredential,
   });
 
   // Sign-in and its kin (ERC-8004 onboarding, the widget's session gate) stay outside the catalog: a caller
@@ -220,6 +224,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     logger,
     metrics,
     opsToken: options.secrets.OPS_TOKEN,
+    metricsOnMainPort: config.metricsPort === undefined,
     inspector: new RuntimeInspector(runtime, adapters.store),
     readiness: () => readiness(adapters, () => ready),
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
@@ -234,30 +239,39 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     clock,
     metrics,
   });
-  const server = createHttpServer(config.http, (req, res) => {
-    setSecurityHeaders(res);
-    if (!mcp(req, res)) app(req, res);
-  });
+  const server = createHttpServer(
+    config.http,
+    (req, res) => {
+      setSecurityHeaders(res);
+      if (!mcp(req, res)) app(req, res);
+    },
+    // express's compiled TRUST_PROXY: a proxy's connection is not one client's.
+    { isTrustedProxy: (address) => (app.get('trust proxy fn') as (address: string, hop: number) => boolean)(address, 0) },
+  );
   mcpEvents.attach(server);
 
   await adapters.store.init(modules.flatMap((module) => module.collections));
   // The actors' collections, then each module's recovery, before anything is taken.
   await runtime.start();
   const stopModules = await startModules(modules, logger);
+  let metricsServer: Server | undefined;
   try {
     await adapters.scheduler.start(dueJobs.deliver);
+    if (config.metricsPort !== undefined)
+      metricsServer = await startMetricsServer({ host: config.host, port: config.metricsPort, metrics, logger });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (error) {
+    metricsServer?.close();
     await stopModules().catch(() => undefined); // each failure is logged by the starter
     throw error;
   }
   ready = true;
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info({ url, profile: config.profile }, 'service listening');
+  const url = urlOf(server);
+  const metricsUrl = metricsServer && urlOf(metricsServer);
+  logger.info({ url, profile: config.profile, ...(metricsUrl ? { metricsUrl } : {}) }, 'service listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -267,6 +281,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       await mcpEvents.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       // Due jobs send events: stop taking them (and let running ones finish) before the runtime drains.
       await adapters.scheduler.close();
       // Their timers and subscriptions, in reverse start order; a failing one does not stop the rest (logged by the starter).
@@ -288,12 +304,18 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     adapters,
     server,
     url,
+    ...(metricsUrl ? { metricsUrl } : {}),
     stop,
     services: accounts.services,
     operations: { catalog, invoker, audit, bindings },
     modules,
     dueJobs,
   };
+}
+
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 async function readiness(adapters: Adapters, isReady: () => boolean) {

@@ -5,6 +5,7 @@ import { PaperChain } from '../../adapters/paper/paper-chain.adapter.js';
 import { PaperVenue } from '../../adapters/paper/paper-venue.adapter.js';
 import { SolanaChain } from '../../adapters/solana/solana-chain.adapter.js';
 import { BreakerVenue } from '../../adapters/resilience/breaker-venue.adapter.js';
+import type { BreakerLogger } from '../../adapters/resilience/provider-breaker.js';
 import { LIVE_EXECUTIONS } from '../../adapters/resilience/execution-journal.js';
 import { JupiterVenue } from '../../adapters/solana/jupiter-venue.adapter.js';
 import { connectionRpc } from '../../adapters/solana/solana-rpc.js';
@@ -29,12 +30,13 @@ export interface VenueChoice {
  * (Jupiter on Solana, a 0x-style API on EVM chains with an RPC URL). Every venue sits
  * behind its own circuit breaker and timeout.
  */
-export function buildVenue(settings: TradingSettings, deps: { store: StorePort; clock: ClockPort }): VenueChoice {
+export function buildVenue(settings: TradingSettings, deps: { store: StorePort; clock: ClockPort; logger?: BreakerLogger }): VenueChoice {
   const guard = {
     threshold: settings.breaker.threshold,
     openMs: settings.breaker.openMs,
     timeoutMs: settings.providerTimeoutMs,
     clock: deps.clock,
+    ...(deps.logger ? { logger: deps.logger } : {}),
   };
   if (settings.venue === 'paper') {
     const paper = new PaperVenue({ store: deps.store, clock: deps.clock, seed: settings.paperSeed });

@@ -2,6 +2,7 @@ import { EvmChain } from '../../adapters/evm/evm-chain.adapter.js';
 import { PositionsService } from '../../agents/portfolio/positions.service.js';
 import { TradingEvents } from '../../agents/trading/trading-events.js';
 import { WITHDRAWAL_CAP_COLLECTION, WithdrawalCap } from '../../agents/withdrawals/withdrawal-cap.js';
+import { logWithdrawalChange } from '../../agents/withdrawals/withdrawal-log.js';
 import { WithdrawalReconciler } from '../../agents/withdrawals/withdrawal-reconciler.js';
 import { WITHDRAWAL_SETTINGS_COLLECTION, WithdrawalSettingsStore } from '../../agents/withdrawals/withdrawal-settings.js';
 import { WithdrawalService } from '../../agents/withdrawals/withdrawal.service.js';
@@ -53,6 +54,8 @@ export function withdrawalsModule(ctx: ModuleContext, parts: WithdrawalsParts): 
     clock: ctx.clock,
   });
   const reconciler = new WithdrawalReconciler({ service, withdrawals, clock: ctx.clock, logger: ctx.logger });
+  // Observed from here on: recovery (before start) moves withdrawals too.
+  ctx.publisher.observe((event) => logWithdrawalChange(ctx.logger, event));
 
   let cancel: (() => void) | undefined;
   const sweep = () => {

@@ -78,6 +78,12 @@ export const envSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: intFromEnv(5_000, 100, 600_000),
     /** Open connections the server accepts at once (SSE/WebSocket streams included); past it new ones are closed. */
     HTTP_MAX_CONNECTIONS: intFromEnv(1_000, 10, 1_000_000),
+    /** Open connections of one client address (event streams included); past it its new ones are closed. */
+    HTTP_MAX_CONNECTIONS_PER_IP: intFromEnv(100, 1, 1_000_000),
+    /** Event streams (SSE and WebSocket) one credential may hold open at once; past it 429. */
+    MCP_EVENT_STREAMS_PER_CREDENTIAL: intFromEnv(20, 1, 10_000),
+    /** When set, `/metrics` is served on this port only (no token), not on the main one (`0` picks a free port). */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Per-user caps (issue 16 #6): past them a create is refused with 409. */
     MAX_AGENTS_PER_USER: intFromEnv(50, 1, 1_000_000),
     MAX_BOTS_PER_USER: intFromEnv(50, 1, 1_000_000),
@@ -238,6 +244,10 @@ export interface AppConfig {
   trustProxy?: number | string[];
   shutdownTimeoutMs: number;
   http: HttpServerSettings;
+  /** The port of `/metrics` alone; absent, `/metrics` is on the main port behind the ops token. */
+  metricsPort?: number;
+  /** Event streams one credential may hold open at once. */
+  eventStreamsPerCredential: number;
   limits: AccountLimits;
   /** OpenAI-compatible LLM; absent = the embedded templated one. `apiKey` is a secret: never log it. */
   llm?: { baseUrl: string; model: string; timeoutMs: number; apiKey?: string; apiKeyFile?: string };
@@ -313,6 +323,8 @@ export interface HttpServerSettings {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** Open connections of one client address (the TCP peer; a trusted proxy is not counted, see `http-server.ts`). */
+  maxConnectionsPerIp: number;
 }
 
 /** How many of each thing one user may have (configurable; DECISIONS "Caps"). */
@@ -372,7 +384,10 @@ export function toAppConfig(env: Env): AppConfig {
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerIp: env.HTTP_MAX_CONNECTIONS_PER_IP,
     },
+    ...(env.METRICS_PORT !== undefined ? { metricsPort: env.METRICS_PORT } : {}),
+    eventStreamsPerCredential: env.MCP_EVENT_STREAMS_PER_CREDENTIAL,
     limits: {
       agentsPerUser: env.MAX_AGENTS_PER_USER,
       botsPerUser: env.MAX_BOTS_PER_USER,

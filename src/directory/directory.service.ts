@@ -26,7 +26,7 @@ import {
   type CardTermRecord,
   type TermCountRecord,
 } from './card.records.js';
-import { snapshotOf, type PortfolioSource } from './snapshot.js';
+import { SnapshotDates, snapshotOf, type PortfolioSource } from './snapshot.js';
 
 /** Index entries (or join steps) read for one page before answering with what was found and a cursor to go on. */
 const MAX_SCANNED = 1_000;
@@ -74,6 +74,8 @@ export interface DirectoryDeps {
 const notFound = () => AppError.notFound('Agent not found');
 
 export class DirectoryService {
+  private readonly snapshotDates = new SnapshotDates();
+
   constructor(private readonly deps: DirectoryDeps) {}
 
   /** `GET /api/public/erc8004/agents/page`: newest published first; with `q`, the cards holding every word of it. */
@@ -105,7 +107,8 @@ export class DirectoryService {
   async snapshot(publicId: string): Promise<Snapshot> {
     const { doc } = await this.published(publicId);
     if (!doc.data.snapshot) throw notFound();
-    return snapshotOf(publicId, doc.data.subject, this.deps.portfolio, this.deps.clock.now());
+    const figures = await snapshotOf(publicId, doc.data.subject, this.deps.portfolio);
+    return this.snapshotDates.dated(figures, this.deps.clock.now());
   }
 
   private async published(publicId: string): Promise<{ doc: StoredDocument<CardRecord>; card: PublicCard }> {

@@ -26,9 +26,9 @@ function roundedUsd(value: number): string {
  * The snapshot of CONTRACT: total value, holdings by symbol with their share, the 24 h change
  * of what it holds now (each holding at its venue's 24 h price change; null when no holding
  * has market data), open orders. No wallet address, order id, token amount or exact value.
- * Positions without a price are left out (they add nothing to the total).
+ * Positions without a price are left out (they add nothing to the total). `asOf` is `SnapshotDates`'.
  */
-export async function snapshotOf(publicId: string, subject: CardSubject, source: PortfolioSource, now: number): Promise<Snapshot> {
+export async function snapshotOf(publicId: string, subject: CardSubject, source: PortfolioSource): Promise<Omit<Snapshot, 'asOf'>> {
   const portfolio = await source.portfolio(subject);
   const priced = portfolio.positions.flatMap((p) =>
     p.valueUsd !== undefined && Number(p.valueUsd) > 0 ? [{ ...p, value: Number(p.valueUsd) }] : [],
@@ -55,6 +55,29 @@ export async function snapshotOf(publicId: string, subject: CardSubject, source:
       })),
     pnlPct24h: then > 0 ? formatUsd(((nowKnown - then) / then) * 100) : null,
     openOrders: portfolio.openOrders,
-    asOf: new Date(now).toISOString(),
   };
+}
+
+/** Snapshots whose `asOf` this process remembers; past it the oldest is forgotten (its next read starts a new `asOf`). */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * `asOf` of a snapshot: the moment this process first saw its figures as they are now. A
+ * read that finds the same figures answers the same `asOf`, so the same body and ETag, and
+ * `If-None-Match` revalidation hits until a figure changes (the request time would change
+ * every answer). Per process: two replicas may date the same figures differently.
+ */
+export class SnapshotDates {
+  private readonly seen = new Map<string, { figures: string; asOf: string }>();
+
+  dated(figures: Omit<Snapshot, 'asOf'>, now: number): Snapshot {
+    const key = JSON.stringify(figures);
+    const known = this.seen.get(figures.publicId);
+    const asOf = known?.figures === key ? known.asOf : new Date(now).toISOString();
+    // Re-inserted on every read: the map's order is then least recently read first.
+    this.seen.delete(figures.publicId);
+    this.seen.set(figures.publicId, { figures: key, asOf });
+    if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
+    return { ...figures, asOf };
+  }
 }

@@ -21,8 +21,10 @@ export interface HttpAppDeps {
   /** Backs `GET /readyz`; `ready: false` (or a throw) answers 503. */
   readiness: ReadinessCheck;
   inspector: ActorInspector;
-  /** Bearer token of the ops inspection routes. */
+  /** Bearer token of the ops inspection routes (and of `/metrics` when it is served here). */
   opsToken: string;
+  /** `false` when `/metrics` has a port of its own (config `METRICS_PORT`): then it is not served here. */
+  metricsOnMainPort?: boolean;
   /** Feature routers, mounted at the root in order; their paths are absolute (`/api/nest/...`). */
   routers?: Router[];
   /** REST body limit; larger bodies get 413. Default 1 MiB. */
@@ -51,7 +53,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   app.use(httpMetricsMiddleware(deps.metrics));
   // Probes and scrapes come before body parsing: they must answer even for odd requests.
-  app.use(createHealthRouter({ readiness: deps.readiness, metrics: deps.metrics, logger: deps.logger }));
+  app.use(
+    createHealthRouter({
+      readiness: deps.readiness,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      ...(deps.metricsOnMainPort === false ? {} : { metricsToken: deps.opsToken }),
+    }),
+  );
   app.use(
     jsonBodyMiddleware({
       limitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,

@@ -55,9 +55,11 @@ export function createConsoleRoutes(options: { dir: string }): Router {
       setHeaders: (res) => res.setHeader('Content-Security-Policy', CONSOLE_CSP),
     }),
   );
-  router.get(CONSOLE_PAGES, (_req, res) => {
-    res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': CONSOLE_CSP });
-    res.send(index);
-  });
+  // One route per page: a route's path is its metrics label, and a list of paths would be one label of them all.
+  for (const page of CONSOLE_PAGES)
+    router.get(page, (_req, res) => {
+      res.set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': CONSOLE_CSP });
+      res.send(index);
+    });
   return router;
 }

@@ -1,10 +1,13 @@
 /**
- * Liveness, readiness and the Prometheus scrape endpoint. Unauthenticated by design:
- * orchestrators and scrapers call them without credentials, and they reveal no data.
+ * Liveness and readiness, unauthenticated by design (orchestrators call them without
+ * credentials, and they reveal no data), and the Prometheus scrape endpoint: behind the ops
+ * token on the main port, or alone on its own port (`metrics-server.ts`). Its text names every
+ * route and counts every answer, and rendering it costs far more than a probe: not for anyone.
  */
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { requireBearerToken } from './ops-auth.middleware.js';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -18,6 +21,8 @@ export interface HealthRoutesDeps {
   readiness: ReadinessCheck;
   metrics: Metrics;
   logger: Logger;
+  /** Bearer token `/metrics` asks for; absent, `/metrics` is not served here (it has its own port). */
+  metricsToken?: string;
 }
 
 export function createHealthRouter(deps: HealthRoutesDeps): Router {
@@ -44,10 +49,15 @@ export function createHealthRouter(deps: HealthRoutesDeps): Router {
       .json({ status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
   });
 
-  router.get('/metrics', async (_req, res) => {
-    const text = await deps.metrics.render();
-    res.set('Content-Type', deps.metrics.contentType).send(text);
-  });
+  if (deps.metricsToken !== undefined) router.get('/metrics', requireBearerToken(deps.metricsToken), metricsHandler(deps.metrics));
 
   return router;
+}
+
+/** `GET /metrics`: the Prometheus text of `metrics`. */
+export function metricsHandler(metrics: Metrics): RequestHandler {
+  return async (_req, res) => {
+    const text = await metrics.render();
+    res.set({ 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' }).send(text);
+  };
 }

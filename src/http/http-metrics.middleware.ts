@@ -5,11 +5,14 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { UNMATCHED_ROUTE, type Metrics } from '../observability/metrics.js';
 
+/** A route declared with several paths or a pattern: one label, not the paths joined (routes declare one path each). */
+const PATTERN_ROUTE = '(pattern)';
+
 /** `baseUrl + route.path`, e.g. `/api/nest/ops/actors/:type`. */
 function templateOf(baseUrl: string, route: unknown): string | undefined {
   const path = (route as { path?: unknown } | undefined)?.path;
   if (path === undefined) return undefined;
-  const routePath = typeof path === 'string' ? path : String(path);
+  const routePath = typeof path === 'string' ? path : PATTERN_ROUTE;
   // A router mounted at `/x` with `router.get('/')` should read `/x`, not `/x/`.
   if (routePath === '/' && baseUrl !== '') return baseUrl;
   return `${baseUrl}${routePath}`;

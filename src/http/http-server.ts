@@ -1,10 +1,11 @@
 /**
  * The service's node:http server with the limits of an API (config `HTTP_*`): a client has
  * seconds, not Node's default five minutes, to send a request; idle keep-alive connections
- * are closed; past a number of open connections new ones are refused.
+ * are closed; past a number of open connections, in all or from one address, new ones are refused.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { HttpServerSettings } from '../config/config.schema.js';
+import { capConnectionsPerAddress } from './per-address-connections.js';
 
 /** How often Node looks for requests past their timeouts (its default, 30 s, would stretch a 10 s limit to 40). */
 const MAX_CHECK_INTERVAL_MS = 1_000;
@@ -15,7 +16,11 @@ const MAX_CHECK_INTERVAL_MS = 1_000;
  * received, so an answer may take as long as it needs: SSE streams and upgraded WebSockets
  * live on past them. Past either, Node answers 408 and closes the connection.
  */
-export function createHttpServer(settings: HttpServerSettings, listener: RequestListener): Server {
+export function createHttpServer(
+  settings: HttpServerSettings,
+  listener: RequestListener,
+  options: { isTrustedProxy?: (address: string) => boolean } = {},
+): Server {
   // Node refuses a headers timeout longer than the request timeout; the request's bounds both.
   const headersTimeout = Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs);
   const server = createServer(
@@ -29,5 +34,6 @@ export function createHttpServer(settings: HttpServerSettings, listener: Request
   server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   // Counted per TCP connection, event streams included; one past it is closed at once.
   server.maxConnections = settings.maxConnections;
+  capConnectionsPerAddress(server, settings.maxConnectionsPerIp, options.isTrustedProxy ?? (() => false));
   return server;
 }

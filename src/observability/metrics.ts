@@ -24,6 +24,13 @@ export interface MetricsOptions {
 
 /** Route label of requests that matched no route (keeps label cardinality bounded). */
 export const UNMATCHED_ROUTE = 'unmatched';
+/** Route label of requests past `MAX_HTTP_SERIES`. */
+const OTHER_ROUTE = 'other';
+/**
+ * Distinct method/route/status sets counted before new ones fall under `other`: the route
+ * templates are a bounded set, this bounds them should a template ever carry a value.
+ */
+const MAX_HTTP_SERIES = 1_000;
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -31,14 +38,11 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 export class Metrics {
   readonly registry = new Registry();
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly httpDuration: Histogram<'method' | 'route'>;
   private readonly storeDuration: Histogram<'operation'>;
   // Labelled children, made once per label set: `observe(labels, v)` hashes the labels on
   // every call. Label sets are bounded (route templates, store operations).
-  private readonly httpChildren = new Map<
-    string,
-    { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route' | 'status'> }
-  >();
+  private readonly httpChildren = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'method' | 'route'> }>();
   private readonly storeChildren = new Map<string, Histogram.Internal<'operation'>>();
   private actorStats: (() => ActorStats) | undefined;
   /** Orders, swaps, risk refusals and circuit breakers (fed by the composition root). */
@@ -61,8 +65,9 @@ export class Metrics {
     });
     this.httpDuration = new Histogram({
       name: `${prefix}http_request_duration_seconds`,
-      help: 'HTTP request latency by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
+      // Not by status: eleven buckets per status of every route made the scrape hundreds of KB.
+      help: 'HTTP request latency by method and route template',
+      labelNames: ['method', 'route'],
       buckets: HTTP_BUCKETS,
       registers,
     });
@@ -107,11 +112,17 @@ export class Metrics {
 
   /** Records one finished HTTP request; `route` is the matched template, never the raw URL. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
+    let key = `${method} ${route} ${status}`;
+    if (!this.httpChildren.has(key) && this.httpChildren.size >= MAX_HTTP_SERIES) {
+      route = OTHER_ROUTE;
+      key = `${method} ${route} ${status}`;
+    }
     let children = this.httpChildren.get(key);
     if (!children) {
-      const labels = { method, route, status: String(status) };
-      children = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      children = {
+        count: this.httpRequests.labels({ method, route, status: String(status) }),
+        duration: this.httpDuration.labels({ method, route }),
+      };
       this.httpChildren.set(key, children);
     }
     children.count.inc();

@@ -46,7 +46,7 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';
 
@@ -377,7 +377,7 @@ type StoreOps = Record<StoreOp, { count: number; seconds: number }>;
 
 /** Store calls so far (`store_operation_duration_seconds`) and live actors, from the service's own metrics. */
 async function storeOps(svc: TestService): Promise<StoreOps & { liveActors: number }> {
-  const text = await (await fetch(`${svc.url}/metrics`)).text();
+  const text = await scrapeMetrics(svc);
   const metric = (pattern: string) => Number(new RegExp(`^${pattern} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   const of = (op: StoreOp) => ({
     count: metric(`store_operation_duration_seconds_count\\{operation="${op}"\\}`),

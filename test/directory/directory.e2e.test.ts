@@ -206,6 +206,25 @@ describe('agent cards and the public directory', () => {
     expect(snap.body.valueUsd).toBe(snap.body.positions[0].valueUsd);
     expect(JSON.stringify(snap.body)).not.toMatch(/1234\.56|wallet|address|order_id/i);
 
+    // Nothing changed: the same body and ETag (asOf is when the figures were first seen), so revalidation hits.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const etag = snap.headers.get('etag');
+    const reread = await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`);
+    expect(reread.headers.get('etag')).toBe(etag);
+    expect(reread.body.asOf).toBe(snap.body.asOf);
+    expect((await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`, { 'if-none-match': etag! })).status).toBe(304);
+    // A change to the figures: a new ETag, and the old one no longer matches.
+    await owner.client.post(`/api/nest/trading/paper/faucet/${owner.userId}`, {
+      chain: 'solana',
+      token: 'USDC',
+      amount: '5000',
+      agentId: shown.agentId,
+    });
+    const changed = await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`, { 'if-none-match': etag! });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(changed.body.valueUsd).not.toBe(snap.body.valueUsd);
+
     // Published again without it: gone.
     await owner.client.post(`${cardPath(shown.agentId)}/publish`, { snapshot: false });
     expect((await anonymous.get(`${PUBLIC}/agents/${shown.publicId}/snapshot`)).status).toBe(404);

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import { Client, evmWallet, PUBLIC_URL, signInSolana, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
+import {
+  Client,
+  evmWallet,
+  PUBLIC_URL,
+  scrapeMetrics,
+  signInSolana,
+  solanaWallet,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };
 const error401 = (message: string) => ({ statusCode: 401, message, error: 'Unauthorized' });
@@ -253,7 +262,7 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
   });
 
   it('metrics show request counts by route and store latency by operation', async () => {
-    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const text = await scrapeMetrics(svc);
     expect(text).toMatch(/store_operation_duration_seconds_count\{operation="put"\} [1-9]/);
     expect(text).toMatch(/store_operation_duration_seconds_count\{operation="get"\} [1-9]/);
     expect(text).toContain('route="/api/nest/auth/login"');

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { startFundedOperator } from '../support/dca-service.js';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
-import { signInSolana, type TestService } from '../support/test-service.js';
+import { scrapeMetrics, signInSolana, type TestService } from '../support/test-service.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-21T12:00:30Z');
@@ -214,7 +214,7 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     expect((await orders()).filter((o) => o.strategy === 'patient')).toHaveLength(2);
 
     // The same ticks, as a Prometheus scraper sees them.
-    const scraped = await (await fetch(`${svc.url}/metrics`)).text();
+    const scraped = await scrapeMetrics(svc);
     expect(scraped).toMatch(/^dca_ticks_total\{outcome="executed"\} 2$/m);
     expect(scraped).toMatch(/^dca_ticks_total\{outcome="skipped"\} 4$/m);
     expect(scraped).toMatch(/^dca_ticks_total\{outcome="failed"\} 0$/m);

@@ -60,8 +60,8 @@ describe('DCA strategies when one of two service processes is killed and restart
     await sleep(3 * SECOND);
     // All strategies fall due at whole seconds: from just before one, wait until B writes (a run started).
     await sleep(SECOND - (Date.now() % SECOND) - 50);
-    const idle = await storeCalls(b.url);
-    for (const until = Date.now() + 2 * SECOND; (await storeCalls(b.url)) < idle + 2 && Date.now() < until; ) await sleep(2);
+    const idle = await storeCalls(b);
+    for (const until = Date.now() + 2 * SECOND; (await storeCalls(b)) < idle + 2 && Date.now() < until; ) await sleep(2);
     const killedAt = Date.now();
     await b.kill();
     expect(b.child.signalCode).toBe('SIGKILL');
@@ -75,7 +75,7 @@ describe('DCA strategies when one of two service processes is killed and restart
     const b2 = await ServiceProcess.start(env);
     processes.push(b2);
     const restartedAt = Date.now();
-    const putsBefore = await storeCalls(b2.url);
+    const putsBefore = await storeCalls(b2);
 
     // No strategy lost: every one listed and active, read through the restarted process.
     for (const trader of traders) {
@@ -103,7 +103,7 @@ describe('DCA strategies when one of two service processes is killed and restart
       .toEqual([]);
     const allBuyingAfter = Date.now() - restartedAt;
     await sleep(3 * SECOND);
-    const putsAfter = await storeCalls(b2.url);
+    const putsAfter = await storeCalls(b2);
 
     // --- stop, let what is in flight finish, read everything ---
     const paused = await Promise.all(traders.map((t) => via(t, a.url).client.post(`/api/nest/trading/dca/pause/${t.userId}`, {})));

@@ -60,10 +60,10 @@ describe('DCA strategies in two service processes on one store and one Redis', (
     const traders = await Promise.all(Array.from({ length: TRADERS }, (_, i) => setUpDcaTrader((i % 2 ? b : a).url, String(FAUCET))));
     const created = await createStrategies(traders, STRATEGIES / TRADERS, '* * * * * *');
     expect(created).toHaveLength(STRATEGIES);
-    const putsBefore = await Promise.all([storeCalls(a.url), storeCalls(b.url)]);
+    const putsBefore = await Promise.all([storeCalls(a), storeCalls(b)]);
     const runStart = Date.now();
     await sleep(RUN_MS);
-    const putsAfter = await Promise.all([storeCalls(a.url), storeCalls(b.url)]);
+    const putsAfter = await Promise.all([storeCalls(a), storeCalls(b)]);
     // Stop every strategy: pause (all of an account at once) removes the job schedulers.
     const paused = await Promise.all(traders.map((t) => t.client.post(`/api/nest/trading/dca/pause/${t.userId}`, {})));
     const pausedAt = Date.now();

@@ -19,9 +19,10 @@ interface RawConnection {
   closed: Promise<number>;
 }
 
-async function open(url: string): Promise<RawConnection> {
+/** A raw connection to `url`, from `localAddress` when given (127.0.0.2 is another client on loopback). */
+async function open(url: string, localAddress?: string): Promise<RawConnection> {
   const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
+  const socket = connect({ port: Number(port), host: hostname, ...(localAddress ? { localAddress } : {}) });
   const started = Date.now();
   let text = '';
   socket.on('data', (chunk) => (text += chunk.toString()));
@@ -158,5 +159,80 @@ describe('HTTP connection cap', () => {
     await next.closed;
     expect(next.received()).toMatch(/^HTTP\/1\.1 200/);
     for (const conn of held) conn.socket.destroy();
+  });
+});
+
+describe('HTTP connection cap per client address', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    // A short keep-alive: the test's own fetch connections must not linger in the count.
+    svc = await startTestService({
+      env: { HTTP_MAX_CONNECTIONS: '20', HTTP_MAX_CONNECTIONS_PER_IP: '5', HTTP_KEEP_ALIVE_TIMEOUT_MS: '100' },
+    });
+  });
+  afterAll(() => svc.stop());
+
+  it('one address holding its cap (an event stream among them) leaves the service answering another address', async () => {
+    const fixture = await agentFixture(svc.url);
+    const { secret } = await fixture.newKey();
+    await sleep(1_500); // the fixture's keep-alive connections (from 127.0.0.1) close: 100 ms and Node's second of grace
+    const stream = await open(svc.url, '127.0.0.1');
+    stream.socket.write(`GET /mcp/${fixture.publicId}/events/sse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\n\r\n`);
+    await until(() => stream.received().startsWith('HTTP/1.1 200'), 'the event stream open');
+
+    // One client tries to take every connection of the service (more than the global cap of 20).
+    const flood = await Promise.all(Array.from({ length: 25 }, () => open(svc.url, '127.0.0.1').catch(() => undefined)));
+    await sleep(300);
+    const open127 = flood.filter((conn) => conn && !conn.socket.destroyed && !conn.socket.readableEnded);
+    // Its cap is 5 with the stream: four more stay, the rest were closed at once, without a byte.
+    expect(open127).toHaveLength(4);
+    for (const conn of flood) if (conn && !open127.includes(conn)) expect(conn.received()).toBe('');
+
+    // Another client is served meanwhile.
+    const other = await open(svc.url, '127.0.0.2');
+    other.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await other.closed;
+    expect(other.received()).toMatch(/^HTTP\/1\.1 200/);
+
+    // A sixth from the full address is closed; the held ones still work.
+    const sixth = await open(svc.url, '127.0.0.1').catch(() => undefined);
+    if (sixth) {
+      sixth.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await sixth.closed;
+      expect(sixth.received()).toBe('');
+    }
+    open127[0]!.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => open127[0]!.received().includes('{"status":"ok"}'), 'an answer on a held connection');
+    for (const conn of open127) conn?.socket.destroy();
+    await sleep(100);
+    await fixture.toggle(1);
+    await until(() => stream.received().includes('event: agent.updated'), 'an event on the stream held throughout');
+    await sleep(1_500); // toggle's keep-alive connection closes
+
+    // The stream ends: its place is free again.
+    stream.socket.destroy();
+    await stream.closed;
+    await sleep(100);
+    const next = await open(svc.url, '127.0.0.1');
+    next.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await next.closed;
+    expect(next.received()).toMatch(/^HTTP\/1\.1 200/);
+  }, 20_000);
+});
+
+describe('HTTP connection cap per client address behind a trusted proxy', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { HTTP_MAX_CONNECTIONS_PER_IP: '2', TRUST_PROXY: '127.0.0.2' } });
+  });
+  afterAll(() => svc.stop());
+
+  it("does not count the proxy's connections (it carries many clients), and still counts everyone else's", async () => {
+    const proxied = await Promise.all(Array.from({ length: 4 }, () => open(svc.url, '127.0.0.2')));
+    const direct = await Promise.all(Array.from({ length: 4 }, () => open(svc.url, '127.0.0.3').catch(() => undefined)));
+    await sleep(300);
+    expect(proxied.filter((conn) => !conn.socket.destroyed && !conn.socket.readableEnded)).toHaveLength(4);
+    expect(direct.filter((conn) => conn && !conn.socket.destroyed && !conn.socket.readableEnded)).toHaveLength(2);
+    for (const conn of [...proxied, ...direct]) conn?.socket.destroy();
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -98,7 +98,10 @@ describe('the service process (npm start)', () => {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect((await ready.json()).checks).toMatchObject({ store: 'ok', scheduler: 'ok', bus: 'ok', runtime: 'ok' });
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    // The scrape asks for the ops token, here the one generated into the data directory.
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    const opsToken = (JSON.parse(readFileSync(join(data, 'secrets.json'), 'utf8')) as { OPS_TOKEN: string }).OPS_TOKEN;
+    const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${opsToken}` } })).text();
     expect(metrics).toContain('runtime_actors_live');
     // Generated secrets are said in the log by name and kept private on disk.
     expect(main.output().stdout).toContain('generated missing secrets');

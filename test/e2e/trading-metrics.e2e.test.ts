@@ -10,15 +10,20 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
 
 const key = () => ({ 'x-idempotency-key': randomUUID() });
 
-/** `/metrics` as text, unauthenticated as a scraper calls it. */
-async function scrape(svc: TestService): Promise<string> {
-  const response = await fetch(`${svc.url}/metrics`);
-  expect(response.status).toBe(200);
-  return response.text();
+/** The log lines saying the breaker of `provider` opened. */
+function breakerLines(svc: TestService, provider: string): Array<Record<string, unknown>> {
+  return svc.logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.breaker === provider && line.msg === 'circuit breaker opened: calls to the provider fail at once');
+}
+
+/** `/metrics` as text, with the ops token as the scraper calls it. */
+function scrape(svc: TestService): Promise<string> {
+  return scrapeMetrics(svc);
 }
 
 /**
@@ -122,6 +127,8 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
     const text = await scrape(svc);
     expect(seriesValue(text, 'circuit_breaker_state{provider="jupiter"}')).toBe(2);
     expect(seriesValue(text, 'risk_refusals_total{check="circuit_breaker"}')).toBeGreaterThanOrEqual(1);
+    // The outage shows in the logs as it starts: one warning naming the breaker.
+    expect(breakerLines(svc, 'jupiter')).toEqual([expect.objectContaining({ level: 40, failures: 2 })]);
   });
 
   it("shows the LLM provider's breaker open after five failed ask_bot calls", async () => {
@@ -139,5 +146,6 @@ describe('trading figures on /metrics, live venue and LLM with their provider do
       expect(asked.body.result.structuredContent).toMatchObject({ degraded: true });
     }
     expect(seriesValue(await scrape(svc), series)).toBe(2);
+    expect(breakerLines(svc, llmHost)).toEqual([expect.objectContaining({ level: 40, failures: 5 })]);
   });
 });

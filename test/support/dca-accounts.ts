@@ -4,7 +4,7 @@
  * readers that page through orders and strategies.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, signInSolana, solanaWallet } from './test-service.js';
+import { Client, scrapeMetrics, signInSolana, solanaWallet } from './test-service.js';
 
 export interface DcaTrader {
   client: Client;
@@ -135,8 +135,8 @@ export async function usdcHeld(trader: DcaTrader): Promise<string | undefined> {
 }
 
 /** The `store_operation_duration_seconds_count` of one operation in a process's /metrics: how many store calls it made. */
-export async function storeCalls(url: string, operation = 'put'): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+export async function storeCalls(svc: { url: string; opsToken: string }, operation = 'put'): Promise<number> {
+  const text = await scrapeMetrics(svc);
   const line = text.split('\n').find((l) => l.startsWith(`store_operation_duration_seconds_count{operation="${operation}"}`));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }

@@ -30,8 +30,15 @@ export class ServiceProcess {
   static async start(env: Record<string, string>): Promise<ServiceProcess> {
     const child = fork(CHILD, [], {
       execArgv: ['--import', 'tsx'],
-      // As in test-service.ts: many sign-ins from one address.
-      env: { ...baseEnv(), PORT: '0', LOG_LEVEL: 'silent', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+      // As in test-service.ts: many sign-ins and bursts of requests from one address.
+      env: {
+        ...baseEnv(),
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+        HTTP_MAX_CONNECTIONS_PER_IP: '1000',
+        ...env,
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<Extract<ChildReply, { op: 'ready' }>>((resolve, reject) => {

@@ -38,12 +38,15 @@ export async function startTestService(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   // Tests sign in many operators from one address (4 public requests each): the per-IP
   // budget of public routes is raised unless a test sets it (the tests of that budget do).
+  // Every test is one client address too, and some send hundreds of requests at once (rate
+  // budgets): the per-address connection cap likewise (its tests set it).
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
     PUBLIC_URL,
     LOG_LEVEL: 'debug',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    HTTP_MAX_CONNECTIONS_PER_IP: '1000',
     ...options.env,
   });
   const logs: string[] = [];
@@ -69,6 +72,13 @@ export interface HttpResult<T = any> {
   status: number;
   body: T;
   headers: Headers;
+}
+
+/** `/metrics` as the service's scraper reads it on the main port: with the ops token. */
+export async function scrapeMetrics(svc: { url: string; opsToken: string }): Promise<string> {
+  const response = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${svc.opsToken}` } });
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  return response.text();
 }
 
 /** A tiny HTTP client that keeps cookies, like a browser would for the pre-login CSRF cookie. */

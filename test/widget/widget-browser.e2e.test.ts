@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundBot } from '../support/bot-funding.js';
 import { injectSolanaWallet } from '../support/browser.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import { Client, signInSolana, type solanaWallet, startTestService, type TestService } from '../support/test-service.js';
+import { Client, scrapeMetrics, signInSolana, type solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 import { launchChromium, startHostSite } from '../support/widget-browser.js';
 
 const SHOTS = join(import.meta.dirname, 'screenshots');
@@ -49,7 +49,7 @@ describe('the chat widget in a real browser (headless chromium)', () => {
   };
   /** How many calls of the widget's `route` the server answered with `status` (its request counter of /metrics). */
   const answers = async (route: 'init' | 'chat', status: number): Promise<number> => {
-    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const text = await scrapeMetrics(svc);
     const line = text
       .split('\n')
       .find(

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundBot } from '../support/bot-funding.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import { Client, evmWallet, signInSolana, type solanaWallet, startTestService, type TestService } from '../support/test-service.js';
+import {
+  Client,
+  evmWallet,
+  scrapeMetrics,
+  signInSolana,
+  type solanaWallet,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
 
 const SITE = 'https://shop.example.com';
 
@@ -140,7 +148,7 @@ describe('chat widget routes (e2e)', () => {
     expect(events.body.events).toEqual([
       { type: 'error', detail: 'boom', session: expect.stringMatching(/^widget-/), origin: SITE, at: new Date(clock.now()).toISOString() },
     ]);
-    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    const metrics = await scrapeMetrics(svc);
     expect(metrics).toMatch(/widget_client_events_total\{type="error"\} [1-9]/);
     expect(metrics).toMatch(/widget_sessions_total\{outcome="refused"\} [1-9]/);
   });

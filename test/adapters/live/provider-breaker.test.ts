@@ -41,6 +41,29 @@ describe('isProviderFailure', () => {
 });
 
 describe('ProviderBreaker', () => {
+  it('says in the log when it opens (warn) and when it closes again (info), once each, with its name', async () => {
+    const clock = new ManualClock();
+    const lines: Array<{ level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string }> = [];
+    const logger = {
+      info: (fields: Record<string, unknown>, msg: string) => void lines.push({ level: 'info', fields, msg }),
+      warn: (fields: Record<string, unknown>, msg: string) => void lines.push({ level: 'warn', fields, msg }),
+    };
+    const breaker = new ProviderBreaker({ provider: 'jupiter', threshold: 2, openMs: 1_000, timeoutMs: 0, clock, logger: logger as never });
+    for (let i = 0; i < 3; i++) await breaker.execute(() => Promise.reject(unavailable())).catch(() => undefined);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: { breaker: 'jupiter', failures: 2, openMs: 1_000 },
+        msg: 'circuit breaker opened: calls to the provider fail at once',
+      },
+    ]);
+    await clock.advance(1_000);
+    expect(await breaker.execute(async () => 'ok')).toBe('ok');
+    expect(lines.slice(1)).toEqual([
+      { level: 'info', fields: { breaker: 'jupiter' }, msg: 'circuit breaker closed: the provider answers again' },
+    ]);
+  });
+
   it('passes results and errors through while closed, with an abort signal for the call', async () => {
     const { breaker } = setup();
     let seen: AbortSignal | undefined;

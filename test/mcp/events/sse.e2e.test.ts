@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
-import { Client, startTestService, type TestService } from '../../support/test-service.js';
+import { Client, scrapeMetrics, startTestService, type TestService } from '../../support/test-service.js';
 import { bearer, rawRpc } from '../../support/mcp-fixtures.js';
 import { agentFixture, openSse, until, type SseStream } from '../../support/events-harness.js';
 
@@ -186,7 +186,7 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
   it('counts open streams and forgets them on disconnect', async () => {
     const agent = await agentFixture(svc.url);
     const stream = await sse(svc.url, agent.publicId, { secret: (await agent.newKey()).secret });
-    const gauge = async () => Number(/^mcp_event_streams_open (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text())?.[1]);
+    const gauge = async () => Number(/^mcp_event_streams_open (\d+)$/m.exec(await scrapeMetrics(svc))?.[1]);
     expect(await gauge()).toBe(1);
     stream.close();
     await until(() => stream.ended, 'disconnect');
