@@ -80,6 +80,8 @@ export interface AppErrorOptions {
   firstRequest?: RequestIds;
   /** Headers the refusal's response carries besides `Retry-After` (a 429's `X-RateLimit-*`). */
   headers?: Record<string, string>;
+  /** Overrides the default of `AppError.refusal` (see there). */
+  refusal?: boolean;
   cause?: unknown;
 }
 
@@ -95,6 +97,12 @@ export interface RequestIds {
  */
 const CANONICAL_BY_DEFAULT: ReadonlyMap<ErrorCode, EnvelopeKind> = new Map([['PROVIDER_UNAVAILABLE', 'canonical']]);
 
+/**
+ * The 5xx codes that are still the service saying no on purpose, not a fault: the kill switch
+ * an operator threw and a circuit breaker holding calls back (interface 7.4's 503 rows).
+ */
+const REFUSING_5XX: ReadonlySet<ErrorCode> = new Set(['KILL_SWITCH_ACTIVE', 'CIRCUIT_BREAKER_OPEN', 'LLM_CIRCUIT_BREAKER_OPEN']);
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -105,6 +113,15 @@ export class AppError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly firstRequest: RequestIds | undefined;
   readonly headers: Record<string, string> | undefined;
+  /**
+   * True when the service declined the request on purpose, by a rule or a state it keeps
+   * (the safety path: trading off, kill switch, breaker, balance, slippage, risk limits and
+   * caps, blacklist, approval rules, withdrawal settings; and every other 4xx answer), false
+   * for a fault: something that failed while carrying it out (a 5xx, a dependency down, a
+   * bug). A refusal is an answer to show the caller; a fault is a failure to execute. Default:
+   * every status below 500, and the 5xx codes of the kill switch and open breakers.
+   */
+  readonly refusal: boolean;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -118,6 +135,7 @@ export class AppError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;
     this.headers = options.headers;
+    this.refusal = options.refusal ?? (this.status < 500 || REFUSING_5XX.has(code));
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */

@@ -8,7 +8,12 @@ import type { z } from 'zod';
  * (the input is read here only, never echoed).
  */
 export function validationMessages(error: z.core.$ZodError): string[] {
-  return error.issues.flatMap(describeIssue);
+  return issueMessages(error.issues);
+}
+
+/** The same wording for some of a parse's issues (a surface that reports one field in its own words). */
+export function issueMessages(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap(describeIssue);
 }
 
 /**

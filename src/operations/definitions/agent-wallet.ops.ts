@@ -5,7 +5,7 @@ import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedRequestDigest } from '../request-digest.js';
 import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
-import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, idempotencyKey } from './trading-schemas.js';
+import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, requiredIdempotencyKey } from './trading-schemas.js';
 
 /** Agent wallet and withdrawal settings (interface 4.4; CONTRACT "Agent control plane"). */
 
@@ -111,6 +111,7 @@ export function agentWalletOperations(
       family: 'wallet',
       minScope: 'trade',
       principals: ['agent'],
+      effect: 'funds',
       input: z
         .object({
           chainId: evmChainId,
@@ -122,7 +123,7 @@ export function agentWalletOperations(
           amount,
           to: z.string().min(1).max(100).describe('The recipient: a 0x address (40 hex digits).'),
           stepUpToken,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: withdrawalView,
@@ -141,13 +142,14 @@ export function agentWalletOperations(
       family: 'wallet',
       minScope: 'trade',
       principals: ['agent'],
+      effect: 'funds',
       input: z
         .object({
           mint: z.string().min(1).max(100).describe('The token: a symbol (SOL, USDC...) or its mint address (base58).'),
           amount,
           to: z.string().min(1).max(100).describe('The recipient: a Solana address (base58, 32 bytes).'),
           stepUpToken,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: withdrawalView,
