@@ -107,12 +107,14 @@ export class ToolCaller {
     }
     if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
     if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
-    if (!error.refusal) {
-      this.deps.logger[failureLevel(error)]({ err: error, tool: name }, 'tool failed');
-      throw toolExecutionFailed(name, error.message);
+    if (error.status >= 500) {
+      // A refusal (kill switch, breaker) or the service's own decision (shutting down) is no fault:
+      // no stack, not at error (failure-level.ts); the access line still names the call.
+      const level = error.refusal ? 'info' : failureLevel(error);
+      if (level === 'info') this.deps.logger.debug({ tool: name, code: error.code }, error.refusal ? 'tool refused' : 'tool failed');
+      else this.deps.logger[level]({ err: error, tool: name }, 'tool failed');
     }
-    // The kill switch and the breaker are refusals, not faults: no stack, not at error (failure-level.ts).
-    if (error.status >= 500) this.deps.logger.debug({ tool: name, code: error.code }, 'tool refused');
+    if (!error.refusal) throw toolExecutionFailed(name, error.message);
     return refusalResult(error);
   }
 }
