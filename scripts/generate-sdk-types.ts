@@ -19,6 +19,7 @@ import { resolveSecrets } from '../src/config/secrets.js';
 import { z } from 'zod';
 import { publicCardSchema, snapshotSchema } from '../src/directory/card.schemas.js';
 import { ToolDirectory } from '../src/mcp/mcp-tools.js';
+import { IDEMPOTENCY_FIELD } from '../src/operations/operation-definition.js';
 import type { AnyOperation } from '../src/operations/operation.types.js';
 import { schemaToType } from './json-schema-to-ts.js';
 
@@ -28,6 +29,16 @@ export const GENERATED_TYPES_PATH = fileURLToPath(new URL('../sdk/src/generated/
 const forClients = (operation: AnyOperation) =>
   operation.principals.some((kind) => kind === 'agent' || kind === 'bot' || kind === 'operator');
 const pascal = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_m, _s, c: string) => c.toUpperCase());
+
+/**
+ * A money tool requires `idempotencyKey` on the wire, and the SDK gives every call one (the
+ * same on its retries): its callers may leave it out, so the generated input says optional.
+ */
+function keyOptional(schema: Record<string, unknown>): Record<string, unknown> {
+  const required = schema.required;
+  if (!Array.isArray(required) || !required.includes(IDEMPOTENCY_FIELD)) return schema;
+  return { ...schema, required: required.filter((name) => name !== IDEMPOTENCY_FIELD) };
+}
 
 /** The public directory's answers (not catalog operations: no principal calls them), from the schemas its routes answer with. */
 function directoryTypes(): string[] {
@@ -63,7 +74,9 @@ export async function renderSdkTypes(): Promise<string> {
     for (const operation of operations) {
       const descriptor = directory.descriptor(operation);
       const name = pascal(operation.name);
-      blocks.push(`/** Input of \`${operation.name}\`. */\nexport type ${name}Input = ${schemaToType(descriptor.inputSchema)};\n\n`);
+      blocks.push(
+        `/** Input of \`${operation.name}\`. */\nexport type ${name}Input = ${schemaToType(keyOptional(descriptor.inputSchema))};\n\n`,
+      );
       blocks.push(`/** Output of \`${operation.name}\`. */\nexport type ${name}Output = ${schemaToType(descriptor.outputSchema)};\n\n`);
       const guarded = Object.hasOwn((descriptor.inputSchema.properties as Record<string, unknown> | undefined) ?? {}, 'idempotencyKey');
       const firstLine = operation.description.split('\n')[0]!.replaceAll('*/', '*\\/');

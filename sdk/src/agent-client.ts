@@ -102,7 +102,8 @@ export class AgentClient {
   /**
    * Calls a tool with its typed input; answers its typed output. Tools that move funds get an
    * `idempotencyKey` (a fresh UUID v4 unless given), the same on every retry of this call.
-   * A tool error result is `execution_error` (never retried).
+   * A tool's refusal (an error result) is `execution_error` with the service's message and code
+   * (`serverCode`), and `retryAfter` when the service said when to try again; never retried.
    */
   async callTool<N extends ToolName>(name: N, input: ToolInput<N>, options: CallOptions = {}): Promise<ToolOutput<N>> {
     return (await this.callAnyTool(name, input as Record<string, unknown>, options)) as ToolOutput<N>;
@@ -116,19 +117,7 @@ export class AgentClient {
         : input;
     const result = await this.rpc('tools/call', { name, arguments: args }, options);
     const text = result.content?.find((item) => item.type === 'text')?.text;
-    if (result.isError) {
-      let detail: unknown = text;
-      try {
-        detail = text === undefined ? undefined : JSON.parse(text);
-      } catch {
-        // Plain text: the message itself.
-      }
-      const { message, serverCode } = describeFailure(
-        typeof detail === 'object' ? { error: detail } : undefined,
-        text ?? `Tool ${name} failed`,
-      );
-      throw new SdkError('execution_error', { status: 200, message, body: result, ...(serverCode === undefined ? {} : { serverCode }) });
-    }
+    if (result.isError) throw toolRefusal(name, result, text);
     if (result.structuredContent !== undefined) return result.structuredContent;
     if (text === undefined) return undefined;
     try {
@@ -252,6 +241,35 @@ export class AgentClient {
     return body.result!;
   }
 }
+
+/**
+ * A tool's error result as `execution_error` (never retried): the service's refusal shape,
+ * `structuredContent` `{code, message, retryable, retryAfter?}` with the message as the text;
+ * older services sent `{code, message}` as JSON text, and any other text is the message itself.
+ */
+function toolRefusal(name: string, result: NonNullable<JsonRpcAnswer['result']>, text: string | undefined): SdkError {
+  const refusal =
+    isRecord(result.structuredContent) && typeof result.structuredContent.code === 'string' ? result.structuredContent : undefined;
+  let detail: unknown = refusal;
+  if (detail === undefined && text !== undefined) {
+    try {
+      detail = JSON.parse(text);
+    } catch {
+      // Plain text: the message itself.
+    }
+  }
+  const { message, serverCode } = describeFailure(isRecord(detail) ? { error: detail } : undefined, text ?? `Tool ${name} failed`);
+  const retryAfter = typeof refusal?.retryAfter === 'number' ? refusal.retryAfter : undefined;
+  return new SdkError('execution_error', {
+    status: 200,
+    message,
+    body: result,
+    ...(serverCode === undefined ? {} : { serverCode }),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface WithdrawOptions extends CallOptions {
   /** When withdrawal settings ask for step-up (`requireStepUp`): the token from the step-up route. */

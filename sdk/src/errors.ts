@@ -22,7 +22,10 @@ export interface SdkErrorInit {
   message: string;
   /** The server's own code when it sent one: `VALIDATION_ERROR`, a JSON-RPC code such as -32602, a tool error's code. */
   serverCode?: string | number;
-  /** Seconds the server asked to wait (`Retry-After`), on `rate_limit_error`. */
+  /**
+   * Seconds the server asked to wait: `Retry-After` on `rate_limit_error`; a tool's refusal that
+   * says when to try again (an open breaker) on `execution_error`, which the SDK still never retries.
+   */
   retryAfter?: number;
   /** The server's answer as parsed (or its text when it was not JSON). */
   body?: unknown;

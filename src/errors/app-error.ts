@@ -81,6 +81,8 @@ export interface AppErrorOptions {
   firstRequest?: RequestIds;
   /** Headers the refusal's response carries besides `Retry-After` (a 429's `X-RateLimit-*`). */
   headers?: Record<string, string>;
+  /** Overrides the default of `AppError.refusal` (see there). */
+  refusal?: boolean;
   cause?: unknown;
 }
 
@@ -96,6 +98,12 @@ export interface RequestIds {
  */
 const CANONICAL_BY_DEFAULT: ReadonlyMap<ErrorCode, EnvelopeKind> = new Map([['PROVIDER_UNAVAILABLE', 'canonical']]);
 
+/**
+ * The 5xx codes that are still the service saying no on purpose, not a fault: the kill switch
+ * an operator threw and a circuit breaker holding calls back (interface 7.4's 503 rows).
+ */
+const REFUSING_5XX: ReadonlySet<ErrorCode> = new Set(['KILL_SWITCH_ACTIVE', 'CIRCUIT_BREAKER_OPEN', 'LLM_CIRCUIT_BREAKER_OPEN']);
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -106,6 +114,15 @@ export class AppError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly firstRequest: RequestIds | undefined;
   readonly headers: Record<string, string> | undefined;
+  /**
+   * True when the service declined the request on purpose, by a rule or a state it keeps
+   * (the safety path: trading off, kill switch, breaker, balance, slippage, risk limits and
+   * caps, blacklist, approval rules, withdrawal settings; and every other 4xx answer), false
+   * for a fault: something that failed while carrying it out (a 5xx, a dependency down, a
+   * bug). A refusal is an answer to show the caller; a fault is a failure to execute. Default:
+   * every status below 500, and the 5xx codes of the kill switch and open breakers.
+   */
+  readonly refusal: boolean;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     // Messages quote input (a token, a field name, a path): none carries a control or bidi character out.
@@ -120,6 +137,7 @@ export class AppError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;
     this.headers = options.headers;
+    this.refusal = options.refusal ?? (this.status < 500 || REFUSING_5XX.has(code));
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */

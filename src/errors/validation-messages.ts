@@ -9,8 +9,13 @@ import { escapeUnsafe } from '../shared/escape-unsafe.js';
  * (the input is read here only, never echoed).
  */
 export function validationMessages(error: z.core.$ZodError): string[] {
+  return issueMessages(error.issues);
+}
+
+/** The same wording for some of a parse's issues (a surface that reports one field in its own words). */
+export function issueMessages(issues: readonly z.core.$ZodIssue[]): string[] {
   // Field names are the caller's (unknown keys, record keys): quoted back with control and bidi characters escaped.
-  return error.issues.flatMap(describeIssue).map((line) => escapeUnsafe(line));
+  return issues.flatMap(describeIssue).map((line) => escapeUnsafe(line));
 }
 
 /**

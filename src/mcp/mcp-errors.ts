@@ -14,7 +14,10 @@
  * | unknown method, or hidden tool (default mode)         | 200  | -32601 | `Method not found`                        |
  * | unknown or hidden tool (granular mode)                | 200  | -32601 | `Tool not found: <name>`                  |
  * | bad params or tool arguments                          | 200  | -32602 | `INVALID_PARAMS: <messages joined by ; >` |
- * | tool handler failed unexpectedly or with a 5xx        | 200  | -32603 | `Tool execution failed: <reason>`         |
+ * | tool refused (`AppError.refusal`, see below)          | 200  | none   | a result, `isError: true`: the message    |
+ * | tool failed: a fault (not an AppError, or one whose   | 200  | -32603 | `Tool execution failed: <reason>`         |
+ * |   `refusal` is false: a 5xx other than kill switch    |      |        |                                           |
+ * |   and breakers, e.g. a provider or store down)        |      |        |                                           |
  * | no, invalid, revoked or expired credential            | 401  | -32001 | `Unauthorized` (+ `WWW-Authenticate`)     |
  * | scope too low for the tool                            | 403  | -32003 | `Scope insufficient: required X, got Y`   |
  * | publicId unknown/inactive, or another agent's key     | 404  | -32004 | `Agent not found`                         |
@@ -31,9 +34,13 @@
  *   inside JSON-RPC's range reserved for implementation-defined server errors.
  * - `id` is the request's when it was read and valid, else `null` (JSON-RPC 2.0 §5); a numeric
  *   id comes back with the very literal sent, however large (mcp-request-id.ts).
- * - A tool failing with a domain error (4xx other than argument validation and scope) is not a
- *   protocol error: it is a result with `isError: true` and `{code, message}` as its text, so
- *   the calling model can read it and adapt (MCP tools spec).
+ * - A tool refused (`AppError.refusal`: the safety path's kill switch, trading off, breaker,
+ *   balance, slippage, caps, approval rules, and every other domain 4xx such as a missing
+ *   order) is not a protocol error: it is a result with `isError: true`, the error's message
+ *   word for word as its text and `{code, message, retryable, retryAfter?}` as its
+ *   `structuredContent`, so the calling model reads it and adapts (MCP tools spec), whatever
+ *   HTTP status REST gives it. JSON-RPC errors are kept for protocol, credential, scope and
+ *   argument problems, and for faults (-32603).
  * - Checks run in this order, so one request gets one answer: HTTP method (405) → body size
  *   (400) → credential and publicId (401/404) → rate limit (429, counted per HTTP request) →
  *   protocol header (400) → JSON (-32700) → envelope (-32600) → method, params, tool.

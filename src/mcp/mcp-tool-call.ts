@@ -2,7 +2,7 @@
  * `tools/call`: one call through the shared invoker (visibility, scope, validation, audit),
  * and the translation of its outcome into MCP terms (see the table in mcp-errors.ts).
  */
-import { isAppError } from '../errors/app-error.js';
+import { type AppError, isAppError } from '../errors/app-error.js';
 import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
@@ -12,7 +12,7 @@ import type { ClockPort } from '../ports/clock.port.js';
 import { isPlainObject } from '../shared/is-plain-object.js';
 import type { McpAccess } from './mcp-access.js';
 import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
-import { toolName, type CallToolParams, type CallToolResult } from './mcp-wire.js';
+import { toolName, type CallToolParams, type CallToolResult, type ToolRefusal } from './mcp-wire.js';
 
 /** Ids of the HTTP request a call belongs to (audit, logs). */
 export interface CallIds {
@@ -89,7 +89,11 @@ export class ToolCaller {
     return { content: [{ type: 'text', text }], isError: false };
   }
 
-  /** A result with `isError: true` for domain failures; throws for protocol-level ones. */
+  /**
+   * A refusal (the error's own `refusal`, not its wording) is a result with `isError: true`;
+   * what is wrong with the request itself (unknown or hidden tool, scope, arguments) and a
+   * fault while executing are JSON-RPC errors (the table in mcp-errors.ts).
+   */
   private failed(name: string, error: unknown, access: McpAccess): CallToolResult {
     if (!isAppError(error)) {
       this.deps.logger.error({ err: error, tool: name }, 'tool failed unexpectedly');
@@ -104,13 +108,28 @@ export class ToolCaller {
     if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
     if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
     if (error.status >= 500) {
-      // The kill switch is a refusal, not a fault: no stack, not at error (failure-level.ts).
-      const level = failureLevel(error);
-      if (level === 'info') this.deps.logger.debug({ tool: name, code: error.code }, 'tool refused');
+      // A refusal (kill switch, breaker) or the service's own decision (shutting down) is no fault:
+      // no stack, not at error (failure-level.ts); the access line still names the call.
+      const level = error.refusal ? 'info' : failureLevel(error);
+      if (level === 'info') this.deps.logger.debug({ tool: name, code: error.code }, error.refusal ? 'tool refused' : 'tool failed');
       else this.deps.logger[level]({ err: error, tool: name }, 'tool failed');
-      throw toolExecutionFailed(name, error.message);
     }
-    const body = { code: error.code, message: error.message };
-    return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    if (!error.refusal) throw toolExecutionFailed(name, error.message);
+    return refusalResult(error);
   }
+}
+
+/**
+ * One shape for every refusal (CONTRACT "MCP refusals"): the interface's message word for word
+ * as the text, so a model reads what a REST caller reads, and `{code, message, retryable,
+ * retryAfter?}` as structured content for a program (`retryAfter` in seconds, as `Retry-After`).
+ */
+function refusalResult(error: AppError): CallToolResult {
+  const structuredContent: ToolRefusal = {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfter: error.retryAfterSeconds }),
+  };
+  return { content: [{ type: 'text', text: error.message }], structuredContent, isError: true };
 }

@@ -95,6 +95,15 @@ export interface ListToolsResult {
   nextCursor?: string;
 }
 
+/** The structured content of a tool's refusal (`isError: true`): its code, message, and whether and when to try again. */
+export type ToolRefusal = {
+  code: string;
+  message: string;
+  retryable: boolean;
+  /** Seconds to wait before trying again, when the service knows (an open breaker). */
+  retryAfter?: number;
+};
+
 export interface CallToolResult {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;

@@ -2,12 +2,13 @@ import type { z } from 'zod';
 import type { AnyOperation, Operation, UnboundOperation } from './operation.types.js';
 
 /**
- * CONTRACT "Idempotency": an operation that moves funds declares an `idempotencyKey`
- * input field; MCP callers pass it as an argument, REST callers as `X-Idempotency-Key`.
+ * CONTRACT "Idempotency": a guarded operation declares an `idempotencyKey` input field; MCP
+ * callers pass it as an argument, REST callers as `X-Idempotency-Key`. It is required where
+ * the operation moves funds (`effect: 'funds'`), optional elsewhere (a wallet's creation).
  */
-export const IDEMPOTENCY_FIELD = 'idempotencyKey';
+export const IDEMPOTENCY_FIELD = 'idempotencyKey' as const;
 
-/** True when the operation is guarded by an idempotency key. */
+/** True when the operation is guarded by an idempotency key (required or not). */
 export function isGuarded(operation: AnyOperation): boolean {
   const shape = (operation.input as { shape?: Record<string, unknown> }).shape;
   return shape !== undefined && IDEMPOTENCY_FIELD in shape;
@@ -26,12 +27,25 @@ export function isGuarded(operation: AnyOperation): boolean {
  * that also appears in outputs, or means different things in different fields (`tokenRef`,
  * `chain`), is described at the field. Amounts take `amountOf` (trading-schemas.ts).
  */
-export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O>): Operation<I, O> {
+export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O> & KeyedWhenFunds<I>): Operation<I, O> {
+  assertKeyedWhenFunds(operation);
   return operation;
 }
 
 /** Declares an operation without a subject; the invoker never calls an `account` one without one. */
-export function defineUnboundOperation<I extends z.ZodType, O>(operation: UnboundOperation<I, O>): Operation<I, O> {
+export function defineUnboundOperation<I extends z.ZodType, O>(operation: UnboundOperation<I, O> & KeyedWhenFunds<I>): Operation<I, O> {
+  assertKeyedWhenFunds(operation);
   // A CallContext handler accepts every OperationContext: widening the parameter is safe.
   return operation as Operation<I, O>;
+}
+
+/** `effect: 'funds'` compiles only on an input that requires the key (`requiredIdempotencyKey`). */
+type KeyedWhenFunds<I extends z.ZodType> = z.input<I> extends { [IDEMPOTENCY_FIELD]: string } ? unknown : { effect?: undefined };
+
+/** The same rule when the module loads, for an input the types cannot see through. */
+function assertKeyedWhenFunds(operation: Pick<AnyOperation, 'name' | 'input' | 'effect'>): void {
+  if (operation.effect !== 'funds') return;
+  const key = (operation.input as { shape?: Record<string, z.ZodType> }).shape?.[IDEMPOTENCY_FIELD];
+  if (!key || key.safeParse(undefined).success)
+    throw new Error(`Operation ${operation.name} moves funds: its input must require ${IDEMPOTENCY_FIELD}`);
 }

@@ -103,6 +103,13 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
   input: I;
   output?: z.ZodType<O>;
   annotations?: OperationAnnotations;
+  /**
+   * `funds`: the operation moves funds or signs for them (a swap, an order it executes, a
+   * withdrawal, a token approval). Such an operation must require `idempotencyKey` in its input
+   * (`defineOperation` refuses one that does not), so that no surface runs a retry twice: REST
+   * needs the `X-Idempotency-Key` header, MCP the argument (-32602 without it).
+   */
+  effect?: 'funds';
   /** Default `account`. */
   target?: OperationTarget;
   handler: (ctx: OperationContext, input: z.output<I>) => Promise<O>;

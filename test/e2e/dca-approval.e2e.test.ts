@@ -72,7 +72,12 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     expect(profile.status).toBe(200);
 
     // The trade key's $300 swap is held.
-    const swap = await tool('trading_solana_aggregator_swap', { inputMint: USDC, outputMint: SOL, amount: '300000000' });
+    const swap = await tool('trading_solana_aggregator_swap', {
+      inputMint: USDC,
+      outputMint: SOL,
+      amount: '300000000',
+      idempotencyKey: randomUUID(),
+    });
     expect(swap.value).toMatchObject({ status: 'pending_approval' });
 
     // A one-second cron is no longer a way in: a minute is the floor.
@@ -166,14 +171,17 @@ describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
     const clock = new ManualClock(T0);
     const { http, operator, tool, orders, minutes } = await setUp(clock);
     await http.put(`/api/nest/trading/config/${operator.userId}/default-order-profile`, { autoApprove: false });
-    const created = await tool('trading_command', { message: 'dca 300 USDC into SOL every minute named cmd-held' });
+    const created = await tool('trading_command', {
+      message: 'dca 300 USDC into SOL every minute named cmd-held',
+      idempotencyKey: randomUUID(),
+    });
     expect(created.value).toMatchObject({ intent: 'dca_create' });
     expect(created.value.reply).toBe(
       'Strategy cmd-held created, waiting for approval (the order profile approves no trade automatically (autoApprove off)): it will start buying 300 USDC of SOL every 1 minutes once approved with "dca approve cmd-held".',
     );
     await minutes(2);
     expect((await orders()).filter((o) => o.strategy === 'cmd-held')).toHaveLength(0);
-    expect((await tool('trading_command', { message: 'dca approve cmd-held' })).error).toContain(
+    expect((await tool('trading_command', { message: 'dca approve cmd-held', idempotencyKey: randomUUID() })).error).toContain(
       'Scope insufficient: required manage, got trade',
     );
 

@@ -71,7 +71,10 @@ describe('hostile input (e2e)', () => {
         jsonrpc: '2.0',
         id: 4,
         method: 'tools/call',
-        params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount: '1.5' } },
+        params: {
+          name: 'trading_solana_aggregator_swap',
+          arguments: { inputMint: USDC, outputMint: SOL, amount: '1.5', idempotencyKey: randomUUID() },
+        },
       },
       bearer(tradeKey),
     );
@@ -92,7 +95,10 @@ describe('hostile input (e2e)', () => {
           jsonrpc: '2.0',
           id,
           method: 'tools/call',
-          params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: USDC, outputMint: SOL, amount } },
+          params: {
+            name: 'trading_solana_aggregator_swap',
+            arguments: { inputMint: USDC, outputMint: SOL, amount, idempotencyKey: randomUUID() },
+          },
         },
         bearer(tradeKey),
       );
@@ -362,7 +368,10 @@ describe('hostile input (e2e)', () => {
         jsonrpc: '2.0',
         id: 2,
         method: 'tools/call',
-        params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'USDC', outputMint: USDC, amount: '1000000' } },
+        params: {
+          name: 'trading_solana_aggregator_swap',
+          arguments: { inputMint: 'USDC', outputMint: USDC, amount: '1000000', idempotencyKey: randomUUID() },
+        },
       },
       bearer(tradeKey),
     );

@@ -58,11 +58,14 @@ describe('refusals in the logs', () => {
               jsonrpc: '2.0',
               id: i,
               method: 'tools/call',
-              params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+              params: {
+                name: 'trading_solana_aggregator_swap',
+                arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000', idempotencyKey: randomUUID() },
+              },
             },
             bearer(trade.secret),
           );
-          expect(mcp.body.error.message).toContain('kill switch');
+          expect(mcp.body.result).toMatchObject({ isError: true, structuredContent: { code: 'KILL_SWITCH_ACTIVE' } });
           const rest = await alice.client.post(
             `/api/nest/trading/evm/swap/${alice.userId}`,
             { chainId: 8453, sellToken: 'ETH', buyToken: 'WETH', sellAmount: '1000' },
@@ -95,7 +98,10 @@ describe('refusals in the logs', () => {
           jsonrpc: '2.0',
           id: 1,
           method: 'tools/call',
-          params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+          params: {
+            name: 'trading_solana_aggregator_swap',
+            arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000', idempotencyKey: randomUUID() },
+          },
         },
         bearer(secret),
       );

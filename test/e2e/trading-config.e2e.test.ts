@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRADING_CONFIG_BINDINGS } from '../../src/http/routes/trading-config.bindings.js';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
@@ -298,10 +299,10 @@ describe('trading configuration routes and tools (e2e)', () => {
       const invalid = await call(trade, 'trading_config_launchpad_priority_set', { type: 'pumpfun' });
       expect(invalid.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: priority is required' });
       const unknown = await call(trade, 'trading_config_launchpad_toggle', { type: 'bonkfun' });
-      expect(unknown.body.result.isError).toBe(true);
-      expect(JSON.parse(unknown.body.result.content[0].text)).toEqual({
-        code: 'RESOURCE_NOT_FOUND',
-        message: 'Launchpad not found: bonkfun',
+      expect(unknown.body.result).toEqual({
+        content: [{ type: 'text', text: 'Launchpad not found: bonkfun' }],
+        structuredContent: { code: 'RESOURCE_NOT_FOUND', message: 'Launchpad not found: bonkfun', retryable: false },
+        isError: true,
       });
     });
   });
@@ -335,16 +336,23 @@ describe('trading configuration routes and tools (e2e)', () => {
             jsonrpc: '2.0',
             id: 1,
             method: 'tools/call',
-            params: { name: 'trading_solana_aggregator_swap', arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000' } },
+            params: {
+              name: 'trading_solana_aggregator_swap',
+              arguments: { inputMint: 'SOL', outputMint: BONK, amount: '1000', idempotencyKey: randomUUID() },
+            },
           },
           bearer(trade),
         );
-      const STOPPED = 'Tool execution failed: Trading kill switch is active for chain: solana';
+      const STOPPED = 'Trading kill switch is active for chain: solana';
 
       const on = await ops.put(KILL_SWITCH, { chain: 'solana', active: true });
       expect(on).toMatchObject({ status: 200, body: { active: ['solana'] } });
       expect(on.body.chains[0]).toEqual({ chain: 'solana', active: true, source: 'operator', since: expect.any(String) });
-      expect((await swap()).body.error).toMatchObject({ code: -32603, message: STOPPED });
+      expect((await swap()).body.result).toEqual({
+        content: [{ type: 'text', text: STOPPED }],
+        structuredContent: { code: 'KILL_SWITCH_ACTIVE', message: STOPPED, retryable: false },
+        isError: true,
+      });
 
       expect((await ops.put(KILL_SWITCH, { chain: 'solana', active: false })).body.active).toEqual([]);
       // Past the kill switch, a later check of the safety path answers (this agent has no wallet yet).

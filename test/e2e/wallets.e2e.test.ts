@@ -283,7 +283,13 @@ describe('wallets and token approvals (e2e)', () => {
     const call = async (client: McpClient, name: string, args: Record<string, unknown> = {}) => {
       const result = await client.callTool({ name, arguments: args });
       const text = (result.content as { text: string }[])[0]!.text;
-      return { isError: result.isError, body: JSON.parse(text), structured: result.structuredContent };
+      // A refusal's text is its message; its code and message are the structured content.
+      if (result.isError) expect((result.structuredContent as { message: string }).message).toBe(text);
+      return {
+        isError: result.isError,
+        body: result.isError ? result.structuredContent : JSON.parse(text),
+        structured: result.structuredContent,
+      };
     };
 
     it('lists the wallet tools by scope', async () => {
@@ -348,11 +354,19 @@ describe('wallets and token approvals (e2e)', () => {
         spender: SPENDER,
         amount: 'unlimited',
         walletId: delegate.body.walletId,
+        idempotencyKey: randomUUID(),
       });
       expect(approval.body).toMatchObject({ walletId: delegate.body.walletId, owner: delegate.body.address, status: 'active' });
-      expect((await call(manage, 'trading_evm_approval_revoke', { chain: 'ethereum', token: TOKEN, spender: SPENDER })).body.status).toBe(
-        'revoked',
-      );
+      expect(
+        (
+          await call(manage, 'trading_evm_approval_revoke', {
+            chain: 'ethereum',
+            token: TOKEN,
+            spender: SPENDER,
+            idempotencyKey: randomUUID(),
+          })
+        ).body.status,
+      ).toBe('revoked');
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'revoked' })).body.items).toHaveLength(1);
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'active' })).body.items).toHaveLength(0);
 

@@ -109,6 +109,7 @@ const ROWS: Row[] = [
       token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
       spender: '0x000000000000000000000000000000000000dEaD',
       amount: '1',
+      idempotencyKey: '0b7a4c62-2d0e-4b8e-9a51-5c1f3f6d2a10',
     }),
     status: 200,
     id: 11,
@@ -232,13 +233,13 @@ describe('MCP errors of interface 7.5 (e2e)', () => {
     expect((await rawRpc(svc.url, agent.publicId, justUnder, bearer(secrets.read!))).body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 
-  it('a domain failure of a real tool is a result with isError true', async () => {
+  it('a domain failure of a real tool is a result with isError true: the message as text, the refusal as structured content', async () => {
     const answer = await rawRpc(svc.url, agent.publicId, call('agent_resume'), bearer(secrets.manage!));
     expect(answer.status).toBe(200);
-    expect(answer.body.result.isError).toBe(true);
-    expect(JSON.parse(answer.body.result.content[0].text)).toEqual({
-      code: 'RESOURCE_CONFLICT',
-      message: 'Agent cannot be resumed (agent is active)',
+    expect(answer.body.result).toEqual({
+      content: [{ type: 'text', text: 'Agent cannot be resumed (agent is active)' }],
+      structuredContent: { code: 'RESOURCE_CONFLICT', message: 'Agent cannot be resumed (agent is active)', retryable: false },
+      isError: true,
     });
   });
 

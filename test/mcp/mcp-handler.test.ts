@@ -48,20 +48,36 @@ describe('MCP handler (own catalog)', () => {
     expect(h.logs.some((line) => line.includes('exploded'))).toBe(true);
   });
 
-  it('a 5xx AppError is -32603 with its message as the reason', async () => {
-    const reason = 'Circuit breaker open for provider: jupiter';
-    expect((await call('breaker_tool')).body.error).toEqual({
+  it('a 5xx fault is -32603 with its message as the reason', async () => {
+    const reason = 'Provider unavailable: jupiter';
+    expect((await call('provider_down_tool')).body.error).toEqual({
       code: -32603,
       message: `Tool execution failed: ${reason}`,
-      data: { tool: 'breaker_tool', reason },
+      data: { tool: 'provider_down_tool', reason },
     });
   });
 
-  it('a domain failure is a result with isError true and {code, message} as text', async () => {
+  it('a 5xx refusal (kill switch, open breaker) is a result with isError true, with retryAfter when the error has one', async () => {
+    const killSwitch = 'Trading kill switch is active for chain: solana';
+    expect((await call('kill_switch_tool')).body.result).toEqual({
+      content: [{ type: 'text', text: killSwitch }],
+      structuredContent: { code: 'KILL_SWITCH_ACTIVE', message: killSwitch, retryable: false },
+      isError: true,
+    });
+    const breaker = 'Circuit breaker open for provider: jupiter';
+    expect((await call('breaker_tool')).body.result).toEqual({
+      content: [{ type: 'text', text: breaker }],
+      structuredContent: { code: 'CIRCUIT_BREAKER_OPEN', message: breaker, retryable: true, retryAfter: 42 },
+      isError: true,
+    });
+  });
+
+  it('a domain failure is a result with isError true: the message as text, {code, message, retryable} as structured content', async () => {
     const { status, body } = await call('conflict_tool');
     expect(status).toBe(200);
     expect(body.result).toEqual({
-      content: [{ type: 'text', text: JSON.stringify({ code: 'RESOURCE_CONFLICT', message: 'Agent cannot be paused (agent is paused)' }) }],
+      content: [{ type: 'text', text: 'Agent cannot be paused (agent is paused)' }],
+      structuredContent: { code: 'RESOURCE_CONFLICT', message: 'Agent cannot be paused (agent is paused)', retryable: false },
       isError: true,
     });
   });

@@ -128,7 +128,8 @@ describe('tool schemas as tools/list sends them', () => {
     const call = (name: string, args: Json) =>
       rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }, bearer(secret));
     expect((await call('trading_evm_wallet_create_custodial', { idempotencyKey: randomUUID() })).body.result.isError).toBe(false);
-    const record = (amount: unknown) => call('trading_evm_approval_record', { chain: 'base', token: TOKEN, spender: SPENDER, amount });
+    const record = (amount: unknown) =>
+      call('trading_evm_approval_record', { chain: 'base', token: TOKEN, spender: SPENDER, amount, idempotencyKey: randomUUID() });
 
     const recorded = await record(1_000_000);
     expect(recorded.body.result).toMatchObject({ isError: false, structuredContent: { amount: '1000000', status: 'active' } });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_INTENTS, STRATEGY_INTENTS, type ChatCaller } from '../../agents/chat/bot-chat.js';
 import { COMMAND_OPERATIONS, commandGate } from '../../src/operations/command-gate.js';
@@ -62,7 +63,7 @@ describe('the chats’ command gate over the real catalog', () => {
     const command = (message: string, viewer: ChatCaller) =>
       svc.service.operations.invoker.invoke({
         name: 'trading_command',
-        input: { message },
+        input: { message, idempotencyKey: randomUUID() },
         ctx: {
           principal: { type: 'system', job: 'test' },
           scope: viewer.scope,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentClient, retryDelayMs, type SdkError } from '../../sdk/src/index.js';
-import { DrivenClock, json, refused, scriptedFetch, toolResult } from './sdk-fakes.js';
+import { DrivenClock, json, refused, scriptedFetch, toolRefusal, toolResult } from './sdk-fakes.js';
 
 const SWAP = { inputMint: 'USDC', outputMint: 'SOL', amount: '10000000' };
 const order = { order_id: 'ord_1', status: 'filled' };
@@ -72,13 +72,19 @@ describe('SDK retries', () => {
   });
 
   it('never retries an execution_error, an auth_error or a policy_error', async () => {
-    const failing = toolResult({ code: 'INSUFFICIENT_BALANCE', message: 'Insufficient balance for requested swap amount' }, true);
+    const failing = toolRefusal({
+      code: 'CIRCUIT_BREAKER_OPEN',
+      message: 'Circuit breaker open for provider: paper',
+      retryable: true,
+      retryAfter: 60,
+    });
     const run = agent([failing]);
     await expect(run.client.callTool('trading_solana_aggregator_swap', SWAP)).rejects.toMatchObject({
       code: 'execution_error',
       status: 200,
-      serverCode: 'INSUFFICIENT_BALANCE',
-      message: 'Insufficient balance for requested swap amount',
+      serverCode: 'CIRCUIT_BREAKER_OPEN',
+      message: 'Circuit breaker open for provider: paper',
+      retryAfter: 60,
     });
     expect(run.requests).toHaveLength(1);
     const rpcFailure = agent([json(200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Tool execution failed: boom' } })]);

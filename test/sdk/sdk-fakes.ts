@@ -52,11 +52,19 @@ export const refused = () =>
   });
 
 /** A JSON-RPC tool result. */
-export const toolResult = (value: unknown, isError = false) =>
+export const toolResult = (value: unknown) =>
   json(200, {
     jsonrpc: '2.0',
     id: 1,
-    result: { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? {} : { structuredContent: value }), isError },
+    result: { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false },
+  });
+
+/** A tool's refusal as the service sends it: the message as text, `{code, message, retryable, retryAfter?}` as structured content. */
+export const toolRefusal = (refusal: { code: string; message: string; retryable: boolean; retryAfter?: number }) =>
+  json(200, {
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: refusal.message }], structuredContent: refusal, isError: true },
   });
 
 /** An unsigned JWT whose `exp` is `expSeconds` (the SDK reads `exp` to know when to renew, never verifies). */

@@ -20,7 +20,12 @@ import { defineOperation } from '../../src/operations/operation-definition.js';
 
 export const PUBLIC_ID = 'pub_unit';
 
-const op = (name: string, minScope: KeyScope, handler: () => Promise<unknown>, extra: Partial<AnyOperation> = {}): AnyOperation =>
+const op = (
+  name: string,
+  minScope: KeyScope,
+  handler: () => Promise<unknown>,
+  extra: Partial<Omit<AnyOperation, 'effect'>> = {},
+): AnyOperation =>
   defineOperation({
     name,
     description: `${name} test tool`,
@@ -38,8 +43,14 @@ function unitOperations(fillers = 0): AnyOperation[] {
     op('crash_tool', 'read', async () => {
       throw new Error('database exploded with secrets inside');
     }),
+    op('provider_down_tool', 'read', async () => {
+      throw new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: jupiter');
+    }),
     op('breaker_tool', 'read', async () => {
-      throw new AppError('PROVIDER_UNAVAILABLE', 'Circuit breaker open for provider: jupiter');
+      throw AppError.circuitBreakerOpen('jupiter', 42);
+    }),
+    op('kill_switch_tool', 'read', async () => {
+      throw new AppError('KILL_SWITCH_ACTIVE', 'Trading kill switch is active for chain: solana', { retryable: false });
     }),
     op('conflict_tool', 'read', async () => {
       throw AppError.conflict('Agent cannot be paused (agent is paused)');

@@ -577,7 +577,7 @@ export type AgentWalletWithdrawEvmInput = {
   to: string;
   /** A step-up token (`control/mcp/step-up`, 5 minutes, single use); REST takes it as the X-Step-Up-Token header. */
   stepUpToken?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -609,7 +609,7 @@ export type AgentWalletWithdrawSolanaInput = {
   to: string;
   /** A step-up token (`control/mcp/step-up`, 5 minutes, single use); REST takes it as the X-Step-Up-Token header. */
   stepUpToken?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -1368,7 +1368,7 @@ export type TradingCommandInput = {
   message: string;
   /** What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused. */
   signalSource?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -2022,7 +2022,7 @@ export type TradingEvmApprovalRecordInput = {
   spender: string;
   /** The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet. */
   walletId?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
   /** How much of the token the spender may move, in base units of the token (an integer greater than 0, at most 2^256-1) as a decimal string such as "1000000", or "unlimited" for the largest allowance; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string. */
   amount: string | number;
@@ -2053,7 +2053,7 @@ export type TradingEvmApprovalRevokeInput = {
   spender: string;
   /** The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet. */
   walletId?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -2163,7 +2163,7 @@ export type TradingEvmSwapInput = {
   walletId?: string;
   /** What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused. */
   signalSource?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -2344,7 +2344,7 @@ export type TradingEvmWalletsListOutput = {
 export type TradingOrdersApproveInput = {
   /** The order's `order_id`, as a swap, `trading_orders_list` or `trading_approvals_list` answered it. */
   order_id: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 
@@ -2693,7 +2693,7 @@ export type TradingSolanaAggregatorSwapInput = {
   slippageBps?: number;
   /** What prompted this trade (a strategy or signal feed name; 1-64 letters, digits or . _ : -), kept on the order. When the risk policy lists allowedSignalSources, a trade whose source is not listed, or that names none, is refused. */
   signalSource?: string;
-  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
+  /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
 };
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { AccountAccess } from '../../operations/account-access.js';
-import { parseOperationInput, type Viewer } from '../../operations/operation-catalog.js';
+import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
@@ -11,7 +11,7 @@ import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
 import type { IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import type { KeyScope } from '../../../machines/api-key.machine.js';
 import { isPlainObject } from '../../shared/is-plain-object.js';
-import { validationMessages } from '../../errors/validation-messages.js';
+import { issueMessages, validationMessages } from '../../errors/validation-messages.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
 import { requestContext } from '../request-context.middleware.js';
 import { noQuerySchema } from './route-schemas.js';
@@ -335,12 +335,13 @@ function idempotencyKeyProblem(req: Request): string | undefined {
   return !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;
 }
 
-/** The validation messages of an operation's input (none when it is valid). */
+/**
+ * The validation messages of an operation's body (none when it is valid). A guarded route's
+ * key is the header's, its problem said in the header's words: the body is not blamed for it.
+ */
 function inputProblems(operation: AnyOperation, input: unknown): string[] {
-  try {
-    parseOperationInput(operation.input, input);
-    return [];
-  } catch (error) {
-    return isAppError(error) && error.messages ? error.messages : [];
-  }
+  const parsed = operation.input.safeParse(input === undefined ? {} : input, { reportInput: true });
+  if (parsed.success) return [];
+  const guarded = isGuarded(operation);
+  return issueMessages(parsed.error.issues.filter((issue) => !guarded || issue.path[0] !== IDEMPOTENCY_FIELD));
 }

@@ -10,7 +10,7 @@ import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedRequestDigest } from '../request-digest.js';
 import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
-import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, idempotencyKey } from './trading-schemas.js';
+import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, requiredIdempotencyKey } from './trading-schemas.js';
 
 /** Agent wallet and withdrawal settings (interface 4.4; CONTRACT "Agent control plane"). */
 
@@ -116,6 +116,7 @@ export function agentWalletOperations(
       family: 'wallet',
       minScope: 'trade',
       principals: ['agent'],
+      effect: 'funds',
       input: z
         .object({
           chainId: evmChainId,
@@ -133,7 +134,7 @@ export function agentWalletOperations(
             .max(100)
             .describe('The recipient: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum).'),
           stepUpToken,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: withdrawalView,
@@ -152,6 +153,7 @@ export function agentWalletOperations(
       family: 'wallet',
       minScope: 'trade',
       principals: ['agent'],
+      effect: 'funds',
       input: z
         .object({
           mint: z.string().min(1).max(100).describe('The token: a symbol (SOL, USDC...) or its mint address (base58).'),
@@ -162,7 +164,7 @@ export function agentWalletOperations(
             .max(100)
             .describe('The recipient: a Solana address (base58, 32 bytes) that can own tokens: not a program id or sysvar.'),
           stepUpToken,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: withdrawalView,

@@ -3,7 +3,7 @@ import type { TradingCommand } from '../../../agents/chat/trading-command.js';
 import { assertMessageCallable } from '../command-gate.js';
 import type { OperationCatalog } from '../operation-catalog.js';
 import { defineOperation } from '../operation-definition.js';
-import { idempotencyKey, keyedOrder, orderOutput, signalSource } from './trading-schemas.js';
+import { keyedOrder, orderOutput, requiredIdempotencyKey, signalSource } from './trading-schemas.js';
 
 /** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
 export function commandOperations(command: TradingCommand, catalog: Pick<OperationCatalog, 'callable'>) {
@@ -18,6 +18,7 @@ export function commandOperations(command: TradingCommand, catalog: Pick<Operati
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
+      effect: 'funds',
       input: z
         .object({
           message: z
@@ -28,7 +29,7 @@ export function commandOperations(command: TradingCommand, catalog: Pick<Operati
               'The command, in English or Turkish, 1-4000 characters: e.g. "buy 0.5 SOL of BONK", "sell all WIF", "orders pending".',
             ),
           signalSource,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),

@@ -75,16 +75,20 @@ export const signalSource = z
   );
 
 /** The idempotency key of every guarded operation: one meaning wherever it is taken. */
-const IDEMPOTENCY_KEY_DESCRIPTION =
+const IDEMPOTENCY_KEY_MEANING =
   'UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first ' +
   "call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call " +
-  'still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without ' +
-  'it a retry is a new request (REST takes it as the X-Idempotency-Key header).';
-export const idempotencyKey = z
-  .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, 'must be a UUID v4')
+  'still runs, 409. Use a fresh key for every new request and the same one for its retries.';
+const uuidV4 = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, 'must be a UUID v4');
+export const idempotencyKey = uuidV4
   .optional()
-  .describe(IDEMPOTENCY_KEY_DESCRIPTION);
+  .describe(
+    `${IDEMPOTENCY_KEY_MEANING} Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header).`,
+  );
+/** The key of an operation that moves funds (`effect: 'funds'`): required on every surface. */
+export const requiredIdempotencyKey = uuidV4.describe(
+  `${IDEMPOTENCY_KEY_MEANING} Required: this call moves funds or signs (REST takes it as the X-Idempotency-Key header).`,
+);
 export const evmChainId = z
   .number()
   .int()

@@ -16,10 +16,10 @@ import {
   baseUnits,
   chainOfId,
   evmChainId,
-  idempotencyKey,
   keyedOrder,
   orderOutput,
   orderPage,
+  requiredIdempotencyKey,
   signalSource,
   slippageBps,
   tokenRef,
@@ -116,6 +116,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
+      effect: 'funds',
       input: z
         .object({
           inputMint: tokenRef.describe(
@@ -125,7 +126,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
           amount: baseUnits.describe(`Amount of the input token to sell, ${BASE_UNITS}.`),
           slippageBps: slippageBps.optional().describe(`Slippage tolerance in basis points (100 = 1 %), 1-5000; ${SLIPPAGE_DEFAULT}.`),
           signalSource,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: orderOutput,
@@ -186,6 +187,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
+      effect: 'funds',
       input: z
         .object({
           ...evmSwapFields,
@@ -198,7 +200,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
               'The EVM wallet to trade from, by its walletId (`trading_evm_wallets_list`): a custodial or delegate one, which the service signs with; default: the default EVM wallet.',
             ),
           signalSource,
-          idempotencyKey,
+          idempotencyKey: requiredIdempotencyKey,
         })
         .strict(),
       output: orderOutput,
@@ -256,7 +258,8 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       family: 'trading',
       minScope: 'trade',
       principals: ['agent', 'bot', 'operator'],
-      input: z.object({ order_id: orderId, idempotencyKey }).strict(),
+      effect: 'funds',
+      input: z.object({ order_id: orderId, idempotencyKey: requiredIdempotencyKey }).strict(),
       output: orderOutput,
       annotations: { destructive: false, idempotent: false },
       handler: (ctx, input) => deps.pipeline.approve(subjectOf(ctx), input.order_id, ctx.scope),

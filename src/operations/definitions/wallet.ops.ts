@@ -15,7 +15,7 @@ import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.
 import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { invalidAddress, parseEvmAddress } from '../../shared/chain-address.js';
 import { nameSchema } from '../../shared/name.schema.js';
-import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey } from './trading-schemas.js';
+import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey, requiredIdempotencyKey } from './trading-schemas.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
@@ -80,7 +80,7 @@ const approvalTarget = {
   walletId: walletId
     .optional()
     .describe('The EVM wallet that granted the approval, by its walletId (`trading_evm_wallets_list`); default: the default EVM wallet.'),
-  idempotencyKey,
+  idempotencyKey: requiredIdempotencyKey,
 };
 /**
  * An allowance in base units, or `unlimited` (the uint256 maximum). Like every amount it may
@@ -248,6 +248,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
+      effect: 'funds',
       input: z.object({ ...approvalTarget, amount: approvalAmount }).strict(),
       output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.record(ctx.subject, input),
@@ -258,6 +259,7 @@ export function walletOperations(wallets: WalletService, approvals: TokenApprova
       family: 'wallet',
       minScope: 'trade',
       principals: PRINCIPALS,
+      effect: 'funds',
       input: z.object(approvalTarget).strict(),
       output: tokenApprovalSchema,
       handler: (ctx, { idempotencyKey: _key, ...input }) => approvals.revoke(ctx.subject, input),
