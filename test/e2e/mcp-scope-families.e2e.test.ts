@@ -172,7 +172,12 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
       });
       expect(refused.status).toBe(200);
       expect(refused.body.result.isError).toBe(true);
-      expect(JSON.parse(refused.body.result.content[0].text)).toEqual({ code: 'AUTHORIZATION_FAILED', message: MANAGE_KEY_OWNER_ONLY });
+      expect(refused.body.result.content[0].text).toBe(MANAGE_KEY_OWNER_ONLY);
+      expect(refused.body.result.structuredContent).toEqual({
+        code: 'AUTHORIZATION_FAILED',
+        message: MANAGE_KEY_OWNER_ONLY,
+        retryable: false,
+      });
     }
     const after = await ok(keys.manage.secret, 'agent_keys_list', { limit: 50 });
     expect(after.items.some((item: { name: string }) => item.name === 'escalation')).toBe(false);
@@ -185,7 +190,8 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
   it('a manage key rotates read and trade keys (new secrets once, old keys stop), never a manage key', async () => {
     const named = await call(keys.manage.secret, 'agent_keys_rotate', { keyId: keys.manage.keyId });
     expect(named.body.result.isError).toBe(true);
-    expect(JSON.parse(named.body.result.content[0].text)).toEqual({ code: 'AUTHORIZATION_FAILED', message: MANAGE_KEY_OWNER_ONLY });
+    expect(named.body.result.content[0].text).toBe(MANAGE_KEY_OWNER_ONLY);
+    expect(named.body.result.structuredContent).toEqual({ code: 'AUTHORIZATION_FAILED', message: MANAGE_KEY_OWNER_ONLY, retryable: false });
 
     const one = await ok(keys.manage.secret, 'agent_keys_rotate', { keyId: keys.read.keyId });
     expect(one.keys).toHaveLength(1);
