@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config/load-config.js';
 import { resolveSecrets } from '../src/config/secrets.js';
 import { z } from 'zod';
 import { publicCardSchema, snapshotSchema } from '../src/directory/card.schemas.js';
-import { ToolDirectory } from '../src/mcp/mcp-tools.js';
+import { successOutputSchema, ToolDirectory } from '../src/mcp/mcp-tools.js';
 import { IDEMPOTENCY_FIELD } from '../src/operations/operation-definition.js';
 import type { AnyOperation } from '../src/operations/operation.types.js';
 import { schemaToType } from './json-schema-to-ts.js';
@@ -77,7 +77,7 @@ export async function renderSdkTypes(): Promise<string> {
       blocks.push(
         `/** Input of \`${operation.name}\`. */\nexport type ${name}Input = ${schemaToType(keyOptional(descriptor.inputSchema))};\n\n`,
       );
-      blocks.push(`/** Output of \`${operation.name}\`. */\nexport type ${name}Output = ${schemaToType(descriptor.outputSchema)};\n\n`);
+      blocks.push(`/** Output of \`${operation.name}\`. */\nexport type ${name}Output = ${schemaToType(successOutputSchema(operation))};\n\n`);
       const guarded = Object.hasOwn((descriptor.inputSchema.properties as Record<string, unknown> | undefined) ?? {}, 'idempotencyKey');
       const firstLine = operation.description.split('\n')[0]!.replaceAll('*/', '*\\/');
       entries.push(

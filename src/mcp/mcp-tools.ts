@@ -25,10 +25,34 @@ function toObjectSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema |
   return json.type === 'object' ? portableSchema(json) : undefined;
 }
 
+/** What a successful call's structured content holds, when the tool declares it (the SDK's types are made from it). */
+export function successOutputSchema(operation: AnyOperation): JsonSchema | undefined {
+  return operation.output ? toObjectSchema(operation.output, 'output') : undefined;
+}
+
+/**
+ * The structured content of a refusal (`isError: true`; `ToolRefusal`). Clients check error
+ * results against the tool's `outputSchema` too (the official TypeScript client does, and then
+ * throws -32602 instead of returning the refusal), so each declared output admits it.
+ */
+const REFUSAL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    retryable: { type: 'boolean' },
+    retryAfter: { type: 'number', description: 'Seconds to wait before trying again.' },
+  },
+  required: ['code', 'message', 'retryable'],
+  additionalProperties: false,
+};
+
 function describe(operation: AnyOperation): ToolDescriptor {
   // An input that is not an object (none today) still gets a schema clients accept.
   const inputSchema = toObjectSchema(operation.input, 'input') ?? { type: 'object' };
-  const outputSchema = operation.output ? toObjectSchema(operation.output, 'output') : undefined;
+  const success = successOutputSchema(operation);
+  // MCP asks for `type: "object"` at the root: the two shapes are its branches.
+  const outputSchema = success ? { type: 'object', anyOf: [success, REFUSAL_SCHEMA] } : undefined;
   const hints = operation.annotations;
   return {
     name: operation.name,

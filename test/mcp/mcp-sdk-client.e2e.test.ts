@@ -77,7 +77,14 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
     const { tools } = await (await connect(keys.manage.secret)).listTools();
     const status = tools.find((tool) => tool.name === 'agent_status')!;
     expect(status.inputSchema).toMatchObject({ type: 'object', properties: {} });
-    expect(status.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['agentId', 'publicId', 'status']) });
+    // A successful result or a refusal (`isError`): the client checks both against it.
+    expect(status.outputSchema).toMatchObject({
+      type: 'object',
+      anyOf: [
+        { type: 'object', required: expect.arrayContaining(['agentId', 'publicId', 'status']) },
+        { type: 'object', required: ['code', 'message', 'retryable'] },
+      ],
+    });
     expect(status.annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
     const list = tools.find((tool) => tool.name === 'agent_keys_list')!;
     expect(list.inputSchema).toMatchObject({ type: 'object', properties: { limit: { type: 'integer', default: 50 } } });
@@ -98,6 +105,15 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
     expect(result.isError).toBe(false);
     const items = (result.structuredContent as { items: { keyId: string }[] }).items;
     expect(items.map((item) => item.keyId)).toEqual(expect.arrayContaining([keys.read.keyId, keys.manage.keyId]));
+  });
+
+  it('a refusal of a tool with an output schema reaches the SDK client as a result, not a schema error', async () => {
+    const client = await connect(keys.manage.secret);
+    await client.listTools(); // the client checks results against the output schemas it has listed
+    const result = await client.callTool({ name: 'agent_keys_revoke', arguments: { keyId: 'key_doesnotexist0000' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({ code: 'RESOURCE_NOT_FOUND', message: expect.any(String), retryable: false });
+    expect((result.content as { text: string }[])[0]!.text).toBe((result.structuredContent as { message: string }).message);
   });
 
   it('a revoked key gets 401 at once, for the SDK and for raw requests', async () => {
