@@ -102,7 +102,7 @@ export class ToolCaller {
       throw methodNotFound(access.granularErrors ? name : undefined);
     }
     if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
-    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
+    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message], error.hint);
     if (error.status >= 500) {
       // The kill switch is a refusal, not a fault: no stack, not at error (failure-level.ts).
       const level = failureLevel(error);
@@ -110,7 +110,7 @@ export class ToolCaller {
       else this.deps.logger[level]({ err: error, tool: name }, 'tool failed');
       throw toolExecutionFailed(name, error.message);
     }
-    const body = { code: error.code, message: error.message };
+    const body = { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }
