@@ -11,7 +11,8 @@ import { startTestService, type TestService } from '../support/test-service.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKAGE = '@modelcontextprotocol/inspector';
 /** The installed Inspector (a pinned devDependency): run as `npx` would run it, with nothing to download. */
-const INSPECTOR_DIR = dirname(createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`));
+const require = createRequire(import.meta.url);
+const INSPECTOR_DIR = dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
 const INSPECTOR_BIN = join(
   INSPECTOR_DIR,
   (JSON.parse(readFileSync(join(INSPECTOR_DIR, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-inspector']!,

@@ -102,7 +102,9 @@ function load(name: string): DocsAsset | undefined {
   return asset(readFileSync(join(swaggerUiDirectory(), name)), type);
 }
 
+const require = createRequire(import.meta.url);
+
 /** Where npm put `swagger-ui-dist` (resolved like an import, so hoisting does not matter). */
 function swaggerUiDirectory(): string {
-  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  return dirname(require.resolve('swagger-ui-dist/package.json'));
 }
