@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { derivedOrderId } from '../trading/order-ids.js';
-import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { LlmMessage } from '../../src/ports/llm.port.js';
 import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
@@ -11,7 +10,7 @@ import type { TradeChannel } from '../config/trading-config.types.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 import type { OrderView } from '../trading/order.types.js';
-import { SAFETY_MESSAGES } from '../trading/safety-path.js';
+import { tradingDisabled } from '../trading/safety-path.js';
 import type { AskBot } from './ask-bot.js';
 import { interpret } from './command-interpreter.js';
 import type { TradingCommand } from './trading-command.js';
@@ -181,7 +180,7 @@ export class BotChat {
     this.deps.gate(intent, input.caller);
     // Before anything is read or quoted: the interface's soft refusal (the safety path would refuse the same way, later).
     if (ORDERS.has(intent) && !(input.tradingEnabled ?? (await this.deps.status.agentStatus(input.subject)).tradingEnabled))
-      throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
+      throw tradingDisabled(input.subject, false);
     const result = await this.deps.command.execute(input.subject, input.message, {
       userId: input.userId,
       channel: input.channel,

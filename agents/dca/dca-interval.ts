@@ -43,6 +43,12 @@ const MAX_EVERY_MS = 366 * UNIT_MS.days;
  */
 export const MIN_INTERVAL_MS = 60_000;
 
+/** What a refused interval's `details.hint` says: the floor and every form that works. */
+export const INTERVAL_HINT =
+  'An interval is at least one minute apart: a cron expression in UTC (5 fields, or 6 with seconds; e.g. "0 9 * * 1", ' +
+  '"*/15 * * * *"), or "every <n> <minutes|hours|days|weeks>" ("every 30 minutes", "every 30 min", "every 2h", "every 4 hours", ' +
+  '"every 3 days"), or one of "every hour", "every day", "every week", "hourly", "daily", "weekly"; at most every 366 days.';
+
 /** The interval a match of `EVERY_SOURCE` names (groups: count, unit word). */
 export function everyOf(count: string | undefined, word: string): EveryInterval {
   const lower = word.toLowerCase();

@@ -17,7 +17,7 @@ import {
 import { inputMint } from '../trading/safety-path.js';
 import { requireTokenPair } from '../trading/token-pairs.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';
-import { MIN_INTERVAL_MS, parseInterval } from './dca-interval.js';
+import { INTERVAL_HINT, MIN_INTERVAL_MS, parseInterval } from './dca-interval.js';
 import { DCA_TYPE, DcaTicks, END_EVENT, TICK_EVENT, endJobIdOf, scheduleIdOf, type DcaTicksDeps } from './dca-ticks.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
@@ -104,7 +104,7 @@ export class DcaService {
     const interval = this.parseInterval(input.interval);
     // The input schema runs the same checks; callers without it (chat commands) get them here.
     const problems: string[] = [...(interval.ok ? [] : [interval.error]), ...this.fieldProblems(input)];
-    if (problems.length > 0) throw AppError.validation(problems);
+    if (problems.length > 0) throw AppError.validation(problems, interval.ok ? undefined : INTERVAL_HINT);
     const startAt = input.startAt === undefined ? undefined : Date.parse(input.startAt);
     const endAt = input.endAt === undefined ? undefined : Date.parse(input.endAt);
     const now = this.deps.clock.now();

@@ -18,6 +18,7 @@ import { WALLET_MESSAGES, exceedsCap, walletRequired } from '../wallets/wallet.r
 import type { WalletDirectory, WalletView } from '../wallets/wallet.types.js';
 import type { OrderContext } from '../../machines/order-context.types.js';
 import { requireTokenPair } from './token-pairs.js';
+import { chosenAgentId } from '../../machines/agent-id.js';
 
 /**
  * The safety path (interface 1, issue 5): every trade, whatever surface or schedule it
@@ -293,10 +294,7 @@ export class SafetyPath {
 
   private async tradingEnabled(subject: TradingSubject): Promise<TradingConfig> {
     const status = await this.deps.status.agentStatus(subject);
-    if (!status.tradingEnabled || status.status !== 'active') {
-      // A soft error (interface 7.4): HTTP 200 with the canonical failure envelope.
-      throw new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, { envelope: 'canonical', status: 200, retryable: false });
-    }
+    if (!status.tradingEnabled || status.status !== 'active') throw tradingDisabled(subject, status.status === 'paused');
     return this.deps.config.get(subject);
   }
 
@@ -312,7 +310,7 @@ export class SafetyPath {
       request.walletId,
       signingKinds(config.walletMode),
     );
-    if (!wallet) throw walletRequired();
+    if (!wallet) throw walletRequired(walletChainOf(request.chain));
     return wallet;
   }
 
@@ -402,6 +400,33 @@ export class SafetyPath {
       outputToken: request.outputToken,
     });
   }
+}
+
+/**
+ * The interface's soft refusal `Trading bu bot icin kapali.` (HTTP 200, canonical envelope),
+ * word for word, with the next step in English: a new agent starts with trading off, and an
+ * onboarded agent's credentials cannot switch it on (its owner does, as an operator).
+ */
+export function tradingDisabled(subject: TradingSubject, paused: boolean): AppError {
+  return new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, {
+    envelope: 'canonical',
+    status: 200,
+    retryable: false,
+    hint: tradingDisabledHint(subject, paused),
+  });
+}
+
+function tradingDisabledHint(subject: TradingSubject, paused: boolean): string {
+  if (subject.type === 'bot')
+    return `Trading is off for this bot: its owner switches it on with PATCH /api/nest/bots/${subject.id} {"tradingEnabled":true}.`;
+  // Routes name an agent by the id its owner knows, not by the actor id.
+  const agentId = encodeURIComponent(chosenAgentId(subject.id));
+  if (paused) return `This agent is paused: its owner resumes it with POST /api/nest/agents/${agentId}/resume.`;
+  return (
+    `Trading is off for this agent (every agent starts with it off). Its owner switches it on: sign in with the owner wallet, ` +
+    `claim the agent if it was onboarded (POST /api/nest/agents/${agentId}/control/claim), then PUT /api/nest/agents/${agentId}/trading {"enabled":true}. ` +
+    "Then fund a wallet: MCP tool trading_wallet_custodial_ensure, and a deposit or, on the paper venue, the owner's POST /api/nest/trading/paper/faucet/:userId."
+  );
 }
 
 function spendingCap(wallet: WalletView, valueUsd: number): void {

@@ -39,9 +39,17 @@ export function exceedsCap(wallet: { spendingCapUsd?: number; spentUsd?: number 
   return toMicros(wallet.spentUsd ?? 0) + toMicros(usd) > toMicros(wallet.spendingCapUsd ?? 0);
 }
 
-/** 400 `Custodial wallet required for this operation` (interface 7.4). */
-export function walletRequired(): AppError {
-  return new AppError('WALLET_REQUIRED', WALLET_MESSAGES.required);
+/**
+ * 400 `Custodial wallet required for this operation` (interface 7.4), with where the wallet
+ * and the funds come from: a first swap meets it before anything else was set up.
+ */
+export function walletRequired(chain: WalletChain = 'solana'): AppError {
+  return new AppError('WALLET_REQUIRED', WALLET_MESSAGES.required, {
+    hint:
+      `Create the account's ${chain} custodial wallet first: MCP tool trading_wallet_custodial_ensure {"chain":"${chain}"}, ` +
+      'or POST /api/nest/trading/wallets/custodial/:userId (operators). Then fund it: send tokens to its address, or on the ' +
+      'paper venue the owner calls POST /api/nest/trading/paper/faucet/:userId {"chain","token","amount"}.',
+  });
 }
 
 /** A `trading.wallets` record as stored (see `WalletRecord`). */

@@ -199,7 +199,7 @@ export class WalletService implements WalletDirectory {
   /** `signingWallet`, or 400 `Custodial wallet required for this operation`. */
   async requireSigningWallet(subject: TradingSubject, chain: WalletChain, walletId?: string): Promise<WalletView> {
     const wallet = await this.signingWallet(subject, chain, walletId);
-    if (!wallet) throw walletRequired();
+    if (!wallet) throw walletRequired(chain);
     return wallet;
   }
 

@@ -141,7 +141,7 @@ export class WithdrawalService {
     const amount = BigInt(request.amount);
     if (amount <= 0n) throw AppError.validation([WITHDRAWAL_MESSAGES.amountPositive]);
     const wallet = await this.deps.wallets.custodialState(subject, family);
-    if (!wallet) throw walletRequired();
+    if (!wallet) throw walletRequired(family);
     if (to === wallet.address) throw AppError.validation([WITHDRAWAL_MESSAGES.ownWallet]);
     const priceUsd = await this.deps.tokens.priceUsd(request.chain, token.address);
     const valueUsd = priceUsd === null ? null : Number(fromBaseUnits(amount, token.decimals)) * priceUsd;

@@ -75,6 +75,11 @@ export interface AppErrorOptions {
   /** Validation messages for the validation envelope. */
   messages?: string[];
   details?: Record<string, unknown>;
+  /**
+   * The next step, in English, for a refusal whose message is fixed (interface wording) or
+   * short: surfaces send it as `details.hint` (REST) and `hint` (MCP), beside the message.
+   */
+  hint?: string;
   /** For 429/503: seconds the caller should wait; surfaces render it as `Retry-After`. */
   retryAfterSeconds?: number;
   /** An idempotent replay of a failure: the ids of the first response, which its body repeats. */
@@ -111,6 +116,7 @@ export class AppError extends Error {
   readonly retryable: boolean;
   readonly messages: string[] | undefined;
   readonly details: Record<string, unknown> | undefined;
+  readonly hint: string | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly firstRequest: RequestIds | undefined;
   readonly headers: Record<string, string> | undefined;
@@ -134,6 +140,7 @@ export class AppError extends Error {
     this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
     this.messages = options.messages?.map((line) => escapeUnsafe(line));
     this.details = options.details;
+    this.hint = options.hint;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;
     this.headers = options.headers;
@@ -141,10 +148,11 @@ export class AppError extends Error {
   }
 
   /** 400 with the validation envelope (`message` is an array of strings). */
-  static validation(messages: string[]): AppError {
+  static validation(messages: string[], hint?: string): AppError {
     return new AppError('VALIDATION_ERROR', messages.join('; '), {
       envelope: 'validation',
       messages,
+      ...(hint === undefined ? {} : { hint }),
     });
   }
 

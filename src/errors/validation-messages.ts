@@ -24,6 +24,17 @@ export function issueMessages(issues: readonly z.core.$ZodIssue[]): string[] {
  */
 export const WHOLE_MESSAGE = 'wholeMessage';
 
+/** A refinement may say the next step too, as `params: { [HINT]: '…' }` (`AppError.hint`). */
+export const HINT = 'hint';
+
+/** The hints of the failed refinements, one text (undefined when none gave one). */
+export function validationHint(error: z.core.$ZodError): string | undefined {
+  const hints = new Set(
+    error.issues.flatMap((issue) => (issue.code === 'custom' && typeof issue.params?.[HINT] === 'string' ? [issue.params[HINT]] : [])),
+  );
+  return hints.size === 0 ? undefined : [...hints].join(' ');
+}
+
 function describeIssue(issue: z.core.$ZodIssue): string | string[] {
   const field = issue.path.map(String).join('.');
   if (issue.code === 'invalid_type') {

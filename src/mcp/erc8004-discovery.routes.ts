@@ -59,6 +59,15 @@ function onboardingDocument(deps: Pick<Erc8004DiscoveryDeps, 'publicUrl' | 'prov
         step: 'use',
         description: `Send "Authorization: Bearer <accessToken>" to ${base}/mcp/{publicId}; renew before expiresIn runs out.`,
       },
+      {
+        step: 'first-trade',
+        description:
+          'A new agent starts with trading off: its first trade answers "Trading bu bot icin kapali." (the soft refusal; `hint` over MCP, ' +
+          '`details.hint` over REST, says what to do). Its owner signs in to the service with the owner wallet, claims the agent ' +
+          `(POST ${base}/api/nest/agents/{agentId}/control/claim, a sign-in message whose statement is "Claim agent {agentId}") and switches ` +
+          `trading on (PUT ${base}/api/nest/agents/{agentId}/trading {"enabled":true}). Then a wallet: the MCP tool ` +
+          "trading_wallet_custodial_ensure, funded by a deposit or, on the paper venue, by the owner's paper faucet.",
+      },
       { step: 'revoke', method: 'POST', url: `${base}/api/public/erc8004/onboarding/tokens/revoke`, body: '{token}' },
     ],
     scopes: { read: { lifetimeSeconds: TOKEN_LIFETIME_S.read }, trade: { lifetimeSeconds: TOKEN_LIFETIME_S.trade } },

@@ -102,9 +102,9 @@ export const methodNotAllowed = () =>
 export const methodNotFound = (tool?: string) =>
   wire(200, JSONRPC_CODES.METHOD_NOT_FOUND, tool === undefined ? 'Method not found' : `Tool not found: ${escapeUnsafe(tool)}`);
 
-/** -32602 with the validation messages of the shared wording (`order_id is required`). */
-export const invalidParams = (messages: readonly string[]) =>
-  wire(200, JSONRPC_CODES.INVALID_PARAMS, `INVALID_PARAMS: ${messages.join('; ')}`);
+/** -32602 with the validation messages of the shared wording (`order_id is required`), and the next step as `data.hint` when known. */
+export const invalidParams = (messages: readonly string[], hint?: string) =>
+  wire(200, JSONRPC_CODES.INVALID_PARAMS, `INVALID_PARAMS: ${messages.join('; ')}`, hint === undefined ? undefined : { hint });
 
 export const toolExecutionFailed = (tool: string, reason: string) =>
   wire(200, JSONRPC_CODES.INTERNAL_ERROR, `Tool execution failed: ${reason}`, { tool, reason });

@@ -106,7 +106,7 @@ export class ToolCaller {
       throw methodNotFound(access.granularErrors ? name : undefined);
     }
     if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
-    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message]);
+    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message], error.hint);
     if (error.status >= 500) {
       // A refusal (kill switch, breaker) or the service's own decision (shutting down) is no fault:
       // no stack, not at error (failure-level.ts); the access line still names the call.
@@ -122,7 +122,8 @@ export class ToolCaller {
 /**
  * One shape for every refusal (CONTRACT "MCP refusals"): the interface's message word for word
  * as the text, so a model reads what a REST caller reads, and `{code, message, retryable,
- * retryAfter?}` as structured content for a program (`retryAfter` in seconds, as `Retry-After`).
+ * retryAfter?, hint?}` as structured content for a program (`retryAfter` in seconds, as
+ * `Retry-After`; `hint` the next step in English, when the service knows one).
  */
 function refusalResult(error: AppError): CallToolResult {
   const structuredContent: ToolRefusal = {
@@ -130,6 +131,7 @@ function refusalResult(error: AppError): CallToolResult {
     message: error.message,
     retryable: error.retryable,
     ...(error.retryAfterSeconds === undefined ? {} : { retryAfter: error.retryAfterSeconds }),
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
   };
   return { content: [{ type: 'text', text: error.message }], structuredContent, isError: true };
 }

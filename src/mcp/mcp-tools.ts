@@ -42,6 +42,7 @@ const REFUSAL_SCHEMA: JsonSchema = {
     message: { type: 'string' },
     retryable: { type: 'boolean' },
     retryAfter: { type: 'number', description: 'Seconds to wait before trying again.' },
+    hint: { type: 'string', description: 'The next step, when the service knows one.' },
   },
   required: ['code', 'message', 'retryable'],
   additionalProperties: false,

@@ -102,6 +102,8 @@ export type ToolRefusal = {
   retryable: boolean;
   /** Seconds to wait before trying again, when the service knows (an open breaker). */
   retryAfter?: number;
+  /** The next step, in English, when the service knows one (e.g. where the wallet and the paper faucet are). */
+  hint?: string;
 };
 
 export interface CallToolResult {

@@ -28,6 +28,8 @@ interface StoredFailure {
   retryable: boolean;
   messages?: string[];
   details?: Record<string, unknown>;
+  /** The next step (`AppError.hint`): a replay says it too. */
+  hint?: string;
   /** The first call's ids: a replay's body repeats them (canonical envelope `meta`). */
   firstRequest?: RequestIds;
 }
@@ -215,6 +217,7 @@ function toStored(error: AppError, firstRequest: RequestIds | undefined): Stored
     retryable: error.retryable,
     ...(error.messages ? { messages: error.messages } : {}),
     ...(error.details ? { details: error.details } : {}),
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
     ...(firstRequest ? { firstRequest } : {}),
   };
 }

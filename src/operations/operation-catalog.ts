@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { scopeCovers } from '../../machines/api-key.machine.js';
 import { AppError } from '../errors/app-error.js';
-import { validationMessages } from '../errors/validation-messages.js';
+import { validationHint, validationMessages } from '../errors/validation-messages.js';
 import type { AnyOperation, CallContext, OperationContext, OperationFamily, Viewer } from './operation.types.js';
 
 export type { Viewer } from './operation.types.js';
@@ -129,5 +129,5 @@ export function parseOperationInput<S extends z.ZodType>(schema: S, raw: unknown
   // No input at all is no fields; `null` is a body that is not an object, refused as such.
   const result = schema.safeParse(raw === undefined ? {} : raw, { reportInput: true });
   if (result.success) return result.data;
-  throw AppError.validation(validationMessages(result.error));
+  throw AppError.validation(validationMessages(result.error), validationHint(result.error));
 }

@@ -6,11 +6,17 @@
 import { STATUS_CODES } from 'node:http';
 import type { AppError, RequestIds } from '../errors/app-error.js';
 
+/** The next step of a refusal, beside its message (`AppError.hint`). */
+export interface HintDetails {
+  hint: string;
+}
+
 /** `{statusCode, message, error}`; `error` is the HTTP reason phrase. */
 export interface StandardEnvelope {
   statusCode: number;
   message: string;
   error: string;
+  details?: HintDetails;
 }
 
 /** Status 400, `message` lists every problem, `error` = `Bad Request`. */
@@ -18,6 +24,7 @@ export interface ValidationEnvelope {
   statusCode: number;
   message: string[];
   error: string;
+  details?: HintDetails;
 }
 
 export interface DomainEnvelope extends StandardEnvelope {
@@ -27,7 +34,7 @@ export interface DomainEnvelope extends StandardEnvelope {
 /** A failure even when sent with 200 (soft errors). */
 export interface CanonicalFailureEnvelope {
   success: false;
-  error: { code: string; message: string; details: { retryable: boolean; retryAfterSeconds?: number } };
+  error: { code: string; message: string; details: { retryable: boolean; retryAfterSeconds?: number; hint?: string } };
   meta: { requestId: string; correlationId: string };
 }
 
@@ -79,20 +86,23 @@ export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
   if (err.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   }
+  // Only a hint goes into the other envelopes' `details`: they had none, and it is additive.
+  const hint = err.hint === undefined ? {} : { details: { hint: err.hint } };
   switch (err.envelope) {
     case 'standard':
-      return { status: err.status, body: standardEnvelope(err.status, err.message), headers };
+      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), ...hint }, headers };
     case 'validation':
       return {
         status: err.status,
-        body: { statusCode: err.status, message: err.messages ?? [err.message], error: 'Bad Request' },
+        body: { statusCode: err.status, message: err.messages ?? [err.message], error: 'Bad Request', ...hint },
         headers,
       };
     case 'domain':
-      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), code: err.code }, headers };
+      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), code: err.code, ...hint }, headers };
     case 'canonical': {
       const details: CanonicalFailureEnvelope['error']['details'] = { retryable: err.retryable };
       if (err.retryAfterSeconds !== undefined) details.retryAfterSeconds = err.retryAfterSeconds;
+      if (err.hint !== undefined) details.hint = err.hint;
       return {
         status: err.status,
         body: { success: false, error: { code: err.code, message: err.message, details }, meta: { ...(err.firstRequest ?? ids) } },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError, isAppError, type ErrorCode } from '../errors/app-error.js';
-import { validationMessages } from '../errors/validation-messages.js';
+import { validationHint, validationMessages } from '../errors/validation-messages.js';
 import { reasonPhrase } from './error-envelope.js';
 
 /** Codes for client errors raised by express or its parsers (http-errors style `status`). */
@@ -33,7 +33,7 @@ function clientErrorStatus(err: unknown): number | undefined {
 /** Maps anything thrown to an AppError; `undefined` marks an unexpected error. */
 export function toAppError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
-  if (isZodError(err)) return AppError.validation(validationMessages(err));
+  if (isZodError(err)) return AppError.validation(validationMessages(err), validationHint(err));
   const status = clientErrorStatus(err);
   if (status !== undefined) {
     // The reason phrase, not the library's message: those can echo input or internals.

@@ -125,7 +125,7 @@ describe('HTTP server limits with small settings', () => {
     }
     // The docs page keeps its own policy, which also forbids framing.
     const docs = await fetch(`${svc.url}/api/nest/docs`);
-    expect(docs.headers.get('content-security-policy')).toContain("style-src 'unsafe-inline'");
+    expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(docs.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 });

@@ -1,106 +1,72 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
-import { escapeHtml, renderDocsPage } from '../../src/http/openapi/docs-page.js';
-import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
-import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
-import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
-import { botOperations } from '../../src/operations/definitions/bot.ops.js';
+import { DOCS_ASSET_PATH, DocsPage } from '../../src/http/openapi/docs-page.js';
+import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
+import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
+import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
-import { defineOperation } from '../../src/operations/operation-definition.js';
+import { openApiProblems } from '../support/openapi-lint.js';
 
-const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert('2')">&amp; </pre></details><a href="https://evil.example">x</a>`;
+type Doc = { paths: Record<string, Record<string, any>>; tags: { name: string }[]; 'x-mcp': { tools: any[] } };
 
-/** The service catalog plus an operation whose texts (which configuration and plugins supply) try to break out. */
-function hostileCatalog(): OperationCatalog {
+function documentOf(catalog: OperationCatalog): Doc {
+  return serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as unknown as Doc;
+}
+
+/** Handlers never run here. */
+function catalog(): OperationCatalog {
   return new OperationCatalog().register(
     ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
     ...botOperations({} as BotsService, {} as ApiKeysService),
-    ...auditLogOperations({} as never),
-    defineOperation({
-      name: `evil_tool"><b>`,
-      description: HOSTILE,
-      family: 'research',
-      minScope: 'read',
-      principals: ['agent'],
-      input: z.object({ query: z.string().describe(HOSTILE), 'k<i>': z.literal(HOSTILE).optional() }),
-      handler: async () => ({}),
-    }),
   );
 }
 
-/** Elements the page itself writes; anything else would be markup that leaked through from data. */
-const PAGE_ELEMENTS = new Set([
-  'html',
-  'head',
-  'meta',
-  'title',
-  'style',
-  'body',
-  'header',
-  'h1',
-  'small',
-  'p',
-  'a',
-  'nav',
-  'main',
-  'section',
-  'h2',
-  'article',
-  'h3',
-  'span',
-  'code',
-  'dl',
-  'dt',
-  'dd',
-  'pre',
-  'details',
-  'summary',
-  'strong',
-]);
+describe('MCP tools in the OpenAPI document', () => {
+  const doc = documentOf(catalog());
 
-describe('docs page', () => {
-  const page = renderDocsPage(serviceOpenApiDocument(hostileCatalog(), [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]));
-
-  it('lists every route grouped by tag with method, path, auth and schemas, and the MCP tools', () => {
-    expect(page.startsWith('<!doctype html>')).toBe(true);
-    for (const binding of AGENT_REST_BINDINGS) {
-      expect(page).toContain(
-        `<span class="method ${binding.method}">${binding.method.toUpperCase()}</span> <code>${binding.path.replace(/:(\w+)/g, '{$1}')}</code>`,
+  it('lists every tool as a documented tools/call under its own tag, with the tool’s input schema as arguments', () => {
+    expect(doc.tags.map((tag) => tag.name)).toContain('MCP tools');
+    const tools = doc['x-mcp'].tools;
+    expect(tools.length).toBeGreaterThan(5);
+    for (const tool of tools) {
+      const operation = doc.paths[`/mcp/{publicId}#${tool.name}`]?.post;
+      expect(operation?.tags, tool.name).toEqual(['MCP tools']);
+      expect(operation['x-mcp-tool']).toBe(tool.name);
+      expect(operation.security).toEqual([{ apiKeyBearer: [] }, { identityTokenBearer: [] }]);
+      const call = operation.requestBody.content['application/json'].schema;
+      expect(call.properties.method).toMatchObject({ const: 'tools/call' });
+      expect(call.properties.params.properties.name).toMatchObject({ const: tool.name });
+      expect(Object.keys(call.properties.params.properties.arguments.properties ?? {})).toEqual(
+        Object.keys(tool.inputSchema.properties ?? {}),
       );
+      expect(operation.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/McpJsonRpcError' });
     }
-    expect(page).toContain('<section id="tag-Legacy_bots"><h2>Legacy bots</h2>');
-    expect(page).toContain('<code>/api/nest/bots/{botId}/mcp/logs</code> <span class="tag">deprecated</span>');
-    expect(page).toContain('<dt>Auth</dt><dd>Session (Bearer JWT) + X-CSRF-Token</dd>');
-    expect(page).toContain('<dt>Auth</dt><dd>Session (Bearer JWT) or API key (Bearer mcpk_…)</dd>');
-    expect(page).toContain('<section id="mcp"><h2>MCP tools</h2>');
-    for (const tool of ['agent_status', 'agent_pause', 'agent_keys_create']) expect(page).toContain(`<h3><code>${tool}</code>`);
-    expect(page).toContain('&quot;stepUpToken&quot;');
+    expect(doc.paths['/mcp/{publicId}']?.post?.operationId).toBe('mcp_endpoint');
+    expect(openApiProblems(doc as never)).toEqual([]);
   });
 
-  it('escapes every piece of data: only the page’s own elements, no script, nothing loaded from elsewhere', () => {
-    const elements = new Set([...page.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9-]*)/g)].map((match) => match[1]!.toLowerCase()));
-    expect([...elements].filter((name) => !PAGE_ELEMENTS.has(name))).toEqual([]);
-    expect(page).not.toMatch(/<script|<img/i);
-    // Inside the page's own tags: no event handlers, no sources, links only within the page or to the spec.
-    const tags = [...page.matchAll(/<[a-zA-Z][^>]*>/g)].map((match) => match[0]);
-    expect(tags.filter((tag) => /\son\w+\s*=|\ssrc\s*=|javascript:/i.test(tag))).toEqual([]);
-    const links = tags.flatMap((tag) => [...tag.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!));
-    expect(links.filter((href) => !href.startsWith('#') && href !== '/api/nest/openapi.json')).toEqual([]);
-    expect(page).not.toContain('evil_tool"><b>');
-    expect(page).toContain('<h3><code>evil_tool&quot;&gt;&lt;b&gt;</code>');
-    expect(page).toContain(escapeHtml(HOSTILE));
-    // The hostile text shows (escaped) wherever it was used: description, schema descriptions, enum.
-    expect(page.split(escapeHtml('<script>')).length).toBeGreaterThan(2);
-    expect(page).toContain('id="tool-evil_tool___b_"');
+  it('leaves out a tool switched off, as tools/list does', () => {
+    const switchedOff = catalog();
+    switchedOff.configure({ disabledFamilies: [], disabledOperations: ['agent_pause'] });
+    const paths = Object.keys(documentOf(switchedOff).paths);
+    expect(paths).not.toContain('/mcp/{publicId}#agent_pause');
+    expect(paths).toContain('/mcp/{publicId}#agent_resume');
   });
+});
 
-  it('escapes the five HTML-significant characters', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+describe('docs page shell', () => {
+  it('loads only its own scripts and styles, runs no inline script and carries no data of the document', () => {
+    const { html } = new DocsPage();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(sources.filter((source) => !source.startsWith(`${DOCS_ASSET_PATH}/`) && source !== '/api/nest/openapi.json')).toEqual([]);
+    expect(html).not.toMatch(/<script>(?!<)/);
+    expect(html).not.toMatch(/\son\w+=/);
+    expect(new DocsPage().asset('../package.json')).toBeUndefined();
+    expect(new DocsPage().asset('swagger-ui-bundle.js')?.body.length).toBeGreaterThan(100_000);
   });
 });

@@ -46,15 +46,20 @@ describe('OpenAPI and docs routes (service)', () => {
     }
   });
 
-  it('serves the docs page as self-contained HTML that may run nothing', async () => {
+  it('serves the docs page: the renderer from this service only, under a CSP that allows nothing else', async () => {
     const response = await fetch(`${svc.url}/api/nest/docs`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toContain('unsafe');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     const page = await response.text();
-    expect(page).toContain('<code>/api/nest/agents/{agentId}/pause</code>');
-    expect(page).toContain('<h3><code>agent_pause</code>');
+    for (const src of [...page.matchAll(/<script src="([^"]+)"/g)].map((match) => match[1]!)) {
+      expect((await fetch(`${svc.url}${src}`)).status).toBe(200);
+    }
+    expect(page).toContain('src="/api/nest/docs/assets/swagger-ui-bundle.js"');
   });
 
   it('documents only routes the service serves: none of them falls through to “Cannot METHOD /path”', async () => {

@@ -10,6 +10,7 @@ import type { RestBinding } from '../routes/operation.routes.js';
 import type { SchemaConverter } from './json-schema.js';
 import { ERROR_ENVELOPES } from './openapi-components.js';
 import { pathParameterNames } from './openapi-document.js';
+import { firstSentence, mcpToolOperations } from './mcp-tool-routes.doc.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
 /** One route per binding of a registered, enabled operation. */
@@ -87,26 +88,17 @@ function withAgentId(query: z.ZodType | undefined): z.ZodType {
   return query instanceof z.ZodObject ? z.object({ ...(query.shape as Record<string, z.ZodType>), agentId: agentIdField }) : query;
 }
 
-function firstSentence(text: string): string {
-  const end = text.search(/\.(\s|$)/);
-  return end === -1 ? text : text.slice(0, end + 1);
-}
-
 /** The MCP surface (interface 4.5): its endpoints and every enabled tool with its input schema. */
 export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaConverter): JsonObject {
-  const tools = catalog
-    .all()
-    .filter((operation) => !catalog.switchedOff(operation) && operation.principals.some((kind) => kind === 'agent' || kind === 'bot'))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((operation) => ({
-      name: operation.name,
-      description: operation.description,
-      family: operation.family,
-      minScope: operation.minScope,
-      principals: [...operation.principals],
-      ...(operation.annotations ? { annotations: operation.annotations } : {}),
-      inputSchema: converter.convert(operation.input, 'input'),
-    }));
+  const tools = mcpToolOperations(catalog).map((operation) => ({
+    name: operation.name,
+    description: operation.description,
+    family: operation.family,
+    minScope: operation.minScope,
+    principals: [...operation.principals],
+    ...(operation.annotations ? { annotations: operation.annotations } : {}),
+    inputSchema: converter.convert(operation.input, 'input'),
+  }));
   return {
     endpoint: '/mcp/{publicId}',
     events: '/mcp/{publicId}/events/sse',

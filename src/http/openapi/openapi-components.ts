@@ -8,16 +8,25 @@ import type { ErrorStatus, JsonObject } from './route-doc.types.js';
 import type { SchemaConverter } from './json-schema.js';
 
 /** The REST envelopes of interface 7.1, as zod so they render like every other schema. */
+const hintDetails = z
+  .object({ hint: z.string().describe('The next step, in English (e.g. where the wallet and the faucet are)') })
+  .optional()
+  .describe('Present when the refusal knows the next step');
 export const ERROR_ENVELOPES = {
-  StandardError: z.object({ statusCode: z.number().int(), message: z.string(), error: z.string() }),
-  ValidationError: z.object({ statusCode: z.literal(400), message: z.array(z.string()), error: z.literal('Bad Request') }),
-  DomainError: z.object({ statusCode: z.number().int(), message: z.string(), error: z.string(), code: z.string() }),
+  StandardError: z.object({ statusCode: z.number().int(), message: z.string(), error: z.string(), details: hintDetails }),
+  ValidationError: z.object({
+    statusCode: z.literal(400),
+    message: z.array(z.string()),
+    error: z.literal('Bad Request'),
+    details: hintDetails,
+  }),
+  DomainError: z.object({ statusCode: z.number().int(), message: z.string(), error: z.string(), code: z.string(), details: hintDetails }),
   CanonicalFailure: z.object({
     success: z.literal(false),
     error: z.object({
       code: z.string(),
       message: z.string(),
-      details: z.object({ retryable: z.boolean(), retryAfterSeconds: z.number().optional() }),
+      details: z.object({ retryable: z.boolean(), retryAfterSeconds: z.number().optional(), hint: z.string().optional() }),
     }),
     meta: z.object({ requestId: z.string(), correlationId: z.string() }),
   }),

@@ -14,6 +14,8 @@ export interface OpenApiInput {
   tags: { name: string; description: string }[];
   /** Builds the routes with the document's converter, so hoisted definitions land in its components. */
   routes: (converter: SchemaConverter) => RouteDoc[];
+  /** Path items described directly rather than as routes (the MCP tools), built with the same converter. */
+  paths?: (converter: SchemaConverter) => Record<string, Record<string, JsonObject>>;
   /** Root `x-` extensions (e.g. `x-mcp`), built with the same converter. */
   extensions?: (converter: SchemaConverter) => Record<`x-${string}`, unknown>;
 }
@@ -33,10 +35,12 @@ export function buildOpenApiDocument(input: OpenApiInput): JsonObject {
     paths[path] ??= {};
     paths[path][route.method] = { operationId: id, ...operation };
   }
+  for (const [path, item] of Object.entries(input.paths?.(converter) ?? {})) paths[path] = { ...paths[path], ...item };
   const extensions = input.extensions?.(converter) ?? {};
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // OpenAPI 3.1's own dialect (JSON Schema 2020-12 plus its keywords), named as renderers expect it.
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     info: { title: input.title, version: input.version, description: input.description },
     tags: input.tags,
     paths,

@@ -11,6 +11,7 @@ import { buildOpenApiDocument } from './openapi-document.js';
 import type { JsonObject } from './route-doc.types.js';
 import { SERVICE_ROUTE_DOCS } from './service-routes.doc.js';
 import { DIRECTORY_ROUTE_DOCS } from './directory-routes.doc.js';
+import { MCP_TAG, mcpToolPaths } from './mcp-tool-routes.doc.js';
 import { ONBOARDING_ROUTE_DOCS } from './onboarding-routes.doc.js';
 
 const API_VERSION = '0.1.0';
@@ -28,6 +29,7 @@ const TAGS = [
     description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.',
   },
   { name: 'ERC-8004', description: 'Onboarding of external agents and their identity access tokens.' },
+  MCP_TAG,
   { name: 'Ops', description: 'For operators of the service (ops token).' },
   { name: 'Service', description: 'Probes and this documentation.' },
 ];
@@ -47,6 +49,7 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
       ...catalogRouteDocs(catalog, bindings),
       ...SERVICE_ROUTE_DOCS,
     ],
+    paths: (converter) => mcpToolPaths(catalog, converter),
     extensions: (converter) => ({ 'x-mcp': mcpToolsExtension(catalog, converter) }),
   });
 }

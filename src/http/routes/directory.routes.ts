@@ -9,7 +9,7 @@ import type { DirectoryService } from '../../directory/directory.service.js';
 import { directoryPageQuerySchema, feedQuerySchema } from '../../directory/card.schemas.js';
 import { validate } from '../validate.js';
 import { noQuery } from './route-schemas.js';
-import { strongEtag } from '../../shared/strong-etag.js';
+import { etagMatches, strongEtag } from '../../shared/strong-etag.js';
 
 export const DIRECTORY_PREFIX = '/api/public/erc8004';
 
@@ -30,18 +30,11 @@ function cached(req: Request, res: Response, body: unknown): void {
   const json = JSON.stringify(body);
   const etag = strongEtag(json);
   res.set({ 'Cache-Control': 'public, max-age=30', ETag: etag });
-  if (matches(req.get('if-none-match'), etag)) {
+  if (etagMatches(req.get('if-none-match'), etag)) {
     res.status(304).end();
     return;
   }
   res.type('application/json').send(json);
-}
-
-/** RFC 9110 13.1.2: `*` or a list of tags, compared weakly (a `W/` tag matches its strong twin). */
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 export function createDirectoryRoutes(deps: DirectoryRoutesDeps): Router {

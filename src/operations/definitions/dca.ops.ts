@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { DcaService } from '../../../agents/dca/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
-import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
+import { INTERVAL_HINT } from '../../../agents/dca/dca-interval.js';
+import { HINT, WHOLE_MESSAGE } from '../../errors/validation-messages.js';
 import { isIsoTime } from '../../shared/iso-time.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
@@ -94,7 +95,8 @@ export function dcaOperations(dca: DcaService) {
             // Checked here, not only in the service, so that a bad interval is listed with the body's other problems.
             .superRefine((value, ctx) => {
               const parsed = dca.parseInterval(value);
-              if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, params: { [WHOLE_MESSAGE]: true } });
+              if (!parsed.ok)
+                ctx.addIssue({ code: 'custom', message: parsed.error, params: { [WHOLE_MESSAGE]: true, [HINT]: INTERVAL_HINT } });
             })
             .describe(
               'How often to buy, at least a minute apart: a cron expression in UTC (5 fields, or 6 with seconds, e.g. "0 9 * * 1") or ' +

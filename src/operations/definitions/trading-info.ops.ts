@@ -247,7 +247,7 @@ function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
     handler: async (ctx, input) => {
       const subject = subjectOf(ctx);
       const wallet = await deps.wallets.signingWallet(subject, walletChainOf(input.chain));
-      if (!wallet) throw walletRequired();
+      if (!wallet) throw walletRequired(walletChainOf(input.chain));
       const token = await requireToken(deps.venue, input.chain, input.token);
       // Digits past the token's decimals are dropped: what is credited (and reported) is what is left.
       const amount = toBaseUnits(input.amount, token.decimals);
