@@ -77,7 +77,9 @@ export async function renderSdkTypes(): Promise<string> {
       blocks.push(
         `/** Input of \`${operation.name}\`. */\nexport type ${name}Input = ${schemaToType(keyOptional(descriptor.inputSchema))};\n\n`,
       );
-      blocks.push(`/** Output of \`${operation.name}\`. */\nexport type ${name}Output = ${schemaToType(successOutputSchema(operation))};\n\n`);
+      blocks.push(
+        `/** Output of \`${operation.name}\`. */\nexport type ${name}Output = ${schemaToType(successOutputSchema(operation))};\n\n`,
+      );
       const guarded = Object.hasOwn((descriptor.inputSchema.properties as Record<string, unknown> | undefined) ?? {}, 'idempotencyKey');
       const firstLine = operation.description.split('\n')[0]!.replaceAll('*/', '*\\/');
       entries.push(
