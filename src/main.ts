@@ -40,9 +40,24 @@ async function main(): Promise<void> {
   }
 }
 
+/** A port someone else holds is the first wall a newcomer hits: one line naming the setting, not a stack. */
+function portProblem(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !('code' in error)) return undefined;
+  const { code, port, address } = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  const where = `${address ?? 'the host'}:${port ?? '?'}`;
+  if (code === 'EADDRINUSE')
+    return `Failed to start: ${where} is already in use; stop the process that holds it or set PORT to a free port.`;
+  if (code === 'EACCES' && port !== undefined)
+    return `Failed to start: not allowed to listen on ${where}; set PORT to a port above 1023 or run with the needed privilege.`;
+  return undefined;
+}
+
 main().catch((error: unknown) => {
+  const port = portProblem(error);
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (port) {
+    process.stderr.write(`${port}\n`);
   } else {
     process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

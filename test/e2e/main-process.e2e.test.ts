@@ -1,5 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -194,6 +196,21 @@ describe('the service process (npm start)', () => {
       rmSync(copy, { recursive: true, force: true });
     }
   }, 240_000);
+
+  it('says in one line that the port is taken, naming PORT, instead of a stack', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const main = startMain({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(dataDir, 'taken-')) });
+      expect(await main.exited).toBe(1);
+      expect(main.output().stderr).toBe(
+        `Failed to start: 127.0.0.1:${port} is already in use; stop the process that holds it or set PORT to a free port.\n`,
+      );
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
 
   it('refuses a wrong setting with a message naming the variable', async () => {
     const main = startMain({ PORT: 'eighty', DATA_DIR: dataDir });
