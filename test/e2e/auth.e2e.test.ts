@@ -12,6 +12,7 @@ import {
 } from '../support/test-service.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };
+const wrongSiteHint = `The signed message must name domain ${new URL(PUBLIC_URL).host} and a URI on ${PUBLIC_URL}: open the console at ${PUBLIC_URL} (the service's PUBLIC_URL), or build the message for it.`;
 const error401 = (message: string) => ({ statusCode: 401, message, error: 'Unauthorized' });
 
 describe('operator sign-in, sessions and CSRF (e2e)', () => {
@@ -73,6 +74,8 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
         walletAddress: wallet.address,
       });
       expect(refused).toMatchObject({ status: 401, body: UNAUTHORIZED });
+      // Still the interface's bare message, with the site the message must name as the next step.
+      expect(refused.body.details.hint).toBe(wrongSiteHint);
     }
     const login = await client.post('/api/nest/auth/login', {
       message: challenge.message,
@@ -94,6 +97,9 @@ describe('operator sign-in, sessions and CSRF (e2e)', () => {
     const now = new Date(clock.now());
     expect(await attempt(now, { uri: 'https://agents.test' })).toMatchObject({ status: 401, body: UNAUTHORIZED });
     expect(await attempt(now, { uri: 'http://evil.example/login' })).toMatchObject({ status: 401, body: UNAUTHORIZED });
+    const otherDomain = await attempt(now, { domain: 'console.example' });
+    expect(otherDomain).toMatchObject({ status: 401, body: { ...UNAUTHORIZED, details: { hint: wrongSiteHint } } });
+    expect(await attempt(now, { chainId: 137 })).not.toHaveProperty('body.details');
     expect(await attempt(now, { chainId: 137 })).toMatchObject({ status: 401, body: UNAUTHORIZED });
     expect(await attempt(new Date(clock.now() - 10 * 60_000))).toMatchObject({ status: 401, body: UNAUTHORIZED });
     // Each refusal left the nonce usable; a message on a served chain and our origin logs in.

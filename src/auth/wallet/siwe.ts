@@ -9,7 +9,7 @@
 import { SiweMessage } from 'siwe';
 import { getAddress, recoverMessageAddress, verifyMessage, type Address, type Hex } from 'viem';
 import { AppError } from '../../errors/app-error.js';
-import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
+import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError, wrongSiteError } from './wallet-auth.errors.js';
 import { checkMessageTimes } from './message-times.js';
 import { isOnOrigin } from './message-uri.js';
 
@@ -61,12 +61,9 @@ export interface VerifiedSiwe {
  */
 export async function verifySiweMessage(input: VerifySiweInput): Promise<VerifiedSiwe> {
   const parsed = parseSiwe(input.message);
-  if (parsed.domain !== input.expectedDomain) {
-    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
-  }
-  if (!isOnOrigin(parsed.uri, input.expectedOrigin)) {
-    throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the expected origin');
-  }
+  const site = { domain: input.expectedDomain, origin: input.expectedOrigin };
+  if (parsed.domain !== site.domain) throw wrongSiteError('domain mismatch', site);
+  if (!isOnOrigin(parsed.uri, site.origin)) throw wrongSiteError('uri not on the expected origin', site);
   if (!parsed.nonce) throw walletAuthError(WALLET_AUTH_MESSAGES.invalidNonce, 'no nonce');
   const address = getAddress(parsed.address);
   // Address before signature: a bad signature over someone else's message is a mismatch.

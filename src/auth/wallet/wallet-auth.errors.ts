@@ -13,13 +13,30 @@ export const WALLET_AUTH_MESSAGES = {
 
 export type WalletAuthMessage = (typeof WALLET_AUTH_MESSAGES)[keyof typeof WALLET_AUTH_MESSAGES];
 
-/** A 401 with one of the fixed sign-in messages; `reason` stays server-side (logs) only. */
-export function walletAuthError(message: WalletAuthMessage, reason?: string): AppError {
-  // The standard envelope does not render details, so the reason never reaches the caller.
+/** A 401 with one of the fixed sign-in messages; `reason` stays server-side (logs) only, `hint` is the caller's next step. */
+export function walletAuthError(message: WalletAuthMessage, reason?: string, hint?: string): AppError {
+  // The envelope renders only the hint of the details, so the reason never reaches the caller.
   return new AppError('AUTHENTICATION_FAILED', message, {
     envelope: 'standard',
     ...(reason === undefined ? {} : { details: { reason } }),
+    ...(hint === undefined ? {} : { hint }),
   });
+}
+
+/**
+ * A message signed for another site (its `domain` or `URI`): still the interface's bare
+ * `Unauthorized`, with a hint naming the site it must name, since the usual cause is a console
+ * opened at another address than `PUBLIC_URL` (a wallet writes the page's host into the message).
+ */
+export function wrongSiteError(
+  reason: 'domain mismatch' | 'uri not on the expected origin',
+  site: { domain: string; origin: string },
+): AppError {
+  return walletAuthError(
+    WALLET_AUTH_MESSAGES.unauthorized,
+    reason,
+    `The signed message must name domain ${site.domain} and a URI on ${site.origin}: open the console at ${site.origin} (the service's PUBLIC_URL), or build the message for it.`,
+  );
 }
 
 /** A 400 for text that is not the sign-in message format at all (as opposed to a forged one). */

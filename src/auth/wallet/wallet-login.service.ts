@@ -19,7 +19,7 @@ import { requirePurpose, type MessagePurpose } from './message-purpose.js';
 import { isOnOrigin, signInTarget, type SignInTarget } from './message-uri.js';
 import { verifySiweMessage, type EvmSignatureClient, type VerifiedSiwe } from './siwe.js';
 import { buildSiwsMessage, parseSiwsMessage, SiwsFormatError, verifySiwsSignature, type SiwsFields } from './siws.js';
-import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
+import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError, wrongSiteError } from './wallet-auth.errors.js';
 import {
   EvmLoginRequestSchema,
   EvmNonceRequestSchema,
@@ -169,10 +169,8 @@ export class WalletLoginService {
     beforeConsume?: (fields: SiwsFields) => Promise<void>,
   ): Promise<void> {
     const fields = parseSiws(message);
-    if (fields.domain !== target.domain) throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'domain mismatch');
-    if (!isOnOrigin(fields.uri, target.origin)) {
-      throw walletAuthError(WALLET_AUTH_MESSAGES.unauthorized, 'uri not on the expected origin');
-    }
+    if (fields.domain !== target.domain) throw wrongSiteError('domain mismatch', target);
+    if (!isOnOrigin(fields.uri, target.origin)) throw wrongSiteError('uri not on the expected origin', target);
     // Address before signature: a signature checked against the body's address would fail
     // anyway, and the caller learns the real problem.
     if (fields.address !== walletAddress) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch);
