@@ -1,7 +1,12 @@
-/** The console's shell: sign-in until there is a session, then the navigation and the current page. */
+/**
+ * The console's shell: on load it picks up the session the refresh cookie holds (no new
+ * signature after a reload or in a new tab); sign-in until there is one, then the navigation and
+ * the current page. A sign-out here or in another tab, or a session the service ended, shows sign-in again.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionUser } from '../../sdk/src/index.js';
-import { client, errorText } from './api.js';
+import { errorText, onSessionChange, resumeSession, signedIn, signOut as endSession } from './api.js';
+import { Loading } from './components/status.js';
 import { Toasts, toast } from './components/toasts.js';
 import { parseAgentPath } from './components/agent-tabs.js';
 import { AgentShell } from './pages/agent-shell.js';
@@ -15,23 +20,39 @@ const OPS_PATH = '/ops';
 
 export function App() {
   const [user, setUser] = useState<SessionUser | undefined>(undefined);
+  const [resuming, setResuming] = useState(true);
   const path = usePath();
+  useEffect(() => {
+    const unsubscribe = onSessionChange(setUser);
+    resumeSession()
+      .then(setUser, (error: unknown) => toast(errorText(error), 'error'))
+      .finally(() => setResuming(false));
+    return unsubscribe;
+  }, []);
   useEffect(() => {
     // Interface 4.8: /hub/api-keys is the agents page (the service redirects too; this covers in-app links).
     if (path === '/' || path === '/hub/api-keys') navigate(AGENTS_PATH, { replace: true });
   }, [path]);
 
   // The ops page needs the ops token, not a wallet: it opens without signing in.
-  if (!user && path !== OPS_PATH) return <SignInPage onSignedIn={setUser} />;
+  if (!user && path !== OPS_PATH) {
+    if (resuming) {
+      return (
+        <main id="main" class="sign-in">
+          <Loading what="your session" />
+        </main>
+      );
+    }
+    return <SignInPage onSignedIn={signedIn} />;
+  }
 
   const signOut = async () => {
     try {
-      await client.signOut();
+      await endSession();
     } catch (error) {
       // The local session ends either way; the service's refusal is still worth reading.
       toast(errorText(error), 'error');
     }
-    setUser(undefined);
   };
   const agentRoute = parseAgentPath(path);
 

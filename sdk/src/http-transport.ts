@@ -35,22 +35,38 @@ export interface HttpAnswer {
 /** Called once per retry with the error that caused it and the wait chosen; tests and logs watch it. */
 export type RetryObserver = (event: { attempt: number; delayMs: number; error: SdkError }) => void;
 
-/** Node exposes `Set-Cookie`; browsers keep cookies themselves (`credentials: 'include'`). */
+/**
+ * Node exposes `Set-Cookie`; browsers keep cookies themselves (`credentials: 'include'`). The
+ * jar honours `Path` (the refresh cookie goes to the refresh route only) and `Max-Age=0`.
+ */
 interface CookieJar {
-  header(): string | undefined;
+  header(path: string): string | undefined;
   take(headers: Headers): void;
 }
 
+/** RFC 6265 path-match: the cookie's path is the request path or a segment prefix of it. */
+const onPath = (path: string, cookiePath: string): boolean =>
+  path === cookiePath || (path.startsWith(cookiePath) && (cookiePath.endsWith('/') || path[cookiePath.length] === '/'));
+
 function cookieJar(): CookieJar {
-  const cookies = new Map<string, string>();
+  const cookies = new Map<string, { value: string; path: string }>();
   return {
-    header: () => (cookies.size ? [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') : undefined),
+    header: (requestPath) => {
+      const path = requestPath.split('?')[0] ?? '/';
+      const sent = [...cookies].filter(([, cookie]) => onPath(path, cookie.path));
+      return sent.length ? sent.map(([name, cookie]) => `${name}=${cookie.value}`).join('; ') : undefined;
+    },
     take: (headers) => {
       const list = typeof headers.getSetCookie === 'function' ? headers.getSetCookie() : [];
-      for (const cookie of list) {
-        const [pair = ''] = cookie.split(';');
+      for (const line of list) {
+        const [pair = '', ...parts] = line.split(';').map((part) => part.trim());
         const at = pair.indexOf('=');
-        if (at > 0) cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1));
+        if (at <= 0) continue;
+        const name = pair.slice(0, at);
+        const attribute = (key: string) => parts.find((part) => part.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
+        const maxAge = attribute('max-age');
+        if (maxAge !== undefined && Number(maxAge) <= 0) cookies.delete(name);
+        else cookies.set(name, { value: pair.slice(at + 1), path: attribute('path') || '/' });
       }
     },
   };
@@ -119,7 +135,7 @@ export class HttpTransport {
       return new SdkError('network_error', { status: 0, message: `${what}: ${messageOf(error)}`, cause: error });
     };
     try {
-      const cookie = this.cookies.header();
+      const cookie = this.cookies.header(request.path);
       const headers: Record<string, string> = {
         accept: 'application/json',
         ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),

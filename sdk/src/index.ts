@@ -46,6 +46,6 @@ export {
   OpsClient,
   type OpsClientOptions,
 } from './ops-client.js';
-export type { EvmSignInOptions, LoginResult, SessionUser, SignedMessage } from './operator-session.js';
+export type { EvmSignInOptions, LoginResult, SessionOptions, SessionUser, SignedMessage } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
 export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

@@ -14,7 +14,7 @@ import { sseConnect } from './events/sse-connect.js';
 import type { Operations } from './generated/tools.js';
 import { GUARDED_OPERATIONS } from './generated/tools.js';
 import { HttpTransport, type RetryObserver } from './http-transport.js';
-import { type EvmSignInOptions, OperatorSession, type SessionUser } from './operator-session.js';
+import { type EvmSignInOptions, OperatorSession, type SessionOptions, type SessionUser } from './operator-session.js';
 import { resolveRuntime, type SdkRuntimeOptions } from './runtime.js';
 import type { EvmSigner, SolanaSigner } from './signers.js';
 
@@ -25,7 +25,7 @@ type Out<N extends Op> = Operations[N]['output'];
 type Body<N extends Op, Path extends string = never> = Omit<In<N>, 'idempotencyKey' | Path>;
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface OperatorClientOptions extends SdkRuntimeOptions {
+export interface OperatorClientOptions extends SdkRuntimeOptions, SessionOptions {
   /** Where the service is reached, e.g. `https://agents.example.com`. */
   baseUrl: string;
   /** The service's PUBLIC_URL, when it differs from `baseUrl` (its host is the domain wallets sign for). */
@@ -57,7 +57,12 @@ export class OperatorClient {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.http = new HttpTransport(baseUrl, resolveRuntime(options));
     this.http.onRetry = options.onRetry;
-    this.session = new OperatorSession(this.http, (options.publicUrl ?? baseUrl).replace(/\/+$/, ''), options.refreshBeforeMs ?? 60_000);
+    const { sessionCookie, refreshLock, onSessionEnded } = options;
+    this.session = new OperatorSession(this.http, (options.publicUrl ?? baseUrl).replace(/\/+$/, ''), options.refreshBeforeMs ?? 60_000, {
+      sessionCookie,
+      refreshLock,
+      onSessionEnded,
+    });
     this.directory = new DirectoryClient(options);
   }
 
@@ -73,6 +78,11 @@ export class OperatorClient {
 
   signOut(options?: CallOptions): Promise<void> {
     return this.session.signOut(options);
+  }
+
+  /** The session the service's refresh cookie holds (a browser after a reload, or a new tab); undefined when there is none. */
+  resume(options?: CallOptions): Promise<SessionUser | undefined> {
+    return this.session.resume(options);
   }
 
   /**

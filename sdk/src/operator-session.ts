@@ -2,6 +2,8 @@
  * An operator's session (interface 4.1, CONTRACT "Sessions"): wallet sign-in, the access
  * token renewed with the refresh token before it expires, and the CSRF token every mutating
  * call carries (fetched after login; fetched again once when the service calls it invalid).
+ * The service also keeps the refresh token in an HttpOnly cookie on its refresh route: a
+ * browser page can leave it there (`sessionCookie`) and pick the session up after a reload.
  */
 import { SdkError } from './errors.js';
 import type { HttpAnswer, HttpRequest, HttpTransport } from './http-transport.js';
@@ -33,7 +35,29 @@ export interface SignedMessage {
   signature: string;
 }
 
+/** How a session renews and ends (`OperatorClientOptions`). */
+export interface SessionOptions {
+  /**
+   * Browsers on the service's origin: never hold the refresh token in the page; every refresh
+   * presents the service's HttpOnly cookie instead, so each tab (and the page after a reload)
+   * renews from the one token the cookie holds (`resume`).
+   */
+  sessionCookie?: boolean;
+  /**
+   * Runs each refresh from the cookie alone, across tabs (e.g. `navigator.locks`): two tabs
+   * presenting one cookie at once would read as reuse, and reuse ends the session.
+   */
+  refreshLock?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Called once the service says the session is over (signed out elsewhere, refresh refused). */
+  onSessionEnded?: () => void;
+}
+
+/** What the session holds: no refresh token when the cookie keeps it. */
+type HeldTokens = Omit<LoginResult, 'refreshToken'> & { refreshToken?: string };
+
+const REFRESH_PATH = '/api/nest/auth/refresh';
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const notSignedIn = () => new SdkError('auth_error', { status: 0, message: 'Not signed in' });
 
 /** Base58 has no `0`, so a `0x` address can only be an EVM signer's. */
 const isEvmSigner = (signer: SolanaSigner | EvmSigner): signer is EvmSigner => signer.address.startsWith('0x');
@@ -53,7 +77,7 @@ export function withSiwsStatement(message: string, statement: string): string {
 }
 
 export class OperatorSession {
-  private tokens: LoginResult | undefined;
+  private tokens: HeldTokens | undefined;
   private csrf: string | undefined;
   private refreshing: Promise<void> | undefined;
 
@@ -63,10 +87,11 @@ export class OperatorSession {
     private readonly publicUrl: string,
     /** Refresh this long before the access token expires (ms). */
     private readonly refreshBeforeMs: number,
+    private readonly options: SessionOptions = {},
   ) {}
 
   get user(): SessionUser {
-    if (!this.tokens) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
+    if (!this.tokens) throw notSignedIn();
     return this.tokens.user;
   }
 
@@ -76,6 +101,7 @@ export class OperatorSession {
 
   /** SIWS: the service hands out the exact text to sign. */
   async signInWithSolana(signer: SolanaSigner, options: CallOptions = {}): Promise<SessionUser> {
+    this.tokens = undefined;
     const preLogin = await this.preLoginCsrf(options);
     const challenge = (
       await this.http.send({ ...this.base(options), method: 'POST', path: '/api/nest/auth/nonce', body: { walletAddress: signer.address } })
@@ -86,6 +112,7 @@ export class OperatorSession {
 
   /** SIWE (EIP-4361): the SDK builds the message around the service's nonce. */
   async signInWithEthereum(signer: EvmSigner, options: EvmSignInOptions = {}): Promise<SessionUser> {
+    this.tokens = undefined;
     const preLogin = await this.preLoginCsrf(options);
     const statement = options.statement ?? `Sign in to ${new URL(this.publicUrl).host}`;
     const { message, signature } = await this.signEvm(signer, statement, options);
@@ -135,27 +162,66 @@ export class OperatorSession {
     this.csrf = undefined;
   }
 
-  /** Renews the access token now (rotating the refresh token). */
+  /**
+   * The session the service's refresh cookie holds (after a reload, in a new tab): the user,
+   * or undefined when there is none (no cookie, or one the service refused).
+   */
+  async resume(options: CallOptions = {}): Promise<SessionUser | undefined> {
+    try {
+      await this.refresh(options);
+    } catch (error) {
+      if (error instanceof SdkError && error.status === 401) return undefined;
+      throw error;
+    }
+    await this.sessionCsrf(options);
+    return this.user;
+  }
+
+  /** Renews the access token now (rotating the refresh token): from the one held, else from the cookie. */
   async refresh(options: CallOptions = {}): Promise<void> {
-    this.refreshing ??= (async () => {
-      const current = this.tokens;
-      if (!current) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
-      const answer = await this.http.send({
-        ...this.base(options),
-        method: 'POST',
-        path: '/api/nest/auth/refresh',
-        body: { refreshToken: current.refreshToken },
-      });
-      this.tokens = answer.body as LoginResult;
-    })().finally(() => {
+    this.refreshing ??= this.renew(options).finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
   }
 
+  private async renew(options: CallOptions): Promise<void> {
+    const held = this.options.sessionCookie ? undefined : this.tokens?.refreshToken;
+    let answer: HttpAnswer;
+    try {
+      answer = held === undefined ? await this.refreshFromCookie(options) : await this.send(REFRESH_PATH, { refreshToken: held }, options);
+    } catch (error) {
+      if (error instanceof SdkError && error.status === 401) this.ended();
+      throw error;
+    }
+    const result = answer.body as LoginResult;
+    this.tokens = this.options.sessionCookie ? { accessToken: result.accessToken, user: result.user } : result;
+  }
+
+  /** The browser (or this transport's jar) presents the cookie; the pre-login CSRF token shows the request is the page's own. */
+  private refreshFromCookie(options: CallOptions): Promise<HttpAnswer> {
+    const lock = this.options.refreshLock ?? ((run) => run());
+    return lock(async () => {
+      const csrf = await this.preLoginCsrf(options);
+      return this.send(REFRESH_PATH, {}, options, { 'x-csrf-token': csrf });
+    });
+  }
+
+  private send(path: string, body: unknown, options: CallOptions, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    return this.http.send({ ...this.base(options), method: 'POST', path, body, headers: () => headers });
+  }
+
+  /** The service ended the session: forget it, and say so once. */
+  private ended(): void {
+    if (!this.tokens) return;
+    this.tokens = undefined;
+    this.csrf = undefined;
+    this.options.onSessionEnded?.();
+  }
+
   /** The access token, renewed first when it expires within `refreshBeforeMs`. */
   async accessToken(options: CallOptions = {}): Promise<string> {
-    if (!this.tokens) throw new SdkError('auth_error', { status: 0, message: 'Not signed in' });
+    if (!this.tokens) throw notSignedIn();
     const expiry = jwtExpiryMs(this.tokens.accessToken);
     if (expiry !== undefined && this.http.runtime.clock.now() >= expiry - this.refreshBeforeMs) await this.refresh(options);
     return this.tokens.accessToken;
@@ -180,8 +246,26 @@ export class OperatorSession {
         await this.refresh(request);
         return this.http.send({ ...request, headers });
       }
+      if (error.status === 401) await this.checkEnded(request);
       throw error;
     }
+  }
+
+  /** A 401 on a live-looking session: ask the service whether the session itself is over (logout elsewhere, reuse). */
+  private async checkEnded(options: CallOptions | HttpRequest): Promise<void> {
+    const access = this.tokens?.accessToken;
+    if (!access) return;
+    const answer = await this.http
+      .send({
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        maxAttempts: 1,
+        method: 'POST',
+        path: '/api/nest/auth/verify',
+        headers: () => ({ authorization: `Bearer ${access}` }),
+      })
+      .catch((error: unknown) => error);
+    if (answer instanceof SdkError && answer.status === 401 && this.tokens?.accessToken === access) this.ended();
   }
 
   private base(options: CallOptions): Pick<HttpRequest, 'signal' | 'timeoutMs' | 'maxAttempts' | 'withCookies'> {
@@ -190,7 +274,6 @@ export class OperatorSession {
 
   /** Before login the CSRF token is bound to a cookie the service sets (the transport or the browser keeps it). */
   private async preLoginCsrf(options: CallOptions): Promise<string> {
-    this.tokens = undefined;
     const answer = await this.http.send({ ...this.base(options), method: 'GET', path: '/api/nest/auth/csrf' });
     return (answer.body as { csrfToken: string }).csrfToken;
   }
@@ -205,9 +288,10 @@ export class OperatorSession {
       body,
       headers: () => ({ 'x-csrf-token': preLogin }),
     });
-    this.tokens = answer.body as LoginResult;
+    const result = answer.body as LoginResult;
+    this.tokens = this.options.sessionCookie ? { accessToken: result.accessToken, user: result.user } : result;
     await this.sessionCsrf(options);
-    return this.tokens.user;
+    return result.user;
   }
 
   /** After login the CSRF token is bound to the session. */

@@ -116,7 +116,18 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
     ],
     bindings: [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...AGENT_CONTROL_BINDINGS],
     // Sign-in only: every other account capability is a catalog operation.
-    routers: [createAuthRoutes({ auth, resolver, csrf, wallet, users, sessions, totp })],
+    routers: [
+      createAuthRoutes({
+        auth,
+        resolver,
+        csrf,
+        wallet,
+        users,
+        sessions,
+        totp,
+        cookies: { secure: new URL(config.publicUrl).protocol === 'https:' },
+      }),
+    ],
     dueJobs: [
       {
         type: apiKeys.type,

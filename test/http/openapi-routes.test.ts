@@ -106,7 +106,7 @@ describe('OpenAPI coverage of the REST routers', () => {
     const auth = { resolver: none, csrf: none, limiter: none, publicLimit: pass } as AuthMiddlewareDeps;
     const catalog = svcCatalog();
     const routers: Router[] = [
-      createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none }),
+      createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none, cookies: none }),
       createOperationRoutes({ auth, invoker: none, accounts: none, bindings: BINDINGS, opsToken: 'ops' }),
       createOpenApiRoutes({ catalog, bindings: BINDINGS, publicLimit: pass }),
     ];

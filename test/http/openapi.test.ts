@@ -133,6 +133,7 @@ describe('OpenAPI document', () => {
       'identityTokenBearer',
       'opsBearer',
       'preLoginCsrfCookie',
+      'refreshCookie',
       'refreshToken',
       'sessionBearer',
     ]);

@@ -117,6 +117,11 @@ export class Client {
   /** A DELETE sends no body unless given one (routes refuse one). */
   delete = <T = any>(path: string, body?: unknown) => this.request<T>('DELETE', path, body);
 
+  /** The value of a cookie the service set (empty once it cleared it). */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   /** Fetches a CSRF token: pre-login (cookie-bound) or for the current session. */
   async refreshCsrf(): Promise<string> {
     const { body } = await this.get<{ csrfToken: string }>('/api/nest/auth/csrf');

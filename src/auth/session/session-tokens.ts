@@ -6,7 +6,7 @@ import type { ClockPort } from '../../ports/clock.port.js';
 
 /** Lifetimes of CONTRACT "Sessions". */
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
-const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 const ALGORITHM = 'HS256';
 const AUDIENCE = 'agent-service:operators';

@@ -51,7 +51,9 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: '/api/nest/auth/login',
     tag: TAG,
     summary: 'Solana SIWS login',
-    description: 'Nonces are single use and expire after 5 minutes; the address must match the signer.',
+    description:
+      'Nonces are single use and expire after 5 minutes; the address must match the signer. ' +
+      'The refresh token is also set as the `refresh_token` cookie (HttpOnly, SameSite=Strict, Path=/api/nest/auth/refresh).',
     auth: ['pre-login-csrf'],
     body: SolanaLoginRequestSchema,
     response: loginResultSchema,
@@ -73,6 +75,7 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: '/api/nest/auth/evm/login',
     tag: TAG,
     summary: 'EVM SIWE login (EIP-4361)',
+    description: 'The refresh token is also set as the `refresh_token` cookie, as for the Solana login.',
     auth: ['pre-login-csrf'],
     body: EvmLoginRequestSchema,
     response: loginResultSchema,
@@ -82,8 +85,11 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: '/api/nest/auth/refresh',
     tag: TAG,
     summary: 'Rotate the refresh token and get a new access token',
-    description: 'A refresh token used twice revokes its whole family.',
-    auth: ['refresh-token'],
+    description:
+      'A refresh token used twice revokes its whole family. The token comes from the body, the bearer, or else the ' +
+      '`refresh_token` cookie; a cookie-borne refresh also needs the pre-login CSRF token (`X-CSRF-Token` with the `csrf_pre` cookie). ' +
+      'The new refresh token replaces the cookie; a refused cookie is cleared.',
+    auth: ['refresh-token', 'refresh-cookie'],
     body: refreshBodySchema,
     bodyRequired: false,
     response: loginResultSchema,
@@ -93,6 +99,7 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: '/api/nest/auth/logout',
     tag: TAG,
     summary: 'Invalidate the session',
+    description: 'Revokes the refresh-token family and clears the `refresh_token` cookie (Max-Age=0).',
     auth: ['session'],
     response: successSchema,
   },

@@ -65,6 +65,13 @@ const SECURITY_SCHEMES: JsonObject = {
     description: 'Binds the pre-login CSRF token; set by GET /api/nest/auth/csrf.',
   },
   refreshToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Refresh token (or `refreshToken` in the body).' },
+  refreshCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'refresh_token',
+    description:
+      'The refresh token as browsers keep it: HttpOnly, SameSite=Strict, Path=/api/nest/auth/refresh (Secure when PUBLIC_URL is https); set by login and refresh, cleared by logout.',
+  },
   opsBearer: { type: 'http', scheme: 'bearer', description: 'Operators of the service (OPS_TOKEN).' },
 };
 

@@ -141,6 +141,8 @@ function requirement(kind: AuthKind, method: HttpMethod): Record<string, string[
       return { opsBearer: [] };
     case 'refresh-token':
       return { refreshToken: [] };
+    case 'refresh-cookie':
+      return { refreshCookie: [], csrfToken: [], preLoginCsrfCookie: [] };
   }
 }
 

@@ -15,8 +15,17 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `pre-login-csrf`: the pre-login CSRF token, bound to the `csrf_pre` cookie (logins).
  * - `ops`: the service operators' bearer token.
  * - `refresh-token`: the refresh token itself, as bearer or body field.
+ * - `refresh-cookie`: the refresh token's HttpOnly cookie, with the pre-login CSRF token (browsers).
  */
-export type AuthKind = 'session' | 'session-no-csrf' | 'api-key' | 'identity-token' | 'pre-login-csrf' | 'ops' | 'refresh-token';
+export type AuthKind =
+  | 'session'
+  | 'session-no-csrf'
+  | 'api-key'
+  | 'identity-token'
+  | 'pre-login-csrf'
+  | 'ops'
+  | 'refresh-token'
+  | 'refresh-cookie';
 
 /** An error status a route may answer besides the ones derived from its auth and inputs. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;

@@ -9,6 +9,16 @@ import type { TotpService } from '../../auth/totp/totp.service.js';
 import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
 import { AppError } from '../../errors/app-error.js';
 import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
+import {
+  clearRefreshCookie,
+  type CookiePolicy,
+  readCookie,
+  REFRESH_COOKIE,
+  REFRESH_PATH,
+  refreshCookieSchema,
+  secureAttribute,
+  setRefreshCookie,
+} from '../auth/refresh-cookie.js';
 import { objectBody, parseBody, validate } from '../validate.js';
 import { codeBodySchema, noBody, noQuery } from './route-schemas.js';
 
@@ -28,6 +38,7 @@ export interface AuthRoutesDeps {
   users: SignInUsers;
   sessions: SessionService;
   totp: TotpService;
+  cookies: CookiePolicy;
 }
 
 /** The pre-login CSRF binding lives in this cookie (HttpOnly, SameSite=Strict). */
@@ -37,7 +48,7 @@ export const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(
 
 /** Sign-in, sessions, CSRF and TOTP enrolment (interface 4.1, CONTRACT "Sessions"). */
 export function createAuthRoutes(deps: AuthRoutesDeps): Router {
-  const { csrf, wallet, sessions } = deps;
+  const { csrf, wallet, sessions, cookies } = deps;
   const router = Router();
   const operator = authenticated(deps.auth, ['session']);
   // Sign-in has no credential to count against: each route counts against the caller's
@@ -57,7 +68,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       binding = randomBytes(18).toString('base64url');
       res.append(
         'Set-Cookie',
-        `${PRE_LOGIN_COOKIE}=${binding}; Path=/api/nest/auth; HttpOnly; SameSite=Strict; Max-Age=3600${req.secure ? '; Secure' : ''}`,
+        `${PRE_LOGIN_COOKIE}=${binding}; Path=/api/nest/auth; HttpOnly; SameSite=Strict; Max-Age=3600${secureAttribute(cookies, req)}`,
       );
     }
     res.json({ csrfToken: csrf.issue(`pre:${binding}`) });
@@ -76,7 +87,9 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       requirePreLoginCsrf(req, csrf);
       const { walletAddress } = await verify(objectBody(req));
       const user = await deps.users.ensureByWallet(chain, walletAddress);
-      res.json(await sessions.login(user));
+      const result = await sessions.login(user);
+      setRefreshCookie(res, req, cookies, result.refreshToken);
+      res.json(result);
     };
   router.post(
     '/api/nest/auth/login',
@@ -91,15 +104,31 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
     login('evm', (body) => wallet.loginEvm(body)),
   );
 
-  // The refresh token is the credential here (body or bearer): the access token may have expired.
-  router.post('/api/nest/auth/refresh', perIp, noQuery, async (req, res) => {
+  // The refresh token is the credential here (body, bearer, or else the browser's cookie): the
+  // access token may have expired. Every new token replaces the cookie, so a browser that
+  // refreshed from the body never keeps a rotated-out token that would read as reuse on reload.
+  router.post(REFRESH_PATH, perIp, noQuery, async (req, res) => {
     const { refreshToken } = validate(refreshBodySchema, objectBody(req));
-    const token = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (!token) throw AppError.unauthorized();
-    res.json(await sessions.refresh(token));
+    const given = refreshToken ?? /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    const cookie = given ? undefined : readCookie(req, REFRESH_COOKIE);
+    if (!given && !cookie) throw AppError.unauthorized();
+    // The browser attaches the cookie by itself: the pre-login CSRF token shows the console's own page asks.
+    if (!given) requirePreLoginCsrf(req, csrf);
+    try {
+      const token = given ?? refreshCookieSchema.safeParse(cookie).data;
+      if (!token) throw AppError.unauthorized();
+      const result = await sessions.refresh(token);
+      setRefreshCookie(res, req, cookies, result.refreshToken);
+      res.json(result);
+    } catch (error) {
+      // A refused cookie is dropped, so the browser stops presenting it.
+      if (!given && error instanceof AppError && error.status === 401) clearRefreshCookie(res, req, cookies);
+      throw error;
+    }
   });
-  router.post('/api/nest/auth/logout', ...operator, noQuery, noBody, async (_req, res) => {
+  router.post('/api/nest/auth/logout', ...operator, noQuery, noBody, async (req, res) => {
     await sessions.logout(sessionOf(res));
+    clearRefreshCookie(res, req, cookies);
     res.json({ success: true });
   });
   // Read-only: any credential may ask whether it is valid; no CSRF needed.
@@ -124,14 +153,6 @@ function requirePreLoginCsrf(req: Request, csrf: CsrfTokens): void {
   if (!token) throw AppError.forbidden('Forbidden');
   const binding = readCookie(req, PRE_LOGIN_COOKIE);
   if (!binding || !csrf.verify(`pre:${binding}`, token)) throw AppError.forbidden('Invalid CSRF token');
-}
-
-function readCookie(req: Request, name: string): string | undefined {
-  for (const part of (req.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
 }
 
 /** What `verify` tells about a principal: never a secret or hash. */
