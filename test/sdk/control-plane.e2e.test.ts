@@ -111,7 +111,12 @@ describe('agent control plane through the SDK (e2e)', () => {
     // Not the operator's yet: withdrawal settings of someone else's agent are not found.
     expect(await caught(operator.agents.withdrawSettings(agentId))).toMatchObject({ code: 'unknown_error', status: 404 });
     const stranger = privateKeyToAccount(generatePrivateKey());
-    expect(await caught(operator.agents.claim(agentId, stranger))).toMatchObject({ code: 'unknown_error', status: 404 });
+    // Onboarded agents' ids are unique in the service: a stranger's wallet names this very agent and is not its owner wallet.
+    expect(await caught(operator.agents.claim(agentId, stranger))).toMatchObject({
+      code: 'policy_error',
+      status: 403,
+      message: "Message not signed by the agent's owner wallet",
+    });
 
     expect(await operator.agents.claim(agentId, agentWallet, { chainId: 8453 })).toMatchObject({
       agentId,
