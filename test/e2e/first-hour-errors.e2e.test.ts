@@ -20,10 +20,10 @@ describe('first-hour refusals say what to do next (REST and MCP)', () => {
 
   const tool = (publicId: string, credential: string, name: string, args: Record<string, unknown>) =>
     rawRpc(svc.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, bearer(credential));
-  /** A tool's refusal: `isError: true`, the body `{code, message, hint?}` as its text. */
+  /** A tool's refusal: `isError: true`, `{code, message, retryable, hint?}` as its structured content. */
   const refusalOf = (answer: { body: any }) => {
     expect(answer.body.result?.isError, JSON.stringify(answer.body)).toBe(true);
-    return JSON.parse(answer.body.result.content[0].text);
+    return answer.body.result.structuredContent;
   };
   const swap = (publicId: string, credential: string) =>
     tool(publicId, credential, 'trading_solana_aggregator_swap', {

@@ -169,7 +169,14 @@ describe('money tools over MCP (paper venue, e2e)', () => {
       ...MONEY_CALLS.trading_solana_aggregator_swap,
       idempotencyKey: randomUUID(),
     });
-    expect(swapped.body.result).toEqual(refusal('TRADING_DISABLED', 'Trading bu bot icin kapali.'));
+    // The next step rides beside the interface's message, in English.
+    expect(swapped.body.result).toEqual({
+      ...refusal('TRADING_DISABLED', 'Trading bu bot icin kapali.'),
+      structuredContent: {
+        ...refusal('TRADING_DISABLED', 'Trading bu bot icin kapali.').structuredContent,
+        hint: expect.stringContaining(`PUT /api/nest/agents/${off.agent.agentId}/trading {"enabled":true}`),
+      },
+    });
     const withdrawn = await off.call('agent_wallet_withdraw_solana', {
       ...MONEY_CALLS.agent_wallet_withdraw_solana,
       idempotencyKey: randomUUID(),
