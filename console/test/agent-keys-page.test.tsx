@@ -54,6 +54,7 @@ beforeEach(async () => {
 afterEach(() => {
   dismissAllToasts();
   cleanup();
+  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 
@@ -84,6 +85,26 @@ describe('AgentKeysPage', () => {
     const row = within(keyTable()).getByRole('row', { name: /runtime/ });
     expect(row.textContent).toContain('mcpk_runtime_…');
     expect(row.textContent).not.toContain('s'.repeat(30));
+  });
+
+  it('shows when each key was made as a relative time, the exact time on hover (interface 2)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2025-01-02T03:07:10.000Z'));
+    keys.push({
+      keyId: 'key_7',
+      name: 'runtime',
+      prefix: 'mcpk_runtime_',
+      maskedSecret: 'mcpk_runtime_…',
+      scope: 'read',
+      createdAt: '2025-01-02T03:04:05.000Z',
+      expiresAt: '2025-04-02T03:04:05.000Z',
+      status: 'active',
+    });
+    open();
+    const created = await within(await screen.findByRole('table', { name: 'API keys of this agent' })).findByText('3 minutes ago');
+    expect(created.getAttribute('datetime')).toBe('2025-01-02T03:04:05.000Z');
+    expect(screen.getByRole('columnheader', { name: 'Created' })).toBeTruthy();
+    vi.useRealTimers();
   });
 
   it('asks the authenticator code before a manage key and sends the step-up token with it', async () => {

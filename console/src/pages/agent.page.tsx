@@ -13,6 +13,7 @@ import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
 import { ControlPlane } from '../components/control-plane.js';
+import { ago, when } from '../format.js';
 import { useLoad } from '../use-load.js';
 import { ScrollRegion } from '../components/scroll-region.js';
 
@@ -93,6 +94,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
                   <th scope="col">Scope</th>
                   <th scope="col">Key</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Created</th>
                   <th scope="col">Expires</th>
                   <th scope="col">
                     <span class="sr-only">Actions</span>
@@ -107,6 +109,11 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
                     <td class="mono">{key.maskedSecret}</td>
                     <td>
                       <span class={`badge ${key.status}`}>{key.status}</span>
+                    </td>
+                    <td>
+                      <time dateTime={key.createdAt} title={when(key.createdAt)}>
+                        {ago(key.createdAt)}
+                      </time>
                     </td>
                     <td>{new Date(key.expiresAt).toLocaleDateString()}</td>
                     <td>
