@@ -66,7 +66,7 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
           Readings ({points.length}) — {usd(low)} to {usd(high)}
         </summary>
         <ScrollRegion class="table-wrap readings-table" label="Portfolio value readings">
-          <table>
+          <table class="stacked">
             <caption class="sr-only">Portfolio value readings, newest first</caption>
             <thead>
               <tr>
@@ -78,9 +78,9 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
             <tbody>
               {[...points].reverse().map((point) => (
                 <tr key={`${point.at}-${point.reason}`}>
-                  <td>{new Date(point.at).toLocaleString()}</td>
-                  <td>{usd(point.valueUsd)}</td>
-                  <td>{REASONS[point.reason]}</td>
+                  <td data-label="Time">{new Date(point.at).toLocaleString()}</td>
+                  <td data-label="Value">{usd(point.valueUsd)}</td>
+                  <td data-label="Taken">{REASONS[point.reason]}</td>
                 </tr>
               ))}
             </tbody>

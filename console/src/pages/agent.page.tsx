@@ -86,7 +86,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
         {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your agent's runtime.</Empty> : null}
         {keys.data && keys.data.items.length > 0 ? (
           <ScrollRegion class="table-wrap" label="API keys">
-            <table>
+            <table class="stacked">
               <caption class="sr-only">API keys of this agent</caption>
               <thead>
                 <tr>
@@ -104,19 +104,23 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
               <tbody>
                 {keys.data.items.map((key) => (
                   <tr key={key.keyId}>
-                    <td>{key.name}</td>
-                    <td>{key.scope}</td>
-                    <td class="mono">{key.maskedSecret}</td>
-                    <td>
+                    <td class="wrap" data-label="Name">
+                      {key.name}
+                    </td>
+                    <td data-label="Scope">{key.scope}</td>
+                    <td class="mono wrap" data-label="Key">
+                      {key.maskedSecret}
+                    </td>
+                    <td data-label="Status">
                       <span class={`badge ${key.status}`}>{key.status}</span>
                     </td>
-                    <td>
+                    <td data-label="Created">
                       <time dateTime={key.createdAt} title={when(key.createdAt)}>
                         {ago(key.createdAt)}
                       </time>
                     </td>
-                    <td>{new Date(key.expiresAt).toLocaleDateString()}</td>
-                    <td>
+                    <td data-label="Expires">{new Date(key.expiresAt).toLocaleDateString()}</td>
+                    <td class="cell-actions">
                       {key.status === 'active' ? (
                         <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => setRevoking(key)}>
                           Revoke

@@ -168,7 +168,7 @@ const sign = (value: string | null): string => (value === null ? '' : Number(val
 function PositionTable({ positions }: { positions: Position[] }) {
   return (
     <ScrollRegion class="table-wrap" label="Positions">
-      <table>
+      <table class="stacked">
         <caption class="sr-only">Positions and their profit and loss</caption>
         <thead>
           <tr>
@@ -184,18 +184,22 @@ function PositionTable({ positions }: { positions: Position[] }) {
         <tbody>
           {positions.map((p) => (
             <tr key={`${p.chain}:${p.token}`}>
-              <th scope="row">
+              <th scope="row" data-label="Token">
                 {p.symbol} <span class="muted small">{p.chain}</span>
               </th>
-              <td title={p.amount}>{tokens(p.amount)}</td>
-              <td>{usd(p.priceUsd)}</td>
-              <td>{usd(p.valueUsd)}</td>
-              <td>{usd(p.avgCostUsd)}</td>
-              <td class={sign(p.unrealizedPnlUsd)}>
+              <td title={p.amount} data-label="Amount">
+                {tokens(p.amount)}
+              </td>
+              <td data-label="Price">{usd(p.priceUsd)}</td>
+              <td data-label="Value">{usd(p.valueUsd)}</td>
+              <td data-label="Average cost">{usd(p.avgCostUsd)}</td>
+              <td class={sign(p.unrealizedPnlUsd)} data-label="Unrealized">
                 {usd(p.unrealizedPnlUsd)}
                 {p.pnlPct !== null ? ` (${Number(p.pnlPct).toFixed(2)} %)` : ''}
               </td>
-              <td class={sign(p.realizedPnlUsd)}>{usd(p.realizedPnlUsd)}</td>
+              <td class={sign(p.realizedPnlUsd)} data-label="Realized">
+                {usd(p.realizedPnlUsd)}
+              </td>
             </tr>
           ))}
         </tbody>
