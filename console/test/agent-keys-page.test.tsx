@@ -124,15 +124,34 @@ describe('AgentKeysPage', () => {
   });
 
   it('says `Backend did not return a one-time secret` when the answer has none', async () => {
-    service.on('POST', KEYS, (request) => json(201, { keyId: 'key_x', ...(request.body as object), status: 'active' }));
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_x', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_x`, () => json(200, { keyId: 'key_x', status: 'revoked' }));
     open();
     await createKey('runtime', 'trade');
     expect((await screen.findByRole('alert')).textContent).toBe('Backend did not return a one-time secret');
     expect(screen.queryByRole('dialog')).toBeNull();
+    // The half-made key is revoked at once, and the page says so.
+    expect(service.calls('DELETE', `${KEYS}/key_x`)).toHaveLength(1);
+    expect(screen.getByRole('status').textContent).toContain('Key runtime revoked: its secret never reached this page. Create it again.');
+  });
+
+  it('says the secret-less key is still active when revoking it fails', async () => {
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_y', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_y`, () => refusal(403, 'Forbidden'));
+    open();
+    await createKey('runtime', 'trade');
+    expect((await screen.findByRole('alert')).textContent).toBe('Backend did not return a one-time secret');
+    expect(screen.getByRole('status').textContent).toContain(
+      'Key runtime is active without a secret you can copy: revoke it in the list below (Forbidden)',
+    );
   });
 
   it('a manage key created without its secret: the modal closes and the page says so (no code asked again, no second key)', async () => {
-    service.on('POST', KEYS, (request) => json(201, { keyId: 'key_m', ...(request.body as object), status: 'active' }));
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_m', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_m`, () => json(200, { keyId: 'key_m', status: 'revoked' }));
     open();
     await createKey('admin', 'manage');
     const dialog = await screen.findByRole('dialog', { name: 'Confirm with your authenticator' });

@@ -32,10 +32,29 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
 
   const create = async (stepUpToken?: string) => {
     const created = await client.keys.create(agentId, { name: name.trim(), scope, ...(stepUpToken ? { stepUpToken } : {}) });
+    if (!hasSecret(created.secret)) {
+      await revokeUnusable(created);
+      await keys.reload();
+      throw new Error(MISSING_SECRET);
+    }
     await keys.reload();
-    if (!hasSecret(created.secret)) throw new Error(MISSING_SECRET);
     setName('');
     setRevealed({ secret: created.secret, name: created.name });
+  };
+
+  // A key whose secret never arrived can never be used by anyone but whoever intercepted it: it goes at once.
+  const revokeUnusable = async (created: { keyId?: unknown; name?: unknown }) => {
+    const label = typeof created.name === 'string' ? created.name : name.trim();
+    if (typeof created.keyId !== 'string' || created.keyId === '') {
+      toast(`Key ${label} may have been created without its secret: revoke it in the list below`, 'error');
+      return;
+    }
+    try {
+      await client.keys.revoke(agentId, created.keyId);
+      toast(`Key ${label} revoked: its secret never reached this page. Create it again.`);
+    } catch (caught) {
+      toast(`Key ${label} is active without a secret you can copy: revoke it in the list below (${errorText(caught)})`, 'error');
+    }
   };
 
   const submit = async (event: Event) => {
