@@ -27,5 +27,25 @@ export function tokens(value: string): string {
 
 export const when = (iso: string): string => new Date(iso).toLocaleString();
 
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+const RELATIVE_STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Number.POSITIVE_INFINITY],
+];
+
+/** A past time as people say it: "3 minutes ago", "2 days ago" (at least "1 second ago", never "in 0 seconds"). */
+export function ago(iso: string, now: number = Date.now()): string {
+  let amount = Math.max(1, Math.floor((now - new Date(iso).getTime()) / 1000));
+  for (const [unit, per] of RELATIVE_STEPS) {
+    if (amount < per) return relativeFormat.format(-amount, unit);
+    amount = Math.floor(amount / per);
+  }
+  return when(iso);
+}
+
 /** A status or check name as words: `pending_approval` → `pending approval`. */
 export const words = (name: string): string => name.replace(/_/g, ' ');

@@ -54,6 +54,7 @@ beforeEach(async () => {
 afterEach(() => {
   dismissAllToasts();
   cleanup();
+  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 
@@ -86,6 +87,26 @@ describe('AgentKeysPage', () => {
     expect(row.textContent).not.toContain('s'.repeat(30));
   });
 
+  it('shows when each key was made as a relative time, the exact time on hover (interface 2)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2025-01-02T03:07:10.000Z'));
+    keys.push({
+      keyId: 'key_7',
+      name: 'runtime',
+      prefix: 'mcpk_runtime_',
+      maskedSecret: 'mcpk_runtime_…',
+      scope: 'read',
+      createdAt: '2025-01-02T03:04:05.000Z',
+      expiresAt: '2025-04-02T03:04:05.000Z',
+      status: 'active',
+    });
+    open();
+    const created = await within(await screen.findByRole('table', { name: 'API keys of this agent' })).findByText('3 minutes ago');
+    expect(created.getAttribute('datetime')).toBe('2025-01-02T03:04:05.000Z');
+    expect(screen.getByRole('columnheader', { name: 'Created' })).toBeTruthy();
+    vi.useRealTimers();
+  });
+
   it('asks the authenticator code before a manage key and sends the step-up token with it', async () => {
     open();
     await createKey('admin', 'manage');
@@ -103,15 +124,34 @@ describe('AgentKeysPage', () => {
   });
 
   it('says `Backend did not return a one-time secret` when the answer has none', async () => {
-    service.on('POST', KEYS, (request) => json(201, { keyId: 'key_x', ...(request.body as object), status: 'active' }));
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_x', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_x`, () => json(200, { keyId: 'key_x', status: 'revoked' }));
     open();
     await createKey('runtime', 'trade');
     expect((await screen.findByRole('alert')).textContent).toBe('Backend did not return a one-time secret');
     expect(screen.queryByRole('dialog')).toBeNull();
+    // The half-made key is revoked at once, and the page says so.
+    expect(service.calls('DELETE', `${KEYS}/key_x`)).toHaveLength(1);
+    expect(screen.getByRole('status').textContent).toContain('Key runtime revoked: its secret never reached this page. Create it again.');
+  });
+
+  it('says the secret-less key is still active when revoking it fails', async () => {
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_y', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_y`, () => refusal(403, 'Forbidden'));
+    open();
+    await createKey('runtime', 'trade');
+    expect((await screen.findByRole('alert')).textContent).toBe('Backend did not return a one-time secret');
+    expect(screen.getByRole('status').textContent).toContain(
+      'Key runtime is active without a secret you can copy: revoke it in the list below (Forbidden)',
+    );
   });
 
   it('a manage key created without its secret: the modal closes and the page says so (no code asked again, no second key)', async () => {
-    service.on('POST', KEYS, (request) => json(201, { keyId: 'key_m', ...(request.body as object), status: 'active' }));
+    service
+      .on('POST', KEYS, (request) => json(201, { keyId: 'key_m', ...(request.body as object), status: 'active' }))
+      .on('DELETE', `${KEYS}/key_m`, () => json(200, { keyId: 'key_m', status: 'revoked' }));
     open();
     await createKey('admin', 'manage');
     const dialog = await screen.findByRole('dialog', { name: 'Confirm with your authenticator' });

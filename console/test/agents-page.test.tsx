@@ -23,6 +23,7 @@ const agent = (name: string, fields: Partial<Agent> = {}): Agent => ({
   status: 'active',
   tradingEnabled: false,
   createdAt: '2025-01-02T03:04:05.000Z',
+  isDefault: false,
   ...fields,
 });
 
@@ -42,6 +43,10 @@ beforeEach(async () => {
       if (!found) return refusal(404, 'Agent not found');
       found.status = action === 'pause' ? 'paused' : 'active';
       return json(200, found);
+    })
+    .on('PUT', /^\/api\/nest\/agents\/([^/]+)\/default$/, (_request, [, id]) => {
+      for (const item of agents) item.isDefault = item.agentId === id;
+      return json(200, find(id)!);
     })
     .on('PUT', /^\/api\/nest\/agents\/([^/]+)\/trading$/, (request, [, id]) => {
       const found = find(id)!;
@@ -109,6 +114,26 @@ describe('AgentsPage', () => {
     await waitFor(() => expect(within(card('Alpha')).getByText('active')).toBeTruthy());
     expect(within(card('Alpha')).getByRole('button', { name: 'Pause' })).toBeTruthy();
     expect(service.calls('POST', '/api/nest/agents/agt_alpha/resume')).toHaveLength(1);
+  });
+
+  it('lists agents in the order they were made and marks the default one, which offers no Make default', async () => {
+    agents.push(
+      agent('Zed', { agentId: 'agt_a', createdAt: '2025-01-03T00:00:00.000Z' }),
+      agent('Alpha', { agentId: 'agt_z', createdAt: '2025-01-01T00:00:00.000Z', isDefault: true }),
+      agent('Mid', { agentId: 'agt_m', createdAt: '2025-01-02T00:00:00.000Z' }),
+    );
+    openPage();
+    await screen.findByRole('link', { name: 'Alpha' });
+    const names = screen.getAllByRole('listitem').map((item) => within(item).getAllByRole('link')[0]?.textContent);
+    expect(names).toEqual(['Alpha', 'Mid', 'Zed']);
+    expect(within(card('Alpha')).getByText('default')).toBeTruthy();
+    expect(within(card('Alpha')).queryByRole('button', { name: 'Make default' })).toBeNull();
+    expect(within(card('Mid')).queryByText('default')).toBeNull();
+
+    fireEvent.click(within(card('Zed')).getByRole('button', { name: 'Make default' }));
+    await waitFor(() => expect(within(card('Zed')).getByText('default')).toBeTruthy());
+    expect(within(card('Alpha')).queryByText('default')).toBeNull();
+    expect(within(card('Alpha')).getByRole('button', { name: 'Make default' })).toBeTruthy();
   });
 
   it('switches trading on, the button pressed state following', async () => {

@@ -69,11 +69,34 @@ describe('TotpEnrolment', () => {
     expect((screen.getByRole('button', { name: 'Activate' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
-  it("shows the service's refusal to enrol", async () => {
-    service.on('POST', '/api/nest/auth/totp/enroll', () => refusal(409, 'TOTP already active'));
+  it('once activated says so, on this card and on the next agent page, instead of offering the set-up again', async () => {
+    await startEnrolment();
+    service.on('POST', '/api/nest/auth/totp/activate', () => json(200, { active: true }));
+    enterCode('123456');
+    await screen.findByText('Authenticator app activated');
+    expect(screen.getByText(/Your authenticator app is set up/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Set up an authenticator app' })).toBeNull();
+    cleanup();
+    render(<TotpEnrolment />);
+    expect(screen.getByText(/Your authenticator app is set up/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Set up an authenticator app' })).toBeNull();
+  });
+
+  it('learns from the 409 `TOTP is already active` that it is active: says so, no error, no QR', async () => {
+    service.on('POST', '/api/nest/auth/totp/enroll', () => refusal(409, 'TOTP is already active'));
     render(<TotpEnrolment />);
     fireEvent.click(screen.getByRole('button', { name: 'Set up an authenticator app' }));
-    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('TOTP already active'));
+    await screen.findByText(/Your authenticator app is set up/);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('img')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Set up an authenticator app' })).toBeNull();
+  });
+
+  it("shows the service's other refusals to enrol", async () => {
+    service.on('POST', '/api/nest/auth/totp/enroll', () => refusal(403, 'Forbidden'));
+    render(<TotpEnrolment />);
+    fireEvent.click(screen.getByRole('button', { name: 'Set up an authenticator app' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Forbidden'));
     expect(screen.queryByRole('img')).toBeNull();
   });
 });

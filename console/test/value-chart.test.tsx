@@ -50,6 +50,23 @@ describe('ValueChart', () => {
     expect(document.querySelector('.chart-y')?.textContent).toBe('$500.00');
   });
 
+  it('keeps a few cents on $1,000 a near-flat line, its axis spanning at least 2 % of the value', () => {
+    render(
+      <ValueChart
+        points={[
+          { at: at(0), valueUsd: 1000, reason: 'change' },
+          { at: at(10), valueUsd: 999.97, reason: 'now' },
+        ]}
+        rangeLabel="7 days"
+      />,
+    );
+    const d = screen.getByRole('img').querySelector('path')?.getAttribute('d') ?? '';
+    const [start, end] = [...d.matchAll(/,(\d+(?:\.\d+)?)/g)].map((m) => Number(m[1]));
+    // 160 px high: a 3-cent fall is well under a pixel, not the whole height.
+    expect(Math.abs((end ?? 0) - (start ?? 0))).toBeLessThan(1);
+    expect([...(document.querySelector('.chart-y')?.children ?? [])].map((label) => label.textContent)).toEqual(['$1,009.99', '$989.99']);
+  });
+
   it('draws nothing without a reading', () => {
     const { container } = render(<ValueChart points={[]} rangeLabel="24 hours" />);
     expect(container.innerHTML).toBe('');

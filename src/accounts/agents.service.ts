@@ -23,6 +23,12 @@ export const agentSummarySchema = z.object({
 });
 export type AgentSummary = z.output<typeof agentSummarySchema>;
 
+/** An agent in its owner's list: the summary, and whether it is the default of `:userId` trading routes. */
+export const agentListItemSchema = agentSummarySchema.extend({
+  isDefault: z.boolean().describe('Whether this is your default agent, the one `:userId` trading routes act on'),
+});
+export type AgentListItem = z.output<typeof agentListItemSchema>;
+
 export const createAgentSchema = z
   .object({
     name: nameSchema().describe('Display name of the agent'),
@@ -143,10 +149,10 @@ export class AgentsService {
     return view.state === 'created' ? (await this.agents.send(view.id, { type: 'agent.activate' })).view : view;
   }
 
-  async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: AgentSummary[]; nextCursor?: string }> {
-    const docs = await this.agents.find({ index: 'ownerId', eq: ownerId }, page);
+  async list(ownerId: string, page: { limit: number; cursor?: string }): Promise<{ items: AgentListItem[]; nextCursor?: string }> {
+    const [docs, user] = await Promise.all([this.agents.find({ index: 'ownerId', eq: ownerId }, page), this.users.get(ownerId)]);
     return {
-      items: docs.items.map(toSummary),
+      items: docs.items.map((view) => ({ ...toSummary(view), isDefault: view.id === user?.defaultAgentId })),
       ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}),
     };
   }

@@ -36,10 +36,22 @@ const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The console's icon, also at `/favicon.ico` where browsers and link previews ask without reading
+ * the page (an SVG: every current browser takes it whatever the name).
+ */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5bd3"/>' +
+  '<path d="M9 23 16 8l7 15M12 18h8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+
 /** Routes of the built console in `dir` (its `index.html` and `assets/`). */
 export function createConsoleRoutes(options: { dir: string }): Router {
   const router = express.Router();
   router.get('/hub/api-keys', (_req, res) => res.redirect(302, CONSOLE_AGENTS_PATH));
+  router.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
+    res.set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
+    res.send(FAVICON_SVG);
+  });
 
   const indexFile = join(options.dir, 'index.html');
   if (!existsSync(indexFile)) return router;

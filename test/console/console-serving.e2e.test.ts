@@ -50,6 +50,16 @@ describe('console serving', () => {
     expect(answer.headers.get('location')).toBe('/agents');
   });
 
+  it('serves its icon at /favicon.ico (asked for without reading the page) and /favicon.svg, which the page names', async () => {
+    for (const path of ['/favicon.ico', '/favicon.svg']) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(await answer.text()).toMatch(/^<svg /);
+    }
+    expect(await (await get('/agents')).text()).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />');
+  });
+
   it('leaves the 404 envelopes of API paths and unknown assets as they were', async () => {
     const api = await get('/api/nest/nothing-here');
     expect(api.status).toBe(404);

@@ -99,26 +99,26 @@ describe('console: notices on a phone', () => {
   });
 
   it('shows the notice at the top edge when the control used is low on the screen, never over it', async () => {
-    // Alpha, the first created, is last in the list: the page scrolls far enough to bring it low.
-    const pause = page.getByRole('listitem').filter({ hasText: 'Alpha' }).getByRole('button', { name: 'Pause' });
+    // Delta, the last created, is last in the list (creation order): the page scrolls far enough to bring it low.
+    const pause = page.getByRole('listitem').filter({ hasText: 'Delta' }).getByRole('button', { name: 'Pause' });
     const tapped = await tapAt(pause, 0.9);
     expect(tapped.y).toBeGreaterThan(PHONE.height * 0.8);
-    const notice = page.getByRole('status').getByText('Alpha: paused');
+    const notice = page.getByRole('status').getByText('Delta: paused');
     await notice.waitFor();
     await screenShot('toasts-phone-top');
     const [box] = await noticeBoxes();
     expect(box!.y + box!.height).toBeLessThan(PHONE.height / 2);
     expect(overlaps(box!, tapped)).toBe(false);
     // Dismissed from the keyboard: its close button takes focus and Enter.
-    await page.getByRole('button', { name: 'Dismiss: Alpha: paused' }).focus();
+    await page.getByRole('button', { name: 'Dismiss: Delta: paused' }).focus();
     await page.keyboard.press('Enter');
     await notice.waitFor({ state: 'detached' });
   });
 
   it('leaves by itself after 4 s on a phone', async () => {
-    const resume = page.getByRole('listitem').filter({ hasText: 'Alpha' }).getByRole('button', { name: 'Resume' });
+    const resume = page.getByRole('listitem').filter({ hasText: 'Delta' }).getByRole('button', { name: 'Resume' });
     await tapAt(resume, 0.3);
-    const notice = page.getByRole('status').getByText('Alpha: resumed');
+    const notice = page.getByRole('status').getByText('Delta: resumed');
     await notice.waitFor();
     await page.mouse.move(0, 0); // not resting on the notice, which would hold it
     await page.clock.runFor(3_800);
@@ -130,14 +130,14 @@ describe('console: notices on a phone', () => {
 
   it('shows the newest two of the notices a desktop showed once the screen narrows to a phone', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
-    for (const name of ['Beta', 'Gamma', 'Delta']) {
+    for (const name of ['Alpha', 'Beta', 'Gamma']) {
       await page.getByRole('listitem').filter({ hasText: name }).getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('status').getByText(`${name}: paused`).waitFor();
     }
     expect(await noticeBoxes()).toHaveLength(3);
     await page.setViewportSize(PHONE);
     const shown = await page.locator('.toast:visible .toast-text').allTextContents();
-    expect(shown).toEqual(['Gamma: paused', 'Delta: paused']);
+    expect(shown).toEqual(['Beta: paused', 'Gamma: paused']);
     expect(await noticeBoxes()).toHaveLength(2);
     await dismissAll();
   });

@@ -50,7 +50,8 @@ describe('agent ids scoped per owner (e2e)', () => {
       publicId: theirs.body.publicId,
     });
     expect((await bob.client.get('/api/nest/agents')).body.items).toEqual([
-      expect.objectContaining({ agentId: 'alpha', name: 'Bob alpha' }),
+      // His first agent is his default one, and the list says so.
+      expect.objectContaining({ agentId: 'alpha', name: 'Bob alpha', isDefault: true }),
     ]);
 
     // Controls and keys act on the caller's own alpha.

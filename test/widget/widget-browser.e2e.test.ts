@@ -115,6 +115,8 @@ describe('the chat widget in a real browser (headless chromium)', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('This chat is not available on this site.');
     expect(await page.getByRole('textbox', { name: 'Message' }).isHidden()).toBe(true);
+    // A refusal this page cannot change offers nothing to try again.
+    expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'widget-refused-desktop.png') });
     await page.close();
   });

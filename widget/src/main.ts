@@ -64,13 +64,15 @@ function boot(script: HTMLScriptElement): void {
     send.disabled = busy;
     input.setAttribute('aria-busy', String(busy));
   };
-  const showNotice = (text: string | undefined, action?: string) => {
+  /** A notice in place of the message box; `action` names its button, `null` for none (nothing to try again). */
+  const showNotice = (text: string | undefined, action: string | null = 'Try again') => {
     notice.hidden = text === undefined;
     form.hidden = text !== undefined;
     if (text === undefined) return;
     $<HTMLElement>('.notice p').textContent = text;
-    noticeButton.textContent = action ?? 'Try again';
-    noticeButton.focus();
+    noticeButton.hidden = action === null;
+    noticeButton.textContent = action ?? '';
+    if (action !== null) noticeButton.focus();
   };
 
   // The session being started, if any: a message typed meanwhile waits for it instead of being dropped.
@@ -84,7 +86,8 @@ function boot(script: HTMLScriptElement): void {
         return true;
       } catch (error) {
         const refused = error instanceof WidgetError && error.failure.kind === 'refused';
-        showNotice(refused ? TEXT.refused : TEXT.unreachable);
+        // This site is not on the bot's allowed origins: trying again gets the same refusal.
+        showNotice(refused ? TEXT.refused : TEXT.unreachable, refused ? null : 'Try again');
         return false;
       } finally {
         setBusy(false);

@@ -15,7 +15,7 @@ export function orderSummary(order: Order): string {
 export function OrderTable(props: { orders: Order[]; caption: string; actions?: (order: Order) => ComponentChildren }) {
   return (
     <ScrollRegion class="table-wrap" label={props.caption}>
-      <table>
+      <table class="stacked">
         <caption class="sr-only">{props.caption}</caption>
         <thead>
           <tr>
@@ -34,7 +34,7 @@ export function OrderTable(props: { orders: Order[]; caption: string; actions?: 
         <tbody>
           {props.orders.map((order) => (
             <tr key={order.order_id}>
-              <td>
+              <td class="wrap" data-label="Order">
                 {orderSummary(order)}
                 <div class="muted small">
                   {order.chain} · {order.venue} · via {order.channel}
@@ -42,15 +42,15 @@ export function OrderTable(props: { orders: Order[]; caption: string; actions?: 
                 </div>
                 {order.reason ? <div class="error small">{order.reason}</div> : null}
               </td>
-              <td>{order.side}</td>
-              <td>{usd(order.valueUsd)}</td>
-              <td>
+              <td data-label="Side">{order.side}</td>
+              <td data-label="Value">{usd(order.valueUsd)}</td>
+              <td data-label="Status">
                 <span class={`badge ${order.status}`}>{words(order.status)}</span>
                 {order.approvalExpiresAt && order.status === 'pending_approval' ? (
                   <div class="muted small">until {new Date(order.approvalExpiresAt).toLocaleTimeString()}</div>
                 ) : null}
               </td>
-              <td>{when(order.createdAt)}</td>
+              <td data-label="Created">{when(order.createdAt)}</td>
               {props.actions ? <td class="cell-actions">{props.actions(order)}</td> : null}
             </tr>
           ))}

@@ -22,6 +22,8 @@ let nextId = 1;
 const subscribers = new Set<(toasts: Toast[]) => void>();
 let current: Toast[] = [];
 let edge: Edge = 'bottom';
+/** On a phone, how far down the top strip starts: below the navigation on screen, which it must not cover. */
+let topOffsetPx = 0;
 /** Each notice's expiry: its timer, or the time it has left while held. */
 const expiries = new Map<number, { timer: ReturnType<typeof setTimeout> | undefined; leftMs: number; since: number }>();
 
@@ -59,11 +61,24 @@ function edgeAwayFromUse(): Edge {
   return y !== undefined && y > window.innerHeight / 2 ? 'top' : 'bottom';
 }
 
+/** The bottom of the navigation bars showing in the upper half of the screen (0 when scrolled away). */
+function navigationBottom(): number {
+  let bottom = 0;
+  for (const bar of document.querySelectorAll('header, nav')) {
+    const box = bar.getBoundingClientRect();
+    if (box.bottom > 0 && box.top < window.innerHeight / 2) bottom = Math.max(bottom, box.bottom);
+  }
+  return Math.ceil(bottom);
+}
+
 /** Shows `text` for a while (see `lifetimeMs`); the newest four are kept, two on a phone. */
 export function toast(text: string, tone: Tone = 'info'): void {
   const narrow = isNarrow();
   // The edge is chosen when the strip appears and kept while it shows: notices do not jump around.
-  if (current.length === 0) edge = edgeAwayFromUse();
+  if (current.length === 0) {
+    edge = edgeAwayFromUse();
+    topOffsetPx = edge === 'top' ? navigationBottom() : 0;
+  }
   const id = nextId++;
   const kept = [...current, { id, text, tone }].slice(narrow ? -2 : -4);
   for (const gone of current.filter((item) => !kept.includes(item))) forget(gone.id);
@@ -109,7 +124,7 @@ export function Toasts() {
     };
   }, []);
   return (
-    <div class={`toasts at-${edge}`} role="status" aria-live="polite">
+    <div class={`toasts at-${edge}`} style={{ '--toast-top': `${topOffsetPx}px` }} role="status" aria-live="polite">
       {toasts.map((item) => (
         <ToastItem key={item.id} item={item} />
       ))}

@@ -1,12 +1,26 @@
-/** TOTP enrolment for step-up: a QR code (and the secret, for typing in) then the first code to activate it. */
+/**
+ * TOTP enrolment for step-up: a QR code (and the secret, for typing in) then the first code to
+ * activate it. Once active the card says so instead of offering a set-up the service refuses
+ * (409 `TOTP is already active`); that refusal is how a new page learns it, the service having
+ * no read of the state.
+ */
 import QRCode from 'qrcode';
 import { useState } from 'preact/hooks';
+import { isSdkError } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { ErrorText } from './status.js';
 import { toast } from './toasts.js';
 import { CodeInput } from './code-input.js';
 
+/** Sign-ins whose user's authenticator is known active, so every agent's page of the session shows it. */
+const activeUsers = new WeakSet<object>();
+
 export function TotpEnrolment() {
+  const [active, setActive] = useState(() => activeUsers.has(client.user));
+  const markActive = () => {
+    activeUsers.add(client.user);
+    setActive(true);
+  };
   const [enrolment, setEnrolment] = useState<{ secret: string; qr: string } | undefined>(undefined);
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
@@ -19,7 +33,8 @@ export function TotpEnrolment() {
       const { secret, otpauthUrl } = await client.totp.enroll();
       setEnrolment({ secret, qr: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 200 }) });
     } catch (caught) {
-      setError(errorText(caught));
+      if (isSdkError(caught) && caught.status === 409) markActive();
+      else setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -33,6 +48,7 @@ export function TotpEnrolment() {
       await client.totp.activate(code);
       setEnrolment(undefined);
       setCode('');
+      markActive();
       toast('Authenticator app activated');
     } catch (caught) {
       setError(errorText(caught));
@@ -45,7 +61,11 @@ export function TotpEnrolment() {
     <section class="card" aria-labelledby="totp-title">
       <h2 id="totp-title">Authenticator app</h2>
       <p class="muted">A 6-digit code from an authenticator app confirms sensitive actions, such as creating a manage key.</p>
-      {enrolment ? (
+      {active ? (
+        <p>
+          <span class="badge active">active</span> Your authenticator app is set up: enter its code when an action asks for it.
+        </p>
+      ) : enrolment ? (
         <form onSubmit={activate} class="totp">
           <img src={enrolment.qr} width={200} height={200} alt="QR code to scan with your authenticator app" />
           <p>

@@ -18,6 +18,11 @@ const WIDTH = 600;
 const HEIGHT = 160;
 const PAD = 8;
 const DAY_MS = 86_400_000;
+/**
+ * The least the value axis spans, as a share of the value: a few cents' move on $1,000 stays a
+ * near-flat line instead of filling the height like a crash.
+ */
+const MIN_SPAN_SHARE = 0.02;
 const REASONS: Record<ValuePoint['reason'], string> = { change: 'after a trade or transfer', periodic: 'periodic', now: 'now' };
 
 /** A time as the span of the chart needs it: the hour within a day, the date beyond. */
@@ -35,10 +40,14 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
   const values = points.map((point) => point.valueUsd);
   const low = Math.min(...values);
   const high = Math.max(...values);
+  // The axis: the values' range, widened about its middle to the least span (not below zero when no value is).
+  const pad = Math.max(0, MIN_SPAN_SHARE * Math.max(Math.abs(high), Math.abs(low)) - (high - low)) / 2;
+  const floor = low >= 0 ? Math.max(0, low - pad) : low - pad;
+  const top = high + pad + (low - pad < floor ? floor - (low - pad) : 0);
   const duration = last.at - first.at || 1;
   const x = (at: number) => PAD + ((at - first.at) / duration) * (WIDTH - 2 * PAD);
   // An unchanged value is a level line across the middle, not one lying on the floor.
-  const y = (value: number) => (high === low ? HEIGHT / 2 : HEIGHT - PAD - ((value - low) / (high - low)) * (HEIGHT - 2 * PAD));
+  const y = (value: number) => (high === low ? HEIGHT / 2 : HEIGHT - PAD - ((value - floor) / (top - floor)) * (HEIGHT - 2 * PAD));
   const line =
     points.length === 1
       ? `M${PAD},${y(first.valueUsd)} H${WIDTH - PAD}`
@@ -50,8 +59,8 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
     <figure class="chart">
       <div class="chart-frame">
         <span class={`chart-y muted small${high === low ? ' level' : ''}`} aria-hidden="true">
-          <span>{usd(high)}</span>
-          {high === low ? null : <span>{usd(low)}</span>}
+          <span>{usd(high === low ? high : top)}</span>
+          {high === low ? null : <span>{usd(floor)}</span>}
         </span>
         <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="none">
           <path d={line} fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
@@ -66,7 +75,7 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
           Readings ({points.length}) — {usd(low)} to {usd(high)}
         </summary>
         <ScrollRegion class="table-wrap readings-table" label="Portfolio value readings">
-          <table>
+          <table class="stacked">
             <caption class="sr-only">Portfolio value readings, newest first</caption>
             <thead>
               <tr>
@@ -78,9 +87,9 @@ export function ValueChart({ points, rangeLabel }: { points: ValuePoint[]; range
             <tbody>
               {[...points].reverse().map((point) => (
                 <tr key={`${point.at}-${point.reason}`}>
-                  <td>{new Date(point.at).toLocaleString()}</td>
-                  <td>{usd(point.valueUsd)}</td>
-                  <td>{REASONS[point.reason]}</td>
+                  <td data-label="Time">{new Date(point.at).toLocaleString()}</td>
+                  <td data-label="Value">{usd(point.valueUsd)}</td>
+                  <td data-label="Taken">{REASONS[point.reason]}</td>
                 </tr>
               ))}
             </tbody>

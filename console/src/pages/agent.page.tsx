@@ -13,6 +13,7 @@ import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
 import { TotpEnrolment } from '../components/totp-enrolment.js';
 import { ControlPlane } from '../components/control-plane.js';
+import { ago, when } from '../format.js';
 import { useLoad } from '../use-load.js';
 import { ScrollRegion } from '../components/scroll-region.js';
 
@@ -31,10 +32,29 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
 
   const create = async (stepUpToken?: string) => {
     const created = await client.keys.create(agentId, { name: name.trim(), scope, ...(stepUpToken ? { stepUpToken } : {}) });
+    if (!hasSecret(created.secret)) {
+      await revokeUnusable(created);
+      await keys.reload();
+      throw new Error(MISSING_SECRET);
+    }
     await keys.reload();
-    if (!hasSecret(created.secret)) throw new Error(MISSING_SECRET);
     setName('');
     setRevealed({ secret: created.secret, name: created.name });
+  };
+
+  // A key whose secret never arrived can never be used by anyone but whoever intercepted it: it goes at once.
+  const revokeUnusable = async (created: { keyId?: unknown; name?: unknown }) => {
+    const label = typeof created.name === 'string' ? created.name : name.trim();
+    if (typeof created.keyId !== 'string' || created.keyId === '') {
+      toast(`Key ${label} may have been created without its secret: revoke it in the list below`, 'error');
+      return;
+    }
+    try {
+      await client.keys.revoke(agentId, created.keyId);
+      toast(`Key ${label} revoked: its secret never reached this page. Create it again.`);
+    } catch (caught) {
+      toast(`Key ${label} is active without a secret you can copy: revoke it in the list below (${errorText(caught)})`, 'error');
+    }
   };
 
   const submit = async (event: Event) => {
@@ -85,7 +105,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
         {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your agent's runtime.</Empty> : null}
         {keys.data && keys.data.items.length > 0 ? (
           <ScrollRegion class="table-wrap" label="API keys">
-            <table>
+            <table class="stacked">
               <caption class="sr-only">API keys of this agent</caption>
               <thead>
                 <tr>
@@ -93,6 +113,7 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
                   <th scope="col">Scope</th>
                   <th scope="col">Key</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Created</th>
                   <th scope="col">Expires</th>
                   <th scope="col">
                     <span class="sr-only">Actions</span>
@@ -102,14 +123,23 @@ export function AgentKeysPage({ agentId }: { agentId: string }) {
               <tbody>
                 {keys.data.items.map((key) => (
                   <tr key={key.keyId}>
-                    <td>{key.name}</td>
-                    <td>{key.scope}</td>
-                    <td class="mono">{key.maskedSecret}</td>
-                    <td>
+                    <td class="wrap" data-label="Name">
+                      {key.name}
+                    </td>
+                    <td data-label="Scope">{key.scope}</td>
+                    <td class="mono wrap" data-label="Key">
+                      {key.maskedSecret}
+                    </td>
+                    <td data-label="Status">
                       <span class={`badge ${key.status}`}>{key.status}</span>
                     </td>
-                    <td>{new Date(key.expiresAt).toLocaleDateString()}</td>
-                    <td>
+                    <td data-label="Created">
+                      <time dateTime={key.createdAt} title={when(key.createdAt)}>
+                        {ago(key.createdAt)}
+                      </time>
+                    </td>
+                    <td data-label="Expires">{new Date(key.expiresAt).toLocaleDateString()}</td>
+                    <td class="cell-actions">
                       {key.status === 'active' ? (
                         <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => setRevoking(key)}>
                           Revoke

@@ -9,6 +9,10 @@ import { useLoad } from '../use-load.js';
 
 type Agent = AgentListOutput['items'][number];
 
+/** In the order they were made (the service lists by id, which for generated ids is no order a person knows). */
+const byCreation = (items: Agent[]): Agent[] =>
+  [...items].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.agentId.localeCompare(b.agentId));
+
 export function AgentsPage() {
   const agents = useLoad(() => client.agents.list({ limit: 200 }), []);
   const [name, setName] = useState('');
@@ -54,7 +58,7 @@ export function AgentsPage() {
         {agents.data && agents.data.items.length === 0 ? <Empty>No agents yet: create your first one above.</Empty> : null}
         {agents.data && agents.data.items.length > 0 ? (
           <ul class="agent-list">
-            {agents.data.items.map((agent) => (
+            {byCreation(agents.data.items).map((agent) => (
               <AgentRow key={agent.agentId} agent={agent} onChanged={agents.reload} />
             ))}
           </ul>
@@ -88,6 +92,11 @@ function AgentRow({ agent, onChanged }: { agent: Agent; onChanged(): Promise<voi
         </a>
         <span class={`badge ${agent.status}`}>{agent.status}</span>
         <span class={`badge ${agent.tradingEnabled ? 'on' : 'off'}`}>trading {agent.tradingEnabled ? 'on' : 'off'}</span>
+        {agent.isDefault ? (
+          <span class="badge default" title="The agent your :userId trading routes act on">
+            default
+          </span>
+        ) : null}
       </div>
       <p class="muted mono">{agent.agentId}</p>
       <div class="actions">
@@ -113,14 +122,16 @@ function AgentRow({ agent, onChanged }: { agent: Agent; onChanged(): Promise<voi
         >
           {agent.tradingEnabled ? 'Switch trading off' : 'Switch trading on'}
         </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy}
-          onClick={() => act('now your default agent', () => client.agents.setDefault(agent.agentId))}
-        >
-          Make default
-        </button>
+        {agent.isDefault ? null : (
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={() => act('now your default agent', () => client.agents.setDefault(agent.agentId))}
+          >
+            Make default
+          </button>
+        )}
         <a class="button" href={path} onClick={(event) => onLinkClick(event, path)}>
           Keys
         </a>

@@ -20,6 +20,7 @@ export function DcaPage({ agentId, refreshKey }: { agentId: string; refreshKey: 
   const reload = () => setBump((n) => n + 1);
   const strategies = useLoad(() => client.dca.list({ limit: 200 }, { agentId }), [agentId, bump, refreshKey]);
   const stats = useLoad(() => client.dca.stats({ agentId }), [agentId, bump, refreshKey]);
+  const profile = useLoad(() => client.config.orderProfile({ agentId }), [agentId, bump, refreshKey]);
   const [deleting, setDeleting] = useState<Strategy | undefined>(undefined);
   const live = strategies.data?.items.filter((s) => s.status !== 'deleted') ?? [];
   const statOf = (name: string): Stat | undefined => stats.data?.strategies.find((s) => s.name === name);
@@ -39,6 +40,7 @@ export function DcaPage({ agentId, refreshKey }: { agentId: string; refreshKey: 
               agentId={agentId}
               strategy={strategy}
               stat={statOf(strategy.name)}
+              holdLifted={profile.data?.autoApprove === true}
               onChanged={reload}
               onDelete={() => setDeleting(strategy)}
             />
@@ -65,7 +67,18 @@ export function DcaPage({ agentId, refreshKey }: { agentId: string; refreshKey: 
   );
 }
 
-function StrategyCard(props: { agentId: string; strategy: Strategy; stat: Stat | undefined; onChanged(): void; onDelete(): void }) {
+/** The service's hold reason while "Hold every order" is on (agents' approval rule words it so). */
+const HELD_BY_HOLD_ALL = '(autoApprove off)';
+
+function StrategyCard(props: {
+  agentId: string;
+  strategy: Strategy;
+  stat: Stat | undefined;
+  /** "Hold every order" is off now: a strategy it held still waits, for a reason that no longer holds. */
+  holdLifted: boolean;
+  onChanged(): void;
+  onDelete(): void;
+}) {
   const { strategy, stat } = props;
   const [busy, setBusy] = useState(false);
   const run = async (what: string, action: () => Promise<unknown>) => {
@@ -92,7 +105,13 @@ function StrategyCard(props: { agentId: string; strategy: Strategy; stat: Stat |
         .{strategy.maxBuys ? ` At most ${strategy.maxBuys} buys.` : ''}
         {strategy.maxSpend ? ` At most ${strategy.maxSpend} ${strategy.inputSymbol} in all.` : ''}
       </p>
-      {strategy.holdReason ? <p class="muted">Held: {strategy.holdReason}</p> : null}
+      {strategy.holdReason ? (
+        <p class="muted">
+          {props.holdLifted && strategy.holdReason.includes(HELD_BY_HOLD_ALL)
+            ? 'Held while every order waited for approval. That hold is lifted: approve the strategy to resume its buys.'
+            : `Held: ${strategy.holdReason}`}
+        </p>
+      ) : null}
       {strategy.lastError ? <p class="error small">Last buy failed: {strategy.lastError}</p> : null}
       {stat ? (
         <dl class="totals small">

@@ -239,7 +239,7 @@ function Actors({ ops }: { ops: OpsClient }) {
       ) : null}
       {list.data && list.data.items.length > 0 ? (
         <ScrollRegion class="table-wrap" label={`Actors of type ${filter.type}`}>
-          <table>
+          <table class="stacked">
             <caption class="sr-only">Actors of type {filter.type}</caption>
             <thead>
               <tr>
@@ -252,14 +252,16 @@ function Actors({ ops }: { ops: OpsClient }) {
             <tbody>
               {list.data.items.map((actor) => (
                 <tr key={actor.id}>
-                  <td>
+                  <td data-label="Id">
                     <button type="button" class="link mono" aria-label={`Inspect ${actor.id}`} onClick={() => setSelected(actor)}>
                       {actor.id}
                     </button>
                   </td>
-                  <td class="mono">{JSON.stringify(actor.state)}</td>
-                  <td>{actor.version}</td>
-                  <td>{when(actor.updatedAt)}</td>
+                  <td class="mono" data-label="Machine state">
+                    {JSON.stringify(actor.state)}
+                  </td>
+                  <td data-label="Version">{actor.version}</td>
+                  <td data-label="Updated">{when(actor.updatedAt)}</td>
                 </tr>
               ))}
             </tbody>

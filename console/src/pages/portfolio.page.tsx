@@ -33,12 +33,14 @@ const CHART_POINTS = 300;
 
 export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
   const [bump, setBump] = useState(0);
+  // A deposit, withdrawal or new wallet here: every range reads its history again at once, not at its next turn.
+  const [changes, setChanges] = useState(0);
   const [range, setRange] = useState<Range>(RANGES[1]);
   const pnl = useLoad(() => client.trading.pnl({ agentId }), [agentId, bump, refreshKey]);
   const history = useLoad(
     () => client.trading.history({ from: new Date(Date.now() - range.ms).toISOString(), limit: CHART_POINTS }, { agentId }),
     // A long range changes little in 15 s: read again every 5 minutes.
-    [agentId, range, range.ms <= DAY_MS ? bump : Math.floor(bump / LONG_RANGE_EVERY), refreshKey],
+    [agentId, range, range.ms <= DAY_MS ? bump : Math.floor(bump / LONG_RANGE_EVERY), refreshKey, changes],
   );
   const wallets = useLoad(
     async () => Promise.all((['solana', 'evm'] as const).map((chain) => client.wallets.custodial({ chain }, { agentId }))),
@@ -53,7 +55,10 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
 
   const points = chartPoints(history.data?.points ?? [], pnl.data);
   const intervalMinutes = Math.round((history.data?.intervalSeconds ?? 0) / 60);
-  const refresh = () => setBump((n) => n + 1);
+  const refresh = () => {
+    setBump((n) => n + 1);
+    setChanges((n) => n + 1);
+  };
   const positions = pnl.data?.positions ?? [];
   const isPaper = venue.data?.venue === 'paper';
 
@@ -85,7 +90,7 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
             </dl>
             <ChartRanges range={range} onChange={setRange} />
             <ErrorText text={history.error} />
-            {history.data && history.data.points.length === 0 ? (
+            {history.data && points.length === 0 ? (
               <Empty>
                 No value recorded in the last {range.label}. The service takes a reading after each trade, deposit and withdrawal.
               </Empty>
@@ -139,7 +144,10 @@ function chartPoints(
 ): ValuePoint[] {
   const points: ValuePoint[] = recorded.map((p) => ({ at: Date.parse(p.at), valueUsd: Number(p.valueUsd), reason: p.reason }));
   const last = points[points.length - 1];
-  if (current && last && Date.parse(current.asOf) > last.at)
+  // No reading in the range yet (the one a deposit takes may still be on its way): a value held now is still a point.
+  if (current && !last && Number(current.totals.valueUsd) > 0)
+    points.push({ at: Date.parse(current.asOf), valueUsd: Number(current.totals.valueUsd), reason: 'now' });
+  else if (current && last && Date.parse(current.asOf) > last.at)
     points.push({ at: Date.parse(current.asOf), valueUsd: Number(current.totals.valueUsd), reason: 'now' });
   return points;
 }
@@ -168,7 +176,7 @@ const sign = (value: string | null): string => (value === null ? '' : Number(val
 function PositionTable({ positions }: { positions: Position[] }) {
   return (
     <ScrollRegion class="table-wrap" label="Positions">
-      <table>
+      <table class="stacked">
         <caption class="sr-only">Positions and their profit and loss</caption>
         <thead>
           <tr>
@@ -184,18 +192,22 @@ function PositionTable({ positions }: { positions: Position[] }) {
         <tbody>
           {positions.map((p) => (
             <tr key={`${p.chain}:${p.token}`}>
-              <th scope="row">
+              <th scope="row" data-label="Token">
                 {p.symbol} <span class="muted small">{p.chain}</span>
               </th>
-              <td title={p.amount}>{tokens(p.amount)}</td>
-              <td>{usd(p.priceUsd)}</td>
-              <td>{usd(p.valueUsd)}</td>
-              <td>{usd(p.avgCostUsd)}</td>
-              <td class={sign(p.unrealizedPnlUsd)}>
+              <td title={p.amount} data-label="Amount">
+                {tokens(p.amount)}
+              </td>
+              <td data-label="Price">{usd(p.priceUsd)}</td>
+              <td data-label="Value">{usd(p.valueUsd)}</td>
+              <td data-label="Average cost">{usd(p.avgCostUsd)}</td>
+              <td class={sign(p.unrealizedPnlUsd)} data-label="Unrealized">
                 {usd(p.unrealizedPnlUsd)}
                 {p.pnlPct !== null ? ` (${Number(p.pnlPct).toFixed(2)} %)` : ''}
               </td>
-              <td class={sign(p.realizedPnlUsd)}>{usd(p.realizedPnlUsd)}</td>
+              <td class={sign(p.realizedPnlUsd)} data-label="Realized">
+                {usd(p.realizedPnlUsd)}
+              </td>
             </tr>
           ))}
         </tbody>

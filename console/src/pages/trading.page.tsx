@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import type { TradingOrdersListInput } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
+import { ApprovalSetting } from '../components/approval-setting.js';
 import { CommandBox } from '../components/command-box.js';
 import { type Order, OrderTable, orderSummary } from '../components/order-table.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
@@ -121,36 +122,6 @@ function ApprovalButtons(props: { agentId: string; order: Order; onDone(): void 
       <button type="button" class="danger" disabled={busy} aria-label={`Reject ${summary}`} onClick={() => void act(false)}>
         Reject
       </button>
-    </div>
-  );
-}
-
-/** The order profile's `autoApprove`: off, every order waits in the inbox above. */
-function ApprovalSetting({ agentId }: { agentId: string }) {
-  const profile = useLoad(() => client.config.orderProfile({ agentId }), [agentId]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  if (!profile.data) return <ErrorText text={profile.error} />;
-  const holding = !profile.data.autoApprove;
-  const toggle = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await client.config.setOrderProfile({ autoApprove: holding }, { agentId });
-      await profile.reload();
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div class="setting">
-      <label class="check">
-        <input type="checkbox" checked={holding} disabled={busy} onChange={() => void toggle()} />
-        Hold every order for my approval
-      </label>
-      <ErrorText text={error} />
     </div>
   );
 }

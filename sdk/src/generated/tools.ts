@@ -422,6 +422,8 @@ export type AgentListOutput = {
     tradingEnabled: boolean;
     /** ISO 8601 time */
     createdAt: string;
+    /** Whether this is your default agent, the one `:userId` trading routes act on */
+    isDefault: boolean;
   }[];
   nextCursor?: string;
 };

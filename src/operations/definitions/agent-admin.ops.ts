@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { agentSummarySchema, createAgentSchema, toSummary, type AgentsService } from '../../accounts/agents.service.js';
+import {
+  agentListItemSchema,
+  agentSummarySchema,
+  createAgentSchema,
+  toSummary,
+  type AgentsService,
+} from '../../accounts/agents.service.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { pageFields, pageSchema } from './list-paging.js';
 import { emptyInput, pageOf, userOf } from './operator-paging.js';
@@ -30,7 +36,7 @@ export function agentAdminOperations(agents: AgentsService) {
       principals: ['operator'],
       target: 'owner',
       input: z.object(pageFields).strict(),
-      output: pageSchema(agentSummarySchema),
+      output: pageSchema(agentListItemSchema),
       annotations: { readOnly: true, idempotent: true },
       handler: (ctx, input) => agents.list(userOf(ctx), pageOf(input)),
     }),
