@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SCOPES } from '../../../machines/api-key.machine.js';
 import type { AgentControlService } from '../../accounts/agent-control.service.js';
-import { MAX_ROTATION_GRACE_S, type ApiKeysService } from '../../accounts/api-keys.service.js';
+import type { ApiKeysService } from '../../accounts/api-keys.service.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
-import { rotatedKeysSchema } from './key.ops.js';
+import { rotatedKeysSchema, rotationGraceSeconds } from './key.ops.js';
 import { userOf } from './operator-paging.js';
 
 /** What the control operations need of the step-up service (src/auth/step-up). */
@@ -122,13 +122,7 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       input: z
         .object({
           keyId: z.string().min(1).max(128).optional().describe('Rotate only this key; default: every active key.'),
-          graceSeconds: z
-            .number()
-            .int()
-            .min(0)
-            .max(MAX_ROTATION_GRACE_S)
-            .default(0)
-            .describe(`Seconds the old keys keep working (0-${MAX_ROTATION_GRACE_S}); default 0: they stop at once.`),
+          graceSeconds: rotationGraceSeconds,
           stepUpToken: controlStepUpToken,
         })
         .strict(),

@@ -48,6 +48,15 @@ export const createdKeySchema = keySummarySchema.extend({
 }) satisfies z.ZodType<CreatedKey>;
 
 /** The keys a rotation made, each with its one-time secret and the key it replaces. */
+/** How long rotated keys keep working: one field for the owner's rotate route and the manage key's tool. */
+export const rotationGraceSeconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_ROTATION_GRACE_S)
+  .default(0)
+  .describe(`Seconds the old keys keep working (0-${MAX_ROTATION_GRACE_S}); default 0: they stop at once.`);
+
 export const rotatedKeysSchema = z.object({
   keys: z.array(
     createdKeySchema.extend({
@@ -130,13 +139,7 @@ export function keyOperations(keys: ApiKeysService) {
             .max(128)
             .optional()
             .describe('Rotate only this key (a read or trade key); default: every active read and trade key.'),
-          graceSeconds: z
-            .number()
-            .int()
-            .min(0)
-            .max(MAX_ROTATION_GRACE_S)
-            .default(0)
-            .describe(`Seconds the old keys keep working (0-${MAX_ROTATION_GRACE_S}); default 0: they stop at once.`),
+          graceSeconds: rotationGraceSeconds,
         })
         .strict(),
       output: rotatedKeysSchema,
