@@ -245,8 +245,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       setSecurityHeaders(res);
       if (!mcp(req, res)) app(req, res);
     },
-    // express's compiled TRUST_PROXY: a proxy's connection is not one client's.
-    { isTrustedProxy: (address) => (app.get('trust proxy fn') as (address: string, hop: number) => boolean)(address, 0) },
+    { isTrustedProxy: uncountedPeer(config.trustProxy, app.get('trust proxy fn') as (address: string, hop: number) => boolean) },
   );
   mcpEvents.attach(server);
 
@@ -332,4 +331,15 @@ async function readiness(adapters: Adapters, isReady: () => boolean) {
   );
   checks.runtime = isReady() ? 'ok' : 'starting';
   return { ready: Object.values(checks).every((value) => value === 'ok'), checks };
+}
+
+/**
+ * Which peers the per-address connection cap does not count: a proxy named by address, CIDR or
+ * preset in `TRUST_PROXY` carries many clients. A hop count names no address (express trusts
+ * every peer for it), so then every peer is counted: a hop count must not switch the cap off
+ * for everyone. A proxy to exempt is named by its address.
+ */
+function uncountedPeer(trustProxy: number | string[] | undefined, trusts: (address: string, hop: number) => boolean) {
+  if (trustProxy === undefined || typeof trustProxy === 'number') return () => false;
+  return (address: string) => trusts(address, 0);
 }

@@ -236,3 +236,18 @@ describe('HTTP connection cap per client address behind a trusted proxy', () => 
     for (const conn of [...proxied, ...direct]) conn?.socket.destroy();
   });
 });
+
+describe('HTTP connection cap per client address with a hop count in TRUST_PROXY', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { HTTP_MAX_CONNECTIONS_PER_IP: '2', TRUST_PROXY: '1' } });
+  });
+  afterAll(() => svc.stop());
+
+  it('counts every peer: a hop count names no proxy, and must not switch the cap off', async () => {
+    const conns = await Promise.all(Array.from({ length: 4 }, () => open(svc.url, '127.0.0.2').catch(() => undefined)));
+    await sleep(300);
+    expect(conns.filter((conn) => conn && !conn.socket.destroyed && !conn.socket.readableEnded)).toHaveLength(2);
+    for (const conn of conns) conn?.socket.destroy();
+  });
+});
