@@ -211,7 +211,8 @@ describe('console: trading pages', () => {
     await page
       .getByRole('status')
       .getByText(/^Filled: 3 USDC → .* SOL$/)
-      .waitFor();
+      // The reconnect backs off; on a busy 2-core machine the replayed fill can take past the default 10 s.
+      .waitFor({ timeout: 30_000 });
     await page
       .getByRole('table', { name: 'Orders of this agent' })
       .getByRole('row', { name: /^3 USDC → .* filled/ })
