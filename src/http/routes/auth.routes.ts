@@ -119,7 +119,9 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       if (!token) throw AppError.unauthorized();
       const result = await sessions.refresh(token);
       setRefreshCookie(res, req, cookies, result.refreshToken);
-      res.json(result);
+      // From the cookie, the new refresh token stays in the cookie: a page script (or an injected
+      // one) never reads a 30-day credential, only the 15-minute access token.
+      res.json(given ? result : { accessToken: result.accessToken, user: result.user });
     } catch (error) {
       // A refused cookie is dropped, so the browser stops presenting it.
       if (!given && error instanceof AppError && error.status === 401) clearRefreshCookie(res, req, cookies);
