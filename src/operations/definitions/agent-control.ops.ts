@@ -108,8 +108,8 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
         })
         .strict(),
       output: z.object({ agentId: z.string(), maxScope: z.enum(SCOPES) }),
-      // A manage caller proves the cap is `manage` (a lower one would have capped this call): any value lowers it.
-      handler: (ctx, input) => control.setScopes(ctx.subject.id, input.maxScope),
+      // The scope check read a per-process cache: the owner may have lowered the cap below `maxScope` since, so it only ever lowers.
+      handler: (ctx, input) => control.lowerScopes(ctx.subject.id, input.maxScope),
     }),
     defineOperation({
       name: 'agent_control_keys_rotate',
