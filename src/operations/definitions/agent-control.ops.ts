@@ -96,7 +96,8 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       name: 'agent_scope_cap_lower',
       description:
         'Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most ' +
-        "`maxScope` from the answer on, on every process. Raising it back is the owner's (control plane, claim and step-up).",
+        '`maxScope` from the answer on, on every process. A cap already lower stays (the answer names the cap as stored); ' +
+        "raising it back is the owner's (control plane, claim and step-up).",
       family: 'keys',
       minScope: 'manage',
       principals: ['agent'],
