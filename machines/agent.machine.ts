@@ -1,6 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 import { chosenAgentId } from './agent-id.js';
-import type { KeyScope } from './api-key.machine.js';
+import { type KeyScope, scopeCovers } from './api-key.machine.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**
@@ -45,7 +45,9 @@ export type AgentEvent =
   | { type: 'agent.claim'; userId: string; wallet: string; at: number }
   /** The claimant proves control again (taken only from them). */
   | { type: 'agent.claim.verify'; userId: string; at: number }
-  | { type: 'agent.scopes.set'; maxScope: KeyScope };
+  | { type: 'agent.scopes.set'; maxScope: KeyScope }
+  /** Lowers the cap to `maxScope`, never raises it: the cap a caller saw may be older than the stored one. */
+  | { type: 'agent.scopes.lower'; maxScope: KeyScope };
 
 export const agentMachine = setup({
   types: {
@@ -67,6 +69,10 @@ export const agentMachine = setup({
       event.type === 'agent.claim.verify' && context.claim ? { claim: { ...context.claim, verifiedAt: event.at } } : {},
     ),
     setScopes: assign(({ event }) => (event.type === 'agent.scopes.set' ? { maxScope: event.maxScope } : {})),
+    // No cap acts as `manage`: the lower of the stored cap and the requested one.
+    lowerScopes: assign(({ context, event }) =>
+      event.type === 'agent.scopes.lower' && scopeCovers(context.maxScope ?? 'manage', event.maxScope) ? { maxScope: event.maxScope } : {},
+    ),
     /**
      * `agent.updated` carries the fields a subscriber needs to refresh its view; the
      * runtime adds the resulting `state` when it publishes (an action cannot see it yet).
@@ -99,6 +105,7 @@ export const agentMachine = setup({
     'agent.claim': { guard: 'unclaimed', actions: ['claim', 'announce'] },
     'agent.claim.verify': { guard: 'claimedBySender', actions: 'verifyClaim' },
     'agent.scopes.set': { actions: 'setScopes' },
+    'agent.scopes.lower': { actions: 'lowerScopes' },
   },
   states: {
     created: {

@@ -1,5 +1,7 @@
+import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { BreakerReadout, Chain, MarketInfo, TokenInfo, VenuePort } from '../../src/ports/venue.port.js';
+import { tokenAddressProblem } from '../../src/shared/chain-address.js';
 import type { KillSwitch, TokenListEntry, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { spendableOn } from './safety-path.js';
@@ -72,11 +74,17 @@ export interface TokenRiskDeps {
 export class TokenRisk {
   constructor(private readonly deps: TokenRiskDeps) {}
 
-  /** The report of `query` (symbol or address) on `chain` (default: the account's trade defaults' chain). */
+  /**
+   * The report of `query` (symbol or address) on `chain` (default: the account's trade defaults'
+   * chain); 400 `token is not a valid <chain> address` for an EVM address with a wrong checksum.
+   */
   async report(subject: TradingSubject, query: string, chain?: Chain): Promise<TokenRiskReport> {
     const { deps } = this;
     const config = await deps.config.get(subject);
     const on = chain ?? config.tradeDefaults.chain;
+    // The lookup ignores case: a wrong EIP-55 checksum is a typo, refused as trading refuses it, not reported on.
+    const problem = tokenAddressProblem(on, query, 'token');
+    if (problem) throw AppError.validation([problem]);
     const breaker = deps.breakerOf(on);
     const chainStatus = {
       venueTradesChain: deps.venue.chains.includes(on),

@@ -96,18 +96,32 @@ export class AgentControlService {
    * durable, as a revocation does).
    */
   async setScopes(agentActorId: string, maxScope: KeyScope): Promise<{ agentId: string; maxScope: KeyScope }> {
-    const { view } = await this.deps.agents.send(
-      agentActorId,
-      { type: 'agent.scopes.set', maxScope },
-      {
-        join: async () => ({
-          writes: [],
-          events: [{ stream: AUTH_STREAM, type: SCOPES_CHANGED, data: { agentId: agentActorId, maxScope } }],
-        }),
-      },
-    );
+    return this.changeScopes(agentActorId, { type: 'agent.scopes.set', maxScope });
+  }
+
+  /**
+   * A manage credential's own lowering: the agent's actor keeps the lower of the stored cap and
+   * `maxScope`, so a call that passed on a cap cached before the owner lowered it further cannot raise it.
+   */
+  async lowerScopes(agentActorId: string, maxScope: KeyScope): Promise<{ agentId: string; maxScope: KeyScope }> {
+    return this.changeScopes(agentActorId, { type: 'agent.scopes.lower', maxScope });
+  }
+
+  private async changeScopes(
+    agentActorId: string,
+    event: Extract<AgentEvent, { type: 'agent.scopes.set' | 'agent.scopes.lower' }>,
+  ): Promise<{ agentId: string; maxScope: KeyScope }> {
+    const { view } = await this.deps.agents.send(agentActorId, event, {
+      // The stored cap after the change, which a lowering may have left as it was.
+      join: async (context) => ({
+        writes: [],
+        events: [
+          { stream: AUTH_STREAM, type: SCOPES_CHANGED, data: { agentId: agentActorId, maxScope: context.maxScope ?? event.maxScope } },
+        ],
+      }),
+    });
     this.deps.caps.evict(agentActorId);
-    return { agentId: chosenAgentId(view.context.agentId), maxScope: view.context.maxScope ?? maxScope };
+    return { agentId: chosenAgentId(view.context.agentId), maxScope: view.context.maxScope ?? event.maxScope };
   }
 
   /**

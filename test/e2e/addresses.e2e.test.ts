@@ -137,6 +137,18 @@ describe('addresses (e2e, paper venue)', () => {
     expect(await quote(USDC_BASE_WRONG)).toMatchObject({ status: 400, body: { message: ['sellToken is not a valid base address'] } });
     expect((await quote(USDC_BASE.toLowerCase())).status).toBe(200);
     expect((await quote(`0x${USDC_BASE.slice(2).toUpperCase()}`)).status).toBe(200);
+    // The token risk report looks tokens up ignoring case: it refuses a wrong checksum like a trade.
+    const report = await tool('trading_token_risk_report', { token: USDC_BASE_WRONG, chain: 'base' });
+    expect(report.body.error).toEqual({ code: -32602, message: 'INVALID_PARAMS: token is not a valid base address' });
+    expect(
+      await owner.client.post(`/api/nest/trading/risk/token?agentId=${agentId}`, { token: USDC_BASE_WRONG, chain: 'base' }),
+    ).toMatchObject({
+      status: 400,
+      body: { message: ['token is not a valid base address'] },
+    });
+    const lower = await tool('trading_token_risk_report', { token: USDC_BASE.toLowerCase(), chain: 'base' });
+    expect(lower.body.result?.isError, lower.text).toBe(false);
+    expect(lower.body.result.structuredContent).toMatchObject({ listed: true, token: { address: USDC_BASE, symbol: 'USDC' } });
     const favorites = `/api/nest/trading/config/${owner.userId}/favorites`;
     expect(await owner.client.post(favorites, { chain: 'base', address: USDC_BASE_WRONG })).toMatchObject({
       status: 400,

@@ -103,6 +103,16 @@ describe('agent machine', () => {
     expect(actor.getSnapshot().context.maxScope).toBe('read');
   });
 
+  it.each<[string, AgentEvent[], 'read' | 'trade', 'read' | 'trade']>([
+    ['no cap (manage) lowered to trade', [], 'trade', 'trade'],
+    ['manage lowered to read', [{ type: 'agent.scopes.set', maxScope: 'manage' }], 'read', 'read'],
+    ['read kept when trade is asked', [{ type: 'agent.scopes.set', maxScope: 'read' }], 'trade', 'read'],
+  ])('a lowering keeps the lower cap: %s', (_name, events, requested, expected) => {
+    const { actor } = walk(events);
+    actor.send({ type: 'agent.scopes.lower', maxScope: requested });
+    expect(actor.getSnapshot().context.maxScope).toBe(expected);
+  });
+
   it('reads a version 1 snapshot as unclaimed and uncapped', () => {
     const v1 = { value: 'active', status: 'active', context: { ...input, tradingEnabled: true }, children: {}, historyValue: {} };
     const migrated = agentDefinition.migrations![1]!(v1);

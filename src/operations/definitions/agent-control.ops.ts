@@ -96,7 +96,8 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
       name: 'agent_scope_cap_lower',
       description:
         'Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most ' +
-        "`maxScope` from the answer on, on every process. Raising it back is the owner's (control plane, claim and step-up).",
+        '`maxScope` from the answer on, on every process. A cap already lower stays (the answer names the cap as stored); ' +
+        "raising it back is the owner's (control plane, claim and step-up).",
       family: 'keys',
       minScope: 'manage',
       principals: ['agent'],
@@ -108,8 +109,8 @@ export function agentControlOperations(control: AgentControlService, keys: Pick<
         })
         .strict(),
       output: z.object({ agentId: z.string(), maxScope: z.enum(SCOPES) }),
-      // A manage caller proves the cap is `manage` (a lower one would have capped this call): any value lowers it.
-      handler: (ctx, input) => control.setScopes(ctx.subject.id, input.maxScope),
+      // The scope check read a per-process cache: the owner may have lowered the cap below `maxScope` since, so it only ever lowers.
+      handler: (ctx, input) => control.lowerScopes(ctx.subject.id, input.maxScope),
     }),
     defineOperation({
       name: 'agent_control_keys_rotate',
