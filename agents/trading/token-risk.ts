@@ -2,6 +2,7 @@ import { AppError } from '../../src/errors/app-error.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import type { BreakerReadout, Chain, MarketInfo, TokenInfo, VenuePort } from '../../src/ports/venue.port.js';
 import { tokenAddressProblem } from '../../src/shared/chain-address.js';
+import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
 import type { KillSwitch, TokenListEntry, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { spendableOn } from './safety-path.js';
@@ -83,6 +84,8 @@ export class TokenRisk {
     const config = await deps.config.get(subject);
     const on = chain ?? config.tradeDefaults.chain;
     // The lookup ignores case: a wrong EIP-55 checksum is a typo, refused as trading refuses it, not reported on.
+    // The query is quoted back: control and bidi characters in it come back escaped.
+    const quoted = escapeUnsafe(query);
     const problem = tokenAddressProblem(on, query, 'token');
     if (problem) throw AppError.validation([problem]);
     const breaker = deps.breakerOf(on);
@@ -96,7 +99,7 @@ export class TokenRisk {
     const token = chainStatus.venueTradesChain ? await deps.venue.findToken(on, query) : null;
     if (!token) {
       const none = { priceUsd: null, liquidityUsd: null, change24hPct: null };
-      return { chain: on, query, listed: false, ...none, chainStatus, riskFlags: ['unlisted'], asOf };
+      return { chain: on, query: quoted, listed: false, ...none, chainStatus, riskFlags: ['unlisted'], asOf };
     }
     const market = (await deps.venue.market?.(on, token.address)) ?? null;
     const priceUsd = market?.priceUsd ?? (await deps.venue.priceUsd(on, token.address));
@@ -105,7 +108,7 @@ export class TokenRisk {
     if (priceUsd === null) riskFlags.push('no_price');
     return {
       chain: on,
-      query,
+      query: quoted,
       listed: true,
       token: { ...token, native: token.native === true },
       priceUsd,

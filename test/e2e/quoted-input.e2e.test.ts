@@ -49,6 +49,11 @@ describe('input quoted back is escaped (e2e)', () => {
     expect(pad).toMatchObject({ status: 404, body: { message: 'Launchpad not found: pad\\u202e\\u2066' } });
   });
 
+  it("the token risk report's query comes back escaped", async () => {
+    const report = await tool('trading_token_risk_report', { token: `B${RLO}ONK` });
+    expect(report.body.result.structuredContent).toMatchObject({ query: 'B\\u202eONK', listed: false });
+  });
+
   it('chat replies and the echoed chat_id are escaped (ask_bot over MCP, bot_chat over REST)', async () => {
     const asked = await tool('ask_bot', { message: `buy 1 SOL of B${RLO}ONK`, chat_id: `chat${RLO}\u200b1` });
     expect(asked.body.result.structuredContent).toMatchObject({
