@@ -1,11 +1,4 @@
-import {
-  ContractFunctionRevertedError,
-  ContractFunctionZeroDataError,
-  createPublicClient,
-  getAddress,
-  http,
-  type PublicClient,
-} from 'viem';
+import { ContractFunctionRevertedError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
 import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
 import type { ClockPort } from '../../src/ports/clock.port.js';
 import { ProviderBreaker, providerUnavailable, type BreakerLogger } from '../resilience/provider-breaker.js';
@@ -34,8 +27,9 @@ export interface Erc8004RegistryOptions {
 /**
  * `ownerOf(agentId)` on ERC-8004 identity registries through viem, one client and one
  * circuit breaker per chain. A call that reverts (a token that was never minted, or burned)
- * means "nobody owns it", a definitive answer that never counts toward the breaker; a timeout
- * or RPC failure is a 503 and does.
+ * means "nobody owns it", a definitive answer that never counts toward the breaker; a timeout,
+ * an RPC failure or a call that returns no data at all (`0x`: no contract at that address on
+ * this node, a node not synced, the wrong chain) is a 503 and does.
  */
 export class Erc8004RegistryAdapter implements AgentRegistryPort {
   private readonly chains = new Map<number, { client: PublicClient; breaker: ProviderBreaker }>();
@@ -98,14 +92,14 @@ const REVERT_CODES = new Set([3, -32015]);
 const REVERT_MESSAGE = /revert|VM Exception/i;
 
 /**
- * A revert, or a call that returned nothing (some nodes answer a reverted `eth_call` with
- * empty data; so does an address without code): either way the registry names no owner.
+ * A revert: the registry names no owner. Empty return data is not one: it is what a node
+ * answers for an address without code, so it says nothing about the identity's owner.
  * viem recognises only some revert shapes, so the RPC error it wraps is read too.
  */
 function isRevert(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 8; depth++) {
-    if (current instanceof ContractFunctionRevertedError || current instanceof ContractFunctionZeroDataError) return true;
+    if (current instanceof ContractFunctionRevertedError) return true;
     // viem's errors keep the node's own message in `details`; the node's error object is their `cause`.
     const { code, details, message } = current as { code?: unknown; details?: unknown; message?: unknown };
     const text = typeof details === 'string' ? details : message;

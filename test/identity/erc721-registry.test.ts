@@ -11,6 +11,7 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
   const other = generatePrivateKey();
   const edr = await EdrChain.start({
     chainId: 31337,
+    revertingCalls: true,
     funded: [owner, other].map((key) => ({ address: privateKeyToAccount(key).address, wei: 10n ** 20n })),
   });
   const registry = await deployRegistry(edr, owner);
@@ -51,6 +52,15 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
     expect(adapter().serves({ chainId: 1, address: registry })).toBe(false);
     expect(adapter([`eip155:31337:${registry}`]).serves({ chainId: 31337, address: registry.toLowerCase() })).toBe(true);
     expect(adapter(['eip155:31337:0x0000000000000000000000000000000000000001']).serves({ chainId: 31337, address: registry })).toBe(false);
+  });
+
+  it('an eth_call answered with no data (`0x`: no contract there) is a 503, not "nobody owns it"', async () => {
+    rpc.emptyCalls = true;
+    try {
+      await expect(adapter().ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ status: 503 });
+    } finally {
+      rpc.emptyCalls = false;
+    }
   });
 
   it('an RPC that does not answer is a 503, not "nobody owns it"', async () => {

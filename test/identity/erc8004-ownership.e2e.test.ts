@@ -2,9 +2,12 @@
  * Ownership follows the NFT, from outside: an agent verified by SIWA on a registry deployed on
  * an in-process EVM (EDR) loses `verified` once its identity is transferred on chain, at its
  * next onboarding (a token issue) or by the ownership due job; its card leaves the discovery
- * feed, its identity tokens are refused as revoked, and its event stream says why.
+ * feed, its identity tokens are refused as revoked, and its event stream says why. A registry
+ * that cannot answer (an RPC returning `0x`, a registry no longer configured) unverifies nobody,
+ * and a stored record the sweep cannot read leaves the sweep instead of stopping it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENT_IDENTITIES, IDENTITY_INDEX } from '../../src/identity/onboarding/agent-identity.records.js';
 import { EdrChain } from '../adapters/live/support/edr-chain.js';
 import { deployRegistry, registerIdentity, serveRpc, transferIdentity } from '../support/erc721-registry.js';
 import { openSse, until, type SseStream } from '../support/events-harness.js';
@@ -29,11 +32,17 @@ const streams: SseStream[] = [];
 beforeAll(async () => {
   edr = await EdrChain.start({ chainId: CHAIN, funded: [owner, buyer].map((w) => ({ address: w.address, wei: 10n ** 20n })) });
   registry = await deployRegistry(edr, owner.privateKey);
-  for (const id of [7n, 9n, 11n]) await registerIdentity(edr, registry, owner.privateKey, id);
+  for (const id of [7n, 9n, 11n, 13n, 15n, 17n]) await registerIdentity(edr, registry, owner.privateKey, id);
   rpc = await serveRpc(edr);
   svc = await startTestService({
     clock,
-    env: { ERC8004_RPC_URLS: `${CHAIN}=${rpc.url}`, ERC8004_OWNER_CHECK_MS: String(CHECK_MS), IDENTITY_JWKS_TIMEOUT_MS: '5000' },
+    // The `0x` sweeps fail every due agent: the breaker must not stay open for the tests after them.
+    env: {
+      ERC8004_RPC_URLS: `${CHAIN}=${rpc.url}`,
+      ERC8004_OWNER_CHECK_MS: String(CHECK_MS),
+      IDENTITY_JWKS_TIMEOUT_MS: '5000',
+      CIRCUIT_BREAKER_THRESHOLD: '1000',
+    },
   });
   anon = new Client(svc.url);
 }, 60_000);
@@ -141,5 +150,84 @@ describe('ERC-8004 ownership follows the NFT', () => {
     expect((await tools(kept.publicId, kept.accessToken)).status).toBe(200);
     expect(await feedIds()).toContain(kept.publicId);
     expect(kept.sse.events().some((e) => e.event === 'agent.identity.unverified')).toBe(false);
+  });
+});
+
+/** The service's log lines with this message (and agent, when given). */
+function logged(msg: string, agent?: string): Array<Record<string, unknown>> {
+  return svc.logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === msg && (agent === undefined || line.agent === agent));
+}
+
+/** What a client sees of an agent that is still verified: its token works, its card is in the feed. */
+async function expectStillVerified(agent: Awaited<ReturnType<typeof verifiedAgent>>) {
+  expect((await tools(agent.publicId, agent.accessToken)).status).toBe(200);
+  expect(await feedIds()).toContain(agent.publicId);
+  expect((await anon.get(`/api/public/erc8004/agents/${agent.publicId}`)).body).toMatchObject({ verified: true });
+}
+
+describe('the ownership sweep when the registry cannot answer', () => {
+  it('stored records it cannot read leave the sweep once, and the next agent is still checked', async () => {
+    const store = svc.service.adapters.store;
+    const registryRef = `eip155:${CHAIN}:${registry}`;
+    const bad = {
+      'malformed-id': { erc8004: { agentId: 'seven', registry: registryRef }, wallet: owner.address },
+      'malformed-wallet': { erc8004: { agentId: '7', registry: registryRef } },
+      ...Object.fromEntries(
+        [1, 2, 3, 4, 5, 6].map((n) => [
+          `malformed-registry-${n}`,
+          { erc8004: { agentId: '7', registry: `eip155:${CHAIN}:0xnot-an-address-${n}` }, wallet: owner.address },
+        ]),
+      ),
+    };
+    // Due before every real agent, so the sweep meets them first.
+    for (const [id, data] of Object.entries(bad))
+      await store.put(AGENT_IDENTITIES, id, {
+        data: { method: 'siwa', verified: true, updatedAt: clock.now(), ...data },
+        expectedVersion: 0,
+        indexes: { [IDENTITY_INDEX.ownerCheckAt]: clock.now() - 1_000 },
+      });
+    const moved = await verifiedAgent(13n);
+    await transferIdentity(edr, registry, owner.privateKey, 13n, buyer.address);
+    await clock.advance(2 * CHECK_MS + 1_000);
+    await until(() => moved.sse.events().some((e) => e.event === 'agent.identity.unverified'), 'the ownership sweep', 10_000);
+    await expectUnverified(moved);
+    const dropped = 'stored agent identity cannot be checked for ERC-8004 ownership: taken out of the ownership sweep';
+    await until(() => Object.keys(bad).every((id) => logged(dropped, id).length > 0), 'every malformed record logged');
+    const due = await store.find(AGENT_IDENTITIES, { index: IDENTITY_INDEX.ownerCheckAt, lte: Number.MAX_SAFE_INTEGER }, { limit: 100 });
+    expect(due.items.map((doc) => doc.id).filter((id) => id in bad)).toEqual([]);
+    for (const id of Object.keys(bad)) expect(logged(dropped, id)).toHaveLength(1);
+  });
+
+  it('an RPC answering `0x` (no contract there) is a failure: the agent stays verified, its token valid', async () => {
+    const agent = await verifiedAgent(15n);
+    rpc.emptyCalls = true;
+    try {
+      await clock.advance(2 * CHECK_MS + 1_000);
+      await until(() => logged('ERC-8004 ownership check failed', agent.agentId).length > 0, 'the failed check', 10_000);
+    } finally {
+      rpc.emptyCalls = false;
+    }
+    await expectStillVerified(agent);
+    expect(agent.sse.events().some((e) => e.event === 'agent.identity.unverified')).toBe(false);
+  });
+
+  it('a registry no longer configured is not asked: its agents stay verified, their tokens valid', async () => {
+    const agent = await verifiedAgent(17n);
+    for (const stream of streams.splice(0)) stream.close();
+    // The same data, restarted without the chain's RPC URL.
+    await svc.service.stop();
+    svc = await startTestService({
+      clock,
+      dataDir: svc.dataDir,
+      env: { ERC8004_OWNER_CHECK_MS: String(CHECK_MS), IDENTITY_JWKS_TIMEOUT_MS: '5000' },
+    });
+    anon = new Client(svc.url);
+    await clock.advance(2 * CHECK_MS + 1_000);
+    const unserved = 'ERC-8004 registry no longer served (no RPC URL or not allowed): its agents were not checked and stay verified';
+    await until(() => logged(unserved).length > 0, 'the sweep', 10_000);
+    expect(logged(unserved)[0]).toMatchObject({ registries: [`eip155:${CHAIN}:${registry}`] });
+    await expectStillVerified(agent);
   });
 });

@@ -196,9 +196,13 @@ export async function transferIdentity(edr: EdrChain, registry: Address, ownerKe
   if (receipt.status !== 'success') throw new Error(`transfer(${id}) reverted`);
 }
 
-/** EDR behind a real JSON-RPC HTTP endpoint, as the service reaches a chain's RPC. */
-export async function serveRpc(edr: EdrChain): Promise<{ url: string; server: Server; calls: string[] }> {
+/**
+ * EDR behind a real JSON-RPC HTTP endpoint, as the service reaches a chain's RPC. While
+ * `emptyCalls` is set, every `eth_call` answers `0x`, as a node without the contract does.
+ */
+export async function serveRpc(edr: EdrChain): Promise<{ url: string; server: Server; calls: string[]; emptyCalls: boolean }> {
   const calls: string[] = [];
+  const node = { url: '', server: undefined as unknown as Server, calls, emptyCalls: false };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -206,7 +210,7 @@ export async function serveRpc(edr: EdrChain): Promise<{ url: string; server: Se
       const request = JSON.parse(body) as { id: number; method: string; params?: unknown };
       calls.push(request.method);
       try {
-        const result = await edr.request(request.method, request.params);
+        const result = node.emptyCalls && request.method === 'eth_call' ? '0x' : await edr.request(request.method, request.params);
         res.setHeader('content-type', 'application/json').end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
       } catch (error) {
         const { code = -32000, message, data } = error as { code?: number; message: string; data?: unknown };
@@ -217,5 +221,7 @@ export async function serveRpc(edr: EdrChain): Promise<{ url: string; server: Se
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, calls };
+  node.server = server;
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return node;
 }

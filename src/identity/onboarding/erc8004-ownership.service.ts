@@ -7,6 +7,7 @@
  * the agent's stream says why.
  */
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { walletAuthError, WALLET_AUTH_MESSAGES } from '../../auth/wallet/wallet-auth.errors.js';
 import { isAppError } from '../../errors/app-error.js';
 import type { AgentRegistryPort, RegistryRef } from '../../ports/agent-registry.port.js';
@@ -21,6 +22,18 @@ import type { SiwaIdentity } from './siwa-message.js';
 /** The event that tells an agent's stream it lost its verified identity. */
 const IDENTITY_UNVERIFIED = 'agent.identity.unverified';
 const SWEEP_PAGE = 100;
+
+/** What the sweep needs of a verified record; a stored record that lacks it cannot be checked at all. */
+const checkableRecordSchema = z.object({
+  verified: z.literal(true),
+  wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  erc8004: z.object({
+    agentId: z.string().regex(/^\d{1,78}$/),
+    registry: z.string().regex(/^eip155:\d{1,15}:0x[0-9a-fA-F]{40}$/),
+  }),
+});
+
+type RecheckOutcome = 'owned' | 'unverified' | 'skipped' | 'unserved' | 'malformed';
 
 export interface Erc8004OwnershipDeps {
   registry: AgentRegistryPort;
@@ -82,9 +95,12 @@ export class Erc8004Ownership {
 
   /**
    * The due job: asks the registry about every verified agent whose check is due. One agent's
-   * failure (the registry unreachable) is logged and left due for the next sweep.
+   * failure (the registry unreachable, or answering nothing) is logged and left due for the next
+   * sweep. A registry the configuration no longer serves is not asked (its agents stay verified
+   * and due: a config mistake must not unverify them); a stored record the sweep cannot read
+   * leaves the due index so it does not stop the sweep every run.
    */
-  async sweep(): Promise<{ checked: number; unverified: number; failed: number }> {
+  async sweep(): Promise<{ checked: number; unverified: number; failed: number; unserved: number; malformed: number }> {
     const now = this.deps.clock.now();
     const due: string[] = [];
     let cursor: string | undefined;
@@ -97,32 +113,69 @@ export class Erc8004Ownership {
       due.push(...page.items.map((doc) => doc.id));
       cursor = page.nextCursor;
     } while (cursor);
-    const totals = { checked: 0, unverified: 0, failed: 0 };
+    const totals = { checked: 0, unverified: 0, failed: 0, unserved: 0, malformed: 0 };
+    const unservedRegistries = new Set<string>();
     for (const actorId of due) {
       try {
-        const outcome = await this.recheck(actorId);
+        const outcome = await this.recheck(actorId, unservedRegistries);
         if (outcome === 'owned') totals.checked++;
         if (outcome === 'unverified') totals.unverified++;
+        if (outcome === 'unserved') totals.unserved++;
+        if (outcome === 'malformed') totals.malformed++;
       } catch (error) {
         totals.failed++;
         this.deps.logger.warn({ agent: actorId, err: isAppError(error) ? error.message : error }, 'ERC-8004 ownership check failed');
       }
     }
+    // Once per sweep, not once per agent: every agent of a dropped registry is due each run.
+    if (unservedRegistries.size > 0)
+      this.deps.logger.warn(
+        { registries: [...unservedRegistries], agents: totals.unserved },
+        'ERC-8004 registry no longer served (no RPC URL or not allowed): its agents were not checked and stay verified',
+      );
     return totals;
   }
 
-  private async recheck(actorId: string): Promise<'owned' | 'unverified' | 'skipped'> {
+  private async recheck(actorId: string, unservedRegistries: Set<string>): Promise<RecheckOutcome> {
     const doc = await this.deps.store.get<AgentIdentityRecord>(AGENT_IDENTITIES, actorId);
-    const record = doc?.data;
-    if (!record?.verified || !record.erc8004 || !record.wallet) return 'skipped';
-    const owner = await this.deps.registry.ownerOf(registryRefOf(record.erc8004.registry), BigInt(record.erc8004.agentId));
-    if (owner !== null && owner.toLowerCase() === record.wallet.toLowerCase()) {
+    if (!doc?.data.verified) return 'skipped';
+    const parsed = checkableRecordSchema.safeParse(doc.data);
+    if (!parsed.success) return this.dropMalformed(actorId, parsed.error);
+    const { wallet, erc8004 } = parsed.data;
+    const registry = registryRefOf(erc8004.registry);
+    if (!this.deps.registry.serves(registry)) {
+      unservedRegistries.add(erc8004.registry);
+      return 'unserved';
+    }
+    const owner = await this.deps.registry.ownerOf(registry, BigInt(erc8004.agentId));
+    if (owner !== null && owner.toLowerCase() === wallet.toLowerCase()) {
       await updateRecord<AgentIdentityRecord>(this.deps.store, { collection: AGENT_IDENTITIES, id: actorId }, (current) =>
         current?.data.verified ? { data: current.data, indexes: { [IDENTITY_INDEX.ownerCheckAt]: this.nextCheckAt() } } : null,
       );
       return 'owned';
     }
     return (await this.unverify(actorId, owner)) ? 'unverified' : 'skipped';
+  }
+
+  /** Takes a record the sweep cannot check out of the due index (it stays as stored), logged once. */
+  private async dropMalformed(actorId: string, error: z.ZodError): Promise<'malformed'> {
+    const { changed } = await updateRecord<AgentIdentityRecord>(
+      this.deps.store,
+      { collection: AGENT_IDENTITIES, id: actorId },
+      // Only while still due and still unreadable: two sweeps at once take it out (and log it) once.
+      (current) =>
+        current?.data.verified &&
+        current.indexes[IDENTITY_INDEX.ownerCheckAt] !== undefined &&
+        !checkableRecordSchema.safeParse(current.data).success
+          ? { data: current.data }
+          : null,
+    );
+    if (changed)
+      this.deps.logger.error(
+        { agent: actorId, issues: error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) },
+        'stored agent identity cannot be checked for ERC-8004 ownership: taken out of the ownership sweep',
+      );
+    return 'malformed';
   }
 
   /**

@@ -133,6 +133,11 @@ export function erc8004OwnershipDueOperations(ownership: Pick<Erc8004Ownership, 
         checked: z.number().int().describe('Agents still owned by their wallet.'),
         unverified: z.number().int().describe('Agents that lost `verified` on this run.'),
         failed: z.number().int().describe('Agents the registry could not be asked about (left due).'),
+        unserved: z
+          .number()
+          .int()
+          .describe('Agents of a registry the configuration no longer serves: not asked, still verified (left due).'),
+        malformed: z.number().int().describe('Stored records that could not be read: taken out of the sweep.'),
       }),
       annotations: { idempotent: true },
       handler: () => ownership.sweep(),

@@ -39,14 +39,22 @@ export class EdrChain {
     this.transport = custom({ request: ({ method, params }) => this.request(method, params) });
   }
 
-  static async start(options: { chainId: number; funded: Array<{ address: Address; wei: bigint }> }): Promise<EdrChain> {
+  /**
+   * `revertingCalls`: a reverted `eth_call` is a JSON-RPC error, as geth and other real nodes
+   * answer it (by default EDR answers it with empty data, `0x`).
+   */
+  static async start(options: {
+    chainId: number;
+    funded: Array<{ address: Address; wei: bigint }>;
+    revertingCalls?: boolean;
+  }): Promise<EdrChain> {
     const hardfork = l1HardforkLatest();
     const provider = await (await edrContext()).createProvider(
       L1_CHAIN_TYPE,
       {
         allowBlocksWithSameTimestamp: false,
         allowUnlimitedContractSize: false,
-        bailOnCallFailure: false,
+        bailOnCallFailure: options.revertingCalls ?? false,
         bailOnTransactionFailure: false,
         chainId: BigInt(options.chainId),
         coinbase: hexToBytes('0x00000000000000000000000000000000000c0ffe'),
