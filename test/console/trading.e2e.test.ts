@@ -211,11 +211,11 @@ describe('console: trading pages', () => {
     await page
       .getByRole('status')
       .getByText(/^Filled: 3 USDC → .* SOL$/)
-      // The reconnect backs off; on a busy 2-core machine the replayed fill can take past the default 10 s.
-      .waitFor({ timeout: 30_000 });
+      // The reconnect backs off (up to 10 s between tries while the route was held back), then replays.
+      .waitFor({ timeout: 45_000 });
     await page
       .getByRole('table', { name: 'Orders of this agent' })
       .getByRole('row', { name: /^3 USDC → .* filled/ })
       .waitFor();
-  });
+  }, 90_000);
 });
