@@ -2869,7 +2869,7 @@ export interface Operations {
   agent_pause: { input: AgentPauseInput; output: AgentPauseOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Resume a paused agent. */
   agent_resume: { input: AgentResumeInput; output: AgentResumeOutput; minScope: 'manage'; tool: true; guarded: false };
-  /** Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most `maxScope` from the answer on, on every process. Raising it back is the owner's (control plane, claim and step-up). */
+  /** Lower the scope cap of this agent: every credential of it (keys and identity tokens), this one included, acts with at most `maxScope` from the answer on, on every process. A cap already lower stays (the answer names the cap as stored); raising it back is the owner's (control plane, claim and step-up). */
   agent_scope_cap_lower: { input: AgentScopeCapLowerInput; output: AgentScopeCapLowerOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Status of the agent this credential operates: lifecycle state, whether trading is enabled, identifiers. */
   agent_status: { input: AgentStatusInput; output: AgentStatusOutput; minScope: 'read'; tool: true; guarded: false };
