@@ -130,7 +130,10 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
       const chooser = page.getByRole('group', { name: 'Sign in with' });
       await chooser.waitFor();
       expect(await signIn.getAttribute('aria-expanded')).toBe('true');
-      await expect.poll(() => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent)).toBe('Solana wallet');
+      // Focus moves on the next frame; on a busy machine that is past vitest's default 1 s of polling.
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent), { timeout: 10_000 })
+        .toBe('Solana wallet');
       const file = join(SHOTS, `widget-wallet-choice-${name}.png`);
       await page.screenshot({ path: file });
       expect(statSync(file).size).toBeGreaterThan(10_000);
