@@ -11,7 +11,7 @@ import { tokenAddressProblem } from '../../src/shared/chain-address.js';
 const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
 
 /**
- * The token a symbol or address names on a chain; 404 `Token not found: <ref>` (interface 7.4) when
+ * The token a symbol or address names on a chain; 404 `Token not found: <ref>` when
  * the venue knows none, 400 `<field> is not a valid <chain> address` for an EVM address with a wrong checksum.
  */
 export async function requireToken(venue: Pick<VenuePort, 'findToken'>, chain: Chain, ref: string, field = 'token'): Promise<TokenInfo> {

@@ -40,7 +40,7 @@ export function exceedsCap(wallet: { spendingCapUsd?: number; spentUsd?: number 
 }
 
 /**
- * 400 `Custodial wallet required for this operation` (interface 7.4), with where the wallet
+ * 400 `Custodial wallet required for this operation`, with where the wallet
  * and the funds come from: a first swap meets it before anything else was set up.
  */
 export function walletRequired(chain: WalletChain = 'solana'): AppError {

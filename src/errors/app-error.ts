@@ -76,7 +76,7 @@ export interface AppErrorOptions {
   messages?: string[];
   details?: Record<string, unknown>;
   /**
-   * The next step, in English, for a refusal whose message is fixed (interface wording) or
+   * The next step, in English, for a refusal whose message is fixed or
    * short: surfaces send it as `details.hint` (REST) and `hint` (MCP), beside the message.
    */
   hint?: string;
@@ -105,7 +105,7 @@ const CANONICAL_BY_DEFAULT: ReadonlyMap<ErrorCode, EnvelopeKind> = new Map([['PR
 
 /**
  * The 5xx codes that are still the service saying no on purpose, not a fault: the kill switch
- * an operator threw and a circuit breaker holding calls back (interface 7.4's 503 rows).
+ * an operator threw and a circuit breaker holding calls back.
  */
 const REFUSING_5XX: ReadonlySet<ErrorCode> = new Set(['KILL_SWITCH_ACTIVE', 'CIRCUIT_BREAKER_OPEN', 'LLM_CIRCUIT_BREAKER_OPEN']);
 

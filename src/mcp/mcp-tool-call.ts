@@ -120,7 +120,7 @@ export class ToolCaller {
 }
 
 /**
- * One shape for every refusal (CONTRACT "MCP refusals"): the interface's message word for word
+ * One shape for every refusal: the interface's message word for word
  * as the text, so a model reads what a REST caller reads, and `{code, message, retryable,
  * retryAfter?, hint?}` as structured content for a program (`retryAfter` in seconds, as
  * `Retry-After`; `hint` the next step in English, when the service knows one).

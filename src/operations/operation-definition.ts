@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { AnyOperation, Operation, UnboundOperation } from './operation.types.js';
 
 /**
- * CONTRACT "Idempotency": a guarded operation declares an `idempotencyKey` input field; MCP
+ * A guarded operation declares an `idempotencyKey` input field; MCP
  * callers pass it as an argument, REST callers as `X-Idempotency-Key`. It is required where
  * the operation moves funds (`effect: 'funds'`), optional elsewhere (a wallet's creation).
  */

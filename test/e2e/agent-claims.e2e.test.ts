@@ -1,5 +1,5 @@
 /**
- * A claim by another operator (CONTRACT "Claims"): once an operator claimed an agent, any other
+ * A claim by another operator: once an operator claimed an agent, any other
  * operator's claim of it is 409 `Agent already claimed`, whatever wallet signed: the agent's
  * owner wallet, or the operator's own (which used to read as 404 or 403). Onboarded agents
  * (an id the onboarding chose) and agents an operator created (a generated id) alike.

@@ -1,5 +1,5 @@
 /**
- * The families each scope is promised over MCP (CONTRACT "Scope families over MCP"): `read`
+ * The families each scope is promised over MCP: `read`
  * reads the agent's own MCP call log; `manage` lists, creates (read and trade only), revokes and
  * rotates the agent's keys, lowers its scope cap and configures trading. Lower scopes do not
  * see these tools and are refused with the scope error; every call is audited.

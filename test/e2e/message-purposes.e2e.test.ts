@@ -1,5 +1,5 @@
 /**
- * Signed messages carry their purpose (CONTRACT "Signed message purposes"): a claim's message
+ * Signed messages carry their purpose: a claim's message
  * (`Claim agent <agentId>`), a widget owner's sign-in and an onboarding's (SDK statement
  * `Onboard an agent at <host>`, or the SIWA form) are each taken by their own route and refused
  * (401) by every other, sign-in included; the refusal leaves the nonce for the right route.

@@ -33,7 +33,7 @@ export class CredentialResolver {
   /**
    * `identityTokenRoute`: the route serves identity tokens (MCP, its event streams, the agent
    * routes). There a JWT that is no valid credential is refused as an identity token, 401
-   * `Identity token validation failed` (interface 7.5), whatever its header says: its sender
+   * `Identity token validation failed`, whatever its header says: its sender
    * meant one. A session's own `Token expired` stays, so an operator's client still refreshes.
    */
   async resolve(authorization: string | undefined, options: { identityTokenRoute?: boolean } = {}): Promise<Principal> {

@@ -1,5 +1,5 @@
 /**
- * What a signed wallet message was made for (CONTRACT "Signed message purposes"): a claim of
+ * What a signed wallet message was made for: a claim of
  * an agent, the bot owner's sign-in inside a chat widget, an ERC-8004 onboarding, or anything
  * else, an ordinary sign-in. Each route takes only its own purpose, so a signature collected
  * for one (a claim) cannot be spent on another (an operator session). Every route classifies

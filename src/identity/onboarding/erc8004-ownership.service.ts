@@ -1,6 +1,6 @@
 /**
- * A verified agent stays verified only while its wallet owns the ERC-8004 identity
- * (CONTRACT "ERC-8004 ownership"): `ownerOf` is asked at each SIWA onboarding (before a
+ * A verified agent stays verified only while its wallet owns the ERC-8004 identity:
+ * `ownerOf` is asked at each SIWA onboarding (before a
  * token is issued) and by a due job for every verified agent whose check is due (each at
  * least every `intervalMs`). When the identity changed hands the agent loses `verified`, its
  * card leaves the feed, its identity tokens are revoked, and `agent.identity.unverified` on

@@ -1,5 +1,5 @@
 /**
- * The agent of an onboarded identity (CONTRACT "Agent ids and sub"): its actor id, which is
+ * The agent of an onboarded identity: its actor id, which is
  * also its agentId and its identity tokens' `sub`, is made from the identity alone, so the same
  * identity finds the same agent again (on any process, with no lookup table) and two identities
  * never share one. A provider's `agentId` is the caller's label inside its own identity: two

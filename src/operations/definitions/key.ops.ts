@@ -66,7 +66,7 @@ export const rotatedKeysSchema = z.object({
   ),
 });
 
-/** The scopes a credential operating the agent may give keys: never `manage` (CONTRACT "Scope families over MCP"). */
+/** The scopes a credential operating the agent may give keys: never `manage`. */
 const CREDENTIAL_KEY_SCOPES = ['read', 'trade'] as const;
 
 /**

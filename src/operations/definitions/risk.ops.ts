@@ -107,7 +107,7 @@ const tokenOutput = z.object({
   asOf: z.string(),
 });
 
-/** Risk and security checks (interface 4.5, `read`): a trade's dry run through the safety path, and a token's risk report. */
+/** Risk and security checks: a trade's dry run through the safety path, and a token's risk report. */
 export function riskOperations(deps: RiskOperationsDeps) {
   return [
     defineOperation({
