@@ -117,6 +117,14 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
     expect(prefixes.has(other.secret.slice(0, 13))).toBe(true);
   });
 
+  it('a call to a tool named with control or bidi characters is logged with them escaped, never quoted back', async () => {
+    await call(keys.read.secret, 'no\u001bc\u202etool');
+    const log = await ok(keys.read.secret, 'agent_mcp_logs_list', { limit: 20 });
+    const operations = (log.items as { operation: string }[]).map((entry) => entry.operation);
+    expect(operations).toContain('no\\u001bc\\u202etool');
+    expect(operations.some((name) => /[\u001b\u202e]/.test(name))).toBe(false);
+  });
+
   it("an identity token reads its own agent's MCP calls, and no other agent's", async () => {
     const anon = new Client(svc.url);
     const wallet = evmWallet();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { chosenAgentId } from '../../../machines/agent-id.js';
+import { escapeUnsafe } from '../../shared/escape-unsafe.js';
 import type { AuditLog } from '../audit-log.js';
 import type { AuditEntry } from '../audit.types.js';
 import { defineOperation } from '../operation-definition.js';
@@ -99,7 +100,8 @@ function toView(entry: AuditEntry): AuditEntryView {
   return {
     at: new Date(at).toISOString(),
     surface: entry.surface,
-    operation: entry.operation,
+    // A call to a tool that does not exist is logged under the name it asked for, which may hold control characters.
+    operation: escapeUnsafe(entry.operation),
     principal: { type: principal.type, id: principal.id },
     // JSON drops the undefined ones.
     ...(credentialPrefix === undefined ? {} : { credentialPrefix }),
