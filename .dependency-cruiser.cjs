@@ -7,6 +7,13 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'Circular imports hide layering mistakes.', from: {}, to: { circular: true } },
     {
+      name: 'kernel-is-the-ground-floor',
+      severity: 'error',
+      comment: 'kernel/ (ports, domain errors, vocabulary, small helpers) is what every layer stands on: it imports only itself and packages.',
+      from: { path: '^kernel/' },
+      to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^sdk/', '^console/', '^widget/', '^test/', '^scripts/'] },
+    },
+    {
       name: 'machines-are-pure',
       severity: 'error',
       comment: 'machines/ imports xstate and domain types only.',
@@ -45,7 +52,7 @@ module.exports = {
       name: 'adapters-only-from-composition-root',
       severity: 'error',
       comment: 'Only src/main.ts and src/composition/ choose adapters.',
-      from: { path: '^(src|agents|machines)/', pathNot: ['^src/main\\.ts$', '^src/composition/'] },
+      from: { path: '^(kernel|src|agents|machines)/', pathNot: ['^src/main\\.ts$', '^src/composition/'] },
       to: { path: '^adapters/' },
     },
     {
@@ -66,7 +73,7 @@ module.exports = {
       name: 'only-the-runtime-knows-actor-storage',
       severity: 'error',
       comment: 'How actors are stored (their collections) is the runtime\'s own: everything else reads and steers them through runtime.collection(definition) (issue 17).',
-      from: { path: '^(src|agents|machines|adapters)/', pathNot: '^src/runtime/' },
+      from: { path: '^(kernel|src|agents|machines|adapters)/', pathNot: '^src/runtime/' },
       to: { path: '^src/runtime/actor-storage\\.ts$' },
     },
     {
@@ -95,7 +102,7 @@ module.exports = {
       severity: 'error',
       comment: 'The client SDK (issue 21) ships on its own: no server code inside; the catalog types it needs are generated into sdk/src/generated/.',
       from: { path: '^sdk/' },
-      to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
+      to: { path: ['^kernel/', '^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
     },
     {
       name: 'sdk-runs-in-browsers',
@@ -109,7 +116,7 @@ module.exports = {
       severity: 'error',
       comment: 'The operator console (issue 22) talks to the service through the client SDK only: no server code in the browser bundle.',
       from: { path: '^console/' },
-      to: { path: ['^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
+      to: { path: ['^kernel/', '^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
     },
     {
       name: 'widget-is-standalone',
@@ -121,7 +128,7 @@ module.exports = {
     {
       name: 'no-test-code-in-production',
       severity: 'error',
-      from: { path: '^(src|agents|machines|adapters)/' },
+      from: { path: '^(kernel|src|agents|machines|adapters)/' },
       to: { path: '^test/' },
     },
   ],

@@ -8,6 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
+COPY kernel ./kernel
 COPY src ./src
 COPY machines ./machines
 COPY agents ./agents

@@ -30,6 +30,7 @@ const config: KnipConfig = {
     'console/vite.config.ts',
   ],
   project: [
+    'kernel/**/*.ts!',
     'src/**/*.ts!',
     'agents/**/*.ts!',
     'machines/**/*.ts!',

@@ -20,7 +20,7 @@ export async function buildServer(options: { force?: boolean } = {}): Promise<bo
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: ROOT,
-    // Every output file sits two folders deep (dist/server), as the sources do (src/<area>), so paths a
+    // Every output file sits two folders deep (dist/server), as the sources do (src/<area>, kernel/<area>), so paths a
     // module finds from its own URL (the console's build, the widget's sources) are the same in both.
     entryPoints: { main: 'src/main.ts', agentctl: 'src/cli/agentctl.ts' },
     outdir: SERVER_BUILD.dir,

@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_BUILD = {
   dir: join(ROOT, 'dist', 'server'),
   output: join(ROOT, 'dist', 'server', 'main.js'),
-  sources: ['src', 'machines', 'agents', 'adapters', 'scripts/build-server.ts', 'tsconfig.json'].map((path) => join(ROOT, path)),
+  sources: ['kernel', 'src', 'machines', 'agents', 'adapters', 'scripts/build-server.ts', 'tsconfig.json'].map((path) => join(ROOT, path)),
 };
 
 /** The operator console: its sources and the SDK it bundles. */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Queue, Worker, type Job, type JobSchedulerJson, type RepeatOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import { AppError } from '../../src/errors/app-error.js';
-import { settlesWithin } from '../../src/shared/settles-within.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { settlesWithin } from '../../kernel/shared/settles-within.js';
 import type {
   ActorAddress,
   ActorEvent,
@@ -12,7 +12,7 @@ import type {
   OneOffJob,
   RepeatingSchedule,
   SchedulerPort,
-} from '../../src/ports/scheduler.port.js';
+} from '../../kernel/ports/scheduler.port.js';
 import { compact } from '../scheduler/job-record.model.js';
 import {
   consoleSchedulerLogger,

@@ -1,4 +1,4 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** The wall clock; timers are unref'd so they never keep the process alive on their own. */
 export class SystemClock implements ClockPort {

@@ -1,5 +1,5 @@
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import {
   DEFAULT_RETENTION,
   type BusEvent,
@@ -9,7 +9,7 @@ import {
   type RetentionPolicy,
   type SubscribeOptions,
   type Subscription,
-} from '../../src/ports/event-bus.port.js';
+} from '../../kernel/ports/event-bus.port.js';
 import {
   checkRetention,
   invokeHandler,

@@ -1,6 +1,6 @@
 import { ContractFunctionRevertedError, createPublicClient, getAddress, http, type PublicClient } from 'viem';
-import type { AgentRegistryPort, RegistryRef } from '../../src/ports/agent-registry.port.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { AgentRegistryPort, RegistryRef } from '../../kernel/ports/agent-registry.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { ProviderBreaker, providerUnavailable, type BreakerLogger } from '../resilience/provider-breaker.js';
 
 /** The one function of ERC-721 the onboarding asks. */

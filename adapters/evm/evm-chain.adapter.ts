@@ -11,7 +11,7 @@ import {
   type PublicClient,
   type Transport,
 } from 'viem';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type {
   ChainHealth,
   ChainPort,
@@ -20,8 +20,8 @@ import type {
   SignedTransfer,
   TransferRequest,
   TransferResult,
-} from '../../src/ports/chain.port.js';
-import { EVM_CHAIN_IDS, NATIVE_EVM_ADDRESS } from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/chain.port.js';
+import { EVM_CHAIN_IDS, NATIVE_EVM_ADDRESS } from '../../kernel/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
 import { evmCall, isKnownTransactionError, isNonceTooLowError, parseEvmAddress, withEvmAccount, type EvmChainName } from './evm-support.js';
 

@@ -1,6 +1,6 @@
 import { erc20Abi, keccak256, parseEventLogs, type Address, type Hex, type TransactionReceipt } from 'viem';
-import { isAppError } from '../../src/errors/app-error.js';
-import { NATIVE_EVM_ADDRESS, type ExecuteRequest } from '../../src/ports/venue.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import { NATIVE_EVM_ADDRESS, type ExecuteRequest } from '../../kernel/ports/venue.port.js';
 import type { FinalResult, LiveExecutionRecord } from '../resilience/execution-journal.js';
 import { JournaledExecutor, type JournaledExecutorOptions, type SignedTransaction } from '../resilience/journaled-executor.js';
 import type { EvmChain } from './evm-chain.adapter.js';

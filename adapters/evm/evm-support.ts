@@ -1,8 +1,8 @@
 import { BaseError, toHex, type Address } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { WalletSigner } from '../../src/ports/venue.port.js';
-import { invalidAddress, parseAddress } from '../../src/shared/chain-address.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { WalletSigner } from '../../kernel/ports/venue.port.js';
+import { invalidAddress, parseAddress } from '../../kernel/shared/chain-address.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 
 /** The EVM chains the service trades on, by the port's names. */

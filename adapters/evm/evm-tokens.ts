@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { NATIVE_EVM_ADDRESS, type TokenInfo } from '../../src/ports/venue.port.js';
+import { NATIVE_EVM_ADDRESS, type TokenInfo } from '../../kernel/ports/venue.port.js';
 import type { EvmChainName } from './evm-support.js';
 
 /**

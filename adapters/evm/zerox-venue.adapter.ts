@@ -1,7 +1,7 @@
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import {
   EVM_CHAIN_IDS,
   NATIVE_EVM_ADDRESS,
@@ -13,7 +13,7 @@ import {
   type TokenInfo,
   type VenueHealth,
   type VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 import { ExecutionJournal } from '../resilience/execution-journal.js';
 import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
 import type { EvmChain } from './evm-chain.adapter.js';

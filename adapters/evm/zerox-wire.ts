@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 import { vendorRefusal } from '../resilience/vendor-http.js';
 

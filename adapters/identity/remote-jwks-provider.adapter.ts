@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { IdentityProviderPort, ProviderIdentity } from '../../src/ports/identity-provider.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { IdentityProviderPort, ProviderIdentity } from '../../kernel/ports/identity-provider.port.js';
 import { ProviderBreaker, providerUnavailable, type BreakerLogger } from '../resilience/provider-breaker.js';
 
 /** One provider of `IDENTITY_PROVIDERS`. */

@@ -2,10 +2,10 @@ import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { hexToBytes } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { SecretBox } from '../../src/crypto/secret-box.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { KeyCustodyPort } from '../../src/ports/key-custody.port.js';
-import type { WalletChain } from '../../src/ports/venue.port.js';
+import type { SecretBox } from '../../kernel/crypto/secret-box.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { KeyCustodyPort } from '../../kernel/ports/key-custody.port.js';
+import type { WalletChain } from '../../kernel/ports/venue.port.js';
 
 /** SecretBox purpose of custodial wallet keys: a box of another purpose cannot open them. */
 export const CUSTODIAL_KEYS_PURPOSE = 'custodial-wallet-keys';

@@ -1,4 +1,4 @@
-import { readLlmFacts, type LlmCompletion, type LlmPort, type LlmRequest } from '../../src/ports/llm.port.js';
+import { readLlmFacts, type LlmCompletion, type LlmPort, type LlmRequest } from '../../kernel/ports/llm.port.js';
 
 /** Said when a prompt carries no facts block: the honest answer of a model that is not there. */
 export const EMBEDDED_NO_FACTS_REPLY =

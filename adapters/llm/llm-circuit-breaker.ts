@@ -1,5 +1,5 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { BreakerLogger } from '../resilience/provider-breaker.js';
 
 export interface LlmBreakerOptions {

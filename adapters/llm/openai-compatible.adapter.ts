@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { AppError } from '../../src/errors/app-error.js';
-import type { LlmCompletion, LlmPort, LlmRequest } from '../../src/ports/llm.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { LlmCompletion, LlmPort, LlmRequest } from '../../kernel/ports/llm.port.js';
 import { DEFAULT_BREAKER, LlmCircuitBreaker } from './llm-circuit-breaker.js';
 import type { BreakerLogger } from '../resilience/provider-breaker.js';
 import { chatCompletionSchema, translateVendorError, unavailable } from './openai-wire.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 /**
  * Wire shapes of the OpenAI chat-completions API (and the servers that copy it) and the

@@ -1,6 +1,6 @@
 import { serialize } from 'node:v8';
-import { AppError } from '../../src/errors/app-error.js';
-import type { IndexValue, JournalEntryInput, PutInput } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { IndexValue, JournalEntryInput, PutInput } from '../../kernel/ports/store.port.js';
 import { checkIndexValue, docKey, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 
 /** A put checked and serialized, ready to be decided on what is stored. */

@@ -1,4 +1,4 @@
-import type { StoredDocument } from '../../src/ports/store.port.js';
+import type { StoredDocument } from '../../kernel/ports/store.port.js';
 
 /**
  * Documents kept decoded by default (about 4 KB each with their bytes for the small documents

@@ -1,7 +1,7 @@
 import { deserialize } from 'node:v8';
-import { AppError } from '../../src/errors/app-error.js';
-import type { IndexValue, StoredDocument } from '../../src/ports/store.port.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { IndexValue, StoredDocument } from '../../kernel/ports/store.port.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
 import { encodeKey, MAX_KEY_BYTES, type KeyPart } from './lmdb-key.codec.js';
 
 /**

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import { getLastVersion, open, type Database, type RootDatabase } from 'lmdb';
-import { AppError } from '../../src/errors/app-error.js';
-import { ensurePrivateDir, makeFilePrivate } from '../../src/shared/private-files.js';
-import { settlesWithin } from '../../src/shared/settles-within.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { ensurePrivateDir, makeFilePrivate } from '../../kernel/shared/private-files.js';
+import { settlesWithin } from '../../kernel/shared/settles-within.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type {
   CollectionSpec,
   CommitWrite,
@@ -18,7 +18,7 @@ import type {
   PutInput,
   StoredDocument,
   StorePort,
-} from '../../src/ports/store.port.js';
+} from '../../kernel/ports/store.port.js';
 import {
   checkCommit,
   checkPut,

@@ -1,4 +1,4 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /**
  * Runs a TTL sweep every `intervalMs` on the ClockPort's timers (so tests drive it with a

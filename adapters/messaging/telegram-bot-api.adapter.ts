@@ -5,7 +5,7 @@ import type {
   PlatformClient,
   PlatformCredentials,
   PlatformPoll,
-} from '../../src/ports/messaging-platform.port.js';
+} from '../../kernel/ports/messaging-platform.port.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 import { parseVendorBody, vendorRequest } from '../resilience/vendor-http.js';
 

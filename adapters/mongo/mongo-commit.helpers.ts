@@ -1,6 +1,6 @@
-import { AppError } from '../../src/errors/app-error.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
-import type { CommitWrite, StoredDocument } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
+import type { CommitWrite, StoredDocument } from '../../kernel/ports/store.port.js';
 import { versionConflict } from '../shared/store-helpers.js';
 import type { CollectionLike, MongoDbLike, MongoDoc, SessionLike, TransactionOptionsLike } from './mongo-db.types.js';
 import { isDuplicateKey } from './mongo-errors.helpers.js';

@@ -10,7 +10,7 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 
 /** Server codes that mean "the cluster cannot serve this now" (elections, shutdown, network). */
 const TRANSIENT_SERVER_CODES = new Set([

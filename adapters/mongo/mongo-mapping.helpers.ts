@@ -1,6 +1,6 @@
-import { AppError } from '../../src/errors/app-error.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
-import type { IndexQuery, IndexValue, JournalEntry, Page, PutInput, StoredDocument } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
+import type { IndexQuery, IndexValue, JournalEntry, Page, PutInput, StoredDocument } from '../../kernel/ports/store.port.js';
 import { encodeCursor, type IndexCursor } from '../shared/store-helpers.js';
 import type { JournalDocRecord, JournalRecord, MongoDoc, PendingJournal, StoreDocRecord } from './mongo-db.types.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
-import { AppError } from '../../src/errors/app-error.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type {
   CollectionSpec,
   CommitWrite,
@@ -15,7 +15,7 @@ import type {
   PutInput,
   StoredDocument,
   StorePort,
-} from '../../src/ports/store.port.js';
+} from '../../kernel/ports/store.port.js';
 import {
   checkCommit,
   checkPut,

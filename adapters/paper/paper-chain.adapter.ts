@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type {
   ChainHealth,
   ChainPort,
@@ -15,10 +15,10 @@ import type {
   SignedTransfer,
   TransferRequest,
   TransferResult,
-} from '../../src/ports/chain.port.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { StorePort } from '../../src/ports/store.port.js';
-import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, walletChainOf, type Chain } from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/chain.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
+import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, walletChainOf, type Chain } from '../../kernel/ports/venue.port.js';
 import { normalizeAddress, PaperLedger } from './paper-ledger.js';
 
 /** What the paper "signed bytes" carry: the transfer itself and a random nonce (two equal transfers are two transactions). */

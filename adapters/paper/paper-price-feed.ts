@@ -3,7 +3,7 @@
  * so every process with the same seed agrees on every price without sharing state.
  */
 import { createHash } from 'node:crypto';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { PAPER_ASSETS, type PaperToken } from './paper-tokens.js';
 
 /**

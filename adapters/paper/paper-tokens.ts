@@ -3,7 +3,7 @@
  * read the same as on a live chain), each with the price series it follows and the depth
  * of its simulated pools. Lookups are map hits, O(1) per call.
  */
-import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../kernel/ports/venue.port.js';
 import { isWrapPair as isEvmWrapPair, knownTokens } from '../evm/evm-tokens.js';
 import type { EvmChainName } from '../evm/evm-support.js';
 

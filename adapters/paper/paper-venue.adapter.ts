@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
-import { validationMessages } from '../../src/errors/validation-messages.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { validationMessages } from '../../kernel/errors/validation-messages.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import {
   CHAINS,
   walletChainOf,
@@ -23,7 +23,7 @@ import {
   type TokenInfo,
   type VenueHealth,
   type VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 import { normalizeAddress, PaperLedger, SLIPPAGE_MESSAGE, type FillDoc, type FillRequest } from './paper-ledger.js';
 import { DEFAULT_FEE_BPS, quotePool, type PoolQuote } from './paper-pools.js';
 import { PaperPriceFeed } from './paper-price-feed.js';

@@ -1,5 +1,5 @@
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import {
   assertRateWindows,
   decideRateLimit,
@@ -7,7 +7,7 @@ import {
   type RateLimitDecision,
   type RateLimiterPort,
   type RateWindow,
-} from '../../src/ports/rate-limiter.port.js';
+} from '../../kernel/ports/rate-limiter.port.js';
 
 export interface InProcessRateLimiterOptions {
   clock: ClockPort;

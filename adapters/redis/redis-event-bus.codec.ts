@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BusEvent } from '../../src/ports/event-bus.port.js';
+import type { BusEvent } from '../../kernel/ports/event-bus.port.js';
 import { busEventBodySchema, toBusEvent } from '../shared/event-bus-helpers.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import {
   assertRateWindows,
   decideRateLimit,
@@ -8,7 +8,7 @@ import {
   type RateLimitDecision,
   type RateLimiterPort,
   type RateWindow,
-} from '../../src/ports/rate-limiter.port.js';
+} from '../../kernel/ports/rate-limiter.port.js';
 
 export interface RedisRateLimiterOptions {
   redisUrl: string;

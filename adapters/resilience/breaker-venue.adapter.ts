@@ -1,4 +1,4 @@
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import type {
   BreakerReadout,
   Chain,
@@ -10,7 +10,7 @@ import type {
   TokenInfo,
   VenueHealth,
   VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 import { ProviderBreaker, providerUnavailable, type BreakerState, type ProviderBreakerOptions } from './provider-breaker.js';
 
 export interface BreakerVenueOptions extends Omit<ProviderBreakerOptions, 'provider'> {

@@ -1,9 +1,9 @@
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
-import type { Chain, ExecutionResult } from '../../src/ports/venue.port.js';
-import { isConcurrentUpdatesGaveUp } from '../../src/shared/conflict-backoff.js';
-import { updateRecord } from '../../src/shared/record-update.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import type { Chain, ExecutionResult } from '../../kernel/ports/venue.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../kernel/shared/conflict-backoff.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
  * Crash rule of the live venues: a signed transaction is written here BEFORE it is

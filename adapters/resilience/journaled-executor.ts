@@ -1,5 +1,5 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { ExecuteRequest, ExecutionFailureReason, ExecutionResult } from '../../src/ports/venue.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { ExecuteRequest, ExecutionFailureReason, ExecutionResult } from '../../kernel/ports/venue.port.js';
 import { pollUntilFinal, type ExecutionJournal, type FinalResult, type LiveExecutionRecord } from './execution-journal.js';
 
 /** An aggregator's refusal to build the swap: a final failure, journaled like any outcome. */

@@ -11,8 +11,8 @@ import {
   type CircuitBreakerPolicy,
 } from 'cockatiel';
 import type { Logger } from 'pino';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** What the safety path and the EVM status route read. */
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { providerUnavailable } from './provider-breaker.js';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { DueJob, DueJobHandler, OneOffJob, RepeatingSchedule, SchedulerPort } from '../../src/ports/scheduler.port.js';
-import type { StoredDocument, StorePort } from '../../src/ports/store.port.js';
-import { updateRecord } from '../../src/shared/record-update.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { DueJob, DueJobHandler, OneOffJob, RepeatingSchedule, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import type { StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import {
   DEFAULT_SCHEDULER_COLLECTION,
   WAKE_INDEX,

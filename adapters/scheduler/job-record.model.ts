@@ -1,5 +1,5 @@
-import type { ActorAddress, ActorEvent, DueJob } from '../../src/ports/scheduler.port.js';
-import type { CollectionSpec } from '../../src/ports/store.port.js';
+import type { ActorAddress, ActorEvent, DueJob } from '../../kernel/ports/scheduler.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 import type { ScheduleTiming } from './schedule-timing.helpers.js';
 
 export const DEFAULT_SCHEDULER_COLLECTION = 'scheduler.jobs';

@@ -1,4 +1,4 @@
-import type { OneOffJob, RepeatingSchedule } from '../../src/ports/scheduler.port.js';
+import type { OneOffJob, RepeatingSchedule } from '../../kernel/ports/scheduler.port.js';
 import { compact, type JobClaim, type JobRecord } from './job-record.model.js';
 import { firstDueAt, nextDueAfter, retryDelayMs } from './schedule-timing.helpers.js';
 

@@ -1,6 +1,6 @@
 import cronParser from 'cron-parser';
-import { AppError } from '../../src/errors/app-error.js';
-import type { DueJob, OneOffJob, RepeatingSchedule } from '../../src/ports/scheduler.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { DueJob, OneOffJob, RepeatingSchedule } from '../../kernel/ports/scheduler.port.js';
 
 /**
  * Timing rules shared by every scheduler adapter, so the in-process and BullMQ ones

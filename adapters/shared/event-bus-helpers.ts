@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
-import type { BusEvent, BusEventInput, RetentionPolicy } from '../../src/ports/event-bus.port.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { BusEvent, BusEventInput, RetentionPolicy } from '../../kernel/ports/event-bus.port.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
 
 /** Where a bus reports what it survived (a throwing handler, a malformed entry); never throws. */
 export type EventBusLogger = (message: string, context: Record<string, unknown>) => void;

@@ -1,5 +1,5 @@
-import { AppError } from '../../src/errors/app-error.js';
-import type { CollectionSpec, CommitWrite, IndexQuery, IndexValue, PutInput } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { CollectionSpec, CommitWrite, IndexQuery, IndexValue, PutInput } from '../../kernel/ports/store.port.js';
 
 /** Cursor of an index page: the (value, id) of the last item returned. */
 export interface IndexCursor {

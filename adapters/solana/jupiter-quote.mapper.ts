@@ -1,4 +1,4 @@
-import type { Quote, QuoteRequest } from '../../src/ports/venue.port.js';
+import type { Quote, QuoteRequest } from '../../kernel/ports/venue.port.js';
 import type { JupiterQuote } from './jupiter-wire.js';
 
 /** Fixed-point scale for the impact fraction: keeps sub-basis-point impacts in the spot computation. */

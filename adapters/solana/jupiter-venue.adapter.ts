@@ -1,7 +1,7 @@
 import { PublicKey, VersionedTransaction } from '@solana/web3.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import {
   NATIVE_SOL_MINT,
   type Chain,
@@ -12,7 +12,7 @@ import {
   type TokenInfo,
   type VenueHealth,
   type VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 import { ExecutionJournal } from '../resilience/execution-journal.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 import { parseVendorBody, vendorRefusal, vendorRequest } from '../resilience/vendor-http.js';

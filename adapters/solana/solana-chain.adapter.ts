@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { AppError, isAppError } from '../../src/errors/app-error.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type {
   ChainHealth,
   ChainPort,
@@ -10,8 +10,8 @@ import type {
   SignedTransfer,
   TransferRequest,
   TransferResult,
-} from '../../src/ports/chain.port.js';
-import { NATIVE_SOL_MINT } from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/chain.port.js';
+import { NATIVE_SOL_MINT } from '../../kernel/ports/venue.port.js';
 import type { ProviderBreaker } from '../resilience/provider-breaker.js';
 import { rpcCall, type SolanaRpc } from './solana-rpc.js';
 import { classifySendError, parseBaseUnits, parsePublicKey, signWithWallet } from './solana-transactions.js';

@@ -1,5 +1,5 @@
 import type { VersionedTransaction } from '@solana/web3.js';
-import { NATIVE_SOL_MINT, type ExecuteRequest } from '../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT, type ExecuteRequest } from '../../kernel/ports/venue.port.js';
 import type { FinalResult, LiveExecutionRecord } from '../resilience/execution-journal.js';
 import { JournaledExecutor, type JournaledExecutorOptions, type SignedTransaction } from '../resilience/journaled-executor.js';
 import { rpcCall, type SolanaRpc, type SolanaTransactionMeta } from './solana-rpc.js';

@@ -9,7 +9,7 @@ import {
   type TokenBalance,
   type TransactionError,
 } from '@solana/web3.js';
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 
 /**

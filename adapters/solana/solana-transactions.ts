@@ -1,7 +1,7 @@
 import { Keypair, PublicKey, SendTransactionError, type TransactionError, type VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ExecutionFailureReason, WalletSigner } from '../../src/ports/venue.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ExecutionFailureReason, WalletSigner } from '../../kernel/ports/venue.port.js';
 
 /** Jupiter's program error 6001 (0x1771): `SlippageToleranceExceeded`. */
 const JUPITER_SLIPPAGE_ERROR = 6001;

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type {
   BreakerReadout,
   Chain,
@@ -10,7 +10,7 @@ import type {
   TokenInfo,
   VenueHealth,
   VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 
 /** A venue that also tells the state of its provider's breaker (a `BreakerVenue`). */
 export interface GuardedVenue extends VenuePort {

@@ -1,6 +1,6 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
-import { renderLlmFacts, type LlmFacts, type LlmMessage, type LlmPort } from '../../src/ports/llm.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
+import { renderLlmFacts, type LlmFacts, type LlmMessage, type LlmPort } from '../../kernel/ports/llm.port.js';
 import { interpret } from './command-interpreter.js';
 import type { InterpretResult } from './intent.types.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { derivedOrderId } from '../trading/order-ids.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { LlmMessage } from '../../src/ports/llm.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
-import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
-import { updateRecord } from '../../src/shared/record-update.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { LlmMessage } from '../../kernel/ports/llm.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { TradeChannel } from '../config/trading-config.types.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';

@@ -1,5 +1,5 @@
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { Chain } from '../../src/ports/venue.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { Chain } from '../../kernel/ports/venue.port.js';
 import { fromBaseUnits } from '../trading/amounts.js';
 import { interpret } from './command-interpreter.js';
 import type { Intent, TokenRef, TradeParams } from './intent.types.js';

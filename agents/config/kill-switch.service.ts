@@ -1,8 +1,8 @@
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
-import { CHAINS, type Chain } from '../../src/ports/venue.port.js';
-import { updateRecord } from '../../src/shared/record-update.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { CHAINS, type Chain } from '../../kernel/ports/venue.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { KillSwitch } from './trading-config.types.js';
 
 /** Service-wide trading settings, one document each; the kill switch is `kill-switch`. */

@@ -1,6 +1,6 @@
-import { AppError } from '../../src/errors/app-error.js';
-import { invalidAddress, parseEvmAddress, parseSolanaAddress } from '../../src/shared/chain-address.js';
-import { walletChainOf, type Chain, type WalletChain } from '../../src/ports/venue.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { invalidAddress, parseEvmAddress, parseSolanaAddress } from '../../kernel/shared/chain-address.js';
+import { walletChainOf, type Chain, type WalletChain } from '../../kernel/ports/venue.port.js';
 import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
 import type { WalletKind } from '../wallets/wallet.types.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';

@@ -1,4 +1,4 @@
-import type { Chain } from '../../src/ports/venue.port.js';
+import type { Chain } from '../../kernel/ports/venue.port.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 
 /**

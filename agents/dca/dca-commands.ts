@@ -1,4 +1,4 @@
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import type { DcaService } from './dca.service.js';
 import type { Intent, TokenRef } from '../chat/intent.types.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';

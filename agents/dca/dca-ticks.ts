@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { DueJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
-import type { Chain } from '../../src/ports/venue.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { DueJob, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import type { Chain } from '../../kernel/ports/venue.port.js';
 import {
   limitReached,
   tickHandled,
@@ -11,9 +11,9 @@ import {
   type DcaStrategyInput,
 } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
-import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
-import type { DcaTickObserver, DcaTickOutcome } from '../../src/ports/dca-tick-observer.port.js';
+import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from '../trading/order-ids.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeline.js';

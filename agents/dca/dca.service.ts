@@ -1,10 +1,10 @@
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { DueJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
-import type { Chain, VenuePort } from '../../src/ports/venue.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { DueJob, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import type { Chain, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { DcaStrategyContext } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
-import { isIsoTime } from '../../src/shared/iso-time.js';
+import { isIsoTime } from '../../kernel/shared/iso-time.js';
 import {
   belowSmallestUnit,
   finerThanToken,

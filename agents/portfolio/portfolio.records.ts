@@ -1,4 +1,4 @@
-import type { CollectionSpec } from '../../src/ports/store.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 import type { TradingSubject } from './portfolio.types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CollectionSpec } from '../../src/ports/store.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 
 /**
  * Where the portfolio value history lives: two series of the same readings. `days` holds one

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { CommitWrite, StoredDocument, StorePort } from '../../src/ports/store.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import type { TradingSubject } from './portfolio.types.js';
 import { subjectKey, subjectOfKey } from './portfolio.records.js';
 import { type PriceLookup, valuePositions } from './position-valuation.js';

@@ -1,6 +1,6 @@
 import type { OrderContext, OrderStatus } from '../../machines/order.machine.js';
-import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { OrderView } from './order.types.js';
 import { toOrderView } from '../../machines/order-view.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { OrderContext } from '../../machines/order.machine.js';
-import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import type { TradingPipeline } from './trading-pipeline.js';
 
 /**

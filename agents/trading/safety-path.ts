@@ -1,5 +1,5 @@
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import {
   NATIVE_SOL_MINT,
   walletChainOf,
@@ -8,7 +8,7 @@ import {
   type Quote,
   type TokenInfo,
   type VenuePort,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';

@@ -1,5 +1,5 @@
-import { type AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import { type AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { approvalHolds, approvalReason } from '../config/trading-config.rules.js';
 import { formatUsd } from './amounts.js';
 import type { DailyVolume } from './daily-volume.js';

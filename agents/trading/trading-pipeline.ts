@@ -1,9 +1,9 @@
-import { AppError, isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { SchedulerPort } from '../../src/ports/scheduler.port.js';
-import type { ActorCollection, TransitionOptions } from '../../src/ports/actor-collection.port.js';
-import type { CommitWrite } from '../../src/ports/store.port.js';
-import type { Chain, ExecutionResult, VenuePort } from '../../src/ports/venue.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import type { ActorCollection, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
+import type { CommitWrite } from '../../kernel/ports/store.port.js';
+import type { Chain, ExecutionResult, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -18,7 +18,7 @@ import type { WalletDirectory } from '../wallets/wallet.types.js';
 import type { OrderProfile, TradingConfigReader } from '../config/trading-config.types.js';
 import { approvalHolds, approvalReason, mayApprove } from '../config/trading-config.rules.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
-import { IDEMPOTENCY_MESSAGES } from '../../src/errors/idempotency-messages.js';
+import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 
 /**
  * From a checked trade to a settled order: approval decision, the order actor, the

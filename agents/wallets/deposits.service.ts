@@ -1,7 +1,7 @@
-import { isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { Chain, FaucetPort } from '../../src/ports/venue.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { Chain, FaucetPort } from '../../kernel/ports/venue.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import type { PositionsService } from '../portfolio/positions.service.js';
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { CollectionSpec, StoredDocument, StorePort } from '../../src/ports/store.port.js';
-import type { Chain } from '../../src/ports/venue.port.js';
-import { invalidAddress, parseEvmAddress } from '../../src/shared/chain-address.js';
-import { updateRecord } from '../../src/shared/record-update.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import type { Chain } from '../../kernel/ports/venue.port.js';
+import { invalidAddress, parseEvmAddress } from '../../kernel/shared/chain-address.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
 import type { WalletView } from './wallet.types.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AppError } from '../../src/errors/app-error.js';
-import type { CollectionSpec, StoredDocument } from '../../src/ports/store.port.js';
-import type { WalletChain } from '../../src/ports/venue.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { CollectionSpec, StoredDocument } from '../../kernel/ports/store.port.js';
+import type { WalletChain } from '../../kernel/ports/venue.port.js';
 import { toMicros } from '../trading/amounts.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';

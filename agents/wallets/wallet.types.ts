@@ -1,4 +1,4 @@
-import type { WalletChain, WalletSigner } from '../../src/ports/venue.port.js';
+import type { WalletChain, WalletSigner } from '../../kernel/ports/venue.port.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { WithdrawalView } from '../../machines/withdrawal.machine.js';
-import type { BusEventInput } from '../../src/ports/event-bus.port.js';
+import type { BusEventInput } from '../../kernel/ports/event-bus.port.js';
 
 /**
  * One log line per withdrawal state change, read from the withdrawal's own durable events

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { WithdrawalContext } from '../../machines/withdrawal.machine.js';
-import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { WithdrawalService } from './withdrawal.service.js';
 
 /** A `requested` withdrawal this old lost its call (a crash, a node down): its request is not still signing it. */

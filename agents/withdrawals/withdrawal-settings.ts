@@ -1,8 +1,8 @@
-import { isAppError } from '../../src/errors/app-error.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../../src/ports/store.port.js';
-import type { WalletChain } from '../../src/ports/venue.port.js';
-import { invalidAddress, isKnownSolanaProgram, notTokenOwner, parseAddress } from '../../src/shared/chain-address.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import type { WalletChain } from '../../kernel/ports/venue.port.js';
+import { invalidAddress, isKnownSolanaProgram, notTokenOwner, parseAddress } from '../../kernel/shared/chain-address.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 

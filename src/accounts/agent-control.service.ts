@@ -5,9 +5,9 @@ import { AUTH_STREAM } from '../../machines/auth-stream.js';
 import { SCOPES_CHANGED } from '../auth/credentials/scope-caps.js';
 import { messagePurpose } from '../auth/wallet/message-purpose.js';
 import type { ProvenWallet, WalletLoginService } from '../auth/wallet/wallet-login.service.js';
-import { AppError } from '../errors/app-error.js';
-import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
-import type { ClockPort } from '../ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { AgentsService } from './agents.service.js';
 import { userIdOfWallet, type UsersService } from './users.service.js';
 

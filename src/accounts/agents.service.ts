@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AGENT_SCOPE_SEPARATOR, chosenAgentId, isReservedAgentId, scopedActorId } from '../../machines/agent-id.js';
 import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.machine.js';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 import type { UsersService } from './users.service.js';
-import { nameSchema } from '../shared/name.schema.js';
+import { nameSchema } from '../../kernel/shared/name.schema.js';
 
 /**
  * An agent as operators and its keys see it (CONTRACT "Agents, bots and keys"): the one

@@ -11,12 +11,12 @@ import {
 } from '../../machines/api-key.machine.js';
 import { KEY_PREFIX, hashKeySecret, newKeySecret } from '../auth/credentials/api-key-format.js';
 import type { StepUpService } from '../auth/step-up/step-up.service.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { SchedulerPort } from '../ports/scheduler.port.js';
-import { nameSchema } from '../shared/name.schema.js';
+import type { SecretBox } from '../../kernel/crypto/secret-box.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import { nameSchema } from '../../kernel/shared/name.schema.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
 
 /** Fixed by interface section 8: keys expire 90 days after creation. */

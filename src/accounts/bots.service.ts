@@ -11,12 +11,12 @@ import {
   type Platform,
   type PlatformState,
 } from '../../machines/bot.machine.js';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
-import type { ActorCollection, ActorView } from '../ports/actor-collection.port.js';
-import { freeTextSchema, nameSchema } from '../shared/name.schema.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
+import { freeTextSchema, nameSchema } from '../../kernel/shared/name.schema.js';
 
 /** A legacy bot as its routes show it. */
 export interface Bot extends BotProfile {

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { KeyedQueue } from '../../agents/trading/keyed-queue.js';
-import { AppError, isAppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
+import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 
 /** Locks that make a cap's count-then-create one step per owner, across processes. */
 export const CAP_LOCKS_COLLECTION: CollectionSpec = { name: 'accounts.cap-locks', indexes: [] };

@@ -17,12 +17,12 @@ import { STEP_UP_COLLECTIONS, StepUpService } from '../auth/step-up/step-up.serv
 import { TOTP_COLLECTIONS, TotpService } from '../auth/totp/totp.service.js';
 import { NONCE_COLLECTIONS, NonceService } from '../auth/wallet/nonce.service.js';
 import { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import type { AuthMiddlewareDeps } from '../http/auth/auth.middleware.js';
 import { createAuthRoutes } from '../http/routes/auth.routes.js';
-import { perMinute } from '../ports/rate-limiter.port.js';
+import { perMinute } from '../../kernel/ports/rate-limiter.port.js';
 import { publicRateLimit } from '../http/rate-limit.middleware.js';
-import type { CollectionSpec } from '../ports/store.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 import { ACCOUNT_REST_BINDINGS } from '../http/routes/account.bindings.js';
 import { AGENT_REST_BINDINGS } from '../http/routes/operation.routes.js';
 import { agentAdminOperations } from '../operations/definitions/agent-admin.ops.js';

@@ -5,11 +5,11 @@ import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { EventBusPort } from '../ports/event-bus.port.js';
-import type { RateLimiterPort } from '../ports/rate-limiter.port.js';
-import type { SchedulerPort } from '../ports/scheduler.port.js';
-import type { StorePort } from '../ports/store.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
+import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
+import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 
 export interface Adapters {
   store: StorePort;

@@ -8,7 +8,7 @@ import type { StatusReader } from '../../agents/portfolio/portfolio.types.js';
 import { FeesByChannelReader } from '../../agents/trading/fees-by-channel.js';
 import { botDefinition, type Platform } from '../../machines/bot.machine.js';
 import { orderDefinition } from '../../machines/order.machine.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { BOT_SURFACE_BINDINGS } from '../http/routes/bot-surface.bindings.js';
 import { BotPlatforms } from '../messaging/bot-platforms.service.js';
 import { BOT_TOKENS_PURPOSE, MESSAGING_CONFIG_COLLECTION, MessagingConfigs } from '../messaging/messaging-config.service.js';

@@ -3,7 +3,7 @@ import { OpenAiCompatibleLlm } from '../../adapters/llm/openai-compatible.adapte
 import { AskBot } from '../../agents/chat/ask-bot.js';
 import type { StatusReader } from '../../agents/portfolio/portfolio.types.js';
 import { chatOperations } from '../operations/definitions/chat.ops.js';
-import type { BreakerReadout } from '../ports/venue.port.js';
+import type { BreakerReadout } from '../../kernel/ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 /**

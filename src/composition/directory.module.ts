@@ -21,7 +21,7 @@ import { CARD_BINDINGS } from '../http/routes/card.bindings.js';
 import { createDirectoryRoutes } from '../http/routes/directory.routes.js';
 import { cardOperations } from '../operations/definitions/card.ops.js';
 import type { AnyOperation } from '../operations/operation.types.js';
-import type { Chain, VenuePort } from '../ports/venue.port.js';
+import type { Chain, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 export interface DirectoryParts {

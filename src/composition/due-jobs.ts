@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { isAppError } from '../errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import type { OperationCatalog, Viewer } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
-import type { DueJob } from '../ports/scheduler.port.js';
+import type { DueJob } from '../../kernel/ports/scheduler.port.js';
 import type { DueJobRoute } from './feature-module.types.js';
 
 /** The service itself: sees the `system` operations and nothing switched off stops it. */

@@ -1,4 +1,4 @@
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../operations/idempotency-guard.js';
 import type { KeyedHash } from '../operations/request-digest.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';

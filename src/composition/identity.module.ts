@@ -14,7 +14,7 @@ import type { AgentsService } from '../accounts/agents.service.js';
 import { userIdOfWallet, type UsersService } from '../accounts/users.service.js';
 import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import { parseIdentityProviders, type IdentitySettings } from '../config/config.schema.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
@@ -24,7 +24,7 @@ import { OnboardingService, type OnboardingAgents, type OnboardingCards } from '
 import { IdentityTokens } from '../identity/tokens/identity-tokens.service.js';
 import { signingKeyOperations } from '../operations/definitions/signing-keys.ops.js';
 import type { AnyOperation } from '../operations/operation.types.js';
-import type { CollectionSpec } from '../ports/store.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 import { createErc8004DiscoveryRoutes } from '../mcp/erc8004-discovery.routes.js';
 import { erc8004OwnershipDueOperations, identityTokenDueOperations } from '../operations/definitions/due-job.ops.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';

@@ -5,7 +5,7 @@ import type { PositionsService } from '../../agents/portfolio/positions.service.
 import { VALUE_HISTORY_COLLECTIONS } from '../../agents/portfolio/value-history.records.js';
 import { ValueHistory } from '../../agents/portfolio/value-history.service.js';
 import { valueHistoryOperations } from '../operations/definitions/value-history.ops.js';
-import type { Chain, VenuePort } from '../ports/venue.port.js';
+import type { Chain, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { ModuleContext } from './feature-module.types.js';
 import type { TradingParts } from './orders.composition.js';
 

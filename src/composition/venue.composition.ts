@@ -11,10 +11,10 @@ import { JupiterVenue } from '../../adapters/solana/jupiter-venue.adapter.js';
 import { connectionRpc } from '../../adapters/solana/solana-rpc.js';
 import { RoutingVenue, type GuardedVenue } from '../../adapters/venues/routing-venue.adapter.js';
 import type { TradingSettings } from '../config/config.schema.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import type { ChainPort } from '../ports/chain.port.js';
-import { CHAINS, type Chain, type FaucetPort } from '../ports/venue.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import type { ChainPort } from '../../kernel/ports/chain.port.js';
+import { CHAINS, type Chain, type FaucetPort } from '../../kernel/ports/venue.port.js';
 
 export interface VenueChoice {
   venue: GuardedVenue;

@@ -10,8 +10,8 @@ import type { WalletService } from '../../agents/wallets/wallet.service.js';
 import { withdrawalDefinition } from '../../machines/withdrawal.machine.js';
 import { AGENT_WALLET_BINDINGS } from '../http/routes/agent-wallet.bindings.js';
 import { agentWalletOperations } from '../operations/definitions/agent-wallet.ops.js';
-import type { ChainPort } from '../ports/chain.port.js';
-import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../ports/venue.port.js';
+import type { ChainPort } from '../../kernel/ports/chain.port.js';
+import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../../kernel/ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import type { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 

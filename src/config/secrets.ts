@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ensurePrivateDir } from '../shared/private-files.js';
+import { ensurePrivateDir } from '../../kernel/shared/private-files.js';
 import type { Profile } from './config.schema.js';
 import { ConfigError } from './load-config.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AGENT_IDENTITIES, type AgentIdentityRecord } from '../identity/onboarding/agent-identity.records.js';
-import type { StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import { cardContentSchema } from './card.schemas.js';
 import { DIRECTORY_META } from './card.records.js';
 import type { CardsService } from './cards.service.js';

@@ -4,7 +4,7 @@
  * never sees a count that disagrees with the entries. A search picks its rarest word by the
  * counts (directory.service.ts); results never depend on them, only the work does.
  */
-import type { CommitWrite, StorePort } from '../ports/store.port.js';
+import type { CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
 import { termKey } from './card-search.js';
 import {
   CARD_TERMS,

@@ -1,4 +1,4 @@
-import type { StoredDocument } from '../ports/store.port.js';
+import type { StoredDocument } from '../../kernel/ports/store.port.js';
 import { REGISTRATION_TYPE, type OwnerCard, type PublicCard } from './card.schemas.js';
 import type { CardContent, CardRecord, CardService } from './card.records.js';
 

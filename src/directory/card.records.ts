@@ -1,4 +1,4 @@
-import type { CollectionSpec } from '../ports/store.port.js';
+import type { CollectionSpec } from '../../kernel/ports/store.port.js';
 
 /** One card per agent or legacy bot (`agent:<actorId>`, `bot:<actorId>`): the one store of cards. */
 export const CARDS = 'directory.cards';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { freeTextSchema, nameSchema } from '../shared/name.schema.js';
+import { freeTextSchema, nameSchema } from '../../kernel/shared/name.schema.js';
 
 /** The `type` of an ERC-8004 registration file, which every card is. */
 export const REGISTRATION_TYPE = 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1';

@@ -5,10 +5,10 @@
  * commit, so the index never lists a card that is not published, nor misses one that is (but
  * while its agent or bot is not active: `subjectChanged`).
  */
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CommitWrite, StorePort } from '../ports/store.port.js';
-import { retryOnConflict } from '../shared/record-update.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
+import { retryOnConflict } from '../../kernel/shared/record-update.js';
 import { indexedAs, indexWrites } from './card-index.js';
 import { cardTerms } from './card-search.js';
 import type { CardContentInput, OwnerCard } from './card.schemas.js';

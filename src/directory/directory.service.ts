@@ -7,9 +7,9 @@
  * `subjectChanged`); each read still checks the agent, for the moment between its change
  * and the withdrawal.
  */
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { IndexQuery, StoredDocument, StorePort } from '../ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { IndexQuery, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { queryWords, termKey, termRange } from './card-search.js';
 import type { PublicCard, Snapshot } from './card.schemas.js';
 import type { CardViews } from './card-views.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import { CARDS, DIRECTORY_META, type CardRecord } from './card.records.js';
 import type { CardsService } from './cards.service.js';
 

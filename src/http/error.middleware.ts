@@ -5,7 +5,7 @@
  * nothing but is logged in full.
  */
 import type { ErrorRequestHandler } from 'express';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import { toErrorResponse } from '../surface-common/error-envelope.js';

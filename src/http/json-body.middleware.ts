@@ -4,7 +4,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 /** REST bodies over 1 MiB get 413 (CONTRACT, "Limits not shown in the interface"). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

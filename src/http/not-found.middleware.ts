@@ -3,7 +3,7 @@
  * know (`Cannot GET /path`), rendered by the error middleware like every other error.
  */
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 /** Mounted after every router. */
 export function notFoundMiddleware(): RequestHandler {

@@ -4,7 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 /** `Bearer <token>`; the scheme is case-insensitive (RFC 7235). */
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;

@@ -4,7 +4,7 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type { ActorInspector } from '../runtime/actor-inspector.js';
 import { requireBearerToken } from './ops-auth.middleware.js';
 import { parseQuery } from './validate.js';

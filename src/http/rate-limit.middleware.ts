@@ -6,7 +6,7 @@
  * serves API keys, identity tokens, sessions, widgets and public routes.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateLimiterPort, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 
 /** The budget of one request: whose counter (`key`) and which windows. */

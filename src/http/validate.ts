@@ -4,9 +4,9 @@
  */
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
-import { validationMessages } from '../errors/validation-messages.js';
-import { isPlainObject } from '../shared/is-plain-object.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { validationMessages } from '../../kernel/errors/validation-messages.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 
 /** The service's wording of validation failures (see `validationMessages`). */
 const formatZodIssues = validationMessages;

@@ -10,7 +10,7 @@ import { AGENT_ALREADY_CLAIMED } from '../identity/onboarding/onboarding.service
 import { IDENTITY_TOKEN_MESSAGES } from '../identity/tokens/identity-token.errors.js';
 import { TOKEN_LIFETIME_S } from '../identity/tokens/token-lifetimes.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
-import { EVM_CHAIN_IDS } from '../ports/venue.port.js';
+import { EVM_CHAIN_IDS } from '../../kernel/ports/venue.port.js';
 import { ToolDirectory } from './mcp-tools.js';
 
 export interface Erc8004DiscoveryDeps {

@@ -3,11 +3,11 @@ import type { KeyScope } from '../../machines/api-key.machine.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import type { CredentialResolver, Principal } from '../auth/credentials/credential-resolver.js';
 import type { SessionPrincipal } from '../auth/session/session.service.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
 import type { OperationSubject } from '../operations/operation.types.js';
-import type { ActorCollection } from '../ports/actor-collection.port.js';
-import type { ClockPort } from '../ports/clock.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** What an MCP request (tools or events) may act on, and as whom. */
 export interface McpAccess {

@@ -4,7 +4,7 @@
  * per client IP like every `.well-known` route (CONTRACT "Limits not shown").
  */
 import { Router, type RequestHandler } from 'express';
-import { RATE_POLICIES, type RateWindow } from '../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { MCP_MAX_BODY_BYTES } from './mcp-body.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
 

@@ -5,13 +5,13 @@
  */
 import type { z } from 'zod';
 import type { FailureLevel } from '../observability/failure-level.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import { validationMessages } from '../errors/validation-messages.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import { validationMessages } from '../../kernel/errors/validation-messages.js';
 import type { McpAccess } from './mcp-access.js';
 import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
 import type { CallIds, ToolCaller } from './mcp-tool-call.js';
 import type { ToolDirectory } from './mcp-tools.js';
-import { isPlainObject } from '../shared/is-plain-object.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 import {
   callToolParamsSchema,
   errorResponse,

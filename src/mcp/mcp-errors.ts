@@ -52,8 +52,8 @@
  *   (answers are always `application/json`, which MCP allows); a missing
  *   `MCP-Protocol-Version` header means the latest revision.
  */
-import { isAppError } from '../errors/app-error.js';
-import { escapeUnsafe } from '../shared/escape-unsafe.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
 
 const JSONRPC_CODES = {

@@ -1,6 +1,6 @@
 import type { KeyScope } from '../../machines/api-key.machine.js';
 import { budgetKeyOf } from '../surface-common/rate-limit-answers.js';
-import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import type { McpAccess } from './mcp-access.js';
 
 /** The windows of a credential's scope (interface 8); the MCP bench raises them. */

@@ -9,7 +9,7 @@
  * lookup walks the top-level members once, jumping over strings and nested values with
  * native searches; the rest of the request stays on `JSON.parse`/`JSON.stringify`.
  */
-import { isPlainObject } from '../shared/is-plain-object.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 
 /** A numeric id whose literal a double does not reproduce; `text` is the literal as sent. */
 export class NumericIdText {

@@ -2,14 +2,14 @@
  * `tools/call`: one call through the shared invoker (visibility, scope, validation, audit),
  * and the translation of its outcome into MCP terms (see the table in mcp-errors.ts).
  */
-import { type AppError, isAppError } from '../errors/app-error.js';
+import { type AppError, isAppError } from '../../kernel/errors/app-error.js';
 import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
 import type { OperationInvoker } from '../operations/operation-invoker.js';
 import type { OperationContext } from '../operations/operation.types.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import { isPlainObject } from '../shared/is-plain-object.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 import type { McpAccess } from './mcp-access.js';
 import { httpFailure, invalidParams, methodNotFound, toolExecutionFailed, type McpWireError } from './mcp-errors.js';
 import { toolName, type CallToolParams, type CallToolResult, type ToolRefusal } from './mcp-wire.js';

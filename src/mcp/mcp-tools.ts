@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { OperationCatalog, Viewer } from '../operations/operation-catalog.js';
 import type { AnyOperation } from '../operations/operation.types.js';
-import { decodeAfterCursor, encodeAfterCursor } from '../shared/after-cursor.js';
+import { decodeAfterCursor, encodeAfterCursor } from '../../kernel/shared/after-cursor.js';
 import { invalidParams } from './mcp-errors.js';
 import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
 import { portableSchema } from './portable-schema.js';

@@ -1,7 +1,7 @@
 import type { BotContext, BotEvent, BotInput, Platform, PlatformState } from '../../machines/bot.machine.js';
-import { AppError } from '../errors/app-error.js';
-import type { ActorCollection } from '../ports/actor-collection.port.js';
-import type { ClockPort } from '../ports/clock.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { MessagingConfigs } from './messaging-config.service.js';
 import type { PlatformRunner } from './platform-runner.js';
 

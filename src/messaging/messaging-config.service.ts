@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Platform } from '../../machines/bot.machine.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import type { SecretBox } from '../../kernel/crypto/secret-box.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
  * A legacy bot's messaging configuration (interface 4.7 `telegram-config`, `discord-config`):

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { BotContext, BotEvent, BotInput, Platform } from '../../machines/bot.machine.js';
 import { PLATFORMS } from '../../machines/bot.machine.js';
 import type { BotChat } from '../../agents/chat/bot-chat.js';
-import { isAppError } from '../errors/app-error.js';
-import type { ActorCollection } from '../ports/actor-collection.port.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { IncomingMessage, MessagingPlatformPort, PlatformClient } from '../ports/messaging-platform.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { IncomingMessage, MessagingPlatformPort, PlatformClient } from '../../kernel/ports/messaging-platform.port.js';
 import type { MessagingConfigs, PlatformSettings } from './messaging-config.service.js';
 import type { PlatformLeases } from './platform-leases.js';
 

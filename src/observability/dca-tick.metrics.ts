@@ -3,7 +3,7 @@
  * The strategies service reports through `DcaTickObserver`, so `agents/` knows no metrics.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { DcaTickObserver, DcaTickOutcome } from '../ports/dca-tick-observer.port.js';
+import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
 
 const OUTCOMES: readonly DcaTickOutcome[] = ['executed', 'skipped', 'failed'];
 // Ticks are due on a schedule; a healthy one runs within a second, a backlog or a restart shows as minutes.

@@ -4,7 +4,7 @@
  * (any 4xx, a scope, trading switched off, the kill switch) is the service working, and shows
  * in the access line at info. A dependency that is down (503 with retry) is a warning.
  */
-import { isAppError, type ErrorCode } from '../errors/app-error.js';
+import { isAppError, type ErrorCode } from '../../kernel/errors/app-error.js';
 
 export type FailureLevel = 'info' | 'warn' | 'error';
 

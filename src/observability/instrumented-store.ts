@@ -1,4 +1,4 @@
-import type { StorePort } from '../ports/store.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import type { Metrics } from './metrics.js';
 
 const TIMED = ['get', 'put', 'commit', 'delete', 'find', 'list', 'readJournal', 'sweepExpired', 'durable'] as const;

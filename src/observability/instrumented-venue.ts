@@ -1,5 +1,5 @@
-import { isAppError } from '../errors/app-error.js';
-import type { BreakerReadout, Chain, ExecuteRequest, ExecutionResult, VenuePort } from '../ports/venue.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { BreakerReadout, Chain, ExecuteRequest, ExecutionResult, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { SwapOutcome, TradingMetrics } from './trading.metrics.js';
 
 /** A venue behind its breakers (`GuardedVenue` of the adapters, named here by its ports only). */

@@ -5,8 +5,8 @@
  * an agent, user or order id.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { BusEventInput } from '../ports/event-bus.port.js';
-import type { BreakerReadout } from '../ports/venue.port.js';
+import type { BusEventInput } from '../../kernel/ports/event-bus.port.js';
+import type { BreakerReadout } from '../../kernel/ports/venue.port.js';
 
 /** How a guarded `execute` ended: the venue's answer, or why there was none. */
 export type SwapOutcome = 'filled' | 'submitted' | 'failed' | 'circuit_open' | 'error';

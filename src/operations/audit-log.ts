@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, Page, StorePort } from '../ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, Page, StorePort } from '../../kernel/ports/store.port.js';
 import type { AuditEntry, AuditSink } from './audit.types.js';
 
 const AUDIT = 'audit';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { CatalogSettings, OperationCatalog } from './operation-catalog.js';
 import { OPERATION_FAMILIES } from './operation-families.js';
 

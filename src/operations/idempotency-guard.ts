@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_MESSAGES } from '../errors/idempotency-messages.js';
-import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StoredDocument, StorePort } from '../ports/store.port.js';
-import { isConcurrentUpdatesGaveUp } from '../shared/conflict-backoff.js';
-import { updateRecord } from '../shared/record-update.js';
+import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
+import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../kernel/shared/conflict-backoff.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
  * CONTRACT "Idempotency": a guarded call runs once per (account, key). A replay within

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { scopeCovers } from '../../machines/api-key.machine.js';
-import { AppError } from '../errors/app-error.js';
-import { validationHint, validationMessages } from '../errors/validation-messages.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { validationHint, validationMessages } from '../../kernel/errors/validation-messages.js';
 import type { AnyOperation, CallContext, OperationContext, OperationFamily, Viewer } from './operation.types.js';
 
 export type { Viewer } from './operation.types.js';

@@ -1,7 +1,7 @@
 import { principalRefOf } from '../auth/credentials/credential-resolver.js';
-import { isAppError } from '../errors/app-error.js';
-import { isPlainObject } from '../shared/is-plain-object.js';
-import type { ClockPort } from '../ports/clock.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { type OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';

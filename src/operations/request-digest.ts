@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactSecrets } from '../observability/logger.js';
-import { isPlainObject } from '../shared/is-plain-object.js';
+import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 
 /**
  * Two digests of a call's arguments, for two jobs:

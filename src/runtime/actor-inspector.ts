@@ -1,5 +1,5 @@
-import type { ActorView } from '../ports/actor-collection.port.js';
-import type { JournalEntry, Page } from '../ports/store.port.js';
+import type { ActorView } from '../../kernel/ports/actor-collection.port.js';
+import type { JournalEntry, Page } from '../../kernel/ports/store.port.js';
 
 /** What ops tooling (HTTP inspection routes, the CLI) may read about actors: their committed views. */
 export type { ActorView };

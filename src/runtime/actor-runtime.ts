@@ -1,9 +1,9 @@
 import { createActor, type AnyActor, type AnyMachineSnapshot } from 'xstate';
 import type { Logger } from 'pino';
 import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
-import { AppError } from '../errors/app-error.js';
-import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../shared/conflict-backoff.js';
-import { settlesWithin } from '../shared/settles-within.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
+import { settlesWithin } from '../../kernel/shared/settles-within.js';
 import type {
   ActorCollection,
   ActorView,
@@ -12,10 +12,10 @@ import type {
   SendResult,
   StreamEvent,
   TransitionOptions,
-} from '../ports/actor-collection.port.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { ActorAddress, ActorEvent } from '../ports/scheduler.port.js';
-import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../ports/store.port.js';
+} from '../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { ActorAddress, ActorEvent } from '../../kernel/ports/scheduler.port.js';
+import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import type { DurablePublisher } from './durable-publisher.js';
 import { collectionOf } from './actor-storage.js';
 import { Mailbox } from './mailbox.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { BusEventInput, EventBusPort } from '../ports/event-bus.port.js';
-import type { StorePort } from '../ports/store.port.js';
-import { settlesWithin } from '../shared/settles-within.js';
+import type { BusEventInput, EventBusPort } from '../../kernel/ports/event-bus.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
+import { settlesWithin } from '../../kernel/shared/settles-within.js';
 
 /** How long `drained()` waits for publications before letting an answer go anyway. */
 const DEFAULT_DRAIN_WAIT_MS = 1_000;

@@ -1,5 +1,5 @@
 import { redactSecrets } from '../observability/logger.js';
-import type { JournalEntry, StorePort } from '../ports/store.port.js';
+import type { JournalEntry, StorePort } from '../../kernel/ports/store.port.js';
 import type { ActorInspector, ActorView } from './actor-inspector.js';
 import type { ActorRuntime } from './actor-runtime.js';
 import { collectionOf } from './actor-storage.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type { MachineDefinition, PersistedSnapshotLike } from '../../machines/machine-definition.types.js';
 
 /** What the runtime stores per actor: the XState persisted snapshot and its machine version. */

@@ -4,7 +4,7 @@
  * check shapes directly.
  */
 import { STATUS_CODES } from 'node:http';
-import type { AppError, RequestIds } from '../errors/app-error.js';
+import type { AppError, RequestIds } from '../../kernel/errors/app-error.js';
 
 /** The next step of a refusal, beside its message (`AppError.hint`). */
 export interface HintDetails {

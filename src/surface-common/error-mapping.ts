@@ -3,8 +3,8 @@
  * WebSocket upgrade map errors through this one function, so both answer alike.
  */
 import { z } from 'zod';
-import { AppError, isAppError, type ErrorCode } from '../errors/app-error.js';
-import { validationHint, validationMessages } from '../errors/validation-messages.js';
+import { AppError, isAppError, type ErrorCode } from '../../kernel/errors/app-error.js';
+import { validationHint, validationMessages } from '../../kernel/errors/validation-messages.js';
 import { reasonPhrase } from './error-envelope.js';
 
 /** Codes for client errors raised by express or its parsers (http-errors style `status`). */

@@ -3,8 +3,8 @@
  * event streams): whose budget a request spends, the `X-RateLimit-*` headers and the 429.
  */
 import type { Principal } from '../auth/credentials/credential-resolver.js';
-import { AppError } from '../errors/app-error.js';
-import type { RateLimitDecision } from '../ports/rate-limiter.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { RateLimitDecision } from '../../kernel/ports/rate-limiter.port.js';
 
 /**
  * Whose rate budget a request spends, whichever surface (REST, MCP, events) it comes by: a

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import { normalizeOrigin } from './widget-origins.js';
 
 /**

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { WidgetMetrics } from '../observability/widget.metrics.js';
 import { WIDGET_EVENT_TYPES } from '../observability/widget.metrics.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import { escapeUnsafe } from '../shared/escape-unsafe.js';
-import { updateRecord } from '../shared/record-update.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
  * Client-side widget events (interface 6, `POST /api/widget/:botId/client-event`): a few

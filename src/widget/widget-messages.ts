@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 /** The widget's refusals and replies, word for word (CONTRACT "Chat widget"; the rest are ours, docs/DECISIONS.md). */
 export const WIDGET_MESSAGES = {

@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildStale } from '../../scripts/build-freshness.js';
-import { strongEtag } from '../shared/strong-etag.js';
+import { strongEtag } from '../../kernel/shared/strong-etag.js';
 
 /**
  * The embed script (`GET /api/widget/:botId/script.js`): the TypeScript under `widget/`

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../errors/app-error.js';
-import type { ClockPort } from '../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../ports/store.port.js';
-import { updateRecord } from '../shared/record-update.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import { updateRecord } from '../../kernel/shared/record-update.js';
 import { WIDGET_MESSAGES } from './widget-messages.js';
 
 /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps, countUpTo } from '../../src/accounts/owner-caps.js';
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 
 const THINGS = { name: 'things', indexes: ['owner'] };
 

@@ -6,8 +6,8 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { USER_COLLECTIONS, UsersService } from '../../src/accounts/users.service.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 
 const WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 

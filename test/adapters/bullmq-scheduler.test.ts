@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { BullmqScheduler, type BullmqSchedulerOptions } from '../../adapters/bullmq/bullmq-scheduler.adapter.js';
 import type { SchedulerLogger } from '../../adapters/scheduler/schedule-timing.helpers.js';
-import type { DueJob } from '../../src/ports/scheduler.port.js';
+import type { DueJob } from '../../kernel/ports/scheduler.port.js';
 import { schedulerContract } from '../contracts/scheduler.contract.js';
 
 // Redis is on every dev and CI machine of this project; REDIS_URL points elsewhere.

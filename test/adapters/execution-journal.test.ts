@@ -6,8 +6,8 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { ExecutionJournal, LIVE_EXECUTIONS, type FinalResult } from '../../adapters/resilience/execution-journal.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 
 const signed = {
   clientOrderId: 'ord_1',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
-import { RATE_POLICIES, type RateWindow } from '../../src/ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { rateLimiterContract } from '../contracts/rate-limiter.contract.js';
 
 rateLimiterContract('in-process', async (clock) => {

@@ -12,7 +12,7 @@ import {
 } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import { DEFAULT_SCHEDULER_COLLECTION, recordId } from '../../adapters/scheduler/job-record.model.js';
 import type { SchedulerLogger } from '../../adapters/scheduler/schedule-timing.helpers.js';
-import type { DueJob } from '../../src/ports/scheduler.port.js';
+import type { DueJob } from '../../kernel/ports/scheduler.port.js';
 import { schedulerContract } from '../contracts/scheduler.contract.js';
 
 const silent: SchedulerLogger = { warn: () => {}, error: () => {} };

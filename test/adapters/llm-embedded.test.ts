@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_NO_FACTS_REPLY, EmbeddedLlm } from '../../adapters/llm/embedded-llm.adapter.js';
-import { readLlmFacts, renderLlmFacts } from '../../src/ports/llm.port.js';
+import { readLlmFacts, renderLlmFacts } from '../../kernel/ports/llm.port.js';
 
 describe('embedded LLM adapter', () => {
   const llm = new EmbeddedLlm();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpenAiCompatibleLlm, type OpenAiCompatibleOptions } from '../../adapters/llm/openai-compatible.adapter.js';
 import { retryAfterSeconds } from '../../adapters/llm/openai-wire.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 interface Seen {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LmdbReadCache, MAX_CACHED_BYTES } from '../../adapters/lmdb/lmdb-read-cache.js';
-import type { StoredDocument } from '../../src/ports/store.port.js';
+import type { StoredDocument } from '../../kernel/ports/store.port.js';
 
 const doc = (version: number): StoredDocument => Object.freeze({ id: 'a', version, data: { version }, indexes: {}, updatedAt: 0 });
 

@@ -14,7 +14,7 @@ import { decodeKey, encodeKey, type KeyPart } from '../../adapters/lmdb/lmdb-key
 import { docKey, tupleKey } from '../../adapters/lmdb/lmdb-record.codec.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { compareIndexValues } from '../../adapters/shared/store-helpers.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { storeContract } from '../contracts/store.contract.js';
 
 const ADAPTER_URL = new URL('../../adapters/lmdb/lmdb-store.adapter.ts', import.meta.url).href;

@@ -5,8 +5,8 @@ import { bytesToHex, recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-custody/local-key-custody.adapter.js';
-import { SecretBox } from '../../src/crypto/secret-box.js';
-import type { WalletChain } from '../../src/ports/venue.port.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
+import type { WalletChain } from '../../kernel/ports/venue.port.js';
 
 const MASTER = 'a-master-secret-of-at-least-32-characters!';
 const custody = () => new LocalKeyCustody(new SecretBox(MASTER, CUSTODIAL_KEYS_PURPOSE));

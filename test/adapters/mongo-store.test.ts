@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { MongoStore } from '../../adapters/mongo/mongo-store.adapter.js';
-import type { AppError } from '../../src/errors/app-error.js';
-import type { IndexQuery, IndexValue, StorePort } from '../../src/ports/store.port.js';
+import type { AppError } from '../../kernel/errors/app-error.js';
+import type { IndexQuery, IndexValue, StorePort } from '../../kernel/ports/store.port.js';
 import { storeContract } from '../contracts/store.contract.js';
 import { MingoDb } from '../support/mingo-collection.js';
 

@@ -23,7 +23,7 @@ import { quotePool } from '../../adapters/paper/paper-pools.js';
 import { PaperPriceFeed } from '../../adapters/paper/paper-price-feed.js';
 import { findPaperToken, PAPER_ASSETS, PAPER_TOKENS, type PaperToken } from '../../adapters/paper/paper-tokens.js';
 import { minOutOf, PaperVenue, paperTxSignature } from '../../adapters/paper/paper-venue.adapter.js';
-import { EVM_CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type WalletSigner } from '../../src/ports/venue.port.js';
+import { EVM_CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type WalletSigner } from '../../kernel/ports/venue.port.js';
 import { describeVenueContract, type VenueSubject } from '../contracts/venue.contract.js';
 
 const SEED = 'paper-test-seed';

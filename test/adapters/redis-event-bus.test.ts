@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RedisEventBus, type RedisEventBusOptions } from '../../adapters/redis/redis-event-bus.adapter.js';
 import { eventBusKeys } from '../../adapters/redis/redis-event-bus.script.js';
-import type { BusEvent, EventBusPort } from '../../src/ports/event-bus.port.js';
+import type { BusEvent, EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import { eventBusContract } from '../contracts/event-bus.contract.js';
 
 // Redis is on every dev and CI machine of this project; REDIS_URL points elsewhere.

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RedisRateLimiter } from '../../adapters/redis/redis-rate-limiter.adapter.js';
-import type { RateWindow } from '../../src/ports/rate-limiter.port.js';
+import type { RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { rateLimiterContract } from '../contracts/rate-limiter.contract.js';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis.js';
 

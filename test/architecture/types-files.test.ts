@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const FOLDERS = ['src', 'agents', 'machines', 'adapters'];
+const FOLDERS = ['kernel', 'src', 'agents', 'machines', 'adapters'];
 
 function typesFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

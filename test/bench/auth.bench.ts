@@ -13,7 +13,7 @@ import { Router } from 'express';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { scopeCovers } from '../../machines/api-key.machine.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { principalOf } from '../../src/http/auth/auth.middleware.js';
 import { createRateLimitMiddleware } from '../../src/http/rate-limit.middleware.js';

@@ -59,8 +59,8 @@ import { DCA_TYPE } from '../../agents/dca/dca.service.js';
 import { dcaOrderId } from '../../agents/trading/order-ids.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
-import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 

@@ -18,7 +18,7 @@ import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import type { MachineDefinition } from '../../machines/machine-definition.types.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 const logger = pino({ level: 'silent' });

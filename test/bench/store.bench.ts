@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 
 const COLLECTION = 'agents';
 const SEQUENTIAL_WRITES = 2_000;

@@ -47,7 +47,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
-import type { RateLimiterPort } from '../../src/ports/rate-limiter.port.js';
+import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

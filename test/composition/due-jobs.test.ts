@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { DueJobs } from '../../src/composition/due-jobs.js';
 import type { DueJobRoute } from '../../src/composition/feature-module.types.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineUnboundOperation } from '../../src/operations/operation-definition.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
 import type { PrincipalKind } from '../../src/operations/operation.types.js';
-import type { DueJob } from '../../src/ports/scheduler.port.js';
+import type { DueJob } from '../../kernel/ports/scheduler.port.js';
 
 /** An operation `name` for `principals` that records its input and throws `fail` when set. */
 function operation(name: string, principals: PrincipalKind[], seen: unknown[], fail?: () => Error) {

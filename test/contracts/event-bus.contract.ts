@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
-import type { BusEvent, EventBusPort, RetentionPolicy, Subscription } from '../../src/ports/event-bus.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { BusEvent, EventBusPort, RetentionPolicy, Subscription } from '../../kernel/ports/event-bus.port.js';
 
 export interface EventBusHarness {
   bus: EventBusPort;

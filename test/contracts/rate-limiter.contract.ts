@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
-import type { RateLimitDecision, RateLimiterPort, RateWindow } from '../../src/ports/rate-limiter.port.js';
+import type { RateLimitDecision, RateLimiterPort, RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 
 export interface RateLimiterHarness {
   /** Must read "now" from the clock it was given, so the contract drives time. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAppError } from '../../src/errors/app-error.js';
-import type { ActorAddress, DueJob, RepeatingSchedule, SchedulerPort } from '../../src/ports/scheduler.port.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
+import type { ActorAddress, DueJob, RepeatingSchedule, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 
 export interface SchedulerHarness {
   scheduler: SchedulerPort;

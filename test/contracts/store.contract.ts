@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../support/manual-clock.adapter.js';
-import { AppError, type ErrorCode } from '../../src/errors/app-error.js';
-import type { CommitWrite, IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../src/ports/store.port.js';
+import { AppError, type ErrorCode } from '../../kernel/errors/app-error.js';
+import type { CommitWrite, IndexQuery, IndexValue, PutInput, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 
 interface Subject {
   store: StorePort;

@@ -5,7 +5,7 @@ import nacl from 'tweetnacl';
 import { getAddress, hexToBytes } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import {
   walletChainOf,
   type Chain,
@@ -14,7 +14,7 @@ import {
   type TokenInfo,
   type VenuePort,
   type WalletSigner,
-} from '../../src/ports/venue.port.js';
+} from '../../kernel/ports/venue.port.js';
 
 export interface VenueSubject {
   venue: VenuePort;

@@ -18,7 +18,7 @@ import { CardsService, type CardSubjects } from '../../src/directory/cards.servi
 import { DirectoryService } from '../../src/directory/directory.service.js';
 import { migrateTermCounts } from '../../src/directory/term-counts.migration.js';
 import { createLogger } from '../../src/observability/logger.js';
-import type { IndexQuery, PageRequest } from '../../src/ports/store.port.js';
+import type { IndexQuery, PageRequest } from '../../kernel/ports/store.port.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 

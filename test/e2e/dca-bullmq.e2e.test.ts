@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BullmqScheduler } from '../../adapters/bullmq/bullmq-scheduler.adapter.js';
 import type { OrderContext } from '../../machines/order.machine.js';
-import type { DueJob } from '../../src/ports/scheduler.port.js';
+import type { DueJob } from '../../kernel/ports/scheduler.port.js';
 import { createDcaStrategy, dueAtOf, gaps, opsActors, setUpDcaTrader, sleep, usdcHeld } from '../support/dca-accounts.js';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../support/redis.js';
 import { startTestService, type TestService } from '../support/test-service.js';

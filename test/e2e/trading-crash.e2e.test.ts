@@ -29,7 +29,7 @@ import { fromBaseUnits } from '../../agents/trading/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
 import { keyedOrder } from '../../src/operations/definitions/trading-schemas.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
-import type { StoredDocument } from '../../src/ports/store.port.js';
+import type { StoredDocument } from '../../kernel/ports/store.port.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { Client, PUBLIC_URL, signInSolana, solanaWallet, type HttpResult } from '../support/test-service.js';
 

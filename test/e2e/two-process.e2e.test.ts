@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/ports/store.port.js';
+import type { JournalEntry } from '../../kernel/ports/store.port.js';
 import type { ActorView } from '../../src/runtime/actor-inspector.js';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../support/redis.js';
 import { ServiceProcess } from '../support/service-process.js';

@@ -16,7 +16,7 @@ import { CUSTODIAL_KEYS_PURPOSE, LocalKeyCustody } from '../../adapters/key-cust
 import { TRADING_RECORDS } from '../../agents/portfolio/portfolio.records.js';
 import type { WalletRecord } from '../../agents/wallets/wallet.records.js';
 import { resolveSecrets } from '../../src/config/secrets.js';
-import { SecretBox } from '../../src/crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { providerUnavailable } from '../../adapters/resilience/provider-breaker.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { parseBody, validate } from '../../src/http/validate.js';
 import { createTestApp } from '../support/http-harness.js';
 

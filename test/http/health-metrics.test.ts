@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { OPS_TOKEN, createTestApp } from '../support/http-harness.js';
 

@@ -3,9 +3,9 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { clientIp, createRateLimitMiddleware } from '../../src/http/rate-limit.middleware.js';
-import type { RateLimiterPort, RateWindow } from '../../src/ports/rate-limiter.port.js';
+import type { RateLimiterPort, RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { createTestApp } from '../support/http-harness.js';
 
 const windows: RateWindow[] = [{ name: 'minute', limit: 3, windowMs: 60_000 }];

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { identityTokenDefinition } from '../../machines/identity-token.machine.js';
-import { SecretBox } from '../../src/crypto/secret-box.js';
-import { isAppError } from '../../src/errors/app-error.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../../src/identity/keys/signing-keys.service.js';
 import { IdentityTokens, REVOCATION_CACHE_MS } from '../../src/identity/tokens/identity-tokens.service.js';
-import type { EventBusPort } from '../../src/ports/event-bus.port.js';
-import type { OneOffJob, SchedulerPort } from '../../src/ports/scheduler.port.js';
+import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
+import type { OneOffJob, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 const ISSUER = 'http://agents.test';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RemoteJwksIdentityProviders } from '../../adapters/identity/remote-jwks-provider.adapter.js';
-import { isAppError } from '../../src/errors/app-error.js';
+import { isAppError } from '../../kernel/errors/app-error.js';
 import { TestIdentityProvider } from '../support/oidc-provider.js';
 
 async function failure(promise: Promise<unknown>) {

@@ -2,7 +2,7 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, Sig
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
-import { SecretBox } from '../../src/crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import {
   RETIREMENT_MARGIN_MS,
   SIGNING_KEY_COLLECTIONS,

@@ -7,7 +7,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { McpAccessResolver } from '../../src/mcp/mcp-access.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
-import type { ActorCollection } from '../../src/ports/actor-collection.port.js';
+import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { Operator } from '../support/mcp-fixtures.js';
 

@@ -5,11 +5,11 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BotContext } from '../../machines/bot.machine.js';
-import { SecretBox } from '../../src/crypto/secret-box.js';
+import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { BOT_TOKENS_PURPOSE, MESSAGING_CONFIG_COLLECTION, MessagingConfigs } from '../../src/messaging/messaging-config.service.js';
 import { PLATFORM_LEASE_COLLECTION, PlatformLeases } from '../../src/messaging/platform-leases.js';
 import { PlatformRunner } from '../../src/messaging/platform-runner.js';
-import type { MessagingPlatformPort, PlatformCredentials } from '../../src/ports/messaging-platform.port.js';
+import type { MessagingPlatformPort, PlatformCredentials } from '../../kernel/ports/messaging-platform.port.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { until } from '../support/events-harness.js';

@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { DcaTickObserver } from '../../src/ports/dca-tick-observer.port.js';
-import { AppError } from '../../src/errors/app-error.js';
+import type { DcaTickObserver } from '../../kernel/ports/dca-tick-observer.port.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import { DcaTickMetrics } from '../../src/observability/dca-tick.metrics.js';
 import { instrumentVenue, type BreakerAwareVenue } from '../../src/observability/instrumented-venue.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { TradingMetrics } from '../../src/observability/trading.metrics.js';
-import type { ExecuteRequest, ExecutionResult } from '../../src/ports/venue.port.js';
+import type { ExecuteRequest, ExecutionResult } from '../../kernel/ports/venue.port.js';
 
 /** The value of one series in the exposition text, e.g. `orders_total{status="filled",...}`. */
 function seriesValue(text: string, series: string): number | undefined {

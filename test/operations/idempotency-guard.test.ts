@@ -6,10 +6,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
-import { AppError } from '../../src/errors/app-error.js';
-import { IDEMPOTENCY_MESSAGES } from '../../src/errors/idempotency-messages.js';
+import { AppError } from '../../kernel/errors/app-error.js';
+import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
-import type { StorePort } from '../../src/ports/store.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 
 async function setUp() {
   const clock = new ManualClock(1_700_000_000_000);

@@ -9,7 +9,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { agentDefinition, type AgentContext } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
-import type { ActorCollection, ActorView } from '../../src/ports/actor-collection.port.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 const SIDE = { name: 'test.side', indexes: [] };

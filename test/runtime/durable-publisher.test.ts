@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { BusEvent, BusEventInput, EventBusPort } from '../../src/ports/event-bus.port.js';
+import type { BusEvent, BusEventInput, EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 
 /** A store whose flushes the test completes, in any order. */

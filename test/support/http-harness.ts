@@ -8,7 +8,7 @@ import type { ReadinessReport } from '../../src/http/health.routes.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import type { ActorInspector, ActorView } from '../../src/runtime/actor-inspector.js';
-import type { JournalEntry, Page } from '../../src/ports/store.port.js';
+import type { JournalEntry, Page } from '../../kernel/ports/store.port.js';
 
 export const OPS_TOKEN = 'ops-test-token-0123456789';
 

@@ -1,4 +1,4 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 interface PendingTimer {
   at: number;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { AppError } from '../../kernel/errors/app-error.js';
 import type { McpAccess } from '../../src/mcp/mcp-access.js';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http.handler.js';
 import { createLogger } from '../../src/observability/logger.js';

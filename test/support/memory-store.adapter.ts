@@ -1,4 +1,4 @@
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type {
   CollectionSpec,
   CommitWrite,
@@ -11,7 +11,7 @@ import type {
   PutInput,
   StoredDocument,
   StorePort,
-} from '../../src/ports/store.port.js';
+} from '../../kernel/ports/store.port.js';
 import {
   checkCommit,
   checkPut,
@@ -25,7 +25,7 @@ import {
   versionConflict,
   type IndexCursor,
 } from '../../adapters/shared/store-helpers.js';
-import { deepFreeze } from '../../src/shared/deep-freeze.js';
+import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
 
 /**
  * A store that keeps everything on the heap and forgets it on exit. It is the

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { resolveSecrets } from '../../src/config/secrets.js';
 import { startService, type RunningService } from '../../src/composition/service.composition.js';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 export const PUBLIC_URL = 'http://agents.test';
 const DOMAIN = 'agents.test';

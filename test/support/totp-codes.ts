@@ -1,5 +1,5 @@
 import { generate } from 'otplib';
-import type { ClockPort } from '../../src/ports/clock.port.js';
+import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** The code an authenticator app shows `steps` periods away from the clock's now. */
 export async function codeAt(secret: string, clock: ClockPort, steps = 0): Promise<string> {

@@ -26,9 +26,9 @@ import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 import { TradingPipeline } from '../../agents/trading/trading-pipeline.js';
 import type { WalletView } from '../../agents/wallets/wallet.types.js';
 import { orderDefinition } from '../../machines/order.machine.js';
-import type { BusEvent } from '../../src/ports/event-bus.port.js';
-import type { OneOffJob } from '../../src/ports/scheduler.port.js';
-import type { Chain, VenuePort } from '../../src/ports/venue.port.js';
+import type { BusEvent } from '../../kernel/ports/event-bus.port.js';
+import type { OneOffJob } from '../../kernel/ports/scheduler.port.js';
+import type { Chain, VenuePort } from '../../kernel/ports/venue.port.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
 
 export const SOL = 'So11111111111111111111111111111111111111112';

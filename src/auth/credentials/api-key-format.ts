@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../crypto/secret-box.js';
+import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
 
 /**
  * What an API key secret looks like and how it is hashed: one definition for the account

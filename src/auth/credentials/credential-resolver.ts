@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
 import type { SessionPrincipal, SessionService } from '../session/session.service.js';
 import { hasJwtShape, isIdentityToken, type IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import { tokenInvalid } from '../../identity/tokens/identity-token.errors.js';

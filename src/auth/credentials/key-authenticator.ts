@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { keyStatus, type ApiKeyContext, type KeyScope } from '../../../machines/api-key.machine.js';
 import type { BotContext } from '../../../machines/bot.machine.js';
-import type { SecretBox } from '../../crypto/secret-box.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ActorCollection } from '../../ports/actor-collection.port.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { EventBusPort } from '../../ports/event-bus.port.js';
+import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import { hashKeySecret, looksLikeKey } from './api-key-format.js';
 

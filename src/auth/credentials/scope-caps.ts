@@ -1,9 +1,9 @@
 import { scopeCovers, type KeyScope } from '../../../machines/api-key.machine.js';
 import type { AgentContext } from '../../../machines/agent.machine.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
-import type { ActorCollection } from '../../ports/actor-collection.port.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { EventBusPort } from '../../ports/event-bus.port.js';
+import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
 
 /** The bus event (on the auth stream) that tells every process an agent's scope cap changed. */
 export const SCOPES_CHANGED = 'agent.scopes.changed';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 
 /** Lifetimes of CONTRACT "Sessions". */
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import type { SessionContext, SessionEvent, SessionInput } from '../../../machines/session.machine.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ActorCollection } from '../../ports/actor-collection.port.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { EventBusPort } from '../../ports/event-bus.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
 import { SessionTokens, type SessionClaims } from './session-tokens.js';
 
 /** The session login result of interface section 2. */

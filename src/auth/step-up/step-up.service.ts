@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../crypto/secret-box.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../../ports/store.port.js';
+import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../../kernel/ports/store.port.js';
 import { isVersionConflict } from '../totp/totp.model.js';
 import type { TotpService } from '../totp/totp.service.js';
 

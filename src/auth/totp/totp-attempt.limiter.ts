@@ -1,8 +1,8 @@
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { StorePort } from '../../ports/store.port.js';
-import { isConcurrentUpdatesGaveUp } from '../../shared/conflict-backoff.js';
-import { updateRecord } from '../../shared/record-update.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../../kernel/shared/conflict-backoff.js';
+import { updateRecord } from '../../../kernel/shared/record-update.js';
 
 interface AttemptLog {
   /** Epoch ms of each counted attempt inside the window (a sliding log). */

@@ -1,5 +1,5 @@
-import { AppError, isAppError } from '../../errors/app-error.js';
-import type { CollectionSpec } from '../../ports/store.port.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
+import type { CollectionSpec } from '../../../kernel/ports/store.port.js';
 
 /** RFC 6238 parameters every mainstream authenticator app uses (contract: SHA-1, 30 s, 6 digits). */
 export const TOTP_ALGORITHM = 'sha1';

@@ -1,10 +1,10 @@
 import { NobleCryptoPlugin, ScureBase32Plugin, TOTP, generateSecret, generateURI } from 'otplib';
-import type { SecretBox } from '../../crypto/secret-box.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { StorePort } from '../../ports/store.port.js';
-import { isConcurrentUpdatesGaveUp } from '../../shared/conflict-backoff.js';
-import { updateRecord } from '../../shared/record-update.js';
+import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { isConcurrentUpdatesGaveUp } from '../../../kernel/shared/conflict-backoff.js';
+import { updateRecord } from '../../../kernel/shared/record-update.js';
 import { TotpAttemptLimiter } from './totp-attempt.limiter.js';
 import {
   TOTP_ALGORITHM,

@@ -4,9 +4,9 @@
  * tombstone, so a replay inside the window is told apart from an unknown nonce.
  */
 import { randomBytes } from 'node:crypto';
-import { isAppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { CollectionSpec, StoredDocument, StorePort } from '../../ports/store.port.js';
+import { isAppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../../../kernel/ports/store.port.js';
 import { ISSUED_BEFORE_NONCE_SKEW_MS } from './message-times.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 

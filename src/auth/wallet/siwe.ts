@@ -8,7 +8,7 @@
  */
 import { SiweMessage } from 'siwe';
 import { getAddress, recoverMessageAddress, verifyMessage, type Address, type Hex } from 'viem';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { malformedMessageError, WALLET_AUTH_MESSAGES, walletAuthError, wrongSiteError } from './wallet-auth.errors.js';
 import { checkMessageTimes } from './message-times.js';
 import { isOnOrigin } from './message-uri.js';

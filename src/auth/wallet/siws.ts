@@ -5,7 +5,7 @@
  */
 import bs58 from 'bs58';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { isIsoTime } from '../../shared/iso-time.js';
+import { isIsoTime } from '../../../kernel/shared/iso-time.js';
 
 /** The fields of a SIWS message, in wallet-standard order. */
 export interface SiwsFields {

@@ -2,7 +2,7 @@
  * The wallet sign-in failures of interface 7.3, word for word. Every one is a 401 in the
  * standard envelope, so the HTTP error mapper renders them without knowing about wallets.
  */
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 
 export const WALLET_AUTH_MESSAGES = {
   invalidNonce: 'Invalid or expired nonce',

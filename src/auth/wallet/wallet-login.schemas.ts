@@ -3,9 +3,9 @@
  * `WalletLoginService` validate with the same schemas.
  */
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
-import { validationMessages } from '../../errors/validation-messages.js';
-import { parseEvmAddress } from '../../shared/chain-address.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { validationMessages } from '../../../kernel/errors/validation-messages.js';
+import { parseEvmAddress } from '../../../kernel/shared/chain-address.js';
 import { isSolanaAddress } from './siws.js';
 
 /** Longer than any sign-in message we issue or EIP-4361 needs; caps parser work. */

@@ -10,9 +10,9 @@
  * (message-uri.ts). The REST login routes pass none.
  */
 import { createSiweMessage } from 'viem/siwe';
-import type { ClockPort } from '../../ports/clock.port.js';
-import { AppError } from '../../errors/app-error.js';
-import { EVM_CHAIN_IDS } from '../../ports/venue.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { EVM_CHAIN_IDS } from '../../../kernel/ports/venue.port.js';
 import type { NonceService } from './nonce.service.js';
 import { checkMessageTimes } from './message-times.js';
 import { requirePurpose, type MessagePurpose } from './message-purpose.js';

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
 import type { CredentialResolver, Principal, PrincipalType } from '../../auth/credentials/credential-resolver.js';
-import { AppError } from '../../errors/app-error.js';
-import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { budgetKeyOf } from '../../surface-common/rate-limit-answers.js';
 import { createRateLimitMiddleware } from '../rate-limit.middleware.js';
 

@@ -11,11 +11,11 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { principalRefOf, type Principal } from '../../auth/credentials/credential-resolver.js';
-import { AppError, isAppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AuditEntry, AuditSink } from '../../operations/audit.types.js';
 import { digestArguments } from '../../operations/operation-invoker.js';
-import type { ClockPort } from '../../ports/clock.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 import { toErrorResponse } from '../../surface-common/error-envelope.js';
 import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../../surface-common/request-ids.js';
 import { requestContext } from '../request-context.middleware.js';

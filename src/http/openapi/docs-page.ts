@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { strongEtag } from '../../shared/strong-etag.js';
+import { strongEtag } from '../../../kernel/shared/strong-etag.js';
 
 export const DOCS_PATH = '/api/nest/docs';
 export const DOCS_ASSET_PATH = `${DOCS_PATH}/assets`;

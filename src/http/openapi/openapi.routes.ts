@@ -2,8 +2,8 @@ import { Router, type RequestHandler } from 'express';
 import type { OperationCatalog } from '../../operations/operation-catalog.js';
 import type { RestBinding } from '../routes/operation.routes.js';
 import { DOCS_ASSET_PATH, DOCS_CSP, DOCS_PATH, DocsPage } from './docs-page.js';
-import { AppError } from '../../errors/app-error.js';
-import { etagMatches } from '../../shared/strong-etag.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { etagMatches } from '../../../kernel/shared/strong-etag.js';
 import { OpenApiCache } from './service-openapi.js';
 
 export interface OpenApiRoutesDeps {

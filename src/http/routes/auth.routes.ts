@@ -7,7 +7,7 @@ import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
 import type { SessionService } from '../../auth/session/session.service.js';
 import type { TotpService } from '../../auth/totp/totp.service.js';
 import type { WalletLoginService } from '../../auth/wallet/wallet-login.service.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { CSRF_HEADER, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import {
   clearRefreshCookie,

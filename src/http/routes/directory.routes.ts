@@ -9,7 +9,7 @@ import type { DirectoryService } from '../../directory/directory.service.js';
 import { directoryPageQuerySchema, feedQuerySchema } from '../../directory/card.schemas.js';
 import { validate } from '../validate.js';
 import { noQuery } from './route-schemas.js';
-import { etagMatches, strongEtag } from '../../shared/strong-etag.js';
+import { etagMatches, strongEtag } from '../../../kernel/shared/strong-etag.js';
 
 export const DIRECTORY_PREFIX = '/api/public/erc8004';
 

@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, isAppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
 import type { AccountAccess } from '../../operations/account-access.js';
 import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
@@ -10,8 +10,8 @@ import type { Principal } from '../../auth/credentials/credential-resolver.js';
 import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
 import type { IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
 import type { KeyScope } from '../../../machines/api-key.machine.js';
-import { isPlainObject } from '../../shared/is-plain-object.js';
-import { issueMessages, validationMessages } from '../../errors/validation-messages.js';
+import { isPlainObject } from '../../../kernel/shared/is-plain-object.js';
+import { issueMessages, validationMessages } from '../../../kernel/errors/validation-messages.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';
 import { requestContext } from '../request-context.middleware.js';
 import { noQuerySchema } from './route-schemas.js';

@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { RATE_POLICIES, type RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import { originNotAllowed } from '../../widget/widget-messages.js';

@@ -8,10 +8,10 @@
  * `RING_CACHE_MS` (and at once when it meets a kid it does not know).
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { SecretBox } from '../../crypto/secret-box.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { CollectionSpec, StorePort } from '../../ports/store.port.js';
-import { updateRecord } from '../../shared/record-update.js';
+import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { CollectionSpec, StorePort } from '../../../kernel/ports/store.port.js';
+import { updateRecord } from '../../../kernel/shared/record-update.js';
 import { MAX_TOKEN_LIFETIME_S } from '../tokens/token-lifetimes.js';
 
 export const SIGNING_KEYS_COLLECTION = 'identity_signing_keys';

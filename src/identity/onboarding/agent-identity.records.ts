@@ -3,7 +3,7 @@
  * agent, by its actor id. A verified record carries `ownerCheckAt`, when the ERC-8004
  * ownership sweep next asks the registry about it (the sweep reads only the due ones).
  */
-import type { CollectionSpec } from '../../ports/store.port.js';
+import type { CollectionSpec } from '../../../kernel/ports/store.port.js';
 import type { Registration } from './onboarding.schemas.js';
 
 export const AGENT_IDENTITIES = 'agent_identities';

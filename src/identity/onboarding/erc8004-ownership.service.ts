@@ -9,12 +9,12 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { walletAuthError, WALLET_AUTH_MESSAGES } from '../../auth/wallet/wallet-auth.errors.js';
-import { isAppError } from '../../errors/app-error.js';
-import type { AgentRegistryPort, RegistryRef } from '../../ports/agent-registry.port.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { BusEventInput } from '../../ports/event-bus.port.js';
-import type { StorePort } from '../../ports/store.port.js';
-import { updateRecord } from '../../shared/record-update.js';
+import { isAppError } from '../../../kernel/errors/app-error.js';
+import type { AgentRegistryPort, RegistryRef } from '../../../kernel/ports/agent-registry.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { BusEventInput } from '../../../kernel/ports/event-bus.port.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { updateRecord } from '../../../kernel/shared/record-update.js';
 import type { IdentityTokens } from '../tokens/identity-tokens.service.js';
 import { AGENT_IDENTITIES, IDENTITY_INDEX, type AgentIdentityRecord } from './agent-identity.records.js';
 import type { SiwaIdentity } from './siwa-message.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmSignatureSchema } from '../../auth/wallet/wallet-login.schemas.js';
-import { freeTextSchema, nameSchema } from '../../shared/name.schema.js';
+import { freeTextSchema, nameSchema } from '../../../kernel/shared/name.schema.js';
 
 /**
  * An ERC-8004 registration file (the agent card's draft): `type`, `name`, `description`,

@@ -6,7 +6,7 @@
  * two lines removed) goes to the sign-in parser; the signature is checked over the text as sent.
  */
 import { malformedMessageError } from '../../auth/wallet/wallet-auth.errors.js';
-import type { RegistryRef } from '../../ports/agent-registry.port.js';
+import type { RegistryRef } from '../../../kernel/ports/agent-registry.port.js';
 
 export interface SiwaIdentity {
   /** The ERC-721 token id on the registry. */

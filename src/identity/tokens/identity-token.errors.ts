@@ -2,7 +2,7 @@
  * The identity-token failures of interface 7.3 / 7.5, word for word. Each is the domain
  * envelope (`code` included) so a client can tell a token problem from any other 401.
  */
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 
 export const IDENTITY_TOKEN_MESSAGES = {
   invalid: 'Identity token validation failed',

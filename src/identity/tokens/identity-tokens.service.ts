@@ -19,11 +19,11 @@ import {
   type IdentityTokenEvent,
   type IdentityTokenInput,
 } from '../../../machines/identity-token.machine.js';
-import type { ActorCollection, ActorView } from '../../ports/actor-collection.port.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { EventBusPort } from '../../ports/event-bus.port.js';
-import type { SchedulerPort } from '../../ports/scheduler.port.js';
-import { AppError } from '../../errors/app-error.js';
+import type { ActorCollection, ActorView } from '../../../kernel/ports/actor-collection.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
+import type { SchedulerPort } from '../../../kernel/ports/scheduler.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.service.js';
 import { type IdentityTokenPrincipal, looksLikeJwt } from './identity-token-shape.js';
 import { tokenAlreadyRevoked, tokenInvalid, tokenRevoked } from './identity-token.errors.js';

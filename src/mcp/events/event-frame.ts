@@ -4,10 +4,10 @@
  */
 import { chosenAgentId } from '../../../machines/agent-id.js';
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { OperationSubject } from '../../operations/operation.types.js';
-import type { BusEvent } from '../../ports/event-bus.port.js';
-import { isPlainObject } from '../../shared/is-plain-object.js';
+import type { BusEvent } from '../../../kernel/ports/event-bus.port.js';
+import { isPlainObject } from '../../../kernel/shared/is-plain-object.js';
 
 /** One event as a client sees it: SSE `id`/`event`/`data` lines, or one WebSocket JSON message. */
 export interface StreamEvent {

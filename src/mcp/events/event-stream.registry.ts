@@ -3,8 +3,8 @@
  * a stream, the open-stream count for metrics, the cap of streams per credential, and the
  * shutdown that ends them all.
  */
-import { AppError } from '../../errors/app-error.js';
-import type { RateLimiterPort } from '../../ports/rate-limiter.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { budgetKeyOf, rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from '../mcp-rate-budget.js';
 import { EventStream, type EventStreamDeps } from './event-stream.js';

@@ -4,10 +4,10 @@
  * revoked, expires or stops resolving. Transports only frame bytes (`EventSink`).
  */
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
-import { AppError, isAppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import type { BusEvent, EventBusPort, Subscription } from '../../ports/event-bus.port.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { BusEvent, EventBusPort, Subscription } from '../../../kernel/ports/event-bus.port.js';
 import type { McpAccess, McpAccessResolver } from '../mcp-access.js';
 import {
   busStreamOf,

@@ -4,7 +4,7 @@
  * frames bytes. Refusals happen before any byte is written, so they take the REST envelope.
  */
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { formatSse, parseLastEventId, type StreamEndReason, type StreamEvent } from './event-frame.js';
 import type { EventSink } from './event-stream.js';
 import type { EventStreamRegistry } from './event-stream.registry.js';

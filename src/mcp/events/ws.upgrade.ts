@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { reasonPhrase, toErrorResponse } from '../../surface-common/error-envelope.js';
 import { toAppError } from '../../surface-common/error-mapping.js';
 import { SECURITY_HEADERS } from '../../surface-common/security-headers.js';

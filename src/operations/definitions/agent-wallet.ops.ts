@@ -5,7 +5,7 @@ import {
   normalizeAllowlistEntry,
   type WithdrawalSettingsStore,
 } from '../../../agents/withdrawals/withdrawal-settings.js';
-import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
+import { WHOLE_MESSAGE } from '../../../kernel/errors/validation-messages.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedRequestDigest } from '../request-digest.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { AgentContext, AgentEvent } from '../../../machines/agent.machine.js';
 import { agentSummarySchema, toSummary } from '../../accounts/agents.service.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ActorCollection } from '../../ports/actor-collection.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 

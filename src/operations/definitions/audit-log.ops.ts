@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { chosenAgentId } from '../../../machines/agent-id.js';
-import { escapeUnsafe } from '../../shared/escape-unsafe.js';
+import { escapeUnsafe } from '../../../kernel/shared/escape-unsafe.js';
 import type { AuditLog } from '../audit-log.js';
 import type { AuditEntry } from '../audit.types.js';
 import { defineOperation } from '../operation-definition.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { BotChat } from '../../../agents/chat/bot-chat.js';
 import { FEE_CHANNELS, type FeesByChannelReader } from '../../../agents/trading/fees-by-channel.js';
 import { PLATFORMS, type Platform } from '../../../machines/bot.machine.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { BotPlatforms } from '../../messaging/bot-platforms.service.js';
 import { discordConfigSchema, telegramConfigSchema, type MessagingConfigs } from '../../messaging/messaging-config.service.js';
 import { defineOperation } from '../operation-definition.js';

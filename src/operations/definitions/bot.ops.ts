@@ -10,7 +10,7 @@ import {
   type BotsService,
 } from '../../accounts/bots.service.js';
 import type { BotMcpConfig } from '../../../machines/bot.machine.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { pageFields, pageSchema } from './list-paging.js';

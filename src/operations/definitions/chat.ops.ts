@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AskBot } from '../../../agents/chat/ask-bot.js';
-import { escapeUnsafe } from '../../shared/escape-unsafe.js';
+import { escapeUnsafe } from '../../../kernel/shared/escape-unsafe.js';
 import { defineOperation } from '../operation-definition.js';
 
 const askBotOutput = z.object({

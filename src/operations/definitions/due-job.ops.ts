@@ -5,7 +5,7 @@ import type { ApiKeyContext, ApiKeyEvent } from '../../../machines/api-key.machi
 import type { IdentityTokenContext, IdentityTokenEvent } from '../../../machines/identity-token.machine.js';
 import type { OrderContext, OrderEvent } from '../../../machines/order.machine.js';
 import type { Erc8004Ownership } from '../../identity/onboarding/erc8004-ownership.service.js';
-import type { ActorCollection } from '../../ports/actor-collection.port.js';
+import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
 import { defineUnboundOperation } from '../operation-definition.js';
 
 /**

@@ -7,7 +7,7 @@ import {
   type CreatedKey,
   type KeySummary,
 } from '../../accounts/api-keys.service.js';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { pageFields } from './list-paging.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
-import { decodeAfterCursor, encodeAfterCursor } from '../../shared/after-cursor.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { decodeAfterCursor, encodeAfterCursor } from '../../../kernel/shared/after-cursor.js';
 
 /** `limit` (1–200, default 50) and `cursor` of every listing operation (DECISIONS "Listing routes"). */
 export const pageFields = {

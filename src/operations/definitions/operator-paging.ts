@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { CallContext } from '../operation.types.js';
 
 /** The page request without undefined entries (exact optional property types). */

@@ -4,8 +4,8 @@ import type { TradingConfigReader } from '../../../agents/config/trading-config.
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { PREFLIGHT_CHECKS, type TradePreflight } from '../../../agents/trading/trade-preflight.js';
 import type { TokenRisk } from '../../../agents/trading/token-risk.js';
-import { AppError, isAppError } from '../../errors/app-error.js';
-import type { Chain } from '../../ports/venue.port.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
+import type { Chain } from '../../../kernel/ports/venue.port.js';
 import type { OperationCatalog } from '../operation-catalog.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';

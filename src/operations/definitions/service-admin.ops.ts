@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { KillSwitchStatus } from '../../../agents/config/kill-switch.service.js';
-import { CHAINS, type Chain } from '../../ports/venue.port.js';
+import { CHAINS, type Chain } from '../../../kernel/ports/venue.port.js';
 import { catalogSettingsSchema, type StoredCatalogSettings } from '../catalog-settings.store.js';
 import type { OperationCatalog } from '../operation-catalog.js';
 import { OPERATION_FAMILIES } from '../operation-families.js';

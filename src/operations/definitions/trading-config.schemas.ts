@@ -7,8 +7,8 @@ import {
   tokenRefProblem,
 } from '../../../agents/config/trading-config.rules.js';
 import type { TradeChannel, TradingConfig, WalletMode } from '../../../agents/config/trading-config.types.js';
-import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
-import { CHAINS, type Chain } from '../../ports/venue.port.js';
+import { WHOLE_MESSAGE } from '../../../kernel/errors/validation-messages.js';
+import { CHAINS, type Chain } from '../../../kernel/ports/venue.port.js';
 import { pageFields, pageSchema } from './list-paging.js';
 
 /**

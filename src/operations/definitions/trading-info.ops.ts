@@ -9,9 +9,16 @@ import { requireToken } from '../../../agents/trading/token-pairs.js';
 import { tokenRiskFlags } from '../../../agents/trading/token-risk.js';
 import { walletRequired } from '../../../agents/wallets/wallet.records.js';
 import type { WalletDirectory } from '../../../agents/wallets/wallet.types.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
-import { EVM_CHAINS, EVM_CHAIN_IDS, walletChainOf, type BreakerReadout, type Chain, type VenuePort } from '../../ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import {
+  EVM_CHAINS,
+  EVM_CHAIN_IDS,
+  walletChainOf,
+  type BreakerReadout,
+  type Chain,
+  type VenuePort,
+} from '../../../kernel/ports/venue.port.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { WHOLE_TOKENS, chain as chainSchema, tokenRef, wholeTokens } from './trading-schemas.js';

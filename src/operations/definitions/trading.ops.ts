@@ -5,7 +5,7 @@ import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.j
 import type { TradingPipeline } from '../../../agents/trading/trading-pipeline.js';
 import { defaultSlippageBps } from '../../../agents/config/trading-config.rules.js';
 import type { TradeChannel, TradingConfigReader } from '../../../agents/config/trading-config.types.js';
-import type { Chain, VenuePort } from '../../ports/venue.port.js';
+import type { Chain, VenuePort } from '../../../kernel/ports/venue.port.js';
 import type { OperationContext } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { pageFields } from './list-paging.js';

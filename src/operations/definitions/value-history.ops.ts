@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { DAY_MS } from '../../../agents/portfolio/value-history.records.js';
 import type { ValueHistory } from '../../../agents/portfolio/value-history.service.js';
-import { AppError } from '../../errors/app-error.js';
-import type { ClockPort } from '../../ports/clock.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 import { defineOperation, defineUnboundOperation } from '../operation-definition.js';
 import { isoTime } from './output-fields.js';
 

@@ -12,9 +12,9 @@ import type { WalletView } from '../../../agents/wallets/wallet.types.js';
 import type { OperationContext, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
-import { WHOLE_MESSAGE } from '../../errors/validation-messages.js';
-import { invalidAddress, parseEvmAddress } from '../../shared/chain-address.js';
-import { nameSchema } from '../../shared/name.schema.js';
+import { WHOLE_MESSAGE } from '../../../kernel/errors/validation-messages.js';
+import { invalidAddress, parseEvmAddress } from '../../../kernel/shared/chain-address.js';
+import { nameSchema } from '../../../kernel/shared/name.schema.js';
 import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey, requiredIdempotencyKey } from './trading-schemas.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];

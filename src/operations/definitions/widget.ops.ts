@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { WIDGET_EVENT_TYPES } from '../../observability/widget.metrics.js';
 import { widgetConfigSchema, type WidgetConfigs } from '../../widget/widget-config.service.js';
 import { widgetEventSchema, type WidgetEvents } from '../../widget/widget-events.service.js';

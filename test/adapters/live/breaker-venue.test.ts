@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { BreakerVenue } from '../../../adapters/resilience/breaker-venue.adapter.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { Chain, ExecutionResult, Quote, TokenInfo, VenueHealth, VenuePort } from '../../../src/ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { Chain, ExecutionResult, Quote, TokenInfo, VenueHealth, VenuePort } from '../../../kernel/ports/venue.port.js';
 
 /** A venue whose every call does what `next` says: answer, fail, or take a while. */
 class ScriptedVenue implements VenuePort {

@@ -1,9 +1,9 @@
 import { parseEther, type Address } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EvmChain, evmRpcTransport } from '../../../adapters/evm/evm-chain.adapter.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { SignedTransfer } from '../../../src/ports/chain.port.js';
-import { NATIVE_EVM_ADDRESS } from '../../../src/ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { SignedTransfer } from '../../../kernel/ports/chain.port.js';
+import { NATIVE_EVM_ADDRESS } from '../../../kernel/ports/venue.port.js';
 import { EdrChain } from './support/edr-chain.js';
 import { evmSigner, newEvmWallet, setupWallet, type TestEvmWallet } from './support/evm-fixtures.js';
 import { TEST_TOKEN_ABI, deployTestToken } from './support/test-token.js';

@@ -4,7 +4,7 @@ import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { LIVE_EXECUTIONS } from '../../../adapters/resilience/execution-journal.js';
 import { JupiterVenue } from '../../../adapters/solana/jupiter-venue.adapter.js';
 import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';
-import { NATIVE_SOL_MINT } from '../../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT } from '../../../kernel/ports/venue.port.js';
 import { describeVenueContract } from '../../contracts/venue.contract.js';
 import { FakeJupiter } from './support/fake-jupiter.js';
 import { LiteSvmRpc } from './support/litesvm-rpc.js';

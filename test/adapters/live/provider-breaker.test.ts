@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderBreaker, isProviderFailure } from '../../../adapters/resilience/provider-breaker.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 
 const unavailable = () => new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: p (HTTP 502)');
 const noRoute = () => new AppError('VALIDATION_ERROR', 'No route found');

@@ -4,9 +4,9 @@ import { ProviderBreaker } from '../../../adapters/resilience/provider-breaker.j
 import { SolanaChain } from '../../../adapters/solana/solana-chain.adapter.js';
 import { connectionRpc } from '../../../adapters/solana/solana-rpc.js';
 import { associatedTokenAddress, transferCheckedInstruction } from '../../../adapters/solana/spl-token.helpers.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { SignedTransfer } from '../../../src/ports/chain.port.js';
-import { NATIVE_SOL_MINT } from '../../../src/ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { SignedTransfer } from '../../../kernel/ports/chain.port.js';
+import { NATIVE_SOL_MINT } from '../../../kernel/ports/venue.port.js';
 import { LiteSvmRpc } from './support/litesvm-rpc.js';
 import { createMint, setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
 

@@ -3,8 +3,8 @@ import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { EmbeddedLlm } from '../../../adapters/llm/embedded-llm.adapter.js';
 import { AskBot } from '../../../agents/chat/ask-bot.js';
 import type { PortfolioSummary, StatusReader, SubjectStatus, TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import { readLlmFacts, type LlmPort, type LlmRequest } from '../../../src/ports/llm.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import { readLlmFacts, type LlmPort, type LlmRequest } from '../../../kernel/ports/llm.port.js';
 
 const subject: TradingSubject = { type: 'agent', id: 'a1' };
 const status: SubjectStatus = { subjectType: 'agent', subjectId: 'a1', name: 'Alpha', status: 'active', tradingEnabled: false };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BotChat, CHAT_HISTORY_COLLECTION, type ChatMessage, type CommandGate } from '../../../agents/chat/bot-chat.js';
 import type { SubjectStatus } from '../../../agents/portfolio/portfolio.types.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { StorePort } from '../../../src/ports/store.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 

@@ -12,9 +12,9 @@ import {
   StoreKillSwitch,
   TRADING_SETTINGS_COLLECTION,
 } from '../../../agents/config/kill-switch.service.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { StorePort } from '../../../src/ports/store.port.js';
-import { CHAINS, type Chain } from '../../../src/ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { CHAINS, type Chain } from '../../../kernel/ports/venue.port.js';
 
 /** One store shared by "processes"; reads of the kill-switch document are counted, and can be made to fail. */
 async function setup() {

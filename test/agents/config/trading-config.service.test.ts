@@ -8,9 +8,9 @@ import {
   TRADING_CONFIG_COLLECTION,
   TRADING_CONFIG_COLLECTIONS,
 } from '../../../agents/config/trading-config.service.js';
-import { isAppError } from '../../../src/errors/app-error.js';
-import type { StorePort } from '../../../src/ports/store.port.js';
-import { NATIVE_SOL_MINT } from '../../../src/ports/venue.port.js';
+import { isAppError } from '../../../kernel/errors/app-error.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { NATIVE_SOL_MINT } from '../../../kernel/ports/venue.port.js';
 
 const agent = { type: 'agent', id: 'a1' } as const;
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';

@@ -1,12 +1,12 @@
 import { orderDefinition } from '../../../machines/order.machine.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseInterval } from '../../../agents/dca/dca-interval.js';
-import type { DcaTickOutcome } from '../../../src/ports/dca-tick-observer.port.js';
+import type { DcaTickOutcome } from '../../../kernel/ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../../agents/dca/dca.service.js';
 import { dcaOrderId, legacyDcaOrderId } from '../../../agents/trading/order-ids.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../../machines/dca-strategy.machine.js';
-import type { RepeatingSchedule } from '../../../src/ports/scheduler.port.js';
+import type { RepeatingSchedule } from '../../../kernel/ports/scheduler.port.js';
 import { SUBJECT, USDC, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
 /** A scheduler that keeps schedules in a map; `hold` makes the next scheduleRepeating wait for `release`. */

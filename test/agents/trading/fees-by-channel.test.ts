@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FeesByChannelReader } from '../../../agents/trading/fees-by-channel.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
-import type { IndexQuery } from '../../../src/ports/store.port.js';
+import type { IndexQuery } from '../../../kernel/ports/store.port.js';
 
 const base = { subjectType: 'bot', subjectId: 'bot_1', status: 'filled', amountIn: '1000000', createdAt: 10 } as const;
 const order = (fields: Partial<OrderContext>): OrderContext => ({ ...base, ...fields }) as OrderContext;

@@ -6,7 +6,7 @@ import { dcaOrderId } from '../../../agents/trading/order-ids.js';
 import { OrderReconciler } from '../../../agents/trading/order-reconciler.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
-import type { ExecuteRequest, VenuePort } from '../../../src/ports/venue.port.js';
+import type { ExecuteRequest, VenuePort } from '../../../kernel/ports/venue.port.js';
 import { SUBJECT, USDC, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
 /**

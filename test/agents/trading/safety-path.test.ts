@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TradeRequest } from '../../../agents/trading/safety-path.js';
-import { isAppError } from '../../../src/errors/app-error.js';
+import { isAppError } from '../../../kernel/errors/app-error.js';
 import { BONK, SOL, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
 /** Each named check of the safety path, in order (issue 5), with the message of interface 7.4. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requireToken, requireTokenPair } from '../../../agents/trading/token-pairs.js';
-import type { TokenInfo } from '../../../src/ports/venue.port.js';
+import type { TokenInfo } from '../../../kernel/ports/venue.port.js';
 
 const SOL: TokenInfo = {
   chain: 'solana',

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DailyVolume } from '../../../agents/trading/daily-volume.js';
 import { PREFLIGHT_CHECKS, TradePreflight } from '../../../agents/trading/trade-preflight.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { SOL, USDC, SUBJECT, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
 /** A trade's dry run: the safety path's verdicts in order, the daily volume read, nothing published or reserved. */

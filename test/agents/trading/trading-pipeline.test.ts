@@ -4,8 +4,8 @@ import { TradingCommand } from '../../../agents/chat/trading-command.js';
 import { attemptOrderId } from '../../../agents/trading/order-ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../../agents/trading/trading-pipeline.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
-import { AppError, isAppError } from '../../../src/errors/app-error.js';
-import type { ExecuteRequest, VenuePort } from '../../../src/ports/venue.port.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
+import type { ExecuteRequest, VenuePort } from '../../../kernel/ports/venue.port.js';
 import { BONK, SOL, SUBJECT, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
 const request = buyRequest;

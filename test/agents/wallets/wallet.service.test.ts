@@ -15,9 +15,9 @@ import { TradingEvents } from '../../../agents/trading/trading-events.js';
 import { DurablePublisher } from '../../../src/runtime/durable-publisher.js';
 import { WALLET_COLLECTIONS } from '../../../agents/wallets/wallet.records.js';
 import { WalletService } from '../../../agents/wallets/wallet.service.js';
-import { SecretBox } from '../../../src/crypto/secret-box.js';
-import type { BusEvent } from '../../../src/ports/event-bus.port.js';
-import type { StorePort } from '../../../src/ports/store.port.js';
+import { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import type { BusEvent } from '../../../kernel/ports/event-bus.port.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
 
 const alice = { type: 'agent', id: 'a1' } as const;
 const bob = { type: 'agent', id: 'a2' } as const;

@@ -17,10 +17,10 @@ import { WithdrawalReconciler } from '../../../agents/withdrawals/withdrawal-rec
 import { WITHDRAWAL_SETTINGS_COLLECTION, WithdrawalSettingsStore } from '../../../agents/withdrawals/withdrawal-settings.js';
 import { derivedWithdrawalId, WithdrawalService, type WithdrawCaller } from '../../../agents/withdrawals/withdrawal.service.js';
 import { withdrawalDefinition } from '../../../machines/withdrawal.machine.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { ChainPort } from '../../../src/ports/chain.port.js';
-import type { BusEvent } from '../../../src/ports/event-bus.port.js';
-import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../../src/ports/venue.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { ChainPort } from '../../../kernel/ports/chain.port.js';
+import type { BusEvent } from '../../../kernel/ports/event-bus.port.js';
+import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../../kernel/ports/venue.port.js';
 import { ActorRuntime } from '../../../src/runtime/actor-runtime.js';
 import { DurablePublisher } from '../../../src/runtime/durable-publisher.js';
 import { LiteSvmRpc } from '../../adapters/live/support/litesvm-rpc.js';

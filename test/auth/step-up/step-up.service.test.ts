@@ -8,8 +8,8 @@ import {
   StepUpService,
 } from '../../../src/auth/step-up/step-up.service.js';
 import { TotpService } from '../../../src/auth/totp/totp.service.js';
-import { SecretBox } from '../../../src/crypto/secret-box.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { codeAt, wrongCode } from '../../support/totp-codes.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';

@@ -7,8 +7,8 @@ import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { TotpAttemptLimiter } from '../../../src/auth/totp/totp-attempt.limiter.js';
 import { TOTP_ATTEMPTS_COLLECTION, TOTP_COLLECTIONS } from '../../../src/auth/totp/totp.model.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import type { StorePort } from '../../../src/ports/store.port.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
 
 const WINDOW_MS = 15 * 60_000;
 const limiterOn = (store: StorePort, clock: ManualClock) =>

@@ -7,8 +7,8 @@ import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { TOTP_SECRETS_COLLECTION, totpSecretAad, type TotpRecord } from '../../../src/auth/totp/totp.model.js';
 import { TOTP_COLLECTIONS, TotpService } from '../../../src/auth/totp/totp.service.js';
-import { SecretBox } from '../../../src/crypto/secret-box.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import { codeAt, wrongCode } from '../../support/totp-codes.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';

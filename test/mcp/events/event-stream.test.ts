@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../../adapters/event-bus/in-process-event-bus.adapter.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 import type { McpAccess } from '../../../src/mcp/mcp-access.js';
 import type { StreamEndReason, StreamEvent } from '../../../src/mcp/events/event-frame.js';
 import type { EventSink, EventStreamDeps } from '../../../src/mcp/events/event-stream.js';

@@ -1,6 +1,6 @@
 import { createWalletClient, type Address, type WalletClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { WalletSigner } from '../../../../src/ports/venue.port.js';
+import type { WalletSigner } from '../../../../kernel/ports/venue.port.js';
 import type { EdrChain } from './edr-chain.js';
 
 export interface TestEvmWallet {

@@ -1,5 +1,5 @@
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
-import { NATIVE_SOL_MINT } from '../../../../src/ports/venue.port.js';
+import { NATIVE_SOL_MINT } from '../../../../kernel/ports/venue.port.js';
 import {
   associatedTokenAddress,
   createAssociatedTokenAccountIdempotentInstruction,

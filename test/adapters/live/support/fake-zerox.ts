@@ -1,6 +1,6 @@
 import { encodeFunctionData, getAddress, type Address } from 'viem';
 import { usdReference } from '../../../../adapters/evm/evm-tokens.js';
-import { NATIVE_EVM_ADDRESS } from '../../../../src/ports/venue.port.js';
+import { NATIVE_EVM_ADDRESS } from '../../../../kernel/ports/venue.port.js';
 import { FakeHttpServer, json, type SeenRequest } from './fake-http-server.js';
 import { TEST_TOKEN_ABI } from './test-token.js';
 

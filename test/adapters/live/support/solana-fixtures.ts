@@ -1,5 +1,5 @@
 import { Keypair, type PublicKey } from '@solana/web3.js';
-import type { WalletSigner } from '../../../../src/ports/venue.port.js';
+import type { WalletSigner } from '../../../../kernel/ports/venue.port.js';
 import { MINT_SIZE, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM_ID, associatedTokenAddress } from '../../../../adapters/solana/spl-token.helpers.js';
 import type { LiteSvmRpc } from './litesvm-rpc.js';
 

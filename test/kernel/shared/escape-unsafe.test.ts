@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeUnsafe } from '../../src/shared/escape-unsafe.js';
+import { escapeUnsafe } from '../../../kernel/shared/escape-unsafe.js';
 
 describe('escapeUnsafe', () => {
   it('writes controls, bidi, zero-width and separators as six visible characters', () => {

@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../support/manual-clock.adapter.js';
-import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
-import { MemoryStore } from '../support/memory-store.adapter.js';
-import { AppError } from '../../src/errors/app-error.js';
-import type { StorePort } from '../../src/ports/store.port.js';
-import { conflictBackoffMs, isConcurrentUpdatesGaveUp, MAX_CONFLICT_BACKOFF_MS } from '../../src/shared/conflict-backoff.js';
-import { retryOnConflict, updateRecord, updateRecords, type RecordRef } from '../../src/shared/record-update.js';
+import { ManualClock } from '../../support/manual-clock.adapter.js';
+import { LmdbStore } from '../../../adapters/lmdb/lmdb-store.adapter.js';
+import { MemoryStore } from '../../support/memory-store.adapter.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
+import type { StorePort } from '../../../kernel/ports/store.port.js';
+import { conflictBackoffMs, isConcurrentUpdatesGaveUp, MAX_CONFLICT_BACKOFF_MS } from '../../../kernel/shared/conflict-backoff.js';
+import { retryOnConflict, updateRecord, updateRecords, type RecordRef } from '../../../kernel/shared/record-update.js';
 
 const SPECS = [
   { name: 'counters', indexes: ['owner'] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIsoTime } from '../../src/shared/iso-time.js';
+import { isIsoTime } from '../../../kernel/shared/iso-time.js';
 
 describe('isIsoTime', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, SecretBox } from '../../src/crypto/secret-box.js';
-import { AppError } from '../../src/errors/app-error.js';
+import { constantTimeEqual, SecretBox } from '../../../kernel/crypto/secret-box.js';
+import { AppError } from '../../../kernel/errors/app-error.js';
 
 const MASTER = `${'m'.repeat(16)}a-master-secret-of-32+chars`;
 const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{22}$/;
