@@ -47,6 +47,15 @@ const config: KnipConfig = {
   // A value (function, constant, schema) exported but used only in its own file is surface nobody
   // needs: drop the `export`. A type used in its own file usually names a parameter or result of an
   // exported function, and callers may need to name it too, so it may stay exported.
+  ignoreDependencies: [
+    // Resolved from tools/mcp-inspector, its own package (it asks for Node 22; see scripts/ensure-inspector.js).
+    '@modelcontextprotocol/inspector',
+    // The MCP SDK 2 packages and MCP Apps, installed for the 2026-07-28 revision work in progress.
+    '@modelcontextprotocol/client',
+    '@modelcontextprotocol/core',
+    '@modelcontextprotocol/ext-apps',
+    '@modelcontextprotocol/server',
+  ],
   ignoreExportsUsedInFile: { interface: true, type: true },
 };
 

@@ -10,8 +10,11 @@ import { startTestService, type TestService } from '../support/test-service.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKAGE = '@modelcontextprotocol/inspector';
-/** The installed Inspector (a pinned devDependency): run as `npx` would run it, with nothing to download. */
-const require = createRequire(import.meta.url);
+/**
+ * The installed Inspector, pinned in tools/mcp-inspector (its own package: it asks for Node 22, the
+ * project supports 20; `npm test` installs it there first): run as `npx` would run it, with nothing to download.
+ */
+const require = createRequire(join(ROOT, 'tools', 'mcp-inspector', 'package.json'));
 const INSPECTOR_DIR = dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
 const INSPECTOR_BIN = join(
   INSPECTOR_DIR,
