@@ -26,6 +26,7 @@ import {
   internalError,
   type McpWireError,
   methodNotAllowed,
+  originNotAllowed,
   parseError,
   unsupportedProtocolVersion,
 } from './mcp-errors.js';
@@ -33,6 +34,7 @@ import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
 import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
+import type { OriginCheck } from './mcp-origin.js';
 
 export interface McpHttpDeps {
   access: Pick<McpAccessResolver, 'resolve'>;
@@ -46,6 +48,8 @@ export interface McpHttpDeps {
   rateWindows?: RateWindowsOf;
   maxBodyBytes?: number;
   serverInfo?: { name: string; version: string };
+  /** Browser origins served (mcp-origin.ts); absent: any. */
+  originAllowed?: OriginCheck;
 }
 
 /** Serves the request and returns true when it is for the MCP endpoint; false leaves it to express. */
@@ -113,6 +117,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     publicId: string,
     ids: { requestId: string; correlationId: string },
   ): Promise<DispatchOutcome | undefined> {
+    // Before anything else, preflight included: a page of a foreign origin learns nothing.
+    if (deps.originAllowed && !deps.originAllowed(header(req, 'origin'))) return wireFailure(originNotAllowed());
     if (req.method === 'OPTIONS') return { status: 204, headers: PREFLIGHT };
     // GET would open a standalone SSE stream and DELETE end a session: neither exists when stateless.
     if (req.method !== 'POST') return wireFailure(methodNotAllowed());
@@ -161,7 +167,10 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
     res.setHeader('Cache-Control', 'no-store');
     // Only browsers need CORS headers, and they always send Origin cross-origin.
-    if (req.headers.origin !== undefined) for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
+    // A refused origin gets none: its page cannot even read the refusal.
+    const origin = header(req, 'origin');
+    if (origin !== undefined && (deps.originAllowed?.(origin) ?? true))
+      for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
     let outcome: DispatchOutcome | undefined;
     try {
       outcome = await handle(req, res, publicId, ids);
