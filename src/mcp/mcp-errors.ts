@@ -87,6 +87,11 @@ export class McpWireError extends Error {
   withId(id: RequestId | null): McpWireError {
     return new McpWireError(this.status, this.error, this.headers, id);
   }
+
+  /** The same error under another HTTP status (a refusal the 2026-07-28 revision answers before dispatch). */
+  withStatus(status: number): McpWireError {
+    return new McpWireError(status, this.error, this.headers, this.id);
+  }
 }
 
 const wire = (status: number, code: number, message: string, data?: unknown, headers?: Record<string, string>) =>

@@ -20,20 +20,12 @@ import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-bo
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
 import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
-import {
-  entityTooLarge,
-  httpFailure,
-  internalError,
-  type McpWireError,
-  methodNotAllowed,
-  originNotAllowed,
-  parseError,
-  unsupportedProtocolVersion,
-} from './mcp-errors.js';
+import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, originNotAllowed, parseError } from './mcp-errors.js';
+import { requestRevision } from './mcp-revision.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
-import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
+import { errorResponse, type RequestId } from './mcp-wire.js';
 import type { OriginCheck } from './mcp-origin.js';
 
 export interface McpHttpDeps {
@@ -74,7 +66,7 @@ const CORS = {
 const PREFLIGHT = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers':
-    'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
+    'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -144,11 +136,15 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     } catch (error) {
       return failureOf(error, id);
     }
-    const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-      return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS).withId(id));
+    // Per request: the 2026-07-28 envelope and its routing headers, else the 2025 header.
+    const revision = requestRevision(message, {
+      protocolVersion: header(req, 'mcp-protocol-version'),
+      method: header(req, 'mcp-method'),
+      name: header(req, 'mcp-name'),
+    });
+    if (revision instanceof McpWireError) return wireFailure(revision.withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
-    return dispatcher.dispatch(message, grant.access, ids);
+    return dispatcher.dispatch(message, grant.access, ids, revision);
   }
 
   function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {

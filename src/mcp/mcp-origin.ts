@@ -16,7 +16,7 @@
 export type OriginCheck = (origin: string | undefined) => boolean;
 
 /** `scheme://host[:port]` in its canonical form (lower case, default port dropped), or undefined. */
-export function canonicalOrigin(value: string): string | undefined {
+function canonicalOrigin(value: string): string | undefined {
   try {
     const url = new URL(value);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
