@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentFixture, openSse, openWs, type AgentFixture } from '../support/events-harness.js';
 import { bearer, rawRpc } from '../support/mcp-fixtures.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
 const LISTED = 'https://inspector.example.com';
 const ping = { jsonrpc: '2.0', id: 7, method: 'ping' };
@@ -84,5 +85,20 @@ describe('MCP_ALLOWED_ORIGINS=* (e2e)', () => {
     const { secret } = await agent.newKey();
     const answer = await rawRpc(svc.url, agent.publicId, ping, { ...bearer(secret), origin: 'http://anywhere.test' });
     expect(answer.status).toBe(200);
+  });
+});
+
+describe('MCP_ALLOWED_ORIGINS', () => {
+  it('takes a comma-separated list of origins, or *', () => {
+    expect(loadConfig({ MCP_ALLOWED_ORIGINS: ' https://a.example, http://b.example:8080 ' }).mcpAllowedOrigins).toEqual([
+      'https://a.example',
+      'http://b.example:8080',
+    ]);
+    expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
+  });
+
+  it.each(['https://a.example/path', 'a.example', 'ftp://a.example'])('refuses %s naming the variable', (value) => {
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: value })).toThrow(/MCP_ALLOWED_ORIGINS:/);
   });
 });
