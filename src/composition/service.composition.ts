@@ -21,6 +21,7 @@ import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
 import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
 import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handler.js';
+import { originPolicy } from '../mcp/mcp-origin.js';
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import { accountAccess } from '../operations/account-access.js';
@@ -189,6 +190,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       clock,
     },
   );
+  const mcpOrigins = originPolicy(config.publicUrl, config.mcpAllowedOrigins);
   const mcpEvents = createMcpEventSurfaces({
     access: mcpAccess,
     limiter: adapters.limiter,
@@ -197,6 +199,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     logger,
     registry: metrics.registry,
     maxStreamsPerCredential: config.eventStreamsPerCredential,
+    originAllowed: mcpOrigins,
   });
 
   // Sign-in and its kin (ERC-8004 onboarding, the widget's session gate) stay outside the catalog: a caller
@@ -238,6 +241,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     logger,
     clock,
     metrics,
+    originAllowed: mcpOrigins,
   });
   const server = createHttpServer(
     config.http,

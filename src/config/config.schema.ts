@@ -35,6 +35,27 @@ export const envSchema = z
     REDIS_URL: optionalUrl(['redis', 'rediss']),
     EVM_RPC_URL: optionalUrl(['http', 'https']),
     MCP_GRANULAR_ERRORS: z.enum(['true', 'false']).default('false'),
+    /** Browser origins besides PUBLIC_URL's that may call MCP and open event streams; `*`: any (src/mcp/mcp-origin.ts). */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .trim()
+      .transform((value, ctx) => {
+        const origins = value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `must be a comma-separated list of http(s) origins without a path, or *; got ${origin}`,
+            });
+            return z.NEVER;
+          }
+        }
+        return origins;
+      })
+      .optional(),
     REDIS_KEY_PREFIX: z.string().trim().min(1).default('agentsvc'),
     /**
      * Above the working set of 10,000 one-minute DCA strategies plus the orders and agents of
@@ -230,6 +251,8 @@ export interface AppConfig {
   publicUrl: string;
   /** MCP answers a hidden tool with `Tool not found: <name>` instead of `Method not found`. */
   mcpGranularErrors: boolean;
+  /** Browser origins besides PUBLIC_URL's allowed on MCP and its event streams (`*`: any). */
+  mcpAllowedOrigins: string[];
   /** JSON-RPC endpoint for EVM reads (ERC-1271 contract-wallet sign-in); absent = EOAs only. */
   evmRpcUrl?: string;
   logLevel: Env['LOG_LEVEL'];
@@ -364,6 +387,7 @@ export function toAppConfig(env: Env): AppConfig {
     dataDir: env.DATA_DIR,
     publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
     mcpGranularErrors: env.MCP_GRANULAR_ERRORS === 'true',
+    mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [],
     ...(env.EVM_RPC_URL ? { evmRpcUrl: env.EVM_RPC_URL } : {}),
     logLevel: env.LOG_LEVEL,
     // Each outside system is used when its URL is set, so a single host can run several

@@ -11,6 +11,7 @@ import type { McpAccess } from './mcp-access.js';
 import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
 import type { CallIds, ToolCaller } from './mcp-tool-call.js';
 import type { ToolDirectory } from './mcp-tools.js';
+import { discoverResult, statelessResult, type RequestRevision } from './mcp-revision.js';
 import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 import {
   callToolParamsSchema,
@@ -20,6 +21,7 @@ import {
   listToolsParamsSchema,
   negotiateProtocolVersion,
   requestIdSchema,
+  LATEST_PROTOCOL_VERSION,
   resultResponse,
   type IncomingMessage,
   type InitializeResult,
@@ -46,6 +48,12 @@ export interface McpDispatcherDeps {
   clock: ClockPort;
 }
 
+/** What a request without any revision marker is: today's clients. */
+const LEGACY: RequestRevision = { era: 'legacy', version: LATEST_PROTOCOL_VERSION };
+
+const INSTRUCTIONS =
+  'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.';
+
 type MethodHandler = (params: Record<string, unknown>, access: McpAccess, ids: CallIds) => Promise<unknown>;
 
 /** Validates params with the shared wording of validation messages (`name is required`). */
@@ -57,6 +65,9 @@ function parseParams<S extends z.ZodType>(schema: S, params: Record<string, unkn
 
 export class McpDispatcher {
   private readonly methods: Record<string, MethodHandler>;
+  /** The 2026-07-28 revision's: no `initialize` (nothing to negotiate per connection), `server/discover` instead. */
+  private readonly statelessMethods: Record<string, MethodHandler>;
+  private readonly serverInfo: { name: string; version: string };
   private readonly caller: ToolCaller;
   private readonly clock: ClockPort;
 
@@ -68,25 +79,27 @@ export class McpDispatcher {
         protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
         capabilities: { tools: { listChanged: false } },
         serverInfo: deps.serverInfo,
-        instructions:
-          'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.',
+        instructions: INSTRUCTIONS,
       }),
       ping: async () => ({}),
       'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
       'tools/call': async (params, access, ids) => deps.caller.call(parseParams(callToolParamsSchema, params), access, ids),
     };
+    const { initialize: _handshake, ...shared } = this.methods;
+    this.statelessMethods = { ...shared, 'server/discover': async () => discoverResult(INSTRUCTIONS) };
+    this.serverInfo = deps.serverInfo;
   }
 
-  async dispatch(body: unknown, access: McpAccess, ids: CallIds): Promise<DispatchOutcome> {
+  async dispatch(body: unknown, access: McpAccess, ids: CallIds, revision: RequestRevision = LEGACY): Promise<DispatchOutcome> {
     // Batches left JSON-RPC-over-MCP in 2025-06-18; one request per HTTP request also keeps
     // one rate-limit hit per call (see mcp-errors.ts).
     const parsed = incomingMessageSchema.safeParse(body);
     if (!parsed.success) return failure(invalidRequest().withId(readableId(body)));
     const { id, method, params } = parsed.data;
     // Every call is audited: `tools/call` by the invoker (answered or refused), the others here.
-    if (method === 'tools/call') return this.answer(id, method, params, access, ids);
+    if (method === 'tools/call') return this.answer(id, method, params, access, ids, revision);
     const started = this.clock.now();
-    const outcome = await this.answer(id, method, params, access, ids);
+    const outcome = await this.answer(id, method, params, access, ids, revision);
     this.caller.recordMethod(
       forLog(method),
       params,
@@ -104,18 +117,21 @@ export class McpDispatcher {
     params: IncomingMessage['params'],
     access: McpAccess,
     ids: CallIds,
+    revision: RequestRevision,
   ): Promise<DispatchOutcome> {
     if (id === undefined) {
       // JSON-RPC notifications get no answer; only MCP's `notifications/*` may be sent that way.
       return method.startsWith('notifications/') ? { status: 202, method: forLog(method) } : failure(invalidRequest());
     }
-    const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
+    const methods = revision.era === 'stateless' ? this.statelessMethods : this.methods;
+    const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (!handler) return failure(methodNotFound().withId(id), forLog(method));
     const name = (params as { name?: unknown } | undefined)?.name;
     const tool = method === 'tools/call' && typeof name === 'string' ? forLog(name) : undefined;
     try {
       if (Array.isArray(params)) throw invalidParams(['params must be object']);
-      const result = await handler(params ?? {}, access, ids);
+      const answered = await handler(params ?? {}, access, ids);
+      const result = revision.era === 'stateless' ? statelessResult(method, answered, this.serverInfo) : answered;
       return { status: 200, body: resultResponse(id, result), method, ...(tool === undefined ? {} : { tool }) };
     } catch (error) {
       if (error instanceof McpWireError) return failure(error.withId(id), method, tool);

@@ -18,6 +18,7 @@
  * | tool failed: a fault (not an AppError, or one whose   | 200  | -32603 | `Tool execution failed: <reason>`         |
  * |   `refusal` is false: a 5xx other than kill switch    |      |        |                                           |
  * |   and breakers, e.g. a provider or store down)        |      |        |                                           |
+ * | browser `Origin` not allowed (mcp-origin.ts)          | 403  | -32003 | `Origin not allowed`                      |
  * | no, invalid, revoked or expired credential            | 401  | -32001 | `Unauthorized` (+ `WWW-Authenticate`)     |
  * | scope too low for the tool                            | 403  | -32003 | `Scope insufficient: required X, got Y`   |
  * | publicId unknown/inactive, or another agent's key     | 404  | -32004 | `Agent not found`                         |
@@ -41,7 +42,7 @@
  *   `structuredContent`, so the calling model reads it and adapts (MCP tools spec), whatever
  *   HTTP status REST gives it. JSON-RPC errors are kept for protocol, credential, scope and
  *   argument problems, and for faults (-32603).
- * - Checks run in this order, so one request gets one answer: HTTP method (405) → body size
+ * - Checks run in this order, so one request gets one answer: Origin (403) → HTTP method (405) → body size
  *   (400) → credential and publicId (401/404) → rate limit (429, counted per HTTP request) →
  *   protocol header (400) → JSON (-32700) → envelope (-32600) → method, params, tool.
  * - Batches are refused: MCP 2025-06-18 removed them, and one call per HTTP request keeps one
@@ -55,6 +56,7 @@
 import { isAppError } from '../../kernel/errors/app-error.js';
 import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
+import { ORIGIN_NOT_ALLOWED } from './mcp-origin.js';
 
 const JSONRPC_CODES = {
   PARSE_ERROR: -32700,
@@ -85,6 +87,11 @@ export class McpWireError extends Error {
   withId(id: RequestId | null): McpWireError {
     return new McpWireError(this.status, this.error, this.headers, id);
   }
+
+  /** The same error under another HTTP status (a refusal the 2026-07-28 revision answers before dispatch). */
+  withStatus(status: number): McpWireError {
+    return new McpWireError(status, this.error, this.headers, this.id);
+  }
 }
 
 const wire = (status: number, code: number, message: string, data?: unknown, headers?: Record<string, string>) =>
@@ -95,6 +102,8 @@ export const invalidRequest = () => wire(400, JSONRPC_CODES.INVALID_REQUEST, 'In
 export const entityTooLarge = () => wire(400, JSONRPC_CODES.INVALID_REQUEST, 'Request entity too large');
 export const unsupportedProtocolVersion = (supported: readonly string[]) =>
   wire(400, JSONRPC_CODES.INVALID_REQUEST, 'Unsupported protocol version', { supported });
+/** A browser origin outside the allowed set (mcp-origin.ts): refused before the credential is read. */
+export const originNotAllowed = () => wire(403, JSONRPC_CODES.FORBIDDEN, ORIGIN_NOT_ALLOWED);
 export const methodNotAllowed = () =>
   wire(405, JSONRPC_CODES.METHOD_NOT_ALLOWED, 'Method not allowed', undefined, { Allow: 'POST, OPTIONS' });
 

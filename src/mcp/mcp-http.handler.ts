@@ -20,19 +20,13 @@ import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-bo
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
 import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
-import {
-  entityTooLarge,
-  httpFailure,
-  internalError,
-  type McpWireError,
-  methodNotAllowed,
-  parseError,
-  unsupportedProtocolVersion,
-} from './mcp-errors.js';
+import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, originNotAllowed, parseError } from './mcp-errors.js';
+import { requestRevision } from './mcp-revision.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
-import { errorResponse, SUPPORTED_PROTOCOL_VERSIONS, type RequestId } from './mcp-wire.js';
+import { errorResponse, type RequestId } from './mcp-wire.js';
+import type { OriginCheck } from './mcp-origin.js';
 
 export interface McpHttpDeps {
   access: Pick<McpAccessResolver, 'resolve'>;
@@ -46,6 +40,8 @@ export interface McpHttpDeps {
   rateWindows?: RateWindowsOf;
   maxBodyBytes?: number;
   serverInfo?: { name: string; version: string };
+  /** Browser origins served (mcp-origin.ts); absent: any. */
+  originAllowed?: OriginCheck;
 }
 
 /** Serves the request and returns true when it is for the MCP endpoint; false leaves it to express. */
@@ -70,7 +66,7 @@ const CORS = {
 const PREFLIGHT = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers':
-    'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
+    'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID, X-Request-Id, X-Correlation-Id',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -113,6 +109,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     publicId: string,
     ids: { requestId: string; correlationId: string },
   ): Promise<DispatchOutcome | undefined> {
+    // Before anything else, preflight included: a page of a foreign origin learns nothing.
+    if (deps.originAllowed && !deps.originAllowed(header(req, 'origin'))) return wireFailure(originNotAllowed());
     if (req.method === 'OPTIONS') return { status: 204, headers: PREFLIGHT };
     // GET would open a standalone SSE stream and DELETE end a session: neither exists when stateless.
     if (req.method !== 'POST') return wireFailure(methodNotAllowed());
@@ -138,11 +136,15 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     } catch (error) {
       return failureOf(error, id);
     }
-    const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-      return wireFailure(unsupportedProtocolVersion(SUPPORTED_PROTOCOL_VERSIONS).withId(id));
+    // Per request: the 2026-07-28 envelope and its routing headers, else the 2025 header.
+    const revision = requestRevision(message, {
+      protocolVersion: header(req, 'mcp-protocol-version'),
+      method: header(req, 'mcp-method'),
+      name: header(req, 'mcp-name'),
+    });
+    if (revision instanceof McpWireError) return wireFailure(revision.withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
-    return dispatcher.dispatch(message, grant.access, ids);
+    return dispatcher.dispatch(message, grant.access, ids, revision);
   }
 
   function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {
@@ -161,7 +163,10 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
     res.setHeader('Cache-Control', 'no-store');
     // Only browsers need CORS headers, and they always send Origin cross-origin.
-    if (req.headers.origin !== undefined) for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
+    // A refused origin gets none: its page cannot even read the refusal.
+    const origin = header(req, 'origin');
+    if (origin !== undefined && (deps.originAllowed?.(origin) ?? true))
+      for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
     let outcome: DispatchOutcome | undefined;
     try {
       outcome = await handle(req, res, publicId, ids);

@@ -149,12 +149,13 @@ export type WsResult = { ok: true; client: WsClient } | { ok: false; status: num
 export function openWs(
   base: string,
   publicId: string,
-  options: { secret?: string; viaProtocol?: boolean; query?: string; path?: string } = {},
+  options: { secret?: string; viaProtocol?: boolean; query?: string; path?: string; origin?: string } = {},
 ): Promise<WsResult> {
   const url = `${base.replace(/^http/, 'ws')}${options.path ?? `/mcp/${publicId}/events/ws`}${options.query ?? ''}`;
   const viaHeader = options.secret && !options.viaProtocol;
   const ws = new WebSocket(url, options.viaProtocol && options.secret ? ['bearer', options.secret] : [], {
     headers: viaHeader ? { authorization: `Bearer ${options.secret}` } : {},
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   });
   const client: WsClient = { ws, messages: [], pings: 0 };
   ws.on('message', (raw) => client.messages.push(JSON.parse(String(raw))));

@@ -7,6 +7,7 @@ import { AppError } from '../../../kernel/errors/app-error.js';
 import type { RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { budgetKeyOf, rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from '../mcp-rate-budget.js';
+import { ORIGIN_NOT_ALLOWED, type OriginCheck } from '../mcp-origin.js';
 import { EventStream, type EventStreamDeps } from './event-stream.js';
 
 export interface EventStreamRegistryDeps extends EventStreamDeps {
@@ -15,6 +16,8 @@ export interface EventStreamRegistryDeps extends EventStreamDeps {
   rateWindows?: RateWindowsOf;
   /** Streams one credential may hold open at once (config `MCP_EVENT_STREAMS_PER_CREDENTIAL`). */
   maxStreamsPerCredential?: number;
+  /** Browser origins served (mcp-origin.ts); absent: any. */
+  originAllowed?: OriginCheck;
 }
 
 const MAX_STREAMS_PER_CREDENTIAL = 20;
@@ -40,9 +43,11 @@ export class EventStreamRegistry {
    * Checks the credential for `/mcp/:publicId`, counts the request on its budget and returns
    * a stream ready to `start`. Throws the resolver's AppError (401, 403, 404 `Agent not
    * found`) or 429 (a spent budget, or the credential's streams at their cap; with the
-   * `X-RateLimit-*` headers) with nothing left open.
+   * `X-RateLimit-*` headers) with nothing left open. A browser `origin` outside the allowed
+   * set is refused first (403), before the credential is looked at.
    */
-  async open(publicId: string, authorization: string | undefined): Promise<OpenedStream> {
+  async open(publicId: string, authorization: string | undefined, origin?: string): Promise<OpenedStream> {
+    if (this.deps.originAllowed && !this.deps.originAllowed(origin)) throw AppError.forbidden(ORIGIN_NOT_ALLOWED);
     if (this.shuttingDown) throw new AppError('SHUTTING_DOWN', 'Service Unavailable', { envelope: 'standard' });
     const stream = new EventStream(this.deps, publicId, authorization, (closed) => this.release(closed));
     this.streams.add(stream);

@@ -32,7 +32,7 @@ export function createSseRoutes(deps: { streams: EventStreamRegistry }): Router 
   const router = Router();
   router.get(SSE_PATH, async (req, res) => {
     const afterId = parseLastEventId(req.get('last-event-id'), req.query.lastEventId);
-    const { stream, rateHeaders } = await deps.streams.open(param(req, 'publicId'), req.get('authorization'));
+    const { stream, rateHeaders } = await deps.streams.open(param(req, 'publicId'), req.get('authorization'), req.get('origin'));
     // The client may have given up while we were checking its credential.
     if (res.destroyed || req.socket.destroyed) return void stream.close('disconnected');
     res.on('close', () => void stream.close('disconnected'));

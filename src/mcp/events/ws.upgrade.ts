@@ -80,7 +80,7 @@ export function attachEventsWebSocket(server: Server, streams: EventStreamRegist
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const afterId = parseLastEventId(req.headers['last-event-id'], url.searchParams.get('lastEventId') ?? undefined);
-      const opened = await streams.open(publicId, authorizationOf(req)).catch((error: unknown) => {
+      const opened = await streams.open(publicId, authorizationOf(req), req.headers.origin).catch((error: unknown) => {
         refuse(socket, toAppError(error) ?? AppError.internal(), logger, error);
         return undefined;
       });
