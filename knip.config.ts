@@ -50,11 +50,8 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // Resolved from tools/mcp-inspector, its own package (it asks for Node 22; see scripts/ensure-inspector.js).
     '@modelcontextprotocol/inspector',
-    // The MCP SDK 2 packages and MCP Apps, installed for the 2026-07-28 revision work in progress.
-    '@modelcontextprotocol/client',
-    '@modelcontextprotocol/core',
+    // MCP Apps, installed for the views of the portfolio and of an order's checks (work in progress).
     '@modelcontextprotocol/ext-apps',
-    '@modelcontextprotocol/server',
   ],
   ignoreExportsUsedInFile: { interface: true, type: true },
 };
