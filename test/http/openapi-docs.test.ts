@@ -3,18 +3,17 @@ import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
 import { DOCS_ASSET_PATH, DocsPage } from '../../src/http/openapi/docs-page.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
-import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
+import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import { openApiProblems } from '../support/openapi-lint.js';
 
 type Doc = { paths: Record<string, Record<string, any>>; tags: { name: string }[]; 'x-mcp': { tools: any[] } };
 
 function documentOf(catalog: OperationCatalog): Doc {
-  return serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as unknown as Doc;
+  return serviceOpenApiDocument(catalog, ACCOUNT_BINDINGS) as unknown as Doc;
 }
 
 /** Handlers never run here. */

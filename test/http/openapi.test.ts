@@ -5,8 +5,8 @@ import { createKeySchema } from '../../src/accounts/api-keys.service.js';
 import { patchBotSchema } from '../../src/accounts/bots.service.js';
 import { SchemaConverter } from '../../src/http/openapi/json-schema.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
-import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import { AGENT_BINDINGS } from '../../src/http/routes/agent.bindings.js';
+import { KEY_BINDINGS } from '../../src/http/routes/key.bindings.js';
 import type { AgentsService } from '../../src/accounts/agents.service.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
 import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
@@ -17,6 +17,7 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
+import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import { openApiProblems, resolvePointer } from '../support/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */
@@ -24,6 +25,7 @@ function serviceCatalog(): OperationCatalog {
   return new OperationCatalog().register(
     ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
+    ...agentAdminOperations({} as AgentsService),
   );
 }
 
@@ -40,14 +42,12 @@ type Doc = { paths: Record<string, Record<string, any>>; components: Record<stri
 /** The operator-only operations of the routes that joined the catalog (agents, bots, logs, step-up). */
 function accountCatalog(catalog = serviceCatalog()): OperationCatalog {
   return catalog.register(
-    ...agentAdminOperations({} as AgentsService),
     ...botOperations({} as BotsService, {} as ApiKeysService),
     ...stepUpOperations({} as never),
     ...auditLogOperations({} as never),
   );
 }
-const documentOf = (catalog = accountCatalog()) =>
-  serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as Doc;
+const documentOf = (catalog = accountCatalog()) => serviceOpenApiDocument(catalog, ACCOUNT_BINDINGS) as Doc;
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 describe('OpenAPI document', () => {
@@ -71,7 +71,7 @@ describe('OpenAPI document', () => {
   it('describes every catalog REST binding from the operation’s own input and output schemas', () => {
     const catalog = serviceCatalog();
     const doc = documentOf(catalog);
-    for (const binding of AGENT_REST_BINDINGS) {
+    for (const binding of [...AGENT_BINDINGS, ...KEY_BINDINGS]) {
       const operation = catalog.get(binding.operation)!;
       const described = doc.paths[openApiPath(binding.path)]?.[binding.method];
       expect(described, `${binding.method} ${binding.path}`).toBeDefined();
@@ -174,7 +174,8 @@ describe('OpenAPI document', () => {
       }),
     );
     const doc = serviceOpenApiDocument(catalog, [
-      ...AGENT_REST_BINDINGS,
+      ...AGENT_BINDINGS,
+      ...KEY_BINDINGS,
       { method: 'post', path: '/api/nest/agents/:agentId/swap', operation: 'test_swap' },
     ]) as Doc;
     const swap = doc.paths['/api/nest/agents/{agentId}/swap']!.post;

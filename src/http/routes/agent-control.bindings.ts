@@ -1,5 +1,4 @@
-import { withStepUp } from './agent-wallet.bindings.js';
-import type { RestBinding } from './operation.routes.js';
+import { type RestBinding, withStepUp } from './operation.routes.js';
 
 /**
  * Interface 4.4 control plane: the claim (any signed-in operator; the agent is found by the

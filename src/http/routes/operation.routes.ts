@@ -75,17 +75,6 @@ const pageInput = (req: Request) => ({
 /** A list route's query string as its input: `limit` as a number, the other fields as text. */
 export const listInput = (req: Request) => ({ ...queryInput(req, ALL_SUBJECT_PARAMS), ...pageInput(req) });
 
-/** Operator routes served by the catalog: the same handlers as the MCP tools. */
-export const AGENT_REST_BINDINGS: RestBinding[] = [
-  { method: 'get', path: '/api/nest/agents/:agentId/status', operation: 'agent_status' },
-  { method: 'post', path: '/api/nest/agents/:agentId/pause', operation: 'agent_pause' },
-  { method: 'post', path: '/api/nest/agents/:agentId/resume', operation: 'agent_resume' },
-  { method: 'put', path: '/api/nest/agents/:agentId/trading', operation: 'agent_trading_set' },
-  { method: 'get', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_list', input: listInput },
-  { method: 'post', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_create', status: 201 },
-  { method: 'delete', path: '/api/nest/agents/:agentId/keys/:keyId', operation: 'agent_keys_revoke' },
-];
-
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** An operator acting on an agent they own has `manage` scope on it (DECISIONS "Operations catalog"). */
 const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
@@ -307,6 +296,12 @@ export function bodyWith(req: Request, fields: Record<string, unknown>): unknown
   if (body === undefined) return { ...fields };
   return isPlainObject(body) ? { ...body, ...fields } : body;
 }
+
+/** Interface 4.4: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
+export const withStepUp = (req: Request) => {
+  const token = req.get('x-step-up-token');
+  return bodyWith(req, token === undefined ? {} : { stepUpToken: token });
+};
 
 /**
  * `agentId` names the trading account on `:userId` routes (query string or body); it is not

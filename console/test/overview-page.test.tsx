@@ -9,7 +9,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentKeysListOutput } from '../../sdk/src/index.js';
 import { Toasts } from '../src/components/toasts.js';
-import { AgentKeysPage } from '../src/pages/agent.page.js';
+import { OverviewPage } from '../src/pages/overview.page.js';
 import { type FakeService, json, refusal, signedInService } from './support/fake-service.js';
 import { dismissAllToasts } from './support/toasts.js';
 
@@ -61,7 +61,7 @@ afterEach(() => {
 function open() {
   render(
     <>
-      <AgentKeysPage agentId="agt_1" />
+      <OverviewPage agentId="agt_1" />
       <Toasts />
     </>,
   );
@@ -75,7 +75,7 @@ async function createKey(name: string, scope: Key['scope']) {
   fireEvent.click(screen.getByRole('button', { name: 'Create key' }));
 }
 
-describe('AgentKeysPage', () => {
+describe('OverviewPage', () => {
   it('creates a read key at once and shows its secret once; the list shows it masked', async () => {
     open();
     await createKey('runtime', 'read');

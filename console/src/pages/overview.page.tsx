@@ -20,7 +20,7 @@ import { ScrollRegion } from '../components/scroll-region.js';
 type Scope = AgentKeysCreateOutput['scope'];
 type Key = AgentKeysListOutput['items'][number];
 
-export function AgentKeysPage({ agentId }: { agentId: string }) {
+export function OverviewPage({ agentId }: { agentId: string }) {
   const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');

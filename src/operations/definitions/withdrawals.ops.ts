@@ -87,7 +87,7 @@ function withdrawHandler<A extends { idempotencyKey?: string; stepUpToken?: stri
     withdrawals.withdraw(ctx.subject, requestOf(args), callerOf(ctx, kind, args, token));
 }
 
-export function agentWalletOperations(
+export function withdrawalOperations(
   withdrawals: WithdrawalService,
   settings: WithdrawalSettingsStore,
   stepUp: StepUpConsumer,
