@@ -23,6 +23,7 @@ import { createAuthRoutes } from '../http/routes/auth.routes.js';
 import { perMinute } from '../../kernel/ports/rate-limiter.port.js';
 import { publicRateLimit } from '../http/rate-limit.middleware.js';
 import type { CollectionSpec } from '../../kernel/ports/store.port.js';
+import { AGENT_ADMIN_BINDINGS } from '../http/routes/agent-admin.bindings.js';
 import { AGENT_BINDINGS } from '../http/routes/agent.bindings.js';
 import { AUDIT_LOG_BINDINGS } from '../http/routes/audit-log.bindings.js';
 import { BOT_BINDINGS } from '../http/routes/bot.bindings.js';
@@ -117,7 +118,15 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
       ...keyDueOperations(apiKeys),
       ...agentControlOperations(control, keys, stepUp),
     ],
-    bindings: [...AGENT_BINDINGS, ...KEY_BINDINGS, ...STEP_UP_BINDINGS, ...AUDIT_LOG_BINDINGS, ...BOT_BINDINGS, ...AGENT_CONTROL_BINDINGS],
+    bindings: [
+      ...AGENT_BINDINGS,
+      ...KEY_BINDINGS,
+      ...AGENT_ADMIN_BINDINGS,
+      ...STEP_UP_BINDINGS,
+      ...AUDIT_LOG_BINDINGS,
+      ...BOT_BINDINGS,
+      ...AGENT_CONTROL_BINDINGS,
+    ],
     // Sign-in only: every other account capability is a catalog operation.
     routers: [
       createAuthRoutes({

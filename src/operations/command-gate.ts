@@ -1,5 +1,4 @@
 import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
-import { interpret } from '../../agents/chat/command-interpreter.js';
 import type { OperationCatalog } from './operation-catalog.js';
 import type { Viewer } from './operation.types.js';
 
@@ -28,16 +27,11 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
  * that executes nothing. One rule, so switching a family off refuses its effect on REST, MCP, the
  * command route and every chat alike.
  */
-function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
+export function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
   if (isExecutingIntent(intent)) catalog.callable(COMMAND_OPERATIONS[intent], viewer);
 }
 
 /** The chats' gate (see `CommandGate`), bound to the catalog. */
 export function commandGate(catalog: Pick<OperationCatalog, 'callable'>): CommandGate {
   return (intent, caller) => assertCommandCallable(catalog, intent, caller);
-}
-
-/** The command route's check of its message (the intent `message` reads as), with the viewer the invoker judged. */
-export function assertMessageCallable(catalog: Pick<OperationCatalog, 'callable'>, message: string, viewer: Viewer): void {
-  assertCommandCallable(catalog, interpret(message).intent, viewer);
 }

@@ -25,7 +25,6 @@ function serviceCatalog(): OperationCatalog {
   return new OperationCatalog().register(
     ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
-    ...agentAdminOperations({} as AgentsService),
   );
 }
 
@@ -42,6 +41,7 @@ type Doc = { paths: Record<string, Record<string, any>>; components: Record<stri
 /** The operator-only operations of the routes that joined the catalog (agents, bots, logs, step-up). */
 function accountCatalog(catalog = serviceCatalog()): OperationCatalog {
   return catalog.register(
+    ...agentAdminOperations({} as AgentsService),
     ...botOperations({} as BotsService, {} as ApiKeysService),
     ...stepUpOperations({} as never),
     ...auditLogOperations({} as never),

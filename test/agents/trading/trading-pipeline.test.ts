@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../../../agents/trading/amounts.js';
+import { interpret } from '../../../agents/chat/command-interpreter.js';
 import { TradingCommand } from '../../../agents/chat/trading-command.js';
 import { attemptOrderId } from '../../../agents/trading/order-ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../../agents/trading/trading-pipeline.js';
@@ -474,14 +475,14 @@ describe('trading pipeline', () => {
       price: async () => 1,
       dca: { execute: async () => Promise.reject(new Error('unused')) },
     });
-    const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
+    const error = await command.execute(SUBJECT, interpret('buy 1 SOL of BONK')).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'TRADING_UNAVAILABLE',
       status: 200,
       envelope: 'canonical',
       message: 'Trading servisi su anda kullanilamiyor.',
     });
-    expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({
+    expect(await command.execute(SUBJECT, interpret('do a barrel roll'))).toMatchObject({
       success: true,
       intent: 'unknown',
       reply: expect.stringContaining('did not understand'),
@@ -505,7 +506,7 @@ describe('trading pipeline', () => {
       ['sell 0.004% of SOL for USDC', '399000', '0.000399'], // not 0 bps, so no "Insufficient balance"
     ];
     for (const [message, amountIn, sold] of cases) {
-      const result = await command.execute(SUBJECT, message);
+      const result = await command.execute(SUBJECT, interpret(message));
       expect(result.order, message).toMatchObject({ status: 'filled', inputMint: SOL, outputMint: USDC, amountIn });
       const received = fromBaseUnits(result.order!.filledOut!, 6);
       expect(result.reply, message).toBe(`Done: sell ${sold} SOL → ${received} USDC filled (order ${result.order!.order_id}).`);
