@@ -21,10 +21,10 @@ const SYSTEM: Viewer = { kind: 'system', scope: 'manage' };
  * error in the log (a machine type of its own, in tests, schedules nothing).
  */
 export class DueJobs {
-  private readonly routes = new Map<string, DueJobRoute>();
+  private readonly routes = new Map<string, DueJobRoute<string>>();
 
   constructor(
-    routes: readonly DueJobRoute[],
+    routes: readonly DueJobRoute<string>[],
     private readonly invoker: Pick<OperationInvoker, 'invoke'>,
     private readonly logger: Logger,
   ) {

@@ -15,7 +15,7 @@ import { createConsoleRoutes } from '../http/console.routes.js';
 import { createHttpServer } from '../http/http-server.js';
 import { startMetricsServer } from '../http/metrics-server.js';
 import { createOpenApiRoutes } from '../http/openapi/openapi.routes.js';
-import { createOperationRoutes, type RestBinding } from '../http/routes/operation.routes.js';
+import { assertBindingsResolve, createOperationRoutes, type RestBinding } from '../http/routes/operation.routes.js';
 import { setSecurityHeaders } from '../surface-common/security-headers.js';
 import { createMcpEventSurfaces } from '../mcp/events/event-surfaces.js';
 import { McpAccessResolver } from '../mcp/mcp-access.js';
@@ -178,6 +178,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   );
   dueJobs.check(catalog);
   const bindings = modules.flatMap((module) => module.bindings);
+  assertBindingsResolve(catalog, bindings);
 
   // One resolver for tools and events: publicId lookups cached briefly, credentials never.
   const mcpAccess = new McpAccessResolver(

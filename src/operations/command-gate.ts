@@ -1,5 +1,6 @@
 import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
 import type { OperationCatalog } from './operation-catalog.js';
+import type { OperationName } from './operation-names.js';
 import type { Viewer } from './operation.types.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Viewer } from './operation.types.js';
  * while the `trading` family is off, as `trading_dca_pause` does, and no DCA strategy is created
  * by a command while the `strategy` family is off.
  */
-export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
+export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, OperationName>> = {
   buy: 'trading_command',
   sell: 'trading_command',
   swap: 'trading_command',

@@ -30,7 +30,7 @@ function operation(name: string, principals: PrincipalKind[], seen: unknown[], f
   });
 }
 
-function setUp(routes: DueJobRoute[], ...operations: ReturnType<typeof operation>[]) {
+function setUp(routes: DueJobRoute<string>[], ...operations: ReturnType<typeof operation>[]) {
   const entries: AuditEntry[] = [];
   const logs: string[] = [];
   let flushes = 0;

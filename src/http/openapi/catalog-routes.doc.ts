@@ -13,12 +13,20 @@ import { pathParameterNames } from './openapi-document.js';
 import { firstSentence, mcpToolOperations } from './mcp-tool-routes.doc.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
-/** One route per binding of a registered, enabled operation. */
-export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding[]): RouteDoc[] {
+/**
+ * One route per binding of an enabled operation (one switched off at run time is not served,
+ * so not documented). A binding of an operation the catalog does not have is an error, never
+ * a route left out in silence.
+ */
+export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding<string>[]): RouteDoc[] {
   const docs: RouteDoc[] = [];
   for (const binding of bindings) {
     const operation = catalog.get(binding.operation);
-    if (!operation || catalog.switchedOff(operation)) continue;
+    if (!operation)
+      throw new Error(
+        `REST binding ${binding.method.toUpperCase()} ${binding.path} names ${binding.operation}, which the catalog does not have`,
+      );
+    if (catalog.switchedOff(operation)) continue;
     const guarded = isGuarded(operation);
     // Trades go through the safety path: a soft error (`Trading bu bot icin kapali.`) is a 200
     // in the canonical envelope, and the kill switch and an open breaker are 503 (interface 7.4).

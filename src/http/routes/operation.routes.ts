@@ -5,6 +5,7 @@ import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
+import type { OperationName } from '../../operations/operation-names.js';
 import { assertSameUser, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
 import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
@@ -23,10 +24,11 @@ import { noQuerySchema } from './route-schemas.js';
  * id at all (the signed-in user's default agent, or the owned agent named by `agentId` in
  * the query string or body; CONTRACT "Trading accounts"); `:botId` / `:id` for a legacy bot.
  */
-export interface RestBinding {
+export interface RestBinding<N extends string = OperationName> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: `/api/nest/${string}`;
-  operation: string;
+  /** The operation it serves: a name the catalog defines (`OperationName`), checked by the compiler. */
+  operation: N;
   status?: number;
   /**
    * An "ensure": 201 when the handler says it created what it answers with (`ctx.created`),
@@ -93,7 +95,8 @@ export interface OperationRoutesDeps {
   invoker: OperationInvoker;
   /** Finds and owner-checks the agent or bot a call acts on. */
   accounts: AccountAccess;
-  bindings: readonly RestBinding[];
+  /** Any name: a binding's declaration is where its name is checked; mounting checks it against the catalog. */
+  bindings: readonly RestBinding<string>[];
   /** Bearer token of `caller: 'ops'` bindings; without it they answer 401. */
   opsToken?: string;
 }
@@ -152,6 +155,18 @@ function callerKinds(deps: OperationRoutesDeps): Record<NonNullable<RestBinding[
 }
 
 /**
+ * Every binding serves an operation the catalog defines: one that does not stops the start,
+ * never mounts a route that answers 404 (`OperationName` catches a misspelling at compile time;
+ * this catches an operation defined but not registered by any module).
+ */
+export function assertBindingsResolve(catalog: { get(name: string): unknown }, bindings: readonly RestBinding<string>[]): void {
+  const unresolved = bindings.filter((binding) => catalog.get(binding.operation) === undefined);
+  if (unresolved.length === 0) return;
+  const listed = unresolved.map((binding) => `${binding.method.toUpperCase()} ${binding.path} -> ${binding.operation}`);
+  throw new Error(`REST bindings name operations the catalog does not have: ${listed.join(', ')}`);
+}
+
+/**
  * Binds catalog operations to REST. The invoker is the one place of what every call gets:
  * visibility, scope, validation, the handler, durability of what it wrote before the
  * answer, and its audit entry; a call refused before it reached the operation (someone
@@ -170,7 +185,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
 }
 
 /** The one handler of a bound route: its subject, its input and idempotency key checked, the catalog call, its answer. */
-function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding, caller: CallerKind): RequestHandler {
+function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>, caller: CallerKind): RequestHandler {
   const subjectKind = binding.subject ?? 'agent';
   // Only operator routes on an agent without `:agentId` name their account by `agentId` (query or body).
   const namesAgent = binding.caller !== 'agent' && subjectKind === 'agent' && !binding.path.includes(':agentId');
