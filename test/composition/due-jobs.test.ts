@@ -42,7 +42,7 @@ function setUp(routes: DueJobRoute<string>[], ...operations: ReturnType<typeof o
   return { dueJobs: new DueJobs(routes, invoker, logger), catalog, entries, logs, flushes: () => flushes };
 }
 
-const route = (operationName: string, event = 'thing.due'): DueJobRoute => ({
+const route = (operationName: string, event = 'thing.due'): DueJobRoute<string> => ({
   type: 'thing',
   event,
   operation: operationName,

@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
+import type { OperationName } from '../../operations/operation-names.js';
 import { originNotAllowed } from '../../widget/widget-messages.js';
 import type { WidgetScript } from '../../widget/widget-script.js';
 import type { WidgetSession } from '../../widget/widget-sessions.service.js';
@@ -109,7 +110,7 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
     res.json(await widget.init(botIdOf(req), req.get('origin')));
   });
   // A session's capabilities go through the catalog as the `widget` principal, on the session's bot.
-  const invoke = (name: string, session: WidgetSession, req: Request, res: Response) =>
+  const invoke = (name: OperationName, session: WidgetSession, req: Request, res: Response) =>
     deps.invoker.invoke({
       name,
       input: objectBody(req),
