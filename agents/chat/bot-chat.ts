@@ -17,7 +17,7 @@ import type { InterpretResult } from './intent.types.js';
 import type { TradingCommand } from './trading-command.js';
 
 /**
- * A legacy bot's conversations (interface 4.7 `POST /api/nest/bots/:botId/chat`, the
+ * A legacy bot's conversations (the legacy routes `POST /api/nest/bots/:botId/chat`, the
  * Telegram and Discord connectors, the chat widget): one chat core for every surface that
  * talks to a bot. Questions go to `ask_bot` (the same core as the MCP tool), with the
  * conversation's earlier turns for the LLM; trading commands go to the command route's

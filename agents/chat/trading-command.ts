@@ -70,7 +70,7 @@ export class TradingCommand {
     try {
       return await this.run(subject, result, options);
     } catch (error) {
-      // On this route an unreachable engine is a soft error (interface 7.4), not a 503. The kill
+      // On this route an unreachable engine is a soft error (the trading errors), not a 503. The kill
       // switch and an open breaker are deliberate refusals with their own 503 messages.
       if (isAppError(error) && UNREACHABLE.has(error.code)) {
         throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, {

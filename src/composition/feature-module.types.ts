@@ -17,7 +17,7 @@ import type { DurablePublisher } from '../runtime/durable-publisher.js';
 import type { Adapters } from './adapters.composition.js';
 
 /**
- * One feature of the service, as the composition root assembles it (issue 17 #5). The root
+ * One feature of the service, as the composition root assembles it. The root
  * registers every module's machine types, inits every module's collections, registers their
  * operations in the one catalog, mounts their bindings and routers, routes their due jobs,
  * runs their recovery with the runtime's, starts them in list order and stops them in

@@ -1,5 +1,5 @@
 /**
- * ERC-8004 onboarding and identity access tokens (issue 18): the signing key ring, the token
+ * ERC-8004 onboarding and identity access tokens: the signing key ring, the token
  * service (which the credential resolver consults), the onboarding routes, the JWKS, the
  * ERC-8004 discovery documents, the ops operations of the keys and the tokens' expiry. Built
  * in two steps: the tokens before the accounts module (its credential resolver needs them),

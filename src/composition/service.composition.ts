@@ -98,7 +98,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 }
 
 /**
- * The order of things (issue 17 #5). Build: adapters, publisher, runtime, the catalog and its
+ * The order of things. Build: adapters, publisher, runtime, the catalog and its
  * audit trail, then the feature modules (list below), whose machine types, operations, due-job
  * routes and recovery are registered with the runtime and the catalog; then the surfaces
  * (REST, MCP, SSE) over the catalog. Start: the store's collections, the runtime (actor
@@ -230,7 +230,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     readiness: () => readiness(adapters, () => ready),
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
   });
-  // The MCP endpoint is served before express, on the same server (STACK.md: express costs ~150 µs a request).
+  // The MCP endpoint is served before express, on the same server (measured: express costs ~150 µs a request).
   const mcp = createMcpHttpHandler({
     access: mcpAccess,
     invoker,

@@ -32,7 +32,7 @@ export interface WithdrawalsParts {
 const SWEEP_EVERY_MS = 30_000;
 
 /**
- * Agent wallet balances and withdrawals (issue 19): the withdrawal actor, its settings and
+ * Agent wallet balances and withdrawals: the withdrawal actor, its settings and
  * daily cap records, the balance and withdraw operations, and the reconciler that finishes
  * what a crash left in flight (at recovery, then every 30 s for withdrawals stuck in flight).
  */

@@ -1,5 +1,5 @@
 /**
- * One agent and its API keys, the flow of interface 4.8: name and scope; `read` and `trade`
+ * One agent and its API keys, the flow of the key management flow: name and scope; `read` and `trade`
  * keys are created at once and their secret shown in the one-time modal; a `manage` key asks
  * the TOTP code first (step-up); revoking asks for confirmation.
  */

@@ -29,7 +29,7 @@ export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly R
     if (catalog.switchedOff(operation)) continue;
     const guarded = isGuarded(operation);
     // Trades go through the safety path: a soft error (`Trading bu bot icin kapali.`) is a 200
-    // in the canonical envelope, and the kill switch and an open breaker are 503 (interface 7.4).
+    // in the canonical envelope, and the kill switch and an open breaker are 503 (the trading errors).
     const trades = operation.family === 'trading' && !operation.annotations?.readOnly;
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
@@ -96,7 +96,7 @@ function withAgentId(query: z.ZodType | undefined): z.ZodType {
   return query instanceof z.ZodObject ? z.object({ ...(query.shape as Record<string, z.ZodType>), agentId: agentIdField }) : query;
 }
 
-/** The MCP surface (interface 4.5): its endpoints and every enabled tool with its input schema. */
+/** The MCP surface (the MCP routes): its endpoints and every enabled tool with its input schema. */
 export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaConverter): JsonObject {
   const tools = mcpToolOperations(catalog).map((operation) => ({
     name: operation.name,

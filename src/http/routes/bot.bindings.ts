@@ -3,7 +3,7 @@ import { listInput, type RestBinding } from './operation.routes.js';
 const BOTS = 'Legacy bots';
 
 /**
- * The legacy bot routes (interface 4.7): catalog operations like every other capability.
+ * The legacy bot routes (the legacy routes): catalog operations like every other capability.
  * Legacy routes keep their `Deprecation` and `Link` headers; a bot's keys, step-up and log
  * are the key, step-up and audit-log operations acting on the bot.
  */

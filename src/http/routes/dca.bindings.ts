@@ -1,6 +1,6 @@
 import { listInput, type RestBinding } from './operation.routes.js';
 
-/** DCA strategies (interface 4.2). */
+/** DCA strategies (the trading routes). */
 export const DCA_BINDINGS: RestBinding[] = [
   {
     method: 'get',

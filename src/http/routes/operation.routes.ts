@@ -22,7 +22,7 @@ import { noQuerySchema } from './route-schemas.js';
  * (only sign-in, health, static and discovery routes are written by hand). What the call
  * acts on comes from the path: `:agentId` (an agent the operator owns), or `:userId` / no
  * id at all (the signed-in user's default agent, or the owned agent named by `agentId` in
- * the query string or body; CONTRACT "Trading accounts"); `:botId` / `:id` for a legacy bot.
+ * the query string or body; trading accounts); `:botId` / `:id` for a legacy bot.
  */
 export interface RestBinding<N extends string = OperationName> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -48,7 +48,7 @@ export interface RestBinding<N extends string = OperationName> {
    * or an agent's own credential (`agent`: the subject is the credential's agent, the user its owner).
    */
   caller?: 'operator' | 'ops' | 'agent';
-  /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (CONTRACT "Legacy routes"). */
+  /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (legacy routes). */
   deprecated?: true;
   /**
    * Validate the input before looking up the agent or bot: a malformed request is a 400 for
@@ -84,7 +84,7 @@ const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
 const OPS: Viewer = { kind: 'ops', scope: 'manage' };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Every legacy route says it is deprecated and where its replacement lives (CONTRACT "Legacy routes"). */
+/** Every legacy route says it is deprecated and where its replacement lives (legacy routes). */
 const deprecation: RequestHandler = (_req, res, next) => {
   res.set({ Deprecation: 'true', Link: '</api/nest/agents>; rel="successor-version"' });
   next();
@@ -119,7 +119,7 @@ interface CallIdentity {
   viewer: Viewer;
   /** The signed-in operator (an agent credential's owner is looked up once the call is valid). */
   userId?: string;
-  /** An agent credential's own agent: the subject of every call it makes (CONTRACT "Identity access tokens"). */
+  /** An agent credential's own agent: the subject of every call it makes (identity access tokens). */
   own?: OperationSubject;
 }
 
@@ -312,7 +312,7 @@ export function bodyWith(req: Request, fields: Record<string, unknown>): unknown
   return isPlainObject(body) ? { ...body, ...fields } : body;
 }
 
-/** Interface 4.4: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
+/** The agent wallet and control-plane routes: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
 export const withStepUp = (req: Request) => {
   const token = req.get('x-step-up-token');
   return bodyWith(req, token === undefined ? {} : { stepUpToken: token });
@@ -339,7 +339,7 @@ function takeAgentId(req: Request, input: unknown): { agentId?: string; input: u
   return { ...(agentId ? { agentId } : {}), input: rest, problems };
 }
 
-/** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
+/** Idempotency: guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
 function idempotencyKeyProblem(req: Request): string | undefined {
   const key = req.get(IDEMPOTENCY_HEADER);
   return !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;

@@ -1,7 +1,7 @@
 import { bodyWith, listInput, type RestBinding } from './operation.routes.js';
 
 /**
- * Interface 4.2 trading routes served by catalog operations. `:userId` must be the
+ * The trading routes trading routes served by catalog operations. `:userId` must be the
  * signed-in user; the account is the user's default agent unless `agentId` is given.
  */
 export const TRADING_BINDINGS: RestBinding[] = [
@@ -45,7 +45,7 @@ export const TRADING_BINDINGS: RestBinding[] = [
   { method: 'post', path: '/api/nest/trading/risk/token', operation: 'trading_token_risk_report', tag: 'Trading' },
 ];
 
-/** Paper venue only (CONTRACT "Trading accounts"). */
+/** Paper venue only (trading accounts). */
 export const PAPER_FAUCET_BINDING: RestBinding = {
   method: 'post',
   path: '/api/nest/trading/paper/faucet/:userId',

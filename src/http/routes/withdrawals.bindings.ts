@@ -1,7 +1,7 @@
 import { type RestBinding, withStepUp } from './operation.routes.js';
 
 /**
- * Interface 4.4 agent wallet routes (the agent's own credential: its keys and its identity
+ * The agent wallet and control-plane routes agent wallet routes (the agent's own credential: its keys and its identity
  * tokens) and the withdrawal settings of the control plane (the owner's session).
  */
 export const WITHDRAWAL_BINDINGS: RestBinding[] = [

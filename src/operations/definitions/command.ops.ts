@@ -6,7 +6,7 @@ import type { OperationCatalog } from '../operation-catalog.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedOrder, orderOutput, requiredIdempotencyKey, signalSource } from './trading-schemas.js';
 
-/** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
+/** The natural-language trading command (the trading routes `POST /api/nest/trading/command`). */
 export function commandOperations(command: TradingCommand, catalog: Pick<OperationCatalog, 'callable'>) {
   return [
     defineOperation({

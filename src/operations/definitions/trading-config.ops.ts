@@ -40,7 +40,7 @@ const TOKEN_KEY =
   'EIP-55 checksummed) needs `chain`.';
 
 /**
- * Strategy/configuration family (interface 4.2 config routes, 4.5): the trading
+ * Strategy/configuration family (the trading routes config routes, 4.5): the trading
  * configuration of the agent or legacy bot the call acts on.
  */
 export function tradingConfigOperations(config: StoreTradingConfig) {

@@ -163,7 +163,7 @@ describe('trading pipeline', () => {
     expect(calls.get(pending.order_id)).toBe(1);
   });
 
-  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent (issue 16)', async () => {
+  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent', async () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
     const outcomes: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -443,7 +443,7 @@ describe('trading pipeline', () => {
     expect(flaky.state.spend.reserved - flaky.state.spend.released).toBeCloseTo(Number(retried.valueUsd), 1); // one filled order holds the cap
   });
 
-  it('an attempt placed under its former name (`<id>.2`, before issue 16) is still found by a retry: never a second trade', async () => {
+  it('an attempt placed under its former name (`<id>.2`, the attempt ids of earlier versions) is still found by a retry: never a second trade', async () => {
     const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
     // What a process of the former version placed as the second attempt.
