@@ -1,6 +1,5 @@
 import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
 import type { OperationCatalog } from './operation-catalog.js';
-import type { OperationName } from './operation-names.js';
 import type { Viewer } from './operation.types.js';
 
 /**
@@ -8,9 +7,10 @@ import type { Viewer } from './operation.types.js';
  * trade is the command route's (`trading_command`: the same executor, the same safety path); an
  * approval and the DCA commands are their own operations', so pausing a strategy stays possible
  * while the `trading` family is off, as `trading_dca_pause` does, and no DCA strategy is created
- * by a command while the `strategy` family is off.
+ * by a command while the `strategy` family is off. Each name is checked against the catalog's
+ * `OperationName` by the typecheck (test/architecture/operation-bindings.test.ts).
  */
-export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, OperationName>> = {
+export const COMMAND_OPERATIONS = {
   buy: 'trading_command',
   sell: 'trading_command',
   swap: 'trading_command',
@@ -19,7 +19,7 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, OperationName>
   dca_pause: 'trading_dca_pause',
   dca_resume: 'trading_dca_resume',
   dca_approve: 'trading_dca_strategy_approve',
-};
+} as const satisfies Readonly<Record<ExecutingIntent, string>>;
 
 /**
  * Throws the catalog's own answer (`OperationCatalog.callable`: `Tool not found: <name>` 404 for a
