@@ -1,5 +1,5 @@
 /**
- * Dependency rules of DESIGN.md / CONVENTIONS.md, checked in `npm test`:
+ * The dependency rules of the layered design (docs/ARCHITECTURE.md), checked in `npm test`:
  * machines are pure, agents see machines and ports only, adapters implement ports,
  * and only the composition root (src/main.ts, src/composition/) picks adapters.
  */
@@ -37,14 +37,14 @@ module.exports = {
     {
       name: 'agents-not-operations',
       severity: 'error',
-      comment: 'No folder cycle operations <-> agents (issue 17): the catalog calls the domain; the domain does not know the catalog.',
+      comment: 'No folder cycle operations <-> agents: the catalog calls the domain; the domain does not know the catalog.',
       from: { path: '^agents/' },
       to: { path: '^src/operations/' },
     },
     {
       name: 'auth-not-accounts',
       severity: 'error',
-      comment: 'No folder cycle auth <-> accounts (issue 17): accounts use auth (step-up, the key format); auth needs nothing of accounts.',
+      comment: 'No folder cycle auth <-> accounts: accounts use auth (step-up, the key format); auth needs nothing of accounts.',
       from: { path: '^src/auth/' },
       to: { path: '^src/accounts/' },
     },
@@ -65,14 +65,14 @@ module.exports = {
     {
       name: 'surfaces-reach-accounts-and-agents-through-operations',
       severity: 'error',
-      comment: 'Every capability goes through the catalog (issue 17): REST, MCP and events name neither the account services nor the domain.',
+      comment: 'Every capability goes through the catalog: REST, MCP and events name neither the account services nor the domain.',
       from: { path: '^src/(http|mcp)/' },
       to: { path: ['^src/accounts/', '^agents/'] },
     },
     {
       name: 'only-the-runtime-knows-actor-storage',
       severity: 'error',
-      comment: 'How actors are stored (their collections) is the runtime\'s own: everything else reads and steers them through runtime.collection(definition) (issue 17).',
+      comment: 'How actors are stored (their collections) is the runtime\'s own: everything else reads and steers them through runtime.collection(definition).',
       from: { path: '^(kernel|src|agents|machines|adapters)/', pathNot: '^src/runtime/' },
       to: { path: '^src/runtime/actor-storage\\.ts$' },
     },
@@ -100,7 +100,7 @@ module.exports = {
     {
       name: 'sdk-is-standalone',
       severity: 'error',
-      comment: 'The client SDK (issue 21) ships on its own: no server code inside; the catalog types it needs are generated into sdk/src/generated/.',
+      comment: 'The client SDK ships on its own: no server code inside; the catalog types it needs are generated into sdk/src/generated/.',
       from: { path: '^sdk/' },
       to: { path: ['^kernel/', '^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
     },
@@ -114,14 +114,14 @@ module.exports = {
     {
       name: 'console-only-through-the-sdk',
       severity: 'error',
-      comment: 'The operator console (issue 22) talks to the service through the client SDK only: no server code in the browser bundle.',
+      comment: 'The operator console talks to the service through the client SDK only: no server code in the browser bundle.',
       from: { path: '^console/' },
       to: { path: ['^kernel/', '^src/', '^agents/', '^machines/', '^adapters/', '^test/', '^scripts/'] },
     },
     {
       name: 'widget-is-standalone',
       severity: 'error',
-      comment: 'The chat widget (issue 23) is a browser bundle served to other sites: only its own files, no server code, no package, no Node built-in.',
+      comment: 'The chat widget is a browser bundle served to other sites: only its own files, no server code, no package, no Node built-in.',
       from: { path: '^widget/' },
       to: { pathNot: '^widget/' },
     },

@@ -1,5 +1,5 @@
 /**
- * Agent ids as their owner knows them (issue 16, item 8). A caller-chosen agentId is scoped to
+ * Agent ids as their owner knows them. A caller-chosen agentId is scoped to
  * its owner: the agent's actor id, which must be unique (keys, orders, wallets, audit entries
  * and event streams name the agent by it), is `<ownerId>~<agentId>`. `~` is in no chosen id
  * (their grammar has no `~`), no generated one (`agt_<base64url>`) and no user id

@@ -4,7 +4,7 @@ import { type KeyScope, scopeCovers } from './api-key.machine.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**
- * The control claim (interface 3, "Agent control claim": unclaimed → claimed): the operator
+ * The control claim (the states and transitions, "Agent control claim": unclaimed → claimed): the operator
  * who proved control of the agent's owner wallet. Absent: unclaimed.
  */
 export interface AgentClaim {

@@ -2,7 +2,7 @@ import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 import { AUTH_STREAM } from './auth-stream.js';
 
-/** The scopes of a key, cumulative: read < trade < manage (interface 4.4). */
+/** The scopes of a key, cumulative: read < trade < manage (the agent wallet and control-plane routes). */
 export const SCOPES = ['read', 'trade', 'manage'] as const;
 export type KeyScope = (typeof SCOPES)[number];
 

@@ -17,7 +17,7 @@ export interface BotProfile {
   tradingEnabled: boolean;
 }
 
-/** The messaging platforms a bot can be connected to (interface 4.7 `platforms/:platform`). */
+/** The messaging platforms a bot can be connected to (the legacy routes `platforms/:platform`). */
 export const PLATFORMS = ['telegram', 'discord'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 

@@ -2,12 +2,12 @@ import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**
- * One DCA strategy (issue 6): `active` ⇄ `paused` → `deleted`, and `completed` when a
+ * One DCA strategy: `active` ⇄ `paused` → `deleted`, and `completed` when a
  * limit (buys, spend, end time) is reached. Ticks are executed outside (an ordinary
  * order through the safety path); the machine keeps the counters and decides, from the
  * outcome, whether to go on, pause itself after too many failures in a row, or finish.
  * A strategy whose buys the order profile's approval rule would hold starts in
- * `pending_approval` (issue 16), and an active one nobody approved goes there when a tick
+ * `pending_approval`, and an active one nobody approved goes there when a tick
  * finds the rule holding its buy; `dca.approve` makes it active and approved.
  */
 

@@ -4,7 +4,7 @@ import { AUTH_STREAM } from './auth-stream.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**
- * One identity access token (CONTRACT "Identity access tokens"), addressed by its `jti`.
+ * One identity access token (identity access tokens), addressed by its `jti`.
  * The JWT itself is never stored: what can change about a token (revoked, expired) is.
  */
 export interface IdentityTokenContext {

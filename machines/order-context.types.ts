@@ -1,4 +1,4 @@
-/** The order's record (CONTRACT "Orders"), shared by the machine and its public view. */
+/** The order's record (orders), shared by the machine and its public view. */
 export type OrderStatus =
   | 'pending_approval'
   | 'approved'

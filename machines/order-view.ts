@@ -3,7 +3,7 @@ import { formatUsd } from './usd-format.js';
 import type { OrderContext, OrderStatus } from './order-context.types.js';
 
 /**
- * The order as every surface shows it (CONTRACT "Orders"): `order_id`, amounts as
+ * The order as every surface shows it (orders): `order_id`, amounts as
  * decimal strings in base units, ISO times. Symbols, decimals, USD value and the
  * checks it passed are extras for people and audits.
  */

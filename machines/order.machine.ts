@@ -9,7 +9,7 @@ export type { OrderContext, OrderStatus };
 const FINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'failed', 'rejected', 'cancelled', 'expired'];
 
 /**
- * One order (CONTRACT "Orders"). `pending_approval` → `approved` → `submitting` →
+ * One order (orders). `pending_approval` → `approved` → `submitting` →
  * `submitted` → `filled` | `failed`; `pending_approval` → `rejected` | `expired`;
  * `cancelled` before submission. `submitting` is entered (and persisted) before the
  * venue is called, so a crash leaves a record that recovery reconciles.

@@ -2,7 +2,7 @@ import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**
- * One withdrawal from an agent's custodial wallet (CONTRACT "Agent control plane"):
+ * One withdrawal from an agent's custodial wallet (agent control plane):
  * `requested` → `signed` → `broadcast` → `confirmed` | `failed`. `signed` holds the signed
  * transaction and is persisted before anything is broadcast, so a crash leaves either
  * nothing on chain (`requested`: nothing was signed) or a transaction recovery can look up
@@ -53,7 +53,7 @@ export type WithdrawalEvent =
   | { type: 'withdrawal.confirm'; at: number }
   | { type: 'withdrawal.fail'; at: number; reason: string };
 
-/** What surfaces show (CONTRACT: `{withdrawalId, chain, to, token, amount, status, txHash?, createdAt}`). */
+/** What surfaces show (`{withdrawalId, chain, to, token, amount, status, txHash?, createdAt}`). */
 export interface WithdrawalView {
   withdrawalId: string;
   agentId?: string;

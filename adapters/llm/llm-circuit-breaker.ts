@@ -12,7 +12,7 @@ export interface LlmBreakerOptions {
   logger?: BreakerLogger;
 }
 
-/** Interface 8: after the breaker opens, callers wait 60 seconds. */
+/** The limits: after the breaker opens, callers wait 60 seconds. */
 export const DEFAULT_BREAKER: Omit<LlmBreakerOptions, 'provider'> = { failureThreshold: 5, halfOpenAfterMs: 60_000 };
 
 /**

@@ -79,7 +79,7 @@ export class OpenAiCompatibleLlm implements LlmPort {
     const choice = parsed.data.choices[0]!;
     const content = choice.message.content?.trim() ?? '';
     if (!content) {
-      // An empty answer is a failure, never a reply with nothing in it (CONTRACT, soft errors).
+      // An empty answer is a failure, never a reply with nothing in it (soft errors).
       if (choice.finish_reason === 'length')
         throw new AppError('LLM_TOKEN_LIMIT_EXCEEDED', `Token limit exceeded for LLM provider: ${this.name}`, { retryable: false });
       throw unavailable(this.name, `empty completion${choice.finish_reason ? ` (${choice.finish_reason})` : ''}`);

@@ -5,7 +5,7 @@ import type { StoredDocument } from '../../kernel/ports/store.port.js';
  * actors and orders are: some 120 MB when full; a larger one is not kept, see below).
  * Above what a minute touches at 10,000 one-minute DCA strategies: each strategy's document
  * and the order each tick reads back (~21,000; eviction keeps 90%), so a strategy read a
- * minute after its last write is still decoded (at 5,000 it never was; issue 17).
+ * minute after its last write is still decoded (at 5,000 it never was).
  */
 export const DEFAULT_READ_CACHE_ENTRIES = 30_000;
 

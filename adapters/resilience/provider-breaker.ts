@@ -45,7 +45,7 @@ export interface ProviderCallOptions {
   weak?: boolean;
 }
 
-/** Interface 8: after the breaker opens, callers wait 60 seconds. */
+/** The limits: after the breaker opens, callers wait 60 seconds. */
 const DEFAULT_OPEN_MS = 60_000;
 
 const systemClock: Pick<ClockPort, 'now'> = { now: () => Date.now() };
@@ -172,7 +172,7 @@ export class ProviderBreaker {
     return policy;
   }
 
-  /** The error an open circuit answers with (interface 7.4). */
+  /** The error an open circuit answers with (the trading errors). */
   openError(cause?: unknown): AppError {
     return AppError.circuitBreakerOpen(this.provider, this.remainingMs() / 1000, { cause });
   }

@@ -60,8 +60,8 @@ const MAX_REPLY_CHARS = 4000;
 export class AskBot {
   constructor(private readonly deps: AskBotDeps) {}
 
-  async ask(input: AskInput): Promise<AskReply> {
-    const result = interpret(input.message);
+  /** `result` is the message's reading when the caller already interpreted it (a chat deciding whether to trade). */
+  async ask(input: AskInput, result: InterpretResult = interpret(input.message)): Promise<AskReply> {
     const facts = await this.facts(input.subject, result);
     const answer: AskReply = {
       reply: facts.draft,

@@ -13,10 +13,11 @@ import type { OrderView } from '../trading/order.types.js';
 import { tradingDisabled } from '../trading/safety-path.js';
 import type { AskBot } from './ask-bot.js';
 import { interpret } from './command-interpreter.js';
+import type { InterpretResult } from './intent.types.js';
 import type { TradingCommand } from './trading-command.js';
 
 /**
- * A legacy bot's conversations (interface 4.7 `POST /api/nest/bots/:botId/chat`, the
+ * A legacy bot's conversations (the legacy routes `POST /api/nest/bots/:botId/chat`, the
  * Telegram and Discord connectors, the chat widget): one chat core for every surface that
  * talks to a bot. Questions go to `ask_bot` (the same core as the MCP tool), with the
  * conversation's earlier turns for the LLM; trading commands go to the command route's
@@ -142,14 +143,16 @@ export class BotChat {
    * soft error when trading is off, a safety-path refusal) is kept as the answer and thrown.
    */
   async send(input: ChatMessage): Promise<ChatAnswer> {
-    const { intent } = interpret(input.message);
+    // Read once and passed on: the reply, the trade and the catalog's check all see the same command.
+    const command = interpret(input.message);
+    const { intent } = command;
     try {
       const answer =
         isExecutingIntent(intent) && input.mayTrade
-          ? await this.trade(input, intent)
+          ? await this.trade(input, intent, command)
           : isExecutingIntent(intent) && input.refuseTrade !== undefined
             ? { chat_id: input.chatId, reply: input.refuseTrade, intent, confidence: 1, executed: false }
-            : await this.askBot(input);
+            : await this.askBot(input, command);
       await this.append(input, answer.reply);
       return escapedAnswer(answer);
     } catch (error) {
@@ -169,19 +172,19 @@ export class BotChat {
     return (await this.turns(input.subject, input.channel, input.chatId)).map((turn) => ({ role: turn.role, content: turn.text }));
   }
 
-  private async askBot(input: ChatMessage): Promise<ChatAnswer> {
+  private async askBot(input: ChatMessage, command: InterpretResult): Promise<ChatAnswer> {
     const history = await this.history(input);
-    const answer = await this.deps.ask.ask({ subject: input.subject, message: input.message, chatId: input.chatId, history });
+    const answer = await this.deps.ask.ask({ subject: input.subject, message: input.message, chatId: input.chatId, history }, command);
     return { chat_id: input.chatId, ...answer, executed: false };
   }
 
-  private async trade(input: ChatMessage, intent: ExecutingIntent): Promise<ChatAnswer> {
+  private async trade(input: ChatMessage, intent: ExecutingIntent, command: InterpretResult): Promise<ChatAnswer> {
     // First the catalog's answer for the equivalent operation: a switched-off family refuses on every road alike.
     this.deps.gate(intent, input.caller);
     // Before anything is read or quoted: the interface's soft refusal (the safety path would refuse the same way, later).
     if (ORDERS.has(intent) && !(input.tradingEnabled ?? (await this.deps.status.agentStatus(input.subject)).tradingEnabled))
       throw tradingDisabled(input.subject, false);
-    const result = await this.deps.command.execute(input.subject, input.message, {
+    const result = await this.deps.command.execute(input.subject, command, {
       userId: input.userId,
       channel: input.channel,
       scope: input.caller.scope,

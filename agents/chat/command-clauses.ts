@@ -70,7 +70,7 @@ export function extractInterval(message: string): Extracted<DcaInterval> {
   return { rest: cut(message, word), value: wordInterval(word[1]!) };
 }
 
-/** The CONTRACT's text form: `every 4 hours`. */
+/** The API's text form: `every 4 hours`. */
 export function intervalText(interval: DcaInterval): string {
   return `every ${interval.every} ${interval.unit}`;
 }

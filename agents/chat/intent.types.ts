@@ -35,7 +35,7 @@ export interface TradeParams {
   slippageBps?: number;
 }
 
-/** `every <n> <minutes|hours|days>`, the CONTRACT's interval form. */
+/** `every <n> <minutes|hours|days>`, the API's interval form. */
 export interface DcaInterval {
   every: number;
   unit: 'minutes' | 'hours' | 'days';
@@ -46,7 +46,7 @@ export interface DcaCreateParams {
   inputToken: TokenRef;
   outputToken: TokenRef;
   interval: DcaInterval;
-  /** Interval in the CONTRACT's text form, e.g. `every 4 hours`. */
+  /** Interval in the API's text form, e.g. `every 4 hours`. */
   intervalText: string;
   name?: string;
   maxBuys?: number;

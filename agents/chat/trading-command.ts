@@ -1,8 +1,7 @@
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { Chain } from '../../kernel/ports/venue.port.js';
 import { fromBaseUnits } from '../trading/amounts.js';
-import { interpret } from './command-interpreter.js';
-import type { Intent, TokenRef, TradeParams } from './intent.types.js';
+import type { Intent, InterpretResult, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from '../trading/order-queries.js';
 import type { OrderView } from '../trading/order.types.js';
 import type { PlaceOptions } from '../trading/trading-pipeline.js';
@@ -65,13 +64,13 @@ export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
 
-  async execute(subject: TradingSubject, message: string, options: CommandOptions = {}): Promise<CommandResult> {
-    const result = interpret(message);
+  /** Executes a command its caller interpreted once (`interpret`), the same reading it checked the command against. */
+  async execute(subject: TradingSubject, result: InterpretResult, options: CommandOptions = {}): Promise<CommandResult> {
     if (result.intent === 'unknown') return { success: true, reply: result.reply, intent: 'unknown' };
     try {
       return await this.run(subject, result, options);
     } catch (error) {
-      // On this route an unreachable engine is a soft error (interface 7.4), not a 503. The kill
+      // On this route an unreachable engine is a soft error (the trading errors), not a 503. The kill
       // switch and an open breaker are deliberate refusals with their own 503 messages.
       if (isAppError(error) && UNREACHABLE.has(error.code)) {
         throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, {

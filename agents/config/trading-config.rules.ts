@@ -14,7 +14,7 @@ import { formatUsd } from '../../machines/usd-format.js';
 /** Launchpads the service knows, in default priority order (priority 1 is tried first). */
 export const KNOWN_LAUNCHPADS = ['pumpfun', 'letsbonk', 'raydium_launchlab', 'moonshot'] as const;
 
-/** Tokens a `buy X` may spend by default, per wallet family; Solana's are the P3 constraint of interface 7.4. */
+/** Tokens a `buy X` may spend by default, per wallet family; Solana's are the spendable-token constraint. */
 export const QUOTE_TOKENS: Readonly<Record<WalletChain, readonly string[]>> = {
   solana: ['SOL', 'USDC'],
   evm: ['ETH', 'WETH', 'USDC', 'USDT', 'DAI'],

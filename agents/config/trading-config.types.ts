@@ -2,11 +2,11 @@ import type { Chain } from '../../kernel/ports/venue.port.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 
 /**
- * An agent's trading configuration (interface 4.2 "trading config"): what the safety
+ * An agent's trading configuration (the trading routes "trading config"): what the safety
  * path reads before every order. Stored per trading account (agent or legacy bot).
  */
 
-/** Decides whether a new order waits for approval (interface 3, CONTRACT "Orders"). */
+/** Decides whether a new order waits for approval (the order states). */
 export interface OrderProfile {
   /** true: orders execute without approval, unless above `approvalAboveUsd`. */
   autoApprove: boolean;
@@ -15,7 +15,7 @@ export interface OrderProfile {
   /** Slippage used when a request names none, unless the trade defaults' is tighter (the tighter applies). */
   slippageBps: number;
   /**
-   * Whether the agent's own `trade` key may approve its held orders (interface 5: trade scope
+   * Whether the agent's own `trade` key may approve its held orders (authentication: trade scope
    * approves "as policy allows"). Off by default: approval is for a `manage` key or the owner,
    * else holding orders for approval would not hold back the agent that placed them.
    */

@@ -3,7 +3,7 @@ import type { DcaInterval } from '../../machines/dca-strategy.machine.js';
 import type { DcaInterval as CommandInterval } from '../chat/intent.types.js';
 
 /**
- * DCA intervals (CONTRACT "Request shapes"), one grammar for every route: a cron expression
+ * DCA intervals (request shapes), one grammar for every route: a cron expression
  * (5 fields, or 6 with seconds, UTC) or the `every` form the chat commands take too
  * (`every 4 hours`, `every hour`, `every 30 min`, `every 2h`, `each day`, `every week`,
  * `hourly`, `daily`, `weekly`). Returns the schedule the scheduler port takes, or the problem in words.

@@ -19,11 +19,11 @@ import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.
 import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeline.js';
 
 /**
- * The ticks of DCA strategies (issue 6): a tick buys through the ordinary pipeline and safety
+ * The ticks of DCA strategies: a tick buys through the ordinary pipeline and safety
  * path with an order id derived from the strategy and the tick's due time, so a tick delivered
  * twice buys once; a tick missed while no process ran is run once (or skipped, per `catchUp`).
  * A tick that tries no buy (the agent paused or its trading off, held for approval) is skipped,
- * not failed (issue 16). The strategies service (`dca.service.ts`) creates and steers them.
+ * not failed. The strategies service (`dca.service.ts`) creates and steers them.
  */
 
 export const DCA_TYPE = 'dca-strategy';

@@ -27,7 +27,7 @@ import type { TradingConfigReader } from '../config/trading-config.types.js';
 import type { KeyScope } from '../../machines/api-key.machine.js';
 
 /**
- * DCA strategies (issue 6): each is a `dca-strategy` actor with a repeating schedule. This
+ * DCA strategies: each is a `dca-strategy` actor with a repeating schedule. This
  * service creates, approves, pauses, resumes, deletes and reports on them; their ticks run in
  * `dca-ticks.ts`. Names are unique per user, and a user has at most `perUser.max` strategies.
  */

@@ -4,7 +4,7 @@
  * reads and the store (`status-reader.ts`), so agents/ never imports the runtime.
  */
 
-/** The agent or legacy bot whose trading account is read; a bot has its own account (CONTRACT). */
+/** The agent or legacy bot whose trading account is read; a bot has its own account. */
 export interface TradingSubject {
   type: 'agent' | 'bot';
   id: string;

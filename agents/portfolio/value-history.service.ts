@@ -62,7 +62,7 @@ export interface HistoryRange {
 }
 
 /**
- * The portfolio's value over time, kept by the service (issue 22): a reading (value, cost
+ * The portfolio's value over time, kept by the service: a reading (value, cost
  * basis, realized and unrealized PnL, as the PnL totals compute them) after each balance
  * change (a fill, a faucet deposit, a withdrawal: every `position.updated`), and every
  * `intervalMs` while the account holds something (the sweep, a due job). Readings are a

@@ -5,7 +5,7 @@ import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 
 /**
- * Trading fees by channel (interface 4.7 `GET /api/nest/bots/:botId/trading/fees/channels`):
+ * Trading fees by channel (the legacy routes `GET /api/nest/bots/:botId/trading/fees/channels`):
  * the venue fees of an account's filled orders, summed per channel the orders came through.
  * An order's channel is what placed it (`TradeChannel`); the route's channels group them:
  * the web console's REST calls, commands and chat are `web`; MCP tools and `ask_bot` are

@@ -24,7 +24,7 @@ export class OrderQueries {
   }
 
   /**
-   * Orders that can still be approved (interface 4.2 `GET approvals/:userId`): waiting, and
+   * Orders that can still be approved (the trading routes `GET approvals/:userId`): waiting, and
    * inside their 15-minute window. One whose window closed is left out even before its
    * expiry job ran (an approval would be refused with `expired`); a page may then hold
    * fewer items than `limit` and still have a `nextCursor`.

@@ -21,9 +21,9 @@ import { requireTokenPair } from './token-pairs.js';
 import { chosenAgentId } from '../../machines/agent-id.js';
 
 /**
- * The safety path (interface 1, issue 5): every trade, whatever surface or schedule it
+ * The safety path: every trade, whatever surface or schedule it
  * comes from, passes these named checks in this order before an order exists. A check
- * that stops a request throws the error of interface 7.4 and emits `risk.blocked`
+ * that stops a request throws the trading error and emits `risk.blocked`
  * naming the check; the names of the checks passed are kept on the order (audit).
  */
 
@@ -443,7 +443,7 @@ function blacklist(config: TradingConfig, ...tokens: Array<Pick<TokenInfo, 'chai
   }
 }
 
-/** The P3 constraint (interface 7.4): on Solana only native SOL or USDC may be spent. */
+/** The spendable-token constraint: on Solana only native SOL or USDC may be spent. */
 export function spendableOn(chain: Chain, input: Pick<TokenInfo, 'address'>): boolean {
   return chain !== 'solana' || input.address === NATIVE_SOL_MINT || input.address === SOLANA_USDC_MINT;
 }

@@ -7,7 +7,7 @@ import { tokenAddressProblem } from '../../kernel/shared/chain-address.js';
  * strategies and the quote and info operations all name tokens the same way.
  */
 
-/** Interface 7.4, word for word. */
+/** The trading errors, word for word. */
 const tokenNotFound = (ref: string) => `Token not found: ${ref}`;
 
 /**

@@ -1,6 +1,6 @@
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 
-/** Event types of the trading core on an agent's stream (CONTRACT "Events"). */
+/** Event types of the trading core on an agent's stream (events). */
 export type TradingEventType =
   | 'order.created'
   | 'order.updated'

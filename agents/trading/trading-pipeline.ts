@@ -509,7 +509,7 @@ function reasonCode(reason: string | undefined): Extract<ExecutionResult, { stat
   return 'rejected';
 }
 
-/** A venue refusal as the error of interface 7.4, naming the failed order. */
+/** A venue refusal as the trading error, naming the failed order. */
 function failureError(result: Extract<ExecutionResult, { status: 'failed' }>, order: OrderContext): AppError {
   const details = { order_id: order.orderId, status: order.status };
   if (result.reason === 'slippage') return new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details });

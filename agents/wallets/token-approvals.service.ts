@@ -11,7 +11,7 @@ import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
 import type { WalletView } from './wallet.types.js';
 
 /**
- * EVM token approvals as the account records them (interface 4.2 "Record token approval",
+ * EVM token approvals as the account records them (the trading routes "Record token approval",
  * "Record approval revocation"): which spender may move how much of which token from which
  * wallet, per chain. One record per (wallet, chain, token, spender), like the ERC-20
  * allowance it mirrors: recording again replaces the amount; the journal keeps the history.

@@ -26,7 +26,7 @@ export const WALLET_COLLECTIONS: CollectionSpec[] = [{ name: WALLET_DEFAULTS_COL
 export const WALLET_MESSAGES = {
   notFound: 'Wallet not found',
   alreadyConnected: 'Wallet already connected',
-  /** Interface 7.4: the caller should run `trading_wallet_custodial_ensure`. */
+  /** The trading errors: the caller should run `trading_wallet_custodial_ensure`. */
   required: 'Custodial wallet required for this operation',
   capExceeded: (walletId: string) => `Spending cap exceeded for wallet ${walletId}`,
 } as const;

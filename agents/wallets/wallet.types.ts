@@ -2,7 +2,7 @@ import type { WalletChain, WalletSigner } from '../../kernel/ports/venue.port.js
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 
 /**
- * Wallets of a trading account (interface 4.2 wallets, CONTRACT "Trading accounts").
+ * Wallets of a trading account (the trading routes wallets, trading accounts).
  * Stored in `trading.wallets` indexed by `subject`; key material is sealed in the record
  * and never leaves the wallet service.
  */

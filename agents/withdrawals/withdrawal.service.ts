@@ -21,7 +21,7 @@ import { WithdrawalCap } from './withdrawal-cap.js';
 import { normalizeRecipient, recipientProblem, type WithdrawalSettingsStore } from './withdrawal-settings.js';
 
 /**
- * Withdrawals from an account's custodial wallet: the checks of issue 19 in order, each with
+ * Withdrawals from an account's custodial wallet: the checks (enabled, kill switch, account active, scope and step-up, allowlist, balance with the fee, daily cap) in order, each with
  * its own refusal, then the `withdrawal` actor from `requested` to `confirmed` or `failed`.
  *
  * Never paying twice rests on three rules:
@@ -67,7 +67,7 @@ export interface WithdrawCaller {
   requestDigest?: string;
 }
 
-/** CONTRACT "Agent control plane": per chain `{chain, address, tokens:[{mint|address, symbol, amount, decimals, valueUsd}]}`. */
+/** Agent control plane: per chain `{chain, address, tokens:[{mint|address, symbol, amount, decimals, valueUsd}]}`. */
 export interface WalletBalance {
   chain: Chain;
   address: string;

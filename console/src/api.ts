@@ -59,7 +59,7 @@ channel?.addEventListener('message', () => {
   client.resume().then(tell, () => tell(undefined));
 });
 
-/** The service's message word for word (interface 7), or what went wrong on the way there. */
+/** The service's message word for word (the errors), or what went wrong on the way there. */
 export function errorText(error: unknown): string {
   if (isSdkError(error)) {
     if (error.code === 'network_error') return `The service did not answer (${error.message}). Check your connection and try again.`;

@@ -30,7 +30,7 @@ export function App() {
     return unsubscribe;
   }, []);
   useEffect(() => {
-    // Interface 4.8: /hub/api-keys is the agents page (the service redirects too; this covers in-app links).
+    // The key management flow: /hub/api-keys is the agents page (the service redirects too; this covers in-app links).
     if (path === '/' || path === '/hub/api-keys') navigate(AGENTS_PATH, { replace: true });
   }, [path]);
 

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The command box (issue 22): a command sent through the SDK to the command route; the reply,
+ * The command box: a command sent through the SDK to the command route; the reply,
  * the order and the safety checks it passed are shown, and a refusal reads the service's own
  * message word for word, with the check's code.
  */

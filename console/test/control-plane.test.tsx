@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The control plane (issue 19): claim the agent with the wallet signed in with; cap the scope,
+ * The control plane: claim the agent with the wallet signed in with; cap the scope,
  * rotate the keys and change withdrawals, each only after the authenticator code (step-up),
  * whose single-use token the change then carries; rotated keys' secrets shown once each.
  */

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * Component tests of the console's key flow pieces (interface 4.8), rendered in a DOM without a
+ * Component tests of the console's key flow pieces (the key management flow), rendered in a DOM without a
  * service: the one-time secret modal closes itself after exactly 30 s and focuses the secret;
  * a key list renders its caption for screen readers.
  */

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * Step-up (interface 4.8): the authenticator's 6-digit code exchanged for a single-use token
+ * Step-up (the key management flow): the authenticator's 6-digit code exchanged for a single-use token
  * the action then carries; a wrong code reads `Verification failed` (the service's 400, word
  * for word) with the field cleared for another try; Cancel and Escape leave without acting.
  */

@@ -45,10 +45,10 @@ export const ERROR_CODES = {
   /** A persisted snapshot was written by a machine version this code cannot read. */
   SNAPSHOT_VERSION_UNSUPPORTED: 500,
   SHUTTING_DOWN: 503,
-  /** Idempotency (CONTRACT): same key, other request; same key while the first still runs. */
+  /** Idempotency: same key, other request; same key while the first still runs. */
   IDEMPOTENCY_MISMATCH: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,
-  // Trading (interface 7.4): the safety path names the check that stopped a request.
+  // Trading (the trading errors): the safety path names the check that stopped a request.
   TRADING_DISABLED: 200,
   TRADING_UNAVAILABLE: 503,
   KILL_SWITCH_ACTIVE: 503,
@@ -157,7 +157,7 @@ export class AppError extends Error {
   }
 
   /**
-   * 503 `Circuit breaker open for provider: <provider>` (interface 7.4): one wording and one
+   * 503 `Circuit breaker open for provider: <provider>` (the trading errors): one wording and one
    * shape (`details.provider`, `Retry-After`) for every breaker.
    */
   static circuitBreakerOpen(
@@ -184,7 +184,7 @@ export class AppError extends Error {
     return new AppError('AUTHORIZATION_FAILED', message, { envelope: 'standard' });
   }
 
-  /** 403 `Scope insufficient: required trade, got read` (interface 7.3); scopes are `read`, `trade`, `manage`. */
+  /** 403 `Scope insufficient: required trade, got read` (the auth and key errors); scopes are `read`, `trade`, `manage`. */
   static scopeInsufficient(required: string, got: string): AppError {
     return AppError.forbidden(`Scope insufficient: required ${required}, got ${got}`);
   }

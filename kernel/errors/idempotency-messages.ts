@@ -1,5 +1,5 @@
 /**
- * The answers of CONTRACT "Idempotency" that both the catalog's guard and the trading
+ * The answers of idempotency that both the catalog's guard and the trading
  * pipeline give (the order a key placed outlives the key's record): one wording, in the
  * error model, so the domain need not know the catalog.
  */

@@ -1,7 +1,7 @@
 import type { CommitWrite, IndexQuery, Page, PageRequest } from './store.port.js';
 
 /**
- * The actors of one machine type, as code outside the runtime reads and steers them (issue 17).
+ * The actors of one machine type, as code outside the runtime reads and steers them.
  * The runtime hands out one per machine definition (`ActorRuntime.collection(definition)`),
  * typed by that definition's context, events and input; how and where actors are stored
  * (collections, documents, snapshots) stays the runtime's own business.

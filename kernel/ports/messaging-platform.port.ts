@@ -1,5 +1,5 @@
 /**
- * Messaging platform port: a legacy bot's Telegram or Discord connection (interface 4.7
+ * Messaging platform port: a legacy bot's Telegram or Discord connection (the legacy routes
  * `platforms/:platform/start|stop`). The connector pulls new messages and sends replies;
  * what a message means is the chat core's (agents/chat/bot-chat.ts). Adapters throw
  * `AppError` `PROVIDER_UNAVAILABLE` (503) for every failure of the platform (network,

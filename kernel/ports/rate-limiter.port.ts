@@ -65,7 +65,7 @@ const SCOPED: Readonly<Record<RateScope, readonly RateWindow[]>> = Object.freeze
 });
 
 /**
- * The service's limits as data (interface section 8 and CONTRACT "Limits not shown").
+ * The service's limits as data (interface section 8 and limits not shown).
  * Identity tokens get the limits of API keys of their scope; `public` (and `.well-known`)
  * is counted per client IP.
  */

@@ -1,8 +1,7 @@
 /**
  * Venue port: where an order is quoted and executed (the paper venue by default, an
  * aggregator API on a live chain otherwise), plus the token directory and prices it
- * trades on. Amounts cross this port as decimal strings in base units (CONTRACT
- * "Orders"); USD prices as numbers (display and risk only, never balances).
+ * trades on. Amounts cross this port as decimal strings in base units (orders); USD prices as numbers (display and risk only, never balances).
  * Every adapter passes `test/contracts/venue.contract.ts`.
  */
 
@@ -152,7 +151,7 @@ export interface BreakerReadout {
   state: 'closed' | 'open' | 'half_open';
 }
 
-/** Paper venue only: credits test funds (CONTRACT "Trading accounts", faucet). */
+/** Paper venue only: credits test funds (trading accounts, faucet). */
 export interface FaucetPort {
   /**
    * Adds `amount` base units of `token` to `address`; returns the new balance. With `ref`,

@@ -27,7 +27,7 @@ try {
     if (event.event === 'order.updated' && updated?.order_id === order.order_id && updated.status === 'filled') break;
   }
 } catch (error) {
-  // Every failure is an SdkError with a code of interface 7.7.
+  // Every failure is an SdkError with a code of the SDK error mapping.
   if (error instanceof SdkError) console.error(`${error.code} (${error.status}): ${error.message}`);
   throw error;
 } finally {

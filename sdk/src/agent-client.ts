@@ -1,6 +1,6 @@
 /**
- * An agent's client: MCP tools (interface 4.5) with the catalog's generated types, the event
- * stream (SSE or WebSocket), and the agent wallet routes (interface 4.4). It authenticates
+ * An agent's client: MCP tools (the MCP routes) with the catalog's generated types, the event
+ * stream (SSE or WebSocket), and the agent wallet routes (the agent wallet and control-plane routes). It authenticates
  * with an API key or an identity token that it renews before expiry.
  */
 import { type AgentCredential, apiKey, IdentityTokenCredential, type Onboarding } from './agent-credentials.js';
@@ -159,7 +159,7 @@ export class AgentClient {
     );
   }
 
-  /** Agent wallet (interface 4.4, CONTRACT "Agent control plane"): `{ wallets }`, each chain's custodial wallet and token balances. */
+  /** Agent wallet (the agent wallet and control-plane routes, agent control plane): `{ wallets }`, each chain's custodial wallet and token balances. */
   async walletBalance(options: CallOptions = {}): Promise<WalletBalance> {
     return (await this.rest({ method: 'GET', path: '/api/nest/agents/wallet/balance' }, options)) as WalletBalance;
   }

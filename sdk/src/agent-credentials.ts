@@ -1,7 +1,6 @@
 /**
- * How an agent authenticates: an API key (static), or an identity access token (interface
- * 4.3, CONTRACT "Identity access tokens") kept by `IdentityTokenCredential`, which onboards
- * again shortly before the token's `exp` (interface 5 rule 7: read 3600 s, trade 300 s) and
+ * How an agent authenticates: an API key (static), or an identity access token (the public onboarding and directory routes, identity access tokens) kept by `IdentityTokenCredential`, which onboards
+ * again shortly before the token's `exp` (authentication rule 7: read 3600 s, trade 300 s) and
  * once more when the service calls it invalid. A refused onboarding is `provider_auth_error`:
  * `auth_error` always means a credential the agent held was refused.
  */

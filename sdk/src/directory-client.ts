@@ -1,5 +1,5 @@
 /**
- * The public agent directory (interface 4.3, CONTRACT "Public directory and agent cards"): no
+ * The public agent directory (the public onboarding and directory routes, public directory and agent cards): no
  * credential. Its answers carry an `ETag`; the client keeps the last body per address and
  * asks again with `If-None-Match`, so an unchanged answer costs a 304 and no body, and the
  * kept body is returned as it was.

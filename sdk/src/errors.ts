@@ -1,5 +1,5 @@
 /**
- * The SDK's one error type, with the codes of interface 7.7. Every failure a call can end in
+ * The SDK's one error type, with the codes of the SDK error mapping. Every failure a call can end in
  * is an `SdkError` except the caller's own abort, which rejects with the signal's reason.
  */
 export type SdkErrorCode =
@@ -12,7 +12,7 @@ export type SdkErrorCode =
   | 'invalid_response'
   | 'unknown_error';
 
-/** The codes the SDK retries (interface 7.7); `execution_error` never is. */
+/** The codes the SDK retries (the SDK error mapping); `execution_error` never is. */
 export const RETRYABLE_CODES: ReadonlySet<SdkErrorCode> = new Set(['network_error', 'rate_limit_error']);
 
 export interface SdkErrorInit {

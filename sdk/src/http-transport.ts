@@ -1,6 +1,6 @@
 /**
  * One HTTP exchange with retries: the request, its timeout, the mapping of the answer onto
- * the codes of interface 7.7, and the retry loop (network errors and 429s only, the same
+ * the codes of the SDK error mapping, and the retry loop (network errors and 429s only, the same
  * idempotency key every attempt). REST and MCP calls both go through it.
  */
 import { SdkError, type SdkErrorCode } from './errors.js';
@@ -194,7 +194,7 @@ function retryAfterOf(headers: Headers, now = Date.now()): number | undefined {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The server's message and code from any envelope of interface 7.1 (REST standard, validation, domain, canonical; JSON-RPC). */
+/** The server's message and code from any envelope of the error envelopes (REST standard, validation, domain, canonical; JSON-RPC). */
 export function describeFailure(body: unknown, fallback: string): { message: string; serverCode?: string | number } {
   if (!isObject(body)) return { message: fallback };
   const error = body.error;
@@ -208,7 +208,7 @@ export function describeFailure(body: unknown, fallback: string): { message: str
 }
 
 /**
- * An answer onto a body or an SdkError (interface 7.7): 401 → `auth_error` (`provider_auth_error`
+ * An answer onto a body or an SdkError (the SDK error mapping): 401 → `auth_error` (`provider_auth_error`
  * on an identity-provider exchange), 403 → `policy_error`, 429 → `rate_limit_error` with
  * `retryAfter`; an empty or non-JSON body → `invalid_response`; the canonical failure
  * envelope (`success: false`, even with 200) → `execution_error`; any other status → `unknown_error`.

@@ -1,9 +1,9 @@
 /**
  * The operator's client: sign in with a wallet, then typed methods for the REST routes of
- * interface 4.2 and CONTRACT "Agents, bots and keys" (agents, keys, trading, DCA, trading
+ * the trading routes and agents, bots and keys (agents, keys, trading, DCA, trading
  * configuration, wallets, audit logs, step-up, TOTP), the agent control plane (claim, scopes,
  * key rotation, withdrawal settings), agent cards, the public directory and the legacy bot
- * routes of interface 4.7. Inputs and outputs are the catalog operations' own types
+ * routes of the legacy routes. Inputs and outputs are the catalog operations' own types
  * (generated). `:userId` trading routes act on the signed-in user's default agent unless
  * `agentId` is given.
  */
@@ -195,7 +195,7 @@ export class OperatorClient {
     revoke: (agentId: string, o?: CallOptions) => this.call('agent_card_revoke', 'POST', this.card(agentId, '/revoke'), {}, o),
   };
 
-  /** Legacy bots (interface 4.7, kept for compatibility): web chat, messaging configuration, platform connectors, fees by channel. */
+  /** Legacy bots (the legacy routes, kept for compatibility): web chat, messaging configuration, platform connectors, fees by channel. */
   readonly bots = {
     create: (input: In<'bot_create'>, o?: CallOptions) => this.call('bot_create', 'POST', '/api/nest/bots', input, o),
     list: (page: In<'bot_list'> = {}, o?: CallOptions) => this.call('bot_list', 'GET', '/api/nest/bots', page, o),

@@ -1,5 +1,5 @@
 /**
- * An operator's session (interface 4.1, CONTRACT "Sessions"): wallet sign-in, the access
+ * An operator's session (the auth routes, sessions): wallet sign-in, the access
  * token renewed with the refresh token before it expires, and the CSRF token every mutating
  * call carries (fetched after login; fetched again once when the service calls it invalid).
  * The service also keeps the refresh token in an HttpOnly cookie on its refresh route: a

@@ -11,7 +11,7 @@ import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { AgentsService } from './agents.service.js';
 import { userIdOfWallet, type UsersService } from './users.service.js';
 
-/** Interface 7.5. */
+/** The MCP and agent errors. */
 const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
 /** Ours: the control routes that change an agent's credentials or money need the owner's claim first. */
 const CLAIM_REQUIRED = 'Agent not claimed: claim it first with POST /api/nest/agents/:agentId/control/claim';
@@ -36,7 +36,7 @@ export interface AgentControlDeps {
 }
 
 /**
- * The agent control plane's claim and scope cap (CONTRACT "Agent control plane"). A claim is
+ * The agent control plane's claim and scope cap (agent control plane). A claim is
  * proof of control of the agent's owner wallet — the wallet it was onboarded with, or for an
  * agent an operator created, that operator's wallet — by a fresh signed sign-in message
  * whose statement claims the agent (`Claim agent <agentId>`: made for a claim, which no other

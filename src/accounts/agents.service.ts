@@ -10,7 +10,7 @@ import type { UsersService } from './users.service.js';
 import { nameSchema } from '../../kernel/shared/name.schema.js';
 
 /**
- * An agent as operators and its keys see it (CONTRACT "Agents, bots and keys"): the one
+ * An agent as operators and its keys see it (agents, bots and keys): the one
  * shape of every agent answer (REST, MCP tools, the OpenAPI document), built by `toSummary`.
  */
 export const agentSummarySchema = z.object({
@@ -49,7 +49,7 @@ export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 const AGENT_NOT_FOUND = 'Agent not found';
 
 /*
- * Caller-chosen agentIds are scoped per owner (issue 16, item 8): two users may each have
+ * Caller-chosen agentIds are scoped per owner: two users may each have
  * an agent `alpha`, and creating one never tells whether another user has it. The agent's
  * actor id is then `<ownerId>~<agentId>` (`scopedActorId`, machines/agent-id.ts), and every
  * surface shows `chosenAgentId` of it. Generated ids (`agt_<random>`) are unique by themselves
@@ -225,7 +225,7 @@ export class AgentsService {
   }
 
   /**
-   * The trading account a `:userId` route acts on (CONTRACT "Trading accounts"): the
+   * The trading account a `:userId` route acts on (trading accounts): the
    * named agent when given (owned, else 404), otherwise the user's default agent.
    */
   async tradingAgent(ownerId: string, agentId?: string): Promise<ActorView<AgentContext>> {

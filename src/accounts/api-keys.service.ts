@@ -25,7 +25,7 @@ const PREVIEW_LENGTH = 13;
 
 /**
  * An optional step-up token. Empty (`''`) or `null` is no token: a `manage` key then gets the
- * 403 `Step-up token required for manage scope` of interface 7.3, not a validation 400.
+ * 403 `Step-up token required for manage scope` of the auth and key errors, not a validation 400.
  */
 export const stepUpTokenSchema = z.string().max(200).nullable().optional();
 
@@ -37,7 +37,7 @@ export interface KeyOwner {
   id: string;
 }
 
-/** A key's list entry (CONTRACT). */
+/** A key's list entry. */
 export interface KeySummary {
   keyId: string;
   name: string;
@@ -55,7 +55,7 @@ export type CreatedKey = KeySummary & { secret: string };
 /** A key made by a rotation: the new key (secret included, once) and the one it replaces. */
 export type RotatedKey = CreatedKey & { replaces: string; replacedExpiresAt: string };
 
-/** `graceSeconds` of a rotation: 0-86400 (CONTRACT "Agent control plane"). */
+/** `graceSeconds` of a rotation: 0-86400 (agent control plane). */
 export const MAX_ROTATION_GRACE_S = 86_400;
 
 /**

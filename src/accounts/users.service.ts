@@ -6,7 +6,7 @@ import { updateRecord } from '../../kernel/shared/record-update.js';
 
 export type WalletChain = 'solana' | 'evm';
 
-/** A human operator: one wallet address (CONTRACT "Sessions"). */
+/** A human operator: one wallet address (sessions). */
 export interface User {
   id: string;
   chain: WalletChain;

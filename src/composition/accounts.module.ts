@@ -23,8 +23,12 @@ import { createAuthRoutes } from '../http/routes/auth.routes.js';
 import { perMinute } from '../../kernel/ports/rate-limiter.port.js';
 import { publicRateLimit } from '../http/rate-limit.middleware.js';
 import type { CollectionSpec } from '../../kernel/ports/store.port.js';
-import { ACCOUNT_REST_BINDINGS } from '../http/routes/account.bindings.js';
-import { AGENT_REST_BINDINGS } from '../http/routes/operation.routes.js';
+import { AGENT_ADMIN_BINDINGS } from '../http/routes/agent-admin.bindings.js';
+import { AGENT_BINDINGS } from '../http/routes/agent.bindings.js';
+import { AUDIT_LOG_BINDINGS } from '../http/routes/audit-log.bindings.js';
+import { BOT_BINDINGS } from '../http/routes/bot.bindings.js';
+import { KEY_BINDINGS } from '../http/routes/key.bindings.js';
+import { STEP_UP_BINDINGS } from '../http/routes/step-up.bindings.js';
 import { agentAdminOperations } from '../operations/definitions/agent-admin.ops.js';
 import { agentOperations } from '../operations/definitions/agent.ops.js';
 import { botOperations } from '../operations/definitions/bot.ops.js';
@@ -114,7 +118,15 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
       ...keyDueOperations(apiKeys),
       ...agentControlOperations(control, keys, stepUp),
     ],
-    bindings: [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...AGENT_CONTROL_BINDINGS],
+    bindings: [
+      ...AGENT_BINDINGS,
+      ...KEY_BINDINGS,
+      ...AGENT_ADMIN_BINDINGS,
+      ...STEP_UP_BINDINGS,
+      ...AUDIT_LOG_BINDINGS,
+      ...BOT_BINDINGS,
+      ...AGENT_CONTROL_BINDINGS,
+    ],
     // Sign-in only: every other account capability is a catalog operation.
     routers: [
       createAuthRoutes({

@@ -22,7 +22,7 @@ import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 const CALL_SLACK_MS = 10_000;
 
 /**
- * The rest of the legacy bot surface (issue 20, interface 4.7): web chat through `ask_bot`
+ * The rest of the legacy bot surface (the legacy routes): web chat through `ask_bot`
  * and the command executor (chat module, trading module), Telegram and Discord
  * configuration and connectors (started ones run from this module's start, on the process
  * holding their lease), and trading fees by channel.

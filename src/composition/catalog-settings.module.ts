@@ -1,6 +1,6 @@
-import { CATALOG_ADMIN_BINDINGS } from '../http/routes/account.bindings.js';
+import { CATALOG_SETTINGS_BINDINGS } from '../http/routes/catalog-settings.bindings.js';
 import { CATALOG_SETTINGS_COLLECTIONS, StoredCatalogSettings } from '../operations/catalog-settings.store.js';
-import { catalogAdminOperations } from '../operations/definitions/service-admin.ops.js';
+import { catalogSettingsOperations } from '../operations/definitions/catalog-settings.ops.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 /**
@@ -13,8 +13,8 @@ export function catalogSettingsModule(ctx: ModuleContext): FeatureModule {
     name: 'catalog-settings',
     definitions: [],
     collections: CATALOG_SETTINGS_COLLECTIONS,
-    operations: catalogAdminOperations(ctx.catalog, settings),
-    bindings: CATALOG_ADMIN_BINDINGS,
+    operations: catalogSettingsOperations(ctx.catalog, settings),
+    bindings: CATALOG_SETTINGS_BINDINGS,
     routers: [],
     dueJobs: [],
     start: () => settings.start(),

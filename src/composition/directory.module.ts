@@ -1,5 +1,5 @@
 /**
- * Agent cards and the public directory (issue 20): the one store of cards (owners edit,
+ * Agent cards and the public directory: the one store of cards (owners edit,
  * publish and revoke them through catalog operations, on agent and legacy bot routes), the
  * search index written with them, the public directory routes, and the move of onboarding's
  * registration drafts to their cards. Built before the identity module, whose onboarding

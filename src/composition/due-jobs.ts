@@ -9,7 +9,7 @@ import type { DueJobRoute } from './feature-module.types.js';
 const SYSTEM: Viewer = { kind: 'system', scope: 'manage' };
 
 /**
- * Where due jobs go (issue 17 #1): each scheduled (actor type, event) is taken by one `system`
+ * Where due jobs go: each scheduled (actor type, event) is taken by one `system`
  * operation, called through the invoker like any surface's call. So a due job is audited
  * (principal `system`, id the job's id, surface `system`), and it is done (the scheduler
  * forgets it) only once what it changed is durable: the invoker waits for the flush before
@@ -21,10 +21,10 @@ const SYSTEM: Viewer = { kind: 'system', scope: 'manage' };
  * error in the log (a machine type of its own, in tests, schedules nothing).
  */
 export class DueJobs {
-  private readonly routes = new Map<string, DueJobRoute>();
+  private readonly routes = new Map<string, DueJobRoute<string>>();
 
   constructor(
-    routes: readonly DueJobRoute[],
+    routes: readonly DueJobRoute<string>[],
     private readonly invoker: Pick<OperationInvoker, 'invoke'>,
     private readonly logger: Logger,
   ) {

@@ -4,6 +4,7 @@ import type { MachineDefinition } from '../../machines/machine-definition.types.
 import type { AppConfig } from '../config/config.schema.js';
 import type { Secrets } from '../config/secrets.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
+import type { OperationName } from '../operations/operation-names.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AuditLog } from '../operations/audit-log.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
@@ -16,7 +17,7 @@ import type { DurablePublisher } from '../runtime/durable-publisher.js';
 import type { Adapters } from './adapters.composition.js';
 
 /**
- * One feature of the service, as the composition root assembles it (issue 17 #5). The root
+ * One feature of the service, as the composition root assembles it. The root
  * registers every module's machine types, inits every module's collections, registers their
  * operations in the one catalog, mounts their bindings and routers, routes their due jobs,
  * runs their recovery with the runtime's, starts them in list order and stops them in
@@ -57,12 +58,13 @@ export interface FeatureModule {
  * A scheduled event and the `system` operation that takes it when due: jobs addressed to
  * actors of `type` whose event is `event` call `operation` with `input(job)`.
  */
-export interface DueJobRoute {
+export interface DueJobRoute<N extends string = OperationName> {
   /** The actor type jobs are addressed to (`ActorAddress.type`). */
   type: string;
   /** The scheduled event's type. */
   event: string;
-  operation: string;
+  /** A name the catalog defines (`OperationName`, checked by the compiler); `DueJobs.check` also refuses one not registered. */
+  operation: N;
   input(job: DueJob): Record<string, unknown>;
 }
 

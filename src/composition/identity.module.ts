@@ -1,5 +1,5 @@
 /**
- * ERC-8004 onboarding and identity access tokens (issue 18): the signing key ring, the token
+ * ERC-8004 onboarding and identity access tokens: the signing key ring, the token
  * service (which the credential resolver consults), the onboarding routes, the JWKS, the
  * ERC-8004 discovery documents, the ops operations of the keys and the tokens' expiry. Built
  * in two steps: the tokens before the accounts module (its credential resolver needs them),
@@ -16,7 +16,7 @@ import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js'
 import { parseIdentityProviders, type IdentitySettings } from '../config/config.schema.js';
 import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { createOnboardingRoutes } from '../http/routes/onboarding.routes.js';
-import type { RestBinding } from '../http/routes/operation.routes.js';
+import { SIGNING_KEYS_BINDINGS } from '../http/routes/signing-keys.bindings.js';
 import { SIGNING_KEY_COLLECTIONS, SigningKeys } from '../identity/keys/signing-keys.service.js';
 import { ONBOARDING_COLLECTIONS } from '../identity/onboarding/agent-identity.records.js';
 import { Erc8004Ownership } from '../identity/onboarding/erc8004-ownership.service.js';
@@ -40,13 +40,6 @@ const OWNERSHIP_SWEEP = {
 } as const;
 /** The sweep reads only the due agents (an index range), so it can run often; each agent is asked every `ownerCheckMs`. */
 const OWNERSHIP_SWEEP_EVERY_MS = 60_000;
-
-/** Signing keys of identity tokens, under the ops prefix whose router answers strangers first. */
-const SIGNING_KEYS_PATH = '/api/nest/ops/identity/signing-keys';
-const SIGNING_KEY_BINDINGS: RestBinding[] = [
-  { method: 'get', path: SIGNING_KEYS_PATH, operation: 'ops_signing_keys_get', subject: 'none', caller: 'ops', tag: 'Ops' },
-  { method: 'post', path: `${SIGNING_KEYS_PATH}/rotate`, operation: 'ops_signing_keys_rotate', subject: 'none', caller: 'ops', tag: 'Ops' },
-];
 
 /** Step one, before the accounts module: the key ring and the token service. */
 export function identityTokens(ctx: ModuleContext) {
@@ -128,7 +121,7 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
       ...identityTokenDueOperations(tokenActors),
       ...erc8004OwnershipDueOperations(ownership),
     ],
-    bindings: SIGNING_KEY_BINDINGS,
+    bindings: SIGNING_KEYS_BINDINGS,
     // Onboarding and the token routes are sign-in's kin (the caller has no credential yet, or proves one by holding it).
     routers: [createOnboardingRoutes({ onboarding, tokens, keys, publicLimit: accounts.publicLimit }), discovery],
     dueJobs: [

@@ -12,8 +12,8 @@ import { buildVenue } from './venue.composition.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { instrumentVenue, type BreakerAwareVenue } from '../observability/instrumented-venue.js';
 import { SecretBox } from '../../kernel/crypto/secret-box.js';
-import { KILL_SWITCH_BINDINGS } from '../http/routes/account.bindings.js';
-import { killSwitchOperations } from '../operations/definitions/service-admin.ops.js';
+import { KILL_SWITCH_BINDINGS } from '../http/routes/kill-switch.bindings.js';
+import { killSwitchOperations } from '../operations/definitions/kill-switch.ops.js';
 import { TRADING_CONFIG_BINDINGS } from '../http/routes/trading-config.bindings.js';
 import { WALLET_BINDINGS } from '../http/routes/wallet.bindings.js';
 import { tradingConfigOperations } from '../operations/definitions/trading-config.ops.js';
@@ -25,7 +25,7 @@ import { agentDefinition } from '../../machines/agent.machine.js';
 import { botDefinition } from '../../machines/bot.machine.js';
 
 /**
- * The trading core (issue 5): venue, trading configuration, kill switch, wallets, orders and
+ * The trading core: venue, trading configuration, kill switch, wallets, orders and
  * the safety path, positions and portfolio, DCA, and their due jobs (order expiry, DCA ticks
  * and ends). Each section builds one part; only this file knows the adapters chosen.
  * `status` is its reader of status and portfolio (positions valued at the venue's prices).
@@ -152,7 +152,7 @@ const NEEDS_VENUE: Readonly<Record<string, WalletChain>> = {
 };
 
 /**
- * A smaller deployment offers fewer tools (interface 4.5): without a venue for a chain
+ * A smaller deployment offers fewer tools (the MCP routes): without a venue for a chain
  * family, its trading operations and their REST routes are left out, so `tools/list` and
  * the OpenAPI document only show what can work here.
  */

@@ -16,7 +16,7 @@ const SWEEP_EVERY_MS = 60_000;
 const ENDED: ReadonlySet<string> = new Set(['archived', 'deleted']);
 
 /**
- * The portfolio value history (issue 22), added to the trading module's lists: readings after
+ * The portfolio value history, added to the trading module's lists: readings after
  * each balance change (told by the publisher's `position.updated`, for the changes this
  * process made) and on a minute sweep for the accounts whose periodic reading is due.
  */

@@ -14,7 +14,7 @@ import { WidgetService } from '../widget/widget.service.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 /**
- * The public chat widget of legacy bots (issue 23, interface 4.7): its owner routes and a
+ * The public chat widget of legacy bots (the legacy routes): its owner routes and a
  * session's chat and client events are catalog operations (the latter of the `widget`
  * principal); the script, session start and the owner's wallet sign-in stay outside it, like
  * sign-in, since their caller has no credential yet. Chat goes to the bot surface's chat core.

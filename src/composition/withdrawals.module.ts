@@ -8,8 +8,8 @@ import { WITHDRAWAL_SETTINGS_COLLECTION, WithdrawalSettingsStore } from '../../a
 import { WithdrawalService } from '../../agents/withdrawals/withdrawal.service.js';
 import type { WalletService } from '../../agents/wallets/wallet.service.js';
 import { withdrawalDefinition } from '../../machines/withdrawal.machine.js';
-import { AGENT_WALLET_BINDINGS } from '../http/routes/agent-wallet.bindings.js';
-import { agentWalletOperations } from '../operations/definitions/agent-wallet.ops.js';
+import { WITHDRAWAL_BINDINGS } from '../http/routes/withdrawals.bindings.js';
+import { withdrawalOperations } from '../operations/definitions/withdrawals.ops.js';
 import type { ChainPort } from '../../kernel/ports/chain.port.js';
 import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../../kernel/ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
@@ -32,7 +32,7 @@ export interface WithdrawalsParts {
 const SWEEP_EVERY_MS = 30_000;
 
 /**
- * Agent wallet balances and withdrawals (issue 19): the withdrawal actor, its settings and
+ * Agent wallet balances and withdrawals: the withdrawal actor, its settings and
  * daily cap records, the balance and withdraw operations, and the reconciler that finishes
  * what a crash left in flight (at recovery, then every 30 s for withdrawals stuck in flight).
  */
@@ -73,8 +73,8 @@ export function withdrawalsModule(ctx: ModuleContext, parts: WithdrawalsParts): 
     name: 'withdrawals',
     definitions: [withdrawalDefinition],
     collections: [WITHDRAWAL_SETTINGS_COLLECTION, WITHDRAWAL_CAP_COLLECTION],
-    operations: agentWalletOperations(service, settings, parts.stepUp, parts.claims),
-    bindings: AGENT_WALLET_BINDINGS,
+    operations: withdrawalOperations(service, settings, parts.stepUp, parts.claims),
+    bindings: WITHDRAWAL_BINDINGS,
     routers: [],
     dueJobs: [],
     // At start: finish what a crash left in flight (no request of this process is running yet).

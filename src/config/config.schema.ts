@@ -60,14 +60,14 @@ export const envSchema = z
     /**
      * Above the working set of 10,000 one-minute DCA strategies plus the orders and agents of
      * their ticks (at 10,000 the LRU evicted each strategy just before its next tick); a live
-     * strategy actor holds about 6 KB, so this bounds them near 150 MB (issue 17).
+     * strategy actor holds about 6 KB, so this bounds them near 150 MB.
      */
     RUNTIME_MAX_LIVE_ACTORS: intFromEnv(25_000, 1, 10_000_000),
     RUNTIME_IDLE_MS: intFromEnv(60_000, 10, 86_400_000),
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
     /** The embedded store's `DEFAULT_READ_CACHE_ENTRIES` (adapters/lmdb/lmdb-read-cache.ts says why this many). */
     STORE_READ_CACHE_ENTRIES: intFromEnv(30_000, 0, 10_000_000),
-    /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (CONTRACT: 60). */
+    /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (60). */
     PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
     /**
      * Which proxies in front of the service to believe about the client address
@@ -105,7 +105,7 @@ export const envSchema = z
     MCP_EVENT_STREAMS_PER_CREDENTIAL: intFromEnv(20, 1, 10_000),
     /** When set, `/metrics` is served on this port only (no token), not on the main one (`0` picks a free port). */
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-    /** Per-user caps (issue 16 #6): past them a create is refused with 409. */
+    /** Per-user caps: past them a create is refused with 409. */
     MAX_AGENTS_PER_USER: intFromEnv(50, 1, 1_000_000),
     MAX_BOTS_PER_USER: intFromEnv(50, 1, 1_000_000),
     /** Active (not revoked, not expired) keys of one agent or bot. */
@@ -152,7 +152,7 @@ export const envSchema = z
       ),
     /** Timeout of each call to a trading provider. */
     PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100, 120_000),
-    /** How long a provider's circuit breaker stays open before a half-open probe (interface 8: 60 s). */
+    /** How long a provider's circuit breaker stays open before a half-open probe (the limits: 60 s). */
     CIRCUIT_BREAKER_OPEN_MS: intFromEnv(60_000, 100, 3_600_000),
     /** Consecutive provider failures that open its circuit breaker. */
     CIRCUIT_BREAKER_THRESHOLD: intFromEnv(5, 1, 1000),
@@ -207,9 +207,9 @@ export const envSchema = z
       }),
     /** How often a verified agent's ERC-8004 ownership is asked again (at most hourly); tests lower it. */
     ERC8004_OWNER_CHECK_MS: intFromEnv(3_600_000, 60_000, 3_600_000),
-    /** Shortest DCA interval, cron or `every` (issue 16: a minute); tests of the scheduler lower it. */
+    /** Shortest DCA interval, cron or `every` (a minute); tests of the scheduler lower it. */
     DCA_MIN_INTERVAL_SECONDS: intFromEnv(60, 1, 60),
-    /** Gap between periodic portfolio value readings of an account that holds something (issue 22); tests lower it. */
+    /** Gap between periodic portfolio value readings of an account that holds something; tests lower it. */
     PORTFOLIO_SAMPLE_SECONDS: intFromEnv(900, 1, 86_400),
     /** Days a portfolio value reading is kept. */
     PORTFOLIO_HISTORY_DAYS: intFromEnv(400, 1, 3_650),

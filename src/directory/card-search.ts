@@ -1,7 +1,7 @@
 import type { CardContent } from './card.records.js';
 
 /**
- * The directory's search terms (issue 20: search reads an index, never a scan). A card's
+ * The directory's search terms (search reads an index, never a scan). A card's
  * terms are every prefix of each word of its name (so `arb` finds "Arbitrage bot") and each
  * whole word of its description; a query word matches a card holding it as a term, and every
  * query word must match. Each term of a published card is one index entry `<term> <newest-first

@@ -88,7 +88,7 @@ export const ownerCardSchema = publicCardSchema.extend({
 });
 export type OwnerCard = z.output<typeof ownerCardSchema>;
 
-/** A published card's portfolio snapshot (CONTRACT): no wallet addresses, no order ids, values rounded. */
+/** A published card's portfolio snapshot: no wallet addresses, no order ids, values rounded. */
 export const snapshotSchema = z.object({
   publicId: z.string(),
   valueUsd: z.string(),

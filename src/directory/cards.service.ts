@@ -1,5 +1,5 @@
 /**
- * Agent cards (interface 4.3, 4.7; CONTRACT "Public directory and agent cards"): one card per
+ * Agent cards (the public onboarding and directory routes and the legacy routes; public directory and agent cards): one card per
  * agent or legacy bot, its owner's draft and, while published, the copy the directory shows.
  * Publishing and revoking write the card, its search index entries and the term counts in one
  * commit, so the index never lists a card that is not published, nor misses one that is (but

@@ -1,5 +1,5 @@
 /**
- * The public directory (interface 4.3; CONTRACT "Public directory and agent cards"): published
+ * The public directory (the public onboarding and directory routes; public directory and agent cards): published
  * cards paged newest first, searched by words of their name and description, the verified
  * ones as the discovery feed, one card by publicId, and its snapshot when its owner offers it.
  * Every read goes through an index (`listed`, `feed`, the term entries, `publicId`). A card

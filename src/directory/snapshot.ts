@@ -23,7 +23,7 @@ function roundedUsd(value: number): string {
 }
 
 /**
- * The snapshot of CONTRACT: total value, holdings by symbol with their share, the 24 h change
+ * A published card's snapshot: total value, holdings by symbol with their share, the 24 h change
  * of what it holds now (each holding at its venue's 24 h price change; null when no holding
  * has market data), open orders. No wallet address, order id, token amount or exact value.
  * Positions without a price are left out (they add nothing to the total). `asOf` is `SnapshotDates`'.

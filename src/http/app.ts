@@ -29,7 +29,7 @@ export interface HttpAppDeps {
   routers?: Router[];
   /** REST body limit; larger bodies get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
-  /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, interface 7.5). */
+  /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, the MCP and agent errors). */
   rawBodyPrefixes?: readonly string[];
   /** express's `trust proxy` (config `TRUST_PROXY`): whom to believe about the client address. */
   trustProxy?: number | string[];

@@ -1,16 +1,16 @@
 /**
- * The operator console (issue 22), a Preact app built into `console/dist`: hashed assets under
+ * The operator console, a Preact app built into `console/dist`: hashed assets under
  * `/assets/` are cached for good (`immutable`: a new build has new names), `index.html` is
  * revalidated on every load (`no-cache`) so a deploy shows at once. The console's pages are
  * client-side paths answered with index.html; `/hub/api-keys` redirects to the agents page
- * (interface 4.8). Nothing under `/api`, `/mcp` or `/.well-known` is touched: their 404s keep
+ * (the key management flow). Nothing under `/api`, `/mcp` or `/.well-known` is touched: their 404s keep
  * their envelopes. Without a build the routes answer nothing (the 404 envelope).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Router } from 'express';
 
-/** Where the console lands, and where `/hub/api-keys` goes (interface 4.8: the agents page). */
+/** Where the console lands, and where `/hub/api-keys` goes (the key management flow: the agents page). */
 const CONSOLE_AGENTS_PATH = '/agents';
 /** Client-side pages, answered with index.html. */
 const CONSOLE_PAGES = [

@@ -33,7 +33,7 @@ export function createHealthRouter(deps: HealthRoutesDeps): Router {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
 
-  // Readiness: 503 until every adapter is connected (CONTRACT "Running").
+  // Readiness: 503 until every adapter is connected (running).
   router.get('/readyz', async (req, res) => {
     let report: ReadinessReport;
     try {

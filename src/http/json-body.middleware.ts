@@ -1,19 +1,19 @@
 /**
- * JSON body parsing with the size limit of CONTRACT "Limits", translating the parser's
+ * JSON body parsing with the size limit of limits, translating the parser's
  * failures into AppErrors here so the error middleware needs no knowledge of body-parser.
  */
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../../kernel/errors/app-error.js';
 
-/** REST bodies over 1 MiB get 413 (CONTRACT, "Limits not shown in the interface"). */
+/** REST bodies over 1 MiB get 413 (limits not shown in the interface). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface JsonBodyOptions {
   limitBytes?: number;
   /**
    * Path prefixes that parse their own bodies. MCP answers malformed JSON and oversize
-   * bodies in JSON-RPC terms (interface 7.5), so it must see the raw request.
+   * bodies in JSON-RPC terms (the MCP and agent errors), so it must see the raw request.
    */
   skipPrefixes?: readonly string[];
 }

@@ -49,7 +49,7 @@ export function createRateLimitMiddleware(options: RateLimitMiddlewareOptions): 
 }
 
 /**
- * The budget of public routes (CONTRACT "Limits not shown": 60 a minute per IP): sign-in,
+ * The budget of public routes (limits not shown: 60 a minute per IP): sign-in,
  * the OpenAPI document and docs page, `/.well-known/mcp.json`. One counter per client
  * address, shared by all of them, so a client cannot multiply its budget by route.
  */

@@ -1,5 +1,5 @@
 /**
- * The ERC-8004 discovery documents (interface 4.6, 9): what the service is and where to
+ * The ERC-8004 discovery documents (the discovery routes and versioning): what the service is and where to
  * onboard (`erc8004-discovery.json`), the onboarding parameters (`erc8004-onboarding.json`,
  * version `erc8004-onboarding-v2`) and the same for people (`erc8004-onboarding.md`, rendered
  * from the same object), and the skills manifest, built from the operations catalog when asked

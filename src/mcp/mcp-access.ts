@@ -21,7 +21,7 @@ export interface McpAccess {
   granularErrors: boolean;
 }
 
-/** Interface 7.5: unknown or inactive publicId, or a credential for another agent. */
+/** The MCP and agent errors: unknown or inactive publicId, or a credential for another agent. */
 const AGENT_NOT_FOUND = 'Agent not found';
 
 /** Opt-in reuse of publicId lookups, for the hot MCP path. */

@@ -1,12 +1,12 @@
 /**
  * Reads an MCP request body ourselves (no express body parser on the fast path), with the
- * 1 MiB cap of CONTRACT "Limits". An oversize body is reported as soon as it is known, and the
+ * 1 MiB cap of limits. An oversize body is reported as soon as it is known, and the
  * rest is read and discarded so the client can finish sending and read our 400 on a
  * connection that stays usable; past a drain limit the connection is cut instead.
  */
 import type { IncomingMessage } from 'node:http';
 
-/** CONTRACT: MCP bodies over 1 MiB → 400 `Request entity too large`. */
+/** MCP bodies over 1 MiB → 400 `Request entity too large`. */
 export const MCP_MAX_BODY_BYTES = 1024 * 1024;
 
 /** How much of an oversize body we swallow before cutting the connection. */

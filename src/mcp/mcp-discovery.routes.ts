@@ -1,7 +1,7 @@
 /**
- * `GET /.well-known/mcp.json` (interface 4.6): where the MCP endpoint is, how to talk to it
+ * `GET /.well-known/mcp.json` (the discovery routes): where the MCP endpoint is, how to talk to it
  * and which credentials it takes. Static per deployment, so it is built once; rate limited
- * per client IP like every `.well-known` route (CONTRACT "Limits not shown").
+ * per client IP like every `.well-known` route (limits not shown).
  */
 import { Router, type RequestHandler } from 'express';
 import { RATE_POLICIES, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';

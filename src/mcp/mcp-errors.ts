@@ -1,7 +1,7 @@
 /**
  * The one place MCP failures get their JSON-RPC code, message and HTTP status.
  *
- * Interface 7.5 fixes the JSON-RPC rows word for word; what it leaves open is decided here
+ * The MCP and agent errors fix the JSON-RPC rows word for word; what it leaves open is decided here
  * (the MCP surface's counterpart of docs/DECISIONS.md):
  *
  * | condition                                             | HTTP | code   | message                                   |

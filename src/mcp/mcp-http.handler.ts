@@ -1,7 +1,7 @@
 /**
- * The MCP endpoint `/mcp/:publicId` (interface 4.5) as a plain node:http handler, served
+ * The MCP endpoint `/mcp/:publicId` (the MCP routes) as a plain node:http handler, served
  * before express on the same server: express costs ~150 µs a request before any work
- * (STACK.md), more than this whole path. Streamable HTTP, stateless, JSON answers only.
+ * (measured), more than this whole path. Streamable HTTP, stateless, JSON answers only.
  *
  * Per request: ids → body (1 MiB cap) ∥ credential → rate limit → JSON → dispatcher.
  */
@@ -36,7 +36,7 @@ export interface McpHttpDeps {
   logger: Logger;
   clock: ClockPort;
   metrics?: Metrics;
-  /** The budget of a credential of `scope`; default interface 8 (benchmarks raise it). */
+  /** The budget of a credential of `scope`; default the limits (benchmarks raise it). */
   rateWindows?: RateWindowsOf;
   maxBodyBytes?: number;
   serverInfo?: { name: string; version: string };

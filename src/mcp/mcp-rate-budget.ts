@@ -3,7 +3,7 @@ import { budgetKeyOf } from '../surface-common/rate-limit-answers.js';
 import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import type { McpAccess } from './mcp-access.js';
 
-/** The windows of a credential's scope (interface 8); the MCP bench raises them. */
+/** The windows of a credential's scope (the limits); the MCP bench raises them. */
 export type RateWindowsOf = (scope: KeyScope) => readonly RateWindow[];
 
 export const defaultRateWindows: RateWindowsOf = (scope) => RATE_POLICIES.apiKey[scope];

@@ -62,7 +62,7 @@ export const callToolParamsSchema = z.looseObject({
 });
 export type CallToolParams = z.infer<typeof callToolParamsSchema>;
 
-/** The JSON-RPC error object (interface 7.1, MCP envelope). */
+/** The JSON-RPC error object (the error envelopes, MCP envelope). */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;

@@ -16,7 +16,7 @@ export interface PlatformStatusView {
 }
 
 /**
- * Starting and stopping a legacy bot's platform connectors (interface 4.7
+ * Starting and stopping a legacy bot's platform connectors (the legacy routes
  * `platforms/:platform/start|stop`): a transition of the bot machine, which every process
  * reads, then this process's runner acts on it at once (others on their next sweep).
  */

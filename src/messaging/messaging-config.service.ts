@@ -7,7 +7,7 @@ import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js
 import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
- * A legacy bot's messaging configuration (interface 4.7 `telegram-config`, `discord-config`):
+ * A legacy bot's messaging configuration (the legacy routes `telegram-config`, `discord-config`):
  * a plain record per bot and platform. The bot token is sealed with the data key (AES-256-GCM,
  * the record's id as additional data) and only ever shown masked; the connector opens it when
  * it connects.

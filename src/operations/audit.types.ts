@@ -1,4 +1,4 @@
-/** One audited call (interface 6: MCP audit logs; every REST capability call and due job too). */
+/** One audited call (the events: MCP audit logs; every REST capability call and due job too). */
 export interface AuditEntry {
   /** Epoch ms when the call started. */
   at: number;

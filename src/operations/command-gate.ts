@@ -1,5 +1,4 @@
 import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
-import { interpret } from '../../agents/chat/command-interpreter.js';
 import type { OperationCatalog } from './operation-catalog.js';
 import type { Viewer } from './operation.types.js';
 
@@ -8,9 +7,10 @@ import type { Viewer } from './operation.types.js';
  * trade is the command route's (`trading_command`: the same executor, the same safety path); an
  * approval and the DCA commands are their own operations', so pausing a strategy stays possible
  * while the `trading` family is off, as `trading_dca_pause` does, and no DCA strategy is created
- * by a command while the `strategy` family is off.
+ * by a command while the `strategy` family is off. Each name is checked against the catalog's
+ * `OperationName` by the typecheck (test/architecture/operation-bindings.test.ts).
  */
-export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
+export const COMMAND_OPERATIONS = {
   buy: 'trading_command',
   sell: 'trading_command',
   swap: 'trading_command',
@@ -19,7 +19,7 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
   dca_pause: 'trading_dca_pause',
   dca_resume: 'trading_dca_resume',
   dca_approve: 'trading_dca_strategy_approve',
-};
+} as const satisfies Readonly<Record<ExecutingIntent, string>>;
 
 /**
  * Throws the catalog's own answer (`OperationCatalog.callable`: `Tool not found: <name>` 404 for a
@@ -28,16 +28,11 @@ export const COMMAND_OPERATIONS: Readonly<Record<ExecutingIntent, string>> = {
  * that executes nothing. One rule, so switching a family off refuses its effect on REST, MCP, the
  * command route and every chat alike.
  */
-function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
+export function assertCommandCallable(catalog: Pick<OperationCatalog, 'callable'>, intent: string, viewer: Viewer): void {
   if (isExecutingIntent(intent)) catalog.callable(COMMAND_OPERATIONS[intent], viewer);
 }
 
 /** The chats' gate (see `CommandGate`), bound to the catalog. */
 export function commandGate(catalog: Pick<OperationCatalog, 'callable'>): CommandGate {
   return (intent, caller) => assertCommandCallable(catalog, intent, caller);
-}
-
-/** The command route's check of its message (the intent `message` reads as), with the viewer the invoker judged. */
-export function assertMessageCallable(catalog: Pick<OperationCatalog, 'callable'>, message: string, viewer: Viewer): void {
-  assertCommandCallable(catalog, interpret(message).intent, viewer);
 }

@@ -7,7 +7,7 @@ import { isConcurrentUpdatesGaveUp } from '../../kernel/shared/conflict-backoff.
 import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
- * CONTRACT "Idempotency": a guarded call runs once per (account, key). A replay within
+ * Idempotency: a guarded call runs once per (account, key). A replay within
  * the window answers with the first outcome; the same key with another request is 422;
  * the same key while the first call still runs is 409.
  *
@@ -196,7 +196,7 @@ export class IdempotencyGuard {
   }
 }
 
-/** CONTRACT: the same key while the first call still runs. */
+/** the same key while the first call still runs. */
 function inProgress(): AppError {
   return new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
 }

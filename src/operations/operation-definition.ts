@@ -27,16 +27,20 @@ export function isGuarded(operation: AnyOperation): boolean {
  * that also appears in outputs, or means different things in different fields (`tokenRef`,
  * `chain`), is described at the field. Amounts take `amountOf` (trading-schemas.ts).
  */
-export function defineOperation<I extends z.ZodType, O>(operation: Operation<I, O> & KeyedWhenFunds<I>): Operation<I, O> {
+export function defineOperation<N extends string, I extends z.ZodType, O>(
+  operation: Operation<I, O> & { name: N } & KeyedWhenFunds<I>,
+): Operation<I, O> & { name: N } {
   assertKeyedWhenFunds(operation);
   return operation;
 }
 
 /** Declares an operation without a subject; the invoker never calls an `account` one without one. */
-export function defineUnboundOperation<I extends z.ZodType, O>(operation: UnboundOperation<I, O> & KeyedWhenFunds<I>): Operation<I, O> {
+export function defineUnboundOperation<N extends string, I extends z.ZodType, O>(
+  operation: UnboundOperation<I, O> & { name: N } & KeyedWhenFunds<I>,
+): Operation<I, O> & { name: N } {
   assertKeyedWhenFunds(operation);
   // A CallContext handler accepts every OperationContext: widening the parameter is safe.
-  return operation as Operation<I, O>;
+  return operation as Operation<I, O> & { name: N };
 }
 
 /** `effect: 'funds'` compiles only on an input that requires the key (`requiredIdempotencyKey`). */

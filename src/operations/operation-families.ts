@@ -1,5 +1,5 @@
 /**
- * Tool families of interface 4.5 (`chat` … `agents`), plus the families of the hand-written
+ * Tool families of the MCP routes (`chat` … `agents`), plus the families of the hand-written
  * routes that joined the catalog: legacy `bots` (operators'), `audit` logs (the owner's whole
  * trail, and an agent's own MCP calls for its credentials), and `ops` (service operators';
  * never switched off by the runtime settings, see OperationCatalog).

@@ -7,7 +7,7 @@ import type { OperationFamily } from './operation-families.js';
  * Who an operation serves: software operating an agent or a legacy bot (its key), a
  * signed-in operator (session), the service's own operators (`ops`, the ops bearer token),
  * the service itself (`system`: due jobs such as DCA ticks and expiries), and a legacy bot's
- * chat widget on a page (`widget`: a widget session, issue 23).
+ * chat widget on a page (`widget`: a widget session).
  */
 export type PrincipalKind = 'agent' | 'bot' | 'operator' | 'ops' | 'system' | 'widget';
 

@@ -17,7 +17,7 @@ export function budgetKeyOf(principal: Principal): string {
   return `apikey:${principal.keyId}`;
 }
 
-/** `X-RateLimit-*` of a decision (interface 8: on every limited response, 429 included). */
+/** `X-RateLimit-*` of a decision (the limits: on every limited response, 429 included). */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(decision.limit),

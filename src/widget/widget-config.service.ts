@@ -5,7 +5,7 @@ import { updateRecord } from '../../kernel/shared/record-update.js';
 import { normalizeOrigin } from './widget-origins.js';
 
 /**
- * A legacy bot's chat widget configuration (CONTRACT "Chat widget", `GET/PUT
+ * A legacy bot's chat widget configuration (chat widget, `GET/PUT
  * /api/nest/bots/:botId/widget-config`): the host pages' origins allowed to start a widget
  * session, and a switch. A plain record per bot; origins are kept in their normal form.
  */

@@ -7,7 +7,7 @@ import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
- * Client-side widget events (interface 6, `POST /api/widget/:botId/client-event`): a few
+ * Client-side widget events (the events, `POST /api/widget/:botId/client-event`): a few
  * known types with a short detail, kept for the bot's owner as one capped record per bot
  * (the newest 200; a record nobody wrote to for 30 days is dropped) and counted in `/metrics`.
  */

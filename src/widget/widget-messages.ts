@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors/app-error.js';
 
-/** The widget's refusals and replies, word for word (CONTRACT "Chat widget"; the rest are ours, docs/DECISIONS.md). */
+/** The widget's refusals and replies, word for word (chat widget; the rest are ours, docs/DECISIONS.md). */
 export const WIDGET_MESSAGES = {
   originNotAllowed: 'Origin not allowed',
   sessionExpired: 'Widget session expired',

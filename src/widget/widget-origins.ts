@@ -1,5 +1,5 @@
 /**
- * Origins of a widget's host pages (CONTRACT "Chat widget"): what an owner lists in
+ * Origins of a widget's host pages (chat widget): what an owner lists in
  * `allowedOrigins` and what a browser sends as `Origin`, compared in one normal form —
  * scheme and host lower case, the scheme's default port dropped, no path, query or trailing
  * slash — so `HTTPS://Shop.example.com:443/` and `https://shop.example.com` are one origin,

@@ -6,7 +6,7 @@ import { updateRecord } from '../../kernel/shared/record-update.js';
 import { WIDGET_MESSAGES } from './widget-messages.js';
 
 /**
- * Widget sessions (interface 5 rule 10, section 8: one hour): a random bearer token handed
+ * Widget sessions (authentication rule 10, section 8: one hour): a random bearer token handed
  * to a page of an allowed origin, kept only as its SHA-256. A session is bound to its bot
  * and its origin; the bot owner's wallet sign-in inside the widget marks it as the owner's.
  */

@@ -26,7 +26,7 @@ export interface WidgetDeps {
 }
 
 /**
- * The public chat widget of a legacy bot (interface 4.7, CONTRACT "Chat widget"): sessions
+ * The public chat widget of a legacy bot (the legacy routes, chat widget): sessions
  * started only from the bot's allowed origins, chat through the bot's one chat core (the web
  * chat's), trading only after the bot owner's wallet sign-in inside the widget.
  */

@@ -22,7 +22,7 @@ function runtimeCode(source: string): string {
   return outputText.replace(/export\s*\{\s*\};?/g, '').trim();
 }
 
-// Issue 17: a `.types.ts` file holds types only; constants, functions and classes live in a role-suffixed sibling.
+// a `.types.ts` file holds types only; constants, functions and classes live in a role-suffixed sibling.
 describe('*.types.ts files', () => {
   const files = FOLDERS.flatMap((folder) => typesFiles(join(ROOT, folder)));
 

@@ -4,7 +4,7 @@
  * One express app of the service's own middleware (request ids, metrics, body parsing,
  * errors) serves the same handler twice: open, and behind an API key (keyed hash, index
  * lookup or cache, scope check, rate-limit counter). Both are loaded with autocannon in
- * the same run on the embedded profile. Target (issue 3): keyed >= 70% of open.
+ * the same run on the embedded profile. Target: keyed >= 70% of open.
  * The rate budget is raised so the counter runs on every request without denying any.
  */
 import { createServer } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * DCA strategies at scale (issue 6; printed, not asserted, except correctness).
+ * DCA strategies at scale (printed, not asserted, except correctness).
  * Run: `npm run bench:dca` (node --expose-gc --import tsx test/bench/dca.bench.ts).
  *
  * "10,000 active strategies with one-minute intervals: the spread between due time and
@@ -150,7 +150,7 @@ async function openAccount(svc: TestService, index: number): Promise<Account> {
   const { agentId } = await operator.agent(`dca-bench-${index}`);
   const http = operator.client;
   await expectStatus('enable trading', http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true }));
-  // 201 when the ensure created the wallet (200 before issue 17's one road, when it found or made one alike).
+  // 201 when the ensure created the wallet (earlier versions answered 200 whether they found or made one).
   await expectStatus(
     'custodial wallet',
     http.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() }),

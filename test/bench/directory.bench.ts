@@ -1,5 +1,5 @@
 /**
- * The public directory at 10,000 published cards (issue 20: page and search p99 < 20 ms),
+ * The public directory at 10,000 published cards (page and search p99 < 20 ms),
  * on the embedded store (LMDB), through the directory service the routes call: the
  * newest-first page, searches through the term index (a common word, a name prefix, two
  * words), the feed, and one card by publicId. Against baselines measured in the same run: a

@@ -105,7 +105,7 @@ async function main() {
   const callOf = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
   const oursUrl = `${servers.ours.base}/mcp/${agent.publicId}`;
   const auth = { authorization: `Bearer ${key.secret}` };
-  // An onboarded agent with a read identity token (issue 18: its tools/call >= 80% of a key's).
+  // An onboarded agent with a read identity token (its tools/call >= 80% of a key's).
   const onboarder = evmWallet();
   const { body: challenge } = await operator.post('/api/nest/auth/evm/nonce', {});
   const siwe = onboarder.message(challenge.nonce);

@@ -6,7 +6,7 @@
  *    runtime on the in-memory store, for 1 actor and for 1,000 concurrent actors.
  * 2. Latency of an uncontended `send` (one event at a time).
  * 3. Memory: heap per resident actor and per passivated actor, 100,000 agents created.
- * Targets (issue 2): durable at 1,000 actors >= 25% of in-memory; 100k passivated <= 50 MB heap.
+ * Targets: durable at 1,000 actors >= 25% of in-memory; 100k passivated <= 50 MB heap.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

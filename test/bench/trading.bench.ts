@@ -1,5 +1,5 @@
 /**
- * Guarded swaps through the whole safety path vs portfolio reads (issue 5; printed, not
+ * Guarded swaps through the whole safety path vs portfolio reads (printed, not
  * asserted, except correctness). Run: `npm run bench:trading`.
  *
  * The real service in this process on the embedded profile (LMDB in a temp DATA_DIR, durable
@@ -23,11 +23,11 @@
  * an error, counted and sampled. After each swap phase the orders in the store are counted:
  * orders created, swaps acknowledged and distinct order ids must be equal.
  *
- * Target (issue 5): swap p99 < 30 ms at 50 concurrent clients. With a closed loop, mean
+ * Target: swap p99 < 30 ms at 50 concurrent clients. With a closed loop, mean
  * latency = clients / throughput (Little's law), so the target also asks for well over
  * 50 / 0.030 = 1,667 swaps/s.
  *
- * Rate limits: trade keys have 60 requests/min and sessions 300/min (interface 8), which the
+ * Rate limits: trade keys have 60 requests/min and sessions 300/min (the limits), which the
  * load passes in a second. As the MCP bench does (`unmeteredMcpHandler`), the budget is raised
  * so the counter still runs on every request without denying any; here on the service's own
  * limiter, in this process only, so that both MCP and REST go through the production wiring

@@ -56,7 +56,7 @@ describe('agentctl', () => {
   });
 });
 
-describe('agentctl on the real service (issue 16, items 12 and 18)', () => {
+describe('agentctl on the real service', () => {
   let svc: TestService;
   let port: string;
   let alice: Operator;

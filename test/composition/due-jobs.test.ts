@@ -30,7 +30,7 @@ function operation(name: string, principals: PrincipalKind[], seen: unknown[], f
   });
 }
 
-function setUp(routes: DueJobRoute[], ...operations: ReturnType<typeof operation>[]) {
+function setUp(routes: DueJobRoute<string>[], ...operations: ReturnType<typeof operation>[]) {
   const entries: AuditEntry[] = [];
   const logs: string[] = [];
   let flushes = 0;
@@ -42,7 +42,7 @@ function setUp(routes: DueJobRoute[], ...operations: ReturnType<typeof operation
   return { dueJobs: new DueJobs(routes, invoker, logger), catalog, entries, logs, flushes: () => flushes };
 }
 
-const route = (operationName: string, event = 'thing.due'): DueJobRoute => ({
+const route = (operationName: string, event = 'thing.due'): DueJobRoute<string> => ({
   type: 'thing',
   event,
   operation: operationName,

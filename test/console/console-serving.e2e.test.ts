@@ -1,6 +1,6 @@
 /**
- * The service serves the operator console (issue 22): its pages with `no-cache`, its hashed
- * assets `immutable`, `/hub/api-keys` redirecting to the agents page (interface 4.8), and the
+ * The service serves the operator console: its pages with `no-cache`, its hashed
+ * assets `immutable`, `/hub/api-keys` redirecting to the agents page (the key management flow), and the
  * 404 envelope of API paths untouched.
  */
 import { readdirSync } from 'node:fs';

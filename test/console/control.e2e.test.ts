@@ -1,6 +1,6 @@
 /**
- * The control-plane settings on the agent page in headless Chromium against the real service
- * (issue 22, issue 10): a change before the claim refused in words inside the step-up dialog;
+ * The control-plane settings on the agent page in headless Chromium against the real service:
+ * a change before the claim refused in words inside the step-up dialog;
  * the claim signed by the injected wallet; the scope cap, key rotation (new secret shown once)
  * and withdrawal settings, each after the authenticator code. The service runs on a driven
  * clock so each step-up gets a fresh TOTP period (codes are single use).

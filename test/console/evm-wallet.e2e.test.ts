@@ -1,6 +1,6 @@
 /**
  * The console with an Ethereum wallet (EIP-1193) in headless Chromium against the real service
- * (issue 22), served at its public URL (EIP-4361 messages name its host): sign-in through the SIWE
+ *, served at its public URL (EIP-4361 messages name its host): sign-in through the SIWE
  * routes with a wallet injected into the page, then the agent's claim signed by the same wallet
  * (an EIP-4361 message naming the agent).
  */

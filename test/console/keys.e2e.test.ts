@@ -1,6 +1,5 @@
 /**
- * The operator console in headless Chromium against the real service (issue 22, interface
- * 4.8): sign in with a Solana wallet injected into the page, create an agent, create a trade
+ * The operator console in headless Chromium against the real service (the key management flow): sign in with a Solana wallet injected into the page, create an agent, create a trade
  * key whose one-time modal closes by itself after 30 s (driven clock), enrol TOTP from the QR
  * step, see `Verification failed` for a wrong code on a manage key and the key made with a
  * right one, revoke a key after confirming; screenshots of the agents page at desktop and
@@ -30,7 +29,7 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-describe('console: keys (interface 4.8)', () => {
+describe('console: keys (the key management flow)', () => {
   it('redirects /hub/api-keys to the agents page and signs in with the injected Solana wallet', async () => {
     await page.goto(`${svc.url}/hub/api-keys`);
     expect(new URL(page.url()).pathname).toBe('/agents');

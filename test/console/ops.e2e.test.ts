@@ -1,5 +1,5 @@
 /**
- * The console's ops page in headless Chromium against the real service (issue 22): the ops
+ * The console's ops page in headless Chromium against the real service: the ops
  * token typed and kept in memory only (a wrong one refused in words), the kill switch of a
  * chain flipped on and off (the service's own state checked), a catalog family off and on,
  * and an agent's actor inspected (machine state, context, journal). Screenshots at desktop and

@@ -1,5 +1,5 @@
 /**
- * The console's trading pages in headless Chromium against the real service (issue 22): fund
+ * The console's trading pages in headless Chromium against the real service: fund
  * the paper wallet from the faucet, "swap 10 USDC to SOL" from the command box with the safety
  * checks it passed, the order in the orders list (filters) and the position in the portfolio;
  * a held order approved from the inbox and another rejected; a DCA strategy created, paused,

@@ -1,5 +1,5 @@
 /**
- * Agent cards and the public directory from outside, over HTTP (issue 20): owners edit,
+ * Agent cards and the public directory from outside, over HTTP: owners edit,
  * publish and revoke; strangers read the directory without a credential.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,7 +175,7 @@ describe('agent cards and the public directory', () => {
     expect(await search('first')).toEqual([]);
   });
 
-  it('the snapshot only when published with snapshot: true, and only the fields CONTRACT names', async () => {
+  it('the snapshot only when published with snapshot: true, and only the snapshot fields', async () => {
     const hidden = await publishedAgent('No Snapshot', 'private');
     const denied = await anonymous.get(`${PUBLIC}/agents/${hidden.publicId}/snapshot`);
     expect(denied.status).toBe(404);

@@ -1,5 +1,5 @@
 /**
- * Per-user caps on agents, bots and the active keys of one agent or bot (issue 16, item 6):
+ * Per-user caps on agents, bots and the active keys of one agent or bot:
  * configurable, a 409 saying which cap and its size, and exact under concurrency (140
  * creates at once end with exactly the cap created).
  */

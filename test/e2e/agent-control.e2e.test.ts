@@ -1,5 +1,5 @@
 /**
- * Issue 19, the agent control plane from outside: an agent onboarded by ERC-8004 (SIWE) uses
+ * the agent control plane from outside: an agent onboarded by ERC-8004 (SIWE) uses
  * its identity token on the wallet routes and tools; an operator claims it with the onboarding
  * wallet's signature and manages it from their session (scopes, key rotation, withdrawal
  * settings: claim + CSRF + step-up); another operator's claim is 409; every refusal word for word.

@@ -1,6 +1,6 @@
 /**
- * The agent id a client sees is the one its owner chose, on every surface (issue 16, item 8
- * follow-up): two users each own agent `alpha`, whose actor ids are `<userId>~alpha`. REST,
+ * The agent id a client sees is the one its owner chose, on every surface:
+ * two users each own agent `alpha`, whose actor ids are `<userId>~alpha`. REST,
  * MCP answers, the verify answer, the SSE and WebSocket events, orders and audit entries all
  * say `alpha`, and nothing a client receives holds the `~` of an actor id (which would leak
  * the owner's user id).

@@ -1,5 +1,5 @@
 /**
- * A caller-chosen agentId is scoped to its owner (issue 16, item 8): creating an id another
+ * A caller-chosen agentId is scoped to its owner: creating an id another
  * user holds succeeds and tells nothing, and the two agents stay separate on every route
  * that names an agent (REST, keys, step-up, trading accounts, audit logs, MCP).
  */

@@ -1,5 +1,5 @@
 /**
- * One service process per data directory without REDIS_URL (issue 16 #7): a second one is
+ * One service process per data directory without REDIS_URL: a second one is
  * refused at start with a message saying why, while the first goes on serving; the data
  * directory is free again once its holder stops, or dies (SIGKILL leaves a stale socket).
  * With REDIS_URL two processes share it: two-process.test.ts.

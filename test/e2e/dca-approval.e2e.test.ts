@@ -1,5 +1,5 @@
 /**
- * DCA strategies against the owner's approval policy and the agent's state (issue 16), over
+ * DCA strategies against the owner's approval policy and the agent's state, over
  * HTTP and MCP with a driven clock: a trade key cannot buy through a strategy what the
  * approval policy would hold (the audit's scenario), the command route holds it the same
  * way, a paused agent's ticks are skipped rather than failed, one interval grammar with a
@@ -17,7 +17,7 @@ const T0 = Date.parse('2026-11-21T12:00:30Z');
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
-describe('DCA strategies and the approval policy (issue 16, e2e)', () => {
+describe('DCA strategies and the approval policy (e2e)', () => {
   const running: TestService[] = [];
   afterEach(async () => {
     for (const svc of running.splice(0)) await svc.stop();

@@ -1,5 +1,5 @@
 /**
- * DCA strategies on the production scheduler (issue 6): BullMQ job schedulers on a real
+ * DCA strategies on the production scheduler: BullMQ job schedulers on a real
  * Redis, the real clock, the service in this process. A strategy ticking every second
  * buys exactly once per second with no gap; pause stops it, resume continues from the
  * next second without a burst of the paused ones, delete removes the job scheduler from

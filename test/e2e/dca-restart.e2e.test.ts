@@ -1,5 +1,5 @@
 /**
- * DCA through a crash on the production scheduler (issue 6): two service processes on one
+ * DCA through a crash on the production scheduler: two service processes on one
  * store and one Redis run strategies ticking every second; one process is SIGKILLed
  * while ticks are in flight and started again. Afterwards no strategy is lost (all listed
  * and active through the restarted process, all still buying), no tick ran twice (each due

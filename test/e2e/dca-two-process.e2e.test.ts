@@ -1,5 +1,5 @@
 /**
- * DCA at scale on the production scheduler (issue 6): two service processes on one store
+ * DCA at scale on the production scheduler: two service processes on one store
  * (LMDB in one DATA_DIR) and one Redis (BullMQ job schedulers, shared limits), 200
  * strategies ticking every second for 30 s. Every tick is executed exactly once across
  * both processes: per strategy the due times are whole seconds, each at most once; each

@@ -1,5 +1,5 @@
 /**
- * DCA strategies on the embedded profile with a driven clock (issue 6): exactly one
+ * DCA strategies on the embedded profile with a driven clock: exactly one
  * order per minute, pause stops, resume continues without a burst, delete removes the
  * schedule, a duplicated tick buys once, a tick missed while down runs once (catchUp)
  * or not at all.
@@ -122,7 +122,7 @@ describe('DCA strategies, embedded scheduler, driven clock (e2e)', () => {
     await handler(tick);
     const bought = (await orders()).filter((o) => o.strategy === 'dup');
     expect(bought).toHaveLength(1);
-    expect(bought[0]!.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/); // one order id format, DCA included (issue 16)
+    expect(bought[0]!.order_id).toMatch(/^ord_[A-Za-z0-9_-]{24}$/); // one order id format, DCA included
   });
 
   it('names are unique per user; bad bodies list every problem', async () => {

@@ -1,5 +1,5 @@
 /**
- * Due jobs through the catalog (issue 17 #1): a key's expiry, an order's approval expiry and a
+ * Due jobs through the catalog: a key's expiry, an order's approval expiry and a
  * DCA tick each run as a `system` operation through the invoker, so each leaves an audit
  * entry with the system principal (the job's id), and each still does what it did. Those
  * operations are the service's own: no REST route, no MCP tool, no other principal may call them.

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
  * request as sent over HTTP or MCP).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KILL_SWITCH_PATH } from '../../src/http/routes/account.bindings.js';
+import { KILL_SWITCH_PATH } from '../../src/http/routes/kill-switch.bindings.js';
 import { Client, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 

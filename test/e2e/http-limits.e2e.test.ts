@@ -1,8 +1,8 @@
 /**
- * The HTTP server's limits (issue 16 #5) seen from raw sockets: an idle or trickling client
+ * The HTTP server's limits seen from raw sockets: an idle or trickling client
  * is cut off in seconds, idle keep-alive connections close, connections past the cap are
  * refused while open ones keep working, and event streams (SSE, WebSocket) outlive the
- * request timeout. Every answer carries the security headers (issue 16 #13).
+ * request timeout. Every answer carries the security headers.
  */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -71,7 +71,7 @@ describe('MCP scope families: call logs (read), keys and agent management (manag
     expect(manage).not.toContain('agent_control_scopes_set');
   });
 
-  it('lower scopes calling a manage tool get the scope error of interface 7.3', async () => {
+  it('lower scopes calling a manage tool get the scope error', async () => {
     for (const scope of ['read', 'trade'] as const) {
       for (const [name, args] of [
         ['agent_keys_rotate', {}],

@@ -1,7 +1,7 @@
 /**
  * Human-chosen names are echoed to consoles, logs and terminals: control characters,
  * bidirectional formatting and lone surrogates are refused with a 400 naming the field
- * (issue 16, item 9), on every route that takes a name.
+ *, on every route that takes a name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/test-service.js';

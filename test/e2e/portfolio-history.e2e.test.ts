@@ -1,5 +1,5 @@
 /**
- * The portfolio value history from outside (issue 22): readings the service takes after a
+ * The portfolio value history from outside: readings the service takes after a
  * deposit, a fill and a withdrawal-free quiet hour (periodic), read over REST and MCP, with
  * the interface's validation envelope and the account boundary of the other position routes.
  */

@@ -3,7 +3,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { Client, signInSolana, solanaWallet, startTestService, type TestService } from '../support/test-service.js';
 
 /**
- * CONTRACT "Limits not shown": public routes get a per-IP budget. Sign-in is one of them
+ * Limits not shown: public routes get a per-IP budget. Sign-in is one of them
  * (a nonce is a stored record), and every public route draws on one counter per address.
  */
 describe('per-IP budget of public routes (e2e)', () => {

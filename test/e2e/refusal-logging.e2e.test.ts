@@ -1,5 +1,5 @@
 /**
- * Log levels of refusals (issue 16 #11): an answer the service was asked to give (the kill
+ * Log levels of refusals: an answer the service was asked to give (the kill
  * switch, trading switched off, a missing scope, a 401, the 405 an MCP SDK client's GET probe
  * gets) is logged at info without a stack; error level stays for faults.
  */

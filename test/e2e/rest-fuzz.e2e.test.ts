@@ -7,7 +7,7 @@ import { Client, signInSolana, startTestService, type TestService } from '../sup
 /**
  * Every documented REST route, called by a signed-in operator with random and malformed
  * bodies, query strings and path parameters: the answer is always an envelope of
- * interface 7.1 with a status below 500, the service keeps serving, and no control or
+ * the error envelopes with a status below 500, the service keeps serving, and no control or
  * bidirectional formatting character sent in comes back unescaped.
  */
 

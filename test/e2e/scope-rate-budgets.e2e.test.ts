@@ -7,7 +7,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * Interface 8: the trade and manage budgets of an API key (the read budget is driven in
+ * The limits: the trade and manage budgets of an API key (the read budget is driven in
  * rate-limits-and-secrets.e2e.test.ts). Time is a driven clock: a spent minute or hour is
  * passed by moving it, never by waiting.
  */

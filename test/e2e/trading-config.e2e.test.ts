@@ -50,7 +50,7 @@ describe('trading configuration routes and tools (e2e)', () => {
   });
   afterAll(() => svc.stop());
 
-  it('binds every config route of interface 4.2', () => {
+  it('binds every trading config route', () => {
     const bound = TRADING_CONFIG_BINDINGS.map((binding) => `${binding.method.toUpperCase()} ${binding.path}`);
     const listed = ROUTES.map(
       (route) => `${route.method} /api/nest/trading/config/:userId${route.suffix.replace(BONK, ':address').replace('pumpfun', ':type')}`,

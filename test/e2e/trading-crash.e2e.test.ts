@@ -1,5 +1,5 @@
 /**
- * Issue 5: SIGKILL during 200 concurrent guarded swaps with idempotency keys. After a
+ * SIGKILL during 200 concurrent guarded swaps with idempotency keys. After a
  * restart on the same DATA_DIR and client retries with the same keys, every swap that was
  * acknowledged exists exactly once, every key ends with exactly one order, and no swap
  * executed twice at the venue (one fill per order, balances moved by exactly the fills).

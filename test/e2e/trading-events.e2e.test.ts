@@ -1,5 +1,5 @@
 /**
- * Trading events on the agent's stream (CONTRACT "Events"): wallet.updated,
+ * Trading events on the agent's stream (events): wallet.updated,
  * order.created, order.updated, position.updated and risk.blocked reach an SSE client.
  */
 import { randomUUID } from 'node:crypto';
@@ -63,7 +63,7 @@ describe('trading events on the SSE stream (e2e)', () => {
       message: 'Insufficient balance for requested swap amount',
       channel: 'command',
     });
-    // One type per field on every surface: position.updated writes USD as the position routes do (issue 16).
+    // One type per field on every surface: position.updated writes USD as the position routes do.
     const positions = events.filter((e) => e.event === 'position.updated').map((e) => e.data as Record<string, unknown>);
     for (const position of positions) {
       expect(position).toMatchObject({
@@ -115,7 +115,7 @@ describe('trading events on the SSE stream (e2e)', () => {
     });
   });
 
-  it('a cancelled order is an order.updated in state cancelled (issue 16)', async () => {
+  it('a cancelled order is an order.updated in state cancelled', async () => {
     const { operator, user, sse } = await tradingAgent();
     await operator.put(`/api/nest/trading/config/${user.id}/default-order-profile`, { autoApprove: false });
     const held = await operator.post('/api/nest/trading/command', { message: 'buy 0.1 SOL of BONK' }, key());

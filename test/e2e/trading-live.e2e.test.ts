@@ -1,6 +1,6 @@
 /**
  * The live profile wired end to end with its providers down: the venue per chain, the
- * circuit breaker per provider (interface 7.4: 503 `Circuit breaker open for provider:
+ * circuit breaker per provider (the trading errors: 503 `Circuit breaker open for provider:
  * <provider>`), the command route's soft error for an unreachable engine, and no faucet.
  */
 import { randomUUID } from 'node:crypto';
@@ -92,7 +92,7 @@ describe('live venue profile with its providers failing (e2e)', () => {
     type Operation = { parameters?: Parameter[]; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
     const doc = (await (await fetch(`${svc.url}/api/nest/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
     // A trade may answer the soft error (200, canonical envelope), 503 (kill switch, breaker) and,
-    // keyed, 409 or 422 (CONTRACT "Idempotency").
+    // keyed, 409 or 422 (idempotency).
     const command = doc.paths['/api/nest/trading/command']!.post!;
     expect(Object.keys(command.responses)).toEqual(expect.arrayContaining(['200', '409', '422', '503']));
     expect(JSON.stringify(command.responses['200']!.content)).toContain('"success":{"type":"boolean","const":false}');

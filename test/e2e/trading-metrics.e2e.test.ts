@@ -1,5 +1,5 @@
 /**
- * `/metrics` as a Prometheus scraper sees it after trading (issue 16): orders by status,
+ * `/metrics` as a Prometheus scraper sees it after trading: orders by status,
  * venue and chain, swap latency by outcome, risk refusals by check, the providers' circuit
  * breakers, DCA tick counters. Two services: the paper venue for swaps, and the live
  * profile with its provider down for a breaker that opens.

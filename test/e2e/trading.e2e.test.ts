@@ -1,7 +1,7 @@
 /**
  * The trading core from outside, as an operator's console and an MCP client use it:
  * custodial wallet, paper faucet, quotes, swaps through the safety path, positions and
- * PnL, every error of interface 7.4 word for word, approvals and their expiry.
+ * PnL, every trading error word for word, approvals and their expiry.
  */
 import { randomUUID } from 'node:crypto';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -77,7 +77,7 @@ describe('trading core (e2e)', () => {
     expect(positions.body.positions.map((p: { symbol: string }) => p.symbol).sort()).toEqual(['SOL', 'USDC']);
   });
 
-  it('the faucet books balance and position as one deposit, whatever X-Request-Id the client sends (issue 16)', async () => {
+  it('the faucet books balance and position as one deposit, whatever X-Request-Id the client sends', async () => {
     const books = await operator.agent('faucet-books');
     const agentId = books.agentId;
     expect((await http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true })).status).toBe(200);
@@ -211,7 +211,7 @@ describe('trading core (e2e)', () => {
     expect(same.body).not.toHaveProperty('order');
   });
 
-  it('answers every trading error of interface 7.4 word for word', async () => {
+  it('answers every trading error word for word', async () => {
     expect(await command('swap 1 SOL to NOPE')).toMatchObject({ status: 404, body: { statusCode: 404, message: 'Token not found: NOPE' } });
     expect(await command('buy 20 SOL of BONK')).toMatchObject({
       status: 400,
@@ -344,7 +344,7 @@ describe('trading core (e2e)', () => {
     await setProfile({ autoApprove: true });
   });
 
-  it("cancels an order nothing was sent for yet; a sent one is 409, a cancelled one answers again, another account's is 404 (issue 16)", async () => {
+  it("cancels an order nothing was sent for yet; a sent one is 409, a cancelled one answers again, another account's is 404", async () => {
     expect((await setProfile({ autoApprove: false })).status).toBe(200);
     const cancel = (orderId: string, path = userId) => http.post(`/api/nest/trading/orders/${path}/${orderId}/cancel`, {});
     const held = (await command('buy 0.01 SOL of BONK')).body.order;

@@ -1,5 +1,5 @@
 /**
- * Wallet and token-approval routes (interface 4.2) and tools (4.5) against the real service:
+ * Wallet and token-approval routes (the trading routes) and tools (4.5) against the real service:
  * REST with a session, MCP with the official SDK client, idempotency on the guarded routes,
  * and a scan proving no custodial secret key reaches the store, the disk or the logs.
  */
@@ -61,7 +61,7 @@ describe('wallets and token approvals (e2e)', () => {
 
     const key = randomUUID();
     const created = await alice.post(custodial, {}, idem(key));
-    expect(created.status).toBe(201); // created by this call (issue 16 item 22); 200 below, where it was there
+    expect(created.status).toBe(201); // created by this call; 200 below, where it was there
 
     expect(created.body).toEqual({
       walletId: expect.stringMatching(/^wal_/),
@@ -219,7 +219,7 @@ describe('wallets and token approvals (e2e)', () => {
     expect(await alice.post(revoke, { ...target, chain: 'arbitrum' }, idem())).toMatchObject({ status: 404 });
   });
 
-  it('an idempotency key reused for another token is 422, not a replay of the first token (issue 16)', async () => {
+  it('an idempotency key reused for another token is 422, not a replay of the first token', async () => {
     // `token` is a secret-named field for the logs; the request's fingerprint must still cover it.
     const { approvals, revoke } = base();
     const key = randomUUID();
@@ -370,7 +370,7 @@ describe('wallets and token approvals (e2e)', () => {
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'revoked' })).body.items).toHaveLength(1);
       expect((await call(manage, 'trading_evm_approvals_list', { status: 'active' })).body.items).toHaveLength(0);
 
-      // One key, another token: refused, not answered with the first token's approval (issue 16).
+      // One key, another token: refused, not answered with the first token's approval.
       const idempotencyKey = randomUUID();
       const first = await call(manage, 'trading_evm_approval_record', {
         chain: 'ethereum',

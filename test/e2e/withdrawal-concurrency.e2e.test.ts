@@ -1,5 +1,5 @@
 /**
- * Issue 19, concurrency through the service (paper venue): 20 withdrawals at once whose sum
+ * concurrency through the service (paper venue): 20 withdrawals at once whose sum
  * exceeds the balance, then the daily cap → exactly what fits is sent; an idempotency key
  * sent several times at once pays once.
  */

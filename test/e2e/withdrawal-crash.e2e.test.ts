@@ -1,5 +1,5 @@
 /**
- * Issue 19, "How it is tested": SIGKILL between persist and broadcast, and between broadcast
+ * "How it is tested": SIGKILL between persist and broadcast, and between broadcast
  * and confirmation. The service runs as a child process on the live venue with one EVM chain
  * (`base`) whose RPC is a JSON-RPC proxy served by this test in front of EDR. The proxy kills
  * the child when the withdrawal's raw transaction reaches it: (a) before forwarding it (signed

@@ -40,7 +40,7 @@ function setup() {
   });
   const catalog = new OperationCatalog().register(ensure);
   const invoker = new OperationInvoker(catalog, { record: (entry) => audit.push(entry) }, clock);
-  const bindings: RestBinding[] = [
+  const bindings: RestBinding<string>[] = [
     { method: 'post', path: '/api/nest/agents/test/ensure', operation: 'test_ensure', caller: 'agent', status: 200, createdStatus: 201 },
     {
       method: 'post',

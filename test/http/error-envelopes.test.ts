@@ -50,7 +50,7 @@ function failingRouter(): Router {
   return router;
 }
 
-describe('error envelopes (interface 7.1)', () => {
+describe('error envelopes', () => {
   const { app, logs } = createTestApp({ routers: [failingRouter()] });
 
   it('renders the standard envelope with the reason phrase', async () => {

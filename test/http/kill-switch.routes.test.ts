@@ -6,10 +6,10 @@ import { KILL_SWITCH_CACHE_MS, KILL_SWITCH_COLLECTIONS, StoreKillSwitch } from '
 import { openApiProblems } from '../support/openapi-lint.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/openapi-document.js';
 import { catalogRouteDocs } from '../../src/http/openapi/catalog-routes.doc.js';
-import { KILL_SWITCH_BINDINGS, KILL_SWITCH_PATH } from '../../src/http/routes/account.bindings.js';
+import { KILL_SWITCH_BINDINGS, KILL_SWITCH_PATH } from '../../src/http/routes/kill-switch.bindings.js';
 import { createOperationRoutes } from '../../src/http/routes/operation.routes.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
-import { killSwitchOperations } from '../../src/operations/definitions/service-admin.ops.js';
+import { killSwitchOperations } from '../../src/operations/definitions/kill-switch.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { OperationInvoker } from '../../src/operations/operation-invoker.js';
 import { OPS_TOKEN, createTestApp } from '../support/http-harness.js';

@@ -3,18 +3,21 @@ import type { ApiKeysService } from '../../src/accounts/api-keys.service.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
 import { DOCS_ASSET_PATH, DocsPage } from '../../src/http/openapi/docs-page.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
-import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
+import type { AgentsService } from '../../src/accounts/agents.service.js';
+import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
 import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
+import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
+import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
+import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import { openApiProblems } from '../support/openapi-lint.js';
 
 type Doc = { paths: Record<string, Record<string, any>>; tags: { name: string }[]; 'x-mcp': { tools: any[] } };
 
 function documentOf(catalog: OperationCatalog): Doc {
-  return serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as unknown as Doc;
+  return serviceOpenApiDocument(catalog, ACCOUNT_BINDINGS) as unknown as Doc;
 }
 
 /** Handlers never run here. */
@@ -23,6 +26,9 @@ function catalog(): OperationCatalog {
     ...agentOperations({} as Parameters<typeof agentOperations>[0]),
     ...keyOperations({} as ApiKeysService),
     ...botOperations({} as BotsService, {} as ApiKeysService),
+    ...agentAdminOperations({} as AgentsService),
+    ...stepUpOperations({} as never),
+    ...auditLogOperations({} as never),
   );
 }
 

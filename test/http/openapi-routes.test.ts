@@ -5,9 +5,10 @@ import type { AuthMiddlewareDeps } from '../../src/http/auth/auth.middleware.js'
 import { openApiProblems } from '../support/openapi-lint.js';
 import { createOpenApiRoutes } from '../../src/http/openapi/openapi.routes.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { ACCOUNT_REST_BINDINGS, CATALOG_ADMIN_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import { CATALOG_SETTINGS_BINDINGS } from '../../src/http/routes/catalog-settings.bindings.js';
 import { createAuthRoutes } from '../../src/http/routes/auth.routes.js';
-import { AGENT_REST_BINDINGS, createOperationRoutes } from '../../src/http/routes/operation.routes.js';
+import { createOperationRoutes } from '../../src/http/routes/operation.routes.js';
+import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import type { AgentsService } from '../../src/accounts/agents.service.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
 import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
@@ -15,7 +16,7 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { auditLogOperations } from '../../src/operations/definitions/audit-log.ops.js';
 import { botOperations } from '../../src/operations/definitions/bot.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
-import { catalogAdminOperations } from '../../src/operations/definitions/service-admin.ops.js';
+import { catalogSettingsOperations } from '../../src/operations/definitions/catalog-settings.ops.js';
 import { stepUpOperations } from '../../src/operations/definitions/step-up.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { Client, startTestService, type TestService } from '../support/test-service.js';
@@ -38,7 +39,7 @@ describe('OpenAPI and docs routes (service)', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-ratelimit-limit')).toBe('60');
     expect(openApiProblems(response.body)).toEqual([]);
-    for (const binding of [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) {
+    for (const binding of ACCOUNT_BINDINGS) {
       // An operation bound twice (a key of an agent or of a bot) gets a numbered id the second time.
       expect(doc.paths[binding.path.replace(/:(\w+)/g, '{$1}')]?.[binding.method]?.operationId).toMatch(
         new RegExp(`^${binding.operation}(_\\d+)?$`),
@@ -121,7 +122,7 @@ describe('OpenAPI coverage of the REST routers', () => {
   });
 });
 
-const BINDINGS = [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS, ...CATALOG_ADMIN_BINDINGS];
+const BINDINGS = [...ACCOUNT_BINDINGS, ...CATALOG_SETTINGS_BINDINGS];
 
 /** The service's operations, with handlers that never run here. */
 function svcCatalog(): OperationCatalog {
@@ -133,5 +134,5 @@ function svcCatalog(): OperationCatalog {
     ...stepUpOperations({} as never),
     ...auditLogOperations({} as never),
   );
-  return catalog.register(...catalogAdminOperations(catalog, {} as never));
+  return catalog.register(...catalogSettingsOperations(catalog, {} as never));
 }

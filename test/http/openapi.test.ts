@@ -5,8 +5,9 @@ import { createKeySchema } from '../../src/accounts/api-keys.service.js';
 import { patchBotSchema } from '../../src/accounts/bots.service.js';
 import { SchemaConverter } from '../../src/http/openapi/json-schema.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
-import { AGENT_REST_BINDINGS } from '../../src/http/routes/operation.routes.js';
-import { ACCOUNT_REST_BINDINGS } from '../../src/http/routes/account.bindings.js';
+import { AGENT_BINDINGS } from '../../src/http/routes/agent.bindings.js';
+import { KEY_BINDINGS } from '../../src/http/routes/key.bindings.js';
+import type { RestBinding } from '../../src/http/routes/operation.routes.js';
 import type { AgentsService } from '../../src/accounts/agents.service.js';
 import type { BotsService } from '../../src/accounts/bots.service.js';
 import { agentAdminOperations } from '../../src/operations/definitions/agent-admin.ops.js';
@@ -17,6 +18,7 @@ import { agentOperations } from '../../src/operations/definitions/agent.ops.js';
 import { keyOperations } from '../../src/operations/definitions/key.ops.js';
 import { OperationCatalog } from '../../src/operations/operation-catalog.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
+import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import { openApiProblems, resolvePointer } from '../support/openapi-lint.js';
 
 /** The service's catalog; handlers never run here, so their dependencies are empty stand-ins. */
@@ -46,8 +48,10 @@ function accountCatalog(catalog = serviceCatalog()): OperationCatalog {
     ...auditLogOperations({} as never),
   );
 }
-const documentOf = (catalog = accountCatalog()) =>
-  serviceOpenApiDocument(catalog, [...AGENT_REST_BINDINGS, ...ACCOUNT_REST_BINDINGS]) as Doc;
+const documentOf = (catalog = accountCatalog(), bindings: readonly RestBinding<string>[] = ACCOUNT_BINDINGS) =>
+  serviceOpenApiDocument(catalog, bindings) as Doc;
+/** The routes of `serviceCatalog`'s operations. */
+const SERVICE_BINDINGS = [...AGENT_BINDINGS, ...KEY_BINDINGS];
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 describe('OpenAPI document', () => {
@@ -70,8 +74,8 @@ describe('OpenAPI document', () => {
 
   it('describes every catalog REST binding from the operation’s own input and output schemas', () => {
     const catalog = serviceCatalog();
-    const doc = documentOf(catalog);
-    for (const binding of AGENT_REST_BINDINGS) {
+    const doc = documentOf(catalog, SERVICE_BINDINGS);
+    for (const binding of SERVICE_BINDINGS) {
       const operation = catalog.get(binding.operation)!;
       const described = doc.paths[openApiPath(binding.path)]?.[binding.method];
       expect(described, `${binding.method} ${binding.path}`).toBeDefined();
@@ -142,7 +146,7 @@ describe('OpenAPI document', () => {
 
   it('lists the MCP tools with their input schemas, and follows the runtime catalog settings', () => {
     const catalog = serviceCatalog();
-    const tools = documentOf(catalog)['x-mcp'].tools as Array<{ name: string; inputSchema: unknown }>;
+    const tools = documentOf(catalog, SERVICE_BINDINGS)['x-mcp'].tools as Array<{ name: string; inputSchema: unknown }>;
     expect(tools.map((tool) => tool.name)).toEqual(
       catalog
         .all()
@@ -154,7 +158,7 @@ describe('OpenAPI document', () => {
     );
 
     catalog.configure({ disabledFamilies: ['keys'], disabledOperations: ['agent_pause'] });
-    const doc = documentOf(catalog);
+    const doc = documentOf(catalog, SERVICE_BINDINGS);
     expect(doc.paths['/api/nest/agents/{agentId}/pause']).toBeUndefined();
     expect(doc.paths['/api/nest/agents/{agentId}/keys']).toBeUndefined();
     expect(doc['x-mcp'].tools.map((tool: { name: string }) => tool.name)).toEqual(['agent_resume', 'agent_status', 'agent_trading_set']);
@@ -174,7 +178,8 @@ describe('OpenAPI document', () => {
       }),
     );
     const doc = serviceOpenApiDocument(catalog, [
-      ...AGENT_REST_BINDINGS,
+      ...AGENT_BINDINGS,
+      ...KEY_BINDINGS,
       { method: 'post', path: '/api/nest/agents/:agentId/swap', operation: 'test_swap' },
     ]) as Doc;
     const swap = doc.paths['/api/nest/agents/{agentId}/swap']!.post;

@@ -1,5 +1,5 @@
 /**
- * ERC-8004 onboarding with a contract wallet (ERC-1271), issue 18: with `EVM_RPC_URL` set, a
+ * ERC-8004 onboarding with a contract wallet (ERC-1271): with `EVM_RPC_URL` set, a
  * SIWE message whose address is a contract is accepted when the contract's
  * `isValidSignature(hash, signature)` answers the magic value `0x1626ba7e`, asked with a real
  * `eth_call` on an in-process EVM (EDR) behind a JSON-RPC endpoint. The two wallets below are

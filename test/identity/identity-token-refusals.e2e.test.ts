@@ -1,5 +1,5 @@
 /**
- * Interface 7.5 on every route that takes identity tokens (`/mcp/:publicId`, its SSE and
+ * The MCP and agent errors on every route that takes identity tokens (`/mcp/:publicId`, its SSE and
  * WebSocket streams, the agent wallet routes): a bearer shaped like a JWT that does not verify
  * is 401 `Identity token validation failed`, not `Unauthorized`; so is a token of ours whose
  * `iat` lies more than 60 s ahead of the service's clock. The future tokens are real ones,

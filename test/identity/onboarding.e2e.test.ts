@@ -234,7 +234,7 @@ describe('ERC-8004 onboarding over HTTP', () => {
       }),
       bearer(read.body.accessToken),
     );
-    // The same refusal as an API key of that scope (interface 7.3).
+    // The same refusal as an API key of that scope (the auth and key errors).
     expect(hidden.body.error).toMatchObject({ code: -32003, message: 'Scope insufficient: required trade, got read' });
 
     const other = await onboardSiwe(stranger, 'read');

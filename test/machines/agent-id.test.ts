@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chosenAgentId, isReservedAgentId, scopedActorId } from '../../machines/agent-id.js';
 
-describe('agent ids as their owner knows them (issue 16, item 8)', () => {
+describe('agent ids as their owner knows them', () => {
   it('an owner-scoped actor id shows the chosen id: the part after the first `~`', () => {
     expect(chosenAgentId(scopedActorId('usr_abc', 'alpha'))).toBe('alpha');
     expect(chosenAgentId('usr_abc~alpha.v2:x')).toBe('alpha.v2:x');

@@ -66,7 +66,7 @@ describe('api-key machine', () => {
   });
 });
 
-// The key model auth and accounts share (issue 17: it lives with the machine, not in accounts).
+// The key model auth and accounts share (it lives with the machine, not in accounts).
 describe('api-key scopes and status', () => {
   it('scopes are cumulative: read < trade < manage', () => {
     const covered = SCOPES.map((held) => SCOPES.filter((required) => scopeCovers(held, required)));

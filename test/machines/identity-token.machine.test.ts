@@ -23,7 +23,7 @@ describe('identity-token machine', () => {
     expect(identityTokenStatus({ state: 'valid', context: input }, issuedAt)).toBe('valid');
   });
 
-  it('valid → revoked (interface 3), for good, announcing the jti', () => {
+  it('valid → revoked (the states and transitions), for good, announcing the jti', () => {
     const { actor, emitted } = start();
     actor.send({ type: 'token.revoke', at: issuedAt + 10 });
     expect(actor.getSnapshot().value).toBe('revoked');

@@ -46,7 +46,7 @@ describe('order machine', () => {
     expect(emitted[0]!.order.status).toBe('submitting');
   });
 
-  it('an order that needs approval starts pending_approval (interface 3)', () => {
+  it('an order that needs approval starts pending_approval (the states and transitions)', () => {
     const { snapshot, emitted } = walk(true, []);
     expect(snapshot.value).toBe('pending_approval');
     expect(emitted[0]!.order.status).toBe('pending_approval');

@@ -1,5 +1,5 @@
 /**
- * Every row of interface 7.5 that the MCP endpoint answers, word for word, against the real
+ * Every row of the MCP and agent errors that the MCP endpoint answers, word for word, against the real
  * service (the failing-handler row is in mcp-handler.test.ts, over a catalog with a failing
  * tool), plus the HTTP-level decisions of src/mcp/mcp-errors.ts.
  */
@@ -179,7 +179,7 @@ const ROWS: Row[] = [
   },
 ];
 
-describe('MCP errors of interface 7.5 (e2e)', () => {
+describe('MCP and agent errors (e2e)', () => {
   let svc: TestService;
   let agent: { agentId: string; publicId: string };
   const secrets: Record<string, string> = {};

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC ids come back exactly as sent (issue 16 item 14): a numeric id a double cannot
+ * JSON-RPC ids come back exactly as sent: a numeric id a double cannot
  * hold (above 2^53, 1e400, -0) used to come back rounded or as null. Raw bodies over HTTP
  * against the handler, reading the answer's text (a JSON.parse of it would round again),
  * plus the top-level scanner on the shapes that could fool it.

@@ -4,7 +4,7 @@ import { digestArguments, keyedRequestDigest, requestFingerprint } from '../../s
 
 const hmac = (text: string) => createHmac('sha256', 'k'.repeat(32)).update(text).digest('hex');
 
-describe('request fingerprint: the idempotency identity of a request (issue 16)', () => {
+describe('request fingerprint: the idempotency identity of a request', () => {
   const usdc = {
     chain: 'base',
     token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',

@@ -1,5 +1,5 @@
 /**
- * The runtime's typed handle of one machine type (`runtime.collection(definition)`, issue 17):
+ * The runtime's typed handle of one machine type (`runtime.collection(definition)`):
  * get / find / count / create / send typed by the definition, over the same committed views
  * as the address API (no read or copy of its own), and the same answers for what is not there.
  */

@@ -1,5 +1,5 @@
 /**
- * The agent control plane through the SDK against the real service (interface 4.4): an
+ * The agent control plane through the SDK against the real service (the agent wallet and control-plane routes): an
  * operator claims agents with `agents.claim` (SIWS with their own wallet for an agent they
  * created, EIP-4361 with the onboarding wallet for an agent onboarded by SIWE), then, with a
  * step-up token, caps scopes and rotates keys; the service's refusals arrive as SDK codes:

@@ -1,5 +1,5 @@
 /**
- * Every SDK error code from a real condition (interface 7.7): the real service for 401, 403,
+ * Every SDK error code from a real condition (the SDK error mapping): the real service for 401, 403,
  * 429, tool errors and refused parameters; a closed port, a silent server and a server that
  * answers HTML for what only a broken network path produces. `provider_auth_error` from the
  * real onboarding routes is in onboarding.e2e.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Identity tokens are renewed before `exp` (interface 5 rule 7, CONTRACT "Client SDK"):
+ * Identity tokens are renewed before `exp` (authentication rule 7, client SDK):
  * the exact timing against a scripted onboarding route on a driven clock (onboarding.e2e.test.ts
  * does the same against the real service).
  */

@@ -1,6 +1,5 @@
 /**
- * The SDK's ERC-8004 onboarding against the real service (interface 4.3, CONTRACT "Identity
- * access tokens", "Client SDK"): SIWE with a viem account, then tools; renewal before `exp` on
+ * The SDK's ERC-8004 onboarding against the real service (the public onboarding and directory routes, identity access tokens, "Client SDK"): SIWE with a viem account, then tools; renewal before `exp` on
  * a driven clock; SIWA checked on a registry deployed on EDR; refusals of the identity
  * provider as `provider_auth_error` in the service's words; and what an event stream does when
  * its token is revoked or expires (it renews and resumes: no event lost).

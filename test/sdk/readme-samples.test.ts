@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentIdentities } from '../../sdk/examples/agent-identities.js';
 import { publishAndFind } from '../../sdk/examples/agent-card.js';
-import { balanceAndWithdraw } from '../../sdk/examples/agent-wallet.js';
+import { balanceAndWithdraw } from '../../sdk/examples/withdrawals.js';
 import { claimCapAndRotate } from '../../sdk/examples/control-plane.js';
 import { lastDayValue } from '../../sdk/examples/portfolio-history.js';
 import { allowWithdrawals } from '../../sdk/examples/withdrawal-settings.js';
@@ -60,7 +60,7 @@ it('the README shows each sample file as it is, and has no TypeScript block that
     'sdk/examples/agent-quickstart.ts',
     'sdk/examples/agent-siwe-quickstart.ts',
     'sdk/examples/agent-identities.ts',
-    'sdk/examples/agent-wallet.ts',
+    'sdk/examples/withdrawals.ts',
     'sdk/examples/withdrawal-settings.ts',
   ]);
   for (const { path, block } of found) expect(block).toBe(readFileSync(`${ROOT}${path}`, 'utf8'));

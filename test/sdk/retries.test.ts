@@ -1,6 +1,6 @@
 /**
  * Which errors the SDK retries, how often, after which waits, and with which idempotency key
- * (interface 7.7, CONTRACT "Client SDK"), on a driven clock and a scripted fetch.
+ * (the SDK error mapping, client SDK), on a driven clock and a scripted fetch.
  */
 import { describe, expect, it } from 'vitest';
 import { AgentClient, retryDelayMs, type SdkError } from '../../sdk/src/index.js';

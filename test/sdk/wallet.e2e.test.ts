@@ -1,6 +1,5 @@
 /**
- * The agent wallet through the SDK against the real service on the paper venue (interface
- * 4.4): the operator claims the agent (`agents.claim`, SIWS and EIP-4361) and switches
+ * The agent wallet through the SDK against the real service on the paper venue (the agent wallet and control-plane routes): the operator claims the agent (`agents.claim`, SIWS and EIP-4361) and switches
  * withdrawals on with its session and a step-up token (`agents.setWithdrawSettings`,
  * `X-Step-Up-Token`), the agent reads its balance and withdraws
  * on Solana and EVM; and a withdrawal whose answer is lost (a 429, then a dropped connection

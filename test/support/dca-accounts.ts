@@ -1,5 +1,5 @@
 /**
- * DCA test helpers shared by the BullMQ, two-process and restart suites (issue 6): a
+ * DCA test helpers shared by the BullMQ, two-process and restart suites: a
  * funded trading account behind any service URL (in-process or a child process), and
  * readers that page through orders and strategies.
  */

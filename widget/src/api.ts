@@ -1,4 +1,4 @@
-/** The widget's calls to the service (interface 4.7), with the session token it was given. */
+/** The widget's calls to the service (the legacy routes), with the session token it was given. */
 
 /** Why a call failed, as the widget tells its reader. */
 export type Failure = { kind: 'expired' } | { kind: 'refused' } | { kind: 'error'; message: string };

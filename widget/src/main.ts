@@ -1,5 +1,5 @@
 /**
- * The embeddable chat widget of a legacy bot (interface 4.7): a site adds
+ * The embeddable chat widget of a legacy bot (the legacy routes): a site adds
  * `<script src="https://<service>/api/widget/<botId>/script.js" async></script>` and gets a
  * launcher button and a chat panel in a shadow root. The script learns the bot and the service
  * from its own address. A session starts when the panel first opens; an expired one asks to

@@ -11,7 +11,7 @@ import { words } from '../format.js';
 import { orderSummary } from './order-table.js';
 import { ErrorText } from './status.js';
 
-/** A soft refusal (`success: false`, interface 7): HTTP 200 with the error in the body. */
+/** A soft refusal (`success: false`, the errors): HTTP 200 with the error in the body. */
 interface SoftRefusal {
   success: false;
   error: { code: string; message: string };

@@ -1,5 +1,5 @@
 /**
- * The agent's control plane (issue 10): claim it with the signed-in wallet, cap the scope of
+ * The agent's control plane: claim it with the signed-in wallet, cap the scope of
  * its credentials, rotate its keys, and its withdrawal settings. Every change but the claim
  * asks the authenticator code first (step-up); rotated keys' secrets show once each, in the
  * same self-closing window as a new key's.

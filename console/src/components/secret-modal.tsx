@@ -1,17 +1,17 @@
 /**
- * Interface 4.8: a new key's full secret, shown once in a modal that closes itself after 30 s.
+ * The key management flow: a new key's full secret, shown once in a modal that closes itself after 30 s.
  * The secret lives in this component's props only: never stored, never logged, gone when it closes.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Modal } from './modal.js';
 
-/** Interface 7.3: the UI's own error when a created or rotated key comes back without its secret. */
+/** The auth and key errors: the UI's own error when a created or rotated key comes back without its secret. */
 export const MISSING_SECRET = 'Backend did not return a one-time secret';
 
 /** Whether an answer carries the one-time secret a new key must show. */
 export const hasSecret = (secret: unknown): secret is string => typeof secret === 'string' && secret !== '';
 
-/** Interface 8, "One-time key reveal": auto-dismisses after 30 s. */
+/** The limits, "One-time key reveal": auto-dismisses after 30 s. */
 const SECRET_REVEAL_MS = 30_000;
 
 export function SecretModal({ secret, keyName, onClose }: { secret: string; keyName: string; onClose(): void }) {

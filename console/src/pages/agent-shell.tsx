@@ -6,7 +6,7 @@ import { LiveEvents } from '../components/live-events.js';
 import { ErrorText, Loading } from '../components/status.js';
 import { onLinkClick } from '../router.js';
 import { useLoad } from '../use-load.js';
-import { AgentKeysPage } from './agent.page.js';
+import { OverviewPage } from './overview.page.js';
 import { DcaPage } from './dca.page.js';
 import { PortfolioPage } from './portfolio.page.js';
 import { TradingPage } from './trading.page.js';
@@ -39,7 +39,7 @@ export function AgentShell({ agentId, section }: { agentId: string; section: Age
       ) : null}
       <AgentTabs agentId={agentId} current={section} />
       {agent.data ? <LiveEvents publicId={agent.data.publicId} onChange={onChange} /> : null}
-      {section === 'overview' ? <AgentKeysPage agentId={agentId} /> : null}
+      {section === 'overview' ? <OverviewPage agentId={agentId} /> : null}
       {section === 'trading' ? <TradingPage agentId={agentId} refreshKey={refreshKey} /> : null}
       {section === 'portfolio' ? <PortfolioPage agentId={agentId} refreshKey={refreshKey} /> : null}
       {section === 'dca' ? <DcaPage agentId={agentId} refreshKey={refreshKey} /> : null}

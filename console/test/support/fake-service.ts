@@ -31,7 +31,7 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized
 export const json = (status: number, body: unknown): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
-/** The REST standard envelope, or the domain one when `code` is given (interface 7.1). */
+/** The REST standard envelope, or the domain one when `code` is given (the error envelopes). */
 export const refusal = (status: number, message: string, code?: string): Response =>
   json(status, { statusCode: status, message, error: REASONS[status] ?? 'Error', ...(code ? { code } : {}) });
 

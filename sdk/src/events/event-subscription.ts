@@ -1,5 +1,5 @@
 /**
- * An agent's event stream (CONTRACT "Events"), as an async iterator that never misses an
+ * An agent's event stream (events), as an async iterator that never misses an
  * event across reconnects: each reconnect resumes after the last id seen (`Last-Event-ID`),
  * with exponential backoff and jitter while the service is unreachable. It ends with an
  * error when the service refuses the credential for good (revoked key, unknown agent); an

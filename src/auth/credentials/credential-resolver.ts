@@ -51,8 +51,7 @@ export class CredentialResolver {
   }
 
   /**
-   * An agent's credential acts with at most the agent's `maxScope` (CONTRACT "Agent control
-   * plane"), here, where every surface resolves credentials: REST, MCP and event streams.
+   * An agent's credential acts with at most the agent's `maxScope` (agent control plane), here, where every surface resolves credentials: REST, MCP and event streams.
    */
   private async capped<P extends KeyPrincipal | IdentityTokenPrincipal>(principal: P): Promise<P> {
     if (!this.caps || principal.type === 'bot-key') return principal;

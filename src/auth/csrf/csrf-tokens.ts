@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Synchronizer CSRF tokens (CONTRACT "Sessions"): `<nonce>.<HMAC(binding, nonce)>`.
+ * Synchronizer CSRF tokens (sessions): `<nonce>.<HMAC(binding, nonce)>`.
  * The binding is the session id after login, or the id in the pre-login cookie before
  * it, so a token from one session never passes for another.
  */

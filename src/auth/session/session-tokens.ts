@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 
-/** Lifetimes of CONTRACT "Sessions". */
+/** Lifetimes of sessions. */
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 

@@ -19,7 +19,7 @@ const TOKEN_BYTES = 32;
 /** `sut_` + base64url of 32 bytes (43 characters, no padding). */
 const TOKEN_PATTERN = /^sut_[A-Za-z0-9_-]{43}$/;
 
-/** Interface 7.3. */
+/** The auth and key errors. */
 export const STEP_UP_REQUIRED_MESSAGE = 'Step-up token required for manage scope';
 /** Ours: the interface names no message for a bad token, so one message covers every cause. */
 export const STEP_UP_INVALID_MESSAGE = 'Invalid or expired step-up token';

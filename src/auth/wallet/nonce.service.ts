@@ -1,5 +1,5 @@
 /**
- * Single-use sign-in nonces (CONTRACT "Sessions": single use, 5 minutes). A nonce lives in
+ * Single-use sign-in nonces (sessions: single use, 5 minutes). A nonce lives in
  * the store until its expiry; consuming it is a compare-and-set write that turns it into a
  * tombstone, so a replay inside the window is told apart from an unknown nonce.
  */

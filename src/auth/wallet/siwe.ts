@@ -57,7 +57,7 @@ export interface VerifiedSiwe {
 
 /**
  * Parses and checks a SIWE message and its signature; does NOT consume the nonce.
- * Throws 400 for text that is not EIP-4361, 401 (interface 7.3 messages) otherwise.
+ * Throws 400 for text that is not EIP-4361, 401 (the auth and key errors messages) otherwise.
  */
 export async function verifySiweMessage(input: VerifySiweInput): Promise<VerifiedSiwe> {
   const parsed = parseSiwe(input.message);
@@ -75,7 +75,7 @@ export async function verifySiweMessage(input: VerifySiweInput): Promise<Verifie
   }
   const signed = input.signedMessage ?? input.message;
   if (!(await isValidSignature(address, signed, input.signature, parsed.chainId, input.publicClient))) {
-    // A well-formed signature of the text by another key (interface 7.3: the address differs
+    // A well-formed signature of the text by another key (the auth and key errors: the address differs
     // from the signer); bytes that are no signature at all are just unauthorized.
     const signer = await recoverMessageAddress({ message: signed, signature: input.signature }).catch(() => undefined);
     if (signer !== undefined) throw walletAuthError(WALLET_AUTH_MESSAGES.addressMismatch, 'signed by another key');

@@ -1,5 +1,5 @@
 /**
- * The wallet sign-in failures of interface 7.3, word for word. Every one is a 401 in the
+ * The wallet sign-in failures of the auth and key errors, word for word. Every one is a 401 in the
  * standard envelope, so the HTTP error mapper renders them without knowing about wallets.
  */
 import { AppError } from '../../../kernel/errors/app-error.js';

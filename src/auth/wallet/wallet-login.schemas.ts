@@ -1,5 +1,5 @@
 /**
- * Request bodies of the wallet sign-in routes (interface 4.1). Exported so the routes and
+ * Request bodies of the wallet sign-in routes (the auth routes). Exported so the routes and
  * `WalletLoginService` validate with the same schemas.
  */
 import { z } from 'zod';
@@ -43,7 +43,7 @@ const MessageSchema = z.string().min(1).max(MAX_MESSAGE_CHARS);
 /** `POST /api/nest/auth/nonce` */
 export const SolanaNonceRequestSchema = z.object({ walletAddress: SolanaAddressSchema }).strict();
 
-/** `POST /api/nest/auth/evm/nonce`: no body, `{}`, or `{walletAddress}` to bind the nonce (CONTRACT). */
+/** `POST /api/nest/auth/evm/nonce`: no body, `{}`, or `{walletAddress}` to bind the nonce. */
 export const EvmNonceRequestSchema = z.object({ walletAddress: EvmChecksummedAddressSchema.optional() }).strict();
 
 /** `POST /api/nest/auth/login` */

@@ -1,5 +1,5 @@
 /**
- * Wallet sign-in (interface 4.1, 5 rule 1): issue a nonce, then accept a signed SIWS / SIWE
+ * Wallet sign-in (the auth routes and authentication rule 1): issue a nonce, then accept a signed SIWS / SIWE
  * message that carries it. The HTTP routes call this and turn the result into a session.
  * Order inside a login: everything that proves the signer (format, domain, address,
  * signature, times) runs before the nonce is consumed, so a forged request cannot burn

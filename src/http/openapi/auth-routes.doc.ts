@@ -1,6 +1,5 @@
 /**
- * The sign-in, session, CSRF and TOTP routes of `auth.routes.ts` (interface 4.1, CONTRACT
- * "Sessions"), described with the schemas those routes and the wallet login validate with.
+ * The sign-in, session, CSRF and TOTP routes of `auth.routes.ts` (the auth routes, sessions), described with the schemas those routes and the wallet login validate with.
  */
 import { z } from 'zod';
 import {

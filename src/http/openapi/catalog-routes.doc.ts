@@ -13,15 +13,23 @@ import { pathParameterNames } from './openapi-document.js';
 import { firstSentence, mcpToolOperations } from './mcp-tool-routes.doc.js';
 import type { JsonObject, RouteDoc } from './route-doc.types.js';
 
-/** One route per binding of a registered, enabled operation. */
-export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding[]): RouteDoc[] {
+/**
+ * One route per binding of an enabled operation (one switched off at run time is not served,
+ * so not documented). A binding of an operation the catalog does not have is an error, never
+ * a route left out in silence.
+ */
+export function catalogRouteDocs(catalog: OperationCatalog, bindings: readonly RestBinding<string>[]): RouteDoc[] {
   const docs: RouteDoc[] = [];
   for (const binding of bindings) {
     const operation = catalog.get(binding.operation);
-    if (!operation || catalog.switchedOff(operation)) continue;
+    if (!operation)
+      throw new Error(
+        `REST binding ${binding.method.toUpperCase()} ${binding.path} names ${binding.operation}, which the catalog does not have`,
+      );
+    if (catalog.switchedOff(operation)) continue;
     const guarded = isGuarded(operation);
     // Trades go through the safety path: a soft error (`Trading bu bot icin kapali.`) is a 200
-    // in the canonical envelope, and the kill switch and an open breaker are 503 (interface 7.4).
+    // in the canonical envelope, and the kill switch and an open breaker are 503 (the trading errors).
     const trades = operation.family === 'trading' && !operation.annotations?.readOnly;
     const { params, rest } = splitInput(operation.input, pathParameterNames(binding.path), guarded ? [IDEMPOTENCY_FIELD] : []);
     const inQuery = binding.method === 'get' || binding.method === 'delete';
@@ -88,7 +96,7 @@ function withAgentId(query: z.ZodType | undefined): z.ZodType {
   return query instanceof z.ZodObject ? z.object({ ...(query.shape as Record<string, z.ZodType>), agentId: agentIdField }) : query;
 }
 
-/** The MCP surface (interface 4.5): its endpoints and every enabled tool with its input schema. */
+/** The MCP surface (the MCP routes): its endpoints and every enabled tool with its input schema. */
 export function mcpToolsExtension(catalog: OperationCatalog, converter: SchemaConverter): JsonObject {
   const tools = mcpToolOperations(catalog).map((operation) => ({
     name: operation.name,

@@ -1,6 +1,5 @@
 /**
- * The public directory routes of `directory.routes.ts` (interface 4.3; CONTRACT "Public
- * directory and agent cards"), with the schemas they validate with and answer in.
+ * The public directory routes of `directory.routes.ts` (the public onboarding and directory routes; public directory and agent cards), with the schemas they validate with and answer in.
  */
 import { z } from 'zod';
 import { directoryPageQuerySchema, feedQuerySchema, publicCardSchema, snapshotSchema } from '../../directory/card.schemas.js';

@@ -1,6 +1,6 @@
 /**
  * The ERC-8004 onboarding, identity-token and JWKS routes of `onboarding.routes.ts`
- * (interface 4.3, 4.6; CONTRACT "Identity access tokens"), with the schemas they validate with.
+ * (the public onboarding and directory routes and the discovery routes; identity access tokens), with the schemas they validate with.
  */
 import { z } from 'zod';
 import {

@@ -1,13 +1,13 @@
 /**
- * Shared pieces of the OpenAPI document: the error envelopes of interface 7.1, security
- * schemes (interface 5), rate-limit / legacy / idempotency headers, and one reusable
+ * Shared pieces of the OpenAPI document: the error envelopes of the error envelopes, security
+ * schemes (authentication), rate-limit / legacy / idempotency headers, and one reusable
  * response per error status so every route refers to the same shapes.
  */
 import { z } from 'zod';
 import type { ErrorStatus, JsonObject } from './route-doc.types.js';
 import type { SchemaConverter } from './json-schema.js';
 
-/** The REST envelopes of interface 7.1, as zod so they render like every other schema. */
+/** The REST envelopes of the error envelopes, as zod so they render like every other schema. */
 const hintDetails = z
   .object({ hint: z.string().describe('The next step, in English (e.g. where the wallet and the faucet are)') })
   .optional()

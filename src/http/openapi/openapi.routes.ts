@@ -9,7 +9,7 @@ import { OpenApiCache } from './service-openapi.js';
 export interface OpenApiRoutesDeps {
   catalog: OperationCatalog;
   /** Every REST binding of catalog operations that the service mounts. */
-  bindings: readonly RestBinding[];
+  bindings: readonly RestBinding<string>[];
   /** The per-IP budget of public routes (`publicRateLimit`). */
   publicLimit: RequestHandler;
 }

@@ -9,7 +9,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * One way to authenticate a route (a route lists alternatives):
- * - `session`: bearer session JWT; on a mutating method also `X-CSRF-Token` (interface 5).
+ * - `session`: bearer session JWT; on a mutating method also `X-CSRF-Token` (authentication).
  * - `session-no-csrf`: bearer session JWT without CSRF (read-only POSTs such as `verify`).
  * - `api-key`: bearer `mcpk_` key.
  * - `pre-login-csrf`: the pre-login CSRF token, bound to the `csrf_pre` cookie (logins).
@@ -58,7 +58,7 @@ export interface RouteDoc {
   contentType?: string;
   /** Legacy route: `Deprecation: true` and a `Link` to its replacement. */
   deprecated?: boolean;
-  /** Guarded by `X-Idempotency-Key` (CONTRACT "Idempotency"). */
+  /** Guarded by `X-Idempotency-Key` (idempotency). */
   idempotent?: boolean;
   /** Extra error statuses (e.g. 409) beyond the derived ones. */
   errors?: readonly ErrorStatus[];

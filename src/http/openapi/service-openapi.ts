@@ -35,7 +35,7 @@ const TAGS = [
 ];
 
 /** Builds the document for the catalog as it is now. */
-export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: readonly RestBinding[]): JsonObject {
+export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: readonly RestBinding<string>[]): JsonObject {
   return buildOpenApiDocument({
     title: 'Agent runtime service',
     version: API_VERSION,
@@ -60,7 +60,7 @@ export class OpenApiCache {
 
   constructor(
     private readonly catalog: OperationCatalog,
-    private readonly bindings: readonly RestBinding[],
+    private readonly bindings: readonly RestBinding<string>[],
   ) {}
 
   current(): { document: JsonObject; json: string } {

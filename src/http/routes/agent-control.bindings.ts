@@ -1,8 +1,7 @@
-import { withStepUp } from './agent-wallet.bindings.js';
-import type { RestBinding } from './operation.routes.js';
+import { type RestBinding, withStepUp } from './operation.routes.js';
 
 /**
- * Interface 4.4 control plane: the claim (any signed-in operator; the agent is found by the
+ * The agent wallet and control-plane routes control plane: the claim (any signed-in operator; the agent is found by the
  * proof, not by ownership, hence `subject: 'none'`), and the changes that need the claim, the
  * owner's session with CSRF and `X-Step-Up-Token`. Step-up itself is an account binding.
  */

@@ -46,7 +46,7 @@ const PRE_LOGIN_COOKIE = 'csrf_pre';
 /** Body of `POST /api/nest/auth/refresh`; the token may come as the bearer instead. */
 export const refreshBodySchema = z.object({ refreshToken: z.string().min(1).max(4096).optional() }).strict();
 
-/** Sign-in, sessions, CSRF and TOTP enrolment (interface 4.1, CONTRACT "Sessions"). */
+/** Sign-in, sessions, CSRF and TOTP enrolment (the auth routes, sessions). */
 export function createAuthRoutes(deps: AuthRoutesDeps): Router {
   const { csrf, wallet, sessions, cookies } = deps;
   const router = Router();

@@ -4,7 +4,7 @@ const BOTS = 'Legacy bots';
 const legacy = { subject: 'bot', tag: BOTS, deprecated: true } as const;
 
 /**
- * The rest of the legacy bot surface (interface 4.7): web chat, messaging configuration,
+ * The rest of the legacy bot surface (the legacy routes): web chat, messaging configuration,
  * platform connectors, fees by channel. Like every legacy route they answer `Deprecation:
  * true` and a `Link` to their successor; someone else's bot is 404, as a missing one.
  */

@@ -3,8 +3,8 @@ import type { RestBinding } from './operation.routes.js';
 const BOTS = 'Legacy bots';
 
 /**
- * Agent cards (CONTRACT "Public directory and agent cards"): the agent routes, and the legacy
- * bot `agent-card` routes of interface 4.7 over the same operations (with `Deprecation` and `Link`).
+ * Agent cards (public directory and agent cards): the agent routes, and the legacy
+ * bot `agent-card` routes of the legacy routes over the same operations (with `Deprecation` and `Link`).
  */
 export const CARD_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/agents/:agentId/card', operation: 'agent_card_get' },

@@ -1,5 +1,5 @@
 /**
- * The public directory (interface 4.3; CONTRACT "Public directory and agent cards"): no
+ * The public directory (the public onboarding and directory routes; public directory and agent cards): no
  * credential, the per-IP budget of public routes, answers any cache may keep for 30 s with a
  * strong `ETag` of the body (`If-None-Match` → 304). Not catalog operations: there is no
  * principal to call them as, as for onboarding.

@@ -1,6 +1,5 @@
 /**
- * ERC-8004 onboarding and identity tokens (interface 4.3, 4.6; CONTRACT "Identity access
- * tokens"): public routes, like sign-in outside the catalog (there is no principal yet), each
+ * ERC-8004 onboarding and identity tokens (the public onboarding and directory routes and the discovery routes; identity access tokens): public routes, like sign-in outside the catalog (there is no principal yet), each
  * counted against the caller's address. `/.well-known/jwks.json` publishes the public keys.
  */
 import { Router, type RequestHandler } from 'express';
@@ -24,7 +23,7 @@ export interface OnboardingRoutesDeps {
 export function createOnboardingRoutes(deps: OnboardingRoutesDeps): Router {
   const router = Router();
   const perIp = deps.publicLimit;
-  // 201 for a new agent, 200 when the identity came back to its agent (CONTRACT).
+  // 201 for a new agent, 200 when the identity came back to its agent.
   const answer = (res: Parameters<RequestHandler>[1], result: OnboardingResult) => {
     const { created, ...body } = result;
     res

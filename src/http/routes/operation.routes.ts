@@ -5,6 +5,7 @@ import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
 import { IDEMPOTENCY_FIELD, isGuarded } from '../../operations/operation-definition.js';
+import type { OperationName } from '../../operations/operation-names.js';
 import { assertSameUser, authenticated, principalOf, sessionOf, type AuthMiddlewareDeps } from '../auth/auth.middleware.js';
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
 import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
@@ -21,12 +22,13 @@ import { noQuerySchema } from './route-schemas.js';
  * (only sign-in, health, static and discovery routes are written by hand). What the call
  * acts on comes from the path: `:agentId` (an agent the operator owns), or `:userId` / no
  * id at all (the signed-in user's default agent, or the owned agent named by `agentId` in
- * the query string or body; CONTRACT "Trading accounts"); `:botId` / `:id` for a legacy bot.
+ * the query string or body; trading accounts); `:botId` / `:id` for a legacy bot.
  */
-export interface RestBinding {
+export interface RestBinding<N extends string = OperationName> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: `/api/nest/${string}`;
-  operation: string;
+  /** The operation it serves: a name the catalog defines (`OperationName`), checked by the compiler. */
+  operation: N;
   status?: number;
   /**
    * An "ensure": 201 when the handler says it created what it answers with (`ctx.created`),
@@ -46,7 +48,7 @@ export interface RestBinding {
    * or an agent's own credential (`agent`: the subject is the credential's agent, the user its owner).
    */
   caller?: 'operator' | 'ops' | 'agent';
-  /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (CONTRACT "Legacy routes"). */
+  /** A legacy route: answers `Deprecation: true` and a `Link` to its successor (legacy routes). */
   deprecated?: true;
   /**
    * Validate the input before looking up the agent or bot: a malformed request is a 400 for
@@ -75,17 +77,6 @@ const pageInput = (req: Request) => ({
 /** A list route's query string as its input: `limit` as a number, the other fields as text. */
 export const listInput = (req: Request) => ({ ...queryInput(req, ALL_SUBJECT_PARAMS), ...pageInput(req) });
 
-/** Operator routes served by the catalog: the same handlers as the MCP tools. */
-export const AGENT_REST_BINDINGS: RestBinding[] = [
-  { method: 'get', path: '/api/nest/agents/:agentId/status', operation: 'agent_status' },
-  { method: 'post', path: '/api/nest/agents/:agentId/pause', operation: 'agent_pause' },
-  { method: 'post', path: '/api/nest/agents/:agentId/resume', operation: 'agent_resume' },
-  { method: 'put', path: '/api/nest/agents/:agentId/trading', operation: 'agent_trading_set' },
-  { method: 'get', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_list', input: listInput },
-  { method: 'post', path: '/api/nest/agents/:agentId/keys', operation: 'agent_keys_create', status: 201 },
-  { method: 'delete', path: '/api/nest/agents/:agentId/keys/:keyId', operation: 'agent_keys_revoke' },
-];
-
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** An operator acting on an agent they own has `manage` scope on it (DECISIONS "Operations catalog"). */
 const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
@@ -93,7 +84,7 @@ const OPERATOR: Viewer = { kind: 'operator', scope: 'manage' };
 const OPS: Viewer = { kind: 'ops', scope: 'manage' };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Every legacy route says it is deprecated and where its replacement lives (CONTRACT "Legacy routes"). */
+/** Every legacy route says it is deprecated and where its replacement lives (legacy routes). */
 const deprecation: RequestHandler = (_req, res, next) => {
   res.set({ Deprecation: 'true', Link: '</api/nest/agents>; rel="successor-version"' });
   next();
@@ -104,7 +95,8 @@ export interface OperationRoutesDeps {
   invoker: OperationInvoker;
   /** Finds and owner-checks the agent or bot a call acts on. */
   accounts: AccountAccess;
-  bindings: readonly RestBinding[];
+  /** Any name: a binding's declaration is where its name is checked; mounting checks it against the catalog. */
+  bindings: readonly RestBinding<string>[];
   /** Bearer token of `caller: 'ops'` bindings; without it they answer 401. */
   opsToken?: string;
 }
@@ -127,7 +119,7 @@ interface CallIdentity {
   viewer: Viewer;
   /** The signed-in operator (an agent credential's owner is looked up once the call is valid). */
   userId?: string;
-  /** An agent credential's own agent: the subject of every call it makes (CONTRACT "Identity access tokens"). */
+  /** An agent credential's own agent: the subject of every call it makes (identity access tokens). */
   own?: OperationSubject;
 }
 
@@ -163,6 +155,18 @@ function callerKinds(deps: OperationRoutesDeps): Record<NonNullable<RestBinding[
 }
 
 /**
+ * Every binding serves an operation the catalog defines: one that does not stops the start,
+ * never mounts a route that answers 404 (`OperationName` catches a misspelling at compile time;
+ * this catches an operation defined but not registered by any module).
+ */
+export function assertBindingsResolve(catalog: { get(name: string): unknown }, bindings: readonly RestBinding<string>[]): void {
+  const unresolved = bindings.filter((binding) => catalog.get(binding.operation) === undefined);
+  if (unresolved.length === 0) return;
+  const listed = unresolved.map((binding) => `${binding.method.toUpperCase()} ${binding.path} -> ${binding.operation}`);
+  throw new Error(`REST bindings name operations the catalog does not have: ${listed.join(', ')}`);
+}
+
+/**
  * Binds catalog operations to REST. The invoker is the one place of what every call gets:
  * visibility, scope, validation, the handler, durability of what it wrote before the
  * answer, and its audit entry; a call refused before it reached the operation (someone
@@ -181,7 +185,7 @@ export function createOperationRoutes(deps: OperationRoutesDeps): Router {
 }
 
 /** The one handler of a bound route: its subject, its input and idempotency key checked, the catalog call, its answer. */
-function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding, caller: CallerKind): RequestHandler {
+function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>, caller: CallerKind): RequestHandler {
   const subjectKind = binding.subject ?? 'agent';
   // Only operator routes on an agent without `:agentId` name their account by `agentId` (query or body).
   const namesAgent = binding.caller !== 'agent' && subjectKind === 'agent' && !binding.path.includes(':agentId');
@@ -308,6 +312,12 @@ export function bodyWith(req: Request, fields: Record<string, unknown>): unknown
   return isPlainObject(body) ? { ...body, ...fields } : body;
 }
 
+/** The agent wallet and control-plane routes: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
+export const withStepUp = (req: Request) => {
+  const token = req.get('x-step-up-token');
+  return bodyWith(req, token === undefined ? {} : { stepUpToken: token });
+};
+
 /**
  * `agentId` names the trading account on `:userId` routes (query string or body); it is not
  * an operation input. A malformed one is a problem to list, never a fall-back to the default account.
@@ -329,7 +339,7 @@ function takeAgentId(req: Request, input: unknown): { agentId?: string; input: u
   return { ...(agentId ? { agentId } : {}), input: rest, problems };
 }
 
-/** CONTRACT "Idempotency": guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
+/** Idempotency: guarded routes need a UUID v4 key, else 400 (with the body's problems too). */
 function idempotencyKeyProblem(req: Request): string | undefined {
   const key = req.get(IDEMPOTENCY_HEADER);
   return !key ? 'X-Idempotency-Key header is required' : !UUID_V4.test(key) ? 'X-Idempotency-Key must be a UUID v4' : undefined;

@@ -4,7 +4,7 @@ const BASE = '/api/nest/trading/config/:userId' as const;
 const tag = 'Trading';
 
 /**
- * The trading configuration routes of interface 4.2, each bound to its catalog operation
+ * The trading configuration routes of the trading routes, each bound to its catalog operation
  * (the same handler as the MCP tool). They act on the signed-in user's default agent, or
  * the owned agent named by `agentId` in the query string or body. DELETE of a listed token
  * takes the chain as `?chain=`; it may be left out for a Solana mint, never for an EVM address.

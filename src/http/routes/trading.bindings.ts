@@ -1,7 +1,7 @@
 import { bodyWith, listInput, type RestBinding } from './operation.routes.js';
 
 /**
- * Interface 4.2 trading routes served by catalog operations. `:userId` must be the
+ * The trading routes trading routes served by catalog operations. `:userId` must be the
  * signed-in user; the account is the user's default agent unless `agentId` is given.
  */
 export const TRADING_BINDINGS: RestBinding[] = [
@@ -45,37 +45,10 @@ export const TRADING_BINDINGS: RestBinding[] = [
   { method: 'post', path: '/api/nest/trading/risk/token', operation: 'trading_token_risk_report', tag: 'Trading' },
 ];
 
-/** Paper venue only (CONTRACT "Trading accounts"). */
+/** Paper venue only (trading accounts). */
 export const PAPER_FAUCET_BINDING: RestBinding = {
   method: 'post',
   path: '/api/nest/trading/paper/faucet/:userId',
   operation: 'trading_paper_faucet',
   tag: 'Trading',
 };
-
-/** DCA strategies (interface 4.2). */
-export const DCA_BINDINGS: RestBinding[] = [
-  {
-    method: 'get',
-    path: '/api/nest/trading/strategies/:userId',
-    operation: 'trading_dca_strategies_list',
-    tag: 'Trading',
-    input: listInput,
-  },
-  { method: 'post', path: '/api/nest/trading/strategies/:userId', operation: 'trading_dca_strategy_create', tag: 'Trading', status: 201 },
-  {
-    method: 'delete',
-    path: '/api/nest/trading/strategies/:userId/:strategyName',
-    operation: 'trading_dca_strategy_delete',
-    tag: 'Trading',
-  },
-  {
-    method: 'post',
-    path: '/api/nest/trading/strategies/:userId/:strategyName/approve',
-    operation: 'trading_dca_strategy_approve',
-    tag: 'Trading',
-  },
-  { method: 'post', path: '/api/nest/trading/dca/pause/:userId', operation: 'trading_dca_pause', tag: 'Trading' },
-  { method: 'post', path: '/api/nest/trading/dca/resume/:userId', operation: 'trading_dca_resume', tag: 'Trading' },
-  { method: 'get', path: '/api/nest/trading/dca/stats/:userId', operation: 'trading_dca_stats', tag: 'Trading' },
-];

@@ -3,7 +3,7 @@ import { listInput, type RestBinding } from './operation.routes.js';
 const TAG = 'Trading';
 
 /**
- * Interface 4.2 wallet and EVM approval routes, bound to the wallet operations. Each acts on
+ * The trading routes wallet and EVM approval routes, bound to the wallet operations. Each acts on
  * the signed-in user's default agent (or the owned agent named by `agentId`). Guarded
  * operations (those with an `idempotencyKey` input) need `X-Idempotency-Key` here.
  *

@@ -3,7 +3,7 @@ import type { RestBinding } from './operation.routes.js';
 const legacy = { subject: 'bot', tag: 'Legacy bots', deprecated: true } as const;
 
 /**
- * The chat widget's owner routes (interface 4.7): like every legacy bot route they answer
+ * The chat widget's owner routes (the legacy routes): like every legacy bot route they answer
  * `Deprecation: true` and a `Link` to their successor; someone else's bot is 404, as a missing one.
  */
 export const WIDGET_BINDINGS: RestBinding[] = [

@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
+import type { OperationName } from '../../operations/operation-names.js';
 import { originNotAllowed } from '../../widget/widget-messages.js';
 import type { WidgetScript } from '../../widget/widget-script.js';
 import type { WidgetSession } from '../../widget/widget-sessions.service.js';
@@ -44,7 +45,7 @@ const BOT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const SCRIPT_MAX_AGE_S = 300;
 
 /**
- * The public chat widget (interface 4.7): its script, and the calls a host page makes to the
+ * The public chat widget (the legacy routes): its script, and the calls a host page makes to the
  * service. CORS headers go only to the origins the bot's owner allowed, preflights included;
  * any other origin is 403 `Origin not allowed` without them, so its page cannot read answers.
  */
@@ -95,7 +96,7 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
     });
   }
 
-  // A session's calls: 30 a minute per session (CONTRACT "Limits not shown").
+  // A session's calls: 30 a minute per session (limits not shown).
   const sessionOf = async (req: Request, res: Response): Promise<WidgetSession> => {
     const token = /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
     const session = await widget.session(botIdOf(req), token, req.get('origin'));
@@ -109,7 +110,7 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
     res.json(await widget.init(botIdOf(req), req.get('origin')));
   });
   // A session's capabilities go through the catalog as the `widget` principal, on the session's bot.
-  const invoke = (name: string, session: WidgetSession, req: Request, res: Response) =>
+  const invoke = (name: OperationName, session: WidgetSession, req: Request, res: Response) =>
     deps.invoker.invoke({
       name,
       input: objectBody(req),

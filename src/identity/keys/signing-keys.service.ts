@@ -1,5 +1,5 @@
 /**
- * The ES256 keys identity access tokens are signed with (CONTRACT "Identity access tokens").
+ * The ES256 keys identity access tokens are signed with (identity access tokens).
  * The service generates them (jose), keeps the private halves sealed with the data key
  * (purpose `identity-signing-key`, the kid as additional data), and keeps one key ring
  * record in the store: one active key, and retired ones until every token they signed has

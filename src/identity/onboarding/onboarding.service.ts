@@ -1,5 +1,5 @@
 /**
- * ERC-8004 onboarding (interface 4.3, CONTRACT "Identity access tokens"): an external agent
+ * ERC-8004 onboarding (the public onboarding and directory routes, identity access tokens): an external agent
  * proves who it is — its owner wallet's EIP-4361 signature, the SIWA form of it for an
  * ERC-8004 identity checked on chain, or a configured identity provider's token — and gets
  * an agent (the same one each time it comes back with the same proof) and an identity token.
@@ -24,7 +24,7 @@ import { legacyActorId, onboardedActorId, providerOwnerId, type OnboardingIdenti
 import { identityOnboardingSchema, siweOnboardingSchema, type Registration } from './onboarding.schemas.js';
 import { splitSiwaMessage } from './siwa-message.js';
 
-/** Interface 7.5, word for word: the claim route's refusal, and onboarding's once another holds the claim. */
+/** The MCP and agent errors, word for word: the claim route's refusal, and onboarding's once another holds the claim. */
 export const AGENT_ALREADY_CLAIMED = 'Agent already claimed';
 
 /** The agent onboarding answers with. */
@@ -194,7 +194,7 @@ export class OnboardingService {
   }
 }
 
-/** `read` and `trade` only (interface 5 rule 8): `manage` is a 403 before any signature is checked. */
+/** `read` and `trade` only (authentication rule 8): `manage` is a 403 before any signature is checked. */
 function onboardingScope(scope: z.output<typeof siweOnboardingSchema>['scope']): KeyScope {
   if (scope === 'manage') throw scopeNotAvailable();
   return scope;

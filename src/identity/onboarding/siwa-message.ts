@@ -1,8 +1,8 @@
 /**
  * The SIWA form of a sign-in message (Sign In With Agent, for ERC-8004 identities): EIP-4361
  * plus two lines after `Version`, `Agent ID: <tokenId>` and `Agent Registry:
- * eip155:<chainId>:<registry>`. SIWA's own header says "your Agent account"; CONTRACT also
- * accepts the EIP-4361 header with the two lines. The EIP-4361 part (header normalised, the
+ * eip155:<chainId>:<registry>`. SIWA's own header says "your Agent account"; we also
+ * accept the EIP-4361 header with the two lines. The EIP-4361 part (header normalised, the
  * two lines removed) goes to the sign-in parser; the signature is checked over the text as sent.
  */
 import { malformedMessageError } from '../../auth/wallet/wallet-auth.errors.js';

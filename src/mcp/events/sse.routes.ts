@@ -1,5 +1,5 @@
 /**
- * `GET /mcp/:publicId/events/sse` (interface 4.5 and 6, CONTRACT "Events"): the event stream
+ * `GET /mcp/:publicId/events/sse` (the MCP routes and the events, events): the event stream
  * as Server-Sent Events. Access and stream logic live in `event-stream.ts`; this file only
  * frames bytes. Refusals happen before any byte is written, so they take the REST envelope.
  */

@@ -12,7 +12,7 @@ import { emptyInput, pageOf, userOf } from './operator-paging.js';
 
 /**
  * Operators' agents: create, list, get, and the default of `:userId` trading routes
- * (interface 4.4). Operator-only: an agent's own key does not manage the set of agents.
+ * (the agent wallet and control-plane routes). Operator-only: an agent's own key does not manage the set of agents.
  */
 export function agentAdminOperations(agents: AgentsService) {
   return [

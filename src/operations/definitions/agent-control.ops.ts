@@ -42,7 +42,7 @@ const claimView = z.object({
   claimedAt: z.string().describe('ISO 8601 time of the first claim'),
 });
 
-/** The agent control plane (interface 4.4; CONTRACT "Agent control plane"): claim, scopes, key rotation. */
+/** The agent control plane (the agent wallet and control-plane routes; agent control plane): claim, scopes, key rotation. */
 export function agentControlOperations(control: AgentControlService, keys: Pick<ApiKeysService, 'rotate'>, stepUp: StepUpConsumer) {
   return [
     defineUnboundOperation({

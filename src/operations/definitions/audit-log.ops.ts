@@ -52,9 +52,9 @@ async function mcpEntries(audit: Pick<AuditLog, 'list' | 'flush'>, subject: stri
 }
 
 /**
- * The audit trail of an agent or legacy bot: all of it for its owner (interface 4.7 section 6
+ * The audit trail of an agent or legacy bot: all of it for its owner (the legacy routes section 6
  * for bots, the same for agents), and its MCP calls for the agent's own credentials (`read`
- * includes them; CONTRACT "Scope families over MCP").
+ * includes them; scope families over MCP).
  */
 export function auditLogOperations(audit: Pick<AuditLog, 'list' | 'flush'>) {
   return [

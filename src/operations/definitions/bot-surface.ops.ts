@@ -63,7 +63,7 @@ function botOf(ctx: OperationContext): string {
 }
 
 /**
- * The rest of the legacy bot surface (interface 4.7): web chat, the Telegram and Discord
+ * The rest of the legacy bot surface (the legacy routes): web chat, the Telegram and Discord
  * configuration and connectors, and trading fees by channel. Operator-only, on bots the
  * operator owns (the binding's owner check answers 404 for anyone else's).
  */

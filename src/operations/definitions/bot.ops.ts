@@ -49,7 +49,7 @@ function botOf(ctx: OperationContext): string {
 }
 
 /**
- * Legacy Studio bot management (interface 4.7), operator-only; a bot's MCP keys are the
+ * Legacy Studio bot management (the legacy routes), operator-only; a bot's MCP keys are the
  * key operations (`agent_keys_create`, `agent_keys_revoke`) acting on the bot.
  */
 export function botOperations(bots: BotsService, keys: ApiKeysService) {

@@ -6,8 +6,7 @@ import type { OperationContext } from '../operation.types.js';
 import { emptyInput } from './operator-paging.js';
 
 /**
- * The agent card of the agent (or legacy bot) the call acts on (CONTRACT "Public directory
- * and agent cards"): its owner reads, edits, publishes and revokes it. One model behind the
+ * The agent card of the agent (or legacy bot) the call acts on (public directory and agent cards): its owner reads, edits, publishes and revokes it. One model behind the
  * agent routes (`/api/nest/agents/:agentId/card`) and the legacy `agent-card` routes.
  */
 export function cardOperations(cards: CardsService) {

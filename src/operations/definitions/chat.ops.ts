@@ -13,7 +13,7 @@ const askBotOutput = z.object({
   degraded: z.boolean().optional(),
 });
 
-/** AI/chat family (interface 4.5): `ask_bot`, the legacy name kept for compatibility. */
+/** AI/chat family (the MCP routes): `ask_bot`, the legacy name kept for compatibility. */
 export function chatOperations(bot: AskBot) {
   return [
     defineOperation({

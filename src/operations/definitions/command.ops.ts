@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { interpret } from '../../../agents/chat/command-interpreter.js';
 import type { TradingCommand } from '../../../agents/chat/trading-command.js';
-import { assertMessageCallable } from '../command-gate.js';
+import { assertCommandCallable } from '../command-gate.js';
 import type { OperationCatalog } from '../operation-catalog.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedOrder, orderOutput, requiredIdempotencyKey, signalSource } from './trading-schemas.js';
 
-/** The natural-language trading command (interface 4.2 `POST /api/nest/trading/command`). */
+/** The natural-language trading command (the trading routes `POST /api/nest/trading/command`). */
 export function commandOperations(command: TradingCommand, catalog: Pick<OperationCatalog, 'callable'>) {
   return [
     defineOperation({
@@ -35,9 +36,11 @@ export function commandOperations(command: TradingCommand, catalog: Pick<Operati
       output: z.object({ success: z.literal(true), reply: z.string(), intent: z.string(), order: orderOutput.optional() }),
       annotations: { destructive: false, idempotent: false },
       handler: async (ctx, input) => {
+        // Read once: the command checked is the command executed.
+        const interpreted = interpret(input.message);
         // A DCA command is `trading_dca_*`'s effect: refused as those are (their family switched off, the bot's MCP categories).
-        if (ctx.viewer) assertMessageCallable(catalog, input.message, ctx.viewer);
-        return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
+        if (ctx.viewer) assertCommandCallable(catalog, interpreted.intent, ctx.viewer);
+        return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, interpreted, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           scope: ctx.scope,

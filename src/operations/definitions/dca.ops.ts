@@ -48,7 +48,7 @@ const strategy = z.object({
 const strategies = z.object({ items: z.array(strategy) });
 const nullable = z.string().nullable();
 
-/** DCA strategies (interface 4.2; issue 6): list and stats read, changes trade. */
+/** DCA strategies (the trading routes): list and stats read, changes trade. */
 export function dcaOperations(dca: DcaService) {
   return [
     defineOperation({

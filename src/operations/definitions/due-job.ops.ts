@@ -9,7 +9,7 @@ import type { ActorCollection } from '../../../kernel/ports/actor-collection.por
 import { defineUnboundOperation } from '../operation-definition.js';
 
 /**
- * The service's own operations, run when a scheduled job falls due (issue 17 #1): the
+ * The service's own operations, run when a scheduled job falls due: the
  * scheduler's delivery calls them through the invoker like any surface, so each due job is
  * durable before it is done and leaves an audit entry (principal `system`, the job's id).
  * Only the `system` principal sees them: no REST binding, no MCP tool, not callable by a

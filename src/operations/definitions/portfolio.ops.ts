@@ -19,7 +19,7 @@ const portfolioSummary = z.object({
   asOf: z.string(),
 });
 
-/** Portfolio and status family (interface 4.5). */
+/** Portfolio and status family (the MCP routes). */
 export function portfolioOperations(reader: StatusReader) {
   return [
     defineOperation({

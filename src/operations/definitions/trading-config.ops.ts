@@ -1,6 +1,6 @@
 import type { StoreTradingConfig, TokenList } from '../../../agents/config/trading-config.service.js';
 import { KNOWN_LAUNCHPADS, QUOTE_TOKENS, TRADING_CONFIG_LIMITS } from '../../../agents/config/trading-config.rules.js';
-import type { AnyOperation, PrincipalKind } from '../operation.types.js';
+import type { PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageOfList } from './list-paging.js';
 import {
@@ -40,10 +40,10 @@ const TOKEN_KEY =
   'EIP-55 checksummed) needs `chain`.';
 
 /**
- * Strategy/configuration family (interface 4.2 config routes, 4.5): the trading
+ * Strategy/configuration family (the trading routes config routes, 4.5): the trading
  * configuration of the agent or legacy bot the call acts on.
  */
-export function tradingConfigOperations(config: StoreTradingConfig): AnyOperation[] {
+export function tradingConfigOperations(config: StoreTradingConfig) {
   return [
     defineOperation({
       name: 'trading_config_get',

@@ -224,7 +224,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
   return deps.deposits ? [...operations, faucetOperation(deps, deps.deposits)] : operations;
 }
 
-/** CONTRACT "Trading accounts": the paper venue's faucet credits the account's custodial wallet. */
+/** Trading accounts: the paper venue's faucet credits the account's custodial wallet. */
 function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
   return defineOperation({
     name: 'trading_paper_faucet',

@@ -36,7 +36,7 @@ export interface TradingOperationsDeps {
 const subjectOf = (ctx: OperationContext): TradingSubject => ({ type: ctx.subject.type, id: ctx.subject.id });
 const channelOf = (ctx: OperationContext): TradeChannel => (ctx.surface === 'mcp' ? 'mcp' : 'rest');
 
-/** How the EVM quote and swap name their tokens (CONTRACT "Request shapes"), for the refusals that name them. */
+/** How the EVM quote and swap name their tokens (request shapes), for the refusals that name them. */
 const EVM_TOKEN_FIELDS = ['sellToken', 'buyToken'] as const;
 
 const evmSwapFields = {
@@ -75,7 +75,7 @@ const listInput = z
   })
   .strict();
 
-/** Trading execution (interface 4.2, 4.5): swaps through the safety path, quotes, orders and approvals. */
+/** Trading execution (the trading routes and the MCP routes): swaps through the safety path, quotes, orders and approvals. */
 export function tradingOperations(deps: TradingOperationsDeps) {
   /** A swap of `amount` base units for the credential's account, idempotent by the call's key. */
   const swap = (

@@ -50,7 +50,7 @@ export interface ValueHistoryOpsDeps {
   intervalMs: number;
 }
 
-/** The portfolio value history (issue 22): the read for every principal, and the periodic sweep for the service. */
+/** The portfolio value history: the read for every principal, and the periodic sweep for the service. */
 export function valueHistoryOperations(deps: ValueHistoryOpsDeps) {
   return [
     defineOperation({

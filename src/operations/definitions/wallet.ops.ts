@@ -19,7 +19,7 @@ import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey, requiredIdempotencyKey } fr
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
 const walletChain = z.enum(['solana', 'evm']);
-/** CONTRACT "Idempotency": MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
+/** Idempotency: MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
 const walletId = z.string().min(1).max(64);
 const label = nameSchema()
   .optional()
@@ -60,7 +60,7 @@ const walletView = z.object({
   spentUsd: z.number().optional(),
   createdAt: z.string(),
 });
-/** CONTRACT "Request shapes": `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
+/** Request shapes: `trading_wallet_custodial_ensure` → `{walletId, chain, address, custodial:true, createdAt}`. */
 const custodialWallet = z.object({
   walletId: z.string(),
   chain: walletChain,
@@ -105,7 +105,7 @@ const custodialOf = (view: WalletView) => ({
 /** The key a guarded call runs under (the invoker has put every surface's key there, lower-cased). */
 const keyed = (ctx: OperationContext) => (ctx.idempotencyKey === undefined ? {} : { requestKey: ctx.idempotencyKey });
 
-/** Wallet operations family (interface 4.2 wallet and approval routes, 4.5 tools); they act on `ctx.subject`. */
+/** Wallet operations family (the trading routes wallet and approval routes, 4.5 tools); they act on `ctx.subject`. */
 export function walletOperations(wallets: WalletService, approvals: TokenApprovalsService) {
   return [
     defineOperation({

@@ -33,7 +33,7 @@ function botOf(ctx: OperationContext): string {
 }
 
 /**
- * The chat widget's owner side (interface 4.7, CONTRACT "Chat widget"): its configuration
+ * The chat widget's owner side (the legacy routes, chat widget): its configuration
  * (allowed origins, on/off) and the client-side events its widgets reported. Operator-only,
  * on bots the operator owns.
  */
@@ -82,7 +82,7 @@ function widgetCallerOf(ctx: CallContext): WidgetCaller {
 }
 
 /**
- * What a widget on a page does (issue 23), as catalog operations of the `widget` principal: the
+ * What a widget on a page does, as catalog operations of the `widget` principal: the
  * routes resolve the session (origin, token, per-session budget) and call the invoker, so a
  * widget's chat is audited, switched off with the `chat` family (as MCP's `ask_bot` is; the
  * owner's console chat `bot_chat` is the `bots` family's), and answered once durable.

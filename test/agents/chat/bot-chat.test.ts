@@ -52,10 +52,10 @@ async function harness(options: { tradingEnabled?: boolean; refuse?: (intent: st
       },
     },
     command: {
-      execute: async (_subject, message) => {
-        calls.executed.push(message);
+      execute: async (_subject, command) => {
+        calls.executed.push(command.intent);
         calls.readsAtExecute.push(reads.length);
-        return { success: true, reply: `ran ${message}`, intent: 'x' };
+        return { success: true, reply: `ran ${command.intent}`, intent: 'x' };
       },
     },
     status: {
@@ -122,8 +122,8 @@ describe("BotChat and the bot's trading switch", () => {
     const { chat, calls } = await harness({ tradingEnabled: false });
     await expect(chat.send(message('swap 10 USDC to SOL'))).rejects.toMatchObject({ code: 'TRADING_DISABLED', status: 200 });
     expect(calls.executed).toEqual([]);
-    expect(await chat.send(message('dca pause'))).toMatchObject({ executed: true, reply: 'ran dca pause' });
-    expect(calls.executed).toEqual(['dca pause']);
+    expect(await chat.send(message('dca pause'))).toMatchObject({ executed: true, reply: 'ran dca_pause' });
+    expect(calls.executed).toEqual(['dca_pause']);
   });
 
   it("uses the caller's fresh reading of the switch instead of reading the bot again", async () => {

@@ -118,7 +118,7 @@ describe('DCA strategies service', () => {
     expect(await h.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) })).toBeNull();
   });
 
-  describe('order ids (issue 16 item 23)', () => {
+  describe('order ids', () => {
     it("a tick's order id is `ord_` + 24 base64url characters, derived from the strategy and due time: a second delivery buys nothing", async () => {
       await h.fund(USDC, '1000000000');
       const created = await create('ids');
@@ -171,7 +171,7 @@ describe('DCA strategies service', () => {
     });
   });
 
-  describe('approval (issue 16 item 1)', () => {
+  describe('approval', () => {
     const big = (name: string) =>
       dca.create(SUBJECT, undefined, {
         name,
@@ -256,7 +256,7 @@ describe('DCA strategies service', () => {
     });
   });
 
-  describe('ticks while the account does not trade (issue 16 item 16)', () => {
+  describe('ticks while the account does not trade', () => {
     it('are skipped, not failed: the strategy stays active through a long agent pause and buys again after it', async () => {
       await h.fund(USDC, '1000000000');
       const created = await create('steady');
@@ -308,7 +308,7 @@ describe('DCA strategies service', () => {
     });
   });
 
-  describe('caps and intervals (issue 16 items 4 and 20)', () => {
+  describe('caps and intervals', () => {
     it('refuses a create past the per-user cap, counting every agent of the user; a deleted strategy frees its place', async () => {
       const make = (subject: TradingSubject, name: string) =>
         dca.create(subject, 'usr_1', { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });

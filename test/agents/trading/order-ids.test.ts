@@ -13,7 +13,7 @@ import { derivedWithdrawalId } from '../../../agents/withdrawals/withdrawal.serv
 
 const FORMAT = /^ord_[A-Za-z0-9_-]{24}$/;
 
-describe('order ids: one length and format (issue 16)', () => {
+describe('order ids: one length and format', () => {
   it('random, key-derived and attempt ids all read `ord_` + 24 base64url characters', () => {
     const ids = [
       newOrderId(),

@@ -3,7 +3,7 @@ import type { TradeRequest } from '../../../agents/trading/safety-path.js';
 import { isAppError } from '../../../kernel/errors/app-error.js';
 import { BONK, SOL, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
 
-/** Each named check of the safety path, in order (issue 5), with the message of interface 7.4. */
+/** Each named check of the safety path, in order, with the message of the trading errors. */
 describe('safety path', () => {
   let h: TradingHarness;
   const buy = buyRequest;

@@ -22,7 +22,7 @@ const venue = {
 };
 
 describe('token pairs', () => {
-  it('an unknown token is the 404 of interface 7.4, word for word', async () => {
+  it('an unknown token is the trading 404, word for word', async () => {
     await expect(requireToken(venue, 'solana', 'NOPE')).rejects.toMatchObject({
       code: 'TOKEN_NOT_FOUND',
       status: 404,

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../../../agents/trading/amounts.js';
+import { interpret } from '../../../agents/chat/command-interpreter.js';
 import { TradingCommand } from '../../../agents/chat/trading-command.js';
 import { attemptOrderId } from '../../../agents/trading/order-ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../../agents/trading/trading-pipeline.js';
@@ -162,7 +163,7 @@ describe('trading pipeline', () => {
     expect(calls.get(pending.order_id)).toBe(1);
   });
 
-  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent (issue 16)', async () => {
+  it('an approval and a cancel at once: the order takes one; the other is a 409, and a cancelled order is never sent', async () => {
     h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, autoApprove: false } };
     const outcomes: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -442,7 +443,7 @@ describe('trading pipeline', () => {
     expect(flaky.state.spend.reserved - flaky.state.spend.released).toBeCloseTo(Number(retried.valueUsd), 1); // one filled order holds the cap
   });
 
-  it('an attempt placed under its former name (`<id>.2`, before issue 16) is still found by a retry: never a second trade', async () => {
+  it('an attempt placed under its former name (`<id>.2`, the attempt ids of earlier versions) is still found by a retry: never a second trade', async () => {
     const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
     // What a process of the former version placed as the second attempt.
@@ -474,14 +475,14 @@ describe('trading pipeline', () => {
       price: async () => 1,
       dca: { execute: async () => Promise.reject(new Error('unused')) },
     });
-    const error = await command.execute(SUBJECT, 'buy 1 SOL of BONK').catch((e: unknown) => e);
+    const error = await command.execute(SUBJECT, interpret('buy 1 SOL of BONK')).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'TRADING_UNAVAILABLE',
       status: 200,
       envelope: 'canonical',
       message: 'Trading servisi su anda kullanilamiyor.',
     });
-    expect(await command.execute(SUBJECT, 'do a barrel roll')).toMatchObject({
+    expect(await command.execute(SUBJECT, interpret('do a barrel roll'))).toMatchObject({
       success: true,
       intent: 'unknown',
       reply: expect.stringContaining('did not understand'),
@@ -505,7 +506,7 @@ describe('trading pipeline', () => {
       ['sell 0.004% of SOL for USDC', '399000', '0.000399'], // not 0 bps, so no "Insufficient balance"
     ];
     for (const [message, amountIn, sold] of cases) {
-      const result = await command.execute(SUBJECT, message);
+      const result = await command.execute(SUBJECT, interpret(message));
       expect(result.order, message).toMatchObject({ status: 'filled', inputMint: SOL, outputMint: USDC, amountIn });
       const received = fromBaseUnits(result.order!.filledOut!, 6);
       expect(result.reply, message).toBe(`Done: sell ${sold} SOL → ${received} USDC filled (order ${result.order!.order_id}).`);

@@ -28,7 +28,7 @@ async function setUp() {
 
 const request = { chain: 'solana' as const, address: WALLET, token: USDC, amount: 100_000_000n, priceUsd: 1 };
 
-describe('paper faucet deposits: balance and position as one unit (issue 16)', () => {
+describe('paper faucet deposits: balance and position as one unit', () => {
   it('every deposit books both sides once, under its own id', async () => {
     const { deposits, position, balance } = await setUp();
     for (let i = 0; i < 3; i++) await deposits.deposit(subject, request);

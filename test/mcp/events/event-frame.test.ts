@@ -21,7 +21,7 @@ describe('event frames', () => {
     expect(toStreamEvent(busEvent, { type: 'bot', id: 'b1' }).data).toMatchObject({ botId: 'b1' });
   });
 
-  it('names an agent as its owner knows it, never by its actor id `<ownerId>~<agentId>` (issue 16, item 8)', () => {
+  it('names an agent as its owner knows it, never by its actor id `<ownerId>~<agentId>`', () => {
     const at = Date.UTC(2026, 0, 1);
     const subject = { type: 'agent', id: 'usr_u1~alpha' } as const;
     const revoked = toStreamEvent(

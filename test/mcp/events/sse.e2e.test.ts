@@ -21,7 +21,7 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
   });
   afterAll(() => svc.stop());
 
-  it('streams agent events in order with increasing ids, in the CONTRACT shape and headers', async () => {
+  it('streams agent events in order with increasing ids, in the event frame shape and headers', async () => {
     const agent = await agentFixture(svc.url);
     const { secret } = await agent.newKey();
     const stream = await sse(svc.url, agent.publicId, { secret });

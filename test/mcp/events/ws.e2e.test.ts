@@ -29,7 +29,7 @@ describe('GET /mcp/:publicId/events/ws (e2e)', () => {
   it('streams events as JSON {id, event, data} in order, authenticated by the Authorization header', async () => {
     const agent = await agentFixture(svc.url);
     const client = opened(await ws(svc.url, agent.publicId, { secret: (await agent.newKey()).secret }));
-    // Opening is one request on the key's budget (interface 8), its headers on the 101 answer.
+    // Opening is one request on the key's budget (the limits), its headers on the 101 answer.
     expect(client.handshake).toMatchObject({
       'x-ratelimit-limit': '120',
       'x-ratelimit-remaining': '119',

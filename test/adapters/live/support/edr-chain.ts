@@ -58,7 +58,7 @@ export class EdrChain {
         bailOnTransactionFailure: false,
         chainId: BigInt(options.chainId),
         coinbase: hexToBytes('0x00000000000000000000000000000000000c0ffe'),
-        // STACK.md: keep the default gas limit at or below 2^24.
+        // Keep the default gas limit at or below 2^24 (EIP-7825 caps a transaction's gas at 2^24 on newer forks).
         defaultTransactionGasLimit: 16_000_000n,
         genesisState: [
           ...l1GenesisState(hardfork),

@@ -12,7 +12,7 @@ import { keyedRequestDigest } from '../request-digest.js';
 import { controlGuard, type StepUpConsumer } from './agent-control.ops.js';
 import { AMOUNT_AS_NUMBER, amountOf, chainOfId, evmChainId, requiredIdempotencyKey } from './trading-schemas.js';
 
-/** Agent wallet and withdrawal settings (interface 4.4; CONTRACT "Agent control plane"). */
+/** Agent wallet and withdrawal settings (the agent wallet and control-plane routes; agent control plane). */
 
 const stepUpToken = z
   .string()
@@ -87,7 +87,7 @@ function withdrawHandler<A extends { idempotencyKey?: string; stepUpToken?: stri
     withdrawals.withdraw(ctx.subject, requestOf(args), callerOf(ctx, kind, args, token));
 }
 
-export function agentWalletOperations(
+export function withdrawalOperations(
   withdrawals: WithdrawalService,
   settings: WithdrawalSettingsStore,
   stepUp: StepUpConsumer,

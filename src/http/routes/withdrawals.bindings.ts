@@ -1,17 +1,10 @@
-import type { Request } from 'express';
-import { bodyWith, type RestBinding } from './operation.routes.js';
-
-/** Interface 4.4: `X-Step-Up-Token` joins the body as `stepUpToken` (the operation's input, as over MCP). */
-export const withStepUp = (req: Request) => {
-  const token = req.get('x-step-up-token');
-  return bodyWith(req, token === undefined ? {} : { stepUpToken: token });
-};
+import { type RestBinding, withStepUp } from './operation.routes.js';
 
 /**
- * Interface 4.4 agent wallet routes (the agent's own credential: its keys and its identity
+ * The agent wallet and control-plane routes agent wallet routes (the agent's own credential: its keys and its identity
  * tokens) and the withdrawal settings of the control plane (the owner's session).
  */
-export const AGENT_WALLET_BINDINGS: RestBinding[] = [
+export const WITHDRAWAL_BINDINGS: RestBinding[] = [
   { method: 'get', path: '/api/nest/agents/wallet/balance', operation: 'agent_wallet_balance', caller: 'agent' },
   {
     method: 'post',

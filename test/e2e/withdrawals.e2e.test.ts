@@ -1,5 +1,5 @@
 /**
- * Issue 19 from outside, on the paper venue: the agent's key reads its wallet balance and
+ * Withdrawals from outside, on the paper venue: the agent's key reads its wallet balance and
  * withdraws; the owner switches withdrawals on with a session, CSRF and a step-up token;
  * every refusal word for word; the agent's own key cannot change the settings.
  */

@@ -1,5 +1,5 @@
 /**
- * One agent and its API keys, the flow of interface 4.8: name and scope; `read` and `trade`
+ * One agent and its API keys, the flow of the key management flow: name and scope; `read` and `trade`
  * keys are created at once and their secret shown in the one-time modal; a `manage` key asks
  * the TOTP code first (step-up); revoking asks for confirmation.
  */
@@ -20,7 +20,7 @@ import { ScrollRegion } from '../components/scroll-region.js';
 type Scope = AgentKeysCreateOutput['scope'];
 type Key = AgentKeysListOutput['items'][number];
 
-export function AgentKeysPage({ agentId }: { agentId: string }) {
+export function OverviewPage({ agentId }: { agentId: string }) {
   const keys = useLoad(() => client.keys.list(agentId, { limit: 200 }), [agentId]);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Scope>('read');
