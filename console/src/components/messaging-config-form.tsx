@@ -30,6 +30,7 @@ export function MessagingConfigForm(props: { botId: string; platform: Platform; 
   const id = (field: string) => `${platform}-${field}`;
   return (
     <form
+      class="connector-form"
       onSubmit={(event) => {
         event.preventDefault();
         void save.run();
