@@ -1,15 +1,15 @@
 // @vitest-environment happy-dom
 /**
- * An agent's keys (the key management flow): a `read` or `trade` key is created at once and its secret
+ * An agent's keys (interface 4.8): a `read` or `trade` key is created at once and its secret
  * shown once; a `manage` key asks the authenticator code first and carries the step-up token;
  * a created key without its secret reads `Backend did not return a one-time secret`; revoking
  * asks first and Cancel keeps the key.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AgentKeysListOutput } from '../../sdk/src/index.js';
+import type { AgentKeysListOutput } from 'agent-runtime-sdk';
 import { Toasts } from '../src/components/toasts.js';
-import { OverviewPage } from '../src/pages/overview.page.js';
+import { AgentKeysPage } from '../src/pages/agent-keys.page.js';
 import { type FakeService, json, refusal, signedInService } from './support/fake-service.js';
 import { dismissAllToasts } from './support/toasts.js';
 
@@ -61,7 +61,7 @@ afterEach(() => {
 function open() {
   render(
     <>
-      <OverviewPage agentId="agt_1" />
+      <AgentKeysPage agentId="agt_1" />
       <Toasts />
     </>,
   );
@@ -75,7 +75,7 @@ async function createKey(name: string, scope: Key['scope']) {
   fireEvent.click(screen.getByRole('button', { name: 'Create key' }));
 }
 
-describe('OverviewPage', () => {
+describe('AgentKeysPage', () => {
   it('creates a read key at once and shows its secret once; the list shows it masked', async () => {
     open();
     await createKey('runtime', 'read');
@@ -87,7 +87,7 @@ describe('OverviewPage', () => {
     expect(row.textContent).not.toContain('s'.repeat(30));
   });
 
-  it('shows when each key was made as a relative time, the exact time on hover (the resource fields)', async () => {
+  it('shows when each key was made as a relative time, the exact time on hover (interface 2)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2025-01-02T03:07:10.000Z'));
     keys.push({
