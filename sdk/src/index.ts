@@ -36,12 +36,21 @@ export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/e
 export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
 export type * from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
-export { type ClaimOptions, OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
+export {
+  type ClaimOptions,
+  type ConsoleConfig,
+  OperatorClient,
+  type OperatorClientOptions,
+  type StepUpOptions,
+} from './operator-client.js';
 export {
   type ActorJournal,
   type ActorView,
   type CatalogView,
+  type ChartNode,
+  type ChartTransition,
   type KillSwitchStatus,
+  type MachineChart,
   type OpsChain,
   OpsClient,
   type OpsClientOptions,
