@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SessionUser } from '../../sdk/src/index.js';
 import { errorText, onSessionChange, resumeSession, signedIn, signOut as endSession } from './api.js';
 import { Loading } from './components/status.js';
+import { TestWalletBadge } from './components/test-wallet-badge.js';
 import { Toasts, toast } from './components/toasts.js';
 import { parseAgentPath } from './components/agent-tabs.js';
 import { AgentShell } from './pages/agent-shell.js';
@@ -79,6 +80,7 @@ export function App() {
             <span class="address" title={user.walletAddress}>
               {short(user.walletAddress)}
             </span>
+            <TestWalletBadge address={user.walletAddress} />
             <button type="button" class="secondary" onClick={signOut}>
               Sign out
             </button>

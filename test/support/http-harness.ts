@@ -52,7 +52,10 @@ export class FakeInspector implements ActorInspector {
         kind: 'compound',
         initial: 'active',
         transitions: [],
-        states: [{ ...leaf('active'), transitions: [{ trigger: 'event', event: 'order.fill', targets: ['order.filled'] }] }, leaf('filled')],
+        states: [
+          { ...leaf('active'), transitions: [{ trigger: 'event', event: 'order.fill', targets: ['order.filled'] }] },
+          leaf('filled'),
+        ],
       },
     };
   }
