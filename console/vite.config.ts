@@ -3,6 +3,7 @@
  * index.html served `no-cache` (src/http/console.routes.ts). `npm start` and the test setup
  * build it when its output is missing or older than its sources (scripts/build-console.ts).
  */
+import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 
@@ -10,6 +11,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/',
   plugins: [preact()],
+  // The SDK by its package name, bundled from its sources (as tsconfig's `paths` says for tsc): the console uses only its public surface.
+  resolve: { alias: { 'agent-runtime-sdk': fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)) } },
   logLevel: 'warn',
   build: {
     outDir: 'dist',

@@ -5,7 +5,7 @@
  * picks the session up without another signature. No token or key secret is ever written to
  * storage the page's scripts could read later.
  */
-import { isSdkError, OperatorClient, type SessionUser } from '../../sdk/src/index.js';
+import { isSdkError, OperatorClient, type SessionUser } from 'agent-runtime-sdk';
 
 /** One name for the cross-tab refresh lock and the tabs' channel. */
 const SESSION_CHANNEL = 'agent-console-session';

@@ -4,25 +4,21 @@
  * the current page. A sign-out here or in another tab, or a session the service ended, shows sign-in again.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { SessionUser } from '../../sdk/src/index.js';
+import type { SessionUser } from 'agent-runtime-sdk';
 import { errorText, onSessionChange, resumeSession, signedIn, signOut as endSession } from './api.js';
 import { Loading } from './components/status.js';
 import { TestWalletBadge } from './components/test-wallet-badge.js';
-import { Toasts, toast } from './components/toasts.js';
-import { parseAgentPath } from './components/agent-tabs.js';
-import { AgentShell } from './pages/agent-shell.js';
-import { AgentsPage } from './pages/agents.page.js';
-import { OpsPage } from './pages/ops.page.js';
+import { Toasts } from './components/toasts.js';
+import { toast } from './toast.js';
+import { Link } from './components/link.js';
+import { RoutePage } from './pages/route-page.js';
 import { SignInPage } from './pages/sign-in.page.js';
-import { navigate, onLinkClick, usePath } from './router.js';
-
-const AGENTS_PATH = '/agents';
-const OPS_PATH = '/ops';
+import { navigate, useRoute } from './router.js';
 
 export function App() {
   const [user, setUser] = useState<SessionUser | undefined>(undefined);
   const [resuming, setResuming] = useState(true);
-  const path = usePath();
+  const route = useRoute();
   useEffect(() => {
     const unsubscribe = onSessionChange(setUser);
     resumeSession()
@@ -31,12 +27,12 @@ export function App() {
     return unsubscribe;
   }, []);
   useEffect(() => {
-    // Interface 4.8: /hub/api-keys is the agents page (the service redirects too; this covers in-app links).
-    if (path === '/' || path === '/hub/api-keys') navigate(AGENTS_PATH, { replace: true });
-  }, [path]);
+    // /hub/api-keys, the old key page, is the agents page (the service redirects too; this covers in-app links).
+    if (route.page === 'home') navigate({ page: 'agents' }, { replace: true });
+  }, [route.page]);
 
   // The ops page needs the ops token, not a wallet: it opens without signing in.
-  if (!user && path !== OPS_PATH) {
+  if (!user && route.page !== 'ops') {
     if (resuming) {
       return (
         <main id="main" class="sign-in">
@@ -55,25 +51,20 @@ export function App() {
       toast(errorText(error), 'error');
     }
   };
-  const agentRoute = parseAgentPath(path);
 
   return (
     <div class="shell">
       <header class="topbar">
-        <a class="brand" href={AGENTS_PATH} onClick={(event) => onLinkClick(event, AGENTS_PATH)}>
+        <Link class="brand" to={{ page: 'agents' }}>
           Agent console
-        </a>
+        </Link>
         <nav aria-label="Main">
-          <a
-            href={AGENTS_PATH}
-            aria-current={path.startsWith(AGENTS_PATH) ? 'page' : undefined}
-            onClick={(event) => onLinkClick(event, AGENTS_PATH)}
-          >
+          <Link to={{ page: 'agents' }} current={route.page === 'agents' || route.page === 'agent'}>
             Agents
-          </a>
-          <a href={OPS_PATH} aria-current={path === OPS_PATH ? 'page' : undefined} onClick={(event) => onLinkClick(event, OPS_PATH)}>
+          </Link>
+          <Link to={{ page: 'ops' }} current={route.page === 'ops'}>
             Ops
-          </a>
+          </Link>
         </nav>
         {user ? (
           <div class="who">
@@ -88,9 +79,7 @@ export function App() {
         ) : null}
       </header>
       <main id="main">
-        {path === OPS_PATH ? <OpsPage /> : null}
-        {path !== OPS_PATH && agentRoute ? <AgentShell agentId={agentRoute.agentId} section={agentRoute.section} /> : null}
-        {path !== OPS_PATH && !agentRoute ? <AgentsPage /> : null}
+        <RoutePage route={route} />
       </main>
       <Toasts />
     </div>

@@ -1,9 +1,11 @@
-/** A small history router: the console's pages are a handful of paths the service answers with index.html. */
+/** A small history router: the current route (from the table in routes.ts) and navigation without a reload. */
 import { useEffect, useState } from 'preact/hooks';
+import { parseRoute, pathOf, type Route } from './routes.js';
 
 const listeners = new Set<() => void>();
 
-export function navigate(path: string, options: { replace?: boolean } = {}): void {
+export function navigate(to: Route, options: { replace?: boolean } = {}): void {
+  const path = pathOf(to);
   if (options.replace) window.history.replaceState(null, '', path);
   else window.history.pushState(null, '', path);
   for (const listener of listeners) listener();
@@ -13,20 +15,13 @@ window.addEventListener('popstate', () => {
   for (const listener of listeners) listener();
 });
 
-/** The current path; re-renders on navigation. */
-export function usePath(): string {
+/** The current route; re-renders on navigation. */
+export function useRoute(): Route {
   const [path, setPath] = useState(window.location.pathname);
   useEffect(() => {
     const listener = () => setPath(window.location.pathname);
     listeners.add(listener);
     return () => void listeners.delete(listener);
   }, []);
-  return path;
-}
-
-/** A link that navigates without reloading (the session lives in memory). */
-export function onLinkClick(event: MouseEvent, path: string): void {
-  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-  event.preventDefault();
-  navigate(path);
+  return parseRoute(path);
 }

@@ -5,8 +5,7 @@
  * non-extractable Web Crypto key kept in IndexedDB: the page can sign with it, but no script can
  * read its bytes, and it never leaves this browser. It holds nothing of value and must never.
  */
-import { base58 } from '../../sdk/src/base58.js';
-import type { SolanaSigner } from '../../sdk/src/index.js';
+import { cryptoKeySigner, type SolanaSigner } from 'agent-runtime-sdk';
 
 const DB_NAME = 'agent-console-test-wallet';
 const STORE = 'wallets';
@@ -44,21 +43,11 @@ async function run<T>(mode: IDBTransactionMode, work: (store: IDBObjectStore) =>
   }
 }
 
-function wallet(stored: StoredWallet): TestWallet {
-  return {
-    address: stored.address,
-    signer: {
-      address: stored.address,
-      signMessage: async (message) => new Uint8Array(await crypto.subtle.sign('Ed25519', stored.keys.privateKey, new Uint8Array(message))),
-    },
-  };
-}
-
 /** The test wallet this browser keeps, if it made one. */
 export async function storedTestWallet(): Promise<TestWallet | undefined> {
   if (typeof indexedDB === 'undefined') return undefined;
   const stored = await run<StoredWallet | undefined>('readonly', (store) => store.get(KEY));
-  return stored ? wallet(stored) : undefined;
+  return stored ? { address: stored.address, signer: await cryptoKeySigner(stored.keys) } : undefined;
 }
 
 /** The kept test wallet, or a new one made and kept now. */
@@ -67,10 +56,10 @@ export async function testWallet(): Promise<TestWallet> {
   if (kept) return kept;
   // The private key cannot be exported (`extractable: false`); the public key always can.
   const keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
-  const address = base58(new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey)));
-  const stored: StoredWallet = { address, keys };
+  const signer = await cryptoKeySigner(keys);
+  const stored: StoredWallet = { address: signer.address, keys };
   await run('readwrite', (store) => store.put(stored, KEY));
-  return wallet(stored);
+  return { address: signer.address, signer };
 }
 
 /** Deletes the test wallet from this browser (an operator signed in with it stays that operator's, unreachable). */

@@ -3,7 +3,7 @@
  * Phantom-style API most Solana wallets also inject) and an EIP-1193 provider (`window.ethereum`).
  */
 import { getAddress } from 'viem';
-import type { EvmSigner, SolanaSigner } from '../../sdk/src/index.js';
+import type { EvmSigner, SolanaSigner } from 'agent-runtime-sdk';
 
 interface InjectedSolana {
   publicKey?: { toString(): string } | null;

@@ -7,9 +7,9 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AgentKeysListOutput } from '../../sdk/src/index.js';
+import type { AgentKeysListOutput } from 'agent-runtime-sdk';
 import { Toasts } from '../src/components/toasts.js';
-import { AgentKeysPage } from '../src/pages/agent.page.js';
+import { AgentKeysPage } from '../src/pages/agent-keys.page.js';
 import { type FakeService, json, refusal, signedInService } from './support/fake-service.js';
 import { dismissAllToasts } from './support/toasts.js';
 

@@ -6,8 +6,8 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseAgentPath } from '../src/components/agent-tabs.js';
 import { AgentShell } from '../src/pages/agent-shell.js';
+import { parseRoute } from '../src/routes.js';
 import { FakeEventStream, type FakeService, json, refusal, signedInService } from './support/fake-service.js';
 
 let service: FakeService;
@@ -54,9 +54,10 @@ describe('AgentShell', () => {
     expect(trading.getAttribute('href')).toBe('/agents/agt_1/trading');
     fireEvent.click(trading, { button: 0 });
     expect(window.location.pathname).toBe('/agents/agt_1/trading');
-    expect(parseAgentPath(window.location.pathname)).toEqual({ agentId: 'agt_1', section: 'trading' });
-    expect(parseAgentPath('/agents/agt%2F1/dca')).toEqual({ agentId: 'agt/1', section: 'dca' });
-    expect(parseAgentPath('/agents/agt_1/elsewhere')).toBeUndefined();
+    expect(parseRoute(window.location.pathname)).toEqual({ page: 'agent', agentId: 'agt_1', section: 'trading' });
+    expect(parseRoute('/agents/agt%2F1/dca')).toEqual({ page: 'agent', agentId: 'agt/1', section: 'dca' });
+    // A path the table does not know is the console's home, the agents page.
+    expect(parseRoute('/agents/agt_1/elsewhere')).toEqual({ page: 'agents' });
   });
 
   it("reads the service's `Agent not found` for an agent that is not the operator's, and opens no stream", async () => {

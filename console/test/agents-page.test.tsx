@@ -6,7 +6,7 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AgentListOutput } from '../../sdk/src/index.js';
+import type { AgentListOutput } from 'agent-runtime-sdk';
 import { Toasts } from '../src/components/toasts.js';
 import { AgentsPage } from '../src/pages/agents.page.js';
 import { type FakeService, json, refusal, signedInService } from './support/fake-service.js';

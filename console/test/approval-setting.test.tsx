@@ -7,7 +7,7 @@
  */
 import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TradingDcaStrategiesListOutput } from '../../sdk/src/index.js';
+import type { TradingDcaStrategiesListOutput } from 'agent-runtime-sdk';
 import { ApprovalSetting } from '../src/components/approval-setting.js';
 import { Toasts } from '../src/components/toasts.js';
 import { DcaPage } from '../src/pages/dca.page.js';

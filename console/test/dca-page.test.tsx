@@ -5,7 +5,7 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TradingDcaStrategiesListOutput } from '../../sdk/src/index.js';
+import type { TradingDcaStrategiesListOutput } from 'agent-runtime-sdk';
 import { Toasts } from '../src/components/toasts.js';
 import { DcaPage } from '../src/pages/dca.page.js';
 import { type FakeService, json, OPERATOR, signedInService } from './support/fake-service.js';

@@ -6,7 +6,7 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { KillSwitchStatus } from '../../sdk/src/index.js';
+import type { KillSwitchStatus } from 'agent-runtime-sdk';
 import { Toasts } from '../src/components/toasts.js';
 import { OpsPage } from '../src/pages/ops.page.js';
 import { type FakeRequest, FakeService, json, refusal } from './support/fake-service.js';

@@ -6,6 +6,7 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { client } from '../src/api.js';
 import { StepUpModal } from '../src/components/step-up-modal.js';
 import { type FakeService, json, refusal, signedInService } from './support/fake-service.js';
 
@@ -23,7 +24,7 @@ const STEP_UP = '/api/nest/agents/agt_1/control/mcp/step-up';
 function open(onVerified: (token: string) => Promise<void> = vi.fn(async (_token: string) => undefined), onCancel = vi.fn()) {
   render(
     <StepUpModal
-      agentId="agt_1"
+      stepUp={(code) => client.agents.stepUp('agt_1', { code })}
       explanation="Every key of this agent will act with at most read."
       submitLabel="Verify and apply"
       onCancel={onCancel}

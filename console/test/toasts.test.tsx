@@ -6,7 +6,8 @@
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Toasts, toast } from '../src/components/toasts.js';
+import { Toasts } from '../src/components/toasts.js';
+import { toast } from '../src/toast.js';
 import { dismissAllToasts } from './support/toasts.js';
 
 /** Makes the screen a phone's (the console's 600 px breakpoint) or a desktop's. */

@@ -57,4 +57,4 @@ export {
 } from './ops-client.js';
 export type { EvmSignInOptions, LoginResult, SessionOptions, SessionUser, SignedMessage } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
-export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';
+export { cryptoKeySigner, type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

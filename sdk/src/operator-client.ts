@@ -246,6 +246,43 @@ export class OperatorClient {
     /** Venue fees of filled orders by the channel that placed them, between `from` and `to` (ISO 8601). */
     feesByChannel: (botId: string, range: In<'bot_trading_fees_channels'> = {}, o?: CallOptions) =>
       this.call('bot_trading_fees_channels', 'GET', this.bot(botId, '/trading/fees/channels'), range, o),
+    /** Changes the fields given (name, description, whether it may trade); the others are kept. */
+    update: (botId: string, input: In<'bot_update'>, o?: CallOptions) => this.call('bot_update', 'PATCH', this.bot(botId, ''), input, o),
+    remove: (botId: string, o?: CallOptions) => this.call('bot_delete', 'DELETE', this.bot(botId, ''), undefined, o),
+    /** Whether the bot answers MCP calls and which tool families it offers, with its keys (a page of them). */
+    mcpConfig: (botId: string, page: In<'bot_mcp_config_get'> = {}, o?: CallOptions) =>
+      this.call('bot_mcp_config_get', 'GET', this.bot(botId, '/mcp'), page, o),
+    setMcpConfig: (botId: string, input: In<'bot_mcp_config_set'>, o?: CallOptions) =>
+      this.call('bot_mcp_config_set', 'PUT', this.bot(botId, '/mcp'), input, o),
+    /** The audit log of the bot's MCP calls, newest first. */
+    logs: (botId: string, page: In<'audit_log_list'> = {}, o?: CallOptions) =>
+      this.call('audit_log_list', 'GET', this.bot(botId, '/mcp/logs'), page, o),
+    /** A step-up token (5 minutes, single use) from a TOTP code: for the bot's `manage` keys. */
+    stepUp: (botId: string, input: In<'step_up_issue'>, o?: CallOptions) =>
+      this.call('step_up_issue', 'POST', this.bot(botId, '/mcp/step-up'), input, o),
+  };
+
+  /** A legacy bot's API keys, as an agent's (`keys`): the secret of a new one is in the answer, once; a `manage` key needs `bots.stepUp`. */
+  readonly botKeys = {
+    /** The bot's keys (read from its MCP settings, where the service keeps them), in the shape of `keys.list`. */
+    list: async (botId: string, page: In<'bot_mcp_config_get'> = {}, o?: CallOptions): Promise<Out<'agent_keys_list'>> => {
+      const { keys, nextCursor } = await this.bots.mcpConfig(botId, page, o);
+      return { items: keys, ...(nextCursor === undefined ? {} : { nextCursor }) };
+    },
+    create: (botId: string, input: In<'agent_keys_create'>, o?: CallOptions) =>
+      this.call('agent_keys_create', 'POST', this.bot(botId, '/mcp/keys'), input, o),
+    revoke: (botId: string, keyId: string, o?: CallOptions) =>
+      this.call('agent_keys_revoke', 'DELETE', this.bot(botId, `/mcp/keys/${seg(keyId)}`), undefined, o),
+  };
+
+  /** A legacy bot's agent card, as an agent's (`cards`): the owner's draft, published to the directory and revoked from it. */
+  readonly botCards = {
+    get: (botId: string, o?: CallOptions) => this.call('agent_card_get', 'GET', this.bot(botId, '/agent-card'), undefined, o),
+    update: (botId: string, input: In<'agent_card_update'>, o?: CallOptions) =>
+      this.call('agent_card_update', 'PUT', this.bot(botId, '/agent-card'), input, o),
+    publish: (botId: string, input: In<'agent_card_publish'> = {}, o?: CallOptions) =>
+      this.call('agent_card_publish', 'POST', this.bot(botId, '/agent-card/publish'), input, o),
+    revoke: (botId: string, o?: CallOptions) => this.call('agent_card_revoke', 'POST', this.bot(botId, '/agent-card/revoke'), {}, o),
   };
 
   /** An agent's API keys; the secret of a new one is in the answer, once. */

@@ -68,13 +68,21 @@ export class WidgetApi {
       // A refused origin gets no CORS headers: the browser reports it as a network failure.
       throw new WidgetError(this.token ? { kind: 'error', message: 'The chat service cannot be reached.' } : { kind: 'refused' });
     }
-    const data = (await res.json().catch(() => ({}))) as Record<string, any>;
+    const data: unknown = await res.json().catch(() => ({}));
     if (res.status === 401) throw new WidgetError({ kind: 'expired' });
     if (res.status === 403 && path === 'init') throw new WidgetError({ kind: 'refused' });
-    if (!res.ok || data.success === false) {
-      const message = data.error?.message ?? (Array.isArray(data.message) ? data.message.join('; ') : data.message);
+    const envelope = (data && typeof data === 'object' ? data : {}) as ErrorEnvelope;
+    if (!res.ok || envelope.success === false) {
+      const message = envelope.error?.message ?? (Array.isArray(envelope.message) ? envelope.message.join('; ') : envelope.message);
       throw new WidgetError({ kind: 'error', message: typeof message === 'string' ? message : 'Something went wrong.' });
     }
     return data as T;
   }
+}
+
+/** What an answer may say when it refuses: the interface's envelope (`error.message`), or a framework's `message` (a string or a list). */
+interface ErrorEnvelope {
+  success?: unknown;
+  error?: { message?: unknown };
+  message?: unknown;
 }

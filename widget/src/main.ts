@@ -9,7 +9,8 @@ import { WidgetApi, WidgetError } from './api.js';
 import { STYLES } from './styles.js';
 import { signInWithWallet, type WalletChain, walletChains } from './wallet.js';
 
-const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
+const ICON =
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
 const TEXT = {
   refused: 'This chat is not available on this site.',
   expired: 'Your chat session has ended. Start again to keep chatting.',

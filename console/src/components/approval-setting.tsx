@@ -4,9 +4,10 @@
  * is lifted. The line under the box (its description) says so before and after the change,
  * naming how many strategies it touches, instead of parking them without a word.
  */
-import { useState } from 'preact/hooks';
-import { client, errorText } from '../api.js';
-import { useLoad } from '../use-load.js';
+import { client } from '../api.js';
+import { useStrategies } from '../queries/dca.queries.js';
+import { useOrderProfile } from '../queries/trading.queries.js';
+import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from './status.js';
 
 const strategies = (count: number): string => `${count} DCA ${count === 1 ? 'strategy' : 'strategies'}`;
@@ -28,38 +29,33 @@ function effect(holding: boolean, active: number, waiting: number): string {
 }
 
 export function ApprovalSetting({ agentId }: { agentId: string }) {
-  const profile = useLoad(() => client.config.orderProfile({ agentId }), [agentId]);
-  const dca = useLoad(() => client.dca.list({ limit: 200 }, { agentId }), [agentId]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const profile = useOrderProfile(agentId);
+  const dca = useStrategies(agentId);
+  const toggle = useAction(async (hold: boolean) => {
+    await client.config.setOrderProfile({ autoApprove: !hold }, { agentId });
+    await Promise.all([profile.reload(), dca.reload()]);
+  });
   if (!profile.data) return <ErrorText text={profile.error} />;
   const holding = !profile.data.autoApprove;
   const active = dca.data?.items.filter((s) => s.status === 'active').length ?? 0;
   const waiting = dca.data?.items.filter((s) => s.status === 'pending_approval').length ?? 0;
 
-  const toggle = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await client.config.setOrderProfile({ autoApprove: holding }, { agentId });
-      await Promise.all([profile.reload(), dca.reload()]);
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
     <div class="setting">
       <label class="check">
-        <input type="checkbox" checked={holding} disabled={busy} onChange={() => void toggle()} aria-describedby="hold-effect" />
+        <input
+          type="checkbox"
+          checked={holding}
+          disabled={toggle.busy}
+          onChange={() => void toggle.run(!holding)}
+          aria-describedby="hold-effect"
+        />
         Hold every order for my approval
       </label>
       <p class="muted small" id="hold-effect">
         {effect(holding, active, waiting)}
       </p>
-      <ErrorText text={error} />
+      <ErrorText text={toggle.error} />
     </div>
   );
 }

@@ -4,12 +4,12 @@
  * (or the refusal: the check that failed is the first one after those, its message the service's).
  */
 import { useState } from 'preact/hooks';
-import type { TradingCommandOutput } from '../../../sdk/src/index.js';
-import { isSdkError } from '../../../sdk/src/index.js';
+import type { TradingCommandOutput } from 'agent-runtime-sdk';
+import { isSdkError } from 'agent-runtime-sdk';
 import { client, errorText } from '../api.js';
-import { words } from '../format.js';
-import { orderSummary } from './order-table.js';
-import { ErrorText } from './status.js';
+import { useAction } from '../hooks/use-action.js';
+import { CommandAnswer } from './command-answer.js';
+import { CommandRefusal } from './command-refusal.js';
 
 /** A soft refusal (`success: false`, interface 7): HTTP 200 with the error in the body. */
 interface SoftRefusal {
@@ -22,13 +22,11 @@ const EXAMPLES = ['swap 10 USDC to SOL', 'buy 0.5 SOL of BONK', 'sell all WIF', 
 
 export function CommandBox(props: { agentId: string; onDone(): void }) {
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
   const [answer, setAnswer] = useState<Answer | undefined>(undefined);
   const [refusal, setRefusal] = useState<{ text: string; code: string | undefined } | undefined>(undefined);
 
-  const send = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
+  // A refusal is an answer here, shown with the check that refused (the service's code), not a bare error line.
+  const send = useAction(async () => {
     setAnswer(undefined);
     setRefusal(undefined);
     try {
@@ -38,15 +36,19 @@ export function CommandBox(props: { agentId: string; onDone(): void }) {
     } catch (caught) {
       const code = isSdkError(caught) && typeof caught.serverCode === 'string' ? caught.serverCode : undefined;
       setRefusal({ text: errorText(caught), code });
-    } finally {
-      setBusy(false);
     }
-  };
+  });
+  const busy = send.busy;
 
   return (
     <section class="card" aria-labelledby="command-title">
       <h2 id="command-title">Command</h2>
-      <form onSubmit={send}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send.run();
+        }}
+      >
         <label>
           Trading command
           <textarea
@@ -75,44 +77,10 @@ export function CommandBox(props: { agentId: string; onDone(): void }) {
         </div>
       </form>
       <div aria-live="polite">
-        {refusal ? <Refused text={refusal.text} code={refusal.code} /> : null}
-        {answer?.success === false ? <Refused text={answer.error.message} code={answer.error.code} /> : null}
-        {answer?.success ? <Answered answer={answer} /> : null}
+        {refusal ? <CommandRefusal text={refusal.text} code={refusal.code} /> : null}
+        {answer?.success === false ? <CommandRefusal text={answer.error.message} code={answer.error.code} /> : null}
+        {answer?.success ? <CommandAnswer answer={answer} /> : null}
       </div>
     </section>
-  );
-}
-
-function Refused({ text, code }: { text: string; code: string | undefined }) {
-  return (
-    <div class="answer refused" data-testid="command-answer">
-      <ErrorText text={text} />
-      {code ? <p class="muted small">Refused by the safety checks ({code}); no order was placed.</p> : null}
-    </div>
-  );
-}
-
-function Answered({ answer }: { answer: TradingCommandOutput }) {
-  const { order } = answer;
-  return (
-    <div class="answer" data-testid="command-answer">
-      <p class="reply">{answer.reply}</p>
-      {order ? (
-        <>
-          <p>
-            {orderSummary(order)} — <span class={`badge ${order.status}`}>{words(order.status)}</span>
-          </p>
-          <h3 class="small-heading">Safety checks passed</h3>
-          <ul class="checks" aria-label="Safety checks passed">
-            {order.checks.map((check) => (
-              <li key={check}>
-                <span aria-hidden="true">✓ </span>
-                {words(check)}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-    </div>
   );
 }

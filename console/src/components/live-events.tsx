@@ -4,11 +4,11 @@
  * its own with `Last-Event-ID`, so nothing is missed across a dropped connection.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentEvent } from '../../../sdk/src/index.js';
+import type { AgentEvent } from 'agent-runtime-sdk';
 import { client, errorText } from '../api.js';
 import { words } from '../format.js';
 import { type Order, orderSummary } from './order-table.js';
-import { toast } from './toasts.js';
+import { toast } from '../toast.js';
 import { ScrollRegion } from './scroll-region.js';
 
 type Link = 'connecting' | 'live' | 'reconnecting' | 'ended';

@@ -1,6 +1,6 @@
 /** Orders as a table: what was traded, for how much, its status and the checks it passed. */
 import type { ComponentChildren } from 'preact';
-import type { TradingOrdersListOutput } from '../../../sdk/src/index.js';
+import type { TradingOrdersListOutput } from 'agent-runtime-sdk';
 import { fromUnits, tokens, usd, when, words } from '../format.js';
 import { ScrollRegion } from './scroll-region.js';
 

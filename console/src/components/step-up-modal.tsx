@@ -1,6 +1,6 @@
 /** The step-up dialog shared by a manage key and the control-plane settings. */
 import { useState } from 'preact/hooks';
-import { client, errorText } from '../api.js';
+import { useAction } from '../hooks/use-action.js';
 import { Modal } from './modal.js';
 import { ErrorText } from './status.js';
 import { CodeInput } from './code-input.js';
@@ -10,38 +10,35 @@ import { CodeInput } from './code-input.js';
  * use) that the action then carries. A wrong code reads `Verification failed`, the field cleared.
  */
 export function StepUpModal(props: {
-  agentId: string;
+  /** Exchanges the code for the token: the agent's step-up, or a legacy bot's. */
+  stepUp(code: string): Promise<{ stepUpToken: string }>;
   explanation: string;
   submitLabel: string;
   onCancel(): void;
   onVerified(stepUpToken: string): Promise<void>;
 }) {
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const verify = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { stepUpToken } = await client.agents.stepUp(props.agentId, { code });
+  const verify = useAction(
+    async () => {
+      const { stepUpToken } = await props.stepUp(code);
       await props.onVerified(stepUpToken);
-    } catch (caught) {
-      setError(errorText(caught));
-      setCode('');
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    { failed: () => setCode('') },
+  );
   return (
     <Modal title="Confirm with your authenticator" labelId="step-up-title" onClose={props.onCancel}>
-      <form onSubmit={verify}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void verify.run();
+        }}
+      >
         <p>{props.explanation}</p>
         <CodeInput label="Authenticator code" value={code} onInput={setCode} />
-        <ErrorText text={error} />
+        <ErrorText text={verify.error} />
         <div class="actions">
-          <button type="submit" disabled={busy || code.length !== 6}>
-            {busy ? 'Verifying…' : props.submitLabel}
+          <button type="submit" disabled={verify.busy || code.length !== 6}>
+            {verify.busy ? 'Verifying…' : props.submitLabel}
           </button>
           <button type="button" class="secondary" onClick={props.onCancel}>
             Cancel

@@ -3,9 +3,10 @@
  * an evaluation install, never production). The wallet is a keypair made in this browser
  * (test-wallet.ts); signing in with it takes the same SIWS route as a real wallet.
  */
+import type { SessionUser } from 'agent-runtime-sdk';
 import { useEffect, useState } from 'preact/hooks';
-import type { SessionUser } from '../../../sdk/src/index.js';
-import { client, errorText } from '../api.js';
+import { client } from '../api.js';
+import { useAction } from '../hooks/use-action.js';
 import { forgetTestWallet, storedTestWallet, testWallet } from '../test-wallet.js';
 import { ErrorText } from './status.js';
 import './test-wallet.css';
@@ -13,8 +14,6 @@ import './test-wallet.css';
 export function TestWalletSignIn({ disabled, onSignedIn }: { disabled: boolean; onSignedIn(user: SessionUser): void }) {
   const [offered, setOffered] = useState(false);
   const [address, setAddress] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
 
   useEffect(() => {
     let live = true;
@@ -31,31 +30,19 @@ export function TestWalletSignIn({ disabled, onSignedIn }: { disabled: boolean; 
       live = false;
     };
   }, []);
+
+  const signIn = useAction(async () => {
+    const wallet = await testWallet();
+    setAddress(wallet.address);
+    onSignedIn(await client.signInWithSolana(wallet.signer));
+  });
+  const forget = useAction(async () => {
+    await forgetTestWallet();
+    setAddress(undefined);
+  });
+  const busy = signIn.busy || forget.busy;
+
   if (!offered) return null;
-
-  const signIn = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const wallet = await testWallet();
-      setAddress(wallet.address);
-      onSignedIn(await client.signInWithSolana(wallet.signer));
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const forget = async () => {
-    setError(undefined);
-    try {
-      await forgetTestWallet();
-      setAddress(undefined);
-    } catch (caught) {
-      setError(errorText(caught));
-    }
-  };
-
   return (
     <section class="test-wallet" aria-labelledby="test-wallet-title">
       <h2 id="test-wallet-title">
@@ -71,16 +58,16 @@ export function TestWalletSignIn({ disabled, onSignedIn }: { disabled: boolean; 
         </p>
       ) : null}
       <div class="row">
-        <button type="button" class="secondary" disabled={disabled || busy} onClick={signIn}>
-          {busy ? 'Signing in…' : 'Use a test wallet'}
+        <button type="button" class="secondary" disabled={disabled || busy} onClick={() => signIn.run()}>
+          {signIn.busy ? 'Signing in…' : 'Use a test wallet'}
         </button>
         {address ? (
-          <button type="button" class="link" disabled={busy} onClick={forget}>
+          <button type="button" class="link" disabled={busy} onClick={() => forget.run()}>
             Delete test wallet
           </button>
         ) : null}
       </div>
-      <ErrorText text={error} />
+      <ErrorText text={signIn.error ?? forget.error} />
     </section>
   );
 }

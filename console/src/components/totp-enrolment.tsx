@@ -6,10 +6,11 @@
  */
 import QRCode from 'qrcode';
 import { useState } from 'preact/hooks';
-import { isSdkError } from '../../../sdk/src/index.js';
-import { client, errorText } from '../api.js';
+import { isSdkError } from 'agent-runtime-sdk';
+import { client } from '../api.js';
+import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from './status.js';
-import { toast } from './toasts.js';
+import { toast } from '../toast.js';
 import { CodeInput } from './code-input.js';
 
 /** Sign-ins whose user's authenticator is known active, so every agent's page of the session shows it. */
@@ -23,39 +24,31 @@ export function TotpEnrolment() {
   };
   const [enrolment, setEnrolment] = useState<{ secret: string; qr: string } | undefined>(undefined);
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  // Setting up and activating are one flow: one busy state and one error line.
+  const step = useAction((run: () => Promise<void>) => run());
 
-  const start = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { secret, otpauthUrl } = await client.totp.enroll();
-      setEnrolment({ secret, qr: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 200 }) });
-    } catch (caught) {
-      if (isSdkError(caught) && caught.status === 409) markActive();
-      else setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const start = () =>
+    step.run(async () => {
+      try {
+        const { secret, otpauthUrl } = await client.totp.enroll();
+        setEnrolment({ secret, qr: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 200 }) });
+      } catch (caught) {
+        if (isSdkError(caught) && caught.status === 409) markActive();
+        else throw caught;
+      }
+    });
 
-  const activate = async (event: Event) => {
+  const activate = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void step.run(async () => {
       await client.totp.activate(code);
       setEnrolment(undefined);
       setCode('');
       markActive();
       toast('Authenticator app activated');
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
+  const busy = step.busy;
 
   return (
     <section class="card" aria-labelledby="totp-title">
@@ -81,7 +74,7 @@ export function TotpEnrolment() {
           Set up an authenticator app
         </button>
       )}
-      <ErrorText text={error} />
+      <ErrorText text={step.error} />
     </section>
   );
 }

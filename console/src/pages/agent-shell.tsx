@@ -1,29 +1,25 @@
 /** One agent: its name and state, the section links, and the section shown. */
 import { useCallback, useState } from 'preact/hooks';
-import { client } from '../api.js';
-import { type AgentSection, AgentTabs } from '../components/agent-tabs.js';
+import { AgentTabs } from '../components/agent-tabs.js';
+import { Link } from '../components/link.js';
 import { LiveEvents } from '../components/live-events.js';
 import { ErrorText, Loading } from '../components/status.js';
-import { onLinkClick } from '../router.js';
-import { useLoad } from '../use-load.js';
-import { AgentKeysPage } from './agent.page.js';
+import { useAgent } from '../queries/agents.queries.js';
+import type { AgentSection } from '../routes.js';
+import { AgentKeysPage } from './agent-keys.page.js';
 import { DcaPage } from './dca.page.js';
 import { PortfolioPage } from './portfolio.page.js';
 import { TradingPage } from './trading.page.js';
 
-const AGENTS_PATH = '/agents';
-
 export function AgentShell({ agentId, section }: { agentId: string; section: AgentSection }) {
-  const agent = useLoad(() => client.agents.get(agentId), [agentId]);
+  const agent = useAgent(agentId);
   // Bumped by live events that change what the trading pages show: they read again.
   const [refreshKey, setRefreshKey] = useState(0);
   const onChange = useCallback(() => setRefreshKey((n) => n + 1), []);
   return (
     <>
       <p>
-        <a href={AGENTS_PATH} onClick={(event) => onLinkClick(event, AGENTS_PATH)}>
-          ← All agents
-        </a>
+        <Link to={{ page: 'agents' }}>← All agents</Link>
       </p>
       {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
       <ErrorText text={agent.error} />

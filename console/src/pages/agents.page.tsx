@@ -1,11 +1,12 @@
 /** The operator's agents: create one, pause/resume, trading on/off, default agent. */
 import { useState } from 'preact/hooks';
-import type { AgentListOutput } from '../../../sdk/src/index.js';
-import { client, errorText } from '../api.js';
+import type { AgentListOutput } from 'agent-runtime-sdk';
+import { client } from '../api.js';
+import { AgentRow } from '../components/agent-row.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
-import { toast } from '../components/toasts.js';
-import { onLinkClick } from '../router.js';
-import { useLoad } from '../use-load.js';
+import { toast } from '../toast.js';
+import { useAgents } from '../queries/agents.queries.js';
+import { useAction } from '../hooks/use-action.js';
 
 type Agent = AgentListOutput['items'][number];
 
@@ -14,42 +15,36 @@ const byCreation = (items: Agent[]): Agent[] =>
   [...items].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.agentId.localeCompare(b.agentId));
 
 export function AgentsPage() {
-  const agents = useLoad(() => client.agents.list({ limit: 200 }), []);
+  const agents = useAgents();
   const [name, setName] = useState('');
-  const [creating, setCreating] = useState(false);
-  const [createError, setCreateError] = useState<string | undefined>(undefined);
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setCreating(true);
-    setCreateError(undefined);
-    try {
-      const agent = await client.agents.create({ name: name.trim() });
-      setName('');
-      toast(`Created agent ${agent.name}`);
-      await agents.reload();
-    } catch (error) {
-      setCreateError(errorText(error));
-    } finally {
-      setCreating(false);
-    }
-  };
+  const create = useAction(async () => {
+    const agent = await client.agents.create({ name: name.trim() });
+    setName('');
+    toast(`Created agent ${agent.name}`);
+    await agents.reload();
+  });
 
   return (
     <>
       <h1>Agents</h1>
       <section class="card" aria-labelledby="create-agent-title">
         <h2 id="create-agent-title">New agent</h2>
-        <form class="row" onSubmit={create}>
+        <form
+          class="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void create.run();
+          }}
+        >
           <label class="grow">
             Name
             <input value={name} required maxLength={100} onInput={(event) => setName(event.currentTarget.value)} />
           </label>
-          <button type="submit" disabled={creating || name.trim() === ''}>
-            {creating ? 'Creating…' : 'Create agent'}
+          <button type="submit" disabled={create.busy || name.trim() === ''}>
+            {create.busy ? 'Creating…' : 'Create agent'}
           </button>
         </form>
-        <ErrorText text={createError} />
+        <ErrorText text={create.error} />
       </section>
       <section aria-labelledby="agent-list-title">
         <h2 id="agent-list-title">Your agents</h2>
@@ -65,77 +60,5 @@ export function AgentsPage() {
         ) : null}
       </section>
     </>
-  );
-}
-
-function AgentRow({ agent, onChanged }: { agent: Agent; onChanged(): Promise<void> }) {
-  const [busy, setBusy] = useState(false);
-  const act = async (what: string, action: () => Promise<unknown>) => {
-    setBusy(true);
-    try {
-      await action();
-      toast(`${agent.name}: ${what}`);
-      await onChanged();
-    } catch (error) {
-      toast(`${agent.name}: ${errorText(error)}`, 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
-  const path = `/agents/${encodeURIComponent(agent.agentId)}`;
-  const paused = agent.status === 'paused';
-  return (
-    <li class="agent card">
-      <div class="agent-head">
-        <a href={path} onClick={(event) => onLinkClick(event, path)} class="agent-name">
-          {agent.name}
-        </a>
-        <span class={`badge ${agent.status}`}>{agent.status}</span>
-        <span class={`badge ${agent.tradingEnabled ? 'on' : 'off'}`}>trading {agent.tradingEnabled ? 'on' : 'off'}</span>
-        {agent.isDefault ? (
-          <span class="badge default" title="The agent your :userId trading routes act on">
-            default
-          </span>
-        ) : null}
-      </div>
-      <p class="muted mono">{agent.agentId}</p>
-      <div class="actions">
-        {paused ? (
-          <button type="button" class="secondary" disabled={busy} onClick={() => act('resumed', () => client.agents.resume(agent.agentId))}>
-            Resume
-          </button>
-        ) : (
-          <button type="button" class="secondary" disabled={busy} onClick={() => act('paused', () => client.agents.pause(agent.agentId))}>
-            Pause
-          </button>
-        )}
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy}
-          aria-pressed={agent.tradingEnabled}
-          onClick={() =>
-            act(agent.tradingEnabled ? 'trading switched off' : 'trading switched on', () =>
-              client.agents.setTrading(agent.agentId, { enabled: !agent.tradingEnabled }),
-            )
-          }
-        >
-          {agent.tradingEnabled ? 'Switch trading off' : 'Switch trading on'}
-        </button>
-        {agent.isDefault ? null : (
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy}
-            onClick={() => act('now your default agent', () => client.agents.setDefault(agent.agentId))}
-          >
-            Make default
-          </button>
-        )}
-        <a class="button" href={path} onClick={(event) => onLinkClick(event, path)}>
-          Keys
-        </a>
-      </div>
-    </li>
   );
 }

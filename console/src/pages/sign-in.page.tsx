@@ -1,7 +1,7 @@
 /** Sign-in with an injected Solana wallet (SIWS) or an EIP-1193 wallet (SIWE), through the SDK. */
-import { useState } from 'preact/hooks';
-import type { SessionUser } from '../../../sdk/src/index.js';
-import { client, errorText } from '../api.js';
+import type { SessionUser } from 'agent-runtime-sdk';
+import { client } from '../api.js';
+import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from '../components/status.js';
 import { TestWalletSignIn } from '../components/test-wallet-sign-in.js';
 import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../wallets.js';
@@ -10,24 +10,14 @@ import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../walle
 const SERVED_EVM_CHAINS = new Set([1, 8453, 42161]);
 
 export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void }) {
-  const [busy, setBusy] = useState<'solana' | 'evm' | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-
-  const signIn = async (kind: 'solana' | 'evm') => {
-    setBusy(kind);
-    setError(undefined);
-    try {
-      if (kind === 'solana') onSignedIn(await client.signInWithSolana(await solanaSigner()));
-      else {
-        const signer = await evmSigner();
-        onSignedIn(await client.signInWithEthereum(signer, { chainId: SERVED_EVM_CHAINS.has(signer.chainId) ? signer.chainId : 1 }));
-      }
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(undefined);
+  const signIn = useAction(async (kind: 'solana' | 'evm') => {
+    if (kind === 'solana') onSignedIn(await client.signInWithSolana(await solanaSigner()));
+    else {
+      const signer = await evmSigner();
+      onSignedIn(await client.signInWithEthereum(signer, { chainId: SERVED_EVM_CHAINS.has(signer.chainId) ? signer.chainId : 1 }));
     }
-  };
+  });
+  const busy = signIn.running?.[0];
 
   const solana = hasSolanaWallet();
   const evm = hasEvmWallet();
@@ -37,17 +27,17 @@ export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void
         <h1 id="sign-in-title">Sign in</h1>
         <p>Sign a message with your wallet to manage your agents. Nothing is sent on chain and it costs nothing.</p>
         <div class="stack">
-          <button type="button" disabled={!solana || busy !== undefined} onClick={() => signIn('solana')}>
+          <button type="button" disabled={!solana || busy !== undefined} onClick={() => signIn.run('solana')}>
             {busy === 'solana' ? 'Waiting for the wallet…' : 'Sign in with a Solana wallet'}
           </button>
-          <button type="button" disabled={!evm || busy !== undefined} onClick={() => signIn('evm')}>
+          <button type="button" disabled={!evm || busy !== undefined} onClick={() => signIn.run('evm')}>
             {busy === 'evm' ? 'Waiting for the wallet…' : 'Sign in with an Ethereum wallet'}
           </button>
         </div>
         {!solana && !evm ? (
           <p class="muted">No wallet found in this browser. Install a Solana or Ethereum wallet extension, then reload this page.</p>
         ) : null}
-        <ErrorText text={error} />
+        <ErrorText text={signIn.error} />
         <TestWalletSignIn disabled={busy !== undefined} onSignedIn={onSignedIn} />
       </section>
     </main>

@@ -3,17 +3,14 @@
  * whether orders wait for approval, and its orders filtered by status and side.
  */
 import { useState } from 'preact/hooks';
-import type { TradingOrdersListInput } from '../../../sdk/src/index.js';
-import { client, errorText } from '../api.js';
+import { ApprovalButtons } from '../components/approval-buttons.js';
 import { ApprovalSetting } from '../components/approval-setting.js';
 import { CommandBox } from '../components/command-box.js';
-import { type Order, OrderTable, orderSummary } from '../components/order-table.js';
+import { type Order, OrderTable } from '../components/order-table.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
-import { toast } from '../components/toasts.js';
+import { type OrderStatus as Status, useApprovals, useOrders } from '../queries/trading.queries.js';
 import { words } from '../format.js';
-import { useLoad } from '../use-load.js';
 
-type Status = NonNullable<TradingOrdersListInput['status']>;
 const STATUSES: Status[] = [
   'pending_approval',
   'approved',
@@ -32,12 +29,11 @@ export function TradingPage({ agentId, refreshKey }: { agentId: string; refreshK
   const [side, setSide] = useState<Side | ''>('');
   const [bump, setBump] = useState(0);
   const reloadAll = () => setBump((n) => n + 1);
-  const approvals = useLoad(() => client.trading.approvals({ limit: 200 }, { agentId }), [agentId, bump, refreshKey]);
+  // Changes made here and live events both read everything again.
+  const version = bump + refreshKey;
+  const approvals = useApprovals(agentId, version);
   // The route filters by status; the side filter applies to the page read (the newest 200).
-  const orders = useLoad(
-    () => client.trading.orders({ limit: 200, ...(status ? { status } : {}) }, { agentId }),
-    [agentId, status, bump, refreshKey],
-  );
+  const orders = useOrders(agentId, status, version);
   const shown = orders.data?.items.filter((order) => side === '' || order.side === side) ?? [];
 
   return (
@@ -91,37 +87,5 @@ export function TradingPage({ agentId, refreshKey }: { agentId: string; refreshK
         {shown.length > 0 ? <OrderTable orders={shown} caption="Orders of this agent" /> : null}
       </section>
     </>
-  );
-}
-
-function ApprovalButtons(props: { agentId: string; order: Order; onDone(): void }) {
-  const [busy, setBusy] = useState(false);
-  const summary = orderSummary(props.order);
-  const act = async (approve: boolean) => {
-    setBusy(true);
-    try {
-      const result = approve
-        ? await client.trading.approveOrder(props.order.order_id, { agentId: props.agentId })
-        : await client.trading.cancelOrder(props.order.order_id, { agentId: props.agentId });
-      // An approval refused for a reason that may pass (kill switch, trading off) is a soft error: the order keeps waiting.
-      const soft = result as unknown as { success?: boolean; error?: { message: string } };
-      if (soft.success === false && soft.error) toast(soft.error.message, 'error');
-      else toast(approve ? `Approved: ${summary} (${words(result.status)})` : `Rejected: ${summary}`);
-    } catch (caught) {
-      toast(errorText(caught), 'error');
-    } finally {
-      setBusy(false);
-      props.onDone();
-    }
-  };
-  return (
-    <div class="actions tight">
-      <button type="button" disabled={busy} aria-label={`Approve ${summary}`} onClick={() => void act(true)}>
-        Approve
-      </button>
-      <button type="button" class="danger" disabled={busy} aria-label={`Reject ${summary}`} onClick={() => void act(false)}>
-        Reject
-      </button>
-    </div>
   );
 }

@@ -1,6 +1,6 @@
 /** A read from the service with its loading and error state, and a way to read it again. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { errorText } from './api.js';
+import { errorText } from '../api.js';
 
 export interface Loaded<T> {
   data: T | undefined;

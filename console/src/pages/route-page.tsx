@@ -1,0 +1,17 @@
+/** The page each route of the table (routes.ts) shows inside the shell. */
+import type { Route } from '../routes.js';
+import { AgentShell } from './agent-shell.js';
+import { AgentsPage } from './agents.page.js';
+import { OpsPage } from './ops.page.js';
+
+export function RoutePage({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'ops':
+      return <OpsPage />;
+    case 'agent':
+      return <AgentShell agentId={route.agentId} section={route.section} />;
+    case 'home':
+    case 'agents':
+      return <AgentsPage />;
+  }
+}

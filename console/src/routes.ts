@@ -1,0 +1,59 @@
+/**
+ * The console's addresses, in one table: each page's path pattern and the route it reads as.
+ * Components ask for a route (`useRoute`) and link to one (`Link`, `pathOf`); none parses the
+ * location itself. The service answers every one of these paths with index.html.
+ */
+
+/** The sections of one agent's pages, each its own address (so back and reload work). */
+export type AgentSection = 'overview' | 'trading' | 'portfolio' | 'dca';
+
+export type Route =
+  | { page: 'agents' }
+  | { page: 'agent'; agentId: string; section: AgentSection }
+  | { page: 'ops' }
+  /** `/` and the old key page's address, which lead to the agents page. */
+  | { page: 'home' };
+
+interface RouteEntry {
+  pattern: RegExp;
+  /** The route of a matching path; its groups are still URI-encoded. */
+  read(groups: string[]): Route;
+}
+
+const AGENT_SECTIONS: Record<string, AgentSection> = { trading: 'trading', portfolio: 'portfolio', dca: 'dca' };
+
+const ROUTES: RouteEntry[] = [
+  { pattern: /^\/(?:hub\/api-keys)?$/, read: () => ({ page: 'home' }) },
+  { pattern: /^\/agents\/?$/, read: () => ({ page: 'agents' }) },
+  {
+    pattern: /^\/agents\/([^/]+)(?:\/(trading|portfolio|dca))?$/,
+    read: ([agentId = '', section]) => ({
+      page: 'agent',
+      agentId: decodeURIComponent(agentId),
+      section: (section && AGENT_SECTIONS[section]) || 'overview',
+    }),
+  },
+  { pattern: /^\/ops$/, read: () => ({ page: 'ops' }) },
+];
+
+/** The route of a path; a path no entry knows reads as the agents page (the console's home). */
+export function parseRoute(path: string): Route {
+  for (const entry of ROUTES) {
+    const match = entry.pattern.exec(path);
+    if (match) return entry.read(match.slice(1));
+  }
+  return { page: 'agents' };
+}
+
+/** The path of a route: the inverse of `parseRoute`. */
+export function pathOf(route: Route): string {
+  switch (route.page) {
+    case 'home':
+    case 'agents':
+      return '/agents';
+    case 'agent':
+      return `/agents/${encodeURIComponent(route.agentId)}${route.section === 'overview' ? '' : `/${route.section}`}`;
+    case 'ops':
+      return '/ops';
+  }
+}
