@@ -31,8 +31,8 @@ export function App() {
     if (route.page === 'home') navigate({ page: 'agents' }, { replace: true });
   }, [route.page]);
 
-  // The ops page needs the ops token, not a wallet: it opens without signing in.
-  if (!user && route.page !== 'ops') {
+  // The ops pages need the ops token, not a wallet: they open without signing in.
+  if (!user && route.page !== 'ops' && route.page !== 'actor') {
     if (resuming) {
       return (
         <main id="main" class="sign-in">
@@ -62,7 +62,7 @@ export function App() {
           <Link to={{ page: 'agents' }} current={route.page === 'agents' || route.page === 'agent'}>
             Agents
           </Link>
-          <Link to={{ page: 'ops' }} current={route.page === 'ops'}>
+          <Link to={{ page: 'ops' }} current={route.page === 'ops' || route.page === 'actor'}>
             Ops
           </Link>
         </nav>

@@ -11,6 +11,8 @@ export type Route =
   | { page: 'agents' }
   | { page: 'agent'; agentId: string; section: AgentSection }
   | { page: 'ops' }
+  /** One actor in the ops inspector: its statechart, context and journal (ops token). */
+  | { page: 'actor'; type: string; id: string }
   /** `/` and the old key page's address, which lead to the agents page. */
   | { page: 'home' };
 
@@ -34,6 +36,10 @@ const ROUTES: RouteEntry[] = [
     }),
   },
   { pattern: /^\/ops$/, read: () => ({ page: 'ops' }) },
+  {
+    pattern: /^\/ops\/actors\/([^/]+)\/([^/]+)$/,
+    read: ([type = '', id = '']) => ({ page: 'actor', type: decodeURIComponent(type), id: decodeURIComponent(id) }),
+  },
 ];
 
 /** The route of a path; a path no entry knows reads as the agents page (the console's home). */
@@ -55,5 +61,7 @@ export function pathOf(route: Route): string {
       return `/agents/${encodeURIComponent(route.agentId)}${route.section === 'overview' ? '' : `/${route.section}`}`;
     case 'ops':
       return '/ops';
+    case 'actor':
+      return `/ops/actors/${encodeURIComponent(route.type)}/${encodeURIComponent(route.id)}`;
   }
 }

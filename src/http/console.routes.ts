@@ -18,6 +18,8 @@ const CONSOLE_AGENTS_PATH = '/agents';
 const CONSOLE_PAGES = [
   '/',
   '/ops',
+  // One actor in the ops inspector.
+  '/ops/actors/:type/:id',
   CONSOLE_AGENTS_PATH,
   `${CONSOLE_AGENTS_PATH}/:agentId`,
   ...['trading', 'portfolio', 'dca'].map((section) => `${CONSOLE_AGENTS_PATH}/:agentId/${section}`),
