@@ -7,10 +7,10 @@ import { expect } from 'vitest';
 import { capturePage } from './browser.js';
 
 export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 390, height: 844 };
+const PHONE = { width: 390, height: 844 };
 
 /** Elements wider than the screen, or reaching past its sides (visually hidden text excepted), as selectors. */
-export function tooWide(page: Page): Promise<string[]> {
+function tooWide(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const found: string[] = [];

@@ -14,7 +14,7 @@ const RELATED: Record<string, string> = {
 };
 
 /** The actors `context` names (its own id left out): `{agentId}`, or `{subjectType: 'agent', subjectId}` / `{ownerType, ownerId}`. */
-export function relatedActors(actor: ActorView): Array<{ type: string; id: string; field: string }> {
+function relatedActors(actor: ActorView): Array<{ type: string; id: string; field: string }> {
   const context = actor.context && typeof actor.context === 'object' ? (actor.context as Record<string, unknown>) : {};
   const found: Array<{ type: string; id: string; field: string }> = [];
   const add = (type: string | undefined, id: unknown, field: string) => {

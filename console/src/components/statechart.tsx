@@ -85,9 +85,8 @@ function Transitions({ list, names, label }: { list: ChartTransition[]; names: M
   return (
     <ul class="transitions" aria-label={label}>
       {list.map((transition, index) => (
-        // Transitions have no id of their own; their order in the definition is stable.
-        // biome-ignore lint/suspicious/noArrayIndexKey: the list is the definition's, fixed for the page's life
-        <li key={index}>
+        // Transitions have no id of their own; the list is the definition's, fixed for the page's life.
+        <li key={`${index}:${transition.event}`}>
           <span class="mono">{trigger(transition)}</span>
           {transition.guard ? <span class="guard"> [{transition.guard}]</span> : null} →{' '}
           {transition.targets.length ? (

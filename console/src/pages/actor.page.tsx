@@ -14,6 +14,7 @@ import { ErrorText, Loading } from '../components/status.js';
 import { when } from '../format.js';
 import { setOpsAccess, useOpsAccess } from '../ops-access.js';
 import { useActor, useMachineChart } from '../queries/ops.queries.js';
+import './actor.page.css';
 
 export function ActorPage({ type, id }: { type: string; id: string }) {
   const ops = useOpsAccess();
