@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SessionUser } from 'agent-runtime-sdk';
 import { errorText, onSessionChange, resumeSession, signedIn, signOut as endSession } from './api.js';
 import { Loading } from './components/status.js';
+import { TestWalletBadge } from './components/test-wallet-badge.js';
 import { Toasts } from './components/toasts.js';
 import { toast } from './toast.js';
 import { Link } from './components/link.js';
@@ -30,8 +31,8 @@ export function App() {
     if (route.page === 'home') navigate({ page: 'agents' }, { replace: true });
   }, [route.page]);
 
-  // The ops page needs the ops token, not a wallet: it opens without signing in.
-  if (!user && route.page !== 'ops') {
+  // The ops pages need the ops token, not a wallet: they open without signing in.
+  if (!user && route.page !== 'ops' && route.page !== 'actor') {
     if (resuming) {
       return (
         <main id="main" class="sign-in">
@@ -64,7 +65,7 @@ export function App() {
           <Link to={{ page: 'bots' }} current={route.page === 'bots' || route.page === 'bot'}>
             Bots
           </Link>
-          <Link to={{ page: 'ops' }} current={route.page === 'ops'}>
+          <Link to={{ page: 'ops' }} current={route.page === 'ops' || route.page === 'actor'}>
             Ops
           </Link>
         </nav>
@@ -73,6 +74,7 @@ export function App() {
             <span class="address" title={user.walletAddress}>
               {short(user.walletAddress)}
             </span>
+            <TestWalletBadge address={user.walletAddress} />
             <button type="button" class="secondary" onClick={signOut}>
               Sign out
             </button>

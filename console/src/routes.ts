@@ -16,6 +16,8 @@ export type Route =
   | { page: 'bots' }
   | { page: 'bot'; botId: string; section: BotSection }
   | { page: 'ops' }
+  /** One actor in the ops inspector: its statechart, context and journal (ops token). */
+  | { page: 'actor'; type: string; id: string }
   /** `/` and the old key page's address, which lead to the agents page. */
   | { page: 'home' };
 
@@ -49,6 +51,10 @@ const ROUTES: RouteEntry[] = [
     }),
   },
   { pattern: /^\/ops$/, read: () => ({ page: 'ops' }) },
+  {
+    pattern: /^\/ops\/actors\/([^/]+)\/([^/]+)$/,
+    read: ([type = '', id = '']) => ({ page: 'actor', type: decodeURIComponent(type), id: decodeURIComponent(id) }),
+  },
 ];
 
 /** The route of a path; a path no entry knows reads as the agents page (the console's home). */
@@ -74,5 +80,7 @@ export function pathOf(route: Route): string {
       return `/bots/${encodeURIComponent(route.botId)}${route.section === 'keys' ? '' : `/${route.section}`}`;
     case 'ops':
       return '/ops';
+    case 'actor':
+      return `/ops/actors/${encodeURIComponent(route.type)}/${encodeURIComponent(route.id)}`;
   }
 }

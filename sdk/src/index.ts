@@ -36,16 +36,25 @@ export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/e
 export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
 export type * from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
-export { type ClaimOptions, OperatorClient, type OperatorClientOptions, type StepUpOptions } from './operator-client.js';
+export {
+  type ClaimOptions,
+  type ConsoleConfig,
+  OperatorClient,
+  type OperatorClientOptions,
+  type StepUpOptions,
+} from './operator-client.js';
 export {
   type ActorJournal,
   type ActorView,
   type CatalogView,
+  type ChartNode,
+  type ChartTransition,
   type KillSwitchStatus,
+  type MachineChart,
   type OpsChain,
   OpsClient,
   type OpsClientOptions,
 } from './ops-client.js';
 export type { EvmSignInOptions, LoginResult, SessionOptions, SessionUser, SignedMessage } from './operator-session.js';
 export { resolveRuntime, retryDelayMs, type RetryPolicy, type SdkClock, type SdkRuntimeOptions, systemClock, uuidV4 } from './runtime.js';
-export { type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';
+export { cryptoKeySigner, type Erc8004Identity, type EvmSigner, naclSigner, type SolanaSigner } from './signers.js';

@@ -35,6 +35,13 @@ export interface OperatorClientOptions extends SdkRuntimeOptions, SessionOptions
   onRetry?: RetryObserver;
 }
 
+/** Answer of `consoleConfig`. */
+export interface ConsoleConfig {
+  profile: 'embedded' | 'production';
+  /** Whether the console offers "Use a test wallet" (a keypair made in the browser, never for real funds). */
+  testWallet: boolean;
+}
+
 /** Options of control-plane calls that need a step-up token (`agents.stepUp`). */
 export interface StepUpOptions extends CallOptions {
   /** Sent as `X-Step-Up-Token`. */
@@ -52,9 +59,11 @@ export class OperatorClient {
   /** The public directory (no credential; answers kept for `If-None-Match`). */
   readonly directory: DirectoryClient;
   private readonly http: HttpTransport;
+  private readonly baseUrl: string;
 
   constructor(options: OperatorClientOptions) {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = baseUrl;
     this.http = new HttpTransport(baseUrl, resolveRuntime(options));
     this.http.onRetry = options.onRetry;
     const { sessionCookie, refreshLock, onSessionEnded } = options;
@@ -104,6 +113,15 @@ export class OperatorClient {
       sseConnect(this.http, `/mcp/${seg(publicId)}/events/sse`, 45_000),
       options,
     );
+  }
+
+  /**
+   * What the operator console may offer on this service (public, no session): its profile and
+   * whether a test wallet is offered (the embedded profile only).
+   */
+  async consoleConfig(o: CallOptions = {}): Promise<ConsoleConfig> {
+    const answer = await this.http.send({ method: 'GET', path: '/api/nest/console/config', signal: o.signal, timeoutMs: o.timeoutMs });
+    return answer.body as ConsoleConfig;
   }
 
   /** The signed-in user. */
@@ -214,6 +232,17 @@ export class OperatorClient {
       this.call('bot_platform_start', 'POST', this.bot(botId, `/platforms/${seg(platform)}/start`), {}, o),
     stopPlatform: (botId: string, platform: In<'bot_platform_stop'>['platform'], o?: CallOptions) =>
       this.call('bot_platform_stop', 'POST', this.bot(botId, `/platforms/${seg(platform)}/stop`), {}, o),
+    /** The bot's chat widget configuration: the origins allowed to embed it, and whether it is on. */
+    widgetConfig: (botId: string, o?: CallOptions) =>
+      this.call('bot_widget_config_get', 'GET', this.bot(botId, '/widget-config'), undefined, o),
+    /** Replaces the fields given (`allowedOrigins`, `enabled`), keeps the others; needs a manage session. */
+    setWidgetConfig: (botId: string, input: In<'bot_widget_config_set'>, o?: CallOptions) =>
+      this.call('bot_widget_config_set', 'PUT', this.bot(botId, '/widget-config'), input, o),
+    /** Client-side events the bot's widgets reported, newest first (the newest 200 are kept). */
+    widgetEvents: (botId: string, query: In<'bot_widget_events'> = {}, o?: CallOptions) =>
+      this.call('bot_widget_events', 'GET', this.bot(botId, '/widget-events'), query, o),
+    /** The address of the widget's embed script for this bot (one `<script src>` on the host page). */
+    widgetScriptUrl: (botId: string) => `${this.baseUrl}/api/widget/${seg(botId)}/script.js`,
     /** Venue fees of filled orders by the channel that placed them, between `from` and `to` (ISO 8601). */
     feesByChannel: (botId: string, range: In<'bot_trading_fees_channels'> = {}, o?: CallOptions) =>
       this.call('bot_trading_fees_channels', 'GET', this.bot(botId, '/trading/fees/channels'), range, o),

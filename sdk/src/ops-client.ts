@@ -1,7 +1,8 @@
 /**
  * The service operator's client (the ops token, interface "ops" routes under `/api/nest/ops`):
  * the per-chain trading kill switch, operation families and single operations on and off, and
- * actor inspection as `agentctl` reads it (types, actors of a type, one actor, its journal).
+ * actor inspection as `agentctl` reads it (types, actors of a type, one actor, its journal) and a
+ * machine type's statechart.
  * The token is the caller's: the client keeps it in memory and sends it as a bearer token.
  */
 import { type CallOptions, queryString, seg } from './call-options.js';
@@ -52,6 +53,37 @@ export interface ActorJournal {
   nextAfterSeq?: number;
 }
 
+/** One transition of a statechart node. */
+export interface ChartTransition {
+  /** `event`: on an event; `always`: eventless, checked after every transition; `after`: a delay elapsed. */
+  trigger: 'event' | 'always' | 'after';
+  /** The event's type, or the delay (ms or its name) for `after`; empty for `always`. */
+  event: string;
+  /** Ids of the target nodes; empty when the transition stays where it is (actions only). */
+  targets: string[];
+  /** The guard's name, when guarded. */
+  guard?: string;
+}
+
+/** One state node of a statechart; `path` (keys from the root) is how an actor's `state` value names it. */
+export interface ChartNode {
+  id: string;
+  key: string;
+  path: string[];
+  kind: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+  /** The child a compound node enters first (its key). */
+  initial?: string;
+  transitions: ChartTransition[];
+  states: ChartNode[];
+}
+
+/** A machine type's statechart, read from the definition the runtime hosts. */
+export interface MachineChart {
+  type: string;
+  version: number;
+  root: ChartNode;
+}
+
 const OPS = '/api/nest/ops';
 
 export class OpsClient {
@@ -79,6 +111,8 @@ export class OpsClient {
 
   readonly actors = {
     types: (o?: CallOptions) => this.send<{ types: string[] }>('GET', `${OPS}/actors`, undefined, o),
+    /** The statechart of a machine type (states, transitions, guards' names), to draw it. */
+    machine: (type: string, o?: CallOptions) => this.send<MachineChart>('GET', `${OPS}/machines/${seg(type)}`, undefined, o),
     list: (type: string, query: { state?: string; limit?: number; cursor?: string } = {}, o?: CallOptions) =>
       this.send<{ items: ActorView[]; nextCursor?: string }>('GET', `${OPS}/actors/${seg(type)}${queryString({ ...query })}`, undefined, o),
     get: (type: string, id: string, o?: CallOptions) => this.send<ActorView>('GET', `${OPS}/actors/${seg(type)}/${seg(id)}`, undefined, o),

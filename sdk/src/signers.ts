@@ -18,6 +18,20 @@ export interface EvmSigner {
   signMessage(args: { message: string }): Promise<string>;
 }
 
+/**
+ * A Solana signer over a Web Crypto Ed25519 key pair (`crypto.subtle.generateKey({name: 'Ed25519'},
+ * false, ['sign', 'verify'])`): its private key may be non-extractable, e.g. one a browser keeps in
+ * IndexedDB, since it is only ever used to sign. The address is the public key's raw bytes in base58.
+ */
+export async function cryptoKeySigner(keys: CryptoKeyPair): Promise<SolanaSigner> {
+  const address = base58(new Uint8Array(await globalThis.crypto.subtle.exportKey('raw', keys.publicKey)));
+  return {
+    address,
+    signMessage: async (message) =>
+      new Uint8Array(await globalThis.crypto.subtle.sign('Ed25519', keys.privateKey, new Uint8Array(message))),
+  };
+}
+
 /** The PKCS #8 wrapping of an Ed25519 private key (RFC 8410) around its 32-byte seed. */
 const ED25519_PKCS8_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
 

@@ -223,7 +223,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       mcpEvents.router,
       createMcpDiscoveryRoutes({ publicUrl: config.publicUrl, publicLimit: accounts.auth.publicLimit }),
       // The operator console last: it answers only its own pages and assets.
-      createConsoleRoutes({ dir: CONSOLE_DIR }),
+      createConsoleRoutes({ dir: CONSOLE_DIR, profile: config.profile }),
     ],
     logger,
     metrics,

@@ -9,6 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Router } from 'express';
+import type { Profile } from '../config/config.schema.js';
+import { noQuery } from './routes/route-schemas.js';
 
 /** Where the console lands, and where `/hub/api-keys` goes (the key management flow: the agents page). */
 const CONSOLE_AGENTS_PATH = '/agents';
@@ -16,6 +18,8 @@ const CONSOLE_AGENTS_PATH = '/agents';
 const CONSOLE_PAGES = [
   '/',
   '/ops',
+  // One actor in the ops inspector.
+  '/ops/actors/:type/:id',
   CONSOLE_AGENTS_PATH,
   `${CONSOLE_AGENTS_PATH}/:agentId`,
   ...['trading', 'portfolio', 'dca'].map((section) => `${CONSOLE_AGENTS_PATH}/:agentId/${section}`),
@@ -48,9 +52,23 @@ const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5bd3"/>' +
   '<path d="M9 23 16 8l7 15M12 18h8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
-/** Routes of the built console in `dir` (its `index.html` and `assets/`). */
-export function createConsoleRoutes(options: { dir: string }): Router {
+/** Where the console reads what it may offer on this service (public, like the page itself). */
+export const CONSOLE_CONFIG_PATH = '/api/nest/console/config';
+
+/** What the console may offer here: the test wallet on the embedded profile only (an evaluation install, never production). */
+export interface ConsoleConfig {
+  profile: Profile;
+  testWallet: boolean;
+}
+
+/** Routes of the built console in `dir` (its `index.html` and `assets/`), and its configuration for this service's `profile`. */
+export function createConsoleRoutes(options: { dir: string; profile: Profile }): Router {
   const router = express.Router();
+  const config: ConsoleConfig = { profile: options.profile, testWallet: options.profile === 'embedded' };
+  // Answered with or without a build: the SDK and other consoles read it too.
+  router.get(CONSOLE_CONFIG_PATH, noQuery, (_req, res) => {
+    res.json(config);
+  });
   router.get('/hub/api-keys', (_req, res) => res.redirect(302, CONSOLE_AGENTS_PATH));
   router.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
     res.set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });

@@ -1,6 +1,6 @@
 /**
- * Ops inspection of runtime actors: list by type, one actor's view, its journal. Read
- * only, behind the ops bearer token, and a thin layer over `ActorInspector`.
+ * Ops inspection of runtime actors: list by type, one actor's view, its journal, and a machine
+ * type's statechart (what the console's actor inspector draws). Read only, behind the ops bearer token, and a thin layer over `ActorInspector`.
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
@@ -52,6 +52,12 @@ export function createOpsRouter(deps: OpsRoutesDeps): Router {
 
   router.get(`${OPS_BASE_PATH}/actors`, noQuery, (_req, res) => {
     res.json({ types: inspector.types() });
+  });
+
+  router.get(`${OPS_BASE_PATH}/machines/:type`, noQuery, (req: Request<{ type: string }>, res) => {
+    const chart = inspector.machine(knownType(req));
+    if (chart === null) throw AppError.notFound(`Unknown actor type: ${req.params.type}`);
+    res.json(chart);
   });
 
   router.get(`${OPS_BASE_PATH}/actors/:type`, async (req, res) => {

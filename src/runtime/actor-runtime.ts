@@ -128,6 +128,11 @@ export class ActorRuntime {
     return [...this.definitions.keys()];
   }
 
+  /** The registered definition of a type (what ops tools draw its statechart from), or undefined. */
+  definitionOf(type: string): MachineDefinition | undefined {
+    return this.definitions.get(type);
+  }
+
   /** Declares collections, runs recovery hooks and starts the passivation sweep. */
   async start(): Promise<void> {
     await this.options.store.init(this.collections());

@@ -3,6 +3,7 @@ import type { JournalEntry, StorePort } from '../../kernel/ports/store.port.js';
 import type { ActorInspector, ActorView } from './actor-inspector.js';
 import type { ActorRuntime } from './actor-runtime.js';
 import { collectionOf } from './actor-storage.js';
+import { type MachineChart, machineChart } from './machine-chart.js';
 
 /**
  * Ops inspection over the runtime's committed state: what the ops routes and the CLI read.
@@ -17,6 +18,11 @@ export class RuntimeInspector implements ActorInspector {
 
   types(): string[] {
     return this.runtime.types();
+  }
+
+  machine(type: string): MachineChart | null {
+    const definition = this.runtime.definitionOf(type);
+    return definition ? machineChart(definition) : null;
   }
 
   async inspect(type: string, id: string): Promise<ActorView | null> {

@@ -68,7 +68,13 @@ async function main() {
     logger: createLogger({ level: 'silent' }),
     metrics: new Metrics({ defaultMetrics: false }),
     readiness: async () => ({ ready: true, checks: {} }),
-    inspector: { types: () => [], inspect: async () => null, journal: async () => ({ items: [] }), list: async () => ({ items: [] }) },
+    inspector: {
+      types: () => [],
+      inspect: async () => null,
+      journal: async () => ({ items: [] }),
+      list: async () => ({ items: [] }),
+      machine: () => null,
+    },
     opsToken: svc.opsToken,
     routers: [router],
   });

@@ -82,11 +82,11 @@ describe('console: ops page', () => {
   it("inspects an agent's actor: machine state, context and journal", async () => {
     await page.getByRole('combobox', { name: 'Actor type' }).selectOption('agent');
     await page.getByRole('button', { name: 'List actors' }).click();
-    await page.getByRole('button', { name: `Inspect ${agentId}` }).click();
-    const detail = page.getByRole('article', { name: `agent/${agentId}` });
-    await detail.getByText('"paused"').first().waitFor();
-    expect(await detail.getByLabel('Context').textContent()).toContain(agentId);
-    expect(await detail.getByRole('list', { name: 'Journal, oldest first' }).getByRole('listitem').count()).toBeGreaterThan(0);
+    await page.getByRole('link', { name: `Inspect ${agentId}` }).click();
+    await page.getByRole('heading', { name: `Actor agent/${agentId}`, level: 1 }).waitFor();
+    await page.getByRole('listitem', { name: 'State paused (current)' }).waitFor();
+    expect(await page.getByLabel('Context', { exact: true }).textContent()).toContain(agentId);
+    expect(await page.getByRole('list', { name: 'Journal, oldest first' }).getByRole('listitem').count()).toBeGreaterThan(0);
     await shots('ops-actor');
   });
 });

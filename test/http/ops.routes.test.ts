@@ -130,6 +130,23 @@ describe('ops inspection routes: one actor and its journal', () => {
   });
 });
 
+describe("ops inspection routes: a machine type's statechart", () => {
+  it('answers the chart of a known type, 404 for another, 401 without the token', async () => {
+    const { app, inspector } = createTestApp();
+    const chart = await request(app).get('/api/nest/ops/machines/order').set('Authorization', AUTH);
+    expect(chart.status).toBe(200);
+    expect(chart.body).toEqual(inspector.machine('order'));
+    const unknown = await request(app).get('/api/nest/ops/machines/spaceship').set('Authorization', AUTH);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ statusCode: 404, message: 'Unknown actor type: spaceship', error: 'Not Found' });
+    const stranger = await request(app).get('/api/nest/ops/machines/order');
+    expect(stranger.status).toBe(401);
+    const query = await request(app).get('/api/nest/ops/machines/order?x=1').set('Authorization', AUTH);
+    expect(query.status).toBe(400);
+    expect(query.body.message).toEqual(['x is not a known field']);
+  });
+});
+
 describe('bearer helpers', () => {
   it('parses bearer tokens and compares secrets', () => {
     expect(bearerToken('Bearer abc')).toBe('abc');

@@ -50,6 +50,32 @@ describe('OpsClient (e2e)', () => {
     expect(journal.items.map((entry) => entry.seq)).toEqual([...journal.items.map((entry) => entry.seq)].sort((a, b) => a - b));
   });
 
+  it("draws a machine type's statechart from its definition: the agent's states, transitions and guards", async () => {
+    const chart = await ops.actors.machine('agent');
+    expect(chart).toMatchObject({ type: 'agent', version: 2, root: { id: 'agent', kind: 'compound', initial: 'created', path: [] } });
+    expect(chart.root.states.map((node) => [node.key, node.kind, node.path])).toEqual([
+      ['created', 'atomic', ['created']],
+      ['active', 'atomic', ['active']],
+      ['paused', 'atomic', ['paused']],
+      ['archived', 'final', ['archived']],
+    ]);
+    const paused = chart.root.states.find((node) => node.key === 'paused');
+    expect(paused?.transitions).toEqual([
+      { trigger: 'event', event: 'agent.resume', targets: ['agent.active'] },
+      { trigger: 'event', event: 'agent.archive', targets: ['agent.archived'] },
+    ]);
+    // Root transitions that only run actions stay where they are; their guards are named.
+    expect(chart.root.transitions).toContainEqual({ trigger: 'event', event: 'agent.rename', targets: [], guard: 'nameChanges' });
+    // Eventless transitions of the order machine, guarded and not.
+    const order = await ops.actors.machine('order');
+    expect(order.root.states.find((node) => node.key === 'created')?.transitions).toEqual([
+      { trigger: 'always', event: '', targets: ['order.submitting'], guard: 'autoApproved' },
+      { trigger: 'always', event: '', targets: ['order.pending_approval'] },
+    ]);
+    const error = await ops.actors.machine('spaceship').catch((caught: unknown) => caught);
+    expect(isSdkError(error) && [error.status, error.message]).toEqual([404, 'Unknown actor type: spaceship']);
+  });
+
   it('refuses a wrong token with the service status and message', async () => {
     const stranger = new OpsClient({ baseUrl: svc.url, opsToken: 'not-the-token', retry: { maxAttempts: 1 } });
     const error = await stranger.killSwitch.get().catch((caught: unknown) => caught);

@@ -7,7 +7,7 @@ import { createHttpApp, type HttpAppDeps } from '../../src/http/app.js';
 import type { ReadinessReport } from '../../src/http/health.routes.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import type { ActorInspector, ActorView } from '../../src/runtime/actor-inspector.js';
+import type { ActorInspector, ActorView, MachineChart } from '../../src/runtime/actor-inspector.js';
 import type { JournalEntry, Page } from '../../kernel/ports/store.port.js';
 
 export const OPS_TOKEN = 'ops-test-token-0123456789';
@@ -36,6 +36,28 @@ export class FakeInspector implements ActorInspector {
 
   types(): string[] {
     return ['order', 'agent'];
+  }
+
+  machine(type: string): MachineChart | null {
+    this.calls.push({ method: 'machine', args: [type] });
+    if (type !== 'order') return null;
+    const leaf = (key: string) => ({ id: `order.${key}`, key, path: [key], kind: 'atomic' as const, transitions: [], states: [] });
+    return {
+      type,
+      version: 1,
+      root: {
+        id: 'order',
+        key: 'order',
+        path: [],
+        kind: 'compound',
+        initial: 'active',
+        transitions: [],
+        states: [
+          { ...leaf('active'), transitions: [{ trigger: 'event', event: 'order.fill', targets: ['order.filled'] }] },
+          leaf('filled'),
+        ],
+      },
+    };
   }
 
   async inspect(type: string, id: string): Promise<ActorView | null> {

@@ -4,6 +4,7 @@ import { client } from '../api.js';
 import { tokens, usd, when, words } from '../format.js';
 import { useAction } from '../hooks/use-action.js';
 import { toast } from '../toast.js';
+import { ActorLink } from './actor-link.js';
 
 type Strategy = TradingDcaStrategiesListOutput['items'][number];
 type Stat = TradingDcaStatsOutput['strategies'][number];
@@ -36,6 +37,7 @@ export function DcaStrategyCard(props: {
       <div class="agent-head">
         <h3 id={`dca-${strategy.strategyId}`}>{strategy.name}</h3>
         <span class={`badge ${strategy.status}`}>{words(strategy.status)}</span>
+        <ActorLink type="dca-strategy" id={strategy.strategyId} what={`strategy ${strategy.name}`} />
       </div>
       <p>
         Buys {strategy.outputSymbol} with {strategy.amount} {strategy.inputSymbol} {describeInterval(strategy.interval)} on {strategy.chain}

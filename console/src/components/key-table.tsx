@@ -1,6 +1,7 @@
 /** The keys of an agent or a bot: name, scope, masked secret, status, creation (relative), expiry, and Revoke for an active one. */
 import type { Key } from '../queries/keys.queries.js';
 import { ago, when } from '../format.js';
+import { ActorLink } from './actor-link.js';
 import { ScrollRegion } from './scroll-region.js';
 
 export function KeyTable(props: { keys: Key[]; ownerKind: 'agent' | 'bot'; onRevoke(key: Key): void }) {
@@ -41,6 +42,7 @@ export function KeyTable(props: { keys: Key[]; ownerKind: 'agent' | 'bot'; onRev
               </td>
               <td data-label="Expires">{new Date(key.expiresAt).toLocaleDateString()}</td>
               <td class="cell-actions">
+                <ActorLink type="api-key" id={key.keyId} what={`key ${key.name}`} />
                 {key.status === 'active' ? (
                   <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => props.onRevoke(key)}>
                     Revoke

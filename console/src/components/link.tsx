@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { navigate } from '../router.js';
 import { pathOf, type Route } from '../routes.js';
 
-export function Link(props: { to: Route; class?: string; current?: boolean; children: ComponentChildren }) {
+export function Link(props: { to: Route; class?: string; current?: boolean; label?: string; children: ComponentChildren }) {
   const path = pathOf(props.to);
   const follow = (event: MouseEvent) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -11,7 +11,7 @@ export function Link(props: { to: Route; class?: string; current?: boolean; chil
     navigate(props.to);
   };
   return (
-    <a href={path} class={props.class} aria-current={props.current ? 'page' : undefined} onClick={follow}>
+    <a href={path} class={props.class} aria-label={props.label} aria-current={props.current ? 'page' : undefined} onClick={follow}>
       {props.children}
     </a>
   );

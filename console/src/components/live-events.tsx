@@ -9,6 +9,7 @@ import { client, errorText } from '../api.js';
 import { words } from '../format.js';
 import { type Order, orderSummary } from './order-table.js';
 import { toast } from '../toast.js';
+import { ActorLink } from './actor-link.js';
 import { ScrollRegion } from './scroll-region.js';
 
 type Link = 'connecting' | 'live' | 'reconnecting' | 'ended';
@@ -82,6 +83,7 @@ export function LiveEvents({ publicId, onChange }: { publicId: string; onChange(
             {events.map((event) => (
               <li key={event.id}>
                 <span class="mono">{new Date(event.data.at).toLocaleTimeString()}</span> <strong>{event.event}</strong> {describe(event)}
+                <EventActor event={event} />
               </li>
             ))}
           </ol>
@@ -115,4 +117,14 @@ function useLatest<T>(value: T): { current: T } {
   const [ref] = useState(() => ({ current: value }));
   ref.current = value;
   return ref;
+}
+
+/** The actor an event is about (an order, a withdrawal), for the inspector's link. */
+function EventActor({ event }: { event: AgentEvent }) {
+  const order = event.data.order as { order_id?: unknown } | undefined;
+  const withdrawal = event.data.withdrawal as { withdrawalId?: unknown } | undefined;
+  if (typeof withdrawal?.withdrawalId === 'string')
+    return <ActorLink type="withdrawal" id={withdrawal.withdrawalId} what={`withdrawal ${withdrawal.withdrawalId}`} />;
+  if (typeof order?.order_id === 'string') return <ActorLink type="order" id={order.order_id} what={`order ${order.order_id}`} />;
+  return null;
 }

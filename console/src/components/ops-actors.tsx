@@ -1,9 +1,9 @@
-/** Actors of one type (in one state, when given), as `agentctl list` shows them; one picked is inspected below. */
+/** Actors of one type (in one state, when given), as `agentctl list` shows them, each a link to its inspector. */
 import { useState } from 'preact/hooks';
-import type { ActorView, OpsClient } from 'agent-runtime-sdk';
+import type { OpsClient } from 'agent-runtime-sdk';
 import { useActors, useActorTypes } from '../queries/ops.queries.js';
 import { when } from '../format.js';
-import { OpsActorDetail } from './ops-actor-detail.js';
+import { Link } from './link.js';
 import { ScrollRegion } from './scroll-region.js';
 import { Empty, ErrorText, Loading } from './status.js';
 
@@ -12,7 +12,6 @@ export function OpsActors({ ops }: { ops: OpsClient }) {
   const [type, setType] = useState('');
   const [state, setState] = useState('');
   const [filter, setFilter] = useState({ type: '', state: '' });
-  const [selected, setSelected] = useState<ActorView | undefined>(undefined);
   const list = useActors(ops, filter);
   const chosenType = type || types.data?.types[0] || '';
   return (
@@ -23,7 +22,6 @@ export function OpsActors({ ops }: { ops: OpsClient }) {
         class="row"
         onSubmit={(event) => {
           event.preventDefault();
-          setSelected(undefined);
           setFilter({ type: chosenType, state: state.trim() });
         }}
       >
@@ -68,9 +66,9 @@ export function OpsActors({ ops }: { ops: OpsClient }) {
               {list.data.items.map((actor) => (
                 <tr key={actor.id}>
                   <td data-label="Id">
-                    <button type="button" class="link mono" aria-label={`Inspect ${actor.id}`} onClick={() => setSelected(actor)}>
+                    <Link class="mono" to={{ page: 'actor', type: actor.type, id: actor.id }} label={`Inspect ${actor.id}`}>
                       {actor.id}
-                    </button>
+                    </Link>
                   </td>
                   <td class="mono" data-label="Machine state">
                     {JSON.stringify(actor.state)}
@@ -83,7 +81,6 @@ export function OpsActors({ ops }: { ops: OpsClient }) {
           </table>
         </ScrollRegion>
       ) : null}
-      {selected ? <OpsActorDetail ops={ops} actor={selected} /> : null}
     </section>
   );
 }

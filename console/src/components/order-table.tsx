@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import type { TradingOrdersListOutput } from 'agent-runtime-sdk';
 import { fromUnits, tokens, usd, when, words } from '../format.js';
+import { ActorLink } from './actor-link.js';
 import { ScrollRegion } from './scroll-region.js';
 
 export type Order = TradingOrdersListOutput['items'][number];
@@ -41,6 +42,7 @@ export function OrderTable(props: { orders: Order[]; caption: string; actions?: 
                   {order.strategy ? ` · DCA ${order.strategy}` : ''}
                 </div>
                 {order.reason ? <div class="error small">{order.reason}</div> : null}
+                <ActorLink type="order" id={order.order_id} what={`order ${orderSummary(order)}`} />
               </td>
               <td data-label="Side">{order.side}</td>
               <td data-label="Value">{usd(order.valueUsd)}</td>

@@ -1,24 +1,23 @@
 /**
  * The service operator's page (ops token): the trading kill switch per chain, operation
- * families on and off, and actor inspection as `agentctl` shows it. The token is typed here
- * and kept in this page's memory only (never in storage, gone on reload or "Forget token").
+ * families on and off, and actors of a type, each a link to its inspector. The token is typed here
+ * and kept in this tab's memory only (never in storage, gone on reload or "Forget token").
  */
-import { useState } from 'preact/hooks';
-import type { OpsClient } from 'agent-runtime-sdk';
+import { setOpsAccess, useOpsAccess } from '../ops-access.js';
 import { OpsActors } from '../components/ops-actors.js';
 import { OpsCatalog } from '../components/ops-catalog.js';
 import { OpsKillSwitch } from '../components/ops-kill-switch.js';
 import { OpsTokenForm } from '../components/ops-token-form.js';
 
 export function OpsPage() {
-  const [ops, setOps] = useState<OpsClient | undefined>(undefined);
+  const ops = useOpsAccess();
   return (
     <>
       <h1>Service operations</h1>
       {ops ? (
         <>
           <p>
-            <button type="button" class="secondary" onClick={() => setOps(undefined)}>
+            <button type="button" class="secondary" onClick={() => setOpsAccess(undefined)}>
               Forget token
             </button>
           </p>
@@ -27,7 +26,7 @@ export function OpsPage() {
           <OpsActors ops={ops} />
         </>
       ) : (
-        <OpsTokenForm onReady={setOps} />
+        <OpsTokenForm onReady={setOpsAccess} />
       )}
     </>
   );

@@ -1,5 +1,6 @@
 /** The page each route of the table (routes.ts) shows inside the shell. */
 import type { Route } from '../routes.js';
+import { ActorPage } from './actor.page.js';
 import { AgentShell } from './agent-shell.js';
 import { AgentsPage } from './agents.page.js';
 import { BotShell } from './bot-shell.js';
@@ -10,6 +11,8 @@ export function RoutePage({ route }: { route: Route }) {
   switch (route.page) {
     case 'ops':
       return <OpsPage />;
+    case 'actor':
+      return <ActorPage type={route.type} id={route.id} />;
     case 'agent':
       return <AgentShell agentId={route.agentId} section={route.section} />;
     case 'bots':

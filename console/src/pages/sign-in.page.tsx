@@ -3,6 +3,7 @@ import type { SessionUser } from 'agent-runtime-sdk';
 import { client } from '../api.js';
 import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from '../components/status.js';
+import { TestWalletSignIn } from '../components/test-wallet-sign-in.js';
 import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../wallets.js';
 
 // Chains the service signs EVM operators in on (README, First steps); other chains sign for Ethereum.
@@ -37,6 +38,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void
           <p class="muted">No wallet found in this browser. Install a Solana or Ethereum wallet extension, then reload this page.</p>
         ) : null}
         <ErrorText text={signIn.error} />
+        <TestWalletSignIn disabled={busy !== undefined} onSignedIn={onSignedIn} />
       </section>
     </main>
   );

@@ -1,5 +1,5 @@
 /** Reads of the ops page (ops token), each a hook with its loading and error state and `reload`. */
-import type { ActorView, OpsClient } from 'agent-runtime-sdk';
+import type { OpsClient } from 'agent-runtime-sdk';
 import { useLoad } from '../hooks/use-load.js';
 
 export const useKillSwitch = (ops: OpsClient) => useLoad(() => ops.killSwitch.get(), [ops]);
@@ -15,7 +15,11 @@ export const useActors = (ops: OpsClient, filter: { type: string; state: string 
     [ops, filter],
   );
 
-export const useActor = (ops: OpsClient, actor: ActorView) => useLoad(() => ops.actors.get(actor.type, actor.id), [ops, actor]);
+export const useActor = (ops: OpsClient, type: string, id: string) => useLoad(() => ops.actors.get(type, id), [ops, type, id]);
 
-export const useActorJournal = (ops: OpsClient, actor: ActorView) =>
-  useLoad(() => ops.actors.journal(actor.type, actor.id, { limit: 100 }), [ops, actor]);
+/** The journal's first 200 entries, oldest first (the most one page holds). */
+export const useActorJournal = (ops: OpsClient, type: string, id: string) =>
+  useLoad(() => ops.actors.journal(type, id, { limit: 200 }), [ops, type, id]);
+
+/** The statechart of a machine type, drawn from its definition. */
+export const useMachineChart = (ops: OpsClient, type: string) => useLoad(() => ops.actors.machine(type), [ops, type]);

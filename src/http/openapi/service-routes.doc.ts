@@ -4,6 +4,7 @@
  * there, so they are mirrored here with the same bounds.
  */
 import { z } from 'zod';
+import { CONSOLE_CONFIG_PATH } from '../console.routes.js';
 import { OPS_BASE_PATH, OPS_DEFAULT_PAGE_SIZE, OPS_MAX_PAGE_SIZE } from '../ops.routes.js';
 import { catalogSettingsSchema } from '../../operations/catalog-settings.store.js';
 import type { RouteDoc } from './route-doc.types.js';
@@ -18,6 +19,33 @@ const limit = z.coerce.number().int().min(1).max(OPS_MAX_PAGE_SIZE).default(OPS_
 const actorViewSchema = z
   .object({ type: z.string(), id: z.string(), state: z.unknown(), status: z.string(), context: z.unknown(), version: z.number() })
   .loose();
+const chartTransitionSchema = z.object({
+  trigger: z.enum(['event', 'always', 'after']),
+  event: z.string(),
+  targets: z.array(z.string()),
+  guard: z.string().optional(),
+});
+interface ChartNodeDoc {
+  id: string;
+  key: string;
+  path: string[];
+  kind: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+  initial?: string;
+  transitions: z.infer<typeof chartTransitionSchema>[];
+  states: ChartNodeDoc[];
+}
+const chartNodeSchema: z.ZodType<ChartNodeDoc> = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    key: z.string(),
+    path: z.array(z.string()),
+    kind: z.enum(['atomic', 'compound', 'parallel', 'final', 'history']),
+    initial: z.string().optional(),
+    transitions: z.array(chartTransitionSchema),
+    states: z.array(chartNodeSchema),
+  }),
+);
+const machineChartSchema = z.object({ type: z.string(), version: z.number().int(), root: chartNodeSchema });
 const ops = ['ops'] as const;
 const OPS = 'Ops';
 const SERVICE = 'Service';
@@ -96,6 +124,27 @@ export const SERVICE_ROUTE_DOCS: RouteDoc[] = [
     summary: 'Actor types known to the runtime',
     auth: ops,
     response: z.object({ types: z.array(z.string()) }),
+  },
+  {
+    method: 'get',
+    path: CONSOLE_CONFIG_PATH,
+    tag: SERVICE,
+    summary: 'What the operator console may offer here',
+    description:
+      "The service's profile, and whether the console offers a test wallet (a keypair made in the browser, for evaluation): on the embedded profile only.",
+    auth: [],
+    response: z.object({ profile: z.enum(['embedded', 'production']), testWallet: z.boolean() }),
+  },
+  {
+    method: 'get',
+    path: `${OPS_BASE_PATH}/machines/:type`,
+    tag: OPS,
+    summary: "A machine type's statechart",
+    description:
+      'Every state node of the XState definition the runtime hosts (kind, initial child, outgoing transitions with their guards' +
+      " names), for drawing it; an actor's `state` names its current node by the nodes' `path`.",
+    auth: ops,
+    response: machineChartSchema,
   },
   {
     method: 'get',
