@@ -13,15 +13,18 @@ import type { CallIds, ToolCaller } from './mcp-tool-call.js';
 import type { ToolDirectory } from './mcp-tools.js';
 import { discoverResult, statelessResult, type RequestRevision } from './mcp-revision.js';
 import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
+import { NumericIdText } from './mcp-request-id.js';
 import {
   callToolParamsSchema,
+  type CallToolParams,
   errorResponse,
   incomingMessageSchema,
   initializeParamsSchema,
+  JSONRPC_VERSION,
   listToolsParamsSchema,
   negotiateProtocolVersion,
-  requestIdSchema,
   LATEST_PROTOCOL_VERSION,
+  TOOL_NAME_MAX,
   resultResponse,
   type IncomingMessage,
   type InitializeResult,
@@ -83,7 +86,8 @@ export class McpDispatcher {
       }),
       ping: async () => ({}),
       'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
-      'tools/call': async (params, access, ids) => deps.caller.call(parseParams(callToolParamsSchema, params), access, ids),
+      'tools/call': async (params, access, ids) =>
+        deps.caller.call(callParamsOf(params) ?? parseParams(callToolParamsSchema, params), access, ids),
     };
     const { initialize: _handshake, ...shared } = this.methods;
     this.statelessMethods = { ...shared, 'server/discover': async () => discoverResult(INSTRUCTIONS) };
@@ -93,9 +97,13 @@ export class McpDispatcher {
   async dispatch(body: unknown, access: McpAccess, ids: CallIds, revision: RequestRevision = LEGACY): Promise<DispatchOutcome> {
     // Batches left JSON-RPC-over-MCP in 2025-06-18; one request per HTTP request also keeps
     // one rate-limit hit per call (see mcp-errors.ts).
-    const parsed = incomingMessageSchema.safeParse(body);
-    if (!parsed.success) return failure(invalidRequest().withId(readableId(body)));
-    const { id, method, params } = parsed.data;
+    let envelope = envelopeOf(body);
+    if (!envelope) {
+      const parsed = incomingMessageSchema.safeParse(body);
+      if (!parsed.success) return failure(invalidRequest().withId(readableId(body)));
+      envelope = parsed.data;
+    }
+    const { id, method, params } = envelope;
     // Every call is audited: `tools/call` by the invoker (answered or refused), the others here.
     if (method === 'tools/call') return this.answer(id, method, params, access, ids, revision);
     const started = this.clock.now();
@@ -158,6 +166,39 @@ function forLog(name: string): string {
 /** The id of a request object when it is itself valid, so the client can match an error to it; else null (JSON-RPC 2.0 §5). */
 export function readableId(body: unknown): RequestId | null {
   if (!isPlainObject(body)) return null;
-  const parsed = requestIdSchema.safeParse(body.id);
-  return parsed.success ? parsed.data : null;
+  return isRequestId(body.id) ? body.id : null;
+}
+
+/**
+ * What `requestIdSchema` accepts, checked by hand: the envelope is read on every request,
+ * and a zod parse of it (which copies `params`) cost more than answering `ping`.
+ */
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value instanceof NumericIdText;
+}
+
+/**
+ * The envelope when it is valid, as `incomingMessageSchema` reads it but without a copy; else
+ * undefined, and the schema says what is wrong. A well-formed request skips zod entirely.
+ */
+function envelopeOf(body: unknown): IncomingMessage | undefined {
+  if (!isPlainObject(body)) return undefined;
+  const { jsonrpc, method, id, params } = body;
+  if (jsonrpc !== JSONRPC_VERSION || typeof method !== 'string' || method.length === 0) return undefined;
+  if (id !== undefined && !isRequestId(id)) return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null)) return undefined;
+  return {
+    jsonrpc,
+    method,
+    ...(id === undefined ? {} : { id }),
+    ...(params === undefined ? {} : { params: params as IncomingMessage['params'] }),
+  };
+}
+
+/** `tools/call` params when `callToolParamsSchema` would accept them as they are (no copy); else undefined. */
+function callParamsOf(params: Record<string, unknown>): CallToolParams | undefined {
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || name.length === 0 || name.length > TOOL_NAME_MAX) return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  return params as CallToolParams;
 }

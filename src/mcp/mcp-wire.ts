@@ -47,7 +47,8 @@ export const incomingMessageSchema = z.object({
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
 
 /** Tool names are short identifiers; the cap keeps an error message from echoing a megabyte. */
-export const toolName = z.string().min(1).max(200);
+export const TOOL_NAME_MAX = 200;
+export const toolName = z.string().min(1).max(TOOL_NAME_MAX);
 
 /** Params of `initialize`; other fields (capabilities, clientInfo) are accepted and unused: we are stateless. */
 export const initializeParamsSchema = z.looseObject({ protocolVersion: z.string().max(64) });

@@ -1,6 +1,6 @@
-import { createActor, type AnyActor, type AnyMachineSnapshot } from 'xstate';
+import type { AnyMachineSnapshot } from 'xstate';
 import type { Logger } from 'pino';
-import type { EmittedEvent, MachineDefinition } from '../../machines/machine-definition.types.js';
+import type { MachineDefinition } from '../../machines/machine-definition.types.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
 import { settlesWithin } from '../../kernel/shared/settles-within.js';
@@ -18,6 +18,7 @@ import type { ActorAddress, ActorEvent } from '../../kernel/ports/scheduler.port
 import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import type { DurablePublisher } from './durable-publisher.js';
 import { collectionOf } from './actor-storage.js';
+import { MachineStepper, type Step } from './machine-stepper.js';
 import { Mailbox } from './mailbox.js';
 import { decodeActorDocument, encodeActorDocument, topLevelState, type ActorDocument } from './snapshot-codec.js';
 
@@ -41,19 +42,19 @@ export type RecoveryHook = (runtime: ActorRuntime) => Promise<void>;
 /** Page size of `count`'s walk over an index. */
 const COUNT_PAGE = 200;
 
+/** An actor held in memory: its committed snapshot, from which its next transition is computed. */
 interface LiveActor {
-  actor: AnyActor;
+  snapshot: AnyMachineSnapshot;
   version: number;
   /** The last committed state: what readers see, never a transition still being persisted. */
   committed: ActorView;
-  /** Events the actor emitted during the transition being processed. */
-  emitted: EmittedEvent[];
 }
 
 interface ActorEntry {
   key: string;
   id: string;
   definition: MachineDefinition;
+  stepper: MachineStepper;
   mailbox: Mailbox;
   live?: LiveActor;
   lastUsed: number;
@@ -78,6 +79,8 @@ export class ActorRuntime {
   /** Views of stored documents: a store shares one frozen document per version (StorePort). */
   private readonly views = new WeakMap<StoredDocument, ActorView>();
   private readonly handles = new Map<string, ActorCollection<unknown, { type: string }, unknown>>();
+  /** One pure stepper per machine type (see MachineStepper). */
+  private readonly steppers = new Map<string, MachineStepper>();
   private closing = false;
   private cancelSweep: (() => void) | undefined;
   private passivations = 0;
@@ -87,6 +90,7 @@ export class ActorRuntime {
   register(definition: MachineDefinition): void {
     if (this.definitions.has(definition.type)) throw new Error(`Machine type ${definition.type} registered twice`);
     this.definitions.set(definition.type, definition);
+    this.steppers.set(definition.type, new MachineStepper(definition.machine));
   }
 
   onRecover(type: string, hook: RecoveryHook): void {
@@ -148,15 +152,14 @@ export class ActorRuntime {
     const entry = this.entryFor(this.definition(type), id);
     return this.run(entry, async () => {
       for (let attempt = 0; ; attempt++) {
-        const started = this.startActor(entry.definition, { input });
+        const step = entry.stepper.initial(input, entry.key);
         let live: LiveActor;
         let joined: JoinedWrites | undefined;
         try {
-          const persisted = await this.persist(entry, started.actor, 0, { type: 'xstate.init', input }, options.join);
+          const persisted = await this.persist(entry, step.snapshot, 0, { type: 'xstate.init', input }, options.join);
           joined = persisted.joined;
-          live = { ...started, version: persisted.version, committed: persisted.committed };
+          live = { snapshot: step.snapshot, version: persisted.version, committed: persisted.committed };
         } catch (error) {
-          started.actor.stop();
           if (!isVersionConflict(error)) throw error;
           if (this.isOwnConflict(entry, error)) throw AppError.conflict(`${type} ${id} already exists`);
           // A joined record moved meanwhile: read it again and decide again.
@@ -165,7 +168,7 @@ export class ActorRuntime {
           continue;
         }
         entry.live = live;
-        this.publish(entry, live, joined?.events);
+        this.publish(entry, step, joined?.events);
         return live.committed;
       }
     });
@@ -237,7 +240,6 @@ export class ActorRuntime {
     this.cancelSweep?.();
     const drained = Promise.all([...this.entries.values()].map((e) => e.mailbox.drain()));
     if (!(await settlesWithin(drained, timeoutMs))) this.options.logger.warn('runtime shutdown: mailboxes did not drain in time');
-    for (const entry of this.entries.values()) entry.live?.actor.stop();
     this.entries.clear();
     // Events of the last transitions go out before the bus and the store close.
     await this.settled().catch((error: unknown) => this.options.logger.warn({ err: error }, 'runtime shutdown: last events not published'));
@@ -246,24 +248,25 @@ export class ActorRuntime {
   private async deliver(entry: ActorEntry, event: ActorEvent, join: JoinWrites | undefined): Promise<SendResult> {
     for (let attempt = 0; ; attempt++) {
       const live = await this.ensureLive(entry);
-      const before = live.actor.getSnapshot() as AnyMachineSnapshot;
+      const before = live.snapshot;
       if (before.status !== 'active') {
         this.drop(entry); // finished: nothing will ever change it, keep nothing in memory
         return { accepted: false, view: live.committed };
       }
       if (!before.can(event)) return { accepted: false, view: live.committed };
-      live.emitted.length = 0;
-      live.actor.send(event);
-      const after = live.actor.getSnapshot() as AnyMachineSnapshot;
-      if (after.status === 'error') {
+      let step: Step;
+      try {
+        step = entry.stepper.next(before, event, entry.key);
+      } catch (error) {
         this.drop(entry);
-        throw AppError.internal(`Actor ${entry.key} failed on ${event.type}`, after.error);
+        throw error;
       }
+      const after = step.snapshot;
       let joined: JoinedWrites | undefined;
       try {
-        const persisted = await this.persist(entry, live.actor, live.version, event, join);
+        const persisted = await this.persist(entry, after, live.version, event, join);
         joined = persisted.joined;
-        Object.assign(live, { version: persisted.version, committed: persisted.committed });
+        Object.assign(live, { snapshot: after, version: persisted.version, committed: persisted.committed });
       } catch (error) {
         // The in-memory actor is ahead of the store now: discard it and re-read.
         this.drop(entry);
@@ -275,7 +278,7 @@ export class ActorRuntime {
         await conflictBackoff(attempt);
         continue;
       }
-      this.publish(entry, live, joined?.events);
+      this.publish(entry, step, joined?.events);
       // A finished actor takes no more events: free its memory now rather than at the idle sweep.
       if (after.status === 'done') this.drop(entry);
       return { accepted: true, view: live.committed };
@@ -288,16 +291,15 @@ export class ActorRuntime {
    */
   private async persist(
     entry: ActorEntry,
-    actor: AnyActor,
+    snapshot: AnyMachineSnapshot,
     expectedVersion: number,
     event: unknown,
     join?: JoinWrites,
   ): Promise<Pick<LiveActor, 'version' | 'committed'> & { joined?: JoinedWrites }> {
-    const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
     const { definition } = entry;
     const collection = collectionOf(definition.type);
     const input = {
-      data: encodeActorDocument(definition, actor.getPersistedSnapshot()),
+      data: encodeActorDocument(definition, entry.stepper.persisted(snapshot)),
       expectedVersion,
       indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
     };
@@ -337,16 +339,16 @@ export class ActorRuntime {
    * joined to its write, for publication once durable: one publication per stream, so one
    * wait for the flush covers the whole unit of work.
    */
-  private publish(entry: ActorEntry, live: LiveActor, joined: StreamEvent[] = []): void {
-    const emitted = live.emitted.splice(0);
+  private publish(entry: ActorEntry, step: Step, joined: StreamEvent[] = []): void {
+    const { emitted } = step;
     const stream = entry.definition.stream;
     const { publisher } = this.options;
     // Most sends emit nothing: no map, no copies.
     if (!publisher || ((!stream || emitted.length === 0) && joined.length === 0)) return;
     const byStream = new Map<string, Array<{ type: string; data: Record<string, unknown> }>>();
     if (stream && emitted.length > 0) {
-      // Read now: by the time the flush is done, the actor may have moved on.
-      const snapshot = live.actor.getSnapshot() as AnyMachineSnapshot;
+      // This transition's state: by the time the flush is done, the actor may have moved on.
+      const { snapshot } = step;
       const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
       for (const name of [stream(snapshot.context)].flat()) byStream.set(name, [...events]);
     }
@@ -363,19 +365,10 @@ export class ActorRuntime {
     const doc = await this.options.store.get<ActorDocument>(collectionOf(entry.definition.type), entry.id);
     if (!doc) throw AppError.notFound(`${entry.definition.type} ${entry.id} not found`);
     // A copy: the stored document is shared and frozen, the actor's state is its own.
-    const snapshot = structuredClone(decodeActorDocument(entry.definition, entry.id, doc.data));
-    const started = this.startActor(entry.definition, { snapshot });
-    const committed = toView(entry.definition, entry.id, started.actor.getSnapshot() as AnyMachineSnapshot, doc);
-    entry.live = { ...started, version: doc.version, committed };
+    const snapshot = entry.stepper.restore(structuredClone(decodeActorDocument(entry.definition, entry.id, doc.data)));
+    const committed = toView(entry.definition, entry.id, snapshot, doc);
+    entry.live = { snapshot, version: doc.version, committed };
     return entry.live;
-  }
-
-  private startActor(definition: MachineDefinition, options: { input?: unknown; snapshot?: unknown }) {
-    const actor = createActor(definition.machine, options as never);
-    const emitted: EmittedEvent[] = [];
-    actor.on('*', (event: EmittedEvent) => emitted.push(event));
-    actor.start();
-    return { actor: actor as AnyActor, emitted };
   }
 
   private run<T>(entry: ActorEntry, task: () => Promise<T>): Promise<T> {
@@ -394,7 +387,7 @@ export class ActorRuntime {
     if (entry) {
       this.entries.delete(key); // re-insert: most recently used
     } else {
-      entry = { key, id, definition, mailbox: new Mailbox(), lastUsed: this.options.clock.now() };
+      entry = { key, id, definition, stepper: this.stepper(definition), mailbox: new Mailbox(), lastUsed: this.options.clock.now() };
     }
     this.entries.set(key, entry);
     return entry;
@@ -406,8 +399,14 @@ export class ActorRuntime {
     return definition;
   }
 
+  private stepper(definition: MachineDefinition): MachineStepper {
+    const stepper = this.steppers.get(definition.type);
+    if (!stepper) throw AppError.notFound(`Unknown actor type: ${definition.type}`);
+    return stepper;
+  }
+
+  /** Forgets the in-memory snapshot (nothing runs to stop: transitions are pure). */
   private drop(entry: ActorEntry): void {
-    entry.live?.actor.stop();
     delete entry.live;
   }
 

@@ -8,6 +8,8 @@ const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocann
 
 export interface LoadResult {
   rps: number;
+  /** Answers received in the whole run. */
+  requests: number;
   p50: number;
   p99: number;
 }
@@ -26,5 +28,5 @@ export async function loadUrl(
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
   const result = JSON.parse(stdout) as autocannon.Result;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: result.requests.average, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99 };
 }

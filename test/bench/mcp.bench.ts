@@ -28,9 +28,26 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ACCEPT = 'application/json, text/event-stream';
 
+interface Measured extends LoadResult {
+  /**
+   * CPU time (all threads) of this process, the one that serves, per answer: on a shared
+   * machine req/s swing with what else runs; the CPU a request costs much less.
+   */
+  cpuUsPerRequest: number;
+}
+
 /** One POST body of JSON-RPC, loaded from a separate process. */
-const load = (url: string, body: string, headers: Record<string, string> = {}) =>
-  loadUrl(url, { seconds: DURATION_S, method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
+async function load(url: string, body: string, headers: Record<string, string> = {}): Promise<Measured> {
+  const before = process.cpuUsage();
+  const result = await loadUrl(url, {
+    seconds: DURATION_S,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+  });
+  const cpu = process.cpuUsage(before);
+  return { ...result, cpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests) };
+}
 
 async function listen(listener: RequestListener): Promise<{ server: Server; base: string }> {
   const server = createServer(listener).listen(0, '127.0.0.1');
@@ -137,7 +154,7 @@ async function main() {
   // machine's speed drifts over a minute, so each round's ratios compare loads measured
   // seconds apart, and the medians of the rounds are reported.
   const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-  const loads: Array<{ label: string; run: () => Promise<LoadResult> }> = [
+  const loads: Array<{ label: string; run: () => Promise<Measured> }> = [
     { label: 'ceiling: bare node:http, parse + echo', run: () => load(`${servers.ceiling.base}/mcp`, callOf(tool)) },
     { label: `ours: tools/call ${tool}`, run: () => load(oursUrl, callOf(tool), auth) },
     ...(tool === 'agent_status'
@@ -154,7 +171,7 @@ async function main() {
     },
   ];
   for (const { run } of loads) await run();
-  const rounds: LoadResult[][] = [];
+  const rounds: Measured[][] = [];
   for (let round = 0; round < ROUNDS; round++) rounds.push(await sequential(loads.map(({ run }) => run)));
   const runsOf = (i: number) => rounds.map((results) => results[i]!);
   const [ceilingRuns, oursRuns, peerRuns] = [runsOf(0), runsOf(1), runsOf(loads.length - 1)];
@@ -163,15 +180,22 @@ async function main() {
     `\n## MCP endpoint (${ROUNDS} rounds of ${DURATION_S} s per load, 50 connections, one server core, embedded profile; medians of the rounds)`,
   );
   console.log(
-    '| server and request | req/s | p50 ms | p99 ms | of ceiling (median of the rounds) | req/s of each round |\n|---|---|---|---|---|---|',
+    "| server and request | req/s | p50 ms | p99 ms | of ceiling (median of the rounds) | req/s of each round | CPU µs/request | CPU × ceiling's (median of the rounds) |\n|---|---|---|---|---|---|---|---|",
   );
+  const cpuRatio = (i: number) => median(rounds.map((r) => r[i]!.cpuUsPerRequest / r[0]!.cpuUsPerRequest));
   loads.forEach(({ label }, i) => {
     const results = rounds.map((r) => r[i]!);
     const share = median(rounds.map((r) => r[i]!.rps / r[0]!.rps));
     console.log(
-      `| ${label} | ${median(results.map((r) => r.rps)).toFixed(0)} | ${median(results.map((r) => r.p50))} | ${median(results.map((r) => r.p99))} | ${(share * 100).toFixed(1)}% | ${results.map((r) => r.rps.toFixed(0)).join(', ')} |`,
+      `| ${label} | ${median(results.map((r) => r.rps)).toFixed(0)} | ${median(results.map((r) => r.p50))} | ${median(results.map((r) => r.p99))} | ${(share * 100).toFixed(1)}% | ${results.map((r) => r.rps.toFixed(0)).join(', ')} | ${median(results.map((r) => r.cpuUsPerRequest)).toFixed(0)} | ${cpuRatio(i).toFixed(2)}× |`,
     );
   });
+  // CPU per request against the ceiling's, in the same round: the targets of the hot path.
+  const pingIndex = loads.findIndex(({ label }) => label.startsWith('ours: ping'));
+  const toolTarget = tool === 'trading_portfolio_summary' ? 3 : 2;
+  console.log(
+    `CPU per request, ours (${tool}) / ceiling: ${cpuRatio(1).toFixed(2)}× (target <= ${toolTarget}×); ping / ceiling: ${cpuRatio(pingIndex).toFixed(2)}× (target <= 1.7×)`,
+  );
   const ofCeiling = oursRuns.map((r, i) => r.rps / ceilingRuns[i]!.rps);
   const ofPeer = oursRuns.map((r, i) => r.rps / peerRuns[i]!.rps);
   console.log(

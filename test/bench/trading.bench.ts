@@ -35,10 +35,12 @@
  *
  * Env: BENCH_SECONDS (10) per measured phase, BENCH_WARMUP_SECONDS (3), BENCH_CLIENTS (50),
  * BENCH_SWAP_RATE (= clients), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
- * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope).
+ * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope),
+ * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase).
  */
 import { profiled } from './cpu-profile.js';
 import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
@@ -55,9 +57,12 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const WITH_REST = process.env.BENCH_REST !== '0';
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+const OPEN_CPU_PROFILE = process.env.BENCH_OPEN_CPU_PROFILE;
 /** Swaps/s of the open-loop phase (default: each client one swap a second); 0 skips it. */
 const SWAP_RATE = Number(process.env.BENCH_SWAP_RATE ?? CLIENTS);
 const TARGET_P99_MS = 30;
+/** Seconds of no load over which the service's own background CPU is measured. */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 3);
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -412,6 +417,8 @@ async function countOrders(svc: TestService): Promise<{ all: number; filled: num
 interface Measured {
   label: string;
   load: PhaseResult;
+  /** CPU of the service's threads by kind (main, libuv, V8 workers, LMDB), as shares of one core. */
+  threads: string;
   rps: number;
   /** Service process CPU (all its threads) as a share of one core, of which in the kernel, and per call. */
   cpuPct: number;
@@ -448,10 +455,12 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
   gc.observe({ entryTypes: ['gc'] });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadTicks();
   loop.enable();
   const load = await gen.run(spec);
   loop.disable();
   const cpu = process.cpuUsage(cpuBefore);
+  const threads = threadShares(threadsBefore, threadTicks(), load.seconds);
   const heapAfter = process.memoryUsage().heapUsed;
   gc.disconnect();
   await svc.service.operations.audit.flush();
@@ -463,6 +472,7 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
   return {
     label,
     load,
+    threads,
     rps: load.calls / load.seconds,
     cpuPct: (cpuSeconds / load.seconds) * 100,
     sysPct: (cpu.system / 1e6 / load.seconds) * 100,
@@ -490,6 +500,43 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
     heapMb: heapAfter / 2 ** 20,
     liveActors: opsAfter.liveActors,
   };
+}
+
+/** CPU ticks (1/100 s) of each thread of this process so far, by thread: the main thread is `main`. */
+function threadTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = tid === String(process.pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, close)}#${tid}`;
+      const fields = stat.slice(close + 2).split(' ');
+      const used = Number(fields[11]) + Number(fields[12]);
+      ticks.set(name, (ticks.get(name) ?? 0) + used);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks;
+}
+
+/** CPU of each kind of thread between two readings, as a share of `seconds` of one core. */
+function threadShares(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+  return [...after]
+    .map(([name, ticks]) => [name, ticks - (before.get(name) ?? 0)] as const)
+    .filter(([, ticks]) => ticks > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ticks]) => `${name} ${(ticks / seconds).toFixed(0)}%`)
+    .join(', ');
+}
+
+/** The service's CPU (all threads) while no call arrives: what timers, due jobs and flushes cost on their own. */
+async function idleCpu(seconds: number): Promise<number> {
+  const before = process.cpuUsage();
+  const started = performance.now();
+  await sleep(seconds * 1000);
+  const cpu = process.cpuUsage(before);
+  return ((cpu.user + cpu.system) / 1e3 / (performance.now() - started)) * 100;
 }
 
 const ms = (value: number) => value.toFixed(1);
@@ -540,6 +587,7 @@ async function main(): Promise<void> {
     const spec = (kind: CallKind, seconds = SECONDS, rate?: number) => specOf(svc, kind, seconds, accounts, rate);
     const warmups: PhaseResult[] = [];
     warmups.push(await gen.run(spec('mcp-swap', WARMUP_SECONDS)), await gen.run(spec('mcp-summary', WARMUP_SECONDS)));
+    const idleBefore = await idleCpu(IDLE_SECONDS);
     const readsBefore = await measure(svc, gen, 'MCP trading_portfolio_summary (baseline)', spec('mcp-summary'));
     const swaps = await profiled(
       CPU_PROFILE,
@@ -549,8 +597,14 @@ async function main(): Promise<void> {
     // The same swaps at a steady arrival rate below saturation: latency without the queue a closed loop builds.
     const paced =
       SWAP_RATE > 0
-        ? await measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE))
+        ? await profiled(
+            OPEN_CPU_PROFILE,
+            () =>
+              measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE)),
+            'the open-loop swap phase',
+          )
         : undefined;
+    const idleAfter = await idleCpu(IDLE_SECONDS);
     const readsAfter = await measure(svc, gen, 'MCP trading_portfolio_summary (after the swap phases)', spec('mcp-summary'));
     let rest: Measured | undefined;
     if (WITH_REST) {
@@ -569,8 +623,13 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(costRow(m));
+    console.log('\n### CPU by thread (service process, share of one core)');
+    for (const m of rows) console.log(`- ${m.label}: ${m.threads}`);
     console.log(
-      `\norders per account: ${readsBefore.ordersPerAccountAfter.toFixed(0)} during the baseline read, ${readsAfter.ordersPerAccountAfter.toFixed(0)} during the read after the swap phases`,
+      `\nservice CPU at rest (no calls, ${IDLE_SECONDS} s): ${idleBefore.toFixed(1)}% of a core before the phases, ${idleAfter.toFixed(1)}% after the swap phases`,
+    );
+    console.log(
+      `orders per account: ${readsBefore.ordersPerAccountAfter.toFixed(0)} during the baseline read, ${readsAfter.ordersPerAccountAfter.toFixed(0)} during the read after the swap phases`,
     );
     console.log(
       `swaps/s / reads/s: ${swaps.rps.toFixed(0)} / ${readsBefore.rps.toFixed(0)} = ${((swaps.rps / readsBefore.rps) * 100).toFixed(1)}% (a swap costs ${(readsBefore.rps / swaps.rps).toFixed(1)} reads)`,
