@@ -47,7 +47,7 @@ export interface ChainHead {
 const HASH_VERSION = 1;
 
 /** The hash of an entry at its place: fields in a fixed order (an array), so equal entries hash equal. */
-export function entryHash(subject: string, entry: AuditEntry, link: Omit<ChainLink, 'hash'>): string {
+function entryHash(subject: string, entry: AuditEntry, link: Omit<ChainLink, 'hash'>): string {
   return sha256Hex(
     JSON.stringify([
       HASH_VERSION,

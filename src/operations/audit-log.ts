@@ -34,7 +34,7 @@ const RESIGN_AFTER_MS = 30 * 60 * 1000;
 /** Audit records are kept this long. */
 export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** Default gap between two signed checkpoints of one chain. */
-export const AUDIT_CHECKPOINT_MS = 10_000;
+const AUDIT_CHECKPOINT_MS = 10_000;
 /** Heads one checkpoint sweep signs at most (the rest at the next one). */
 const SWEEP_BATCH = 200;
 /** A subject's chain head lost to other processes this many times in a row: the segment is dropped (logged). */
