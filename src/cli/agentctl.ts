@@ -19,6 +19,10 @@ Commands:
   keys list                             signing keys of identity tokens (active, retired)
   keys rotate                           a new active signing key; the old one is retired and
                                         stays published until every token it signed expired
+  audit verify [agentId] [--subject S]  walk the audit hash chains (every one, an agent's by its
+                                        actor id, or a subject: agent:<id>, bot:<id>, none) and
+                                        check their signed heads; names the first entry of each
+                                        chain that does not match (exit 1 when one does not)
 
 Options:
   --url URL     service address; default, as the service itself reads them: $AGENTCTL_URL,
@@ -39,6 +43,7 @@ const optionsSchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
   cursor: z.string().optional(),
   after: z.coerce.number().int().min(0).optional(),
+  subject: z.string().optional(),
 });
 
 /** Runs one command; returns the process exit code. */
@@ -57,6 +62,7 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     limit: flags.limit,
     cursor: flags.cursor,
     after: flags.after,
+    subject: flags.subject,
   });
   if (!parsed.success) {
     io.err(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n'));
@@ -70,6 +76,8 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
   if (command === 'keys' && (type === 'list' || type === 'rotate')) {
     path = type === 'rotate' ? '/rotate' : '';
     method = type === 'rotate' ? 'POST' : 'GET';
+  } else if (command === 'audit' && type === 'verify') {
+    path = query({ agentId: id, subject: options.subject });
   } else if (command === 'types') path = '';
   else if (command === 'list' && type)
     path = `/${enc(type)}${query({ state: options.state, limit: options.limit, cursor: options.cursor })}`;
@@ -82,7 +90,8 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
   }
   let response: Response;
   try {
-    const target = command === 'keys' ? `${root}/identity/signing-keys${path}` : `${base}${path}`;
+    const target =
+      command === 'keys' ? `${root}/identity/signing-keys${path}` : command === 'audit' ? `${root}/audit/verify${path}` : `${base}${path}`;
     response = await fetch(target, {
       method,
       headers: { authorization: `Bearer ${options.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
@@ -99,7 +108,8 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     return 1;
   }
   io.out(options.json ? JSON.stringify(body, null, 2) : render(command, body));
-  return 0;
+  // A chain that does not verify fails the command, so scripts and cron jobs notice.
+  return command === 'audit' && (body as { ok?: unknown } | null)?.ok !== true ? 1 : 0;
 }
 
 /**
@@ -151,7 +161,38 @@ function render(command: string, body: unknown): string {
     const rows = keys.map((k) => [k.kid, k.status, k.createdAt, k.retiredAt ?? '-', k.removeAfter ?? '-'].join('\t'));
     return ['KID\tSTATUS\tCREATED\tRETIRED\tLEAVES JWKS', ...rows].join('\n');
   }
+  if (command === 'audit') return renderVerdict(body);
   return JSON.stringify(body, null, 2);
+}
+
+/** One line per chain that does not verify, naming its first break, then the totals. */
+function renderVerdict(body: unknown): string {
+  type Report = {
+    subject: string;
+    entries: number;
+    checkpoint?: { seq: number; at: string; kid?: string; knownKey?: boolean };
+    break?: {
+      seq: number;
+      reason: string;
+      message: string;
+      entry?: { at: string; operation: string; requestId: string; segmentId: string };
+    };
+  };
+  const verdict = body as { ok: boolean; chains: number; entries: number; failures: Report[]; chain?: Report };
+  const lines = verdict.failures.map((report) => {
+    const at = report.break?.entry;
+    const where = at ? ` [${at.at} ${at.operation} request ${at.requestId}, stored in ${at.segmentId}]` : '';
+    return `BROKEN ${report.subject}: ${report.break?.message ?? 'does not verify'} (${report.break?.reason})${where}`;
+  });
+  const signed = verdict.chain?.checkpoint;
+  if (signed)
+    lines.push(
+      `signed head: entry ${signed.seq} at ${signed.at}${signed.kid ? ` by key ${signed.kid}${signed.knownKey ? '' : ' (no longer in the key ring)'}` : ''}`,
+    );
+  lines.push(
+    `${verdict.ok ? 'OK' : 'FAILED'}: ${verdict.chains} chain(s), ${verdict.entries} entries checked, ${verdict.failures.length} broken`,
+  );
+  return lines.join('\n');
 }
 
 function parseArgs(argv: string[]) {

@@ -149,7 +149,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const chat = chatModule(ctx, { status: trading.status });
   const botSurface = botSurfaceModule(ctx, { askBot: chat.askBot, command: trading.command, status: trading.status });
   const modules: FeatureModule[] = [
-    auditModule(ctx),
+    auditModule(ctx, tokens.keys),
     idempotency,
     accounts,
     identityModule(ctx, tokens, {

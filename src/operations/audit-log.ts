@@ -1,15 +1,49 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, Page, StorePort } from '../../kernel/ports/store.port.js';
+import { retryOnConflict } from '../../kernel/shared/record-update.js';
+import { createHash } from 'node:crypto';
+import {
+  checkpointPayload,
+  extendChain,
+  type ChainCheckpoint,
+  type ChainedEntry,
+  type ChainHead,
+  type StoredChainEntry,
+} from './audit-chain.js';
 import type { AuditEntry, AuditSink } from './audit.types.js';
 
-const AUDIT = 'audit';
-export const AUDIT_COLLECTIONS: CollectionSpec[] = [{ name: AUDIT, indexes: ['subject'] }];
+export const AUDIT = 'audit';
+/**
+ * One chain head per subject: `pending` 1 while its newest entries are not under a signed
+ * checkpoint, `signedAt` the time of its checkpoint (0: none).
+ */
+export const AUDIT_HEADS = 'audit_heads';
+export const AUDIT_COLLECTIONS: CollectionSpec[] = [
+  { name: AUDIT, indexes: ['subject'] },
+  { name: AUDIT_HEADS, indexes: ['pending', 'signedAt'] },
+];
+/**
+ * A quiet chain's checkpoint is signed again after this long, with the then active key: a
+ * retired key leaves the key ring an hour after its last token could expire, and a
+ * checkpoint whose key the ring no longer has cannot be told from a forged one.
+ */
+const RESIGN_AFTER_MS = 30 * 60 * 1000;
 /** Audit records are kept this long. */
-const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+export const AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+/** Default gap between two signed checkpoints of one chain. */
+const AUDIT_CHECKPOINT_MS = 10_000;
+/** Heads one checkpoint sweep signs at most (the rest at the next one). */
+const SWEEP_BATCH = 200;
+/** A subject's chain head lost to other processes this many times in a row: the segment is dropped (logged). */
+const MAX_HEAD_ATTEMPTS = 60;
+
+/** Signs chain heads (compact JWS with the service's ES256 key). */
+export interface CheckpointSigner {
+  sign(payload: string): Promise<string>;
+}
 const FLUSH_EVERY_MS = 10;
 const MAX_BUFFER = 10_000;
 
@@ -18,7 +52,7 @@ const MAX_SEGMENT_ENTRIES = 256;
 
 /** A stored segment: entries of one subject recorded within one flush, newest first. */
 interface AuditSegment {
-  entries: AuditEntry[];
+  entries: ChainedEntry[];
 }
 
 /**
@@ -46,6 +80,10 @@ export class AuditLog implements AuditSink {
   private buffer: AuditEntry[] = [];
   private timer: (() => void) | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private signer: { signer: CheckpointSigner; everyMs: number } | undefined;
+  private sweepTimer: (() => void) | undefined;
+  private sweeping: Promise<void> = Promise.resolve();
+  private sweepOn = false;
 
   constructor(
     private readonly store: StorePort,
@@ -72,6 +110,86 @@ export class AuditLog implements AuditSink {
     return this.flushing;
   }
 
+  /**
+   * Signs chain heads from now on: a head is signed when it is written and its last
+   * checkpoint is `everyMs` old, and a sweep every `everyMs` signs heads whose newest
+   * entries no checkpoint covers yet (a quiet subject's last calls).
+   */
+  startCheckpoints(signer: CheckpointSigner, everyMs = AUDIT_CHECKPOINT_MS): void {
+    this.signer = { signer, everyMs };
+    this.sweepOn = true;
+    const loop = () => {
+      if (!this.sweepOn) return;
+      this.sweepTimer = this.clock.setTimer(() => {
+        this.sweeping = this.signPending().finally(loop);
+      }, everyMs);
+    };
+    loop();
+  }
+
+  /** Stops the sweep; the heads written from now on are still signed when due. */
+  async stopCheckpoints(): Promise<void> {
+    this.sweepOn = false;
+    this.sweepTimer?.();
+    this.sweepTimer = undefined;
+    await this.sweeping;
+  }
+
+  /** Signs every head whose newest entries are not under a checkpoint (a sweep, and on stop). */
+  async signPending(): Promise<void> {
+    const signing = this.signer;
+    if (!signing) return;
+    try {
+      const pending = await this.store.find<ChainHead>(AUDIT_HEADS, { index: 'pending', eq: 1 }, { limit: SWEEP_BATCH });
+      const stale = await this.store.find<ChainHead>(
+        AUDIT_HEADS,
+        { index: 'signedAt', lte: this.clock.now() - RESIGN_AFTER_MS },
+        { limit: SWEEP_BATCH },
+      );
+      const heads = new Map([...pending.items, ...stale.items].map((doc) => [doc.id, doc]));
+      for (const doc of heads.values()) {
+        const checkpoint = await this.checkpoint(doc.id, doc.data, signing.signer);
+        if (!checkpoint) continue;
+        // Lost to a writer that advanced the head: it signs or leaves it pending for the next sweep.
+        await this.store
+          .put<ChainHead>(AUDIT_HEADS, doc.id, {
+            data: { ...doc.data, checkpoint },
+            expectedVersion: doc.version,
+            indexes: headIndexes(doc.data, checkpoint),
+          })
+          .catch(() => undefined);
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'audit chain heads could not be signed');
+    }
+  }
+
+  /**
+   * What verify walks: a subject's stored entries oldest first, each with the id of the
+   * document it is stored in, and its chain head.
+   */
+  async chainOf(subject: string): Promise<{ entries: StoredChainEntry[]; head: ChainHead | undefined }> {
+    const newestFirst: StoredChainEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.store.find<AuditSegment | AuditEntry>(
+        AUDIT,
+        { index: 'subject', eq: subject },
+        { limit: 100, ...(cursor ? { cursor } : {}) },
+      );
+      for (const doc of page.items) for (const entry of entriesOf(doc.data)) newestFirst.push({ entry, segmentId: doc.id });
+      cursor = page.nextCursor;
+    } while (cursor);
+    const head = await this.store.get<ChainHead>(AUDIT_HEADS, subject);
+    return { entries: newestFirst.reverse(), head: head?.data };
+  }
+
+  /** The subjects that have a chain, a page at a time. */
+  async chainSubjects(page: { limit: number; cursor?: string }): Promise<Page<string>> {
+    const found = await this.store.list<ChainHead>(AUDIT_HEADS, page);
+    return { items: found.items.map((doc) => doc.id), ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}) };
+  }
+
   /** A subject's records (`bot:<id>` / `agent:<id>`), newest first. */
   async list(subject: string, page: { limit: number; cursor?: string }): Promise<Page<AuditEntry>> {
     const items: AuditEntry[] = [];
@@ -88,7 +206,7 @@ export class AuditLog implements AuditSink {
       if (!doc) return { items };
       // A segment swept away since the cursor was made: its successor is read from its start.
       const served = within?.id === doc.id ? within.served : 0;
-      const entries = entriesOf(doc.data).slice(served);
+      const entries = entriesOf(doc.data).slice(served).map(withoutLink);
       const room = page.limit - items.length;
       if (entries.length > room) {
         items.push(...entries.slice(0, room));
@@ -107,47 +225,116 @@ export class AuditLog implements AuditSink {
 
   private async write(batch: AuditEntry[]): Promise<void> {
     if (batch.length === 0) return;
+    const bySubject = new Map<string, AuditEntry[]>();
+    for (const entry of batch) {
+      const subject = entry.subject ?? 'none';
+      const list = bySubject.get(subject);
+      if (list) list.push(entry);
+      else bySubject.set(subject, [entry]);
+    }
     const results = await Promise.allSettled(
-      segmentsOf(batch).map((entries) => {
-        const newest = entries[0]!;
-        return this.store.put<AuditSegment>(AUDIT, newestFirstId(newest.at), {
-          data: { entries },
-          expectedVersion: 0,
-          indexes: { subject: newest.subject ?? 'none' },
-          // Every entry is kept at least the retention period.
-          expiresAt: newest.at + AUDIT_RETENTION_MS,
-        });
+      [...bySubject].map(async ([subject, entries]) => {
+        // Stable: entries of one millisecond stay in the order they were recorded.
+        entries.sort((a, b) => a.at - b.at);
+        for (let start = 0; start < entries.length; start += MAX_SEGMENT_ENTRIES)
+          await this.append(subject, entries.slice(start, start + MAX_SEGMENT_ENTRIES));
       }),
     );
-    const failed = results.filter((r) => r.status === 'rejected').length;
-    if (failed) this.logger.error({ failed }, 'audit entries could not be written');
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length)
+      this.logger.error({ failed: failed.length, err: (failed[0] as PromiseRejectedResult).reason }, 'audit entries could not be written');
   }
+
+  /**
+   * Appends one segment (entries oldest first) to its subject's chain: reads the head, links
+   * the entries after it, and writes the segment and the advanced head in one commit whose
+   * head write is a compare-and-set. Another process that appended first makes it read the
+   * head again and link again, so the chain stays one line whoever writes.
+   */
+  private async append(subject: string, entries: AuditEntry[]): Promise<void> {
+    await retryOnConflict(
+      () => `${AUDIT_HEADS}/${subject}`,
+      async () => {
+        const current = await this.store.get<ChainHead>(AUDIT_HEADS, subject);
+        const { chained, head } = extendChain(subject, current?.data, entries);
+        let checkpoint = current?.data.checkpoint;
+        const signing = this.signer;
+        if (signing && (!checkpoint || this.clock.now() - checkpoint.at >= signing.everyMs))
+          checkpoint = await this.checkpoint(subject, head, signing.signer);
+        const newest = chained[chained.length - 1]!;
+        await this.store.commit([
+          {
+            op: 'put',
+            collection: AUDIT_HEADS,
+            id: subject,
+            input: {
+              data: { ...head, ...(checkpoint ? { checkpoint } : {}) },
+              expectedVersion: current?.version ?? 0,
+              indexes: headIndexes(head, checkpoint),
+            },
+          },
+          {
+            op: 'put',
+            collection: AUDIT,
+            id: segmentId(subject, head.seq),
+            input: {
+              data: { entries: chained.reverse() },
+              expectedVersion: 0,
+              indexes: { subject },
+              // Every entry is kept at least the retention period (the newest is the latest).
+              expiresAt: newest.at + AUDIT_RETENTION_MS,
+            },
+          },
+        ]);
+      },
+      { maxAttempts: MAX_HEAD_ATTEMPTS },
+    );
+  }
+
+  /** A signed checkpoint of `head` (a signing failure leaves the head unsigned, and pending). */
+  private async checkpoint(
+    subject: string,
+    head: Pick<ChainHead, 'seq' | 'hash' | 'at' | 'checkpoint'>,
+    signer: CheckpointSigner,
+  ): Promise<ChainCheckpoint | undefined> {
+    const at = this.clock.now();
+    try {
+      return {
+        seq: head.seq,
+        hash: head.hash,
+        at,
+        jws: await signer.sign(checkpointPayload(subject, { seq: head.seq, hash: head.hash, at })),
+      };
+    } catch (error) {
+      this.logger.error({ err: error }, 'audit chain head not signed');
+      return head.checkpoint;
+    }
+  }
+}
+
+function headIndexes(head: Pick<ChainHead, 'seq'>, checkpoint: ChainCheckpoint | undefined) {
+  return { pending: checkpoint?.seq === head.seq ? 0 : 1, signedAt: checkpoint?.at ?? 0 };
 }
 
 /**
- * Segments of a batch (oldest first): per subject, its entries newest first (later calls of
- * one millisecond first) in chunks, the oldest chunk first, since segments are given ids in
- * this order and of two ids of one millisecond the later one sorts first.
+ * A segment's id: `0` (before the time-based ids of the segments written before the chain,
+ * which begin with a larger digit), a digest of the subject (ids are unique across
+ * subjects), and the inverted seq of its newest entry, so a subject's segments sort newest
+ * first by their chain position, whichever process wrote them when.
  */
-function segmentsOf(batch: AuditEntry[]): AuditEntry[][] {
-  const bySubject = new Map<string | undefined, AuditEntry[]>();
-  for (let i = batch.length - 1; i >= 0; i--) {
-    const entry = batch[i]!;
-    const list = bySubject.get(entry.subject);
-    if (list) list.push(entry);
-    else bySubject.set(entry.subject, [entry]);
-  }
-  const segments: AuditEntry[][] = [];
-  for (const entries of bySubject.values()) {
-    // Stable: entries of one millisecond stay latest-recorded first.
-    entries.sort((a, b) => b.at - a.at);
-    for (let end = entries.length; end > 0; end -= MAX_SEGMENT_ENTRIES)
-      segments.push(entries.slice(Math.max(0, end - MAX_SEGMENT_ENTRIES), end));
-  }
-  return segments;
+function segmentId(subject: string, newestSeq: number): string {
+  const digest = createHash('sha256').update(subject).digest('hex').slice(0, 16);
+  return `0${digest}${(999_999_999_999 - newestSeq).toString().padStart(12, '0')}`;
 }
 
-function entriesOf(data: AuditSegment | AuditEntry): AuditEntry[] {
+/** An entry as readers of the trail get it: the chain link is verify's business. */
+function withoutLink(entry: ChainedEntry): AuditEntry {
+  if (!entry.chain) return entry;
+  const { chain: _chain, ...rest } = entry;
+  return rest;
+}
+
+function entriesOf(data: AuditSegment | AuditEntry): ChainedEntry[] {
   return 'entries' in data ? data.entries : [data];
 }
 
@@ -165,18 +352,4 @@ function decodePageCursor(cursor: string): PageCursor {
   const parsed = pageCursorSchema.safeParse(json);
   if (!parsed.success) throw AppError.validation(['cursor is invalid']);
   return parsed.data;
-}
-
-/** Unique per process (random) and per entry (counter): no random bytes on the hot path. */
-const PROCESS_TAG = randomBytes(6).toString('hex');
-let sequence = 0;
-
-/**
- * Descending time order under ascending id order, unique per entry: the inverted time,
- * then (for entries of one millisecond in one process) the inverted counter.
- */
-function newestFirstId(at: number): string {
-  sequence = (sequence + 1) % 1e12;
-  const inverted = (n: number, max: number, width: number) => (max - n).toString().padStart(width, '0');
-  return `${inverted(at, 9_999_999_999_999, 13)}-${PROCESS_TAG}-${inverted(sequence, 999_999_999_999, 12)}`;
 }
