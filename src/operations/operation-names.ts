@@ -2,6 +2,7 @@ import type { agentAdminOperations } from './definitions/agent-admin.ops.js';
 import type { agentControlOperations } from './definitions/agent-control.ops.js';
 import type { agentOperations } from './definitions/agent.ops.js';
 import type { auditLogOperations } from './definitions/audit-log.ops.js';
+import type { auditVerifyOperations } from './definitions/audit-verify.ops.js';
 import type { botSurfaceOperations } from './definitions/bot-surface.ops.js';
 import type { botOperations } from './definitions/bot.ops.js';
 import type { cardOperations } from './definitions/card.ops.js';
@@ -43,6 +44,7 @@ export type OperationName =
   | NamesOf<typeof agentControlOperations>
   | NamesOf<typeof agentOperations>
   | NamesOf<typeof auditLogOperations>
+  | NamesOf<typeof auditVerifyOperations>
   | NamesOf<typeof botSurfaceOperations>
   | NamesOf<typeof botOperations>
   | NamesOf<typeof cardOperations>
