@@ -3,7 +3,7 @@
  * a held one, delete; and the stats: what was spent, the average price against the current one.
  */
 import { useState } from 'preact/hooks';
-import type { TradingDcaStatsOutput, TradingDcaStrategiesListOutput } from '../../../sdk/src/index.js';
+import { type Chain, CHAINS, type TradingDcaStatsOutput, type TradingDcaStrategiesListOutput } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { Modal } from '../components/modal.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
@@ -13,7 +13,6 @@ import { useLoad } from '../use-load.js';
 
 type Strategy = TradingDcaStrategiesListOutput['items'][number];
 type Stat = TradingDcaStatsOutput['strategies'][number];
-type Chain = 'solana' | 'ethereum' | 'base' | 'arbitrum';
 
 export function DcaPage({ agentId, refreshKey }: { agentId: string; refreshKey: number }) {
   const [bump, setBump] = useState(0);
@@ -244,10 +243,11 @@ function CreateStrategy({ agentId, onCreated }: { agentId: string; onCreated(): 
           <label>
             Chain
             <select value={form.chain} onChange={set('chain')}>
-              <option value="solana">solana</option>
-              <option value="ethereum">ethereum</option>
-              <option value="base">base</option>
-              <option value="arbitrum">arbitrum</option>
+              {CHAINS.map(({ chain }) => (
+                <option key={chain} value={chain}>
+                  {chain}
+                </option>
+              ))}
             </select>
           </label>
         </div>

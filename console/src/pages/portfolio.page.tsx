@@ -3,7 +3,7 @@
  * venue, positions with their PnL, and the value over time as the service recorded it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { TradingPositionsPnlOutput, TradingWalletCustodialGetOutput } from '../../../sdk/src/index.js';
+import { type Chain, CHAINS, type TradingPositionsPnlOutput, type TradingWalletCustodialGetOutput } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { Empty, ErrorText, Loading } from '../components/status.js';
 import { toast } from '../components/toasts.js';
@@ -14,7 +14,12 @@ import { ScrollRegion } from '../components/scroll-region.js';
 
 type Position = TradingPositionsPnlOutput['positions'][number];
 type Family = TradingWalletCustodialGetOutput['chain'];
-const FAMILY_CHAINS: Record<Family, string[]> = { solana: ['solana'], evm: ['ethereum', 'base', 'arbitrum'] };
+/** The chains each wallet family serves, as the service lists them. */
+const chainsOf = (family: Family): Chain[] => CHAINS.filter((entry) => entry.family === family).map((entry) => entry.chain);
+const labelsOf = (family: Family): string =>
+  CHAINS.filter((entry) => entry.family === family)
+    .map((entry) => entry.label)
+    .join(', ');
 /** Positions and the value history are read again this often while the page is open. */
 const REFRESH_MS = 15_000;
 const DAY_MS = 86_400_000;
@@ -119,7 +124,7 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
                 key={wallet.chain}
                 agentId={agentId}
                 wallet={wallet}
-                positions={positions.filter((p) => FAMILY_CHAINS[wallet.chain].includes(p.chain))}
+                positions={positions.filter((p) => (chainsOf(wallet.chain) as string[]).includes(p.chain))}
                 paper={isPaper}
                 onChanged={refresh}
               />
@@ -226,7 +231,7 @@ function WalletCard(props: {
   const { wallet } = props;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
-  const title = wallet.chain === 'solana' ? 'Solana wallet' : 'EVM wallet (Ethereum, Base, Arbitrum)';
+  const title = wallet.chain === 'solana' ? 'Solana wallet' : `EVM wallet (${labelsOf('evm')})`;
   const create = async () => {
     setBusy(true);
     setError(undefined);
@@ -281,7 +286,7 @@ function WalletCard(props: {
 
 /** Paper venue only: play money into the custodial wallet. */
 function Faucet(props: { agentId: string; family: Family; onFunded(): void }) {
-  const chains = FAMILY_CHAINS[props.family] as Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
+  const chains = chainsOf(props.family);
   const [chain, setChain] = useState(chains[0] ?? 'solana');
   const [token, setToken] = useState('USDC');
   const [amount, setAmount] = useState('1000');

@@ -1,12 +1,12 @@
 /** Sign-in with an injected Solana wallet (SIWS) or an EIP-1193 wallet (SIWE), through the SDK. */
 import { useState } from 'preact/hooks';
-import type { SessionUser } from '../../../sdk/src/index.js';
+import { CHAINS, type SessionUser } from '../../../sdk/src/index.js';
 import { client, errorText } from '../api.js';
 import { ErrorText } from '../components/status.js';
 import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../wallets.js';
 
 // Chains the service signs EVM operators in on (README, First steps); other chains sign for Ethereum.
-const SERVED_EVM_CHAINS = new Set([1, 8453, 42161]);
+const SERVED_EVM_CHAINS: ReadonlySet<number> = new Set(CHAINS.flatMap((entry) => ('evmChainId' in entry ? [entry.evmChainId] : [])));
 
 export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void }) {
   const [busy, setBusy] = useState<'solana' | 'evm' | undefined>(undefined);

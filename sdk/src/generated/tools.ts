@@ -3087,3 +3087,17 @@ export type AgentSnapshot = {
   openOrders: number;
   asOf: string;
 };
+
+/** The chains the service trades on, in its order: wallet family (one EVM wallet serves every EVM chain), display name, EIP-155 id. */
+export const CHAINS = [
+  { chain: 'solana', family: 'solana', label: 'Solana' },
+  { chain: 'ethereum', family: 'evm', label: 'Ethereum', evmChainId: 1 },
+  { chain: 'base', family: 'evm', label: 'Base', evmChainId: 8453 },
+  { chain: 'arbitrum', family: 'evm', label: 'Arbitrum', evmChainId: 42161 },
+] as const;
+
+/** A chain the service trades on. */
+export type Chain = (typeof CHAINS)[number]['chain'];
+
+/** The scopes of an API key, cumulative: read < trade < manage. */
+export const KEY_SCOPES = ['read', 'trade', 'manage'] as const;
