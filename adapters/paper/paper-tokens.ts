@@ -33,6 +33,7 @@ export const PAPER_ASSETS = {
   ARB: { basePriceUsd: 0.6, volatility: 0.3 },
   AERO: { basePriceUsd: 1, volatility: 0.35 },
   GMX: { basePriceUsd: 20, volatility: 0.3 },
+  OP: { basePriceUsd: 1.5, volatility: 0.35 },
 } as const satisfies Record<string, PaperAsset>;
 
 export type PaperAssetId = keyof typeof PAPER_ASSETS;
@@ -96,6 +97,15 @@ const EVM_MARKETS: Record<EvmChainName, Record<string, EvmMarket>> = {
     ARB: ['ARB', 20 * M],
     LINK: ['LINK', 8 * M],
     GMX: ['GMX', 5 * M],
+  },
+  optimism: {
+    ETH: ['ETH', 50 * M],
+    WETH: ['ETH', 50 * M],
+    USDC: ['USD', 50 * M],
+    USDT: ['USD', 20 * M],
+    DAI: ['USD', 10 * M],
+    OP: ['OP', 15 * M],
+    WBTC: ['BTC', 10 * M],
   },
 };
 

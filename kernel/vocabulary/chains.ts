@@ -34,6 +34,7 @@ const CHAIN_TABLE = {
   ethereum: { family: 'evm', label: 'Ethereum', native: ETH, evmChainId: 1 },
   base: { family: 'evm', label: 'Base', native: ETH, evmChainId: 8453 },
   arbitrum: { family: 'evm', label: 'Arbitrum', native: ETH, evmChainId: 42161 },
+  optimism: { family: 'evm', label: 'Optimism', native: ETH, evmChainId: 10 },
 } as const satisfies Record<string, ChainFacts>;
 
 interface ChainFacts {
