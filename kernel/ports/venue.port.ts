@@ -12,7 +12,6 @@ export {
   CHAINS,
   EVM_CHAINS,
   EVM_CHAIN_IDS,
-  type EvmChain,
   NATIVE_EVM_ADDRESS,
   NATIVE_SOL_MINT,
   type WalletChain,

@@ -83,18 +83,8 @@ export function nativeToken(chain: Chain): NativeToken {
   return CHAIN_TABLE[chain].native;
 }
 
-/** The chains of one wallet family, in the table's order. */
-export function chainsOf(family: WalletChain): Chain[] {
-  return CHAINS.filter((chain) => CHAIN_TABLE[chain].family === family);
-}
-
-/** The EVM chain with this EIP-155 id, or undefined. */
-export function evmChainOfId(chainId: number): EvmChain | undefined {
-  return EVM_CHAINS.find((chain) => EVM_CHAIN_IDS[chain] === chainId);
-}
-
 /** `a, b or c`: how descriptions and messages name a list of chains (or of their ids). */
-export function listInWords(items: readonly (string | number)[], last = 'or'): string {
+function listInWords(items: readonly (string | number)[], last = 'or'): string {
   const words = items.map(String);
   return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1)}`;
 }
