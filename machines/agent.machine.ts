@@ -1,6 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 import { chosenAgentId } from './agent-id.js';
-import { type KeyScope, scopeCovers } from './api-key.machine.js';
+import { type KeyScope, scopeCovers } from '../kernel/vocabulary/scopes.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 
 /**

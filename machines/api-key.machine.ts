@@ -1,15 +1,7 @@
 import { assign, emit, setup } from 'xstate';
 import type { MachineDefinition } from './machine-definition.types.js';
 import { AUTH_STREAM } from './auth-stream.js';
-
-/** The scopes of a key, cumulative: read < trade < manage (the agent wallet and control-plane routes). */
-export const SCOPES = ['read', 'trade', 'manage'] as const;
-export type KeyScope = (typeof SCOPES)[number];
-
-/** True when `held` covers `required` (read < trade < manage, cumulative). */
-export function scopeCovers(held: KeyScope, required: KeyScope): boolean {
-  return SCOPES.indexOf(held) >= SCOPES.indexOf(required);
-}
+import type { KeyScope } from '../kernel/vocabulary/scopes.js';
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
 

@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate';
-import type { KeyScope } from './api-key.machine.js';
+import type { KeyScope } from '../kernel/vocabulary/scopes.js';
 import { AUTH_STREAM } from './auth-stream.js';
 import type { MachineDefinition } from './machine-definition.types.js';
 

@@ -22,6 +22,8 @@ import { successOutputSchema, ToolDirectory } from '../src/mcp/mcp-tools.js';
 import { IDEMPOTENCY_FIELD } from '../src/operations/operation-definition.js';
 import type { AnyOperation } from '../src/operations/operation.types.js';
 import { schemaToType } from './json-schema-to-ts.js';
+import { CHAINS, chainLabel, EVM_CHAIN_IDS, isEvmChain, walletChainOf } from '../kernel/vocabulary/chains.js';
+import { SCOPES } from '../kernel/vocabulary/scopes.js';
 
 export const GENERATED_TYPES_PATH = fileURLToPath(new URL('../sdk/src/generated/tools.ts', import.meta.url));
 
@@ -50,6 +52,27 @@ function directoryTypes(): string[] {
     'export type DirectoryPage = { items: DirectoryCard[]; nextCursor?: string };\n\n',
     "/** A published agent's portfolio snapshot (`GET /api/public/erc8004/agents/:publicId/snapshot`), rounded, without addresses. */\n",
     `export type AgentSnapshot = ${type(snapshotSchema)};\n`,
+  ];
+}
+
+/**
+ * The service's vocabulary as the SDK and the console need it at run time (the catalog's types
+ * carry the names, not the lists): the chains with their wallet family, display name and
+ * EIP-155 id, and the key scopes. Written from the kernel's tables, so a new chain reaches
+ * clients by regenerating this file.
+ */
+function vocabulary(): string[] {
+  const rows = CHAINS.map((chain) => {
+    const id = isEvmChain(chain) ? `, evmChainId: ${EVM_CHAIN_IDS[chain]}` : '';
+    return `  { chain: '${chain}', family: '${walletChainOf(chain)}', label: '${chainLabel(chain)}'${id} },\n`;
+  });
+  return [
+    '\n/** The chains the service trades on, in its order: wallet family (one EVM wallet serves every EVM chain), display name, EIP-155 id. */\n',
+    `export const CHAINS = [\n${rows.join('')}] as const;\n\n`,
+    '/** A chain the service trades on. */\n',
+    "export type Chain = (typeof CHAINS)[number]['chain'];\n\n",
+    '/** The scopes of an API key, cumulative: read < trade < manage. */\n',
+    `export const KEY_SCOPES = [${SCOPES.map((scope) => `'${scope}'`).join(', ')}] as const;\n`,
   ];
 }
 
@@ -99,6 +122,7 @@ export async function renderSdkTypes(): Promise<string> {
       '/** Operations that move funds or create wallets: the SDK gives each call an idempotency key. */\n',
       `export const GUARDED_OPERATIONS: ReadonlySet<string> = new Set([${guardedNames.map((operation) => `'${operation.name}'`).join(', ')}]);\n`,
       ...directoryTypes(),
+      ...vocabulary(),
     ].join('');
   } finally {
     await service.stop();

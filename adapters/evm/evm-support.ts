@@ -1,12 +1,13 @@
 import { BaseError, toHex, type Address } from 'viem';
+import type { EvmChain } from '../../kernel/vocabulary/chains.js';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { WalletSigner } from '../../kernel/ports/venue.port.js';
-import { invalidAddress, parseAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 import { providerUnavailable } from '../resilience/provider-breaker.js';
 
 /** The EVM chains the service trades on, by the port's names. */
-export type EvmChainName = 'ethereum' | 'base' | 'arbitrum';
+export type EvmChainName = EvmChain;
 
 /** A checksummed address, or a 400 naming the field (a mixed-case one must carry its EIP-55 checksum). */
 export function parseEvmAddress(value: string, field: string): Address {

@@ -43,6 +43,15 @@ const LISTS: Record<EvmChainName, Entry[]> = {
     ['LINK', 'ChainLink Token', '0xf97f4df75117a78c1a5a0dbb814af92458539fb4', 18],
     ['GMX', 'GMX', '0xfc5a1a6eb076a2c7ad06ed22c90d7e710e35ad0a', 18],
   ],
+  optimism: [
+    NATIVE,
+    ['WETH', 'Wrapped Ether', '0x4200000000000000000000000000000000000006', 18],
+    ['USDC', 'USD Coin', '0x0b2c639c533813f4aa9d7837caf62653d097ff85', 6],
+    ['USDT', 'Tether USD', '0x94b008aa00579c1307b0ef2c499ad98a8ce58e58', 6],
+    ['DAI', 'Dai Stablecoin', '0xda10009cbd5d07dd0cecc66161fc93d7c9000da1', 18],
+    ['OP', 'Optimism', '0x4200000000000000000000000000000000000042', 18],
+    ['WBTC', 'Wrapped BTC', '0x68f180fcce6836688e9084f035309e29bf0a2095', 8],
+  ],
 };
 
 /** The lists as port tokens, built (and checksummed) once: quotes and lookups read them on every call. */

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
-import { invalidAddress, parseAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
 export const BALANCES_COLLECTION = 'paper.balances';
 export const FILLS_COLLECTION = 'paper.fills';

@@ -4,6 +4,7 @@
  * of its simulated pools. Lookups are map hits, O(1) per call.
  */
 import { NATIVE_SOL_MINT, type Chain, type TokenInfo } from '../../kernel/ports/venue.port.js';
+import { CHAINS, isEvmChain } from '../../kernel/vocabulary/chains.js';
 import { isWrapPair as isEvmWrapPair, knownTokens } from '../evm/evm-tokens.js';
 import type { EvmChainName } from '../evm/evm-support.js';
 
@@ -32,6 +33,7 @@ export const PAPER_ASSETS = {
   ARB: { basePriceUsd: 0.6, volatility: 0.3 },
   AERO: { basePriceUsd: 1, volatility: 0.35 },
   GMX: { basePriceUsd: 20, volatility: 0.3 },
+  OP: { basePriceUsd: 1.5, volatility: 0.35 },
 } as const satisfies Record<string, PaperAsset>;
 
 export type PaperAssetId = keyof typeof PAPER_ASSETS;
@@ -96,6 +98,15 @@ const EVM_MARKETS: Record<EvmChainName, Record<string, EvmMarket>> = {
     LINK: ['LINK', 8 * M],
     GMX: ['GMX', 5 * M],
   },
+  optimism: {
+    ETH: ['ETH', 50 * M],
+    WETH: ['ETH', 50 * M],
+    USDC: ['USD', 50 * M],
+    USDT: ['USD', 20 * M],
+    DAI: ['USD', 10 * M],
+    OP: ['OP', 15 * M],
+    WBTC: ['BTC', 10 * M],
+  },
 };
 
 function solanaToken([address, symbol, name, decimals, asset, depthUsd, ratio = 1]: SolanaRow): PaperToken {
@@ -123,16 +134,13 @@ function evmTokens(chain: EvmChainName): PaperToken[] {
 const byDepth = (tokens: PaperToken[]): readonly PaperToken[] => Object.freeze(tokens.sort((a, b) => b.depthUsd - a.depthUsd));
 
 /** Every paper token by chain, deepest pools first within a chain. */
-export const PAPER_TOKENS: Readonly<Record<Chain, readonly PaperToken[]>> = {
-  solana: byDepth(SOLANA_ROWS.map(solanaToken)),
-  ethereum: byDepth(evmTokens('ethereum')),
-  base: byDepth(evmTokens('base')),
-  arbitrum: byDepth(evmTokens('arbitrum')),
-};
+export const PAPER_TOKENS: Readonly<Record<Chain, readonly PaperToken[]>> = Object.fromEntries(
+  CHAINS.map((chain) => [chain, byDepth(isEvmChain(chain) ? evmTokens(chain) : SOLANA_ROWS.map(solanaToken))]),
+) as Record<Chain, readonly PaperToken[]>;
 
 /** Solana mints are case-sensitive base58; EVM addresses compare case-insensitively. */
 function addressKey(chain: Chain, address: string): string {
-  return chain === 'solana' ? address : address.toLowerCase();
+  return isEvmChain(chain) ? address.toLowerCase() : address;
 }
 
 const BY_KEY = new Map<string, PaperToken>();

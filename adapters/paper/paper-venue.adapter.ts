@@ -4,6 +4,7 @@
  * of the service runs against it as against a live venue; only the money is simulated.
  */
 import { createHash } from 'node:crypto';
+import { WALLET_CHAINS } from '../../kernel/vocabulary/chains.js';
 import bs58 from 'bs58';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
@@ -41,7 +42,7 @@ export interface PaperVenueOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const ChainSchema = z.enum(['solana', 'ethereum', 'base', 'arbitrum'] as const satisfies readonly Chain[]);
+const ChainSchema = z.enum(CHAINS);
 // Up to 78 digits, as the routes take (a uint256): a longer cap on one side turned a valid
 // request into a message naming the venue's own field.
 const BaseUnits = z
@@ -65,7 +66,7 @@ const QuoteInput = z.object({
 const ExecuteInput = QuoteInput.extend({
   clientOrderId: z.string().min(1).max(200),
   minOut: BaseUnits,
-  signer: z.object({ chain: z.enum(['solana', 'evm']), address: z.string().min(1).max(100) }),
+  signer: z.object({ chain: z.enum(WALLET_CHAINS), address: z.string().min(1).max(100) }),
 });
 /** Faucet input crosses from the HTTP surface: validate it all again here. */
 const CreditInput = z.object({

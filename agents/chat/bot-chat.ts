@@ -5,7 +5,7 @@ import type { LlmMessage } from '../../kernel/ports/llm.port.js';
 import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
 import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { TradeChannel } from '../config/trading-config.types.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';

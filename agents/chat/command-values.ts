@@ -1,4 +1,4 @@
-import { parseEvmAddress } from '../../kernel/shared/chain-address.js';
+import { parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
 import type { TokenRef } from './intent.types.js';
 
 /**

@@ -1,11 +1,12 @@
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { Chain } from '../../kernel/ports/venue.port.js';
+import { EVM_CHAINS } from '../../kernel/vocabulary/chains.js';
 import { fromBaseUnits } from '../trading/amounts.js';
 import type { Intent, InterpretResult, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from '../trading/order-queries.js';
 import type { OrderView } from '../trading/order.types.js';
 import type { PlaceOptions } from '../trading/trading-pipeline.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
 import { valuePositions, type PriceLookup } from '../portfolio/position-valuation.js';
 import type { PositionsService } from '../portfolio/positions.service.js';
@@ -188,7 +189,7 @@ function quoteTokenOf(chain: Chain, configured: string): string {
 /** An EVM address in a command trades on an EVM chain: the default one if it is EVM, else Ethereum. */
 function chainFor(defaultChain: Chain, ...tokens: TokenRef[]): Chain {
   const evm = tokens.some((token) => token.kind === 'address' && token.chain === 'evm');
-  if (evm) return defaultChain === 'solana' ? 'ethereum' : defaultChain;
+  if (evm) return defaultChain === 'solana' ? EVM_CHAINS[0] : defaultChain;
   const solana = tokens.some((token) => token.kind === 'address' && token.chain === 'solana');
   return solana ? 'solana' : defaultChain;
 }

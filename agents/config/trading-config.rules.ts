@@ -1,9 +1,9 @@
 import { AppError } from '../../kernel/errors/app-error.js';
-import { invalidAddress, parseEvmAddress, parseSolanaAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, parseEvmAddress, parseSolanaAddress } from '../../kernel/vocabulary/chain-address.js';
 import { walletChainOf, type Chain, type WalletChain } from '../../kernel/ports/venue.port.js';
 import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
 import type { WalletKind } from '../wallets/wallet.types.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { formatUsd } from '../../machines/usd-format.js';
 
 /**

@@ -3,7 +3,7 @@ import type { DcaService } from './dca.service.js';
 import type { Intent, TokenRef } from '../chat/intent.types.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import type { DcaCommands } from '../chat/trading-command.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 
 type DcaIntent = Extract<Intent, { intent: 'dca_create' | 'dca_pause' | 'dca_resume' | 'dca_approve' | 'dca_stats' }>;
 

@@ -24,7 +24,7 @@ import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 import { approvalHolds, approvalReason, mayApprove } from '../config/trading-config.rules.js';
 import type { TradingConfigReader } from '../config/trading-config.types.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 
 /**
  * DCA strategies: each is a `dca-strategy` actor with a repeating schedule. This

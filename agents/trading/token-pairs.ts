@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { Chain, TokenInfo, VenuePort } from '../../kernel/ports/venue.port.js';
-import { tokenAddressProblem } from '../../kernel/shared/chain-address.js';
+import { tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 
 /**
  * Resolving the tokens a request names, before any check runs: the safety path, DCA

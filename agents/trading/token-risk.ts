@@ -1,7 +1,7 @@
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { BreakerReadout, Chain, MarketInfo, TokenInfo, VenuePort } from '../../kernel/ports/venue.port.js';
-import { tokenAddressProblem } from '../../kernel/shared/chain-address.js';
+import { tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import type { KillSwitch, TokenListEntry, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';

@@ -17,7 +17,7 @@ import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import type { WalletDirectory } from '../wallets/wallet.types.js';
 import type { OrderProfile, TradingConfigReader } from '../config/trading-config.types.js';
 import { approvalHolds, approvalReason, mayApprove } from '../config/trading-config.rules.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 
 /**

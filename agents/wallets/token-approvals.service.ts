@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
+import { EVM_CHAINS, type EvmChain } from '../../kernel/vocabulary/chains.js';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
-import type { Chain } from '../../kernel/ports/venue.port.js';
-import { invalidAddress, parseEvmAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
@@ -19,8 +19,9 @@ import type { WalletView } from './wallet.types.js';
 export const APPROVALS_COLLECTION = 'trading.approvals';
 export const APPROVAL_COLLECTIONS: CollectionSpec[] = [{ name: APPROVALS_COLLECTION, indexes: [TRADING_RECORDS.subjectIndex] }];
 
-export const APPROVAL_CHAINS = ['ethereum', 'base', 'arbitrum'] as const satisfies readonly Chain[];
-export type ApprovalChain = (typeof APPROVAL_CHAINS)[number];
+/** Token approvals are ERC-20 allowances: every EVM chain has them. */
+export const APPROVAL_CHAINS = EVM_CHAINS;
+export type ApprovalChain = EvmChain;
 /** `unlimited` (the max uint256 allowance) or a positive integer in the token's base units. */
 export const APPROVAL_AMOUNT = /^(unlimited|[1-9]\d{0,77})$/;
 /** The largest ERC-20 allowance; 78 digits allow more, so amounts are compared with it too. */

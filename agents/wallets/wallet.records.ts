@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WALLET_CHAINS } from '../../kernel/vocabulary/chains.js';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, StoredDocument } from '../../kernel/ports/store.port.js';
@@ -56,7 +57,7 @@ export function walletRequired(chain: WalletChain = 'solana'): AppError {
 export const walletRecord = z.object({
   walletId: z.string(),
   subject: z.string(),
-  chain: z.enum(['solana', 'evm']),
+  chain: z.enum(WALLET_CHAINS),
   address: z.string(),
   custodial: z.boolean(),
   kind: z.enum(['custodial', 'external', 'delegate']),

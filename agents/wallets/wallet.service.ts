@@ -5,7 +5,7 @@ import type { KeyCustodyPort } from '../../kernel/ports/key-custody.port.js';
 import type { StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import type { WalletChain, WalletSigner } from '../../kernel/ports/venue.port.js';
 import { isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
-import { invalidAddress, parseEvmAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
 import { retryOnConflict, updateRecord } from '../../kernel/shared/record-update.js';
 import { fromMicros, toMicros } from '../trading/amounts.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';

@@ -2,7 +2,7 @@ import { isAppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
 import type { WalletChain } from '../../kernel/ports/venue.port.js';
-import { invalidAddress, isKnownSolanaProgram, notTokenOwner, parseAddress } from '../../kernel/shared/chain-address.js';
+import { invalidAddress, isKnownSolanaProgram, notTokenOwner, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 

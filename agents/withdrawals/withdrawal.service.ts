@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WithdrawalContext, WithdrawalEvent, WithdrawalInput, WithdrawalView } from '../../machines/withdrawal.machine.js';
 import { toWithdrawalView } from '../../machines/withdrawal.machine.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
-import { notTokenOwner, tokenAddressProblem } from '../../kernel/shared/chain-address.js';
+import { notTokenOwner, tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import type { ChainPort } from '../../kernel/ports/chain.port.js';

@@ -1,10 +1,22 @@
 /** What the portfolio's page and its parts share: chain families, the chart's ranges, how a PnL reads. */
-import type { TradingPositionsPnlOutput, TradingWalletCustodialGetOutput } from 'agent-runtime-sdk';
+import { type Chain, CHAINS, type TradingPositionsPnlOutput, type TradingWalletCustodialGetOutput } from 'agent-runtime-sdk';
 
 export type Position = TradingPositionsPnlOutput['positions'][number];
 export type Family = TradingWalletCustodialGetOutput['chain'];
-/** The chains of each custodial wallet family. */
-export const FAMILY_CHAINS: Record<Family, string[]> = { solana: ['solana'], evm: ['ethereum', 'base', 'arbitrum'] };
+/** The chains each custodial wallet family serves, as the service lists them. */
+export const FAMILY_CHAINS: Record<Family, Chain[]> = {
+  solana: CHAINS.filter((entry) => entry.family === 'solana').map((entry) => entry.chain),
+  evm: CHAINS.filter((entry) => entry.family === 'evm').map((entry) => entry.chain),
+};
+/** The display names of each family's chains, as the service lists them ("Ethereum, Base, …"). */
+export const FAMILY_LABELS: Record<Family, string> = {
+  solana: CHAINS.filter((entry) => entry.family === 'solana')
+    .map((entry) => entry.label)
+    .join(', '),
+  evm: CHAINS.filter((entry) => entry.family === 'evm')
+    .map((entry) => entry.label)
+    .join(', '),
+};
 
 export const DAY_MS = 86_400_000;
 /** The chart's ranges; the service keeps readings for a year or more. */

@@ -5,23 +5,18 @@
  * Every adapter passes `test/contracts/venue.contract.ts`.
  */
 
-/** Chains the service trades on. EVM chains share wallets (one address works on each). */
-export type Chain = 'solana' | 'ethereum' | 'base' | 'arbitrum';
-export const CHAINS: readonly Chain[] = ['solana', 'ethereum', 'base', 'arbitrum'];
-export const EVM_CHAINS: readonly Chain[] = ['ethereum', 'base', 'arbitrum'];
-/** EIP-155 chain ids of the EVM chains. */
-export const EVM_CHAIN_IDS: Readonly<Record<Exclude<Chain, 'solana'>, number>> = { ethereum: 1, base: 8453, arbitrum: 42161 };
-
-/** Wallet family: a Solana keypair, or one EVM account for every EVM chain. */
-export type WalletChain = 'solana' | 'evm';
-export function walletChainOf(chain: Chain): WalletChain {
-  return chain === 'solana' ? 'solana' : 'evm';
-}
-
-/** Native SOL as the wrapped-SOL mint, as Solana aggregators name it. */
-export const NATIVE_SOL_MINT = 'So11111111111111111111111111111111111111112';
-/** Native ETH on EVM chains, as 0x-style swap APIs name it. */
-export const NATIVE_EVM_ADDRESS = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
+/** The chain vocabulary lives in kernel/vocabulary; the port speaks it and re-exports it for its adapters. */
+export {
+  type Chain,
+  CHAINS,
+  EVM_CHAINS,
+  EVM_CHAIN_IDS,
+  NATIVE_EVM_ADDRESS,
+  NATIVE_SOL_MINT,
+  type WalletChain,
+  walletChainOf,
+} from '../vocabulary/chains.js';
+import type { Chain, WalletChain } from '../vocabulary/chains.js';
 
 export interface TokenInfo {
   chain: Chain;

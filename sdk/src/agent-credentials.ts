@@ -152,7 +152,7 @@ export interface SiweOnboardingOptions {
    * unique in the service and is the token's `sub`.
    */
   erc8004?: Erc8004Identity;
-  /** The message's `Chain ID`: default the registry's chain for SIWA, 1 otherwise (the service takes 1, 8453, 42161). */
+  /** The message's `Chain ID`: default the registry's chain for SIWA, 1 otherwise (the service takes the EIP-155 id of each EVM chain in `CHAINS`). */
   chainId?: number;
   registration?: Erc8004Registration;
   statement?: string;

@@ -35,6 +35,7 @@ export { isSdkError, RETRYABLE_CODES, SdkError, type SdkErrorCode, type SdkError
 export type { AgentEvent, SubscribeOptions, EventSubscription } from './events/event-subscription.js';
 export type { WebSocketConstructor, WebSocketLike } from './events/ws-connect.js';
 export type * from './generated/tools.js';
+export { CHAINS, KEY_SCOPES } from './generated/tools.js';
 export { HttpTransport, type RetryObserver } from './http-transport.js';
 export {
   type ClaimOptions,

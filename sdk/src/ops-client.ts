@@ -7,6 +7,7 @@
  */
 import { type CallOptions, queryString, seg } from './call-options.js';
 import { HttpTransport, type RetryObserver } from './http-transport.js';
+import type { Chain } from './generated/tools.js';
 import { resolveRuntime, type SdkRuntimeOptions } from './runtime.js';
 
 export interface OpsClientOptions extends SdkRuntimeOptions {
@@ -17,7 +18,8 @@ export interface OpsClientOptions extends SdkRuntimeOptions {
   onRetry?: RetryObserver;
 }
 
-export type OpsChain = 'solana' | 'ethereum' | 'base' | 'arbitrum';
+/** A chain of the per-chain kill switch: every chain the service trades on. */
+export type OpsChain = Chain;
 
 /** Answer of both kill-switch routes: the chains where trading is stopped, and every chain's switch. */
 export interface KillSwitchStatus {

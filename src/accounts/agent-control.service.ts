@@ -1,6 +1,6 @@
 import { chosenAgentId } from '../../machines/agent-id.js';
 import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.machine.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { AUTH_STREAM } from '../../machines/auth-stream.js';
 import { SCOPES_CHANGED } from '../auth/credentials/scope-caps.js';
 import { messagePurpose } from '../auth/wallet/message-purpose.js';

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import {
-  SCOPES,
   keyStatus as statusOf,
   type ApiKeyContext,
   type ApiKeyEvent,
   type ApiKeyInput,
-  type KeyScope,
   type KeyStatus,
 } from '../../machines/api-key.machine.js';
+import { SCOPES, type KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { KEY_PREFIX, hashKeySecret, newKeySecret } from '../auth/credentials/api-key-format.js';
 import type { StepUpService } from '../auth/step-up/step-up.service.js';
 import type { SecretBox } from '../../kernel/crypto/secret-box.js';

@@ -4,7 +4,9 @@ import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 
-export type WalletChain = 'solana' | 'evm';
+import type { WalletChain } from '../../kernel/vocabulary/chains.js';
+
+export type { WalletChain };
 
 /** A human operator: one wallet address (sessions). */
 export interface User {

@@ -1,4 +1,5 @@
 import { EvmChain } from '../../adapters/evm/evm-chain.adapter.js';
+import { nativeToken } from '../../kernel/vocabulary/chains.js';
 import { PositionsService } from '../../agents/portfolio/positions.service.js';
 import { TradingEvents } from '../../agents/trading/trading-events.js';
 import { WITHDRAWAL_CAP_COLLECTION, WithdrawalCap } from '../../agents/withdrawals/withdrawal-cap.js';
@@ -11,7 +12,7 @@ import { withdrawalDefinition } from '../../machines/withdrawal.machine.js';
 import { WITHDRAWAL_BINDINGS } from '../http/routes/withdrawals.bindings.js';
 import { withdrawalOperations } from '../operations/definitions/withdrawals.ops.js';
 import type { ChainPort } from '../../kernel/ports/chain.port.js';
-import { CHAINS, NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, type Chain, type TokenInfo, type VenuePort } from '../../kernel/ports/venue.port.js';
+import { CHAINS, type Chain, type TokenInfo, type VenuePort } from '../../kernel/ports/venue.port.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import type { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 
@@ -94,10 +95,10 @@ export function withdrawalsModule(ctx: ModuleContext, parts: WithdrawalsParts): 
  * else the chain's native balance.
  */
 function tokenDirectory(venue: VenuePort, chains: Partial<Record<Chain, ChainPort>>) {
-  const native = (chain: Chain): TokenInfo =>
-    chain === 'solana'
-      ? { chain, address: NATIVE_SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9, native: true }
-      : { chain, address: NATIVE_EVM_ADDRESS, symbol: 'ETH', name: 'Ether', decimals: 18, native: true };
+  const native = (chain: Chain): TokenInfo => {
+    const { address, symbol, name, decimals } = nativeToken(chain);
+    return { chain, address, symbol, name, decimals, native: true };
+  };
   return {
     async find(chain: Chain, ref: string): Promise<TokenInfo | null> {
       const found = await venue.findToken(chain, ref).catch(() => null);

@@ -1,9 +1,12 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { CHAINS, type Chain, EVM_CHAINS, type EvmChain, isChain, isEvmChain } from '../../kernel/vocabulary/chains.js';
 
 /** Every environment variable the service reads; README "Configuration" mirrors this. */
 const intFromEnv = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
+/** One `<evm chain>=<http(s) url>` pair of `EVM_CHAIN_RPC_URLS`, for every EVM chain of the vocabulary. */
+const EVM_CHAIN_URL = new RegExp(`^\\s*(${EVM_CHAINS.join('|')})\\s*=\\s*https?:\\/\\/\\S+\\s*$`);
 const optionalUrl = (protocols: string[]) =>
   z
     .string()
@@ -127,12 +130,9 @@ export const envSchema = z
       .string()
       .trim()
       .default('')
-      .refine(
-        (value) => value === '' || value.split(',').every((chain) => ['solana', 'ethereum', 'base', 'arbitrum'].includes(chain.trim())),
-        {
-          message: 'must be a comma-separated list of solana, ethereum, base, arbitrum',
-        },
-      ),
+      .refine((value) => value === '' || value.split(',').every((chain) => isChain(chain.trim())), {
+        message: `must be a comma-separated list of ${CHAINS.join(', ')}`,
+      }),
     SOLANA_RPC_URL: optionalUrl(['http', 'https']),
     /** Jupiter-compatible quote/swap API (e.g. https://quote-api.jup.ag/v6). */
     JUPITER_API_URL: optionalUrl(['http', 'https']),
@@ -144,12 +144,11 @@ export const envSchema = z
       .string()
       .trim()
       .default('')
-      .refine(
-        (text) => text === '' || text.split(',').every((pair) => /^\s*(ethereum|base|arbitrum)\s*=\s*https?:\/\/\S+\s*$/.test(pair)),
-        {
-          message: 'must look like ethereum=https://...,base=https://...',
-        },
-      ),
+      .refine((text) => text === '' || text.split(',').every((pair) => EVM_CHAIN_URL.test(pair)), {
+        message: `must look like ${EVM_CHAINS.slice(0, 2)
+          .map((chain) => `${chain}=https://...`)
+          .join(',')}`,
+      }),
     /** Timeout of each call to a trading provider. */
     PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100, 120_000),
     /** How long a provider's circuit breaker stays open before a half-open probe (the limits: 60 s). */
@@ -361,7 +360,7 @@ export interface AccountLimits {
 export interface TradingSettings {
   venue: 'paper' | 'live';
   paperSeed: string;
-  killSwitch: Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
+  killSwitch: Chain[];
   providerTimeoutMs: number;
   breaker: { openMs: number; threshold: number };
   /** Shortest gap between two buys of a DCA strategy. */
@@ -374,7 +373,7 @@ export interface TradingSettings {
     jupiterApiUrl?: string;
     zeroxApiUrl?: string;
     zeroxApiKey?: string;
-    evmRpcUrls: Partial<Record<'ethereum' | 'base' | 'arbitrum', string>>;
+    evmRpcUrls: Partial<Record<EvmChain, string>>;
   };
 }
 
@@ -487,7 +486,7 @@ function parseChainUrls(text: string): TradingSettings['live']['evmRpcUrls'] {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const [chain, url] = pair.split('=', 2).map((p) => p.trim());
-    if ((chain === 'ethereum' || chain === 'base' || chain === 'arbitrum') && url) out[chain] = url;
+    if (chain && isEvmChain(chain) && url) out[chain] = url;
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import type { AgentContext } from '../../machines/agent.machine.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import type { CredentialResolver, Principal } from '../auth/credentials/credential-resolver.js';
 import type { SessionPrincipal } from '../auth/session/session.service.js';

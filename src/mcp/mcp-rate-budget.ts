@@ -1,4 +1,4 @@
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { budgetKeyOf } from '../surface-common/rate-limit-answers.js';
 import { RATE_POLICIES, type RateLimitDecision, type RateLimiterPort, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import type { McpAccess } from './mcp-access.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { scopeCovers } from '../../machines/api-key.machine.js';
+import { scopeCovers } from '../../kernel/vocabulary/scopes.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import { validationHint, validationMessages } from '../../kernel/errors/validation-messages.js';
 import type { AnyOperation, CallContext, OperationContext, OperationFamily, Viewer } from './operation.types.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { Principal } from '../auth/credentials/credential-resolver.js';
 import type { OperationFamily } from './operation-families.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WALLET_CHAINS } from '../../kernel/vocabulary/chains.js';
 
 /** What a widget sends: a chat message, the owner's sign-in challenge and answer. */
 export const widgetChatSchema = z
@@ -13,6 +14,6 @@ export const widgetChatSchema = z
   })
   .strict();
 
-export const widgetChallengeSchema = z.object({ chain: z.enum(['solana', 'evm']), walletAddress: z.string().min(1).max(128) }).strict();
+export const widgetChallengeSchema = z.object({ chain: z.enum(WALLET_CHAINS), walletAddress: z.string().min(1).max(128) }).strict();
 
 export const widgetSignInSchema = z.object({ message: z.string().min(1).max(4096), signature: z.string().min(1).max(20_000) }).strict();

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
-import { scopeCovers } from '../../machines/api-key.machine.js';
+import { scopeCovers } from '../../kernel/vocabulary/scopes.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { principalOf } from '../../src/http/auth/auth.middleware.js';

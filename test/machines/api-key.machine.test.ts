@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startActor } from '../support/machine-harness.js';
-import { apiKeyMachine, keyStatus, scopeCovers, SCOPES, type ApiKeyInput } from '../../machines/api-key.machine.js';
+import { apiKeyMachine, keyStatus, type ApiKeyInput } from '../../machines/api-key.machine.js';
+import { scopeCovers, SCOPES } from '../../kernel/vocabulary/scopes.js';
 
 const createdAt = 1_700_000_000_000;
 const input: ApiKeyInput = {

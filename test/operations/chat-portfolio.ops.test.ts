@@ -7,7 +7,7 @@ import { MemoryStore } from '../support/memory-store.adapter.js';
 import { AskBot } from '../../agents/chat/ask-bot.js';
 import { StoreStatusReader } from '../../agents/portfolio/status-reader.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../machines/bot.machine.js';
 import type { AuditEntry } from '../../src/operations/audit.types.js';
 import { chatOperations } from '../../src/operations/definitions/chat.ops.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
-import type { KeyScope } from '../../machines/api-key.machine.js';
+import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { McpAccess } from '../../src/mcp/mcp-access.js';
 import { createMcpHttpHandler } from '../../src/mcp/mcp-http.handler.js';

@@ -1,12 +1,11 @@
 /** A new DCA strategy: what to spend on what, how often, on which chain, and when to stop. */
+import { type Chain, CHAINS } from 'agent-runtime-sdk';
 import { useState } from 'preact/hooks';
 import { client } from '../api.js';
 import { words } from '../format.js';
 import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from './status.js';
 import { toast } from '../toast.js';
-
-type Chain = 'solana' | 'ethereum' | 'base' | 'arbitrum';
 
 export function DcaCreateForm({ agentId, onCreated }: { agentId: string; onCreated(): void }) {
   const [form, setForm] = useState({
@@ -61,10 +60,11 @@ export function DcaCreateForm({ agentId, onCreated }: { agentId: string; onCreat
           <label>
             Chain
             <select value={form.chain} onChange={set('chain')}>
-              <option value="solana">solana</option>
-              <option value="ethereum">ethereum</option>
-              <option value="base">base</option>
-              <option value="arbitrum">arbitrum</option>
+              {CHAINS.map(({ chain }) => (
+                <option key={chain} value={chain}>
+                  {chain}
+                </option>
+              ))}
             </select>
           </label>
         </div>

@@ -1,3 +1,4 @@
+import type { Chain } from 'agent-runtime-sdk';
 import { useState } from 'preact/hooks';
 import { client } from '../api.js';
 import { useAction } from '../hooks/use-action.js';
@@ -7,8 +8,8 @@ import { toast } from '../toast.js';
 
 /** Paper venue only: play money into the custodial wallet. */
 export function PaperFaucet(props: { agentId: string; family: Family; onFunded(): void }) {
-  const chains = FAMILY_CHAINS[props.family] as Array<'solana' | 'ethereum' | 'base' | 'arbitrum'>;
-  const [chain, setChain] = useState(chains[0] ?? 'solana');
+  const chains = FAMILY_CHAINS[props.family];
+  const [chain, setChain] = useState<Chain>(chains[0] ?? 'solana');
   const [token, setToken] = useState('USDC');
   const [amount, setAmount] = useState('1000');
   const fund = useAction(async () => {

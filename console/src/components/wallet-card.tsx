@@ -3,7 +3,7 @@ import type { TradingWalletCustodialGetOutput } from 'agent-runtime-sdk';
 import { client } from '../api.js';
 import { tokens, usd } from '../format.js';
 import { useAction } from '../hooks/use-action.js';
-import type { Position } from '../portfolio.model.js';
+import { FAMILY_LABELS, type Position } from '../portfolio.model.js';
 import { PaperFaucet } from './paper-faucet.js';
 import { Empty, ErrorText } from './status.js';
 import { toast } from '../toast.js';
@@ -16,7 +16,7 @@ export function WalletCard(props: {
   onChanged(): void;
 }) {
   const { wallet } = props;
-  const title = wallet.chain === 'solana' ? 'Solana wallet' : 'EVM wallet (Ethereum, Base, Arbitrum)';
+  const title = wallet.chain === 'solana' ? 'Solana wallet' : `EVM wallet (${FAMILY_LABELS.evm})`;
   const create = useAction(async () => {
     await client.wallets.ensureCustodial({ chain: wallet.chain }, { agentId: props.agentId });
     toast(`${title} created`);

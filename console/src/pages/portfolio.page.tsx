@@ -107,7 +107,7 @@ export function PortfolioPage({ agentId, refreshKey }: { agentId: string; refres
                 key={wallet.chain}
                 agentId={agentId}
                 wallet={wallet}
-                positions={positions.filter((p) => FAMILY_CHAINS[wallet.chain].includes(p.chain))}
+                positions={positions.filter((p) => (FAMILY_CHAINS[wallet.chain] as string[]).includes(p.chain))}
                 paper={isPaper}
                 onChanged={refresh}
               />

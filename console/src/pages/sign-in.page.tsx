@@ -1,5 +1,5 @@
 /** Sign-in with an injected Solana wallet (SIWS) or an EIP-1193 wallet (SIWE), through the SDK. */
-import type { SessionUser } from 'agent-runtime-sdk';
+import { CHAINS, type SessionUser } from 'agent-runtime-sdk';
 import { client } from '../api.js';
 import { useAction } from '../hooks/use-action.js';
 import { ErrorText } from '../components/status.js';
@@ -7,7 +7,7 @@ import { TestWalletSignIn } from '../components/test-wallet-sign-in.js';
 import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../wallets.js';
 
 // Chains the service signs EVM operators in on (README, First steps); other chains sign for Ethereum.
-const SERVED_EVM_CHAINS = new Set([1, 8453, 42161]);
+const SERVED_EVM_CHAINS: ReadonlySet<number> = new Set(CHAINS.flatMap((entry) => ('evmChainId' in entry ? [entry.evmChainId] : [])));
 
 export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void }) {
   const signIn = useAction(async (kind: 'solana' | 'evm') => {

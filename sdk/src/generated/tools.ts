@@ -569,7 +569,7 @@ export type AgentWalletBalanceOutput = {
 
 /** Input of `agent_wallet_withdraw_evm`. */
 export type AgentWalletWithdrawEvmInput = {
-  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum). */
+  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum), 10 (optimism). */
   chainId: number;
   /** The token: a symbol (ETH, USDC...) or its 0x contract address (mixed case must be a valid EIP-55 checksum); ETH for the native coin. */
   token: string;
@@ -1415,8 +1415,8 @@ export type TradingCommandOutput = {
 
 /** Input of `trading_config_blacklist_add`. */
 export type TradingConfigBlacklistAddInput = {
-  /** Chain of the token: solana, ethereum, base or arbitrum; may be omitted for a Solana mint, required with a 0x address. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain of the token: solana, ethereum, base, arbitrum or optimism; may be omitted for a Solana mint, required with a 0x address. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** The token's address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits). */
   address: string;
   /** A symbol to show with the entry (1-32 letters, digits, spaces, . _ -); optional. */
@@ -1425,7 +1425,7 @@ export type TradingConfigBlacklistAddInput = {
 
 /** Output of `trading_config_blacklist_add`. */
 export type TradingConfigBlacklistAddOutput = {
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   address: string;
   symbol?: string;
   addedAt: string;
@@ -1433,8 +1433,8 @@ export type TradingConfigBlacklistAddOutput = {
 
 /** Input of `trading_config_blacklist_list`. */
 export type TradingConfigBlacklistListInput = {
-  /** Only tokens of this chain: solana, ethereum, base or arbitrum; default: every chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Only tokens of this chain: solana, ethereum, base, arbitrum or optimism; default: every chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Most items to answer with, 1-200; default 50. */
   limit?: number;
   /** The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page. */
@@ -1444,7 +1444,7 @@ export type TradingConfigBlacklistListInput = {
 /** Output of `trading_config_blacklist_list`. */
 export type TradingConfigBlacklistListOutput = {
   items: {
-    chain: "solana" | "ethereum" | "base" | "arbitrum";
+    chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
     address: string;
     symbol?: string;
     addedAt: string;
@@ -1456,13 +1456,13 @@ export type TradingConfigBlacklistListOutput = {
 export type TradingConfigBlacklistRemoveInput = {
   /** The token's address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits). */
   address: string;
-  /** Chain of the token: solana, ethereum, base or arbitrum; may be omitted for a Solana mint, required with a 0x address. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain of the token: solana, ethereum, base, arbitrum or optimism; may be omitted for a Solana mint, required with a 0x address. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
 };
 
 /** Output of `trading_config_blacklist_remove`. */
 export type TradingConfigBlacklistRemoveOutput = {
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   address: string;
   symbol?: string;
   addedAt: string;
@@ -1470,8 +1470,8 @@ export type TradingConfigBlacklistRemoveOutput = {
 
 /** Input of `trading_config_favorites_add`. */
 export type TradingConfigFavoritesAddInput = {
-  /** Chain of the token: solana, ethereum, base or arbitrum; may be omitted for a Solana mint, required with a 0x address. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain of the token: solana, ethereum, base, arbitrum or optimism; may be omitted for a Solana mint, required with a 0x address. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** The token's address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits). */
   address: string;
   /** A symbol to show with the entry (1-32 letters, digits, spaces, . _ -); optional. */
@@ -1480,7 +1480,7 @@ export type TradingConfigFavoritesAddInput = {
 
 /** Output of `trading_config_favorites_add`. */
 export type TradingConfigFavoritesAddOutput = {
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   address: string;
   symbol?: string;
   addedAt: string;
@@ -1488,8 +1488,8 @@ export type TradingConfigFavoritesAddOutput = {
 
 /** Input of `trading_config_favorites_list`. */
 export type TradingConfigFavoritesListInput = {
-  /** Only tokens of this chain: solana, ethereum, base or arbitrum; default: every chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Only tokens of this chain: solana, ethereum, base, arbitrum or optimism; default: every chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Most items to answer with, 1-200; default 50. */
   limit?: number;
   /** The `nextCursor` of the previous page, to read the next one; omit for the first page. No `nextCursor` in an answer: it was the last page. */
@@ -1499,7 +1499,7 @@ export type TradingConfigFavoritesListInput = {
 /** Output of `trading_config_favorites_list`. */
 export type TradingConfigFavoritesListOutput = {
   items: {
-    chain: "solana" | "ethereum" | "base" | "arbitrum";
+    chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
     address: string;
     symbol?: string;
     addedAt: string;
@@ -1511,13 +1511,13 @@ export type TradingConfigFavoritesListOutput = {
 export type TradingConfigFavoritesRemoveInput = {
   /** The token's address: a Solana mint (base58) or an EVM contract (0x and 40 hex digits). */
   address: string;
-  /** Chain of the token: solana, ethereum, base or arbitrum; may be omitted for a Solana mint, required with a 0x address. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain of the token: solana, ethereum, base, arbitrum or optimism; may be omitted for a Solana mint, required with a 0x address. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
 };
 
 /** Output of `trading_config_favorites_remove`. */
 export type TradingConfigFavoritesRemoveOutput = {
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   address: string;
   symbol?: string;
   addedAt: string;
@@ -1535,7 +1535,7 @@ export type TradingConfigGetOutput = {
     agentsMayApprove: boolean;
   };
   tradeDefaults: {
-    chain: "solana" | "ethereum" | "base" | "arbitrum";
+    chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
     slippageBps: number;
     quoteToken: string;
   };
@@ -1555,13 +1555,13 @@ export type TradingConfigGetOutput = {
   };
   walletMode: "custodial" | "external" | "delegate";
   favorites: {
-    chain: "solana" | "ethereum" | "base" | "arbitrum";
+    chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
     address: string;
     symbol?: string;
     addedAt: string;
   }[];
   blacklist: {
-    chain: "solana" | "ethereum" | "base" | "arbitrum";
+    chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
     address: string;
     symbol?: string;
     addedAt: string;
@@ -1705,8 +1705,8 @@ export type TradingConfigRiskPolicySetOutput = {
 
 /** Input of `trading_config_trade_defaults_set`. */
 export type TradingConfigTradeDefaultsSetInput = {
-  /** Chain of a trade or research that names none: solana, ethereum, base or arbitrum. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain of a trade or research that names none: solana, ethereum, base, arbitrum or optimism. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Slippage tolerance of a trade that names none, basis points (100 = 1 %), 1-5000; the tighter of this and the order profile's applies; at most the risk policy's maxSlippageBps. */
   slippageBps?: number;
   /** The token a buy spends, by symbol: SOL or USDC on Solana; ETH, WETH, USDC, USDT, DAI on EVM chains. */
@@ -1715,7 +1715,7 @@ export type TradingConfigTradeDefaultsSetInput = {
 
 /** Output of `trading_config_trade_defaults_set`. */
 export type TradingConfigTradeDefaultsSetOutput = {
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   slippageBps: number;
   quoteToken: string;
 };
@@ -1930,8 +1930,8 @@ export type TradingDcaStrategyCreateInput = {
   amount: string | number;
   /** How often to buy, at least a minute apart: a cron expression in UTC (5 fields, or 6 with seconds, e.g. "0 9 * * 1") or "every <n> <minutes|hours|days>" (e.g. "every 30 minutes", "every 2h"); "every hour", "daily" and "weekly" too. */
   interval: string;
-  /** Chain to buy on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain to buy on: solana, ethereum, base, arbitrum or optimism; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Stop (status `completed`) after this many buys, 1-1000000; default: no limit. */
   maxBuys?: number;
   /** Stop (status `completed`) once this much of the input token is spent, in whole tokens, not base units ("1.5" is one and a half tokens), as a decimal string with at most 18 decimals; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string (fractions always as a string); at least `amount`; default: no limit. */
@@ -2016,8 +2016,8 @@ export type TradingDcaStrategyDeleteOutput = {
 
 /** Input of `trading_evm_approval_record`. */
 export type TradingEvmApprovalRecordInput = {
-  /** EVM chain the approval is on: ethereum, base, arbitrum. */
-  chain: "ethereum" | "base" | "arbitrum";
+  /** EVM chain the approval is on: ethereum, base, arbitrum, optimism. */
+  chain: "ethereum" | "base" | "arbitrum" | "optimism";
   /** The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum). */
   token: string;
   /** The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum). */
@@ -2033,7 +2033,7 @@ export type TradingEvmApprovalRecordInput = {
 /** Output of `trading_evm_approval_record`. */
 export type TradingEvmApprovalRecordOutput = {
   approvalId: string;
-  chain: "ethereum" | "base" | "arbitrum";
+  chain: "ethereum" | "base" | "arbitrum" | "optimism";
   walletId: string;
   owner: string;
   token: string;
@@ -2047,8 +2047,8 @@ export type TradingEvmApprovalRecordOutput = {
 
 /** Input of `trading_evm_approval_revoke`. */
 export type TradingEvmApprovalRevokeInput = {
-  /** EVM chain the approval is on: ethereum, base, arbitrum. */
-  chain: "ethereum" | "base" | "arbitrum";
+  /** EVM chain the approval is on: ethereum, base, arbitrum, optimism. */
+  chain: "ethereum" | "base" | "arbitrum" | "optimism";
   /** The ERC-20 token contract: a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum). */
   token: string;
   /** The contract allowed to move the token (e.g. a DEX router): a 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum). */
@@ -2062,7 +2062,7 @@ export type TradingEvmApprovalRevokeInput = {
 /** Output of `trading_evm_approval_revoke`. */
 export type TradingEvmApprovalRevokeOutput = {
   approvalId: string;
-  chain: "ethereum" | "base" | "arbitrum";
+  chain: "ethereum" | "base" | "arbitrum" | "optimism";
   walletId: string;
   owner: string;
   token: string;
@@ -2088,7 +2088,7 @@ export type TradingEvmApprovalsListInput = {
 export type TradingEvmApprovalsListOutput = {
   items: {
     approvalId: string;
-    chain: "ethereum" | "base" | "arbitrum";
+    chain: "ethereum" | "base" | "arbitrum" | "optimism";
     walletId: string;
     owner: string;
     token: string;
@@ -2104,7 +2104,7 @@ export type TradingEvmApprovalsListOutput = {
 
 /** Input of `trading_evm_quote`. */
 export type TradingEvmQuoteInput = {
-  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum). */
+  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum), 10 (optimism). */
   chainId: number;
   /** Token to sell on that chain: its symbol (e.g. "USDC", "WETH") or its 0x contract address. */
   sellToken: string;
@@ -2151,7 +2151,7 @@ export type TradingEvmStatusOutput = {
 
 /** Input of `trading_evm_swap`. */
 export type TradingEvmSwapInput = {
-  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum). */
+  /** EVM chain id: 1 (ethereum), 8453 (base), 42161 (arbitrum), 10 (optimism). */
   chainId: number;
   /** Token to sell on that chain: its symbol (e.g. "USDC", "WETH") or its 0x contract address. */
   sellToken: string;
@@ -2473,8 +2473,8 @@ export type TradingOrdersListOutput = {
 
 /** Input of `trading_paper_faucet`. */
 export type TradingPaperFaucetInput = {
-  /** Chain to credit on: solana, ethereum, base or arbitrum; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`). */
-  chain: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain to credit on: solana, ethereum, base, arbitrum or optimism; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`). */
+  chain: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Token to credit: its symbol (e.g. "USDC", "SOL") or its address on that chain. */
   token: string;
   /** Amount to credit, greater than 0, in whole tokens, not base units ("1.5" is one and a half tokens), as a decimal string with at most 18 decimals; a JSON integer up to 9007199254740991 is taken too; send larger amounts as a string (fractions always as a string); digits past the token's decimals are dropped. */
@@ -2607,8 +2607,8 @@ export type TradingPositionsPnlOutput = {
 
 /** Input of `trading_preflight`. */
 export type TradingPreflightInput = {
-  /** Chain to trade on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain to trade on: solana, ethereum, base, arbitrum or optimism; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
   /** Token to sell: its symbol (e.g. "SOL", "USDC") or its address on that chain. */
   inputToken: string;
   /** Token to buy: its symbol or its address on that chain; not the input token. */
@@ -2665,8 +2665,8 @@ export type TradingPreflightOutput = {
 export type TradingResearchTokenInput = {
   /** Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract). */
   token: string;
-  /** Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain to look on: solana, ethereum, base, arbitrum or optimism; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
 };
 
 /** Output of `trading_research_token`. */
@@ -2756,8 +2756,8 @@ export type TradingSolanaAggregatorTokensSearchOutput = {
 export type TradingTokenRiskReportInput = {
   /** Token to report on: its symbol (e.g. "BONK") or its address on that chain (Solana mint or 0x contract). */
   token: string;
-  /** Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain. */
-  chain?: "solana" | "ethereum" | "base" | "arbitrum";
+  /** Chain to look on: solana, ethereum, base, arbitrum or optimism; default: the trade defaults' chain. */
+  chain?: "solana" | "ethereum" | "base" | "arbitrum" | "optimism";
 };
 
 /** Output of `trading_token_risk_report`. */
@@ -2797,7 +2797,7 @@ export type TradingTokenRiskReportOutput = {
 
 /** Input of `trading_wallet_custodial_ensure`. */
 export type TradingWalletCustodialEnsureInput = {
-  /** Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana. */
+  /** Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base, Arbitrum and Optimism); default solana. */
   chain?: "solana" | "evm";
   /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
@@ -2814,7 +2814,7 @@ export type TradingWalletCustodialEnsureOutput = {
 
 /** Input of `trading_wallet_custodial_get`. */
 export type TradingWalletCustodialGetInput = {
-  /** Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana. */
+  /** Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base, Arbitrum and Optimism); default solana. */
   chain?: "solana" | "evm";
 };
 
@@ -2989,7 +2989,7 @@ export interface Operations {
   trading_evm_approval_revoke: { input: TradingEvmApprovalRevokeInput; output: TradingEvmApprovalRevokeOutput; minScope: 'trade'; tool: true; guarded: true };
   /** EVM token approvals recorded for this account, oldest first; `status` filters active or revoked ones. */
   trading_evm_approvals_list: { input: TradingEvmApprovalsListInput; output: TradingEvmApprovalsListOutput; minScope: 'read'; tool: true; guarded: false };
-  /** Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161) without trading: `buyAmount` after fees and price impact, `minBuyAmount` after the slippage tolerance (`slippageBps`, default: what a swap would use, the tighter of the trade defaults and the order profile), `priceImpactBps`, `feeAmount` (base units of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units. */
+  /** Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161, Optimism 10) without trading: `buyAmount` after fees and price impact, `minBuyAmount` after the slippage tolerance (`slippageBps`, default: what a swap would use, the tighter of the trade defaults and the order profile), `priceImpactBps`, `feeAmount` (base units of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units. */
   trading_evm_quote: { input: TradingEvmQuoteInput; output: TradingEvmQuoteOutput; minScope: 'read'; tool: true; guarded: false };
   /** EVM trading engine status per chain: reachable, the venue circuit breaker state, and the kill switch. */
   trading_evm_status: { input: TradingEvmStatusInput; output: TradingEvmStatusOutput; minScope: 'read'; tool: true; guarded: false };
@@ -3087,3 +3087,18 @@ export type AgentSnapshot = {
   openOrders: number;
   asOf: string;
 };
+
+/** The chains the service trades on, in its order: wallet family (one EVM wallet serves every EVM chain), display name, EIP-155 id. */
+export const CHAINS = [
+  { chain: 'solana', family: 'solana', label: 'Solana' },
+  { chain: 'ethereum', family: 'evm', label: 'Ethereum', evmChainId: 1 },
+  { chain: 'base', family: 'evm', label: 'Base', evmChainId: 8453 },
+  { chain: 'arbitrum', family: 'evm', label: 'Arbitrum', evmChainId: 42161 },
+  { chain: 'optimism', family: 'evm', label: 'Optimism', evmChainId: 10 },
+] as const;
+
+/** A chain the service trades on. */
+export type Chain = (typeof CHAINS)[number]['chain'];
+
+/** The scopes of an API key, cumulative: read < trade < manage. */
+export const KEY_SCOPES = ['read', 'trade', 'manage'] as const;

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { keyStatus, type ApiKeyContext, type KeyScope } from '../../../machines/api-key.machine.js';
+import { keyStatus, type ApiKeyContext } from '../../../machines/api-key.machine.js';
+import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import type { BotContext } from '../../../machines/bot.machine.js';
 import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
 import { AppError } from '../../../kernel/errors/app-error.js';

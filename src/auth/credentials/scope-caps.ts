@@ -1,4 +1,4 @@
-import { scopeCovers, type KeyScope } from '../../../machines/api-key.machine.js';
+import { scopeCovers, type KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import type { AgentContext } from '../../../machines/agent.machine.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';

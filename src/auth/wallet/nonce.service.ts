@@ -3,6 +3,7 @@
  * the store until its expiry; consuming it is a compare-and-set write that turns it into a
  * tombstone, so a replay inside the window is told apart from an unknown nonce.
  */
+import type { WalletChain } from '../../../kernel/vocabulary/chains.js';
 import { randomBytes } from 'node:crypto';
 import { isAppError } from '../../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../../kernel/ports/clock.port.js';
@@ -10,7 +11,8 @@ import type { CollectionSpec, StoredDocument, StorePort } from '../../../kernel/
 import { ISSUED_BEFORE_NONCE_SKEW_MS } from './message-times.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from './wallet-auth.errors.js';
 
-export type WalletKind = 'solana' | 'evm';
+/** The wallet family a sign-in message is for. */
+export type WalletKind = WalletChain;
 
 const NONCES = 'auth_nonces';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AppError } from '../../../kernel/errors/app-error.js';
 import { validationMessages } from '../../../kernel/errors/validation-messages.js';
-import { parseEvmAddress } from '../../../kernel/shared/chain-address.js';
+import { parseEvmAddress } from '../../../kernel/vocabulary/chain-address.js';
 import { isSolanaAddress } from './siws.js';
 
 /** Longer than any sign-in message we issue or EIP-4361 needs; caps parser work. */

@@ -2,6 +2,7 @@
  * The sign-in, session, CSRF and TOTP routes of `auth.routes.ts` (the auth routes, sessions), described with the schemas those routes and the wallet login validate with.
  */
 import { z } from 'zod';
+import { EVM_CHAIN_ID_LIST } from '../../../kernel/vocabulary/chains.js';
 import {
   EvmLoginRequestSchema,
   EvmNonceRequestSchema,
@@ -63,7 +64,7 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     tag: TAG,
     summary: 'Get an EVM SIWE nonce',
     description:
-      'The client builds the EIP-4361 message with it (domain = the service host, URI on PUBLIC_URL, Chain ID 1, 8453 or 42161, ' +
+      `The client builds the EIP-4361 message with it (domain = the service host, URI on PUBLIC_URL, Chain ID ${EVM_CHAIN_ID_LIST}, ` +
       'Issued At not before the nonce). The body is optional; with `walletAddress` the nonce is bound to that wallet.',
     auth: [],
     body: EvmNonceRequestSchema,

@@ -10,7 +10,7 @@ import { assertSameUser, authenticated, principalOf, sessionOf, type AuthMiddlew
 import type { Principal } from '../../auth/credentials/credential-resolver.js';
 import type { KeyPrincipal } from '../../auth/credentials/key-authenticator.js';
 import type { IdentityTokenPrincipal } from '../../identity/tokens/identity-token-shape.js';
-import type { KeyScope } from '../../../machines/api-key.machine.js';
+import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import { isPlainObject } from '../../../kernel/shared/is-plain-object.js';
 import { issueMessages, validationMessages } from '../../../kernel/errors/validation-messages.js';
 import { requireBearerToken } from '../ops-auth.middleware.js';

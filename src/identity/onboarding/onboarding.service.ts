@@ -5,7 +5,7 @@
  * an agent (the same one each time it comes back with the same proof) and an identity token.
  */
 import type { z } from 'zod';
-import type { KeyScope } from '../../../machines/api-key.machine.js';
+import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import { requirePurpose } from '../../auth/wallet/message-purpose.js';
 import { WALLET_AUTH_MESSAGES, walletAuthError } from '../../auth/wallet/wallet-auth.errors.js';
 import { parseWalletInput } from '../../auth/wallet/wallet-login.schemas.js';

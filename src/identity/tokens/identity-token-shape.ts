@@ -4,7 +4,7 @@
  * so that recognising a token pulls in no signing or storage code.
  */
 import { decodeProtectedHeader } from 'jose';
-import type { KeyScope } from '../../../machines/api-key.machine.js';
+import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 
 /** Who calls with an identity token: the agent it was issued for, with the token's scope. */
 export interface IdentityTokenPrincipal {

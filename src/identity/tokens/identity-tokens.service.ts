@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { KeyScope } from '../../../machines/api-key.machine.js';
+import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import {
   identityTokenStatus,

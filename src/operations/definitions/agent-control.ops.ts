@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES } from '../../../machines/api-key.machine.js';
+import { SCOPES } from '../../../kernel/vocabulary/scopes.js';
 import type { AgentControlService } from '../../accounts/agent-control.service.js';
 import type { ApiKeysService } from '../../accounts/api-keys.service.js';
 import type { OperationContext } from '../operation.types.js';

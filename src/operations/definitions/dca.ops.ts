@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAIN_WORDS } from '../../../kernel/vocabulary/chains.js';
 import type { DcaService } from '../../../agents/dca/dca.service.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { INTERVAL_HINT } from '../../../agents/dca/dca-interval.js';
@@ -102,7 +103,7 @@ export function dcaOperations(dca: DcaService) {
               'How often to buy, at least a minute apart: a cron expression in UTC (5 fields, or 6 with seconds, e.g. "0 9 * * 1") or ' +
                 '"every <n> <minutes|hours|days>" (e.g. "every 30 minutes", "every 2h"); "every hour", "daily" and "weekly" too.',
             ),
-          chain: chain.optional().describe("Chain to buy on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          chain: chain.optional().describe(`Chain to buy on: ${CHAIN_WORDS}; default: the trade defaults' chain.`),
           maxBuys: z
             .number()
             .int()

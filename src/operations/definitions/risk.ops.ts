@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { scopeCovers } from '../../../machines/api-key.machine.js';
+import { CHAIN_WORDS } from '../../../kernel/vocabulary/chains.js';
+import { scopeCovers } from '../../../kernel/vocabulary/scopes.js';
 import type { TradingConfigReader } from '../../../agents/config/trading-config.types.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { PREFLIGHT_CHECKS, type TradePreflight } from '../../../agents/trading/trade-preflight.js';
@@ -124,9 +125,7 @@ export function riskOperations(deps: RiskOperationsDeps) {
       principals: ['agent', 'bot', 'operator'],
       input: z
         .object({
-          chain: chainSchema
-            .optional()
-            .describe("Chain to trade on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          chain: chainSchema.optional().describe(`Chain to trade on: ${CHAIN_WORDS}; default: the trade defaults' chain.`),
           inputToken: tokenRef.describe('Token to sell: its symbol (e.g. "SOL", "USDC") or its address on that chain.'),
           outputToken: tokenRef.describe('Token to buy: its symbol or its address on that chain; not the input token.'),
           amount: baseUnits.describe(`Amount of the input token to sell, ${BASE_UNITS}.`),
@@ -180,9 +179,7 @@ export function riskOperations(deps: RiskOperationsDeps) {
           token: tokenRef.describe(
             'Token to report on: its symbol (e.g. "BONK") or its address on that chain (Solana mint or 0x contract).',
           ),
-          chain: chainSchema
-            .optional()
-            .describe("Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          chain: chainSchema.optional().describe(`Chain to look on: ${CHAIN_WORDS}; default: the trade defaults' chain.`),
         })
         .strict(),
       output: tokenOutput,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAIN_WORDS } from '../../../kernel/vocabulary/chains.js';
 import {
   KNOWN_LAUNCHPADS,
   QUOTE_TOKENS,
@@ -49,7 +50,7 @@ const launchpadType = z
 /** `chain` of a token list entry (the output's `chain` is the same enum, undescribed). */
 const tokenChain = chainSchema
   .optional()
-  .describe('Chain of the token: solana, ethereum, base or arbitrum; may be omitted for a Solana mint, required with a 0x address.');
+  .describe(`Chain of the token: ${CHAIN_WORDS}; may be omitted for a Solana mint, required with a 0x address.`);
 
 /** An empty update is a caller's mistake (a typo'd field is refused as unknown before this runs). */
 const atLeastOneField = (value: object) => Object.keys(value).length > 0;
@@ -128,7 +129,7 @@ export const orderProfileInput = z
 
 export const tradeDefaultsInput = z
   .object({
-    chain: chainSchema.optional().describe('Chain of a trade or research that names none: solana, ethereum, base or arbitrum.'),
+    chain: chainSchema.optional().describe(`Chain of a trade or research that names none: ${CHAIN_WORDS}.`),
     slippageBps: bps
       .optional()
       .describe(
@@ -226,7 +227,7 @@ export const poolPreferencesInput = z
 
 export const tokenListQuery = z
   .object({
-    chain: chainSchema.optional().describe('Only tokens of this chain: solana, ethereum, base or arbitrum; default: every chain.'),
+    chain: chainSchema.optional().describe(`Only tokens of this chain: ${CHAIN_WORDS}; default: every chain.`),
     ...pageFields,
   })
   .strict();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAIN_WORDS } from '../../../kernel/vocabulary/chains.js';
 import { belowSmallestUnit, fromBaseUnits, toBaseUnits } from '../../../agents/trading/amounts.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import type { DepositsService } from '../../../agents/wallets/deposits.service.js';
@@ -181,9 +182,7 @@ export function tradingInfoOperations(deps: TradingInfoDeps) {
           token: tokenRef.describe(
             'Token to research: its symbol (e.g. "SOL", "USDC") or its address on that chain (Solana mint or 0x contract).',
           ),
-          chain: chainSchema
-            .optional()
-            .describe("Chain to look on: solana, ethereum, base or arbitrum; default: the trade defaults' chain."),
+          chain: chainSchema.optional().describe(`Chain to look on: ${CHAIN_WORDS}; default: the trade defaults' chain.`),
         })
         .strict(),
       output: z.object({
@@ -235,7 +234,7 @@ function faucetOperation(deps: TradingInfoDeps, deposits: DepositsService) {
     input: z
       .object({
         chain: chainSchema.describe(
-          'Chain to credit on: solana, ethereum, base or arbitrum; the account needs a custodial wallet of its family (`trading_wallet_custodial_ensure`).',
+          `Chain to credit on: ${CHAIN_WORDS}; the account needs a custodial wallet of its family (\`trading_wallet_custodial_ensure\`).`,
         ),
         token: tokenRef.describe('Token to credit: its symbol (e.g. "USDC", "SOL") or its address on that chain.'),
         amount: wholeTokens.describe(`Amount to credit, greater than 0, ${WHOLE_TOKENS}; digits past the token's decimals are dropped.`),

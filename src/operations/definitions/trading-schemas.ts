@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAIN_WORDS, CHAINS } from '../../../kernel/vocabulary/chains.js';
 import { derivedOrderId } from '../../../agents/trading/order-ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../../kernel/ports/venue.port.js';
 import { keyedRequestDigest } from '../request-digest.js';
@@ -63,7 +64,7 @@ export const tokenRef = z
   .min(1)
   .max(100)
   .describe('A token: its symbol (e.g. "USDC") or its address (Solana mint, or 0x EVM contract).');
-export const chain = z.enum(['solana', 'ethereum', 'base', 'arbitrum']).describe('Chain: solana, ethereum, base or arbitrum.');
+export const chain = z.enum(CHAINS).describe(`Chain: ${CHAIN_WORDS}.`);
 /** What prompted a trade (a strategy, a signal feed), checked against the risk policy's `allowedSignalSources`. */
 export const signalSource = z
   .string()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVM_CHAIN_ID_WORDS } from '../../../kernel/vocabulary/chains.js';
 import type { OrderQueries } from '../../../agents/trading/order-queries.js';
 import { requireTokenPair } from '../../../agents/trading/token-pairs.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
@@ -144,7 +145,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
     defineOperation({
       name: 'trading_evm_quote',
       description:
-        'Quote an EVM swap (Ethereum 1, Base 8453, Arbitrum 42161) without trading: `buyAmount` after fees and price impact, ' +
+        `Quote an EVM swap (${EVM_CHAIN_ID_WORDS}) without trading: \`buyAmount\` after fees and price impact, ` +
         '`minBuyAmount` after the slippage tolerance (`slippageBps`, default: what a swap would use, the tighter of the trade defaults and the order profile), `priceImpactBps`, `feeAmount` (base units ' +
         'of the sell token) and when the quote expires. Tokens are symbols or addresses; amounts are base units.',
       family: 'research',

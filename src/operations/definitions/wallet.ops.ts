@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVM_CHAIN_LABELS, WALLET_CHAINS } from '../../../kernel/vocabulary/chains.js';
 import {
   APPROVAL_AMOUNT,
   APPROVAL_AMOUNT_MESSAGES,
@@ -13,12 +14,12 @@ import type { OperationContext, PrincipalKind } from '../operation.types.js';
 import { defineOperation } from '../operation-definition.js';
 import { insertionKey, pageFields, pageOfList, pageSchema } from './list-paging.js';
 import { WHOLE_MESSAGE } from '../../../kernel/errors/validation-messages.js';
-import { invalidAddress, parseEvmAddress } from '../../../kernel/shared/chain-address.js';
+import { invalidAddress, parseEvmAddress } from '../../../kernel/vocabulary/chain-address.js';
 import { nameSchema } from '../../../kernel/shared/name.schema.js';
 import { AMOUNT_AS_NUMBER, amountOf, idempotencyKey, requiredIdempotencyKey } from './trading-schemas.js';
 
 const PRINCIPALS: readonly PrincipalKind[] = ['agent', 'bot', 'operator'];
-const walletChain = z.enum(['solana', 'evm']);
+const walletChain = z.enum(WALLET_CHAINS);
 /** Idempotency: MCP callers pass the key here; REST takes it from `X-Idempotency-Key`. */
 const walletId = z.string().min(1).max(64);
 const label = nameSchema()
@@ -27,7 +28,7 @@ const label = nameSchema()
 /** `chain` of the custodial wallet tools (the output's `chain` is the same enum, undescribed). */
 const walletFamily = walletChain
   .default('solana')
-  .describe('Chain family of the wallet: `solana`, or `evm` (one EVM wallet serves Ethereum, Base and Arbitrum); default solana.');
+  .describe(`Chain family of the wallet: \`solana\`, or \`evm\` (one EVM wallet serves ${EVM_CHAIN_LABELS}); default solana.`);
 /**
  * Any 0x address in field `field`; a mixed-case one must carry a valid EIP-55 checksum (else
  * `<field> is not a valid EVM address`, the words of every address refusal). Answered checksummed.

@@ -6,7 +6,7 @@ import {
   parseEvmAddress,
   parseSolanaAddress,
   tokenAddressProblem,
-} from '../../../kernel/shared/chain-address.js';
+} from '../../../kernel/vocabulary/chain-address.js';
 
 const CHECKSUMMED = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 

@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import { getAddress } from 'viem';
-import type { Chain } from '../ports/venue.port.js';
+import { type Chain, type WalletChain, walletChainOf } from './chains.js';
 
 /**
  * Addresses as every surface takes them, one parser per chain kind: withdrawal recipients and
@@ -44,12 +44,12 @@ export function parseSolanaAddress(value: string): string | null {
  * not looked up case-insensitively and found. Solana mints have no checksum: the lookup decides.
  */
 export function tokenAddressProblem(chain: Chain, ref: string, field: string): string | undefined {
-  if (chain === 'solana' || !EVM_ADDRESS.test(ref)) return undefined;
+  if (walletChainOf(chain) === 'solana' || !EVM_ADDRESS.test(ref)) return undefined;
   return parseEvmAddress(ref) ? undefined : invalidAddress(field, chain);
 }
 
 /** The address in its canonical form for its chain kind (EIP-55 on EVM, as given on Solana), or null. */
-export function parseAddress(kind: 'solana' | 'evm', value: string): string | null {
+export function parseAddress(kind: WalletChain, value: string): string | null {
   return kind === 'evm' ? parseEvmAddress(value) : parseSolanaAddress(value);
 }
 
