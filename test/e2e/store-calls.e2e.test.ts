@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOWS, type FlowName, startStoreCallBench, type StoreCallBench } from '../support/store-call-flows.js';
 
 const CEILINGS: Record<FlowName, number> = {
-  'REST EVM swap': 29,
+  'REST EVM swap': 27,
   'MCP swap': 29,
-  'DCA tick': 31,
-  withdrawal: 44,
+  'DCA tick': 29,
+  withdrawal: 39,
   'widget chat': 15,
-  'REST command': 30,
+  'REST command': 27,
 };
 
 describe('store and actor calls per flow', () => {

@@ -36,6 +36,7 @@ class CallCounter {
   private byTarget = new Map<string, number>();
 
   hit(kind: string, target: string): void {
+    if (TRACE && `${kind} ${target}` === TRACE) console.log(new Error(`${kind} ${target}`).stack?.split('\n').slice(3, 14).join('\n'));
     this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
     const key = `${kind} ${target}`;
     this.byTarget.set(key, (this.byTarget.get(key) ?? 0) + 1);
@@ -84,6 +85,8 @@ export interface StoreCallBench {
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SITE = 'https://shop.example.com';
 const SETTLE_MS = 30;
+/** BENCH_TRACE='actor get agent' prints where each such call comes from (to find a repeated read). */
+const TRACE = process.env.BENCH_TRACE;
 const COLD_CACHE_MS = 31_000;
 
 export async function startStoreCallBench(): Promise<StoreCallBench> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TradingCommand } from '../../../agents/chat/trading-command.js';
-import { assertMessageCallable } from '../command-gate.js';
+import { interpret } from '../../../agents/chat/command-interpreter.js';
+import { assertIntentCallable } from '../command-gate.js';
 import type { OperationCatalog } from '../operation-catalog.js';
 import { defineOperation } from '../operation-definition.js';
 import { keyedOrder, orderOutput, requiredIdempotencyKey, signalSource } from './trading-schemas.js';
@@ -36,9 +37,12 @@ export function commandOperations(command: TradingCommand, catalog: Pick<Operati
       annotations: { destructive: false, idempotent: false },
       handler: async (ctx, input) => {
         // A DCA command is `trading_dca_*`'s effect: refused as those are (their family switched off, the bot's MCP categories).
-        if (ctx.viewer) assertMessageCallable(catalog, input.message, ctx.viewer);
-        return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, input.message, {
+        // The message is read once: the intent checked is the intent executed.
+        const intent = interpret(input.message);
+        if (ctx.viewer) assertIntentCallable(catalog, intent, ctx.viewer);
+        return command.executeIntent({ type: ctx.subject.type, id: ctx.subject.id }, intent, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
+          ...(ctx.account ? { account: ctx.account } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           scope: ctx.scope,
           ...(input.signalSource ? { signalSource: input.signalSource } : {}),
