@@ -12,7 +12,7 @@ const CEILINGS: Record<FlowName, number> = {
   'MCP swap': 29,
   'DCA tick': 29,
   withdrawal: 39,
-  'widget chat': 15,
+  'widget chat': 12,
   'REST command': 27,
 };
 
