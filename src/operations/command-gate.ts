@@ -1,5 +1,4 @@
 import { isExecutingIntent, type CommandGate, type ExecutingIntent } from '../../agents/chat/bot-chat.js';
-import { interpret } from '../../agents/chat/command-interpreter.js';
 import type { InterpretResult } from '../../agents/chat/intent.types.js';
 import type { OperationCatalog } from './operation-catalog.js';
 import type { Viewer } from './operation.types.js';
@@ -38,12 +37,7 @@ export function commandGate(catalog: Pick<OperationCatalog, 'callable'>): Comman
   return (intent, caller) => assertCommandCallable(catalog, intent, caller);
 }
 
-/** The command route's check of its message (the intent `message` reads as), with the viewer the invoker judged. */
-export function assertMessageCallable(catalog: Pick<OperationCatalog, 'callable'>, message: string, viewer: Viewer): void {
-  assertIntentCallable(catalog, interpret(message), viewer);
-}
-
-/** `assertMessageCallable` for a message already interpreted: the route reads it once and executes that intent. */
+/** The command route's check of its message, interpreted once (the intent checked is the intent executed), with the viewer the invoker judged. */
 export function assertIntentCallable(
   catalog: Pick<OperationCatalog, 'callable'>,
   intent: Pick<InterpretResult, 'intent'>,
