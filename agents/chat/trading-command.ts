@@ -7,7 +7,7 @@ import type { OrderQueries } from '../trading/order-queries.js';
 import type { OrderView } from '../trading/order.types.js';
 import type { PlaceOptions } from '../trading/trading-pipeline.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
-import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { valuePositions, type PriceLookup } from '../portfolio/position-valuation.js';
 import type { PositionsService } from '../portfolio/positions.service.js';
 import { helpReply, portfolioReply, statusReply } from './reply-templates.js';
@@ -57,10 +57,14 @@ export interface TradingCommandDeps {
  * REST command route is `command`, the MCP tool `mcp`, so MCP cannot trade past a policy
  * that shuts MCP out), and the order a guarded call places (`keyedOrder`).
  */
-export type CommandOptions = { userId?: string; channel?: TradeChannel; scope?: KeyScope; signalSource?: string } & Pick<
-  PlaceOptions,
-  'orderId' | 'requestDigest'
->;
+export type CommandOptions = {
+  userId?: string;
+  channel?: TradeChannel;
+  scope?: KeyScope;
+  signalSource?: string;
+  /** The account's status as the call's boundary read it (this request's): the safety path does not read it again. */
+  account?: SubjectStatus;
+} & Pick<PlaceOptions, 'orderId' | 'requestDigest'>;
 
 export class TradingCommand {
   constructor(private readonly deps: TradingCommandDeps) {}
@@ -152,9 +156,10 @@ export class TradingCommand {
     subject: TradingSubject,
     side: 'buy' | 'sell' | 'swap',
     params: TradeParams,
-    { userId, channel = 'command', signalSource }: CommandOptions,
+    { userId, channel = 'command', signalSource, account }: CommandOptions,
   ): Promise<TradeRequest | string> {
-    const defaults = (await this.deps.config.get(subject)).tradeDefaults;
+    const config = await this.deps.config.get(subject);
+    const defaults = config.tradeDefaults;
     const { inputToken, outputToken: output } = params;
     const chain = chainFor(defaults.chain, inputToken, ...(output.kind === 'quote' ? [] : [output]));
     const outputToken = output.kind === 'quote' ? quoteTokenOf(chain, defaults.quoteToken) : tokenText(output);
@@ -164,6 +169,9 @@ export class TradingCommand {
     return {
       subject,
       ...(userId ? { userId } : {}),
+      ...(account ? { account } : {}),
+      // Read above for this request: the safety path judges the trade by the same configuration.
+      config,
       channel,
       ...(signalSource ? { signalSource } : {}),
       chain,

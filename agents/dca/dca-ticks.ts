@@ -15,7 +15,7 @@ import type { ActorCollection } from '../../kernel/ports/actor-collection.port.j
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from '../trading/order-ids.js';
-import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeline.js';
 
 /**
@@ -106,7 +106,7 @@ export class DcaTicks {
       // The owner paused the agent or switched its trading off: nothing was tried, so this is no
       // failure (three of them would pause the strategy for good, and it would stay paused after
       // the agent resumed). The safety path would refuse it the same way, with a `risk.blocked` a tick.
-      const off = await this.notTrading(subject);
+      const { off, account } = await this.notTrading(subject);
       if (off) {
         const accepted = await this.report(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
         return accepted ? 'skipped' : undefined;
@@ -115,6 +115,8 @@ export class DcaTicks {
         {
           subject,
           ...(strategy.userId ? { userId: strategy.userId } : {}),
+          // Read just above for this tick: the safety path judges the same status instead of reading it again.
+          account,
           channel: 'dca',
           chain: strategy.chain as Chain,
           side: 'buy',
@@ -206,11 +208,11 @@ export class DcaTicks {
     return (await this.deps.actors.orders.get(legacy)) ? legacy : dcaOrderId(strategyId, dueAt);
   }
 
-  /** Why the account does not trade now (agent not active, trading off), or undefined when it does. */
-  private async notTrading(subject: TradingSubject): Promise<string | undefined> {
-    const status = await this.deps.status.agentStatus(subject);
-    if (status.status !== 'active') return skipAgentState(status.status);
-    return status.tradingEnabled ? undefined : SKIP_TRADING_OFF;
+  /** Why the account does not trade now (agent not active, trading off), or undefined when it does; with the status read. */
+  private async notTrading(subject: TradingSubject): Promise<{ off: string | undefined; account: SubjectStatus }> {
+    const account = await this.deps.status.agentStatus(subject);
+    if (account.status !== 'active') return { off: skipAgentState(account.status), account };
+    return { off: account.tradingEnabled ? undefined : SKIP_TRADING_OFF, account };
   }
 
   private observe(outcome: DcaTickOutcome, dueAt: number, handledAt: number): void {

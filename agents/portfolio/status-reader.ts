@@ -4,7 +4,7 @@ import type { AgentContext } from '../../machines/agent.machine.js';
 import type { BotContext } from '../../machines/bot.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
-import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { plainDecimal } from '../trading/amounts.js';
@@ -26,6 +26,17 @@ const PAGE = 200;
 const OPEN_ORDERS_INDEX = 'subjectOpen';
 /** A guard against a runaway scan; far beyond any real account. */
 const MAX_RECORDS = 10_000;
+
+/** The status of an agent or bot from its actor's view, as read by whoever holds it (the boundary of a request). */
+export function statusOfView(
+  subject: TradingSubject,
+  view: Pick<ActorView<Pick<AgentContext | BotContext, 'name' | 'tradingEnabled'>>, 'state' | 'context'>,
+): SubjectStatus {
+  const { context } = view;
+  // An agent is named as its owner knows it (ask_bot's replies and the portfolio summary show this).
+  const subjectId = subject.type === 'agent' ? chosenAgentId(subject.id) : subject.id;
+  return { subjectType: subject.type, subjectId, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
+}
 
 /**
  * Status and portfolio of an agent or bot from what is stored: the subject's actor and
@@ -51,10 +62,7 @@ export class StoreStatusReader implements StatusReader {
     const { agents, bots } = this.deps.actors;
     const view = subject.type === 'agent' ? await agents.get(subject.id) : await bots.get(subject.id);
     if (!view) throw AppError.notFound(subject.type === 'agent' ? 'Agent not found' : 'Bot not found');
-    const { context } = view;
-    // An agent is named as its owner knows it (ask_bot's replies and the portfolio summary show this).
-    const subjectId = subject.type === 'agent' ? chosenAgentId(subject.id) : subject.id;
-    return { subjectType: subject.type, subjectId, name: context.name, status: String(view.state), tradingEnabled: context.tradingEnabled };
+    return statusOfView(subject, view);
   }
 
   async portfolio(subject: TradingSubject): Promise<PortfolioSummary> {

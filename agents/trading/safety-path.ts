@@ -10,7 +10,8 @@ import {
   type VenuePort,
 } from '../../kernel/ports/venue.port.js';
 import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
-import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
+import { accountActive, killSwitchOpen, MONEY_MESSAGES } from './money-steps.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';
 import { defaultSlippageBps, signingKinds } from '../config/trading-config.rules.js';
 import type { TradingEvents } from './trading-events.js';
@@ -32,7 +33,7 @@ export const SAFETY_MESSAGES = {
   inputMint: 'inputMint must be native SOL or USDC (P3 constraint)',
   slippage: 'Slippage tolerance exceeded',
   balance: 'Insufficient balance for requested swap amount',
-  killSwitch: (chain: string) => `Trading kill switch is active for chain: ${chain}`,
+  killSwitch: MONEY_MESSAGES.killSwitch,
 } as const;
 
 /** USDC on Solana: with native SOL, the only inputs the P3 constraint allows. */
@@ -63,6 +64,14 @@ export interface TradeRequest {
   signalSource?: string;
   /** How the caller named the two tokens, for the refusal of a swap into itself (default `inputMint`, `outputMint`). */
   tokenFields?: readonly [string, string];
+  /**
+   * The account's status as the request's boundary read it (REST's ownership check, a DCA
+   * tick's own check): `trading_enabled` judges it instead of reading the actor again.
+   * Absent: the check reads it.
+   */
+  account?: SubjectStatus;
+  /** The account's trading configuration as this request read it already (a command's defaults); absent: the path reads it. */
+  config?: TradingConfig;
 }
 
 /** The checks of the safety path in the order they run, as orders keep the names of those passed. */
@@ -208,7 +217,7 @@ export class SafetyPath {
   /** The checks of `check` after the credential's, each through `step`; `checks` are those passed (the order keeps them). */
   private async run(request: TradeRequest, step: Step, checks: string[]): Promise<CheckedTrade> {
     const { deps } = this;
-    const config = await step('trading_enabled', () => this.tradingEnabled(request.subject));
+    const config = await step('trading_enabled', () => this.tradingEnabled(request.subject, request.account, request.config));
     await step('kill_switch', () => this.killSwitch(request.chain));
     const wallet = await step('wallet', () => this.wallet(request, config));
     const [input, output] = await step('token', () =>
@@ -292,15 +301,16 @@ export class SafetyPath {
     this.breaker(chain);
   }
 
-  private async tradingEnabled(subject: TradingSubject): Promise<TradingConfig> {
-    const status = await this.deps.status.agentStatus(subject);
-    if (!status.tradingEnabled || status.status !== 'active') throw tradingDisabled(subject, status.status === 'paused');
-    return this.deps.config.get(subject);
+  /** `held`, `config`: what the request read already (this request's, never an earlier one's). */
+  private async tradingEnabled(subject: TradingSubject, held?: SubjectStatus, config?: TradingConfig): Promise<TradingConfig> {
+    const status = held ?? (await this.deps.status.agentStatus(subject));
+    if (!status.tradingEnabled || !accountActive(status)) throw tradingDisabled(subject, status.status === 'paused');
+    return config ?? this.deps.config.get(subject);
   }
 
-  private async killSwitch(chain: Chain): Promise<void> {
-    if (await this.deps.killSwitch.isActive(chain))
-      throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain), { retryable: false });
+  private killSwitch(chain: Chain): Promise<void> {
+    // A trade refused here is not placed: retrying it as it is would meet the same switch.
+    return killSwitchOpen(this.deps.killSwitch, chain, { retryable: false });
   }
 
   private async wallet(request: TradeRequest, config: TradingConfig): Promise<WalletView> {

@@ -7,6 +7,7 @@ import type { Chain, ExecutionResult, VenuePort } from '../../kernel/ports/venue
 import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
+import { Reservations } from './money-steps.js';
 import type { OrderView } from './order.types.js';
 import { toOrderView } from '../../machines/order-view.js';
 import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId } from './order.records.js';
@@ -297,18 +298,24 @@ export class TradingPipeline {
     taken: { volume: boolean; walletKind?: string } = { volume: false },
   ): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
-    let reservedUsd = taken.volume ? order.valueUsd : 0;
-    let spendReserved = false;
+    // What this send takes (or the order's creation took), given back by one step if nothing moved.
+    const reservations = new Reservations();
+    const giveBackVolume = () => this.deps.volume.release(subject, order.valueUsd, sentAt(order));
+    if (taken.volume) reservations.hold('daily_volume', giveBackVolume);
     let result: ExecutionResult;
     try {
-      if (firstSend && dailyLimitUsd !== undefined && !taken.volume) {
-        await this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, sentAt(order));
-        reservedUsd = order.valueUsd;
-      }
-      if (firstSend && (taken.walletKind === undefined || taken.walletKind === 'delegate')) {
-        await this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd);
-        spendReserved = true;
-      }
+      if (firstSend && dailyLimitUsd !== undefined && !taken.volume)
+        await reservations.take(
+          'daily_volume',
+          () => this.deps.volume.reserve(subject, order.valueUsd, dailyLimitUsd, sentAt(order)),
+          giveBackVolume,
+        );
+      if (firstSend && (taken.walletKind === undefined || taken.walletKind === 'delegate'))
+        await reservations.take(
+          'spending_cap',
+          () => this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd),
+          () => this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd),
+        );
       const signer = await this.deps.wallets.signer(subject, order.walletId);
       result = await this.deps.venue.execute({
         clientOrderId: order.orderId,
@@ -326,7 +333,7 @@ export class TradingPipeline {
       // and when it cannot tell, leave the order `submitting` for the sweep or a retry.
       const refusedUpfront = isAppError(error) && (error.code === 'CIRCUIT_BREAKER_OPEN' || (error.status < 500 && !error.retryable));
       const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
-      if (known) return this.settle(order, known, { volumeUsd: reservedUsd, spend: spendReserved });
+      if (known) return this.settle(order, known, reservations);
       if (refusedUpfront) {
         const retryable = isAppError(error) && error.retryable;
         await this.transition(order, {
@@ -335,16 +342,15 @@ export class TradingPipeline {
           reason: isAppError(error) ? error.message : 'venue call failed',
           ...(retryable ? { retryable } : {}),
         });
-        if (reservedUsd > 0) await this.deps.volume.release(subject, reservedUsd, sentAt(order)).catch(() => undefined);
-        if (spendReserved) await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
+        await reservations.compensate();
       }
       throw error;
     }
-    return this.settle(order, result, { volumeUsd: reservedUsd, spend: spendReserved });
+    return this.settle(order, result, reservations);
   }
 
   /** `reserved`: the limits this call took, given back if the venue refused (nothing moved). */
-  private async settle(order: OrderContext, result: ExecutionResult, reserved = { volumeUsd: 0, spend: false }): Promise<OrderView> {
+  private async settle(order: OrderContext, result: ExecutionResult, reserved = new Reservations()): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     if (result.status === 'filled') {
       // The fill and its booking are one commit: an order is `filled` exactly when its positions say so.
@@ -367,10 +373,7 @@ export class TradingPipeline {
       reason: result.message,
       ...(result.txSignature ? { txSignature: result.txSignature } : {}),
     });
-    if (failed.accepted && reserved.volumeUsd > 0)
-      await this.deps.volume.release(subject, reserved.volumeUsd, sentAt(order)).catch(() => undefined);
-    if (failed.accepted && reserved.spend)
-      await this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd).catch(() => undefined);
+    if (failed.accepted) await reserved.compensate();
     throw failureError(result, failed.order);
   }
 

@@ -10,11 +10,11 @@ import type { ChainPort } from '../../kernel/ports/chain.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { walletChainOf, type Chain, type TokenInfo, type WalletChain, type WalletSigner } from '../../kernel/ports/venue.port.js';
 import type { PositionsService } from '../portfolio/positions.service.js';
-import type { TradingSubject } from '../portfolio/portfolio.types.js';
+import type { SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { fromBaseUnits } from '../trading/amounts.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
 import { derivedId, randomId } from '../trading/order-ids.js';
-import { SAFETY_MESSAGES } from '../trading/safety-path.js';
+import { accountActive, killSwitchOpen, Reservations } from '../trading/money-steps.js';
 import { walletRequired } from '../wallets/wallet.records.js';
 import type { WalletView } from '../wallets/wallet.types.js';
 import { WithdrawalCap } from './withdrawal-cap.js';
@@ -65,6 +65,8 @@ export interface WithdrawCaller {
   idempotencyKey?: string;
   /** Digest of what the call asked: a key reused with another request is refused. */
   requestDigest?: string;
+  /** The account's status as the call's boundary read it (this request's): checked instead of reading the agent again. */
+  account?: SubjectStatus;
 }
 
 /** Agent control plane: per chain `{chain, address, tokens:[{mint|address, symbol, amount, decimals, valueUsd}]}`. */
@@ -115,7 +117,7 @@ export class WithdrawalService {
     if (existing) return this.drive(sameRequest(existing, caller));
 
     // 0. the agent is active (a paused one trades nothing either: the safety path's rule).
-    await this.assertActive(subject);
+    await this.assertActive(subject, caller.account);
     // 1. credential and scope: trade, or manage when withdrawals require step-up.
     const settings = await this.deps.settings.get(subject);
     if (settings.requireStepUp && caller.scope !== 'manage') throw AppError.scopeInsufficient('manage', caller.scope);
@@ -199,7 +201,8 @@ export class WithdrawalService {
         throw error;
       }
     });
-    return this.drive(created);
+    // Checked a moment ago in this request: the first send does not read the switches again.
+    return this.drive(created, undefined, { checkedNow: true });
   }
 
   /** The custodial wallets' balances per chain, valued at the venue's prices (`GET .../wallet/balance`). */
@@ -241,9 +244,9 @@ export class WithdrawalService {
    * re-checking what may have changed since it was created), looks a signed or broadcast one
    * up on chain. Used by the request itself, by a retry, and by recovery.
    */
-  async drive(withdrawal: WithdrawalContext, looks?: number): Promise<WithdrawalView> {
+  async drive(withdrawal: WithdrawalContext, looks?: number, options: { checkedNow?: boolean } = {}): Promise<WithdrawalView> {
     let current = withdrawal;
-    if (current.status === 'requested') current = await this.signAndSend(current);
+    if (current.status === 'requested') current = await this.signAndSend(current, options.checkedNow === true);
     if (current.status === 'signed' || current.status === 'broadcast') current = await this.settle(current, looks);
     if (current.status === 'failed') throw failureOf(current);
     return toWithdrawalView(current);
@@ -260,19 +263,28 @@ export class WithdrawalService {
     }
   }
 
-  private async assertActive(subject: TradingSubject): Promise<void> {
-    if (!(await this.deps.accountActive(subject))) throw AppError.forbidden(WITHDRAWAL_MESSAGES.notActive);
+  /** `held`: the status this request read already; absent, it is read now. */
+  private async assertActive(subject: TradingSubject, held?: SubjectStatus): Promise<void> {
+    const active = held ? accountActive(held) : await this.deps.accountActive(subject);
+    if (!active) throw AppError.forbidden(WITHDRAWAL_MESSAGES.notActive);
   }
 
-  private async signAndSend(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
+  /**
+   * `checkedNow`: the request that created it checked the account, the switches and the
+   * settings moments ago, so they are not read again; any later send (a retry, recovery, the
+   * sweep) meets them as they are then.
+   */
+  private async signAndSend(withdrawal: WithdrawalContext, checkedNow: boolean): Promise<WithdrawalContext> {
     const chainName = withdrawal.chain as Chain;
     const chain = this.deps.chainOf(chainName);
     try {
       if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(chainName)]);
       // A late first send (after a crash) meets the switches as they are now.
-      await this.assertActive(subjectOf(withdrawal));
-      await this.assertChainOpen(chainName);
-      if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
+      if (!checkedNow) {
+        await this.assertActive(subjectOf(withdrawal));
+        await this.assertChainOpen(chainName);
+        if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
+      }
       const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId);
       await chain.transfer({
         signer,
@@ -359,18 +371,25 @@ export class WithdrawalService {
       at: this.deps.clock.now(),
       reason,
     });
-    if (accepted && withdrawal.capDay && withdrawal.valueUsd !== null) {
-      await this.deps.cap.release(subjectOf(withdrawal), withdrawal.valueUsd, withdrawal.capDay).catch(() => undefined);
-    }
+    if (accepted) await this.reservations(withdrawal).compensate();
     return view.context;
+  }
+
+  /** What a withdrawal took when it was created (its share of the day's cap), to give back when nothing moved. */
+  private reservations(withdrawal: WithdrawalContext): Reservations {
+    const taken = new Reservations();
+    const { capDay, valueUsd } = withdrawal;
+    if (capDay && valueUsd !== null) taken.hold('withdrawal_cap', () => this.deps.cap.release(subjectOf(withdrawal), valueUsd, capDay));
+    return taken;
   }
 
   private async mark(withdrawal: WithdrawalContext, event: WithdrawalEvent): Promise<WithdrawalContext> {
     return (await this.deps.withdrawals.send(withdrawal.withdrawalId, event)).view.context;
   }
 
-  private async assertChainOpen(chain: Chain): Promise<void> {
-    if (await this.deps.killSwitch.isActive(chain)) throw new AppError('KILL_SWITCH_ACTIVE', SAFETY_MESSAGES.killSwitch(chain));
+  /** A withdrawal the switch holds may be sent once it is released (503, retryable): it stays `requested`. */
+  private assertChainOpen(chain: Chain): Promise<void> {
+    return killSwitchOpen(this.deps.killSwitch, chain, { retryable: true });
   }
 
   /**

@@ -164,7 +164,12 @@ export class AgentsService {
 
   /** The owner of an agent by its actor id (a credential's agent), or null. */
   async ownerOf(actorId: string): Promise<string | null> {
-    return (await this.agents.get(actorId))?.context.ownerId ?? null;
+    return (await this.view(actorId))?.context.ownerId ?? null;
+  }
+
+  /** An agent by its actor id (a credential's agent), as committed now; null when there is none. */
+  view(actorId: string): Promise<ActorView<AgentContext> | null> {
+    return this.agents.get(actorId);
   }
 
   async ownedView(ownerId: string, agentId: string): Promise<ActorView<AgentContext>> {

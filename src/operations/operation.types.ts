@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { Principal } from '../auth/credentials/credential-resolver.js';
 import type { OperationFamily } from './operation-families.js';
+import type { SubjectStatus } from '../../agents/portfolio/portfolio.types.js';
 
 /**
  * Who an operation serves: software operating an agent or a legacy bot (its key), a
@@ -51,6 +52,13 @@ export interface CallContext {
   /** Effective scope: the key's scope; `manage` for an operator on their own agent. */
   scope: KeyScope;
   subject?: OperationSubject;
+  /**
+   * The subject's status and trading switch as the boundary read them for this call (it reads
+   * the agent or bot anyway, to check ownership or find the owner): lower layers take them from
+   * here instead of reading the actor again. Read once per request, never kept across requests;
+   * absent where the boundary did not read the account (the layer then reads it itself).
+   */
+  account?: SubjectStatus;
   /** The user behind the call: the operator, or the owner of the key's agent or bot. */
   userId?: string;
   requestId: string;

@@ -54,10 +54,15 @@ export class WidgetService {
     return { sessionToken, expiresAt };
   }
 
-  /** The session a request carries, on the page origin it was started from and still allowed. */
-  async session(botId: string, token: string | undefined, origin: string | undefined): Promise<WidgetSession> {
+  /**
+   * The session a request carries, on the page origin it was started from and still allowed.
+   * `allowed`: what `allows` answered for this same request's bot and origin (its CORS check),
+   * so the bot and its widget settings are not read twice for one request; absent, read now.
+   */
+  async session(botId: string, token: string | undefined, origin: string | undefined, allowed?: boolean): Promise<WidgetSession> {
     const session = await this.deps.sessions.resolve(botId, token);
-    if (!origin || normalizeOrigin(origin) !== session.origin || !(await this.allows(botId, origin))) throw originNotAllowed();
+    if (!origin || normalizeOrigin(origin) !== session.origin) throw originNotAllowed();
+    if (!(allowed ?? (await this.allows(botId, origin)))) throw originNotAllowed();
     return session;
   }
 

@@ -64,7 +64,7 @@ function setup() {
       bot: async () => Promise.reject(new Error('not an operator route')),
       agentOwner: async (agentId) => {
         owners.push(agentId);
-        return 'usr_owner';
+        return { ownerId: 'usr_owner' };
       },
     },
     bindings,

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
-import type { AccountAccess } from '../../operations/account-access.js';
+import type { AccountAccess, AccountContext } from '../../operations/account-access.js';
 import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
@@ -214,9 +214,16 @@ function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>,
       if (keyProblem || problems.length > 0 || bodyProblems.length > 0) {
         throw AppError.validation([...(keyProblem ? [keyProblem] : []), ...problems, ...bodyProblems]);
       }
-      const subject = own ?? (await subjectOf(deps.accounts, subjectKind, userId, params, 'agentId' in taken ? taken.agentId : undefined));
+      // The account, read once here (ownership, or the owner of a credential's agent) and passed
+      // down with its status, so the operation does not read the same actor again.
+      const named = own
+        ? undefined
+        : await subjectOf(deps.accounts, subjectKind, userId, params, 'agentId' in taken ? taken.agentId : undefined);
+      const subject = own ?? named?.subject;
       // The user behind an agent credential's call: its agent's owner.
-      const owner = own ? await deps.accounts.agentOwner(own.id) : userId;
+      const credentialAgent = own ? await deps.accounts.agentOwner(own.id) : undefined;
+      const owner = own ? credentialAgent?.ownerId : userId;
+      const account = named?.account ?? (own?.type === 'agent' ? credentialAgent?.account : undefined);
       const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
       // An "ensure" that created what it answers with says so (`createdStatus`, 201; 200 when it was there).
       let created = false;
@@ -228,6 +235,7 @@ function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>,
         ctx: {
           ...base,
           ...(subject ? { subject } : {}),
+          ...(account ? { account } : {}),
           ...(owner ? { userId: owner } : {}),
           created: () => {
             created = true;
@@ -256,7 +264,7 @@ async function subjectOf(
   userId: string | undefined,
   params: Record<string, string>,
   named: string | undefined,
-): Promise<OperationSubject | undefined> {
+): Promise<AccountContext | undefined> {
   if (kind === 'none') return undefined;
   if (userId === undefined) throw AppError.forbidden();
   if (kind === 'bot') return accounts.bot(userId, params.botId ?? params.id ?? '');

@@ -19,7 +19,8 @@ import { noQuery } from './route-schemas.js';
 export interface WidgetGate {
   allows(botId: string, origin: string | undefined): Promise<boolean>;
   init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }>;
-  session(botId: string, token: string | undefined, origin: string | undefined): Promise<WidgetSession>;
+  /** `allowed`: what `allows` answered for this request already (its CORS check); absent, it is asked again. */
+  session(botId: string, token: string | undefined, origin: string | undefined, allowed?: boolean): Promise<WidgetSession>;
   /** The owner's sign-in message, naming the session's origin (the page the wallet sees). */
   challenge(
     session: WidgetSession,
@@ -41,6 +42,8 @@ const BASE = '/api/widget/:botId';
 /** The routes a page calls from its own origin (CORS), each but `init` with the session token. */
 const CALLS = ['init', 'chat', 'client-event', 'sign-in/nonce', 'sign-in'] as const;
 const BOT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Where the CORS check leaves whether this request's origin may use this bot's widget (`res.locals`). */
+const ALLOWED = 'widgetOriginAllowed';
 /** How long a browser may reuse the script before revalidating it (ETag). */
 const SCRIPT_MAX_AGE_S = 300;
 
@@ -79,7 +82,10 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
   const cors: RequestHandler = async (req, res, next) => {
     const origin = req.get('origin');
     res.vary('Origin');
-    if (await widget.allows(botIdOf(req), origin)) {
+    const allowed = await widget.allows(botIdOf(req), origin);
+    // The session check of this same request takes the answer instead of reading the bot again.
+    res.locals[ALLOWED] = allowed;
+    if (allowed) {
       res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Remaining' });
     }
     next();
@@ -99,7 +105,8 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
   // A session's calls: 30 a minute per session (limits not shown).
   const sessionOf = async (req: Request, res: Response): Promise<WidgetSession> => {
     const token = /^Bearer[ ]+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    const session = await widget.session(botIdOf(req), token, req.get('origin'));
+    const allowed = res.locals[ALLOWED] as boolean | undefined;
+    const session = await widget.session(botIdOf(req), token, req.get('origin'), allowed);
     const decision = await deps.limiter.hit(`widget:${session.id}`, RATE_POLICIES.widget);
     res.set(rateLimitHeaders(decision));
     if (!decision.allowed) throw tooManyRequests(decision);

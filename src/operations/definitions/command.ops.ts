@@ -42,6 +42,7 @@ export function commandOperations(command: TradingCommand, catalog: Pick<Operati
         if (ctx.viewer) assertCommandCallable(catalog, interpreted.intent, ctx.viewer);
         return command.execute({ type: ctx.subject.type, id: ctx.subject.id }, interpreted, {
           ...(ctx.userId ? { userId: ctx.userId } : {}),
+          ...(ctx.account ? { account: ctx.account } : {}),
           channel: ctx.surface === 'mcp' ? 'mcp' : 'command',
           scope: ctx.scope,
           ...(input.signalSource ? { signalSource: input.signalSource } : {}),

@@ -97,6 +97,7 @@ export function tradingOperations(deps: TradingOperationsDeps) {
       {
         subject: subjectOf(ctx),
         ...(ctx.userId ? { userId: ctx.userId } : {}),
+        ...(ctx.account ? { account: ctx.account } : {}),
         channel: channelOf(ctx),
         side: 'swap',
         amount: { kind: 'base', value: amount },

@@ -69,6 +69,7 @@ function callerOf(ctx: OperationContext, kind: string, args: Record<string, unkn
   return {
     scope: ctx.scope,
     ...(ctx.userId ? { userId: ctx.userId } : {}),
+    ...(ctx.account ? { account: ctx.account } : {}),
     ...(token ? { stepUpToken: token } : {}),
     ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey, requestDigest: keyedRequestDigest(kind, args) } : {}),
   };
