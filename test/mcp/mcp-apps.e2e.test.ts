@@ -7,6 +7,7 @@
  */
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.js';
@@ -15,7 +16,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 
 const PORTFOLIO = 'ui://trading/portfolio.html';
 const CHECKS = 'ui://trading/safety-checks.html';
-const MIME = 'text/html;profile=mcp-app';
+const MIME = RESOURCE_MIME_TYPE;
 const HOSTILE = '<img src=x onerror="window.parent.__pwned=1">';
 
 describe('MCP Apps views (e2e)', () => {
@@ -47,7 +48,7 @@ describe('MCP Apps views (e2e)', () => {
   it('declares resources and the Apps extension in the capabilities', () => {
     expect(client.getServerCapabilities()).toMatchObject({
       resources: { listChanged: false },
-      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [MIME] } },
+      extensions: { [EXTENSION_ID]: { mimeTypes: [MIME] } },
     });
   });
 
@@ -55,8 +56,8 @@ describe('MCP Apps views (e2e)', () => {
     const { tools } = await client.listTools();
     const meta = (name: string) => tools.find((tool) => tool.name === name)?._meta;
     for (const name of ['trading_portfolio_summary', 'trading_portfolio_history'])
-      expect(meta(name)).toEqual({ ui: { resourceUri: PORTFOLIO }, 'ui/resourceUri': PORTFOLIO });
-    expect(meta('trading_preflight')).toEqual({ ui: { resourceUri: CHECKS }, 'ui/resourceUri': CHECKS });
+      expect(meta(name)).toEqual({ ui: { resourceUri: PORTFOLIO }, [RESOURCE_URI_META_KEY]: PORTFOLIO });
+    expect(meta('trading_preflight')).toEqual({ ui: { resourceUri: CHECKS }, [RESOURCE_URI_META_KEY]: CHECKS });
     expect(meta('agent_status')).toBeUndefined();
   });
 

@@ -14,9 +14,9 @@ import { PORTFOLIO_VIEW_HTML } from './portfolio.view.js';
 import { SAFETY_CHECKS_VIEW_HTML } from './safety-checks.view.js';
 
 /** The extension's identifier in `capabilities.extensions`. */
-export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
 /** The MIME type of an Apps view (an HTML5 document the host renders in a sandboxed iframe). */
-export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 /** The flat tool `_meta` key of the Apps drafts, kept beside `_meta.ui` for hosts that read only it. */
 const LEGACY_RESOURCE_URI_KEY = 'ui/resourceUri';
 

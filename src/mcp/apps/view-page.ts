@@ -12,7 +12,7 @@
  */
 
 /** The Apps protocol revision the bridge speaks (what the extension's own App client sends). */
-export const APPS_PROTOCOL_VERSION = '2026-01-26';
+const APPS_PROTOCOL_VERSION = '2026-01-26';
 
 /**
  * The bridge to the host, shared by every view. A view's script defines `render(result)`
