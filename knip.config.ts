@@ -50,8 +50,6 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // Resolved from tools/mcp-inspector, its own package (it asks for Node 22; see scripts/ensure-inspector.js).
     '@modelcontextprotocol/inspector',
-    // MCP Apps, installed for the views of the portfolio and of an order's checks (work in progress).
-    '@modelcontextprotocol/ext-apps',
   ],
   ignoreExportsUsedInFile: { interface: true, type: true },
 };

@@ -7,6 +7,7 @@ import { Router, type RequestHandler } from 'express';
 import { RATE_POLICIES, type RateWindow } from '../../kernel/ports/rate-limiter.port.js';
 import { MCP_MAX_BODY_BYTES } from './mcp-body.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-wire.js';
+import { SERVER_CAPABILITIES } from './mcp-dispatcher.js';
 
 export interface McpDiscoveryDeps {
   /** Origin clients reach the service at (`PUBLIC_URL`). */
@@ -36,7 +37,7 @@ function mcpDiscoveryDocument(publicUrl: string) {
     },
     protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
     latestProtocolVersion: LATEST_PROTOCOL_VERSION,
-    capabilities: { tools: { listChanged: false } },
+    capabilities: SERVER_CAPABILITIES,
     authentication: {
       scheme: 'bearer',
       header: 'Authorization',

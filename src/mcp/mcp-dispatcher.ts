@@ -8,7 +8,8 @@ import type { FailureLevel } from '../observability/failure-level.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { validationMessages } from '../../kernel/errors/validation-messages.js';
 import type { McpAccess } from './mcp-access.js';
-import { invalidParams, invalidRequest, McpWireError, methodNotFound } from './mcp-errors.js';
+import { invalidParams, invalidRequest, McpWireError, methodNotFound, resourceNotFound } from './mcp-errors.js';
+import { APPS_CAPABILITY, type McpViews } from './apps/mcp-views.js';
 import type { CallIds, ToolCaller } from './mcp-tool-call.js';
 import type { ToolDirectory } from './mcp-tools.js';
 import { discoverResult, statelessResult, type RequestRevision } from './mcp-revision.js';
@@ -21,7 +22,9 @@ import {
   incomingMessageSchema,
   initializeParamsSchema,
   JSONRPC_VERSION,
+  listResourcesParamsSchema,
   listToolsParamsSchema,
+  readResourceParamsSchema,
   negotiateProtocolVersion,
   LATEST_PROTOCOL_VERSION,
   TOOL_NAME_MAX,
@@ -45,6 +48,8 @@ export interface DispatchOutcome {
 
 export interface McpDispatcherDeps {
   directory: ToolDirectory;
+  /** The MCP Apps views (`ui://` resources) shown beside the tools' results. */
+  views: McpViews;
   caller: ToolCaller;
   serverInfo: { name: string; version: string };
   /** Start times of the protocol calls it audits. */
@@ -53,6 +58,16 @@ export interface McpDispatcherDeps {
 
 /** What a request without any revision marker is: today's clients. */
 const LEGACY: RequestRevision = { era: 'legacy', version: LATEST_PROTOCOL_VERSION };
+
+/**
+ * What the server offers: tools, the views as resources (fixed per deployment, so no
+ * change notifications), and the MCP Apps extension that renders them.
+ */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  extensions: APPS_CAPABILITY,
+};
 
 const INSTRUCTIONS =
   'Stateless tool server of one agent. Call tools/list with the credential you will call tools with; the list depends on its scope.';
@@ -80,7 +95,7 @@ export class McpDispatcher {
     this.methods = {
       initialize: async (params): Promise<InitializeResult> => ({
         protocolVersion: negotiateProtocolVersion(parseParams(initializeParamsSchema, params).protocolVersion),
-        capabilities: { tools: { listChanged: false } },
+        capabilities: SERVER_CAPABILITIES,
         serverInfo: deps.serverInfo,
         instructions: INSTRUCTIONS,
       }),
@@ -88,9 +103,24 @@ export class McpDispatcher {
       'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
       'tools/call': async (params, access, ids) =>
         deps.caller.call(callParamsOf(params) ?? parseParams(callToolParamsSchema, params), access, ids),
+      'resources/list': async (params, access) => {
+        parseParams(listResourcesParamsSchema, params);
+        return { resources: deps.views.list(access.viewer) };
+      },
+      // No templates: every view has one fixed URI. Answered (empty) since clients list both once `resources` is declared.
+      'resources/templates/list': async (params) => {
+        parseParams(listResourcesParamsSchema, params);
+        return { resourceTemplates: [] };
+      },
+      'resources/read': async (params, access) => {
+        const { uri } = parseParams(readResourceParamsSchema, params);
+        const contents = deps.views.read(uri, access.viewer);
+        if (!contents) throw resourceNotFound(uri);
+        return { contents: [contents] };
+      },
     };
     const { initialize: _handshake, ...shared } = this.methods;
-    this.statelessMethods = { ...shared, 'server/discover': async () => discoverResult(INSTRUCTIONS) };
+    this.statelessMethods = { ...shared, 'server/discover': async () => discoverResult(INSTRUCTIONS, SERVER_CAPABILITIES) };
     this.serverInfo = deps.serverInfo;
   }
 

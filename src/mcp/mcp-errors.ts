@@ -14,6 +14,7 @@
  * | unknown method, or hidden tool (default mode)         | 200  | -32601 | `Method not found`                        |
  * | unknown or hidden tool (granular mode)                | 200  | -32601 | `Tool not found: <name>`                  |
  * | bad params or tool arguments                          | 200  | -32602 | `INVALID_PARAMS: <messages joined by ; >` |
+ * | `resources/read` of a URI the credential cannot see   | 200  | -32002 | `Resource not found` (`data.uri`)         |
  * | tool refused (`AppError.refusal`, see below)          | 200  | none   | a result, `isError: true`: the message    |
  * | tool failed: a fault (not an AppError, or one whose   | 200  | -32603 | `Tool execution failed: <reason>`         |
  * |   `refusal` is false: a 5xx other than kill switch    |      |        |                                           |
@@ -69,6 +70,8 @@ const JSONRPC_CODES = {
   NOT_FOUND: -32004,
   METHOD_NOT_ALLOWED: -32005,
   RATE_LIMITED: -32029,
+  /** MCP's own code for a resource that does not exist (resources spec, error handling). */
+  RESOURCE_NOT_FOUND: -32002,
 } as const;
 
 /** An MCP failure ready for the wire: JSON-RPC error object, HTTP status and extra headers. */
@@ -114,6 +117,10 @@ export const methodNotFound = (tool?: string) =>
 /** -32602 with the validation messages of the shared wording (`order_id is required`), and the next step as `data.hint` when known. */
 export const invalidParams = (messages: readonly string[], hint?: string) =>
   wire(200, JSONRPC_CODES.INVALID_PARAMS, `INVALID_PARAMS: ${messages.join('; ')}`, hint === undefined ? undefined : { hint });
+
+/** -32002: no view by that URI for this credential (a view of tools it cannot call is not named either). */
+export const resourceNotFound = (uri: string) =>
+  wire(200, JSONRPC_CODES.RESOURCE_NOT_FOUND, 'Resource not found', { uri: escapeUnsafe(uri) });
 
 export const toolExecutionFailed = (tool: string, reason: string) =>
   wire(200, JSONRPC_CODES.INTERNAL_ERROR, `Tool execution failed: ${reason}`, { tool, reason });

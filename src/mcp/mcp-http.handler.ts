@@ -23,6 +23,7 @@ import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-bu
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, originNotAllowed, parseError } from './mcp-errors.js';
 import { requestRevision } from './mcp-revision.js';
 import { ToolCaller, type CallIds } from './mcp-tool-call.js';
+import { McpViews } from './apps/mcp-views.js';
 import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
 import { errorResponse, type RequestId } from './mcp-wire.js';
@@ -87,6 +88,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
   const caller = new ToolCaller(deps);
   const dispatcher = new McpDispatcher({
     directory: new ToolDirectory(deps.catalog),
+    views: new McpViews(deps.catalog),
     caller,
     serverInfo: deps.serverInfo ?? { name: 'agent-runtime-service', version: '0.1.0' },
     clock: deps.clock,

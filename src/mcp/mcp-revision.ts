@@ -82,11 +82,17 @@ export function requestRevision(message: unknown, headers: RevisionHeaders): Req
   // Notifications are exempt from the routing headers: nothing is routed back for them.
   if (body.id !== undefined && method !== undefined) {
     if (headers.method !== method) return headerMismatch('Mcp-Method', method);
-    if (method === 'tools/call' && typeof params.name === 'string' && decodeHeaderValue(headers.name) !== params.name)
-      return headerMismatch('Mcp-Name', params.name);
+    const named = namedBy(method, params);
+    if (named !== undefined && decodeHeaderValue(headers.name) !== named) return headerMismatch('Mcp-Name', named);
   }
   const clientInfo = parsed.data[META.clientInfo];
   return { era: 'stateless', version, ...(clientInfo ? { clientInfo: { name: clientInfo.name, version: clientInfo.version } } : {}) };
+}
+
+/** What `Mcp-Name` must repeat: the tool called or the resource read; undefined for other methods. */
+function namedBy(method: string, params: Record<string, unknown>): string | undefined {
+  const field = method === 'tools/call' ? params.name : method === 'resources/read' ? params.uri : undefined;
+  return typeof field === 'string' ? field : undefined;
 }
 
 function legacyRevision(header: string | undefined): RequestRevision | McpWireError {
@@ -123,11 +129,13 @@ function decodeHeaderValue(value: string | undefined): string | undefined {
  */
 const TOOLS_LIST_TTL_MS = 30_000;
 
+const CACHEABLE_PER_CREDENTIAL = new Set(['tools/list', 'resources/list']);
+
 /** `server/discover`: the revisions and capabilities, what `initialize` told 2025 clients. */
-export function discoverResult(instructions: string) {
+export function discoverResult(instructions: string, capabilities: Record<string, unknown>) {
   return {
     supportedVersions: ALL_PROTOCOL_VERSIONS,
-    capabilities: { tools: {} },
+    capabilities,
     instructions,
     // Every credential sees the same answer, and it changes only with a deployment.
     ttlMs: 300_000,
@@ -138,6 +146,7 @@ export function discoverResult(instructions: string) {
 /** A result as the 2026-07-28 revision sends it: its kind and the server's identity stamped on. */
 export function statelessResult(method: string, result: unknown, serverInfo: { name: string; version: string }): unknown {
   if (!isPlainObject(result)) return result;
-  const cacheable = method === 'tools/list' ? { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } : {};
+  // The views follow the same switches as the tools they show (mcp-views.ts): cached alike.
+  const cacheable = CACHEABLE_PER_CREDENTIAL.has(method) ? { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } : {};
   return { ...result, ...cacheable, resultType: 'complete', _meta: { [META.serverInfo]: serverInfo } };
 }

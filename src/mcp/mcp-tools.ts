@@ -9,6 +9,7 @@ import { decodeAfterCursor, encodeAfterCursor } from '../../kernel/shared/after-
 import { invalidParams } from './mcp-errors.js';
 import type { ListToolsResult, ToolDescriptor } from './mcp-wire.js';
 import { portableSchema } from './portable-schema.js';
+import { toolViewMeta } from './apps/mcp-views.js';
 
 /** Tools per `tools/list` page; today's catalog fits one page, growing ones page by name. */
 export const TOOLS_PAGE_SIZE = 100;
@@ -55,6 +56,7 @@ function describe(operation: AnyOperation): ToolDescriptor {
   // MCP asks for `type: "object"` at the root: the two shapes are its branches.
   const outputSchema = success ? { type: 'object', anyOf: [success, REFUSAL_SCHEMA] } : undefined;
   const hints = operation.annotations;
+  const meta = toolViewMeta(operation.name);
   return {
     name: operation.name,
     description: operation.description,
@@ -69,6 +71,7 @@ function describe(operation: AnyOperation): ToolDescriptor {
           },
         }
       : {}),
+    ...(meta ? { _meta: meta } : {}),
   };
 }
 

@@ -63,6 +63,12 @@ export const callToolParamsSchema = z.looseObject({
 });
 export type CallToolParams = z.infer<typeof callToolParamsSchema>;
 
+/** Params of `resources/list` (and `resources/templates/list`): every view fits one page, so a cursor is only checked for shape. */
+export const listResourcesParamsSchema = z.looseObject({ cursor: z.string().max(1024).optional() });
+
+/** Params of `resources/read`: the resource's URI (a `ui://` view). */
+export const readResourceParamsSchema = z.looseObject({ uri: z.string().min(1).max(2048) });
+
 /** The JSON-RPC error object (the error envelopes, MCP envelope). */
 export interface JsonRpcErrorObject {
   code: number;
@@ -89,6 +95,8 @@ export interface ToolDescriptor {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** The MCP Apps view that shows its results (`ui.resourceUri`), when there is one. */
+  _meta?: Record<string, unknown>;
 }
 
 export interface ListToolsResult {
@@ -115,7 +123,11 @@ export interface CallToolResult {
 
 export interface InitializeResult {
   protocolVersion: string;
-  capabilities: { tools: { listChanged: boolean } };
+  capabilities: {
+    tools: { listChanged: boolean };
+    resources: { listChanged: boolean };
+    extensions: Record<string, unknown>;
+  };
   serverInfo: { name: string; version: string };
   instructions?: string;
 }

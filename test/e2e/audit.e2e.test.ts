@@ -155,7 +155,7 @@ describe('audit trail (e2e)', () => {
       await call({ method: 'notifications/initialized' }),
       await call({ id: 2, method: 'tools/list' }),
       await call({ id: 3, method: 'ping' }),
-      await call({ id: 4, method: 'resources/list' }),
+      await call({ id: 4, method: 'prompts/list' }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 202, 200, 200, 200]);
     const logged = await entries(`agent:${agent.agentId}`);
@@ -168,7 +168,7 @@ describe('audit trail (e2e)', () => {
       [['mcp', 'notifications/initialized', 'ok', undefined, 'read']],
       [['mcp', 'tools/list', 'ok', undefined, 'read']],
       [['mcp', 'ping', 'ok', undefined, 'read']],
-      [['mcp', 'resources/list', 'error', '-32601', 'read']],
+      [['mcp', 'prompts/list', 'error', '-32601', 'read']],
     ]);
   });
 

@@ -55,7 +55,7 @@ const ROWS: Row[] = [
   },
   {
     row: 'unknown method',
-    body: { jsonrpc: '2.0', id: 'm', method: 'resources/list' },
+    body: { jsonrpc: '2.0', id: 'm', method: 'prompts/list' },
     status: 200,
     id: 'm',
     error: { code: -32601, message: 'Method not found' },

@@ -26,7 +26,17 @@ const hugeId = fc.oneof(
   fc.string({ minLength: 1000, maxLength: 5000 }),
 );
 const method = fc.oneof(
-  fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', 'tools/call '),
+  fc.constantFrom(
+    'initialize',
+    'ping',
+    'tools/list',
+    'tools/call',
+    'notifications/initialized',
+    'resources/list',
+    'resources/read',
+    'prompts/list',
+    'tools/call ',
+  ),
   fc.string(),
   anything,
 );
@@ -37,7 +47,7 @@ const toolName = fc.oneof(
 );
 const params = fc.oneof(
   anything,
-  fc.record({ name: toolName, arguments: anything, cursor: anything, protocolVersion: anything }, { requiredKeys: [] }),
+  fc.record({ name: toolName, arguments: anything, cursor: anything, protocolVersion: anything, uri: anything }, { requiredKeys: [] }),
 );
 /** A request with each field missing, right, or of any type. */
 const message = fc.record(

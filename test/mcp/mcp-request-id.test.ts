@@ -62,7 +62,7 @@ describe('MCP ids echoed as sent (e2e over the handler)', () => {
   it('errors carry the exact id too: method, params, tool, scope, credential, protocol header, envelope', async () => {
     const big = '9007199254740993';
     const cases: Array<[string, string | null, Record<string, string>, number, number]> = [
-      [`{"jsonrpc":"2.0","id":${big},"method":"resources/list"}`, 'read', {}, 200, -32601],
+      [`{"jsonrpc":"2.0","id":${big},"method":"prompts/list"}`, 'read', {}, 200, -32601],
       [`{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{}}`, 'read', {}, 200, -32602],
       [`{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"name":"crash_tool"}}`, 'read', {}, 200, -32603],
       [`{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"name":"trade_tool"}}`, 'read', {}, 403, -32003],

@@ -45,7 +45,11 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
   it('connects with an agent key and negotiates the latest revision', async () => {
     const client = await connect(keys.read.secret);
     expect(client.getServerVersion()).toMatchObject({ name: 'agent-runtime-service' });
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(client.getServerCapabilities()).toEqual({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+    });
     await expect(client.ping()).resolves.toEqual({});
   });
 
