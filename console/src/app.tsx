@@ -62,6 +62,9 @@ export function App() {
           <Link to={{ page: 'agents' }} current={route.page === 'agents' || route.page === 'agent'}>
             Agents
           </Link>
+          <Link to={{ page: 'bots' }} current={route.page === 'bots' || route.page === 'bot'}>
+            Bots
+          </Link>
           <Link to={{ page: 'ops' }} current={route.page === 'ops' || route.page === 'actor'}>
             Ops
           </Link>

@@ -7,9 +7,14 @@
 /** The sections of one agent's pages, each its own address (so back and reload work). */
 export type AgentSection = 'overview' | 'trading' | 'portfolio' | 'dca';
 
+/** The sections of one legacy bot's pages. */
+export type BotSection = 'keys' | 'messaging' | 'chat' | 'fees' | 'card';
+
 export type Route =
   | { page: 'agents' }
   | { page: 'agent'; agentId: string; section: AgentSection }
+  | { page: 'bots' }
+  | { page: 'bot'; botId: string; section: BotSection }
   | { page: 'ops' }
   /** One actor in the ops inspector: its statechart, context and journal (ops token). */
   | { page: 'actor'; type: string; id: string }
@@ -23,6 +28,7 @@ interface RouteEntry {
 }
 
 const AGENT_SECTIONS: Record<string, AgentSection> = { trading: 'trading', portfolio: 'portfolio', dca: 'dca' };
+const BOT_SECTIONS: Record<string, BotSection> = { messaging: 'messaging', chat: 'chat', fees: 'fees', card: 'card' };
 
 const ROUTES: RouteEntry[] = [
   { pattern: /^\/(?:hub\/api-keys)?$/, read: () => ({ page: 'home' }) },
@@ -33,6 +39,15 @@ const ROUTES: RouteEntry[] = [
       page: 'agent',
       agentId: decodeURIComponent(agentId),
       section: (section && AGENT_SECTIONS[section]) || 'overview',
+    }),
+  },
+  { pattern: /^\/bots\/?$/, read: () => ({ page: 'bots' }) },
+  {
+    pattern: /^\/bots\/([^/]+)(?:\/(messaging|chat|fees|card))?$/,
+    read: ([botId = '', section]) => ({
+      page: 'bot',
+      botId: decodeURIComponent(botId),
+      section: (section && BOT_SECTIONS[section]) || 'keys',
     }),
   },
   { pattern: /^\/ops$/, read: () => ({ page: 'ops' }) },
@@ -59,6 +74,10 @@ export function pathOf(route: Route): string {
       return '/agents';
     case 'agent':
       return `/agents/${encodeURIComponent(route.agentId)}${route.section === 'overview' ? '' : `/${route.section}`}`;
+    case 'bots':
+      return '/bots';
+    case 'bot':
+      return `/bots/${encodeURIComponent(route.botId)}${route.section === 'keys' ? '' : `/${route.section}`}`;
     case 'ops':
       return '/ops';
     case 'actor':

@@ -23,6 +23,10 @@ const CONSOLE_PAGES = [
   CONSOLE_AGENTS_PATH,
   `${CONSOLE_AGENTS_PATH}/:agentId`,
   ...['trading', 'portfolio', 'dca'].map((section) => `${CONSOLE_AGENTS_PATH}/:agentId/${section}`),
+  // Legacy bots: their keys, messaging connectors, web chat, fees by channel and agent card.
+  '/bots',
+  '/bots/:botId',
+  ...['messaging', 'chat', 'fees', 'card'].map((section) => `/bots/:botId/${section}`),
 ];
 /**
  * The page may load its own scripts and styles, talk to its own origin and show the TOTP QR code

@@ -32,3 +32,13 @@ export const agentKeyOwner = (agentId: string): KeyOwner => ({
 
 /** The owner's keys; read again when the owner or `version` changes. */
 export const useKeys = (owner: KeyOwner, version = 0) => useLoad(() => owner.list(), [owner.kind, owner.id, version]);
+
+/** A legacy bot's keys: the same flow, on the bot's routes. */
+export const botKeyOwner = (botId: string): KeyOwner => ({
+  kind: 'bot',
+  id: botId,
+  list: () => client.botKeys.list(botId, { limit: 200 }),
+  create: (input) => client.botKeys.create(botId, input),
+  revoke: (keyId) => client.botKeys.revoke(botId, keyId),
+  stepUp: (code) => client.bots.stepUp(botId, { code }),
+});
