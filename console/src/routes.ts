@@ -8,7 +8,7 @@
 export type AgentSection = 'overview' | 'trading' | 'portfolio' | 'dca';
 
 /** The sections of one legacy bot's pages. */
-export type BotSection = 'keys' | 'messaging' | 'chat' | 'fees' | 'card';
+export type BotSection = 'keys' | 'messaging' | 'chat' | 'fees' | 'card' | 'widget';
 
 export type Route =
   | { page: 'agents' }
@@ -28,7 +28,7 @@ interface RouteEntry {
 }
 
 const AGENT_SECTIONS: Record<string, AgentSection> = { trading: 'trading', portfolio: 'portfolio', dca: 'dca' };
-const BOT_SECTIONS: Record<string, BotSection> = { messaging: 'messaging', chat: 'chat', fees: 'fees', card: 'card' };
+const BOT_SECTIONS: Record<string, BotSection> = { messaging: 'messaging', chat: 'chat', fees: 'fees', card: 'card', widget: 'widget' };
 
 const ROUTES: RouteEntry[] = [
   { pattern: /^\/(?:hub\/api-keys)?$/, read: () => ({ page: 'home' }) },
@@ -43,7 +43,7 @@ const ROUTES: RouteEntry[] = [
   },
   { pattern: /^\/bots\/?$/, read: () => ({ page: 'bots' }) },
   {
-    pattern: /^\/bots\/([^/]+)(?:\/(messaging|chat|fees|card))?$/,
+    pattern: /^\/bots\/([^/]+)(?:\/(messaging|chat|fees|card|widget))?$/,
     read: ([botId = '', section]) => ({
       page: 'bot',
       botId: decodeURIComponent(botId),

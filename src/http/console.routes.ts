@@ -23,10 +23,10 @@ const CONSOLE_PAGES = [
   CONSOLE_AGENTS_PATH,
   `${CONSOLE_AGENTS_PATH}/:agentId`,
   ...['trading', 'portfolio', 'dca'].map((section) => `${CONSOLE_AGENTS_PATH}/:agentId/${section}`),
-  // Legacy bots: their keys, messaging connectors, web chat, fees by channel and agent card.
+  // Legacy bots: their keys, messaging connectors, web chat, fees by channel, agent card and widget.
   '/bots',
   '/bots/:botId',
-  ...['messaging', 'chat', 'fees', 'card'].map((section) => `/bots/:botId/${section}`),
+  ...['messaging', 'chat', 'fees', 'card', 'widget'].map((section) => `/bots/:botId/${section}`),
 ];
 /**
  * The page may load its own scripts and styles, talk to its own origin and show the TOTP QR code
@@ -52,6 +52,29 @@ const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5bd3"/>' +
   '<path d="M9 23 16 8l7 15M12 18h8" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
+/**
+ * The widget's live preview, framed by the console's widget page: the real embed script on a bare
+ * page of the console's origin. Its own policy, because the widget styles its shadow root with an
+ * inline style element, which the console's page refuses; scripts still come from this origin only,
+ * and only this origin may frame it.
+ */
+const PREVIEW_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+/** The preview page of one bot's widget; the id goes into the script's address URI-encoded, which also keeps it inside the attribute. */
+const previewPage = (botId: string): string =>
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+  `<title>Widget preview</title></head><body><script src="/api/widget/${encodeURIComponent(botId)}/script.js" async></script></body></html>`;
+
 /** Where the console reads what it may offer on this service (public, like the page itself). */
 export const CONSOLE_CONFIG_PATH = '/api/nest/console/config';
 
@@ -73,6 +96,16 @@ export function createConsoleRoutes(options: { dir: string; profile: Profile }):
   router.get(['/favicon.ico', '/favicon.svg'], (_req, res) => {
     res.set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
     res.send(FAVICON_SVG);
+  });
+
+  router.get('/bots/:botId/widget/preview', noQuery, (req, res) => {
+    res.set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'Content-Security-Policy': PREVIEW_CSP,
+      'X-Frame-Options': 'SAMEORIGIN',
+    });
+    res.send(previewPage(String(req.params.botId)));
   });
 
   const indexFile = join(options.dir, 'index.html');

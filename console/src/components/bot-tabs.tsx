@@ -8,6 +8,7 @@ const SECTIONS: Array<{ section: BotSection; label: string }> = [
   { section: 'chat', label: 'Chat' },
   { section: 'fees', label: 'Fees' },
   { section: 'card', label: 'Card' },
+  { section: 'widget', label: 'Widget' },
 ];
 
 export function BotTabs({ botId, current }: { botId: string; current: BotSection }) {

@@ -11,6 +11,7 @@ import { BotChatPage } from './bot-chat.page.js';
 import { BotFeesPage } from './bot-fees.page.js';
 import { BotKeysPage } from './bot-keys.page.js';
 import { BotMessagingPage } from './bot-messaging.page.js';
+import { BotWidgetPage } from './bot-widget.page.js';
 
 export function BotShell({ botId, section }: { botId: string; section: BotSection }) {
   // Bumped when a connector starts or stops here: the heading's badges read again.
@@ -40,6 +41,7 @@ export function BotShell({ botId, section }: { botId: string; section: BotSectio
       {section === 'chat' ? <BotChatPage botId={botId} /> : null}
       {section === 'fees' ? <BotFeesPage botId={botId} /> : null}
       {section === 'card' ? <BotCardPage botId={botId} /> : null}
+      {section === 'widget' ? <BotWidgetPage botId={botId} /> : null}
     </>
   );
 }
