@@ -123,7 +123,7 @@ describe('paper tokens', () => {
     expect((await venue.searchTokens('staked', { chain: 'solana', limit: 5 })).map((t) => t.symbol)).toEqual(['mSOL']);
     expect((await venue.searchTokens('JUPyiw', { chain: 'solana', limit: 5 })).map((t) => t.symbol)).toEqual(['JUP']);
     const everywhere = await venue.searchTokens('USDC', { limit: 10 });
-    expect(new Set(everywhere.map((t) => t.chain))).toEqual(new Set(['solana', 'ethereum', 'base', 'arbitrum']));
+    expect(new Set(everywhere.map((t) => t.chain))).toEqual(new Set(['solana', 'ethereum', 'base', 'arbitrum', 'optimism']));
   });
 });
 

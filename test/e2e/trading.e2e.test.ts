@@ -614,7 +614,7 @@ describe('trading core (e2e)', () => {
       riskFlags: expect.any(Array),
     });
     const status = await http.get('/api/nest/trading/evm/status');
-    expect(status.body.chains.map((c: { chain: string }) => c.chain)).toEqual(['ethereum', 'base', 'arbitrum']);
+    expect(status.body.chains.map((c: { chain: string }) => c.chain)).toEqual(['ethereum', 'base', 'arbitrum', 'optimism']);
     expect(status.body.chains[0]).toMatchObject({ reachable: true, breaker: 'closed', killSwitch: false });
   });
 
