@@ -90,16 +90,16 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     await expect(h.service.loginEvm((await signedLogin(h, { uri: `${PUBLIC_URL}/app/login?x=1` })).body)).resolves.toBeDefined();
   });
 
-  it('by default serves the chains of the project chain table only (1, 8453, 42161)', async () => {
+  it('by default serves the chains of the project chain table only (1, 8453, 42161, 10)', async () => {
     const h = await makeHarness();
-    for (const chainId of [137, 10, 11155111]) {
+    for (const chainId of [137, 56, 11155111]) {
       await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body), String(chainId)).rejects.toMatchObject({
         status: 401,
         message: 'Unauthorized',
         details: { reason: 'chain id not served' },
       });
     }
-    for (const chainId of [1, 8453, 42161])
+    for (const chainId of [1, 8453, 42161, 10])
       await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body)).resolves.toBeDefined();
   });
 
