@@ -41,6 +41,7 @@ function checkoutCopy(into: string): { linkPackages(without?: string): void } {
     'tsconfig.json',
     'bin',
     'scripts',
+    'kernel',
     'src',
     'machines',
     'agents',
