@@ -49,6 +49,7 @@ describe('StoreKillSwitch', () => {
       { chain: 'ethereum', active: false },
       { chain: 'base', active: true, source: 'configuration' },
       { chain: 'arbitrum', active: false },
+      { chain: 'optimism', active: false },
     ]);
   });
 
