@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * An agent's keys (interface 4.8): a `read` or `trade` key is created at once and its secret
+ * An agent's keys (the key management flow): a `read` or `trade` key is created at once and its secret
  * shown once; a `manage` key asks the authenticator code first and carries the step-up token;
  * a created key without its secret reads `Backend did not return a one-time secret`; revoking
  * asks first and Cancel keeps the key.
@@ -87,7 +87,7 @@ describe('AgentKeysPage', () => {
     expect(row.textContent).not.toContain('s'.repeat(30));
   });
 
-  it('shows when each key was made as a relative time, the exact time on hover (interface 2)', async () => {
+  it('shows when each key was made as a relative time, the exact time on hover (the resource fields)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2025-01-02T03:07:10.000Z'));
     keys.push({
