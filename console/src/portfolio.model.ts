@@ -3,17 +3,19 @@ import { type Chain, CHAINS, type TradingPositionsPnlOutput, type TradingWalletC
 
 export type Position = TradingPositionsPnlOutput['positions'][number];
 export type Family = TradingWalletCustodialGetOutput['chain'];
+/** The service's chains of one custodial wallet family, in its order. */
+const chainsOf = (family: Family) => CHAINS.filter((entry) => entry.family === family);
 /** The chains each custodial wallet family serves, as the service lists them. */
 export const FAMILY_CHAINS: Record<Family, Chain[]> = {
-  solana: CHAINS.filter((entry) => entry.family === 'solana').map((entry) => entry.chain),
-  evm: CHAINS.filter((entry) => entry.family === 'evm').map((entry) => entry.chain),
+  solana: chainsOf('solana').map((entry) => entry.chain),
+  evm: chainsOf('evm').map((entry) => entry.chain),
 };
-/** The display names of each family's chains, as the service lists them ("Ethereum, Base, …"). */
+/** The display names of each family's chains ("Ethereum, Base, …"). */
 export const FAMILY_LABELS: Record<Family, string> = {
-  solana: CHAINS.filter((entry) => entry.family === 'solana')
+  solana: chainsOf('solana')
     .map((entry) => entry.label)
     .join(', '),
-  evm: CHAINS.filter((entry) => entry.family === 'evm')
+  evm: chainsOf('evm')
     .map((entry) => entry.label)
     .join(', '),
 };
