@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { TradeRequest } from '../../../agents/trading/safety-path.js';
 import { isAppError } from '../../../kernel/errors/app-error.js';
 import { BONK, SOL, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 /** Each named check of the safety path, in order, with the message of the trading errors. */
 describe('safety path', () => {
@@ -15,7 +16,7 @@ describe('safety path', () => {
     if (!isAppError(error)) throw new Error(`expected a refusal, got ${String(error)}`);
     await h.runtime.settled(); // events go out once durable
     const blocked = h.events.filter((e) => e.type === 'risk.blocked').at(-1);
-    return { status: error.status, message: error.message, code: error.code, envelope: error.envelope, check: blocked?.data.check };
+    return { status: httpStatusOf(error), message: error.message, code: error.code, envelope: error.envelope, check: blocked?.data.check };
   };
 
   beforeEach(async () => {

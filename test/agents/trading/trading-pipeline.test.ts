@@ -132,9 +132,9 @@ describe('trading pipeline', () => {
     const approved = await h.pipeline.approve(SUBJECT, pending.order_id);
     expect(approved.status).toBe('filled');
     expect(h.cancelled).toEqual([`order-expire:${pending.order_id}`]);
-    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ status: 409 });
+    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ kind: 'conflict' });
     await expect(h.pipeline.approve({ type: 'agent', id: 'someone-else' }, pending.order_id)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Order not found',
     });
   });
@@ -416,10 +416,10 @@ describe('trading pipeline', () => {
         }),
     });
     await broken.fund(SOL, '10000000000');
-    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503 });
+    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ kind: 'unavailable' });
     expect(broken.venue.breakerState()).toBe('open');
     await expect(broken.pipeline.place(request())).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       message: 'Circuit breaker open for provider: paper',
     });
   });
@@ -427,7 +427,7 @@ describe('trading pipeline', () => {
   it('a retry after an open breaker refused the send places a new attempt under the same key; later retries find it', async () => {
     const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       message: 'Circuit breaker open for provider: paper',
     });
     expect((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext).toMatchObject({
@@ -445,7 +445,7 @@ describe('trading pipeline', () => {
 
   it('an attempt placed under its former name (`<id>.2`, the attempt ids of earlier versions) is still found by a retry: never a second trade', async () => {
     const flaky = await breakerOpenOnce();
-    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ kind: 'unavailable' });
     // What a process of the former version placed as the second attempt.
     const legacy = await flaky.pipeline.place(request(), { orderId: 'ord_old.2' });
     expect(legacy).toMatchObject({ order_id: 'ord_old.2', status: 'filled' });

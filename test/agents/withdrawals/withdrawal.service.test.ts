@@ -204,7 +204,7 @@ describe('WithdrawalService on LiteSVM', () => {
     const request = { chain: 'solana' as const, token: 'SOL', amount: String(LAMPORTS_PER_SOL / 2), to };
     h.state.paused = true;
     await expect(h.service.withdraw(SUBJECT, request, h.trade())).rejects.toMatchObject({
-      status: 403,
+      kind: 'forbidden',
       message: 'Withdrawals are refused while the agent is paused or archived',
     });
     expect(h.rpc.landed).toEqual([]);
