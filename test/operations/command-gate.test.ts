@@ -31,7 +31,9 @@ describe('the chats’ command gate over the real catalog', () => {
     try {
       settings(['trading']);
       for (const intent of ['buy', 'sell', 'swap'] as const) {
-        expect(() => gate()(intent, owner)).toThrow(expect.objectContaining({ kind: 'not_found', message: 'Tool not found: trading_command' }));
+        expect(() => gate()(intent, owner)).toThrow(
+          expect.objectContaining({ kind: 'not_found', message: 'Tool not found: trading_command' }),
+        );
       }
       expect(() => gate()('approve', bot)).toThrow('Tool not found: trading_orders_approve');
       for (const intent of STRATEGY_INTENTS) expect(() => gate()(intent, bot)).not.toThrow();

@@ -110,7 +110,7 @@ describe('IdempotencyGuard: racing claims', () => {
       // Every call but the one that claimed the key answers while that one still runs.
       await vi.waitFor(() => expect(refused).toHaveLength(29), { timeout: 5_000, interval: 10 });
       for (const error of refused)
-        expect(error).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+        expect(error).toMatchObject({ kind: 'conflict', code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
       expect(runs).toBe(1);
       release();
       expect(

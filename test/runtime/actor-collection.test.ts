@@ -60,7 +60,10 @@ describe('ActorRuntime.collection (typed handle)', () => {
   it('answers null for an unknown id, 404 for sending to one, 409 for creating one twice', async () => {
     const { agents, create } = await setup();
     expect(await agents.get('nope')).toBeNull();
-    await expect(agents.send('nope', { type: 'agent.activate' })).rejects.toMatchObject({ kind: 'not_found', message: 'agent nope not found' });
+    await expect(agents.send('nope', { type: 'agent.activate' })).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'agent nope not found',
+    });
     await create('a1');
     await expect(create('a1')).rejects.toMatchObject({ kind: 'conflict', message: 'agent a1 already exists' });
   });

@@ -134,7 +134,10 @@ describe('StoreTradingConfig: section updates', () => {
     expect(await config.toggleLaunchpad(agent, 'MoonShot', false)).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
     expect(await config.toggleLaunchpad(agent, 'moonshot', false)).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
     expect(await config.setLaunchpadPriority(agent, 'letsbonk', 1)).toEqual({ type: 'letsbonk', enabled: true, priority: 1 });
-    await expect(config.toggleLaunchpad(agent, 'bonkfun')).rejects.toMatchObject({ kind: 'not_found', message: 'Launchpad not found: bonkfun' });
+    await expect(config.toggleLaunchpad(agent, 'bonkfun')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'Launchpad not found: bonkfun',
+    });
     await expect(config.setLaunchpadPriority(agent, 'nope', 3)).rejects.toMatchObject({
       kind: 'not_found',
       message: 'Launchpad not found: nope',
@@ -155,7 +158,7 @@ describe('StoreTradingConfig: section updates', () => {
 describe('StoreTradingConfig: consistency (422)', () => {
   const problemsOf = async (promise: Promise<unknown>) => {
     const error = await promise.catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 422, code: 'VALIDATION_ERROR' });
+    expect(error).toMatchObject({ kind: 'unprocessable', code: 'VALIDATION_ERROR' });
     return (error as { details: { problems: string[] } }).details.problems;
   };
 

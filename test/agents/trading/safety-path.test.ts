@@ -148,12 +148,12 @@ describe('safety path', () => {
 
   it('an absurd dollar or output amount is a 400, never a crash', async () => {
     const error = await h.safety.check(buy({ amount: { kind: 'usd', value: '1000000000000000000000000000' } })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount is too large'] });
+    expect(error).toMatchObject({ kind: 'invalid', envelope: 'validation', messages: ['amount is too large'] });
     const output = await h.safety
       .check(buy({ amount: { kind: 'output', value: '100000000000000000000000000000000' } }))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect(output).toMatchObject({ status: 400 });
+    expect(output).toMatchObject({ kind: 'invalid' });
   });
 
   it('sizes "all", percentages and dollar amounts from the balance and the price feed', async () => {
@@ -173,7 +173,7 @@ describe('safety path', () => {
 
   it('a share of the balance smaller than one base unit is a 400 about the amount, not about the balance', async () => {
     const error = await h.safety.check(buy({ amount: { kind: 'percent', value: '0.000000001' } })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount must be greater than 0'] });
+    expect(error).toMatchObject({ kind: 'invalid', envelope: 'validation', messages: ['amount must be greater than 0'] });
     h = await tradingHarness(); // nothing held: that is the balance
     expect(await refusal(buy({ amount: { kind: 'percent', value: '50' } }))).toMatchObject({
       status: 400,

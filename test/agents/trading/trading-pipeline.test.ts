@@ -177,13 +177,13 @@ describe('trading pipeline', () => {
       const status = ((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status;
       if (approved!.status === 'fulfilled') {
         expect([cancelled, status, calls.get(pending.order_id)]).toEqual([
-          expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }),
+          expect.objectContaining({ reason: expect.objectContaining({ kind: 'conflict' }) }),
           'filled',
           1,
         ]);
       } else {
-        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([
-          409,
+        expect([approved!.reason.kind, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([
+          'conflict',
           'fulfilled',
           'cancelled',
           undefined,
@@ -225,11 +225,14 @@ describe('trading pipeline', () => {
     };
     const early = await cancelAfter('order.approve');
     expect(early.cancel).toMatchObject({ status: 'cancelled' });
-    expect(early.approval).toMatchObject({ status: 409, message: `Order ${early.orderId} is not pending approval (status: cancelled)` });
+    expect(early.approval).toMatchObject({
+      kind: 'conflict',
+      message: `Order ${early.orderId} is not pending approval (status: cancelled)`,
+    });
     expect(calls.get(early.orderId)).toBeUndefined();
     const late = await cancelAfter('order.submit');
     expect(late.cancel).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'ORDER_NOT_CANCELLABLE',
       message: `Order ${late.orderId} cannot be cancelled (status: submitting)`,
     });
@@ -368,7 +371,7 @@ describe('trading pipeline', () => {
     h.clock.jumpTo(h.clock.now() + SEND_WINDOW_MS + 1);
     const refused = await h.pipeline.reconcile(order).catch((error: unknown) => error);
     expect(refused).toMatchObject({
-      status: 422,
+      kind: 'unprocessable',
       message: `Order failed: ${STALE_ORDER_MESSAGE}`,
       details: { order_id: 'ord_stale', status: 'failed' },
     });
@@ -478,7 +481,7 @@ describe('trading pipeline', () => {
     const error = await command.execute(SUBJECT, interpret('buy 1 SOL of BONK')).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'TRADING_UNAVAILABLE',
-      status: 200,
+      kind: 'declined',
       envelope: 'canonical',
       message: 'Trading servisi su anda kullanilamiyor.',
     });

@@ -177,7 +177,7 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const added = attempts.filter((a) => a.status === 'fulfilled');
     expect(added).toHaveLength(1);
     for (const refused of attempts.filter((a) => a.status === 'rejected')) {
-      expect(refused.reason).toMatchObject({ status: 409, message: 'Wallet already connected' });
+      expect(refused.reason).toMatchObject({ kind: 'conflict', message: 'Wallet already connected' });
     }
     await expect(wallets.addExternal(alice, { address: EXTERNAL.toLowerCase() })).rejects.toMatchObject({ kind: 'conflict' });
     // Another account may connect the same address.
@@ -221,7 +221,10 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect((await wallets.signingWallet(alice, 'evm', delegate.walletId))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'evm', external.walletId)).toBeNull();
     // A wallet that does not exist is 404, as on every wallet route (one that cannot sign is null: "required").
-    await expect(wallets.signingWallet(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({ kind: 'not_found', message: 'Wallet not found' });
+    await expect(wallets.signingWallet(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'Wallet not found',
+    });
     await wallets.setDefault(alice, 'evm', delegate.walletId);
     expect((await wallets.signingWallet(alice, 'evm'))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'solana')).toBeNull();
@@ -244,7 +247,7 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const results = await Promise.allSettled(Array.from({ length: 30 }, () => wallets.reserveSpend(alice, delegate.walletId, 10)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     for (const refused of results.filter((r) => r.status === 'rejected')) {
-      expect(refused.reason).toMatchObject({ status: 400, message: `Spending cap exceeded for wallet ${delegate.walletId}` });
+      expect(refused.reason).toMatchObject({ kind: 'invalid', message: `Spending cap exceeded for wallet ${delegate.walletId}` });
     }
     expect((await wallets.list(alice, 'evm'))[0]).toMatchObject({ spentUsd: 100 });
     await wallets.releaseSpend(alice, delegate.walletId, 25);

@@ -76,7 +76,7 @@ describe('WalletLoginService — EVM (SIWE)', () => {
 
   it('refuses a URI off the service origin (another site, another scheme); a path on it is fine', async () => {
     const h = await makeHarness();
-    const refused = { status: 401, message: 'Unauthorized', details: { reason: 'uri not on the expected origin' } };
+    const refused = { kind: 'unauthenticated', message: 'Unauthorized', details: { reason: 'uri not on the expected origin' } };
     for (const uri of [
       'https://evil.example/login',
       'http://agents.example.com/login',
