@@ -84,6 +84,13 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'only-surfaces-choose-http-statuses',
+      severity: 'error',
+      comment: 'Errors below the surfaces carry a kind; the status of each kind is chosen in one place the surfaces (and the idempotency replay of stored answers) read.',
+      from: { path: '^(kernel|agents|machines|adapters)/' },
+      to: { path: '^src/surface-common/http-status\\.ts$' },
+    },
+    {
       name: 'surface-common-is-neutral',
       severity: 'error',
       comment: 'src/surface-common/ is what every surface writes on the wire: it knows no surface, no express, and nothing the surfaces reach only through the catalog.',

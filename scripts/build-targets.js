@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildStale } from './build-freshness.js';
+import { buildStale } from '../kernel/shared/build-freshness.js';
 
 /*
  * What `npm start` builds when stale, and from what: the server's bundle (scripts/build-server.ts)

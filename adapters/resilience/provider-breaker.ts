@@ -11,7 +11,7 @@ import {
   type CircuitBreakerPolicy,
 } from 'cockatiel';
 import type { Logger } from 'pino';
-import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** What the safety path and the EVM status route read. */
@@ -67,14 +67,14 @@ export function providerUnavailable(
 
 /**
  * True when a failure says the provider is unwell: timeouts, network errors, 5xx, 429.
- * A 4xx business refusal (no route, unknown token, insufficient funds) is the caller's
+ * A business refusal (no route, unknown token, insufficient funds) is the caller's
  * problem and leaves the circuit as it is. Errors no adapter translated (a library's
  * network error) count as unwell: they never mean "your request was wrong".
  */
 export function isProviderFailure(error: unknown): boolean {
   if (!isAppError(error)) return true;
   if (error.code === 'CIRCUIT_BREAKER_OPEN') return false;
-  return error.status >= 500 || error.status === 429;
+  return isFaultKind(error.kind) || error.kind === 'rate_limited';
 }
 
 /**

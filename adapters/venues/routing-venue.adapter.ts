@@ -80,8 +80,7 @@ export class RoutingVenue implements GuardedVenue {
 
   private venue(chain: Chain): GuardedVenue {
     const venue = this.byChain[chain];
-    if (!venue)
-      throw new AppError('VALIDATION_ERROR', `No trading venue is configured for chain: ${chain}`, { status: 400, retryable: false });
+    if (!venue) throw new AppError('VALIDATION_ERROR', `No trading venue is configured for chain: ${chain}`, { retryable: false });
     return venue;
   }
 }

@@ -75,12 +75,12 @@ export class TradingCommand {
     try {
       return await this.run(subject, result, options);
     } catch (error) {
-      // On this route an unreachable engine is a soft error (the trading errors), not a 503. The kill
-      // switch and an open breaker are deliberate refusals with their own 503 messages.
+      // On this route an unreachable engine is a soft error (the trading errors), not unavailable. The kill
+      // switch and an open breaker are deliberate refusals with their own messages.
       if (isAppError(error) && UNREACHABLE.has(error.code)) {
         throw new AppError('TRADING_UNAVAILABLE', ENGINE_UNAVAILABLE, {
           envelope: 'canonical',
-          status: 200,
+          kind: 'declined',
           retryable: true,
           details: { cause: error.message },
         });

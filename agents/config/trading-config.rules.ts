@@ -196,5 +196,5 @@ export function configProblems(config: TradingConfig): string[] {
 
 /** 422: the change is well-formed but contradicts the rest of the configuration. */
 export function inconsistentConfig(problems: string[]): AppError {
-  return new AppError('VALIDATION_ERROR', problems.join('; '), { status: 422, details: { problems } });
+  return new AppError('VALIDATION_ERROR', problems.join('; '), { kind: 'unprocessable', details: { problems } });
 }

@@ -38,7 +38,7 @@ export class DcaCommandRunner implements DcaCommands {
             }
             return `Strategy ${created.name} created: ${plan}.`;
           } catch (error) {
-            if (p.name || attempt >= 5 || !isAppError(error) || error.status !== 409) throw error;
+            if (p.name || attempt >= 5 || !isAppError(error) || error.kind !== 'conflict') throw error;
           }
         }
       }

@@ -413,14 +413,14 @@ export class SafetyPath {
 }
 
 /**
- * The interface's soft refusal `Trading bu bot icin kapali.` (HTTP 200, canonical envelope),
+ * The interface's soft refusal `Trading bu bot icin kapali.` (an answer, not a failure: the canonical envelope),
  * word for word, with the next step in English: a new agent starts with trading off, and an
  * onboarded agent's credentials cannot switch it on (its owner does, as an operator).
  */
 export function tradingDisabled(subject: TradingSubject, paused: boolean): AppError {
   return new AppError('TRADING_DISABLED', SAFETY_MESSAGES.tradingDisabled, {
     envelope: 'canonical',
-    status: 200,
+    kind: 'declined',
     retryable: false,
     hint: tradingDisabledHint(subject, paused),
   });

@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 import type { ActorCollection, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
@@ -276,7 +276,7 @@ export class TradingPipeline {
       return { order: view.context, created: true, volumeTaken: false };
     } catch (error) {
       // Two calls with one deterministic id raced: the other one created it; continue with it.
-      if (isAppError(error) && error.status === 409 && options.orderId) {
+      if (isAppError(error) && error.kind === 'conflict' && options.orderId) {
         const existing = await this.find(request.subject, orderId);
         if (existing) return { order: existing, created: false, volumeTaken: false };
       }
@@ -331,7 +331,7 @@ export class TradingPipeline {
       // Refused before anything was sent (open breaker, a limit, no signer): the order failed.
       // Anything else (a timeout, a dropped connection) may have reached the venue: ask it,
       // and when it cannot tell, leave the order `submitting` for the sweep or a retry.
-      const refusedUpfront = isAppError(error) && (error.code === 'CIRCUIT_BREAKER_OPEN' || (error.status < 500 && !error.retryable));
+      const refusedUpfront = isAppError(error) && (error.code === 'CIRCUIT_BREAKER_OPEN' || (!isFaultKind(error.kind) && !error.retryable));
       const known = refusedUpfront ? null : await this.deps.venue.lookup(order.orderId, order.chain as Chain).catch(() => undefined);
       if (known) return this.settle(order, known, reservations);
       if (refusedUpfront) {
@@ -492,7 +492,7 @@ export class StrategyBuyHeld extends AppError {
 
 /** A refusal of an approval that a later retry may not meet: unavailable (5xx) or trading switched off. */
 function mayPass(error: unknown): boolean {
-  return isAppError(error) && (error.status >= 500 || error.code === 'TRADING_DISABLED');
+  return isAppError(error) && (isFaultKind(error.kind) || error.code === 'TRADING_DISABLED');
 }
 
 /** What `cancel` takes: orders not sent yet. */
@@ -517,7 +517,7 @@ function failureError(result: Extract<ExecutionResult, { status: 'failed' }>, or
   const details = { order_id: order.orderId, status: order.status };
   if (result.reason === 'slippage') return new AppError('SLIPPAGE_EXCEEDED', SAFETY_MESSAGES.slippage, { details });
   if (result.reason === 'insufficient_balance') return new AppError('INSUFFICIENT_BALANCE', SAFETY_MESSAGES.balance, { details });
-  return new AppError('VALIDATION_ERROR', `Order failed: ${result.message}`, { status: 422, details });
+  return new AppError('VALIDATION_ERROR', `Order failed: ${result.message}`, { kind: 'unprocessable', details });
 }
 
 /** The key of an account's shared records in `accountCommits`. */

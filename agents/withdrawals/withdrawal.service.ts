@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WithdrawalContext, WithdrawalEvent, WithdrawalInput, WithdrawalView } from '../../machines/withdrawal.machine.js';
 import { toWithdrawalView } from '../../machines/withdrawal.machine.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
-import { AppError, isAppError } from '../../kernel/errors/app-error.js';
+import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import { notTokenOwner, tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
@@ -194,7 +194,7 @@ export class WithdrawalService {
         return (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
       } catch (error) {
         // The same key raced in: the other call made it; answer that one.
-        if (isAppError(error) && error.status === 409 && caller.idempotencyKey) {
+        if (isAppError(error) && error.kind === 'conflict' && caller.idempotencyKey) {
           const raced = await this.find(subject, withdrawalId);
           if (raced) return sameRequest(raced, caller);
         }
@@ -310,7 +310,7 @@ export class WithdrawalService {
       if (after.status !== 'requested') return after;
       // Nothing was committed, so nothing was sent. A refusal that may pass (a node down)
       // leaves it `requested` for a retry or the sweep; any other fails it.
-      if (isAppError(error) && error.status >= 500) throw error;
+      if (isAppError(error) && isFaultKind(error.kind)) throw error;
       return this.fail(after, isAppError(error) ? error.message : 'transfer failed');
     }
     const signed = (await this.deps.withdrawals.get(withdrawal.withdrawalId))!.context;
@@ -482,7 +482,7 @@ function failureOf(withdrawal: WithdrawalContext): AppError {
     return new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance, { details });
   }
   if (withdrawal.reason === WITHDRAWAL_MESSAGES.disabled) return AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
-  return new AppError('VALIDATION_ERROR', `Withdrawal failed: ${withdrawal.reason ?? 'failed'}`, { status: 422, details });
+  return new AppError('VALIDATION_ERROR', `Withdrawal failed: ${withdrawal.reason ?? 'failed'}`, { kind: 'unprocessable', details });
 }
 
 /** The withdrawal an account's idempotency key stands for, the same on every process and retry (the key's case does not count). */

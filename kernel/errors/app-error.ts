@@ -15,61 +15,93 @@ export type EnvelopeKind =
   /** `{success:false, error:{code, message, details:{retryable}}, meta}`; soft errors use it with 200 */
   | 'canonical';
 
-/** Stable codes: the interface's (7.6) plus the service's own. */
+/**
+ * What kind of failure an error is, in the domain's words: the surfaces choose the wire status
+ * from it (REST: src/surface-common/http-status.ts; MCP from that and its own rules), so nothing
+ * below them names an HTTP status.
+ */
+export type ErrorKind =
+  /** The request is malformed or a value is out of range. */
+  | 'invalid'
+  /** Well-formed, but carrying it out failed on its merits (an order or withdrawal that failed). */
+  | 'unprocessable'
+  /** No valid credential. */
+  | 'unauthenticated'
+  /** A valid credential that may not do this. */
+  | 'forbidden'
+  | 'not_found'
+  /** The thing is in a state that does not allow this now, or a concurrent writer won. */
+  | 'conflict'
+  | 'too_large'
+  /** The body is in an encoding or media type the service does not read. */
+  | 'unsupported_media'
+  | 'rate_limited'
+  /** The service or a dependency cannot serve this now; a retry may succeed. */
+  | 'unavailable'
+  /** A fault of the service. */
+  | 'internal'
+  /**
+   * The service answered and the answer is "no" (trading switched off): sent as a successful
+   * response whose body says it failed, so clients read the reason instead of retrying.
+   */
+  | 'declined';
+
+/** Stable codes (the interface's and the service's own), each with its default kind. */
 export const ERROR_CODES = {
-  AUTHENTICATION_FAILED: 401,
-  AUTHORIZATION_FAILED: 403,
-  TOKEN_VALIDATION_FAILED: 401,
-  INVALID_CREDENTIALS: 401,
-  VALIDATION_ERROR: 400,
-  RESOURCE_NOT_FOUND: 404,
-  RESOURCE_CONFLICT: 409,
-  INTERNAL_SERVICE_ERROR: 500,
-  LLM_PROVIDER_NOT_FOUND: 404,
-  LLM_PROVIDER_UNAVAILABLE: 503,
-  LLM_CIRCUIT_BREAKER_OPEN: 503,
-  LLM_CONFIGURATION_ERROR: 500,
-  LLM_RATE_LIMIT_EXCEEDED: 429,
-  LLM_TOKEN_LIMIT_EXCEEDED: 413,
+  AUTHENTICATION_FAILED: 'unauthenticated',
+  AUTHORIZATION_FAILED: 'forbidden',
+  TOKEN_VALIDATION_FAILED: 'unauthenticated',
+  INVALID_CREDENTIALS: 'unauthenticated',
+  VALIDATION_ERROR: 'invalid',
+  RESOURCE_NOT_FOUND: 'not_found',
+  RESOURCE_CONFLICT: 'conflict',
+  INTERNAL_SERVICE_ERROR: 'internal',
+  LLM_PROVIDER_NOT_FOUND: 'not_found',
+  LLM_PROVIDER_UNAVAILABLE: 'unavailable',
+  LLM_CIRCUIT_BREAKER_OPEN: 'unavailable',
+  LLM_CONFIGURATION_ERROR: 'internal',
+  LLM_RATE_LIMIT_EXCEEDED: 'rate_limited',
+  LLM_TOKEN_LIMIT_EXCEEDED: 'too_large',
   // Service-specific codes.
-  PAYLOAD_TOO_LARGE: 413,
-  RATE_LIMITED: 429,
-  PROVIDER_UNAVAILABLE: 503,
-  DEPENDENCY_UNAVAILABLE: 503,
+  PAYLOAD_TOO_LARGE: 'too_large',
+  RATE_LIMITED: 'rate_limited',
+  PROVIDER_UNAVAILABLE: 'unavailable',
+  DEPENDENCY_UNAVAILABLE: 'unavailable',
   /** An identity provider's token did not verify (onboarding; SDK `provider_auth_error`). */
-  PROVIDER_AUTH_FAILED: 401,
+  PROVIDER_AUTH_FAILED: 'unauthenticated',
   /** A compare-and-set write lost to a concurrent writer; retry on a fresh read. */
-  VERSION_CONFLICT: 409,
+  VERSION_CONFLICT: 'conflict',
   /** The event is not accepted by the actor in its current state. */
-  INVALID_TRANSITION: 409,
+  INVALID_TRANSITION: 'conflict',
   /** A persisted snapshot was written by a machine version this code cannot read. */
-  SNAPSHOT_VERSION_UNSUPPORTED: 500,
-  SHUTTING_DOWN: 503,
+  SNAPSHOT_VERSION_UNSUPPORTED: 'internal',
+  SHUTTING_DOWN: 'unavailable',
   /** Idempotency: same key, other request; same key while the first still runs. */
-  IDEMPOTENCY_MISMATCH: 422,
-  IDEMPOTENCY_IN_PROGRESS: 409,
+  IDEMPOTENCY_MISMATCH: 'unprocessable',
+  IDEMPOTENCY_IN_PROGRESS: 'conflict',
   // Trading (the trading errors): the safety path names the check that stopped a request.
-  TRADING_DISABLED: 200,
-  TRADING_UNAVAILABLE: 503,
-  KILL_SWITCH_ACTIVE: 503,
-  WALLET_REQUIRED: 400,
-  TOKEN_NOT_FOUND: 404,
-  TOKEN_BLACKLISTED: 400,
-  INPUT_MINT_NOT_ALLOWED: 400,
-  RISK_LIMIT_EXCEEDED: 400,
-  SLIPPAGE_EXCEEDED: 400,
-  INSUFFICIENT_BALANCE: 400,
-  CIRCUIT_BREAKER_OPEN: 503,
-  ORDER_NOT_APPROVABLE: 409,
-  ORDER_NOT_CANCELLABLE: 409,
+  TRADING_DISABLED: 'declined',
+  TRADING_UNAVAILABLE: 'unavailable',
+  KILL_SWITCH_ACTIVE: 'unavailable',
+  WALLET_REQUIRED: 'invalid',
+  TOKEN_NOT_FOUND: 'not_found',
+  TOKEN_BLACKLISTED: 'invalid',
+  INPUT_MINT_NOT_ALLOWED: 'invalid',
+  RISK_LIMIT_EXCEEDED: 'invalid',
+  SLIPPAGE_EXCEEDED: 'invalid',
+  INSUFFICIENT_BALANCE: 'invalid',
+  CIRCUIT_BREAKER_OPEN: 'unavailable',
+  ORDER_NOT_APPROVABLE: 'conflict',
+  ORDER_NOT_CANCELLABLE: 'conflict',
   /** A chat widget session past its hour: the widget starts a new one. */
-  WIDGET_SESSION_EXPIRED: 401,
-} as const;
+  WIDGET_SESSION_EXPIRED: 'unauthenticated',
+} as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface AppErrorOptions {
-  status?: number;
+  /** Overrides the code's default kind (`ERROR_CODES`). */
+  kind?: ErrorKind;
   envelope?: EnvelopeKind;
   retryable?: boolean;
   /** Validation messages for the validation envelope. */
@@ -104,14 +136,22 @@ export interface RequestIds {
 const CANONICAL_BY_DEFAULT: ReadonlyMap<ErrorCode, EnvelopeKind> = new Map([['PROVIDER_UNAVAILABLE', 'canonical']]);
 
 /**
- * The 5xx codes that are still the service saying no on purpose, not a fault: the kill switch
+ * Codes of the fault kinds that are still the service saying no on purpose: the kill switch
  * an operator threw and a circuit breaker holding calls back.
  */
-const REFUSING_5XX: ReadonlySet<ErrorCode> = new Set(['KILL_SWITCH_ACTIVE', 'CIRCUIT_BREAKER_OPEN', 'LLM_CIRCUIT_BREAKER_OPEN']);
+const REFUSING_FAULT_KINDS: ReadonlySet<ErrorCode> = new Set(['KILL_SWITCH_ACTIVE', 'CIRCUIT_BREAKER_OPEN', 'LLM_CIRCUIT_BREAKER_OPEN']);
+
+/**
+ * The kinds where the service, not the request, is why it did not happen (what HTTP calls a
+ * 5xx): the caller did nothing wrong and the same request may succeed later.
+ */
+export function isFaultKind(kind: ErrorKind): boolean {
+  return kind === 'internal' || kind === 'unavailable';
+}
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
+  readonly kind: ErrorKind;
   readonly envelope: EnvelopeKind;
   readonly retryable: boolean;
   readonly messages: string[] | undefined;
@@ -126,7 +166,7 @@ export class AppError extends Error {
    * caps, blacklist, approval rules, withdrawal settings; and every other 4xx answer), false
    * for a fault: something that failed while carrying it out (a 5xx, a dependency down, a
    * bug). A refusal is an answer to show the caller; a fault is a failure to execute. Default:
-   * every status below 500, and the 5xx codes of the kill switch and open breakers.
+   * every kind but `internal` and `unavailable`, and of those the kill switch and open breakers.
    */
   readonly refusal: boolean;
 
@@ -135,19 +175,19 @@ export class AppError extends Error {
     super(escapeUnsafe(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
-    this.status = options.status ?? ERROR_CODES[code];
+    this.kind = options.kind ?? ERROR_CODES[code];
     this.envelope = options.envelope ?? CANONICAL_BY_DEFAULT.get(code) ?? 'domain';
-    this.retryable = options.retryable ?? (this.status === 503 || this.status === 429);
+    this.retryable = options.retryable ?? (this.kind === 'unavailable' || this.kind === 'rate_limited');
     this.messages = options.messages?.map((line) => escapeUnsafe(line));
     this.details = options.details;
     this.hint = options.hint;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.firstRequest = options.firstRequest;
     this.headers = options.headers;
-    this.refusal = options.refusal ?? (this.status < 500 || REFUSING_5XX.has(code));
+    this.refusal = options.refusal ?? (!isFaultKind(this.kind) || REFUSING_FAULT_KINDS.has(code));
   }
 
-  /** 400 with the validation envelope (`message` is an array of strings). */
+  /** Invalid input, with the validation envelope (`message` is an array of strings). */
   static validation(messages: string[], hint?: string): AppError {
     return new AppError('VALIDATION_ERROR', messages.join('; '), {
       envelope: 'validation',
@@ -157,7 +197,7 @@ export class AppError extends Error {
   }
 
   /**
-   * 503 `Circuit breaker open for provider: <provider>` (the trading errors): one wording and one
+   * `Circuit breaker open for provider: <provider>` (the trading errors): one wording and one
    * shape (`details.provider`, `Retry-After`) for every breaker.
    */
   static circuitBreakerOpen(
@@ -184,7 +224,7 @@ export class AppError extends Error {
     return new AppError('AUTHORIZATION_FAILED', message, { envelope: 'standard' });
   }
 
-  /** 403 `Scope insufficient: required trade, got read` (the auth and key errors); scopes are `read`, `trade`, `manage`. */
+  /** `Scope insufficient: required trade, got read` (the auth and key errors); scopes are `read`, `trade`, `manage`. */
   static scopeInsufficient(required: string, got: string): AppError {
     return AppError.forbidden(`Scope insufficient: required ${required}, got ${got}`);
   }

@@ -134,7 +134,7 @@ export class AgentsService {
       .create(actorId, { agentId: actorId, publicId, ownerId, name, createdAt: this.clock.now() })
       .then(() => true)
       .catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 409) return false;
+        if (error instanceof AppError && error.kind === 'conflict') return false;
         throw error;
       });
     if (!made) return null;

@@ -64,7 +64,7 @@ export class DueJobs {
       });
     } catch (error) {
       // An actor that no longer exists will never take the event: drop it instead of retrying forever.
-      if (isAppError(error) && error.status === 404) {
+      if (isAppError(error) && error.kind === 'not_found') {
         this.logger.warn({ job: job.id, address: job.address }, 'due job for a missing actor dropped');
         return;
       }

@@ -52,7 +52,11 @@ function verifyUtf8(_req: Request, _res: unknown, body: Buffer, encoding: string
 }
 
 function unsupportedMediaType(cause?: unknown): AppError {
-  return new AppError('VALIDATION_ERROR', 'Unsupported Media Type', { status: 415, envelope: 'standard', ...(cause ? { cause } : {}) });
+  return new AppError('VALIDATION_ERROR', 'Unsupported Media Type', {
+    kind: 'unsupported_media',
+    envelope: 'standard',
+    ...(cause ? { cause } : {}),
+  });
 }
 
 /** Whether the request carries a body at all (RFC 9112 §6.3: a length above zero, or chunks). */

@@ -55,6 +55,7 @@
  *   `MCP-Protocol-Version` header means the latest revision.
  */
 import { isAppError } from '../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../surface-common/http-status.js';
 import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import type { JsonRpcErrorObject, RequestId } from './mcp-wire.js';
 import { ORIGIN_NOT_ALLOWED } from './mcp-origin.js';
@@ -141,11 +142,12 @@ export function httpFailure(error: unknown): McpWireError | undefined {
   if (!isAppError(error)) return undefined;
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
-  if (error.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-  const code = CODE_BY_STATUS[error.status];
-  if (code !== undefined) return wire(error.status, code, error.message, undefined, headers);
-  if (error.status >= 500) return wire(error.status, JSONRPC_CODES.INTERNAL_ERROR, error.message, undefined, headers);
-  return wire(error.status, JSONRPC_CODES.INVALID_REQUEST, error.message, undefined, headers);
+  const status = httpStatusOf(error);
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  const code = CODE_BY_STATUS[status];
+  if (code !== undefined) return wire(status, code, error.message, undefined, headers);
+  if (status >= 500) return wire(status, JSONRPC_CODES.INTERNAL_ERROR, error.message, undefined, headers);
+  return wire(status, JSONRPC_CODES.INVALID_REQUEST, error.message, undefined, headers);
 }
 
 export const internalError = () => wire(500, JSONRPC_CODES.INTERNAL_ERROR, 'Internal error');

@@ -2,7 +2,7 @@
  * `tools/call`: one call through the shared invoker (visibility, scope, validation, audit),
  * and the translation of its outcome into MCP terms (see the table in mcp-errors.ts).
  */
-import { type AppError, isAppError } from '../../kernel/errors/app-error.js';
+import { type AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import { failureLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { OperationCatalog } from '../operations/operation-catalog.js';
@@ -102,12 +102,12 @@ export class ToolCaller {
     // Which refusal the invoker hit is asked of the catalog, not read from the message, so a
     // handler's own 404 or 403 stays a domain failure.
     const refusal = this.deps.catalog.refusal(name, access.viewer);
-    if (error.status === 404 && (refusal === 'unknown' || refusal === 'hidden')) {
+    if (error.kind === 'not_found' && (refusal === 'unknown' || refusal === 'hidden')) {
       throw methodNotFound(access.granularErrors ? name : undefined);
     }
-    if (error.status === 403 && refusal === 'scope') throw httpFailure(error) as McpWireError;
-    if (error.status === 400 && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message], error.hint);
-    if (error.status >= 500) {
+    if (error.kind === 'forbidden' && refusal === 'scope') throw httpFailure(error) as McpWireError;
+    if (error.kind === 'invalid' && error.envelope === 'validation') throw invalidParams(error.messages ?? [error.message], error.hint);
+    if (isFaultKind(error.kind)) {
       // A refusal (kill switch, breaker) or the service's own decision (shutting down) is no fault:
       // no stack, not at error (failure-level.ts); the access line still names the call.
       const level = error.refusal ? 'info' : failureLevel(error);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { BotContext, BotEvent, BotInput, Platform } from '../../machines/bot.machine.js';
 import { PLATFORMS } from '../../machines/bot.machine.js';
 import type { BotChat } from '../../agents/chat/bot-chat.js';
-import { isAppError } from '../../kernel/errors/app-error.js';
+import { isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { IncomingMessage, MessagingPlatformPort, PlatformClient } from '../../kernel/ports/messaging-platform.port.js';
@@ -189,7 +189,7 @@ export class PlatformRunner {
       });
       return answer.reply;
     } catch (error) {
-      if (isAppError(error) && error.status < 500) return error.messages?.join('; ') ?? error.message;
+      if (isAppError(error) && !isFaultKind(error.kind)) return error.messages?.join('; ') ?? error.message;
       if (isAppError(error) && error.retryable) return error.message;
       this.deps.logger.error({ err: error, botId: bot.botId, platform }, 'platform message could not be answered');
       return SORRY;

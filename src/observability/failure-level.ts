@@ -4,7 +4,7 @@
  * (any 4xx, a scope, trading switched off, the kill switch) is the service working, and shows
  * in the access line at info. A dependency that is down (503 with retry) is a warning.
  */
-import { isAppError, type ErrorCode } from '../../kernel/errors/app-error.js';
+import { isAppError, isFaultKind, type ErrorCode } from '../../kernel/errors/app-error.js';
 
 export type FailureLevel = 'info' | 'warn' | 'error';
 
@@ -24,7 +24,7 @@ const DEPENDENCY_CODES: ReadonlySet<ErrorCode> = new Set([
 /** The level of `error` as it ended a request; anything not an AppError is unexpected. */
 export function failureLevel(error: unknown): FailureLevel {
   if (!isAppError(error)) return 'error';
-  if (error.status < 500 || REFUSAL_CODES.has(error.code)) return 'info';
+  if (!isFaultKind(error.kind) || REFUSAL_CODES.has(error.code)) return 'info';
   return DEPENDENCY_CODES.has(error.code) ? 'warn' : 'error';
 }
 

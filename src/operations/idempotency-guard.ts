@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
-import { AppError, isAppError, type EnvelopeKind, type ErrorCode, type RequestIds } from '../../kernel/errors/app-error.js';
+import {
+  AppError,
+  isAppError,
+  isFaultKind,
+  type EnvelopeKind,
+  type ErrorCode,
+  type ErrorKind,
+  type RequestIds,
+} from '../../kernel/errors/app-error.js';
+import { kindOfStatus } from '../surface-common/http-status.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { isConcurrentUpdatesGaveUp } from '../../kernel/shared/conflict-backoff.js';
@@ -23,7 +32,9 @@ export const IDEMPOTENCY_COLLECTION: CollectionSpec = { name: 'idempotency', ind
 interface StoredFailure {
   code: ErrorCode;
   message: string;
-  status: number;
+  kind?: ErrorKind;
+  /** Written before failures carried a kind (records live 24 h): read as its kind. */
+  status?: number;
   envelope: EnvelopeKind;
   retryable: boolean;
   messages?: string[];
@@ -91,8 +102,8 @@ export class IdempotencyGuard {
       return value;
     } catch (error) {
       const version = lease.version();
-      if (isAppError(error) && error.status < 500 && !error.retryable && error.status !== 409) {
-        // A definite answer (400, 404, 422...) is part of the first response: replay it.
+      if (isAppError(error) && !isFaultKind(error.kind) && !error.retryable && error.kind !== 'conflict') {
+        // A definite answer (invalid, not found, failed...) is part of the first response: replay it.
         await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
       } else {
         // Temporary failures release the key so that the client's retry runs again.
@@ -204,15 +215,15 @@ function inProgress(): AppError {
 function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: () => void): unknown {
   onReplay?.();
   if (outcome.ok) return outcome.value;
-  const { code, message, ...options } = outcome.error;
-  throw new AppError(code, message, options);
+  const { code, message, status, kind, ...options } = outcome.error;
+  throw new AppError(code, message, { ...options, kind: kind ?? (status === undefined ? undefined : kindOfStatus(status)) });
 }
 
 function toStored(error: AppError, firstRequest: RequestIds | undefined): StoredFailure {
   return {
     code: error.code,
     message: error.message,
-    status: error.status,
+    kind: error.kind,
     envelope: error.envelope,
     retryable: error.retryable,
     ...(error.messages ? { messages: error.messages } : {}),

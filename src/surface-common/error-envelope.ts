@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { AppError, RequestIds } from '../../kernel/errors/app-error.js';
+import { httpStatusOf } from './http-status.js';
 
 /** The next step of a refusal, beside its message (`AppError.hint`). */
 export interface HintDetails {
@@ -80,9 +81,10 @@ function standardEnvelope(status: number, message: string): StandardEnvelope {
  * (an idempotent replay repeats the first response's).
  */
 export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
+  const status = httpStatusOf(err);
   const headers: Record<string, string> = { ...err.headers };
   // RFC 9110 §15.5.2: a 401 names the scheme that would work (session token or API key, both bearers).
-  if (err.status === 401) headers['WWW-Authenticate'] ??= 'Bearer';
+  if (status === 401) headers['WWW-Authenticate'] ??= 'Bearer';
   if (err.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   }
@@ -90,21 +92,21 @@ export function toErrorResponse(err: AppError, ids: RequestIds): ErrorResponse {
   const hint = err.hint === undefined ? {} : { details: { hint: err.hint } };
   switch (err.envelope) {
     case 'standard':
-      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), ...hint }, headers };
+      return { status: status, body: { ...standardEnvelope(status, err.message), ...hint }, headers };
     case 'validation':
       return {
-        status: err.status,
-        body: { statusCode: err.status, message: err.messages ?? [err.message], error: 'Bad Request', ...hint },
+        status: status,
+        body: { statusCode: status, message: err.messages ?? [err.message], error: 'Bad Request', ...hint },
         headers,
       };
     case 'domain':
-      return { status: err.status, body: { ...standardEnvelope(err.status, err.message), code: err.code, ...hint }, headers };
+      return { status: status, body: { ...standardEnvelope(status, err.message), code: err.code, ...hint }, headers };
     case 'canonical': {
       const details: CanonicalFailureEnvelope['error']['details'] = { retryable: err.retryable };
       if (err.retryAfterSeconds !== undefined) details.retryAfterSeconds = err.retryAfterSeconds;
       if (err.hint !== undefined) details.hint = err.hint;
       return {
-        status: err.status,
+        status: status,
         body: { success: false, error: { code: err.code, message: err.message, details }, meta: { ...(err.firstRequest ?? ids) } },
         headers,
       };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AppError, isAppError, type ErrorCode } from '../../kernel/errors/app-error.js';
 import { validationHint, validationMessages } from '../../kernel/errors/validation-messages.js';
 import { reasonPhrase } from './error-envelope.js';
+import { kindOfStatus } from './http-status.js';
 
 /** Codes for client errors raised by express or its parsers (http-errors style `status`). */
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
@@ -38,7 +39,7 @@ export function toAppError(err: unknown): AppError | undefined {
   if (status !== undefined) {
     // The reason phrase, not the library's message: those can echo input or internals.
     return new AppError(CODE_BY_STATUS[status] ?? 'VALIDATION_ERROR', reasonPhrase(status), {
-      status,
+      kind: kindOfStatus(status),
       envelope: 'standard',
       cause: err,
     });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildStale } from '../../scripts/build-freshness.js';
+import { buildStale } from '../../kernel/shared/build-freshness.js';
 import { strongEtag } from '../../kernel/shared/strong-etag.js';
 
 /**

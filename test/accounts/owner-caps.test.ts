@@ -7,6 +7,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps, countUpTo } from '../../src/accounts/owner-caps.js';
 import { isAppError } from '../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 const THINGS = { name: 'things', indexes: ['owner'] };
 
@@ -41,7 +42,7 @@ describe('OwnerCaps', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
     for (const r of results.filter((r) => r.status === 'rejected')) {
       const reason = (r as PromiseRejectedResult).reason;
-      expect(isAppError(reason) && reason.status === 409 && reason.message === 'Thing limit reached').toBe(true);
+      expect(isAppError(reason) && httpStatusOf(reason) === 409 && reason.message === 'Thing limit reached').toBe(true);
     }
     expect(await count(1000)).toBe(5);
     expect(await store.get(CAP_LOCKS_COLLECTION.name, 'things:u1')).toBeNull(); // released

@@ -20,7 +20,7 @@ describe('UsersService.setDefaultAgent', () => {
     const user = await users.ensureByWallet('solana', WALLET);
     expect(await users.setDefaultAgent(user.id, 'agt_1')).toEqual({ ...user, defaultAgentId: 'agt_1' });
     expect(await users.get(user.id)).toMatchObject({ defaultAgentId: 'agt_1' });
-    await expect(users.setDefaultAgent('usr_nobody', 'agt_1')).rejects.toMatchObject({ status: 404, message: 'User not found' });
+    await expect(users.setDefaultAgent('usr_nobody', 'agt_1')).rejects.toMatchObject({ kind: 'not_found', message: 'User not found' });
   });
 
   it('gives up with the retryable 409 after the bound when every write loses, instead of looping forever', async () => {
@@ -38,7 +38,7 @@ describe('UsersService.setDefaultAgent', () => {
       },
     });
     await expect(new UsersService(alwaysConflicts, clock).setDefaultAgent(user.id, 'agt_1')).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'RESOURCE_CONFLICT',
       retryable: true,
       message: `Concurrent updates to users/${user.id}: gave up after 20 attempts`,

@@ -58,6 +58,8 @@ describe('ExecutionJournal.settle', () => {
     });
     expect(await new ExecutionJournal(overtaken, 'jupiter', clock).settle('ord_1', filled(7))).toEqual(filled(7));
     expect(puts).toBe(3);
-    await expect(new ExecutionJournal(memory, 'jupiter', clock).settle('ord_unknown', filled(1))).rejects.toMatchObject({ status: 500 });
+    await expect(new ExecutionJournal(memory, 'jupiter', clock).settle('ord_unknown', filled(1))).rejects.toMatchObject({
+      kind: 'internal',
+    });
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { OpenAiCompatibleLlm, type OpenAiCompatibleOptions } from '../../adapters/llm/openai-compatible.adapter.js';
 import { retryAfterSeconds } from '../../adapters/llm/openai-wire.js';
 import { AppError } from '../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 interface Seen {
@@ -180,7 +181,7 @@ describe('OpenAI-compatible LLM adapter', () => {
   ])('translates %s', async (_name, reply, code, status) => {
     handler = reply;
     const error = await failure(ask(llm()));
-    expect(error).toMatchObject({ code, status });
+    expect({ code: error.code, status: httpStatusOf(error) }).toEqual({ code, status });
     // A vendor 401 text can echo part of the key: none of it reaches our error.
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain(API_KEY.slice(0, 8));
   });
@@ -193,7 +194,7 @@ describe('OpenAI-compatible LLM adapter', () => {
     );
     expect(await failure(ask(llm()))).toMatchObject({
       code: 'LLM_RATE_LIMIT_EXCEEDED',
-      status: 429,
+      kind: 'rate_limited',
       retryable: true,
       retryAfterSeconds: 7,
       message: 'Rate limit exceeded for LLM provider: test-llm',
@@ -261,7 +262,7 @@ describe('OpenAI-compatible LLM adapter: circuit breaker', () => {
     const open = await failure(ask(adapter));
     expect(open).toMatchObject({
       code: 'LLM_CIRCUIT_BREAKER_OPEN',
-      status: 503,
+      kind: 'unavailable',
       retryable: true,
       message: 'Circuit breaker open for provider: test-llm',
       retryAfterSeconds: 60,

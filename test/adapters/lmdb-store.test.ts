@@ -118,7 +118,7 @@ describe('LmdbStore on disk', () => {
     await expect(store.durable()).resolves.toBeUndefined(); // nothing written since the last flush
     await store.put('agents', 'd2', { data: { n: 2 }, expectedVersion: 0 });
     const started = Date.now();
-    await expect(store.durable()).rejects.toMatchObject({ status: 503, message: 'The LMDB store did not flush within 50 ms' });
+    await expect(store.durable()).rejects.toMatchObject({ kind: 'unavailable', message: 'The LMDB store did not flush within 50 ms' });
     expect(Date.now() - started).toBeLessThan(2_000);
     delete (root as { flushed?: unknown }).flushed;
     await store.close();

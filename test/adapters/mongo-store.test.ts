@@ -256,7 +256,7 @@ describe('MongoStore driver errors (stand-in)', () => {
     const { db, store } = await standIn();
     db.failNext({ op: 'findOne', error: new MongoNetworkError('connect ECONNREFUSED 10.0.0.7:27017') });
     const failure = await rejection(store.get('agents.v1', 'a1'));
-    expect(failure).toMatchObject({ name: 'AppError', code: 'DEPENDENCY_UNAVAILABLE', status: 503, retryable: true });
+    expect(failure).toMatchObject({ name: 'AppError', code: 'DEPENDENCY_UNAVAILABLE', kind: 'unavailable', retryable: true });
     expect(failure.message).not.toContain('10.0.0.7');
     expect(failure.cause).toBeInstanceOf(MongoNetworkError);
 

@@ -221,7 +221,7 @@ describe('paper venue quotes', () => {
     for (const amountIn of ['0', '-5', '1.5', 'abc', '']) {
       await expect(venue.quote({ ...request, amountIn })).rejects.toMatchObject({
         code: 'VALIDATION_ERROR',
-        status: 400,
+        kind: 'invalid',
         envelope: 'validation',
       });
     }
@@ -433,7 +433,7 @@ describe('paper faucet', () => {
     const { venue } = await memoryVenue();
     await expect(venue.credit('solana', WALLET, 'NOPE', '1')).rejects.toMatchObject({
       code: 'TOKEN_NOT_FOUND',
-      status: 404,
+      kind: 'not_found',
       message: 'Token not found: NOPE',
     });
     for (const amount of ['0', '-1', '1.5', 'x'])

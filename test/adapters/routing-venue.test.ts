@@ -15,7 +15,7 @@ describe('RoutingVenue', () => {
       expect(() => {
         answer = call();
       }).not.toThrow();
-      await expect(answer).rejects.toMatchObject({ status: 400, message: 'No trading venue is configured for chain: base' });
+      await expect(answer).rejects.toMatchObject({ kind: 'invalid', message: 'No trading venue is configured for chain: base' });
     }
     // What withdrawals' token directory does: a refusal it can catch.
     await expect(venue.findToken('base', 'ETH').catch(() => null)).resolves.toBeNull();

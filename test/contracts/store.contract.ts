@@ -96,7 +96,7 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
       it('refuses to create an id that exists, leaving it unchanged', async () => {
         await put('a', { data: { first: true } });
         const error = await expectAppError(put('a', { data: { first: false } }), 'VERSION_CONFLICT');
-        expect(error).toMatchObject({ status: 409, retryable: true });
+        expect(error).toMatchObject({ kind: 'conflict', retryable: true });
         expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { first: true } });
       });
 
@@ -485,7 +485,11 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
           ]),
           'VERSION_CONFLICT',
         );
-        expect(error).toMatchObject({ status: 409, retryable: true, details: { collection: things, id: 'b', expected: 7, actual: 1 } });
+        expect(error).toMatchObject({
+          kind: 'conflict',
+          retryable: true,
+          details: { collection: things, id: 'b', expected: 7, actual: 1 },
+        });
         expect(error.message).toBe(`Version conflict on ${things}/b: expected 7, found 1`);
         expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { n: 1 }, indexes: { owner: 'alice' } });
         expect(await store.get(things, 'new')).toBeNull();

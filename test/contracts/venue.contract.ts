@@ -150,9 +150,9 @@ export function describeVenueContract(name: string, makeVenue: () => Promise<Ven
       expect(await venue.findToken(chain, mint)).toBeNull();
       const asInput = venue.quote({ chain, inputMint: mint, outputMint: output.address, amountIn: amountIn.toString(), slippageBps: 50 });
       await expect(asInput).rejects.toBeInstanceOf(AppError);
-      await expect(asInput).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', status: 404, message: `Token not found: ${mint}` });
+      await expect(asInput).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', kind: 'not_found', message: `Token not found: ${mint}` });
       const asOutput = venue.quote({ chain, inputMint: input.address, outputMint: mint, amountIn: amountIn.toString(), slippageBps: 50 });
-      await expect(asOutput).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', status: 404, message: `Token not found: ${mint}` });
+      await expect(asOutput).rejects.toMatchObject({ code: 'TOKEN_NOT_FOUND', kind: 'not_found', message: `Token not found: ${mint}` });
     });
 
     it('quotes with minOut ≤ expectedOut ≤ spotOut and minOut at the slippage tolerance', async () => {

@@ -23,7 +23,7 @@ function failingRouter(): Router {
   });
   router.get('/t/soft', () => {
     throw new AppError('PROVIDER_UNAVAILABLE', 'Trading servisi su anda kullanilamiyor.', {
-      status: 200,
+      kind: 'declined',
       envelope: 'canonical',
       retryable: true,
     });

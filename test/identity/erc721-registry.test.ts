@@ -57,7 +57,7 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
   it('an eth_call answered with no data (`0x`: no contract there) is a 503, not "nobody owns it"', async () => {
     rpc.emptyCalls = true;
     try {
-      await expect(adapter().ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ status: 503 });
+      await expect(adapter().ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ kind: 'unavailable' });
     } finally {
       rpc.emptyCalls = false;
     }
@@ -71,6 +71,6 @@ describe('the hand-assembled ERC-721 registry on EDR, through the registry adapt
       breaker: { threshold: 5, openMs: 60_000 },
       clock: new ManualClock(),
     });
-    await expect(down.ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ status: 503 });
+    await expect(down.ownerOf({ chainId: 31337, address: registry }, 1n)).rejects.toMatchObject({ kind: 'unavailable' });
   });
 });

@@ -11,6 +11,7 @@ import { IdentityTokens, REVOCATION_CACHE_MS } from '../../src/identity/tokens/i
 import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import type { OneOffJob, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 import { ActorRuntime } from '../../src/runtime/actor-runtime.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 const ISSUER = 'http://agents.test';
 
@@ -50,7 +51,7 @@ async function failure(promise: Promise<unknown>) {
   try {
     await promise;
   } catch (error) {
-    if (isAppError(error)) return { status: error.status, message: error.message, code: error.code };
+    if (isAppError(error)) return { status: httpStatusOf(error), message: error.message, code: error.code };
     throw error;
   }
   throw new Error('expected a failure');

@@ -3,12 +3,13 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { RemoteJwksIdentityProviders } from '../../adapters/identity/remote-jwks-provider.adapter.js';
 import { isAppError } from '../../kernel/errors/app-error.js';
 import { TestIdentityProvider } from '../support/oidc-provider.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 async function failure(promise: Promise<unknown>) {
   try {
     await promise;
   } catch (error) {
-    if (isAppError(error)) return { status: error.status, code: error.code, message: error.message };
+    if (isAppError(error)) return { status: httpStatusOf(error), code: error.code, message: error.message };
     throw error;
   }
   throw new Error('expected a failure');

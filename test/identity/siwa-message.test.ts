@@ -38,7 +38,7 @@ describe('SIWA message form', () => {
     const badRegistry = withLines('Agent').replace(`eip155:84532:${REGISTRY}`, 'solana:mainnet:abc');
     const badId = withLines('Agent').replace('Agent ID: 42', 'Agent ID: forty-two');
     for (const message of [oneLine, agentHeaderOnly, badRegistry, badId]) {
-      expect(() => splitSiwaMessage(message)).toThrow(expect.objectContaining({ status: 400 }));
+      expect(() => splitSiwaMessage(message)).toThrow(expect.objectContaining({ kind: 'invalid' }));
     }
   });
 });

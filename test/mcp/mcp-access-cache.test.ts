@@ -57,11 +57,11 @@ describe('McpAccessResolver publicId cache', () => {
     const bot = await operator.botWithKey();
     finds = 0;
     await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Agent not found',
     });
-    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ status: 404 });
+    await expect(resolver.resolve('pub_notThereYet', `Bearer ${bot.secret}`)).rejects.toMatchObject({ kind: 'not_found' });
     expect(finds).toBe(4); // agent and bot indexes, twice
-    await expect(resolver.resolve(bot.publicId, 'Bearer mcpk_wrong')).rejects.toMatchObject({ status: 401 });
+    await expect(resolver.resolve(bot.publicId, 'Bearer mcpk_wrong')).rejects.toMatchObject({ kind: 'unauthenticated' });
   });
 });

@@ -105,12 +105,12 @@ describe('AuditLog', () => {
   it('refuses a cursor it did not write, and restarts a swept segment from its successor', async () => {
     const { clock, audit } = await setup();
     await expect(audit.list('agent:agt_1', { limit: 1, cursor: 'bm90LWpzb24' })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       messages: ['cursor is invalid'],
     });
     await expect(
       audit.list('agent:agt_1', { limit: 1, cursor: Buffer.from('{"within":{"id":"x","served":-1}}').toString('base64url') }),
-    ).rejects.toMatchObject({ status: 400 });
+    ).rejects.toMatchObject({ kind: 'invalid' });
     for (const id of ['a', 'b']) audit.record(entry(clock.now(), id));
     await audit.flush();
     const stale = Buffer.from(JSON.stringify({ within: { id: 'gone', served: 1 } })).toString('base64url');

@@ -119,15 +119,15 @@ describe('operation invoker', () => {
     const { invoker: inv, entries } = invoker();
     const viewer = { kind: 'agent' as const, scope: 'read' as const };
     await expect(inv.invoke({ name: 'ghost', input: {}, ctx, viewer })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Tool not found: ghost',
     });
     await expect(inv.invoke({ name: 'trade_tool', input: { order_id: 'x' }, ctx, viewer })).rejects.toMatchObject({
-      status: 403,
+      kind: 'forbidden',
       message: 'Scope insufficient: required trade, got read',
     });
     await expect(inv.invoke({ name: 'read_tool', input: {}, ctx, viewer })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       messages: ['order_id is required'],
     });
     expect(entries.map((e) => [e.outcome, e.error])).toEqual([

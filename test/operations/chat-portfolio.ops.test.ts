@@ -124,7 +124,7 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
   ])('ask_bot refuses %j with 400', async (input, field) => {
     const { call } = await setup();
     await expect(call('ask_bot', input)).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       code: 'VALIDATION_ERROR',
       message: expect.stringMatching(field),
     });
@@ -156,13 +156,13 @@ describe('ask_bot and trading_portfolio_summary operations', () => {
 
   it('trading_portfolio_summary takes no arguments', async () => {
     const { call } = await setup();
-    await expect(call('trading_portfolio_summary', { agentId: 'someone-else' })).rejects.toMatchObject({ status: 400 });
+    await expect(call('trading_portfolio_summary', { agentId: 'someone-else' })).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it('404s when the subject is gone', async () => {
     const { call } = await setup();
     await expect(call('trading_portfolio_summary', {}, { type: 'agent', id: 'ghost' })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Agent not found',
     });
   });

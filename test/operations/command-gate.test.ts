@@ -31,7 +31,9 @@ describe('the chats’ command gate over the real catalog', () => {
     try {
       settings(['trading']);
       for (const intent of ['buy', 'sell', 'swap'] as const) {
-        expect(() => gate()(intent, owner)).toThrow(expect.objectContaining({ status: 404, message: 'Tool not found: trading_command' }));
+        expect(() => gate()(intent, owner)).toThrow(
+          expect.objectContaining({ kind: 'not_found', message: 'Tool not found: trading_command' }),
+        );
       }
       expect(() => gate()('approve', bot)).toThrow('Tool not found: trading_orders_approve');
       for (const intent of STRATEGY_INTENTS) expect(() => gate()(intent, bot)).not.toThrow();
@@ -53,7 +55,7 @@ describe('the chats’ command gate over the real catalog', () => {
     expect(() => gate()('dca_create', withoutStrategy)).toThrow('Tool not found: trading_dca_strategy_create');
     expect(() => gate()('swap', withoutStrategy)).not.toThrow();
     expect(() => gate()('swap', { ...bot, disabledFamilies: ['trading'] })).toThrow('Tool not found: trading_command');
-    expect(() => gate()('swap', { ...bot, scope: 'read' })).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => gate()('swap', { ...bot, scope: 'read' })).toThrow(expect.objectContaining({ kind: 'forbidden' }));
   });
 
   it('the command route refuses a DCA command as `trading_dca_*` is refused: the bot’s MCP categories, the `strategy` family', async () => {
@@ -77,7 +79,7 @@ describe('the chats’ command gate over the real catalog', () => {
       });
     const create = 'dca 10 USDC into SOL every day';
     await expect(command(create, { ...bot, disabledFamilies: ['strategy'] })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Tool not found: trading_dca_strategy_create',
     });
     try {

@@ -27,7 +27,7 @@ describe('IdempotencyGuard', () => {
     let replayed = false;
     expect(await guard.run('acct', 'k', 'fp', task, { onReplay: () => (replayed = true) })).toEqual({ n: 1 });
     expect(replayed).toBe(true);
-    await expect(guard.run('acct', 'k', 'other', task)).rejects.toMatchObject({ status: 422, code: 'IDEMPOTENCY_MISMATCH' });
+    await expect(guard.run('acct', 'k', 'other', task)).rejects.toMatchObject({ kind: 'unprocessable', code: 'IDEMPOTENCY_MISMATCH' });
     expect(runs).toBe(1);
   });
 
@@ -39,7 +39,7 @@ describe('IdempotencyGuard', () => {
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 5; i++) await clock.advance(5_000);
     await expect(guard.run('acct', 'k', 'fp', async () => 'second')).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'IDEMPOTENCY_IN_PROGRESS',
     });
     release();
@@ -55,7 +55,7 @@ describe('IdempotencyGuard', () => {
       data: { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 },
       expectedVersion: 0,
     });
-    await expect(guard.run('acct', 'k', 'fp', async () => 'x')).rejects.toMatchObject({ status: 409 });
+    await expect(guard.run('acct', 'k', 'fp', async () => 'x')).rejects.toMatchObject({ kind: 'conflict' });
     clock.jumpTo(clock.now() + 10_001);
     expect(await guard.run('acct', 'k', 'fp', async () => 'taken over')).toBe('taken over');
   });
@@ -66,14 +66,14 @@ describe('IdempotencyGuard', () => {
       guard.run('acct', 'a', 'fp', async () =>
         Promise.reject(new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance for requested swap amount')),
       ),
-    ).rejects.toMatchObject({ status: 400 });
+    ).rejects.toMatchObject({ kind: 'invalid' });
     await expect(guard.run('acct', 'a', 'fp', async () => 'never')).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       message: 'Insufficient balance for requested swap amount',
     });
     await expect(
       guard.run('acct', 'b', 'fp', async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'down'))),
-    ).rejects.toMatchObject({ status: 503 });
+    ).rejects.toMatchObject({ kind: 'unavailable' });
     expect(await guard.run('acct', 'b', 'fp', async () => 'retried')).toBe('retried');
   });
 
@@ -81,7 +81,7 @@ describe('IdempotencyGuard', () => {
     const { guard } = await setUp();
     expect(await guard.run('acct', 'k', 'op:old', async () => 'first')).toBe('first');
     expect(await guard.run('acct', 'k', 'op:k1:new', async () => 'again', { legacyFingerprint: 'op:old' })).toBe('first');
-    await expect(guard.run('acct', 'k', 'op:k1:new', async () => 'again')).rejects.toMatchObject({ status: 422 });
+    await expect(guard.run('acct', 'k', 'op:k1:new', async () => 'again')).rejects.toMatchObject({ kind: 'unprocessable' });
   });
 });
 
@@ -110,7 +110,7 @@ describe('IdempotencyGuard: racing claims', () => {
       // Every call but the one that claimed the key answers while that one still runs.
       await vi.waitFor(() => expect(refused).toHaveLength(29), { timeout: 5_000, interval: 10 });
       for (const error of refused)
-        expect(error).toMatchObject({ status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+        expect(error).toMatchObject({ kind: 'conflict', code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
       expect(runs).toBe(1);
       release();
       expect(
@@ -136,7 +136,7 @@ describe('IdempotencyGuard: racing claims', () => {
     });
     const guard = new IdempotencyGuard(overtaken, clock, { ttlMs: 86_400_000, leaseMs: 10_000 });
     await expect(guard.run('acct', 'k', 'fp', async () => 'never')).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'IDEMPOTENCY_IN_PROGRESS',
       message: IDEMPOTENCY_MESSAGES.inProgress,
       retryAfterSeconds: 1,

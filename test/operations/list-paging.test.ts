@@ -25,7 +25,7 @@ describe('pageOfList', () => {
   it('refuses a cursor it did not write with the validation message', () => {
     for (const cursor of ['not-a-cursor', Buffer.from('{"after":1}').toString('base64url'), Buffer.from('null').toString('base64url')]) {
       expect(() => pageOfList(items, keyOf, { limit: 2, cursor })).toThrow(
-        expect.objectContaining({ status: 400, messages: ['cursor is invalid'] }),
+        expect.objectContaining({ kind: 'invalid', messages: ['cursor is invalid'] }),
       );
     }
   });

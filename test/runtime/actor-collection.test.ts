@@ -60,9 +60,12 @@ describe('ActorRuntime.collection (typed handle)', () => {
   it('answers null for an unknown id, 404 for sending to one, 409 for creating one twice', async () => {
     const { agents, create } = await setup();
     expect(await agents.get('nope')).toBeNull();
-    await expect(agents.send('nope', { type: 'agent.activate' })).rejects.toMatchObject({ status: 404, message: 'agent nope not found' });
+    await expect(agents.send('nope', { type: 'agent.activate' })).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'agent nope not found',
+    });
     await create('a1');
-    await expect(create('a1')).rejects.toMatchObject({ status: 409, message: 'agent a1 already exists' });
+    await expect(create('a1')).rejects.toMatchObject({ kind: 'conflict', message: 'agent a1 already exists' });
   });
 
   it('finds by index, pages by cursor, and counts up to a bound', async () => {
@@ -119,7 +122,7 @@ describe('ActorRuntime.collection (typed handle)', () => {
     expect(runtime.collection(agentDefinition)).toBe(runtime.collection(agentDefinition));
     const bots = runtime.collection(botDefinition); // made before registration: checked at use
     await expect(bots.find({ index: 'ownerId', eq: 'u1' }, { limit: 1 })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Unknown actor type: bot',
     });
     expect(await bots.get('b1')).toBeNull();

@@ -50,7 +50,7 @@ describe('actor runtime', () => {
     const { runtime } = makeRuntime();
     await runtime.start();
     await runtime.create('agent', 'a1', agentInput);
-    await expect(runtime.create('agent', 'a1', agentInput)).rejects.toMatchObject({ code: 'RESOURCE_CONFLICT', status: 409 });
+    await expect(runtime.create('agent', 'a1', agentInput)).rejects.toMatchObject({ code: 'RESOURCE_CONFLICT', kind: 'conflict' });
   });
 
   it('sends events: version + 1 and a journal entry per accepted event', async () => {
@@ -76,8 +76,8 @@ describe('actor runtime', () => {
   it('answers 404 for unknown actors and unknown types', async () => {
     const { runtime } = makeRuntime();
     await runtime.start();
-    await expect(runtime.send({ type: 'agent', id: 'nope' }, { type: 'agent.activate' })).rejects.toMatchObject({ status: 404 });
-    await expect(runtime.send({ type: 'ghost', id: 'x' }, { type: 'x' })).rejects.toMatchObject({ status: 404 });
+    await expect(runtime.send({ type: 'agent', id: 'nope' }, { type: 'agent.activate' })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(runtime.send({ type: 'ghost', id: 'x' }, { type: 'x' })).rejects.toMatchObject({ kind: 'not_found' });
     expect(await runtime.get({ type: 'agent', id: 'nope' })).toBeNull();
   });
 
@@ -304,7 +304,7 @@ describe('actor runtime', () => {
     expect(results.at(-1)?.view.version).toBe(21);
     await expect(runtime.send({ type: 'counter', id: 'c' }, { type: 'inc', tag: 'late' })).rejects.toMatchObject({
       code: 'SHUTTING_DOWN',
-      status: 503,
+      kind: 'unavailable',
     });
   });
 
@@ -384,7 +384,7 @@ describe('actor runtime', () => {
       expect((await store.get(TALLY.collection, TALLY.id))?.data).toEqual({ n: 11, counted: 1 });
       expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(2);
       await expect(runtime.create('counter', 'c1', {}, { join })).rejects.toMatchObject({
-        status: 409,
+        kind: 'conflict',
         message: 'counter c1 already exists',
       });
     });

@@ -13,6 +13,8 @@ import { ManualClock } from './manual-clock.adapter.js';
 import { MemoryStore } from './memory-store.adapter.js';
 import { NonceService } from '../../src/auth/wallet/nonce.service.js';
 import { WalletLoginService, type WalletLoginServiceOptions } from '../../src/auth/wallet/wallet-login.service.js';
+import type { AppError } from '../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 export const DOMAIN = 'agents.example.com';
 /** The service's PUBLIC_URL in these tests: its host is DOMAIN. */
@@ -80,7 +82,12 @@ export function siweText(address: Address, options: SiweOptions): string {
   });
 }
 
-/** Asserts an AppError with this HTTP status and message, word for word. */
+/** Asserts an AppError that REST answers with this HTTP status and message, word for word. */
 export async function expectAppError(promise: Promise<unknown>, status: number, message: string): Promise<void> {
-  await expect(promise).rejects.toMatchObject({ name: 'AppError', status, message });
+  const error: unknown = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toMatchObject({ name: 'AppError', message });
+  expect(httpStatusOf(error as AppError)).toBe(status);
 }

@@ -74,7 +74,7 @@ export class SessionService {
     const { accepted, view } = await this.sessions
       .send(claims.sessionId, { type: 'session.refresh', presentedJti: claims.jti, nextJti, at: this.clock.now() })
       .catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 404) throw AppError.unauthorized();
+        if (error instanceof AppError && error.kind === 'not_found') throw AppError.unauthorized();
         throw error;
       });
     const { context } = view;

@@ -124,7 +124,7 @@ export function createAuthRoutes(deps: AuthRoutesDeps): Router {
       res.json(given ? result : { accessToken: result.accessToken, user: result.user });
     } catch (error) {
       // A refused cookie is dropped, so the browser stops presenting it.
-      if (!given && error instanceof AppError && error.status === 401) clearRefreshCookie(res, req, cookies);
+      if (!given && error instanceof AppError && error.kind === 'unauthenticated') clearRefreshCookie(res, req, cookies);
       throw error;
     }
   });

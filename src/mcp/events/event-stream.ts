@@ -159,8 +159,8 @@ export class EventStream {
     try {
       await this.deps.access.resolve(this.publicId, this.authorization, OWNER_SESSION);
     } catch (error) {
-      if (isAppError(error) && error.status === 401) return void this.close('unauthorized');
-      if (isAppError(error) && error.status === 404) return void this.close('not-found');
+      if (isAppError(error) && error.kind === 'unauthenticated') return void this.close('unauthorized');
+      if (isAppError(error) && error.kind === 'not_found') return void this.close('not-found');
       // An outage of the store is not the client's fault: keep streaming, ask again next time.
       this.deps.logger.warn({ err: error }, 'event stream revalidation failed');
     }

@@ -11,6 +11,7 @@ import { json } from './support/fake-http-server.js';
 import { FakeJupiter } from './support/fake-jupiter.js';
 import { LiteSvmRpc } from './support/litesvm-rpc.js';
 import { setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 let rpc: LiteSvmRpc;
 let fake: FakeJupiter;
@@ -90,7 +91,7 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     expect(await jupiter.priceUsd('solana', 'not-a-mint')).toBeNull();
     fake.server.route('GET', '/price/v3', json(400, { error: 'Invalid ids' }));
     const refused = await failure(jupiter.priceUsd('solana', NATIVE_SOL_MINT));
-    expect([refused.status, refused.message]).toEqual([400, 'price refused by jupiter (HTTP 400)']);
+    expect([httpStatusOf(refused), refused.message]).toEqual([400, 'price refused by jupiter (HTTP 400)']);
   });
 
   it('maps a /quote answer onto the port: expected, minimum, spot, impact and input-token fee', async () => {
@@ -130,11 +131,11 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     const notFound = await failure(
       venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: unknown, amountIn: '1000', slippageBps: 50 }),
     );
-    expect([notFound.code, notFound.status, notFound.message]).toEqual(['TOKEN_NOT_FOUND', 404, `Token not found: ${unknown}`]);
+    expect([notFound.code, httpStatusOf(notFound), notFound.message]).toEqual(['TOKEN_NOT_FOUND', 404, `Token not found: ${unknown}`]);
     const noRoute = await failure(
       venue().quote({ chain: 'solana', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1000', slippageBps: 50 }),
     );
-    expect(noRoute.status).toBe(400);
+    expect(httpStatusOf(noRoute)).toBe(400);
     expect(noRoute.message).toBe(
       `No route found for ${NATIVE_SOL_MINT} -> ${NATIVE_SOL_MINT} (COULD_NOT_FIND_ANY_ROUTE: Could not find any route)`,
     );
@@ -144,11 +145,11 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
         .message,
     ).toBe('Token not found: bogus');
     expect(
-      (
+      httpStatusOf(
         await failure(
           venue().quote({ chain: 'base', inputMint: NATIVE_SOL_MINT, outputMint: NATIVE_SOL_MINT, amountIn: '1', slippageBps: 50 }),
-        )
-      ).status,
+        ),
+      ),
     ).toBe(400);
     expect(fake.server.hits('/swap/v1/quote')).toHaveLength(hits);
   });
@@ -167,7 +168,7 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     expect((await failure(venue().quote(request))).message).toBe('Provider unavailable: jupiter (unexpected quote response shape)');
     fake.server.route('GET', '/swap/v1/quote', fake.server.stall());
     const slow = await failure(venue({ requestTimeoutMs: 50 }).quote(request));
-    expect([slow.status, slow.message]).toEqual([503, 'Provider unavailable: jupiter (request timed out)']);
+    expect([httpStatusOf(slow), slow.message]).toEqual([503, 'Provider unavailable: jupiter (request timed out)']);
   });
 
   it('behind a BreakerVenue: opens after N failures, answers the interface message, then half-opens', async () => {
@@ -187,7 +188,7 @@ describe('JupiterVenue: tokens, prices, quotes', () => {
     await failure(guarded.quote(request));
     expect(guarded.breakerState()).toBe('open');
     const open = await failure(guarded.quote(request));
-    expect([open.code, open.status, open.message, open.retryAfterSeconds]).toEqual([
+    expect([open.code, httpStatusOf(open), open.message, open.retryAfterSeconds]).toEqual([
       'CIRCUIT_BREAKER_OPEN',
       503,
       'Circuit breaker open for provider: jupiter',
@@ -333,7 +334,10 @@ describe('JupiterVenue: balances and execution over LiteSVM', () => {
     fake.payer = Keypair.generate().publicKey;
     const signer = solanaSigner(user);
     const error = await failure(venue().execute(buy({ signer })));
-    expect([error.status, error.message]).toEqual([503, 'Provider unavailable: jupiter (swap transaction is not paid by the wallet)']);
+    expect([httpStatusOf(error), error.message]).toEqual([
+      503,
+      'Provider unavailable: jupiter (swap transaction is not paid by the wallet)',
+    ]);
     expect(signer.uses).toBe(0);
     expect(await venue().lookup('order-1', 'solana')).toBeNull();
   });

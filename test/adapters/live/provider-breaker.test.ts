@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderBreaker, isProviderFailure } from '../../../adapters/resilience/provider-breaker.js';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 const unavailable = () => new AppError('PROVIDER_UNAVAILABLE', 'Provider unavailable: p (HTTP 502)');
 const noRoute = () => new AppError('VALIDATION_ERROR', 'No route found');
@@ -84,7 +85,7 @@ describe('ProviderBreaker', () => {
     expect(breaker.state()).toBe('open');
     const error = await failure(run('ok'));
     expect(error.code).toBe('CIRCUIT_BREAKER_OPEN');
-    expect(error.status).toBe(503);
+    expect(httpStatusOf(error)).toBe(503);
     expect(error.message).toBe('Circuit breaker open for provider: jupiter');
     expect(error.retryAfterSeconds).toBe(60);
     expect(calls()).toBe(3);

@@ -9,6 +9,7 @@ import type { SignedTransfer } from '../../../kernel/ports/chain.port.js';
 import { NATIVE_SOL_MINT } from '../../../kernel/ports/venue.port.js';
 import { LiteSvmRpc } from './support/litesvm-rpc.js';
 import { createMint, setTokenBalance, solanaSigner } from './support/solana-fixtures.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
@@ -81,7 +82,7 @@ describe('SolanaChain over LiteSVM', () => {
 
   it('translates a preflight refusal (new account below rent minimum) into a 400', async () => {
     const error = await failure(chain.transfer({ signer: solanaSigner(alice), to: Keypair.generate().publicKey.toBase58(), amount: '10' }));
-    expect(error.status).toBe(400);
+    expect(httpStatusOf(error)).toBe(400);
     expect(error.message).toMatch(/insufficient funds for rent/);
     expect(rpc.landed).toEqual([]);
   });

@@ -14,6 +14,7 @@ import { evmSigner, newEvmWallet, setupWallet, type TestEvmWallet } from './supp
 import { json } from './support/fake-http-server.js';
 import { FakeZeroEx } from './support/fake-zerox.js';
 import { TEST_TOKEN_ABI, deployTestToken } from './support/test-token.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 const API_KEY = 'zx-test-key';
 let edr: EdrChain;
@@ -150,7 +151,7 @@ describe('ZeroExVenue: tokens, prices, quotes', () => {
     expect((await failure(venue().quote({ ...request, outputMint: stranger }))).message).toBe(`Token not found: ${stranger}`);
     expect((await failure(venue().quote({ ...request, outputMint: 'USDC' }))).code).toBe('TOKEN_NOT_FOUND');
     const noRoute = await failure(venue().quote({ ...request, amountIn: String(parseEther('5000')) }));
-    expect([noRoute.status, noRoute.message]).toEqual([400, `No route found for ${NATIVE_EVM_ADDRESS} -> ${token} (no liquidity)`]);
+    expect([httpStatusOf(noRoute), noRoute.message]).toEqual([400, `No route found for ${NATIVE_EVM_ADDRESS} -> ${token} (no liquidity)`]);
     fake.server.route(
       'GET',
       '/swap/allowance-holder/price',
@@ -176,8 +177,8 @@ describe('ZeroExVenue: tokens, prices, quotes', () => {
       '/swap/allowance-holder/price',
       json(500, { name: 'INTERNAL_SERVER_ERROR', message: 'oops', data: { zid: '0x9' } }),
     );
-    expect((await failure(venue().quote(request))).status).toBe(503);
-    expect((await failure(venue().quote({ ...request, chain: 'arbitrum' }))).status).toBe(400);
+    expect(httpStatusOf(await failure(venue().quote(request)))).toBe(503);
+    expect(httpStatusOf(await failure(venue().quote({ ...request, chain: 'arbitrum' })))).toBe(400);
   });
 
   it('reports health from the chain and /sources', async () => {

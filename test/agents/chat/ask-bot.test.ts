@@ -106,7 +106,7 @@ describe('AskBot with the embedded LLM (templated replies)', () => {
   it('propagates a missing subject as 404', async () => {
     const { bot } = makeBot();
     await expect(bot.ask({ subject: { type: 'agent', id: 'missing' }, message: 'status', chatId: 'c' })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
     });
   });
 

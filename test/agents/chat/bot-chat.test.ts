@@ -88,7 +88,7 @@ describe('BotChat: commands pass the catalog gate first', () => {
   it('asks the gate with the intent and the caller, and executes nothing it refuses; the refusal is the answer kept', async () => {
     const { chat, calls } = await harness({ refuse: (intent) => (intent === 'swap' ? switchedOff('trading_command') : undefined) });
     await expect(chat.send(message('swap 10 USDC to SOL'))).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Tool not found: trading_command',
     });
     expect(calls.gated).toEqual([['swap', { kind: 'bot', scope: 'trade', disabledFamilies: ['strategy'] }]]);
@@ -120,7 +120,7 @@ describe('BotChat: commands pass the catalog gate first', () => {
 describe("BotChat and the bot's trading switch", () => {
   it('refuses an order while trading is off (the soft error), but pauses a DCA strategy, as the command route does', async () => {
     const { chat, calls } = await harness({ tradingEnabled: false });
-    await expect(chat.send(message('swap 10 USDC to SOL'))).rejects.toMatchObject({ code: 'TRADING_DISABLED', status: 200 });
+    await expect(chat.send(message('swap 10 USDC to SOL'))).rejects.toMatchObject({ code: 'TRADING_DISABLED', kind: 'declined' });
     expect(calls.executed).toEqual([]);
     expect(await chat.send(message('dca pause'))).toMatchObject({ executed: true, reply: 'ran dca_pause' });
     expect(calls.executed).toEqual(['dca_pause']);

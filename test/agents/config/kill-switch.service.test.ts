@@ -75,7 +75,7 @@ describe('StoreKillSwitch', () => {
     const { process } = await setup();
     const killSwitch = process(['solana']);
     await expect(killSwitch.set('solana', false)).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       message: 'Kill switch for solana is set by configuration (TRADING_KILL_SWITCH); change it there and restart',
     });
     expect(await killSwitch.isActive('solana')).toBe(true);

@@ -134,9 +134,12 @@ describe('StoreTradingConfig: section updates', () => {
     expect(await config.toggleLaunchpad(agent, 'MoonShot', false)).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
     expect(await config.toggleLaunchpad(agent, 'moonshot', false)).toEqual({ type: 'moonshot', enabled: false, priority: 4 });
     expect(await config.setLaunchpadPriority(agent, 'letsbonk', 1)).toEqual({ type: 'letsbonk', enabled: true, priority: 1 });
-    await expect(config.toggleLaunchpad(agent, 'bonkfun')).rejects.toMatchObject({ status: 404, message: 'Launchpad not found: bonkfun' });
+    await expect(config.toggleLaunchpad(agent, 'bonkfun')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'Launchpad not found: bonkfun',
+    });
     await expect(config.setLaunchpadPriority(agent, 'nope', 3)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Launchpad not found: nope',
     });
     expect((await config.get(agent)).launchpads.find((pad) => pad.type === 'letsbonk')?.priority).toBe(1);
@@ -155,7 +158,7 @@ describe('StoreTradingConfig: section updates', () => {
 describe('StoreTradingConfig: consistency (422)', () => {
   const problemsOf = async (promise: Promise<unknown>) => {
     const error = await promise.catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 422, code: 'VALIDATION_ERROR' });
+    expect(error).toMatchObject({ kind: 'unprocessable', code: 'VALIDATION_ERROR' });
     return (error as { details: { problems: string[] } }).details.problems;
   };
 
@@ -229,11 +232,11 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
     const { config } = await setup();
     await config.addToken(agent, 'blacklist', { chain: 'base', address: USDC_BASE });
     await expect(config.removeToken(agent, 'favorites', { chain: 'base', address: USDC_BASE })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Token not in favorites',
     });
     await expect(config.removeToken(agent, 'blacklist', { chain: 'ethereum', address: USDC_BASE })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Token not in blacklist',
     });
     expect(await config.removeToken(agent, 'blacklist', { chain: 'base', address: USDC_BASE_LOWER })).toMatchObject({ address: USDC_BASE });
@@ -249,7 +252,7 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
   ])('refuses %o with a 400 naming the problem', async (token, message) => {
     const { config } = await setup();
     await expect(config.addToken(agent, 'favorites', token)).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       envelope: 'validation',
       messages: [message],
     });
@@ -263,7 +266,7 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
     expect((await config.listTokens(agent, 'favorites')).map((entry) => entry.address)).toEqual([NATIVE_SOL_MINT]);
     expect(await config.isBlacklisted(agent, 'solana', BONK)).toBe(true);
     await expect(config.addToken(agent, 'favorites', { address: BONK })).rejects.toMatchObject({
-      status: 422,
+      kind: 'unprocessable',
       message: `favorites: ${BONK} on solana is blacklisted`,
     });
   });
@@ -286,7 +289,7 @@ describe('StoreTradingConfig: favorites and blacklist', () => {
     }));
     await store.put(TRADING_CONFIG_COLLECTION, 'agent:a1', { data: saved, expectedVersion: 0, indexes: { subject: 'agent:a1' } });
     await expect(config.addToken(agent, 'favorites', { address: BONK })).rejects.toMatchObject({
-      status: 422,
+      kind: 'unprocessable',
       message: 'favorites is full (500 tokens): remove one first',
     });
     await expect(config.addToken(agent, 'favorites', { chain: 'base', address: `0x${'0'.repeat(40)}` })).resolves.toMatchObject({
@@ -316,7 +319,7 @@ describe('StoreTradingConfig: concurrent updates', () => {
     const { config } = await setup({ wrap: counter.wrap, maxAttempts: 3 });
     await expect(config.setWalletMode(agent, 'external')).rejects.toMatchObject({
       code: 'RESOURCE_CONFLICT',
-      status: 409,
+      kind: 'conflict',
       retryable: true,
       message: 'Concurrent updates to trading.config/agent:a1: gave up after 3 attempts',
     });

@@ -214,11 +214,11 @@ describe('DCA strategies service', () => {
       };
       const created = await big('held');
       await expect(dca.approve(SUBJECT, undefined, 'held', 'trade')).rejects.toMatchObject({
-        status: 403,
+        kind: 'forbidden',
         message: 'Scope insufficient: required manage, got trade',
       });
       await expect(dca.approve(SUBJECT, undefined, 'nope', 'manage')).rejects.toMatchObject({
-        status: 404,
+        kind: 'not_found',
         message: 'Strategy not found: nope',
       });
       h.state.config = { ...h.state.config, defaultOrderProfile: { ...h.state.config.defaultOrderProfile, agentsMayApprove: true } };
@@ -227,7 +227,7 @@ describe('DCA strategies service', () => {
       expect(approved.holdReason).toBeUndefined();
       expect(scheduler.schedules.has(`dca:${created.strategyId}`)).toBe(true);
       await expect(dca.approve(SUBJECT, undefined, 'held', 'manage')).rejects.toMatchObject({
-        status: 409,
+        kind: 'conflict',
         message: 'Strategy held is not pending approval (status: active)',
       });
       // The policy still holds $300 orders, but the approved strategy's buy goes through.
@@ -316,7 +316,7 @@ describe('DCA strategies service', () => {
       await make(OTHER, 'b');
       await make(SUBJECT, 'c');
       await expect(make(OTHER, 'd')).rejects.toMatchObject({
-        status: 409,
+        kind: 'conflict',
         message: 'Strategy limit reached: at most 3 strategies per user',
       });
       // Concurrent creates of one user cannot all slip under the cap.
@@ -359,7 +359,7 @@ describe('DCA strategies service', () => {
       await expect(
         dca.create(SUBJECT, undefined, { name: 'fast', inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: '* * * * * *' }),
       ).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         message: 'interval must be at least 60 seconds apart',
       });
       expect(

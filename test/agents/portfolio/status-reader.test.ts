@@ -77,8 +77,8 @@ describe('StoreStatusReader', () => {
 
   it('404s a subject that does not exist', async () => {
     const { reader } = await setup();
-    await expect(reader.portfolio({ type: 'agent', id: 'nope' })).rejects.toMatchObject({ status: 404, message: 'Agent not found' });
-    await expect(reader.agentStatus({ type: 'bot', id: 'nope' })).rejects.toMatchObject({ status: 404, message: 'Bot not found' });
+    await expect(reader.portfolio({ type: 'agent', id: 'nope' })).rejects.toMatchObject({ kind: 'not_found', message: 'Agent not found' });
+    await expect(reader.agentStatus({ type: 'bot', id: 'nope' })).rejects.toMatchObject({ kind: 'not_found', message: 'Bot not found' });
   });
 
   it('answers with empty lists while there are no trading records (nothing invented)', async () => {

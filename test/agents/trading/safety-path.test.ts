@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { TradeRequest } from '../../../agents/trading/safety-path.js';
 import { isAppError } from '../../../kernel/errors/app-error.js';
 import { BONK, SOL, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 /** Each named check of the safety path, in order, with the message of the trading errors. */
 describe('safety path', () => {
@@ -15,7 +16,7 @@ describe('safety path', () => {
     if (!isAppError(error)) throw new Error(`expected a refusal, got ${String(error)}`);
     await h.runtime.settled(); // events go out once durable
     const blocked = h.events.filter((e) => e.type === 'risk.blocked').at(-1);
-    return { status: error.status, message: error.message, code: error.code, envelope: error.envelope, check: blocked?.data.check };
+    return { status: httpStatusOf(error), message: error.message, code: error.code, envelope: error.envelope, check: blocked?.data.check };
   };
 
   beforeEach(async () => {
@@ -147,12 +148,12 @@ describe('safety path', () => {
 
   it('an absurd dollar or output amount is a 400, never a crash', async () => {
     const error = await h.safety.check(buy({ amount: { kind: 'usd', value: '1000000000000000000000000000' } })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount is too large'] });
+    expect(error).toMatchObject({ kind: 'invalid', envelope: 'validation', messages: ['amount is too large'] });
     const output = await h.safety
       .check(buy({ amount: { kind: 'output', value: '100000000000000000000000000000000' } }))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect(output).toMatchObject({ status: 400 });
+    expect(output).toMatchObject({ kind: 'invalid' });
   });
 
   it('sizes "all", percentages and dollar amounts from the balance and the price feed', async () => {
@@ -172,7 +173,7 @@ describe('safety path', () => {
 
   it('a share of the balance smaller than one base unit is a 400 about the amount, not about the balance', async () => {
     const error = await h.safety.check(buy({ amount: { kind: 'percent', value: '0.000000001' } })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 400, envelope: 'validation', messages: ['amount must be greater than 0'] });
+    expect(error).toMatchObject({ kind: 'invalid', envelope: 'validation', messages: ['amount must be greater than 0'] });
     h = await tradingHarness(); // nothing held: that is the balance
     expect(await refusal(buy({ amount: { kind: 'percent', value: '50' } }))).toMatchObject({
       status: 400,

@@ -25,7 +25,7 @@ describe('token pairs', () => {
   it('an unknown token is the trading 404, word for word', async () => {
     await expect(requireToken(venue, 'solana', 'NOPE')).rejects.toMatchObject({
       code: 'TOKEN_NOT_FOUND',
-      status: 404,
+      kind: 'not_found',
       message: 'Token not found: NOPE',
     });
   });
@@ -36,7 +36,7 @@ describe('token pairs', () => {
 
   it("refuses a swap of a token into itself, even named once by symbol and once by address, in the caller's field names", async () => {
     await expect(requireTokenPair(venue, 'solana', 'SOL', SOL.address)).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       messages: ['inputMint and outputMint must be different tokens'],
     });
     await expect(requireTokenPair(venue, 'solana', 'USDC', 'USDC', ['sellToken', 'buyToken'])).rejects.toMatchObject({

@@ -132,9 +132,9 @@ describe('trading pipeline', () => {
     const approved = await h.pipeline.approve(SUBJECT, pending.order_id);
     expect(approved.status).toBe('filled');
     expect(h.cancelled).toEqual([`order-expire:${pending.order_id}`]);
-    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ status: 409 });
+    await expect(h.pipeline.approve(SUBJECT, pending.order_id)).rejects.toMatchObject({ kind: 'conflict' });
     await expect(h.pipeline.approve({ type: 'agent', id: 'someone-else' }, pending.order_id)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       message: 'Order not found',
     });
   });
@@ -177,13 +177,13 @@ describe('trading pipeline', () => {
       const status = ((await h.runtime.get({ type: 'order', id: pending.order_id }))!.context as OrderContext).status;
       if (approved!.status === 'fulfilled') {
         expect([cancelled, status, calls.get(pending.order_id)]).toEqual([
-          expect.objectContaining({ reason: expect.objectContaining({ status: 409 }) }),
+          expect.objectContaining({ reason: expect.objectContaining({ kind: 'conflict' }) }),
           'filled',
           1,
         ]);
       } else {
-        expect([approved!.reason.status, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([
-          409,
+        expect([approved!.reason.kind, cancelled!.status, status, calls.get(pending.order_id)]).toEqual([
+          'conflict',
           'fulfilled',
           'cancelled',
           undefined,
@@ -225,11 +225,14 @@ describe('trading pipeline', () => {
     };
     const early = await cancelAfter('order.approve');
     expect(early.cancel).toMatchObject({ status: 'cancelled' });
-    expect(early.approval).toMatchObject({ status: 409, message: `Order ${early.orderId} is not pending approval (status: cancelled)` });
+    expect(early.approval).toMatchObject({
+      kind: 'conflict',
+      message: `Order ${early.orderId} is not pending approval (status: cancelled)`,
+    });
     expect(calls.get(early.orderId)).toBeUndefined();
     const late = await cancelAfter('order.submit');
     expect(late.cancel).toMatchObject({
-      status: 409,
+      kind: 'conflict',
       code: 'ORDER_NOT_CANCELLABLE',
       message: `Order ${late.orderId} cannot be cancelled (status: submitting)`,
     });
@@ -368,7 +371,7 @@ describe('trading pipeline', () => {
     h.clock.jumpTo(h.clock.now() + SEND_WINDOW_MS + 1);
     const refused = await h.pipeline.reconcile(order).catch((error: unknown) => error);
     expect(refused).toMatchObject({
-      status: 422,
+      kind: 'unprocessable',
       message: `Order failed: ${STALE_ORDER_MESSAGE}`,
       details: { order_id: 'ord_stale', status: 'failed' },
     });
@@ -416,10 +419,10 @@ describe('trading pipeline', () => {
         }),
     });
     await broken.fund(SOL, '10000000000');
-    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ status: 503 });
+    await expect(broken.pipeline.place(request())).rejects.toMatchObject({ kind: 'unavailable' });
     expect(broken.venue.breakerState()).toBe('open');
     await expect(broken.pipeline.place(request())).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       message: 'Circuit breaker open for provider: paper',
     });
   });
@@ -427,7 +430,7 @@ describe('trading pipeline', () => {
   it('a retry after an open breaker refused the send places a new attempt under the same key; later retries find it', async () => {
     const flaky = await breakerOpenOnce();
     await expect(flaky.pipeline.place(request(), { orderId: 'ord_key' })).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       message: 'Circuit breaker open for provider: paper',
     });
     expect((await flaky.runtime.get({ type: 'order', id: 'ord_key' }))!.context as OrderContext).toMatchObject({
@@ -445,7 +448,7 @@ describe('trading pipeline', () => {
 
   it('an attempt placed under its former name (`<id>.2`, the attempt ids of earlier versions) is still found by a retry: never a second trade', async () => {
     const flaky = await breakerOpenOnce();
-    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ status: 503 });
+    await expect(flaky.pipeline.place(request(), { orderId: 'ord_old' })).rejects.toMatchObject({ kind: 'unavailable' });
     // What a process of the former version placed as the second attempt.
     const legacy = await flaky.pipeline.place(request(), { orderId: 'ord_old.2' });
     expect(legacy).toMatchObject({ order_id: 'ord_old.2', status: 'filled' });
@@ -478,7 +481,7 @@ describe('trading pipeline', () => {
     const error = await command.execute(SUBJECT, interpret('buy 1 SOL of BONK')).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'TRADING_UNAVAILABLE',
-      status: 200,
+      kind: 'declined',
       envelope: 'canonical',
       message: 'Trading servisi su anda kullanilamiyor.',
     });

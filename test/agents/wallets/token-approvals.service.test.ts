@@ -70,7 +70,7 @@ describe('TokenApprovalsService under contention', () => {
     const revocations = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => services[i % 2]!.revoke(alice, target)));
     expect(revocations.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const refused of revocations.filter((r) => r.status === 'rejected'))
-      expect(refused.reason).toMatchObject({ status: 404, message: 'Approval not found' });
+      expect(refused.reason).toMatchObject({ kind: 'not_found', message: 'Approval not found' });
     expect(await store.get(APPROVALS_COLLECTION, id)).toMatchObject({ version: 31, data: { status: 'revoked' } });
   });
 });

@@ -124,8 +124,8 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect(list.filter((w) => w.isDefault).map((w) => w.walletId)).toEqual([delegate.walletId]);
     // Solana is its own family.
     expect((await wallets.ensureCustodial(alice, 'solana')).isDefault).toBe(true);
-    await expect(wallets.setDefault(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({ status: 404, message: 'Wallet not found' });
-    await expect(wallets.setDefault(bob, 'evm', custodial.walletId)).rejects.toMatchObject({ status: 404 });
+    await expect(wallets.setDefault(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({ kind: 'not_found', message: 'Wallet not found' });
+    await expect(wallets.setDefault(bob, 'evm', custodial.walletId)).rejects.toMatchObject({ kind: 'not_found' });
   });
 
   it('a wallet created later in the same millisecond does not take the default over', async () => {
@@ -158,8 +158,8 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect((await wallets.list(alice, 'evm')).find((w) => w.isDefault)?.walletId).toBe(second.walletId);
     await wallets.revoke(alice, 'evm', second.walletId);
     expect((await wallets.list(alice, 'evm')).some((w) => w.isDefault)).toBe(false);
-    await expect(wallets.revoke(alice, 'evm', 'wal_nope')).rejects.toMatchObject({ status: 404, message: 'Wallet not found' });
-    await expect(wallets.revoke(bob, 'evm', first.walletId)).rejects.toMatchObject({ status: 404 });
+    await expect(wallets.revoke(alice, 'evm', 'wal_nope')).rejects.toMatchObject({ kind: 'not_found', message: 'Wallet not found' });
+    await expect(wallets.revoke(bob, 'evm', first.walletId)).rejects.toMatchObject({ kind: 'not_found' });
   });
 
   it('ensure after its custodial wallet was revoked creates a new one', async () => {
@@ -177,14 +177,14 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const added = attempts.filter((a) => a.status === 'fulfilled');
     expect(added).toHaveLength(1);
     for (const refused of attempts.filter((a) => a.status === 'rejected')) {
-      expect(refused.reason).toMatchObject({ status: 409, message: 'Wallet already connected' });
+      expect(refused.reason).toMatchObject({ kind: 'conflict', message: 'Wallet already connected' });
     }
-    await expect(wallets.addExternal(alice, { address: EXTERNAL.toLowerCase() })).rejects.toMatchObject({ status: 409 });
+    await expect(wallets.addExternal(alice, { address: EXTERNAL.toLowerCase() })).rejects.toMatchObject({ kind: 'conflict' });
     // Another account may connect the same address.
     await expect(wallets.addExternal(bob, { address: EXTERNAL })).resolves.toMatchObject({ address: EXTERNAL });
     await wallets.revoke(alice, 'evm', (added[0] as PromiseFulfilledResult<{ walletId: string }>).value.walletId);
     await expect(wallets.addExternal(alice, { address: EXTERNAL })).resolves.toMatchObject({ status: 'active' });
-    await expect(wallets.addExternal(alice, { address: 'not-an-address' })).rejects.toMatchObject({ status: 400 });
+    await expect(wallets.addExternal(alice, { address: 'not-an-address' })).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it('signs with a custodial key; external, revoked and foreign wallets have no signer', async () => {
@@ -197,19 +197,19 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect(nacl.sign.detached.verify(message, signature, bs58.decode(sol.address))).toBe(true);
 
     const external = await wallets.addExternal(alice, { address: EXTERNAL });
-    await expect(wallets.signer(alice, external.walletId)).rejects.toMatchObject({ status: 404, message: 'Wallet not found' });
-    await expect(wallets.signer(bob, sol.walletId)).rejects.toMatchObject({ status: 404 });
+    await expect(wallets.signer(alice, external.walletId)).rejects.toMatchObject({ kind: 'not_found', message: 'Wallet not found' });
+    await expect(wallets.signer(bob, sol.walletId)).rejects.toMatchObject({ kind: 'not_found' });
     // Revoked between handing out the signer and signing: the signature is refused.
     await wallets.revoke(alice, 'solana', sol.walletId);
-    await expect(signer.withSecretKey(async () => 'signed')).rejects.toMatchObject({ status: 404 });
-    await expect(wallets.signer(alice, sol.walletId)).rejects.toMatchObject({ status: 404 });
+    await expect(signer.withSecretKey(async () => 'signed')).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(wallets.signer(alice, sol.walletId)).rejects.toMatchObject({ kind: 'not_found' });
   });
 
   it('signingWallet: a named wallet, else the default when it signs, else a custodial one, else none', async () => {
     const { wallets } = await setup();
     expect(await wallets.signingWallet(alice, 'evm')).toBeNull();
     await expect(wallets.requireSigningWallet(alice, 'evm')).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       code: 'WALLET_REQUIRED',
       message: 'Custodial wallet required for this operation',
     });
@@ -221,7 +221,10 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     expect((await wallets.signingWallet(alice, 'evm', delegate.walletId))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'evm', external.walletId)).toBeNull();
     // A wallet that does not exist is 404, as on every wallet route (one that cannot sign is null: "required").
-    await expect(wallets.signingWallet(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({ status: 404, message: 'Wallet not found' });
+    await expect(wallets.signingWallet(alice, 'evm', 'wal_unknown')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'Wallet not found',
+    });
     await wallets.setDefault(alice, 'evm', delegate.walletId);
     expect((await wallets.signingWallet(alice, 'evm'))?.walletId).toBe(delegate.walletId);
     expect(await wallets.signingWallet(alice, 'solana')).toBeNull();
@@ -244,12 +247,12 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     const results = await Promise.allSettled(Array.from({ length: 30 }, () => wallets.reserveSpend(alice, delegate.walletId, 10)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     for (const refused of results.filter((r) => r.status === 'rejected')) {
-      expect(refused.reason).toMatchObject({ status: 400, message: `Spending cap exceeded for wallet ${delegate.walletId}` });
+      expect(refused.reason).toMatchObject({ kind: 'invalid', message: `Spending cap exceeded for wallet ${delegate.walletId}` });
     }
     expect((await wallets.list(alice, 'evm'))[0]).toMatchObject({ spentUsd: 100 });
     await wallets.releaseSpend(alice, delegate.walletId, 25);
     await wallets.reserveSpend(alice, delegate.walletId, 25);
-    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.000001)).rejects.toMatchObject({ status: 400 });
+    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.000001)).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it('cap arithmetic is exact to the micro-dollar, and other kinds are not capped', async () => {
@@ -258,15 +261,15 @@ describe.each(stores)('WalletService over %s', (_name, openStore) => {
     await wallets.reserveSpend(alice, delegate.walletId, 0.1);
     await wallets.reserveSpend(alice, delegate.walletId, 0.2);
     expect((await wallets.list(alice, 'evm'))[0]!.spentUsd).toBe(0.3);
-    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.000001)).rejects.toMatchObject({ status: 400 });
-    await expect(wallets.reserveSpend(alice, delegate.walletId, -1)).rejects.toMatchObject({ status: 400 });
+    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.000001)).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(wallets.reserveSpend(alice, delegate.walletId, -1)).rejects.toMatchObject({ kind: 'invalid' });
 
     const custodial = await wallets.createCustodial(alice, 'evm');
     await wallets.reserveSpend(alice, custodial.walletId, 1e9);
     expect((await wallets.list(alice, 'evm')).find((w) => w.walletId === custodial.walletId)).not.toHaveProperty('spentUsd');
-    await expect(wallets.reserveSpend(alice, 'wal_nope', 1)).rejects.toMatchObject({ status: 404 });
+    await expect(wallets.reserveSpend(alice, 'wal_nope', 1)).rejects.toMatchObject({ kind: 'not_found' });
     await wallets.revoke(alice, 'evm', delegate.walletId);
-    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.1)).rejects.toMatchObject({ status: 404 });
+    await expect(wallets.reserveSpend(alice, delegate.walletId, 0.1)).rejects.toMatchObject({ kind: 'not_found' });
   });
 });
 

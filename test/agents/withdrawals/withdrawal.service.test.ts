@@ -204,7 +204,7 @@ describe('WithdrawalService on LiteSVM', () => {
     const request = { chain: 'solana' as const, token: 'SOL', amount: String(LAMPORTS_PER_SOL / 2), to };
     h.state.paused = true;
     await expect(h.service.withdraw(SUBJECT, request, h.trade())).rejects.toMatchObject({
-      status: 403,
+      kind: 'forbidden',
       message: 'Withdrawals are refused while the agent is paused or archived',
     });
     expect(h.rpc.landed).toEqual([]);
@@ -248,26 +248,26 @@ describe('WithdrawalService on LiteSVM', () => {
     await h.settings.put(SUBJECT, { enabled: true, allowlist: [to], dailyCapUsd: 10, requireStepUp: true });
     h.state.killed.add('solana');
     expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       message: 'Trading kill switch is active for chain: solana',
     });
     h.state.killed.clear();
     expect((await ask({ to: '0x1234' }, h.trade({ scope: 'manage' }))).messages).toEqual(['to is not a valid solana address']);
     const stranger = Keypair.generate().publicKey.toBase58();
     expect(await ask({ to: stranger }, h.trade({ scope: 'manage' }))).toMatchObject({
-      status: 403,
+      kind: 'forbidden',
       message: `Withdrawal address not on the allowlist: ${stranger}`,
     });
     expect((await ask({ amount: '0' }, h.trade({ scope: 'manage' }))).messages).toEqual(['amount must be greater than 0']);
     expect(await ask({ amount: '100000001' }, h.trade({ scope: 'manage' }))).toMatchObject({
-      status: 400,
+      kind: 'invalid',
       message: 'Insufficient balance for requested withdrawal amount',
     });
     expect(await ask({ amount: '10000001' }, h.trade({ scope: 'manage' }))).toMatchObject({
-      status: 400,
+      kind: 'invalid',
       message: 'Withdrawal would exceed the daily cap of $10.00 ($0.00 used today)',
     });
-    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({ status: 403, message: 'Step-up token required for manage scope' });
+    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({ kind: 'forbidden', message: 'Step-up token required for manage scope' });
     h.state.stepUps.add('sut_ok');
     const paid = await h.service.withdraw(
       SUBJECT,
@@ -277,7 +277,7 @@ describe('WithdrawalService on LiteSVM', () => {
     expect(paid.status).toBe('confirmed');
     // Used once: the same token again is refused.
     expect(await ask({}, h.trade({ scope: 'manage', stepUpToken: 'sut_ok' }))).toMatchObject({
-      status: 403,
+      kind: 'forbidden',
       message: 'Invalid or expired step-up token',
     });
     expect(h.rpc.landed).toHaveLength(1);
@@ -291,7 +291,7 @@ describe('WithdrawalService on LiteSVM', () => {
       'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
       'SysvarRent111111111111111111111111111111111',
     ])
-      expect(await ask(to)).toMatchObject({ status: 400, messages: ['to must be able to own tokens (not a program id)'] });
+      expect(await ask(to)).toMatchObject({ kind: 'invalid', messages: ['to must be able to own tokens (not a program id)'] });
     const program = Keypair.generate().publicKey;
     // A builtin-style program (LiteSVM loads no program bytes it cannot run): executable all the same.
     h.rpc.setAccount(program, {
@@ -300,7 +300,7 @@ describe('WithdrawalService on LiteSVM', () => {
       owner: new PublicKey('NativeLoader1111111111111111111111111111111'),
       executable: true,
     });
-    expect(await ask(program.toBase58())).toMatchObject({ status: 400, messages: ['to must be able to own tokens (not a program id)'] });
+    expect(await ask(program.toBase58())).toMatchObject({ kind: 'invalid', messages: ['to must be able to own tokens (not a program id)'] });
     // An address off the ed25519 curve (a PDA) can own tokens through its program: it is paid.
     const [pda] = PublicKey.findProgramAddressSync([Buffer.from('vault')], program);
     expect(PublicKey.isOnCurve(pda.toBytes())).toBe(false);

@@ -11,6 +11,7 @@ import { TotpService } from '../../../src/auth/totp/totp.service.js';
 import { SecretBox } from '../../../kernel/crypto/secret-box.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
 import { codeAt, wrongCode } from '../../support/totp-codes.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';
 const USER = 'user-1';
@@ -27,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 
 async function expectForbidden(promise: Promise<unknown>, message = STEP_UP_INVALID_MESSAGE): Promise<void> {
   const error = await rejection(promise);
-  expect({ status: error.status, message: error.message, envelope: error.envelope }).toEqual({
+  expect({ status: httpStatusOf(error), message: error.message, envelope: error.envelope }).toEqual({
     status: 403,
     message,
     envelope: 'standard',
@@ -69,7 +70,7 @@ describe('StepUpService', () => {
 
   it('propagates `Verification failed` for a wrong code and issues nothing', async () => {
     const error = await rejection(stepUp.issue({ userId: USER, target: TARGET, code: await wrongCode(secret, clock) }));
-    expect({ status: error.status, message: error.message }).toEqual({ status: 400, message: 'Verification failed' });
+    expect({ status: httpStatusOf(error), message: error.message }).toEqual({ status: 400, message: 'Verification failed' });
     expect((await store.list(STEP_UP_COLLECTIONS[0]!.name, { limit: 10 })).items).toHaveLength(0);
   });
 

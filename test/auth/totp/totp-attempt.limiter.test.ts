@@ -30,7 +30,7 @@ describe('TotpAttemptLimiter', () => {
       expect(reserved).toHaveLength(5);
       for (const r of results.filter((x) => x.status === 'rejected')) {
         expect((r as PromiseRejectedResult).reason).toMatchObject({
-          status: 429,
+          kind: 'rate_limited',
           code: 'RATE_LIMITED',
           message: 'Too many verification attempts',
         });
@@ -60,7 +60,12 @@ describe('TotpAttemptLimiter', () => {
     const error = await limiterOn(overtaken, clock)
       .reserve('user-1')
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 429, code: 'RATE_LIMITED', message: 'Too many verification attempts', retryAfterSeconds: 1 });
+    expect(error).toMatchObject({
+      kind: 'rate_limited',
+      code: 'RATE_LIMITED',
+      message: 'Too many verification attempts',
+      retryAfterSeconds: 1,
+    });
     expect(writes.count).toBe(10);
     writes.count = 0;
     await expect(limiterOn(overtaken, clock).refund('user-1', reservedAt)).resolves.toBeUndefined();

@@ -10,6 +10,7 @@ import { TOTP_COLLECTIONS, TotpService } from '../../../src/auth/totp/totp.servi
 import { SecretBox } from '../../../kernel/crypto/secret-box.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
 import { codeAt, wrongCode } from '../../support/totp-codes.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 const MASTER = 'test-master-secret-0123456789abcdef';
 const USER = 'user-1';
@@ -21,7 +22,7 @@ async function expectAppError(promise: Promise<unknown>, status: number, message
   );
   expect(error).toBeInstanceOf(AppError);
   const appError = error as AppError;
-  expect({ status: appError.status, message: appError.message }).toEqual({ status, message });
+  expect({ status: httpStatusOf(appError), message: appError.message }).toEqual({ status, message });
   return appError;
 }
 

@@ -73,7 +73,7 @@ describe('requirePurpose', () => {
         requirePurpose(message, route);
         return true;
       } catch (error) {
-        expect(error).toMatchObject({ status: 401, message: 'Unauthorized' });
+        expect(error).toMatchObject({ kind: 'unauthenticated', message: 'Unauthorized' });
         return false;
       }
     });

@@ -60,7 +60,7 @@ describe('NonceService', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(failures).toHaveLength(4);
-    for (const f of failures) expect(f.reason).toMatchObject({ status: 401, message: 'Nonce already consumed' });
+    for (const f of failures) expect(f.reason).toMatchObject({ kind: 'unauthenticated', message: 'Nonce already consumed' });
   });
 
   it('refuses a bound nonce for another or no wallet without burning it', async () => {

@@ -76,7 +76,7 @@ describe('WalletLoginService — EVM (SIWE)', () => {
 
   it('refuses a URI off the service origin (another site, another scheme); a path on it is fine', async () => {
     const h = await makeHarness();
-    const refused = { status: 401, message: 'Unauthorized', details: { reason: 'uri not on the expected origin' } };
+    const refused = { kind: 'unauthenticated', message: 'Unauthorized', details: { reason: 'uri not on the expected origin' } };
     for (const uri of [
       'https://evil.example/login',
       'http://agents.example.com/login',
@@ -94,7 +94,7 @@ describe('WalletLoginService — EVM (SIWE)', () => {
     const h = await makeHarness();
     for (const chainId of [137, 56, 11155111]) {
       await expect(h.service.loginEvm((await signedLogin(h, { chainId })).body), String(chainId)).rejects.toMatchObject({
-        status: 401,
+        kind: 'unauthenticated',
         message: 'Unauthorized',
         details: { reason: 'chain id not served' },
       });
@@ -112,12 +112,12 @@ describe('WalletLoginService — EVM (SIWE)', () => {
       return h.service.loginEvm({ message, signature: await account.signMessage({ message }) });
     };
     await expect(login(h.clock.now() - 60_001)).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       message: 'Unauthorized',
       details: { reason: 'message issued before its nonce' },
     });
     await expect(login(h.clock.now() - 3_600_000)).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       details: { reason: 'message issued before its nonce' },
     });
     await expect(login(h.clock.now() - 60_000)).resolves.toEqual({ walletAddress: account.address });
@@ -218,7 +218,7 @@ describe('verifySiweMessage with a public client (contract wallets)', () => {
 
   it('reports an RPC failure as a retryable 503, not as a bad signature', async () => {
     await expect(verify(stub(new Error('rpc down')))).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       code: 'DEPENDENCY_UNAVAILABLE',
       retryable: true,
     });

@@ -66,7 +66,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
     expect(parseSiwsMessage(message)).toMatchObject({ domain: DOMAIN, uri: PUBLIC_URL });
     const widget = proveInput(message, wallet.sign(message), SHOP);
     await expect(service.prove(widget.input)).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       message: 'Unauthorized',
       details: { reason: 'domain mismatch' },
     });
@@ -83,7 +83,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
     const { message } = await service.startSolana({ walletAddress: wallet.address }, SHOP, WIDGET_SIGN_IN_STATEMENT);
     const mixed = message.replace(`URI: ${SHOP}`, `URI: ${PUBLIC_URL}`);
     await expect(service.prove(proveInput(mixed, wallet.sign(mixed), SHOP).input)).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       details: { reason: 'uri not on the expected origin' },
     });
     // The same with a sign-in's statement, so that the origin is what the normal login refuses.
@@ -91,7 +91,7 @@ describe('WalletLoginService — sign-in for another origin (the chat widget)', 
     await expect(
       service.loginSolana({ message: signIn, signature: wallet.sign(signIn), walletAddress: wallet.address }),
     ).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       details: { reason: 'domain mismatch' },
     });
   });

@@ -122,7 +122,7 @@ describe('WalletLoginService — Solana (SIWS)', () => {
         service.loginSolana({ message, signature: wallet.sign(message), walletAddress: wallet.address }),
         uri,
       ).rejects.toMatchObject({
-        status: 401,
+        kind: 'unauthenticated',
         message: 'Unauthorized',
         details: { reason: 'uri not on the expected origin' },
       });
@@ -138,7 +138,7 @@ describe('WalletLoginService — Solana (SIWS)', () => {
       return { message, signature: wallet.sign(message), walletAddress: wallet.address };
     };
     await expect(service.loginSolana(signed(clock.now() - 60_001))).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated',
       message: 'Unauthorized',
       details: { reason: 'message issued before its nonce' },
     });
@@ -158,7 +158,7 @@ describe('WalletLoginService — Solana (SIWS)', () => {
     await expectAppError(service.loginSolana({ ...body, signature: '0OIl' }), 400, 'signature: must be base58');
     await expectAppError(service.loginSolana(undefined), 400, 'body is required');
     await expect(service.loginSolana({ message: body.message })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       messages: ['signature is required', 'walletAddress is required'],
     });
     await expectAppError(service.loginSolana({ ...body, walletAddress: 'abc' }), 400, 'walletAddress: must be a base58 Solana public key');

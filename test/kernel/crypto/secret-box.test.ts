@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { constantTimeEqual, SecretBox } from '../../../kernel/crypto/secret-box.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
+import { httpStatusOf } from '../../../src/surface-common/http-status.js';
 
 const MASTER = `${'m'.repeat(16)}a-master-secret-of-32+chars`;
 const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{22}$/;
@@ -11,7 +12,7 @@ function expectInternal(fn: () => unknown): void {
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('INTERNAL_SERVICE_ERROR');
-    expect((error as AppError).status).toBe(500);
+    expect(httpStatusOf(error as AppError)).toBe(500);
     return;
   }
   throw new Error('expected an AppError INTERNAL_SERVICE_ERROR');

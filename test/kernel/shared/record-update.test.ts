@@ -183,7 +183,7 @@ for (const [name, open] of [
       expect(error).toBeInstanceOf(AppError);
       expect(error).toMatchObject({
         code: 'RESOURCE_CONFLICT',
-        status: 409,
+        kind: 'conflict',
         retryable: true,
         message: 'Concurrent updates to counters/c: gave up after 3 attempts',
       });
