@@ -176,6 +176,13 @@ export async function extractSection(file: string, offset: number, bytes: number
   return hash.digest('hex');
 }
 
+/** SHA-256 of `bytes` bytes at `offset` of `file`, streamed. */
+export async function sectionSha256(file: string, offset: number, bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (bytes > 0) await pipeline(createReadStream(file, { start: offset, end: offset + bytes - 1 }), hash);
+  return hash.digest('hex');
+}
+
 /** Reads a small section whole. */
 export async function readSection(file: string, offset: number, bytes: number): Promise<Buffer> {
   const handle = await open(file, 'r');

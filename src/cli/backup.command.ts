@@ -26,6 +26,7 @@ import {
   manifestBase,
   readArchiveLayout,
   readSection,
+  sectionSha256,
   writeArchive,
   type Manifest,
 } from './backup-archive.js';
@@ -135,7 +136,10 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
         );
     }
 
-    // Everything is checked before anything is written: the secrets open, then the store matches its checksum.
+    // Everything is checked before anything is written: both sections match their checksums (so a
+    // seal that does not open means another passphrase, not a damaged file), then the secrets open.
+    const storeDigest = await sectionSha256(archive, storeOffset, manifest.store.bytes);
+    if (storeDigest !== manifest.store.sha256) throw storeDamaged(archive, storeDigest, manifest.store.sha256);
     const sealed = await readSection(archive, secretsOffset, manifest.secrets.bytes);
     if (sha256(sealed) !== manifest.secrets.sha256)
       throw new ArchiveError(`${archive}: is damaged: its secrets section does not match its checksum`);
@@ -149,10 +153,8 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
       const stagedStore = join(staging, 'store');
       ensurePrivateDir(stagedStore);
       const digest = await extractSection(archive, storeOffset, manifest.store.bytes, join(stagedStore, 'data.mdb'));
-      if (digest !== manifest.store.sha256)
-        throw new ArchiveError(
-          `${archive}: is damaged: its store section does not match its checksum (sha256 ${digest}, manifest ${manifest.store.sha256})`,
-        );
+      // Checked again as written: the file may have changed since the first read.
+      if (digest !== manifest.store.sha256) throw storeDamaged(archive, digest, manifest.store.sha256);
       const documents = await countLmdbDocuments(stagedStore).catch((error: Error) => {
         throw new ArchiveError(`${archive}: its store section does not open as an LMDB environment (${error.message})`);
       });
@@ -193,6 +195,10 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
     );
     return 0;
   });
+}
+
+function storeDamaged(archive: string, digest: string, expected: string): ArchiveError {
+  return new ArchiveError(`${archive}: is damaged: its store section does not match its checksum (sha256 ${digest}, manifest ${expected})`);
 }
 
 async function refusalsToExit(io: BackupIo, run: () => Promise<number>): Promise<number> {
