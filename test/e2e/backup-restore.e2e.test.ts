@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,8 +135,10 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
     const before = <T>(items: Acked<T>[]) => items.filter((item) => item.at < backupStarted).map((item) => item.value);
     const after = <T>(items: Acked<T>[]) => items.filter((item) => item.at > backupEnded).map((item) => item.value);
     const during = <T>(items: Acked<T>[]) => items.filter((item) => item.at >= backupStarted && item.at <= backupEnded).length;
+    const sourceBytes = statSync(join(sourceDir, 'store', 'data.mdb')).size;
     console.info(
-      `[backup-restore] backup took ${backupEnded - backupStarted} ms; acknowledged before / during / after it: ` +
+      `[backup-restore] source data.mdb ${sourceBytes} bytes, archive ${statSync(archive).size} bytes ` +
+        `(${(statSync(archive).size / sourceBytes).toFixed(2)}× the live file); backup took ${backupEnded - backupStarted} ms; acknowledged before / during / after it: ` +
         `orders ${before(orders).length}/${during(orders)}/${after(orders).length}, keys ${before(keys).length}/${during(keys)}/${after(keys).length}, ` +
         `strategies ${before(strategies).length}/${during(strategies)}/${after(strategies).length}\n${backup.out}`,
     );
