@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { z } from 'zod';
 import { runBackup, runRestore } from './backup.command.js';
 import { askHidden } from './tty-prompt.js';
@@ -255,5 +256,5 @@ const defaultOutput: Output = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   // Only a terminal can be asked for a passphrase; elsewhere it comes from the environment or a file.
-  ...(process.stdin.isTTY ? { ask: askHidden } : {}),
+  ...(isatty(0) ? { ask: askHidden } : {}),
 };

@@ -62,6 +62,7 @@ export async function runBackup(file: string | undefined, flags: Flags, env: Env
       );
     const target = resolve(file);
     if (existsSync(target)) throw new Refusal(`${target}: exists; a backup never overwrites a file, choose another name`);
+    if (!isDirectory(dirname(target))) throw new Refusal(`${dirname(target)}: is not a directory to write the backup in`);
     const secrets = readSecrets(join(dataDir, SECRETS_FILE));
     const passphrase = await passphraseFrom(flags, env, io, true);
     if (passphrase.length < MIN_PASSPHRASE_LENGTH)
@@ -126,6 +127,7 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
     const { manifest, storeOffset, secretsOffset } = await readArchiveLayout(archive);
     const dataDir = resolve(dataDirFlag);
     const storeDir = embeddedStoreDir(dataDir);
+    if (existsSync(dataDir) && !isDirectory(dataDir)) throw new Refusal(`${dataDir}: is not a directory`);
     const existing = existsSync(dataDir) ? readdirSync(dataDir) : [];
     if (existing.length > 0) {
       if (flags.force !== true)
@@ -258,6 +260,7 @@ function newer(a: string, b: string): boolean {
   return false;
 }
 
+const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const str = (value: string | true | undefined) => (typeof value === 'string' ? value : undefined);
 

@@ -132,18 +132,18 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
     await lanes;
     expect(backup, backup.err).toMatchObject({ code: 0, out: expect.stringContaining('(compacted)') });
     expect(failures).toEqual([]);
-    const before = <T>(items: Acked<T>[]) => items.filter((item) => item.at < backupStarted).map((item) => item.value);
-    const after = <T>(items: Acked<T>[]) => items.filter((item) => item.at > backupEnded).map((item) => item.value);
-    const during = <T>(items: Acked<T>[]) => items.filter((item) => item.at >= backupStarted && item.at <= backupEnded).length;
+    const ackedBefore = <T>(items: Acked<T>[]) => items.filter((item) => item.at < backupStarted).map((item) => item.value);
+    const ackedAfter = <T>(items: Acked<T>[]) => items.filter((item) => item.at > backupEnded).map((item) => item.value);
+    const ackedDuring = <T>(items: Acked<T>[]) => items.filter((item) => item.at >= backupStarted && item.at <= backupEnded).length;
     const sourceBytes = statSync(join(sourceDir, 'store', 'data.mdb')).size;
     console.info(
       `[backup-restore] source data.mdb ${sourceBytes} bytes, archive ${statSync(archive).size} bytes ` +
         `(${(statSync(archive).size / sourceBytes).toFixed(2)}× the live file); backup took ${backupEnded - backupStarted} ms; acknowledged before / during / after it: ` +
-        `orders ${before(orders).length}/${during(orders)}/${after(orders).length}, keys ${before(keys).length}/${during(keys)}/${after(keys).length}, ` +
-        `strategies ${before(strategies).length}/${during(strategies)}/${after(strategies).length}\n${backup.out}`,
+        `orders ${ackedBefore(orders).length}/${ackedDuring(orders)}/${ackedAfter(orders).length}, keys ${ackedBefore(keys).length}/${ackedDuring(keys)}/${ackedAfter(keys).length}, ` +
+        `strategies ${ackedBefore(strategies).length}/${ackedDuring(strategies)}/${ackedAfter(strategies).length}\n${backup.out}`,
     );
-    expect(during(orders) + during(keys) + during(strategies)).toBeGreaterThan(0); // the store was written while it was copied
-    expect(after(orders).length).toBeGreaterThan(0);
+    expect(ackedDuring(orders) + ackedDuring(keys) + ackedDuring(strategies)).toBeGreaterThan(0); // the store was written while it was copied
+    expect(ackedAfter(orders).length).toBeGreaterThan(0);
 
     // --- restore: never over the running service's directory, then into a fresh one ---
     const overRunning = await agentctl(['restore', archive, '--data-dir', sourceDir, '--force'], { BACKUP_PASSPHRASE: PASSPHRASE });
@@ -166,9 +166,9 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
       for (const order of page.body.items as OrderView[]) listed.set(order.order_id, order);
       cursor = page.body.nextCursor;
     } while (cursor);
-    for (const order of before(orders))
+    for (const order of ackedBefore(orders))
       expect(listed.get(order.order_id)).toMatchObject({ status: order.status, amountIn: order.amountIn });
-    for (const order of after(orders)) expect(listed.has(order.order_id)).toBe(false);
+    for (const order of ackedAfter(orders)) expect(listed.has(order.order_id)).toBe(false);
 
     // The ledger is of the same instant as the orders: USDC down by exactly the restored fills.
     const filled = [...listed.values()].filter((order) => order.status === 'filled');
@@ -183,12 +183,12 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
     });
 
     // Keys: the old secrets authenticate; keys made after the backup do not exist there.
-    for (const { publicId, secret } of before(keys)) {
+    for (const { publicId, secret } of ackedBefore(keys)) {
       const answer = await rawRpc(restored.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(secret));
       expect(answer.status, answer.text).toBe(200);
       expect(answer.body.result.tools.length).toBeGreaterThan(0);
     }
-    for (const { publicId, secret } of after(keys)) {
+    for (const { publicId, secret } of ackedAfter(keys)) {
       const answer = await rawRpc(restored.url, publicId, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(secret));
       expect(answer.status).toBe(401);
     }
@@ -197,8 +197,8 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
     const listedStrategies = await client.get(`/api/nest/trading/strategies/${userId}?limit=100`);
     expect(listedStrategies.status).toBe(200);
     const names = new Map((listedStrategies.body.items as Array<{ name: string; status: string }>).map((s) => [s.name, s.status]));
-    for (const name of before(strategies)) expect(names.get(name)).toBe('active');
-    for (const name of after(strategies)) expect(names.has(name)).toBe(false);
+    for (const name of ackedBefore(strategies)) expect(names.get(name)).toBe('active');
+    for (const name of ackedAfter(strategies)) expect(names.has(name)).toBe(false);
 
     // The audit chains verify on the restored service, through agentctl as an operator runs it.
     const verify = await agentctl(['audit', 'verify', '--url', restored.url, '--token', restored.opsToken], {});
