@@ -27,7 +27,7 @@ const DIGEST_BYTES = 32;
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 const size = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const manifestSchema = z.object({
+const manifestSchema = z.object({
   format: z.literal(FORMAT),
   formatVersion: z.literal(FORMAT_VERSION),
   /** When the copy began: every write acknowledged before it is in the store section. */
