@@ -51,8 +51,8 @@ module.exports = {
     {
       name: 'adapters-only-from-composition-root',
       severity: 'error',
-      comment: 'Only src/main.ts and src/composition/ choose adapters.',
-      from: { path: '^(kernel|src|agents|machines)/', pathNot: ['^src/main\\.ts$', '^src/composition/'] },
+      comment: 'Only the root chooses adapters: src/main.ts, src/composition/, and agentctl (src/cli/), whose backup and restore copy the embedded store.',
+      from: { path: '^(kernel|src|agents|machines)/', pathNot: ['^src/main\\.ts$', '^src/composition/', '^src/cli/'] },
       to: { path: '^adapters/' },
     },
     {

@@ -1,10 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { z } from 'zod';
+import { runBackup, runRestore } from './backup.command.js';
+import { askHidden } from './tty-prompt.js';
 
 /**
  * `agentctl`: ops inspection from a terminal, over the service's ops routes (so it
- * works the same on both profiles and never opens the database behind the service).
+ * works the same on both profiles and never opens the database behind the service). The
+ * exceptions are `backup` and `restore` of the embedded profile's data directory, which read
+ * and write it directly (backup.command.ts says why).
  */
 const USAGE = `Usage: agentctl <command> [options]
 
@@ -23,6 +28,12 @@ Commands:
                                         actor id, or a subject: agent:<id>, bot:<id>, none) and
                                         check their signed heads; names the first entry of each
                                         chain that does not match (exit 1 when one does not)
+  backup <file> [--data-dir D]          embedded profile: a consistent copy of the store (LMDB's
+                                        compacting copy, safe while the service runs) and of
+                                        secrets.json, sealed with a passphrase, in one archive
+  restore <file> --data-dir D [--force] a new data directory from a backup (checks the archive's
+                                        checksums and passphrase first; a non-empty D only with
+                                        --force, and never one a running service has open)
 
 Options:
   --url URL     service address; default, as the service itself reads them: $AGENTCTL_URL,
@@ -30,10 +41,14 @@ Options:
                 HOST 127.0.0.1 and PORT 3000 when unset)
   --token T     ops token (default $OPS_TOKEN, else DATA_DIR/secrets.json)
   --json        print raw JSON
+  --data-dir D  backup: the data directory (default $DATA_DIR, else ./data)
+  --passphrase-file F
+                backup, restore: the passphrase sealing the secrets (default $BACKUP_PASSPHRASE,
+                else the file $BACKUP_PASSPHRASE_FILE names, else asked on the terminal)
 `;
 
 type Env = Record<string, string | undefined>;
-type Output = { out: (text: string) => void; err: (text: string) => void };
+type Output = { out: (text: string) => void; err: (text: string) => void; ask?: (question: string) => Promise<string> };
 
 const optionsSchema = z.object({
   url: z.string().url(),
@@ -54,6 +69,8 @@ export async function runCli(argv: string[], env: Env, io: Output = defaultOutpu
     io.out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'backup') return runBackup(type, flags, env, io);
+  if (command === 'restore') return runRestore(type, flags, env, io);
   const parsed = optionsSchema.safeParse({
     url: flags.url ?? serviceUrl(env),
     token: flags.token ?? env.OPS_TOKEN ?? tokenFromDataDir(env.DATA_DIR ?? './data') ?? '',
@@ -206,10 +223,13 @@ function parseArgs(argv: string[]) {
     }
     const name = arg.slice(2);
     const next = argv[i + 1];
-    if (name === 'json' || name === 'help' || next === undefined || next.startsWith('--')) flags[name] = true;
+    if (name === 'json' || name === 'help' || name === 'force' || next === undefined || next.startsWith('--')) flags[name] = true;
     else flags[name] = argv[++i]!;
   }
-  return { positional, flags: flags as Record<string, string | undefined> & { json?: string | true; help?: string | true } };
+  return {
+    positional,
+    flags: flags as Record<string, string | undefined> & { json?: string | true; help?: string | true; force?: string | true },
+  };
 }
 
 function tokenFromDataDir(dataDir: string): string | undefined {
@@ -235,4 +255,6 @@ function enc(value: string): string {
 const defaultOutput: Output = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  // Only a terminal can be asked for a passphrase; elsewhere it comes from the environment or a file.
+  ...(isatty(0) ? { ask: askHidden } : {}),
 };

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { embeddedStoreDir } from './data-dir-layout.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
@@ -32,7 +32,7 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
         dbName: config.mongo.dbName,
         clock,
       })
-    : new LmdbStore({ path: join(config.dataDir, 'store'), clock, readCacheEntries: config.storeReadCacheEntries });
+    : new LmdbStore({ path: embeddedStoreDir(config.dataDir), clock, readCacheEntries: config.storeReadCacheEntries });
   if (!config.redis) {
     return {
       store,

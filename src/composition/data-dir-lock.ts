@@ -52,6 +52,20 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   throw inUse(dataDir);
 }
 
+/**
+ * Whether a service process holds `dataDir`'s lock now (a process listens on its socket).
+ * `agentctl restore --force` asks before it replaces a data directory's store.
+ */
+export async function dataDirLocked(dataDir: string): Promise<boolean> {
+  let path: string;
+  try {
+    path = socketPath(dataDir);
+  } catch {
+    return false; // too long for a lock socket: no process can hold one there
+  }
+  return (await probe(path)) === 'alive';
+}
+
 function inUse(dataDir: string): ConfigError {
   return new ConfigError([
     `DATA_DIR: ${dataDir} is in use by another service process. Without REDIS_URL one process serves a data directory: ` +

@@ -19,7 +19,8 @@ export type SecretName = (typeof SECRET_NAMES)[number];
 export type Secrets = Record<SecretName, string>;
 
 const MIN_SECRET_LENGTH = 32;
-const SECRETS_FILE = 'secrets.json';
+/** The embedded profile's generated secrets, in DATA_DIR (also what `agentctl backup` seals and `restore` writes back). */
+export const SECRETS_FILE = 'secrets.json';
 const storedSecretsSchema = z.record(z.string(), z.string());
 
 export interface ResolveSecretsOptions {
