@@ -3,7 +3,7 @@ import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import { renderLlmFacts, type LlmFacts, type LlmMessage, type LlmPort } from '../../kernel/ports/llm.port.js';
 import { interpret } from './command-interpreter.js';
 import type { InterpretResult } from './intent.types.js';
-import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { helpReply, ordersReply, portfolioReply, positionsReply, statusReply, tradingIntentReply } from './reply-templates.js';
 
 export interface AskInput {
@@ -21,6 +21,8 @@ export interface AskInput {
    */
   history?: readonly LlmMessage[];
   signal?: AbortSignal;
+  /** The account's status as the caller read it in this request (never an earlier one's); absent, read here. */
+  account?: SubjectStatus;
 }
 
 export interface AskReply {
@@ -62,7 +64,7 @@ export class AskBot {
 
   /** `result` is the message's reading when the caller already interpreted it (a chat deciding whether to trade). */
   async ask(input: AskInput, result: InterpretResult = interpret(input.message)): Promise<AskReply> {
-    const facts = await this.facts(input.subject, result);
+    const facts = await this.facts(input.subject, result, input.account);
     const answer: AskReply = {
       reply: facts.draft,
       intent: result.intent,
@@ -88,7 +90,8 @@ export class AskBot {
   }
 
   /** Reads what the intent needs and builds the templated reply from it. */
-  private async facts(subject: TradingSubject, result: InterpretResult): Promise<LlmFacts> {
+  private async facts(subject: TradingSubject, result: InterpretResult, account?: SubjectStatus): Promise<LlmFacts> {
+    const statusNow = async () => account ?? (await this.deps.status.agentStatus(subject));
     const asOf = new Date(this.deps.clock.now()).toISOString();
     const base = { intent: result.intent, params: result.params, asOf };
     switch (result.intent) {
@@ -97,7 +100,7 @@ export class AskBot {
       case 'help':
         return { intent: result.intent, draft: helpReply(result.params.topic), data: base };
       case 'status': {
-        const status = await this.deps.status.agentStatus(subject);
+        const status = await statusNow();
         return { intent: result.intent, draft: statusReply(status), data: { ...base, status } };
       }
       case 'portfolio':
@@ -113,7 +116,7 @@ export class AskBot {
         return { intent: result.intent, draft, data: { ...base, portfolio } };
       }
       default: {
-        const status = await this.deps.status.agentStatus(subject);
+        const status = await statusNow();
         return { intent: result.intent, draft: tradingIntentReply(result, status), data: { ...base, status, executed: false } };
       }
     }

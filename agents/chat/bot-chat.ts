@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { derivedOrderId } from '../trading/order-ids.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { LlmMessage } from '../../kernel/ports/llm.port.js';
-import type { CollectionSpec, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { escapeUnsafe } from '../../kernel/shared/escape-unsafe.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { TradeChannel } from '../config/trading-config.types.js';
-import type { StatusReader, TradingSubject } from '../portfolio/portfolio.types.js';
+import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 import type { OrderView } from '../trading/order.types.js';
 import { tradingDisabled } from '../trading/safety-path.js';
@@ -108,6 +108,11 @@ export interface ChatMessage {
    */
   tradingEnabled?: boolean;
   /**
+   * The bot's status as the caller read it in this request (never an earlier one's): the
+   * trading switch above and the status questions are answered from it. Absent: read here.
+   */
+  account?: SubjectStatus;
+  /**
    * The message's own id (a platform's update or message id, or the web client's): a trade
    * command delivered twice places one order (its id derives from this one).
    */
@@ -146,35 +151,51 @@ export class BotChat {
     // Read once and passed on: the reply, the trade and the catalog's check all see the same command.
     const command = interpret(input.message);
     const { intent } = command;
+    // The conversation as a question read it for the LLM: the turns are appended to that read.
+    const seen: { history?: StoredDocument<ChatHistory> | null } = {};
     try {
       const answer =
         isExecutingIntent(intent) && input.mayTrade
           ? await this.trade(input, intent, command)
           : isExecutingIntent(intent) && input.refuseTrade !== undefined
             ? { chat_id: input.chatId, reply: input.refuseTrade, intent, confidence: 1, executed: false }
-            : await this.askBot(input, command);
-      await this.append(input, answer.reply);
+            : await this.askBot(input, command, seen);
+      await this.append(input, answer.reply, seen.history);
       return escapedAnswer(answer);
     } catch (error) {
-      await this.append(input, error instanceof Error ? error.message : String(error));
+      await this.append(input, error instanceof Error ? error.message : String(error), seen.history);
       throw error;
     }
   }
 
   /** The conversation so far, oldest first. */
   async turns(subject: TradingSubject, channel: ChatChannel, chatId: string): Promise<ChatTurn[]> {
-    const doc = await this.deps.store.get<ChatHistory>(CHAT_HISTORY_COLLECTION.name, historyId(subject, channel, chatId));
+    const doc = await this.historyDoc(subject, channel, chatId);
     return doc ? [...doc.data.turns] : [];
   }
 
-  /** The earlier turns, for the LLM's phrasing only: a command is executed from its own message, so it reads none. */
-  private async history(input: ChatMessage): Promise<LlmMessage[]> {
-    return (await this.turns(input.subject, input.channel, input.chatId)).map((turn) => ({ role: turn.role, content: turn.text }));
+  private historyDoc(subject: TradingSubject, channel: ChatChannel, chatId: string): Promise<StoredDocument<ChatHistory> | null> {
+    return this.deps.store.get<ChatHistory>(CHAT_HISTORY_COLLECTION.name, historyId(subject, channel, chatId));
   }
 
-  private async askBot(input: ChatMessage, command: InterpretResult): Promise<ChatAnswer> {
-    const history = await this.history(input);
-    const answer = await this.deps.ask.ask({ subject: input.subject, message: input.message, chatId: input.chatId, history }, command);
+  /**
+   * The earlier turns, for the LLM's phrasing only: a command is executed from its own message,
+   * so it reads none. `seen` keeps the record as read, for the append.
+   */
+  private async history(input: ChatMessage, seen: { history?: StoredDocument<ChatHistory> | null }): Promise<LlmMessage[]> {
+    const doc = await this.historyDoc(input.subject, input.channel, input.chatId);
+    seen.history = doc;
+    return (doc?.data.turns ?? []).map((turn) => ({ role: turn.role, content: turn.text }));
+  }
+
+  private async askBot(
+    input: ChatMessage,
+    command: InterpretResult,
+    seen: { history?: StoredDocument<ChatHistory> | null },
+  ): Promise<ChatAnswer> {
+    const history = await this.history(input, seen);
+    const asked = { subject: input.subject, message: input.message, chatId: input.chatId, history };
+    const answer = await this.deps.ask.ask(input.account ? { ...asked, account: input.account } : asked, command);
     return { chat_id: input.chatId, ...answer, executed: false };
   }
 
@@ -182,7 +203,8 @@ export class BotChat {
     // First the catalog's answer for the equivalent operation: a switched-off family refuses on every road alike.
     this.deps.gate(intent, input.caller);
     // Before anything is read or quoted: the interface's soft refusal (the safety path would refuse the same way, later).
-    if (ORDERS.has(intent) && !(input.tradingEnabled ?? (await this.deps.status.agentStatus(input.subject)).tradingEnabled))
+    const enabled = input.account?.tradingEnabled ?? input.tradingEnabled;
+    if (ORDERS.has(intent) && !(enabled ?? (await this.deps.status.agentStatus(input.subject)).tradingEnabled))
       throw tradingDisabled(input.subject, false);
     const result = await this.deps.command.execute(input.subject, command, {
       userId: input.userId,
@@ -206,7 +228,8 @@ export class BotChat {
     };
   }
 
-  private async append(input: ChatMessage, reply: string): Promise<void> {
+  /** `read`: the conversation as this call read it (absent: read now); the write is compare-and-set either way. */
+  private async append(input: ChatMessage, reply: string, read?: StoredDocument<ChatHistory> | null): Promise<void> {
     const now = this.deps.clock.now();
     const added: ChatTurn[] = [
       { role: 'user', text: input.message.slice(0, MAX_TURN_CHARS), at: now },
@@ -219,6 +242,7 @@ export class BotChat {
         data: { turns: [...(current?.data.turns ?? []), ...added].slice(-MAX_CHAT_TURNS) },
         expiresAt: now + HISTORY_TTL_MS,
       }),
+      read === undefined ? {} : { read },
     );
   }
 }

@@ -15,7 +15,7 @@ import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
 import type { PositionEvent, PositionsService } from '../portfolio/positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
-import type { WalletDirectory } from '../wallets/wallet.types.js';
+import type { WalletDirectory, WalletView } from '../wallets/wallet.types.js';
 import type { OrderProfile, TradingConfigReader } from '../config/trading-config.types.js';
 import { approvalHolds, approvalReason, mayApprove } from '../config/trading-config.rules.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
@@ -106,7 +106,7 @@ export class TradingPipeline {
       });
       return toOrderView(order);
     }
-    return this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind });
+    return this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind, wallet: checked.wallet });
   }
 
   /**
@@ -289,13 +289,14 @@ export class TradingPipeline {
    * `firstSend`: this call takes the order's limits (daily volume, delegate cap); a
    * reconciliation of an order sent before does not take them again. `taken`: what the
    * order's creation took already (its daily volume), and the wallet's kind when known (only
-   * a delegate wallet has a cap to reserve).
+   * a delegate wallet has a cap to reserve), and the wallet itself when this request's checks
+   * read it (the signer does not read it again).
    */
   private async execute(
     order: OrderContext,
     dailyLimitUsd: number | undefined,
     firstSend = true,
-    taken: { volume: boolean; walletKind?: string } = { volume: false },
+    taken: { volume: boolean; walletKind?: string; wallet?: WalletView } = { volume: false },
   ): Promise<OrderView> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     // What this send takes (or the order's creation took), given back by one step if nothing moved.
@@ -316,7 +317,7 @@ export class TradingPipeline {
           () => this.deps.wallets.reserveSpend(subject, order.walletId, order.valueUsd),
           () => this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd),
         );
-      const signer = await this.deps.wallets.signer(subject, order.walletId);
+      const signer = await this.deps.wallets.signer(subject, order.walletId, taken.wallet);
       result = await this.deps.venue.execute({
         clientOrderId: order.orderId,
         chain: order.chain as Chain,

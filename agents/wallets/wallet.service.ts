@@ -215,9 +215,11 @@ export class WalletService implements WalletDirectory {
   /**
    * A signer for an active custodial or delegate wallet of the subject (404 otherwise). The
    * wallet is read again at signing time, so a revocation in between stops the signature.
+   * `checked`: the wallet as the request's checks read it just before (the same request, never
+   * an earlier one's), when it could sign then: it is not read a second time here.
    */
-  async signer(subject: TradingSubject, walletId: string): Promise<WalletSigner> {
-    const record = await this.signable(subject, walletId);
+  async signer(subject: TradingSubject, walletId: string, checked?: WalletView): Promise<WalletSigner> {
+    const record = checked?.walletId === walletId && canSign(checked) ? checked : await this.signable(subject, walletId);
     return {
       walletId,
       chain: record.chain,
@@ -406,4 +408,9 @@ function bookKey(subject: TradingSubject, chain: WalletChain): () => string {
 function nonNegative(usd: number): number {
   if (!Number.isFinite(usd) || usd < 0) throw AppError.validation(['usd must be a non-negative number']);
   return usd;
+}
+
+/** A wallet a signer may be made for: active, and one whose key the service holds. */
+function canSign(wallet: Pick<WalletView, 'status' | 'kind'>): boolean {
+  return wallet.status === 'active' && wallet.kind !== 'external';
 }

@@ -33,8 +33,12 @@ export interface WalletDirectory {
    * `kinds` when given: the account's wallet mode), or null.
    */
   signingWallet(subject: TradingSubject, chain: WalletChain, walletId?: string, kinds?: readonly WalletKind[]): Promise<WalletView | null>;
-  /** A signer for a custodial or delegate wallet of the subject; 404 otherwise. */
-  signer(subject: TradingSubject, walletId: string): Promise<WalletSigner>;
+  /**
+   * A signer for a custodial or delegate wallet of the subject; 404 otherwise. `checked`: the
+   * wallet as this request's checks read it a moment ago (not read again here; the key is
+   * still read when it signs).
+   */
+  signer(subject: TradingSubject, walletId: string, checked?: WalletView): Promise<WalletSigner>;
   /**
    * Delegate wallets: reserves `usd` against the spending cap (400 when it would exceed it).
    * No-op for other kinds.

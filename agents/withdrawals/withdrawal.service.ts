@@ -82,7 +82,7 @@ export interface WithdrawalServiceDeps {
   chainOf: (chain: Chain) => ChainPort | undefined;
   wallets: {
     custodialState(subject: TradingSubject, chain: WalletChain): Promise<WalletView | null>;
-    signer(subject: TradingSubject, walletId: string): Promise<WalletSigner>;
+    signer(subject: TradingSubject, walletId: string, checked?: WalletView): Promise<WalletSigner>;
   };
   tokens: {
     find(chain: Chain, ref: string): Promise<TokenInfo | null>;
@@ -201,8 +201,8 @@ export class WithdrawalService {
         throw error;
       }
     });
-    // Checked a moment ago in this request: the first send does not read the switches again.
-    return this.drive(created, undefined, { checkedNow: true });
+    // Checked a moment ago in this request: the first send does not read the switches, nor the wallet, again.
+    return this.drive(created, undefined, { checkedNow: { wallet } });
   }
 
   /** The custodial wallets' balances per chain, valued at the venue's prices (`GET .../wallet/balance`). */
@@ -244,9 +244,13 @@ export class WithdrawalService {
    * re-checking what may have changed since it was created), looks a signed or broadcast one
    * up on chain. Used by the request itself, by a retry, and by recovery.
    */
-  async drive(withdrawal: WithdrawalContext, looks?: number, options: { checkedNow?: boolean } = {}): Promise<WithdrawalView> {
+  async drive(
+    withdrawal: WithdrawalContext,
+    looks?: number,
+    options: { checkedNow?: { wallet: WalletView } } = {},
+  ): Promise<WithdrawalView> {
     let current = withdrawal;
-    if (current.status === 'requested') current = await this.signAndSend(current, options.checkedNow === true);
+    if (current.status === 'requested') current = await this.signAndSend(current, options.checkedNow);
     if (current.status === 'signed' || current.status === 'broadcast') current = await this.settle(current, looks);
     if (current.status === 'failed') throw failureOf(current);
     return toWithdrawalView(current);
@@ -270,13 +274,14 @@ export class WithdrawalService {
   }
 
   /**
-   * `checkedNow`: the request that created it checked the account, the switches and the
-   * settings moments ago, so they are not read again; any later send (a retry, recovery, the
-   * sweep) meets them as they are then.
+   * `checkedNow`: the request that created it checked the account, the switches, the
+   * settings and the wallet moments ago, so they are not read again; any later send (a retry,
+   * recovery, the sweep) meets them as they are then.
    */
-  private async signAndSend(withdrawal: WithdrawalContext, checkedNow: boolean): Promise<WithdrawalContext> {
+  private async signAndSend(withdrawal: WithdrawalContext, checkedNow?: { wallet: WalletView }): Promise<WithdrawalContext> {
     const chainName = withdrawal.chain as Chain;
     const chain = this.deps.chainOf(chainName);
+    let committed: WithdrawalContext | undefined;
     try {
       if (!chain) throw AppError.validation([WITHDRAWAL_MESSAGES.noChain(chainName)]);
       // A late first send (after a crash) meets the switches as they are now.
@@ -285,7 +290,7 @@ export class WithdrawalService {
         await this.assertChainOpen(chainName);
         if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
       }
-      const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId);
+      const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId, checkedNow?.wallet);
       await chain.transfer({
         signer,
         to: withdrawal.to,
@@ -293,7 +298,7 @@ export class WithdrawalService {
         amount: withdrawal.amount,
         reference: withdrawal.withdrawalId,
         beforeBroadcast: async (signed) => {
-          const { accepted } = await this.deps.withdrawals.send(withdrawal.withdrawalId, {
+          const { accepted, view } = await this.deps.withdrawals.send(withdrawal.withdrawalId, {
             type: 'withdrawal.sign',
             at: this.deps.clock.now(),
             txSignature: signed.txSignature,
@@ -302,6 +307,7 @@ export class WithdrawalService {
           });
           // Another caller's bytes were committed first: only those may ever be sent.
           if (!accepted) throw new SignedElsewhere();
+          committed = view.context;
         },
       });
     } catch (error) {
@@ -313,7 +319,8 @@ export class WithdrawalService {
       if (isAppError(error) && isFaultKind(error.kind)) throw error;
       return this.fail(after, isAppError(error) ? error.message : 'transfer failed');
     }
-    const signed = (await this.deps.withdrawals.get(withdrawal.withdrawalId))!.context;
+    // The signed withdrawal as its own commit answered (the transfer committed it, so it is there).
+    const signed = committed ?? (await this.deps.withdrawals.get(withdrawal.withdrawalId))!.context;
     return this.mark(signed, { type: 'withdrawal.broadcast', at: this.deps.clock.now() });
   }
 
@@ -410,6 +417,8 @@ export class WithdrawalService {
   private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<bigint> {
     let open = await this.openWithdrawals(wallet.walletId, token);
     let before = BigInt(await chain.tokenBalance(wallet.address, token));
+    // None in flight: nothing to hold back, and no landing to tell apart, so the balance read is the answer.
+    if (open.length === 0) return before;
     for (let round = 0; ; round++) {
       open = await this.notLanded(chain, open);
       const after = BigInt(await chain.tokenBalance(wallet.address, token));

@@ -52,19 +52,26 @@ export interface RecordsUpdate {
 
 const DEFAULT_UPDATE_ATTEMPTS = 20;
 
-/** Updates one record with `apply(current)` (current: null when absent); see the file comment. */
+/**
+ * Updates one record with `apply(current)` (current: null when absent); see the file comment.
+ * `read`: the record as the caller read it a moment ago in the same request (null: absent then):
+ * the first attempt starts from it instead of reading again. Its compare-and-set refuses it if
+ * the record moved since, and the retry reads afresh, so a stale read is never written over.
+ */
 export async function updateRecord<T>(
   store: StorePort,
   ref: RecordRef,
   apply: (current: StoredDocument<T> | null) => RecordChange<T>,
-  options: RecordUpdateOptions = {},
+  options: RecordUpdateOptions & { read?: StoredDocument<T> | null } = {},
 ): Promise<RecordUpdate<T>> {
   const { collection, id } = ref;
+  let known = options.read;
   return withRetries(
     options,
     () => `${collection}/${id}`,
     async () => {
-      const current = await store.get<T>(collection, id);
+      const current = known !== undefined ? known : await store.get<T>(collection, id);
+      known = undefined;
       const change = apply(current);
       if (!change) return { doc: current, changed: false };
       if (isDelete(change)) {

@@ -194,8 +194,12 @@ export class AgentsService {
    * (control/claim) moves an agent to the claimant and keeps its actor id.
    */
   async firstMadeAs(ownerId: string, agentId: string): Promise<ActorView<AgentContext> | null> {
-    const scoped = agentId.includes(AGENT_SCOPE_SEPARATOR) ? null : await this.agents.get(scopedActorId(ownerId, agentId));
-    return scoped ?? (await this.agents.get(agentId));
+    if (agentId.includes(AGENT_SCOPE_SEPARATOR)) return this.agents.get(agentId);
+    // A generated id (`agt_…`, which no operator may choose now) is its own actor id: read that
+    // first, so the usual call reads the agent once. The scoped id is still tried after it: a
+    // few agents were given a chosen `agt_…` id before such ids were reserved.
+    if (isReservedAgentId(agentId)) return (await this.agents.get(agentId)) ?? (await this.agents.get(scopedActorId(ownerId, agentId)));
+    return (await this.agents.get(scopedActorId(ownerId, agentId))) ?? (await this.agents.get(agentId));
   }
 
   /**

@@ -5,8 +5,9 @@ import type { CredentialResolver, Principal } from '../auth/credentials/credenti
 import type { SessionPrincipal } from '../auth/session/session.service.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
-import type { OperationSubject } from '../operations/operation.types.js';
-import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { CallContext, OperationSubject } from '../operations/operation.types.js';
+import { accountOfAgent } from '../operations/account-access.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 
 /** What an MCP request (tools or events) may act on, and as whom. */
@@ -19,6 +20,8 @@ export interface McpAccess {
   userId: string;
   /** `Tool not found: <name>` instead of `Method not found` for hidden tools. */
   granularErrors: boolean;
+  /** The agent's status as resolving the credential read it in this request, when it did (see `CallContext.account`). */
+  account?: CallContext['account'];
 }
 
 /** The MCP and agent errors: unknown or inactive publicId, or a credential for another agent. */
@@ -35,7 +38,13 @@ export interface McpAccessCacheOptions {
   clock: ClockPort;
 }
 
-type Target = NonNullable<Awaited<ReturnType<McpAccessResolver['findByPublicId']>>>;
+/** What an MCP request may act on, found by its publicId. */
+interface Target {
+  subject: OperationSubject;
+  ownerId: string;
+  disabledFamilies: string[];
+  granularErrors: boolean | undefined;
+}
 const MAX_CACHED_TARGETS = 10_000;
 
 /**
@@ -62,11 +71,27 @@ export class McpAccessResolver {
    * a key behind the person's back. Another user's session is 404, as another agent's key is.
    */
   async resolve(publicId: string, authorization: string | undefined, options: { ownerSession?: boolean } = {}): Promise<McpAccess> {
-    const principal = await this.credentials.resolve(authorization, { identityTokenRoute: true });
+    const { principal, agent } = await this.credentials.resolveWithAgent(authorization, { identityTokenRoute: true });
     if (principal.type === 'session') {
       // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
       if (!options.ownerSession) throw AppError.forbidden();
       return this.ownerSessionAccess(publicId, principal);
+    }
+    // The credential's agent, read just now for its scope cap, tells whether it is this
+    // publicId's agent (publicIds are unique) without a lookup by publicId; its status passes
+    // down as the call's account.
+    if (agent && principal.type !== 'bot-key' && agent.id === principal.ownerId) {
+      const own = agentTarget(agent);
+      if (!own || agent.context.publicId !== publicId) throw AppError.notFound(AGENT_NOT_FOUND);
+      return {
+        principal,
+        subject: own.subject,
+        scope: principal.scope,
+        viewer: { kind: 'agent', scope: principal.scope, disabledFamilies: own.disabledFamilies },
+        userId: own.ownerId,
+        granularErrors: own.granularErrors ?? this.defaultGranularErrors,
+        account: accountOfAgent(agent),
+      };
     }
     const target = await this.cachedTarget(publicId);
     // An identity token operates its own agent, as an agent key does.
@@ -119,16 +144,7 @@ export class McpAccessResolver {
   async findByPublicId(publicId: string) {
     if (!/^pub_[A-Za-z0-9_-]{1,64}$/.test(publicId)) return null;
     const view = await this.lookup(this.actors.agents, publicId);
-    if (view) {
-      const { context } = view;
-      if (view.state !== 'active' && view.state !== 'paused') return null;
-      return {
-        subject: { type: 'agent' as const, id: context.agentId },
-        ownerId: context.ownerId,
-        disabledFamilies: [] as string[],
-        granularErrors: undefined,
-      };
-    }
+    if (view) return agentTarget(view);
     const bot = await this.lookup(this.actors.bots, publicId);
     if (!bot) return null;
     const { context } = bot;
@@ -145,4 +161,11 @@ export class McpAccessResolver {
     const { items } = await actors.find({ index: 'publicId', eq: publicId }, { limit: 1 });
     return items[0];
   }
+}
+
+/** The target an agent's view stands for: an active or paused agent; null for any other. */
+function agentTarget(view: Pick<ActorView<AgentContext>, 'state' | 'context'>): Target | null {
+  const { context } = view;
+  if (view.state !== 'active' && view.state !== 'paused') return null;
+  return { subject: { type: 'agent', id: context.agentId }, ownerId: context.ownerId, disabledFamilies: [], granularErrors: undefined };
 }

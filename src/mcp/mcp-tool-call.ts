@@ -35,6 +35,7 @@ function contextOf(input: Record<string, unknown>, access: McpAccess, ids: CallI
     scope: access.scope,
     subject: access.subject,
     userId: access.userId,
+    ...(access.account ? { account: access.account } : {}),
     surface: 'mcp',
     ...ids,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),

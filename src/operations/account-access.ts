@@ -3,6 +3,8 @@ import type { BotsService } from '../accounts/bots.service.js';
 import type { SubjectStatus } from '../../agents/portfolio/portfolio.types.js';
 import { statusOfView } from '../../agents/portfolio/status-reader.js';
 import type { OperationSubject } from './operation.types.js';
+import type { ActorView } from '../../kernel/ports/actor-collection.port.js';
+import type { AgentContext } from '../../machines/agent.machine.js';
 
 /** The account a call acts on, as the boundary read it once for that call (`CallContext.account`). */
 export interface AccountContext {
@@ -26,7 +28,24 @@ export interface AccountAccess {
    * The operator who owns an agent (by its actor id), or null: the user behind an agent
    * credential's call; with the agent's status when it exists.
    */
-  agentOwner(agentId: string): Promise<{ ownerId: string | null; account?: SubjectStatus }>;
+  agentOwner(agentId: string): Promise<CredentialAccount>;
+  /** `agentOwner` of an agent the request read already (resolving its credential): no read. */
+  agentOwnerOf(view: ActorView<AgentContext>): CredentialAccount;
+}
+
+/** The operator behind an agent credential's call, and the agent's status when it exists. */
+export interface CredentialAccount {
+  ownerId: string | null;
+  account?: SubjectStatus;
+}
+
+function ownerOfView(view: ActorView<AgentContext>): CredentialAccount {
+  return { ownerId: view.context.ownerId ?? null, account: accountOfAgent(view) };
+}
+
+/** The account (`CallContext.account`) of an agent whose view the request read. */
+export function accountOfAgent(view: ActorView<AgentContext>): SubjectStatus {
+  return statusOfView({ type: 'agent', id: view.id }, view);
 }
 
 /** The account services as an `AccountAccess`. */
@@ -45,8 +64,8 @@ export function accountAccess(agents: Pick<AgentsService, 'tradingAgent' | 'view
     },
     agentOwner: async (agentId) => {
       const view = await agents.view(agentId);
-      if (!view) return { ownerId: null };
-      return { ownerId: view.context.ownerId ?? null, account: statusOfView({ type: 'agent', id: agentId }, view) };
+      return view ? ownerOfView(view) : { ownerId: null };
     },
+    agentOwnerOf: ownerOfView,
   };
 }

@@ -12,7 +12,7 @@ import {
 import { kindOfStatus } from '../surface-common/http-status.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
-import { isConcurrentUpdatesGaveUp } from '../../kernel/shared/conflict-backoff.js';
+import { isConcurrentUpdatesGaveUp, isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 
 /**
@@ -157,6 +157,10 @@ export class IdempotencyGuard {
   ): Promise<
     { version: number; expiresAt: number; replay?: undefined } | { replay: () => unknown; version?: undefined; expiresAt?: undefined }
   > {
+    // A key seen for the first time (the usual call) is claimed by one create, without reading
+    // first: the create fails when a record is there, and that record is then read and decided on.
+    const first = await this.claimNew(id, fingerprint);
+    if (first) return first;
     let expiresAt = 0;
     try {
       const { doc, changed } = await updateRecord<IdempotencyRecord>(
@@ -186,6 +190,20 @@ export class IdempotencyGuard {
     } catch (error) {
       // Other calls kept claiming the key between our read and write: one of them runs it.
       if (isConcurrentUpdatesGaveUp(error)) throw inProgress();
+      throw error;
+    }
+  }
+
+  /** Claims a key no live record holds (a create: version 0); null when one does. */
+  private async claimNew(id: string, fingerprint: string): Promise<{ version: number; expiresAt: number } | null> {
+    const now = this.clock.now();
+    const expiresAt = now + this.options.ttlMs;
+    const data: IdempotencyRecord = { state: 'running', fingerprint, leaseUntil: now + this.options.leaseMs };
+    try {
+      const doc = await this.store.put(IDEMPOTENCY_COLLECTION.name, id, { data, expectedVersion: 0, expiresAt });
+      return { version: doc.version, expiresAt };
+    } catch (error) {
+      if (isVersionConflict(error)) return null;
       throw error;
     }
   }

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { Principal } from '../auth/credentials/credential-resolver.js';
 import type { OperationFamily } from './operation-families.js';
+import type { ActorView } from '../../kernel/ports/actor-collection.port.js';
+import type { BotContext } from '../../machines/bot.machine.js';
 import type { SubjectStatus } from '../../agents/portfolio/portfolio.types.js';
 
 /**
@@ -41,6 +43,12 @@ export interface WidgetCaller {
   botId: string;
   origin: string;
   owner: boolean;
+  /**
+   * The session's bot as this request's origin check read it (a live bot then): the chat takes
+   * its owner, switches and status from it instead of reading the bot again. Never kept past
+   * the request.
+   */
+  bot?: ActorView<BotContext>;
 }
 
 /**

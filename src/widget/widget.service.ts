@@ -6,7 +6,8 @@ import { WIDGET_SIGN_IN_STATEMENT } from '../auth/wallet/message-purpose.js';
 import type { WalletLoginService } from '../auth/wallet/wallet-login.service.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { WidgetMetrics } from '../observability/widget.metrics.js';
-import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
+import { statusOfView } from '../../agents/portfolio/status-reader.js';
 import type { WidgetConfigs } from './widget-config.service.js';
 import type { WidgetEvents } from './widget-events.service.js';
 import { originNotAllowed, WIDGET_MESSAGES } from './widget-messages.js';
@@ -39,9 +40,14 @@ export class WidgetService {
    * which tells a page nothing about which bots exist.
    */
   async allows(botId: string, origin: string | undefined): Promise<boolean> {
-    if (!origin) return false;
+    return (await this.admit(botId, origin)) !== null;
+  }
+
+  /** `allows`, answered with the bot as read for it (null when not allowed): the request's later steps take it from here. */
+  async admit(botId: string, origin: string | undefined): Promise<ActorView<BotContext> | null> {
+    if (!origin) return null;
     const [config, bot] = await Promise.all([this.deps.configs.get(botId), this.deps.bots.get(botId)]);
-    return config.enabled && bot?.status === 'active' && originAllowed(origin, config.allowedOrigins);
+    return config.enabled && bot?.status === 'active' && originAllowed(origin, config.allowedOrigins) ? bot : null;
   }
 
   async init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }> {
@@ -68,7 +74,9 @@ export class WidgetService {
 
   /** One message to the bot; trading commands run only in a session its owner signed in to (the `widget_chat` operation). */
   async chat(session: WidgetCaller, input: z.infer<typeof widgetChatSchema>): Promise<ChatAnswer> {
-    const bot = await this.bot(session.botId);
+    // The bot as this request's origin check read it, else read now.
+    const view = session.bot?.id === session.botId ? session.bot : await this.botView(session.botId);
+    const bot = view.context;
     return this.deps.chat.send({
       subject: { type: 'bot', id: bot.botId },
       userId: bot.ownerId,
@@ -80,8 +88,8 @@ export class WidgetService {
       // The owner signed in with their wallet, as on the console: a session's trading scope. The bot on its
       // own channel: the catalog's rules as for its MCP key, its disabled categories included.
       caller: { kind: 'bot', scope: 'trade', disabledFamilies: bot.mcp.disabledCategories },
-      // Just read; the safety path reads it again before any order.
-      tradingEnabled: bot.tradingEnabled,
+      // Just read (this request); the safety path reads it again before any order.
+      account: statusOfView({ type: 'bot', id: bot.botId }, view),
       ...(input.message_id ? { messageId: input.message_id } : {}),
     });
   }
@@ -134,10 +142,14 @@ export class WidgetService {
   }
 
   private async bot(botId: string): Promise<BotContext> {
+    return (await this.botView(botId)).context;
+  }
+
+  private async botView(botId: string): Promise<ActorView<BotContext>> {
     const bot = await this.deps.bots.get(botId);
     // A bot deleted while a session ran: the session is over.
     if (bot?.status !== 'active') throw originNotAllowed();
-    return bot.context;
+    return bot;
   }
 }
 

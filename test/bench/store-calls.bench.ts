@@ -3,6 +3,10 @@
  * chat, REST command), counted on the started service: `npm run bench:store-calls`. Counts,
  * not times: they are the same on every run and machine, and `test/e2e/store-calls.e2e.test.ts`
  * holds each flow under its ceiling. BENCH_DETAIL=1 also lists calls by collection / actor type.
+ *
+ * `before` is each flow's count before the request's account context was read once at its
+ * boundary (the same bench on the commit before that work, cold caches as here): the table
+ * prints it beside today's count and their ratio.
  */
 import { FLOWS, startStoreCallBench, type FlowCount } from '../support/store-call-flows.js';
 
@@ -20,6 +24,14 @@ const KINDS = [
   'actor send',
 ];
 const DETAIL = process.env.BENCH_DETAIL === '1';
+const BEFORE: Record<string, number> = {
+  'REST EVM swap': 29,
+  'MCP swap': 30,
+  'DCA tick': 31,
+  withdrawal: 40,
+  'widget chat': 14,
+  'REST command': 28,
+};
 
 const bench = await startStoreCallBench();
 const counts = new Map<string, FlowCount>();
@@ -32,8 +44,14 @@ try {
 }
 
 const used = KINDS.filter((kind) => [...counts.values()].some((count) => count.byKind[kind]));
-const header = ['flow', 'total', ...used];
-const rows = [...counts].map(([flow, count]) => [flow, String(count.total), ...used.map((kind) => String(count.byKind[kind] ?? 0))]);
+const header = ['flow', 'before', 'total', 'ratio', ...used];
+const rows = [...counts].map(([flow, count]) => [
+  flow,
+  String(BEFORE[flow] ?? '?'),
+  String(count.total),
+  BEFORE[flow] ? (count.total / BEFORE[flow]).toFixed(2) : '?',
+  ...used.map((kind) => String(count.byKind[kind] ?? 0)),
+]);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
 const line = (cells: string[]) =>
   `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;

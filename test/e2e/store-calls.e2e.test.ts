@@ -7,15 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOWS, type FlowName, startStoreCallBench, type StoreCallBench } from '../support/store-call-flows.js';
 
-// Each flow's audit entry now also reads its chain's head, and a head due for signing reads the
-// active signing key (the bench's clock moves past the signing interval before each flow).
+// Each flow's audit entry also reads its chain's head, and a head due for signing reads the
+// active signing key (the bench's clock moves past the signing interval before each flow). The
+// account is read once per request at its boundary (DECISIONS "One account context per request").
 const CEILINGS: Record<FlowName, number> = {
-  'REST EVM swap': 29,
-  'MCP swap': 30,
-  'DCA tick': 31,
-  withdrawal: 40,
-  'widget chat': 14,
-  'REST command': 28,
+  'REST EVM swap': 25,
+  'MCP swap': 24,
+  'DCA tick': 30,
+  withdrawal: 33,
+  'widget chat': 9,
+  'REST command': 24,
 };
 
 describe('store and actor calls per flow', () => {

@@ -53,7 +53,9 @@ function setup() {
   ];
   const routes = createOperationRoutes({
     auth: {
-      resolver: { resolve: async (header: string | undefined) => (header === AUTH ? KEY : Promise.reject(new Error('no'))) } as never,
+      resolver: {
+        resolveWithAgent: async (header: string | undefined) => (header === AUTH ? { principal: KEY } : Promise.reject(new Error('no'))),
+      } as never,
       csrf: {} as never,
       limiter: new InProcessRateLimiter({ clock }),
       publicLimit: (_req, _res, next) => next(),
@@ -65,6 +67,9 @@ function setup() {
       agentOwner: async (agentId) => {
         owners.push(agentId);
         return { ownerId: 'usr_owner' };
+      },
+      agentOwnerOf: () => {
+        throw new Error('the credential resolver read no agent here');
       },
     },
     bindings,

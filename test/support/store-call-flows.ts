@@ -36,7 +36,8 @@ class CallCounter {
   private byTarget = new Map<string, number>();
 
   hit(kind: string, target: string): void {
-    if (TRACE && `${kind} ${target}` === TRACE) console.log(new Error(`${kind} ${target}`).stack?.split('\n').slice(3, 14).join('\n'));
+    if (TRACE && (TRACE === '*' || `${kind} ${target}` === TRACE))
+      console.log(`${kind} ${target}\n${new Error().stack?.split('\n').slice(3, 14).join('\n')}`);
     this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
     const key = `${kind} ${target}`;
     this.byTarget.set(key, (this.byTarget.get(key) ?? 0) + 1);
@@ -85,7 +86,7 @@ export interface StoreCallBench {
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SITE = 'https://shop.example.com';
 const SETTLE_MS = 30;
-/** BENCH_TRACE='actor get agent' prints where each such call comes from (to find a repeated read). */
+/** BENCH_TRACE='actor get agent' prints where each such call comes from (to find a repeated read); '*' every call. */
 const TRACE = process.env.BENCH_TRACE;
 const COLD_CACHE_MS = 31_000;
 

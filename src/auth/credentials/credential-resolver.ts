@@ -5,6 +5,8 @@ import { tokenInvalid } from '../../identity/tokens/identity-token.errors.js';
 import { KEY_PREFIX } from './api-key-format.js';
 import type { KeyAuthenticator, KeyPrincipal } from './key-authenticator.js';
 import type { ScopeCaps } from './scope-caps.js';
+import type { ActorView } from '../../../kernel/ports/actor-collection.port.js';
+import type { AgentContext } from '../../../machines/agent.machine.js';
 
 /** Everyone who can call an authenticated route. */
 export type Principal = SessionPrincipal | KeyPrincipal | IdentityTokenPrincipal;
@@ -14,6 +16,15 @@ export interface IdentityTokenAuthenticator {
   authenticate(token: string): Promise<IdentityTokenPrincipal>;
 }
 export type PrincipalType = Principal['type'];
+
+/**
+ * A resolved credential, with its agent's view when resolving it read the agent (for the
+ * scope cap): the same request's boundary uses that read for the agent's owner and status.
+ */
+export interface ResolvedCredential {
+  principal: Principal;
+  agent?: ActorView<AgentContext>;
+}
 
 /**
  * Turns an `Authorization` header into a principal. The credential kind is told apart
@@ -27,7 +38,7 @@ export class CredentialResolver {
     /** Absent: identity tokens are not accepted (they fail as session tokens would). */
     private readonly identityTokens?: IdentityTokenAuthenticator,
     /** Absent: agent credentials act with their own scope. */
-    private readonly caps?: Pick<ScopeCaps, 'cap'>,
+    private readonly caps?: Pick<ScopeCaps, 'capRead'>,
   ) {}
 
   /**
@@ -37,13 +48,19 @@ export class CredentialResolver {
    * meant one. A session's own `Token expired` stays, so an operator's client still refreshes.
    */
   async resolve(authorization: string | undefined, options: { identityTokenRoute?: boolean } = {}): Promise<Principal> {
+    return (await this.resolveWithAgent(authorization, options)).principal;
+  }
+
+  /** `resolve`, with the agent's view when the scope cap read it in this call. */
+  async resolveWithAgent(authorization: string | undefined, options: { identityTokenRoute?: boolean } = {}): Promise<ResolvedCredential> {
     const token = bearer(authorization);
     if (!token) throw AppError.unauthorized();
     if (token.startsWith(KEY_PREFIX)) return this.capped(await this.keys.authenticate(token));
     if (this.identityTokens && isIdentityToken(token)) return this.capped(await this.identityTokens.authenticate(token));
-    if (!options.identityTokenRoute || !this.identityTokens || !hasJwtShape(token)) return this.sessions.authenticate(token);
+    if (!options.identityTokenRoute || !this.identityTokens || !hasJwtShape(token))
+      return { principal: await this.sessions.authenticate(token) };
     try {
-      return await this.sessions.authenticate(token);
+      return { principal: await this.sessions.authenticate(token) };
     } catch (error) {
       if (isAppError(error) && error.message === 'Unauthorized') throw tokenInvalid('neither an identity token nor a session');
       throw error;
@@ -53,11 +70,12 @@ export class CredentialResolver {
   /**
    * An agent's credential acts with at most the agent's `maxScope` (agent control plane), here, where every surface resolves credentials: REST, MCP and event streams.
    */
-  private async capped<P extends KeyPrincipal | IdentityTokenPrincipal>(principal: P): Promise<P> {
-    if (!this.caps || principal.type === 'bot-key') return principal;
-    const scope = await this.caps.cap(principal.ownerId, principal.scope);
+  private async capped(principal: KeyPrincipal | IdentityTokenPrincipal): Promise<ResolvedCredential> {
+    if (!this.caps || principal.type === 'bot-key') return { principal };
+    const { scope, agent } = await this.caps.capRead(principal.ownerId, principal.scope);
     // A copy: the authenticators cache the principal as the credential itself grants it.
-    return scope === principal.scope ? principal : { ...principal, scope };
+    const capped = scope === principal.scope ? principal : { ...principal, scope };
+    return agent ? { principal: capped, agent } : { principal: capped };
   }
 }
 

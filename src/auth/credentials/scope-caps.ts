@@ -1,7 +1,7 @@
 import { scopeCovers, type KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import type { AgentContext } from '../../../machines/agent.machine.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
-import type { ActorCollection } from '../../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, ActorView } from '../../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
 
@@ -40,17 +40,27 @@ export class ScopeCaps {
 
   /** `scope`, lowered to the agent's cap when it has one below it. */
   async cap(agentActorId: string, scope: KeyScope): Promise<KeyScope> {
-    const cap = await this.capOf(agentActorId);
-    return cap !== undefined && !scopeCovers(cap, scope) ? cap : scope;
+    return (await this.capRead(agentActorId, scope)).scope;
   }
 
-  private async capOf(agentActorId: string): Promise<KeyScope | undefined> {
+  /**
+   * `cap`, with the agent's view when this call read it (not when the cap came from the
+   * cache): the request's boundary takes its account from that read instead of reading the
+   * agent a second time.
+   */
+  async capRead(agentActorId: string, scope: KeyScope): Promise<{ scope: KeyScope; agent?: ActorView<AgentContext> }> {
     const now = this.clock.now();
     const hit = this.cache.get(agentActorId);
-    if (hit && hit.until > now) return hit.cap;
-    const cap = (await this.agents.get(agentActorId))?.context.maxScope;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(agentActorId, { cap, until: now + CACHE_MS });
-    return cap;
+    let cap: KeyScope | undefined;
+    let agent: ActorView<AgentContext> | undefined;
+    if (hit && hit.until > now) cap = hit.cap;
+    else {
+      agent = (await this.agents.get(agentActorId)) ?? undefined;
+      cap = agent?.context.maxScope;
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(agentActorId, { cap, until: now + CACHE_MS });
+    }
+    const capped = cap !== undefined && !scopeCovers(cap, scope) ? cap : scope;
+    return agent ? { scope: capped, agent } : { scope: capped };
   }
 }

@@ -1,6 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import type { CsrfTokens } from '../../auth/csrf/csrf-tokens.js';
 import type { CredentialResolver, Principal, PrincipalType } from '../../auth/credentials/credential-resolver.js';
+import type { ActorView } from '../../../kernel/ports/actor-collection.port.js';
+import type { AgentContext } from '../../../machines/agent.machine.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
 import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { budgetKeyOf } from '../../surface-common/rate-limit-answers.js';
@@ -11,6 +13,8 @@ declare global {
   namespace Express {
     interface Locals {
       principal?: Principal;
+      /** The credential's agent as resolving the credential read it in this request (for its scope cap), if it did. */
+      credentialAgent?: ActorView<AgentContext>;
     }
   }
 }
@@ -40,9 +44,10 @@ export function authenticated(
   const identityTokenRoute = accept.includes('identity-token') && !accept.includes('session');
   const resolve: RequestHandler = async (req, res, next) => {
     try {
-      const principal = await deps.resolver.resolve(req.get('authorization'), { identityTokenRoute });
+      const { principal, agent } = await deps.resolver.resolveWithAgent(req.get('authorization'), { identityTokenRoute });
       if (!accept.includes(principal.type)) throw AppError.forbidden();
       res.locals.principal = principal;
+      if (agent) res.locals.credentialAgent = agent;
       next();
     } catch (error) {
       next(error);

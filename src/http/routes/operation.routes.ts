@@ -1,6 +1,8 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
-import type { AccountAccess, AccountContext } from '../../operations/account-access.js';
+import type { AccountAccess, AccountContext, CredentialAccount } from '../../operations/account-access.js';
+import type { ActorView } from '../../../kernel/ports/actor-collection.port.js';
+import type { AgentContext } from '../../../machines/agent.machine.js';
 import type { Viewer } from '../../operations/operation-catalog.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { AnyOperation, CallContext, OperationSubject } from '../../operations/operation.types.js';
@@ -221,7 +223,7 @@ function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>,
         : await subjectOf(deps.accounts, subjectKind, userId, params, 'agentId' in taken ? taken.agentId : undefined);
       const subject = own ?? named?.subject;
       // The user behind an agent credential's call: its agent's owner.
-      const credentialAgent = own ? await deps.accounts.agentOwner(own.id) : undefined;
+      const credentialAgent = own ? await credentialAccount(deps.accounts, own, res.locals.credentialAgent) : undefined;
       const owner = own ? credentialAgent?.ownerId : userId;
       const account = named?.account ?? (own?.type === 'agent' ? credentialAgent?.account : undefined);
       const idempotencyKey = guarded ? req.get(IDEMPOTENCY_HEADER) : undefined;
@@ -255,6 +257,19 @@ function bindingHandler(deps: OperationRoutesDeps, binding: RestBinding<string>,
       throw error;
     }
   };
+}
+
+/**
+ * The owner and status of a credential's own agent or bot: from the agent as resolving the
+ * credential read it in this request (for its scope cap), else read now.
+ */
+function credentialAccount(
+  accounts: AccountAccess,
+  own: OperationSubject,
+  seen: ActorView<AgentContext> | undefined,
+): Promise<CredentialAccount> {
+  if (own.type === 'agent' && seen?.id === own.id) return Promise.resolve(accounts.agentOwnerOf(seen));
+  return accounts.agentOwner(own.id);
 }
 
 /** The owner-checked agent or bot a call acts on; none for `subject: 'none'`. */

@@ -3,6 +3,7 @@ import { RATE_POLICIES, type RateLimiterPort } from '../../../kernel/ports/rate-
 import { rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import type { OperationInvoker } from '../../operations/operation-invoker.js';
 import type { OperationName } from '../../operations/operation-names.js';
+import type { WidgetCaller } from '../../operations/operation.types.js';
 import { originNotAllowed } from '../../widget/widget-messages.js';
 import type { WidgetScript } from '../../widget/widget-script.js';
 import type { WidgetSession } from '../../widget/widget-sessions.service.js';
@@ -17,9 +18,10 @@ import { noQuery } from './route-schemas.js';
  * events) is a catalog operation called through the invoker.
  */
 export interface WidgetGate {
-  allows(botId: string, origin: string | undefined): Promise<boolean>;
+  /** Whether `origin` may talk to the bot's widget: the live bot as read for that answer, or null. */
+  admit(botId: string, origin: string | undefined): Promise<WidgetCaller['bot'] | null>;
   init(botId: string, origin: string | undefined): Promise<{ sessionToken: string; expiresAt: string }>;
-  /** `allowed`: what `allows` answered for this request already (its CORS check); absent, it is asked again. */
+  /** `allowed`: what `admit` answered for this request already (its CORS check); absent, it is asked again. */
   session(botId: string, token: string | undefined, origin: string | undefined, allowed?: boolean): Promise<WidgetSession>;
   /** The owner's sign-in message, naming the session's origin (the page the wallet sees). */
   challenge(
@@ -44,6 +46,7 @@ const CALLS = ['init', 'chat', 'client-event', 'sign-in/nonce', 'sign-in'] as co
 const BOT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where the CORS check leaves whether this request's origin may use this bot's widget (`res.locals`). */
 const ALLOWED = 'widgetOriginAllowed';
+const ADMITTED_BOT = 'widgetAdmittedBot';
 /** How long a browser may reuse the script before revalidating it (ETag). */
 const SCRIPT_MAX_AGE_S = 300;
 
@@ -82,9 +85,12 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
   const cors: RequestHandler = async (req, res, next) => {
     const origin = req.get('origin');
     res.vary('Origin');
-    const allowed = await widget.allows(botIdOf(req), origin);
-    // The session check of this same request takes the answer instead of reading the bot again.
+    const admitted = await widget.admit(botIdOf(req), origin);
+    const allowed = admitted !== null;
+    // The session check and the call of this same request take the answer, and the bot as read
+    // for it, instead of reading the bot again.
     res.locals[ALLOWED] = allowed;
+    if (admitted) res.locals[ADMITTED_BOT] = admitted;
     if (allowed) {
       res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Remaining' });
     }
@@ -128,6 +134,7 @@ export function createWidgetRoutes(deps: WidgetRoutesDeps): Router {
           botId: session.botId,
           origin: session.origin,
           owner: session.owner !== undefined,
+          ...(res.locals[ADMITTED_BOT] ? { bot: res.locals[ADMITTED_BOT] as NonNullable<WidgetCaller['bot']> } : {}),
         },
         scope: session.owner ? 'trade' : 'read',
         subject: { type: 'bot', id: session.botId },
