@@ -79,6 +79,14 @@ describe('OAuthConsentPage', () => {
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Taking you back to 127.0.0.1:33418…');
   });
 
+  it('chooses the narrowest scope at first when the client asks for several', async () => {
+    service.on('GET', AUTHORIZATION, () => json(200, request({ scope: 'manage trade read' })));
+    render(<OAuthConsentPage authorizationId="az_1" />);
+    expect(((await screen.findByRole('radio', { name: /^read/ })) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getAllByText('asked for')).toHaveLength(3);
+    expect(screen.queryByLabelText('Authenticator code')).toBeNull();
+  });
+
   it('lets the operator pick the agent when the client named none; Approve waits for the choice', async () => {
     service
       .on('GET', AUTHORIZATION, () => json(200, request({ agent: undefined, resource: undefined, scope: 'read' })))

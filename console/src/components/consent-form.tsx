@@ -15,9 +15,12 @@ import { ConsentNotice } from './consent-notice.js';
 import { ConsentScope } from './consent-scope.js';
 import { ErrorText } from './status.js';
 
-/** The broadest scope the client asked for that the service grants, else `read`. */
+/**
+ * The scope chosen at first: the narrowest one the client asked for, else `read`. Clients often
+ * ask for every scope the service lists, whatever they need: more is the operator's choice to make.
+ */
 function askedScope(asked: ReadonlySet<string>): GrantScope {
-  return asked.has('manage') ? 'manage' : asked.has('trade') ? 'trade' : 'read';
+  return asked.has('read') ? 'read' : asked.has('trade') ? 'trade' : asked.has('manage') ? 'manage' : 'read';
 }
 
 export function ConsentForm({ authorization }: { authorization: OAuthAuthorization }) {
