@@ -48,7 +48,7 @@ export type AuthorizationRead = { authorization: OAuthAuthorization; gone?: unde
 const seg = encodeURIComponent;
 
 /** The request by its id; a 404 or 410 is an answer (the request is gone), not a failure to retry. */
-export async function readAuthorization(authorizationId: string): Promise<AuthorizationRead> {
+async function readAuthorization(authorizationId: string): Promise<AuthorizationRead> {
   // An address that lost its query names no request: nothing to ask the service.
   if (authorizationId === '') return { gone: 'This address does not name an access request.' };
   try {
