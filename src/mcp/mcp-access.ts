@@ -62,14 +62,14 @@ export class McpAccessResolver {
    * a key behind the person's back. Another user's session is 404, as another agent's key is.
    */
   async resolve(publicId: string, authorization: string | undefined, options: { ownerSession?: boolean } = {}): Promise<McpAccess> {
-    const principal = await this.credentials.resolve(authorization, { identityTokenRoute: true });
+    const principal = await this.credentials.resolve(authorization, { identityTokenRoute: true, mcpPublicId: publicId });
     if (principal.type === 'session') {
       // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
       if (!options.ownerSession) throw AppError.forbidden();
       return this.ownerSessionAccess(publicId, principal);
     }
     const target = await this.cachedTarget(publicId);
-    // An identity token operates its own agent, as an agent key does.
+    // An identity token or OAuth access token operates its own agent, as an agent key does.
     const kind = principal.type === 'bot-key' ? 'bot' : 'agent';
     if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
     return {
