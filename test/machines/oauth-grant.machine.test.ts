@@ -72,7 +72,7 @@ describe('oauth-grant machine', () => {
     actor.send(refresh('r1', 'r2', 30));
     actor.send(refresh('r2', 'r3', 40));
     expect(actor.getSnapshot().context).toMatchObject({ refreshHash: 'r3', accessHash: 'a-r3', usedRefreshHashes: ['r1', 'r2'] });
-    expect(emitted.map((event) => event.type)).toEqual(['grant.rotated', 'grant.rotated']);
+    expect(emitted.map((event) => (event as { type: string }).type)).toEqual(['grant.rotated', 'grant.rotated']);
     actor.send(refresh('r1', 'r9', 50));
     expect(actor.getSnapshot()).toMatchObject({ value: 'revoked', context: { endReason: 'refresh_reuse', refreshHash: 'r3' } });
     expect(emitted.at(-1)).toEqual({ type: 'grant.revoked', grantId: 'grt_1', agentId: 'agt_1' });
