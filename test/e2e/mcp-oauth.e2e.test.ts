@@ -93,7 +93,10 @@ describe('OAuth for MCP (e2e, MCP SDK 2 client)', () => {
   beforeAll(async () => {
     // The service must be where its PUBLIC_URL says: the client checks the resource and the issuer against the URL it called.
     const port = await freePort();
-    svc = await startTestService({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    // A long keep-alive: on a loaded machine the SDK's fetch reused a connection the server was just closing (ECONNRESET).
+    svc = await startTestService({
+      env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' },
+    });
     operator = await Operator.signIn(svc);
     agentA = await operator.agent('oauth-agent-a');
     agentB = await operator.agent('oauth-agent-b');

@@ -61,7 +61,7 @@ export interface GrantSummary {
 export const OAUTH_LIFETIMES = { pendingMs: 10 * 60_000, codeMs: 60_000, grantMs: 90 * 24 * 60 * 60_000 } as const;
 
 const AUTHORIZATION_NOT_FOUND = 'Authorization request not found or expired';
-export const AUTHENTICATOR_CODE_REQUIRED = 'Authenticator code required for manage scope';
+const AUTHENTICATOR_CODE_REQUIRED = 'Authenticator code required for manage scope';
 
 /** `scope` of an authorization request: our scope names, space-separated; OpenID's and refresh's markers are ignored. */
 const IGNORED_SCOPES = new Set(['offline_access', 'openid']);

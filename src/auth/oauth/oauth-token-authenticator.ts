@@ -28,7 +28,7 @@ export interface OAuthTokenPrincipal {
 const CACHE_MS = 30_000;
 const MAX_CACHED = 100_000;
 /** Last use is written at most this often per grant and process: a grant in use is not a write per call. */
-export const TOUCH_EVERY_MS = 60_000;
+const TOUCH_EVERY_MS = 60_000;
 
 export interface OAuthTokenAuthenticatorDeps {
   grants: Pick<ActorCollection<OAuthGrantContext, OAuthGrantEvent>, 'get' | 'send'>;

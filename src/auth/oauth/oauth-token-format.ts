@@ -7,9 +7,9 @@ import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
  * hashes to keep), and the prefix tells an access token from an API key or a JWT before
  * anything is decoded. Only keyed hashes of them are stored.
  */
-export const OAUTH_ACCESS_PREFIX = 'mcpat_';
-export const OAUTH_REFRESH_PREFIX = 'mcprt_';
-export const OAUTH_CODE_PREFIX = 'mcpac_';
+const OAUTH_ACCESS_PREFIX = 'mcpat_';
+const OAUTH_REFRESH_PREFIX = 'mcprt_';
+const OAUTH_CODE_PREFIX = 'mcpac_';
 
 export type OAuthSecretKind = 'access' | 'refresh' | 'code';
 const PREFIX: Record<OAuthSecretKind, string> = { access: OAUTH_ACCESS_PREFIX, refresh: OAUTH_REFRESH_PREFIX, code: OAUTH_CODE_PREFIX };

@@ -9,7 +9,7 @@ import { grantIdOf, hashOAuthSecret, newOAuthSecret } from './oauth-token-format
 import { verifierMatches } from './pkce.js';
 
 /** Access tokens live at most 15 minutes; the refresh token renews them. */
-export const ACCESS_TOKEN_TTL_MS = 15 * 60_000;
+const ACCESS_TOKEN_TTL_MS = 15 * 60_000;
 
 /** The token response (RFC 6749 §5.1). */
 export interface TokenResponse {
