@@ -40,7 +40,13 @@ export function App() {
         </main>
       );
     }
-    return <SignInPage onSignedIn={signedIn} />;
+    // The address stays as it is while signing in: the page asked for (an MCP client's access request) shows right after.
+    return (
+      <SignInPage
+        onSignedIn={signedIn}
+        {...(route.page === 'consent' ? { reason: 'An app asks for access to one of your agents. Sign in to review the request.' } : {})}
+      />
+    );
   }
 
   const signOut = async () => {

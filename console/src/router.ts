@@ -15,13 +15,19 @@ window.addEventListener('popstate', () => {
   for (const listener of listeners) listener();
 });
 
-/** The current route; re-renders on navigation. */
+/** The current route; re-renders on navigation. The query string is part of it (the consent page's request). */
 export function useRoute(): Route {
-  const [path, setPath] = useState(window.location.pathname);
+  const here = () => window.location.pathname + window.location.search;
+  const [path, setPath] = useState(here);
   useEffect(() => {
-    const listener = () => setPath(window.location.pathname);
+    const listener = () => setPath(here());
     listeners.add(listener);
     return () => void listeners.delete(listener);
   }, []);
   return parseRoute(path);
+}
+
+/** Leaves the console for another address (an OAuth client's redirect URI): a full navigation, not a route. */
+export function leaveFor(url: string): void {
+  window.location.assign(url);
 }

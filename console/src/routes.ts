@@ -18,13 +18,18 @@ export type Route =
   | { page: 'ops' }
   /** One actor in the ops inspector: its statechart, context and journal (ops token). */
   | { page: 'actor'; type: string; id: string }
+  /**
+   * An MCP client asks for access to an agent (the service's OAuth authorize route sends the
+   * browser here); `authorizationId` is empty when the address lost its query.
+   */
+  | { page: 'consent'; authorizationId: string }
   /** `/` and the old key page's address, which lead to the agents page. */
   | { page: 'home' };
 
 interface RouteEntry {
   pattern: RegExp;
-  /** The route of a matching path; its groups are still URI-encoded. */
-  read(groups: string[]): Route;
+  /** The route of a matching path; its groups are still URI-encoded. `query` is the address's query string. */
+  read(groups: string[], query: URLSearchParams): Route;
 }
 
 const AGENT_SECTIONS: Record<string, AgentSection> = { trading: 'trading', portfolio: 'portfolio', dca: 'dca' };
@@ -55,13 +60,21 @@ const ROUTES: RouteEntry[] = [
     pattern: /^\/ops\/actors\/([^/]+)\/([^/]+)$/,
     read: ([type = '', id = '']) => ({ page: 'actor', type: decodeURIComponent(type), id: decodeURIComponent(id) }),
   },
+  // The OAuth authorize route names the request in the query, as OAuth addresses do.
+  {
+    pattern: /^\/oauth\/consent\/?$/,
+    read: (_groups, query) => ({ page: 'consent', authorizationId: query.get('authorization_id') ?? '' }),
+  },
 ];
 
-/** The route of a path; a path no entry knows reads as the agents page (the console's home). */
-export function parseRoute(path: string): Route {
+/** The route of a path (with its query string, if any); a path no entry knows reads as the agents page (the console's home). */
+export function parseRoute(address: string): Route {
+  const at = address.indexOf('?');
+  const path = at < 0 ? address : address.slice(0, at);
+  const query = new URLSearchParams(at < 0 ? '' : address.slice(at + 1));
   for (const entry of ROUTES) {
     const match = entry.pattern.exec(path);
-    if (match) return entry.read(match.slice(1));
+    if (match) return entry.read(match.slice(1), query);
   }
   return { page: 'agents' };
 }
@@ -82,5 +95,7 @@ export function pathOf(route: Route): string {
       return '/ops';
     case 'actor':
       return `/ops/actors/${encodeURIComponent(route.type)}/${encodeURIComponent(route.id)}`;
+    case 'consent':
+      return `/oauth/consent?${new URLSearchParams({ authorization_id: route.authorizationId })}`;
   }
 }

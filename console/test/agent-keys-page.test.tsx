@@ -24,6 +24,7 @@ beforeEach(async () => {
   service
     .on('GET', KEYS, () => json(200, { items: keys }))
     .on('GET', '/api/nest/agents/agt_1/control/withdraw', () => json(200, { enabled: false, allowlist: [], requireStepUp: true }))
+    .on('GET', '/api/nest/agents/agt_1/oauth-grants', () => json(200, { grants: [] }))
     .on('POST', '/api/nest/agents/agt_1/control/mcp/step-up', (request) =>
       (request.body as { code: string }).code === '123456'
         ? json(201, { stepUpToken: 'sut_1', expiresAt: '2025-01-02T03:09:05.000Z' })

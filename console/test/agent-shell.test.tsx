@@ -26,7 +26,8 @@ beforeEach(async () => {
     )
     .on('GET', '/mcp/pub_1/events/sse', () => new FakeEventStream().open())
     .on('GET', '/api/nest/agents/agt_1/keys', () => json(200, { items: [] }))
-    .on('GET', '/api/nest/agents/agt_1/control/withdraw', () => json(200, { enabled: false, allowlist: [], requireStepUp: true }));
+    .on('GET', '/api/nest/agents/agt_1/control/withdraw', () => json(200, { enabled: false, allowlist: [], requireStepUp: true }))
+    .on('GET', '/api/nest/agents/agt_1/oauth-grants', () => json(200, { grants: [] }));
 });
 afterEach(() => {
   cleanup();

@@ -295,6 +295,22 @@ export class OperatorClient {
       this.call('agent_keys_revoke', 'DELETE', `/api/nest/agents/${seg(agentId)}/keys/${seg(keyId)}`, undefined, o),
   };
 
+  /**
+   * OAuth for MCP: the pending authorization request the consent page shows, the consent
+   * itself (approve for an agent and scope, `manage` with the authenticator code; or deny),
+   * and an agent's grants beside its keys. Both consent answers carry `redirectTo`: send the
+   * browser there.
+   */
+  readonly oauth = {
+    authorization: (authorizationId: string, o?: CallOptions) =>
+      this.call('oauth_authorization_get', 'GET', `/api/nest/oauth/authorizations/${seg(authorizationId)}`, undefined, o),
+    consent: (input: In<'oauth_consent'>, o?: CallOptions) => this.call('oauth_consent', 'POST', '/api/nest/oauth/consent', input, o),
+    grants: (agentId: string, o?: CallOptions) =>
+      this.call('agent_oauth_grants_list', 'GET', `/api/nest/agents/${seg(agentId)}/oauth-grants`, undefined, o),
+    revokeGrant: (agentId: string, grantId: string, o?: CallOptions) =>
+      this.call('agent_oauth_grants_revoke', 'DELETE', `/api/nest/agents/${seg(agentId)}/oauth-grants/${seg(grantId)}`, undefined, o),
+  };
+
   /** TOTP enrolment (for step-up). */
   readonly totp = {
     enroll: async (o: CallOptions = {}) =>

@@ -4,7 +4,11 @@ import { ApiKeysService } from '../accounts/api-keys.service.js';
 import { BotsService } from '../accounts/bots.service.js';
 import { CAP_LOCKS_COLLECTION, OwnerCaps } from '../accounts/owner-caps.js';
 import { USER_COLLECTIONS, UsersService } from '../accounts/users.service.js';
-import { CredentialResolver, type IdentityTokenAuthenticator } from '../auth/credentials/credential-resolver.js';
+import {
+  CredentialResolver,
+  type IdentityTokenAuthenticator,
+  type OAuthTokenAuthenticatorLike,
+} from '../auth/credentials/credential-resolver.js';
 import { KeyAuthenticator } from '../auth/credentials/key-authenticator.js';
 import { ScopeCaps } from '../auth/credentials/scope-caps.js';
 import { AgentControlService } from '../accounts/agent-control.service.js';
@@ -59,7 +63,10 @@ const ACCOUNT_DEFINITIONS: MachineDefinition[] = [agentDefinition, apiKeyDefinit
  * keys, step-up), key expiry as a due job, and the sign-in routes (the one mutating REST
  * surface outside the catalog). `services` are what other modules and the surfaces use.
  */
-export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: IdentityTokenAuthenticator } = {}) {
+export function accountsModule(
+  ctx: ModuleContext,
+  parts: { identityTokens?: IdentityTokenAuthenticator; oauthTokens?: OAuthTokenAuthenticatorLike } = {},
+) {
   const { runtime, store, clock, bus, secrets, config } = ctx;
   const box = (purpose: string) => new SecretBox(secrets.DATA_ENCRYPTION_KEY, purpose);
   const domain = new URL(config.publicUrl).host;
@@ -80,7 +87,7 @@ export function accountsModule(ctx: ModuleContext, parts: { identityTokens?: Ide
   const keys = new ApiKeysService(apiKeys, ctx.scheduler, keyBox, stepUp, clock, caps, config.limits.activeKeysPerAgent);
   const keyAuthenticator = new KeyAuthenticator(apiKeys, runtime.collection(botDefinition), keyBox, clock, bus);
   const scopeCaps = new ScopeCaps(runtime.collection(agentDefinition), clock, bus);
-  const resolver = new CredentialResolver(sessions, keyAuthenticator, parts.identityTokens, scopeCaps);
+  const resolver = new CredentialResolver(sessions, keyAuthenticator, parts.identityTokens, scopeCaps, parts.oauthTokens);
   const csrf = new CsrfTokens(secrets.SESSION_SECRET);
   const wallet = new WalletLoginService({
     nonces: new NonceService({ store, clock }),

@@ -22,6 +22,7 @@ import { McpAccessResolver } from '../mcp/mcp-access.js';
 import { createMcpDiscoveryRoutes } from '../mcp/mcp-discovery.routes.js';
 import { createMcpHttpHandler, MCP_TARGET_CACHE_MS } from '../mcp/mcp-http.handler.js';
 import { originPolicy } from '../mcp/mcp-origin.js';
+import { resourceMetadataUrlOf } from '../mcp/mcp-challenge.js';
 import { instrumentStore } from '../observability/instrumented-store.js';
 import { Metrics } from '../observability/metrics.js';
 import { accountAccess } from '../operations/account-access.js';
@@ -45,6 +46,7 @@ import { DueJobs } from './due-jobs.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 import { idempotencyModule } from './idempotency.module.js';
 import { identityModule, identityTokens } from './identity.module.js';
+import { oauthModule, oauthTokenAuthenticator } from './oauth.module.js';
 import { startModules } from './module-starter.js';
 import { tradingModule } from './trading.module.js';
 import { widgetModule } from './widget.module.js';
@@ -138,7 +140,9 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   });
   // The credential resolver (accounts) accepts identity tokens; the identity module's onboarding makes accounts' users and agents.
   const tokens = identityTokens(ctx);
-  const accounts = accountsModule(ctx, { identityTokens: tokens.tokens });
+  // OAuth access tokens likewise, on the MCP endpoint of the agent they are bound to.
+  const oauthTokens = oauthTokenAuthenticator(ctx);
+  const accounts = accountsModule(ctx, { identityTokens: tokens.tokens, oauthTokens });
   const trading = tradingModule(ctx);
   // Onboarding (identity) writes the cards' drafts.
   const directory = directoryModule(ctx, {
@@ -158,6 +162,12 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
       agents: accounts.services.agents,
       publicLimit: accounts.auth.publicLimit,
       cards: directory.cards,
+    }),
+    oauthModule(ctx, oauthTokens, {
+      agents: accounts.services.agents,
+      agentActors: runtime.collection(agentDefinition),
+      totp: accounts.services.totp,
+      publicLimit: accounts.auth.publicLimit,
     }),
     catalogSettingsModule(ctx),
     trading,
@@ -192,6 +202,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     },
   );
   const mcpOrigins = originPolicy(config.publicUrl, config.mcpAllowedOrigins);
+  // A 401 names the agent's OAuth protected resource metadata: how an MCP client finds where to sign in.
+  const resourceMetadataUrl = resourceMetadataUrlOf(config.publicUrl);
   const mcpEvents = createMcpEventSurfaces({
     access: mcpAccess,
     limiter: adapters.limiter,
@@ -201,6 +213,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     registry: metrics.registry,
     maxStreamsPerCredential: config.eventStreamsPerCredential,
     originAllowed: mcpOrigins,
+    resourceMetadataUrl,
   });
 
   // Sign-in and its kin (ERC-8004 onboarding, the widget's session gate) stay outside the catalog: a caller
@@ -243,6 +256,7 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
     clock,
     metrics,
     originAllowed: mcpOrigins,
+    resourceMetadataUrl,
   });
   const server = createHttpServer(
     config.http,

@@ -38,6 +38,8 @@ export const envSchema = z
     REDIS_URL: optionalUrl(['redis', 'rediss']),
     EVM_RPC_URL: optionalUrl(['http', 'https']),
     MCP_GRANULAR_ERRORS: z.enum(['true', 'false']).default('false'),
+    /** OAuth clients whose metadata document is on a loopback http URL; default: on the embedded profile only. */
+    OAUTH_LOOPBACK_CLIENT_IDS: z.enum(['true', 'false']).optional(),
     /** Browser origins besides PUBLIC_URL's that may call MCP and open event streams; `*`: any (src/mcp/mcp-origin.ts). */
     MCP_ALLOWED_ORIGINS: z
       .string()
@@ -252,6 +254,8 @@ export interface AppConfig {
   mcpGranularErrors: boolean;
   /** Browser origins besides PUBLIC_URL's allowed on MCP and its event streams (`*`: any). */
   mcpAllowedOrigins: string[];
+  /** OAuth: accept Client ID Metadata Documents at `http://127.0.0.1`/`localhost` URLs (local development, tests). */
+  oauthLoopbackClientIds: boolean;
   /** JSON-RPC endpoint for EVM reads (ERC-1271 contract-wallet sign-in); absent = EOAs only. */
   evmRpcUrl?: string;
   logLevel: Env['LOG_LEVEL'];
@@ -387,6 +391,8 @@ export function toAppConfig(env: Env): AppConfig {
     publicUrl: env.PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
     mcpGranularErrors: env.MCP_GRANULAR_ERRORS === 'true',
     mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [],
+    // A loopback client id is a program on the service's own machine: fine for a developer's service, not for a public one.
+    oauthLoopbackClientIds: env.OAUTH_LOOPBACK_CLIENT_IDS === undefined ? profile === 'embedded' : env.OAUTH_LOOPBACK_CLIENT_IDS === 'true',
     ...(env.EVM_RPC_URL ? { evmRpcUrl: env.EVM_RPC_URL } : {}),
     logLevel: env.LOG_LEVEL,
     // Each outside system is used when its URL is set, so a single host can run several

@@ -29,7 +29,10 @@ export interface HttpAppDeps {
   routers?: Router[];
   /** REST body limit; larger bodies get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
-  /** Path prefixes that parse their own bodies; default `['/mcp']` (JSON-RPC errors, the MCP and agent errors). */
+  /**
+   * Path prefixes that parse their own bodies; default `['/mcp', '/oauth']` (JSON-RPC errors, the
+   * MCP and agent errors; OAuth's form-encoded token requests and its own error shape).
+   */
   rawBodyPrefixes?: readonly string[];
   /** express's `trust proxy` (config `TRUST_PROXY`): whom to believe about the client address. */
   trustProxy?: number | string[];
@@ -64,7 +67,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(
     jsonBodyMiddleware({
       limitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-      skipPrefixes: deps.rawBodyPrefixes ?? ['/mcp'],
+      skipPrefixes: deps.rawBodyPrefixes ?? ['/mcp', '/oauth'],
     }),
   );
   // Durability and audit are the operations invoker's, which every capability route calls

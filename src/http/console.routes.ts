@@ -18,6 +18,8 @@ const CONSOLE_AGENTS_PATH = '/agents';
 const CONSOLE_PAGES = [
   '/',
   '/ops',
+  // The consent page the OAuth authorize route sends the browser to (the request's id in the query).
+  '/oauth/consent',
   // One actor in the ops inspector.
   '/ops/actors/:type/:id',
   CONSOLE_AGENTS_PATH,

@@ -71,7 +71,10 @@ export class McpAccessResolver {
    * a key behind the person's back. Another user's session is 404, as another agent's key is.
    */
   async resolve(publicId: string, authorization: string | undefined, options: { ownerSession?: boolean } = {}): Promise<McpAccess> {
-    const { principal, agent } = await this.credentials.resolveWithAgent(authorization, { identityTokenRoute: true });
+    const { principal, agent } = await this.credentials.resolveWithAgent(authorization, {
+      identityTokenRoute: true,
+      mcpPublicId: publicId,
+    });
     if (principal.type === 'session') {
       // A valid credential of a kind this surface does not serve (DECISIONS, HTTP): 403, not 401.
       if (!options.ownerSession) throw AppError.forbidden();
@@ -94,7 +97,7 @@ export class McpAccessResolver {
       };
     }
     const target = await this.cachedTarget(publicId);
-    // An identity token operates its own agent, as an agent key does.
+    // An identity token or OAuth access token operates its own agent, as an agent key does.
     const kind = principal.type === 'bot-key' ? 'bot' : 'agent';
     if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
     return {

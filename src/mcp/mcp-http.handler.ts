@@ -28,6 +28,7 @@ import { ToolDirectory } from './mcp-tools.js';
 import { keepExactNumericId, stringifyRpcResponse } from './mcp-request-id.js';
 import { errorResponse, type RequestId } from './mcp-wire.js';
 import type { OriginCheck } from './mcp-origin.js';
+import { bearerChallenge } from './mcp-challenge.js';
 
 export interface McpHttpDeps {
   access: Pick<McpAccessResolver, 'resolve'>;
@@ -43,6 +44,11 @@ export interface McpHttpDeps {
   serverInfo?: { name: string; version: string };
   /** Browser origins served (mcp-origin.ts); absent: any. */
   originAllowed?: OriginCheck;
+  /**
+   * The protected resource metadata URL of an agent's MCP endpoint (OAuth): a 401 names it in
+   * `WWW-Authenticate`, which is how an MCP client finds where to sign in. Absent: plain `Bearer`.
+   */
+  resourceMetadataUrl?: (publicId: string) => string;
 }
 
 /** Serves the request and returns true when it is for the MCP endpoint; false leaves it to express. */
@@ -132,7 +138,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const message = parseJson(read.body);
     const id = readableId(message);
     const grant = await granted;
-    if ('error' in grant) return failureOf(grant.error, id);
+    if ('error' in grant) return challenged(failureOf(grant.error, id), publicId);
     try {
       await meter(grant.access, res, message, ids);
     } catch (error) {
@@ -153,6 +159,13 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const mapped = httpFailure(error);
     if (mapped) return { ...wireFailure(mapped.withId(id)), level: failureLevel(error) };
     throw error;
+  }
+
+  /** A 401 with the OAuth challenge that names the agent's resource metadata. */
+  function challenged(outcome: DispatchOutcome, publicId: string): DispatchOutcome {
+    // Only a publicId's own characters go into a header; anything else names no agent anyway.
+    if (outcome.status !== 401 || !deps.resourceMetadataUrl || !/^[A-Za-z0-9_-]{1,100}$/.test(publicId)) return outcome;
+    return { ...outcome, headers: { ...outcome.headers, 'WWW-Authenticate': bearerChallenge(deps.resourceMetadataUrl(publicId)) } };
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, publicId: string): Promise<void> {

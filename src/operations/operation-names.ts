@@ -19,6 +19,7 @@ import type {
 } from './definitions/due-job.ops.js';
 import type { keyOperations } from './definitions/key.ops.js';
 import type { killSwitchOperations } from './definitions/kill-switch.ops.js';
+import type { oauthDueOperations, oauthOperations } from './definitions/oauth.ops.js';
 import type { portfolioOperations } from './definitions/portfolio.ops.js';
 import type { riskOperations } from './definitions/risk.ops.js';
 import type { signingKeyOperations } from './definitions/signing-keys.ops.js';
@@ -59,6 +60,8 @@ export type OperationName =
   | NamesOf<typeof orderDueOperations>
   | NamesOf<typeof keyOperations>
   | NamesOf<typeof killSwitchOperations>
+  | NamesOf<typeof oauthOperations>
+  | NamesOf<typeof oauthDueOperations>
   | NamesOf<typeof portfolioOperations>
   | NamesOf<typeof riskOperations>
   | NamesOf<typeof signingKeyOperations>

@@ -14,6 +14,8 @@ import type { RateLimitDecision } from '../../kernel/ports/rate-limiter.port.js'
 export function budgetKeyOf(principal: Principal): string {
   if (principal.type === 'session') return `session:${principal.userId}`;
   if (principal.type === 'identity-token') return `idtoken:${principal.ownerId}:${principal.scope}`;
+  // A grant's tokens share one budget, as a key's requests do: refreshing is no way around it.
+  if (principal.type === 'oauth-token') return `oauth:${principal.grantId}`;
   return `apikey:${principal.keyId}`;
 }
 

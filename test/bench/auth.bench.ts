@@ -53,7 +53,7 @@ async function main() {
       resolve: (_req, res) => {
         const principal = principalOf(res);
         return {
-          key: `apikey:${principal.type === 'session' ? principal.userId : principal.type === 'identity-token' ? principal.jti : principal.keyId}`,
+          key: `apikey:${principal.type === 'session' ? principal.userId : principal.type === 'identity-token' ? principal.jti : principal.type === 'oauth-token' ? principal.grantId : principal.keyId}`,
           windows: [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
         };
       },

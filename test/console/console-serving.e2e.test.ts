@@ -25,6 +25,8 @@ describe('console serving', () => {
       '/agents/agt_123/portfolio',
       '/agents/agt_123/dca',
       '/ops',
+      // The OAuth consent page: never framed (a framed consent could be clicked through by the framing page).
+      '/oauth/consent?authorization_id=az_1',
     ]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(200);

@@ -459,13 +459,15 @@ describe('hostile input (e2e)', () => {
     expect(await created.json()).toMatchObject({ message: ['Malformed JSON body'] });
   });
 
-  it('every 401 names the bearer scheme, on REST and on the event stream too', async () => {
+  it('every 401 names the bearer scheme, on REST and on the event stream too (there with the agent’s OAuth resource metadata)', async () => {
     const rest = await fetch(`${svc.url}/api/nest/auth/verify`, { method: 'POST' });
     expect(rest.status).toBe(401);
     expect(rest.headers.get('www-authenticate')).toBe('Bearer');
     const sse = await fetch(`${svc.url}/mcp/${agent.publicId}/events/sse`);
     expect(sse.status).toBe(401);
-    expect(sse.headers.get('www-authenticate')).toBe('Bearer');
+    expect(sse.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://agents.test/.well-known/oauth-protected-resource/mcp/${agent.publicId}"`,
+    );
     await sse.body?.cancel();
   });
 

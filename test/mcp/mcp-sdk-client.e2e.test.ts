@@ -136,7 +136,10 @@ describe('MCP endpoint with the official SDK client (e2e)', () => {
       { authorization: `Bearer ${doomed.secret}` },
     );
     expect(raw).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized' } } });
-    expect(raw.headers.get('www-authenticate')).toBe('Bearer');
+    // The bearer scheme, and where an OAuth client finds the agent's authorization server.
+    expect(raw.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://agents.test/.well-known/oauth-protected-resource/mcp/${agent.publicId}"`,
+    );
   });
 
   it('GET (standalone SSE stream) and DELETE (session end) are 405; the SDK takes the GET refusal and sends no DELETE without a session', async () => {

@@ -5,6 +5,7 @@ import { AgentShell } from './agent-shell.js';
 import { AgentsPage } from './agents.page.js';
 import { BotShell } from './bot-shell.js';
 import { BotsPage } from './bots.page.js';
+import { OAuthConsentPage } from './oauth-consent.page.js';
 import { OpsPage } from './ops.page.js';
 
 export function RoutePage({ route }: { route: Route }) {
@@ -19,6 +20,8 @@ export function RoutePage({ route }: { route: Route }) {
       return <BotsPage />;
     case 'bot':
       return <BotShell botId={route.botId} section={route.section} />;
+    case 'consent':
+      return <OAuthConsentPage authorizationId={route.authorizationId} />;
     case 'home':
     case 'agents':
       return <AgentsPage />;

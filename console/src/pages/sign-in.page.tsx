@@ -9,7 +9,8 @@ import { evmSigner, hasEvmWallet, hasSolanaWallet, solanaSigner } from '../walle
 // Chains the service signs EVM operators in on (README, First steps); other chains sign for Ethereum.
 const SERVED_EVM_CHAINS: ReadonlySet<number> = new Set(CHAINS.flatMap((entry) => ('evmChainId' in entry ? [entry.evmChainId] : [])));
 
-export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void }) {
+/** `reason`: why this page asks, when the operator came for something particular (an access request); sign-in keeps the address, so that page follows. */
+export function SignInPage({ onSignedIn, reason }: { onSignedIn(user: SessionUser): void; reason?: string }) {
   const signIn = useAction(async (kind: 'solana' | 'evm') => {
     if (kind === 'solana') onSignedIn(await client.signInWithSolana(await solanaSigner()));
     else {
@@ -25,6 +26,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn(user: SessionUser): void
     <main id="main" class="sign-in">
       <section class="card narrow" aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in</h1>
+        {reason ? <p class="sign-in-reason">{reason}</p> : null}
         <p>Sign a message with your wallet to manage your agents. Nothing is sent on chain and it costs nothing.</p>
         <div class="stack">
           <button type="button" disabled={!solana || busy !== undefined} onClick={() => signIn.run('solana')}>

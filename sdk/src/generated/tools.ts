@@ -465,6 +465,40 @@ export type AgentMcpLogsListOutput = {
   nextCursor?: string;
 };
 
+/** Input of `agent_oauth_grants_list`. */
+export type AgentOauthGrantsListInput = Record<string, never>;
+
+/** Output of `agent_oauth_grants_list`. */
+export type AgentOauthGrantsListOutput = {
+  grants: {
+    grantId: string;
+    clientId: string;
+    clientName: string;
+    redirectHost: string;
+    scope: "read" | "trade" | "manage";
+    /** ISO 8601 time */
+    createdAt: string;
+    /** Last use of its tokens, to the minute; null when never used */
+    lastUsedAt: string | null;
+    /** ISO 8601 time */
+    expiresAt: string;
+  }[];
+};
+
+/** Input of `agent_oauth_grants_revoke`. */
+export type AgentOauthGrantsRevokeInput = {
+  /** The grant to revoke (`agent_oauth_grants_list`). */
+  grantId: string;
+};
+
+/** Output of `agent_oauth_grants_revoke`. */
+export type AgentOauthGrantsRevokeOutput = {
+  grantId: string;
+  revoked: true;
+  /** ISO 8601 time */
+  revokedAt: string;
+};
+
 /** Input of `agent_pause`. */
 export type AgentPauseInput = Record<string, never>;
 
@@ -1303,6 +1337,46 @@ export type BotWidgetEventsOutput = {
     /** ISO 8601 time */
     at: string;
   }[];
+};
+
+/** Input of `oauth_authorization_get`. */
+export type OauthAuthorizationGetInput = {
+  /** The `authorization_id` the consent page was opened with. */
+  authorizationId: string;
+};
+
+/** Output of `oauth_authorization_get`. */
+export type OauthAuthorizationGetOutput = {
+  authorizationId: string;
+  /** The client: the URL of its metadata document, or the id dynamic registration gave it */
+  clientId: string;
+  clientName: string;
+  clientUri?: string;
+  /** Where the browser goes back to, with the code or the refusal */
+  redirectUri: string;
+  /** The host of redirectUri: whom the code goes to */
+  redirectHost: string;
+  /** The scope the client asked for (read when it named none) */
+  scope: "read" | "trade" | "manage";
+  /** The MCP URL the client asked access to, when it named one */
+  resource?: string;
+  /** The agent that MCP URL belongs to (one of yours) */
+  agent?: {
+    agentId: string;
+    publicId: string;
+    name: string;
+  };
+  /** ISO 8601 time */
+  expiresAt: string;
+};
+
+/** Input of `oauth_consent`. */
+export type OauthConsentInput = Record<string, unknown>;
+
+/** Output of `oauth_consent`. */
+export type OauthConsentOutput = {
+  /** The client's redirect URI with the code and state, or error=access_denied */
+  redirectTo: string;
 };
 
 /** Input of `step_up_issue`. */
@@ -2865,6 +2939,10 @@ export interface Operations {
   agent_list: { input: AgentListInput; output: AgentListOutput; minScope: 'read'; tool: false; guarded: false };
   /** This agent's MCP call log, newest first: every MCP request made on it by any of its credentials (tools called, refused ones included, and protocol methods), with the time, credential prefix, scope, a digest of the arguments, outcome, error code and latency. A page may hold fewer than `limit` entries; follow `nextCursor` while there is one. */
   agent_mcp_logs_list: { input: AgentMcpLogsListInput; output: AgentMcpLogsListOutput; minScope: 'read'; tool: true; guarded: false };
+  /** List the live OAuth grants of this agent: the client, its redirect host, the scope, creation, last use and expiry. */
+  agent_oauth_grants_list: { input: AgentOauthGrantsListInput; output: AgentOauthGrantsListOutput; minScope: 'manage'; tool: false; guarded: false };
+  /** Revoke an OAuth grant of this agent at once and for good: its tokens stop working and its event streams end. */
+  agent_oauth_grants_revoke: { input: AgentOauthGrantsRevokeInput; output: AgentOauthGrantsRevokeOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Pause the agent: it stops taking trading actions until resumed. */
   agent_pause: { input: AgentPauseInput; output: AgentPauseOutput; minScope: 'manage'; tool: true; guarded: false };
   /** Resume a paused agent. */
@@ -2931,6 +3009,10 @@ export interface Operations {
   bot_widget_config_set: { input: BotWidgetConfigSetInput; output: BotWidgetConfigSetOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Client-side events the bot's chat widgets reported (open, close, message_shown, error), newest first; the newest 200 are kept. */
   bot_widget_events: { input: BotWidgetEventsInput; output: BotWidgetEventsOutput; minScope: 'read'; tool: false; guarded: false };
+  /** Read a pending OAuth authorization request: the client, where it redirects, the scope and agent it asks for. */
+  oauth_authorization_get: { input: OauthAuthorizationGetInput; output: OauthAuthorizationGetOutput; minScope: 'read'; tool: false; guarded: false };
+  /** Approve a pending OAuth authorization request for one of your agents with a scope (manage needs your authenticator code), or deny it. Answers the URL to send the browser back to the client with. */
+  oauth_consent: { input: OauthConsentInput; output: OauthConsentOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Issue a step-up token from a TOTP code. The token lasts 5 minutes, works once, and is bound to you and this agent or bot. */
   step_up_issue: { input: StepUpIssueInput; output: StepUpIssueOutput; minScope: 'manage'; tool: false; guarded: false };
   /** Orders waiting for approval (status `pending_approval`); each expires 15 minutes after creation. */

@@ -28,6 +28,11 @@ const TAGS = [
     name: 'Legacy bots',
     description: 'Studio bot routes kept for compatibility; each answers `Deprecation: true` and a `Link` to its replacement.',
   },
+  {
+    name: 'OAuth',
+    description:
+      'OAuth for MCP as the console uses it: the pending authorization request of the consent page and the consent. The RFC endpoints themselves (`/oauth/*`, `/.well-known/oauth-*`) answer in the OAuth RFCs’ shapes.',
+  },
   { name: 'ERC-8004', description: 'Onboarding of external agents and their identity access tokens.' },
   MCP_TAG,
   { name: 'Ops', description: 'For operators of the service (ops token).' },

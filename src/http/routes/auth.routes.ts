@@ -169,6 +169,10 @@ function describe(principal: Principal): Record<string, unknown> {
       expiresAt: new Date(principal.expiresAt).toISOString(),
     };
   }
+  // Never here (REST refuses them), but said plainly should a route ever take them.
+  if (principal.type === 'oauth-token') {
+    return { type: principal.type, grantId: principal.grantId, scope: principal.scope, agentId: chosenAgentId(principal.ownerId) };
+  }
   return {
     type: principal.type,
     keyId: principal.keyId,

@@ -78,6 +78,7 @@ export function parseLastEventId(header: unknown, query: unknown): number | unde
 /** The id revocation events name a credential by, or undefined for credentials that cannot be revoked that way. */
 export function credentialIdOf(principal: Principal): string | undefined {
   if (principal.type === 'identity-token') return principal.jti;
+  if (principal.type === 'oauth-token') return principal.grantId;
   return principal.type === 'agent-key' || principal.type === 'bot-key' ? principal.keyId : undefined;
 }
 
@@ -88,13 +89,19 @@ export function credentialExpiryOf(principal: Principal): number | undefined {
 
 /**
  * `key.revoked` / `key.expired` (on the `auth` stream or the owner's) and `token.revoked` /
- * `token.expired` (identity tokens, on the `auth` stream) → which credential, and why.
+ * `token.expired` (identity tokens), `grant.revoked` / `grant.expired` (OAuth grants; both on the
+ * `auth` stream) → which credential, and why.
  */
 export function credentialEndOf(event: BusEvent): { credentialId: string; reason: 'revoked' | 'expired' } | undefined {
   const jti = event.data.jti;
   if (typeof jti === 'string') {
     if (event.type === 'token.revoked') return { credentialId: jti, reason: 'revoked' };
     if (event.type === 'token.expired') return { credentialId: jti, reason: 'expired' };
+  }
+  const grantId = event.data.grantId;
+  if (typeof grantId === 'string') {
+    if (event.type === 'grant.revoked') return { credentialId: grantId, reason: 'revoked' };
+    if (event.type === 'grant.expired') return { credentialId: grantId, reason: 'expired' };
   }
   const keyId = event.data.keyId;
   if (typeof keyId !== 'string') return undefined;

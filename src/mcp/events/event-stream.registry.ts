@@ -3,7 +3,8 @@
  * a stream, the open-stream count for metrics, the cap of streams per credential, and the
  * shutdown that ends them all.
  */
-import { AppError } from '../../../kernel/errors/app-error.js';
+import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
+import { bearerChallenge } from '../mcp-challenge.js';
 import type { RateLimiterPort } from '../../../kernel/ports/rate-limiter.port.js';
 import { budgetKeyOf, rateLimitHeaders, tooManyRequests } from '../../surface-common/rate-limit-answers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from '../mcp-rate-budget.js';
@@ -18,6 +19,8 @@ export interface EventStreamRegistryDeps extends EventStreamDeps {
   maxStreamsPerCredential?: number;
   /** Browser origins served (mcp-origin.ts); absent: any. */
   originAllowed?: OriginCheck;
+  /** The agent's protected resource metadata URL, named by a 401's `WWW-Authenticate` (OAuth); absent: plain `Bearer`. */
+  resourceMetadataUrl?: (publicId: string) => string;
 }
 
 const MAX_STREAMS_PER_CREDENTIAL = 20;
@@ -61,8 +64,20 @@ export class EventStreamRegistry {
       return { stream, rateHeaders };
     } catch (error) {
       await stream.close('disconnected');
-      throw error;
+      throw this.challenged(error, publicId);
     }
+  }
+
+  /** A 401 with the OAuth challenge naming the agent's resource metadata, as the MCP endpoint's. */
+  private challenged(error: unknown, publicId: string): unknown {
+    const url = this.deps.resourceMetadataUrl;
+    if (!url || !isAppError(error) || error.kind !== 'unauthenticated' || !/^[A-Za-z0-9_-]{1,100}$/.test(publicId)) return error;
+    return new AppError(error.code, error.message, {
+      kind: error.kind,
+      envelope: error.envelope,
+      headers: { ...error.headers, 'WWW-Authenticate': bearerChallenge(url(publicId)) },
+      cause: error,
+    });
   }
 
   /**
