@@ -392,7 +392,10 @@ export class LmdbStore implements StorePort {
     const conditions: Array<Promise<boolean>> = [];
     const nest = (i: number): void => {
       const entry = entries[i];
-      if (!entry) return write();
+      if (!entry) {
+        write();
+        return;
+      }
       const inner = () => nest(i + 1);
       conditions.push(
         entry.stamp === undefined ? this.docs.ifNoExists(entry.key, inner) : this.docs.ifVersion(entry.key, entry.stamp, inner),
