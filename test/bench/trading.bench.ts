@@ -582,6 +582,8 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
 function writeTransactions(svc: TestService): number {
   // lmdb-js shares one environment per path within a process: this is the service's own.
   const env = open({ path: join(svc.dataDir, 'store'), overlappingSync: true });
+  // Its statistics are those of this handle's read snapshot, which may be older: take a fresh one.
+  env.resetReadTxn();
   return (env.getStats() as { lastTxnId: number }).lastTxnId;
 }
 
