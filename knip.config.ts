@@ -52,6 +52,8 @@ const config: KnipConfig = {
     '@modelcontextprotocol/inspector',
   ],
   ignoreExportsUsedInFile: { interface: true, type: true },
+  // util-linux's CPU pinning, which bench:trading runs the service and its load generator under (not an npm package).
+  ignoreBinaries: ['taskset'],
 };
 
 export default config;

@@ -208,6 +208,30 @@ describe('LmdbStore on disk', () => {
     await store.close();
   });
 
+  it('writes nothing of a commit whose first document was created after it was decided, even when the others are still absent', async () => {
+    const store = await openStore(await tempDir());
+    // Decided in the same turn on "a and b absent"; the put of a, queued first, creates a.
+    // lmdb-js's write thread counts the inner "b does not exist" condition as held inside the
+    // failed one of a: the commit must still write nothing, read again, and conflict on a.
+    const putA = store.put('agents', 'a', { data: { by: 'put' }, expectedVersion: 0 });
+    const committing = store.commit([
+      { op: 'put', collection: 'agents', id: 'a', input: { data: { by: 'commit' }, expectedVersion: 0 } },
+      { op: 'put', collection: 'agents', id: 'b', input: { data: { by: 'commit' }, expectedVersion: 0, indexes: { owner: 'o' } } },
+    ]);
+    await putA;
+    await expect(committing).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    expect(await store.get('agents', 'a')).toMatchObject({ version: 1, data: { by: 'put' } });
+    expect(await store.get('agents', 'b')).toBeNull();
+    expect((await store.find('agents', { index: 'owner', eq: 'o' }, { limit: 10 })).items).toEqual([]);
+    // A commit whose conditions all hold writes every document in one go.
+    const [a, b] = await store.commit([
+      { op: 'put', collection: 'agents', id: 'a', input: { data: { by: 'commit' }, expectedVersion: 1 } },
+      { op: 'put', collection: 'agents', id: 'b', input: { data: { by: 'commit' }, expectedVersion: 0 } },
+    ]);
+    expect([a?.version, b?.version]).toEqual([2, 1]);
+    await store.close();
+  });
+
   it("reads through lmdb-js's reusable buffer: documents of different sizes in turns, and a change made through another handle", async () => {
     const path = await tempDir();
     const [reader, writer] = [await openStore(path), await openStore(path)];

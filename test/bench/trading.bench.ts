@@ -13,11 +13,13 @@
  * 1. baseline: MCP `tools/call trading_portfolio_summary` reads/s;
  * 2. MCP `tools/call trading_solana_aggregator_swap` USDC -> SOL, a fresh idempotencyKey
  *    (UUID v4) per call: a guarded call (idempotency record), every safety check, a durable
- *    order actor, the paper venue's fill, positions booked, audit;
- * 3. the same swaps in an open loop at BENCH_SWAP_RATE swaps/s (default one per client per
- *    second; 0 skips it): the latency of a swap below saturation;
+ *    order, the paper venue's fill, positions booked, audit;
+ * 3. the same swaps in an open loop at BENCH_SWAP_RATE swaps/s (default half the rate phase 2
+ *    reached; 0 skips it): calls sent on a fixed schedule whatever the answers, latency from
+ *    when each was due (no coordinated omission, as wrk2 measures);
  * 4. the same read again, now that every account holds the swap phases' orders;
- * 5. (BENCH_REST=0 skips it) REST `POST /api/nest/trading/command` "swap 1 USDC to SOL" with
+ * 5. the read in an open loop at BENCH_SUMMARY_RATE reads/s (default half of phase 4's rate);
+ * 6. (BENCH_REST=0 skips it) REST `POST /api/nest/trading/command` "swap 1 USDC to SOL" with
  *    `X-Idempotency-Key`, signed in as each account's operator.
  * Every answer is checked (HTTP 200, `result.isError === false`, order `filled`); any other is
  * an error, counted and sampled. After each swap phase the orders in the store are counted:
@@ -33,20 +35,29 @@
  * limiter, in this process only, so that both MCP and REST go through the production wiring
  * (request log at info, metrics) unchanged.
  *
+ * Per phase: CPU of the service per call (all its threads), LMDB write transactions per call
+ * (each one a commit and, when alone, a disk flush of its own), context switches per call,
+ * flush waits, GC. The service runs on core 0 and the load generator on core 1 (BENCH_PIN=0
+ * leaves them to the kernel). `npm run bench:trading-ab` runs this on a base commit and on
+ * this tree in one run and prints the ratios.
+ *
  * Env: BENCH_SECONDS (10) per measured phase, BENCH_WARMUP_SECONDS (3), BENCH_CLIENTS (50),
- * BENCH_SWAP_RATE (= clients), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
+ * BENCH_SWAP_RATE (half), BENCH_SUMMARY_RATE (half), BENCH_PIN (1), BENCH_RESULT_PATH (the
+ * figures as JSON), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
  * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope),
  * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase).
  */
 import { profiled } from './cpu-profile.js';
-import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { open } from 'lmdb';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
@@ -58,9 +69,16 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const WITH_REST = process.env.BENCH_REST !== '0';
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 const OPEN_CPU_PROFILE = process.env.BENCH_OPEN_CPU_PROFILE;
-/** Swaps/s of the open-loop phase (default: each client one swap a second); 0 skips it. */
-const SWAP_RATE = Number(process.env.BENCH_SWAP_RATE ?? CLIENTS);
+/** Swaps/s of the open-loop phase: a number, or `half` (default) of the closed loop's swaps/s in this run; 0 skips it. */
+const SWAP_RATE = process.env.BENCH_SWAP_RATE ?? 'half';
+/** Summary reads/s of the open-loop read phase, likewise (default `half` of the closed loop's reads/s). */
+const SUMMARY_RATE = process.env.BENCH_SUMMARY_RATE ?? 'half';
+/** Pin the service to core 0 and the load generator to core 1 (BENCH_PIN=0: let the kernel place them). */
+const PIN = process.env.BENCH_PIN !== '0';
+/** Where the figures go as JSON (what `trading-ab.bench.ts` compares). */
+const RESULT_PATH = process.env.BENCH_RESULT_PATH;
 const TARGET_P99_MS = 30;
+const OPEN_TARGET_P99_MS = 10;
 /** Seconds of no load over which the service's own background CPU is measured. */
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 3);
 
@@ -99,8 +117,8 @@ interface PhaseSpec {
   clients: ClientSpec[];
   /**
    * Absent: closed loop (each client sends again as soon as it is answered). Set: open loop,
-   * calls/s over all clients, evenly spaced per client; latency then counts from the time a
-   * call was due, so a client held up by a slow answer is not hidden (coordinated omission).
+   * calls/s over all clients, sent on a fixed schedule whatever the answers; latency counts
+   * from the time a call was due (no coordinated omission).
    */
   ratePerSecond?: number;
 }
@@ -124,6 +142,8 @@ interface PhaseResult {
   latency: LatencySummary;
   /** CPU time of the load generator, as a share of one core. */
   clientCpuPct: number;
+  /** Open loop: how late the generator sent its latest call (counted in that call's latency). */
+  sendLagMaxMs: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,45 +240,65 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   const errorSamples: string[] = [];
   let errors = 0;
   let nextId = 1;
+  let sendLagMax = 0;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + spec.seconds * 1000;
-  const intervalMs = spec.ratePerSecond ? (spec.clients.length / spec.ratePerSecond) * 1000 : 0;
-  await Promise.all(
-    spec.clients.map(async (client, index) => {
-      // One socket per client, as one MCP client or browser tab per account would hold.
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      // Open loop: clients are staggered over one interval so the calls arrive evenly.
-      let due = started + (intervalMs * index) / spec.clients.length;
-      try {
-        while ((intervalMs ? due : performance.now()) < deadline) {
-          if (intervalMs) {
-            const wait = due - performance.now();
-            if (wait > 0) await sleep(wait);
-          }
-          const { body, headers } = requestBody(spec.kind, nextId++);
-          const sent = intervalMs ? due : performance.now();
-          due += intervalMs;
-          let outcome: ReturnType<typeof verdict>;
-          try {
-            const answer = await post(spec, client, agent, body, headers);
-            outcome = verdict(spec.kind, answer.status, answer.text);
-          } catch (error) {
-            outcome = { ok: false, why: `network: ${error instanceof Error ? error.message : String(error)}` };
-          }
-          latencies.push(performance.now() - sent);
-          if (outcome.ok) {
-            if (outcome.orderId) orderIds.add(outcome.orderId);
-          } else {
-            errors++;
-            if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(outcome.why);
-          }
-        }
-      } finally {
-        agent.destroy();
+  /** One call: its answer checked, its latency counted from `since`. */
+  const callOnce = async (client: ClientSpec, agent: Agent, since: number) => {
+    const { body, headers } = requestBody(spec.kind, nextId++);
+    let outcome: ReturnType<typeof verdict>;
+    try {
+      const answer = await post(spec, client, agent, body, headers);
+      outcome = verdict(spec.kind, answer.status, answer.text);
+    } catch (error) {
+      outcome = { ok: false, why: `network: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    latencies.push(performance.now() - since);
+    if (outcome.ok) {
+      if (outcome.orderId) orderIds.add(outcome.orderId);
+    } else {
+      errors++;
+      if (errorSamples.length < MAX_ERROR_SAMPLES) errorSamples.push(outcome.why);
+    }
+  };
+  const rate = spec.ratePerSecond;
+  if (rate) {
+    // Open loop: one schedule for all clients (round robin), each call sent when due whether
+    // or not earlier ones were answered (a client opens another socket for it), its latency
+    // counted from when it was due: a slow answer delays no later call and hides nothing
+    // (no coordinated omission), and a generator that fell behind shows as latency too.
+    const agents = spec.clients.map(() => new Agent({ keepAlive: true }));
+    const inFlight: Array<Promise<void>> = [];
+    const intervalMs = 1000 / rate;
+    try {
+      for (let n = 0; ; n++) {
+        const due = started + n * intervalMs;
+        if (due >= deadline) break;
+        const wait = due - performance.now();
+        if (wait > 1) await sleep(wait);
+        else if (wait > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        sendLagMax = Math.max(sendLagMax, performance.now() - due);
+        const index = n % spec.clients.length;
+        inFlight.push(callOnce(spec.clients[index]!, agents[index]!, due));
       }
-    }),
-  );
+      await Promise.all(inFlight);
+    } finally {
+      for (const agent of agents) agent.destroy();
+    }
+  } else {
+    await Promise.all(
+      spec.clients.map(async (client) => {
+        // One socket per client, as one MCP client or browser tab per account would hold.
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          while (performance.now() < deadline) await callOnce(client, agent, performance.now());
+        } finally {
+          agent.destroy();
+        }
+      }),
+    );
+  }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   return {
@@ -269,6 +309,7 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     seconds,
     latency: summarize(latencies),
     clientCpuPct: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
+    sendLagMaxMs: sendLagMax,
   };
 }
 
@@ -352,8 +393,12 @@ class LoadGenerator {
 
   static start(): LoadGenerator {
     // Its own execArgv: a `--cpu-prof` given to this process must profile the service only.
+    // Pinned to the core the service is not on (`taskset`), so that the two do not take turns.
+    const pin = PIN
+      ? { execPath: 'taskset', execArgv: ['-c', '1', process.execPath, '--import', 'tsx'] }
+      : { execArgv: ['--import', 'tsx'] };
     const child = fork(fileURLToPath(import.meta.url), [], {
-      execArgv: ['--import', 'tsx'],
+      ...pin,
       env: { ...process.env, [ROLE_ENV]: 'load' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -414,6 +459,27 @@ async function countOrders(svc: TestService): Promise<{ all: number; filled: num
   return { all: await count({ index: 'state' }), filled: await count({ index: 'state', eq: 'filled' }) };
 }
 
+/** The figures of one phase that an A/B run compares. */
+interface PhaseFigures {
+  rps: number;
+  cpuUsPerCall: number;
+  txnsPerCall: number;
+  switchesPerCall: number;
+  durablePerCall: number;
+  gcPct: number;
+  p50: number;
+  p99: number;
+}
+
+export interface BenchResult {
+  summary: PhaseFigures;
+  swap: PhaseFigures;
+  openSwap?: PhaseFigures & { rate: number };
+  openSummary?: PhaseFigures & { rate: number };
+  idleCpuPct: number;
+  loadAverage: number;
+}
+
 interface Measured {
   label: string;
   load: PhaseResult;
@@ -424,6 +490,10 @@ interface Measured {
   cpuPct: number;
   sysPct: number;
   cpuUsPerCall: number;
+  /** LMDB write transactions (each with its own commit and, alone, its own disk flush) per call. */
+  txnsPerCall: number;
+  /** Context switches of the service's threads (voluntary and not) per call. */
+  switchesPerCall: number;
   /** Garbage collection pauses as a share of the phase's wall time. */
   gcPct: number;
   loopDelayP99Ms: number;
@@ -454,12 +524,16 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
   });
   gc.observe({ entryTypes: ['gc'] });
   const loop = monitorEventLoopDelay({ resolution: 10 });
+  const txnsBefore = writeTransactions(svc);
+  const switchesBefore = contextSwitches();
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadTicks();
   loop.enable();
   const load = await gen.run(spec);
   loop.disable();
   const cpu = process.cpuUsage(cpuBefore);
+  const txns = writeTransactions(svc) - txnsBefore;
+  const switches = contextSwitches() - switchesBefore;
   const threads = threadShares(threadsBefore, threadTicks(), load.seconds);
   const heapAfter = process.memoryUsage().heapUsed;
   gc.disconnect();
@@ -477,6 +551,8 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
     cpuPct: (cpuSeconds / load.seconds) * 100,
     sysPct: (cpu.system / 1e6 / load.seconds) * 100,
     cpuUsPerCall: (cpuSeconds * 1e6) / calls,
+    txnsPerCall: txns / calls,
+    switchesPerCall: switches / calls,
     gcPct: (gcMs / 1000 / load.seconds) * 100,
     loopDelayP99Ms: loop.percentile(99) / 1e6,
     perCall: {
@@ -500,6 +576,29 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
     heapMb: heapAfter / 2 ** 20,
     liveActors: opsAfter.liveActors,
   };
+}
+
+/** Write transactions the service's LMDB environment committed so far (its last transaction id). */
+function writeTransactions(svc: TestService): number {
+  // lmdb-js shares one environment per path within a process: this is the service's own.
+  const env = open({ path: join(svc.dataDir, 'store'), overlappingSync: true });
+  // Its statistics are those of this handle's read snapshot, which may be older: take a fresh one.
+  env.resetReadTxn();
+  return (env.getStats() as { lastTxnId: number }).lastTxnId;
+}
+
+/** Context switches of every thread of this process so far. */
+function contextSwitches(): number {
+  let total = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+      for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) total += Number(match[1]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /** CPU ticks (1/100 s) of each thread of this process so far, by thread: the main thread is `main`. */
@@ -548,7 +647,7 @@ function latencyRow(m: Measured): string {
 
 function costRow(m: Measured): string {
   const ops = `${m.perCall.get.toFixed(1)} / ${m.perCall.put.toFixed(1)} / ${m.perCall.commit.toFixed(1)} / ${m.perCall.find.toFixed(1)} / ${m.perCall.durable.toFixed(1)}`;
-  return `| ${m.label} | ${m.cpuPct.toFixed(0)}% (sys ${m.sysPct.toFixed(0)}%) | ${m.cpuUsPerCall.toFixed(0)} | ${m.gcPct.toFixed(1)}% | ${ms(m.loopDelayP99Ms)} | ${ops} | ${m.putMeanMs.toFixed(1)} / ${m.durableMeanMs.toFixed(1)} | ${m.heapMb.toFixed(0)} MB, ${m.heapGrowthKbPerCall >= 0 ? '+' : ''}${m.heapGrowthKbPerCall.toFixed(1)} KB/call | ${m.liveActors} |`;
+  return `| ${m.label} | ${m.cpuPct.toFixed(0)}% (sys ${m.sysPct.toFixed(0)}%) | ${m.cpuUsPerCall.toFixed(0)} | ${m.txnsPerCall.toFixed(2)} / ${m.switchesPerCall.toFixed(1)} | ${m.gcPct.toFixed(1)}% | ${ms(m.loopDelayP99Ms)} | ${ops} | ${m.putMeanMs.toFixed(1)} / ${m.durableMeanMs.toFixed(1)} | ${m.heapMb.toFixed(0)} MB, ${m.heapGrowthKbPerCall >= 0 ? '+' : ''}${m.heapGrowthKbPerCall.toFixed(1)} KB/call | ${m.liveActors} |`;
 }
 
 /** Swaps must have created exactly one filled order per acknowledged swap, and nothing else. */
@@ -563,6 +662,8 @@ function ordersCheck(m: Measured): { ok: boolean; line: string } {
 }
 
 async function main(): Promise<void> {
+  // The house way of measuring: the service on core 0, its load on core 1 (see LoadGenerator).
+  if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
   const svc = await startTestService({ discardLogs: true });
   unmeter(svc.service.adapters.limiter);
   const gen = LoadGenerator.start();
@@ -570,7 +671,10 @@ async function main(): Promise<void> {
     // Other work on the machine moves every figure here: say how busy it was.
     const loadBefore = loadavg()[0]!;
     const setupStarted = performance.now();
-    const accounts = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => openAccount(svc, i)));
+    // Five at a time: on a busy machine fifty sign-ins at once outlast the HTTP timeouts.
+    const accounts: TradingAccount[] = [];
+    for (let i = 0; i < CLIENTS; i += 5)
+      accounts.push(...(await Promise.all(Array.from({ length: Math.min(5, CLIENTS - i) }, (_, j) => openAccount(svc, i + j)))));
     // Each path answers correctly once before it is loaded.
     const first = accounts[0]!;
     const swap = await rawRpc(
@@ -594,34 +698,40 @@ async function main(): Promise<void> {
       () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')),
       'the swap phase',
     );
-    // The same swaps at a steady arrival rate below saturation: latency without the queue a closed loop builds.
+    // The same swaps at a steady arrival rate below saturation (by default half the closed
+    // loop's rate just measured): latency without the queue a closed loop builds.
+    const swapRate = SWAP_RATE === 'half' ? Math.max(1, Math.round(swaps.rps / 2)) : Number(SWAP_RATE);
     const paced =
-      SWAP_RATE > 0
+      swapRate > 0
         ? await profiled(
             OPEN_CPU_PROFILE,
-            () =>
-              measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${SWAP_RATE}/s`, spec('mcp-swap', SECONDS, SWAP_RATE)),
+            () => measure(svc, gen, `MCP trading_solana_aggregator_swap, open loop at ${swapRate}/s`, spec('mcp-swap', SECONDS, swapRate)),
             'the open-loop swap phase',
           )
         : undefined;
     const idleAfter = await idleCpu(IDLE_SECONDS);
     const readsAfter = await measure(svc, gen, 'MCP trading_portfolio_summary (after the swap phases)', spec('mcp-summary'));
+    const summaryRate = SUMMARY_RATE === 'half' ? Math.max(1, Math.round(readsAfter.rps / 2)) : Number(SUMMARY_RATE);
+    const pacedReads =
+      summaryRate > 0
+        ? await measure(svc, gen, `MCP trading_portfolio_summary, open loop at ${summaryRate}/s`, spec('mcp-summary', SECONDS, summaryRate))
+        : undefined;
     let rest: Measured | undefined;
     if (WITH_REST) {
       warmups.push(await gen.run(spec('rest-swap', WARMUP_SECONDS)));
       rest = await measure(svc, gen, `REST POST /api/nest/trading/command "${REST_COMMAND}"`, spec('rest-swap'));
     }
 
-    const rows = [readsBefore, swaps, ...(paced ? [paced] : []), readsAfter, ...(rest ? [rest] : [])];
+    const rows = [readsBefore, swaps, ...(paced ? [paced] : []), readsAfter, ...(pacedReads ? [pacedReads] : []), ...(rest ? [rest] : [])];
     const title = `${SECONDS} s each after a ${WARMUP_SECONDS} s warm-up, ${CLIENTS} clients each with its own agent, embedded profile: LMDB, answers after the disk flush`;
     console.log(`\n## Guarded swaps vs portfolio reads (${title})`);
     console.log('| phase | calls/s | p50 ms | p90 ms | p99 ms | max ms | errors |\n|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(latencyRow(m));
     console.log('\n### Where the time goes (service process)');
     console.log(
-      '| phase | CPU of one core (kernel) | CPU µs/call | GC pauses | loop delay p99 ms | store get / put / commit / find / durable per call | ms (mean) of a put or commit (to its commit) / of a durable wait (to the flush) | heap after, growth | live actors |',
+      '| phase | CPU of one core (kernel) | CPU µs/call | LMDB write txns / context switches per call | GC pauses | loop delay p99 ms | store get / put / commit / find / durable per call | ms (mean) of a put or commit (to its commit) / of a durable wait (to the flush) | heap after, growth | live actors |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(costRow(m));
     console.log('\n### CPU by thread (service process, share of one core)');
     for (const m of rows) console.log(`- ${m.label}: ${m.threads}`);
@@ -645,10 +755,11 @@ async function main(): Promise<void> {
     console.log(
       `  a closed loop of ${CLIENTS} clients averages ${TARGET_P99_MS} ms only above ${((CLIENTS / TARGET_P99_MS) * 1000).toFixed(0)} swaps/s (Little's law: mean latency = clients / throughput)`,
     );
-    if (paced)
-      console.log(
-        `swap latency at ${SWAP_RATE} swaps/s (open loop): p50 ${ms(paced.load.latency.p50)} ms, p99 ${ms(paced.load.latency.p99)} ms (${paced.load.latency.p99 < TARGET_P99_MS ? 'under' : 'over'} ${TARGET_P99_MS} ms)`,
-      );
+    for (const open of [paced, pacedReads])
+      if (open)
+        console.log(
+          `${open.label}: p50 ${ms(open.load.latency.p50)} ms, p99 ${ms(open.load.latency.p99)} ms (target p99 < ${OPEN_TARGET_P99_MS} ms: ${open.load.latency.p99 < OPEN_TARGET_P99_MS ? 'MET' : 'MISSED'}), generator at most ${ms(open.load.sendLagMaxMs)} ms late, ${open.load.clientCpuPct.toFixed(0)}% of a core`,
+        );
     if (rest)
       console.log(
         `swap latency (REST): p50 ${ms(rest.load.latency.p50)} ms, p99 ${ms(rest.load.latency.p99)} ms; REST / MCP swaps/s: ${((rest.rps / swaps.rps) * 100).toFixed(1)}%`,
@@ -664,10 +775,34 @@ async function main(): Promise<void> {
       console.log(`  e.g. ${sample}`);
     const checks = [swaps, ...(paced ? [paced] : []), ...(rest ? [rest] : [])].map(ordersCheck);
     for (const check of checks) console.log(check.line);
-    console.log(`load generator CPU during the swap phase: ${swaps.load.clientCpuPct.toFixed(0)}% of a core (another process)`);
+    console.log(
+      `load generator CPU during the swap phase: ${swaps.load.clientCpuPct.toFixed(0)}% of a core (another process${PIN ? ', pinned to core 1; the service to core 0' : ''})`,
+    );
     console.log(
       `machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (above ${cpus().length}: other work competed for the CPU)`,
     );
+    if (RESULT_PATH) {
+      const figures = (m: Measured | undefined) =>
+        m && {
+          rps: m.rps,
+          cpuUsPerCall: m.cpuUsPerCall,
+          txnsPerCall: m.txnsPerCall,
+          switchesPerCall: m.switchesPerCall,
+          durablePerCall: m.perCall.durable,
+          gcPct: m.gcPct,
+          p50: m.load.latency.p50,
+          p99: m.load.latency.p99,
+        };
+      const result: BenchResult = {
+        summary: figures(readsBefore)!,
+        swap: figures(swaps)!,
+        ...(paced ? { openSwap: { ...figures(paced)!, rate: swapRate } } : {}),
+        ...(pacedReads ? { openSummary: { ...figures(pacedReads)!, rate: summaryRate } } : {}),
+        idleCpuPct: idleAfter,
+        loadAverage: loadavg()[0]!,
+      };
+      writeFileSync(RESULT_PATH, JSON.stringify(result));
+    }
     if (errors > 0 || checks.some((check) => !check.ok)) process.exitCode = 1;
   } finally {
     gen.stop();
