@@ -564,6 +564,15 @@ async function strategyCounters(
   return totals;
 }
 
+/** The embedded bus's replay buffers (a bench may look inside; nothing else does); undefined on another bus. */
+function retainedEvents(svc: TestService): { streams: number; events: number } | undefined {
+  const streams = (svc.service.adapters.bus as unknown as { streams?: Map<string, { retained: unknown[] }> }).streams;
+  if (!streams) return undefined;
+  let events = 0;
+  for (const state of streams.values()) events += state.retained.length;
+  return { streams: streams.size, events };
+}
+
 function heapAfterGcMb(): number | undefined {
   if (!gc) return undefined;
   gc();
@@ -793,6 +802,11 @@ async function main(): Promise<void> {
     );
     const heapMb = heapAfterGcMb();
     if (heapMb !== undefined) console.log(`heap after GC: ${fmt(heapMb)} MB with ${fmt(STRATEGIES)} strategies scheduled`);
+    const retained = retainedEvents(svc);
+    if (retained)
+      console.log(
+        `event bus: ${fmt(retained.events)} events retained in ${fmt(retained.streams)} streams after ${fmt(deliveries.done.length)} ticks (${fmt(retained.events / Math.max(1, deliveries.done.length), 1)} a tick; the embedded bus keeps each stream's last 24 hours on the heap)`,
+      );
 
     const orders = await readDcaOrders(svc);
     const counters = await strategyCounters(svc);
