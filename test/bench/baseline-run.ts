@@ -87,7 +87,8 @@ export function printRatios(title: string, current: Figures, baseline: Figures |
   for (const [key, label] of Object.entries(labels)) {
     const a = baseline[key];
     const b = current[key];
-    if (a === undefined || b === undefined) continue;
+    // NaN (no sample) travels through JSON as null.
+    if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b)) continue;
     const ratio = a === 0 ? '—' : `${(b / a).toFixed(2)}x`;
     console.log(
       `| ${label} | ${a.toLocaleString('en-US', { maximumFractionDigits: 1 })} | ${b.toLocaleString('en-US', { maximumFractionDigits: 1 })} | ${ratio} |`,
