@@ -178,26 +178,18 @@ export class InProcessScheduler implements SchedulerPort {
   private async scan(): Promise<void> {
     const now = this.clock.now();
     try {
-      // The wake time of the earliest record not due yet, when a page reached one; null when
-      // the last page showed every record (nothing else to wake for); undefined when unknown.
-      let upcoming: number | null | undefined;
       for (let round = 0; round < 10 && !this.closed; round++) {
         const free = this.batchSize - this.inFlight.size;
         if (free <= 0) break;
-        // One read in wake order: the runs due now, then the first record that is not (its
-        // wake time arms the timer), instead of a second read for it after every scan.
-        const page = await this.store.find<JobRecord>(this.collection, { index: WAKE_INDEX, gte: 0 }, { limit: free + 1 });
+        const page = await this.store.find<JobRecord>(this.collection, { index: WAKE_INDEX, lte: now }, { limit: free });
         if (this.closed) break;
-        const due = page.items.filter((doc) => isDue(doc, now)).slice(0, free);
-        const next = page.items[due.length];
-        upcoming = next === undefined ? (page.nextCursor ? undefined : null) : isDue(next, now) ? undefined : wakeIndex(next);
         // Claimed together: each claim is a durable write, and concurrent writes share one
         // commit, so a page costs one commit instead of one per due run (a backlog otherwise
         // drains at 1 / commit time).
-        const claims = await Promise.allSettled(due.map((doc) => this.claim(doc, now)));
+        const claims = await Promise.allSettled(page.items.map((doc) => this.claim(doc, now)));
         let lost = 0;
         let failure: unknown;
-        due.forEach((doc, i) => {
+        page.items.forEach((doc, i) => {
           const claim = claims[i]!;
           if (claim.status === 'rejected') failure ??= claim.reason;
           if (claim.status === 'fulfilled' && claim.value && !this.closed) {
@@ -207,17 +199,13 @@ export class InProcessScheduler implements SchedulerPort {
         });
         // Runs claimed next to a failed claim are delivered first; the failure then ends this scan.
         if (failure !== undefined) throw failure;
-        // Scan again only when more may be due: a run left for lack of room, or records that changed under us.
-        if (upcoming !== undefined && lost === 0) break;
-        upcoming = undefined;
+        // Scan again only when more may be due: a full page, or records that changed under us.
+        if (page.items.length < free && lost === 0) break;
       }
-      let earliest = upcoming ?? undefined;
-      if (upcoming === undefined) {
-        const next = await this.store.find<JobRecord>(this.collection, { index: WAKE_INDEX, gte: 0 }, { limit: 1 });
-        earliest = next.items[0] ? wakeIndex(next.items[0]) : undefined;
-      }
+      const next = await this.store.find<JobRecord>(this.collection, { index: WAKE_INDEX, gte: 0 }, { limit: 1 });
+      const earliest = next.items[0]?.indexes[WAKE_INDEX];
       // When every slot is busy, the deliveries' completions trigger the next scan.
-      if (earliest !== undefined && Number.isFinite(earliest) && (earliest > now || this.inFlight.size < this.batchSize)) {
+      if (typeof earliest === 'number' && (earliest > now || this.inFlight.size < this.batchSize)) {
         this.wakeBy(Math.max(earliest, now + 1));
       }
     } catch (error) {
@@ -366,16 +354,6 @@ export class InProcessScheduler implements SchedulerPort {
       // A broken callback must not stall the scheduler.
     }
   }
-}
-
-/** A record's wake time as indexed (NaN when missing: never due, never a wake time). */
-function wakeIndex(doc: StoredDocument<JobRecord>): number {
-  const at = doc.indexes[WAKE_INDEX];
-  return typeof at === 'number' ? at : Number.NaN;
-}
-
-function isDue(doc: StoredDocument<JobRecord>, now: number): boolean {
-  return wakeIndex(doc) <= now;
 }
 
 function isConflict(error: unknown): boolean {
