@@ -72,6 +72,10 @@ function invokeAs(svc: TestService, ctx: Ctx, name: string, input: unknown): Pro
 
 interface Reading {
   heapMb: number;
+  /** The heap V8 holds from the system (used or not): what a peak leaves behind. */
+  heapTotalMb: number;
+  /** Memory of buffers outside the heap (LMDB's and serialisation's). */
+  externalMb: number;
   rssMb: number;
   /** Anonymous resident memory (heap, native allocations). */
   anonMb: number;
@@ -110,6 +114,8 @@ function read(svc: TestService): Reading {
   const memory = process.memoryUsage();
   return {
     heapMb: memory.heapUsed / 2 ** 20,
+    heapTotalMb: memory.heapTotal / 2 ** 20,
+    externalMb: memory.external / 2 ** 20,
     rssMb: memory.rss / 2 ** 20,
     anonMb: statusKb('RssAnon') / 1024,
     fileMb: statusKb('RssFile') / 1024,
@@ -119,7 +125,7 @@ function read(svc: TestService): Reading {
 }
 
 function row(label: string, r: Reading): string {
-  return `| ${label} | ${fmt(r.heapMb)} | ${fmt(r.rssMb)} | ${fmt(r.anonMb)} | ${fmt(r.fileMb)} | ${fmt(r.liveActors)} | ${fmt(r.readCache)} | ${fmt(r.streams)} | ${fmt(r.retainedEvents)} |`;
+  return `| ${label} | ${fmt(r.heapMb)} | ${fmt(r.heapTotalMb)} | ${fmt(r.externalMb)} | ${fmt(r.rssMb)} | ${fmt(r.anonMb)} | ${fmt(r.fileMb)} | ${fmt(r.liveActors)} | ${fmt(r.readCache)} | ${fmt(r.streams)} | ${fmt(r.retainedEvents)} |`;
 }
 
 async function main(): Promise<void> {
@@ -184,7 +190,7 @@ async function main(): Promise<void> {
 
     console.log(
       `\n## Memory held: ${fmt(AGENTS)} agents, ${fmt(STRATEGIES)} strategies (embedded profile, one process)\n` +
-        '| after | heap after GC MB | RSS MB | anonymous RSS MB | file RSS MB (LMDB map) | live actors | read-cache docs | bus streams | retained events |\n|---|---|---|---|---|---|---|---|---|',
+        '| after | heap after GC MB | heap held MB | external MB | RSS MB | anonymous RSS MB | file RSS MB (LMDB map) | live actors | read-cache docs | bus streams | retained events |\n|---|---|---|---|---|---|---|---|---|---|---|',
     );
     console.log(row('operators signed in', empty));
     console.log(row(`+ ${fmt(AGENTS)} agents`, agents));
