@@ -52,7 +52,11 @@ interface StreamState {
   seq: number;
   /** Retained events, oldest first. */
   retained: BusEvent[];
-  subscribers: Set<LocalSubscriber>;
+  /**
+   * Made at the first subscription: most streams (one per agent) never have a listener, and
+   * an empty Set is some 150 bytes of the ~780 a stream with one retained event holds.
+   */
+  subscribers?: Set<LocalSubscriber>;
 }
 
 /**
@@ -85,6 +89,7 @@ export class InProcessEventBus implements EventBusPort {
     const event = toBusEvent(stream, state.seq, body);
     state.retained.push(event);
     this.trim(state);
+    if (!state.subscribers || state.subscribers.size === 0) return event;
     // Queue for everyone first, then drain: see the class comment on re-entrancy.
     const targets = [...state.subscribers];
     for (const sub of targets) enqueue(sub, event);
@@ -101,6 +106,7 @@ export class InProcessEventBus implements EventBusPort {
     const afterId = options.afterId === undefined ? state.seq : Math.min(normalizeAfterId(options.afterId), state.seq);
     const sub: LocalSubscriber = { handler, lastId: afterId, queue: [], draining: false, active: true };
     // Registered before the replay is queued, and nothing awaits in between: no gap is possible.
+    state.subscribers ??= new Set();
     state.subscribers.add(sub);
     for (const event of state.retained) enqueue(sub, event);
     this.drain(sub);
@@ -108,7 +114,7 @@ export class InProcessEventBus implements EventBusPort {
       unsubscribe: async () => {
         sub.active = false;
         sub.queue.length = 0;
-        state.subscribers.delete(sub);
+        state.subscribers?.delete(sub);
       },
     };
   }
@@ -128,15 +134,15 @@ export class InProcessEventBus implements EventBusPort {
   async close(): Promise<void> {
     this.closed = true;
     for (const state of this.streams.values()) {
-      for (const sub of state.subscribers) sub.active = false;
-      state.subscribers.clear();
+      for (const sub of state.subscribers ?? []) sub.active = false;
+      state.subscribers?.clear();
     }
   }
 
   private state(stream: string): StreamState {
     let state = this.streams.get(stream);
     if (!state) {
-      state = { seq: this.firstIdAfter, retained: [], subscribers: new Set() };
+      state = { seq: this.firstIdAfter, retained: [] };
       this.streams.set(stream, state);
     }
     return state;

@@ -47,10 +47,20 @@
  * a .cpuprofile of the measured window only (V8 sampling profiler, 250 µs), for DevTools or
  * speedscope; it costs CPU, so compare figures from runs without it.
  *
+ * At 50,000 strategies (`DCA_BENCH_STRATEGIES=50000 DCA_BENCH_ACCOUNTS=500`): DCA_BENCH_CLOCK_SPEED=<s>
+ * (1) runs the service on a driven clock at s times wall time (ScaledClock): 833 ticks a
+ * service second arrive at 833·s a wall second, so a machine that cannot hold them in real
+ * time still runs each tick and prints its CPU cost; lags are printed in wall ms, and the p99
+ * target only means something at speed 1. DCA_BENCH_BASELINE_REF=<git ref> measures that
+ * commit first with the same settings, in a child process on a worktree of it (this bench's
+ * files copied over), and prints this run's figures as ratios to it (baseline-run.ts).
+ *
  * The machine matters: on a shared VM, other tenants take CPU from the service (see the load
  * average printed at the end), which lengthens every commit and every pause.
  */
 import { profiled } from './cpu-profile.js';
+import { isBaselineChild, printRatios, runBaseline, writeResult, type Figures } from './baseline-run.js';
+import { ScaledClock } from './scaled-clock.js';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
@@ -72,6 +82,26 @@ const DRAIN_SECONDS = Number(process.env.DCA_BENCH_DRAIN_SECONDS ?? 120);
 /** Strategies created at once: enough to overlap the store's group commits. */
 const CREATE_CONCURRENCY = Number(process.env.DCA_BENCH_CREATE_CONCURRENCY ?? 32);
 const CPU_PROFILE = process.env.DCA_BENCH_CPU_PROFILE;
+/**
+ * Service time per wall time (1: the system clock). Below 1 the service runs on a driven
+ * clock (`ScaledClock`): ticks due once a service minute arrive that much slower in wall
+ * time, so a machine that cannot hold 50,000 one-minute strategies in real time still runs
+ * every tick and shows its CPU cost; lags are printed in wall milliseconds.
+ */
+const CLOCK_SPEED = Number(process.env.DCA_BENCH_CLOCK_SPEED ?? 1);
+/**
+ * A git ref (`main`, a commit) measured first, in a child process with the same settings:
+ * this run's figures are then printed as ratios to it (see baseline-run.ts).
+ */
+const BASELINE_REF = process.env.DCA_BENCH_BASELINE_REF;
+/** Made when the service starts (after any baseline run), so service time starts at wall time. */
+let clock: ScaledClock | undefined;
+/** Service time (the clock the service runs on). */
+const now = () => clock?.now() ?? Date.now();
+/** Waits `ms` of service time. */
+const sleepService = (ms: number) => sleep(Math.max(0, clock ? clock.toWallMs(ms) : ms));
+/** Service milliseconds as wall milliseconds (what a lag is printed in). */
+const wall = (ms: number) => (clock ? clock.toWallMs(ms) : ms);
 /**
  * Service configuration for the run, e.g. `RUNTIME_MAX_LIVE_ACTORS=30000` (comma-separated
  * KEY=VALUE): tries a configuration change without touching the code.
@@ -203,7 +233,7 @@ async function preflight(svc: TestService, account: Account): Promise<void> {
     amount: BUY_AMOUNT,
     interval: 'every 1 hours',
   })) as { strategyId: string };
-  const dueAt = Date.now();
+  const dueAt = now();
   await svc.service.dueJobs.deliver({
     id: `dca:${created.strategyId}`,
     kind: 'repeat',
@@ -273,7 +303,7 @@ function recordDeliveries(svc: TestService): { done: Delivery[]; inFlight: Map<n
     if (invocation.name !== 'dca_tick') return original(invocation);
     const input = invocation.input as { strategyId: string; dueAt: number };
     const id = nextId++;
-    const delivery: Delivery = { strategyId: input.strategyId, dueAt: input.dueAt, started: Date.now(), ended: 0, failed: false };
+    const delivery: Delivery = { strategyId: input.strategyId, dueAt: input.dueAt, started: now(), ended: 0, failed: false };
     inFlight.set(id, delivery);
     try {
       return await original(invocation);
@@ -281,7 +311,7 @@ function recordDeliveries(svc: TestService): { done: Delivery[]; inFlight: Map<n
       delivery.failed = true;
       throw error;
     } finally {
-      delivery.ended = Date.now();
+      delivery.ended = now();
       inFlight.delete(id);
       done.push(delivery);
     }
@@ -375,7 +405,7 @@ async function measureWindow(
   start: number,
   end: number,
 ): Promise<MeasuredWindow> {
-  await sleep(Math.max(0, start - Date.now()));
+  await sleepService(start - now());
   const loop = monitorEventLoopDelay({ resolution: 10 });
   let gcMs = 0;
   const longGc: MeasuredWindow['longGc'] = new Map();
@@ -405,7 +435,7 @@ async function measureWindow(
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
   loop.enable();
-  await profiled(CPU_PROFILE, () => sleep(Math.max(0, end - Date.now())), 'the measured window');
+  await profiled(CPU_PROFILE, () => sleepService(end - now()), 'the measured window');
   loop.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const wallMs = performance.now() - wallBefore;
@@ -450,8 +480,8 @@ async function idleCpu(secondsToWait: number): Promise<number> {
 
 /** Waits until no run due before `end` is pending nor being delivered (or `limitMs` passed). */
 async function drain(svc: TestService, inFlight: Map<number, Delivery>, end: number, limitMs: number): Promise<boolean> {
-  const deadline = Date.now() + limitMs;
-  while (Date.now() < deadline) {
+  const deadline = now() + limitMs;
+  while (now() < deadline) {
     // Records still due before `end` (a claimed record's wake time is its lease expiry, a minute on).
     const pending = await svc.service.adapters.store.find(SCHEDULER_COLLECTION, { index: WAKE_INDEX, lte: end - 1 }, { limit: 1 });
     const delivering = [...inFlight.values()].some((d) => d.dueAt < end);
@@ -474,7 +504,8 @@ interface Summary {
 }
 
 function summarize(values: number[]): Summary {
-  const sorted = Float64Array.from(values).sort();
+  // Durations in service ms, summarised in wall ms (the same unless the clock is driven).
+  const sorted = Float64Array.from(values, wall).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   const mean = sorted.reduce((sum, value) => sum + value, 0) / (sorted.length || 1);
   return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN, mean };
@@ -533,6 +564,15 @@ async function strategyCounters(
   return totals;
 }
 
+/** The embedded bus's replay buffers (a bench may look inside; nothing else does); undefined on another bus. */
+function retainedEvents(svc: TestService): { streams: number; events: number } | undefined {
+  const streams = (svc.service.adapters.bus as unknown as { streams?: Map<string, { retained: unknown[] }> }).streams;
+  if (!streams) return undefined;
+  let events = 0;
+  for (const state of streams.values()) events += state.retained.length;
+  return { streams: streams.size, events };
+}
+
 function heapAfterGcMb(): number | undefined {
   if (!gc) return undefined;
   gc();
@@ -548,7 +588,7 @@ function report(
   strategyIds: string[],
   counters: Awaited<ReturnType<typeof strategyCounters>>,
   drained: boolean,
-): boolean {
+): { correct: boolean; figures: Figures } {
   const inWindow = (dueAt: number) => dueAt >= window.start && dueAt < window.end;
   const expected = strategyIds.length * MINUTES;
   const windowOrders = orders.filter((o) => inWindow(o.dueAt));
@@ -591,7 +631,7 @@ function report(
     `\n## DCA ticks: ${fmt(strategyIds.length)} strategies "every 1 minutes", ${MINUTES} measured minute(s), embedded profile (LMDB, in-process scheduler), one process`,
   );
   console.log(
-    `arrival: ${fmt(strategyIds.length / 60, 0)} ticks/s spread evenly; window of due times ${new Date(window.start).toISOString()} + ${MINUTES} min`,
+    `arrival: ${fmt((strategyIds.length / 60) * CLOCK_SPEED, 0)} ticks/s spread evenly; window of due times ${new Date(window.start).toISOString()} + ${MINUTES} min${clock ? ` of service time on a driven clock at ${CLOCK_SPEED}x wall time (a service minute lasts ${fmt(60 / CLOCK_SPEED)} s; lags in wall ms)` : ''}`,
   );
   console.log('| lag, ms | ticks | p50 | p90 | p99 | max | mean |\n|---|---|---|---|---|---|---|');
   console.log(row('**due → order created** (order.createdAt − dueAt)', lag));
@@ -627,7 +667,7 @@ function report(
   const wallS = window.wallMs / 1000;
   console.log('\n### Cost (service process, over the window)');
   const completedPerSecond = window.ticksCompleted / wallS;
-  const arrivalsPerSecond = strategyIds.length / 60;
+  const arrivalsPerSecond = (strategyIds.length / 60) * CLOCK_SPEED;
   // Below the arrival rate the scheduler falls further behind every second: the lag then measures the run's length, not the path.
   const overloaded = completedPerSecond < arrivalsPerSecond * 0.97;
   console.log(
@@ -682,13 +722,43 @@ function report(
   );
   const correct = duplicates === 0 && windowOrders.length <= expected && withoutOrder <= 0;
   if (duplicates > 0 || windowOrders.length > expected) console.log('CORRECTNESS: a strategy bought more than once for one tick');
-  return correct;
+  const figures: Figures = {
+    cpuPer1000,
+    netCpuPer1000: (netMs / ticks) * 1000,
+    systemPer1000: (window.systemMs / ticks) * 1000,
+    p50: lag.p50,
+    p99: lag.p99,
+    pickupP99: pickup.p99,
+    tickP99: tick.p99,
+    ticksPerSecond: completedPerSecond,
+    storeCallsPerTick: totals.count / ticks,
+    writesPerTick: totals.puts / ticks,
+    gcShare: (window.gcMs / window.wallMs) * 100,
+    heapEndMb: window.heapEndMb,
+    rssEndMb: window.rssEndMb,
+    orders: windowOrders.length,
+    duplicates,
+  };
+  return { correct, figures };
 }
 
 // ---------------------------------------------------------------------------------------------
 
+let baseline: Figures | undefined;
+
 async function main(): Promise<void> {
-  const svc = await startTestService({ discardLogs: true, env: SERVICE_ENV });
+  if (BASELINE_REF && !isBaselineChild) {
+    baseline = await runBaseline({
+      ref: BASELINE_REF,
+      benchFile: 'test/bench/dca.bench.ts',
+      files: ['test/bench/baseline-run.ts', 'test/bench/scaled-clock.ts', 'test/bench/cpu-profile.ts'],
+      env: CPU_PROFILE ? { DCA_BENCH_CPU_PROFILE: CPU_PROFILE.replace(/(\.cpuprofile)?$/, '.baseline.cpuprofile') } : {},
+      nodeArgs: ['--expose-gc'],
+    });
+    if (!baseline) console.log('the baseline run wrote no figures: no ratios below');
+  }
+  if (CLOCK_SPEED !== 1) clock = new ScaledClock(CLOCK_SPEED);
+  const svc = await startTestService({ discardLogs: true, env: SERVICE_ENV, ...(clock ? { clock } : {}) });
   if (Object.keys(SERVICE_ENV).length > 0) console.log(`service configuration: ${JSON.stringify(SERVICE_ENV)}`);
   unmeter(svc.service.adapters.limiter);
   try {
@@ -709,7 +779,7 @@ async function main(): Promise<void> {
     const tally = tallyStore(svc);
     // Anchored on the previous whole minute: the grid is in the past, so each strategy's first
     // run is its next grid point after creation (see firstDueAt in schedule-timing.helpers.ts).
-    const anchor = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - MINUTE_MS;
+    const anchor = Math.floor(now() / MINUTE_MS) * MINUTE_MS - MINUTE_MS;
     const createStarted = performance.now();
     const cpuBefore = process.cpuUsage();
     const strategyIds = await createStrategies(svc, accounts, anchor);
@@ -721,21 +791,41 @@ async function main(): Promise<void> {
         `${fmt((createCpu.user + createCpu.system) / 1000 / STRATEGIES, 2)} ms CPU each; ${fmt(ticksDuringCreation)} ticks of the first strategies ran meanwhile)`,
     );
 
-    const start = Date.now() + WARMUP_SECONDS * 1000;
+    const start = now() + WARMUP_SECONDS * 1000;
     const end = start + MINUTES * MINUTE_MS;
     console.log(`warm-up ${WARMUP_SECONDS} s, then measuring ${MINUTES} minute(s) of due times...`);
     const window = await measureWindow(svc, deliveries.done, tally, start, end);
-    const drainStarted = Date.now();
+    const drainStarted = now();
     const drained = await drain(svc, deliveries.inFlight, end, DRAIN_SECONDS * 1000);
     console.log(
-      `every run due before the window's end delivered ${seconds(Date.now() - drainStarted)} after it${drained ? '' : ' (gave up)'}`,
+      `every run due before the window's end delivered ${seconds(wall(now() - drainStarted))} after it${drained ? '' : ' (gave up)'}`,
     );
     const heapMb = heapAfterGcMb();
     if (heapMb !== undefined) console.log(`heap after GC: ${fmt(heapMb)} MB with ${fmt(STRATEGIES)} strategies scheduled`);
+    const retained = retainedEvents(svc);
+    if (retained)
+      console.log(
+        `event bus: ${fmt(retained.events)} events retained in ${fmt(retained.streams)} streams after ${fmt(deliveries.done.length)} ticks (${fmt(retained.events / Math.max(1, deliveries.done.length), 1)} a tick; the embedded bus keeps each stream's last 24 hours on the heap)`,
+      );
 
     const orders = await readDcaOrders(svc);
     const counters = await strategyCounters(svc);
-    const correct = report(window, idle, deliveries.done, orders, strategyIds, counters, drained);
+    const { correct, figures } = report(window, idle, deliveries.done, orders, strategyIds, counters, drained);
+    if (heapMb !== undefined) figures.heapAfterGcMb = heapMb;
+    writeResult(figures);
+    printRatios(`DCA ticks at ${fmt(STRATEGIES)} strategies`, figures, baseline, {
+      cpuPer1000: 'CPU ms per 1,000 ticks',
+      netCpuPer1000: 'CPU ms per 1,000 ticks, net of the idle service',
+      systemPer1000: 'of which kernel, ms per 1,000 ticks',
+      p50: 'lag p50 ms (due → order created)',
+      p99: 'lag p99 ms (due → order created)',
+      tickP99: 'whole tick p99 ms',
+      storeCallsPerTick: 'store calls a tick',
+      writesPerTick: 'store writes a tick',
+      gcShare: 'GC pauses, % of wall time',
+      heapAfterGcMb: 'heap after GC, MB',
+      rssEndMb: 'RSS at the window end, MB',
+    });
     console.log(
       `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0]!, 1)} at the end`,
     );
