@@ -30,7 +30,7 @@ export async function profiled<T>(
  * The `count` frames with the most self time (samples in the frame itself, not its callees),
  * as a markdown table: share of the busy samples (idle excluded), function, file:line.
  */
-export function topFrames(profile: Profiler.Profile, count: number): string {
+function topFrames(profile: Profiler.Profile, count: number): string {
   const selfOf = new Map<number, number>();
   for (const id of profile.samples ?? []) selfOf.set(id, (selfOf.get(id) ?? 0) + 1);
   const byFrame = new Map<string, number>();

@@ -15,7 +15,6 @@
  * BENCH_CPU_PROFILE (a path prefix: after the rounds, one extra load of each case of ours under
  * the profiler, written to `<prefix>-<case>.cpuprofile`, its top frames printed).
  */
-import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,7 +24,7 @@ import { Client, evmWallet, signInSolana, startTestService } from '../support/te
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { profiled } from './cpu-profile.js';
 import type { LoadResult } from './load-generator.js';
-import { wrkLoad } from './wrk-load.js';
+import { pinThisProcess, wrkLoad } from './wrk-load.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -109,7 +108,7 @@ function sdkPeer() {
 
 async function main() {
   // The server's core: every thread of this process, so its CPU time is not spread over the load generator's core.
-  execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  await pinThisProcess(0);
   const svc = await startTestService({ discardLogs: true });
   const operator = new Client(svc.url);
   await signInSolana(operator);

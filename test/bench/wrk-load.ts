@@ -65,3 +65,8 @@ export async function wrkLoad(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Pins every thread of this process (the server under test) to `core`, away from wrk's. */
+export async function pinThisProcess(core = 0): Promise<void> {
+  await run('taskset', ['-a', '-p', '-c', String(core), String(process.pid)]);
+}
