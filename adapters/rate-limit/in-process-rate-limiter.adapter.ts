@@ -44,6 +44,8 @@ export class InProcessRateLimiter implements RateLimiterPort {
   /** Map order is recency order: every hit re-inserts its key at the end. */
   private readonly keys = new Map<string, KeyState>();
   private nextSweepAt = -Infinity;
+  /** Window lists already validated (policies are constants, held weakly). */
+  private readonly checked = new WeakSet<readonly RateWindow[]>();
   private closed = false;
 
   constructor(options: InProcessRateLimiterOptions) {
@@ -53,25 +55,39 @@ export class InProcessRateLimiter implements RateLimiterPort {
 
   async hit(key: string, windows: readonly RateWindow[]): Promise<RateLimitDecision> {
     if (this.closed) throw new AppError('SHUTTING_DOWN', 'The rate limiter is closed');
-    assertRateWindows(windows);
+    // Policies are a few constant arrays: each is checked once, not on every hit.
+    if (!this.checked.has(windows)) {
+      assertRateWindows(windows);
+      this.checked.add(windows);
+    }
     const now = this.clock.now();
     this.sweep(now);
 
     const state = this.keys.get(key) ?? { counters: new Map<string, Counter>(), expiresAt: now };
-    const starts = windows.map((w) => windowStart(now, w.windowMs));
-    const counts = windows.map((w, i) => {
+    // Per window: its counter, reset to 0 when it belongs to an earlier window. Counters are
+    // updated in place: a hit allocates nothing for a caller already known.
+    const counts: number[] = [];
+    let allowed = true;
+    for (const w of windows) {
+      const start = windowStart(now, w.windowMs);
       const counter = state.counters.get(w.name);
-      return counter && counter.start === starts[i] ? counter.count : 0;
-    });
-    const allowed = windows.every((w, i) => (counts[i] ?? 0) < w.limit);
+      const count = counter && counter.start === start ? counter.count : 0;
+      counts.push(count);
+      if (count >= w.limit) allowed = false;
+    }
     if (allowed) {
-      windows.forEach((w, i) => {
-        const start = starts[i] ?? 0;
+      for (let i = 0; i < windows.length; i++) {
+        const w = windows[i]!;
+        const start = windowStart(now, w.windowMs);
         const count = (counts[i] ?? 0) + 1;
         counts[i] = count;
-        state.counters.set(w.name, { start, count });
+        const counter = state.counters.get(w.name);
+        if (counter) {
+          counter.start = start;
+          counter.count = count;
+        } else state.counters.set(w.name, { start, count });
         state.expiresAt = Math.max(state.expiresAt, start + w.windowMs);
-      });
+      }
     }
     // A denied caller is touched too, so a hammering client stays remembered (and blocked).
     this.keys.delete(key);

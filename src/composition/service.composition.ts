@@ -261,8 +261,10 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const server = createHttpServer(
     config.http,
     (req, res) => {
+      // The MCP handler writes the security headers with its others (one writeHead per answer).
+      if (mcp(req, res)) return;
       setSecurityHeaders(res);
-      if (!mcp(req, res)) app(req, res);
+      app(req, res);
     },
     { isTrustedProxy: uncountedPeer(config.trustProxy, app.get('trust proxy fn') as (address: string, hop: number) => boolean) },
   );

@@ -1,7 +1,7 @@
 import type { AgentContext } from '../../machines/agent.machine.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
 import type { BotContext } from '../../machines/bot.machine.js';
-import type { CredentialResolver, Principal } from '../auth/credentials/credential-resolver.js';
+import { bearer, type CredentialResolver, type Principal } from '../auth/credentials/credential-resolver.js';
 import type { SessionPrincipal } from '../auth/session/session.service.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { Viewer } from '../operations/operation-catalog.js';
@@ -46,6 +46,24 @@ interface Target {
   granularErrors: boolean | undefined;
 }
 const MAX_CACHED_TARGETS = 10_000;
+/** Grants reused by `resolveCached`, one per Authorization header; past this the map starts over. */
+const MAX_CACHED_GRANTS = 10_000;
+
+/** A cached lookup: `value` once it resolved (what `resolveCached` reads without waiting). */
+interface CachedTarget {
+  target: Promise<Target | null>;
+  until: number;
+  value?: Target | null;
+}
+
+/** The last grant built for one Authorization header, reused while its parts are the same objects. */
+interface Grant {
+  token: string;
+  publicId: string;
+  principal: Principal;
+  target: Target;
+  access: McpAccess;
+}
 
 /**
  * Resolves `/mcp/:publicId` plus a bearer credential to an access grant: 401 for a bad,
@@ -54,7 +72,8 @@ const MAX_CACHED_TARGETS = 10_000;
  * credential that does not operate that agent (or legacy bot).
  */
 export class McpAccessResolver {
-  private readonly targets = new Map<string, { target: Promise<Target | null>; until: number }>();
+  private readonly targets = new Map<string, CachedTarget>();
+  private readonly grants = new Map<string, Grant>();
 
   constructor(
     /** Agents and legacy bots, looked up by their `publicId` index. */
@@ -97,9 +116,43 @@ export class McpAccessResolver {
       };
     }
     const target = await this.cachedTarget(publicId);
+    const access = target ? this.accessOf(principal, target) : undefined;
+    if (!access) throw AppError.notFound(AGENT_NOT_FOUND);
+    return access;
+  }
+
+  /**
+   * `resolve`'s grant without a promise when everything it needs is already in this process's
+   * caches and still valid under their rules: the credential (`CredentialResolver.peek`: a
+   * revocation, expiry or scope change evicts it at once) and the publicId lookup (within
+   * its TTL). Undefined whenever any part is not (or the answer would be a refusal): the
+   * caller then asks `resolve`, which decides and refuses. The same grant object is handed
+   * out again while its credential and lookup are the same objects, so a hot agent's calls
+   * allocate none.
+   */
+  resolveCached(publicId: string, authorization: string | undefined): McpAccess | undefined {
+    if (!this.cache || authorization === undefined) return undefined;
+    const cached = this.targets.get(publicId);
+    const target = cached?.value;
+    if (!target || cached.until <= this.cache.clock.now()) return undefined;
+    const last = this.grants.get(authorization);
+    const token = last ? last.token : bearer(authorization);
+    if (token === undefined) return undefined;
+    const principal = this.credentials.peek(token);
+    if (!principal) return undefined;
+    if (last && last.publicId === publicId && last.principal === principal && last.target === target) return last.access;
+    const access = this.accessOf(principal, target);
+    if (!access) return undefined;
+    if (this.grants.size >= MAX_CACHED_GRANTS) this.grants.clear();
+    this.grants.set(authorization, { token, publicId, principal, target, access });
+    return access;
+  }
+
+  /** The grant of an agent credential on `target`; undefined when it does not operate that agent or bot. */
+  private accessOf(principal: Exclude<Principal, SessionPrincipal>, target: Target): McpAccess | undefined {
     // An identity token or OAuth access token operates its own agent, as an agent key does.
     const kind = principal.type === 'bot-key' ? 'bot' : 'agent';
-    if (!target || target.subject.type !== kind || target.subject.id !== principal.ownerId) throw AppError.notFound(AGENT_NOT_FOUND);
+    if (target.subject.type !== kind || target.subject.id !== principal.ownerId) return undefined;
     return {
       principal,
       subject: target.subject,
@@ -131,9 +184,11 @@ export class McpAccessResolver {
     if (hit && hit.until > now) return hit.target;
     if (this.targets.size >= MAX_CACHED_TARGETS) this.targets.clear();
     const target = this.findByPublicId(publicId);
-    this.targets.set(publicId, { target, until: now + this.cache.ttlMs });
+    const entry: CachedTarget = { target, until: now + this.cache.ttlMs };
+    this.targets.set(publicId, entry);
     target.then(
       (found) => {
+        entry.value = found;
         if (!found && this.targets.get(publicId)?.target === target) this.targets.delete(publicId);
       },
       () => {

@@ -18,7 +18,8 @@ import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
 import type { McpAccess, McpAccessResolver } from './mcp-access.js';
 import { MCP_MAX_BODY_BYTES, readBody, shouldCloseAfterTooLarge } from './mcp-body.js';
 import { McpDispatcher, readableId, type DispatchOutcome } from './mcp-dispatcher.js';
-import { rateLimitHeaders, tooManyRequests } from '../surface-common/rate-limit-answers.js';
+import { tooManyRequests } from '../surface-common/rate-limit-answers.js';
+import { SECURITY_HEADERS } from '../surface-common/security-headers.js';
 import { defaultRateWindows, hitBudget, type RateWindowsOf } from './mcp-rate-budget.js';
 import { entityTooLarge, httpFailure, internalError, McpWireError, methodNotAllowed, originNotAllowed, parseError } from './mcp-errors.js';
 import { requestRevision } from './mcp-revision.js';
@@ -31,7 +32,7 @@ import type { OriginCheck } from './mcp-origin.js';
 import { bearerChallenge } from './mcp-challenge.js';
 
 export interface McpHttpDeps {
-  access: Pick<McpAccessResolver, 'resolve'>;
+  access: Pick<McpAccessResolver, 'resolve'> & Partial<Pick<McpAccessResolver, 'resolveCached'>>;
   invoker: OperationInvoker;
   catalog: OperationCatalog;
   limiter: RateLimiterPort;
@@ -51,7 +52,11 @@ export interface McpHttpDeps {
   resourceMetadataUrl?: (publicId: string) => string;
 }
 
-/** Serves the request and returns true when it is for the MCP endpoint; false leaves it to express. */
+/**
+ * Serves the request and returns true when it is for the MCP endpoint; false leaves it to
+ * express. Its answers carry the server's security headers themselves (set with every other
+ * header in one `writeHead`), so the caller sets them only for requests it hands on.
+ */
 export type McpHttpHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
@@ -65,11 +70,16 @@ export const MCP_TARGET_CACHE_MS = 1_000;
 const MCP_ROUTE = '/mcp/:publicId';
 
 /** Bearer credentials only, no cookies: any origin may call (browser-based MCP clients). */
-const CORS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers':
-    'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate',
-};
+const CORS_ALLOW_ORIGIN = '*';
+const CORS_EXPOSE_HEADERS =
+  'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate';
+
+/**
+ * The headers of one answer, gathered as the request goes and written by one `writeHead`:
+ * `setHeader` costs a validation and a copy per header on a path whose whole budget is tens
+ * of µs. Starts with the headers every answer carries, in the order they are written.
+ */
+type AnswerHeaders = Record<string, string | number>;
 const PREFLIGHT = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers':
@@ -103,9 +113,12 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
 
   /** One hit per HTTP request; a refused `tools/call` still goes into the audit trail. */
-  async function meter(access: McpAccess, res: ServerResponse, message: unknown, ids: CallIds): Promise<void> {
+  async function meter(access: McpAccess, headers: AnswerHeaders, message: unknown, ids: CallIds): Promise<void> {
     const decision = await hitBudget(deps.limiter, windowsOf, access);
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+    // As `rateLimitHeaders` writes them (the REST middleware's), without an object per request.
+    headers['X-RateLimit-Limit'] = String(decision.limit);
+    headers['X-RateLimit-Remaining'] = String(decision.remaining);
+    headers['X-RateLimit-Reset'] = String(decision.resetSeconds);
     if (decision.allowed) return;
     caller.refused(message, access, ids, 'RATE_LIMITED');
     throw tooManyRequests(decision);
@@ -113,7 +126,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
 
   async function handle(
     req: IncomingMessage,
-    res: ServerResponse,
+    headers: AnswerHeaders,
     publicId: string,
     ids: { requestId: string; correlationId: string },
   ): Promise<DispatchOutcome | undefined> {
@@ -123,24 +136,30 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // GET would open a standalone SSE stream and DELETE end a session: neither exists when stateless.
     if (req.method !== 'POST') return wireFailure(methodNotAllowed());
     const body = readBody(req, maxBodyBytes);
-    const granted = deps.access.resolve(publicId, header(req, 'authorization')).then(
-      (access) => ({ access }),
-      (error: unknown) => ({ error }),
-    );
+    const authorization = header(req, 'authorization');
+    // A credential and agent this process holds verified need no promise; anything else is resolved.
+    const cached = deps.access.resolveCached?.(publicId, authorization);
+    const granted =
+      cached === undefined
+        ? deps.access.resolve(publicId, authorization).then(
+            (access) => ({ access }),
+            (error: unknown) => ({ error }),
+          )
+        : undefined;
     const read = await body;
     if (read.kind === 'aborted') return undefined;
     if (read.kind === 'too-large') {
-      if (shouldCloseAfterTooLarge(req)) res.setHeader('Connection', 'close');
+      if (shouldCloseAfterTooLarge(req)) headers.Connection = 'close';
       return wireFailure(entityTooLarge());
     }
     // Parsed before the credential is looked at so that every refusal below answers with the
     // request's id (JSON-RPC 2.0 §5: null only when the id cannot be read).
     const message = parseJson(read.body);
     const id = readableId(message);
-    const grant = await granted;
+    const grant = granted ? await granted : { access: cached as McpAccess };
     if ('error' in grant) return challenged(failureOf(grant.error, id), publicId);
     try {
-      await meter(grant.access, res, message, ids);
+      await meter(grant.access, headers, message, ids);
     } catch (error) {
       return failureOf(error, id);
     }
@@ -173,24 +192,29 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const startedAt = deps.clock.now();
     const requestId = acceptId(header(req, 'x-request-id')) ?? randomUUID();
     const ids = { requestId, correlationId: acceptId(header(req, 'x-correlation-id')) ?? requestId };
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    res.setHeader(CORRELATION_ID_HEADER, ids.correlationId);
-    // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
-    res.setHeader('Cache-Control', 'no-store');
+    const headers: AnswerHeaders = {
+      ...SECURITY_HEADERS,
+      [REQUEST_ID_HEADER]: requestId,
+      [CORRELATION_ID_HEADER]: ids.correlationId,
+      // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
+      'Cache-Control': 'no-store',
+    };
     // Only browsers need CORS headers, and they always send Origin cross-origin.
     // A refused origin gets none: its page cannot even read the refusal.
     const origin = header(req, 'origin');
-    if (origin !== undefined && (deps.originAllowed?.(origin) ?? true))
-      for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
+    if (origin !== undefined && (deps.originAllowed?.(origin) ?? true)) {
+      headers['Access-Control-Allow-Origin'] = CORS_ALLOW_ORIGIN;
+      headers['Access-Control-Expose-Headers'] = CORS_EXPOSE_HEADERS;
+    }
     let outcome: DispatchOutcome | undefined;
     try {
-      outcome = await handle(req, res, publicId, ids);
+      outcome = await handle(req, headers, publicId, ids);
     } catch (error) {
       deps.logger.error({ err: error, ...ids }, 'mcp request failed');
       outcome = wireFailure(internalError());
     }
     if (outcome === undefined || res.headersSent || res.destroyed) return;
-    write(res, outcome);
+    write(res, headers, outcome);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     deps.metrics?.observeHttp(req.method ?? 'UNKNOWN', MCP_ROUTE, outcome.status, seconds);
     // Refusals (a 401, the 405 an SDK client's GET probe gets) are info; see failure-level.ts.
@@ -236,14 +260,16 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function write(res: ServerResponse, outcome: DispatchOutcome): void {
-  for (const [name, value] of Object.entries(outcome.headers ?? {})) res.setHeader(name, value);
+function write(res: ServerResponse, headers: AnswerHeaders, outcome: DispatchOutcome): void {
+  if (outcome.headers) Object.assign(headers, outcome.headers);
   if (outcome.body === undefined) {
-    res.writeHead(outcome.status).end();
+    res.writeHead(outcome.status, headers).end();
     return;
   }
   const json = stringifyRpcResponse(outcome.body);
-  res.writeHead(outcome.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json);
+  headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = Buffer.byteLength(json);
+  res.writeHead(outcome.status, headers).end(json);
 }
 
 const PARSE_FAILED = Symbol('parse failed');

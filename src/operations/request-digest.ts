@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { redactSecrets } from '../observability/logger.js';
 import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 
@@ -49,7 +49,8 @@ export function keyedRequestDigest(kind: string, args: unknown): string {
   return `${kind}:${sha256Hex(canonicalJson(args ?? {}))}`;
 }
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+/** One-shot `hash` (no Hash object): every audit entry's chain link is one of these. */
+export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
 const EMPTY_ARGUMENTS_DIGEST = sha256Hex('{}');
 
 /** What the audit digest may cover: secret-named fields (at any depth) and a top-level TOTP `code` removed. */

@@ -1,8 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import type { Profiler } from 'node:inspector';
 
 /** Runs `phase` under V8's sampling profiler when `path` is set, and writes the profile there. */
-export async function profiled<T>(path: string | undefined, phase: () => Promise<T>, label = 'the measured phase'): Promise<T> {
+export async function profiled<T>(
+  path: string | undefined,
+  phase: () => Promise<T>,
+  label = 'the measured phase',
+  options: { top?: number } = {},
+): Promise<T> {
   if (!path) return phase();
   const session = new Session();
   session.connect();
@@ -16,5 +22,32 @@ export async function profiled<T>(path: string | undefined, phase: () => Promise
     writeFileSync(path, JSON.stringify(profile));
     session.disconnect();
     console.log(`CPU profile of ${label}: ${path}`);
+    if (options.top) console.log(topFrames(profile, options.top));
   }
+}
+
+/**
+ * The `count` frames with the most self time (samples in the frame itself, not its callees),
+ * as a markdown table: share of the busy samples (idle excluded), function, file:line.
+ */
+function topFrames(profile: Profiler.Profile, count: number): string {
+  const selfOf = new Map<number, number>();
+  for (const id of profile.samples ?? []) selfOf.set(id, (selfOf.get(id) ?? 0) + 1);
+  const byFrame = new Map<string, number>();
+  let busy = 0;
+  for (const node of profile.nodes) {
+    const samples = selfOf.get(node.id) ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (samples === 0 || functionName === '(idle)') continue;
+    busy += samples;
+    const file = url.replace(/^.*\/(node_modules\/)/, '$1').replace(/^file:\/\/.*?\/(src|kernel|adapters|machines|test)\//, '$1/');
+    const key = `${functionName || '(anonymous)'} | ${file ? `${file}:${lineNumber + 1}` : ''}`;
+    byFrame.set(key, (byFrame.get(key) ?? 0) + samples);
+  }
+  const rows = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, count);
+  return [
+    '| self % of busy | function | where |',
+    '|---|---|---|',
+    ...rows.map(([key, samples]) => `| ${((samples / Math.max(1, busy)) * 100).toFixed(1)} | ${key} |`),
+  ].join('\n');
 }

@@ -1,8 +1,8 @@
 /**
  * MCP endpoint throughput (printed, not asserted). Run: `npm run bench:mcp`.
  *
- * Three servers in this process, each loaded in turn by autocannon from a separate process
- * (50 connections, POST of one `tools/call`):
+ * Three servers in this process (pinned to core 0), each loaded in turn by wrk pinned to core 1
+ * (one thread, 50 connections, POST of one `tools/call`):
  * 1. ceiling: bare node:http that parses a JSON-RPC body and echoes a result;
  * 2. ours: `createMcpHttpHandler` with the real service behind it (key auth, agent lookup,
  *    rate-limit counter, invoker with audit, the tool's store read); the rate budget is raised
@@ -12,7 +12,8 @@
  * Targets: ours >= 40% of the ceiling, >= 2x the peer, p99 < 20 ms. Ours is also loaded with
  * `ping` (everything but the tool) and `agent_status` (one store read) to show where time goes.
  * Env: BENCH_SECONDS (5) per load, BENCH_ROUNDS (3) rounds of all loads; medians are printed;
- * BENCH_CPU_PROFILE (a path: a .cpuprofile of one extra load of ours after the rounds).
+ * BENCH_CPU_PROFILE (a path prefix: after the rounds, one extra load of each case of ours under
+ * the profiler, written to `<prefix>-<case>.cpuprofile`, its top frames printed).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { Client, evmWallet, signInSolana, startTestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
 import { profiled } from './cpu-profile.js';
-import { loadUrl, type LoadResult } from './load-generator.js';
+import type { LoadResult } from './load-generator.js';
+import { pinThisProcess, wrkLoad } from './wrk-load.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,7 +41,7 @@ interface Measured extends LoadResult {
 /** One POST body of JSON-RPC, loaded from a separate process. */
 async function load(url: string, body: string, headers: Record<string, string> = {}): Promise<Measured> {
   const before = process.cpuUsage();
-  const result = await loadUrl(url, {
+  const result = await wrkLoad(url, {
     seconds: DURATION_S,
     method: 'POST',
     body,
@@ -105,6 +107,8 @@ function sdkPeer() {
 }
 
 async function main() {
+  // The server's core: every thread of this process, so its CPU time is not spread over the load generator's core.
+  await pinThisProcess(0);
   const svc = await startTestService({ discardLogs: true });
   const operator = new Client(svc.url);
   await signInSolana(operator);
@@ -212,7 +216,12 @@ async function main() {
   console.log(
     `ours (${tool}) p99: ${median(oursRuns.map((r) => r.p99))} ms (target < 20 ms; rounds ${oursRuns.map((r) => r.p99).join(', ')} ms)`,
   );
-  if (process.env.BENCH_CPU_PROFILE) await profiled(process.env.BENCH_CPU_PROFILE, loads[1]!.run, `ours: tools/call ${tool}`);
+  const prefix = process.env.BENCH_CPU_PROFILE;
+  if (prefix) {
+    const cases = { summary: 1, ping: pingIndex, identity: identityIndex };
+    for (const [name, i] of Object.entries(cases))
+      await profiled(`${prefix}-${name}.cpuprofile`, loads[i]!.run, loads[i]!.label, { top: 25 });
+  }
 
   for (const { server } of Object.values(servers)) {
     server.closeAllConnections();

@@ -7,6 +7,9 @@ import { MCP_TARGET_CACHE_MS, createMcpHttpHandler } from '../../src/mcp/mcp-htt
 import { createLogger } from '../../src/observability/logger.js';
 import type { TestService } from './test-service.js';
 
+/** One constant policy, as the real ones are (a limiter may check each list once). */
+const UNMETERED = [{ name: 'minute', limit: 1e9, windowMs: 60_000 }];
+
 /**
  * The service's MCP handler with a rate budget too large to deny: the limiter still counts
  * every request (same cost) but a fuzz run or a benchmark is never refused. Close `limiter` after.
@@ -28,7 +31,7 @@ export function unmeteredMcpHandler(svc: TestService, options: { cacheTargets?: 
     limiter,
     logger: createLogger({ level: 'silent' }),
     clock,
-    rateWindows: () => [{ name: 'minute', limit: 1e9, windowMs: 60_000 }],
+    rateWindows: () => UNMETERED,
   });
   return { handler, limiter };
 }

@@ -16,6 +16,8 @@ export type Principal = SessionPrincipal | KeyPrincipal | IdentityTokenPrincipal
 /** What the resolver needs of the identity tokens (`IdentityTokens`). */
 export interface IdentityTokenAuthenticator {
   authenticate(token: string): Promise<IdentityTokenPrincipal>;
+  /** The principal of a token whose check is cached and still trusted; undefined: `authenticate` decides. */
+  peek?(token: string): IdentityTokenPrincipal | undefined;
 }
 export type PrincipalType = Principal['type'];
 
@@ -51,10 +53,27 @@ export class CredentialResolver {
     /** Absent: identity tokens are not accepted (they fail as session tokens would). */
     private readonly identityTokens?: IdentityTokenAuthenticator,
     /** Absent: agent credentials act with their own scope. */
-    private readonly caps?: Pick<ScopeCaps, 'capRead'>,
+    private readonly caps?: Pick<ScopeCaps, 'capRead'> & Partial<Pick<ScopeCaps, 'peek'>>,
     /** Absent: OAuth access tokens are not accepted. */
     private readonly oauthTokens?: OAuthTokenAuthenticatorLike,
   ) {}
+
+  /**
+   * What `resolve` would answer for the bearer `token` of an agent credential (API key or
+   * identity token) that this process verified within its cache period, read from the same
+   * caches with the same revocation and expiry rules, without a promise: the MCP hot path.
+   * Undefined whenever any part is not known so (a session, an unknown or evicted credential,
+   * an uncached scope cap): `resolve` decides then, and is the one that refuses.
+   */
+  peek(token: string): KeyPrincipal | IdentityTokenPrincipal | undefined {
+    // An OAuth access token is bound to one agent's MCP URL: only `resolve` checks that.
+    if (looksLikeAccessToken(token)) return undefined;
+    const principal = token.startsWith(KEY_PREFIX) ? this.keys.peek(token) : this.identityTokens?.peek?.(token);
+    if (!principal || !this.caps || principal.type === 'bot-key') return principal;
+    const scope = this.caps.peek?.(principal.ownerId, principal.scope);
+    if (scope === undefined) return undefined;
+    return scope === principal.scope ? principal : { ...principal, scope };
+  }
 
   /**
    * `identityTokenRoute`: the route serves identity tokens (MCP, its event streams, the agent
@@ -116,7 +135,7 @@ export function principalRefOf(principal: Principal): { type: string; id: string
 }
 
 /** The token of a `Bearer` header (scheme case-insensitive), or undefined. */
-function bearer(authorization: string | undefined): string | undefined {
+export function bearer(authorization: string | undefined): string | undefined {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
   return match?.[1];
 }

@@ -75,6 +75,20 @@ export class KeyAuthenticator {
     return hash;
   }
 
+  /**
+   * The principal of a key this process verified within the cache period and that is neither
+   * revoked (evicted) nor expired since: `authenticate`'s answer without a promise, for the
+   * MCP hot path. Undefined when not known so: `authenticate` decides (and refuses).
+   */
+  peek(secret: string): KeyPrincipal | undefined {
+    // Only secrets of a key's shape are ever hashed, so a known one needs no pattern test.
+    const hash = this.hashes.get(secret);
+    const cached = hash === undefined ? undefined : this.cache.get(hash);
+    if (!cached) return undefined;
+    const now = this.clock.now();
+    return cached.until > now && now < cached.principal.expiresAt ? cached.principal : undefined;
+  }
+
   /** 401 `Unauthorized` for anything but an active, unexpired key. */
   async authenticate(secret: string): Promise<KeyPrincipal> {
     if (!looksLikeKey(secret)) throw AppError.unauthorized();

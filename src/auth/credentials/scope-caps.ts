@@ -38,6 +38,13 @@ export class ScopeCaps {
     this.cache.delete(agentActorId);
   }
 
+  /** `cap`'s answer when the agent's cap is cached and fresh (no promise); undefined: ask `cap`. */
+  peek(agentActorId: string, scope: KeyScope): KeyScope | undefined {
+    const hit = this.cache.get(agentActorId);
+    if (!hit || hit.until <= this.clock.now()) return undefined;
+    return hit.cap !== undefined && !scopeCovers(hit.cap, scope) ? hit.cap : scope;
+  }
+
   /** `scope`, lowered to the agent's cap when it has one below it. */
   async cap(agentActorId: string, scope: KeyScope): Promise<KeyScope> {
     return (await this.capRead(agentActorId, scope)).scope;
