@@ -25,8 +25,17 @@ function consistentRun(): ChaosRecords {
     createdAt: 0,
     ...extra,
   });
-  const fill = (orderId: string) => ({ orderId, address: WALLET, inputMint: USDC, outputMint: SOL, amountIn: '1000000', status: 'filled', filledOut: '5000' });
-  const tick = (n: number) => order(`dca-${n}`, { channel: 'dca', strategyId: 'strategy-1', tickDueAt: n * SECOND, createdAt: n * SECOND + 50 });
+  const fill = (orderId: string) => ({
+    orderId,
+    address: WALLET,
+    inputMint: USDC,
+    outputMint: SOL,
+    amountIn: '1000000',
+    status: 'filled',
+    filledOut: '5000',
+  });
+  const tick = (n: number) =>
+    order(`dca-${n}`, { channel: 'dca', strategyId: 'strategy-1', tickDueAt: n * SECOND, createdAt: n * SECOND + 50 });
   return {
     answers: [
       { sentAt: 0, at: 10, via: 'rest', what: 'swap', status: 200 },
@@ -41,7 +50,9 @@ function consistentRun(): ChaosRecords {
     ],
     withdrawals: [{ agentId: 'agent-1', key: 'w1', ackedId: 'wd-1', ackedStatus: 'confirmed' }],
     orders: [order('order-1'), order('order-2'), tick(1), tick(2), tick(3)],
-    storedWithdrawals: [{ withdrawalId: 'wd-1', agentId: 'agent-1', status: 'confirmed', from: WALLET, token: USDC, amount: '1000000', txSignature: 'tx-1' }],
+    storedWithdrawals: [
+      { withdrawalId: 'wd-1', agentId: 'agent-1', status: 'confirmed', from: WALLET, token: USDC, amount: '1000000', txSignature: 'tx-1' },
+    ],
     fills: ['order-1', 'order-2', 'dca-1', 'dca-2', 'dca-3'].map(fill),
     transfers: [{ txSignature: 'tx-1', from: WALLET, to: 'elsewhere', token: USDC, amount: '1000000' }],
     // 100 USDC in; 5 fills of 1 USDC → 5000 SOL units each; 1 USDC withdrawn.
@@ -55,7 +66,10 @@ function consistentRun(): ChaosRecords {
   };
 }
 
-const violated = (records: ChaosRecords) => checkInvariants(records).filter((r) => r.violations.length > 0).map((r) => r.name);
+const violated = (records: ChaosRecords) =>
+  checkInvariants(records)
+    .filter((r) => r.violations.length > 0)
+    .map((r) => r.name);
 
 describe('chaos invariant checker', () => {
   it('passes a consistent run and counts what it checked', () => {

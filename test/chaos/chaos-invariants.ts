@@ -160,7 +160,8 @@ function ordersOnce({ swaps, orders }: ChaosRecords): InvariantResult {
     const n = stored.get(swap.ackedId!) ?? 0;
     if (n !== 1) violations.push(`acknowledged order ${swap.ackedId} (key ${swap.key}) is stored ${n} times`);
     const order = byId.get(swap.ackedId!);
-    if (order && order.agentId !== swap.agentId) violations.push(`order ${swap.ackedId} acknowledged to ${swap.agentId} belongs to ${order.agentId}`);
+    if (order && order.agentId !== swap.agentId)
+      violations.push(`order ${swap.ackedId} acknowledged to ${swap.agentId} belongs to ${order.agentId}`);
     if (order && swap.ackedStatus === 'filled' && order.status !== 'filled')
       violations.push(`order ${swap.ackedId} was acknowledged filled but is stored ${order.status}`);
     if (swap.derivedId !== undefined && swap.ackedId !== swap.derivedId)
@@ -200,7 +201,8 @@ function withdrawalsOnce({ withdrawals, storedWithdrawals, transfers }: ChaosRec
   // No more withdrawals per agent than keys its clients sent: none executed twice under two ids.
   const keysPerAgent = tally([...new Set(withdrawals.map((w) => `${w.agentId} ${w.key}`))].map((k) => k.split(' ')[0]!));
   for (const [agentId, n] of tally(storedWithdrawals.map((w) => w.agentId)))
-    if (n > (keysPerAgent.get(agentId) ?? 0)) violations.push(`agent ${agentId} has ${n} withdrawals for ${keysPerAgent.get(agentId) ?? 0} keys`);
+    if (n > (keysPerAgent.get(agentId) ?? 0))
+      violations.push(`agent ${agentId} has ${n} withdrawals for ${keysPerAgent.get(agentId) ?? 0} keys`);
   return { name: 'acknowledged withdrawals present exactly once', checked: acked.length, violations };
 }
 
@@ -212,7 +214,7 @@ function ledgerEqualsFills({ wallets, fills, orders, transfers }: ChaosRecords):
   for (const order of orders) {
     if (order.status !== 'filled') continue;
     const fill = fillOf.get(order.orderId);
-    if (!fill || fill.status !== 'filled') violations.push(`order ${order.orderId} is filled but its fill is ${fill?.status ?? 'missing'}`);
+    if (fill?.status !== 'filled') violations.push(`order ${order.orderId} is filled but its fill is ${fill?.status ?? 'missing'}`);
     else if (fill.filledOut !== order.filledOut)
       violations.push(`order ${order.orderId} filled ${order.filledOut} but its fill says ${fill.filledOut}`);
   }
@@ -260,7 +262,8 @@ function dcaTicksOnce({ strategies, orders, faults }: ChaosRecords): InvariantRe
     for (const [dueAt, n] of tally(own.map((o) => o.tickDueAt!)))
       if (n > 1) violations.push(`strategy ${strategy.strategyId}: tick due ${dueAt} bought ${n} times`);
     for (const order of own)
-      if (order.tickDueAt! % strategy.intervalMs !== 0) violations.push(`strategy ${strategy.strategyId}: tick due ${order.tickDueAt} is off its grid`);
+      if (order.tickDueAt! % strategy.intervalMs !== 0)
+        violations.push(`strategy ${strategy.strategyId}: tick due ${order.tickDueAt} is off its grid`);
     const filled = own.filter((o) => o.status === 'filled').length;
     // Each settled tick counted once: a buy counted twice (or lost) shows as a difference.
     if (strategy.buys + strategy.inFlight < filled || strategy.buys > filled)
@@ -278,7 +281,9 @@ function dcaTicksOnce({ strategies, orders, faults }: ChaosRecords): InvariantRe
         if (!inFault(due, strategy.intervalMs)) unexplained += 1;
     }
     if (unexplained > strategy.skipped)
-      violations.push(`strategy ${strategy.strategyId}: ${unexplained} due ticks neither run nor counted skipped (skipped ${strategy.skipped})`);
+      violations.push(
+        `strategy ${strategy.strategyId}: ${unexplained} due ticks neither run nor counted skipped (skipped ${strategy.skipped})`,
+      );
   }
   return { name: 'each DCA due tick bought once or counted skipped', checked: ticks, violations };
 }
@@ -291,10 +296,14 @@ function sseNoGapNoDouble({ sse }: ChaosRecords): InvariantResult {
     for (const [id, n] of tally(client.received)) if (n > 1) violations.push(`agent ${client.agentId}: event ${id} delivered ${n} times`);
     const got = new Set(client.received);
     const missing = client.reference.filter((id) => !got.has(id));
-    if (missing.length) violations.push(`agent ${client.agentId}: ${missing.length} events never delivered (${missing.slice(0, 5).join(', ')})`);
+    if (missing.length)
+      violations.push(`agent ${client.agentId}: ${missing.length} events never delivered (${missing.slice(0, 5).join(', ')})`);
     const reference = new Set(client.reference);
     const phantom = [...got].filter((id) => !reference.has(id));
-    if (phantom.length) violations.push(`agent ${client.agentId}: ${phantom.length} events delivered that the stream does not hold (${phantom.slice(0, 5).join(', ')})`);
+    if (phantom.length)
+      violations.push(
+        `agent ${client.agentId}: ${phantom.length} events delivered that the stream does not hold (${phantom.slice(0, 5).join(', ')})`,
+      );
     for (let i = 1; i < client.received.length; i++)
       if (client.received[i]! <= client.received[i - 1]!) {
         violations.push(`agent ${client.agentId}: event ${client.received[i]} arrived after ${client.received[i - 1]}`);

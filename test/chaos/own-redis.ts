@@ -22,6 +22,7 @@ export class OwnRedis {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined); // not up yet: the loop tries again
       try {
         await probe.connect();
         if ((await probe.ping()) === 'PONG') break;

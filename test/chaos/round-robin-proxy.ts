@@ -98,15 +98,15 @@ export class RoundRobinProxy {
           res.flushHeaders();
           answer.on('data', (chunk: Buffer) => res.write(chunk));
           answer.on('end', () => res.end());
-          // The process died mid-answer (or mid-stream): cut the client too.
-          answer.on('error', () => {
+          // The process died mid-answer (or mid-stream): cut the client too. (Not when the
+          // client is the one who left: then the upstream was destroyed on its behalf.)
+          const lost = () => {
+            if (res.destroyed) return;
             this.cut += 1;
             res.destroy();
-          });
-          answer.on('aborted', () => {
-            this.cut += 1;
-            res.destroy();
-          });
+          };
+          answer.on('error', lost);
+          answer.on('aborted', lost);
           resolve('done');
         },
       );
