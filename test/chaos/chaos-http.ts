@@ -59,7 +59,7 @@ function refusalCode({ body }: Exchange): string | undefined {
 }
 
 /** Worth sending again with the same key: no answer, a key still running, a budget, a dependency down. */
-export function retryable(answer: Exchange): boolean {
+function retryable(answer: Exchange): boolean {
   if (answer.status === 'none' || answer.status === 409 || answer.status === 429 || answer.status === 503) return true;
   const result = answer.body?.result;
   return Boolean(result?.isError && result.structuredContent?.retryable);

@@ -128,9 +128,9 @@ export interface InvariantResult {
 }
 
 /** The 4xx statuses the interface documents. */
-export const DOCUMENTED_4XX: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 413, 422, 429]);
+const DOCUMENTED_4XX: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 413, 422, 429]);
 /** An answer sent within this long after a fault ended still belongs to it (it waited on the fault). */
-export const FAULT_GRACE_MS = 3_000;
+const FAULT_GRACE_MS = 3_000;
 
 const tally = <T>(values: Iterable<T>) => {
   const counts = new Map<T, number>();

@@ -117,6 +117,9 @@ export class RoundRobinProxy {
       upstream.on('error', (error: NodeJS.ErrnoException) => {
         if (answered) return;
         if (error.code === 'ECONNREFUSED') return resolve('refused');
+        // A kept-alive socket the process closed as idle just as we reused it: the request
+        // never reached it (the race every keep-alive client has; Node's documentation retries it).
+        if (upstream.reusedSocket && error.code === 'ECONNRESET' && !this.down.has(this.backends.indexOf(base))) return resolve('refused');
         this.cut += 1;
         res.destroy();
         resolve('done');
