@@ -13,6 +13,9 @@ import type { FaultWindow } from './chaos-invariants.js';
 import { OwnRedis } from './own-redis.js';
 import { RoundRobinProxy } from './round-robin-proxy.js';
 
+/** The Redis key prefix of the run's processes. */
+export const CLUSTER_PREFIX = 'chaos';
+
 export class ChaosCluster {
   readonly faults: FaultWindow[] = [];
   kills = 0;
@@ -30,7 +33,7 @@ export class ChaosCluster {
   static async start(size: number, extraEnv: Record<string, string>): Promise<ChaosCluster> {
     const dataDir = mkdtempSync(join(tmpdir(), 'chaos-'));
     const redis = await OwnRedis.start();
-    const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'chaos', PUBLIC_URL, ...extraEnv };
+    const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_KEY_PREFIX: CLUSTER_PREFIX, PUBLIC_URL, ...extraEnv };
     const processes = await Promise.all(Array.from({ length: size }, () => ServiceProcess.start(env)));
     const proxy = await RoundRobinProxy.start(processes.map((p) => p.url));
     return new ChaosCluster(dataDir, redis, env, processes, proxy);

@@ -7,13 +7,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnswerRecord } from './chaos-invariants.js';
 
 export interface Exchange {
-  status: number | 'none';
+  status: AnswerRecord['status'];
   body: any;
   headers?: Headers;
 }
 
-/** A request that hangs past this is given up (recorded as cut). */
-const REQUEST_TIMEOUT_MS = 20_000;
+/** A request that hangs past this is given up (recorded as `timeout`, apart from cut connections). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 /** One request; its answer (or its absence) goes to `answers`. */
 export async function exchange(
@@ -40,8 +40,9 @@ export async function exchange(
       body = text;
     }
     result = { status: response.status, body, headers: response.headers };
-  } catch {
-    result = { status: 'none', body: undefined };
+  } catch (error) {
+    const gaveUp = error instanceof Error && error.name === 'TimeoutError';
+    result = { status: gaveUp ? 'timeout' : 'none', body: undefined };
   }
   const code = refusalCode(result);
   answers.push({ sentAt, at: Date.now(), via, what, status: result.status, ...(code ? { code } : {}) });
@@ -60,7 +61,8 @@ function refusalCode({ body }: Exchange): string | undefined {
 
 /** Worth sending again with the same key: no answer, a key still running, a budget, a dependency down. */
 function retryable(answer: Exchange): boolean {
-  if (answer.status === 'none' || answer.status === 409 || answer.status === 429 || answer.status === 503) return true;
+  if (answer.status === 'none' || answer.status === 'timeout' || answer.status === 409 || answer.status === 429 || answer.status === 503)
+    return true;
   const result = answer.body?.result;
   return Boolean(result?.isError && result.structuredContent?.retryable);
 }
@@ -98,8 +100,8 @@ export interface SseReader {
   stop(): void;
   /** Resolves when the reader stopped. */
   done: Promise<void>;
-  /** Reconnects once more from its last id and reads until nothing came for `idleMs`. */
-  catchUp(idleMs: number): Promise<void>;
+  /** Reconnects from its last id until it got `untilId` (the stream's last), or `timeoutMs` passed. */
+  catchUp(untilId: number, timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -124,13 +126,17 @@ export function startSseReader(
       cutNow?.();
     },
     done: Promise.resolve(),
-    catchUp: async (idleMs) => {
-      await connect(idleMs);
+    catchUp: async (untilId, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while ((reader.received.at(-1) ?? 0) < untilId && Date.now() < deadline) {
+        await connect(untilId, deadline - Date.now());
+        if ((reader.received.at(-1) ?? 0) < untilId) await sleep(200);
+      }
     },
   };
   const last = () => reader.received.at(-1) ?? 0;
-  /** One connection: until `holdFor` ms passed (or, with `idleMs`, nothing came for that long). */
-  const connect = async (idleMs?: number, holdFor?: number) => {
+  /** One connection: until `holdFor` ms passed, or (catching up) until event `untilId` came. */
+  const connect = async (untilId: number | undefined, holdFor: number) => {
     const abort = new AbortController();
     cutNow = () => abort.abort();
     const sentAt = Date.now();
@@ -153,7 +159,7 @@ export function startSseReader(
         return;
       }
       reader.connections += 1;
-      arm(idleMs ?? holdFor ?? 5_000);
+      arm(holdFor);
       const decoder = new TextDecoder();
       let buffer = '';
       for await (const chunk of response.body!) {
@@ -162,7 +168,7 @@ export function startSseReader(
           const id = /^id: ?(\d+)$/m.exec(buffer.slice(0, end));
           if (id) {
             reader.received.push(Number(id[1]));
-            if (idleMs) arm(idleMs);
+            if (untilId !== undefined && Number(id[1]) >= untilId) abort.abort();
           }
           buffer = buffer.slice(end + 2);
         }

@@ -4,14 +4,17 @@
  * I/O, so each invariant is shown to fail on purpose in its unit test.
  */
 
-/** One HTTP exchange as a client saw it. `none`: the connection was cut before any answer. */
+/**
+ * One HTTP exchange as a client saw it. `none`: the connection was cut before any answer;
+ * `timeout`: the client gave up waiting (counted and printed, not an answer).
+ */
 export interface AnswerRecord {
   /** Epoch ms the request was sent and answered (or cut). */
   sentAt: number;
   at: number;
   via: 'rest' | 'mcp' | 'sse';
   what: string;
-  status: number | 'none';
+  status: number | 'none' | 'timeout';
   /** The error code of a refusal (REST `code`, MCP `structuredContent.code`). */
   code?: string;
 }
@@ -325,6 +328,7 @@ function answersAllowed({ answers, faults }: ChaosRecords): InvariantResult {
     if (status === 503 && during(answer, 'redis-pause')) continue;
     // Cut by the balancer: its process was killed under it.
     if (status === 'none' && during(answer, 'kill')) continue;
+    if (status === 'timeout') continue;
     const label = `${answer.via} ${answer.what}: ${status}${answer.code ? ` ${answer.code}` : ''}`;
     wrong.set(label, (wrong.get(label) ?? 0) + 1);
   }

@@ -5,6 +5,7 @@
  * stored state read back, the invariants checked and the figures printed.
  */
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
@@ -22,7 +23,7 @@ import type { OrderContext } from '../../machines/order-context.types.js';
 import type { WithdrawalContext } from '../../machines/withdrawal.machine.js';
 import { opsActors, percentile } from '../support/dca-accounts.js';
 import { startSseReader, type SseReader } from './chaos-http.js';
-import { ChaosCluster } from './chaos-cluster.js';
+import { CLUSTER_PREFIX, ChaosCluster } from './chaos-cluster.js';
 import { checkInvariants, type ChaosRecords, type InvariantResult, type SseClientRecord } from './chaos-invariants.js';
 import { agentLoop, createStrategies, pauseStrategies, setUpOperator, type ChaosAgent, type WorkloadRecords } from './chaos-workload.js';
 
@@ -134,17 +135,25 @@ export async function runChaos(scale: ChaosScale, log: (line: string) => void = 
     await settle(cluster, base);
     for (const reader of readers) reader.stop();
     await Promise.all(readers.map((r) => r.done));
-    await Promise.all(readers.map((r) => r.catchUp(1_500)));
-    const sse: SseClientRecord[] = await Promise.all(
-      readers.map(async (reader) => {
-        const agent = agents.find((a) => a.agentId === reader.agentId)!;
-        const reference = startSseReader([], base, { agentId: agent.agentId, publicId: agent.publicId, secret: agent.readKey }, [0, 0]);
-        reference.stop();
-        await reference.done;
-        await reference.catchUp(1_500);
-        return { agentId: reader.agentId, received: reader.received, connections: reader.connections, reference: reference.received };
-      }),
-    );
+    // Each resuming client once more from its last id, until it has the last event its stream holds.
+    const redis = new Redis(cluster.redis.url);
+    let sse: SseClientRecord[];
+    try {
+      sse = await Promise.all(
+        readers.map(async (reader) => {
+          let reference = await streamIds(redis, reader.agentId);
+          for (let round = 0; round < 3; round++) {
+            await reader.catchUp(reference.at(-1) ?? 0, 60_000);
+            const again = await streamIds(redis, reader.agentId);
+            if (again.length === reference.length) break;
+            reference = again;
+          }
+          return { agentId: reader.agentId, received: reader.received, connections: reader.connections, reference };
+        }),
+      );
+    } finally {
+      redis.disconnect();
+    }
 
     // --- the stored state ---
     const url = cluster.proxy.url;
@@ -259,6 +268,17 @@ async function settle(cluster: ChaosCluster, url: string): Promise<void> {
   }
 }
 
+/**
+ * Every event id an agent's stream holds, from the bus's own log in Redis (`<seq>-0` entries of
+ * `…bus:{agent:<owner>~<agentId>}:log`; this Redis is the run's own, so a pattern lookup is fine).
+ */
+async function streamIds(redis: Redis, agentId: string): Promise<number[]> {
+  const keys = await redis.keys(`${CLUSTER_PREFIX}:bus:{agent:*~${agentId}}:log`);
+  if (keys.length !== 1) throw new Error(`the event log of agent ${agentId}: ${keys.length} keys`);
+  const entries = await redis.xrange(keys[0]!, '-', '+');
+  return entries.map(([id]) => Number(id.split('-')[0]));
+}
+
 /** Fills, transfers and the agents' balances, read from the stopped cluster's store. */
 async function readLedger(dataDir: string, agents: ChaosAgent[]): Promise<Pick<ChaosRecords, 'fills' | 'transfers' | 'wallets'>> {
   const store = new LmdbStore({ path: join(dataDir, 'store'), clock: new SystemClock(), sweepIntervalMs: 3_600_000 });
@@ -309,6 +329,7 @@ function figures(
 ): string[] {
   const seconds = run.chaosMs / 1000;
   const money = records.answers.filter((a) => a.via !== 'sse');
+  const timeouts = records.answers.filter((a) => a.status === 'timeout').length;
   const ok = money.filter((a) => typeof a.status === 'number' && a.status < 300);
   const latencies = ok.map((a) => a.at - a.sentAt);
   const byStatus = new Map<string, number>();
@@ -320,6 +341,7 @@ function figures(
     `[chaos] ${seconds.toFixed(1)} s under chaos: ${run.kills} kills, ${records.faults.filter((f) => f.kind !== 'kill').length} other faults; the balancer cut ${run.cut} exchanges`,
     `[chaos] throughput: ${(money.length / seconds).toFixed(1)} requests/s (${(ok.length / seconds).toFixed(1)} 2xx/s), ${(acked / seconds).toFixed(1)} acknowledged swaps+withdrawals/s; latency of 2xx p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
     `[chaos] requests: ${records.swaps.length} swap keys (${records.swaps.filter((s) => s.ackedId).length} acknowledged), ${records.withdrawals.length} withdrawal keys (${records.withdrawals.filter((w) => w.ackedId).length} acknowledged, ${usdcOut} transfers); ${records.orders.length} orders stored, ${records.orders.filter((o) => o.strategyId).length} of DCA ticks`,
+    `[chaos] requests the clients gave up on after 60 s without an answer: ${timeouts}`,
     `[chaos] answers: ${[...byStatus]
       .sort()
       .map(([k, n]) => `${k}: ${n}`)

@@ -32,10 +32,17 @@ const FAUCET_USDC = '1000000';
 /** One USDC in base units: each swap and each withdrawal moves this much. */
 const ONE_USDC = '1000000';
 
-async function ok<T = any>(what: string, answer: Promise<{ status: number; body: T }>, want = [200, 201]): Promise<T> {
-  const { status, body } = await answer;
-  if (!want.includes(status)) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
-  return body;
+/**
+ * A set-up call that must succeed; refused by a budget or a dependency (429, 503: nothing was
+ * done) it is sent again, as a client would, a few times.
+ */
+async function ok<T = any>(what: string, send: () => Promise<{ status: number; body: T }>, want = [200, 201]): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const { status, body } = await send();
+    if (want.includes(status)) return body;
+    if (![429, 503].includes(status) || attempt >= 6) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
+    await sleep(500 * attempt);
+  }
 }
 
 /** One operator and its agents; the first agent withdraws (its operator claimed it and switched withdrawals on). */
@@ -45,19 +52,16 @@ export async function setUpOperator(base: string, agents: number): Promise<Chaos
   const out: ChaosAgent[] = [];
   for (let i = 0; i < agents; i++) {
     const { agentId, publicId } = await operator.agent(`chaos-${i}`);
-    await ok('trading on', http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true }));
-    const wallet = await ok(
-      'custodial wallet',
+    await ok('trading on', async () => http.put(`/api/nest/agents/${agentId}/trading`, { enabled: true }));
+    const wallet = await ok('custodial wallet', async () =>
       http.post(`/api/nest/trading/wallets/custodial/${operator.userId}?agentId=${agentId}`, {}, { 'x-idempotency-key': randomUUID() }),
     );
-    await ok(
-      'faucet',
+    await ok('faucet', async () =>
       http.post(`/api/nest/trading/paper/faucet/${operator.userId}`, { chain: 'solana', token: 'USDC', amount: FAUCET_USDC, agentId }),
     );
     const tradeKey = (await operator.agentKey(agentId, 'trade', 'chaos-trade')).secret;
     const readKey = (await operator.agentKey(agentId, 'read', 'chaos-read')).secret;
-    const balance = await ok(
-      'balance',
+    const balance = await ok('balance', async () =>
       fetch(`${base}/api/nest/agents/wallet/balance`, { headers: { authorization: `Bearer ${tradeKey}` } }).then(async (r) => ({
         status: r.status,
         body: await r.json(),
@@ -71,19 +75,16 @@ export async function setUpOperator(base: string, agents: number): Promise<Chaos
   }
   // Withdrawals: the claim, an authenticator, one step-up token, then the switch.
   const withdrawing = out[0]!;
-  await ok(
-    'claim',
+  await ok('claim', async () =>
     http.post(`/api/nest/agents/${withdrawing.agentId}/control/claim`, await solanaClaim(http, operator.wallet, withdrawing.agentId)),
   );
   const clock = new SystemClock();
-  const secret = (await ok('totp enroll', http.post('/api/nest/auth/totp/enroll'))).secret as string;
-  await ok('totp activate', http.post('/api/nest/auth/totp/activate', { code: await codeAt(secret, clock, 0) }));
-  const stepUp = await ok(
-    'step-up',
+  const secret = (await ok('totp enroll', async () => http.post('/api/nest/auth/totp/enroll'))).secret as string;
+  await ok('totp activate', async () => http.post('/api/nest/auth/totp/activate', { code: await codeAt(secret, clock, 0) }));
+  const stepUp = await ok('step-up', async () =>
     http.post(`/api/nest/agents/${withdrawing.agentId}/control/mcp/step-up`, { code: await codeAt(secret, clock, 1) }),
   );
-  await ok(
-    'withdrawals on',
+  await ok('withdrawals on', async () =>
     http.request(
       'PUT',
       `/api/nest/agents/${withdrawing.agentId}/control/withdraw`,
@@ -103,14 +104,15 @@ export async function createStrategies(agents: ChaosAgent[], perAgent: number, e
       for (let n = 0; n < perAgent; n++) {
         const body = await ok(
           'strategy',
-          agent.operator.client.post(`/api/nest/trading/strategies/${agent.operator.userId}`, {
-            name: `chaos-${agent.agentId.slice(-8)}-${n}`,
-            inputToken: 'USDC',
-            outputToken: 'SOL',
-            amount: '1',
-            interval,
-            agentId: agent.agentId,
-          }),
+          async () =>
+            agent.operator.client.post(`/api/nest/trading/strategies/${agent.operator.userId}`, {
+              name: `chaos-${agent.agentId.slice(-8)}-${n}`,
+              inputToken: 'USDC',
+              outputToken: 'SOL',
+              amount: '1',
+              interval,
+              agentId: agent.agentId,
+            }),
           [201],
         );
         ids.push(body.strategyId as string);
@@ -123,7 +125,9 @@ export async function createStrategies(agents: ChaosAgent[], perAgent: number, e
 /** Pauses every strategy of the agents (the schedulers stop making runs). */
 export async function pauseStrategies(agents: ChaosAgent[]): Promise<void> {
   for (const agent of agents) {
-    await ok('dca pause', agent.operator.client.post(`/api/nest/trading/dca/pause/${agent.operator.userId}`, { agentId: agent.agentId }));
+    await ok('dca pause', async () =>
+      agent.operator.client.post(`/api/nest/trading/dca/pause/${agent.operator.userId}`, { agentId: agent.agentId }),
+    );
   }
 }
 
