@@ -270,10 +270,10 @@ async function settle(cluster: ChaosCluster, url: string): Promise<void> {
 
 /**
  * Every event id an agent's stream holds, from the bus's own log in Redis (`<seq>-0` entries of
- * `…bus:{agent:<owner>~<agentId>}:log`; this Redis is the run's own, so a pattern lookup is fine).
+ * `…bus:{agent:…<agentId>}:log`; this Redis is the run's own, so a pattern lookup is fine).
  */
 async function streamIds(redis: Redis, agentId: string): Promise<number[]> {
-  const keys = await redis.keys(`${CLUSTER_PREFIX}:bus:{agent:*~${agentId}}:log`);
+  const keys = await redis.keys(`${CLUSTER_PREFIX}:bus:{agent:*${agentId}}:log`);
   if (keys.length !== 1) throw new Error(`the event log of agent ${agentId}: ${keys.length} keys`);
   const entries = await redis.xrange(keys[0]!, '-', '+');
   return entries.map(([id]) => Number(id.split('-')[0]));
