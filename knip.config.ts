@@ -52,8 +52,9 @@ const config: KnipConfig = {
     '@modelcontextprotocol/inspector',
   ],
   ignoreExportsUsedInFile: { interface: true, type: true },
-  // util-linux's CPU pinning, which bench:trading runs the service and its load generator under (not an npm package).
-  ignoreBinaries: ['taskset'],
+  // Debian packages, not npm ones: util-linux's CPU pinning (bench:trading runs the service and its load generator
+  // under it) and the machines' Redis (the chaos run starts its own server).
+  ignoreBinaries: ['taskset', 'redis-server'],
 };
 
 export default config;

@@ -73,8 +73,9 @@ export class RedisRateLimiter implements RateLimiterPort {
     this.command = new Redis(options.redisUrl, {
       lazyConnect: true,
       connectionName: options.connectionName ?? 'rate-limiter',
-      // Also bounds commands waiting in the offline queue while (re)connecting.
-      commandTimeout: options.timeoutMs ?? 1_000,
+      // A backstop only (see `guard`, which bounds each call): drops commands a Redis that
+      // stopped answering would otherwise keep queued for good.
+      commandTimeout: (options.timeoutMs ?? 1_000) * 10,
       // Fail queued hits after one reconnect attempt instead of piling them up in an outage.
       maxRetriesPerRequest: 1,
     });
@@ -128,15 +129,30 @@ export class RedisRateLimiter implements RateLimiterPort {
     return `${this.options.keyPrefix}rl:{${key}}:${windowName}:${start}`;
   }
 
+  /**
+   * Bounds a call by `timeoutMs`, connecting and the offline queue included. The bound is
+   * checked once the event loop has read its sockets (a timer's `setImmediate` runs after the
+   * poll phase): a process busy past the bound with Redis's reply already in the socket counts
+   * the reply, instead of blaming Redis for its own lag and refusing the request with a 503.
+   */
   private async guard<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => setImmediate(() => reject(new Error('Command timed out'))), this.options.timeoutMs ?? 1_000);
+    });
+    // Whichever loses the race must not surface as an unhandled rejection.
+    timedOut.catch(() => undefined);
+    work.catch(() => undefined);
     try {
-      return await work;
+      return await Promise.race([work, timedOut]);
     } catch (cause) {
       if (cause instanceof AppError) throw cause;
       throw new AppError('DEPENDENCY_UNAVAILABLE', 'The rate limiter (Redis) is unavailable', {
         retryable: true,
         cause,
       });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

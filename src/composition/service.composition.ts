@@ -30,6 +30,7 @@ import { AuditLog } from '../operations/audit-log.js';
 import { OperationCatalog } from '../operations/operation-catalog.js';
 import { OperationInvoker } from '../operations/operation-invoker.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
+import type { StorePort } from '../../kernel/ports/store.port.js';
 import { DurablePublisher } from '../runtime/durable-publisher.js';
 import { ActorRuntime } from '../runtime/actor-runtime.js';
 import { RuntimeInspector } from '../runtime/runtime-inspector.js';
@@ -59,6 +60,11 @@ export interface ServiceOptions {
   clock?: ClockPort;
   /** Extra machine types (tests and benchmarks register their own). */
   definitions?: MachineDefinition[];
+  /**
+   * Wraps the store the profile built before anything uses it: the chaos run stalls every
+   * store call of a process for a while through it, a fault no real adapter can be asked for.
+   */
+  decorateStore?: (store: StorePort) => StorePort;
 }
 
 export interface RunningService {
@@ -115,7 +121,8 @@ async function startWith(options: ServiceOptions, lock: DataDirLock | undefined)
   const clock = options.clock ?? new SystemClock();
   const metrics = new Metrics();
   const built = await buildAdapters(config, clock, logger);
-  const adapters: Adapters = { ...built, store: instrumentStore(built.store, metrics) };
+  const store = options.decorateStore ? options.decorateStore(built.store) : built.store;
+  const adapters: Adapters = { ...built, store: instrumentStore(store, metrics) };
   // One queue per stream for every event of the service, published once durable (actors' and trading services').
   // Order transitions and risk refusals are counted from their events as they become durable.
   const publisher = new DurablePublisher({

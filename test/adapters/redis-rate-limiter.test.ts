@@ -111,6 +111,20 @@ describe('RedisRateLimiter', () => {
     }
   });
 
+  it('counts a reply that arrived while its own event loop was too busy to read it (no false "unavailable")', async () => {
+    // Under CPU load a process can stall past the timeout with Redis's answer already in the
+    // socket: the timer fires first in the loop, and Redis was blamed for our own lag.
+    const limiter = new RedisRateLimiter({ redisUrl: TEST_REDIS_URL, keyPrefix: newPrefix(), clock: new ManualClock(), timeoutMs: 200 });
+    limiters.push(limiter);
+    await limiter.hit('k', windows); // connected, and the script loaded: the next hit is one round trip
+    const pending = limiter.hit('k', windows);
+    const busyUntil = Date.now() + 600;
+    while (Date.now() < busyUntil) {
+      // The event loop is blocked past the timeout; Redis answers meanwhile.
+    }
+    await expect(pending).resolves.toMatchObject({ allowed: true });
+  });
+
   it('refuses to work once closed', async () => {
     const limiter = make(newPrefix(), new ManualClock());
     await limiter.close();

@@ -9,10 +9,13 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { resolveSecrets } from '../../src/config/secrets.js';
 import { startService } from '../../src/composition/service.composition.js';
 import { counterDefinition } from './counter.machine.js';
+import { StallingStore } from './stalling-store.js';
 
 export type ChildRequest =
   | { op: 'create'; rid: number; id: string }
   | { op: 'send'; rid: number; id: string; tag: string }
+  /** Every store call of this process waits `ms` (acknowledged when the stall is over). */
+  | { op: 'stall-store'; rid: number; ms: number }
   | { op: 'stop'; rid: number };
 
 export type ChildReply =
@@ -22,13 +25,27 @@ export type ChildReply =
 
 const config = loadConfig();
 const secrets = resolveSecrets({ profile: config.profile, dataDir: config.dataDir });
-const service = await startService({ config, secrets, logger: pino({ level: 'silent' }), definitions: [counterDefinition] });
+let stalling: StallingStore | undefined;
+const service = await startService({
+  config,
+  secrets,
+  logger: pino({ level: 'silent' }),
+  definitions: [counterDefinition],
+  decorateStore: (store) => {
+    stalling = new StallingStore(store);
+    return stalling.store;
+  },
+});
 const reply = (message: ChildReply) => process.send?.(message);
 
 process.on('message', (raw: ChildRequest) => {
   const run = async (): Promise<number> => {
     if (raw.op === 'create') return (await service.runtime.create('counter', raw.id, undefined)).version;
     if (raw.op === 'send') return (await service.runtime.send({ type: 'counter', id: raw.id }, { type: 'inc', tag: raw.tag })).view.version;
+    if (raw.op === 'stall-store') {
+      await stalling?.stall(raw.ms);
+      return 0;
+    }
     await service.stop();
     return 0;
   };

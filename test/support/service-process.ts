@@ -59,6 +59,12 @@ export class ServiceProcess {
     });
   }
 
+  /** Stalls every store call of the child for `ms` (fault injection); resolves when the stall is over. */
+  async stallStore(ms: number): Promise<void> {
+    const ack = await this.request({ op: 'stall-store', ms });
+    if (!ack.ok) throw new Error(`stall-store failed: ${ack.error}`);
+  }
+
   kill(): Promise<number | null> {
     this.child.kill('SIGKILL');
     return this.exited;
