@@ -267,7 +267,10 @@ describe('WithdrawalService on LiteSVM', () => {
       kind: 'invalid',
       message: 'Withdrawal would exceed the daily cap of $10.00 ($0.00 used today)',
     });
-    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({ kind: 'forbidden', message: 'Step-up token required for manage scope' });
+    expect(await ask({}, h.trade({ scope: 'manage' }))).toMatchObject({
+      kind: 'forbidden',
+      message: 'Step-up token required for manage scope',
+    });
     h.state.stepUps.add('sut_ok');
     const paid = await h.service.withdraw(
       SUBJECT,
@@ -300,7 +303,10 @@ describe('WithdrawalService on LiteSVM', () => {
       owner: new PublicKey('NativeLoader1111111111111111111111111111111'),
       executable: true,
     });
-    expect(await ask(program.toBase58())).toMatchObject({ kind: 'invalid', messages: ['to must be able to own tokens (not a program id)'] });
+    expect(await ask(program.toBase58())).toMatchObject({
+      kind: 'invalid',
+      messages: ['to must be able to own tokens (not a program id)'],
+    });
     // An address off the ed25519 curve (a PDA) can own tokens through its program: it is paid.
     const [pda] = PublicKey.findProgramAddressSync([Buffer.from('vault')], program);
     expect(PublicKey.isOnCurve(pda.toBytes())).toBe(false);
