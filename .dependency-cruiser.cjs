@@ -86,8 +86,8 @@ module.exports = {
     {
       name: 'only-surfaces-choose-http-statuses',
       severity: 'error',
-      comment: 'Errors below the surfaces carry a kind; the status of each kind is chosen in one place the surfaces (and the idempotency replay of stored answers) read.',
-      from: { path: '^(kernel|agents|machines|adapters)/' },
+      comment: 'Errors below the surfaces carry a kind; the status of each kind is chosen in one place only the surfaces read.',
+      from: { path: '^(kernel|agents|machines|adapters|src/operations)/' },
       to: { path: '^src/surface-common/http-status\\.ts$' },
     },
     {

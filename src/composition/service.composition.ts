@@ -86,7 +86,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** The operator console's build (`npm start` and the tests build it: scripts/build-console.ts). */
+/** The operator console's build (`npm start` and the tests build it, as `npm run build:console` does). */
 const CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url));
 
 /**

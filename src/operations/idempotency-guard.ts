@@ -9,7 +9,6 @@ import {
   type ErrorKind,
   type RequestIds,
 } from '../../kernel/errors/app-error.js';
-import { kindOfStatus } from '../surface-common/http-status.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { isConcurrentUpdatesGaveUp, isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
@@ -33,7 +32,7 @@ interface StoredFailure {
   code: ErrorCode;
   message: string;
   kind?: ErrorKind;
-  /** Written before failures carried a kind (records live 24 h): read as its kind. */
+  /** Written before failures carried a kind (records live 24 h): see `legacyKind`. */
   status?: number;
   envelope: EnvelopeKind;
   retryable: boolean;
@@ -234,8 +233,24 @@ function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: (
   onReplay?.();
   if (outcome.ok) return outcome.value;
   const { code, message, status, kind, ...options } = outcome.error;
-  throw new AppError(code, message, { ...options, kind: kind ?? (status === undefined ? undefined : kindOfStatus(status)) });
+  throw new AppError(code, message, { ...options, kind: kind ?? legacyKind(status) });
 }
+
+/**
+ * The kind of a failure stored before failures carried one, from the status it stored. Only a
+ * thrower's override made a status differ from its code's default (an order or withdrawal that
+ * failed, trading switched off, a body of another media type): those come back as the same
+ * kind; every other failure keeps its code's default kind, which answers with the status it had.
+ */
+function legacyKind(status: number | undefined): ErrorKind | undefined {
+  return status === undefined ? undefined : LEGACY_OVERRIDES.get(status);
+}
+
+const LEGACY_OVERRIDES: ReadonlyMap<number, ErrorKind> = new Map([
+  [422, 'unprocessable'],
+  [200, 'declined'],
+  [415, 'unsupported_media'],
+]);
 
 function toStored(error: AppError, firstRequest: RequestIds | undefined): StoredFailure {
   return {

@@ -25,8 +25,8 @@ export function httpStatusOf(error: AppError): number {
 }
 
 /**
- * The kind of a client error raised as a bare status by express or its parsers (and of an
- * idempotent replay stored before errors carried kinds). Unknown 4xx statuses read as invalid input.
+ * The kind of a client error raised as a bare status by express or its parsers. Unknown 4xx
+ * statuses read as invalid input.
  */
 export function kindOfStatus(status: number): ErrorKind {
   for (const [kind, mapped] of Object.entries(STATUS_BY_KIND) as [ErrorKind, number][]) {

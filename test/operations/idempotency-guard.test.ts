@@ -10,6 +10,7 @@ import { AppError } from '../../kernel/errors/app-error.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
 import type { StorePort } from '../../kernel/ports/store.port.js';
+import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
 async function setUp() {
   const clock = new ManualClock(1_700_000_000_000);
@@ -82,6 +83,27 @@ describe('IdempotencyGuard', () => {
     expect(await guard.run('acct', 'k', 'op:old', async () => 'first')).toBe('first');
     expect(await guard.run('acct', 'k', 'op:k1:new', async () => 'again', { legacyFingerprint: 'op:old' })).toBe('first');
     await expect(guard.run('acct', 'k', 'op:k1:new', async () => 'again')).rejects.toMatchObject({ kind: 'unprocessable' });
+  });
+});
+
+describe('IdempotencyGuard: failures stored before errors carried a kind', () => {
+  it.each([
+    [422, 'VALIDATION_ERROR', 'unprocessable', 422],
+    [200, 'TRADING_DISABLED', 'declined', 200],
+    [400, 'INSUFFICIENT_BALANCE', 'invalid', 400],
+    [404, 'TOKEN_NOT_FOUND', 'not_found', 404],
+  ] as const)('a failure stored with status %i replays as %s with the same status', async (status, code, kind, replayed) => {
+    const { store, clock, guard } = await setUp();
+    const id = createHash('sha256').update('acct\nk').digest('base64url');
+    const error = { code, message: 'first answer', status, envelope: 'domain', retryable: false };
+    await store.put(IDEMPOTENCY_COLLECTION.name, id, {
+      data: { state: 'done', fingerprint: 'fp', leaseUntil: 0, outcome: { ok: false, error } },
+      expectedVersion: 0,
+      expiresAt: clock.now() + 60_000,
+    });
+    const failure = await guard.run('acct', 'k', 'fp', async () => 'ran again').catch((reason: unknown) => reason);
+    expect(failure).toMatchObject({ code, kind, message: 'first answer' });
+    expect(httpStatusOf(failure as AppError)).toBe(replayed);
   });
 });
 
