@@ -22,6 +22,7 @@ const SYSTEM_OPERATIONS = [
   'erc8004_ownership_check',
   'identity_token_expire',
   'key_expire',
+  'oauth_grant_expire',
   'order_expire',
   'portfolio_value_sample',
 ];
@@ -67,7 +68,7 @@ describe('due jobs as system operations (e2e)', () => {
         correlationId: 'r',
       };
       await expect(invoker.invoke({ name: 'key_expire', input, ctx, viewer })).rejects.toMatchObject({
-        status: 404,
+        kind: 'not_found',
         message: 'Tool not found: key_expire',
       });
     }
