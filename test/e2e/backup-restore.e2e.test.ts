@@ -96,14 +96,17 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
       if (answer.status === 200 && answer.body?.order) orders.push({ value: answer.body.order as OrderView, at: Date.now() });
       else failures.push(`swap: ${answer.status} ${JSON.stringify(answer.body)}`);
     };
+    // A lane whose step has nothing left to do must still wait on a timer: a loop of promises
+    // that resolve at once never lets a timer run, so the backup's end would never be seen.
+    const idle = () => new Promise((resolve) => setTimeout(resolve, 20));
     const key = async () => {
-      if (keys.length >= MAX_KEYS) return;
+      if (keys.length >= MAX_KEYS) return void (await idle());
       const agent = agents[keys.length % KEY_AGENTS]!;
       const { secret } = await operator.agentKey(agent.agentId, keys.length % 2 ? 'trade' : 'read', `k-${keys.length}`);
       keys.push({ value: { publicId: agent.publicId, secret }, at: Date.now() });
     };
     const strategy = async () => {
-      if (strategies.length >= MAX_STRATEGIES) return;
+      if (strategies.length >= MAX_STRATEGIES) return void (await idle());
       const name = `dca-${randomUUID().slice(0, 8)}`;
       const answer = await http.post(`/api/nest/trading/strategies/${userId}`, {
         name,
