@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, StoredDocument } from '../../kernel/ports/store.port.js';
 import type { WalletChain } from '../../kernel/ports/venue.port.js';
-import { toMicros } from '../trading/amounts.js';
+import { toMicros } from '../../kernel/vocabulary/amounts.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 import type { WalletView } from './wallet.types.js';

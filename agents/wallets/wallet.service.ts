@@ -7,7 +7,7 @@ import type { WalletChain, WalletSigner } from '../../kernel/ports/venue.port.js
 import { isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
 import { invalidAddress, parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
 import { retryOnConflict, updateRecord } from '../../kernel/shared/record-update.js';
-import { fromMicros, toMicros } from '../trading/amounts.js';
+import { fromMicros, toMicros } from '../../kernel/vocabulary/amounts.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
 import type { TradingEvents } from '../trading/trading-events.js';

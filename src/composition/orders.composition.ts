@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isWrapPair } from '../../adapters/evm/evm-tokens.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/trading/daily-volume.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/wallets/deposits.service.js';
-import { newOrderId } from '../../agents/trading/order-ids.js';
+import { newOrderId } from '../../kernel/vocabulary/ids.js';
 import { OrderQueries } from '../../agents/trading/order-queries.js';
 import { OrderReconciler } from '../../agents/trading/order-reconciler.js';
 import { expiryJobId } from '../../agents/trading/order.records.js';

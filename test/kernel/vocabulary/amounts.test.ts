@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd, plainDecimal, significantDecimal } from '../../machines/usd-format.js';
+import { formatUsd, plainDecimal, significantDecimal } from '../../../kernel/vocabulary/amounts.js';
 
 describe('decimal formatting of amounts and prices', () => {
   it('plainDecimal never writes an exponent, however large the value', () => {

@@ -8,7 +8,7 @@ import {
   legacyDcaOrderId,
   newOrderId,
   randomId,
-} from '../../../agents/trading/order-ids.js';
+} from '../../../kernel/vocabulary/ids.js';
 import { derivedWithdrawalId } from '../../../agents/withdrawals/withdrawal.service.js';
 
 const FORMAT = /^ord_[A-Za-z0-9_-]{24}$/;
