@@ -34,8 +34,8 @@ COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/widget ./dist/widget
 COPY --from=build /app/console/dist ./console/dist
 # agentctl (docker exec … node bin/agentctl.js) runs the compiled CLI: no sources here, so the bundle is fresh.
+# The launchers' freshness check (bin/build-targets.js) comes with bin/; the function it calls does not.
 COPY bin ./bin
-COPY scripts/build-targets.js ./scripts/
 COPY kernel/shared/build-freshness.js ./kernel/shared/
 # The embedded profile's data directory (a volume in practice) is the only place the service writes.
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -2,7 +2,7 @@
 // Ops CLI: runs the compiled CLI (dist/server/agentctl.js, built by `npm start`) when it is
 // newer than every source, else loads the TypeScript sources through tsx, so no build step is needed.
 import { pathToFileURL } from 'node:url';
-import { SERVER_BUILD, serverStale } from '../scripts/build-targets.js';
+import { SERVER_BUILD, serverStale } from './build-targets.js';
 
 async function loadCli() {
   if (!serverStale()) return import(pathToFileURL(`${SERVER_BUILD.dir}/agentctl.js`).href);

@@ -4,7 +4,7 @@
 // start, so SIGTERM reaches the service); a restart with nothing changed compiles nothing.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { consoleStale, SERVER_BUILD, serverStale } from '../scripts/build-targets.js';
+import { consoleStale, SERVER_BUILD, serverStale } from './build-targets.js';
 
 if (serverStale() || consoleStale()) {
   const build = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../scripts/build.ts', import.meta.url))], {

@@ -1,5 +1,5 @@
 import { chosenAgentId } from './agent-id.js';
-import { formatUsd } from './usd-format.js';
+import { formatUsd } from '../kernel/vocabulary/amounts.js';
 import type { OrderContext, OrderStatus } from './order-context.types.js';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONSOLE_BUILD, consoleStale } from './build-targets.js';
+import { CONSOLE_BUILD, consoleStale } from '../bin/build-targets.js';
 
 /** Builds when stale (or always with `force`); answers whether it built. */
 export async function buildConsole(options: { force?: boolean } = {}): Promise<boolean> {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVER_BUILD, serverStale } from './build-targets.js';
+import { SERVER_BUILD, serverStale } from '../bin/build-targets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

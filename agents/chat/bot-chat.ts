@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { derivedOrderId } from '../trading/order-ids.js';
+import { derivedOrderId } from '../../kernel/vocabulary/ids.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { LlmMessage } from '../../kernel/ports/llm.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';

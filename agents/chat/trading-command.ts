@@ -1,7 +1,7 @@
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { Chain } from '../../kernel/ports/venue.port.js';
 import { EVM_CHAINS } from '../../kernel/vocabulary/chains.js';
-import { fromBaseUnits } from '../trading/amounts.js';
+import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import type { Intent, InterpretResult, TokenRef, TradeParams } from './intent.types.js';
 import type { OrderQueries } from '../trading/order-queries.js';
 import type { OrderView } from '../trading/order.types.js';

@@ -4,7 +4,7 @@ import { walletChainOf, type Chain, type WalletChain } from '../../kernel/ports/
 import type { OrderProfile, TokenListEntry, TradingConfig, WalletMode } from './trading-config.types.js';
 import type { WalletKind } from '../wallets/wallet.types.js';
 import type { KeyScope } from '../../kernel/vocabulary/scopes.js';
-import { formatUsd } from '../../machines/usd-format.js';
+import { formatUsd } from '../../kernel/vocabulary/amounts.js';
 
 /**
  * The rules of a trading configuration that no schema can express alone: its defaults,

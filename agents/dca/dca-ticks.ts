@@ -14,7 +14,7 @@ import type { OrderContext } from '../../machines/order.machine.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
-import { dcaOrderId, legacyDcaOrderId } from '../trading/order-ids.js';
+import { dcaOrderId, legacyDcaOrderId } from '../../kernel/vocabulary/ids.js';
 import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { StrategyBuyHeld, type TradingPipeline } from '../trading/trading-pipeline.js';
 

@@ -13,7 +13,7 @@ import {
   isDecimal,
   significantDecimal,
   toBaseUnits,
-} from '../trading/amounts.js';
+} from '../../kernel/vocabulary/amounts.js';
 import { inputMint } from '../trading/safety-path.js';
 import { requireTokenPair } from '../trading/token-pairs.js';
 import { toView, type DcaStats, type DcaStrategyStats, type StrategyView } from './dca.views.js';

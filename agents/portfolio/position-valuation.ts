@@ -1,4 +1,4 @@
-import { formatUsd, significantDecimal } from '../trading/amounts.js';
+import { formatUsd, significantDecimal } from '../../kernel/vocabulary/amounts.js';
 import type { PositionRecord } from './positions.service.js';
 
 /** Prices and average costs: twelve significant digits, as plain decimals (a float's own digits are noise past that). */

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
-import { formatUsd, fromBaseUnits } from '../trading/amounts.js';
+import { formatUsd, fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
 import type { TradingSubject } from './portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';

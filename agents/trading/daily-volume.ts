@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
-import { formatUsd, fromMicros, toMicros } from './amounts.js';
+import { formatUsd, fromMicros, toMicros } from '../../kernel/vocabulary/amounts.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';

@@ -9,7 +9,7 @@ import {
   type TokenInfo,
   type VenuePort,
 } from '../../kernel/ports/venue.port.js';
-import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from './amounts.js';
+import { formatUsd, fromBaseUnits, fromMicros, percentOf, toBaseUnits, toMicros } from '../../kernel/vocabulary/amounts.js';
 import type { StatusReader, SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { accountActive, killSwitchOpen, MONEY_MESSAGES } from './money-steps.js';
 import type { KillSwitch, TradeChannel, TradingConfig, TradingConfigReader } from '../config/trading-config.types.js';

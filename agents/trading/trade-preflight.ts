@@ -1,7 +1,7 @@
 import { type AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { approvalHolds, approvalReason } from '../config/trading-config.rules.js';
-import { formatUsd } from './amounts.js';
+import { formatUsd } from '../../kernel/vocabulary/amounts.js';
 import type { DailyVolume } from './daily-volume.js';
 import { SAFETY_CHECKS, refusedVerdict, type CheckVerdict, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 

@@ -11,7 +11,7 @@ import { Reservations } from './money-steps.js';
 import type { OrderView } from './order.types.js';
 import { toOrderView } from '../../machines/order-view.js';
 import { APPROVAL_WINDOW_MS, ORDER_TYPE, expiryJobId } from './order.records.js';
-import { attemptOrderId, legacyAttemptOrderId } from './order-ids.js';
+import { attemptOrderId, legacyAttemptOrderId } from '../../kernel/vocabulary/ids.js';
 import type { PositionEvent, PositionsService } from '../portfolio/positions.service.js';
 import { SAFETY_MESSAGES, type CheckedTrade, type SafetyPath, type TradeRequest } from './safety-path.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';

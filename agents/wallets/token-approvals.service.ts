@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { EVM_CHAINS, type EvmChain } from '../../kernel/vocabulary/chains.js';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { invalidAddress, parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
+import { derivedId } from '../../kernel/vocabulary/ids.js';
 import { updateRecord } from '../../kernel/shared/record-update.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
@@ -170,7 +170,7 @@ function checkTarget(input: ApprovalTarget): void {
 /** One id per allowance slot; addresses compared without their checksum case. */
 function approvalIdOf(subject: TradingSubject, target: ApprovalTarget, walletId: string): string {
   const parts = [subjectKey(subject), target.chain, walletId, target.token.toLowerCase(), target.spender.toLowerCase()];
-  return `apr_${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 24)}`;
+  return derivedId('apr', parts.join('\n'));
 }
 
 function parseRecord(doc: StoredDocument<unknown>): ApprovalRecord {

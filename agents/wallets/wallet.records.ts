@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { WALLET_CHAINS } from '../../kernel/vocabulary/chains.js';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, StoredDocument } from '../../kernel/ports/store.port.js';
 import type { WalletChain } from '../../kernel/ports/venue.port.js';
-import { toMicros } from '../trading/amounts.js';
+import { toMicros } from '../../kernel/vocabulary/amounts.js';
+import { derivedId } from '../../kernel/vocabulary/ids.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { subjectKey } from '../portfolio/portfolio.records.js';
 import type { WalletView } from './wallet.types.js';
@@ -142,9 +142,9 @@ export function parseRecord(doc: StoredDocument<unknown>): WalletRecord {
   return parsed.data;
 }
 
-/** Wallet ids look alike whether random or derived: `wal_` + 24 base64url characters. */
-export function derivedId(...parts: string[]): string {
-  return `wal_${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 24)}`;
+/** Wallet ids look alike whether random or derived: `wal_` + 24 base64url characters, the service's one id format. */
+export function derivedWalletId(...parts: string[]): string {
+  return derivedId('wal', parts.join('\n'));
 }
 
 /** Id of the default pointer of a subject's chain family. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { KeyCustodyPort } from '../../kernel/ports/key-custody.port.js';
@@ -7,7 +6,8 @@ import type { WalletChain, WalletSigner } from '../../kernel/ports/venue.port.js
 import { isVersionConflict } from '../../kernel/shared/conflict-backoff.js';
 import { invalidAddress, parseEvmAddress } from '../../kernel/vocabulary/chain-address.js';
 import { retryOnConflict, updateRecord } from '../../kernel/shared/record-update.js';
-import { fromMicros, toMicros } from '../trading/amounts.js';
+import { fromMicros, toMicros } from '../../kernel/vocabulary/amounts.js';
+import { randomId } from '../../kernel/vocabulary/ids.js';
 import type { TradingSubject } from '../portfolio/portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from '../portfolio/portfolio.records.js';
 import type { TradingEvents } from '../trading/trading-events.js';
@@ -16,7 +16,7 @@ import {
   WALLET_MESSAGES,
   custodialOf,
   defaultChange,
-  derivedId,
+  derivedWalletId,
   effectiveDefault,
   exceedsCap,
   freeSlot,
@@ -80,7 +80,7 @@ export class WalletService implements WalletDirectory {
       const book = await this.book(subject, chain);
       const existing = custodialOf(book);
       if (existing) return toView(existing, book.defaultId);
-      const slotId = (slot: number) => derivedId('custodial-slot', subjectKey(subject), chain, String(slot));
+      const slotId = (slot: number) => derivedWalletId('custodial-slot', subjectKey(subject), chain, String(slot));
       const created = await this.insert(subject, chain, slotId(freeSlot(book.wallets, slotId)), { kind: 'custodial' });
       // Only once the insert won: one that lost a race retries and finds the winner's wallet.
       onCreated?.();
@@ -103,7 +103,7 @@ export class WalletService implements WalletDirectory {
   async addExternal(subject: TradingSubject, input: { address: string; label?: string }): Promise<WalletView> {
     if (!parseEvmAddress(input.address)) throw AppError.validation([invalidAddress('address', 'EVM')]);
     const address = input.address;
-    const slotId = (slot: number) => derivedId('external', subjectKey(subject), 'evm', address.toLowerCase(), String(slot));
+    const slotId = (slot: number) => derivedWalletId('external', subjectKey(subject), 'evm', address.toLowerCase(), String(slot));
     return retryOnConflict(bookKey(subject, 'evm'), async () => {
       const book = await this.book(subject, 'evm');
       const connected = book.wallets.some((w) => w.status === 'active' && w.address.toLowerCase() === address.toLowerCase());
@@ -263,8 +263,8 @@ export class WalletService implements WalletDirectory {
     requestKey: string | undefined,
     extra: Omit<NewWallet, 'kind'>,
   ): Promise<WalletView> {
-    if (requestKey === undefined) return this.insert(subject, chain, `wal_${randomBytes(18).toString('base64url')}`, { kind, ...extra });
-    const walletId = derivedId('request', subjectKey(subject), chain, kind, requestKey);
+    if (requestKey === undefined) return this.insert(subject, chain, randomId('wal'), { kind, ...extra });
+    const walletId = derivedWalletId('request', subjectKey(subject), chain, kind, requestKey);
     try {
       return await this.insert(subject, chain, walletId, { kind, ...extra });
     } catch (error) {

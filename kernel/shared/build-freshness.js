@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /*
  * Whether a build output is older than what it is built from, by modification time: the one
- * check of every build that `npm start` makes when stale (scripts/build-targets.js) and of the
+ * check of every build that `npm start` makes when stale (bin/build-targets.js) and of the
  * widget's bundle at start. Plain JavaScript (typed by build-freshness.d.ts): the launchers in
  * bin/ run it before anything can compile TypeScript.
  */

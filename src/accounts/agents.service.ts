@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AGENT_SCOPE_SEPARATOR, chosenAgentId, isReservedAgentId, scopedActorId } from '../../machines/agent-id.js';
 import type { AgentContext, AgentEvent, AgentInput } from '../../machines/agent.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
+import { randomId } from '../../kernel/vocabulary/ids.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
@@ -129,7 +130,7 @@ export class AgentsService {
   /** The agent actor, created and activated (the user's first agent becomes the default); null when the id is taken. */
   private async createActor(ownerId: string, actorId: string, name: string): Promise<ActorView<AgentContext> | null> {
     // Unguessable and unrelated to every internal id.
-    const publicId = `pub_${randomBytes(18).toString('base64url')}`;
+    const publicId = randomId('pub');
     const made = await this.agents
       .create(actorId, { agentId: actorId, publicId, ownerId, name, createdAt: this.clock.now() })
       .then(() => true)

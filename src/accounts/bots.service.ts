@@ -12,6 +12,7 @@ import {
   type PlatformState,
 } from '../../machines/bot.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
+import { randomId } from '../../kernel/vocabulary/ids.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { countUpTo, type OwnerCaps } from './owner-caps.js';
@@ -88,7 +89,7 @@ export class BotsService {
 
   private async createUncapped(ownerId: string, input: z.infer<typeof createBotSchema>): Promise<Bot> {
     const botId = `bot_${randomBytes(12).toString('base64url')}`;
-    const publicId = `pub_${randomBytes(18).toString('base64url')}`;
+    const publicId = randomId('pub');
     const view = await this.bots.create(botId, {
       botId,
       publicId,

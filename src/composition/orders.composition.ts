@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isWrapPair } from '../../adapters/evm/evm-tokens.js';
 import { DAILY_VOLUME_COLLECTION, DailyVolume } from '../../agents/trading/daily-volume.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../agents/wallets/deposits.service.js';
-import { newOrderId } from '../../agents/trading/order-ids.js';
+import { newOrderId, randomId } from '../../kernel/vocabulary/ids.js';
 import { OrderQueries } from '../../agents/trading/order-queries.js';
 import { OrderReconciler } from '../../agents/trading/order-reconciler.js';
 import { expiryJobId } from '../../agents/trading/order.records.js';
@@ -143,7 +143,7 @@ export function buildOrders(deps: OrdersCompositionDeps, module: TradingParts): 
         clock: deps.clock,
         faucet: deps.faucet,
         positions,
-        newId: () => `dep_${randomBytes(18).toString('base64url')}`,
+        newId: () => randomId('dep'),
       })
     : undefined;
   const command = new TradingCommand({ pipeline, queries, positions, status, config: deps.config, price, dca: new DcaCommandRunner(dca) });

@@ -1,4 +1,4 @@
-import { formatUsd } from '../../machines/usd-format.js';
+import { formatUsd } from '../../kernel/vocabulary/amounts.js';
 import type { Snapshot } from './card.schemas.js';
 import type { CardSubject } from './card.records.js';
 

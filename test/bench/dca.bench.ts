@@ -66,7 +66,7 @@ import { cpus, loadavg } from 'node:os';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DCA_TYPE } from '../../agents/dca/dca.service.js';
-import { dcaOrderId } from '../../agents/trading/order-ids.js';
+import { dcaOrderId } from '../../kernel/vocabulary/ids.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair } from '@solana/web3.js';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
-import { derivedOrderId } from '../../agents/trading/order-ids.js';
+import { derivedOrderId } from '../../kernel/vocabulary/ids.js';
 import { solanaClaim } from '../support/claim-messages.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { codeAt } from '../support/totp-codes.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fromBaseUnits } from '../../agents/trading/amounts.js';
+import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { ServiceProcess } from '../support/service-process.js';

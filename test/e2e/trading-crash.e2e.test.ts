@@ -25,7 +25,7 @@ import {
   type BalanceDoc,
   type FillDoc,
 } from '../../adapters/paper/paper-ledger.js';
-import { fromBaseUnits } from '../../agents/trading/amounts.js';
+import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
 import { keyedOrder } from '../../src/operations/definitions/trading-schemas.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';

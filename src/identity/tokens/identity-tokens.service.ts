@@ -9,8 +9,8 @@
  * and dropped at once when `token.revoked` reaches this process on the bus (within a second on
  * every process; the revoking process drops it before it answers).
  */
-import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { randomId } from '../../../kernel/vocabulary/ids.js';
 import type { KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import {
@@ -89,7 +89,7 @@ export class IdentityTokens {
   /** Signs a new token and creates its actor; its expiry is scheduled. */
   async issue(input: IssueTokenInput): Promise<IssuedToken> {
     const { kid, privateKey } = await this.keys.active();
-    const jti = `jti_${randomBytes(18).toString('base64url')}`;
+    const jti = randomId('jti');
     const lifetime = TOKEN_LIFETIME_S[input.scope];
     // Whole seconds, as `iat`/`exp` are: the actor's expiry is exactly the JWT's.
     const iat = Math.floor(this.clock.now() / 1000);

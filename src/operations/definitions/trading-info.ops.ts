@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHAIN_WORDS } from '../../../kernel/vocabulary/chains.js';
-import { belowSmallestUnit, fromBaseUnits, toBaseUnits } from '../../../agents/trading/amounts.js';
+import { belowSmallestUnit, fromBaseUnits, toBaseUnits } from '../../../kernel/vocabulary/amounts.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import type { DepositsService } from '../../../agents/wallets/deposits.service.js';
 import { valuePositions } from '../../../agents/portfolio/position-valuation.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHAIN_WORDS, CHAINS } from '../../../kernel/vocabulary/chains.js';
-import { derivedOrderId } from '../../../agents/trading/order-ids.js';
+import { derivedOrderId } from '../../../kernel/vocabulary/ids.js';
 import { EVM_CHAIN_IDS, type Chain } from '../../../kernel/ports/venue.port.js';
 import { keyedRequestDigest } from '../request-digest.js';
 import type { OperationContext } from '../operation.types.js';

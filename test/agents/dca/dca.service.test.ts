@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseInterval } from '../../../agents/dca/dca-interval.js';
 import type { DcaTickOutcome } from '../../../kernel/ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../../agents/dca/dca.service.js';
-import { dcaOrderId, legacyDcaOrderId } from '../../../agents/trading/order-ids.js';
+import { dcaOrderId, legacyDcaOrderId } from '../../../kernel/vocabulary/ids.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../../machines/dca-strategy.machine.js';
 import type { RepeatingSchedule } from '../../../kernel/ports/scheduler.port.js';

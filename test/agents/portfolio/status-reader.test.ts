@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/manual-clock.adapter.js';
 import { MemoryStore } from '../../support/memory-store.adapter.js';
 import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../../agents/portfolio/portfolio.records.js';
-import { formatUsd } from '../../../agents/trading/amounts.js';
+import { formatUsd } from '../../../kernel/vocabulary/amounts.js';
 import { StoreStatusReader, sumUsd } from '../../../agents/portfolio/status-reader.js';
 import { agentDefinition } from '../../../machines/agent.machine.js';
 import { botDefinition, DEFAULT_BOT_MCP } from '../../../machines/bot.machine.js';

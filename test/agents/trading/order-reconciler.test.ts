@@ -2,7 +2,7 @@ import { orderDefinition } from '../../../machines/order.machine.js';
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../../agents/dca/dca.service.js';
-import { dcaOrderId } from '../../../agents/trading/order-ids.js';
+import { dcaOrderId } from '../../../kernel/vocabulary/ids.js';
 import { OrderReconciler } from '../../../agents/trading/order-reconciler.js';
 import { dcaStrategyDefinition, type DcaStrategyContext } from '../../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../../machines/order.machine.js';

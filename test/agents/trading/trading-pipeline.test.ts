@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fromBaseUnits } from '../../../agents/trading/amounts.js';
+import { fromBaseUnits } from '../../../kernel/vocabulary/amounts.js';
 import { interpret } from '../../../agents/chat/command-interpreter.js';
 import { TradingCommand } from '../../../agents/chat/trading-command.js';
-import { attemptOrderId } from '../../../agents/trading/order-ids.js';
+import { attemptOrderId } from '../../../kernel/vocabulary/ids.js';
 import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../../agents/trading/trading-pipeline.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
 import { AppError, isAppError } from '../../../kernel/errors/app-error.js';

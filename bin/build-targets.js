@@ -5,8 +5,10 @@ import { buildStale } from '../kernel/shared/build-freshness.js';
 /*
  * What `npm start` builds when stale, and from what: the server's bundle (scripts/build-server.ts)
  * and the operator console (scripts/build-console.ts). Plain JavaScript (typed by
- * build-targets.d.ts) so the launchers in bin/ decide without loading a TypeScript compiler:
- * a start with nothing changed compiles nothing.
+ * build-targets.d.ts) so the launchers beside it decide without loading a TypeScript compiler:
+ * a start with nothing changed compiles nothing. It lives with the launchers, its first readers,
+ * not among the build scripts, which import the server's sources: the launchers read nothing
+ * from scripts/, and the production image ships bin/ without it.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

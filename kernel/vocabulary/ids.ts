@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * One format for every order id the trading core draws or derives: `ord_` and 24 base64url
- * characters (144 bits), whether random (a call without an idempotency key), derived from
- * an account and an idempotency key, a later attempt under that key, or a DCA tick's order.
+ * One format for the ids the service draws or derives: `<prefix>_` and 24 base64url characters
+ * (144 bits). Orders (`ord_`) are drawn at random (a call without an idempotency key), derived
+ * from an account and an idempotency key, a later attempt under that key, or a DCA tick's
+ * order; withdrawals (`wd_`), wallets, deposits and public ids take the same two helpers.
  * Ids stored in the formats used before (16 random characters; `<id>.<n>` attempts;
  * `ord_<strategyId>_<dueAt>` for DCA ticks) are still looked up as they are: an id is only
  * ever a key, never parsed.

@@ -8,7 +8,8 @@ import {
   legacyDcaOrderId,
   newOrderId,
   randomId,
-} from '../../../agents/trading/order-ids.js';
+} from '../../../kernel/vocabulary/ids.js';
+import { derivedWalletId } from '../../../agents/wallets/wallet.records.js';
 import { derivedWithdrawalId } from '../../../agents/withdrawals/withdrawal.service.js';
 
 const FORMAT = /^ord_[A-Za-z0-9_-]{24}$/;
@@ -57,5 +58,12 @@ describe('one id helper for orders and withdrawals', () => {
     expect(randomId('wd')).toMatch(/^wd_[A-Za-z0-9_-]{24}$/);
     expect(derivedId('wd', 'seed')).toMatch(/^wd_[A-Za-z0-9_-]{24}$/);
     expect(derivedId('ord', 'seed')).toBe(derivedOrderId('seed'));
+  });
+
+  it('wallet ids, once hashed by a copy of their own, are derived as before: stored wallets keep being found', () => {
+    // Pinned from the code before wallets took the shared helper (their parts joined by newlines).
+    expect(derivedWalletId('custodial-slot', 'agent:agt_1', 'solana', '0')).toBe('wal_i7hJz9j0IDaaNSYqjuhE2Txa');
+    expect(derivedWalletId('request', 'agent:agt_1', 'base', 'custodial', 'k-1')).toBe('wal_SmUBec39B2X1qJWWR_ArwcRN');
+    expect(randomId('wal')).toMatch(/^wal_[A-Za-z0-9_-]{24}$/);
   });
 });
