@@ -431,7 +431,7 @@ export class TradingPipeline {
   private async transition(
     order: OrderContext,
     event: OrderEvent,
-    options?: TransitionOptions<OrderContext>,
+    options?: TransitionOptions<OrderContext, OrderEvent>,
   ): Promise<{ order: OrderContext; accepted: boolean }> {
     const { view, accepted } = await this.deps.orders.send(order.orderId, event, options);
     return { order: view.context, accepted };
