@@ -151,39 +151,59 @@ export class PaperLedger {
    * first is answered (and finished, when it was left pending) instead.
    */
   async fill(fill: FillDoc): Promise<ExecutionResult> {
-    const pending = fill.outcome;
-    if (pending.status !== 'pending') return (await this.recordFill(fill)).outcome as ExecutionResult;
-    const id = balanceId(fill.chain, fill.address);
-    const orderId = fill.clientOrderId;
+    if (fill.outcome.status !== 'pending') return (await this.recordFill(fill)).outcome as ExecutionResult;
     return this.retry(async () => {
-      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
-      const data = doc?.data ?? emptyBalances();
-      const amountIn = BigInt(fill.amountIn);
-      const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
-      // Evicted ids are final already (their fills committed so) or finalized by `push`.
-      const next: BalanceDoc = funded
-        ? {
-            ...data,
-            balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
-            applied: await this.push(data.applied, orderId, 'applied'),
-          }
-        : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
-      const outcome: ExecutionResult = funded
-        ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
-        : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
+      const { outcome, writes } = await this.settlement(fill);
       try {
-        await this.store.commit([
-          { op: 'put', collection: FILLS_COLLECTION, id: orderId, input: { data: { ...fill, outcome }, expectedVersion: 0 } },
-          { op: 'put', collection: BALANCES_COLLECTION, id, input: { data: next, expectedVersion: doc?.version ?? 0 } },
-        ]);
+        await this.store.commit(writes);
         return outcome;
       } catch (error) {
         // Another caller of the same order id recorded its fill first: its outcome stands.
-        const existing = isConflict(error) ? await this.readFill(orderId) : null;
+        const existing = isConflict(error) ? await this.readFill(fill.clientOrderId) : null;
         if (existing) return this.settle(existing);
         throw error;
       }
     });
+  }
+
+  /**
+   * The writes of `fill` when the wallet can pay it, for the caller to commit with its own
+   * (the order and its positions); null when it cannot (the caller records that through
+   * `fill`). Conditional on the balance version read and on no fill of the id existing.
+   */
+  async planFill(fill: FillDoc): Promise<{ outcome: Extract<ExecutionResult, { status: 'filled' }>; writes: CommitWrite[] } | null> {
+    if (fill.outcome.status !== 'pending') return null;
+    const { outcome, writes } = await this.settlement(fill);
+    return outcome.status === 'filled' ? { outcome, writes } : null;
+  }
+
+  /** A pending fill decided on the balances as they stand: its final outcome and the writes recording it. */
+  private async settlement(fill: FillDoc): Promise<{ outcome: ExecutionResult; writes: CommitWrite[] }> {
+    const pending = fill.outcome as PendingOutcome;
+    const id = balanceId(fill.chain, fill.address);
+    const orderId = fill.clientOrderId;
+    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    const data = doc?.data ?? emptyBalances();
+    const amountIn = BigInt(fill.amountIn);
+    const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
+    // Evicted ids are final already (their fills committed so) or finalized by `push`.
+    const next: BalanceDoc = funded
+      ? {
+          ...data,
+          balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
+          applied: await this.push(data.applied, orderId, 'applied'),
+        }
+      : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+    const outcome: ExecutionResult = funded
+      ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
+      : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
+    return {
+      outcome,
+      writes: [
+        { op: 'put', collection: FILLS_COLLECTION, id: orderId, input: { data: { ...fill, outcome }, expectedVersion: 0 } },
+        { op: 'put', collection: BALANCES_COLLECTION, id, input: { data: next, expectedVersion: doc?.version ?? 0 } },
+      ],
+    };
   }
 
   async readTransfer(txSignature: string): Promise<TransferDoc | null> {
