@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
-import type { CollectionSpec, CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, StorePort, StoredDocument } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
 import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
@@ -38,6 +38,8 @@ export interface TransferDoc {
   at: number;
 }
 
+/** Balance reads kept for the settlement that follows them (see `PaperLedger.remember`). */
+const RECENT_READS = 1_024;
 /** How many settled order ids a balance document remembers per kind (applied, rejected). */
 const SETTLED_RING_SIZE = 256;
 export const SLIPPAGE_MESSAGE = 'Slippage tolerance exceeded';
@@ -97,6 +99,8 @@ export class PaperLedger {
   private readonly store: StorePort;
   private readonly ringSize: number;
   private readonly maxAttempts: number;
+  /** Balance documents as last read by `balances`, by id, oldest first (see `remember`). */
+  private readonly recentReads = new Map<string, StoredDocument<BalanceDoc> | null>();
 
   constructor(options: PaperLedgerOptions) {
     this.store = options.store;
@@ -106,8 +110,29 @@ export class PaperLedger {
 
   /** Balances of a normalized address in base units by token address. */
   async balances(chain: Chain, address: string): Promise<Record<string, string>> {
-    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, balanceId(chain, address));
+    const id = balanceId(chain, address);
+    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    this.remember(id, doc);
     return { ...(doc?.data.balances ?? {}) };
+  }
+
+  /**
+   * A trade's checks read the wallet's balances just before its fill is settled: the
+   * settlement decides on that read instead of reading again. Safe because its write is
+   * conditional on the version read (a balance that moved meanwhile fails the commit, and the
+   * retry reads afresh: an entry is taken once). Bounded: the oldest reads are forgotten.
+   */
+  private remember(id: string, doc: StoredDocument<BalanceDoc> | null): void {
+    this.recentReads.delete(id);
+    this.recentReads.set(id, doc);
+    if (this.recentReads.size > RECENT_READS) this.recentReads.delete(this.recentReads.keys().next().value!);
+  }
+
+  private async freshOrRecent(id: string): Promise<StoredDocument<BalanceDoc> | null> {
+    const recent = this.recentReads.get(id);
+    if (recent === undefined) return this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    this.recentReads.delete(id);
+    return recent;
   }
 
   /**
@@ -182,7 +207,7 @@ export class PaperLedger {
     const pending = fill.outcome as PendingOutcome;
     const id = balanceId(fill.chain, fill.address);
     const orderId = fill.clientOrderId;
-    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    const doc = await this.freshOrRecent(id);
     const data = doc?.data ?? emptyBalances();
     const amountIn = BigInt(fill.amountIn);
     const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
