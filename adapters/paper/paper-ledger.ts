@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
-import type { CollectionSpec, CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, StorePort, StoredDocument } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
 import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
@@ -38,6 +38,8 @@ export interface TransferDoc {
   at: number;
 }
 
+/** Balance reads kept for the settlement that follows them (see `PaperLedger.remember`). */
+const RECENT_READS = 1_024;
 /** How many settled order ids a balance document remembers per kind (applied, rejected). */
 const SETTLED_RING_SIZE = 256;
 export const SLIPPAGE_MESSAGE = 'Slippage tolerance exceeded';
@@ -97,6 +99,8 @@ export class PaperLedger {
   private readonly store: StorePort;
   private readonly ringSize: number;
   private readonly maxAttempts: number;
+  /** Balance documents as last read by `balances`, by id, oldest first (see `remember`). */
+  private readonly recentReads = new Map<string, StoredDocument<BalanceDoc> | null>();
 
   constructor(options: PaperLedgerOptions) {
     this.store = options.store;
@@ -106,8 +110,29 @@ export class PaperLedger {
 
   /** Balances of a normalized address in base units by token address. */
   async balances(chain: Chain, address: string): Promise<Record<string, string>> {
-    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, balanceId(chain, address));
+    const id = balanceId(chain, address);
+    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    this.remember(id, doc);
     return { ...(doc?.data.balances ?? {}) };
+  }
+
+  /**
+   * A trade's checks read the wallet's balances just before its fill is settled: the
+   * settlement decides on that read instead of reading again. Safe because its write is
+   * conditional on the version read (a balance that moved meanwhile fails the commit, and the
+   * retry reads afresh: an entry is taken once). Bounded: the oldest reads are forgotten.
+   */
+  private remember(id: string, doc: StoredDocument<BalanceDoc> | null): void {
+    this.recentReads.delete(id);
+    this.recentReads.set(id, doc);
+    if (this.recentReads.size > RECENT_READS) this.recentReads.delete(this.recentReads.keys().next().value!);
+  }
+
+  private async freshOrRecent(id: string): Promise<StoredDocument<BalanceDoc> | null> {
+    const recent = this.recentReads.get(id);
+    if (recent === undefined) return this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    this.recentReads.delete(id);
+    return recent;
   }
 
   /**
@@ -151,39 +176,59 @@ export class PaperLedger {
    * first is answered (and finished, when it was left pending) instead.
    */
   async fill(fill: FillDoc): Promise<ExecutionResult> {
-    const pending = fill.outcome;
-    if (pending.status !== 'pending') return (await this.recordFill(fill)).outcome as ExecutionResult;
-    const id = balanceId(fill.chain, fill.address);
-    const orderId = fill.clientOrderId;
+    if (fill.outcome.status !== 'pending') return (await this.recordFill(fill)).outcome as ExecutionResult;
     return this.retry(async () => {
-      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
-      const data = doc?.data ?? emptyBalances();
-      const amountIn = BigInt(fill.amountIn);
-      const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
-      // Evicted ids are final already (their fills committed so) or finalized by `push`.
-      const next: BalanceDoc = funded
-        ? {
-            ...data,
-            balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
-            applied: await this.push(data.applied, orderId, 'applied'),
-          }
-        : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
-      const outcome: ExecutionResult = funded
-        ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
-        : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
+      const { outcome, writes } = await this.settlement(fill);
       try {
-        await this.store.commit([
-          { op: 'put', collection: FILLS_COLLECTION, id: orderId, input: { data: { ...fill, outcome }, expectedVersion: 0 } },
-          { op: 'put', collection: BALANCES_COLLECTION, id, input: { data: next, expectedVersion: doc?.version ?? 0 } },
-        ]);
+        await this.store.commit(writes);
         return outcome;
       } catch (error) {
         // Another caller of the same order id recorded its fill first: its outcome stands.
-        const existing = isConflict(error) ? await this.readFill(orderId) : null;
+        const existing = isConflict(error) ? await this.readFill(fill.clientOrderId) : null;
         if (existing) return this.settle(existing);
         throw error;
       }
     });
+  }
+
+  /**
+   * The writes of `fill` when the wallet can pay it, for the caller to commit with its own
+   * (the order and its positions); null when it cannot (the caller records that through
+   * `fill`). Conditional on the balance version read and on no fill of the id existing.
+   */
+  async planFill(fill: FillDoc): Promise<{ outcome: Extract<ExecutionResult, { status: 'filled' }>; writes: CommitWrite[] } | null> {
+    if (fill.outcome.status !== 'pending') return null;
+    const { outcome, writes } = await this.settlement(fill);
+    return outcome.status === 'filled' ? { outcome, writes } : null;
+  }
+
+  /** A pending fill decided on the balances as they stand: its final outcome and the writes recording it. */
+  private async settlement(fill: FillDoc): Promise<{ outcome: ExecutionResult; writes: CommitWrite[] }> {
+    const pending = fill.outcome as PendingOutcome;
+    const id = balanceId(fill.chain, fill.address);
+    const orderId = fill.clientOrderId;
+    const doc = await this.freshOrRecent(id);
+    const data = doc?.data ?? emptyBalances();
+    const amountIn = BigInt(fill.amountIn);
+    const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
+    // Evicted ids are final already (their fills committed so) or finalized by `push`.
+    const next: BalanceDoc = funded
+      ? {
+          ...data,
+          balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
+          applied: await this.push(data.applied, orderId, 'applied'),
+        }
+      : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+    const outcome: ExecutionResult = funded
+      ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
+      : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
+    return {
+      outcome,
+      writes: [
+        { op: 'put', collection: FILLS_COLLECTION, id: orderId, input: { data: { ...fill, outcome }, expectedVersion: 0 } },
+        { op: 'put', collection: BALANCES_COLLECTION, id, input: { data: next, expectedVersion: doc?.version ?? 0 } },
+      ],
+    };
   }
 
   async readTransfer(txSignature: string): Promise<TransferDoc | null> {

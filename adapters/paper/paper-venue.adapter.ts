@@ -19,6 +19,7 @@ import {
   type ExecutionResult,
   type FaucetPort,
   type MarketInfo,
+  type PlannedFill,
   type Quote,
   type QuoteRequest,
   type TokenInfo,
@@ -86,6 +87,15 @@ function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
 /** `expectedOut` less the slippage tolerance, rounded down. */
 export function minOutOf(expectedOut: bigint, slippageBps: number): bigint {
   return (expectedOut * BigInt(10_000 - slippageBps)) / 10_000n;
+}
+
+/** An execution request as the venue takes it: valid, and signed by a wallet of the chain. */
+function executeInput(request: ExecuteRequest): z.output<typeof ExecuteInput> {
+  const input = validate(ExecuteInput, request);
+  if (input.signer.chain !== walletChainOf(input.chain)) {
+    throw AppError.validation([`signer is a ${input.signer.chain} wallet, not one for ${input.chain}`]);
+  }
+  return input;
 }
 
 /** A stable signature per order id, shaped like the chain's own (64-byte base58 on Solana, 32-byte hex on EVM). */
@@ -171,12 +181,23 @@ export class PaperVenue implements VenuePort, FaucetPort {
    * outcome wins, however many callers race.
    */
   async execute(request: ExecuteRequest): Promise<ExecutionResult> {
-    const input = validate(ExecuteInput, request);
-    if (input.signer.chain !== walletChainOf(input.chain)) {
-      throw AppError.validation([`signer is a ${input.signer.chain} wallet, not one for ${input.chain}`]);
-    }
+    const input = executeInput(request);
     const existing = await this.ledger.readFill(input.clientOrderId);
     if (existing) return this.ledger.settle(existing);
+    return this.ledger.fill(this.decide(input));
+  }
+
+  /**
+   * The fill `execute` would make now, as writes (see VenuePort): no fill of the id is read
+   * first, since the writes create it only if none exists.
+   */
+  async planFill(request: ExecuteRequest): Promise<PlannedFill | null> {
+    const planned = await this.ledger.planFill(this.decide(executeInput(request)));
+    return planned && { result: planned.outcome, writes: planned.writes };
+  }
+
+  /** The outcome of executing `input` now: a pending fill at the pool's price, or its failure. */
+  private decide(input: z.output<typeof ExecuteInput>): FillDoc {
     const fields: FillRequest = {
       clientOrderId: input.clientOrderId,
       chain: input.chain,
@@ -188,29 +209,21 @@ export class PaperVenue implements VenuePort, FaucetPort {
       slippageBps: input.slippageBps,
     };
     const at = this.clock.now();
-    let fill: FillDoc;
     try {
       const [from, to] = this.pair(input.chain, input.inputMint, input.outputMint);
       const { expectedOut } = this.pool(from, to, input.amountIn);
       const canonical = { ...fields, inputMint: from.address, outputMint: to.address };
-      fill =
-        expectedOut < input.minOut
-          ? { ...canonical, outcome: { status: 'failed', reason: 'slippage', message: SLIPPAGE_MESSAGE, at } }
-          : {
-              ...canonical,
-              outcome: {
-                status: 'pending',
-                filledOut: expectedOut.toString(),
-                txSignature: paperTxSignature(input.chain, input.clientOrderId),
-                at,
-              },
-            };
+      if (expectedOut < input.minOut)
+        return { ...canonical, outcome: { status: 'failed', reason: 'slippage', message: SLIPPAGE_MESSAGE, at } };
+      return {
+        ...canonical,
+        outcome: { status: 'pending', filledOut: expectedOut.toString(), txSignature: paperTxSignature(input.chain, input.clientOrderId), at },
+      };
     } catch (error) {
       // An unknown token is an outcome of the order (recorded once), not a caller error.
       if (!(error instanceof AppError && error.code === 'TOKEN_NOT_FOUND')) throw error;
-      fill = { ...fields, outcome: { status: 'failed', reason: 'unknown_token', message: error.message, at } };
+      return { ...fields, outcome: { status: 'failed', reason: 'unknown_token', message: error.message, at } };
     }
-    return this.ledger.fill(fill);
   }
 
   async lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {

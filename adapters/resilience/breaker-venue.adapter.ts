@@ -4,6 +4,7 @@ import type {
   Chain,
   MarketInfo,
   ExecuteRequest,
+  PlannedFill,
   ExecutionResult,
   Quote,
   QuoteRequest,
@@ -48,6 +49,9 @@ export class BreakerVenue implements VenuePort {
     this.breaker = new ProviderBreaker({ ...breakerOptions, provider: this.provider });
     const market = inner.market?.bind(inner);
     if (market) this.market = (chain, address) => this.breaker.execute(() => market(chain, address));
+    const planFill = inner.planFill?.bind(inner);
+    // Planned as `execute` is run: through the breaker, under the same budget.
+    if (planFill) this.planFill = (request) => this.breaker.execute(() => planFill(request), { timeoutMs: this.executeTimeoutMs });
     this.executeTimeoutMs = executeTimeoutMs ?? Math.max(DEFAULT_EXECUTE_TIMEOUT_MS, options.timeoutMs);
   }
 
@@ -62,6 +66,9 @@ export class BreakerVenue implements VenuePort {
 
   /** Market data through the same breaker, when the wrapped venue has it. */
   readonly market?: (chain: Chain, address: string) => Promise<MarketInfo | null>;
+
+  /** A fill planned as writes, when the wrapped venue settles in this service's store. */
+  readonly planFill?: (request: ExecuteRequest) => Promise<PlannedFill | null>;
 
   // Token lookups may be answered from the venue's own list: weak evidence of the provider's health.
   findToken(chain: Chain, symbolOrAddress: string): Promise<TokenInfo | null> {

@@ -5,6 +5,7 @@ import type {
   ExecuteRequest,
   ExecutionResult,
   MarketInfo,
+  PlannedFill,
   Quote,
   QuoteRequest,
   TokenInfo,
@@ -59,6 +60,12 @@ export class RoutingVenue implements GuardedVenue {
 
   async execute(request: ExecuteRequest): Promise<ExecutionResult> {
     return this.venue(request.chain).execute(request);
+  }
+
+  /** Planned by the chain's venue when it settles in this service's store; null (take `execute`) otherwise. */
+  async planFill(request: ExecuteRequest): Promise<PlannedFill | null> {
+    const venue = this.venue(request.chain);
+    return venue.planFill ? venue.planFill(request) : null;
   }
 
   async lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null> {

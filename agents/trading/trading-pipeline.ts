@@ -1,7 +1,7 @@
 import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
-import type { ActorCollection, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, JoinedWrites, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
 import type { CommitWrite } from '../../kernel/ports/store.port.js';
 import type { Chain, ExecutionResult, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
@@ -82,22 +82,43 @@ export class TradingPipeline {
 
   constructor(private readonly deps: TradingPipelineDeps) {}
 
-  /** Runs the safety path and places the order; answers with the order (pending, filled...) or the refusal. */
+  /**
+   * Runs the safety path and places the order; answers with the order (pending, filled...) or
+   * the refusal. An id already placed (`options.orderId`: a retry, a tick delivered again) is
+   * answered by its order, found when creating it finds the id taken, or when the checks
+   * refuse what its own fill may have spent: a new trade reads no order first.
+   */
   async place(request: TradeRequest, options: PlaceOptions = {}): Promise<OrderView> {
-    if (options.orderId) {
-      const attempt = await this.attemptOf(request.subject, options.orderId);
-      if (attempt.existing) return this.resume(sameRequest(attempt.existing, options));
-      options = { ...options, orderId: attempt.orderId };
+    let checked: CheckedTrade;
+    let input: OrderInput;
+    try {
+      checked = await this.deps.safety.check(request);
+      input = this.orderInput(checked, options.orderId ?? this.deps.newOrderId(), options);
+    } catch (error) {
+      const placed = options.orderId ? await this.attemptOf(request.subject, options.orderId) : undefined;
+      if (placed?.existing) return this.resume(sameRequest(placed.existing, options));
+      throw error;
     }
-    const checked = await this.deps.safety.check(request);
     const dailyLimitUsd = checked.config.riskPolicy.dailyVolumeUsd;
-    const { order, created, volumeTaken } = await this.create(checked, options, dailyLimitUsd);
-    // Lost a race with a concurrent call of the same id: that call is executing it (or recovery will).
-    if (!created) {
-      sameRequest(order, options);
-      return order.status === 'failed' ? this.resume(order) : toOrderView(order);
+    for (;;) {
+      try {
+        return await this.placeChecked(checked, input, dailyLimitUsd);
+      } catch (error) {
+        if (!(isAppError(error) && error.kind === 'conflict' && options.orderId)) throw error;
+        // The id is taken: by this request placed before (answer it), or by an attempt that
+        // failed for a reason that may pass (place the next attempt, with the same checks).
+        const attempt = await this.attemptOf(request.subject, options.orderId);
+        if (attempt.existing) return this.resume(sameRequest(attempt.existing, options));
+        if (attempt.orderId === input.orderId) throw error;
+        input = { ...input, orderId: attempt.orderId };
+      }
     }
-    if (order.status === 'pending_approval') {
+  }
+
+  /** Places a checked order under its id: held for approval, filled in one commit, or sent to the venue. */
+  private async placeChecked(checked: CheckedTrade, input: OrderInput, dailyLimitUsd: number | undefined): Promise<OrderView> {
+    if (input.requiresApproval) {
+      const order = (await this.deps.orders.create(input.orderId, input)).context;
       await this.deps.scheduler.scheduleOnce({
         jobId: expiryJobId(order.orderId),
         address: { type: ORDER_TYPE, id: order.orderId },
@@ -106,7 +127,55 @@ export class TradingPipeline {
       });
       return toOrderView(order);
     }
+    const filled = await this.fillAtOnce(checked, input, dailyLimitUsd);
+    if (filled) return filled;
+    const { order, volumeTaken } = await this.create(checked, input, dailyLimitUsd);
     return this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind, wallet: checked.wallet });
+  }
+
+  /**
+   * On a venue that settles in this store (paper): the order's creation, its fill, the
+   * balances it moves, the positions it books and its share of the daily volume, as one
+   * commit. Nothing can be left in flight, so there is no `submitting` on disk to reconcile,
+   * and a swap pays one write transaction instead of four. Null when the fill would not be
+   * one or a limit refuses it (the usual road records that outcome as it always has), and
+   * for a delegate wallet (its cap is taken by a write of its own).
+   */
+  private async fillAtOnce(checked: CheckedTrade, input: OrderInput, dailyLimitUsd: number | undefined): Promise<OrderView | null> {
+    const { venue, volume } = this.deps;
+    if (!venue.planFill || checked.wallet.kind === 'delegate') return null;
+    const subject = checked.request.subject;
+    const signer = await this.deps.wallets.signer(subject, input.walletId, checked.wallet);
+    // Prices first: a join runs inside the order's mailbox and the account's queue, again after a lost CAS.
+    const prices = await this.fillPrices(input);
+    const join = async (order: OrderContext): Promise<JoinedWrites<OrderEvent>> => {
+      const planned = await venue.planFill!({
+        clientOrderId: order.orderId,
+        chain: order.chain as Chain,
+        signer,
+        inputMint: order.inputMint,
+        outputMint: order.outputMint,
+        amountIn: order.amountIn,
+        minOut: order.minOut,
+        slippageBps: order.slippageBps,
+      });
+      if (!planned) throw new NotFilledAtOnce();
+      const { filledOut, txSignature, at } = planned.result;
+      const taken = dailyLimitUsd === undefined ? [] : [await volume.reserveWrite(subject, order.valueUsd, dailyLimitUsd, sentAt(order))];
+      const booked = await this.book(order, filledOut, prices);
+      return {
+        writes: [...taken, ...planned.writes, ...booked.writes],
+        events: booked.events,
+        continueWith: [{ type: 'order.fill', at, filledOut, txSignature }],
+      };
+    };
+    try {
+      const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(input.orderId, input, { join }));
+      return toOrderView(view.context);
+    } catch (error) {
+      if (error instanceof NotFilledAtOnce || (isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) return null;
+      throw error;
+    }
   }
 
   /**
@@ -204,17 +273,8 @@ export class TradingPipeline {
     return this.execute(order, undefined, false);
   }
 
-  /**
-   * Creates the order. One sent at once (`submitting`) takes its share of the daily volume in
-   * the same commit, so the order and its reservation exist together or not at all; when the
-   * reservation is refused, the order is created without it and `execute` refuses it as it
-   * refuses any limit, leaving the failed order on record.
-   */
-  private async create(
-    checked: CheckedTrade,
-    options: PlaceOptions,
-    dailyLimitUsd: number | undefined,
-  ): Promise<{ order: OrderContext; created: boolean; volumeTaken: boolean }> {
+  /** The order a checked trade places under `orderId`; throws `StrategyBuyHeld` for a DCA buy the approval rule would hold. */
+  private orderInput(checked: CheckedTrade, orderId: string, options: PlaceOptions): OrderInput {
     const { request, config, quote, input, output, wallet } = checked;
     const now = this.deps.clock.now();
     const profile = config.defaultOrderProfile;
@@ -222,8 +282,7 @@ export class TradingPipeline {
     const requiresApproval = !preApproved && approvalHolds(profile, checked);
     if (requiresApproval && options.strategyApproval === 'unapproved')
       throw new StrategyBuyHeld(profile, checked.valueUsd, checked.inputPriceUsd);
-    const orderId = options.orderId ?? this.deps.newOrderId();
-    const orderInput: OrderInput = {
+    return {
       orderId,
       subjectType: request.subject.type,
       subjectId: request.subject.id,
@@ -258,30 +317,32 @@ export class TradingPipeline {
       ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
       requiresApproval,
     };
-    const subject = request.subject;
-    const takeVolume = !requiresApproval && dailyLimitUsd !== undefined;
-    const join = async (context: OrderContext) => ({
-      writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd!, sentAt(context))],
-    });
-    try {
-      if (takeVolume) {
-        try {
-          const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(orderId, orderInput, { join }));
-          return { order: view.context, created: true, volumeTaken: true };
-        } catch (error) {
-          if (!(isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) throw error;
-        }
+  }
+
+  /**
+   * Creates an order sent at once (`submitting`), taking its share of the daily volume in the
+   * same commit, so the order and its reservation exist together or not at all; when the
+   * reservation is refused, the order is created without it and `execute` refuses it as it
+   * refuses any limit, leaving the failed order on record. 409 when the id is taken.
+   */
+  private async create(
+    checked: CheckedTrade,
+    input: OrderInput,
+    dailyLimitUsd: number | undefined,
+  ): Promise<{ order: OrderContext; volumeTaken: boolean }> {
+    const subject = checked.request.subject;
+    if (dailyLimitUsd !== undefined) {
+      const join = async (context: OrderContext) => ({
+        writes: [await this.deps.volume.reserveWrite(subject, checked.valueUsd, dailyLimitUsd, sentAt(context))],
+      });
+      try {
+        const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(input.orderId, input, { join }));
+        return { order: view.context, volumeTaken: true };
+      } catch (error) {
+        if (!(isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) throw error;
       }
-      const view = await this.deps.orders.create(orderId, orderInput);
-      return { order: view.context, created: true, volumeTaken: false };
-    } catch (error) {
-      // Two calls with one deterministic id raced: the other one created it; continue with it.
-      if (isAppError(error) && error.kind === 'conflict' && options.orderId) {
-        const existing = await this.find(request.subject, orderId);
-        if (existing) return { order: existing, created: false, volumeTaken: false };
-      }
-      throw error;
     }
+    return { order: (await this.deps.orders.create(input.orderId, input)).context, volumeTaken: false };
   }
 
   /**
@@ -379,7 +440,7 @@ export class TradingPipeline {
   }
 
   /** USD prices of the order's input and output tokens, as the fill books them. */
-  private fillPrices(order: OrderContext): Promise<[number | null, number | null]> {
+  private fillPrices(order: Pick<OrderContext, 'chain' | 'inputMint' | 'outputMint'>): Promise<[number | null, number | null]> {
     const chain = order.chain as Chain;
     return Promise.all([this.deps.venue.priceUsd(chain, order.inputMint), this.deps.venue.priceUsd(chain, order.outputMint)]);
   }
@@ -431,7 +492,7 @@ export class TradingPipeline {
   private async transition(
     order: OrderContext,
     event: OrderEvent,
-    options?: TransitionOptions<OrderContext>,
+    options?: TransitionOptions<OrderContext, OrderEvent>,
   ): Promise<{ order: OrderContext; accepted: boolean }> {
     const { view, accepted } = await this.deps.orders.send(order.orderId, event, options);
     return { order: view.context, accepted };
@@ -480,6 +541,9 @@ function sameRequest(order: OrderContext, options: PlaceOptions): OrderContext {
   }
   return order;
 }
+
+/** A fill `fillAtOnce` cannot plan (the venue would not fill it now): the usual road takes the order. */
+class NotFilledAtOnce extends Error {}
 
 /**
  * The buy of a DCA strategy nobody approved, which the approval rule would hold: no order is

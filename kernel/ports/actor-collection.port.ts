@@ -16,9 +16,9 @@ export interface ActorCollection<TContext, TEvent extends { type: string } = { t
   /** How many actors match, counting at most `max` (pages the index, decodes no actor). */
   count(query: IndexQuery, max: number): Promise<number>;
   /** Creates and persists a new actor (with `join`, together with those writes); 409 when the id is taken. */
-  create(id: string, input: TInput, options?: TransitionOptions<TContext>): Promise<ActorView<TContext>>;
+  create(id: string, input: TInput, options?: TransitionOptions<TContext, TEvent>): Promise<ActorView<TContext>>;
   /** Delivers one event through the actor's mailbox; 404 when the actor does not exist. */
-  send(id: string, event: TEvent, options?: TransitionOptions<TContext>): Promise<SendResult<TContext>>;
+  send(id: string, event: TEvent, options?: TransitionOptions<TContext, TEvent>): Promise<SendResult<TContext>>;
 }
 
 /** What is visible of an actor: its last committed state. Frozen; shared between readers. */
@@ -54,10 +54,17 @@ export interface StreamEvent {
  * the transition and what it changes elsewhere (an order's fill and the positions it books)
  * are one unit of work, which no crash can cut in two.
  */
-export interface JoinedWrites {
+export interface JoinedWrites<TEvent extends { type: string } = { type: string }> {
   writes: CommitWrite[];
   /** Events of those writes, queued once committed, after the actor's own (durable first, commit order per stream). */
   events?: StreamEvent[];
+  /**
+   * Events the actor takes next, in the same commit: work whose outcome is known before
+   * anything is written (a fill on a venue that settles in this store) needs no state of its
+   * own on disk in between. Each must be one the machine accepts in turn, else nothing is
+   * written; the journal keeps them with the event that started the commit.
+   */
+  continueWith?: TEvent[];
 }
 
 /**
@@ -65,8 +72,10 @@ export interface JoinedWrites {
  * Runs inside the actor's mailbox, again after any lost compare-and-set (of the actor or of
  * a joined record), so it must have no effects; a refusal it throws writes nothing.
  */
-export type JoinWrites<TContext = unknown> = (context: TContext) => Promise<JoinedWrites>;
+export type JoinWrites<TContext = unknown, TEvent extends { type: string } = { type: string }> = (
+  context: TContext,
+) => Promise<JoinedWrites<TEvent>>;
 
-export interface TransitionOptions<TContext = unknown> {
-  join?: JoinWrites<TContext>;
+export interface TransitionOptions<TContext = unknown, TEvent extends { type: string } = { type: string }> {
+  join?: JoinWrites<TContext, TEvent>;
 }

@@ -17,6 +17,7 @@ export {
   walletChainOf,
 } from '../vocabulary/chains.js';
 import type { Chain, WalletChain } from '../vocabulary/chains.js';
+import type { CommitWrite } from './store.port.js';
 
 export interface TokenInfo {
   chain: Chain;
@@ -93,6 +94,13 @@ export type ExecutionResult =
   /** Final: nothing moved. */
   | { status: 'failed'; reason: ExecutionFailureReason; message: string; txSignature?: string; at: number };
 
+/** A fill decided and not yet written: its outcome and the compare-and-set writes that record it. */
+export interface PlannedFill {
+  result: Extract<ExecutionResult, { status: 'filled' }>;
+  /** Conditional on the versions read: a commit of them fails, writing nothing, if anything moved meanwhile. */
+  writes: CommitWrite[];
+}
+
 /** Result of a health probe for the EVM status route and readiness. */
 export interface VenueHealth {
   chain: Chain;
@@ -123,6 +131,16 @@ export interface VenuePort {
   execute(request: ExecuteRequest): Promise<ExecutionResult>;
   /** The outcome of an earlier `execute` (reconciliation after a crash); null when it never reached the venue. */
   lookup(clientOrderId: string, chain: Chain): Promise<ExecutionResult | null>;
+  /**
+   * Only a venue that settles in this service's own store (the paper venue): the fill
+   * `execute` would make now, as writes the caller commits instead of the venue, so the
+   * order, its fill, the balances it moves and the positions it books are one unit of work
+   * that no crash can cut (nothing needs reconciling: all of it is on disk or none). Writes
+   * nothing itself. Null when the outcome would not be a fill (slippage, funds, an unknown
+   * token): the caller takes the road of `execute`, which records that outcome. Venues
+   * that trade elsewhere do not have it: their order must be on disk before anything is sent.
+   */
+  planFill?(request: ExecuteRequest): Promise<PlannedFill | null>;
 
   /** Balances of an address in base units, by token address; tokens with no balance may be absent. */
   balances(chain: Chain, address: string): Promise<Record<string, string>>;

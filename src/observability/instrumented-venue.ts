@@ -1,5 +1,5 @@
 import { isAppError } from '../../kernel/errors/app-error.js';
-import type { BreakerReadout, Chain, ExecuteRequest, ExecutionResult, VenuePort } from '../../kernel/ports/venue.port.js';
+import type { BreakerReadout, Chain, ExecuteRequest, ExecutionResult, PlannedFill, VenuePort } from '../../kernel/ports/venue.port.js';
 import type { SwapOutcome, TradingMetrics } from './trading.metrics.js';
 
 /** A venue behind its breakers (`GuardedVenue` of the adapters, named here by its ports only). */
@@ -36,6 +36,17 @@ export function instrumentVenue(venue: BreakerAwareVenue, metrics: TradingMetric
       metrics.observeSwap(providerOf(request.chain), request.chain, outcome, (performance.now() - started) / 1000);
     }
   };
+  // A planned fill is the swap of a venue that settles in this store: observed as one when planned
+  // (its commit follows at once; a plan redone after a lost compare-and-set is observed again).
+  const plan = venue.planFill?.bind(venue);
+  const planFill =
+    plan &&
+    (async (request: ExecuteRequest): Promise<PlannedFill | null> => {
+      const started = performance.now();
+      const planned = await plan(request);
+      if (planned) metrics.observeSwap(providerOf(request.chain), request.chain, 'filled', (performance.now() - started) / 1000);
+      return planned;
+    });
   // Every other member is the venue's own, delegated as it is (explicitly: no per-call binding on the hot path).
   const market = venue.market?.bind(venue);
   return {
@@ -51,5 +62,6 @@ export function instrumentVenue(venue: BreakerAwareVenue, metrics: TradingMetric
     balances: (chain, address) => venue.balances(chain, address),
     health: (chain) => venue.health(chain),
     ...(market ? { market } : {}),
+    ...(planFill ? { planFill } : {}),
   };
 }

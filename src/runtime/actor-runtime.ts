@@ -152,13 +152,11 @@ export class ActorRuntime {
     const entry = this.entryFor(this.definition(type), id);
     return this.run(entry, async () => {
       for (let attempt = 0; ; attempt++) {
-        const step = entry.stepper.initial(input, entry.key);
         let live: LiveActor;
-        let joined: JoinedWrites | undefined;
+        let persisted: Persisted;
         try {
-          const persisted = await this.persist(entry, step.snapshot, 0, { type: 'xstate.init', input }, options.join);
-          joined = persisted.joined;
-          live = { snapshot: step.snapshot, version: persisted.version, committed: persisted.committed };
+          persisted = await this.persist(entry, [entry.stepper.initial(input, entry.key)], 0, { type: 'xstate.init', input }, options.join);
+          live = { snapshot: lastOf(persisted.steps).snapshot, version: persisted.version, committed: persisted.committed };
         } catch (error) {
           if (!isVersionConflict(error)) throw error;
           if (this.isOwnConflict(entry, error)) throw AppError.conflict(`${type} ${id} already exists`);
@@ -168,7 +166,8 @@ export class ActorRuntime {
           continue;
         }
         entry.live = live;
-        this.publish(entry, step, joined?.events);
+        this.publish(entry, persisted.steps, persisted.joined?.events);
+        if (live.snapshot.status === 'done') this.drop(entry);
         return live.committed;
       }
     });
@@ -261,11 +260,11 @@ export class ActorRuntime {
         this.drop(entry);
         throw error;
       }
-      const after = step.snapshot;
-      let joined: JoinedWrites | undefined;
+      let persisted: Persisted;
+      let after: AnyMachineSnapshot;
       try {
-        const persisted = await this.persist(entry, after, live.version, event, join);
-        joined = persisted.joined;
+        persisted = await this.persist(entry, [step], live.version, event, join);
+        after = lastOf(persisted.steps).snapshot;
         Object.assign(live, { snapshot: after, version: persisted.version, committed: persisted.committed });
       } catch (error) {
         // The in-memory actor is ahead of the store now: discard it and re-read.
@@ -278,7 +277,7 @@ export class ActorRuntime {
         await conflictBackoff(attempt);
         continue;
       }
-      this.publish(entry, step, joined?.events);
+      this.publish(entry, persisted.steps, persisted.joined?.events);
       // A finished actor takes no more events: free its memory now rather than at the idle sweep.
       if (after.status === 'done') this.drop(entry);
       return { accepted: true, view: live.committed };
@@ -287,24 +286,30 @@ export class ActorRuntime {
 
   /**
    * Writes the actor's snapshot and journal entry atomically, with the writes `join` computes
-   * (one `commit`); resolves once committed.
+   * (one `commit`); resolves once committed. `steps`: the transition taken, to which the
+   * events `join` continues with are added (each must be accepted in turn, else nothing is written).
    */
   private async persist(
     entry: ActorEntry,
-    snapshot: AnyMachineSnapshot,
+    steps: Step[],
     expectedVersion: number,
     event: unknown,
     join?: JoinWrites,
-  ): Promise<Pick<LiveActor, 'version' | 'committed'> & { joined?: JoinedWrites }> {
+  ): Promise<Persisted> {
     const { definition } = entry;
     const collection = collectionOf(definition.type);
+    const joined = join ? await join(lastOf(steps).snapshot.context) : undefined;
+    const continued = joined?.continueWith ?? [];
+    for (const next of continued) steps.push(this.continueWith(entry, lastOf(steps).snapshot, next));
+    const { snapshot } = lastOf(steps);
     const input = {
       data: encodeActorDocument(definition, entry.stepper.persisted(snapshot)),
       expectedVersion,
       indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
     };
-    const journal = { event, state: snapshot.value, at: this.options.clock.now() };
-    const joined = join ? await join(snapshot.context) : undefined;
+    // One entry per version: events taken in the same commit are kept with the one that started it.
+    const journaled = continued.length > 0 ? { ...(event as object), continuedWith: continued } : event;
+    const journal = { event: journaled, state: snapshot.value, at: this.options.clock.now() };
     let doc: StoredDocument;
     if (joined && joined.writes.length > 0) {
       const [own] = await this.options.store.commit([{ op: 'put', collection, id: entry.id, input, journal }, ...joined.writes]);
@@ -312,7 +317,14 @@ export class ActorRuntime {
     } else {
       doc = await this.options.store.put<ActorDocument>(collection, entry.id, input, journal);
     }
-    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc), ...(joined ? { joined } : {}) };
+    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc), steps, ...(joined ? { joined } : {}) };
+  }
+
+  /** The step of an event a join continues with; one the machine does not take is a programming error. */
+  private continueWith(entry: ActorEntry, snapshot: AnyMachineSnapshot, event: { type: string }): Step {
+    if (snapshot.status !== 'active' || !snapshot.can(event))
+      throw AppError.internal(`Actor ${entry.key} cannot continue with ${event.type} in ${JSON.stringify(snapshot.value)}`);
+    return entry.stepper.next(snapshot, event, entry.key);
   }
 
   /** Whether a VERSION_CONFLICT names the actor's own document (not a record joined to its write). */
@@ -335,22 +347,23 @@ export class ActorRuntime {
   }
 
   /**
-   * Queues what the actor emitted, with the resulting `state`, and the events of records
-   * joined to its write, for publication once durable: one publication per stream, so one
-   * wait for the flush covers the whole unit of work.
+   * Queues what the actor emitted, each event with the state its transition led to, and the
+   * events of records joined to its write, for publication once durable: one publication per
+   * stream, so one wait for the flush covers the whole unit of work.
    */
-  private publish(entry: ActorEntry, step: Step, joined: StreamEvent[] = []): void {
-    const { emitted } = step;
+  private publish(entry: ActorEntry, steps: readonly Step[], joined: StreamEvent[] = []): void {
     const stream = entry.definition.stream;
     const { publisher } = this.options;
     // Most sends emit nothing: no map, no copies.
-    if (!publisher || ((!stream || emitted.length === 0) && joined.length === 0)) return;
+    if (!publisher || ((!stream || steps.every((step) => step.emitted.length === 0)) && joined.length === 0)) return;
     const byStream = new Map<string, Array<{ type: string; data: Record<string, unknown> }>>();
-    if (stream && emitted.length > 0) {
-      // This transition's state: by the time the flush is done, the actor may have moved on.
-      const { snapshot } = step;
-      const events = emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } }));
-      for (const name of [stream(snapshot.context)].flat()) byStream.set(name, [...events]);
+    if (stream) {
+      // Each transition's state: by the time the flush is done, the actor may have moved on.
+      const events = steps.flatMap(({ snapshot, emitted }) =>
+        emitted.map(({ type, ...data }) => ({ type, data: { state: snapshot.value, ...data } })),
+      );
+      const { context } = lastOf(steps).snapshot;
+      if (events.length > 0) for (const name of [stream(context)].flat()) byStream.set(name, [...events]);
     }
     for (const { stream: name, type, data } of joined) {
       const list = byStream.get(name) ?? [];
@@ -456,6 +469,16 @@ function toView(
     machineVersion: definition.version,
     updatedAt: new Date(doc.updatedAt).toISOString(),
   };
+}
+
+/** What a commit of an actor wrote: its new version and view, the steps it took, the joined writes. */
+interface Persisted extends Pick<LiveActor, 'version' | 'committed'> {
+  steps: Step[];
+  joined?: JoinedWrites;
+}
+
+function lastOf(steps: readonly Step[]): Step {
+  return steps[steps.length - 1]!;
 }
 
 function keyOf(type: string, id: string): string {

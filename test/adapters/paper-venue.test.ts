@@ -418,6 +418,51 @@ describe('paper venue execution', () => {
   });
 });
 
+describe('paper venue fills planned as writes', () => {
+  const base = { chain: 'solana' as const, inputMint: 'USDC', outputMint: 'SOL', amountIn: '100000000', slippageBps: 50 };
+  const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+  it('plans a fill without writing; committed, it is the fill execute would have made, answered once', async () => {
+    const { venue, store } = await memoryVenue();
+    await venue.credit('solana', WALLET, 'USDC', '100000000');
+    const request = { ...base, clientOrderId: 'p1', minOut: '1', signer: signer() };
+    const planned = await venue.planFill(request);
+    expect(planned?.result).toMatchObject({ status: 'filled', txSignature: paperTxSignature('solana', 'p1') });
+    // Nothing moved until the caller commits.
+    expect(await venue.lookup('p1', 'solana')).toBeNull();
+    expect(await venue.balances('solana', WALLET)).toEqual({ [USDC]: '100000000' });
+    await store.commit(planned!.writes);
+    expect(await venue.lookup('p1', 'solana')).toEqual(planned!.result);
+    expect(await venue.balances('solana', WALLET)).toEqual({ [NATIVE_SOL_MINT]: planned!.result.filledOut });
+    // The id is spent: executing it again answers the recorded fill and moves nothing.
+    expect(await venue.execute(request)).toEqual(planned!.result);
+    expect(await venue.balances('solana', WALLET)).toEqual({ [NATIVE_SOL_MINT]: planned!.result.filledOut });
+  });
+
+  it('plans nothing for a fill that would fail (funds, slippage): execute records those', async () => {
+    const { venue } = await memoryVenue();
+    await venue.credit('solana', WALLET, 'USDC', '1000');
+    expect(await venue.planFill({ ...base, clientOrderId: 'p2', minOut: '1', signer: signer() })).toBeNull();
+    await venue.credit('solana', WALLET, 'USDC', '100000000');
+    expect(await venue.planFill({ ...base, clientOrderId: 'p3', minOut: (10n ** 30n).toString(), signer: signer() })).toBeNull();
+  });
+
+  it('decides on the balance the checks just read; one that moved since fails the commit instead of misbooking, and a retry reads afresh', async () => {
+    const { venue, store } = await memoryVenue();
+    await venue.credit('solana', WALLET, 'USDC', '100000000');
+    const request = { ...base, clientOrderId: 'p4', minOut: '1', signer: signer() };
+    // The trade's checks read the balance; another writer moves it before the plan.
+    await venue.balances('solana', WALLET);
+    await venue.credit('solana', WALLET, 'USDC', '1');
+    const stale = await venue.planFill(request);
+    await expect(store.commit(stale!.writes)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    expect(await venue.lookup('p4', 'solana')).toBeNull();
+    const retried = await venue.planFill(request);
+    await store.commit(retried!.writes);
+    expect(await venue.balances('solana', WALLET)).toEqual({ [USDC]: '1', [NATIVE_SOL_MINT]: retried!.result.filledOut });
+  });
+});
+
 describe('paper faucet', () => {
   const evm = '0x52908400098527886E0F7030069857D2E4169EE7';
 

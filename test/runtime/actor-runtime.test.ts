@@ -4,6 +4,7 @@ import { ManualClock } from '../support/manual-clock.adapter.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 import { agentDefinition } from '../../machines/agent.machine.js';
 import { counterDefinition } from '../support/counter.machine.js';
+import { orderDefinition, type OrderInput } from '../../machines/order.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { BusEvent, BusEventInput, EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import { ActorRuntime, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
@@ -11,6 +12,35 @@ import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
 
 const logger = pino({ level: 'silent' });
+
+/** An auto-approved order (created in `submitting`) of account agent:a1. */
+const ORDER_INPUT: OrderInput = {
+  orderId: 'o1',
+  subjectType: 'agent',
+  subjectId: 'a1',
+  chain: 'solana',
+  side: 'buy',
+  inputMint: 'in',
+  outputMint: 'out',
+  inputSymbol: 'USDC',
+  outputSymbol: 'SOL',
+  inputDecimals: 6,
+  outputDecimals: 9,
+  amountIn: '1000000',
+  expectedOut: '42',
+  minOut: '40',
+  slippageBps: 50,
+  priceImpactBps: 1,
+  valueUsd: 1,
+  feeAmount: '0',
+  venue: 'paper',
+  walletId: 'w1',
+  walletAddress: 'addr',
+  channel: 'rest',
+  checks: [],
+  createdAt: 1,
+  requiresApproval: false,
+};
 
 const agentInput = { agentId: 'a1', publicId: 'p1', ownerId: 'u1', name: 'Alpha', createdAt: 1 };
 
@@ -363,6 +393,45 @@ describe('actor runtime', () => {
         n: 1,
         seen: ['b'],
       });
+    });
+
+    it('continues with the events the join names in the same commit: one version, one journal entry, each event with its state', async () => {
+      const { runtime, store, published } = await joined();
+      runtime.register(orderDefinition);
+      await store.init(runtime.collections());
+      const fill = { type: 'order.fill' as const, at: 5, filledOut: '42', txSignature: 'sig' };
+      const seen = { calls: 0 };
+      const tally = tallyJoin(store, seen);
+      const view = await runtime.create('order', 'o1', ORDER_INPUT, {
+        join: async (context) => ({ ...(await tally(context)), continueWith: [fill] }),
+      });
+      expect(view).toMatchObject({ version: 1, state: 'filled', status: 'done', context: { status: 'filled', filledOut: '42' } });
+      expect((await store.get(TALLY.collection, TALLY.id))?.data).toMatchObject({ n: 1 });
+      const journal = await store.readJournal(collectionOf('order'), 'o1', { limit: 10 });
+      expect(journal).toEqual([
+        { seq: 1, event: { type: 'xstate.init', input: ORDER_INPUT, continuedWith: [fill] }, state: 'filled', at: expect.any(Number) },
+      ]);
+      await runtime.settled();
+      const orderEvents = published.filter((e) => e.stream === 'agent:a1').map((e) => [e.type, e.data.state]);
+      expect(orderEvents).toEqual([
+        ['order.created', 'submitting'],
+        ['order.updated', 'filled'],
+      ]);
+      // A finished actor read back is the stored one; it takes no more events.
+      expect((await runtime.send({ type: 'order', id: 'o1' }, { type: 'order.fail', at: 6, reason: 'late' })).accepted).toBe(false);
+    });
+
+    it('writes nothing when the machine does not take an event the join continues with', async () => {
+      const { runtime, store } = await joined();
+      runtime.register(orderDefinition);
+      await store.init(runtime.collections());
+      const approve = { type: 'order.approve' as const, at: 5 };
+      await expect(
+        runtime.create('order', 'o1', ORDER_INPUT, { join: async () => ({ writes: [], continueWith: [approve] }) }),
+      ).rejects.toMatchObject({ kind: 'internal' });
+      expect(await store.get(collectionOf('order'), 'o1')).toBeNull();
+      // The id is still free: a create without the bad continuation takes it.
+      expect((await runtime.create('order', 'o1', ORDER_INPUT)).state).toBe('submitting');
     });
 
     it('decides again on fresh reads when a joined record moved meanwhile; the id taken is still a 409', async () => {

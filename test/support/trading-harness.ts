@@ -48,7 +48,13 @@ export const buyRequest = (overrides: Partial<TradeRequest> = {}): TradeRequest 
   ...overrides,
 });
 
-export async function tradingHarness(options: { venue?: (paper: PaperVenue) => VenuePort } = {}) {
+export async function tradingHarness(
+  options: {
+    venue?: (paper: PaperVenue) => VenuePort;
+    /** `delegate` (default): sends reserve the wallet's cap; `custodial`: paper swaps fill in one commit. */
+    walletKind?: 'delegate' | 'custodial';
+  } = {},
+) {
   const clock = new ManualClock(Date.parse('2026-11-21T12:00:00Z'));
   const store = new MemoryStore(clock);
   const logger = pino({ level: 'silent' });
@@ -69,9 +75,7 @@ export async function tradingHarness(options: { venue?: (paper: PaperVenue) => V
     chain: 'solana',
     address: bs58.encode(keys.publicKey),
     custodial: true,
-    kind: 'delegate',
-    spendingCapUsd: 1e9,
-    spentUsd: 0,
+    ...(options.walletKind === 'custodial' ? { kind: 'custodial' as const } : { kind: 'delegate' as const, spendingCapUsd: 1e9, spentUsd: 0 }),
     isDefault: true,
     status: 'active',
     createdAt: new Date(clock.now()).toISOString(),
