@@ -33,6 +33,8 @@ import { normalizeRecipient, recipientProblem, type WithdrawalSettingsStore } fr
  *   and sends the *same bytes* again only while the chain does not know them and they can
  *   still land (`ChainPort.rebroadcast`), which can never pay twice; bytes that can no
  *   longer land (expired blockhash, nonce used) fail the withdrawal, nothing having moved.
+ * On a local ledger (paper) the transfer's writes commit with the withdrawal's `confirmed`
+ * instead: no bytes are ever in flight, and of two signers only the winning commit moves funds.
  */
 const WITHDRAWAL_MESSAGES = {
   disabled: 'Withdrawals are disabled for this agent',
@@ -114,7 +116,7 @@ export class WithdrawalService {
    * Runs the checks in order, creates the withdrawal (with its share of the cap), signs, sends
    * and waits for it. A key that made a withdrawal already answers that one: its id is taken,
    * so the create refuses, and a check the retry fails (its own withdrawal spent the balance or
-   * the cap) is answered by the one it made. It is looked up only then: a first call reads it not.
+   * the cap) is answered by the one it made. It is looked up only then, so a first call does not read it.
    */
   async withdraw(subject: TradingSubject, request: WithdrawRequest, caller: WithdrawCaller): Promise<WithdrawalView> {
     const withdrawalId = caller.idempotencyKey ? derivedWithdrawalId(subject, caller.idempotencyKey) : randomId('wd');
