@@ -1,7 +1,8 @@
 /**
- * The paper venue's chains: transfers move the paper ledger instead of a real chain, with
- * the same life as a live transfer (signed, persisted, broadcast, looked up by signature),
- * so withdrawals run the same path on paper as live. A transfer pays no fee.
+ * The paper venue's chains: transfers move the paper ledger instead of a real chain. A
+ * transfer is a local write, so besides the life of a live one (`transfer`: signed,
+ * persisted, broadcast, looked up by signature) it offers its writes (`ledger`) for the
+ * caller to commit with its own records in one commit. A transfer pays no fee.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
@@ -11,15 +12,17 @@ import type {
   ChainHealth,
   ChainPort,
   ConfirmationStatus,
+  LedgerBalance,
+  LedgerTransfers,
   RebroadcastOutcome,
   SignedTransfer,
   TransferRequest,
   TransferResult,
 } from '../../kernel/ports/chain.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { StorePort } from '../../kernel/ports/store.port.js';
+import type { CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, walletChainOf, type Chain } from '../../kernel/ports/venue.port.js';
-import { normalizeAddress, PaperLedger } from './paper-ledger.js';
+import { type BalanceDoc, normalizeAddress, PaperLedger } from './paper-ledger.js';
 
 /** What the paper "signed bytes" carry: the transfer itself and a random nonce (two equal transfers are two transactions). */
 const SignedPaperTransfer = z.object({
@@ -37,13 +40,29 @@ export interface PaperChainOptions {
   clock: ClockPort;
 }
 
+/** A balance this chain read: the document (and its version) a transfer's writes start from. */
+class PaperBalanceRead implements LedgerBalance {
+  constructor(
+    readonly amount: string,
+    /** Normalized. */
+    readonly address: string,
+    readonly doc: StoredDocument<BalanceDoc> | null,
+  ) {}
+}
+
 export class PaperChain implements ChainPort {
   readonly chain: Chain;
-  private readonly ledger: PaperLedger;
+  readonly ledger: LedgerTransfers;
+  private readonly book: PaperLedger;
 
   constructor(private readonly options: PaperChainOptions) {
     this.chain = options.chain;
-    this.ledger = new PaperLedger({ store: options.store });
+    this.book = new PaperLedger({ store: options.store });
+    this.ledger = {
+      balanceRead: (address, token) => this.balanceRead(address, token),
+      sign: async (request) => this.sign(request),
+      writes: (signed, read) => this.writes(signed, read),
+    };
   }
 
   async nativeBalance(address: string): Promise<string> {
@@ -51,36 +70,22 @@ export class PaperChain implements ChainPort {
   }
 
   async tokenBalance(address: string, token: string): Promise<string> {
-    const balances = await this.ledger.balances(this.chain, normalizeAddress(this.chain, address));
-    return balances[token] ?? '0';
+    return (await this.balanceRead(address, token)).amount;
   }
 
   async transfer(request: TransferRequest): Promise<TransferResult> {
-    if (request.signer.chain !== walletChainOf(this.chain))
-      throw AppError.validation([`signer is a ${request.signer.chain} wallet, not one for ${this.chain}`]);
-    if (!/^\d{1,78}$/.test(request.amount)) throw AppError.validation(['amount must be a non-negative integer in base units']);
-    const from = normalizeAddress(this.chain, request.signer.address);
-    const token = request.token ?? (this.chain === 'solana' ? NATIVE_SOL_MINT : NATIVE_EVM_ADDRESS);
-    if (BigInt(await this.tokenBalance(from, token)) < BigInt(request.amount)) {
+    const signed = this.sign(request);
+    const { from, token, amount } = this.parse(signed);
+    if (BigInt(await this.tokenBalance(from, token)) < BigInt(amount)) {
       throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient balance for requested withdrawal amount');
     }
-    const body = {
-      chain: this.chain,
-      from,
-      to: normalizeAddress(this.chain, request.to),
-      token,
-      amount: request.amount,
-      nonce: randomBytes(16).toString('hex'),
-    };
-    const signedTx = Buffer.from(JSON.stringify(body)).toString('base64');
-    const signed: SignedTransfer = { txSignature: this.signatureOf(signedTx), signedTx };
     await request.beforeBroadcast?.(signed);
     await this.apply(signed);
     return { txSignature: signed.txSignature };
   }
 
   async confirmation(txSignature: string): Promise<ConfirmationStatus> {
-    const transfer = await this.ledger.readTransfer(txSignature);
+    const transfer = await this.book.readTransfer(txSignature);
     return transfer && transfer.chain === this.chain ? 'confirmed' : 'unknown';
   }
 
@@ -99,14 +104,50 @@ export class PaperChain implements ChainPort {
     return { chain: this.chain, reachable: true, latencyMs: 0 };
   }
 
+  private async balanceRead(address: string, token: string): Promise<PaperBalanceRead> {
+    const normalized = normalizeAddress(this.chain, address);
+    const doc = await this.book.balanceDoc(this.chain, normalized);
+    return new PaperBalanceRead(doc?.data.balances[token] ?? '0', normalized, doc);
+  }
+
+  /** The paper "signed bytes": the transfer itself with a random nonce. Pure: the balance is checked where it is applied. */
+  private sign(request: Omit<TransferRequest, 'beforeBroadcast'>): SignedTransfer {
+    if (request.signer.chain !== walletChainOf(this.chain))
+      throw AppError.validation([`signer is a ${request.signer.chain} wallet, not one for ${this.chain}`]);
+    if (!/^\d{1,78}$/.test(request.amount)) throw AppError.validation(['amount must be a non-negative integer in base units']);
+    const body = {
+      chain: this.chain,
+      from: normalizeAddress(this.chain, request.signer.address),
+      to: normalizeAddress(this.chain, request.to),
+      token: request.token ?? (this.chain === 'solana' ? NATIVE_SOL_MINT : NATIVE_EVM_ADDRESS),
+      amount: request.amount,
+      nonce: randomBytes(16).toString('hex'),
+    };
+    const signedTx = Buffer.from(JSON.stringify(body)).toString('base64');
+    return { txSignature: this.signatureOf(signedTx), signedTx };
+  }
+
+  /** A read counts only where it is the sender's balance, as this chain read it; anything else is read again. */
+  private writes(signed: SignedTransfer, read?: LedgerBalance): Promise<CommitWrite[]> {
+    const transfer = this.parse(signed);
+    const fromRead = read instanceof PaperBalanceRead && read.address === transfer.from ? read.doc : undefined;
+    return this.book.transferWrites(signed.txSignature, { ...transfer, chain: this.chain, at: this.options.clock.now() }, fromRead);
+  }
+
   private async apply(signed: SignedTransfer): Promise<void> {
+    const transfer = this.parse(signed);
+    await this.book.transfer(signed.txSignature, { ...transfer, chain: this.chain, at: this.options.clock.now() });
+  }
+
+  /** The transfer signed bytes carry, once they are shown to be this chain's and untampered. */
+  private parse(signed: SignedTransfer): { from: string; to: string; token: string; amount: string } {
     if (this.signatureOf(signed.signedTx) !== signed.txSignature)
       throw AppError.validation(['signed transaction does not match its signature']);
     const parsed = SignedPaperTransfer.safeParse(JSON.parse(Buffer.from(signed.signedTx, 'base64').toString('utf8')));
     if (!parsed.success || parsed.data.chain !== this.chain)
       throw AppError.validation(['signed transaction is not a paper transfer of this chain']);
     const { from, to, token, amount } = parsed.data;
-    await this.ledger.transfer(signed.txSignature, { chain: this.chain, from, to, token, amount, at: this.options.clock.now() });
+    return { from, to, token, amount };
   }
 
   /** Shaped like the chain's own: 64-byte base58 on Solana, 32-byte hex on EVM. */

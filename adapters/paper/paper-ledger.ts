@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
-import type { CollectionSpec, CommitWrite, StorePort, StoredDocument } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
 import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
@@ -235,6 +235,11 @@ export class PaperLedger {
     return (await this.store.get<TransferDoc>(TRANSFERS_COLLECTION, txSignature))?.data ?? null;
   }
 
+  /** The balance document of a normalized address as stored (with its version), or null when it holds nothing yet. */
+  async balanceDoc(chain: Chain, address: string): Promise<StoredDocument<BalanceDoc> | null> {
+    return this.store.get<BalanceDoc>(BALANCES_COLLECTION, balanceId(chain, address));
+  }
+
   /**
    * Moves `amount` of `token` from one address to another, once per signature: the transfer
    * document is created (expectedVersion 0) in the same commit as both balances, so a
@@ -242,41 +247,55 @@ export class PaperLedger {
    * INSUFFICIENT_BALANCE when the sender cannot pay (nothing is written then).
    */
   async transfer(txSignature: string, transfer: TransferDoc): Promise<void> {
+    await this.retry(async () => {
+      if (await this.readTransfer(txSignature)) return;
+      await this.store.commit(await this.transferWrites(txSignature, transfer));
+    });
+  }
+
+  /**
+   * The writes of a transfer, to commit alone (`transfer`) or with the caller's own records:
+   * the transfer document created (expectedVersion 0, so a signature applies once) with both
+   * balances, each conditional on the version read. `fromRead`: the sender's balance document
+   * as the caller read it a moment ago (null: none existed), so it is not read again; a commit
+   * on a stale one fails and the caller computes the writes again without it. No effect; throws
+   * INSUFFICIENT_BALANCE when the sender cannot pay (an earlier read that shows too little is
+   * checked against a fresh one first).
+   */
+  async transferWrites(txSignature: string, transfer: TransferDoc, fromRead?: StoredDocument<BalanceDoc> | null): Promise<CommitWrite[]> {
     const fromId = balanceId(transfer.chain, transfer.from);
     const toId = balanceId(transfer.chain, transfer.to);
     const amount = BigInt(transfer.amount);
-    await this.retry(async () => {
-      if (await this.readTransfer(txSignature)) return;
-      const fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
-      const fromData = fromDoc?.data ?? emptyBalances();
-      if (BigInt(fromData.balances[transfer.token] ?? '0') < amount)
-        throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
-      const writes: CommitWrite[] = [
-        { op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } },
-      ];
-      if (fromId !== toId) {
-        const toDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, toId);
-        const toData = toDoc?.data ?? emptyBalances();
-        writes.push(
-          {
-            op: 'put',
-            collection: BALANCES_COLLECTION,
-            id: fromId,
-            input: {
-              data: { ...fromData, balances: adjust(fromData.balances, transfer.token, -amount) },
-              expectedVersion: fromDoc?.version ?? 0,
-            },
-          },
-          {
-            op: 'put',
-            collection: BALANCES_COLLECTION,
-            id: toId,
-            input: { data: { ...toData, balances: adjust(toData.balances, transfer.token, amount) }, expectedVersion: toDoc?.version ?? 0 },
-          },
-        );
-      }
-      await this.store.commit(writes);
-    });
+    const pays = (doc: StoredDocument<BalanceDoc> | null) => BigInt(doc?.data.balances[transfer.token] ?? '0') >= amount;
+    let fromDoc = fromRead;
+    if (fromDoc === undefined || !pays(fromDoc)) fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
+    if (!pays(fromDoc)) throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
+    const writes: CommitWrite[] = [
+      { op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } },
+    ];
+    // A transfer to itself moves nothing: only its document is written.
+    if (fromId === toId) return writes;
+    const fromData = fromDoc?.data ?? emptyBalances();
+    const toDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, toId);
+    const toData = toDoc?.data ?? emptyBalances();
+    writes.push(
+      {
+        op: 'put',
+        collection: BALANCES_COLLECTION,
+        id: fromId,
+        input: {
+          data: { ...fromData, balances: adjust(fromData.balances, transfer.token, -amount) },
+          expectedVersion: fromDoc?.version ?? 0,
+        },
+      },
+      {
+        op: 'put',
+        collection: BALANCES_COLLECTION,
+        id: toId,
+        input: { data: { ...toData, balances: adjust(toData.balances, transfer.token, amount) }, expectedVersion: toDoc?.version ?? 0 },
+      },
+    );
+    return writes;
   }
 
   /** Brings a fill to its final outcome: applies a pending one to balances (at most once) and records the result. */

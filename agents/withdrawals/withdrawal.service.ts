@@ -6,10 +6,10 @@ import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error
 import { notTokenOwner, tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
-import type { ChainPort } from '../../kernel/ports/chain.port.js';
+import type { ChainPort, LedgerBalance, LedgerTransfers } from '../../kernel/ports/chain.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { walletChainOf, type Chain, type TokenInfo, type WalletChain, type WalletSigner } from '../../kernel/ports/venue.port.js';
-import type { PositionsService } from '../portfolio/positions.service.js';
+import type { PositionsService, TokenLeg } from '../portfolio/positions.service.js';
 import type { SubjectStatus, TradingSubject } from '../portfolio/portfolio.types.js';
 import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
@@ -33,6 +33,8 @@ import { normalizeRecipient, recipientProblem, type WithdrawalSettingsStore } fr
  *   and sends the *same bytes* again only while the chain does not know them and they can
  *   still land (`ChainPort.rebroadcast`), which can never pay twice; bytes that can no
  *   longer land (expired blockhash, nonce used) fail the withdrawal, nothing having moved.
+ * On a local ledger (paper) the transfer's writes commit with the withdrawal's `confirmed`
+ * instead: no bytes are ever in flight, and of two signers only the winning commit moves funds.
  */
 const WITHDRAWAL_MESSAGES = {
   disabled: 'Withdrawals are disabled for this agent',
@@ -110,12 +112,33 @@ export class WithdrawalService {
 
   constructor(private readonly deps: WithdrawalServiceDeps) {}
 
-  /** Runs the checks in order, creates the withdrawal (with its share of the cap), signs, sends and waits for it. */
+  /**
+   * Runs the checks in order, creates the withdrawal (with its share of the cap), signs, sends
+   * and waits for it. A key that made a withdrawal already answers that one: its id is taken,
+   * so the create refuses, and a check the retry fails (its own withdrawal spent the balance or
+   * the cap) is answered by the one it made. It is looked up only then, so a first call does not read it.
+   */
   async withdraw(subject: TradingSubject, request: WithdrawRequest, caller: WithdrawCaller): Promise<WithdrawalView> {
     const withdrawalId = caller.idempotencyKey ? derivedWithdrawalId(subject, caller.idempotencyKey) : randomId('wd');
-    const existing = await this.find(subject, withdrawalId);
-    if (existing) return this.drive(sameRequest(existing, caller));
+    let created: { withdrawal: WithdrawalContext; checkedNow: CheckedNow };
+    try {
+      created = await this.create(subject, withdrawalId, request, caller);
+    } catch (error) {
+      const existing = caller.idempotencyKey ? await this.find(subject, withdrawalId) : null;
+      if (existing) return this.drive(sameRequest(existing, caller));
+      throw error;
+    }
+    // Checked a moment ago in this request: the first send does not read the switches, nor the wallet, again.
+    return this.drive(created.withdrawal, undefined, { checkedNow: created.checkedNow });
+  }
 
+  /** The checks in order, then the withdrawal created with its share of the cap; what the send may take as checked. */
+  private async create(
+    subject: TradingSubject,
+    withdrawalId: string,
+    request: WithdrawRequest,
+    caller: WithdrawCaller,
+  ): Promise<{ withdrawal: WithdrawalContext; checkedNow: CheckedNow }> {
     // 0. the agent is active (a paused one trades nothing either: the safety path's rule).
     await this.assertActive(subject, caller.account);
     // 1. credential and scope: trade, or manage when withdrawals require step-up.
@@ -169,10 +192,10 @@ export class WithdrawalService {
       ...(caller.requestDigest ? { requestDigest: caller.requestDigest } : {}),
       createdAt: now,
     };
-    const created = await this.creations.run(`${subject.type}:${subject.id}`, async () => {
+    return this.creations.run(`${subject.type}:${subject.id}`, async () => {
       // The balance less what this wallet's withdrawals in flight hold back: concurrent ones see each other.
-      if ((await this.available(chain, wallet, token.address)) < amount)
-        throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
+      const { available, read } = await this.available(chain, wallet, token.address);
+      if (available < amount) throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
       // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
       // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
       const cap = settings.dailyCapUsd;
@@ -190,19 +213,10 @@ export class WithdrawalService {
       // 7. step-up last: a refusal above must not burn the token.
       if (settings.requireStepUp)
         await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });
-      try {
-        return (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
-      } catch (error) {
-        // The same key raced in: the other call made it; answer that one.
-        if (isAppError(error) && error.kind === 'conflict' && caller.idempotencyKey) {
-          const raced = await this.find(subject, withdrawalId);
-          if (raced) return sameRequest(raced, caller);
-        }
-        throw error;
-      }
+      // The id taken (the same key raced in, or came back) is a conflict `withdraw` answers with that withdrawal.
+      const withdrawal = (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
+      return { withdrawal, checkedNow: { wallet, ...(read ? { balance: read } : {}) } };
     });
-    // Checked a moment ago in this request: the first send does not read the switches, nor the wallet, again.
-    return this.drive(created, undefined, { checkedNow: { wallet } });
   }
 
   /** The custodial wallets' balances per chain, valued at the venue's prices (`GET .../wallet/balance`). */
@@ -244,11 +258,7 @@ export class WithdrawalService {
    * re-checking what may have changed since it was created), looks a signed or broadcast one
    * up on chain. Used by the request itself, by a retry, and by recovery.
    */
-  async drive(
-    withdrawal: WithdrawalContext,
-    looks?: number,
-    options: { checkedNow?: { wallet: WalletView } } = {},
-  ): Promise<WithdrawalView> {
+  async drive(withdrawal: WithdrawalContext, looks?: number, options: { checkedNow?: CheckedNow } = {}): Promise<WithdrawalView> {
     let current = withdrawal;
     if (current.status === 'requested') current = await this.signAndSend(current, options.checkedNow);
     if (current.status === 'signed' || current.status === 'broadcast') current = await this.settle(current, looks);
@@ -278,7 +288,7 @@ export class WithdrawalService {
    * settings and the wallet moments ago, so they are not read again; any later send (a retry,
    * recovery, the sweep) meets them as they are then.
    */
-  private async signAndSend(withdrawal: WithdrawalContext, checkedNow?: { wallet: WalletView }): Promise<WithdrawalContext> {
+  private async signAndSend(withdrawal: WithdrawalContext, checkedNow?: CheckedNow): Promise<WithdrawalContext> {
     const chainName = withdrawal.chain as Chain;
     const chain = this.deps.chainOf(chainName);
     let committed: WithdrawalContext | undefined;
@@ -291,6 +301,7 @@ export class WithdrawalService {
         if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
       }
       const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId, checkedNow?.wallet);
+      if (chain.ledger) return await this.settleOnLedger(chain.ledger, withdrawal, signer, checkedNow?.balance);
       await chain.transfer({
         signer,
         to: withdrawal.to,
@@ -324,6 +335,50 @@ export class WithdrawalService {
     return this.mark(signed, { type: 'withdrawal.broadcast', at: this.deps.clock.now() });
   }
 
+  /**
+   * A transfer on a local ledger (paper), applied in the commit that takes the withdrawal from
+   * `requested` to `confirmed`, with the position it books: all or nothing, so a crash leaves
+   * it `requested` with nothing moved, and of two callers signing at once only the one whose
+   * commit wins moves funds (the other's bytes were never stored, so they can never apply).
+   * `balance`: the sender's balance as the request read it; the first commit starts from it,
+   * one retried after a lost compare-and-set reads again.
+   */
+  private async settleOnLedger(
+    ledger: LedgerTransfers,
+    withdrawal: WithdrawalContext,
+    signer: WalletSigner,
+    balance: LedgerBalance | undefined,
+  ): Promise<WithdrawalContext> {
+    const signed = await ledger.sign({
+      signer,
+      to: withdrawal.to,
+      token: withdrawal.token,
+      amount: withdrawal.amount,
+      reference: withdrawal.withdrawalId,
+    });
+    let read = balance;
+    const { view } = await this.deps.withdrawals.send(
+      withdrawal.withdrawalId,
+      { type: 'withdrawal.settle', at: this.deps.clock.now(), txSignature: signed.txSignature, signedTx: signed.signedTx },
+      {
+        join: async () => {
+          // The request's read counts for the first commit only: one retried after a lost compare-and-set reads again.
+          const first = read;
+          read = undefined;
+          const transfer = await ledger.writes(signed, first);
+          const booked = await this.deps.positions.withdrawalWrites(
+            subjectOf(withdrawal),
+            `withdrawal:${withdrawal.withdrawalId}`,
+            legOf(withdrawal),
+          );
+          return { writes: [...transfer, ...booked.writes], events: booked.events };
+        },
+      },
+    );
+    // Not accepted: another caller moved it on first; its state is the answer.
+    return view.context;
+  }
+
   /** A signed or broadcast withdrawal: the chain's word on its hash, sending the same bytes again while it can still land. */
   private async settle(withdrawal: WithdrawalContext, looks?: number): Promise<WithdrawalContext> {
     const chain = this.deps.chainOf(withdrawal.chain as Chain);
@@ -353,14 +408,7 @@ export class WithdrawalService {
   /** `confirmed`, with the position it books in the same commit. */
   private async confirm(withdrawal: WithdrawalContext): Promise<WithdrawalContext> {
     const subject = subjectOf(withdrawal);
-    const leg = {
-      chain: withdrawal.chain,
-      token: withdrawal.token,
-      symbol: withdrawal.symbol,
-      decimals: withdrawal.decimals,
-      amount: BigInt(withdrawal.amount),
-      priceUsd: 0,
-    };
+    const leg = legOf(withdrawal);
     const { view } = await this.deps.withdrawals.send(
       withdrawal.withdrawalId,
       { type: 'withdrawal.confirm', at: this.deps.clock.now() },
@@ -414,16 +462,23 @@ export class WithdrawalService {
    * if they never agree, the last answer counts the in-between landings twice: refusing a
    * withdrawal that fits, never allowing one that does not.
    */
-  private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<bigint> {
+  private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<{ available: bigint; read?: LedgerBalance }> {
+    // On a local ledger the read is kept: the transfer's commit starts from it instead of reading it again.
+    const balance = async (): Promise<{ amount: bigint; read?: LedgerBalance }> => {
+      if (!chain.ledger) return { amount: BigInt(await chain.tokenBalance(wallet.address, token)) };
+      const read = await chain.ledger.balanceRead(wallet.address, token);
+      return { amount: BigInt(read.amount), read };
+    };
     let open = await this.openWithdrawals(wallet.walletId, token);
-    let before = BigInt(await chain.tokenBalance(wallet.address, token));
+    let before = await balance();
     // None in flight: nothing to hold back, and no landing to tell apart, so the balance read is the answer.
-    if (open.length === 0) return before;
+    if (open.length === 0) return { available: before.amount, ...(before.read ? { read: before.read } : {}) };
     for (let round = 0; ; round++) {
       open = await this.notLanded(chain, open);
-      const after = BigInt(await chain.tokenBalance(wallet.address, token));
+      const after = await balance();
       const held = open.reduce((total, withdrawal) => total + BigInt(withdrawal.amount), 0n);
-      if (after === before || round >= open.length) return after - held;
+      if (after.amount === before.amount || round >= open.length)
+        return { available: after.amount - held, ...(after.read ? { read: after.read } : {}) };
       before = after;
     }
   }
@@ -467,6 +522,25 @@ export class WithdrawalService {
     if (!found || found.subjectType !== subject.type || found.subjectId !== subject.id) return null;
     return found;
   }
+}
+
+/** What the request that created a withdrawal checked moments ago: its first send does not read it again. */
+interface CheckedNow {
+  wallet: WalletView;
+  /** The sender's balance as read on a local ledger, for the transfer's first commit to start from. */
+  balance?: LedgerBalance;
+}
+
+/** The position a withdrawal takes out, booked with its `confirmed`. */
+function legOf(withdrawal: WithdrawalContext): TokenLeg {
+  return {
+    chain: withdrawal.chain,
+    token: withdrawal.token,
+    symbol: withdrawal.symbol,
+    decimals: withdrawal.decimals,
+    amount: BigInt(withdrawal.amount),
+    priceUsd: 0,
+  };
 }
 
 /** Thrown from `beforeBroadcast` when another caller's signed bytes were committed first: ours are never sent. */

@@ -3,6 +3,7 @@
  * balances and confirmations; withdrawals use `transfer`. Amounts are decimal strings in
  * base units (lamports, wei, token base units), as on the venue port.
  */
+import type { CommitWrite } from './store.port.js';
 import type { Chain, WalletSigner } from './venue.port.js';
 
 /** Where a broadcast transaction stands. */
@@ -71,6 +72,33 @@ export interface ChainHealth {
   error?: string;
 }
 
+/** A balance as a ledger read it: `LedgerTransfers.writes` may start from this read instead of reading again. */
+export interface LedgerBalance {
+  /** Base units of the token read. */
+  amount: string;
+}
+
+/**
+ * What a chain whose transfers are writes to a local ledger (the paper chains) offers beyond
+ * `transfer`: the writes that apply a signed transfer, for the caller to commit together with
+ * its own records (a withdrawal's final state) in one atomic commit. A crash then leaves both
+ * or neither, so the signed bytes need no commit of their own before they are applied, and
+ * of two callers only the one whose commit wins ever moves funds.
+ */
+export interface LedgerTransfers {
+  /** The balance of `token` held by `address`, as a read the transfer's writes may start from. */
+  balanceRead(address: string, token: string): Promise<LedgerBalance>;
+  /** Signs a transfer: no read, no write (the writes below check the balance). */
+  sign(request: Omit<TransferRequest, 'beforeBroadcast'>): Promise<SignedTransfer>;
+  /**
+   * The writes that apply `signed` once: conditional on the versions read (`read`, when it is
+   * the sender's balance, else read now), so a commit after another write moved them fails and
+   * is computed again from fresh reads. No effect; throws INSUFFICIENT_BALANCE when the sender
+   * cannot pay.
+   */
+  writes(signed: SignedTransfer, read?: LedgerBalance): Promise<CommitWrite[]>;
+}
+
 /**
  * One chain's balances and transfers. Adapters translate RPC failures into `AppError`:
  * `PROVIDER_UNAVAILABLE` when the node is unwell, `VALIDATION_ERROR` for a malformed
@@ -78,6 +106,8 @@ export interface ChainHealth {
  */
 export interface ChainPort {
   readonly chain: Chain;
+  /** Present where transfers are local ledger writes (paper): the caller commits them with its own records. */
+  readonly ledger?: LedgerTransfers;
 
   /** Native balance (lamports / wei) of `address`. */
   nativeBalance(address: string): Promise<string>;

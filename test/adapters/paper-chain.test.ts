@@ -24,7 +24,7 @@ async function setup() {
     withSecretKey: async () => Promise.reject(new Error('paper never signs with a key')),
   };
   await venue.credit('solana', owner, 'USDC', '5000000');
-  return { chain, venue, owner, signer };
+  return { chain, venue, owner, signer, store };
 }
 
 describe('PaperChain: withdrawals on the paper ledger', () => {
@@ -82,5 +82,61 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
     expect(await venue.balances('solana', to)).toEqual({ [USDC]: '10' });
     const forged = Buffer.from(Buffer.from(signed!.signedTx, 'base64').toString().replace('"10"', '"99"')).toString('base64');
     await expect(chain.rebroadcast({ ...signed!, signedTx: forged })).rejects.toThrow('signed transaction does not match its signature');
+  });
+
+  describe('PaperChain.ledger: a transfer as writes the caller commits with its own', () => {
+    it('signs without a read or a write; its writes move exactly the amount, once per signature', async () => {
+      const { chain, venue, owner, signer, store } = await setup();
+      const to = Keypair.generate().publicKey.toBase58();
+      const signed = await chain.ledger.sign({ signer, to, token: USDC, amount: '1250000' });
+      expect(await chain.confirmation(signed.txSignature)).toBe('unknown');
+      const writes = await chain.ledger.writes(signed);
+      // Nothing moves until the caller commits.
+      expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '5000000' });
+      await store.commit(writes);
+      expect(await chain.confirmation(signed.txSignature)).toBe('confirmed');
+      expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '3750000' });
+      expect(await venue.balances('solana', to)).toEqual({ [USDC]: '1250000' });
+      // The same writes again (a second caller that computed them too) conflict whole: nothing moves twice.
+      await expect(store.commit(writes)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+      // Computed again from fresh reads, the transfer document alone still refuses a second application.
+      await expect(store.commit(await chain.ledger.writes(signed))).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+      expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '3750000' });
+      expect(await venue.balances('solana', to)).toEqual({ [USDC]: '1250000' });
+    });
+
+    it('starts from the balance read: a commit after another write moved it conflicts, and fresh writes then apply once', async () => {
+      const { chain, venue, owner, signer, store } = await setup();
+      const to = Keypair.generate().publicKey.toBase58();
+      const read = await chain.ledger.balanceRead(owner, USDC);
+      expect(read.amount).toBe('5000000');
+      const signed = await chain.ledger.sign({ signer, to, token: USDC, amount: '1000000' });
+      const fromRead = await chain.ledger.writes(signed, read);
+      await venue.credit('solana', owner, 'USDC', '1');
+      await expect(store.commit(fromRead)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+      await store.commit(await chain.ledger.writes(signed));
+      expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '4000001' });
+      expect(await venue.balances('solana', to)).toEqual({ [USDC]: '1000000' });
+    });
+
+    it('refuses an overdraft by a fresh read: a read showing too little is read again, one showing enough cannot outlive its version', async () => {
+      const { chain, venue, owner, signer, store } = await setup();
+      const to = Keypair.generate().publicKey.toBase58();
+      const poor = await chain.ledger.balanceRead(to, USDC);
+      await venue.credit('solana', to, 'USDC', '7');
+      const fromTo: WalletSigner = { ...signer, address: to };
+      // The read said 0 (and named this sender): the fresh balance pays.
+      await store.commit(await chain.ledger.writes(await chain.ledger.sign({ signer: fromTo, to: owner, token: USDC, amount: '7' }), poor));
+      expect(await venue.balances('solana', to)).toEqual({});
+      await expect(chain.ledger.writes(await chain.ledger.sign({ signer, to, token: USDC, amount: '5000008' }))).rejects.toMatchObject({
+        code: 'INSUFFICIENT_BALANCE',
+        message: 'Insufficient balance for requested withdrawal amount',
+      });
+      // Another address's read is no read of this sender: its balance is read itself.
+      const other = await chain.ledger.balanceRead(to, USDC);
+      const signed = await chain.ledger.sign({ signer, to, token: USDC, amount: '5' });
+      await store.commit(await chain.ledger.writes(signed, other));
+      expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '5000002' });
+    });
   });
 });

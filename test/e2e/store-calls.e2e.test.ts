@@ -14,7 +14,7 @@ const CEILINGS: Record<FlowName, number> = {
   'REST EVM swap': 25,
   'MCP swap': 24,
   'DCA tick': 30,
-  withdrawal: 33,
+  withdrawal: 22,
   'widget chat': 9,
   'REST command': 24,
 };

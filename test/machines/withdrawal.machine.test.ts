@@ -61,4 +61,20 @@ describe('withdrawal machine', () => {
     expect(withdrawalDefinition.indexes!(restored.getSnapshot().context)).toMatchObject({ walletOpen: 'wal_1|closed' });
     expect(withdrawalDefinition.indexes!(persisted.context)).toMatchObject({ walletOpen: 'wal_1|open' });
   });
+
+  it('settles on a local ledger in one step: requested → confirmed with its signature; no step after signing takes it', () => {
+    const { actor, emitted } = startActor(machine, input);
+    actor.send({ type: 'withdrawal.settle', at: 2_000, txSignature: 'paper-sig', signedTx: 'PPPP' });
+    expect(actor.getSnapshot().value).toBe('confirmed');
+    expect(actor.getSnapshot().context).toMatchObject({ txSignature: 'paper-sig', signedTx: 'PPPP', updatedAt: 2_000 });
+    expect(emitted.map((e) => (e as { withdrawal: { status: string } }).withdrawal.status)).toEqual(['requested', 'confirmed']);
+    expect(JSON.stringify(emitted)).not.toContain('PPPP');
+
+    // Bytes already committed (`signed`) are the only ones that may ever move funds: a settle is refused there.
+    const { actor: signed } = startActor(machine, input);
+    signed.send({ type: 'withdrawal.sign', at: 2_000, txSignature: 'sig', signedTx: 'A' });
+    signed.send({ type: 'withdrawal.settle', at: 2_001, txSignature: 'other', signedTx: 'B' });
+    expect(signed.getSnapshot().value).toBe('signed');
+    expect(signed.getSnapshot().context.txSignature).toBe('sig');
+  });
 });
