@@ -49,7 +49,10 @@ describe('LmdbEventHistory', () => {
   it('lets go only of events beyond the latest keepLatest below beforeId and older than the cutoff, stopping at a recent one', async () => {
     const { history: log } = await history();
     // ids 1..10 at 1 s .. 10 s, except 4, which is recent.
-    await log.append('s', events('s', 1, 10, (id) => (id === 4 ? 60_000 : id * 1_000)));
+    await log.append(
+      's',
+      events('s', 1, 10, (id) => (id === 4 ? 60_000 : id * 1_000)),
+    );
     expect(log.trimmable('s', Number.POSITIVE_INFINITY, 3, 50_000, 100)).toBe(3);
     // Below beforeId 6, keeping the latest 4 of 1..5 leaves only 1.
     expect(log.trimmable('s', 6, 4, 50_000, 100)).toBe(1);
