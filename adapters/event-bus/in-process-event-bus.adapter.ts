@@ -21,9 +21,9 @@ import {
 } from '../shared/event-bus-helpers.js';
 
 const DEFAULT_MAX_RETAINED = 20_000;
-const DEFAULT_WINDOW = 16;
+const DEFAULT_WINDOW = 8;
 const DEFAULT_MAX_STREAMS = 10_000;
-const DEFAULT_MAX_WINDOW_EVENTS = 50_000;
+const DEFAULT_MAX_WINDOW_EVENTS = 20_000;
 const DEFAULT_TRIM_EVERY = 64;
 /** Stored events a retention pass looks at; each publish that trims lets go of at most this many. */
 const TRIM_SCAN = 1_000;
@@ -51,11 +51,11 @@ export interface InProcessEventBusOptions {
    * read back from here; the bus owns it and closes it. Without it, everything is on the heap.
    */
   history?: EventHistoryPort;
-  /** With `history`: events of a stream kept on the heap once on disk (default 16). */
+  /** With `history`: events of a stream kept on the heap once on disk (default 8). */
   window?: number;
   /** With `history`: streams kept on the heap, least recently used let go first (default 10,000). */
   maxStreams?: number;
-  /** With `history`: events kept on the heap over all streams (default 50,000). */
+  /** With `history`: events kept on the heap over all streams (default 20,000). */
   maxWindowEvents?: number;
   /** With `history`: one publish in this many (at random) applies retention to the stream on disk (default 64). */
   trimEvery?: number;
@@ -88,6 +88,8 @@ interface StreamState {
   trimmed: number;
   /** With a history: events up to this id were removed from it (or their removal is under way). */
   removed: number;
+  /** With a history: when it was last used (the bus's count of uses); the least recent leaves the heap first. */
+  lastUsed: number;
   /** With a history: an append failed, so the history's last id is not this stream's (it stays). */
   unsaved?: boolean;
 }
@@ -116,8 +118,11 @@ export class InProcessEventBus implements EventBusPort {
   private readonly maxStreams: number;
   private readonly maxWindowEvents: number;
   private readonly trimEvery: number;
-  /** Insertion order is use order when a history bounds it: the first entry is the least recently used. */
   private readonly streams = new Map<string, StreamState>();
+  /** Counts uses of streams: a stream's `lastUsed` orders the heap's evictions. */
+  private uses = 0;
+  /** Publishes since the last eviction pass (see `evict`); the first pass may run at once. */
+  private sinceEviction = Number.POSITIVE_INFINITY;
   /** With a history: events on the heap over all streams. */
   private windowEvents = 0;
   private readonly appends = new Set<Promise<void>>();
@@ -226,16 +231,13 @@ export class InProcessEventBus implements EventBusPort {
 
   private state(stream: string): StreamState {
     let state = this.streams.get(stream);
-    if (state && this.history) {
-      // Used now: to the end of the use order.
-      this.streams.delete(stream);
-      this.streams.set(stream, state);
-    }
     if (!state) {
       const seq = Math.max(this.firstIdAfter, this.history?.lastId(stream) ?? 0);
-      state = { seq, retained: [], committed: seq, pending: 0, trimmed: 0, removed: 0 };
+      state = { seq, retained: [], committed: seq, pending: 0, trimmed: 0, removed: 0, lastUsed: 0 };
       this.streams.set(stream, state);
     }
+    this.uses += 1;
+    state.lastUsed = this.uses;
     return state;
   }
 
@@ -258,6 +260,8 @@ export class InProcessEventBus implements EventBusPort {
       this.appends.delete(settled);
       this.trimWindow(state);
       this.removeTrimmed(stream, state, history);
+      // A stream pinned by this append may go now: the bounds hold once the disk caught up.
+      this.evict();
     });
     this.appends.add(settled);
   }
@@ -332,21 +336,26 @@ export class InProcessEventBus implements EventBusPort {
   }
 
   /**
-   * Lets go of the least recently used streams while over the bounds. A stream with a
-   * subscriber, an append under way or a failed one stays (its counter is not the history's
-   * last id yet); it moves to the end, so the next look starts at others.
+   * Lets go of the least recently used streams once over the bounds, down to nine tenths of
+   * them in one pass; the next pass waits for a tenth of `maxStreams` publishes. A pass per
+   * publish (or a use order kept by moving each stream to the end of the Map) walked deleted
+   * slots and streams again and again: it cost more CPU than the events themselves. A stream
+   * with a subscriber, an append under way or a failed one stays (its counter is not the
+   * history's last id yet); such streams are few, and go at a later pass.
    */
   private evict(): void {
-    let looked = 0;
-    const total = this.streams.size;
-    for (const [stream, state] of this.streams) {
-      if (this.streams.size <= this.maxStreams && this.windowEvents <= this.maxWindowEvents) return;
-      if (looked++ >= total) return;
+    if (this.streams.size <= this.maxStreams && this.windowEvents <= this.maxWindowEvents) return;
+    if (this.sinceEviction++ < this.maxStreams / 10) return;
+    this.sinceEviction = 0;
+    const streamTarget = Math.floor(this.maxStreams * 0.9);
+    const eventTarget = Math.floor(this.maxWindowEvents * 0.9);
+    const candidates = [...this.streams].filter(
+      ([, state]) => (state.subscribers?.size ?? 0) === 0 && state.pending === 0 && !state.unsaved,
+    );
+    candidates.sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    for (const [stream, state] of candidates) {
+      if (this.streams.size <= streamTarget && this.windowEvents <= eventTarget) return;
       this.streams.delete(stream);
-      if ((state.subscribers?.size ?? 0) > 0 || state.pending > 0 || state.unsaved) {
-        this.streams.set(stream, state);
-        continue;
-      }
       this.windowEvents -= state.retained.length;
     }
   }

@@ -86,8 +86,9 @@ describe('InProcessEventBus with a history', () => {
     await committed(bus);
     await publish(bus, 'one-more', 0);
     const held = heldStreams(bus);
-    expect(held.size).toBeLessThanOrEqual(51);
-    expect([...held.values()].reduce((sum, state) => sum + state.retained.length, 0)).toBeLessThanOrEqual(101);
+    // Within a tenth over the bounds: a pass lets go of streams down to nine tenths, and the next waits a little.
+    expect(held.size).toBeLessThanOrEqual(55);
+    expect([...held.values()].reduce((sum, state) => sum + state.retained.length, 0)).toBeLessThanOrEqual(110);
     expect((await bus.replay('agent-7', 0)).map((event) => event.data)).toEqual([{ i: 7 }]);
   });
 

@@ -63,7 +63,9 @@ async function measure(label: string, bus: InProcessEventBus, settle: () => Prom
 
 const clock = new SystemClock();
 console.log(`## Event bus memory: ${STREAMS.toLocaleString('en-US')} streams × ${EVENTS} events`);
-console.log('| bus | heap held MB | bytes per event | CPU µs per publish | wall ms | resume of agent:0 from 0 |\n|---|---|---|---|---|---|');
+console.log(
+  '| bus | heap held MB | bytes per event | CPU µs per publish | wall ms | resume of agent:0 from 0 |\n|---|---|---|---|---|---|',
+);
 const heapOnly = new InProcessEventBus({ clock });
 const baseline = await measure('heap only (before)', heapOnly, async () => undefined);
 await heapOnly.close();
