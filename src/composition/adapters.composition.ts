@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { InProcessEventBus } from '../../adapters/event-bus/in-process-event-bus.adapter.js';
+import { LmdbEventHistory } from '../../adapters/lmdb/lmdb-event-history.adapter.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-limiter.adapter.js';
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { embeddedStoreDir } from './data-dir-layout.js';
+import { embeddedBusHistoryDir, embeddedStoreDir } from './data-dir-layout.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
@@ -38,8 +39,13 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
       store,
       // The service logger: its lines (a failed due job) are JSON with the rest, secrets redacted, not console text.
       scheduler: new InProcessScheduler({ store, clock, logger }),
-      // Ids grow across restarts although the embedded bus forgets its streams (see firstIdAfter).
-      bus: new InProcessEventBus({ clock, firstIdAfter: clock.now() * 1000 }),
+      // The replay history on disk, a small window on the heap; ids grow across restarts (see firstIdAfter).
+      bus: new InProcessEventBus({
+        clock,
+        firstIdAfter: clock.now() * 1000,
+        history: new LmdbEventHistory({ path: embeddedBusHistoryDir(config.dataDir), logger: busLogger(logger) }),
+        logger: busLogger(logger),
+      }),
       limiter: new InProcessRateLimiter({ clock }),
     };
   }
@@ -54,4 +60,10 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
     bus: new RedisEventBus({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:`, clock }),
     limiter: new RedisRateLimiter({ redisUrl: config.redis.url, keyPrefix: `${config.redis.keyPrefix}:`, clock }),
   };
+}
+
+/** The bus's reports (a throwing handler, an unreadable history entry) as service log lines. */
+function busLogger(logger: Logger): (message: string, context: Record<string, unknown>) => void {
+  // pino serializes an error under `err` only (stack, cause); the bus names it `error`.
+  return (message, { error, ...context }) => logger.warn(error === undefined ? context : { ...context, err: error }, message);
 }

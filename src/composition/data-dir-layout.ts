@@ -7,3 +7,12 @@ import { join } from 'node:path';
 export function embeddedStoreDir(dataDir: string): string {
   return join(dataDir, 'store');
 }
+
+/**
+ * Where the embedded event bus keeps its replay history (24 hours of every agent's events):
+ * its own LMDB environment, apart from the store, because it is no part of a backup (a
+ * restored service starts its streams afresh, with ids that keep growing).
+ */
+export function embeddedBusHistoryDir(dataDir: string): string {
+  return join(dataDir, 'bus-history');
+}
