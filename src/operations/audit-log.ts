@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { CollectionSpec, Page, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, Page, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { retryOnConflict } from '../../kernel/shared/record-update.js';
 import { createHash } from 'node:crypto';
 import {
@@ -39,6 +39,11 @@ const AUDIT_CHECKPOINT_MS = 10_000;
 const SWEEP_BATCH = 200;
 /** A subject's chain head lost to other processes this many times in a row: the segment is dropped (logged). */
 const MAX_HEAD_ATTEMPTS = 60;
+/**
+ * Heads this process remembers (the subjects it wrote most recently): a subject past them
+ * costs one head read at its next append, as every append did before heads were kept.
+ */
+const MAX_KNOWN_HEADS = 10_000;
 
 /** Signs chain heads (compact JWS with the service's ES256 key). */
 export interface CheckpointSigner {
@@ -92,6 +97,13 @@ export class AuditLog implements AuditSink {
   private sweepTimer: (() => void) | undefined;
   private sweeping: Promise<void> = Promise.resolve();
   private sweepOn = false;
+  /**
+   * The head this process last committed (or read) per subject, with its version: the next
+   * append links after it and writes on that version without reading it again. Only the
+   * compare-and-set trusts it: when another process (or the sweep) moved the head since, the
+   * write is refused and the append reads the stored head, as it always did.
+   */
+  private readonly heads = new Map<string, StoredDocument<ChainHead>>();
 
   constructor(
     private readonly store: StorePort,
@@ -159,13 +171,14 @@ export class AuditLog implements AuditSink {
         const checkpoint = await this.checkpoint(doc.id, doc.data, signing.signer);
         if (!checkpoint) continue;
         // Lost to a writer that advanced the head: it signs or leaves it pending for the next sweep.
-        await this.store
+        const signed = await this.store
           .put<ChainHead>(AUDIT_HEADS, doc.id, {
             data: { ...doc.data, checkpoint },
             expectedVersion: doc.version,
             indexes: headIndexes(doc.data, checkpoint),
           })
           .catch(() => undefined);
+        if (signed) this.remember(doc.id, signed);
       }
     } catch (error) {
       this.logger.error({ err: error }, 'audit chain heads could not be signed');
@@ -254,23 +267,27 @@ export class AuditLog implements AuditSink {
   }
 
   /**
-   * Appends one segment (entries oldest first) to its subject's chain: reads the head, links
-   * the entries after it, and writes the segment and the advanced head in one commit whose
-   * head write is a compare-and-set. Another process that appended first makes it read the
-   * head again and link again, so the chain stays one line whoever writes.
+   * Appends one segment (entries oldest first) to its subject's chain: takes the head this
+   * process last wrote (reads it when it has none), links the entries after it, and writes
+   * the segment and the advanced head in one commit whose head write is a compare-and-set on
+   * that head's version. Another process that appended first makes it read the head again
+   * and link again, so the chain stays one line whoever writes.
    */
   private async append(subject: string, entries: AuditEntry[]): Promise<void> {
     await retryOnConflict(
       () => `${AUDIT_HEADS}/${subject}`,
       async () => {
-        const current = await this.store.get<ChainHead>(AUDIT_HEADS, subject);
+        // Taken out until the commit holds: a lost race reads the stored head, not this copy again.
+        const known = this.heads.get(subject);
+        this.heads.delete(subject);
+        const current = known ?? (await this.store.get<ChainHead>(AUDIT_HEADS, subject));
         const { chained, head } = extendChain(subject, current?.data, entries);
         let checkpoint = current?.data.checkpoint;
         const signing = this.signer;
         if (signing && (!checkpoint || this.clock.now() - checkpoint.at >= signing.everyMs))
           checkpoint = await this.checkpoint(subject, head, signing.signer);
         const newest = chained[chained.length - 1]!;
-        await this.store.commit([
+        const [written] = await this.store.commit([
           {
             op: 'put',
             collection: AUDIT_HEADS,
@@ -294,9 +311,22 @@ export class AuditLog implements AuditSink {
             },
           },
         ]);
+        this.remember(subject, written as StoredDocument<ChainHead>);
       },
       { maxAttempts: MAX_HEAD_ATTEMPTS },
     );
+  }
+
+  /**
+   * Keeps `doc` as the subject's head unless a newer version is already kept (the sweep's
+   * write can resolve after an append that followed it). Oldest-used subjects leave first.
+   */
+  private remember(subject: string, doc: StoredDocument<ChainHead>): void {
+    const kept = this.heads.get(subject);
+    if (kept && kept.version >= doc.version) return;
+    this.heads.delete(subject);
+    this.heads.set(subject, doc);
+    if (this.heads.size > MAX_KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
   }
 
   /** A signed checkpoint of `head` (a signing failure leaves the head unsigned, and pending). */
