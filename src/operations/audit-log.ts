@@ -4,7 +4,6 @@ import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, Page, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { retryOnConflict } from '../../kernel/shared/record-update.js';
-import { createHash } from 'node:crypto';
 import {
   checkpointPayload,
   extendChain,
@@ -14,6 +13,7 @@ import {
   type StoredChainEntry,
 } from './audit-chain.js';
 import type { AuditEntry, AuditSink } from './audit.types.js';
+import { sha256Hex } from './request-digest.js';
 
 export const AUDIT = 'audit';
 /**
@@ -361,7 +361,7 @@ function headIndexes(head: Pick<ChainHead, 'seq'>, checkpoint: ChainCheckpoint |
  * first by their chain position, whichever process wrote them when.
  */
 function segmentId(subject: string, newestSeq: number): string {
-  const digest = createHash('sha256').update(subject).digest('hex').slice(0, 16);
+  const digest = sha256Hex(subject).slice(0, 16);
   return `0${digest}${(999_999_999_999 - newestSeq).toString().padStart(12, '0')}`;
 }
 
