@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { CollectionSpec, Page, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, Page, StorePort } from '../../kernel/ports/store.port.js';
 import { retryOnConflict } from '../../kernel/shared/record-update.js';
 import {
   checkpointPayload,
@@ -63,6 +63,15 @@ const MAX_BUFFER = 10_000;
 /** Entries of one subject in one flush go into one stored segment of at most this many. */
 const MAX_SEGMENT_ENTRIES = 256;
 
+/**
+ * A chain head as this process wrote it, with the store version that write made: the data is
+ * this process's own object, so the next append does not decode the stored bytes again.
+ */
+interface KeptHead {
+  version: number;
+  data: ChainHead;
+}
+
 /** A stored segment: entries of one subject recorded within one flush, newest first. */
 interface AuditSegment {
   entries: ChainedEntry[];
@@ -103,7 +112,7 @@ export class AuditLog implements AuditSink {
    * compare-and-set trusts it: when another process (or the sweep) moved the head since, the
    * write is refused and the append reads the stored head, as it always did.
    */
-  private readonly heads = new Map<string, StoredDocument<ChainHead>>();
+  private readonly heads = new Map<string, KeptHead>();
 
   constructor(
     private readonly store: StorePort,
@@ -171,14 +180,15 @@ export class AuditLog implements AuditSink {
         const checkpoint = await this.checkpoint(doc.id, doc.data, signing.signer);
         if (!checkpoint) continue;
         // Lost to a writer that advanced the head: it signs or leaves it pending for the next sweep.
+        const data = { ...doc.data, checkpoint };
         const signed = await this.store
           .put<ChainHead>(AUDIT_HEADS, doc.id, {
-            data: { ...doc.data, checkpoint },
+            data,
             expectedVersion: doc.version,
             indexes: headIndexes(doc.data, checkpoint),
           })
           .catch(() => undefined);
-        if (signed) this.remember(doc.id, signed);
+        if (signed) this.remember(doc.id, { version: signed.version, data });
       }
     } catch (error) {
       this.logger.error({ err: error }, 'audit chain heads could not be signed');
@@ -287,13 +297,14 @@ export class AuditLog implements AuditSink {
         if (signing && (!checkpoint || this.clock.now() - checkpoint.at >= signing.everyMs))
           checkpoint = await this.checkpoint(subject, head, signing.signer);
         const newest = chained[chained.length - 1]!;
+        const data: ChainHead = { ...head, ...(checkpoint ? { checkpoint } : {}) };
         const [written] = await this.store.commit([
           {
             op: 'put',
             collection: AUDIT_HEADS,
             id: subject,
             input: {
-              data: { ...head, ...(checkpoint ? { checkpoint } : {}) },
+              data,
               expectedVersion: current?.version ?? 0,
               indexes: headIndexes(head, checkpoint),
             },
@@ -311,21 +322,21 @@ export class AuditLog implements AuditSink {
             },
           },
         ]);
-        this.remember(subject, written as StoredDocument<ChainHead>);
+        this.remember(subject, { version: written!.version, data });
       },
       { maxAttempts: MAX_HEAD_ATTEMPTS },
     );
   }
 
   /**
-   * Keeps `doc` as the subject's head unless a newer version is already kept (the sweep's
+   * Keeps `head` as the subject's head unless a newer version is already kept (the sweep's
    * write can resolve after an append that followed it). Oldest-used subjects leave first.
    */
-  private remember(subject: string, doc: StoredDocument<ChainHead>): void {
+  private remember(subject: string, head: KeptHead): void {
     const kept = this.heads.get(subject);
-    if (kept && kept.version >= doc.version) return;
+    if (kept && kept.version >= head.version) return;
     this.heads.delete(subject);
-    this.heads.set(subject, doc);
+    this.heads.set(subject, head);
     if (this.heads.size > MAX_KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
   }
 
