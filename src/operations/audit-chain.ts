@@ -87,10 +87,13 @@ export function extendChain(
     chain.hash = entryHash(subject, entry, chain);
     prev = chain.hash;
     prevAt = entry.at;
-    // The link first, then the entry: a property added after a spread (`{ ...entry, chain }`)
-    // takes V8 off its fast object clone, measured at ~3 µs an entry against ~0.2 µs, which
-    // was a third of a busy flush's linking. Readers find the fields by name, as before.
-    return { chain, ...entry };
+    // The link's property first, then the entry, then the link set: a property added after a
+    // spread (`{ ...entry, chain }`) takes V8 off its fast object clone, measured at ~3 µs an
+    // entry against ~0.2 µs, a third of a busy flush's linking. Set after the spread, the new
+    // link replaces any the entry carried. Readers find the fields by name, as before.
+    const linked: ChainedEntry = { chain: undefined, ...entry };
+    linked.chain = chain;
+    return linked;
   });
   return { chained, head: { seq, hash: prev, at: prevAt } };
 }
