@@ -23,7 +23,7 @@ export const SIGNING_KEY_COLLECTIONS: CollectionSpec[] = [{ name: SIGNING_KEYS_C
 const RING_ID = 'ring';
 export const SIGNING_ALG = 'ES256';
 /** The auth stream's event that tells every process the active key changed. */
-export const SIGNING_KEY_ROTATED = 'signing_key.rotated';
+const SIGNING_KEY_ROTATED = 'signing_key.rotated';
 
 /** How long a process trusts its copy of the ring before it reads the store again. */
 const RING_CACHE_MS = 5_000;
