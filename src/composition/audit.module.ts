@@ -3,8 +3,7 @@ import { AuditVerifier } from '../operations/audit-verify.service.js';
 import { auditLogOperations } from '../operations/definitions/audit-log.ops.js';
 import { auditVerifyOperations } from '../operations/definitions/audit-verify.ops.js';
 import type { RestBinding } from '../http/routes/operation.routes.js';
-import { KeyRingSigner } from '../identity/keys/checkpoint-signer.js';
-import type { SigningKeys } from '../identity/keys/signing-keys.service.js';
+import { KeyRingSigner, type SignerKeys } from '../identity/keys/checkpoint-signer.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 const AUDIT_BINDINGS: RestBinding[] = [
@@ -15,10 +14,11 @@ const AUDIT_BINDINGS: RestBinding[] = [
  * The audit trail's records, the operation that reads them (an agent's or bot's log; its
  * REST routes are account bindings) and the ops verify of its hash chains. The trail itself
  * is the root's: the invoker writes it, and it is flushed after the runtime drained, when no
- * call is left to record. Chain heads are signed with the identity key ring's active key.
+ * call is left to record. Chain heads are signed with the identity key ring's active key,
+ * held by the signer until the ring rotates.
  */
-export function auditModule(ctx: ModuleContext, keys: Pick<SigningKeys, 'active' | 'jwks'>): FeatureModule {
-  const signer = new KeyRingSigner(keys);
+export function auditModule(ctx: ModuleContext, keys: Required<SignerKeys>): FeatureModule {
+  const signer = new KeyRingSigner(keys, () => ctx.clock.now());
   const verifier = new AuditVerifier(ctx.audit, signer, ctx.clock);
   return {
     name: 'audit',

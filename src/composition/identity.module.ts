@@ -141,6 +141,8 @@ export function identityModule(ctx: ModuleContext, parts: ReturnType<typeof iden
     /** After `store.init`: the first key exists, the token cache listens for revocations, ownership is checked on schedule. */
     start: async () => {
       await keys.ensureActive();
+      // Rotations of other processes reach this one's key holders (the audit chain's signer) at once.
+      await keys.listen(ctx.bus, (error) => ctx.logger.error({ err: error }, 'signing key rotation not told to other processes'));
       await tokens.start();
       // Verified agents stored before the checks are due at once; the sweep does not wait for this pass.
       ownership.scheduleStoredRecords().catch((error: unknown) => ctx.logger.error({ err: error }, 'stored verified agents not scheduled'));

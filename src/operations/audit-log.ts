@@ -4,7 +4,6 @@ import { AppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CollectionSpec, Page, StorePort } from '../../kernel/ports/store.port.js';
 import { retryOnConflict } from '../../kernel/shared/record-update.js';
-import { createHash } from 'node:crypto';
 import {
   checkpointPayload,
   extendChain,
@@ -14,6 +13,7 @@ import {
   type StoredChainEntry,
 } from './audit-chain.js';
 import type { AuditEntry, AuditSink } from './audit.types.js';
+import { sha256Hex } from './request-digest.js';
 
 export const AUDIT = 'audit';
 /**
@@ -39,6 +39,11 @@ const AUDIT_CHECKPOINT_MS = 10_000;
 const SWEEP_BATCH = 200;
 /** A subject's chain head lost to other processes this many times in a row: the segment is dropped (logged). */
 const MAX_HEAD_ATTEMPTS = 60;
+/**
+ * Heads this process remembers (the subjects it wrote most recently): a subject past them
+ * costs one head read at its next append, as every append did before heads were kept.
+ */
+const MAX_KNOWN_HEADS = 10_000;
 
 /** Signs chain heads (compact JWS with the service's ES256 key). */
 export interface CheckpointSigner {
@@ -57,6 +62,15 @@ const MAX_BUFFER = 10_000;
 
 /** Entries of one subject in one flush go into one stored segment of at most this many. */
 const MAX_SEGMENT_ENTRIES = 256;
+
+/**
+ * A chain head as this process wrote it, with the store version that write made: the data is
+ * this process's own object, so the next append does not decode the stored bytes again.
+ */
+interface KeptHead {
+  version: number;
+  data: ChainHead;
+}
 
 /** A stored segment: entries of one subject recorded within one flush, newest first. */
 interface AuditSegment {
@@ -92,6 +106,13 @@ export class AuditLog implements AuditSink {
   private sweepTimer: (() => void) | undefined;
   private sweeping: Promise<void> = Promise.resolve();
   private sweepOn = false;
+  /**
+   * The head this process last committed (or read) per subject, with its version: the next
+   * append links after it and writes on that version without reading it again. Only the
+   * compare-and-set trusts it: when another process (or the sweep) moved the head since, the
+   * write is refused and the append reads the stored head, as it always did.
+   */
+  private readonly heads = new Map<string, KeptHead>();
 
   constructor(
     private readonly store: StorePort,
@@ -159,13 +180,15 @@ export class AuditLog implements AuditSink {
         const checkpoint = await this.checkpoint(doc.id, doc.data, signing.signer);
         if (!checkpoint) continue;
         // Lost to a writer that advanced the head: it signs or leaves it pending for the next sweep.
-        await this.store
+        const data = { ...doc.data, checkpoint };
+        const signed = await this.store
           .put<ChainHead>(AUDIT_HEADS, doc.id, {
-            data: { ...doc.data, checkpoint },
+            data,
             expectedVersion: doc.version,
             indexes: headIndexes(doc.data, checkpoint),
           })
           .catch(() => undefined);
+        if (signed) this.remember(doc.id, { version: signed.version, data });
       }
     } catch (error) {
       this.logger.error({ err: error }, 'audit chain heads could not be signed');
@@ -254,29 +277,34 @@ export class AuditLog implements AuditSink {
   }
 
   /**
-   * Appends one segment (entries oldest first) to its subject's chain: reads the head, links
-   * the entries after it, and writes the segment and the advanced head in one commit whose
-   * head write is a compare-and-set. Another process that appended first makes it read the
-   * head again and link again, so the chain stays one line whoever writes.
+   * Appends one segment (entries oldest first) to its subject's chain: takes the head this
+   * process last wrote (reads it when it has none), links the entries after it, and writes
+   * the segment and the advanced head in one commit whose head write is a compare-and-set on
+   * that head's version. Another process that appended first makes it read the head again
+   * and link again, so the chain stays one line whoever writes.
    */
   private async append(subject: string, entries: AuditEntry[]): Promise<void> {
     await retryOnConflict(
       () => `${AUDIT_HEADS}/${subject}`,
       async () => {
-        const current = await this.store.get<ChainHead>(AUDIT_HEADS, subject);
+        // Taken out until the commit holds: a lost race reads the stored head, not this copy again.
+        const known = this.heads.get(subject);
+        this.heads.delete(subject);
+        const current = known ?? (await this.store.get<ChainHead>(AUDIT_HEADS, subject));
         const { chained, head } = extendChain(subject, current?.data, entries);
         let checkpoint = current?.data.checkpoint;
         const signing = this.signer;
         if (signing && (!checkpoint || this.clock.now() - checkpoint.at >= signing.everyMs))
           checkpoint = await this.checkpoint(subject, head, signing.signer);
         const newest = chained[chained.length - 1]!;
-        await this.store.commit([
+        const data: ChainHead = { ...head, ...(checkpoint ? { checkpoint } : {}) };
+        const [written] = await this.store.commit([
           {
             op: 'put',
             collection: AUDIT_HEADS,
             id: subject,
             input: {
-              data: { ...head, ...(checkpoint ? { checkpoint } : {}) },
+              data,
               expectedVersion: current?.version ?? 0,
               indexes: headIndexes(head, checkpoint),
             },
@@ -294,9 +322,22 @@ export class AuditLog implements AuditSink {
             },
           },
         ]);
+        this.remember(subject, { version: written!.version, data });
       },
       { maxAttempts: MAX_HEAD_ATTEMPTS },
     );
+  }
+
+  /**
+   * Keeps `head` as the subject's head unless a newer version is already kept (the sweep's
+   * write can resolve after an append that followed it). Oldest-used subjects leave first.
+   */
+  private remember(subject: string, head: KeptHead): void {
+    const kept = this.heads.get(subject);
+    if (kept && kept.version >= head.version) return;
+    this.heads.delete(subject);
+    this.heads.set(subject, head);
+    if (this.heads.size > MAX_KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value!);
   }
 
   /** A signed checkpoint of `head` (a signing failure leaves the head unsigned, and pending). */
@@ -331,7 +372,7 @@ function headIndexes(head: Pick<ChainHead, 'seq'>, checkpoint: ChainCheckpoint |
  * first by their chain position, whichever process wrote them when.
  */
 function segmentId(subject: string, newestSeq: number): string {
-  const digest = createHash('sha256').update(subject).digest('hex').slice(0, 16);
+  const digest = sha256Hex(subject).slice(0, 16);
   return `0${digest}${(999_999_999_999 - newestSeq).toString().padStart(12, '0')}`;
 }
 

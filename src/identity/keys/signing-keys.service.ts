@@ -5,19 +5,25 @@
  * record in the store: one active key, and retired ones until every token they signed has
  * expired. Every change is a compare-and-set of that one record (`updateRecord`), so
  * processes sharing a store agree on the ring; each process re-reads it at most every
- * `RING_CACHE_MS` (and at once when it meets a kid it does not know).
+ * `RING_CACHE_MS` (and at once when it meets a kid it does not know). A rotation is told to
+ * every process on the auth stream (`signing_key.rotated`), so a holder of the active key
+ * (the audit chain's signer) drops it at once instead of re-reading the ring to find out.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SecretBox } from '../../../kernel/crypto/secret-box.js';
 import type { ClockPort } from '../../../kernel/ports/clock.port.js';
+import type { EventBusPort } from '../../../kernel/ports/event-bus.port.js';
 import type { CollectionSpec, StorePort } from '../../../kernel/ports/store.port.js';
 import { updateRecord } from '../../../kernel/shared/record-update.js';
+import { AUTH_STREAM } from '../../../machines/auth-stream.js';
 import { MAX_TOKEN_LIFETIME_S } from '../tokens/token-lifetimes.js';
 
 export const SIGNING_KEYS_COLLECTION = 'identity_signing_keys';
 export const SIGNING_KEY_COLLECTIONS: CollectionSpec[] = [{ name: SIGNING_KEYS_COLLECTION, indexes: [] }];
 const RING_ID = 'ring';
 export const SIGNING_ALG = 'ES256';
+/** The auth stream's event that tells every process the active key changed. */
+const SIGNING_KEY_ROTATED = 'signing_key.rotated';
 
 /** How long a process trusts its copy of the ring before it reads the store again. */
 const RING_CACHE_MS = 5_000;
@@ -65,6 +71,8 @@ export class SigningKeys {
   private lastMissRead = Number.NEGATIVE_INFINITY;
   private readonly privateKeys = new Map<string, Promise<CryptoKey>>();
   private readonly publicKeys = new Map<string, Promise<CryptoKey>>();
+  private readonly rotationListeners = new Set<() => void>();
+  private bus: { publish: EventBusPort['publish']; onError: (error: unknown) => void } | undefined;
 
   constructor(
     private readonly store: StorePort,
@@ -86,6 +94,26 @@ export class SigningKeys {
   }
 
   /**
+   * Hears rotations made by other processes on the auth stream (their ring copy is dropped
+   * and `onRotation` listeners are told), and tells them of this one's from now on.
+   */
+  async listen(bus: Pick<EventBusPort, 'publish' | 'subscribe'>, onError: (error: unknown) => void): Promise<void> {
+    this.bus = { publish: (stream, event) => bus.publish(stream, event), onError };
+    await bus.subscribe(AUTH_STREAM, (event) => {
+      if (event.type !== SIGNING_KEY_ROTATED) return;
+      // This process's own rotation comes back too: it already holds the new ring.
+      if (this.ring && event.data.activeKid === this.ring.value.activeKid) return;
+      this.ring = undefined;
+      this.rotated();
+    });
+  }
+
+  /** `listener` runs whenever the active key changes (here, or in another process as this one learns of it). */
+  onRotation(listener: () => void): void {
+    this.rotationListeners.add(listener);
+  }
+
+  /**
    * Retires the active key and makes a new one active; drops retired keys whose every token
    * has expired. Tokens signed before keep verifying until they expire.
    */
@@ -99,6 +127,11 @@ export class SigningKeys {
       return { data: { activeKid: fresh.kid, keys: [fresh, ...keys] } };
     });
     this.remember(doc!.data);
+    // Committed before it is told: a process that hears of it reads the new ring. Should the
+    // bus lose it, holders of the old key still drop it within their bound (the key stays published meanwhile).
+    await this.bus
+      ?.publish(AUTH_STREAM, { type: SIGNING_KEY_ROTATED, data: { activeKid: doc!.data.activeKid } })
+      .catch((error: unknown) => this.bus?.onError(error));
     return this.summaries(doc!.data, now);
   }
 
@@ -164,7 +197,13 @@ export class SigningKeys {
   }
 
   private remember(value: KeyRing): void {
+    const before = this.ring?.value.activeKid;
     this.ring = { value, readAt: this.clock.now() };
+    if (before !== undefined && before !== value.activeKid) this.rotated();
+  }
+
+  private rotated(): void {
+    for (const listener of this.rotationListeners) listener();
   }
 
   private privateKeyOf(key: StoredKey): Promise<CryptoKey> {
