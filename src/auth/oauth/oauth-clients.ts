@@ -41,7 +41,7 @@ const redirectUriSchema = z
  * fields, which are the same names). Only public clients: no secret is issued or accepted,
  * PKCE is what proves the client at the token endpoint.
  */
-const clientMetadataSchema = z.object({
+export const clientMetadataSchema = z.object({
   client_name: nameSchema(100),
   client_uri: z
     .url({ protocol: /^https?$/ })
