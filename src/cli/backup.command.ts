@@ -41,6 +41,23 @@ export interface BackupIo {
 }
 type Flags = Record<string, string | true | undefined>;
 
+/**
+ * With `REDIS_URL`, BullMQ keeps the schedules in Redis, outside the data directory: the archive
+ * cannot hold them, and an operator restoring it next to an empty Redis would otherwise learn
+ * that only when a DCA strategy stops buying. Said at backup and at restore, with what start-up
+ * rebuilds by itself and what it does not.
+ */
+function redisSchedulesNote(env: Env, heading: 'not included' | 'not restored'): string[] {
+  if (!env.REDIS_URL) return [];
+  return [
+    `  ${heading}: the schedules in Redis (REDIS_URL is set): DCA runs and end dates, approval, key, identity-token and`,
+    '             OAuth grant expiries. Snapshot Redis beside this backup (redis-cli BGSAVE, then copy dump.rdb, or its AOF)',
+    '             and restore both. Next to a Redis without them, start-up re-arms approval expiries of held orders and finishes',
+    '             orders and withdrawals in flight, but does not rebuild DCA schedules from the stored strategies: an active',
+    '             strategy that shows no next buy is re-armed with POST /api/nest/trading/dca/resume/:userId {name}.',
+  ];
+}
+
 const secretsSchema = z.record(z.string(), z.string());
 const packageSchema = z.object({ name: z.string(), version: z.string() });
 
@@ -106,6 +123,7 @@ export async function runBackup(file: string | undefined, flags: Flags, env: Env
             (name) =>
               `  warning:   ${name} is not in ${SECRETS_FILE} (the service reads it from its environment): keep its value with this backup; the restored service needs the same one`,
           ),
+          ...redisSchedulesNote(env, 'not included'),
         ].join('\n'),
       );
       return 0;
@@ -192,6 +210,7 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
           (name) =>
             `  warning:   the backup holds no ${name}: give the service the value it had (${name} or ${name}_FILE); a generated one would not match the stored data`,
         ),
+        ...redisSchedulesNote(env, 'not restored'),
         `start the service with DATA_DIR=${dataDir}`,
       ].join('\n'),
     );

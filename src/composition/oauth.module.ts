@@ -49,9 +49,9 @@ export function oauthModule(ctx: ModuleContext, authenticator: OAuthTokenAuthent
   const issuer = ctx.config.publicUrl.replace(/\/+$/, '');
   const grantActors = ctx.runtime.collection(oauthGrantDefinition);
   const box = boxOf(ctx);
-  const clients = new OAuthClients(ctx.store, new ClientMetadataHttpAdapter(CLIENT_METADATA_FETCH), ctx.clock, {
-    allowLoopbackClientIds: ctx.config.oauthLoopbackClientIds,
-  });
+  const allowLoopback = ctx.config.oauthLoopbackClientIds;
+  const fetcher = new ClientMetadataHttpAdapter({ ...CLIENT_METADATA_FETCH, allowLoopback });
+  const clients = new OAuthClients(ctx.store, fetcher, ctx.clock, { allowLoopbackClientIds: allowLoopback });
   const agents = oauthAgents(accounts);
   const grants = new OAuthGrants({
     grants: grantActors,

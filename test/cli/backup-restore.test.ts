@@ -278,4 +278,18 @@ describe('agentctl backup and restore', () => {
     expect(await ctl(['restore', archive])).toMatchObject({ code: 2, err: expect.stringContaining('Usage: agentctl restore') });
     expect(await ctl(['backup'])).toMatchObject({ code: 2 });
   }, 120_000);
+
+  it('says the schedules in Redis are not in the archive when REDIS_URL is set, and how to keep and re-arm them', async () => {
+    const withRedis = { BACKUP_PASSPHRASE: PASSPHRASE, REDIS_URL: 'redis://127.0.0.1:6379' };
+    const backup = await ctl(['backup', fresh('redis'), '--data-dir', source], withRedis);
+    expect(backup.code).toBe(0);
+    expect(backup.out).toContain('not included: the schedules in Redis (REDIS_URL is set)');
+    expect(backup.out).toContain('redis-cli BGSAVE');
+    expect(backup.out).toContain('does not rebuild DCA schedules from the stored strategies');
+    expect(backup.out).toContain('POST /api/nest/trading/dca/resume/:userId {name}');
+    const restore = await ctl(['restore', archive, '--data-dir', fresh('restored-redis')], withRedis);
+    expect(restore.out).toContain('not restored: the schedules in Redis');
+    // Without Redis the schedules are in the store, and nothing is said.
+    expect((await ctl(['backup', fresh('plain'), '--data-dir', source])).out).not.toContain('Redis');
+  }, 120_000);
 });

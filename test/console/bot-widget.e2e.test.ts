@@ -7,11 +7,9 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturePage, injectSolanaWallet, launchChromium } from '../support/browser.js';
+import { injectSolanaWallet, launchChromium } from '../support/browser.js';
+import { checkPage as checkConsolePage, DESKTOP } from '../support/console-page-checks.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let svc: TestService;
 let browser: Browser;
@@ -28,37 +26,8 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-/** Elements wider than the screen or reaching past its sides (visually hidden text and scroll regions' content excepted). */
-function tooWide(): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const found: string[] = [];
-    for (const element of document.body.querySelectorAll('*')) {
-      const box = element.getBoundingClientRect();
-      if (box.width <= 1 || element.closest('.sr-only')) continue;
-      if (element.parentElement?.closest('.table-wrap')) continue;
-      if (box.width > width + 0.5 || box.right > width + 0.5 || box.left < -0.5)
-        found.push(
-          `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} ${Math.round(box.left)}..${Math.round(box.right)}`,
-        );
-    }
-    for (const region of document.querySelectorAll('.table-wrap')) {
-      if (region.scrollWidth > region.clientWidth + 1)
-        found.push(`scrolling ${region.getAttribute('aria-label')}: ${region.scrollWidth} > ${region.clientWidth}`);
-    }
-    return found;
-  });
-}
-
-async function checkPage(name: string): Promise<void> {
-  const close = page.getByRole('button', { name: /^Dismiss: / });
-  while ((await close.count()) > 0) await close.first().click();
-  await capturePage(page, `bot-widget-${name}-desktop`);
-  await page.setViewportSize(PHONE);
-  expect(await tooWide(), name).toEqual([]);
-  await capturePage(page, `bot-widget-${name}-phone`);
-  await page.setViewportSize(DESKTOP);
-}
+/** Notices closed, then the shared checks; the tables here must fit the phone's screen without scrolling. */
+const checkPage = (name: string) => checkConsolePage(page, `bot-widget-${name}`, { tablesFit: true, dismissToasts: true });
 
 const card = (name: string) => page.getByRole('region', { name });
 

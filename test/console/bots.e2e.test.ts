@@ -10,7 +10,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
-import { capturePage, injectSolanaWallet, launchChromium } from '../support/browser.js';
+import { injectSolanaWallet, launchChromium } from '../support/browser.js';
+import { checkPage as checkConsolePage, DESKTOP } from '../support/console-page-checks.js';
 import { FakeDiscord, FakeTelegram } from '../support/platform-fakes.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { codeAt } from '../support/totp-codes.js';
@@ -18,8 +19,6 @@ import { codeAt } from '../support/totp-codes.js';
 const TELEGRAM_TOKEN = `123456789:${'A'.repeat(35)}`;
 const DISCORD_TOKEN = `${'M'.repeat(24)}.Gabcde.${'x'.repeat(27)}`;
 const CHANNEL = '1100000000000000001';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 // TOTP codes are computed on the service's (real) clock.
 const clock = new SystemClock();
 
@@ -57,38 +56,8 @@ afterAll(async () => {
   await discord?.stop();
 });
 
-/** Elements wider than the screen or reaching past its sides (visually hidden text and scroll regions' content excepted). */
-function tooWide(): Promise<string[]> {
-  return page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const found: string[] = [];
-    for (const element of document.body.querySelectorAll('*')) {
-      const box = element.getBoundingClientRect();
-      if (box.width <= 1 || element.closest('.sr-only')) continue;
-      if (element.parentElement?.closest('.table-wrap, .json, .events-scroll')) continue;
-      if (box.width > width + 0.5 || box.right > width + 0.5 || box.left < -0.5)
-        found.push(
-          `${element.tagName.toLowerCase()}.${[...element.classList].join('.')} ${Math.round(box.left)}..${Math.round(box.right)}`,
-        );
-    }
-    for (const region of document.querySelectorAll('.table-wrap')) {
-      if (region.scrollWidth > region.clientWidth + 1)
-        found.push(`scrolling ${region.getAttribute('aria-label')}: ${region.scrollWidth} > ${region.clientWidth}`);
-    }
-    return found;
-  });
-}
-
-/** Notices closed, then screenshots and axe at both widths, and nothing wider than the phone's screen. */
-async function checkPage(name: string): Promise<void> {
-  const close = page.getByRole('button', { name: /^Dismiss: / });
-  while ((await close.count()) > 0) await close.first().click();
-  await capturePage(page, `bots-${name}-desktop`);
-  await page.setViewportSize(PHONE);
-  expect(await tooWide(), name).toEqual([]);
-  await capturePage(page, `bots-${name}-phone`);
-  await page.setViewportSize(DESKTOP);
-}
+/** Notices closed, then the shared checks; the tables here must fit the phone's screen without scrolling. */
+const checkPage = (name: string) => checkConsolePage(page, `bots-${name}`, { tablesFit: true, dismissToasts: true });
 
 const tab = (name: string) => page.getByRole('navigation', { name: 'Bot sections' }).getByRole('link', { name });
 const card = (name: string) => page.getByRole('region', { name });

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
 import type { OrderView } from '../../machines/order-view.js';
-import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
+import { bearer, FixtureHttpError, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { Client, PUBLIC_URL, signInSolana } from '../support/test-service.js';
 
@@ -110,7 +110,7 @@ describe('agentctl backup and restore (embedded profile, real processes)', () =>
         keys.push({ value: { publicId: agent.publicId, secret }, at: Date.now() });
       } catch (error) {
         // The operator's session budget: a client waits and tries again; anything else fails the test.
-        if (!(error instanceof Error && error.message.startsWith('key creation failed: 429 '))) throw error;
+        if (!(error instanceof FixtureHttpError && error.status === 429)) throw error;
         await idle();
       }
     };

@@ -383,6 +383,13 @@ describe('OAuth for MCP (e2e, MCP SDK 2 client)', () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get('location')).toBeNull();
+    // A metadata document inside the service's network is never fetched, and the page says why.
+    const internal = await fetch(
+      `${svc.url}/oauth/authorize?client_id=${encodeURIComponent('https://10.0.0.1/client.json')}&response_type=code`,
+      { redirect: 'manual' },
+    );
+    expect(internal.status).toBe(400);
+    expect(await internal.text()).toContain('invalid_client: client_id&#39;s host 10.0.0.1 resolves to 10.0.0.1, a private address');
     const registered = await fetch(`${svc.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

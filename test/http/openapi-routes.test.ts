@@ -7,6 +7,9 @@ import { createOpenApiRoutes } from '../../src/http/openapi/openapi.routes.js';
 import { serviceOpenApiDocument } from '../../src/http/openapi/service-openapi.js';
 import { CATALOG_SETTINGS_BINDINGS } from '../../src/http/routes/catalog-settings.bindings.js';
 import { createAuthRoutes } from '../../src/http/routes/auth.routes.js';
+import { OAUTH_BINDINGS } from '../../src/http/routes/oauth.bindings.js';
+import { createOAuthRoutes } from '../../src/http/routes/oauth.routes.js';
+import { oauthOperations } from '../../src/operations/definitions/oauth.ops.js';
 import { createOperationRoutes } from '../../src/http/routes/operation.routes.js';
 import { ACCOUNT_BINDINGS } from '../support/account-bindings.js';
 import type { AgentsService } from '../../src/accounts/agents.service.js';
@@ -45,6 +48,22 @@ describe('OpenAPI and docs routes (service)', () => {
         new RegExp(`^${binding.operation}(_\\d+)?$`),
       );
     }
+  });
+
+  it('describes the OAuth endpoints in the RFCs’ shapes, and an agent’s grants beside its keys', () => {
+    const token = doc.paths['/oauth/token']?.post;
+    expect(Object.keys(token?.requestBody.content ?? {})).toEqual(['application/x-www-form-urlencoded']);
+    expect(Object.keys(token?.responses['400'].content['application/json'].schema.properties)).toEqual(['error', 'error_description']);
+    expect(Object.keys(doc.paths['/oauth/authorize']?.get.responses ?? {})).toEqual(['302', '400', '429']);
+    for (const [path, method] of [
+      ['/.well-known/oauth-authorization-server', 'get'],
+      ['/.well-known/oauth-protected-resource/mcp/{publicId}', 'get'],
+      ['/oauth/register', 'post'],
+      ['/oauth/revoke', 'post'],
+      ['/api/nest/agents/{agentId}/oauth-grants', 'get'],
+      ['/api/nest/agents/{agentId}/oauth-grants/{grantId}', 'delete'],
+    ] as const)
+      expect(doc.paths[path]?.[method]?.responses, `${method} ${path}`).toBeDefined();
   });
 
   it('serves the docs page: the renderer from this service only, under a CSP that allows nothing else', async () => {
@@ -100,7 +119,7 @@ describe('OpenAPI coverage of the REST routers', () => {
     return found;
   }
 
-  it('documents every route of the auth router and every catalog binding (agents, bots, audit logs, ops)', () => {
+  it('documents every route of the auth and OAuth routers and every catalog binding (agents, bots, audit logs, OAuth grants, ops)', () => {
     // Building routers only wires middleware; nothing here is called.
     const none = {} as never;
     const pass: RequestHandler = (_req, _res, next) => next();
@@ -108,21 +127,25 @@ describe('OpenAPI coverage of the REST routers', () => {
     const catalog = svcCatalog();
     const routers: Router[] = [
       createAuthRoutes({ auth, resolver: none, csrf: none, wallet: none, users: none, sessions: none, totp: none, cookies: none }),
+      createOAuthRoutes({ issuer: 'http://127.0.0.1', grants: none, tokens: none, clients: none, agents: none, publicLimit: pass }),
       createOperationRoutes({ auth, invoker: none, accounts: none, bindings: BINDINGS, opsToken: 'ops' }),
       createOpenApiRoutes({ catalog, bindings: BINDINGS, publicLimit: pass }),
     ];
     const served = servedRoutes(createTestApp({ routers }).app);
     expect(served.length).toBeGreaterThan(40);
     const documented = serviceOpenApiDocument(catalog, BINDINGS) as Doc;
+    expect(served).toContain('post /oauth/token');
     const missing = served.filter((route) => {
       const [method, path] = route.split(' ') as [string, string];
+      // CORS preflights of the OAuth endpoints answer browsers, not API clients.
+      if (method === 'options') return false;
       return documented.paths[path]?.[method] === undefined;
     });
     expect(missing).toEqual([]);
   });
 });
 
-const BINDINGS = [...ACCOUNT_BINDINGS, ...CATALOG_SETTINGS_BINDINGS];
+const BINDINGS = [...ACCOUNT_BINDINGS, ...CATALOG_SETTINGS_BINDINGS, ...OAUTH_BINDINGS];
 
 /** The service's operations, with handlers that never run here. */
 function svcCatalog(): OperationCatalog {
@@ -133,6 +156,7 @@ function svcCatalog(): OperationCatalog {
     ...botOperations({} as BotsService, {} as ApiKeysService),
     ...stepUpOperations({} as never),
     ...auditLogOperations({} as never),
+    ...oauthOperations({} as never),
   );
   return catalog.register(...catalogSettingsOperations(catalog, {} as never));
 }

@@ -27,6 +27,28 @@ export async function rawRpc(base: string, publicId: string, body: unknown, head
 
 export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
+/**
+ * A set-up call the service refused: its status, body and `Retry-After`, so a test decides by
+ * status (a 429 is waited out, anything else fails) instead of reading the message text.
+ */
+export class FixtureHttpError extends Error {
+  constructor(
+    what: string,
+    readonly status: number,
+    readonly body: unknown,
+    /** Seconds the service asked to wait (`Retry-After`), when it said. */
+    readonly retryAfterSeconds: number | undefined,
+  ) {
+    super(`${what} failed: ${status} ${JSON.stringify(body)}`);
+    this.name = 'FixtureHttpError';
+  }
+}
+
+function refused(what: string, answer: { status: number; body: unknown; headers: Headers }): FixtureHttpError {
+  const retryAfter = Number(answer.headers.get('retry-after') ?? Number.NaN);
+  return new FixtureHttpError(what, answer.status, answer.body, Number.isFinite(retryAfter) ? retryAfter : undefined);
+}
+
 /** A signed-in operator that creates agents, bots and keys. */
 export class Operator {
   readonly client: Client;
@@ -49,21 +71,21 @@ export class Operator {
   }
 
   async agent(name = 'mcp-agent'): Promise<{ agentId: string; publicId: string }> {
-    const { status, body } = await this.client.post('/api/nest/agents', { name });
-    if (status !== 201) throw new Error(`agent creation failed: ${status} ${JSON.stringify(body)}`);
-    return body;
+    const answer = await this.client.post('/api/nest/agents', { name });
+    if (answer.status !== 201) throw refused('agent creation', answer);
+    return answer.body;
   }
 
-  /** A key of `scope`; manage keys get their step-up token through TOTP (enrolled once). */
+  /** A key of `scope`; manage keys get their step-up token through TOTP (enrolled once). Refused: `FixtureHttpError`. */
   async agentKey(agentId: string, scope: 'read' | 'trade' | 'manage', name = `${scope}-key`): Promise<{ keyId: string; secret: string }> {
     const stepUpToken = scope === 'manage' ? await this.stepUp(`/api/nest/agents/${agentId}/control/mcp/step-up`) : undefined;
-    const { status, body } = await this.client.post(`/api/nest/agents/${agentId}/keys`, {
+    const answer = await this.client.post(`/api/nest/agents/${agentId}/keys`, {
       name,
       scope,
       ...(stepUpToken ? { stepUpToken } : {}),
     });
-    if (status !== 201) throw new Error(`key creation failed: ${status} ${JSON.stringify(body)}`);
-    return body;
+    if (answer.status !== 201) throw refused('key creation', answer);
+    return answer.body;
   }
 
   async revokeAgentKey(agentId: string, keyId: string): Promise<void> {

@@ -7,12 +7,23 @@ import { useState } from 'preact/hooks';
 import { errorText } from '../api.js';
 import { type Key, type KeyOwner, type KeyScope, useKeys } from '../queries/keys.queries.js';
 import { useAction } from '../hooks/use-action.js';
-import { KeyTable } from './key-table.js';
-import { RevokeKeyModal } from './revoke-key-modal.js';
+import { ActorLink } from './actor-link.js';
+import { type CredentialColumn, CredentialTable, RelativeTime } from './credential-table.js';
+import { RevokeModal } from './revoke-modal.js';
 import { hasSecret, MISSING_SECRET, SecretModal } from './secret-modal.js';
 import { Empty, ErrorText, Loading } from './status.js';
 import { StepUpModal } from './step-up-modal.js';
 import { toast } from '../toast.js';
+
+/** Name, scope, masked secret, status, creation (relative) and expiry of each key. */
+const KEY_COLUMNS: CredentialColumn<Key>[] = [
+  { header: 'Name', class: 'wrap', cell: (key) => key.name },
+  { header: 'Scope', cell: (key) => key.scope },
+  { header: 'Key', class: 'mono wrap', cell: (key) => key.maskedSecret },
+  { header: 'Status', cell: (key) => <span class={`badge ${key.status}`}>{key.status}</span> },
+  { header: 'Created', cell: (key) => <RelativeTime at={key.createdAt} /> },
+  { header: 'Expires', cell: (key) => new Date(key.expiresAt).toLocaleDateString() },
+];
 
 /** `version`: a new value reads the keys again (keys rotated elsewhere on the page). */
 export function KeyManager({ owner, version = 0 }: { owner: KeyOwner; version?: number }) {
@@ -86,7 +97,19 @@ export function KeyManager({ owner, version = 0 }: { owner: KeyOwner; version?: 
         {keys.loading && !keys.data ? <Loading what="keys" /> : null}
         <ErrorText text={keys.error} />
         {keys.data && keys.data.items.length === 0 ? <Empty>No keys yet. Create one above for your {owner.kind}'s runtime.</Empty> : null}
-        {keys.data && keys.data.items.length > 0 ? <KeyTable keys={keys.data.items} ownerKind={owner.kind} onRevoke={setRevoking} /> : null}
+        {keys.data && keys.data.items.length > 0 ? (
+          <CredentialTable
+            rows={keys.data.items}
+            rowKey={(key) => key.keyId}
+            label="API keys"
+            caption={`API keys of this ${owner.kind}`}
+            columns={KEY_COLUMNS}
+            nameOf={(key) => key.name}
+            revocable={(key) => key.status === 'active'}
+            onRevoke={(key) => setRevoking(key)}
+            extraActions={(key) => <ActorLink type="api-key" id={key.keyId} what={`key ${key.name}`} />}
+          />
+        ) : null}
       </section>
 
       {askCode ? (
@@ -105,14 +128,19 @@ export function KeyManager({ owner, version = 0 }: { owner: KeyOwner; version?: 
       ) : null}
       {revealed ? <SecretModal secret={revealed.secret} keyName={revealed.name} onClose={() => setRevealed(undefined)} /> : null}
       {revoking ? (
-        <RevokeKeyModal
-          owner={owner}
-          target={revoking}
+        <RevokeModal
+          name={revoking.name}
+          labelId="revoke-title"
+          confirmLabel="Revoke key"
+          doneMessage={`Key ${revoking.name} revoked`}
+          revoke={() => owner.revoke(revoking.keyId)}
           onDone={async (revoked) => {
             setRevoking(undefined);
             if (revoked) await keys.reload();
           }}
-        />
+        >
+          Anything using this key loses access at once. This cannot be undone: to keep access, create a new key first.
+        </RevokeModal>
       ) : null}
     </>
   );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { ClientMetadataPort } from '../../../kernel/ports/client-metadata.port.js';
+import { ClientMetadataAddressRefused, type ClientMetadataPort } from '../../../kernel/ports/client-metadata.port.js';
 import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 import type { CollectionSpec, StorePort } from '../../../kernel/ports/store.port.js';
 import { nameSchema } from '../../../kernel/shared/name.schema.js';
@@ -41,7 +41,7 @@ const redirectUriSchema = z
  * fields, which are the same names). Only public clients: no secret is issued or accepted,
  * PKCE is what proves the client at the token endpoint.
  */
-const clientMetadataSchema = z.object({
+export const clientMetadataSchema = z.object({
   client_name: nameSchema(100),
   client_uri: z
     .url({ protocol: /^https?$/ })
@@ -111,7 +111,11 @@ export class OAuthClients {
     };
   }
 
-  /** The client of `clientId`, or undefined when there is none (unknown, or its document cannot be had or is invalid). */
+  /**
+   * The client of `clientId`, or undefined when there is none (unknown, or its document cannot
+   * be had or is invalid). Throws `OAuthProtocolError` (`invalid_client`) when the document's
+   * host is an internal address, which its author can fix and should be told about.
+   */
   async resolve(clientId: string): Promise<OAuthClient | undefined> {
     if (REGISTERED_ID.test(clientId)) {
       const doc = await this.store.get<StoredClient>(CLIENTS_COLLECTION, clientId);
@@ -127,9 +131,10 @@ export class OAuthClients {
     const client = this.fetchClient(clientId);
     this.documents.set(clientId, { client, until: now + DOCUMENT_CACHE_MS });
     // A failure is not kept: the client may fix its document and try again at once.
-    void client.then((found) => {
-      if (!found && this.documents.get(clientId)?.client === client) this.documents.delete(clientId);
-    });
+    const forget = () => {
+      if (this.documents.get(clientId)?.client === client) this.documents.delete(clientId);
+    };
+    client.then((found) => found || forget(), forget);
     return client;
   }
 
@@ -137,7 +142,12 @@ export class OAuthClients {
     let document: unknown;
     try {
       document = await this.fetcher.fetchDocument(url);
-    } catch {
+    } catch (error) {
+      if (error instanceof ClientMetadataAddressRefused)
+        throw new OAuthProtocolError(
+          'invalid_client',
+          `client_id's host ${error.host} resolves to ${error.address}, a ${error.addressClass} address: metadata documents are fetched from public addresses only`,
+        );
       return undefined;
     }
     const parsed = clientMetadataSchema.extend({ client_id: z.string() }).safeParse(document);

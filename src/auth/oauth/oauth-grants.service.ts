@@ -7,7 +7,7 @@ import type { ClockPort } from '../../../kernel/ports/clock.port.js';
 import type { SchedulerPort } from '../../../kernel/ports/scheduler.port.js';
 import { SCOPES, type KeyScope } from '../../../kernel/vocabulary/scopes.js';
 import type { TotpService } from '../totp/totp.service.js';
-import { AuthorizationRedirectError, UntrustedAuthorizationRequest } from './oauth-errors.js';
+import { AuthorizationRedirectError, OAuthProtocolError, UntrustedAuthorizationRequest } from './oauth-errors.js';
 import type { OAuthClients } from './oauth-clients.js';
 import { hashOAuthSecret, isGrantId, newGrantId, newOAuthSecret } from './oauth-token-format.js';
 import { isCodeChallenge, PKCE_METHOD } from './pkce.js';
@@ -127,7 +127,11 @@ export class OAuthGrants {
     const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
     const clientId = text('client_id');
     if (!clientId) throw new UntrustedAuthorizationRequest('client_id is required');
-    const client = await this.deps.clients.resolve(clientId);
+    const client = await this.deps.clients.resolve(clientId).catch((error: unknown) => {
+      // The browser must not go to a client whose document could not be read: an error page, saying why.
+      if (error instanceof OAuthProtocolError) throw new UntrustedAuthorizationRequest(`${error.error}: ${error.description}`);
+      throw error;
+    });
     if (!client)
       throw new UntrustedAuthorizationRequest('client_id names no client this server knows, or its metadata document is not valid');
     const requested = text('redirect_uri');

@@ -76,7 +76,7 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
   if (route.body) {
     const schema = converter.convert(route.body, 'input');
     const required = route.bodyRequired ?? (Array.isArray(schema.required) && schema.required.length > 0);
-    requestBody = { required, content: { 'application/json': { schema } } };
+    requestBody = { required, content: { [route.bodyContentType ?? 'application/json']: { schema } } };
   }
 
   const rateLimited = route.auth.some((kind) => kind === 'session' || kind === 'session-no-csrf' || kind === 'api-key');
@@ -95,6 +95,10 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
   const responses: Record<string, JsonObject> = { [String(route.status ?? 200)]: success };
   if (route.createdStatus) responses[String(route.createdStatus)] = { ...success, description: `${route.summary} (created by this call)` };
   for (const status of errorStatuses(route, names.length > 0, rateLimited)) responses[String(status)] = errorResponseRef(status);
+  for (const [status, own] of Object.entries(route.ownErrors ?? {})) {
+    const schema = converter.convert(own.schema, 'output');
+    responses[status] = { description: own.description, content: { [own.contentType ?? 'application/json']: { schema } } };
+  }
 
   return {
     tags: [route.tag],
@@ -112,6 +116,8 @@ function describeRoute(route: RouteDoc, converter: SchemaConverter): JsonObject 
 /** Failures every route of this kind can answer, plus the route's own; sorted. */
 function errorStatuses(route: RouteDoc, hasPathParameters: boolean, rateLimited: boolean): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>(route.errors ?? []);
+  // Its own answers say everything else it can fail with.
+  if (route.ownErrors) return [...statuses].sort((a, b) => a - b);
   if (route.body || route.query) statuses.add(400);
   if (route.body) for (const status of [413, 415] as const) statuses.add(status);
   if (route.auth.length > 0) statuses.add(401);

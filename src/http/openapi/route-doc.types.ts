@@ -42,6 +42,8 @@ export interface RouteDoc {
   auth: readonly AuthKind[];
   /** JSON request body (validated with `io: 'input'`). */
   body?: z.ZodType;
+  /** Media type of the request body; default `application/json` (the OAuth token endpoint reads forms). */
+  bodyContentType?: string;
   /** Whether a body must be sent; default: when the body schema has required fields. */
   bodyRequired?: boolean;
   /** Query string (an object schema; each property becomes a parameter). */
@@ -62,10 +64,24 @@ export interface RouteDoc {
   idempotent?: boolean;
   /** Extra error statuses (e.g. 409) beyond the derived ones. */
   errors?: readonly ErrorStatus[];
+  /**
+   * The route's own error answers, for routes whose errors are not the REST envelopes (the
+   * OAuth endpoints answer `{error, error_description}`): they replace the statuses derived
+   * from auth and inputs; `errors` still adds the shared envelope ones (a rate limit's 429).
+   */
+  ownErrors?: Partial<Record<ErrorStatus, OwnErrorDoc>>;
   /** Stable id; default derived from method and path. */
   operationId?: string;
   /** `x-` extensions, e.g. the MCP tool a route is bound to. */
   extensions?: Record<`x-${string}`, unknown>;
+}
+
+/** An error answer of one route (see `RouteDoc.ownErrors`). */
+export interface OwnErrorDoc {
+  description: string;
+  schema: z.ZodType;
+  /** Default `application/json`. */
+  contentType?: string;
 }
 
 /** A JSON Schema (2020-12) or OpenAPI object as plain data. */

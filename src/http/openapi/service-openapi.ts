@@ -12,6 +12,7 @@ import type { JsonObject } from './route-doc.types.js';
 import { SERVICE_ROUTE_DOCS } from './service-routes.doc.js';
 import { DIRECTORY_ROUTE_DOCS } from './directory-routes.doc.js';
 import { MCP_TAG, mcpToolPaths } from './mcp-tool-routes.doc.js';
+import { OAUTH_ROUTE_DOCS } from './oauth-routes.doc.js';
 import { ONBOARDING_ROUTE_DOCS } from './onboarding-routes.doc.js';
 
 const API_VERSION = '0.1.0';
@@ -31,7 +32,7 @@ const TAGS = [
   {
     name: 'OAuth',
     description:
-      'OAuth for MCP as the console uses it: the pending authorization request of the consent page and the consent. The RFC endpoints themselves (`/oauth/*`, `/.well-known/oauth-*`) answer in the OAuth RFCs’ shapes.',
+      'OAuth for MCP: the authorization server’s endpoints (`/oauth/*`, `/.well-known/oauth-*`), which answer in the OAuth RFCs’ shapes (`{error, error_description}`), and, in the REST envelopes, the consent page’s request and consent and an agent’s grants.',
   },
   { name: 'ERC-8004', description: 'Onboarding of external agents and their identity access tokens.' },
   MCP_TAG,
@@ -51,6 +52,7 @@ export function serviceOpenApiDocument(catalog: OperationCatalog, bindings: read
       ...AUTH_ROUTE_DOCS,
       ...ONBOARDING_ROUTE_DOCS,
       ...DIRECTORY_ROUTE_DOCS,
+      ...OAUTH_ROUTE_DOCS,
       ...catalogRouteDocs(catalog, bindings),
       ...SERVICE_ROUTE_DOCS,
     ],
