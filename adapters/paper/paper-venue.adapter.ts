@@ -217,7 +217,12 @@ export class PaperVenue implements VenuePort, FaucetPort {
         return { ...canonical, outcome: { status: 'failed', reason: 'slippage', message: SLIPPAGE_MESSAGE, at } };
       return {
         ...canonical,
-        outcome: { status: 'pending', filledOut: expectedOut.toString(), txSignature: paperTxSignature(input.chain, input.clientOrderId), at },
+        outcome: {
+          status: 'pending',
+          filledOut: expectedOut.toString(),
+          txSignature: paperTxSignature(input.chain, input.clientOrderId),
+          at,
+        },
       };
     } catch (error) {
       // An unknown token is an outcome of the order (recorded once), not a caller error.

@@ -289,13 +289,7 @@ export class ActorRuntime {
    * (one `commit`); resolves once committed. `steps`: the transition taken, to which the
    * events `join` continues with are added (each must be accepted in turn, else nothing is written).
    */
-  private async persist(
-    entry: ActorEntry,
-    steps: Step[],
-    expectedVersion: number,
-    event: unknown,
-    join?: JoinWrites,
-  ): Promise<Persisted> {
+  private async persist(entry: ActorEntry, steps: Step[], expectedVersion: number, event: unknown, join?: JoinWrites): Promise<Persisted> {
     const { definition } = entry;
     const collection = collectionOf(definition.type);
     const joined = join ? await join(lastOf(steps).snapshot.context) : undefined;

@@ -75,7 +75,9 @@ export async function tradingHarness(
     chain: 'solana',
     address: bs58.encode(keys.publicKey),
     custodial: true,
-    ...(options.walletKind === 'custodial' ? { kind: 'custodial' as const } : { kind: 'delegate' as const, spendingCapUsd: 1e9, spentUsd: 0 }),
+    ...(options.walletKind === 'custodial'
+      ? { kind: 'custodial' as const }
+      : { kind: 'delegate' as const, spendingCapUsd: 1e9, spentUsd: 0 }),
     isDefault: true,
     status: 'active',
     createdAt: new Date(clock.now()).toISOString(),

@@ -117,7 +117,9 @@ describe('a paper swap filled in one commit', () => {
         throw error;
       }
     };
-    const orders = await Promise.all(Array.from({ length: 30 }, () => h.pipeline.place(buyRequest({ amount: { kind: 'whole', value: '0.1' } }))));
+    const orders = await Promise.all(
+      Array.from({ length: 30 }, () => h.pipeline.place(buyRequest({ amount: { kind: 'whole', value: '0.1' } }))),
+    );
     expect(orders.every((order) => order.status === 'filled')).toBe(true);
     expect(conflicts).toBe(0);
     const balances = await h.venue.balances('solana', h.wallet.address);
