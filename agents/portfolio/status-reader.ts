@@ -6,7 +6,7 @@ import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import type { Page, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { plainDecimal } from '../trading/amounts.js';
 import type { PortfolioSummary, PositionSummary, StatusReader, SubjectStatus, TradingSubject, WalletSummary } from './portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
@@ -105,17 +105,20 @@ export class StoreStatusReader implements StatusReader {
 
   /** Every record of the subject (collections declared at start: `TRADING_RECORD_COLLECTIONS`). */
   private async records(collection: string, key: string): Promise<StoredDocument[]> {
-    const out: StoredDocument[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.store.find(
+    const first = await this.deps.store.find(collection, { index: TRADING_RECORDS.subjectIndex, eq: key }, { limit: PAGE });
+    // One page is every account but the largest: its items as they are, no copy.
+    if (!first.nextCursor) return first.items;
+    const out: StoredDocument[] = [...first.items];
+    let cursor: string | undefined = first.nextCursor;
+    while (cursor && out.length < MAX_RECORDS) {
+      const page: Page<StoredDocument> = await this.deps.store.find(
         collection,
         { index: TRADING_RECORDS.subjectIndex, eq: key },
-        { limit: PAGE, ...(cursor ? { cursor } : {}) },
+        { limit: PAGE, cursor },
       );
       out.push(...page.items);
       cursor = page.nextCursor;
-    } while (cursor && out.length < MAX_RECORDS);
+    }
     return out;
   }
 }
@@ -135,6 +138,8 @@ function project<S extends z.ZodType>(schema: S, collection: string, doc: Stored
 
 /** Exact decimal sum (BigInt, no float drift), rounded half up to cents. */
 export function sumUsd(values: string[]): string {
+  // Nothing priced (most accounts): no BigInt arithmetic for a known answer.
+  if (values.length === 0) return '0.00';
   const scale = Math.max(2, ...values.map((value) => value.split('.')[1]?.length ?? 0));
   const total = values.reduce((sum, value) => {
     const [whole = '0', fraction = ''] = value.split('.');

@@ -163,7 +163,8 @@ function principalRef(ctx: CallContext): { type: string; id: string } {
 }
 
 function withoutKey(input: unknown): unknown {
-  if (!isPlainObject(input)) return input;
+  // Most calls carry no key: the input as it is, not a copy of it.
+  if (!isPlainObject(input) || !Object.hasOwn(input, IDEMPOTENCY_FIELD)) return input;
   const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input;
   return rest;
 }
