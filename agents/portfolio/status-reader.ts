@@ -66,9 +66,11 @@ export class StoreStatusReader implements StatusReader {
   }
 
   async portfolio(subject: TradingSubject): Promise<PortfolioSummary> {
-    const status = await this.agentStatus(subject);
     const key = subjectKey(subject);
-    const [walletDocs, positionDocs, openOrders] = await Promise.all([
+    // The four reads at once: one wait instead of two on every call. An unknown subject is
+    // still refused by the status read; what the other three read is then dropped.
+    const [status, walletDocs, positionDocs, openOrders] = await Promise.all([
+      this.agentStatus(subject),
       this.records(TRADING_RECORDS.wallets, key),
       this.records(TRADING_RECORDS.positions, key),
       this.openOrders(key),
@@ -77,7 +79,8 @@ export class StoreStatusReader implements StatusReader {
     const held = positionDocs
       .map((doc) => project(positionRecord, TRADING_RECORDS.positions, doc))
       .filter((position) => !/^0+(\.0+)?$/.test(position.amount));
-    const valued = await Promise.all(held.map((position) => this.valued(position)));
+    // Nothing held (a new or idle account): no wait for prices of nothing.
+    const valued = held.length === 0 ? [] : await Promise.all(held.map((position) => this.valued(position)));
     return {
       ...status,
       wallets,

@@ -173,7 +173,9 @@ export class McpDispatcher {
       if (Array.isArray(params)) throw invalidParams(['params must be object']);
       const answered = await handler(params ?? {}, access, ids);
       const result = revision.era === 'stateless' ? statelessResult(method, answered, this.serverInfo) : answered;
-      return { status: 200, body: resultResponse(id, result), method, ...(tool === undefined ? {} : { tool }) };
+      const outcome: DispatchOutcome = { status: 200, body: resultResponse(id, result), method };
+      if (tool !== undefined) outcome.tool = tool;
+      return outcome;
     } catch (error) {
       if (error instanceof McpWireError) return failure(error.withId(id), method, tool);
       throw error;

@@ -154,13 +154,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const authorization = header(req, 'authorization');
     // A credential and agent this process holds verified need no promise; anything else is resolved.
     const cached = deps.access.resolveCached?.(publicId, authorization);
-    const granted =
-      cached === undefined
-        ? deps.access.resolve(publicId, authorization).then(
-            (access) => ({ access }),
-            (error: unknown) => ({ error }),
-          )
-        : undefined;
+    const granted = cached === undefined ? deps.access.resolve(publicId, authorization).catch(denied) : undefined;
     const read = await body;
     if (read.kind === 'aborted') return undefined;
     if (read.kind === 'too-large') {
@@ -171,9 +165,10 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // request's id (JSON-RPC 2.0 §5: null only when the id cannot be read).
     const message = parseJson(read.body);
     const id = readableId(message);
-    const grant = granted ? await granted : { access: cached as McpAccess };
-    if ('error' in grant) return challenged(failureOf(grant.error, id), publicId);
-    const refused = await meter(grant.access, headers, message, ids, id);
+    // `granted` is there exactly when nothing was cached.
+    const access = cached ?? (await granted!);
+    if (access instanceof Denied) return challenged(failureOf(access.error, id), publicId);
+    const refused = await meter(access, headers, message, ids, id);
     if (refused) return refused;
     // Per request: the 2026-07-28 envelope and its routing headers, else the 2025 header.
     const revision = requestRevision(message, {
@@ -184,7 +179,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     if (revision instanceof McpWireError) return wireFailure(revision.withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
     // `return await`: a promise returned as it is from an async function costs two more microtask turns.
-    return await dispatcher.dispatch(message, grant.access, ids, revision);
+    return await dispatcher.dispatch(message, access, ids, revision);
   }
 
   function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {
@@ -275,6 +270,15 @@ function answerHeaders(requestId: string, correlationId: string): AnswerHeaders 
     'X-Correlation-Id': correlationId,
     'Cache-Control': 'no-store',
   };
+}
+
+/** A credential `resolve` refused: held until the body is read, so the refusal can carry the request's id. */
+class Denied {
+  constructor(readonly error: unknown) {}
+}
+
+function denied(error: unknown): Denied {
+  return new Denied(error);
 }
 
 function wireFailure(error: McpWireError): DispatchOutcome {
