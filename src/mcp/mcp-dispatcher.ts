@@ -101,7 +101,9 @@ export class McpDispatcher {
       }),
       ping: async () => ({}),
       'tools/list': async (params, access) => deps.directory.list(access.viewer, parseParams(listToolsParamsSchema, params).cursor),
-      'tools/call': async (params, access, ids) =>
+      // Not async: it returns the caller's promise as it is (an async arrow would wrap it in
+      // another and cost extra microtask turns); a params error still throws inside `answer`'s try.
+      'tools/call': (params, access, ids) =>
         deps.caller.call(callParamsOf(params) ?? parseParams(callToolParamsSchema, params), access, ids),
       'resources/list': async (params, access) => {
         parseParams(listResourcesParamsSchema, params);
@@ -135,7 +137,8 @@ export class McpDispatcher {
     }
     const { id, method, params } = envelope;
     // Every call is audited: `tools/call` by the invoker (answered or refused), the others here.
-    if (method === 'tools/call') return this.answer(id, method, params, access, ids, revision);
+    // `return await`: a promise returned as it is from an async function costs two more microtask turns.
+    if (method === 'tools/call') return await this.answer(id, method, params, access, ids, revision);
     const started = this.clock.now();
     const outcome = await this.answer(id, method, params, access, ids, revision);
     this.caller.recordMethod(
@@ -170,7 +173,9 @@ export class McpDispatcher {
       if (Array.isArray(params)) throw invalidParams(['params must be object']);
       const answered = await handler(params ?? {}, access, ids);
       const result = revision.era === 'stateless' ? statelessResult(method, answered, this.serverInfo) : answered;
-      return { status: 200, body: resultResponse(id, result), method, ...(tool === undefined ? {} : { tool }) };
+      const outcome: DispatchOutcome = { status: 200, body: resultResponse(id, result), method };
+      if (tool !== undefined) outcome.tool = tool;
+      return outcome;
     } catch (error) {
       if (error instanceof McpWireError) return failure(error.withId(id), method, tool);
       throw error;

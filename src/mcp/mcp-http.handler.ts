@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { acceptId, CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../surface-common/request-ids.js';
+import { acceptId } from '../surface-common/request-ids.js';
 import { failureLevel, statusLevel } from '../observability/failure-level.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -112,16 +112,31 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
   const windowsOf = deps.rateWindows ?? defaultRateWindows;
   const maxBodyBytes = deps.maxBodyBytes ?? MCP_MAX_BODY_BYTES;
 
-  /** One hit per HTTP request; a refused `tools/call` still goes into the audit trail. */
-  async function meter(access: McpAccess, headers: AnswerHeaders, message: unknown, ids: CallIds): Promise<void> {
-    const decision = await hitBudget(deps.limiter, windowsOf, access);
-    // As `rateLimitHeaders` writes them (the REST middleware's), without an object per request.
-    headers['X-RateLimit-Limit'] = String(decision.limit);
-    headers['X-RateLimit-Remaining'] = String(decision.remaining);
-    headers['X-RateLimit-Reset'] = String(decision.resetSeconds);
-    if (decision.allowed) return;
-    caller.refused(message, access, ids, 'RATE_LIMITED');
-    throw tooManyRequests(decision);
+  /**
+   * One hit per HTTP request; a refused `tools/call` still goes into the audit trail and
+   * answers with the refusal. Undefined when the call may go on. A plain function on the
+   * limiter's promise, not an async one: each async layer is another promise and microtask
+   * turn on every request.
+   */
+  function meter(
+    access: McpAccess,
+    headers: AnswerHeaders,
+    message: unknown,
+    ids: CallIds,
+    id: RequestId | null,
+  ): Promise<DispatchOutcome | undefined> {
+    return hitBudget(deps.limiter, windowsOf, access).then(
+      (decision) => {
+        // As `rateLimitHeaders` writes them (the REST middleware's), without an object per request.
+        headers['X-RateLimit-Limit'] = String(decision.limit);
+        headers['X-RateLimit-Remaining'] = String(decision.remaining);
+        headers['X-RateLimit-Reset'] = String(decision.resetSeconds);
+        if (decision.allowed) return undefined;
+        caller.refused(message, access, ids, 'RATE_LIMITED');
+        return failureOf(tooManyRequests(decision), id);
+      },
+      (error: unknown) => failureOf(error, id),
+    );
   }
 
   async function handle(
@@ -139,13 +154,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     const authorization = header(req, 'authorization');
     // A credential and agent this process holds verified need no promise; anything else is resolved.
     const cached = deps.access.resolveCached?.(publicId, authorization);
-    const granted =
-      cached === undefined
-        ? deps.access.resolve(publicId, authorization).then(
-            (access) => ({ access }),
-            (error: unknown) => ({ error }),
-          )
-        : undefined;
+    const granted = cached === undefined ? deps.access.resolve(publicId, authorization).catch(denied) : undefined;
     const read = await body;
     if (read.kind === 'aborted') return undefined;
     if (read.kind === 'too-large') {
@@ -156,13 +165,11 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     // request's id (JSON-RPC 2.0 §5: null only when the id cannot be read).
     const message = parseJson(read.body);
     const id = readableId(message);
-    const grant = granted ? await granted : { access: cached as McpAccess };
-    if ('error' in grant) return challenged(failureOf(grant.error, id), publicId);
-    try {
-      await meter(grant.access, headers, message, ids);
-    } catch (error) {
-      return failureOf(error, id);
-    }
+    // `granted` is there exactly when nothing was cached.
+    const access = cached ?? (await granted!);
+    if (access instanceof Denied) return challenged(failureOf(access.error, id), publicId);
+    const refused = await meter(access, headers, message, ids, id);
+    if (refused) return refused;
     // Per request: the 2026-07-28 envelope and its routing headers, else the 2025 header.
     const revision = requestRevision(message, {
       protocolVersion: header(req, 'mcp-protocol-version'),
@@ -171,7 +178,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     });
     if (revision instanceof McpWireError) return wireFailure(revision.withId(id));
     if (message === PARSE_FAILED) return wireFailure(parseError());
-    return dispatcher.dispatch(message, grant.access, ids, revision);
+    // `return await`: a promise returned as it is from an async function costs two more microtask turns.
+    return await dispatcher.dispatch(message, access, ids, revision);
   }
 
   function failureOf(error: unknown, id: RequestId | null): DispatchOutcome {
@@ -188,17 +196,12 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, publicId: string): Promise<void> {
-    const started = process.hrtime.bigint();
+    // A float, not `hrtime.bigint()`: a BigInt per request for a duration in seconds.
+    const started = performance.now();
     const startedAt = deps.clock.now();
     const requestId = acceptId(header(req, 'x-request-id')) ?? randomUUID();
     const ids = { requestId, correlationId: acceptId(header(req, 'x-correlation-id')) ?? requestId };
-    const headers: AnswerHeaders = {
-      ...SECURITY_HEADERS,
-      [REQUEST_ID_HEADER]: requestId,
-      [CORRELATION_ID_HEADER]: ids.correlationId,
-      // As on the REST API: answers are one caller's data and some carry secrets (a new key's).
-      'Cache-Control': 'no-store',
-    };
+    const headers = answerHeaders(requestId, ids.correlationId);
     // Only browsers need CORS headers, and they always send Origin cross-origin.
     // A refused origin gets none: its page cannot even read the refusal.
     const origin = header(req, 'origin');
@@ -215,8 +218,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     }
     if (outcome === undefined || res.headersSent || res.destroyed) return;
     write(res, headers, outcome);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    deps.metrics?.observeHttp(req.method ?? 'UNKNOWN', MCP_ROUTE, outcome.status, seconds);
+    deps.metrics?.observeHttp(req.method ?? 'UNKNOWN', MCP_ROUTE, outcome.status, (performance.now() - started) / 1000);
     // Refusals (a 401, the 405 an SDK client's GET probe gets) are info; see failure-level.ts.
     const level = outcome.level ?? statusLevel(outcome.status);
     if (!deps.logger.isLevelEnabled(level)) return;
@@ -249,6 +251,34 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpHttpHandler {
     });
     return true;
   };
+}
+
+const { 'X-Content-Type-Options': NOSNIFF, 'X-Frame-Options': FRAMES, 'Content-Security-Policy': CSP } = SECURITY_HEADERS;
+
+/**
+ * The headers every answer starts with, in the order they are written: the security headers
+ * (a test checks that each of `SECURITY_HEADERS` is here), the ids, and `Cache-Control` (as
+ * on the REST API: answers are one caller's data and some carry secrets, a new key's). One
+ * literal of a fixed shape: a spread of `SECURITY_HEADERS` copied it key by key per request.
+ */
+function answerHeaders(requestId: string, correlationId: string): AnswerHeaders {
+  return {
+    'X-Content-Type-Options': NOSNIFF!,
+    'X-Frame-Options': FRAMES!,
+    'Content-Security-Policy': CSP!,
+    'X-Request-Id': requestId,
+    'X-Correlation-Id': correlationId,
+    'Cache-Control': 'no-store',
+  };
+}
+
+/** A credential `resolve` refused: held until the body is read, so the refusal can carry the request's id. */
+class Denied {
+  constructor(readonly error: unknown) {}
+}
+
+function denied(error: unknown): Denied {
+  return new Denied(error);
 }
 
 function wireFailure(error: McpWireError): DispatchOutcome {

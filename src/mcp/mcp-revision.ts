@@ -95,9 +95,16 @@ function namedBy(method: string, params: Record<string, unknown>): string | unde
   return typeof field === 'string' ? field : undefined;
 }
 
+/** The legacy revisions as frozen constants: nearly every request is one, and readers only read it. */
+const LEGACY_REVISIONS: ReadonlyMap<string, RequestRevision> = new Map(
+  SUPPORTED_PROTOCOL_VERSIONS.map((version) => [version, Object.freeze({ era: 'legacy', version } as const)]),
+);
+const LATEST_LEGACY = LEGACY_REVISIONS.get(LATEST_PROTOCOL_VERSION)!;
+
 function legacyRevision(header: string | undefined): RequestRevision | McpWireError {
-  if (header === undefined) return { era: 'legacy', version: LATEST_PROTOCOL_VERSION };
-  if (SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return { era: 'legacy', version: header };
+  if (header === undefined) return LATEST_LEGACY;
+  const known = LEGACY_REVISIONS.get(header);
+  if (known) return known;
   // A stateless revision named in the header must come with its envelope: never served as legacy.
   if (STATELESS_PROTOCOL_VERSIONS.includes(header))
     return invalidParams([`_meta.${META.protocolVersion} is required for protocol revision ${header}`]).withStatus(400);

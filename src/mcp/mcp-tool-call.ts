@@ -29,17 +29,19 @@ export interface ToolCallerDeps {
 
 /** The operation context of a call by `access`. */
 function contextOf(input: Record<string, unknown>, access: McpAccess, ids: CallIds): OperationContext {
-  const idempotencyKey = typeof input.idempotencyKey === 'string' ? input.idempotencyKey : undefined;
-  return {
+  // Optional fields are added when present rather than spread in: no throwaway objects per call.
+  const ctx: OperationContext = {
     principal: access.principal,
     scope: access.scope,
     subject: access.subject,
     userId: access.userId,
-    ...(access.account ? { account: access.account } : {}),
     surface: 'mcp',
-    ...ids,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    requestId: ids.requestId,
+    correlationId: ids.correlationId,
   };
+  if (access.account) ctx.account = access.account;
+  if (typeof input.idempotencyKey === 'string') ctx.idempotencyKey = input.idempotencyKey;
+  return ctx;
 }
 
 /** Runs tools for MCP callers; throws `McpWireError` for protocol-level failures. */

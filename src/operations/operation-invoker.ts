@@ -58,11 +58,8 @@ export class OperationInvoker {
     const started = this.clock.now();
     // UUIDs are case-insensitive: one key in any case names one call, on every surface. The viewer goes
     // with the call, for a handler that reaches another operation's effect (it asks the catalog with it).
-    const ctx: CallContext = {
-      ...given,
-      viewer,
-      ...(given.idempotencyKey ? { idempotencyKey: given.idempotencyKey.toLowerCase() } : {}),
-    };
+    const ctx: CallContext = { ...given, viewer };
+    if (given.idempotencyKey) ctx.idempotencyKey = given.idempotencyKey.toLowerCase();
     // The idempotency key names the call, it is not one of its arguments: a retry digests the same.
     const args = withoutKey(input);
     const argsDigest = digestArguments(args);
@@ -163,7 +160,8 @@ function principalRef(ctx: CallContext): { type: string; id: string } {
 }
 
 function withoutKey(input: unknown): unknown {
-  if (!isPlainObject(input)) return input;
+  // Most calls carry no key: the input as it is, not a copy of it.
+  if (!isPlainObject(input) || !Object.hasOwn(input, IDEMPOTENCY_FIELD)) return input;
   const { [IDEMPOTENCY_FIELD]: _key, ...rest } = input;
   return rest;
 }

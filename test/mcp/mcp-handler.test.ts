@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TOOLS_PAGE_SIZE } from '../../src/mcp/mcp-tools.js';
+import { SECURITY_HEADERS } from '../../src/surface-common/security-headers.js';
+import { CORRELATION_ID_HEADER, REQUEST_ID_HEADER } from '../../src/surface-common/request-ids.js';
 import { defineOperation } from '../../src/operations/operation-definition.js';
 import { rawRpc } from '../support/mcp-fixtures.js';
 import { PUBLIC_ID, startUnitHarness, type UnitHarness } from '../support/mcp-unit-harness.js';
@@ -207,6 +209,23 @@ describe('MCP handler (own catalog)', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Authorization');
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('every answer, result or refusal, carries each of the security headers, the ids and no-store', async () => {
+    const answers = [
+      await rpc('ping'),
+      await rpc('ping', undefined, 'not-a-key'),
+      await rpc('ping', undefined, 'read', { 'x-request-id': 'req-1', 'x-correlation-id': 'corr-1' }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 200]);
+    for (const { headers } of answers) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(headers.get(name)).toBe(value);
+      expect(headers.get(REQUEST_ID_HEADER)).toMatch(/^[\w.:-]+$/);
+      expect(headers.get('cache-control')).toBe('no-store');
+    }
+    expect(answers[2]!.headers.get(REQUEST_ID_HEADER)).toBe('req-1');
+    expect(answers[2]!.headers.get(CORRELATION_ID_HEADER)).toBe('corr-1');
+    expect(answers[0]!.headers.get(CORRELATION_ID_HEADER)).toBe(answers[0]!.headers.get(REQUEST_ID_HEADER));
   });
 });
 
