@@ -6,13 +6,8 @@ import type { OrderContext } from '../../machines/order.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { ActorCollection, ActorView } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-<<<<<<< HEAD
-import type { StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
-import { plainDecimal } from '../../kernel/vocabulary/amounts.js';
-=======
 import type { Page, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
-import { plainDecimal } from '../trading/amounts.js';
->>>>>>> mcp-cpu2
+import { plainDecimal } from '../../kernel/vocabulary/amounts.js';
 import type { PortfolioSummary, PositionSummary, StatusReader, SubjectStatus, TradingSubject, WalletSummary } from './portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
 
