@@ -13,7 +13,7 @@ import { FLOWS, type FlowName, startStoreCallBench, type StoreCallBench } from '
 const CEILINGS: Record<FlowName, number> = {
   'REST EVM swap': 25,
   'MCP swap': 24,
-  'DCA tick': 25,
+  'DCA tick': 26,
   withdrawal: 33,
   'widget chat': 9,
   'REST command': 24,
