@@ -205,8 +205,8 @@ export class DcaTicks {
    * The order id of a tick (`dcaOrderId`), or its former name when the tick's order was placed
    * under it: a tick in flight during the upgrade and delivered again after it resumes that
    * order rather than buying a second time. (Breaker-retry attempts derive from whichever it is.)
-   * Only strategies stored before the upgrade can have one, and only for ticks due before their
-   * first tick after it: every other tick skips that read.
+   * Only strategies stored before the upgrade can have one, and only for ticks due up to an hour
+   * after the first tick counted since (`formerOrderNameMayExist`): every other tick skips that read.
    */
   private async tickOrderId(strategy: DcaStrategyContext, dueAt: number): Promise<string> {
     const { strategyId } = strategy;
