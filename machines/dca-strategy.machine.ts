@@ -75,6 +75,12 @@ export interface DcaStrategyContext {
   /** When an approver approved it (epoch ms), and the scope they approved with: its buys are then not held. */
   approvedAt?: number;
   approvedBy?: string;
+  /**
+   * Only on strategies stored before machine version 5: a build from before the derived order
+   * ids may have placed a tick of theirs under the former name (`ord_<strategyId>_<dueAt>`), so
+   * a tick due up to this time (epoch ms) looks that name up first. See `formerNamesAfter`.
+   */
+  formerOrderNamesUntil?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -95,6 +101,7 @@ export type DcaStrategyInput = Omit<
   | 'updatedAt'
   | 'approvedAt'
   | 'approvedBy'
+  | 'formerOrderNamesUntil'
 >;
 
 /** What one filled buy moved. */
@@ -140,9 +147,37 @@ export function tickHandled(context: Pick<DcaStrategyContext, 'recentDueAts' | '
 }
 
 /** Remembers a handled tick, keeping the list sorted and bounded. */
-function remember(context: DcaStrategyContext, event: TickOutcome): Pick<DcaStrategyContext, 'recentDueAts' | 'coveredUntil'> {
+function remember(
+  context: DcaStrategyContext,
+  event: TickOutcome,
+): Pick<DcaStrategyContext, 'recentDueAts' | 'coveredUntil' | 'formerOrderNamesUntil'> {
   const recentDueAts = [...context.recentDueAts, event.dueAt].sort((a, b) => a - b).slice(-RECENT_TICKS);
-  return { recentDueAts, coveredUntil: Math.max(context.coveredUntil, event.coversUntil ?? 0) };
+  const coveredUntil = Math.max(context.coveredUntil, event.coversUntil ?? 0);
+  // Strategies created since version 5 never carry the field: nothing to write for them.
+  if (context.formerOrderNamesUntil === undefined) return { recentDueAts, coveredUntil };
+  return { recentDueAts, coveredUntil, formerOrderNamesUntil: formerNamesAfter(context.formerOrderNamesUntil, event) };
+}
+
+/** True when a tick due at `dueAt` may have been placed under the former order name (`formerOrderNamesUntil`). */
+export function formerOrderNameMayExist(context: Pick<DcaStrategyContext, 'formerOrderNamesUntil'>, dueAt: number): boolean {
+  return context.formerOrderNamesUntil !== undefined && dueAt <= context.formerOrderNamesUntil;
+}
+
+/** Unknown until a version-5 build counts a tick of a strategy stored before it (the migration's value). */
+const FORMER_NAMES_UNBOUNDED = Number.MAX_SAFE_INTEGER;
+/** Beyond any clock skew between processes: a former build's tick started before the first version-5 write is due before this. */
+const FORMER_NAMES_MARGIN_MS = 60 * 60_000;
+
+/**
+ * The first tick this build counts writes the strategy as version 5, which the builds naming
+ * orders the former way refuse to read: no tick of theirs starts after it, so only ticks due
+ * up to then (plus the margin) may have such an order. With BullMQ a run can be redelivered
+ * after a later one was counted, hence a time rather than "the next tick". Once a tick due
+ * after it is counted the field goes: nothing is left to look for.
+ */
+function formerNamesAfter(until: number, event: TickOutcome): number | undefined {
+  if (until === FORMER_NAMES_UNBOUNDED) return event.at + FORMER_NAMES_MARGIN_MS;
+  return event.dueAt > until ? undefined : until;
 }
 
 type Emitted =
@@ -375,7 +410,7 @@ function amountBase(amount: string, decimals: number): bigint {
 
 export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext, DcaStrategyEvent, DcaStrategyInput> = {
   type: 'dca-strategy',
-  version: 4,
+  version: 5,
   machine: dcaStrategyMachine,
   migrations: {
     // v1 kept one high-water mark (`lastDueAt`): it becomes the catch-up watermark.
@@ -389,6 +424,9 @@ export const dcaStrategyDefinition: MachineDefinition<DcaStrategyContext, DcaStr
     // approved, so its ticks meet the approval rule. Bumped so that a v3 build refuses a
     // `pending_approval` snapshot instead of mis-reading it.
     3: (persisted) => persisted,
+    // v5 looks a tick's order up under the former name only for strategies stored before it
+    // (`formerOrderNamesUntil`): any of their ticks may still be in flight under that name.
+    4: (persisted) => ({ ...persisted, context: { ...(persisted.context as object), formerOrderNamesUntil: FORMER_NAMES_UNBOUNDED } }),
   },
   indexNames: ['subject'],
   indexes: (context) => ({ subject: `${context.subjectType}:${context.subjectId}` }),

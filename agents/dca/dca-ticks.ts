@@ -4,6 +4,7 @@ import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { DueJob, SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 import type { Chain } from '../../kernel/ports/venue.port.js';
 import {
+  formerOrderNameMayExist,
   limitReached,
   tickHandled,
   type DcaStrategyContext,
@@ -11,6 +12,7 @@ import {
   type DcaStrategyInput,
 } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
+import { exactValueUsd } from '../../machines/order-view.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
@@ -100,7 +102,7 @@ export class DcaTicks {
       return accepted ? 'skipped' : undefined;
     }
     const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
-    const orderId = await this.tickOrderId(strategy.strategyId, dueAt);
+    const orderId = await this.tickOrderId(strategy, dueAt);
     let event: DcaStrategyEvent;
     try {
       // The owner paused the agent or switched its trading off: nothing was tried, so this is no
@@ -140,9 +142,10 @@ export class DcaTicks {
       if (order.status === 'submitting') return undefined;
       const at = this.deps.clock.now();
       if (order.status === 'filled') {
-        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0).
-        const placed = await this.deps.actors.orders.get(order.order_id);
-        const spentUsd = placed?.context.valueUsd ?? Number(order.valueUsd);
+        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0),
+        // kept beside the view the pipeline answered; read from the order only for a copied view.
+        const spentUsd =
+          exactValueUsd(order) ?? (await this.deps.actors.orders.get(order.order_id))?.context.valueUsd ?? Number(order.valueUsd);
         event = {
           type: 'dca.executed',
           at,
@@ -202,8 +205,12 @@ export class DcaTicks {
    * The order id of a tick (`dcaOrderId`), or its former name when the tick's order was placed
    * under it: a tick in flight during the upgrade and delivered again after it resumes that
    * order rather than buying a second time. (Breaker-retry attempts derive from whichever it is.)
+   * Only strategies stored before the upgrade can have one, and only for ticks due up to an hour
+   * after the first tick counted since (`formerOrderNameMayExist`): every other tick skips that read.
    */
-  private async tickOrderId(strategyId: string, dueAt: number): Promise<string> {
+  private async tickOrderId(strategy: DcaStrategyContext, dueAt: number): Promise<string> {
+    const { strategyId } = strategy;
+    if (!formerOrderNameMayExist(strategy, dueAt)) return dcaOrderId(strategyId, dueAt);
     const legacy = legacyDcaOrderId(strategyId, dueAt);
     return (await this.deps.actors.orders.get(legacy)) ? legacy : dcaOrderId(strategyId, dueAt);
   }

@@ -3,6 +3,7 @@ import {
   RECENT_TICKS,
   dcaStrategyDefinition,
   dcaStrategyMachine,
+  formerOrderNameMayExist,
   tickHandled,
   type DcaStrategyEvent,
   type DcaStrategyInput,
@@ -325,6 +326,28 @@ describe('dca-strategy machine', () => {
       decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 3, snapshot: JSON.parse(JSON.stringify(paused)) }),
     );
     expect(restored.actor.getSnapshot().value).toBe('paused');
+  });
+
+  it('a version 4 strategy looks for former order names until its first counted tick, plus an hour; a new one never does', () => {
+    const fresh = walk([buy(1)]);
+    expect(formerOrderNameMayExist(fresh.snapshot.context, T0)).toBe(false);
+    expect(fresh.snapshot.context).not.toHaveProperty('formerOrderNamesUntil');
+    const v4 = walk([buy(1)]).actor.getPersistedSnapshot();
+    const persisted = decodeActorDocument(dcaStrategyDefinition, 'dca_1', { machineVersion: 4, snapshot: JSON.parse(JSON.stringify(v4)) });
+    const { actor } = startActor(dcaStrategyMachine, input, persisted);
+    // Any tick of its may still be in flight under the former name, however late it is delivered.
+    expect(formerOrderNameMayExist(actor.getSnapshot().context, T0 + 10_000 * MINUTE)).toBe(true);
+    actor.send(buy(2));
+    // Written as version 5 now: former builds start no tick after this, so only ticks due within the margin may have one.
+    expect(actor.getSnapshot().context.formerOrderNamesUntil).toBe(T0 + 2 * MINUTE + 50 + 60 * MINUTE);
+    expect(formerOrderNameMayExist(actor.getSnapshot().context, T0 + 2 * MINUTE)).toBe(true);
+    expect(formerOrderNameMayExist(actor.getSnapshot().context, T0 + 63 * MINUTE)).toBe(false);
+    // A tick redelivered late (BullMQ) within the margin keeps the bound; one due after it drops the field.
+    actor.send(buy(1, { dueAt: T0 + 1.5 * MINUTE }));
+    expect(actor.getSnapshot().context.formerOrderNamesUntil).toBe(T0 + 2 * MINUTE + 50 + 60 * MINUTE);
+    actor.send(buy(70));
+    expect(actor.getSnapshot().context.formerOrderNamesUntil).toBeUndefined();
+    expect(formerOrderNameMayExist(actor.getSnapshot().context, T0 + 2 * MINUTE)).toBe(false);
   });
 
   it('a pending_approval strategy rehydrates waiting, and approval still works after restore', () => {

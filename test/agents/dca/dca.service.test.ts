@@ -1,5 +1,5 @@
 import { orderDefinition } from '../../../machines/order.machine.js';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseInterval } from '../../../agents/dca/dca-interval.js';
 import type { DcaTickOutcome } from '../../../kernel/ports/dca-tick-observer.port.js';
 import { DCA_NAMES_COLLECTION, DcaService } from '../../../agents/dca/dca.service.js';
@@ -136,9 +136,35 @@ describe('DCA strategies service', () => {
       expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, lastOrderId: orders[0]!.order_id });
     });
 
+    /** Stores the strategy as a build from before machine version 5 left it (the runtime reads it afresh). */
+    const storedByFormerBuild = async (strategyId: string) => {
+      const doc = (await h.store.get<{ machineVersion: number; snapshot: unknown }>('actors.dca-strategy', strategyId))!;
+      await h.store.put('actors.dca-strategy', strategyId, {
+        data: { ...doc.data, machineVersion: 4 },
+        expectedVersion: doc.version,
+        indexes: doc.indexes,
+      });
+    };
+    const lookedUp = (spy: { mock: { calls: unknown[][] } }, id: string) =>
+      spy.mock.calls.filter(([address]) => (address as { id: string }).id === id).length;
+
+    it('a tick of a strategy created since the derived ids reads no order under the former id', async () => {
+      await h.fund(USDC, '1000000000');
+      const created = await create('fresh');
+      const dueAt = h.clock.now();
+      const get = vi.spyOn(h.runtime, 'get');
+      await tick(created.strategyId, dueAt);
+      expect(lookedUp(get, legacyDcaOrderId(created.strategyId, dueAt))).toBe(0);
+      // Nor the order it placed, after the fill (the pipeline's answer carries its exact value): the pipeline's own look at most.
+      expect(lookedUp(get, dcaOrderId(created.strategyId, dueAt))).toBeLessThanOrEqual(1);
+      expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, spentUsd: 10 });
+      get.mockRestore();
+    });
+
     it('a tick whose order was placed under the former id (`ord_<strategyId>_<dueAt>`) before an upgrade, delivered again, finds it and buys nothing more', async () => {
       await h.fund(USDC, '1000000000');
       const created = await create('upgraded');
+      await storedByFormerBuild(created.strategyId);
       const dueAt = h.clock.now();
       // The tick as the former version placed it, which stopped before telling the strategy.
       const legacy = legacyDcaOrderId(created.strategyId, dueAt);
@@ -162,12 +188,18 @@ describe('DCA strategies service', () => {
       expect(await h.runtime.get({ type: 'order', id: dcaOrderId(created.strategyId, dueAt) })).toBeNull();
       expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, failures: 0, lastOrderId: legacy });
       expect(observed).toEqual([['executed', 0]]);
-      // The next tick is named in the one format.
+      // The next tick is named in the one format; an hour after the first counted tick, no former name is looked for.
       await h.clock.advance(60_000);
       await tick(created.strategyId);
       expect((await h.queries.list(SUBJECT, { limit: 10 })).items.map((o) => o.order_id).sort()).toEqual(
         [dcaOrderId(created.strategyId, h.clock.now()), legacy].sort(),
       );
+      await h.clock.advance(61 * 60_000);
+      const get = vi.spyOn(h.runtime, 'get');
+      await tick(created.strategyId);
+      expect(lookedUp(get, legacyDcaOrderId(created.strategyId, h.clock.now()))).toBe(0);
+      get.mockRestore();
+      expect((await stored(created.strategyId)).context.formerOrderNamesUntil).toBeUndefined();
     });
   });
 
