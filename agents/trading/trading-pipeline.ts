@@ -3,7 +3,7 @@ import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
 import type { ActorCollection, JoinedWrites, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
 import type { CommitWrite } from '../../kernel/ports/store.port.js';
-import type { Chain, ExecutionResult, VenuePort } from '../../kernel/ports/venue.port.js';
+import type { Chain, ExecuteRequest, ExecutionResult, VenuePort, WalletSigner } from '../../kernel/ports/venue.port.js';
 import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
 import type { DailyVolume } from './daily-volume.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -149,16 +149,7 @@ export class TradingPipeline {
     // Prices first: a join runs inside the order's mailbox and the account's queue, again after a lost CAS.
     const prices = await this.fillPrices(input);
     const join = async (order: OrderContext): Promise<JoinedWrites<OrderEvent>> => {
-      const planned = await venue.planFill!({
-        clientOrderId: order.orderId,
-        chain: order.chain as Chain,
-        signer,
-        inputMint: order.inputMint,
-        outputMint: order.outputMint,
-        amountIn: order.amountIn,
-        minOut: order.minOut,
-        slippageBps: order.slippageBps,
-      });
+      const planned = await venue.planFill!(executeRequest(order, signer));
       if (!planned) throw new NotFilledAtOnce();
       const { filledOut, txSignature, at } = planned.result;
       const taken = dailyLimitUsd === undefined ? [] : [await volume.reserveWrite(subject, order.valueUsd, dailyLimitUsd, sentAt(order))];
@@ -379,16 +370,7 @@ export class TradingPipeline {
           () => this.deps.wallets.releaseSpend(subject, order.walletId, order.valueUsd),
         );
       const signer = await this.deps.wallets.signer(subject, order.walletId, taken.wallet);
-      result = await this.deps.venue.execute({
-        clientOrderId: order.orderId,
-        chain: order.chain as Chain,
-        signer,
-        inputMint: order.inputMint,
-        outputMint: order.outputMint,
-        amountIn: order.amountIn,
-        minOut: order.minOut,
-        slippageBps: order.slippageBps,
-      });
+      result = await this.deps.venue.execute(executeRequest(order, signer));
     } catch (error) {
       // Refused before anything was sent (open breaker, a limit, no signer): the order failed.
       // Anything else (a timeout, a dropped connection) may have reached the venue: ask it,
@@ -520,6 +502,20 @@ export class TradingPipeline {
     if (!order || order.subjectType !== subject.type || order.subjectId !== subject.id) return null;
     return order;
   }
+}
+
+/** What the venue is asked to execute (or plan) for an order, signed by `signer`. */
+function executeRequest(order: OrderContext, signer: WalletSigner): ExecuteRequest {
+  return {
+    clientOrderId: order.orderId,
+    chain: order.chain as Chain,
+    signer,
+    inputMint: order.inputMint,
+    outputMint: order.outputMint,
+    amountIn: order.amountIn,
+    minOut: order.minOut,
+    slippageBps: order.slippageBps,
+  };
 }
 
 /**

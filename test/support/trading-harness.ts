@@ -163,3 +163,33 @@ export async function tradingHarness(
 }
 
 export type TradingHarness = Awaited<ReturnType<typeof tradingHarness>>;
+
+/** Counts the commits of the harness's store that lost a compare-and-set (VERSION_CONFLICT). */
+export function countConflicts(h: TradingHarness): { conflicts: number } {
+  const counted = { conflicts: 0 };
+  const commit = h.store.commit.bind(h.store);
+  h.store.commit = async (batch) => {
+    try {
+      return await commit(batch);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'VERSION_CONFLICT') counted.conflicts++;
+      throw error;
+    }
+  };
+  return counted;
+}
+
+/** Records every write of the harness's store, as `put <collection>` or `commit <a> + <b> ...`. */
+export function recordWrites(h: TradingHarness): string[] {
+  const writes: string[] = [];
+  const { put, commit } = { put: h.store.put.bind(h.store), commit: h.store.commit.bind(h.store) };
+  h.store.put = (async (...args: Parameters<typeof put>) => {
+    writes.push(`put ${args[0]}`);
+    return put(...args);
+  }) as typeof put;
+  h.store.commit = async (batch) => {
+    writes.push(`commit ${batch.map((w) => w.collection).join(' + ')}`);
+    return commit(batch);
+  };
+  return writes;
+}

@@ -1,7 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BALANCES_COLLECTION, type BalanceDoc } from '../../../adapters/paper/paper-ledger.js';
 import type { ExecuteRequest, PlannedFill, VenuePort } from '../../../kernel/ports/venue.port.js';
-import { SOL, SUBJECT, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
+import {
+  SOL,
+  SUBJECT,
+  USDC,
+  buyRequest,
+  countConflicts,
+  recordWrites,
+  tradingHarness,
+  type TradingHarness,
+} from '../../support/trading-harness.js';
 
 /**
  * A swap on a venue that settles in this service's store (paper) with a wallet that has no
@@ -32,21 +41,6 @@ function observed(calls: { planned: string[]; executed: string[] }, planless = f
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-}
-
-/** Every write of the store, by collections. */
-function recordWrites(h: TradingHarness): string[] {
-  const writes: string[] = [];
-  const { put, commit } = { put: h.store.put.bind(h.store), commit: h.store.commit.bind(h.store) };
-  h.store.put = (async (...args: Parameters<typeof put>) => {
-    writes.push(`put ${args[0]}`);
-    return put(...args);
-  }) as typeof put;
-  h.store.commit = async (batch) => {
-    writes.push(`commit ${batch.map((w) => w.collection).join(' + ')}`);
-    return commit(batch);
-  };
-  return writes;
 }
 
 describe('a paper swap filled in one commit', () => {
@@ -107,21 +101,12 @@ describe('a paper swap filled in one commit', () => {
   });
 
   it('concurrent swaps of one account queue for its records: all fill, none conflicts, the balance adds up', async () => {
-    const commit = h.store.commit.bind(h.store);
-    let conflicts = 0;
-    h.store.commit = async (batch) => {
-      try {
-        return await commit(batch);
-      } catch (error) {
-        if ((error as { code?: string }).code === 'VERSION_CONFLICT') conflicts++;
-        throw error;
-      }
-    };
+    const counted = countConflicts(h);
     const orders = await Promise.all(
       Array.from({ length: 30 }, () => h.pipeline.place(buyRequest({ amount: { kind: 'whole', value: '0.1' } }))),
     );
     expect(orders.every((order) => order.status === 'filled')).toBe(true);
-    expect(conflicts).toBe(0);
+    expect(counted.conflicts).toBe(0);
     const balances = await h.venue.balances('solana', h.wallet.address);
     expect(balances[SOL]).toBe((10_000_000_000n - 30n * 100_000_000n).toString());
   });

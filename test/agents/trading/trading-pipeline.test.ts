@@ -7,7 +7,17 @@ import { SEND_WINDOW_MS, STALE_ORDER_MESSAGE } from '../../../agents/trading/tra
 import type { OrderContext } from '../../../machines/order.machine.js';
 import { AppError, isAppError } from '../../../kernel/errors/app-error.js';
 import type { ExecuteRequest, VenuePort } from '../../../kernel/ports/venue.port.js';
-import { BONK, SOL, SUBJECT, USDC, buyRequest, tradingHarness, type TradingHarness } from '../../support/trading-harness.js';
+import {
+  BONK,
+  SOL,
+  SUBJECT,
+  USDC,
+  buyRequest,
+  countConflicts,
+  recordWrites,
+  tradingHarness,
+  type TradingHarness,
+} from '../../support/trading-harness.js';
 
 const request = buyRequest;
 
@@ -242,16 +252,7 @@ describe('trading pipeline', () => {
 
   it('a swap is three atomic commits and no other write: order with its daily volume; paper fill with balances; order filled with its positions', async () => {
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
-    const writes: string[] = [];
-    const { put, commit } = { put: h.store.put.bind(h.store), commit: h.store.commit.bind(h.store) };
-    h.store.put = (async (...args: Parameters<typeof put>) => {
-      writes.push(`put ${args[0]}`);
-      return put(...args);
-    }) as typeof put;
-    h.store.commit = async (batch) => {
-      writes.push(`commit ${batch.map((w) => w.collection).join(' + ')}`);
-      return commit(batch);
-    };
+    const writes = recordWrites(h);
     const order = await h.pipeline.place(request());
     expect(order.status).toBe('filled');
     expect(writes).toEqual([
@@ -265,21 +266,12 @@ describe('trading pipeline', () => {
 
   it('concurrent swaps of one account queue for its shared records instead of racing for them: none retries, none gives up', async () => {
     h.state.config = { ...h.state.config, riskPolicy: { ...h.state.config.riskPolicy, dailyVolumeUsd: 1e9 } };
-    const commit = h.store.commit.bind(h.store);
-    let conflicts = 0;
-    h.store.commit = async (batch) => {
-      try {
-        return await commit(batch);
-      } catch (error) {
-        if ((error as { code?: string }).code === 'VERSION_CONFLICT') conflicts++;
-        throw error;
-      }
-    };
+    const counted = countConflicts(h);
     const orders = await Promise.all(
       Array.from({ length: 40 }, () => h.pipeline.place(request({ amount: { kind: 'whole', value: '0.1' } }))),
     );
     expect(orders.every((order) => order.status === 'filled')).toBe(true);
-    expect(conflicts).toBe(0);
+    expect(counted.conflicts).toBe(0);
   });
 
   it('daily volume: a refused order gives back nothing it did not take, so the limit holds', async () => {
