@@ -3,6 +3,8 @@
  * chat, REST command), counted on the started service: `npm run bench:store-calls`. Counts,
  * not times: they are the same on every run and machine, and `test/e2e/store-calls.e2e.test.ts`
  * holds each flow under its ceiling. BENCH_DETAIL=1 also lists calls by collection / actor type.
+ * Each flow meets cold caches (as after a quiet spell of 30 s or more); BENCH_WARM=1 counts it
+ * as a client's next call soon after its last (the kill switch and credentials cached).
  *
  * `before` is each flow's count before the request's account context was read once at its
  * boundary (the same bench on the commit before that work, cold caches as here): the table

@@ -233,7 +233,8 @@ export async function startStoreCallBench(): Promise<StoreCallBench> {
   };
   // Every flow meets cold caches (kill switch, credentials, scope caps, MCP targets: 30 s at
   // most), as a request after a quiet spell does: what it costs at worst, the same every run.
-  const coldCaches = () => clock.advance(COLD_CACHE_MS);
+  // BENCH_WARM=1: no quiet spell before a flow (a client's next call soon after its last), for comparison.
+  const coldCaches = () => (process.env.BENCH_WARM === '1' ? undefined : clock.advance(COLD_CACHE_MS));
   instrument(svc, counter);
   return {
     async run(flow) {
