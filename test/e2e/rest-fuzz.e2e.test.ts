@@ -30,6 +30,11 @@ function leaked(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The OAuth authorization server's own routes (their errors take OAuth's shape, not the REST envelope). */
+function oauthRoute(path: string): boolean {
+  return path.startsWith('/oauth/') || path.startsWith('/.well-known/oauth');
+}
+
 describe('REST routes under random input (e2e)', () => {
   const clock = new ManualClock(Date.now());
   let svc: TestService;
@@ -90,9 +95,16 @@ describe('REST routes under random input (e2e)', () => {
           // Stay inside the session's 300 requests a minute, so the routes themselves answer.
           await clock.advance(250);
           expect(response.status, `${route.method} ${path} -> ${text.slice(0, 200)}`).toBeLessThan(500);
-          if (response.status >= 400) {
+          if (response.status >= 400 && oauthRoute(route.path) && !response.headers.get('content-type')?.includes('json')) {
+            // The authorization endpoint answers a person: an error page, never a redirect to an unchecked client.
+            expect(response.headers.get('content-type'), `${route.method} ${path}`).toContain('text/html');
+          } else if (response.status >= 400) {
             const envelope = JSON.parse(text) as Record<string, unknown>;
-            expect(envelope.statusCode ?? (envelope.error as { code?: unknown } | undefined)?.code).toBeDefined();
+            // OAuth endpoints answer errors in OAuth's own shape ({error, error_description}), as OAuth clients parse them.
+            const code = oauthRoute(route.path)
+              ? typeof envelope.error === 'string' && envelope.error
+              : (envelope.statusCode ?? (envelope.error as { code?: unknown } | undefined)?.code);
+            expect(code, `${route.method} ${path} -> ${text.slice(0, 200)}`).toBeTruthy();
           }
           if (response.headers.get('content-type')?.includes('json'))
             expect(leaked(JSON.parse(text)), `${route.method} ${path} -> ${text.slice(0, 300)}`).toBeUndefined();
