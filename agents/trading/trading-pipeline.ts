@@ -137,7 +137,7 @@ export class TradingPipeline {
    * On a venue that settles in this store (paper): the order's creation, its fill, the
    * balances it moves, the positions it books and its share of the daily volume, as one
    * commit. Nothing can be left in flight, so there is no `submitting` on disk to reconcile,
-   * and a swap pays one write transaction instead of four. Null when the fill would not be
+   * and a swap pays one write transaction instead of three. Null when the fill would not be
    * one or a limit refuses it (the usual road records that outcome as it always has), and
    * for a delegate wallet (its cap is taken by a write of its own).
    */
