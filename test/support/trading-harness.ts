@@ -193,3 +193,17 @@ export function recordWrites(h: TradingHarness): string[] {
   };
   return writes;
 }
+
+/**
+ * The venue with some members replaced (an `undefined` one hides the venue's own: a venue
+ * without `planFill`); every other member is the venue's own, bound to it.
+ */
+export function overridingVenue(inner: VenuePort, members: { [K in keyof VenuePort]?: VenuePort[K] | undefined }): VenuePort {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (Object.hasOwn(members, property)) return members[property as keyof VenuePort];
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

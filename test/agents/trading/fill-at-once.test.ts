@@ -7,6 +7,7 @@ import {
   USDC,
   buyRequest,
   countConflicts,
+  overridingVenue,
   recordWrites,
   tradingHarness,
   type TradingHarness,
@@ -22,23 +23,16 @@ import {
 /** Counts the venue's planned fills and sends by client order id; `planless` hides the planner. */
 function observed(calls: { planned: string[]; executed: string[] }, planless = false) {
   return (inner: VenuePort): VenuePort =>
-    new Proxy(inner, {
-      get(target, property, receiver) {
-        if (property === 'planFill') {
-          if (planless) return undefined;
-          return async (request: ExecuteRequest): Promise<PlannedFill | null> => {
+    overridingVenue(inner, {
+      planFill: planless
+        ? undefined
+        : async (request: ExecuteRequest): Promise<PlannedFill | null> => {
             calls.planned.push(request.clientOrderId);
-            return target.planFill!(request);
-          };
-        }
-        if (property === 'execute') {
-          return (request: ExecuteRequest) => {
-            calls.executed.push(request.clientOrderId);
-            return target.execute(request);
-          };
-        }
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+            return inner.planFill!(request);
+          },
+      execute: (request) => {
+        calls.executed.push(request.clientOrderId);
+        return inner.execute(request);
       },
     });
 }

@@ -14,6 +14,7 @@ import {
   USDC,
   buyRequest,
   countConflicts,
+  overridingVenue,
   recordWrites,
   tradingHarness,
   type TradingHarness,
@@ -26,16 +27,11 @@ async function breakerOpenOnce() {
   let refuse = true;
   const flaky = await tradingHarness({
     venue: (paper) =>
-      new Proxy(paper, {
-        get(target, property, receiver) {
-          if (property === 'execute' && refuse) {
-            return async () => {
-              refuse = false;
-              throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
-            };
-          }
-          const value = Reflect.get(target, property, receiver);
-          return typeof value === 'function' ? value.bind(target) : value;
+      overridingVenue(paper, {
+        execute: async (req) => {
+          if (!refuse) return paper.execute(req);
+          refuse = false;
+          throw new AppError('CIRCUIT_BREAKER_OPEN', 'Circuit breaker open for provider: paper', { retryAfterSeconds: 60 });
         },
       }),
   });
@@ -46,16 +42,10 @@ async function breakerOpenOnce() {
 /** Counts executions that reach the venue, per client order id. */
 function counting(calls: Map<string, number>) {
   return (inner: VenuePort): VenuePort =>
-    new Proxy(inner, {
-      get(target, property, receiver) {
-        if (property === 'execute') {
-          return (req: ExecuteRequest) => {
-            calls.set(req.clientOrderId, (calls.get(req.clientOrderId) ?? 0) + 1);
-            return target.execute(req);
-          };
-        }
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+    overridingVenue(inner, {
+      execute: (req: ExecuteRequest) => {
+        calls.set(req.clientOrderId, (calls.get(req.clientOrderId) ?? 0) + 1);
+        return inner.execute(req);
       },
     });
 }
