@@ -525,16 +525,16 @@ async function measure(svc: TestService, gen: LoadGenerator, label: string, spec
   gc.observe({ entryTypes: ['gc'] });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const txnsBefore = writeTransactions(svc);
-  const switchesBefore = contextSwitches();
   const cpuBefore = process.cpuUsage();
-  const threadsBefore = threadTicks();
+  const threadsBefore = threadUse();
   loop.enable();
   const load = await gen.run(spec);
   loop.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const txns = writeTransactions(svc) - txnsBefore;
-  const switches = contextSwitches() - switchesBefore;
-  const threads = threadShares(threadsBefore, threadTicks(), load.seconds);
+  const threadsAfter = threadUse();
+  const switches = totalSwitches(threadsAfter) - totalSwitches(threadsBefore);
+  const threads = threadShares(threadsBefore, threadsAfter, load.seconds, Math.max(1, load.calls));
   const heapAfter = process.memoryUsage().heapUsed;
   gc.disconnect();
   await svc.service.operations.audit.flush();
@@ -587,45 +587,48 @@ function writeTransactions(svc: TestService): number {
   return (env.getStats() as { lastTxnId: number }).lastTxnId;
 }
 
-/** Context switches of every thread of this process so far. */
-function contextSwitches(): number {
-  let total = 0;
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
-      for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) total += Number(match[1]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return total;
+/** What one thread of this process has used so far: CPU ticks (1/100 s) and context switches (voluntary and not). */
+interface ThreadUse {
+  ticks: number;
+  switches: number;
 }
 
-/** CPU ticks (1/100 s) of each thread of this process so far, by thread: the main thread is `main`. */
-function threadTicks(): Map<string, number> {
-  const ticks = new Map<string, number>();
+/** Each thread of this process so far, by name (the main thread is `main`, others `name#tid`). */
+function threadUse(): Map<string, ThreadUse> {
+  const use = new Map<string, ThreadUse>();
   for (const tid of readdirSync('/proc/self/task')) {
     try {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
       const close = stat.lastIndexOf(')');
       const name = tid === String(process.pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, close)}#${tid}`;
       const fields = stat.slice(close + 2).split(' ');
-      const used = Number(fields[11]) + Number(fields[12]);
-      ticks.set(name, (ticks.get(name) ?? 0) + used);
+      let switches = 0;
+      for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) switches += Number(match[1]);
+      use.set(name, { ticks: Number(fields[11]) + Number(fields[12]), switches });
     } catch {
       // The thread ended between the listing and the read.
     }
   }
-  return ticks;
+  return use;
 }
 
-/** CPU of each kind of thread between two readings, as a share of `seconds` of one core. */
-function threadShares(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+const totalSwitches = (use: Map<string, ThreadUse>) => [...use.values()].reduce((sum, thread) => sum + thread.switches, 0);
+
+/**
+ * CPU of each thread between two readings, as a share of `seconds` of one core, with its
+ * context switches per call: on a VM a thread's every wake-up costs far more than in the
+ * profile, so which threads wake per call says where an idle service spends its CPU.
+ */
+function threadShares(before: Map<string, ThreadUse>, after: Map<string, ThreadUse>, seconds: number, calls: number): string {
   return [...after]
-    .map(([name, ticks]) => [name, ticks - (before.get(name) ?? 0)] as const)
-    .filter(([, ticks]) => ticks > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, ticks]) => `${name} ${(ticks / seconds).toFixed(0)}%`)
+    .map(([name, use]) => {
+      const was = before.get(name) ?? { ticks: 0, switches: 0 };
+      return { name, ticks: use.ticks - was.ticks, switches: use.switches - was.switches };
+    })
+    .filter((thread) => thread.ticks > 0 || thread.switches > 0)
+    .sort((a, b) => b.ticks - a.ticks || b.switches - a.switches)
+    .map((thread) => `${thread.name} ${(thread.ticks / seconds).toFixed(0)}% (${(thread.switches / calls).toFixed(1)} switches/call)`)
     .join(', ');
 }
 
@@ -733,7 +736,7 @@ async function main(): Promise<void> {
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const m of rows) console.log(costRow(m));
-    console.log('\n### CPU by thread (service process, share of one core)');
+    console.log('\n### CPU by thread (service process, share of one core, context switches per call)');
     for (const m of rows) console.log(`- ${m.label}: ${m.threads}`);
     console.log(
       `\nservice CPU at rest (no calls, ${IDLE_SECONDS} s): ${idleBefore.toFixed(1)}% of a core before the phases, ${idleAfter.toFixed(1)}% after the swap phases`,
