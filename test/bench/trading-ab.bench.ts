@@ -32,7 +32,8 @@ function extractBase(ref: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'trading-ab-base-'));
   execFileSync('sh', ['-c', `git archive --format=tar ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(dir)}`], { cwd: ROOT });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  for (const file of ['trading.bench.ts', 'cpu-profile.ts']) copyFileSync(join(HERE, file), join(dir, 'test/bench', file));
+  for (const file of ['trading.bench.ts', 'cpu-profile.ts', 'bare-ceiling.ts'])
+    copyFileSync(join(HERE, file), join(dir, 'test/bench', file));
   return dir;
 }
 
@@ -63,12 +64,16 @@ function runBench(root: string, label: string): Promise<BenchResult> {
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
-type Phase = 'summary' | 'swap' | 'openSwap' | 'openSummary';
+type Phase = 'summary' | 'swap' | 'openSwap' | 'openSummary' | 'ceiling' | 'ceilingOpenSwap' | 'ceilingOpenSummary';
 const PHASES: Array<[Phase, string]> = [
   ['summary', 'MCP trading_portfolio_summary, closed loop'],
   ['swap', 'MCP guarded paper swap, closed loop'],
   ['openSwap', 'MCP guarded paper swap, open loop'],
   ['openSummary', 'MCP trading_portfolio_summary, open loop'],
+  // The same code on both sides: how much the machine itself moved between the two runs.
+  ['ceiling', 'bare node:http ceiling, closed loop'],
+  ['ceilingOpenSwap', 'bare node:http ceiling, open loop at the swap rate'],
+  ['ceilingOpenSummary', 'bare node:http ceiling, open loop at the summary rate'],
 ];
 const FIGURES: Array<[keyof BenchResult['swap'], string, number]> = [
   ['rps', 'calls/s', 0],

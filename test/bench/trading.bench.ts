@@ -20,7 +20,13 @@
  * 4. the same read again, now that every account holds the swap phases' orders;
  * 5. the read in an open loop at BENCH_SUMMARY_RATE reads/s (default half of phase 4's rate);
  * 6. (BENCH_REST=0 skips it) REST `POST /api/nest/trading/command` "swap 1 USDC to SOL" with
- *    `X-Idempotency-Key`, signed in as each account's operator.
+ *    `X-Idempotency-Key`, signed in as each account's operator;
+ * 7. (BENCH_CEILING=0 skips it) the machine's own cost of a request: a bare node:http server
+ *    (bare-ceiling.ts, its own process on the service's core) under the same load, closed loop and open loop at the
+ *    swap and summary rates. On a VM a process that sleeps between requests pays for every
+ *    wake-up (measured: a bare server's CPU per request several times its closed-loop figure
+ *    at 200/s, and more at 50/s), so an open-loop figure means something only beside the
+ *    ceiling's at the same rate.
  * Every answer is checked (HTTP 200, `result.isError === false`, order `filled`); any other is
  * an error, counted and sampled. After each swap phase the orders in the store are counted:
  * orders created, swaps acknowledged and distinct order ids must be equal.
@@ -47,6 +53,7 @@
  * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope),
  * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase).
  */
+import { bareCeiling, listen } from './bare-ceiling.js';
 import { profiled } from './cpu-profile.js';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -67,6 +74,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
 const WITH_REST = process.env.BENCH_REST !== '0';
+const WITH_CEILING = process.env.BENCH_CEILING !== '0';
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 const OPEN_CPU_PROFILE = process.env.BENCH_OPEN_CPU_PROFILE;
 /** Swaps/s of the open-loop phase: a number, or `half` (default) of the closed loop's swaps/s in this run; 0 skips it. */
@@ -100,7 +108,7 @@ const MAX_ERROR_SAMPLES = 5;
 // ---------------------------------------------------------------------------------------------
 // What the parent and the load child exchange (IPC, structured clone).
 
-type CallKind = 'mcp-swap' | 'mcp-summary' | 'rest-swap';
+type CallKind = 'mcp-swap' | 'mcp-summary' | 'rest-swap' | 'ceiling';
 
 interface ClientSpec {
   /** Request path: `/mcp/<publicId>` or the REST route with `?agentId=`. */
@@ -151,6 +159,7 @@ interface PhaseResult {
 
 function requestBody(kind: CallKind, id: number): { body: string; headers: Record<string, string> } {
   if (kind === 'rest-swap') return { body: JSON.stringify({ message: REST_COMMAND }), headers: { 'x-idempotency-key': randomUUID() } };
+  if (kind === 'ceiling') return { body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }), headers: {} };
   const params =
     kind === 'mcp-swap'
       ? {
@@ -186,6 +195,7 @@ function verdict(kind: CallKind, status: number, text: string): { ok: true; orde
   const result = body?.result;
   // A tool failure is HTTP 200 with `isError: true`: only the result says whether it worked.
   if (result?.isError !== false) return fail('isError');
+  if (kind === 'ceiling') return { ok: true };
   if (kind === 'mcp-summary') return Array.isArray(result.structuredContent?.positions) ? { ok: true } : fail('no positions');
   const order = result.structuredContent;
   if (order?.status !== 'filled' || typeof order.order_id !== 'string') return fail('not filled');
@@ -476,6 +486,10 @@ export interface BenchResult {
   swap: PhaseFigures;
   openSwap?: PhaseFigures & { rate: number };
   openSummary?: PhaseFigures & { rate: number };
+  /** The bare node:http ceiling under the same loads (BENCH_CEILING=0: absent). */
+  ceiling?: PhaseFigures;
+  ceilingOpenSwap?: PhaseFigures & { rate: number };
+  ceilingOpenSummary?: PhaseFigures & { rate: number };
   idleCpuPct: number;
   loadAverage: number;
 }
@@ -664,6 +678,100 @@ function ordersCheck(m: Measured): { ok: boolean; line: string } {
   };
 }
 
+/** One load of the bare ceiling: its process's CPU per call (all threads) and context switches per call. */
+interface CeilingMeasured {
+  label: string;
+  load: PhaseResult;
+  rps: number;
+  cpuUsPerCall: number;
+  switchesPerCall: number;
+}
+
+/** CPU ticks (1/100 s) and context switches of every thread of process `pid` so far. */
+function processUse(pid: number): ThreadUse {
+  const use = { ticks: 0, switches: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      use.ticks += Number(fields[11]) + Number(fields[12]);
+      for (const match of readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8').matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm))
+        use.switches += Number(match[1]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return use;
+}
+
+/**
+ * The bare ceiling under the loads the service just had: a closed loop of as many clients,
+ * and open loops at the swap and summary rates (0: that one is skipped). It runs in a process
+ * of its own on the service's core, so that the service's own timers and flushes at rest are
+ * not charged to it; its CPU is read from /proc (1/100 s ticks: enough over a phase).
+ */
+async function measureCeiling(
+  gen: LoadGenerator,
+  clients: number,
+  swapRate: number,
+  summaryRate: number,
+): Promise<{ closed: CeilingMeasured; openSwap?: CeilingMeasured; openSummary?: CeilingMeasured }> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    ...(PIN ? { execPath: 'taskset', execArgv: ['-c', '0', process.execPath, '--import', 'tsx'] } : { execArgv: ['--import', 'tsx'] }),
+    env: { ...process.env, [ROLE_ENV]: 'ceiling' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message) => resolve(Number(message)));
+      child.once('exit', (code) => reject(new Error(`ceiling server exited with ${code}`)));
+    });
+    // `taskset` execs node in place: the child's pid is the server's.
+    const pid = child.pid!;
+    const spec = (seconds: number, ratePerSecond?: number): PhaseSpec => ({
+      kind: 'ceiling',
+      seconds,
+      host: '127.0.0.1',
+      port,
+      clients: Array.from({ length: clients }, () => ({ path: '/', headers: {} })),
+      ...(ratePerSecond ? { ratePerSecond } : {}),
+    });
+    const run = async (label: string, phase: PhaseSpec): Promise<CeilingMeasured> => {
+      const before = processUse(pid);
+      const load = await gen.run(phase);
+      const after = processUse(pid);
+      const calls = Math.max(1, load.calls);
+      return {
+        label,
+        load,
+        rps: load.calls / load.seconds,
+        cpuUsPerCall: ((after.ticks - before.ticks) * 10_000) / calls,
+        switchesPerCall: (after.switches - before.switches) / calls,
+      };
+    };
+    await gen.run(spec(WARMUP_SECONDS));
+    const closed = await run('bare node:http ceiling, closed loop', spec(SECONDS));
+    const openSwap = swapRate > 0 ? await run(`bare node:http ceiling, open loop at ${swapRate}/s`, spec(SECONDS, swapRate)) : undefined;
+    const openSummary =
+      summaryRate > 0 ? await run(`bare node:http ceiling, open loop at ${summaryRate}/s`, spec(SECONDS, summaryRate)) : undefined;
+    return { closed, ...(openSwap ? { openSwap } : {}), ...(openSummary ? { openSummary } : {}) };
+  } finally {
+    child.kill();
+  }
+}
+
+/** The ceiling's process: serves until its parent goes. */
+function ceilingChild(): void {
+  listen(bareCeiling).then(
+    ({ base }) => process.send?.(Number(new URL(base).port)),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+  process.on('disconnect', () => process.exit(0));
+}
+
 async function main(): Promise<void> {
   // The house way of measuring: the service on core 0, its load on core 1 (see LoadGenerator).
   if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
@@ -724,6 +832,7 @@ async function main(): Promise<void> {
       warmups.push(await gen.run(spec('rest-swap', WARMUP_SECONDS)));
       rest = await measure(svc, gen, `REST POST /api/nest/trading/command "${REST_COMMAND}"`, spec('rest-swap'));
     }
+    const ceiling = WITH_CEILING ? await measureCeiling(gen, accounts.length, swapRate, summaryRate) : undefined;
 
     const rows = [readsBefore, swaps, ...(paced ? [paced] : []), readsAfter, ...(pacedReads ? [pacedReads] : []), ...(rest ? [rest] : [])];
     const title = `${SECONDS} s each after a ${WARMUP_SECONDS} s warm-up, ${CLIENTS} clients each with its own agent, embedded profile: LMDB, answers after the disk flush`;
@@ -763,6 +872,24 @@ async function main(): Promise<void> {
         console.log(
           `${open.label}: p50 ${ms(open.load.latency.p50)} ms, p99 ${ms(open.load.latency.p99)} ms (target p99 < ${OPEN_TARGET_P99_MS} ms: ${open.load.latency.p99 < OPEN_TARGET_P99_MS ? 'MET' : 'MISSED'}), generator at most ${ms(open.load.sendLagMaxMs)} ms late, ${open.load.clientCpuPct.toFixed(0)}% of a core`,
         );
+    if (ceiling) {
+      // Ours over the ceiling at the same load: what our code adds, apart from what the machine charges per request.
+      console.log('\n### Against a bare node:http server under the same load (same run)');
+      console.log(
+        '| load | ceiling calls/s | ceiling p99 ms | ceiling CPU µs/call (switches/call) | ours | ours / ceiling |\n|---|---|---|---|---|---|',
+      );
+      const pairs: Array<[string, CeilingMeasured, Measured | undefined]> = [
+        ['closed loop, summary', ceiling.closed, readsAfter],
+        ['closed loop, swap', ceiling.closed, swaps],
+        [`open loop at ${swapRate}/s, swap`, ceiling.openSwap ?? ceiling.closed, ceiling.openSwap && paced],
+        [`open loop at ${summaryRate}/s, summary`, ceiling.openSummary ?? ceiling.closed, ceiling.openSummary && pacedReads],
+      ];
+      for (const [load, bare, ours] of pairs)
+        if (ours)
+          console.log(
+            `| ${load} | ${bare.rps.toFixed(0)} | ${ms(bare.load.latency.p99)} | ${bare.cpuUsPerCall.toFixed(0)} (${bare.switchesPerCall.toFixed(1)}) | ${ours.cpuUsPerCall.toFixed(0)} | ${(ours.cpuUsPerCall / bare.cpuUsPerCall).toFixed(2)}x |`,
+          );
+    }
     if (rest)
       console.log(
         `swap latency (REST): p50 ${ms(rest.load.latency.p50)} ms, p99 ${ms(rest.load.latency.p99)} ms; REST / MCP swaps/s: ${((rest.rps / swaps.rps) * 100).toFixed(1)}%`,
@@ -785,6 +912,16 @@ async function main(): Promise<void> {
       `machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (above ${cpus().length}: other work competed for the CPU)`,
     );
     if (RESULT_PATH) {
+      const ceilingFigures = (m: CeilingMeasured) => ({
+        rps: m.rps,
+        cpuUsPerCall: m.cpuUsPerCall,
+        txnsPerCall: 0,
+        switchesPerCall: m.switchesPerCall,
+        durablePerCall: 0,
+        gcPct: 0,
+        p50: m.load.latency.p50,
+        p99: m.load.latency.p99,
+      });
       const figures = (m: Measured | undefined) =>
         m && {
           rps: m.rps,
@@ -801,6 +938,9 @@ async function main(): Promise<void> {
         swap: figures(swaps)!,
         ...(paced ? { openSwap: { ...figures(paced)!, rate: swapRate } } : {}),
         ...(pacedReads ? { openSummary: { ...figures(pacedReads)!, rate: summaryRate } } : {}),
+        ...(ceiling ? { ceiling: ceilingFigures(ceiling.closed) } : {}),
+        ...(ceiling?.openSwap ? { ceilingOpenSwap: { ...ceilingFigures(ceiling.openSwap), rate: swapRate } } : {}),
+        ...(ceiling?.openSummary ? { ceilingOpenSummary: { ...ceilingFigures(ceiling.openSummary), rate: summaryRate } } : {}),
         idleCpuPct: idleAfter,
         loadAverage: loadavg()[0]!,
       };
@@ -815,6 +955,8 @@ async function main(): Promise<void> {
 
 if (process.env[ROLE_ENV] === 'load') {
   loadChild();
+} else if (process.env[ROLE_ENV] === 'ceiling') {
+  ceilingChild();
 } else {
   main().catch((error) => {
     console.error(error);
