@@ -10,12 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { copyLmdbEnvironment, countLmdbDocuments, hasLmdbEnvironment, lmdbEnvironmentInUse } from '../../adapters/lmdb/lmdb-copy.js';
 import { ensurePrivateDir, makeFilePrivate } from '../../kernel/shared/private-files.js';
 import { dataDirLocked } from '../composition/data-dir-lock.js';
-import { embeddedStoreDir } from '../composition/data-dir-layout.js';
+import { embeddedBusHistoryDir, embeddedStoreDir } from '../composition/data-dir-layout.js';
 import { SECRET_NAMES, SECRETS_FILE } from '../config/secrets.js';
 import {
   ArchiveError,
@@ -189,6 +189,11 @@ export async function runRestore(file: string | undefined, flags: Flags, env: En
         if (existsSync(join(dataDir, name))) renameSync(join(dataDir, name), join(replaced, name));
         renameSync(join(staging, name), join(dataDir, name));
       }
+      // The replay history is the replaced store's past: a restored service starts its streams
+      // afresh, and a client resuming from an old event id must not be handed events of agents
+      // and orders the restored store never had.
+      const history = embeddedBusHistoryDir(dataDir);
+      if (existsSync(history)) renameSync(history, join(replaced, basename(history)));
       for (const name of readdirSync(storeDir)) makeFilePrivate(join(storeDir, name));
       makeFilePrivate(join(dataDir, SECRETS_FILE));
     } finally {

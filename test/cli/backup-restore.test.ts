@@ -4,13 +4,13 @@
  * newer, sealed with another passphrase) before it writes anything.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { runCli } from '../../src/cli/agentctl.js';
-import { embeddedStoreDir } from '../../src/composition/data-dir-layout.js';
+import { embeddedBusHistoryDir, embeddedStoreDir } from '../../src/composition/data-dir-layout.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 
 const PASSPHRASE = 'a passphrase of some length';
@@ -249,9 +249,15 @@ describe('agentctl backup and restore', () => {
       await open.close();
     }
     expect(await ids(target)).toEqual(['t-0']);
+    // The replaced service's replay history: a restore must not leave it for the restored one.
+    const history = embeddedBusHistoryDir(target);
+    mkdirSync(history);
+    writeFileSync(join(history, 'data.mdb'), 'events of the replaced timeline');
     const forced = await ctl(['restore', '--force', archive, '--data-dir', target]);
     expect(forced, forced.err).toMatchObject({ code: 0 });
     expect(await ids(target)).toEqual(await ids(source));
+    expect(existsSync(history)).toBe(false);
+    expect(readdirSync(target).filter((name) => name.startsWith('.restore-'))).toEqual([]);
   }, 120_000);
 
   it('backs up only a data directory with a store, into a new file, with a passphrase', async () => {
