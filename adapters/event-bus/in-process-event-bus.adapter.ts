@@ -203,7 +203,10 @@ export class InProcessEventBus implements EventBusPort {
       state.subscribers?.clear();
     }
     if (!this.history) return;
-    // What was published is written before the history closes: a restart replays it.
+    // What was published is written before the history closes: a restart replays it. The
+    // appends wait for a flush (a timer that a driven clock may never fire), so it is asked for;
+    // the removals retention queues as they settle go in with the close.
+    await this.history.flush();
     await Promise.allSettled([...this.appends]);
     await this.history.close();
   }
