@@ -142,7 +142,8 @@ export class LmdbEventHistory implements EventHistoryPort {
 
   private enqueue(writes: Write[]): Promise<void> {
     if (this.closed) return Promise.reject(new AppError('SHUTTING_DOWN', 'The event history is closed'));
-    const batch = (this.batch ??= this.openBatch());
+    this.batch ??= this.openBatch();
+    const batch = this.batch;
     batch.writes.push(...writes);
     const done = batch.done;
     if (batch.writes.length >= this.maxBatch) this.commit();
