@@ -7,10 +7,12 @@ import type { EventHistoryPort } from '../../kernel/ports/event-history.port.js'
 import { ensurePrivateDir, makeFilePrivate } from '../../kernel/shared/private-files.js';
 import { SystemClock } from '../clock/system-clock.adapter.js';
 import { busEventBodySchema, toBusEvent, type EventBusLogger } from '../shared/event-bus-helpers.js';
+import { currentBootId, guardUnsyncedClose, guardUnsyncedOpen } from './lmdb-boot.guard.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { tupleKey } from './lmdb-record.codec.js';
 
-const LMDB_FILES = ['data.mdb', 'lock.mdb'];
+const DATA_FILE = 'data.mdb';
+const LMDB_FILES = [DATA_FILE, 'lock.mdb'];
 /** Bytes before the JSON in a value: the publication time, so retention reads it without parsing. */
 const AT_BYTES = 8;
 const DEFAULT_FLUSH_MS = 50;
@@ -27,6 +29,8 @@ export interface LmdbEventHistoryOptions {
   flushMs?: number;
   /** Writes (events appended, streams trimmed) that make a flush at once (default 1,000). */
   maxBatch?: number;
+  /** This boot of the machine (default read from the system): see `guardUnsyncedOpen`. */
+  bootId?: string;
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -53,13 +57,15 @@ interface Batch {
  * events over several event-loop turns, and a transaction of lmdb-js's write thread costs some
  * 700 µs of CPU and a dozen thread wake-ups whatever it holds. Opened with `noSync`: a commit
  * is in the page cache, so it survives the process being killed, but not the machine losing
- * power (a replay convenience; the store keeps what must last). `close` writes what is queued.
+ * power (a replay convenience; the store keeps what must last), and a file the machine stopped
+ * under is discarded at the next open (`guardUnsyncedOpen`). `close` writes what is queued.
  * Only one process writes a stream (the embedded bus is in-process), so no write is conditional.
  */
 export class LmdbEventHistory implements EventHistoryPort {
   private readonly root: RootDatabase;
   private readonly events: Binary;
   private readonly logger: EventBusLogger | undefined;
+  private readonly path: string;
   private readonly clock: ClockPort;
   private readonly flushMs: number;
   private readonly maxBatch: number;
@@ -68,10 +74,14 @@ export class LmdbEventHistory implements EventHistoryPort {
 
   constructor(options: LmdbEventHistoryOptions) {
     ensurePrivateDir(options.path);
+    this.logger = options.logger;
+    this.path = options.path;
+    if (guardUnsyncedOpen(options.path, LMDB_FILES, options.bootId ?? currentBootId())) {
+      this.logger?.('event history discarded: the machine stopped while it was open', { path: options.path });
+    }
     this.root = open({ path: options.path, noSync: true });
     for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     this.events = this.root.openDB<Buffer, Buffer>({ name: 'events', keyEncoding: 'binary', encoding: 'binary' });
-    this.logger = options.logger;
     this.clock = options.clock ?? new SystemClock();
     this.flushMs = Math.max(0, options.flushMs ?? DEFAULT_FLUSH_MS);
     this.maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
@@ -138,6 +148,7 @@ export class LmdbEventHistory implements EventHistoryPort {
     this.closed = true;
     this.commit();
     await this.root.close();
+    guardUnsyncedClose(this.path, DATA_FILE);
   }
 
   private enqueue(writes: Write[]): Promise<void> {

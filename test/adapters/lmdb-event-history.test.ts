@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,5 +173,24 @@ describe('LmdbEventHistory', () => {
     // The next batch is a batch of its own.
     await Promise.all([log.append('c', events('c', 1, 1)), clock.advance(20)]);
     expect(log.lastId('c')).toBe(1);
+  });
+
+  it('starts empty, and says so, when the machine stopped while it was open; keeps what a killed process left', async () => {
+    const logged: string[] = [];
+    const { history: log, dir } = await driven({ bootId: 'boot-a' });
+    const appended = log.append('s', events('s', 1, 2));
+    await log.close();
+    await appended;
+    histories.splice(0);
+    // As a process stopped without closing leaves it: its boot's mark.
+    writeFileSync(join(dir, 'open-in-boot'), 'boot-a');
+    const sameBoot = new LmdbEventHistory({ path: dir, bootId: 'boot-a', logger: (message) => logged.push(message) });
+    expect(sameBoot.lastId('s')).toBe(2);
+    await sameBoot.close();
+    writeFileSync(join(dir, 'open-in-boot'), 'boot-a');
+    const nextBoot = new LmdbEventHistory({ path: dir, bootId: 'boot-b', logger: (message) => logged.push(message) });
+    histories.push(nextBoot);
+    expect(nextBoot.lastId('s')).toBe(0);
+    expect(logged).toEqual(['event history discarded: the machine stopped while it was open']);
   });
 });
