@@ -1,7 +1,6 @@
 import { deserialize } from 'node:v8';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { IndexValue, StoredDocument } from '../../kernel/ports/store.port.js';
-import { deepFreeze } from '../../kernel/shared/deep-freeze.js';
 import { encodeKey, MAX_KEY_BYTES, type KeyPart } from './lmdb-key.codec.js';
 
 /**
@@ -62,12 +61,35 @@ export function lazyDocument(record: DocRecord): StoredDocument {
     indexes: Object.freeze(indexes),
     get data(): unknown {
       if (!decoded) {
-        data = deepFreeze(deserialize(bytes));
+        data = freezeDecoded(deserialize(bytes));
         decoded = true;
       }
       return data;
     },
   });
+}
+
+/**
+ * `deepFreeze` for a value just deserialized (nothing in it frozen yet, no getters): children
+ * that are not objects are skipped without a call, and an array's items are not copied out
+ * first: a paper wallet's balance document, read on every swap, holds rings of hundreds of
+ * order ids. Cycles (the structured clone keeps them) stop at what is frozen already.
+ */
+function freezeDecoded<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) freezeDecoded(item);
+    }
+    return value;
+  }
+  for (const key of Object.keys(value)) {
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) freezeDecoded(item);
+  }
+  return value;
 }
 
 export function expired(record: Pick<StoredDocument, 'expiresAt'>, now: number): boolean {

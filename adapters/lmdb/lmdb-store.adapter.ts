@@ -233,12 +233,14 @@ export class LmdbStore implements StorePort {
       data: put.data,
     };
     const raw = encodeRecord(record);
+    // The same expiry is the same entry: an idempotency record's completion keeps its claim's.
+    const keptExpiry = expiresAt !== undefined && current?.expiresAt === expiresAt;
     const write = () => {
-      if (current) this.unlink(collection, current, kept);
+      if (current) this.unlink(collection, current, kept, keptExpiry);
       for (const stale of staleJournal) this.journal.remove(stale);
       this.docs.put(key, raw, newStamp());
       for (const { name, key: indexKey } of indexKeys) if (!kept(name)) this.indexes.put(indexKey, MARK);
-      if (expiryKey) this.expiry.put(expiryKey, MARK);
+      if (expiryKey && !keptExpiry) this.expiry.put(expiryKey, MARK);
       if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
     };
     return { record, raw, write };
@@ -434,12 +436,12 @@ export class LmdbStore implements StorePort {
     this.cache.forget(cacheKeyOf(key));
   }
 
-  /** Removes the index (but the `kept` ones) and expiry entries of a stored record (inside a write transaction or block). */
-  private unlink(collection: string, record: StoredDocument, kept: (index: string) => boolean = () => false): void {
+  /** Removes the index (but the `kept` ones) and expiry entries (unless `keptExpiry`) of a stored record (inside a write transaction or block). */
+  private unlink(collection: string, record: StoredDocument, kept: (index: string) => boolean = () => false, keptExpiry = false): void {
     for (const [name, value] of Object.entries(record.indexes)) {
       if (!kept(name)) this.indexes.remove(tupleKey([collection, name, value, record.id]));
     }
-    if (record.expiresAt !== undefined) this.expiry.remove(tupleKey([record.expiresAt, collection, record.id]));
+    if (record.expiresAt !== undefined && !keptExpiry) this.expiry.remove(tupleKey([record.expiresAt, collection, record.id]));
   }
 
   /** The keys of an id's journal entries. */

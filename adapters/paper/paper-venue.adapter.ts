@@ -3,9 +3,8 @@
  * product pools with fees and price impact, and balances in the store. Every safety check
  * of the service runs against it as against a live venue; only the money is simulated.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { WALLET_CHAINS } from '../../kernel/vocabulary/chains.js';
-import bs58 from 'bs58';
 import { z } from 'zod';
 import { AppError } from '../../kernel/errors/app-error.js';
 import { validationMessages } from '../../kernel/errors/validation-messages.js';
@@ -27,6 +26,7 @@ import {
   type VenuePort,
 } from '../../kernel/ports/venue.port.js';
 import { normalizeAddress, PaperLedger, SLIPPAGE_MESSAGE, type FillDoc, type FillRequest } from './paper-ledger.js';
+import { base58Encode } from './base58.codec.js';
 import { DEFAULT_FEE_BPS, quotePool, type PoolQuote } from './paper-pools.js';
 import { PaperPriceFeed } from './paper-price-feed.js';
 import { findPaperToken, isWrapPair, searchPaperTokens, type PaperToken } from './paper-tokens.js';
@@ -100,8 +100,8 @@ function executeInput(request: ExecuteRequest): z.output<typeof ExecuteInput> {
 
 /** A stable signature per order id, shaped like the chain's own (64-byte base58 on Solana, 32-byte hex on EVM). */
 export function paperTxSignature(chain: Chain, clientOrderId: string): string {
-  if (chain === 'solana') return bs58.encode(createHash('sha512').update(`paper:${clientOrderId}`).digest());
-  return `0x${createHash('sha256').update(`paper:${clientOrderId}`).digest('hex')}`;
+  if (chain === 'solana') return base58Encode(hash('sha512', `paper:${clientOrderId}`, 'buffer'));
+  return `0x${hash('sha256', `paper:${clientOrderId}`, 'hex')}`;
 }
 
 function tokenNotFound(mint: string): AppError {

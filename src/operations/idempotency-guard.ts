@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import {
   AppError,
@@ -90,7 +90,7 @@ export class IdempotencyGuard {
     call: { onReplay?: () => void; ids?: RequestIds; legacyFingerprint?: string } = {},
   ): Promise<T> {
     const { onReplay } = call;
-    const id = createHash('sha256').update(`${scope}\n${key}`).digest('base64url');
+    const id = hash('sha256', `${scope}\n${key}`, 'base64url');
     const same = (stored: string) => stored === fingerprint || (call.legacyFingerprint !== undefined && stored === call.legacyFingerprint);
     const claimed = await this.claim(id, fingerprint, same, onReplay);
     if (claimed.replay) return claimed.replay() as T;

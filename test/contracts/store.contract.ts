@@ -356,6 +356,17 @@ export function storeContract(name: string, factory: () => Promise<Subject>): vo
         expect(await store.get(things, 'a')).toMatchObject({ version: 1, data: { life: 2 } });
       });
 
+      it('sweeps a document rewritten with the same expiry, once', async () => {
+        const expiresAt = clock.now() + 1_000;
+        await put('claimed', { data: { state: 'running' }, expiresAt });
+        await put('claimed', { data: { state: 'done' }, expectedVersion: 1, expiresAt });
+        await put('claimed', { data: { state: 'done again' }, expectedVersion: 2, expiresAt });
+        await clock.advance(1_000);
+        expect(await store.sweepExpired()).toBe(1);
+        expect(await store.sweepExpired()).toBe(0);
+        expect(ids((await store.list(things, { limit: 10 })).items)).toEqual([]);
+      });
+
       it('keeps a document whose TTL a later write removed or extended', async () => {
         await put('dropped', { expiresAt: clock.now() + 1_000 });
         await put('dropped', { expectedVersion: 1 });
