@@ -337,7 +337,8 @@ export class WithdrawalService {
 
   /**
    * A transfer on a local ledger (paper), applied in the commit that takes the withdrawal from
-   * `requested` to `confirmed`, with the position it books: all or nothing, so a crash leaves
+   * `requested` through `signed` and `broadcast` to `confirmed` (one version, one journal entry),
+   * with the position it books: all or nothing, so a crash leaves
    * it `requested` with nothing moved, and of two callers signing at once only the one whose
    * commit wins moves funds (the other's bytes were never stored, so they can never apply).
    * `balance`: the sender's balance as the request read it; the first commit starts from it,
@@ -357,9 +358,10 @@ export class WithdrawalService {
       reference: withdrawal.withdrawalId,
     });
     let read = balance;
+    const at = this.deps.clock.now();
     const { view } = await this.deps.withdrawals.send(
       withdrawal.withdrawalId,
-      { type: 'withdrawal.settle', at: this.deps.clock.now(), txSignature: signed.txSignature, signedTx: signed.signedTx },
+      { type: 'withdrawal.sign', at, txSignature: signed.txSignature, signedTx: signed.signedTx },
       {
         join: async () => {
           // The request's read counts for the first commit only: one retried after a lost compare-and-set reads again.
@@ -371,7 +373,15 @@ export class WithdrawalService {
             `withdrawal:${withdrawal.withdrawalId}`,
             legOf(withdrawal),
           );
-          return { writes: [...transfer, ...booked.writes], events: booked.events };
+          // Applied by these writes, so sent and final in the same commit: nothing in between is ever on disk.
+          return {
+            writes: [...transfer, ...booked.writes],
+            events: booked.events,
+            continueWith: [
+              { type: 'withdrawal.broadcast', at },
+              { type: 'withdrawal.confirm', at },
+            ],
+          };
         },
       },
     );

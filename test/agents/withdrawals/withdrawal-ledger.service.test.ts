@@ -182,7 +182,7 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
     to = Keypair.generate().publicKey.toBase58();
   });
 
-  it('pays once, in the commit that takes the withdrawal from requested to confirmed', async () => {
+  it('pays once, in the commit that takes the withdrawal from requested through signed and broadcast to confirmed', async () => {
     const p = await w.start();
     const commits: string[][] = [];
     const commit = w.disk.commit.bind(w.disk);
@@ -204,7 +204,27 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
       p.events
         .filter((e) => e.type.startsWith('withdrawal.'))
         .map((e) => `${e.type}:${(e.data as { withdrawal: { status: string } }).withdrawal.status}`),
-    ).toEqual(['withdrawal.created:requested', 'withdrawal.updated:confirmed']);
+    ).toEqual([
+      'withdrawal.created:requested',
+      'withdrawal.updated:signed',
+      'withdrawal.updated:broadcast',
+      'withdrawal.updated:confirmed',
+    ]);
+    // One version for the three steps: one journal entry, keeping the steps it continued with.
+    const journal = await w.disk.readJournal('actors.withdrawal', view.withdrawalId, { limit: 10 });
+    expect(journal.map((entry) => ({ seq: entry.seq, state: entry.state, event: entry.event }))).toEqual([
+      { seq: 1, state: 'requested', event: expect.objectContaining({ type: 'xstate.init' }) },
+      {
+        seq: 2,
+        state: 'confirmed',
+        event: expect.objectContaining({
+          type: 'withdrawal.sign',
+          txSignature: view.txHash,
+          continuedWith: [expect.objectContaining({ type: 'withdrawal.broadcast' }), expect.objectContaining({ type: 'withdrawal.confirm' })],
+        }),
+      },
+    ]);
+    expect((await p.withdrawals.get(view.withdrawalId))?.version).toBe(2);
   });
 
   it('a crash before the commit leaves it requested with nothing moved; recovery pays it once', async () => {
