@@ -7,9 +7,11 @@ import type { MachineDefinition } from './machine-definition.types.js';
  * transaction and is persisted before anything is broadcast, so a crash leaves either
  * nothing on chain (`requested`: nothing was signed) or a transaction recovery can look up
  * by its hash and, while the chain has never seen it, send again byte for byte.
- * Where the chain is a local ledger (paper), `requested` → `confirmed` in one step
- * (`withdrawal.settle`): the transfer's writes commit with that step, so a crash leaves
- * both or neither, and there are no bytes in flight to persist first.
+ * Where the chain is a local ledger (paper), the same three steps are taken in one commit
+ * with the transfer's writes (the service continues `sign` with `broadcast` and `confirm`),
+ * so a crash leaves both or neither, and there are no bytes in flight to persist first.
+ * Actors an older build settled in one event of its own are stored as any `confirmed` one:
+ * only their journal names that event, and a journal is read, never replayed.
  */
 export type WithdrawalStatus = 'requested' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
 
@@ -53,8 +55,6 @@ export type WithdrawalInput = Omit<WithdrawalContext, 'status' | 'updatedAt'>;
 export type WithdrawalEvent =
   | { type: 'withdrawal.sign'; at: number; txSignature: string; signedTx: string; validUntilHeight?: number }
   | { type: 'withdrawal.broadcast'; at: number }
-  /** Signed, applied and final at once: only where the transfer commits with this step (a local ledger). */
-  | { type: 'withdrawal.settle'; at: number; txSignature: string; signedTx: string }
   | { type: 'withdrawal.confirm'; at: number }
   | { type: 'withdrawal.fail'; at: number; reason: string };
 
@@ -103,8 +103,6 @@ export interface WithdrawalEmitted {
 function patch(event: WithdrawalEvent, status: WithdrawalStatus): Partial<WithdrawalContext> {
   const base = { status, updatedAt: event.at };
   switch (event.type) {
-    case 'withdrawal.settle':
-      return { ...base, txSignature: event.txSignature, signedTx: event.signedTx };
     case 'withdrawal.sign':
       return {
         ...base,
@@ -142,7 +140,7 @@ const withdrawalMachine = setup({
   entry: emit(({ context }) => ({ type: 'withdrawal.created' as const, withdrawal: toWithdrawalView(context) })),
   states: {
     // Nothing signed yet: failing here moves nothing.
-    requested: { on: { 'withdrawal.sign': to('signed'), 'withdrawal.settle': to('confirmed'), 'withdrawal.fail': to('failed') } },
+    requested: { on: { 'withdrawal.sign': to('signed'), 'withdrawal.fail': to('failed') } },
     // Signed and persisted; maybe sent, maybe not: only the chain can tell (reconciliation).
     signed: { on: { 'withdrawal.broadcast': to('broadcast'), 'withdrawal.confirm': to('confirmed'), 'withdrawal.fail': to('failed') } },
     broadcast: { on: { 'withdrawal.confirm': to('confirmed'), 'withdrawal.fail': to('failed') } },

@@ -12,7 +12,6 @@ import type {
   ChainHealth,
   ChainPort,
   ConfirmationStatus,
-  LedgerBalance,
   LedgerTransfers,
   RebroadcastOutcome,
   SignedTransfer,
@@ -20,9 +19,9 @@ import type {
   TransferResult,
 } from '../../kernel/ports/chain.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import type { CommitWrite, StorePort } from '../../kernel/ports/store.port.js';
 import { NATIVE_EVM_ADDRESS, NATIVE_SOL_MINT, walletChainOf, type Chain } from '../../kernel/ports/venue.port.js';
-import { type BalanceDoc, normalizeAddress, PaperLedger } from './paper-ledger.js';
+import { normalizeAddress, PaperLedger } from './paper-ledger.js';
 
 /** What the paper "signed bytes" carry: the transfer itself and a random nonce (two equal transfers are two transactions). */
 const SignedPaperTransfer = z.object({
@@ -40,16 +39,6 @@ export interface PaperChainOptions {
   clock: ClockPort;
 }
 
-/** A balance this chain read: the document (and its version) a transfer's writes start from. */
-class PaperBalanceRead implements LedgerBalance {
-  constructor(
-    readonly amount: string,
-    /** Normalized. */
-    readonly address: string,
-    readonly doc: StoredDocument<BalanceDoc> | null,
-  ) {}
-}
-
 export class PaperChain implements ChainPort {
   readonly chain: Chain;
   readonly ledger: LedgerTransfers;
@@ -59,9 +48,8 @@ export class PaperChain implements ChainPort {
     this.chain = options.chain;
     this.book = new PaperLedger({ store: options.store });
     this.ledger = {
-      balanceRead: (address, token) => this.balanceRead(address, token),
       sign: async (request) => this.sign(request),
-      writes: (signed, read) => this.writes(signed, read),
+      writes: (signed) => this.writes(signed),
     };
   }
 
@@ -69,8 +57,9 @@ export class PaperChain implements ChainPort {
     return this.tokenBalance(address, this.chain === 'solana' ? NATIVE_SOL_MINT : NATIVE_EVM_ADDRESS);
   }
 
+  /** Kept by the ledger as the last read of the wallet: a transfer's writes that follow start from it (`writes`). */
   async tokenBalance(address: string, token: string): Promise<string> {
-    return (await this.balanceRead(address, token)).amount;
+    return (await this.book.balances(this.chain, normalizeAddress(this.chain, address)))[token] ?? '0';
   }
 
   async transfer(request: TransferRequest): Promise<TransferResult> {
@@ -104,12 +93,6 @@ export class PaperChain implements ChainPort {
     return { chain: this.chain, reachable: true, latencyMs: 0 };
   }
 
-  private async balanceRead(address: string, token: string): Promise<PaperBalanceRead> {
-    const normalized = normalizeAddress(this.chain, address);
-    const doc = await this.book.balanceDoc(this.chain, normalized);
-    return new PaperBalanceRead(doc?.data.balances[token] ?? '0', normalized, doc);
-  }
-
   /** The paper "signed bytes": the transfer itself with a random nonce. Pure: the balance is checked where it is applied. */
   private sign(request: Omit<TransferRequest, 'beforeBroadcast'>): SignedTransfer {
     if (request.signer.chain !== walletChainOf(this.chain))
@@ -127,11 +110,9 @@ export class PaperChain implements ChainPort {
     return { txSignature: this.signatureOf(signedTx), signedTx };
   }
 
-  /** A read counts only where it is the sender's balance, as this chain read it; anything else is read again. */
-  private writes(signed: SignedTransfer, read?: LedgerBalance): Promise<CommitWrite[]> {
+  private writes(signed: SignedTransfer): Promise<CommitWrite[]> {
     const transfer = this.parse(signed);
-    const fromRead = read instanceof PaperBalanceRead && read.address === transfer.from ? read.doc : undefined;
-    return this.book.transferWrites(signed.txSignature, { ...transfer, chain: this.chain, at: this.options.clock.now() }, fromRead);
+    return this.book.transferWrites(signed.txSignature, { ...transfer, chain: this.chain, at: this.options.clock.now() });
   }
 
   private async apply(signed: SignedTransfer): Promise<void> {

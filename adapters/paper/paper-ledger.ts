@@ -117,8 +117,11 @@ export class PaperLedger {
   }
 
   /**
-   * A trade's checks read the wallet's balances just before its fill is settled: the
-   * settlement decides on that read instead of reading again. Safe because its write is
+   * A trade's checks (or a withdrawal's) read the wallet's balances just before its fill (its
+   * transfer) is settled: the settlement decides on that read instead of reading again. One
+   * kept read, not one each caller hands on: the read is made before the account's queue and
+   * its concurrent sends, so the last read of the wallet is the freshest this process holds,
+   * where each caller's own would be stale behind the others' commits. Safe because its write is
    * conditional on the version read (a balance that moved meanwhile fails the commit, and the
    * retry reads afresh: an entry is taken once). Bounded: the oldest reads are forgotten.
    */
@@ -235,11 +238,6 @@ export class PaperLedger {
     return (await this.store.get<TransferDoc>(TRANSFERS_COLLECTION, txSignature))?.data ?? null;
   }
 
-  /** The balance document of a normalized address as stored (with its version), or null when it holds nothing yet. */
-  async balanceDoc(chain: Chain, address: string): Promise<StoredDocument<BalanceDoc> | null> {
-    return this.store.get<BalanceDoc>(BALANCES_COLLECTION, balanceId(chain, address));
-  }
-
   /**
    * Moves `amount` of `token` from one address to another, once per signature: the transfer
    * document is created (expectedVersion 0) in the same commit as both balances, so a
@@ -256,19 +254,20 @@ export class PaperLedger {
   /**
    * The writes of a transfer, to commit alone (`transfer`) or with the caller's own records:
    * the transfer document created (expectedVersion 0, so a signature applies once) with both
-   * balances, each conditional on the version read. `fromRead`: the sender's balance document
-   * as the caller read it a moment ago (null: none existed), so it is not read again; a commit
-   * on a stale one fails and the caller computes the writes again without it. No effect; throws
-   * INSUFFICIENT_BALANCE when the sender cannot pay (an earlier read that shows too little is
-   * checked against a fresh one first).
+   * balances, each conditional on the version read. The sender's balance is the last read of it
+   * (`balances`: the withdrawal's check, a moment ago) when there is one, taken once, so it is
+   * not read again; a commit on a stale one fails and the writes computed again read afresh.
+   * No effect; throws INSUFFICIENT_BALANCE when the sender cannot pay (an earlier read that
+   * shows too little is checked against a fresh one first).
    */
-  async transferWrites(txSignature: string, transfer: TransferDoc, fromRead?: StoredDocument<BalanceDoc> | null): Promise<CommitWrite[]> {
+  async transferWrites(txSignature: string, transfer: TransferDoc): Promise<CommitWrite[]> {
     const fromId = balanceId(transfer.chain, transfer.from);
     const toId = balanceId(transfer.chain, transfer.to);
     const amount = BigInt(transfer.amount);
     const pays = (doc: StoredDocument<BalanceDoc> | null) => BigInt(doc?.data.balances[transfer.token] ?? '0') >= amount;
-    let fromDoc = fromRead;
-    if (fromDoc === undefined || !pays(fromDoc)) fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
+    const recent = this.recentReads.has(fromId);
+    let fromDoc = await this.freshOrRecent(fromId);
+    if (recent && !pays(fromDoc)) fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
     if (!pays(fromDoc)) throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
     const writes: CommitWrite[] = [
       { op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } },

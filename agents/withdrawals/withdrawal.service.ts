@@ -6,7 +6,7 @@ import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error
 import { notTokenOwner, tokenAddressProblem } from '../../kernel/vocabulary/chain-address.js';
 import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
-import type { ChainPort, LedgerBalance, LedgerTransfers } from '../../kernel/ports/chain.port.js';
+import type { ChainPort, LedgerTransfers } from '../../kernel/ports/chain.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import { walletChainOf, type Chain, type TokenInfo, type WalletChain, type WalletSigner } from '../../kernel/ports/venue.port.js';
 import type { PositionsService, TokenLeg } from '../portfolio/positions.service.js';
@@ -194,7 +194,7 @@ export class WithdrawalService {
     };
     return this.creations.run(`${subject.type}:${subject.id}`, async () => {
       // The balance less what this wallet's withdrawals in flight hold back: concurrent ones see each other.
-      const { available, read } = await this.available(chain, wallet, token.address);
+      const available = await this.available(chain, wallet, token.address);
       if (available < amount) throw new AppError('INSUFFICIENT_BALANCE', WITHDRAWAL_MESSAGES.balance);
       // 6. the day's total under the cap: read now (its refusal comes before step-up's), then
       // reserved in the commit that creates the withdrawal, where a concurrent one may still refuse it.
@@ -215,7 +215,7 @@ export class WithdrawalService {
         await this.deps.stepUp.consume({ userId: caller.userId ?? '', target: `${subject.type}:${subject.id}`, token: caller.stepUpToken });
       // The id taken (the same key raced in, or came back) is a conflict `withdraw` answers with that withdrawal.
       const withdrawal = (await this.deps.withdrawals.create(withdrawalId, input, join ? { join } : undefined)).context;
-      return { withdrawal, checkedNow: { wallet, ...(read ? { balance: read } : {}) } };
+      return { withdrawal, checkedNow: { wallet } };
     });
   }
 
@@ -301,7 +301,7 @@ export class WithdrawalService {
         if (!(await this.deps.settings.get(subjectOf(withdrawal))).enabled) throw AppError.forbidden(WITHDRAWAL_MESSAGES.disabled);
       }
       const signer = await this.deps.wallets.signer(subjectOf(withdrawal), withdrawal.walletId, checkedNow?.wallet);
-      if (chain.ledger) return await this.settleOnLedger(chain.ledger, withdrawal, signer, checkedNow?.balance);
+      if (chain.ledger) return await this.settleOnLedger(chain.ledger, withdrawal, signer);
       await chain.transfer({
         signer,
         to: withdrawal.to,
@@ -337,18 +337,14 @@ export class WithdrawalService {
 
   /**
    * A transfer on a local ledger (paper), applied in the commit that takes the withdrawal from
-   * `requested` to `confirmed`, with the position it books: all or nothing, so a crash leaves
+   * `requested` through `signed` and `broadcast` to `confirmed` (one version, one journal entry),
+   * with the position it books: all or nothing, so a crash leaves
    * it `requested` with nothing moved, and of two callers signing at once only the one whose
    * commit wins moves funds (the other's bytes were never stored, so they can never apply).
-   * `balance`: the sender's balance as the request read it; the first commit starts from it,
-   * one retried after a lost compare-and-set reads again.
+   * The sender's balance the request's check read is the one the ledger's writes start from
+   * (it keeps the wallet's last read, taken once); one retried after a lost compare-and-set reads again.
    */
-  private async settleOnLedger(
-    ledger: LedgerTransfers,
-    withdrawal: WithdrawalContext,
-    signer: WalletSigner,
-    balance: LedgerBalance | undefined,
-  ): Promise<WithdrawalContext> {
+  private async settleOnLedger(ledger: LedgerTransfers, withdrawal: WithdrawalContext, signer: WalletSigner): Promise<WithdrawalContext> {
     const signed = await ledger.sign({
       signer,
       to: withdrawal.to,
@@ -356,22 +352,27 @@ export class WithdrawalService {
       amount: withdrawal.amount,
       reference: withdrawal.withdrawalId,
     });
-    let read = balance;
+    const at = this.deps.clock.now();
     const { view } = await this.deps.withdrawals.send(
       withdrawal.withdrawalId,
-      { type: 'withdrawal.settle', at: this.deps.clock.now(), txSignature: signed.txSignature, signedTx: signed.signedTx },
+      { type: 'withdrawal.sign', at, txSignature: signed.txSignature, signedTx: signed.signedTx },
       {
         join: async () => {
-          // The request's read counts for the first commit only: one retried after a lost compare-and-set reads again.
-          const first = read;
-          read = undefined;
-          const transfer = await ledger.writes(signed, first);
+          const transfer = await ledger.writes(signed);
           const booked = await this.deps.positions.withdrawalWrites(
             subjectOf(withdrawal),
             `withdrawal:${withdrawal.withdrawalId}`,
             legOf(withdrawal),
           );
-          return { writes: [...transfer, ...booked.writes], events: booked.events };
+          // Applied by these writes, so sent and final in the same commit: nothing in between is ever on disk.
+          return {
+            writes: [...transfer, ...booked.writes],
+            events: booked.events,
+            continueWith: [
+              { type: 'withdrawal.broadcast', at },
+              { type: 'withdrawal.confirm', at },
+            ],
+          };
         },
       },
     );
@@ -462,23 +463,17 @@ export class WithdrawalService {
    * if they never agree, the last answer counts the in-between landings twice: refusing a
    * withdrawal that fits, never allowing one that does not.
    */
-  private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<{ available: bigint; read?: LedgerBalance }> {
-    // On a local ledger the read is kept: the transfer's commit starts from it instead of reading it again.
-    const balance = async (): Promise<{ amount: bigint; read?: LedgerBalance }> => {
-      if (!chain.ledger) return { amount: BigInt(await chain.tokenBalance(wallet.address, token)) };
-      const read = await chain.ledger.balanceRead(wallet.address, token);
-      return { amount: BigInt(read.amount), read };
-    };
+  private async available(chain: ChainPort, wallet: WalletView, token: string): Promise<bigint> {
+    const balance = async () => BigInt(await chain.tokenBalance(wallet.address, token));
     let open = await this.openWithdrawals(wallet.walletId, token);
     let before = await balance();
     // None in flight: nothing to hold back, and no landing to tell apart, so the balance read is the answer.
-    if (open.length === 0) return { available: before.amount, ...(before.read ? { read: before.read } : {}) };
+    if (open.length === 0) return before;
     for (let round = 0; ; round++) {
       open = await this.notLanded(chain, open);
       const after = await balance();
       const held = open.reduce((total, withdrawal) => total + BigInt(withdrawal.amount), 0n);
-      if (after.amount === before.amount || round >= open.length)
-        return { available: after.amount - held, ...(after.read ? { read: after.read } : {}) };
+      if (after === before || round >= open.length) return after - held;
       before = after;
     }
   }
@@ -527,8 +522,6 @@ export class WithdrawalService {
 /** What the request that created a withdrawal checked moments ago: its first send does not read it again. */
 interface CheckedNow {
   wallet: WalletView;
-  /** The sender's balance as read on a local ledger, for the transfer's first commit to start from. */
-  balance?: LedgerBalance;
 }
 
 /** The position a withdrawal takes out, booked with its `confirmed`. */

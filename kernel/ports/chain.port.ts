@@ -72,12 +72,6 @@ export interface ChainHealth {
   error?: string;
 }
 
-/** A balance as a ledger read it: `LedgerTransfers.writes` may start from this read instead of reading again. */
-export interface LedgerBalance {
-  /** Base units of the token read. */
-  amount: string;
-}
-
 /**
  * What a chain whose transfers are writes to a local ledger (the paper chains) offers beyond
  * `transfer`: the writes that apply a signed transfer, for the caller to commit together with
@@ -86,17 +80,15 @@ export interface LedgerBalance {
  * of two callers only the one whose commit wins ever moves funds.
  */
 export interface LedgerTransfers {
-  /** The balance of `token` held by `address`, as a read the transfer's writes may start from. */
-  balanceRead(address: string, token: string): Promise<LedgerBalance>;
   /** Signs a transfer: no read, no write (the writes below check the balance). */
   sign(request: Omit<TransferRequest, 'beforeBroadcast'>): Promise<SignedTransfer>;
   /**
-   * The writes that apply `signed` once: conditional on the versions read (`read`, when it is
-   * the sender's balance, else read now), so a commit after another write moved them fails and
-   * is computed again from fresh reads. No effect; throws INSUFFICIENT_BALANCE when the sender
-   * cannot pay.
+   * The writes that apply `signed` once: conditional on the versions read (the sender's may be
+   * the read its balance check just made, as the ledger keeps it), so a commit after another
+   * write moved them fails and is computed again from fresh reads. No effect; throws
+   * INSUFFICIENT_BALANCE when the sender cannot pay.
    */
-  writes(signed: SignedTransfer, read?: LedgerBalance): Promise<CommitWrite[]>;
+  writes(signed: SignedTransfer): Promise<CommitWrite[]>;
 }
 
 /**

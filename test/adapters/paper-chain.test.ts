@@ -105,13 +105,12 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
       expect(await venue.balances('solana', to)).toEqual({ [USDC]: '1250000' });
     });
 
-    it('starts from the balance read: a commit after another write moved it conflicts, and fresh writes then apply once', async () => {
+    it('starts from the balance check read, once: a commit after another write moved it conflicts, and fresh writes then apply once', async () => {
       const { chain, venue, owner, signer, store } = await setup();
       const to = Keypair.generate().publicKey.toBase58();
-      const read = await chain.ledger.balanceRead(owner, USDC);
-      expect(read.amount).toBe('5000000');
+      expect(await chain.tokenBalance(owner, USDC)).toBe('5000000');
       const signed = await chain.ledger.sign({ signer, to, token: USDC, amount: '1000000' });
-      const fromRead = await chain.ledger.writes(signed, read);
+      const fromRead = await chain.ledger.writes(signed);
       await venue.credit('solana', owner, 'USDC', '1');
       await expect(store.commit(fromRead)).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
       await store.commit(await chain.ledger.writes(signed));
@@ -122,20 +121,20 @@ describe('PaperChain: withdrawals on the paper ledger', () => {
     it('refuses an overdraft by a fresh read: a read showing too little is read again, one showing enough cannot outlive its version', async () => {
       const { chain, venue, owner, signer, store } = await setup();
       const to = Keypair.generate().publicKey.toBase58();
-      const poor = await chain.ledger.balanceRead(to, USDC);
+      expect(await chain.tokenBalance(to, USDC)).toBe('0');
       await venue.credit('solana', to, 'USDC', '7');
       const fromTo: WalletSigner = { ...signer, address: to };
-      // The read said 0 (and named this sender): the fresh balance pays.
-      await store.commit(await chain.ledger.writes(await chain.ledger.sign({ signer: fromTo, to: owner, token: USDC, amount: '7' }), poor));
+      // The kept read said 0: the fresh balance pays.
+      await store.commit(await chain.ledger.writes(await chain.ledger.sign({ signer: fromTo, to: owner, token: USDC, amount: '7' })));
       expect(await venue.balances('solana', to)).toEqual({});
       await expect(chain.ledger.writes(await chain.ledger.sign({ signer, to, token: USDC, amount: '5000008' }))).rejects.toMatchObject({
         code: 'INSUFFICIENT_BALANCE',
         message: 'Insufficient balance for requested withdrawal amount',
       });
       // Another address's read is no read of this sender: its balance is read itself.
-      const other = await chain.ledger.balanceRead(to, USDC);
+      await chain.tokenBalance(to, USDC);
       const signed = await chain.ledger.sign({ signer, to, token: USDC, amount: '5' });
-      await store.commit(await chain.ledger.writes(signed, other));
+      await store.commit(await chain.ledger.writes(signed));
       expect(await venue.balances('solana', owner)).toEqual({ [USDC]: '5000002' });
     });
   });

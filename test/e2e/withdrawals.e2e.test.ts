@@ -124,11 +124,11 @@ describe('agent wallet and withdrawal settings (e2e, paper venue)', () => {
     expect(replay.body).toEqual(first.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     // Each state it went through is one log line with its ids (the replay moved nothing, so logged nothing). On
-    // paper the transfer is a ledger write that commits with `confirmed`: there is no signed or broadcast step between.
+    // paper the transfer is a ledger write: signed, broadcast and confirmed are stepped in one commit, each announced.
     const logged = svc.logs
       .map((line) => JSON.parse(line) as { level: number; msg: string; withdrawalId?: string; agentId?: string; status?: string })
       .filter((line) => line.withdrawalId !== undefined && line.withdrawalId === first.body.withdrawalId);
-    expect(logged.map((line) => line.status)).toEqual(['requested', 'confirmed']);
+    expect(logged.map((line) => line.status)).toEqual(['requested', 'signed', 'broadcast', 'confirmed']);
     for (const line of logged)
       expect(line).toMatchObject({ level: 30, msg: `withdrawal ${line.status}`, agentId: expect.stringContaining(agentId) });
     const balance = await asAgent('GET', '/api/nest/agents/wallet/balance');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withdrawalDefinition, type WithdrawalInput } from '../../machines/withdrawal.machine.js';
+import { toWithdrawalView, withdrawalDefinition, type WithdrawalEvent, type WithdrawalInput } from '../../machines/withdrawal.machine.js';
 import { startActor } from '../support/machine-harness.js';
 
 const input: WithdrawalInput = {
@@ -62,19 +62,23 @@ describe('withdrawal machine', () => {
     expect(withdrawalDefinition.indexes!(persisted.context)).toMatchObject({ walletOpen: 'wal_1|open' });
   });
 
-  it('settles on a local ledger in one step: requested → confirmed with its signature; no step after signing takes it', () => {
-    const { actor, emitted } = startActor(machine, input);
-    actor.send({ type: 'withdrawal.settle', at: 2_000, txSignature: 'paper-sig', signedTx: 'PPPP' });
-    expect(actor.getSnapshot().value).toBe('confirmed');
-    expect(actor.getSnapshot().context).toMatchObject({ txSignature: 'paper-sig', signedTx: 'PPPP', updatedAt: 2_000 });
-    expect(emitted.map((e) => (e as { withdrawal: { status: string } }).withdrawal.status)).toEqual(['requested', 'confirmed']);
-    expect(JSON.stringify(emitted)).not.toContain('PPPP');
+  it('reads an actor an older build settled in one step (stored `confirmed` straight from `requested`); takes that step no more', () => {
+    // What that build persisted: the `requested` snapshot moved to `confirmed` with its signature, nothing in between.
+    const { actor: requested } = startActor(machine, input);
+    const stored = JSON.parse(JSON.stringify(requested.getPersistedSnapshot()));
+    Object.assign(stored, { value: 'confirmed', status: 'done' });
+    Object.assign(stored.context, { status: 'confirmed', txSignature: 'paper-sig', signedTx: 'PPPP', updatedAt: 2_000 });
+    const { actor: restored } = startActor(machine, input, stored);
+    expect(restored.getSnapshot().status).toBe('done');
+    expect(withdrawalDefinition.version).toBe(1);
+    expect(withdrawalDefinition.indexes!(restored.getSnapshot().context)).toMatchObject({ walletOpen: 'wal_1|closed' });
+    expect(toWithdrawalView(restored.getSnapshot().context)).toMatchObject({ status: 'confirmed', txHash: 'paper-sig' });
 
-    // Bytes already committed (`signed`) are the only ones that may ever move funds: a settle is refused there.
-    const { actor: signed } = startActor(machine, input);
-    signed.send({ type: 'withdrawal.sign', at: 2_000, txSignature: 'sig', signedTx: 'A' });
-    signed.send({ type: 'withdrawal.settle', at: 2_001, txSignature: 'other', signedTx: 'B' });
-    expect(signed.getSnapshot().value).toBe('signed');
-    expect(signed.getSnapshot().context.txSignature).toBe('sig');
+    // A local ledger's transfer now takes the three steps in one commit; the one-step event is not accepted.
+    const { actor } = startActor(machine, input);
+    const settle = { type: 'withdrawal.settle', at: 2_000, txSignature: 'paper-sig', signedTx: 'PPPP' } as unknown as WithdrawalEvent;
+    expect(actor.getSnapshot().can(settle)).toBe(false);
+    actor.send(settle);
+    expect(actor.getSnapshot().value).toBe('requested');
   });
 });

@@ -20,7 +20,7 @@ import { WithdrawalReconciler } from '../../../agents/withdrawals/withdrawal-rec
 import { WITHDRAWAL_SETTINGS_COLLECTION, WithdrawalSettingsStore } from '../../../agents/withdrawals/withdrawal-settings.js';
 import { derivedWithdrawalId, WithdrawalService, type WithdrawCaller } from '../../../agents/withdrawals/withdrawal.service.js';
 import { AppError } from '../../../kernel/errors/app-error.js';
-import type { ChainPort, LedgerBalance } from '../../../kernel/ports/chain.port.js';
+import type { ChainPort } from '../../../kernel/ports/chain.port.js';
 import type { BusEvent } from '../../../kernel/ports/event-bus.port.js';
 import type { CommitWrite, StorePort } from '../../../kernel/ports/store.port.js';
 import type { TokenInfo } from '../../../kernel/ports/venue.port.js';
@@ -97,15 +97,12 @@ async function world() {
     await runtime.start();
     const paper = new PaperChain({ chain: 'solana', store, clock });
     const chain: ChainPort = Object.assign(Object.create(paper) as PaperChain, {
-      ledger: {
-        ...paper.ledger,
-        balanceRead: async (address: string, token: string): Promise<LedgerBalance> => {
-          const read = await paper.ledger.balanceRead(address, token);
-          const other = state.afterBalanceRead;
-          state.afterBalanceRead = undefined;
-          await other?.();
-          return read;
-        },
+      tokenBalance: async (address: string, token: string): Promise<string> => {
+        const read = await paper.tokenBalance(address, token);
+        const other = state.afterBalanceRead;
+        state.afterBalanceRead = undefined;
+        await other?.();
+        return read;
       },
     });
     const wallet = {
@@ -150,10 +147,20 @@ async function world() {
     return { state, runtime, withdrawals, service, reconciler, events };
   }
 
+  /** Counts the reads of `address`'s balance document from now on. */
+  const countBalanceReads = (address: string) => {
+    let reads = 0;
+    const get = disk.get.bind(disk);
+    disk.get = ((collection: string, id: string) => {
+      if (collection === 'paper.balances' && id === `solana:${address}`) reads++;
+      return get(collection, id);
+    }) as typeof disk.get;
+    return () => reads;
+  };
   const balanceOf = async (address: string) => (await ledger.balances('solana', address))[USDC.address] ?? '0';
   const capUsed = async () =>
     (await disk.get<{ micros: number }>(WITHDRAWAL_CAP_COLLECTION.name, `agent:${SUBJECT.id}|2026-11-21`))?.data.micros;
-  return { clock, disk, ledger, owner, start, balanceOf, capUsed };
+  return { clock, disk, ledger, owner, start, balanceOf, capUsed, countBalanceReads };
 }
 
 /** `digest` stands for what the call asked (the surfaces derive it from the request). */
@@ -182,7 +189,7 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
     to = Keypair.generate().publicKey.toBase58();
   });
 
-  it('pays once, in the commit that takes the withdrawal from requested to confirmed', async () => {
+  it('pays once, in the commit that takes the withdrawal from requested through signed and broadcast to confirmed', async () => {
     const p = await w.start();
     const commits: string[][] = [];
     const commit = w.disk.commit.bind(w.disk);
@@ -190,7 +197,10 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
       commits.push([...new Set(writes.map((write) => write.collection))].sort());
       return commit(writes);
     }) as typeof w.disk.commit;
+    const senderReads = w.countBalanceReads(w.owner);
     const view = await p.service.withdraw(SUBJECT, request(to, '1000000'), caller());
+    // The check's read of the sender's balance is the one the commit starts from.
+    expect(senderReads()).toBe(1);
     expect(view).toMatchObject({ status: 'confirmed', amount: '1000000' });
     expect(await w.balanceOf(w.owner)).toBe(String(FUNDS - 1_000_000n));
     expect(await w.balanceOf(to)).toBe('1000000');
@@ -204,7 +214,30 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
       p.events
         .filter((e) => e.type.startsWith('withdrawal.'))
         .map((e) => `${e.type}:${(e.data as { withdrawal: { status: string } }).withdrawal.status}`),
-    ).toEqual(['withdrawal.created:requested', 'withdrawal.updated:confirmed']);
+    ).toEqual([
+      'withdrawal.created:requested',
+      'withdrawal.updated:signed',
+      'withdrawal.updated:broadcast',
+      'withdrawal.updated:confirmed',
+    ]);
+    // One version for the three steps: one journal entry, keeping the steps it continued with.
+    const journal = await w.disk.readJournal('actors.withdrawal', view.withdrawalId, { limit: 10 });
+    expect(journal.map((entry) => ({ seq: entry.seq, state: entry.state, event: entry.event }))).toEqual([
+      { seq: 1, state: 'requested', event: expect.objectContaining({ type: 'xstate.init' }) },
+      {
+        seq: 2,
+        state: 'confirmed',
+        event: expect.objectContaining({
+          type: 'withdrawal.sign',
+          txSignature: view.txHash,
+          continuedWith: [
+            expect.objectContaining({ type: 'withdrawal.broadcast' }),
+            expect.objectContaining({ type: 'withdrawal.confirm' }),
+          ],
+        }),
+      },
+    ]);
+    expect((await p.withdrawals.get(view.withdrawalId))?.version).toBe(2);
   });
 
   it('a crash before the commit leaves it requested with nothing moved; recovery pays it once', async () => {
@@ -283,7 +316,10 @@ describe('WithdrawalService on a local ledger (paper): the transfer commits with
     p.state.afterBalanceRead = async () => {
       await w.ledger.credit('solana', w.owner, USDC.address, 5n);
     };
+    const senderReads = w.countBalanceReads(w.owner);
     await p.service.withdraw(SUBJECT, request(to, '4000000'), caller());
+    // The check's read (the first commit lost on it), the credit's own, then a fresh one for the retry: never the stale one again.
+    expect(senderReads()).toBe(3);
     expect(await w.balanceOf(w.owner)).toBe(String(FUNDS + 5n - 4_000_000n));
     expect(await w.balanceOf(to)).toBe('4000000');
   });

@@ -316,14 +316,7 @@ describe('WithdrawalService on LiteSVM', () => {
   });
 
   it('20 concurrent withdrawals over the balance: only what fits is sent', async () => {
-    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], requireStepUp: false });
-    const to = Keypair.generate().publicKey;
-    setTokenBalance(h.rpc, to, h.mint, 0n);
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () =>
-        h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '7000000', to: to.toBase58() }, h.trade()),
-      ),
-    );
+    const { to, results } = await twentyAtOnce(h, '7000000');
     const paid = results.filter((r) => r.status === 'fulfilled');
     expect(paid).toHaveLength(14); // 100 / 7
     for (const r of results)
@@ -333,14 +326,7 @@ describe('WithdrawalService on LiteSVM', () => {
   });
 
   it('20 concurrent withdrawals over the daily cap: only what fits is reserved and sent; a failed one gives its share back', async () => {
-    await h.settings.put(SUBJECT, { enabled: true, allowlist: [], dailyCapUsd: 25, requireStepUp: false });
-    const to = Keypair.generate().publicKey;
-    setTokenBalance(h.rpc, to, h.mint, 0n);
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () =>
-        h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount: '2000000', to: to.toBase58() }, h.trade()),
-      ),
-    );
+    const { to, results } = await twentyAtOnce(h, '2000000', 25);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(12);
     for (const r of results)
       if (r.status === 'rejected') expect((r.reason as AppError).message).toMatch(/^Withdrawal would exceed the daily cap of \$25\.00/);
@@ -509,3 +495,19 @@ describe('WithdrawalService on LiteSVM', () => {
     expect((await h.withdrawals.get('wd_race'))!.context.status).toBe('confirmed');
   });
 });
+
+/** 20 withdrawals of `amount` USDX at once to a new recipient holding none, under a daily cap when given. */
+async function twentyAtOnce(h: Harness, amount: string, dailyCapUsd?: number) {
+  await h.settings.put(SUBJECT, {
+    enabled: true,
+    allowlist: [],
+    requireStepUp: false,
+    ...(dailyCapUsd === undefined ? {} : { dailyCapUsd }),
+  });
+  const to = Keypair.generate().publicKey;
+  setTokenBalance(h.rpc, to, h.mint, 0n);
+  const results = await Promise.allSettled(
+    Array.from({ length: 20 }, () => h.service.withdraw(SUBJECT, { chain: 'solana', token: 'USDX', amount, to: to.toBase58() }, h.trade())),
+  );
+  return { to, results };
+}
