@@ -181,8 +181,11 @@ async function main() {
   const runsOf = (i: number) => rounds.map((results) => results[i]!);
   const [ceilingRuns, oursRuns, peerRuns] = [runsOf(0), runsOf(1), runsOf(loads.length - 1)];
 
+  const loadAverage = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   console.log(
-    `\n## MCP endpoint (${ROUNDS} rounds of ${DURATION_S} s per load, 50 connections, one server core, embedded profile; medians of the rounds; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`,
+    `\n## MCP endpoint (${ROUNDS} rounds of ${DURATION_S} s per load, 50 connections, one server core, embedded profile; medians of the rounds; load average ${loadAverage})`,
   );
   console.log(
     "| server and request | req/s | p50 ms | p99 ms | of ceiling (median of the rounds) | req/s of each round | CPU µs/request | CPU × ceiling's (median of the rounds) |\n|---|---|---|---|---|---|---|---|",
