@@ -213,7 +213,8 @@ function isRequestId(value: unknown): value is RequestId {
 }
 
 /**
- * The envelope when it is valid, as `incomingMessageSchema` reads it but without a copy; else
+ * The envelope when it is valid, as `incomingMessageSchema` reads it but without a copy (the
+ * body itself, whose other members nobody reads); else
  * undefined, and the schema says what is wrong. A well-formed request skips zod entirely.
  */
 function envelopeOf(body: unknown): IncomingMessage | undefined {
@@ -222,12 +223,8 @@ function envelopeOf(body: unknown): IncomingMessage | undefined {
   if (jsonrpc !== JSONRPC_VERSION || typeof method !== 'string' || method.length === 0) return undefined;
   if (id !== undefined && !isRequestId(id)) return undefined;
   if (params !== undefined && (typeof params !== 'object' || params === null)) return undefined;
-  return {
-    jsonrpc,
-    method,
-    ...(id === undefined ? {} : { id }),
-    ...(params === undefined ? {} : { params: params as IncomingMessage['params'] }),
-  };
+  // The body itself: dispatch reads these three fields and nothing else of it.
+  return body as IncomingMessage;
 }
 
 /** `tools/call` params when `callToolParamsSchema` would accept them as they are (no copy); else undefined. */

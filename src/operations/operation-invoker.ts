@@ -2,7 +2,7 @@ import { principalRefOf } from '../auth/credentials/credential-resolver.js';
 import { isAppError } from '../../kernel/errors/app-error.js';
 import { isPlainObject } from '../../kernel/shared/is-plain-object.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
-import type { AuditSink } from './audit.types.js';
+import type { AuditEntry, AuditSink } from './audit.types.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { type OperationCatalog, boundContext, parseOperationInput, type Viewer } from './operation-catalog.js';
 import type { AnyOperation, CallContext } from './operation.types.js';
@@ -124,21 +124,24 @@ export class OperationInvoker {
   }
 
   private record(name: string, ctx: CallContext, argsDigest: string, started: number, error: string | undefined): void {
-    this.audit.record({
+    // Optional fields are set when present, not spread in: a conditional spread allocates a
+    // throwaway object and copies it on every call, and every call is audited.
+    const entry: AuditEntry = {
       at: started,
       surface: ctx.surface,
       operation: name,
       principal: principalRef(ctx),
-      ...('prefix' in ctx.principal ? { credentialPrefix: ctx.principal.prefix } : {}),
       scope: ctx.scope,
-      ...(ctx.subject ? { subject: `${ctx.subject.type}:${ctx.subject.id}` } : {}),
       argsDigest,
       outcome: error ? 'error' : 'ok',
-      ...(error ? { error } : {}),
       latencyMs: this.clock.now() - started,
       requestId: ctx.requestId,
       correlationId: ctx.correlationId,
-    });
+    };
+    if ('prefix' in ctx.principal) entry.credentialPrefix = ctx.principal.prefix;
+    if (ctx.subject) entry.subject = `${ctx.subject.type}:${ctx.subject.id}`;
+    if (error) entry.error = error;
+    this.audit.record(entry);
   }
 }
 

@@ -26,7 +26,7 @@ function script(method: string, body: string | undefined, headers: Record<string
   lines.push(
     'done = function(summary, latency, requests)',
     '  local e = summary.errors',
-    `  io.write(string.format('${MARK}{"requests":%d,"us":%d,"status":%d,"socket":%d,"p50":%d,"p99":%d}\\n',`,
+    `  io.write(string.format('${MARK}{"requests":%d,"us":%d,"status":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"p50":%d,"p99":%d}\\n',`,
     '    summary.requests, summary.duration, e.status, e.connect, e.read, e.write, e.timeout,',
     '    latency:percentile(50), latency:percentile(99)))',
     'end',
@@ -57,6 +57,9 @@ export async function wrkLoad(
       'requests' | 'us' | 'status' | 'connect' | 'read' | 'write' | 'timeout' | 'p50' | 'p99',
       number
     >;
+    // A field the script did not print would read as undefined and hide the errors: refuse it.
+    const missing = Object.entries(r).filter(([, value]) => !Number.isFinite(value));
+    if (missing.length > 0 || Object.keys(r).length !== 9) throw new Error(`wrk printed an incomplete result: ${line}`);
     const { status, connect, read, write, timeout } = r;
     if (status + connect + read + write + timeout > 0)
       throw new Error(`${url}: ${JSON.stringify({ status, connect, read, write, timeout })} (answers >= 400, socket errors, timeouts)`);
