@@ -152,7 +152,11 @@ export class TradingPipeline {
     if (filled) return filled;
     const { order, volumeTaken } = await this.create(checked, input, dailyLimitUsd);
     return {
-      order: await this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind, wallet: checked.wallet }),
+      order: await this.execute(order, dailyLimitUsd, true, {
+        volume: volumeTaken,
+        walletKind: checked.wallet.kind,
+        wallet: checked.wallet,
+      }),
     };
   }
 

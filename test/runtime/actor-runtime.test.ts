@@ -438,10 +438,12 @@ describe('actor runtime', () => {
     describe("another actor's event alongside", () => {
       const C2 = { type: 'counter', id: 'c2' };
       /** A join that sends `inc` to c2 in the same commit; `results` collects what it was told, one per commit made. */
-      const alongside = (results: SendResult[], calls = { n: 0 }) => async () => {
-        calls.n++;
-        return { writes: [], alongside: [{ ...C2, event: { type: 'inc', tag: 'joined' }, taken: (r: SendResult) => results.push(r) }] };
-      };
+      const alongside =
+        (results: SendResult[], calls = { n: 0 }) =>
+        async () => {
+          calls.n++;
+          return { writes: [], alongside: [{ ...C2, event: { type: 'inc', tag: 'joined' }, taken: (r: SendResult) => results.push(r) }] };
+        };
 
       it('commits both transitions in one commit: each actor its version and journal entry, the other one in memory moves on', async () => {
         const { runtime, store } = await joined();
@@ -459,7 +461,10 @@ describe('actor runtime', () => {
           [2, { type: 'inc', tag: 'joined' }],
         ]);
         // c2's own next event starts from the joined one, with no read of the store.
-        expect((await runtime.send(C2, { type: 'inc', tag: 'b' })).view).toMatchObject({ version: 3, context: { n: 2, seen: ['joined', 'b'] } });
+        expect((await runtime.send(C2, { type: 'inc', tag: 'b' })).view).toMatchObject({
+          version: 3,
+          context: { n: 2, seen: ['joined', 'b'] },
+        });
       });
 
       it('writes nothing of an actor whose state does not take the event; the joining commit goes ahead', async () => {
