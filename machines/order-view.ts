@@ -41,25 +41,7 @@ export interface OrderView {
   strategy?: string;
 }
 
-/**
- * The unrounded USD value of each view made here (the view shows cents), for in-process
- * callers that count it (a DCA tick's spend: a sub-cent buy must not count as $0) without
- * reading the order again. Beside the view, not in it: what clients see stays as it is.
- */
-const exactValues = new WeakMap<OrderView, number>();
-
-/** The unrounded USD value of a view `toOrderView` made; undefined for any other object (a copy). */
-export function exactValueUsd(view: OrderView): number | undefined {
-  return exactValues.get(view);
-}
-
 export function toOrderView(context: OrderContext): OrderView {
-  const view = viewOf(context);
-  exactValues.set(view, context.valueUsd);
-  return view;
-}
-
-function viewOf(context: OrderContext): OrderView {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     order_id: context.orderId,

@@ -12,8 +12,7 @@ import {
   type DcaStrategyInput,
 } from '../../machines/dca-strategy.machine.js';
 import type { OrderContext } from '../../machines/order.machine.js';
-import { exactValueUsd } from '../../machines/order-view.js';
-import type { ActorCollection } from '../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, SendResult } from '../../kernel/ports/actor-collection.port.js';
 import { lateAfterMs } from './dca-interval.js';
 import type { DcaTickObserver, DcaTickOutcome } from '../../kernel/ports/dca-tick-observer.port.js';
 import { dcaOrderId, legacyDcaOrderId } from '../../kernel/vocabulary/ids.js';
@@ -104,6 +103,9 @@ export class DcaTicks {
     const subject: TradingSubject = { type: strategy.subjectType, id: strategy.subjectId };
     const orderId = await this.tickOrderId(strategy, dueAt);
     let event: DcaStrategyEvent;
+    // The buy's report when it rode in the fill's commit (a venue that fills at once), and its outcome.
+    let joined: DcaStrategyEvent | undefined;
+    let reported: SendResult<DcaStrategyContext> | undefined;
     try {
       // The owner paused the agent or switched its trading off: nothing was tried, so this is no
       // failure (three of them would pause the strategy for good, and it would stay paused after
@@ -113,7 +115,19 @@ export class DcaTicks {
         const accepted = await this.report(strategy.strategyId, { type: 'dca.skipped', at: now, dueAt, ...covers, reason: off });
         return accepted ? 'skipped' : undefined;
       }
-      const order = await this.deps.pipeline.place(
+      // A buy filled at once is counted in the fill's own commit: one write, and no crash between the two.
+      const executed = (order: OrderContext, filledOut: string): DcaStrategyEvent => ({
+        type: 'dca.executed',
+        at: this.deps.clock.now(),
+        dueAt,
+        ...covers,
+        orderId,
+        spentBase: order.amountIn,
+        acquiredBase: filledOut,
+        // Unrounded: a sub-cent buy must not count as $0.
+        spentUsd: order.valueUsd,
+      });
+      const placed = await this.deps.pipeline.placeOrder(
         {
           subject,
           ...(strategy.userId ? { userId: strategy.userId } : {}),
@@ -134,28 +148,23 @@ export class DcaTicks {
           strategyId: strategy.strategyId,
           tickDueAt: dueAt,
           strategyApproval: strategy.approvedAt !== undefined ? 'approved' : 'unapproved',
+          alongFill: (order, filledOut) => {
+            joined = executed(order, filledOut);
+            return { type: DCA_TYPE, id: strategy.strategyId, event: joined };
+          },
         },
       );
+      const { order } = placed;
       // Only a call that lost the race to create this order sees it `submitting`: another
       // delivery of the same tick is executing it and reports the outcome. Reporting a
       // failure here would take the tick (newTick guard) and the buy would never be counted.
       if (order.status === 'submitting') return undefined;
       const at = this.deps.clock.now();
-      if (order.status === 'filled') {
-        // The order's unrounded value (its view shows cents: a sub-cent buy would count as $0),
-        // kept beside the view the pipeline answered; read from the order only for a copied view.
-        const spentUsd =
-          exactValueUsd(order) ?? (await this.deps.actors.orders.get(order.order_id))?.context.valueUsd ?? Number(order.valueUsd);
-        event = {
-          type: 'dca.executed',
-          at,
-          dueAt,
-          ...covers,
-          orderId,
-          spentBase: order.amountIn,
-          acquiredBase: order.filledOut ?? '0',
-          spentUsd,
-        };
+      if (placed.alongside && joined) {
+        event = joined;
+        reported = placed.alongside as SendResult<DcaStrategyContext>;
+      } else if (order.status === 'filled') {
+        event = { ...executed(order, order.filledOut ?? '0'), at };
       } else if (order.status === 'submitted') {
         // Broadcast, not yet confirmed (live venues): reconciliation reports its outcome (`orderSettled`).
         event = { type: 'dca.submitted', at, dueAt, ...covers, orderId };
@@ -185,7 +194,7 @@ export class DcaTicks {
         };
       }
     }
-    const accepted = await this.report(strategy.strategyId, event);
+    const accepted = reported ? await this.taken(strategy.strategyId, event, reported) : await this.report(strategy.strategyId, event);
     // Reconciliation (a sweep, maybe in another process) may have settled the order before
     // the strategy held it in flight, and then its report was ignored: report it now.
     if (event.type === 'dca.submitted') {
@@ -274,7 +283,11 @@ export class DcaTicks {
 
   /** Sends a tick outcome (or the end) to the strategy and drops its schedule when it stopped (paused, held, completed); true when it was taken. */
   async report(strategyId: string, event: DcaStrategyEvent): Promise<boolean> {
-    const after = await this.deps.actors.strategies.send(strategyId, event);
+    return this.taken(strategyId, event, await this.deps.actors.strategies.send(strategyId, event));
+  }
+
+  /** What follows a report the strategy answered (`after`): its log line, and its schedule dropped when it stopped; true when it was taken. */
+  private async taken(strategyId: string, event: DcaStrategyEvent, after: SendResult<DcaStrategyContext>): Promise<boolean> {
     if (!after.accepted) return false;
     const state = after.view.state;
     this.logTaken(after.view.context, typeof state === 'string' ? state : JSON.stringify(state), event);

@@ -1,7 +1,7 @@
 import { AppError, isAppError, isFaultKind } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { SchedulerPort } from '../../kernel/ports/scheduler.port.js';
-import type { ActorCollection, JoinedWrites, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
+import type { ActorCollection, JoinedSend, JoinedWrites, SendResult, TransitionOptions } from '../../kernel/ports/actor-collection.port.js';
 import type { CommitWrite } from '../../kernel/ports/store.port.js';
 import type { Chain, ExecuteRequest, ExecutionResult, VenuePort, WalletSigner } from '../../kernel/ports/venue.port.js';
 import type { OrderContext, OrderEvent, OrderInput } from '../../machines/order.machine.js';
@@ -69,6 +69,17 @@ export interface PlaceOptions {
   strategyApproval?: 'approved' | 'unapproved';
   /** What the call asked (operation and arguments), for an `orderId` derived from an idempotency key. */
   requestDigest?: string;
+  /**
+   * Another actor's event committed with the fill when the order fills at once (a DCA tick's
+   * report of its buy), made from the order and the amount it got; its outcome is `Placed.alongside`.
+   */
+  alongFill?: (order: OrderContext, filledOut: string) => Omit<JoinedSend, 'taken'>;
+}
+
+/** What `placeOrder` placed: the order as committed, and the outcome of `alongFill`'s event when it rode in the fill's commit. */
+export interface Placed {
+  order: OrderContext;
+  alongside?: SendResult;
 }
 
 export class TradingPipeline {
@@ -89,6 +100,11 @@ export class TradingPipeline {
    * refuse what its own fill may have spent: a new trade reads no order first.
    */
   async place(request: TradeRequest, options: PlaceOptions = {}): Promise<OrderView> {
+    return toOrderView((await this.placeOrder(request, options)).order);
+  }
+
+  /** `place` for in-process callers: the order record itself (its unrounded value, its ids), and the outcome of `alongFill`. */
+  async placeOrder(request: TradeRequest, options: PlaceOptions = {}): Promise<Placed> {
     let checked: CheckedTrade;
     let input: OrderInput;
     try {
@@ -96,19 +112,19 @@ export class TradingPipeline {
       input = this.orderInput(checked, options.orderId ?? this.deps.newOrderId(), options);
     } catch (error) {
       const placed = options.orderId ? await this.attemptOf(request.subject, options.orderId) : undefined;
-      if (placed?.existing) return this.resume(sameRequest(placed.existing, options));
+      if (placed?.existing) return { order: await this.resume(sameRequest(placed.existing, options)) };
       throw error;
     }
     const dailyLimitUsd = checked.config.riskPolicy.dailyVolumeUsd;
     for (;;) {
       try {
-        return await this.placeChecked(checked, input, dailyLimitUsd);
+        return await this.placeChecked(checked, input, dailyLimitUsd, options.alongFill);
       } catch (error) {
         if (!(isAppError(error) && error.kind === 'conflict' && options.orderId)) throw error;
         // The id is taken: by this request placed before (answer it), or by an attempt that
         // failed for a reason that may pass (place the next attempt, with the same checks).
         const attempt = await this.attemptOf(request.subject, options.orderId);
-        if (attempt.existing) return this.resume(sameRequest(attempt.existing, options));
+        if (attempt.existing) return { order: await this.resume(sameRequest(attempt.existing, options)) };
         if (attempt.orderId === input.orderId) throw error;
         input = { ...input, orderId: attempt.orderId };
       }
@@ -116,7 +132,12 @@ export class TradingPipeline {
   }
 
   /** Places a checked order under its id: held for approval, filled in one commit, or sent to the venue. */
-  private async placeChecked(checked: CheckedTrade, input: OrderInput, dailyLimitUsd: number | undefined): Promise<OrderView> {
+  private async placeChecked(
+    checked: CheckedTrade,
+    input: OrderInput,
+    dailyLimitUsd: number | undefined,
+    alongFill: PlaceOptions['alongFill'],
+  ): Promise<Placed> {
     if (input.requiresApproval) {
       const order = (await this.deps.orders.create(input.orderId, input)).context;
       await this.deps.scheduler.scheduleOnce({
@@ -125,12 +146,18 @@ export class TradingPipeline {
         event: { type: 'order.expire', at: order.approvalExpiresAt! },
         runAt: order.approvalExpiresAt!,
       });
-      return toOrderView(order);
+      return { order };
     }
-    const filled = await this.fillAtOnce(checked, input, dailyLimitUsd);
+    const filled = await this.fillAtOnce(checked, input, dailyLimitUsd, alongFill);
     if (filled) return filled;
     const { order, volumeTaken } = await this.create(checked, input, dailyLimitUsd);
-    return this.execute(order, dailyLimitUsd, true, { volume: volumeTaken, walletKind: checked.wallet.kind, wallet: checked.wallet });
+    return {
+      order: await this.execute(order, dailyLimitUsd, true, {
+        volume: volumeTaken,
+        walletKind: checked.wallet.kind,
+        wallet: checked.wallet,
+      }),
+    };
   }
 
   /**
@@ -139,15 +166,21 @@ export class TradingPipeline {
    * commit. Nothing can be left in flight, so there is no `submitting` on disk to reconcile,
    * and a swap pays one write transaction instead of three. Null when the fill would not be
    * one or a limit refuses it (the usual road records that outcome as it always has), and
-   * for a delegate wallet (its cap is taken by a write of its own).
+   * for a delegate wallet (its cap is taken by a write of its own). `alongFill`'s event rides in the same commit.
    */
-  private async fillAtOnce(checked: CheckedTrade, input: OrderInput, dailyLimitUsd: number | undefined): Promise<OrderView | null> {
+  private async fillAtOnce(
+    checked: CheckedTrade,
+    input: OrderInput,
+    dailyLimitUsd: number | undefined,
+    alongFill: PlaceOptions['alongFill'],
+  ): Promise<Placed | null> {
     const { venue, volume } = this.deps;
     if (!venue.planFill || checked.wallet.kind === 'delegate') return null;
     const subject = checked.request.subject;
     const signer = await this.deps.wallets.signer(subject, input.walletId, checked.wallet);
     // Prices first: a join runs inside the order's mailbox and the account's queue, again after a lost CAS.
     const prices = await this.fillPrices(input);
+    let alongside: SendResult | undefined;
     const join = async (order: OrderContext): Promise<JoinedWrites<OrderEvent>> => {
       const planned = await venue.planFill!(executeRequest(order, signer));
       if (!planned) throw new NotFilledAtOnce();
@@ -158,11 +191,12 @@ export class TradingPipeline {
         writes: [...taken, ...planned.writes, ...booked.writes],
         events: booked.events,
         continueWith: [{ type: 'order.fill', at, filledOut, txSignature }],
+        ...(alongFill ? { alongside: [{ ...alongFill(order, filledOut), taken: (result: SendResult) => (alongside = result) }] } : {}),
       };
     };
     try {
       const view = await this.accountCommits.run(accountKey(subject), () => this.deps.orders.create(input.orderId, input, { join }));
-      return toOrderView(view.context);
+      return { order: view.context, ...(alongside ? { alongside } : {}) };
     } catch (error) {
       if (error instanceof NotFilledAtOnce || (isAppError(error) && error.code === 'RISK_LIMIT_EXCEEDED')) return null;
       throw error;
@@ -209,7 +243,7 @@ export class TradingPipeline {
     }
     const submit = await this.transition(approval.order, { type: 'order.submit', at: this.deps.clock.now() });
     if (!submit.accepted) throw notApprovable(submit.order);
-    return this.execute(submit.order, dailyLimitUsd);
+    return toOrderView(await this.execute(submit.order, dailyLimitUsd));
   }
 
   /**
@@ -237,9 +271,14 @@ export class TradingPipeline {
 
   /** Finishes an order a crash or a lost response left in `submitting` or `submitted`. Never sends twice. */
   async reconcile(order: OrderContext): Promise<OrderView> {
+    return toOrderView(await this.finish(order));
+  }
+
+  /** `reconcile`, answering the order record. */
+  private async finish(order: OrderContext): Promise<OrderContext> {
     const result = await this.deps.venue.lookup(order.orderId, order.chain as Chain);
     if (result) return this.settle(order, result);
-    if (order.status !== 'submitting') return toOrderView(order);
+    if (order.status !== 'submitting') return order;
     // The venue never saw it: sending now is the first send, if it is not too late. `minOut`
     // still protects the price; a kill switch turned on meanwhile still stops it.
     if (this.deps.clock.now() - order.updatedAt > SEND_WINDOW_MS) {
@@ -349,7 +388,7 @@ export class TradingPipeline {
     dailyLimitUsd: number | undefined,
     firstSend = true,
     taken: { volume: boolean; walletKind?: string; wallet?: WalletView } = { volume: false },
-  ): Promise<OrderView> {
+  ): Promise<OrderContext> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     // What this send takes (or the order's creation took), given back by one step if nothing moved.
     const reservations = new Reservations();
@@ -394,7 +433,7 @@ export class TradingPipeline {
   }
 
   /** `reserved`: the limits this call took, given back if the venue refused (nothing moved). */
-  private async settle(order: OrderContext, result: ExecutionResult, reserved = new Reservations()): Promise<OrderView> {
+  private async settle(order: OrderContext, result: ExecutionResult, reserved = new Reservations()): Promise<OrderContext> {
     const subject: TradingSubject = { type: order.subjectType, id: order.subjectId };
     if (result.status === 'filled') {
       // The fill and its booking are one commit: an order is `filled` exactly when its positions say so.
@@ -405,11 +444,11 @@ export class TradingPipeline {
       const filled = await this.accountCommits.run(accountKey(subject), () =>
         this.transition(order, fill, { join: () => this.book(order, filledOut, prices) }),
       );
-      return toOrderView(filled.order);
+      return filled.order;
     }
     if (result.status === 'submitted') {
-      if (order.status === 'submitted') return toOrderView(order);
-      return toOrderView((await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order);
+      if (order.status === 'submitted') return order;
+      return (await this.transition(order, { type: 'order.submitted', at: result.at, txSignature: result.txSignature })).order;
     }
     const failed = await this.transition(order, {
       type: 'order.fail',
@@ -458,8 +497,8 @@ export class TradingPipeline {
   }
 
   /** An existing order is answered as it stands, finished first when it was left in flight. */
-  private async resume(order: OrderContext): Promise<OrderView> {
-    if (order.status === 'submitting' || order.status === 'submitted') return this.reconcile(order);
+  private async resume(order: OrderContext): Promise<OrderContext> {
+    if (order.status === 'submitting' || order.status === 'submitted') return this.finish(order);
     if (order.status === 'failed' && order.retryable)
       throw new AppError('PROVIDER_UNAVAILABLE', order.reason ?? 'Provider unavailable', { details: { order_id: order.orderId } });
     if (order.status === 'failed')
@@ -467,7 +506,7 @@ export class TradingPipeline {
         { status: 'failed', reason: reasonCode(order.reason), message: order.reason ?? 'failed', at: order.updatedAt },
         order,
       );
-    return toOrderView(order);
+    return order;
   }
 
   /** Not accepted means another call, process or recovery moved the order first: its state is the truth. */

@@ -65,6 +65,23 @@ export interface JoinedWrites<TEvent extends { type: string } = { type: string }
    * written; the journal keeps them with the event that started the commit.
    */
   continueWith?: TEvent[];
+  /**
+   * Events other actors take in the same commit (a DCA strategy counting the buy its tick's
+   * order filled with): one commit instead of one per actor, and no crash between them. Each
+   * is decided on that actor's committed state; one its state does not take writes nothing of
+   * it, and the joining actor's commit goes ahead without it.
+   */
+  alongside?: JoinedSend[];
+}
+
+/** An event of another actor, committed with the joining actor's transition (`JoinedWrites.alongside`). */
+export interface JoinedSend {
+  /** The other actor's machine type and id. */
+  type: string;
+  id: string;
+  event: { type: string };
+  /** Told its outcome once the commit is made (not after a lost compare-and-set: the join runs again). */
+  taken(result: SendResult): void;
 }
 
 /**

@@ -7,6 +7,7 @@ import { settlesWithin } from '../../kernel/shared/settles-within.js';
 import type {
   ActorCollection,
   ActorView,
+  JoinedSend,
   JoinedWrites,
   JoinWrites,
   SendResult,
@@ -15,7 +16,7 @@ import type {
 } from '../../kernel/ports/actor-collection.port.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { ActorAddress, ActorEvent } from '../../kernel/ports/scheduler.port.js';
-import type { CollectionSpec, IndexQuery, PageRequest, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
+import type { CollectionSpec, CommitPut, IndexQuery, PageRequest, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import type { DurablePublisher } from './durable-publisher.js';
 import { collectionOf } from './actor-storage.js';
 import { MachineStepper, type Step } from './machine-stepper.js';
@@ -296,22 +297,78 @@ export class ActorRuntime {
     const continued = joined?.continueWith ?? [];
     for (const next of continued) steps.push(this.continueWith(entry, lastOf(steps).snapshot, next));
     const { snapshot } = lastOf(steps);
+    // One entry per version: events taken in the same commit are kept with the one that started it.
+    const journaled = continued.length > 0 ? { ...(event as object), continuedWith: continued } : event;
+    const own = this.putOf(entry, snapshot, expectedVersion, journaled);
+    const others = joined?.alongside ? await this.alongsideSteps(joined.alongside) : [];
+    let doc: StoredDocument;
+    if (joined && (joined.writes.length > 0 || others.some((other) => other.write))) {
+      let docs: Array<StoredDocument | null>;
+      try {
+        docs = await this.options.store.commit([own, ...joined.writes, ...others.flatMap((other) => (other.write ? [other.write] : []))]);
+      } catch (error) {
+        // One of them moved meanwhile (maybe another actor, in another process): read them again when the join is retried.
+        for (const other of others) this.drop(other.entry);
+        throw error;
+      }
+      doc = docs[0]!;
+      let next = 1 + joined.writes.length;
+      for (const other of others) other.write ? this.alongsideCommitted(other, docs[next++]!) : other.send.taken(other.result!);
+    } else {
+      doc = await this.options.store.put<ActorDocument>(collection, entry.id, own.input, own.journal);
+      for (const other of others) other.send.taken(other.result!);
+    }
+    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc), steps, ...(joined ? { joined } : {}) };
+  }
+
+  /** The compare-and-set put of an actor's snapshot, with its journal entry. */
+  private putOf(entry: ActorEntry, snapshot: AnyMachineSnapshot, expectedVersion: number, event: unknown): CommitPut<ActorDocument> {
+    const { definition } = entry;
     const input = {
       data: encodeActorDocument(definition, entry.stepper.persisted(snapshot)),
       expectedVersion,
       indexes: { state: topLevelState(snapshot.value), ...(definition.indexes?.(snapshot.context) ?? {}) },
     };
-    // One entry per version: events taken in the same commit are kept with the one that started it.
-    const journaled = continued.length > 0 ? { ...(event as object), continuedWith: continued } : event;
-    const journal = { event: journaled, state: snapshot.value, at: this.options.clock.now() };
-    let doc: StoredDocument;
-    if (joined && joined.writes.length > 0) {
-      const [own] = await this.options.store.commit([{ op: 'put', collection, id: entry.id, input, journal }, ...joined.writes]);
-      doc = own!;
-    } else {
-      doc = await this.options.store.put<ActorDocument>(collection, entry.id, input, journal);
+    const journal = { event, state: snapshot.value, at: this.options.clock.now() };
+    return { op: 'put', collection: collectionOf(definition.type), id: entry.id, input, journal };
+  }
+
+  /**
+   * Other actors' events joined to a commit, each decided on that actor's committed state
+   * (outside its mailbox: the compare-and-set of its write is what orders them with its own
+   * transitions, which fail theirs and retry when this commit lands first). One whose state
+   * does not take the event writes nothing and is told so.
+   */
+  private async alongsideSteps(sends: readonly JoinedSend[]): Promise<Alongside[]> {
+    const others: Alongside[] = [];
+    for (const send of sends) {
+      const entry = this.entryFor(this.definition(send.type), send.id);
+      // The other actor must exist (404 otherwise, and nothing is written): a join names actors it read.
+      const live = await this.ensureLive(entry);
+      const before = live.snapshot;
+      if (before.status !== 'active' || !before.can(send.event)) {
+        others.push({ entry, send, result: { accepted: false, view: live.committed } });
+        continue;
+      }
+      const step = entry.stepper.next(before, send.event, entry.key);
+      others.push({ entry, send, live, step, write: this.putOf(entry, step.snapshot, live.version, send.event) });
     }
-    return { version: doc.version, committed: toView(definition, entry.id, snapshot, doc), steps, ...(joined ? { joined } : {}) };
+    return others;
+  }
+
+  /** An actor's event joined to a commit is durable: its live state moves on (unless it moved meanwhile), its events go out. */
+  private alongsideCommitted(other: Alongside, doc: StoredDocument): void {
+    const { entry, live, step } = other;
+    const committed = toView(entry.definition, entry.id, step!.snapshot, doc);
+    if (entry.live === live && live!.version === other.write!.input.expectedVersion) {
+      Object.assign(live!, { snapshot: step!.snapshot, version: doc.version, committed });
+    } else {
+      this.drop(entry);
+    }
+    entry.lastUsed = this.options.clock.now();
+    this.publish(entry, [step!]);
+    if (step!.snapshot.status === 'done') this.drop(entry);
+    other.send.taken({ accepted: true, view: committed });
   }
 
   /** The step of an event a join continues with; one the machine does not take is a programming error. */
@@ -463,6 +520,16 @@ function toView(
     machineVersion: definition.version,
     updatedAt: new Date(doc.updatedAt).toISOString(),
   };
+}
+
+/** Another actor's event joined to a commit: its write when its state takes the event, else its outcome (not accepted). */
+interface Alongside {
+  entry: ActorEntry;
+  send: JoinedSend;
+  live?: LiveActor;
+  step?: Step;
+  write?: CommitPut<ActorDocument>;
+  result?: SendResult;
 }
 
 /** What a commit of an actor wrote: its new version and view, the steps it took, the joined writes. */

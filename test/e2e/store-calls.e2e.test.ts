@@ -14,7 +14,7 @@ import { FLOWS, type FlowName, startStoreCallBench, type StoreCallBench } from '
 const CEILINGS: Record<FlowName, number> = {
   'REST EVM swap': 16,
   'MCP swap': 16,
-  'DCA tick': 17,
+  'DCA tick': 15,
   withdrawal: 21,
   'widget chat': 7,
   'REST command': 16,

@@ -7,6 +7,7 @@ import { counterDefinition } from '../support/counter.machine.js';
 import { orderDefinition, type OrderInput } from '../../machines/order.machine.js';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { BusEvent, BusEventInput, EventBusPort } from '../../kernel/ports/event-bus.port.js';
+import type { SendResult } from '../../kernel/ports/actor-collection.port.js';
 import { ActorRuntime, type RuntimeOptions } from '../../src/runtime/actor-runtime.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { DurablePublisher } from '../../src/runtime/durable-publisher.js';
@@ -434,6 +435,70 @@ describe('actor runtime', () => {
       expect((await runtime.create('order', 'o1', ORDER_INPUT)).state).toBe('submitting');
     });
 
+    describe("another actor's event alongside", () => {
+      const C2 = { type: 'counter', id: 'c2' };
+      /** A join that sends `inc` to c2 in the same commit; `results` collects what it was told, one per commit made. */
+      const alongside =
+        (results: SendResult[], calls = { n: 0 }) =>
+        async () => {
+          calls.n++;
+          return { writes: [], alongside: [{ ...C2, event: { type: 'inc', tag: 'joined' }, taken: (r: SendResult) => results.push(r) }] };
+        };
+
+      it('commits both transitions in one commit: each actor its version and journal entry, the other one in memory moves on', async () => {
+        const { runtime, store } = await joined();
+        await runtime.create('counter', 'c1', {});
+        await runtime.create('counter', 'c2', {});
+        const results: SendResult[] = [];
+        const commits = countCommits(store);
+        await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: alongside(results) });
+        expect(commits()).toEqual({ commit: 1, put: 0 });
+        expect(results).toEqual([{ accepted: true, view: expect.objectContaining({ version: 2, context: { n: 1, seen: ['joined'] } }) }]);
+        expect((await store.get(collectionOf('counter'), 'c2'))?.version).toBe(2);
+        const journal = await store.readJournal(collectionOf('counter'), 'c2', { limit: 10 });
+        expect(journal.map((e) => [e.seq, e.event])).toEqual([
+          [1, { type: 'xstate.init', input: {} }],
+          [2, { type: 'inc', tag: 'joined' }],
+        ]);
+        // c2's own next event starts from the joined one, with no read of the store.
+        expect((await runtime.send(C2, { type: 'inc', tag: 'b' })).view).toMatchObject({
+          version: 3,
+          context: { n: 2, seen: ['joined', 'b'] },
+        });
+      });
+
+      it('writes nothing of an actor whose state does not take the event; the joining commit goes ahead', async () => {
+        const { runtime, store } = await joined();
+        await runtime.create('counter', 'c1', {});
+        await runtime.create('counter', 'c2', {});
+        await runtime.send(C2, { type: 'stop' });
+        const results: SendResult[] = [];
+        const view = (await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: alongside(results) })).view;
+        expect(view.version).toBe(2);
+        expect(results).toEqual([{ accepted: false, view: expect.objectContaining({ version: 2, state: 'off' }) }]);
+        expect((await store.get(collectionOf('counter'), 'c2'))?.version).toBe(2);
+      });
+
+      it('decides again on a fresh read when another process moved the other actor meanwhile; told once', async () => {
+        const { runtime, store, options } = await joined();
+        const other = new ActorRuntime(options); // another process on the same store
+        other.register(counterDefinition);
+        await runtime.create('counter', 'c1', {});
+        await runtime.create('counter', 'c2', {});
+        await runtime.send(C2, { type: 'inc', tag: 'here' }); // c2 live here at version 2
+        await other.send(C2, { type: 'inc', tag: 'there' }); // version 3, unknown to this process
+        const results: SendResult[] = [];
+        const calls = { n: 0 };
+        await runtime.send({ type: 'counter', id: 'c1' }, { type: 'inc', tag: 'a' }, { join: alongside(results, calls) });
+        expect(calls.n).toBe(2);
+        expect(results).toEqual([
+          { accepted: true, view: expect.objectContaining({ version: 4, context: { n: 3, seen: ['here', 'there', 'joined'] } }) },
+        ]);
+        expect((await store.get(collectionOf('counter'), 'c1'))?.version).toBe(2);
+        expect((await runtime.send(C2, { type: 'inc', tag: 'b' })).view.version).toBe(5);
+      });
+    });
+
     it('decides again on fresh reads when a joined record moved meanwhile; the id taken is still a 409', async () => {
       const { runtime, store } = await joined();
       await runtime.create('counter', 'c1', {});
@@ -459,3 +524,18 @@ describe('actor runtime', () => {
     });
   });
 });
+
+/** Counts the store's commits and single puts from now on. */
+function countCommits(store: MemoryStore): () => { commit: number; put: number } {
+  const counts = { commit: 0, put: 0 };
+  const { commit, put } = store;
+  store.commit = (...args) => {
+    counts.commit++;
+    return commit.apply(store, args);
+  };
+  store.put = (...args) => {
+    counts.put++;
+    return put.apply(store, args) as never;
+  };
+  return () => ({ ...counts });
+}

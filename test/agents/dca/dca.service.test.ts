@@ -48,9 +48,10 @@ describe('DCA strategies service', () => {
   let observed: Array<[DcaTickOutcome, number]>;
   const OTHER: TradingSubject = { type: 'agent', id: 'agt_2' };
 
-  beforeEach(async () => {
+  /** The service on a fresh harness (`walletKind` as `tradingHarness` takes it). */
+  const start = async (walletKind?: 'delegate' | 'custodial') => {
     observed = [];
-    h = await tradingHarness();
+    h = await tradingHarness(walletKind ? { walletKind } : {});
     h.runtime.register(dcaStrategyDefinition);
     await h.store.init([...h.runtime.collections(), DCA_NAMES_COLLECTION]);
     scheduler = recordingScheduler();
@@ -68,7 +69,8 @@ describe('DCA strategies service', () => {
       observer: { observeTick: (outcome, lag) => void observed.push([outcome, lag]) },
       perUser: { max: 3, subjectsOf: async (userId) => (userId === 'usr_1' ? [SUBJECT, OTHER] : []) },
     });
-  });
+  };
+  beforeEach(() => start());
 
   const tick = (strategyId: string, dueAt = h.clock.now()) =>
     dca.onTick({
@@ -159,6 +161,32 @@ describe('DCA strategies service', () => {
       expect(lookedUp(get, dcaOrderId(created.strategyId, dueAt))).toBeLessThanOrEqual(1);
       expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1, spentUsd: 10 });
       get.mockRestore();
+    });
+
+    it("a tick filled at once counts its buy in the fill's commit (no write of the strategy's own), unrounded: a sub-cent buy is not $0", async () => {
+      await start('custodial'); // a paper swap of a custodial wallet fills in one commit
+      await h.fund(USDC, '1000000000');
+      const created = await create('cents', '0.004');
+      const dueAt = h.clock.now();
+      const put = vi.spyOn(h.store, 'put');
+      const commit = vi.spyOn(h.store, 'commit');
+      await tick(created.strategyId, dueAt);
+      const orderId = dcaOrderId(created.strategyId, dueAt);
+      expect(put.mock.calls.filter(([collection]) => collection === 'actors.dca-strategy').map((c) => c[3]?.event)).toEqual([]);
+      const withStrategy = commit.mock.calls.filter(([writes]) => writes.some((w) => w.collection === 'actors.dca-strategy'));
+      expect(withStrategy).toHaveLength(1);
+      expect(withStrategy[0]![0].map((w) => w.collection)).toContain('actors.order');
+      const after = await stored(created.strategyId);
+      expect(after.context).toMatchObject({ buys: 1, lastOrderId: orderId, recentDueAts: [dueAt] });
+      expect((after.context as DcaStrategyContext).spentUsd).toBeCloseTo(0.004, 9);
+      const journal = await h.store.readJournal('actors.dca-strategy', created.strategyId, { limit: 10 });
+      expect(journal.at(-1)?.event).toMatchObject({ type: 'dca.executed', dueAt, orderId, spentBase: '4000' });
+      expect(observed.map(([outcome]) => outcome)).toEqual(['executed']);
+      // Delivered again: the order is found, nothing is bought or counted twice.
+      await tick(created.strategyId, dueAt);
+      expect((await stored(created.strategyId)).context).toMatchObject({ buys: 1 });
+      put.mockRestore();
+      commit.mockRestore();
     });
 
     it('a tick whose order was placed under the former id (`ord_<strategyId>_<dueAt>`) before an upgrade, delivered again, finds it and buys nothing more', async () => {

@@ -128,10 +128,10 @@ describe('orders left in flight by a DCA tick', () => {
     });
     // Another process's sweep settles the order between its broadcast and the tick's report,
     // so the strategy, not yet holding it in flight, ignores that report.
-    const place = h.pipeline.place.bind(h.pipeline);
-    h.pipeline.place = async (...args) => {
+    const place = h.pipeline.placeOrder.bind(h.pipeline);
+    h.pipeline.placeOrder = async (...args) => {
       const placed = await place(...args);
-      await reconciler.reconcile(await order(placed.order_id));
+      await reconciler.reconcile(await order(placed.order.orderId));
       return placed;
     };
     const orderId = await tick(created.strategyId);
