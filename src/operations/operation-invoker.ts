@@ -65,6 +65,8 @@ export class OperationInvoker {
     const argsDigest = digestArguments(args);
     let error: string | undefined;
     let mayWrite = false;
+    /** Set when what the answer depends on was made durable before the idempotency record was completed. */
+    let settledBeforeRecord = false;
     try {
       const operation = this.callable(name, viewer);
       // A failed call may have written too (a failed order, a claimed key): both wait.
@@ -77,7 +79,18 @@ export class OperationInvoker {
       // Every field, not the audit digest: that one leaves out secret-named fields (an approval's `token`).
       const { fingerprint, legacy } = requestFingerprint(name, args, this.options.fingerprintHash ?? sha256Hex);
       const bound = boundContext(operation, ctx);
-      return await idempotency.run(`${bound.subject.type}:${bound.subject.id}`, key, fingerprint, () => operation.handler(bound, parsed), {
+      // The handler's writes are flushed before its outcome is recorded, in the flush the events of
+      // its commit wait for anyway; the record's own write need not be: if power loss takes it, the
+      // key's claim (flushed with the handler's writes) lapses with its lease and a retry runs the
+      // handler again, which finds what the first run made (guarded handlers are re-entrant). So a
+      // guarded call waits for one flush, not two.
+      const task = async () => {
+        const value = await operation.handler(bound, parsed);
+        if (mayWrite) await this.options.settled?.();
+        settledBeforeRecord = true;
+        return value;
+      };
+      return await idempotency.run(`${bound.subject.type}:${bound.subject.id}`, key, fingerprint, task, {
         ...(onReplay ? { onReplay } : {}),
         ...(legacy ? { legacyFingerprint: legacy } : {}),
         ids: { requestId: ctx.requestId, correlationId: ctx.correlationId },
@@ -89,7 +102,7 @@ export class OperationInvoker {
       try {
         // An answer the client may act on (an order id, a wallet address it funds) must not
         // be undone by power loss; a store that cannot flush fails the call instead.
-        if (mayWrite) await this.options.settled?.();
+        if (mayWrite && !settledBeforeRecord) await this.options.settled?.();
       } catch (flush) {
         error = isAppError(flush) ? flush.code : 'INTERNAL_SERVICE_ERROR';
         // biome-ignore lint/correctness/noUnsafeFinally: a failed flush replaces the answer; the caller must not act on what may be lost.
