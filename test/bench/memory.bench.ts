@@ -46,7 +46,7 @@
  * same settings and prints ratios (see baseline-run.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeHeapSnapshot } from 'node:v8';
@@ -148,6 +148,8 @@ interface Reading {
   anonMb: number;
   /** File-backed resident pages (the LMDB memory map, code). */
   fileMb: number;
+  /** File pages counted once each (PSS): RSS counts a page once per mapping of it (see `fileRssByPath`). */
+  filePssMb: number;
   liveActors: number;
   readCache: number;
   streams: number;
@@ -158,6 +160,18 @@ interface Reading {
 function statusKb(field: string): number {
   try {
     const line = readFileSync('/proc/self/status', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`));
+    return line ? Number(line.split(/\s+/)[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The kB figure of a /proc/self/smaps_rollup line (Linux), or NaN elsewhere. */
+function rollupKb(field: string): number {
+  try {
+    const line = readFileSync('/proc/self/smaps_rollup', 'utf8')
       .split('\n')
       .find((l) => l.startsWith(`${field}:`));
     return line ? Number(line.split(/\s+/)[1]) : Number.NaN;
@@ -223,7 +237,21 @@ function databaseReport(svc: TestService): string {
   return lines.join('\n');
 }
 
-/** Resident kB of each mapped file (/proc/self/smaps, Linux), largest first: which files the file RSS is. */
+function sizeMb(file: string): number {
+  try {
+    return statSync(file).size / 2 ** 20;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Each mapped file's resident kB (/proc/self/smaps, Linux), largest first: which files the file
+ * RSS is. RSS counts a page once per mapping that maps it, and lmdb-js maps the database file
+ * again as it grows (the earlier maps stay while readers may hold them), so the same page cache
+ * pages count several times; PSS counts each page once (divided among its mappings), and the
+ * file's size bounds what it can really hold.
+ */
 function fileRssByPath(): string {
   let text: string;
   try {
@@ -231,18 +259,32 @@ function fileRssByPath(): string {
   } catch {
     return 'file RSS by file: (no /proc/self/smaps)';
   }
-  const byPath = new Map<string, number>();
+  const byPath = new Map<string, { rss: number; pss: number; maps: number }>();
   let path = '';
   for (const line of text.split('\n')) {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (mapping) path = mapping[1] ?? '';
-    else if (line.startsWith('Rss:') && path.startsWith('/')) byPath.set(path, (byPath.get(path) ?? 0) + Number(line.split(/\s+/)[1]));
+    if (mapping) {
+      path = mapping[1] ?? '';
+      if (path.startsWith('/')) {
+        const entry = byPath.get(path) ?? { rss: 0, pss: 0, maps: 0 };
+        entry.maps += 1;
+        byPath.set(path, entry);
+      }
+      continue;
+    }
+    const entry = byPath.get(path);
+    if (!entry) continue;
+    if (line.startsWith('Rss:')) entry.rss += Number(line.split(/\s+/)[1]);
+    else if (line.startsWith('Pss:')) entry.pss += Number(line.split(/\s+/)[1]);
   }
-  const top = [...byPath]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
-    .map(([file, kb]) => `${file} ${fmt(kb / 1024)} MB`);
-  return `file RSS by file: ${top.join('; ')}`;
+  return [...byPath]
+    .sort((a, b) => b[1].rss - a[1].rss)
+    .slice(0, 4)
+    .map(
+      ([file, e]) =>
+        `${file}: RSS ${fmt(e.rss / 1024)} MB, PSS ${fmt(e.pss / 1024)} MB, ${fmt(e.maps)} mappings, file ${fmt(sizeMb(file))} MB`,
+    )
+    .join('\n');
 }
 
 function read(svc: TestService): Reading {
@@ -256,13 +298,14 @@ function read(svc: TestService): Reading {
     rssMb: memory.rss / 2 ** 20,
     anonMb: statusKb('RssAnon') / 1024,
     fileMb: statusKb('RssFile') / 1024,
+    filePssMb: rollupKb('Pss_File') / 1024,
     liveActors: svc.service.runtime.stats().live,
     ...internals(svc),
   };
 }
 
 function row(label: string, r: Reading): string {
-  return `| ${label} | ${fmt(r.heapMb)} | ${fmt(r.heapTotalMb)} | ${fmt(r.externalMb)} | ${fmt(r.rssMb)} | ${fmt(r.anonMb)} | ${fmt(r.fileMb)} | ${fmt(r.liveActors)} | ${fmt(r.readCache)} | ${fmt(r.streams)} | ${fmt(r.retainedEvents)} |`;
+  return `| ${label} | ${fmt(r.heapMb)} | ${fmt(r.heapTotalMb)} | ${fmt(r.externalMb)} | ${fmt(r.rssMb)} | ${fmt(r.anonMb)} | ${fmt(r.fileMb)} | ${fmt(r.filePssMb)} | ${fmt(r.anonMb + r.filePssMb)} | ${fmt(r.liveActors)} | ${fmt(r.readCache)} | ${fmt(r.streams)} | ${fmt(r.retainedEvents)} |`;
 }
 
 async function main(): Promise<void> {
@@ -347,7 +390,7 @@ async function main(): Promise<void> {
 
     console.log(
       `\n## Memory held: ${fmt(AGENTS)} agents, ${fmt(STRATEGIES)} strategies (embedded profile, one process)\n` +
-        '| after | heap after GC MB | heap held MB | external MB | RSS MB | anonymous RSS MB | file RSS MB (LMDB map) | live actors | read-cache docs | bus streams | retained events |\n|---|---|---|---|---|---|---|---|---|---|---|',
+        '| after | heap after GC MB | heap held MB | external MB | RSS MB | anonymous RSS MB | file RSS MB (LMDB map) | file pages once (PSS) MB | anonymous + file PSS MB | live actors | read-cache docs | bus streams | retained events |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     );
     console.log(row('operators signed in', empty));
     console.log(row(`+ ${fmt(AGENTS)} agents`, agents));
@@ -363,6 +406,9 @@ async function main(): Promise<void> {
     console.log(
       `RSS < ${fmt(TARGET_RSS_MB)} MB holding them (target): ${met ? 'MET' : 'MISSED'} (${fmt(strategies.rssMb)} MB after creating, ${fmt(idle.rssMb)} MB idle; anonymous ${fmt(idle.anonMb)} MB)`,
     );
+    console.log(
+      `each resident page once (anonymous + file PSS): ${fmt(strategies.anonMb + strategies.filePssMb)} MB after creating, ${fmt(idle.anonMb + idle.filePssMb)} MB idle (file pages are clean page cache the kernel reclaims under pressure)`,
+    );
     const figures: Figures = {
       heapAgentsMb: agents.heapMb,
       heapStrategiesMb: strategies.heapMb,
@@ -371,11 +417,12 @@ async function main(): Promise<void> {
       rssIdleMb: idle.rssMb,
       anonIdleMb: idle.anonMb,
       fileIdleMb: idle.fileMb,
+      filePssIdleMb: idle.filePssMb,
       perAgentKb,
       perStrategyKb,
       heldKb,
     };
-    console.log(`\n${fileRssByPath()}`);
+    console.log(`\nfile RSS by file once idle (RSS counts a page once per mapping, PSS once):\n${fileRssByPath()}`);
     console.log(databaseReport(svc));
     writeResult(figures);
     printRatios('Memory held', figures, baseline, {
@@ -388,6 +435,7 @@ async function main(): Promise<void> {
       rssIdleMb: 'RSS idle, MB',
       anonIdleMb: 'anonymous RSS idle, MB',
       fileIdleMb: 'file RSS idle (LMDB map), MB',
+      filePssIdleMb: 'file pages once (PSS) idle, MB',
     });
   } finally {
     await svc.stop();
