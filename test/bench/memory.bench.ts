@@ -18,7 +18,8 @@
  *   schedule each; first run an hour out, so no tick runs while the bench measures);
  * - after each phase: heap after GC, RSS split into anonymous memory (the heap and native
  *   allocations: what the process holds) and file pages (LMDB's memory map: pages of the
- *   database file the kernel keeps resident and may drop under pressure), the runtime's live
+ *   database file the kernel keeps resident and may drop under pressure; RSS counts a page once
+ *   per mapping of it, so the file pages are also shown counted once, as PSS), the runtime's live
  *   actors, the store's read-cache entries and the bus's streams and retained events; then
  *   again after MEM_BENCH_IDLE_SECONDS (70: past the runtime's idle passivation) of nothing.
  * Per held entity: the phase's growth of the heap after GC (and of anonymous RSS) divided by
