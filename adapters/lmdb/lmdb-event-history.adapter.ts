@@ -10,6 +10,7 @@ import { busEventBodySchema, toBusEvent, type EventBusLogger } from '../shared/e
 import { currentBootId, guardUnsyncedClose, guardUnsyncedOpen } from './lmdb-boot.guard.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { tupleKey } from './lmdb-record.codec.js';
+import { LMDB_MAP_SIZE } from './lmdb-map-size.js';
 
 const DATA_FILE = 'data.mdb';
 const LMDB_FILES = [DATA_FILE, 'lock.mdb'];
@@ -79,7 +80,7 @@ export class LmdbEventHistory implements EventHistoryPort {
     if (guardUnsyncedOpen(options.path, LMDB_FILES, options.bootId ?? currentBootId())) {
       this.logger?.('event history discarded: the machine stopped while it was open', { path: options.path });
     }
-    this.root = open({ path: options.path, noSync: true });
+    this.root = open({ path: options.path, noSync: true, mapSize: LMDB_MAP_SIZE });
     for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     this.events = this.root.openDB<Buffer, Buffer>({ name: 'events', keyEncoding: 'binary', encoding: 'binary' });
     this.clock = options.clock ?? new SystemClock();

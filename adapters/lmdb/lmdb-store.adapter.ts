@@ -45,6 +45,7 @@ import {
   type DocRecord,
 } from './lmdb-record.codec.js';
 import { SweepScheduler } from './lmdb-sweep.scheduler.js';
+import { LMDB_MAP_SIZE } from './lmdb-map-size.js';
 
 /** The files LMDB keeps in its directory: the data and the reader lock table. */
 const LMDB_FILES = ['data.mdb', 'lock.mdb'];
@@ -125,7 +126,7 @@ export class LmdbStore implements StorePort {
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
     // lmdb-js creates its directory 0755 and its files 0664: the store is for this user only.
     ensurePrivateDir(options.path);
-    this.root = open({ path: options.path, overlappingSync: true });
+    this.root = open({ path: options.path, overlappingSync: true, mapSize: LMDB_MAP_SIZE });
     for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
     this.docs = this.root.openDB<Buffer, Buffer>({ name: 'documents', useVersions: true, ...binary });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -359,6 +359,30 @@ async function incrementLoop(
   }
   return { writes, conflicts };
 }
+
+describe('LmdbStore memory map', () => {
+  it('maps its file once as it grows, so a page read counts once in the RSS', async () => {
+    const path = await tempDir();
+    const store = await openStore(path);
+    try {
+      // ~20 MB: lmdb-js's default map (128 KB, doubled on each overflow) would be mapped a dozen times over.
+      const big = 'x'.repeat(20_000);
+      for (let round = 0; round < 10; round++)
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) => store.put('agents', `a-${round}-${i}`, { data: { big }, expectedVersion: 0 })),
+        );
+      expect((await store.get('agents', 'a-0-0'))?.data).toEqual({ big });
+      const file = join(path, 'data.mdb');
+      const mappings = readFileSync('/proc/self/maps', 'utf8')
+        .split('\n')
+        .filter((line) => line.endsWith(` ${file}`));
+      expect(statSync(file).size).toBeGreaterThan(20_000_000);
+      expect(mappings).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('LmdbStore with two processes', () => {
   it('serializes CAS increments from two processes: no update lost, losers see VERSION_CONFLICT', async () => {
