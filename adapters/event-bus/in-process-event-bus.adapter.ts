@@ -100,7 +100,7 @@ interface StreamState {
  * subscriber see a later event before an earlier one.
  *
  * With a history (the service's embedded profile), each event is appended to it as it is
- * published (the history commits a few milliseconds of them at a time), and the heap keeps per stream its id counter, its subscribers and the latest
+ * published, and the heap keeps per stream its id counter, its subscribers and the latest
  * few events (those not yet committed always among them), for the streams used last: at
  * 50,000 one-minute strategies a day of events is gigabytes, which belongs on disk. A read
  * (a replay, a subscriber's catch-up) takes the older events from the history, synchronously,
@@ -203,10 +203,7 @@ export class InProcessEventBus implements EventBusPort {
       state.subscribers?.clear();
     }
     if (!this.history) return;
-    // What was published is written before the history closes: a restart replays it. The
-    // appends wait for a flush (a timer that a driven clock may never fire), so it is asked for;
-    // the removals retention queues as they settle go in with the close.
-    await this.history.flush();
+    // What was published is written before the history closes: a restart replays it.
     await Promise.allSettled([...this.appends]);
     await this.history.close();
   }

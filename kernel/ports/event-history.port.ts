@@ -8,8 +8,6 @@ import type { BusEvent } from './event-bus.port.js';
  * Reads are synchronous: the embedded history is a memory-mapped file, and a synchronous
  * read lets the bus register a subscriber and queue its replay without an await in between,
  * so no event can slip between the two. Writes resolve once committed; a read after that sees them.
- * A write may wait a little to be committed with others (the bus keeps what is not committed
- * on its heap), and one lost with the process is accepted: the history is a replay convenience.
  * Tested in `test/adapters/lmdb-event-history.test.ts` and through the bus's contract.
  */
 export interface EventHistoryPort {
@@ -27,8 +25,5 @@ export interface EventHistoryPort {
   trimmable(stream: string, beforeId: number, keepLatest: number, cutoff: number, scanLimit: number): number;
   /** Removes the stream's events with id <= `throughId`; resolves once committed. */
   remove(stream: string, throughId: number): Promise<void>;
-  /** Commits the writes waiting now; resolves once done (each write's own promise says how it went). */
-  flush(): Promise<void>;
-  /** Commits the writes waiting, then closes: later writes are refused. */
   close(): Promise<void>;
 }

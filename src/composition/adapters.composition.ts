@@ -43,7 +43,7 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
       bus: new InProcessEventBus({
         clock,
         firstIdAfter: clock.now() * 1000,
-        history: new LmdbEventHistory({ path: embeddedBusHistoryDir(config.dataDir), clock, logger: busLogger(logger) }),
+        history: new LmdbEventHistory({ path: embeddedBusHistoryDir(config.dataDir), logger: busLogger(logger) }),
         logger: busLogger(logger),
       }),
       limiter: new InProcessRateLimiter({ clock }),

@@ -35,7 +35,7 @@ async function historyDir(): Promise<string> {
 }
 
 function busOn(dir: string, options: Partial<InProcessEventBusOptions> & { clock: ManualClock }): InProcessEventBus {
-  const bus = new InProcessEventBus({ ...options, history: options.history ?? new LmdbEventHistory({ path: dir }) });
+  const bus = new InProcessEventBus({ history: new LmdbEventHistory({ path: dir }), ...options });
   buses.push(bus);
   return bus;
 }
@@ -127,74 +127,5 @@ describe('InProcessEventBus with a history', () => {
     } finally {
       await reopened.close();
     }
-  });
-
-  it('serves the events of a batch not yet committed from the heap, and lets them go once it is', async () => {
-    const clock = new ManualClock();
-    const dir = await historyDir();
-    const history = new LmdbEventHistory({ path: dir, clock, flushMs: 20 });
-    const bus = busOn(dir, { clock, history, window: 2 });
-    for (let i = 1; i <= 6; i += 1) await publish(bus, 's', i);
-    expect(history.lastId('s')).toBe(0);
-    expect((await bus.replay('s', 0)).map((event) => event.id)).toEqual([1, 2, 3, 4, 5, 6]);
-    const seen: number[] = [];
-    await bus.subscribe('s', (event) => void seen.push(event.id), { afterId: 3 });
-    expect(seen).toEqual([4, 5, 6]);
-    expect(heldStreams(bus).get('s')?.retained).toHaveLength(6);
-    await clock.advance(20);
-    await committed(bus);
-    expect(history.lastId('s')).toBe(6);
-    expect(
-      heldStreams(bus)
-        .get('s')
-        ?.retained.map((event) => event.id),
-    ).toEqual([5, 6]);
-    expect((await bus.replay('s', 0)).map((event) => event.id)).toEqual([1, 2, 3, 4, 5, 6]);
-  });
-
-  it('writes what was published when it closes, though its clock never reached the flush', async () => {
-    const clock = new ManualClock();
-    const dir = await historyDir();
-    const bus = busOn(dir, { clock, history: new LmdbEventHistory({ path: dir, clock, flushMs: 20 }) });
-    for (let i = 1; i <= 3; i += 1) await publish(bus, 's', i);
-    await bus.close();
-    buses.splice(0);
-    const reopened = new LmdbEventHistory({ path: dir });
-    try {
-      expect(reopened.read('s', 0, Number.POSITIVE_INFINITY, 100).map((event) => event.data)).toEqual([{ i: 1 }, { i: 2 }, { i: 3 }]);
-    } finally {
-      await reopened.close();
-    }
-  });
-
-  it('reports each event of a failed batch and keeps its stream on the heap, counting on from its own ids', async () => {
-    const clock = new ManualClock();
-    const dir = await historyDir();
-    const history = new LmdbEventHistory({ path: dir, clock, flushMs: 20 });
-    (history as unknown as { events: { putSync(): void } }).events.putSync = () => {
-      throw new Error('disk full');
-    };
-    const logged: Array<{ message: string; id: unknown }> = [];
-    const bus = busOn(dir, {
-      clock,
-      history,
-      window: 1,
-      maxStreams: 1,
-      logger: (message, context) => logged.push({ message, id: context.id }),
-    });
-    await publish(bus, 's', 1);
-    await publish(bus, 's', 2);
-    await clock.advance(20);
-    await committed(bus);
-    expect(logged).toEqual([
-      { message: 'event history append failed', id: 1 },
-      { message: 'event history append failed', id: 2 },
-    ]);
-    // Other streams come and go, the failed one stays: the history's last id is not its counter.
-    for (let i = 0; i < 5; i += 1) await publish(bus, `other-${i}`, i);
-    await clock.advance(20);
-    await committed(bus);
-    expect(heldStreams(bus).has('s')).toBe(true);
-    expect((await publish(bus, 's', 3)).id).toBe(3);
   });
 });
