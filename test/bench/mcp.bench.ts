@@ -15,14 +15,13 @@
  * BENCH_CPU_PROFILE (a path prefix: after the rounds, one extra load of each case of ours under
  * the profiler, written to `<prefix>-<case>.cpuprofile`, its top frames printed).
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client, evmWallet, signInSolana, startTestService } from '../support/test-service.js';
 import { unmeteredMcpHandler } from '../support/unmetered-mcp.js';
+import { bareCeiling, listen } from './bare-ceiling.js';
 import { profiled } from './cpu-profile.js';
 import type { LoadResult } from './load-generator.js';
 import { pinThisProcess, wrkLoad } from './wrk-load.js';
@@ -51,42 +50,6 @@ async function load(url: string, body: string, headers: Record<string, string> =
   const cpu = process.cpuUsage(before);
   return { ...result, cpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests) };
 }
-
-async function listen(listener: RequestListener): Promise<{ server: Server; base: string }> {
-  const server = createServer(listener).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    req.on('error', reject);
-  });
-}
-
-/** 1. The ceiling: parse, answer, nothing else. */
-const ceiling: RequestListener = (req, res) => {
-  readJson(req).then(
-    (message) => {
-      const json = JSON.stringify({
-        jsonrpc: '2.0',
-        id: (message as { id?: unknown }).id ?? null,
-        result: { content: [{ type: 'text', text: '{}' }], isError: false },
-      });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
-    },
-    () => res.writeHead(400).end(),
-  );
-};
 
 /** 3. The SDK's stateless example, reduced to one trivial tool. */
 function sdkPeer() {
@@ -118,7 +81,7 @@ async function main() {
   const tool = svc.service.operations.catalog.get('trading_portfolio_summary') ? 'trading_portfolio_summary' : 'agent_status';
   const { handler, limiter } = unmeteredMcpHandler(svc, { cacheTargets: true });
   const servers = {
-    ceiling: await listen(ceiling),
+    ceiling: await listen(bareCeiling),
     ours: await listen((req, res) => {
       if (!handler(req, res)) res.writeHead(404).end();
     }),

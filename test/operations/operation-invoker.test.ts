@@ -10,6 +10,17 @@ import { defineOperation } from '../../src/operations/operation-definition.js';
 import { IdempotencyGuard } from '../../src/operations/idempotency-guard.js';
 import { MemoryStore } from '../support/memory-store.adapter.js';
 
+/** An agent key's call over MCP. */
+const agentCall: OperationContext = {
+  principal: { type: 'agent-key', keyId: 'k1', scope: 'read', ownerId: 'u1', prefix: 'mcpk_abcdefgh', expiresAt: Date.now() + 1e9 },
+  scope: 'read',
+  subject: { type: 'agent', id: 'a1' },
+  userId: 'u1',
+  requestId: 'r1',
+  correlationId: 'c1',
+  surface: 'mcp',
+};
+
 const base = { family: 'chat', minScope: 'read', principals: ['agent'], input: z.object({}) } as const;
 
 function setup(settled: () => Promise<void>) {
@@ -51,16 +62,7 @@ function setup(settled: () => Promise<void>) {
       return settled();
     },
   });
-  const ctx: OperationContext = {
-    principal: { type: 'agent-key', keyId: 'k1', scope: 'read', ownerId: 'u1', prefix: 'mcpk_abcdefgh', expiresAt: Date.now() + 1e9 },
-    scope: 'read',
-    subject: { type: 'agent', id: 'a1' },
-    userId: 'u1',
-    requestId: 'r1',
-    correlationId: 'c1',
-    surface: 'mcp',
-  };
-  const call = (name: string) => invoker.invoke({ name, input: {}, ctx, viewer: { kind: 'agent', scope: 'read' } });
+  const call = (name: string) => invoker.invoke({ name, input: {}, ctx: agentCall, viewer: { kind: 'agent', scope: 'read' } });
   return { call, timeline, audit };
 }
 
@@ -115,16 +117,7 @@ describe('operation invoker: a guarded call waits for one flush', () => {
       idempotency: new IdempotencyGuard(store, clock),
       settled: async () => void timeline.push('settled'),
     });
-    const ctx: OperationContext = {
-      principal: { type: 'agent-key', keyId: 'k1', scope: 'read', ownerId: 'u1', prefix: 'mcpk_abcdefgh', expiresAt: Date.now() + 1e9 },
-      scope: 'read',
-      subject: { type: 'agent', id: 'a1' },
-      userId: 'u1',
-      requestId: 'r1',
-      correlationId: 'c1',
-      surface: 'mcp',
-      idempotencyKey: 'key-1',
-    };
+    const ctx: OperationContext = { ...agentCall, idempotencyKey: 'key-1' };
     const call = () =>
       invoker.invoke({ name: 'x_keyed', input: { idempotencyKey: 'key-1' }, ctx, viewer: { kind: 'agent', scope: 'read' } });
     return { call, timeline };
