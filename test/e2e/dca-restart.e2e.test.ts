@@ -20,7 +20,7 @@ import {
   opsActors,
   setUpDcaTrader,
   sleep,
-  storeCalls,
+  storeWrites,
   strategyIdOf,
   usdcHeld,
   via,
@@ -60,8 +60,8 @@ describe('DCA strategies when one of two service processes is killed and restart
     await sleep(3 * SECOND);
     // All strategies fall due at whole seconds: from just before one, wait until B writes (a run started).
     await sleep(SECOND - (Date.now() % SECOND) - 50);
-    const idle = await storeCalls(b);
-    for (const until = Date.now() + 2 * SECOND; (await storeCalls(b)) < idle + 2 && Date.now() < until; ) await sleep(2);
+    const idle = await storeWrites(b);
+    for (const until = Date.now() + 2 * SECOND; (await storeWrites(b)) < idle + 2 && Date.now() < until; ) await sleep(2);
     const killedAt = Date.now();
     await b.kill();
     expect(b.child.signalCode).toBe('SIGKILL');
@@ -75,7 +75,7 @@ describe('DCA strategies when one of two service processes is killed and restart
     const b2 = await ServiceProcess.start(env);
     processes.push(b2);
     const restartedAt = Date.now();
-    const putsBefore = await storeCalls(b2);
+    const writesBefore = await storeWrites(b2);
 
     // No strategy lost: every one listed and active, read through the restarted process.
     for (const trader of traders) {
@@ -103,7 +103,7 @@ describe('DCA strategies when one of two service processes is killed and restart
       .toEqual([]);
     const allBuyingAfter = Date.now() - restartedAt;
     await sleep(3 * SECOND);
-    const putsAfter = await storeCalls(b2);
+    const writesAfter = await storeWrites(b2);
 
     // --- stop, let what is in flight finish, read everything ---
     const paused = await Promise.all(traders.map((t) => via(t, a.url).client.post(`/api/nest/trading/dca/pause/${t.userId}`, {})));
@@ -157,13 +157,13 @@ describe('DCA strategies when one of two service processes is killed and restart
         `restart: ${created.length} strategies every second; B killed ${killedAt % SECOND} ms into a second, back after ${restartedAt - killedAt} ms; orders left submitting at the kill ${orphans}`,
         `orders ${orders.length}; runs missing because they died with B ${excused}; filled orders not counted by their strategy ${uncounted}; seconds collapsed (late pickup) ${collapsed}`,
         `every strategy buying again ${allBuyingAfter} ms after the restart; still waiting after 5 s (held by BullMQ until its stalled-job check): ${resumedLate.size ? [...resumedLate].join(', ') : 'none'}`,
-        `store puts of the restarted B while ticking: ${putsAfter - putsBefore}`,
+        `store writes of the restarted B while ticking: ${writesAfter - writesBefore}`,
       ].join('\n'),
     );
     expect(problems).toEqual([]);
     // Whatever B held when it died is at most one run per worker slot: missing, or bought and not counted.
     expect(excused + uncounted).toBeLessThanOrEqual(WORKER_CONCURRENCY);
     // The restarted process takes its share of the ticks again.
-    expect(putsAfter - putsBefore).toBeGreaterThan(0);
+    expect(writesAfter - writesBefore).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -24,7 +24,7 @@ import {
   percentile,
   setUpDcaTrader,
   sleep,
-  storeCalls,
+  storeWrites,
   strategyIdOf,
   usdcHeld,
   type TickOrder,
@@ -60,10 +60,10 @@ describe('DCA strategies in two service processes on one store and one Redis', (
     const traders = await Promise.all(Array.from({ length: TRADERS }, (_, i) => setUpDcaTrader((i % 2 ? b : a).url, String(FAUCET))));
     const created = await createStrategies(traders, STRATEGIES / TRADERS, '* * * * * *');
     expect(created).toHaveLength(STRATEGIES);
-    const putsBefore = await Promise.all([storeCalls(a), storeCalls(b)]);
+    const writesBefore = await Promise.all([storeWrites(a), storeWrites(b)]);
     const runStart = Date.now();
     await sleep(RUN_MS);
-    const putsAfter = await Promise.all([storeCalls(a), storeCalls(b)]);
+    const writesAfter = await Promise.all([storeWrites(a), storeWrites(b)]);
     // Stop every strategy: pause (all of an account at once) removes the job schedulers.
     const paused = await Promise.all(traders.map((t) => t.client.post(`/api/nest/trading/dca/pause/${t.userId}`, {})));
     const pausedAt = Date.now();
@@ -140,7 +140,7 @@ describe('DCA strategies in two service processes on one store and one Redis', (
       const due = dueAtOf(o.context);
       return due > runStart && due <= runStart + RUN_MS;
     }).length;
-    const work = [putsAfter[0] - putsBefore[0], putsAfter[1] - putsBefore[1]];
+    const work = [writesAfter[0] - writesBefore[0], writesAfter[1] - writesBefore[1]];
     console.log(
       [
         `two processes, ${STRATEGIES} strategies every second, run ${RUN_MS / SECOND} s (+ creation ${((runStart - Math.min(...created.map((s) => s.createdAt))) / SECOND).toFixed(1)} s)`,
@@ -148,7 +148,7 @@ describe('DCA strategies in two service processes on one store and one Redis', (
         `seconds collapsed (run picked up late) ${collapsed}; longest gap ${maxGap} ms; last tick at most ${lastBehind} ms before the pause`,
         `filled orders the strategies did not count (overlapping ticks) ${uncounted}`,
         `lag order created - due: p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms`,
-        `store puts during the run: A ${work[0]}, B ${work[1]}`,
+        `store writes during the run: A ${work[0]}, B ${work[1]}`,
       ].join('\n'),
     );
     expect(problems).toEqual([]);

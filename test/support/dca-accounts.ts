@@ -134,11 +134,17 @@ export async function usdcHeld(trader: DcaTrader): Promise<string | undefined> {
   return (positions.body.positions as Array<{ symbol: string; amount: string }>).find((p) => p.symbol === 'USDC')?.amount;
 }
 
-/** The `store_operation_duration_seconds_count` of one operation in a process's /metrics: how many store calls it made. */
-export async function storeCalls(svc: { url: string; opsToken: string }, operation = 'put'): Promise<number> {
+/**
+ * Store writes so far (puts and commits, from the service's own metrics): a process that ticks
+ * writes; a tick that fills at once is one commit and no put.
+ */
+export async function storeWrites(svc: { url: string; opsToken: string }): Promise<number> {
   const text = await scrapeMetrics(svc);
-  const line = text.split('\n').find((l) => l.startsWith(`store_operation_duration_seconds_count{operation="${operation}"}`));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  const count = (operation: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`store_operation_duration_seconds_count{operation="${operation}"}`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+  return count('put') + count('commit');
 }
 
 /** p-th percentile (0..100) of a list of numbers. */
