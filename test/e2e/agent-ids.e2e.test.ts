@@ -72,7 +72,9 @@ describe('agent ids scoped per owner (e2e)', () => {
       ((await operator.client.get('/api/nest/agents/alpha/logs')).body.items as Array<{ operation: string }>).map((e) => e.operation);
     const bobs = ['agent_pause', 'step_up_issue', 'agent_keys_create', 'trading_wallet_custodial_ensure'];
     await expect.poll(() => operations(bob)).toEqual(expect.arrayContaining(bobs));
-    expect((await operations(alice)).sort()).toEqual(['agent_get', 'agent_get', 'agent_keys_list', 'trading_wallet_custodial_get']);
+    await expect
+      .poll(async () => (await operations(alice)).sort())
+      .toEqual(['agent_get', 'agent_get', 'agent_keys_list', 'trading_wallet_custodial_get']);
   });
 
   it('agents created before ids were scoped are still found, and their ids are not revealed to others', async () => {
