@@ -26,7 +26,7 @@ import {
   type VenuePort,
 } from '../../kernel/ports/venue.port.js';
 import { normalizeAddress, PaperLedger, SLIPPAGE_MESSAGE, type FillDoc, type FillRequest } from './paper-ledger.js';
-import { base58Encode } from './base58.codec.js';
+import bs58 from 'bs58';
 import { DEFAULT_FEE_BPS, quotePool, type PoolQuote } from './paper-pools.js';
 import { PaperPriceFeed } from './paper-price-feed.js';
 import { findPaperToken, isWrapPair, searchPaperTokens, type PaperToken } from './paper-tokens.js';
@@ -100,7 +100,7 @@ function executeInput(request: ExecuteRequest): z.output<typeof ExecuteInput> {
 
 /** A stable signature per order id, shaped like the chain's own (64-byte base58 on Solana, 32-byte hex on EVM). */
 export function paperTxSignature(chain: Chain, clientOrderId: string): string {
-  if (chain === 'solana') return base58Encode(hash('sha512', `paper:${clientOrderId}`, 'buffer'));
+  if (chain === 'solana') return bs58.encode(hash('sha512', `paper:${clientOrderId}`, 'buffer'));
   return `0x${hash('sha256', `paper:${clientOrderId}`, 'hex')}`;
 }
 
