@@ -7,11 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair } from '@solana/web3.js';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { derivedOrderId } from '../../kernel/vocabulary/ids.js';
 import { solanaClaim } from '../support/claim-messages.js';
 import { Operator } from '../support/mcp-fixtures.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 import { exchange, toolResult, untilFinal } from './chaos-http.js';
 import type { AnswerRecord, KeyedRequest } from './chaos-invariants.js';
 
@@ -78,7 +77,7 @@ export async function setUpOperator(base: string, agents: number): Promise<Chaos
   await ok('claim', async () =>
     http.post(`/api/nest/agents/${withdrawing.agentId}/control/claim`, await solanaClaim(http, operator.wallet, withdrawing.agentId)),
   );
-  const clock = new SystemClock();
+  const clock = stoppedClock();
   const secret = (await ok('totp enroll', async () => http.post('/api/nest/auth/totp/enroll'))).secret as string;
   await ok('totp activate', async () => http.post('/api/nest/auth/totp/activate', { code: await codeAt(secret, clock, 0) }));
   const stepUp = await ok('step-up', async () =>

@@ -9,18 +9,15 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { injectSolanaWallet, launchChromium } from '../support/browser.js';
 import { checkPage as checkConsolePage, DESKTOP } from '../support/console-page-checks.js';
 import { FakeDiscord, FakeTelegram } from '../support/platform-fakes.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 
 const TELEGRAM_TOKEN = `123456789:${'A'.repeat(35)}`;
 const DISCORD_TOKEN = `${'M'.repeat(24)}.Gabcde.${'x'.repeat(27)}`;
 const CHANNEL = '1100000000000000001';
-// TOTP codes are computed on the service's (real) clock.
-const clock = new SystemClock();
 
 let svc: TestService;
 let browser: Browser;
@@ -99,6 +96,7 @@ describe('console: legacy bots', () => {
     // The authenticator first, then a manage key asks its code.
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const totpSecret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+    const clock = stoppedClock();
     await page.getByLabel('Code from the app').fill(await codeAt(totpSecret, clock));
     await page.getByRole('button', { name: 'Activate' }).click();
     await page.getByText('Your authenticator app is set up').waitFor();

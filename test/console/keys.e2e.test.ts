@@ -6,14 +6,11 @@
  * phone widths.
  */
 import type { Browser, Page } from 'playwright-core';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectSolanaWallet, launchChromium, capturePage } from '../support/browser.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { codeAt, wrongCode } from '../support/totp-codes.js';
+import { codeAt, stoppedClock, wrongCode } from '../support/totp-codes.js';
 
-// TOTP codes are computed on the service's (real) clock; the page's clock is Playwright's.
-const realClock = new SystemClock();
 let svc: TestService;
 let browser: Browser;
 let page: Page;
@@ -80,7 +77,8 @@ describe('console: keys (the key management flow)', () => {
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await page.getByRole('img', { name: 'QR code to scan with your authenticator app' }).waitFor();
     const totpSecret = (await page.getByTestId('totp-secret').textContent()) ?? '';
-    await page.getByLabel('Code from the app').fill(await codeAt(totpSecret, realClock));
+    const atActivation = stoppedClock();
+    await page.getByLabel('Code from the app').fill(await codeAt(totpSecret, atActivation));
     await page.getByRole('button', { name: 'Activate' }).click();
     await page.getByText('Authenticator app activated').waitFor();
 
@@ -89,12 +87,12 @@ describe('console: keys (the key management flow)', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const stepUp = page.getByRole('dialog', { name: 'Confirm with your authenticator' });
     await stepUp.waitFor();
-    await stepUp.getByLabel('Authenticator code').fill(await wrongCode(totpSecret, realClock));
+    await stepUp.getByLabel('Authenticator code').fill(await wrongCode(totpSecret, atActivation));
     await stepUp.getByRole('button', { name: 'Verify and create key' }).click();
     expect(await stepUp.getByRole('alert').textContent()).toBe('Verification failed');
 
     // The activation used the current step; codes are single use, so the next step's code.
-    await stepUp.getByLabel('Authenticator code').fill(await codeAt(totpSecret, realClock, 1));
+    await stepUp.getByLabel('Authenticator code').fill(await codeAt(totpSecret, atActivation, 1));
     await stepUp.getByRole('button', { name: 'Verify and create key' }).click();
     const modal = page.getByRole('dialog', { name: 'Your new key' });
     await modal.waitFor();

@@ -18,11 +18,10 @@ import {
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { freePort } from '../support/free-port.js';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -343,7 +342,7 @@ describe('OAuth for MCP (e2e, MCP SDK 2 client)', () => {
     expect(without.status).toBe(403);
     expect(without.body.message).toBe('Authenticator code required for manage scope');
     const enrolled = await operator.client.post('/api/nest/auth/totp/enroll');
-    const clock = new SystemClock();
+    const clock = stoppedClock();
     await operator.client.post('/api/nest/auth/totp/activate', { code: await codeAt(enrolled.body.secret, clock, 0) });
     const wrong = await operator.client.post('/api/nest/oauth/consent', {
       authorizationId,

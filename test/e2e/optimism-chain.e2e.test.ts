@@ -8,13 +8,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHex, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { EdrChain } from '../adapters/live/support/edr-chain.js';
 import { newEvmWallet } from '../adapters/live/support/evm-fixtures.js';
 import { solanaClaim } from '../support/claim-messages.js';
 import { bearer, Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 
 const OPTIMISM = 10;
 const OP_TOKEN = '0x4200000000000000000000000000000000000042';
@@ -130,7 +129,7 @@ describe('Optimism, a chain added in the vocabulary (e2e)', () => {
         (await owner.client.post(`/api/nest/agents/${agentId}/control/claim`, await solanaClaim(owner.client, owner.wallet, agentId)))
           .status,
       ).toBe(200);
-      const clock = new SystemClock();
+      const clock = stoppedClock();
       const secret = (await owner.client.post('/api/nest/auth/totp/enroll')).body.secret as string;
       expect((await owner.client.post('/api/nest/auth/totp/activate', { code: await codeAt(secret, clock, 0) })).status).toBe(200);
       const stepUp = await owner.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, { code: await codeAt(secret, clock, 1) });

@@ -17,14 +17,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toHex, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { EdrChain } from '../adapters/live/support/edr-chain.js';
 import { newEvmWallet } from '../adapters/live/support/evm-fixtures.js';
 import { solanaClaim } from '../support/claim-messages.js';
 import { bearer, Operator } from '../support/mcp-fixtures.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { PUBLIC_URL } from '../support/test-service.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 
 const BASE_CHAIN_ID = 8453;
 const FUNDS = 10n ** 18n;
@@ -155,7 +154,7 @@ describe('withdrawal crash recovery (SIGKILL around the broadcast, live EVM chai
     );
     expect(claimed.status).toBe(200);
     // TOTP: activation takes this step's code, the step-up the next one (each code works once).
-    const clock = new SystemClock();
+    const clock = stoppedClock();
     const secret = (await owner.client.post('/api/nest/auth/totp/enroll')).body.secret as string;
     expect((await owner.client.post('/api/nest/auth/totp/activate', { code: await codeAt(secret, clock, 0) })).status).toBe(200);
     const stepUp = await owner.client.post(`/api/nest/agents/${agentId}/control/mcp/step-up`, { code: await codeAt(secret, clock, 1) });

@@ -6,10 +6,9 @@
  */
 import nacl from 'tweetnacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
 import { naclSigner, OperatorClient, type SdkError } from '../../sdk/src/index.js';
 import { PUBLIC_URL, startTestService, type TestService } from '../support/test-service.js';
-import { codeAt } from '../support/totp-codes.js';
+import { codeAt, stoppedClock } from '../support/totp-codes.js';
 
 const caught = (promise: Promise<unknown>) =>
   promise.then(
@@ -47,7 +46,7 @@ describe('legacy bots through the SDK: keys, card, settings (e2e)', () => {
 
     const refused = await caught(operator.botKeys.create(botId, { name: 'admin', scope: 'manage' }));
     expect(refused).toMatchObject({ status: 403, message: 'Step-up token required for manage scope' });
-    const clock = new SystemClock();
+    const clock = stoppedClock();
     const secret = (await operator.totp.enroll()).secret;
     await operator.totp.activate(await codeAt(secret, clock));
     // The next period's code: the one just used to activate works once.

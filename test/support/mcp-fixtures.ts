@@ -4,7 +4,7 @@
  */
 import { Client, signInSolana, solanaWallet, type TestService } from './test-service.js';
 import { codeAt } from './totp-codes.js';
-import { SystemClock } from '../../adapters/clock/system-clock.adapter.js';
+import { ManualClock } from './manual-clock.adapter.js';
 
 export interface RawAnswer {
   status: number;
@@ -56,7 +56,8 @@ export class Operator {
   userId = '';
   /** The wallet it signed in with: signing in again (e.g. after a clock jump) is the same user. */
   wallet = solanaWallet();
-  private totpSecret: string | undefined;
+  /** The TOTP secret and a clock stopped at its activation. */
+  private totp: { secret: string; clock: ManualClock } | undefined;
   private nextStep = 1;
 
   private constructor(base: string) {
@@ -106,16 +107,22 @@ export class Operator {
     return { botId: bot.body.id as string, publicId: bot.body.publicId as string, secret: key.body.secret as string };
   }
 
-  /** TOTP codes of successive steps: each is valid (±1 step) and used once. */
+  /**
+   * TOTP codes of successive steps, counted from the activation's step (not from now: a 30 s
+   * boundary crossed between the two calls would put "now + 1" two steps past the activation,
+   * outside the ±1 window): each is valid (±1 step) and used once.
+   */
   private async stepUp(path: string): Promise<string> {
-    const clock = new SystemClock();
-    if (!this.totpSecret) {
+    if (!this.totp) {
       const enrolled = await this.client.post('/api/nest/auth/totp/enroll');
-      this.totpSecret = enrolled.body.secret as string;
-      await this.client.post('/api/nest/auth/totp/activate', { code: await codeAt(this.totpSecret, clock, 0) });
+      this.totp = { secret: enrolled.body.secret as string, clock: new ManualClock(Date.now()) };
+      const activated = await this.client.post('/api/nest/auth/totp/activate', {
+        code: await codeAt(this.totp.secret, this.totp.clock, 0),
+      });
+      if (activated.status !== 200) throw refused('TOTP activation', activated);
     }
     if (this.nextStep > 1) throw new Error('only one step-up per operator in these tests (TOTP accepts one step ahead)');
-    const { status, body } = await this.client.post(path, { code: await codeAt(this.totpSecret, clock, this.nextStep++) });
+    const { status, body } = await this.client.post(path, { code: await codeAt(this.totp.secret, this.totp.clock, this.nextStep++) });
     if (status !== 200) throw new Error(`step-up failed: ${status} ${JSON.stringify(body)}`);
     return body.stepUpToken as string;
   }

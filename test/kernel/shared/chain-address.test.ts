@@ -1,4 +1,5 @@
 import { Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import {
   invalidAddress,
@@ -23,7 +24,11 @@ describe('chain addresses', () => {
   it('Solana: base58 of 32 bytes, as given', () => {
     const key = Keypair.generate().publicKey.toBase58();
     expect(parseSolanaAddress(key)).toBe(key);
-    for (const bad of ['0x1234', '1111111111111111111111111111111', 'O0000000000000000000000000000000', `${key}1`])
+    // Base58 of 31 and of 33 bytes: a random key with a digit appended is not always too long
+    // (a key below 2^256 / 58 times 58 still fits in 32 bytes).
+    const short = bs58.encode(new Uint8Array(31).fill(0xff));
+    const long = bs58.encode(new Uint8Array(33).fill(0x01));
+    for (const bad of ['0x1234', '1111111111111111111111111111111', 'O0000000000000000000000000000000', short, long])
       expect(parseSolanaAddress(bad), bad).toBeNull();
   });
 
