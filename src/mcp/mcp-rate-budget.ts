@@ -10,8 +10,11 @@ export const defaultRateWindows: RateWindowsOf = (scope) => RATE_POLICIES.apiKey
 
 /**
  * One hit on the budget of the credential behind an MCP request or event stream. API keys
- * share theirs with the REST routes (`apikey:<id>`), so no surface is a way around it.
+ * share theirs with the REST routes (`apikey:<id>`), so no surface is a way around it. An
+ * operator's session (the console's event stream) keeps its REST limit too: one counter
+ * checked against two limits would refuse a stream to an operator well within their budget.
  */
 export function hitBudget(limiter: RateLimiterPort, windowsOf: RateWindowsOf, access: McpAccess): Promise<RateLimitDecision> {
-  return limiter.hit(budgetKeyOf(access.principal), windowsOf(access.scope));
+  const windows = access.principal.type === 'session' ? RATE_POLICIES.session : windowsOf(access.scope);
+  return limiter.hit(budgetKeyOf(access.principal), windows);
 }

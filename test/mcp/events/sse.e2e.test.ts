@@ -170,6 +170,14 @@ describe('GET /mcp/:publicId/events/sse (e2e)', () => {
     const agent = await agentFixture(svc.url);
     const stream = await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! });
     expect(stream.status).toBe(200);
+    // One budget with the session's REST requests, at the session's limit: an operator who made
+    // more requests this minute than a read key may still opens the stream.
+    expect(stream.headers.get('x-ratelimit-limit')).toBe('300');
+    for (let i = 0; i < 130; i++) expect((await agent.operator.get('/api/nest/agents')).status).toBe(200);
+    const second = await sse(svc.url, agent.publicId, { secret: agent.operator.bearer! });
+    expect(second.status).toBe(200);
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBeLessThanOrEqual(300 - 132);
+    second.close();
     await agent.toggle(1);
     await until(() => stream.events().length === 2, 'two events');
     expect(stream.events().map((e) => e.data.state)).toEqual(['paused', 'active']);
