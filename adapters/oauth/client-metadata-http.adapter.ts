@@ -12,6 +12,8 @@ export interface ClientMetadataHttpOptions {
   maxBytes: number;
   /** Loopback addresses may be connected to (`OAUTH_LOOPBACK_CLIENT_IDS`: a developer's machine, tests). */
   allowLoopback: boolean;
+  /** The resolver asked for every address of a host: the system's, unless a test plays a hostile DNS server. */
+  resolve?: typeof dnsLookup;
 }
 
 /**
@@ -27,7 +29,7 @@ export class ClientMetadataHttpAdapter implements ClientMetadataPort {
   private readonly lookup: LookupFunction;
 
   constructor(private readonly options: ClientMetadataHttpOptions) {
-    this.lookup = checkedLookup(options.allowLoopback);
+    this.lookup = checkedLookup(options.allowLoopback, options.resolve ?? dnsLookup);
   }
 
   async fetchDocument(url: string): Promise<unknown> {
@@ -94,9 +96,9 @@ function refusedClass(address: string, allowLoopback: boolean): string | undefin
  * internal: a host that names an internal address beside public ones is refused whole, so
  * happy-eyeballs connecting (which tries each address in turn) can only reach checked ones.
  */
-function checkedLookup(allowLoopback: boolean): LookupFunction {
+function checkedLookup(allowLoopback: boolean, resolve: typeof dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       for (const { address } of addresses) {
         const refused = refusedClass(address, allowLoopback);

@@ -1,6 +1,7 @@
+import { lookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientMetadataHttpAdapter } from '../../adapters/oauth/client-metadata-http.adapter.js';
 import { internalAddressClass } from '../../adapters/oauth/internal-address.js';
 import { ClientMetadataAddressRefused } from '../../kernel/ports/client-metadata.port.js';
@@ -15,16 +16,13 @@ const FAKE_DNS: Record<string, { address: string; family: number }[]> = {
   'loopback.test': [{ address: '127.0.0.1', family: 4 }],
 };
 
-vi.mock('node:dns', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns')>();
-  const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    const fake = FAKE_DNS[hostname];
-    if (!fake) return real.lookup(hostname, options as never, callback as never);
-    if (options.all) return process.nextTick(callback, null, fake);
-    process.nextTick(callback, null, fake[0]?.address, fake[0]?.family);
-  };
-  return { ...real, default: { ...real, lookup }, lookup };
-});
+/** The system resolver, except for the names above. */
+const resolve = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  const fake = FAKE_DNS[hostname];
+  if (!fake) return lookup(hostname, options as never, callback as never);
+  if (options.all) return process.nextTick(callback, null, fake);
+  process.nextTick(callback, null, fake[0]?.address, fake[0]?.family);
+}) as typeof lookup;
 
 const DOCUMENT = { client_id: 'x', client_name: 'Doc', redirect_uris: ['https://app.example/cb'] };
 
@@ -80,7 +78,7 @@ describe('ClientMetadataHttpAdapter', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const adapter = (allowLoopback: boolean) => new ClientMetadataHttpAdapter({ timeoutMs: 2_000, maxBytes: 1_024, allowLoopback });
+  const adapter = (allowLoopback: boolean) => new ClientMetadataHttpAdapter({ timeoutMs: 2_000, maxBytes: 1_024, allowLoopback, resolve });
 
   /** The refusal `fetchDocument` threw, and that nothing reached the local server meanwhile. */
   async function refusal(allowLoopback: boolean, url: string): Promise<ClientMetadataAddressRefused> {
