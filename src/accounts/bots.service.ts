@@ -33,7 +33,7 @@ export interface Bot extends BotProfile {
 const profileFields = {
   name: nameSchema().describe('Display name of the bot'),
   description: freeTextSchema(2000).describe(
-    'Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not',
+    'Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not',
   ),
   tradingEnabled: z.boolean().describe('Whether the bot may trade'),
 };

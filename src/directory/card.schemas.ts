@@ -23,7 +23,9 @@ const serviceSchema = z
 export const cardContentSchema = z
   .object({
     type: z.literal(REGISTRATION_TYPE).optional().describe(`Always \`${REGISTRATION_TYPE}\`; may be omitted`),
-    name: nameSchema(100).describe('Display name of the agent: 1-100 characters, no control or bidirectional formatting characters'),
+    name: nameSchema(100).describe(
+      'Display name of the agent: 1-100 characters, no control, invisible or bidirectional formatting characters',
+    ),
     description: freeTextSchema(2000)
       .default('')
       .describe('What the agent does, up to 2000 characters (tabs and line feeds allowed); searched by the directory'),

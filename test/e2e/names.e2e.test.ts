@@ -18,8 +18,11 @@ const HOSTILE: Record<string, string> = {
   'U+200F': 'a\u200Fb',
   'U+061C': 'a\u061Cb',
   'lone surrogate': 'a\uD800b',
+  'zero-width space': 'a\u200Bb',
+  'word joiner': 'a\u2060b',
+  BOM: 'a\uFEFFb',
 };
-const REFUSED = 'must not contain control characters, bidirectional formatting characters or unpaired surrogates';
+const REFUSED = 'must not contain control characters, invisible or bidirectional formatting characters or unpaired surrogates';
 
 describe('names (e2e)', () => {
   let svc: TestService;
@@ -74,7 +77,7 @@ describe('names (e2e)', () => {
 
   it("a bot's description is free text: paragraphs and tabs kept, every other hostile character refused on POST, PUT and PATCH", async () => {
     const TEXT_REFUSED =
-      'must not contain control characters other than tab and line feed, bidirectional formatting characters or unpaired surrogates';
+      'must not contain control characters other than tab and line feed, invisible or bidirectional formatting characters or unpaired surrogates';
     for (const [what, description] of Object.entries(HOSTILE)
       .filter(([what]) => what !== 'CR/LF')
       .concat([['CR', 'a\rb']])) {
@@ -95,7 +98,7 @@ describe('names (e2e)', () => {
   });
 
   it('ordinary names keep working: accents, emoji (a surrogate pair), CJK, RTL script without overrides', async () => {
-    for (const name of ['Café déjà vu', 'rocket 🚀', '取引ボット', 'وكيل التداول']) {
+    for (const name of ['Café déjà vu', 'rocket 🚀', 'team 👩\u200D💻', '取引ボット', 'وكيل التداول', 'می\u200Cخواهم']) {
       const created = await alice.client.post('/api/nest/bots', { name });
       expect(created.status, name).toBe(201);
       expect(created.body.name).toBe(name);

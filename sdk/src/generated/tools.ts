@@ -118,7 +118,7 @@ export type AgentCardRevokeOutput = {
 export type AgentCardUpdateInput = {
   /** Always `https://eips.ethereum.org/EIPS/eip-8004#registration-v1`; may be omitted */
   type?: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
-  /** Display name of the agent: 1-100 characters, no control or bidirectional formatting characters */
+  /** Display name of the agent: 1-100 characters, no control, invisible or bidirectional formatting characters */
   name: string;
   /** What the agent does, up to 2000 characters (tabs and line feeds allowed); searched by the directory */
   description?: string;
@@ -298,7 +298,7 @@ export type AgentGetOutput = {
 
 /** Input of `agent_keys_create`. */
 export type AgentKeysCreateInput = {
-  /** A name for the key, shown in key lists: 1-100 characters, no control or bidirectional formatting characters. */
+  /** A name for the key, shown in key lists: 1-100 characters, no control, invisible or bidirectional formatting characters. */
   name: string;
   /** What the key may do: `read` (status, portfolio, research), `trade` (read plus trading and strategies) or `manage` (everything, keys and risk settings included). */
   scope: "read" | "trade" | "manage";
@@ -815,7 +815,7 @@ export type BotChatOutput = {
 export type BotCreateInput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description?: string;
   /** Whether the bot may trade */
   tradingEnabled?: boolean;
@@ -825,7 +825,7 @@ export type BotCreateInput = {
 export type BotCreateOutput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description: string;
   /** Whether the bot may trade */
   tradingEnabled: boolean;
@@ -921,7 +921,7 @@ export type BotGetInput = Record<string, never>;
 export type BotGetOutput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description: string;
   /** Whether the bot may trade */
   tradingEnabled: boolean;
@@ -961,7 +961,7 @@ export type BotListOutput = {
   items: {
     /** Display name of the bot */
     name: string;
-    /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+    /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
     description: string;
     /** Whether the bot may trade */
     tradingEnabled: boolean;
@@ -1101,7 +1101,7 @@ export type BotPlatformStopOutput = {
 export type BotReplaceInput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description: string;
   /** Whether the bot may trade */
   tradingEnabled: boolean;
@@ -1111,7 +1111,7 @@ export type BotReplaceInput = {
 export type BotReplaceOutput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description: string;
   /** Whether the bot may trade */
   tradingEnabled: boolean;
@@ -1256,7 +1256,7 @@ export type BotTradingFeesChannelsOutput = {
 export type BotUpdateInput = {
   /** Display name of the bot */
   name?: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description?: string;
   /** Whether the bot may trade */
   tradingEnabled?: boolean;
@@ -1266,7 +1266,7 @@ export type BotUpdateInput = {
 export type BotUpdateOutput = {
   /** Display name of the bot */
   name: string;
-  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control and bidirectional formatting characters not */
+  /** Free text about the bot, up to 2000 characters; tabs and line feeds allowed, other control, invisible and bidirectional formatting characters not */
   description: string;
   /** Whether the bot may trade */
   tradingEnabled: boolean;
@@ -2281,7 +2281,7 @@ export type TradingEvmSwapOutput = {
 export type TradingEvmWalletAddInput = {
   /** The wallet's 0x address (40 hex digits; mixed case must be a valid EIP-55 checksum); answered checksummed. */
   address: string;
-  /** A name for the wallet, shown in lists: 1-100 characters, no control or bidirectional formatting characters. */
+  /** A name for the wallet, shown in lists: 1-100 characters, no control, invisible or bidirectional formatting characters. */
   label?: string;
 };
 
@@ -2302,7 +2302,7 @@ export type TradingEvmWalletAddOutput = {
 
 /** Input of `trading_evm_wallet_create_custodial`. */
 export type TradingEvmWalletCreateCustodialInput = {
-  /** A name for the wallet, shown in lists: 1-100 characters, no control or bidirectional formatting characters. */
+  /** A name for the wallet, shown in lists: 1-100 characters, no control, invisible or bidirectional formatting characters. */
   label?: string;
   /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;
@@ -2327,7 +2327,7 @@ export type TradingEvmWalletCreateCustodialOutput = {
 export type TradingEvmWalletCreateDelegateInput = {
   /** The most this wallet may ever spend, in total, in US dollars (a JSON number, 0.000001 to 1000000000); a trade that would pass it is refused. */
   spendingCapUsd: number;
-  /** A name for the wallet, shown in lists: 1-100 characters, no control or bidirectional formatting characters. */
+  /** A name for the wallet, shown in lists: 1-100 characters, no control, invisible or bidirectional formatting characters. */
   label?: string;
   /** UUID v4 naming this request, so that a retry cannot do it twice: within 24 hours the same key answers the first call's result (nothing is done again), the same key with other arguments is refused (422), and while the first call still runs, 409. Use a fresh key for every new request and the same one for its retries. Optional over MCP, but without it a retry is a new request (REST takes it as the X-Idempotency-Key header). */
   idempotencyKey?: string;

@@ -19,7 +19,7 @@ import { isoTime } from './output-fields.js';
  */
 const createKeyInput = createKeySchema.extend({
   name: createKeySchema.shape.name.describe(
-    'A name for the key, shown in key lists: 1-100 characters, no control or bidirectional formatting characters.',
+    'A name for the key, shown in key lists: 1-100 characters, no control, invisible or bidirectional formatting characters.',
   ),
   scope: createKeySchema.shape.scope.describe(
     'What the key may do: `read` (status, portfolio, research), `trade` (read plus trading and strategies) or `manage` (everything, keys and risk settings included).',

@@ -24,7 +24,7 @@ const walletChain = z.enum(WALLET_CHAINS);
 const walletId = z.string().min(1).max(64);
 const label = nameSchema()
   .optional()
-  .describe('A name for the wallet, shown in lists: 1-100 characters, no control or bidirectional formatting characters.');
+  .describe('A name for the wallet, shown in lists: 1-100 characters, no control, invisible or bidirectional formatting characters.');
 /** `chain` of the custodial wallet tools (the output's `chain` is the same enum, undescribed). */
 const walletFamily = walletChain
   .default('solana')
