@@ -173,7 +173,7 @@ export class DcaService {
    * 409 `Strategy limit reached: at most N strategies per user` once the user has N strategies
    * that are not deleted, across all their agents and bots (completed ones count: they can be deleted).
    * Counted through the index, stopping at the cap: reading and sorting every strategy made a
-   * user's 100th create cost 100 decoded strategies.
+   * user's 100th create cost 99 decoded strategies and a sort.
    */
   private async assertUnderCap(userId: string | undefined): Promise<void> {
     const { perUser } = this.deps;

@@ -15,8 +15,8 @@ export interface ActorCollection<TContext, TEvent extends { type: string } = { t
   find(query: IndexQuery, page: PageRequest): Promise<Page<ActorView<TContext>>>;
   /**
    * How many actors match, counting at most `max` (pages the index, decodes no actor). With
-   * `exceptStates`, actors whose top-level state is one of them are not counted (read from
-   * the index entry, so a deleted actor still costs its index entry but no decode).
+   * `exceptStates`, actors whose top-level state is one of them are not counted (told by the
+   * stored `state` index value: a deleted actor still costs its read, but no decode).
    */
   count(query: IndexQuery, max: number, options?: CountOptions): Promise<number>;
   /** Creates and persists a new actor (with `join`, together with those writes); 409 when the id is taken. */
