@@ -172,16 +172,18 @@ export class DcaService {
   /**
    * 409 `Strategy limit reached: at most N strategies per user` once the user has N strategies
    * that are not deleted, across all their agents and bots (completed ones count: they can be deleted).
+   * Counted through the index, stopping at the cap: reading and sorting every strategy made a
+   * user's 100th create cost 99 decoded strategies and a sort.
    */
   private async assertUnderCap(userId: string | undefined): Promise<void> {
     const { perUser } = this.deps;
     if (!perUser || !userId) return;
     let count = 0;
     for (const subject of await perUser.subjectsOf(userId)) {
-      count += (await this.strategies(subject)).length;
-      if (count >= perUser.max) break; // no need to count the rest
+      const query = { index: 'subject', eq: subjectKey(subject) };
+      count += await this.deps.actors.strategies.count(query, perUser.max - count, { exceptStates: ['deleted'] });
+      if (count >= perUser.max) throw AppError.conflict(`Strategy limit reached: at most ${perUser.max} strategies per user`);
     }
-    if (count >= perUser.max) throw AppError.conflict(`Strategy limit reached: at most ${perUser.max} strategies per user`);
   }
 
   /**

@@ -13,12 +13,22 @@ export interface ActorCollection<TContext, TEvent extends { type: string } = { t
   get(id: string): Promise<ActorView<TContext> | null>;
   /** Committed views of the actors whose index matches, in index order (`state` or one of the definition's `indexNames`). */
   find(query: IndexQuery, page: PageRequest): Promise<Page<ActorView<TContext>>>;
-  /** How many actors match, counting at most `max` (pages the index, decodes no actor). */
-  count(query: IndexQuery, max: number): Promise<number>;
+  /**
+   * How many actors match, counting at most `max` (pages the index, decodes no actor). With
+   * `exceptStates`, actors whose top-level state is one of them are not counted (told by the
+   * stored `state` index value: a deleted actor still costs its read, but no decode).
+   */
+  count(query: IndexQuery, max: number, options?: CountOptions): Promise<number>;
   /** Creates and persists a new actor (with `join`, together with those writes); 409 when the id is taken. */
   create(id: string, input: TInput, options?: TransitionOptions<TContext, TEvent>): Promise<ActorView<TContext>>;
   /** Delivers one event through the actor's mailbox; 404 when the actor does not exist. */
   send(id: string, event: TEvent, options?: TransitionOptions<TContext, TEvent>): Promise<SendResult<TContext>>;
+}
+
+/** Narrows `ActorCollection.count`. */
+export interface CountOptions {
+  /** Top-level states (`deleted`) whose actors are not counted. */
+  exceptStates?: readonly string[];
 }
 
 /** What is visible of an actor: its last committed state. Frozen; shared between readers. */

@@ -6,6 +6,7 @@ import { conflictBackoff, concurrentUpdatesGaveUp, isVersionConflict } from '../
 import { settlesWithin } from '../../kernel/shared/settles-within.js';
 import type {
   ActorCollection,
+  CountOptions,
   ActorView,
   JoinedSend,
   JoinedWrites,
@@ -119,7 +120,7 @@ export class ActorRuntime {
         type,
         get: (id) => this.get({ type, id }),
         find: (query, page) => this.find(type, query, page),
-        count: (query, max) => this.count(type, query, max),
+        count: (query, max, options) => this.count(type, query, max, options),
         create: (id, input, options) => this.create(type, id, input, options as TransitionOptions),
         send: (id, event, options) => this.send({ type, id }, event as ActorEvent, options as TransitionOptions),
       };
@@ -196,9 +197,14 @@ export class ActorRuntime {
     return { items: docs.items.map((doc) => this.viewOf(type, doc)), ...(docs.nextCursor ? { nextCursor: docs.nextCursor } : {}) };
   }
 
-  /** How many actors of a type match, counting at most `max`: pages the index without decoding an actor. */
-  async count(type: string, query: IndexQuery, max: number): Promise<number> {
+  /**
+   * How many actors of a type match, counting at most `max`: pages the index without decoding
+   * an actor. Those in one of `exceptStates` are skipped by their stored `state` index value
+   * (the embedded store decodes a document's data only when it is read).
+   */
+  async count(type: string, query: IndexQuery, max: number, options: CountOptions = {}): Promise<number> {
     const collection = collectionOf(this.definition(type).type);
+    const except = options.exceptStates ?? [];
     let count = 0;
     let cursor: string | undefined;
     while (count < max) {
@@ -206,7 +212,7 @@ export class ActorRuntime {
         limit: Math.min(COUNT_PAGE, max - count),
         ...(cursor ? { cursor } : {}),
       });
-      count += page.items.length;
+      for (const doc of page.items) if (!except.includes(doc.indexes.state as string)) count++;
       cursor = page.nextCursor;
       if (!cursor) break;
     }

@@ -88,6 +88,17 @@ describe('ActorRuntime.collection (typed handle)', () => {
     expect(await agents.count({ index: 'state', eq: 'created' }, 100)).toBe(4);
   });
 
+  it('counts without the actors in states it is told to skip, still stopping at the bound', async () => {
+    const { agents, create } = await setup();
+    for (const id of ['a1', 'a2', 'a3', 'a4', 'a5']) await create(id);
+    for (const id of ['a1', 'a3']) await agents.send(id, { type: 'agent.activate' });
+    const owned = { index: 'ownerId', eq: 'u1' };
+    expect(await agents.count(owned, 100, { exceptStates: ['active'] })).toBe(3);
+    expect(await agents.count(owned, 2, { exceptStates: ['active'] })).toBe(2);
+    expect(await agents.count(owned, 100, { exceptStates: ['active', 'created'] })).toBe(0);
+    expect(await agents.count(owned, 100, { exceptStates: [] })).toBe(5);
+  });
+
   it('counts past one page of the index', async () => {
     const { agents, create } = await setup();
     for (let i = 0; i < 450; i++) await create(`a${String(i).padStart(3, '0')}`);

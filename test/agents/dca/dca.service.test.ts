@@ -390,6 +390,22 @@ describe('DCA strategies service', () => {
       ).toBe('active');
     });
 
+    it('counts the cap through the index: a create at the cap decodes no strategy, and deleted ones (past the cap) do not count', async () => {
+      const make = (subject: TradingSubject, name: string) =>
+        dca.create(subject, 'usr_1', { name, inputToken: 'USDC', outputToken: 'SOL', amount: '1', interval: 'every 1 hours' });
+      for (const name of ['a', 'b', 'c', 'd']) {
+        await make(SUBJECT, name);
+        await dca.delete(SUBJECT, 'usr_1', name);
+      }
+      for (const name of ['e', 'f', 'g']) await make(name === 'f' ? OTHER : SUBJECT, name);
+      const decoded = vi.spyOn(h.runtime, 'viewOf');
+      await expect(make(OTHER, 'h')).rejects.toMatchObject({ message: 'Strategy limit reached: at most 3 strategies per user' });
+      expect(decoded).not.toHaveBeenCalled();
+      decoded.mockRestore();
+      await dca.delete(SUBJECT, 'usr_1', 'e');
+      expect((await make(OTHER, 'h')).status).toBe('active');
+    });
+
     it('one grammar: every hour, every 2h, daily, weekly as the commands take them; a minute is the floor for cron and every alike', () => {
       const everyMs = (text: string) => {
         const parsed = parseInterval(text);
