@@ -1,8 +1,9 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiledImport, LOADER_FILES } from './loader/compiled-import.js';
 
 /**
  * A/B in one run: a bench measures another commit's code (the baseline) in a child process
@@ -47,14 +48,15 @@ export async function runBaseline(options: {
   execFileSync('git', ['worktree', 'add', '--detach', '--quiet', tree, commit], { cwd: REPO_ROOT, stdio: 'ignore' });
   try {
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
-    for (const file of [options.benchFile, ...options.files]) {
+    mkdirSync(join(tree, 'test/bench/loader'), { recursive: true });
+    for (const file of [options.benchFile, ...options.files, ...LOADER_FILES]) {
       const from = join(REPO_ROOT, file);
       if (existsSync(from)) copyFileSync(from, join(tree, relative(REPO_ROOT, from)));
     }
     const resultFile = join(dir, 'result.json');
     console.log(`\n# baseline: ${options.ref} (${commit}), same settings, in a child process\n`);
     const code = await new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.benchFile], {
+      const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...compiledImport(tree), options.benchFile], {
         cwd: tree,
         env: { ...process.env, ...options.env, BENCH_RESULT_FILE: resultFile },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * DCA strategies at scale (printed, not asserted, except correctness).
- * Run: `npm run bench:dca` (node --expose-gc --import tsx test/bench/dca.bench.ts).
+ * Run: `npm run bench:dca` (node --expose-gc --import ./test/bench/loader/register.mjs test/bench/dca.bench.ts).
  *
  * "10,000 active strategies with one-minute intervals: the spread between due time and
  * order creation (p50/p99) and the CPU used per 1,000 ticks. Target: p99 lag under 1 s at

@@ -1,6 +1,6 @@
 /**
  * What the embedded event bus holds for many busy streams (printed, not asserted).
- * Run: `node --expose-gc --import tsx test/bench/event-bus-memory.bench.ts`.
+ * Run: `node --expose-gc --import ./test/bench/loader/register.mjs test/bench/event-bus-memory.bench.ts`.
  *
  * BUS_BENCH_STREAMS (10,000) streams each get BUS_BENCH_EVENTS (30) events, round-robin as
  * one-minute DCA ticks would publish them (an `order.updated` of a typical size), through

@@ -1,6 +1,6 @@
 /**
  * What one process holds for many agents and DCA strategies (printed, not asserted).
- * Run: `npm run bench:memory` (node --expose-gc --import tsx test/bench/memory.bench.ts).
+ * Run: `npm run bench:memory` (node --expose-gc --import ./test/bench/loader/register.mjs test/bench/memory.bench.ts).
  *
  * Target: 100,000 agents and 50,000 strategies held by one process with RSS under 1 GiB.
  * "Held" means stored, scheduled and whatever the process keeps of them in memory: the

@@ -1,6 +1,6 @@
 /**
  * Runtime benchmarks (printed, not asserted). Run: `npm run bench:runtime`
- * (node --expose-gc --import tsx test/bench/runtime.bench.ts).
+ * (node --expose-gc --import ./test/bench/loader/register.mjs test/bench/runtime.bench.ts).
  *
  * 1. Throughput and p50/p99 of `send`: events/s with the durable LMDB store vs the same
  *    runtime on the in-memory store, for 1 actor and for 1,000 concurrent actors.

@@ -5,7 +5,7 @@
  * commit). LmdbStore commits durably (fdatasync before the put resolves); MemoryStore is
  * the in-heap ceiling. A third case writes units of work of COMMIT_SIZE documents, one
  * `commit` each, one after the other (what a swap's step does), to set against the first.
- * Run: `npx tsx test/bench/store.bench.ts`. Prints figures only.
+ * Run: `npm run bench:store`. Prints figures only.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -13,11 +13,12 @@
  * reads/s, so that their CPU per call compares like with like.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './trading.bench.js';
+import { compiledImport, LOADER_FILES } from './loader/compiled-import.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
@@ -34,6 +35,8 @@ function extractBase(ref: string): string {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   for (const file of ['trading.bench.ts', 'cpu-profile.ts', 'bare-ceiling.ts'])
     copyFileSync(join(HERE, file), join(dir, 'test/bench', file));
+  mkdirSync(join(dir, 'test/bench/loader'), { recursive: true });
+  for (const file of LOADER_FILES) copyFileSync(join(ROOT, file), join(dir, file));
   return dir;
 }
 
@@ -42,7 +45,7 @@ function runBench(root: string, label: string): Promise<BenchResult> {
   const resultPath = join(tmpdir(), `trading-ab-${process.pid}-${label}.json`);
   return new Promise((done, fail) => {
     console.log(`\n# ${label} (${root})`);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/bench/trading.bench.ts')], {
+    const child = spawn(process.execPath, [...compiledImport(root), join(root, 'test/bench/trading.bench.ts')], {
       cwd: root,
       // One open-loop rate for both sides (half of each side's own closed-loop rate would load them differently).
       env: { BENCH_SWAP_RATE: '50', BENCH_SUMMARY_RATE: '200', ...process.env, BENCH_RESULT_PATH: resultPath },

@@ -69,6 +69,7 @@ import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';
+import { compiledImport } from './loader/compiled-import.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -405,8 +406,8 @@ class LoadGenerator {
     // Its own execArgv: a `--cpu-prof` given to this process must profile the service only.
     // Pinned to the core the service is not on (`taskset`), so that the two do not take turns.
     const pin = PIN
-      ? { execPath: 'taskset', execArgv: ['-c', '1', process.execPath, '--import', 'tsx'] }
-      : { execArgv: ['--import', 'tsx'] };
+      ? { execPath: 'taskset', execArgv: ['-c', '1', process.execPath, ...compiledImport()] }
+      : { execArgv: compiledImport() };
     const child = fork(fileURLToPath(import.meta.url), [], {
       ...pin,
       env: { ...process.env, [ROLE_ENV]: 'load' },
@@ -717,7 +718,7 @@ async function measureCeiling(
   summaryRate: number,
 ): Promise<{ closed: CeilingMeasured; openSwap?: CeilingMeasured; openSummary?: CeilingMeasured }> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    ...(PIN ? { execPath: 'taskset', execArgv: ['-c', '0', process.execPath, '--import', 'tsx'] } : { execArgv: ['--import', 'tsx'] }),
+    ...(PIN ? { execPath: 'taskset', execArgv: ['-c', '0', process.execPath, ...compiledImport()] } : { execArgv: compiledImport() }),
     env: { ...process.env, [ROLE_ENV]: 'ceiling' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
