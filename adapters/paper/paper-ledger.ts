@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
+import { type IdRing, idRingOf, ringHas, ringPush } from '../../kernel/vocabulary/id-ring.js';
 import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
 export const BALANCES_COLLECTION = 'paper.balances';
@@ -51,12 +52,20 @@ export interface BalanceDoc {
   /** Base units as decimal strings by token address; zero balances are dropped. */
   balances: Record<string, string>;
   /** Order ids whose swap moved these balances, oldest first (bounded ring). */
-  applied: string[];
+  appliedRing: IdRing;
   /** Order ids refused for insufficient balance, oldest first (bounded ring). */
-  rejected: string[];
-  /** References of credits applied (faucet deposits), oldest first (bounded ring); absent on older documents. */
-  credits?: string[];
+  rejectedRing: IdRing;
+  /** References of credits applied (faucet deposits), oldest first (bounded ring). */
+  creditRing: IdRing;
 }
+
+/**
+ * A balance document as it may be stored: documents written before hold each ring as an array
+ * under another name (`credits` absent on the oldest). Read through `currentForm`; only
+ * `BalanceDoc` is written.
+ */
+export type StoredBalanceDoc = Pick<BalanceDoc, 'balances'> &
+  Partial<Omit<BalanceDoc, 'balances'>> & { applied?: readonly string[]; rejected?: readonly string[]; credits?: readonly string[] };
 
 /** The request fields a fill keeps. */
 export interface FillRequest {
@@ -100,7 +109,7 @@ export class PaperLedger {
   private readonly ringSize: number;
   private readonly maxAttempts: number;
   /** Balance documents as last read by `balances`, by id, oldest first (see `remember`). */
-  private readonly recentReads = new Map<string, StoredDocument<BalanceDoc> | null>();
+  private readonly recentReads = new Map<string, StoredDocument<StoredBalanceDoc> | null>();
 
   constructor(options: PaperLedgerOptions) {
     this.store = options.store;
@@ -111,7 +120,7 @@ export class PaperLedger {
   /** Balances of a normalized address in base units by token address. */
   async balances(chain: Chain, address: string): Promise<Record<string, string>> {
     const id = balanceId(chain, address);
-    const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    const doc = await this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, id);
     this.remember(id, doc);
     return { ...(doc?.data.balances ?? {}) };
   }
@@ -125,15 +134,15 @@ export class PaperLedger {
    * conditional on the version read (a balance that moved meanwhile fails the commit, and the
    * retry reads afresh: an entry is taken once). Bounded: the oldest reads are forgotten.
    */
-  private remember(id: string, doc: StoredDocument<BalanceDoc> | null): void {
+  private remember(id: string, doc: StoredDocument<StoredBalanceDoc> | null): void {
     this.recentReads.delete(id);
     this.recentReads.set(id, doc);
     if (this.recentReads.size > RECENT_READS) this.recentReads.delete(this.recentReads.keys().next().value!);
   }
 
-  private async freshOrRecent(id: string): Promise<StoredDocument<BalanceDoc> | null> {
+  private async freshOrRecent(id: string): Promise<StoredDocument<StoredBalanceDoc> | null> {
     const recent = this.recentReads.get(id);
-    if (recent === undefined) return this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
+    if (recent === undefined) return this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, id);
     this.recentReads.delete(id);
     return recent;
   }
@@ -146,12 +155,12 @@ export class PaperLedger {
   async credit(chain: Chain, address: string, token: string, amount: bigint, ref?: string): Promise<bigint> {
     const id = balanceId(chain, address);
     return this.retry(async () => {
-      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
-      const data = doc?.data ?? emptyBalances();
-      const credits = data.credits ?? [];
-      if (ref !== undefined && credits.includes(ref)) return BigInt(data.balances[token] ?? '0');
+      const doc = await this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, id);
+      const data = currentForm(doc?.data);
+      if (ref !== undefined && ringHas(data.creditRing, ref)) return BigInt(data.balances[token] ?? '0');
       const balances = adjust(data.balances, token, amount);
-      const next: BalanceDoc = { ...data, balances, ...(ref === undefined ? {} : { credits: [...credits, ref].slice(-this.ringSize) }) };
+      const creditRing = ref === undefined ? data.creditRing : ringPush(data.creditRing, ref, this.ringSize).ring;
+      const next: BalanceDoc = { ...data, balances, creditRing };
       await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: next, expectedVersion: doc?.version ?? 0 });
       return BigInt(balances[token] ?? '0');
     });
@@ -211,7 +220,7 @@ export class PaperLedger {
     const id = balanceId(fill.chain, fill.address);
     const orderId = fill.clientOrderId;
     const doc = await this.freshOrRecent(id);
-    const data = doc?.data ?? emptyBalances();
+    const data = currentForm(doc?.data);
     const amountIn = BigInt(fill.amountIn);
     const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
     // Evicted ids are final already (their fills committed so) or finalized by `push`.
@@ -219,9 +228,9 @@ export class PaperLedger {
       ? {
           ...data,
           balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
-          applied: await this.push(data.applied, orderId, 'applied'),
+          appliedRing: await this.push(data.appliedRing, orderId, 'applied'),
         }
-      : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+      : { ...data, rejectedRing: await this.push(data.rejectedRing, orderId, 'rejected') };
     const outcome: ExecutionResult = funded
       ? { status: 'filled', filledOut: pending.filledOut, txSignature: pending.txSignature, at: pending.at }
       : { status: 'failed', reason: 'insufficient_balance', message: INSUFFICIENT_BALANCE_MESSAGE, at: pending.at };
@@ -264,19 +273,19 @@ export class PaperLedger {
     const fromId = balanceId(transfer.chain, transfer.from);
     const toId = balanceId(transfer.chain, transfer.to);
     const amount = BigInt(transfer.amount);
-    const pays = (doc: StoredDocument<BalanceDoc> | null) => BigInt(doc?.data.balances[transfer.token] ?? '0') >= amount;
+    const pays = (doc: StoredDocument<StoredBalanceDoc> | null) => BigInt(doc?.data.balances[transfer.token] ?? '0') >= amount;
     const recent = this.recentReads.has(fromId);
     let fromDoc = await this.freshOrRecent(fromId);
-    if (recent && !pays(fromDoc)) fromDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, fromId);
+    if (recent && !pays(fromDoc)) fromDoc = await this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, fromId);
     if (!pays(fromDoc)) throw new AppError('INSUFFICIENT_BALANCE', INSUFFICIENT_WITHDRAWAL_MESSAGE);
     const writes: CommitWrite[] = [
       { op: 'put', collection: TRANSFERS_COLLECTION, id: txSignature, input: { data: transfer, expectedVersion: 0 } },
     ];
     // A transfer to itself moves nothing: only its document is written.
     if (fromId === toId) return writes;
-    const fromData = fromDoc?.data ?? emptyBalances();
-    const toDoc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, toId);
-    const toData = toDoc?.data ?? emptyBalances();
+    const fromData = currentForm(fromDoc?.data);
+    const toDoc = await this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, toId);
+    const toData = currentForm(toDoc?.data);
     writes.push(
       {
         op: 'put',
@@ -311,19 +320,19 @@ export class PaperLedger {
     const id = balanceId(fill.chain, fill.address);
     const orderId = fill.clientOrderId;
     return this.retry(async () => {
-      const doc = await this.store.get<BalanceDoc>(BALANCES_COLLECTION, id);
-      const data = doc?.data ?? emptyBalances();
-      if (data.applied.includes(orderId)) return 'applied';
-      if (data.rejected.includes(orderId)) return 'rejected';
+      const doc = await this.store.get<StoredBalanceDoc>(BALANCES_COLLECTION, id);
+      const data = currentForm(doc?.data);
+      if (ringHas(data.appliedRing, orderId)) return 'applied';
+      if (ringHas(data.rejectedRing, orderId)) return 'rejected';
       const amountIn = BigInt(fill.amountIn);
       const funded = BigInt(data.balances[fill.inputMint] ?? '0') >= amountIn;
       const next: BalanceDoc = funded
         ? {
+            ...data,
             balances: adjust(adjust(data.balances, fill.inputMint, -amountIn), fill.outputMint, BigInt(pending.filledOut)),
-            applied: await this.push(data.applied, orderId, 'applied'),
-            rejected: data.rejected,
+            appliedRing: await this.push(data.appliedRing, orderId, 'applied'),
           }
-        : { ...data, rejected: await this.push(data.rejected, orderId, 'rejected') };
+        : { ...data, rejectedRing: await this.push(data.rejectedRing, orderId, 'rejected') };
       await this.store.put<BalanceDoc>(BALANCES_COLLECTION, id, { data: next, expectedVersion: doc?.version ?? 0 });
       return funded ? 'applied' : 'rejected';
     });
@@ -333,10 +342,10 @@ export class PaperLedger {
    * Appends to a ring. An id leaves the ring only after its fill is final, so "pending and
    * not in the ring" always means "not applied", however many orders came since.
    */
-  private async push(ring: string[], orderId: string, decision: Decision): Promise<string[]> {
-    const overflow = Math.max(0, ring.length + 1 - this.ringSize);
-    for (const evicted of ring.slice(0, overflow)) await this.finalize(evicted, decision);
-    return [...ring.slice(overflow), orderId];
+  private async push(ring: IdRing, orderId: string, decision: Decision): Promise<IdRing> {
+    const pushed = ringPush(ring, orderId, this.ringSize);
+    for (const evicted of pushed.evicted) await this.finalize(evicted, decision);
+    return pushed.ring;
   }
 
   /** Records the final outcome of a pending fill; returns the stored final outcome (null when no fill). */
@@ -387,8 +396,15 @@ function balanceId(chain: Chain, address: string): string {
   return `${chain}:${address}`;
 }
 
-function emptyBalances(): BalanceDoc {
-  return { balances: {}, applied: [], rejected: [] };
+/** The document in this build's form, rings as strings, whichever form it was stored in (none: empty). */
+function currentForm(stored: StoredBalanceDoc | undefined): BalanceDoc {
+  if (!stored) return { balances: {}, appliedRing: '', rejectedRing: '', creditRing: '' };
+  return {
+    balances: stored.balances,
+    appliedRing: stored.appliedRing ?? idRingOf(stored.applied),
+    rejectedRing: stored.rejectedRing ?? idRingOf(stored.rejected),
+    creditRing: stored.creditRing ?? idRingOf(stored.credits),
+  };
 }
 
 /** A copy of `balances` with `delta` added to `token`; zero drops the entry. Callers check for negatives. */

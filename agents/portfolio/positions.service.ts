@@ -3,6 +3,7 @@ import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { formatUsd, fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
+import { type IdRing, idRingOf, ringHas, ringPush } from '../../kernel/vocabulary/id-ring.js';
 import { KeyedQueue } from '../trading/keyed-queue.js';
 import type { TradingSubject } from './portfolio.types.js';
 import { TRADING_RECORDS, subjectKey } from './portfolio.records.js';
@@ -38,8 +39,16 @@ export interface PositionRecord {
   /** USD paid for what is held now (average cost × amount). */
   costBasisUsd: number;
   realizedPnlUsd: number;
-  applied: string[];
+  /** References booked (order, withdrawal and deposit ids), oldest first: refused a second time. Absent on documents written before. */
+  appliedRing?: IdRing;
+  /** The same ring as documents written before held it (an array); read by `appliedOf`, never written. */
+  applied?: readonly string[];
   updatedAt: number;
+}
+
+/** The references a position booked, whichever form its document was written in. */
+function appliedOf(position: PositionRecord): IdRing {
+  return position.appliedRing ?? idRingOf(position.applied);
 }
 
 export interface TokenLeg {
@@ -126,7 +135,7 @@ export class PositionsService {
   ): { write: CommitWrite; event: PositionEvent } | null {
     const key = subjectKey(subject);
     const current = doc?.data ?? emptyPosition(key, leg);
-    if (current.applied.includes(ref)) return null;
+    if (ringHas(appliedOf(current), ref)) return null;
     const next = this.next(current, ref, leg, change);
     const write: CommitWrite = {
       op: 'put',
@@ -139,13 +148,14 @@ export class PositionsService {
 
   /** The position after `change`, with what every write derives (whole amount, rounding, the applied ring). */
   private next(current: PositionRecord, ref: string, leg: TokenLeg, change: (position: PositionRecord) => PositionRecord): PositionRecord {
-    const changed = change(current);
+    // The ring's former array is not carried on: the string below replaces it.
+    const { applied: _formerRing, ...changed } = change(current);
     return {
       ...changed,
       amount: fromBaseUnits(changed.amountBase, leg.decimals),
       // Rounding dust of a fully closed position is not a cost.
       costBasisUsd: changed.amountBase === '0' ? 0 : Math.max(0, changed.costBasisUsd),
-      applied: [...current.applied, ref].slice(-APPLIED_RING),
+      appliedRing: ringPush(appliedOf(current), ref, APPLIED_RING).ring,
       updatedAt: this.deps.clock.now(),
     };
   }
@@ -207,7 +217,7 @@ export class PositionsService {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const doc = await this.deps.store.get<PositionRecord>(TRADING_RECORDS.positions, id);
       const current = doc?.data ?? emptyPosition(key, leg);
-      if (current.applied.includes(ref)) return;
+      if (ringHas(appliedOf(current), ref)) return;
       const next = this.next(current, ref, leg, change);
       try {
         await this.deps.store.put(TRADING_RECORDS.positions, id, {
@@ -277,7 +287,7 @@ function emptyPosition(subject: string, leg: TokenLeg): PositionRecord {
     amountBase: '0',
     costBasisUsd: 0,
     realizedPnlUsd: 0,
-    applied: [],
+    appliedRing: '',
     updatedAt: 0,
   };
 }

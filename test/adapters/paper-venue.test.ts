@@ -17,6 +17,7 @@ import {
   PaperLedger,
   SLIPPAGE_MESSAGE,
   type BalanceDoc,
+  type StoredBalanceDoc,
   type FillDoc,
 } from '../../adapters/paper/paper-ledger.js';
 import { quotePool } from '../../adapters/paper/paper-pools.js';
@@ -250,7 +251,9 @@ describe('paper venue execution', () => {
     slippageBps: 50,
     outcome: { status: 'pending', filledOut: '650000000', txSignature: paperTxSignature('solana', clientOrderId), at: 1 },
   });
-  const balanceDoc = (usdc: string, applied: string[], sol?: string): BalanceDoc => ({
+  // Balance documents as builds before the one-string rings wrote them (arrays): what a crash
+  // left behind may be in that form, and must be finished exactly as it was then.
+  const balanceDoc = (usdc: string, applied: string[], sol?: string): StoredBalanceDoc => ({
     balances: { [USDC]: usdc, ...(sol ? { [NATIVE_SOL_MINT]: sol } : {}) },
     applied,
     rejected: [],
@@ -295,7 +298,7 @@ describe('paper venue execution', () => {
     const { venue, store } = await memoryVenue();
     const id = randomUUID();
     await store.put(FILLS_COLLECTION, id, { data: pendingFill(id), expectedVersion: 0 });
-    const refused: BalanceDoc = { ...balanceDoc('500000000', []), rejected: [id] };
+    const refused: StoredBalanceDoc = { ...balanceDoc('500000000', []), rejected: [id] };
     await store.put(BALANCES_COLLECTION, balanceId, { data: refused, expectedVersion: 0 });
     expect(await venue.lookup(id, 'solana')).toEqual({
       status: 'failed',
@@ -304,6 +307,30 @@ describe('paper venue execution', () => {
       at: 1,
     });
     expect(await venue.balances('solana', WALLET)).toEqual({ [USDC]: '500000000' });
+  });
+
+  it('carries the rings of a balance document written before over to one-string rings on its next write', async () => {
+    const { store } = await memoryVenue();
+    const ledger = new PaperLedger({ store, ringSize: 3 });
+    const [a, b, c, d] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [a, b, c, d]) await store.put(FILLS_COLLECTION, id, { data: pendingFill(id), expectedVersion: 0 });
+    const former: StoredBalanceDoc = { ...balanceDoc('300000000', [a, b], '1300000000'), rejected: ['refused-1'], credits: ['deposit-1'] };
+    await store.put(BALANCES_COLLECTION, balanceId, { data: former, expectedVersion: 0 });
+    // Ids the former arrays hold are still known: settled as they were, not applied again.
+    expect(await ledger.settle(pendingFill(a))).toMatchObject({ status: 'filled' });
+    expect(await ledger.credit('solana', WALLET, USDC, 5n, 'deposit-1')).toBe(300000000n);
+    await ledger.settle(pendingFill(c));
+    await ledger.settle(pendingFill(d)); // the ring holds 3: a leaves it, finished first
+    const stored = (await store.get<StoredBalanceDoc>(BALANCES_COLLECTION, balanceId))!.data;
+    expect(stored).toEqual({
+      balances: { [USDC]: '100000000', [NATIVE_SOL_MINT]: '2600000000' },
+      appliedRing: [b, c, d].join('\n'),
+      rejectedRing: 'refused-1',
+      creditRing: 'deposit-1',
+    } satisfies BalanceDoc);
+    expect((await store.get<FillDoc>(FILLS_COLLECTION, a))?.data.outcome.status).toBe('filled');
+    expect(await ledger.settle((await ledger.readFill(b))!)).toMatchObject({ status: 'filled' });
+    expect(await ledger.balances('solana', WALLET)).toEqual({ [USDC]: '100000000', [NATIVE_SOL_MINT]: '2600000000' });
   });
 
   it('records the first outcome of an order id and answers every later writer with it', async () => {

@@ -26,6 +26,7 @@ import {
   type FillDoc,
 } from '../../adapters/paper/paper-ledger.js';
 import { fromBaseUnits } from '../../kernel/vocabulary/amounts.js';
+import { ringIds } from '../../kernel/vocabulary/id-ring.js';
 import type { OrderView } from '../../machines/order-view.js';
 import { keyedOrder } from '../../src/operations/definitions/trading-schemas.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
@@ -277,9 +278,10 @@ describe('trading crash recovery (SIGKILL mid-burst of guarded swaps)', () => {
       // The wallet's balances moved by exactly the 200 fills, each applied once.
       const balances = await store.get<BalanceDoc>(BALANCES_COLLECTION, `solana:${address}`);
       expect(balances?.data.balances).toEqual({ [USDC]: usdcLeft.toString(), [SOL]: solHeld.toString() });
-      expect(balances!.data.applied).toHaveLength(SWAPS);
-      expect(new Set(balances!.data.applied)).toEqual(new Set(finalOrders.keys()));
-      expect(balances!.data.rejected).toEqual([]);
+      const applied = ringIds(balances!.data.appliedRing);
+      expect(applied).toHaveLength(SWAPS);
+      expect(new Set(applied)).toEqual(new Set(finalOrders.keys()));
+      expect(balances!.data.rejectedRing).toBe('');
     } finally {
       await store.close();
     }

@@ -33,7 +33,7 @@ async function setup(options: { retentionDays?: number } = {}) {
         amountBase: String(BigInt(Math.round(sol * 1e9))),
         costBasisUsd: sol * 90,
         realizedPnlUsd,
-        applied: [],
+        appliedRing: '',
         updatedAt: 0,
       },
     ]);

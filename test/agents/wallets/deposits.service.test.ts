@@ -5,8 +5,9 @@ import { PAPER_COLLECTIONS } from '../../../adapters/paper/paper-ledger.js';
 import { PaperVenue } from '../../../adapters/paper/paper-venue.adapter.js';
 import { DEPOSITS_COLLECTION, DepositsService } from '../../../agents/wallets/deposits.service.js';
 import type { TradingSubject } from '../../../agents/portfolio/portfolio.types.js';
-import { TRADING_RECORD_COLLECTIONS } from '../../../agents/portfolio/portfolio.records.js';
-import { PositionsService } from '../../../agents/portfolio/positions.service.js';
+import { TRADING_RECORD_COLLECTIONS, TRADING_RECORDS } from '../../../agents/portfolio/portfolio.records.js';
+import { ringIds } from '../../../kernel/vocabulary/id-ring.js';
+import { type PositionRecord, PositionsService } from '../../../agents/portfolio/positions.service.js';
 import { TradingEvents } from '../../../agents/trading/trading-events.js';
 
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
@@ -67,5 +68,28 @@ describe('paper faucet deposits: balance and position as one unit', () => {
     expect(await venue.credit('solana', WALLET, 'USDC', '5', 'deposit:x')).toBe('5');
     expect(await venue.credit('solana', WALLET, 'USDC', '5', 'deposit:x')).toBe('5');
     expect(await venue.credit('solana', WALLET, 'USDC', '5')).toBe('10');
+  });
+
+  it('a position written before the one-string rings still refuses what it booked, and is rewritten in the new form', async () => {
+    const { store, positions, position } = await setUp();
+    const leg = { chain: 'solana', token: USDC.address, symbol: 'USDC', decimals: 6, amount: 100_000_000n, priceUsd: 1 };
+    await positions.bookDeposit(subject, 'dep_old', leg);
+    const { id, version, data } = (
+      await store.find<PositionRecord>(TRADING_RECORDS.positions, { index: TRADING_RECORDS.subjectIndex }, { limit: 10 })
+    ).items[0]!;
+    // The document as builds before this one stored it: the ring an array under `applied`.
+    const { appliedRing, ...rest } = data;
+    await store.put(TRADING_RECORDS.positions, id, {
+      data: { ...rest, applied: ringIds(appliedRing!) },
+      expectedVersion: version,
+      indexes: { [TRADING_RECORDS.subjectIndex]: data.subject },
+    });
+
+    await positions.bookDeposit(subject, 'dep_old', leg);
+    expect(await position()).toMatchObject({ amountBase: '100000000', applied: ['dep_old'] });
+    await positions.bookDeposit(subject, 'dep_new', leg);
+    const rewritten = await position();
+    expect(rewritten).toMatchObject({ amountBase: '200000000', appliedRing: 'dep_old\ndep_new', costBasisUsd: 200 });
+    expect(rewritten).not.toHaveProperty('applied');
   });
 });
