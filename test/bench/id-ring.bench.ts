@@ -50,7 +50,8 @@ const position = <R>(ring: R): Position<R> => ({
 });
 
 /** The stored record of `data`, as the LMDB store writes it. */
-const stored = (data: unknown) => encodeRecord({ id: 'p', version: 7, indexes: { subject: 'agent:x' }, updatedAt: 1, data: serialize(data) });
+const stored = (data: unknown) =>
+  encodeRecord({ id: 'p', version: 7, indexes: { subject: 'agent:x' }, updatedAt: 1, data: serialize(data) });
 
 const forms = {
   array: {
@@ -99,9 +100,14 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const form of FORMS) best[form] = Math.min(best[form], run(form));
 }
 
-console.log(`## A full ring of ${RING} order ids, per document of a fill (decode, check, push, serialise), lowest of ${ROUNDS} rounds of ${FILLS}`);
+console.log(
+  `## A full ring of ${RING} order ids, per document of a fill (decode, check, push, serialise), lowest of ${ROUNDS} rounds of ${FILLS}`,
+);
 console.log('| form | µs per document | stored bytes |');
 console.log('|---|---|---|');
-for (const form of FORMS) console.log(`| ${form === 'none' ? 'no ring (the floor)' : form} | ${best[form].toFixed(1)} | ${forms[form].record.length} |`);
-console.log(`string / array: ${(best.string / best.array).toFixed(2)}x CPU, ${(forms.string.record.length / forms.array.record.length).toFixed(2)}x bytes`);
+for (const form of FORMS)
+  console.log(`| ${form === 'none' ? 'no ring (the floor)' : form} | ${best[form].toFixed(1)} | ${forms[form].record.length} |`);
+console.log(
+  `string / array: ${(best.string / best.array).toFixed(2)}x CPU, ${(forms.string.record.length / forms.array.record.length).toFixed(2)}x bytes`,
+);
 console.log(`a fill writes three such documents: ${(3 * (best.array - best.string)).toFixed(0)} µs saved per fill`);
