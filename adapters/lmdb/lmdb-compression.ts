@@ -20,9 +20,10 @@ const COMPRESSED_TAG = 0x02;
 export const COMPRESSION_THRESHOLD = 128;
 
 /**
- * The dictionary's size: lz4-napi hashes the whole dictionary on every compression, so each
- * KB costs every write (measured: ~6 µs a value at 16 KB, ~17 at 64 KB, ~4 without), while
- * the ratio gains little past the samples of the documents most stored (DECISIONS).
+ * The dictionary's bound. lz4-napi loads the dictionary on every compression: a 76-byte value
+ * took ~4 µs with none, ~10 with 16 KB and ~18 with 64 KB of synthetic dictionary. The
+ * samples make ~10 KB, with which the values of a swap took 8-10 µs each, as without one
+ * (DECISIONS, "LMDB values compressed"); the bound keeps more samples from costing every write.
  */
 export const MAX_DICTIONARY_BYTES = 16 * 1024;
 
@@ -45,8 +46,9 @@ export interface CompressionSample {
 }
 
 /**
- * LZ4 with a dictionary over the values of one environment. Compression is synchronous on the
- * caller's thread (a few µs a value, measured against lmdb-js's own compression in DECISIONS).
+ * LZ4 with a dictionary over the values of one environment, on the caller's thread: ~10 µs a
+ * value of 0.5-5 KB to compress, ~2 to decompress (lmdb-js's own compression, measured
+ * against it, costs more CPU a write: DECISIONS, "LMDB values compressed").
  */
 export class LmdbValueCompression {
   constructor(private readonly dictionary: Buffer) {}
