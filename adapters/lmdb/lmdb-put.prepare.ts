@@ -1,6 +1,7 @@
 import { serialize } from 'node:v8';
 import { AppError } from '../../kernel/errors/app-error.js';
 import type { IndexValue, JournalEntryInput, PutInput } from '../../kernel/ports/store.port.js';
+import type { LmdbValueCompression } from './lmdb-compression.js';
 import { checkIndexValue, docKey, tupleKey, type DocRecord } from './lmdb-record.codec.js';
 
 /** A put checked and serialized, ready to be decided on what is stored. */
@@ -14,12 +15,16 @@ export interface PreparedPut {
   expiresAt: number | undefined;
   expiryKey: Buffer | undefined;
   data: Uint8Array;
+  /** The journal entry's bytes as stored (compressed when worth it). */
   entry: Buffer | undefined;
 }
 
 export interface PlannedPut {
   record: DocRecord;
+  /** The record's bytes as stored (compressed when worth it). */
   raw: Buffer;
+  /** The record's bytes uncompressed. */
+  size: number;
   write: () => void;
 }
 
@@ -27,7 +32,13 @@ export interface PlannedPut {
  * Everything of a put that can throw, before any write is queued; the serialized bytes
  * also snapshot the caller's objects at call time.
  */
-export function preparePut(collection: string, id: string, input: PutInput, journal: JournalEntryInput | undefined): PreparedPut {
+export function preparePut(
+  collection: string,
+  id: string,
+  input: PutInput,
+  journal: JournalEntryInput | undefined,
+  compression: LmdbValueCompression,
+): PreparedPut {
   const indexes = { ...(input.indexes ?? {}) };
   const indexKeys = Object.entries(indexes).map(([name, value]) => {
     checkIndexValue(value, () => AppError.internal(`Index ${name} must be a string or finite number`));
@@ -48,6 +59,6 @@ export function preparePut(collection: string, id: string, input: PutInput, jour
     expiresAt,
     expiryKey,
     data: serialize(input.data),
-    entry: journal === undefined ? undefined : serialize(journal),
+    entry: journal === undefined ? undefined : compression.pack(serialize(journal)),
   };
 }

@@ -17,7 +17,7 @@ export const DEFAULT_READ_CACHE_ENTRIES = 30_000;
 export const MAX_CACHED_BYTES = 32 * 1024;
 
 interface Entry {
-  /** The exact stored bytes the document was decoded from (an owned copy). */
+  /** The exact stored bytes the document was decoded from (an owned copy; compressed when stored so). */
   raw: Buffer;
   doc: StoredDocument;
 }
@@ -46,18 +46,21 @@ export class LmdbReadCache {
       : undefined;
   }
 
-  /** Remembers a document just read; `raw` must not be reused by the caller. */
-  remember(key: string, raw: Buffer, doc: StoredDocument): void {
+  /**
+   * Remembers a document just read; `raw` must not be reused by the caller. `size`: the bytes
+   * of its record uncompressed, what MAX_CACHED_BYTES bounds (`raw` may be compressed).
+   */
+  remember(key: string, raw: Buffer, doc: StoredDocument, size = raw.length): void {
     if (this.capacity <= 0) return;
     this.entries.delete(key);
-    if (raw.length > MAX_CACHED_BYTES) return; // see MAX_CACHED_BYTES (a document grown past it leaves)
+    if (size > MAX_CACHED_BYTES) return; // see MAX_CACHED_BYTES (a document grown past it leaves)
     this.entries.set(key, { raw, doc });
     if (this.entries.size > this.capacity) this.evictOldest();
   }
 
   /** Replaces the entry of a document just written, if it has one. */
-  refresh(key: string, raw: Buffer, doc: StoredDocument): void {
-    if (this.entries.has(key)) this.remember(key, raw, doc);
+  refresh(key: string, raw: Buffer, doc: StoredDocument, size = raw.length): void {
+    if (this.entries.has(key)) this.remember(key, raw, doc, size);
   }
 
   forget(key: string): void {

@@ -53,16 +53,18 @@ function decodeRecord(raw: Buffer): DocRecord {
  * would read the getter.
  */
 export function lazyDocument(record: DocRecord): StoredDocument {
-  const { data: bytes, indexes, ...meta } = record;
+  const { data: serialized, indexes, ...meta } = record;
+  // Let go once decoded: when the record was stored compressed these are the decompressed
+  // bytes, which nothing else holds (the read cache keeps the stored ones).
+  let bytes: Uint8Array | undefined = serialized;
   let data: unknown;
-  let decoded = false;
   return Object.freeze({
     ...meta,
     indexes: Object.freeze(indexes),
     get data(): unknown {
-      if (!decoded) {
+      if (bytes !== undefined) {
         data = freezeDecoded(deserialize(bytes));
-        decoded = true;
+        bytes = undefined;
       }
       return data;
     },

@@ -31,6 +31,7 @@ import {
   type IndexCursor,
 } from '../shared/store-helpers.js';
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
+import { environmentDictionary, LmdbValueCompression, type CompressionSample } from './lmdb-compression.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
 import { preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
 import {
@@ -60,6 +61,12 @@ export interface LmdbStoreOptions {
   readCacheEntries?: number;
   /** `durable()` fails after this long (default 10 s): lmdb-js never settles a flush that failed. */
   flushTimeoutMs?: number;
+  /**
+   * Documents like those the service stores, of which a new environment's compression
+   * dictionary is made (see lmdb-compression.ts); none: values are compressed without one.
+   * An environment keeps the dictionary it was first opened with.
+   */
+  compressionSamples?: readonly CompressionSample[];
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -75,6 +82,10 @@ const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
  * - indexes [collection, index, value, id]    -> mark (range scans serve `find`)
  * - journal [collection, id, seq]             -> v8-serialized JournalEntryInput (on disk only)
  * - expiry  [expiresAt, collection, id]       -> mark (the sweeper scans up to now)
+ * - settings                                  -> the compression dictionary
+ *
+ * Records and journal entries are stored LZ4-compressed with the environment's dictionary
+ * when that makes them smaller (lmdb-compression.ts); values stored before read as they were.
  *
  * Writes are conditional writes, the pattern lmdb-js recommends: a put reads the stored
  * document, decides, and queues its writes under `ifVersion(key, stamp)` (or `ifNoExists`).
@@ -112,6 +123,7 @@ export class LmdbStore implements StorePort {
   private readonly clock: ClockPort;
   private readonly sweeper: SweepScheduler;
   private readonly cache: LmdbReadCache;
+  private readonly compression: LmdbValueCompression;
   private readonly flushTimeoutMs: number;
   /** Write batches queued so far, and the wait for the flush of those (shared by every `durable()` until the next). */
   private queuedWrites = 0;
@@ -134,6 +146,7 @@ export class LmdbStore implements StorePort {
     this.indexes = this.root.openDB<Buffer, Buffer>({ name: 'indexes', ...binary });
     this.journal = this.root.openDB<Buffer, Buffer>({ name: 'journal', ...binary });
     this.expiry = this.root.openDB<Buffer, Buffer>({ name: 'expiry', ...binary });
+    this.compression = new LmdbValueCompression(environmentDictionary(this.root, options.compressionSamples ?? []));
   }
 
   async init(collections: CollectionSpec[]): Promise<void> {
@@ -154,7 +167,7 @@ export class LmdbStore implements StorePort {
   async put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.assertOpen();
-    const put = preparePut(collection, id, input, journal);
+    const put = preparePut(collection, id, input, journal, this.compression);
     // Decide on what is stored now; if the stored entry changes before the commit, decide again.
     for (;;) {
       const now = this.clock.now();
@@ -185,7 +198,7 @@ export class LmdbStore implements StorePort {
     if (writes.length === 0) return [];
     // Everything that can throw before the transaction (bad keys, index values) throws here.
     const prepared = writes.map((w) =>
-      w.op === 'put' ? preparePut(w.collection, w.id, w.input, w.journal) : { ...w, key: docKey(w.collection, w.id) },
+      w.op === 'put' ? preparePut(w.collection, w.id, w.input, w.journal, this.compression) : { ...w, key: docKey(w.collection, w.id) },
     );
     for (;;) {
       const now = this.clock.now();
@@ -233,7 +246,8 @@ export class LmdbStore implements StorePort {
       ...(expiresAt === undefined ? {} : { expiresAt }),
       data: put.data,
     };
-    const raw = encodeRecord(record);
+    const encoded = encodeRecord(record);
+    const raw = this.compression.pack(encoded);
     // The same expiry is the same entry: an idempotency record's completion keeps its claim's.
     const keptExpiry = expiresAt !== undefined && current?.expiresAt === expiresAt;
     const write = () => {
@@ -244,13 +258,13 @@ export class LmdbStore implements StorePort {
       if (expiryKey && !keptExpiry) this.expiry.put(expiryKey, MARK);
       if (entry) this.journal.put(tupleKey([collection, id, record.version]), entry);
     };
-    return { record, raw, write };
+    return { record, raw, size: encoded.length, write };
   }
 
   /** The document a committed put stored; a cached decoding of its key now shows it. */
   private written(put: PreparedPut, planned: PlannedPut): StoredDocument {
     const doc = lazyDocument(planned.record);
-    this.cache.refresh(cacheKeyOf(put.key), planned.raw, doc);
+    this.cache.refresh(cacheKeyOf(put.key), planned.raw, doc, planned.size);
     return doc;
   }
 
@@ -332,7 +346,7 @@ export class LmdbStore implements StorePort {
     const start = keyAfter(tupleKey([collection, id, afterSeq]));
     const end = prefixEnd(tupleKey([collection, id]));
     return Array.from(this.journal.getRange({ start, end, limit: pageLimit(page.limit) }), ({ key, value }) => ({
-      ...(deserialize(value) as JournalEntryInput),
+      ...(deserialize(this.compression.unpack(value)) as JournalEntryInput),
       seq: decodeKey(key)[2] as number,
     }));
   }
@@ -473,8 +487,9 @@ export class LmdbStore implements StorePort {
     const cached = this.cache.lookup(cacheKey, bytes);
     if (cached) return cached;
     const raw = Buffer.copyBytesFrom(bytes, 0, bytes.length);
-    const doc = decodeDocument(raw);
-    this.cache.remember(cacheKey, raw, doc);
+    const record = this.compression.unpack(raw);
+    const doc = decodeDocument(record);
+    this.cache.remember(cacheKey, raw, doc, record.length);
     return doc;
   }
 

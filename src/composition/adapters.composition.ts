@@ -6,6 +6,7 @@ import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { embeddedBusHistoryDir, embeddedStoreDir } from './data-dir-layout.js';
+import { STORE_COMPRESSION_SAMPLES } from './store-compression.samples.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
 import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
@@ -33,7 +34,12 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
         dbName: config.mongo.dbName,
         clock,
       })
-    : new LmdbStore({ path: embeddedStoreDir(config.dataDir), clock, readCacheEntries: config.storeReadCacheEntries });
+    : new LmdbStore({
+        path: embeddedStoreDir(config.dataDir),
+        clock,
+        readCacheEntries: config.storeReadCacheEntries,
+        compressionSamples: STORE_COMPRESSION_SAMPLES,
+      });
   if (!config.redis) {
     return {
       store,

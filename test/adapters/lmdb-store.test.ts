@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { docKey, tupleKey } from '../../adapters/lmdb/lmdb-record.codec.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { compareIndexValues } from '../../adapters/shared/store-helpers.js';
 import { AppError } from '../../kernel/errors/app-error.js';
+import { STORE_COMPRESSION_SAMPLES } from '../../src/composition/store-compression.samples.js';
 import { storeContract } from '../contracts/store.contract.js';
 
 const ADAPTER_URL = new URL('../../adapters/lmdb/lmdb-store.adapter.ts', import.meta.url).href;
@@ -41,7 +43,8 @@ afterEach(async () => {
 storeContract('LmdbStore', async () => {
   const path = await mkdtemp(join(tmpdir(), 'lmdb-contract-'));
   const clock = new ManualClock();
-  const store = new LmdbStore({ path, clock, sweepIntervalMs: 3_600_000 });
+  // The service's own dictionary samples (the other tests here open stores without: LZ4 alone).
+  const store = new LmdbStore({ path, clock, sweepIntervalMs: 3_600_000, compressionSamples: STORE_COMPRESSION_SAMPLES });
   const cleanup = async () => {
     await store.close();
     await rm(path, { recursive: true, force: true });
@@ -366,12 +369,16 @@ describe('LmdbStore memory map', () => {
     const store = await openStore(path);
     try {
       // ~20 MB: lmdb-js's default map (128 KB, doubled on each overflow) would be mapped a dozen times over.
-      const big = 'x'.repeat(20_000);
+      // Random hex, each document its own: values are stored compressed, and these must not shrink.
+      const first = { big: randomBytes(10_000).toString('hex') };
       for (let round = 0; round < 10; round++)
         await Promise.all(
-          Array.from({ length: 100 }, (_, i) => store.put('agents', `a-${round}-${i}`, { data: { big }, expectedVersion: 0 })),
+          Array.from({ length: 100 }, (_, i) => {
+            const data = round === 0 && i === 0 ? first : { big: randomBytes(10_000).toString('hex') };
+            return store.put('agents', `a-${round}-${i}`, { data, expectedVersion: 0 });
+          }),
         );
-      expect((await store.get('agents', 'a-0-0'))?.data).toEqual({ big });
+      expect((await store.get('agents', 'a-0-0'))?.data).toEqual(first);
       const file = join(path, 'data.mdb');
       const mappings = readFileSync('/proc/self/maps', 'utf8')
         .split('\n')
