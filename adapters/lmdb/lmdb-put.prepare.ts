@@ -37,7 +37,8 @@ export function preparePut(
   id: string,
   input: PutInput,
   journal: JournalEntryInput | undefined,
-  compression: LmdbValueCompression,
+  /** How this collection's values are compressed; undefined: stored as they are. */
+  compression: LmdbValueCompression | undefined,
 ): PreparedPut {
   const indexes = { ...(input.indexes ?? {}) };
   const indexKeys = Object.entries(indexes).map(([name, value]) => {
@@ -59,6 +60,11 @@ export function preparePut(
     expiresAt,
     expiryKey,
     data: serialize(input.data),
-    entry: journal === undefined ? undefined : compression.pack(serialize(journal)),
+    entry: journal === undefined ? undefined : packed(serialize(journal), compression),
   };
+}
+
+/** The bytes to store for `value`: packed by `compression`, or as they are without one. */
+export function packed(value: Buffer, compression: LmdbValueCompression | undefined): Buffer {
+  return compression ? compression.pack(value) : value;
 }

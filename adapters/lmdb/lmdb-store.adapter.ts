@@ -33,7 +33,7 @@ import {
 import { decodeKey, keyAfter, prefixEnd } from './lmdb-key.codec.js';
 import { environmentDictionary, LmdbValueCompression, type CompressionSample } from './lmdb-compression.js';
 import { DEFAULT_READ_CACHE_ENTRIES, LmdbReadCache } from './lmdb-read-cache.js';
-import { preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
+import { packed, preparePut, type PlannedPut, type PreparedPut } from './lmdb-put.prepare.js';
 import {
   checkIndexValue,
   decodeDocument,
@@ -67,6 +67,13 @@ export interface LmdbStoreOptions {
    * An environment keeps the dictionary it was first opened with.
    */
   compressionSamples?: readonly CompressionSample[];
+  /**
+   * Collections whose values are stored uncompressed: documents a hot path rewrites on every
+   * call (a swap's balances, positions, idempotency record...), whose compression costs more
+   * CPU there than the bytes it saves are worth. Any value, compressed or not, reads back in
+   * any collection, so the list may change between runs.
+   */
+  storedAsIs?: readonly string[];
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -124,6 +131,7 @@ export class LmdbStore implements StorePort {
   private readonly sweeper: SweepScheduler;
   private readonly cache: LmdbReadCache;
   private readonly compression: LmdbValueCompression;
+  private readonly storedAsIs: ReadonlySet<string>;
   private readonly flushTimeoutMs: number;
   /** Write batches queued so far, and the wait for the flush of those (shared by every `durable()` until the next). */
   private queuedWrites = 0;
@@ -147,6 +155,7 @@ export class LmdbStore implements StorePort {
     this.journal = this.root.openDB<Buffer, Buffer>({ name: 'journal', ...binary });
     this.expiry = this.root.openDB<Buffer, Buffer>({ name: 'expiry', ...binary });
     this.compression = new LmdbValueCompression(environmentDictionary(this.root, options.compressionSamples ?? []));
+    this.storedAsIs = new Set(options.storedAsIs ?? []);
   }
 
   async init(collections: CollectionSpec[]): Promise<void> {
@@ -167,7 +176,7 @@ export class LmdbStore implements StorePort {
   async put<T>(collection: string, id: string, input: PutInput<T>, journal?: JournalEntryInput): Promise<StoredDocument<T>> {
     checkPut(this.specs, collection, input);
     this.assertOpen();
-    const put = preparePut(collection, id, input, journal, this.compression);
+    const put = preparePut(collection, id, input, journal, this.compressionOf(collection));
     // Decide on what is stored now; if the stored entry changes before the commit, decide again.
     for (;;) {
       const now = this.clock.now();
@@ -198,7 +207,9 @@ export class LmdbStore implements StorePort {
     if (writes.length === 0) return [];
     // Everything that can throw before the transaction (bad keys, index values) throws here.
     const prepared = writes.map((w) =>
-      w.op === 'put' ? preparePut(w.collection, w.id, w.input, w.journal, this.compression) : { ...w, key: docKey(w.collection, w.id) },
+      w.op === 'put'
+        ? preparePut(w.collection, w.id, w.input, w.journal, this.compressionOf(w.collection))
+        : { ...w, key: docKey(w.collection, w.id) },
     );
     for (;;) {
       const now = this.clock.now();
@@ -225,6 +236,11 @@ export class LmdbStore implements StorePort {
    * of writes to run in a write transaction (conditional block or transaction callback).
    * Throws VERSION_CONFLICT when `current` is not the version the put expects.
    */
+  /** How `collection`'s values are written: compressed, or as they are (`storedAsIs`). */
+  private compressionOf(collection: string): LmdbValueCompression | undefined {
+    return this.storedAsIs.has(collection) ? undefined : this.compression;
+  }
+
   private plan(put: PreparedPut, current: StoredDocument | undefined, now: number): PlannedPut {
     const { collection, id, indexes, indexKeys, expiresAt, expiryKey, key, entry } = put;
     const live = current && !expired(current, now) ? current : undefined;
@@ -247,7 +263,7 @@ export class LmdbStore implements StorePort {
       data: put.data,
     };
     const encoded = encodeRecord(record);
-    const raw = this.compression.pack(encoded);
+    const raw = packed(encoded, this.compressionOf(collection));
     // The same expiry is the same entry: an idempotency record's completion keeps its claim's.
     const keptExpiry = expiresAt !== undefined && current?.expiresAt === expiresAt;
     const write = () => {

@@ -6,6 +6,7 @@ import { InProcessRateLimiter } from '../../adapters/rate-limit/in-process-rate-
 import { InProcessScheduler } from '../../adapters/scheduler/in-process-scheduler.adapter.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { embeddedBusHistoryDir, embeddedStoreDir } from './data-dir-layout.js';
+import { STORED_AS_IS } from './store-compression.policy.js';
 import { STORE_COMPRESSION_SAMPLES } from './store-compression.samples.js';
 import type { ClockPort } from '../../kernel/ports/clock.port.js';
 import type { EventBusPort } from '../../kernel/ports/event-bus.port.js';
@@ -39,6 +40,7 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
         clock,
         readCacheEntries: config.storeReadCacheEntries,
         compressionSamples: STORE_COMPRESSION_SAMPLES,
+        storedAsIs: STORED_AS_IS,
       });
   if (!config.redis) {
     return {

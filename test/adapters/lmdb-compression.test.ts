@@ -13,7 +13,7 @@ import {
   makeDictionary,
   type CompressionSample,
 } from '../../adapters/lmdb/lmdb-compression.js';
-import { encodeRecord } from '../../adapters/lmdb/lmdb-record.codec.js';
+import { docKey, encodeRecord, tupleKey } from '../../adapters/lmdb/lmdb-record.codec.js';
 import { LmdbStore } from '../../adapters/lmdb/lmdb-store.adapter.js';
 import { STORE_COMPRESSION_SAMPLES } from '../../src/composition/store-compression.samples.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
@@ -135,6 +135,42 @@ describe('the compression dictionary of an environment', () => {
     await reopened.init(specs);
     expect(await reopened.get('agents', 'agt_1')).toMatchObject({ version: 1, data });
     expect(await reopened.readJournal('agents', 'agt_1', { limit: 5 })).toEqual([{ seq: 1, ...entry }]);
+    await reopened.close();
+  });
+
+  it('keeps the collections it is told to store as they are uncompressed, and reads them back after a reopen that compresses them', async () => {
+    const path = await tempDir();
+    const specs = [
+      { name: 'hot', indexes: [] },
+      { name: 'cold', indexes: [] },
+    ];
+    const entry = { event: { type: 'xstate.init', input: { note: 'n'.repeat(400) } }, state: 'active', at: 5 };
+    const data = { note: 'm'.repeat(400) };
+    const options = { path, clock: new ManualClock(), sweepIntervalMs: 3_600_000, compressionSamples: STORE_COMPRESSION_SAMPLES };
+    const store = new LmdbStore({ ...options, storedAsIs: ['hot'] });
+    await store.init(specs);
+    await store.put('hot', 'h', { data, expectedVersion: 0 }, entry);
+    await store.commit([{ op: 'put', collection: 'hot', id: 'h2', input: { data, expectedVersion: 0 } }]);
+    await store.put('cold', 'c', { data, expectedVersion: 0 }, entry);
+    await store.close();
+
+    const raw = open({ path });
+    const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
+    const documents = raw.openDB<Buffer, Buffer>({ name: 'documents', useVersions: true, ...binary });
+    const journal = raw.openDB<Buffer, Buffer>({ name: 'journal', ...binary });
+    expect(documents.getBinary(docKey('hot', 'h'))?.[0]).toBe(0x01);
+    expect(documents.getBinary(docKey('hot', 'h2'))?.[0]).toBe(0x01);
+    expect(journal.getBinary(tupleKey(['hot', 'h', 1]))?.[0]).toBe(0xff);
+    expect(documents.getBinary(docKey('cold', 'c'))?.[0]).toBe(0x02);
+    expect(journal.getBinary(tupleKey(['cold', 'c', 1]))?.[0]).toBe(0x02);
+    await raw.close();
+
+    const reopened = new LmdbStore(options);
+    await reopened.init(specs);
+    expect(await reopened.get('hot', 'h')).toMatchObject({ version: 1, data });
+    expect(await reopened.readJournal('hot', 'h', { limit: 5 })).toEqual([{ seq: 1, ...entry }]);
+    expect(await reopened.put('hot', 'h', { data, expectedVersion: 1 })).toMatchObject({ version: 2 });
+    expect(await reopened.get('cold', 'c')).toMatchObject({ version: 1, data });
     await reopened.close();
   });
 });
