@@ -1,4 +1,5 @@
 import type { CompressionSample } from '../../adapters/lmdb/lmdb-compression.js';
+import { SAFETY_CHECKS } from '../../agents/trading/safety-path.js';
 
 /**
  * Documents shaped as the service stores them, of which the embedded store makes the LZ4
@@ -18,22 +19,8 @@ const AGENT = 'agt_q3Lx9VbN2kTfWm7R';
 const USER = 'usr_Hd72nQwLp0ZsYc4Kx9TbRm';
 const ORDER = 'ord_Vt8sKq2LmNx4Pz7Rw1YcHb0D';
 const AT = 1_796_303_992_670;
-const CHECKS = [
-  'credential_scope',
-  'trading_enabled',
-  'kill_switch',
-  'wallet',
-  'token',
-  'blacklist',
-  'input_mint',
-  'amount',
-  'risk_policy',
-  'spending_cap',
-  'balance',
-  'quote_slippage',
-  'circuit_breaker',
-  'auto_approved',
-];
+// An auto-approved order keeps every check's name and then this one.
+const CHECKS = [...SAFETY_CHECKS, 'auto_approved'];
 const ORDER_INPUT = {
   orderId: ORDER,
   subjectType: 'agent',
