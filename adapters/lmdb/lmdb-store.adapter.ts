@@ -231,16 +231,16 @@ export class LmdbStore implements StorePort {
     }
   }
 
-  /**
-   * What a put writes over `current` (the stored document, if any): the record and a block
-   * of writes to run in a write transaction (conditional block or transaction callback).
-   * Throws VERSION_CONFLICT when `current` is not the version the put expects.
-   */
   /** How `collection`'s values are written: compressed, or as they are (`storedAsIs`). */
   private compressionOf(collection: string): LmdbValueCompression | undefined {
     return this.storedAsIs.has(collection) ? undefined : this.compression;
   }
 
+  /**
+   * What a put writes over `current` (the stored document, if any): the record and a block
+   * of writes to run in a write transaction (conditional block or transaction callback).
+   * Throws VERSION_CONFLICT when `current` is not the version the put expects.
+   */
   private plan(put: PreparedPut, current: StoredDocument | undefined, now: number): PlannedPut {
     const { collection, id, indexes, indexKeys, expiresAt, expiryKey, key, entry } = put;
     const live = current && !expired(current, now) ? current : undefined;
