@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError } from '../../kernel/errors/app-error.js';
 import type { CollectionSpec, CommitWrite, StoredDocument, StorePort } from '../../kernel/ports/store.port.js';
 import { walletChainOf, type Chain, type ExecutionResult } from '../../kernel/ports/venue.port.js';
-import { type IdRing, idRingOf, ringHas, ringPush } from '../../kernel/vocabulary/id-ring.js';
+import { type IdRing, idRingOf, ringHas, ringIds, ringPush } from '../../kernel/vocabulary/id-ring.js';
 import { invalidAddress, parseAddress } from '../../kernel/vocabulary/chain-address.js';
 
 export const BALANCES_COLLECTION = 'paper.balances';
@@ -401,10 +401,20 @@ function currentForm(stored: StoredBalanceDoc | undefined): BalanceDoc {
   if (!stored) return { balances: {}, appliedRing: '', rejectedRing: '', creditRing: '' };
   return {
     balances: stored.balances,
-    appliedRing: stored.appliedRing ?? idRingOf(stored.applied),
-    rejectedRing: stored.rejectedRing ?? idRingOf(stored.rejected),
-    creditRing: stored.creditRing ?? idRingOf(stored.credits),
+    appliedRing: ringOf(stored.appliedRing, stored.applied),
+    rejectedRing: ringOf(stored.rejectedRing, stored.rejected),
+    creditRing: ringOf(stored.creditRing, stored.credits),
   };
+}
+
+/**
+ * One ring of a stored document: the string, the former array, or both, when a build from
+ * before credited a document this build had written (it keeps the fields it does not know and
+ * adds to an array of its own): then the array's ids are newer and follow the string's.
+ */
+function ringOf(ring: IdRing | undefined, former: readonly string[] | undefined): IdRing {
+  if (ring === undefined) return idRingOf(former);
+  return former && former.length > 0 ? idRingOf([...ringIds(ring), ...former]) : ring;
 }
 
 /** A copy of `balances` with `delta` added to `token`; zero drops the entry. Callers check for negatives. */

@@ -333,6 +333,27 @@ describe('paper venue execution', () => {
     expect(await ledger.balances('solana', WALLET)).toEqual({ [USDC]: '100000000', [NATIVE_SOL_MINT]: '2600000000' });
   });
 
+  it('keeps the credits a build from before added beside a one-string ring', async () => {
+    const { store } = await memoryVenue();
+    const ledger = new PaperLedger({ store, ringSize: 3 });
+    expect(await ledger.credit('solana', WALLET, USDC, 5n, 'deposit-new')).toBe(5n);
+    const doc = (await store.get<StoredBalanceDoc>(BALANCES_COLLECTION, balanceId))!;
+    // What a build from before writes on this document: the fields it does not know kept, its own array added.
+    await store.put(BALANCES_COLLECTION, balanceId, {
+      data: { ...doc.data, balances: { [USDC]: '12' }, credits: ['deposit-old'] },
+      expectedVersion: doc.version,
+    });
+    expect(await ledger.credit('solana', WALLET, USDC, 5n, 'deposit-old')).toBe(12n);
+    expect(await ledger.credit('solana', WALLET, USDC, 5n, 'deposit-new')).toBe(12n);
+    expect(await ledger.credit('solana', WALLET, USDC, 1n, 'deposit-3')).toBe(13n);
+    expect((await store.get<StoredBalanceDoc>(BALANCES_COLLECTION, balanceId))!.data).toEqual({
+      balances: { [USDC]: '13' },
+      appliedRing: '',
+      rejectedRing: '',
+      creditRing: 'deposit-new\ndeposit-old\ndeposit-3',
+    });
+  });
+
   it('records the first outcome of an order id and answers every later writer with it', async () => {
     const { venue, store } = await memoryVenue();
     const ledger = new PaperLedger({ store });
