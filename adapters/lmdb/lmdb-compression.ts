@@ -80,20 +80,23 @@ export class LmdbValueCompression {
 /**
  * The environment's dictionary: the one stored in its `settings` database, or, on its first
  * open by this code, one made from `samples` and stored, so that a data directory is always
- * read with the dictionary it was written with whatever the samples become. Two processes
- * opening a new environment at once store one dictionary: the writer lock orders them and the
- * second finds the first's.
+ * read with the dictionary it was written with whatever the samples become. Read and written in
+ * one write transaction: two processes opening a new environment at once store one dictionary
+ * (the writer lock orders them and the second finds the first's), and the store's constructor
+ * leaves no read transaction behind (one begun there is a snapshot of before whatever another
+ * handle of the environment in this process commits until lmdb-js renews it, and a sync write
+ * right after a read of the same root left lmdb-js's renewal timer an invalid transaction).
  */
 export function environmentDictionary(root: RootDatabase, samples: readonly CompressionSample[]): Buffer {
   const settings = root.openDB<Buffer, Buffer>({ name: 'settings', keyEncoding: 'binary', encoding: 'binary' });
-  const stored = settings.getBinary(DICTIONARY_KEY);
-  if (stored !== undefined) return stored;
-  root.transactionSync(() => {
-    if (settings.getBinary(DICTIONARY_KEY) === undefined) settings.put(DICTIONARY_KEY, makeDictionary(samples));
+  return root.transactionSync(() => {
+    const stored = settings.getBinary(DICTIONARY_KEY);
+    // A copy: what a read returns inside a transaction is only valid within it.
+    if (stored !== undefined) return Buffer.from(stored);
+    const made = makeDictionary(samples);
+    settings.put(DICTIONARY_KEY, made);
+    return made;
   });
-  const made = settings.getBinary(DICTIONARY_KEY);
-  if (made === undefined) throw new Error('The LMDB compression dictionary was not stored');
-  return made;
 }
 
 /**
