@@ -1,5 +1,5 @@
 import { SecretBox } from '../../kernel/crypto/secret-box.js';
-import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../operations/idempotency-guard.js';
+import { DEFAULT_IDEMPOTENCY_OPTIONS, IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../operations/idempotency-guard.js';
 import type { KeyedHash } from '../operations/request-digest.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
@@ -19,7 +19,7 @@ export function idempotencyModule(ctx: ModuleContext) {
   };
   return {
     ...module,
-    guard: new IdempotencyGuard(ctx.store, ctx.clock),
+    guard: new IdempotencyGuard(ctx.store, ctx.clock, { ...DEFAULT_IDEMPOTENCY_OPTIONS, soleWriter: isSoleWriter(ctx) }),
     fingerprintHash: idempotencyFingerprints(ctx.secrets.DATA_ENCRYPTION_KEY),
   };
 }
@@ -32,4 +32,13 @@ export function idempotencyModule(ctx: ModuleContext) {
 function idempotencyFingerprints(masterKey: string): KeyedHash {
   const box = new SecretBox(masterKey, 'idempotency-fingerprint');
   return (text) => box.keyedHash(text);
+}
+
+/**
+ * Whether this process is the only writer of its store: the embedded store without Redis,
+ * whose data directory is locked to one process (service.composition.ts, data-dir-lock.ts).
+ * With Redis several processes may share the embedded store, and MongoDB is shared by design.
+ */
+function isSoleWriter(ctx: ModuleContext): boolean {
+  return !ctx.config.redis && !ctx.config.mongo;
 }

@@ -57,9 +57,19 @@ export interface IdempotencyOptions {
   ttlMs: number;
   /** How long a running call owns its key before another call may take it over. */
   leaseMs: number;
+  /**
+   * This process is the only one that writes the store (the embedded profile: the data
+   * directory is locked to one process, data-dir-lock.ts). A running call's claim on its key
+   * is then held in this process's memory instead of being written as a `running` record:
+   * no other process could read that record, and a process that dies loses its claims with
+   * it, which a stored claim only imitates with its lease. Saves a store write (a write
+   * transaction of its own when the call comes alone) on every guarded call; the outcome is
+   * stored as before.
+   */
+  soleWriter?: boolean;
 }
 
-const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
+export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 1000, leaseMs: 10_000 };
 
 /**
  * Claim attempts: losing the claim's compare-and-set means another call with the key wrote
@@ -69,6 +79,9 @@ const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyOptions = { ttlMs: 24 * 60 * 60 * 
 const CLAIM_ATTEMPTS = 3;
 
 export class IdempotencyGuard {
+  /** Keys of the calls running in this process and their fingerprints, when it is the store's sole writer. */
+  private readonly running = new Map<string, string>();
+
   constructor(
     private readonly store: StorePort,
     private readonly clock: ClockPort,
@@ -92,6 +105,7 @@ export class IdempotencyGuard {
     const { onReplay } = call;
     const id = hash('sha256', `${scope}\n${key}`, 'base64url');
     const same = (stored: string) => stored === fingerprint || (call.legacyFingerprint !== undefined && stored === call.legacyFingerprint);
+    if (this.options.soleWriter) return this.runHeldInProcess(id, fingerprint, same, task, call);
     const claimed = await this.claim(id, fingerprint, same, onReplay);
     if (claimed.replay) return claimed.replay() as T;
     const lease = this.keepLease(id, fingerprint, claimed.version, claimed.expiresAt);
@@ -101,14 +115,53 @@ export class IdempotencyGuard {
       return value;
     } catch (error) {
       const version = lease.version();
-      if (isAppError(error) && !isFaultKind(error.kind) && !error.retryable && error.kind !== 'conflict') {
-        // A definite answer (invalid, not found, failed...) is part of the first response: replay it.
+      if (isDefinite(error)) {
         await this.finish(id, version, claimed.expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
       } else {
         // Temporary failures release the key so that the client's retry runs again.
         await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
       }
       throw error;
+    }
+  }
+
+  /**
+   * `run` when this process is the store's sole writer: the key is claimed in `running`, and
+   * the stored record is only read (a replay, a mismatch) and written with the outcome. A
+   * `running` record found stored was left by a process that held the store before and died
+   * mid-call (this one writes none): the call takes it over at once, its lease meaning nothing.
+   */
+  private async runHeldInProcess<T>(
+    id: string,
+    fingerprint: string,
+    same: (stored: string) => boolean,
+    task: () => Promise<T>,
+    call: { onReplay?: () => void; ids?: RequestIds },
+  ): Promise<T> {
+    const holder = this.running.get(id);
+    if (holder !== undefined) throw same(holder) ? inProgress() : mismatch();
+    // Claimed before the first await, so a second call with the key finds it whatever it awaits.
+    this.running.set(id, fingerprint);
+    try {
+      const stored = await this.store.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION.name, id);
+      if (stored && !same(stored.data.fingerprint)) throw mismatch();
+      const outcome = stored?.data.state === 'done' ? stored.data.outcome : undefined;
+      if (outcome) return replay(outcome, call.onReplay) as T;
+      const version = stored?.version ?? 0;
+      const expiresAt = stored ? expiryOf(stored, this.clock.now() + this.options.ttlMs) : this.clock.now() + this.options.ttlMs;
+      try {
+        const value = await task();
+        await this.finish(id, version, expiresAt, fingerprint, { ok: true, value });
+        return value;
+      } catch (error) {
+        if (isDefinite(error)) await this.finish(id, version, expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
+        // A temporary failure leaves the key free; a dead process's record taken over goes with it.
+        else if (stored) await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      // Released once the outcome is stored: a call with the key from now on replays it.
+      this.running.delete(id);
     }
   }
 
@@ -173,7 +226,7 @@ export class IdempotencyGuard {
             return { data: lease, expiresAt };
           }
           const record = existing.data;
-          if (!same(record.fingerprint)) throw new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+          if (!same(record.fingerprint)) throw mismatch();
           if (record.state === 'done' && record.outcome) return null; // replayed below, nothing written
           if (record.leaseUntil > now) throw inProgress();
           // The call that held the key stopped without finishing: take it over.
@@ -227,6 +280,20 @@ export class IdempotencyGuard {
 /** the same key while the first call still runs. */
 function inProgress(): AppError {
   return new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
+}
+
+/** the same key with another request. */
+function mismatch(): AppError {
+  return new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
+}
+
+/**
+ * A definite answer (invalid, not found, failed...) is part of the first response: it is
+ * stored and replayed. Faults, retryable failures and conflicts are not: the key is released
+ * so that the client's retry runs again.
+ */
+function isDefinite(error: unknown): error is AppError {
+  return isAppError(error) && !isFaultKind(error.kind) && !error.retryable && error.kind !== 'conflict';
 }
 
 function replay(outcome: NonNullable<IdempotencyRecord['outcome']>, onReplay?: () => void): unknown {

@@ -80,10 +80,11 @@ export class OperationInvoker {
       const { fingerprint, legacy } = requestFingerprint(name, args, this.options.fingerprintHash ?? sha256Hex);
       const bound = boundContext(operation, ctx);
       // The handler's writes are flushed before its outcome is recorded, in the flush the events of
-      // its commit wait for anyway; the record's own write need not be: if power loss takes it, the
-      // key's claim (flushed with the handler's writes) lapses with its lease and a retry runs the
-      // handler again, which finds what the first run made (guarded handlers are re-entrant). So a
-      // guarded call waits for one flush, not two.
+      // its commit wait for anyway; the record's own write need not be: if power loss takes it, a
+      // retry runs the handler again once the key's claim is gone (held in memory by a sole writer,
+      // else a stored claim, flushed with the handler's writes, lapses with its lease), and the
+      // handler finds what the first run made (guarded handlers are re-entrant). So a guarded call
+      // waits for one flush, not two.
       const task = async () => {
         const value = await operation.handler(bound, parsed);
         if (mayWrite) await this.options.settled?.();

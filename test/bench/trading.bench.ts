@@ -51,7 +51,8 @@
  * BENCH_SWAP_RATE (half), BENCH_SUMMARY_RATE (half), BENCH_PIN (1), BENCH_RESULT_PATH (the
  * figures as JSON), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
  * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope),
- * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase).
+ * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase), BENCH_SUMMARY_OPEN_CPU_PROFILE (the
+ * same for the open-loop summary phase).
  */
 import { bareCeiling, listen } from './bare-ceiling.js';
 import { profiled } from './cpu-profile.js';
@@ -78,6 +79,7 @@ const WITH_REST = process.env.BENCH_REST !== '0';
 const WITH_CEILING = process.env.BENCH_CEILING !== '0';
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 const OPEN_CPU_PROFILE = process.env.BENCH_OPEN_CPU_PROFILE;
+const SUMMARY_OPEN_CPU_PROFILE = process.env.BENCH_SUMMARY_OPEN_CPU_PROFILE;
 /** Swaps/s of the open-loop phase: a number, or `half` (default) of the closed loop's swaps/s in this run; 0 skips it. */
 const SWAP_RATE = process.env.BENCH_SWAP_RATE ?? 'half';
 /** Summary reads/s of the open-loop read phase, likewise (default `half` of the closed loop's reads/s). */
@@ -153,6 +155,8 @@ interface PhaseResult {
   clientCpuPct: number;
   /** Open loop: how late the generator sent its latest call (counted in that call's latency). */
   sendLagMaxMs: number;
+  /** Connections the phase opened: one per client in a closed loop; in an open loop, one more for each call sent while its client's earlier ones were unanswered. */
+  connections: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,6 +213,7 @@ function post(
   agent: Agent,
   body: string,
   headers: Record<string, string>,
+  onNewConnection: () => void,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -227,6 +232,7 @@ function post(
         },
       },
       (res) => {
+        if (!req.reusedSocket) onNewConnection();
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
@@ -252,6 +258,7 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   let errors = 0;
   let nextId = 1;
   let sendLagMax = 0;
+  let connections = 0;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + spec.seconds * 1000;
@@ -260,7 +267,7 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     const { body, headers } = requestBody(spec.kind, nextId++);
     let outcome: ReturnType<typeof verdict>;
     try {
-      const answer = await post(spec, client, agent, body, headers);
+      const answer = await post(spec, client, agent, body, headers, () => connections++);
       outcome = verdict(spec.kind, answer.status, answer.text);
     } catch (error) {
       outcome = { ok: false, why: `network: ${error instanceof Error ? error.message : String(error)}` };
@@ -321,6 +328,7 @@ async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
     latency: summarize(latencies),
     clientCpuPct: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
     sendLagMaxMs: sendLagMax,
+    connections,
   };
 }
 
@@ -826,7 +834,12 @@ async function main(): Promise<void> {
     const summaryRate = SUMMARY_RATE === 'half' ? Math.max(1, Math.round(readsAfter.rps / 2)) : Number(SUMMARY_RATE);
     const pacedReads =
       summaryRate > 0
-        ? await measure(svc, gen, `MCP trading_portfolio_summary, open loop at ${summaryRate}/s`, spec('mcp-summary', SECONDS, summaryRate))
+        ? await profiled(
+            SUMMARY_OPEN_CPU_PROFILE,
+            () =>
+              measure(svc, gen, `MCP trading_portfolio_summary, open loop at ${summaryRate}/s`, spec('mcp-summary', SECONDS, summaryRate)),
+            'the open-loop summary phase',
+          )
         : undefined;
     let rest: Measured | undefined;
     if (WITH_REST) {
@@ -871,7 +884,7 @@ async function main(): Promise<void> {
     for (const open of [paced, pacedReads])
       if (open)
         console.log(
-          `${open.label}: p50 ${ms(open.load.latency.p50)} ms, p99 ${ms(open.load.latency.p99)} ms (target p99 < ${OPEN_TARGET_P99_MS} ms: ${open.load.latency.p99 < OPEN_TARGET_P99_MS ? 'MET' : 'MISSED'}), generator at most ${ms(open.load.sendLagMaxMs)} ms late, ${open.load.clientCpuPct.toFixed(0)}% of a core`,
+          `${open.label}: p50 ${ms(open.load.latency.p50)} ms, p99 ${ms(open.load.latency.p99)} ms (target p99 < ${OPEN_TARGET_P99_MS} ms: ${open.load.latency.p99 < OPEN_TARGET_P99_MS ? 'MET' : 'MISSED'}), generator at most ${ms(open.load.sendLagMaxMs)} ms late, ${open.load.clientCpuPct.toFixed(0)}% of a core, ${open.load.connections} connections opened`,
         );
     if (ceiling) {
       // Ours over the ceiling at the same load: what our code adds, apart from what the machine charges per request.

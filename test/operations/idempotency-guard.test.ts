@@ -12,14 +12,21 @@ import { IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../../src/operations/i
 import type { StorePort } from '../../kernel/ports/store.port.js';
 import { httpStatusOf } from '../../src/surface-common/http-status.js';
 
-async function setUp() {
+async function setUpGuard(soleWriter = false) {
   const clock = new ManualClock(1_700_000_000_000);
   const store = new MemoryStore(clock);
   await store.init([IDEMPOTENCY_COLLECTION]);
-  return { clock, store, guard: new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000 }) };
+  return { clock, store, guard: new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000, soleWriter }) };
 }
 
-describe('IdempotencyGuard', () => {
+const KEY_ID = createHash('sha256').update('acct\nk').digest('base64url');
+
+describe.each([
+  ['claims stored', false],
+  ['claims held in this process (sole writer)', true],
+])('IdempotencyGuard, %s', (_mode, soleWriter) => {
+  const setUp = () => setUpGuard(soleWriter);
+
   it('replays the first outcome; another request with the key is 422', async () => {
     const { guard } = await setUp();
     let runs = 0;
@@ -48,19 +55,6 @@ describe('IdempotencyGuard', () => {
     expect(await guard.run('acct', 'k', 'fp', async () => 'third')).toBe('done');
   });
 
-  it('a call that died holding the key is taken over once its lease ran out', async () => {
-    const { guard, clock, store } = await setUp();
-    // A claim whose owner never finishes or renews (its process is gone): the running record alone.
-    const id = createHash('sha256').update('acct\nk').digest('base64url');
-    await store.put(IDEMPOTENCY_COLLECTION.name, id, {
-      data: { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 },
-      expectedVersion: 0,
-    });
-    await expect(guard.run('acct', 'k', 'fp', async () => 'x')).rejects.toMatchObject({ kind: 'conflict' });
-    clock.jumpTo(clock.now() + 10_001);
-    expect(await guard.run('acct', 'k', 'fp', async () => 'taken over')).toBe('taken over');
-  });
-
   it('replays a definite failure, and releases the key after a temporary one', async () => {
     const { guard } = await setUp();
     await expect(
@@ -86,7 +80,87 @@ describe('IdempotencyGuard', () => {
   });
 });
 
+describe('IdempotencyGuard: claims stored', () => {
+  const setUp = () => setUpGuard(false);
+  it('a call that died holding the key is taken over once its lease ran out', async () => {
+    const { guard, clock, store } = await setUp();
+    // A claim whose owner never finishes or renews (its process is gone): the running record alone.
+    await store.put(IDEMPOTENCY_COLLECTION.name, KEY_ID, {
+      data: { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 },
+      expectedVersion: 0,
+    });
+    await expect(guard.run('acct', 'k', 'fp', async () => 'x')).rejects.toMatchObject({ kind: 'conflict' });
+    clock.jumpTo(clock.now() + 10_001);
+    expect(await guard.run('acct', 'k', 'fp', async () => 'taken over')).toBe('taken over');
+  });
+});
+
+describe('IdempotencyGuard: claims held in this process (sole writer)', () => {
+  const setUp = () => setUpGuard(true);
+
+  it('stores one record a call, its outcome: no running claim is written', async () => {
+    const { guard, store } = await setUp();
+    const written: unknown[] = [];
+    const put = store.put.bind(store);
+    store.put = (async (collection, id, input, journal) => {
+      written.push(input.data);
+      return put(collection, id, input, journal);
+    }) as StorePort['put'];
+    let seenDuringTask: unknown = 'unread';
+    expect(
+      await guard.run('acct', 'k', 'fp', async () => {
+        seenDuringTask = await store.get(IDEMPOTENCY_COLLECTION.name, KEY_ID);
+        return 'first';
+      }),
+    ).toBe('first');
+    expect(seenDuringTask).toBeNull();
+    expect(written).toEqual([{ state: 'done', fingerprint: 'fp', leaseUntil: 0, outcome: { ok: true, value: 'first' } }]);
+    expect(await guard.run('acct', 'k', 'fp', async () => 'again')).toBe('first');
+    expect(written).toHaveLength(1);
+  });
+
+  it('30 concurrent calls with one key: one runs, the others are 409 in progress (422 with another request), then all replay', async () => {
+    const { guard } = await setUp();
+    let runs = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const task = async () => {
+      runs++;
+      await gate;
+      return 'first';
+    };
+    const calls = Array.from({ length: 30 }, () => guard.run('acct', 'k', 'fp', task));
+    const refused = await Promise.all(calls.slice(1).map((call) => call.catch((error: unknown) => error)));
+    for (const error of refused)
+      expect(error).toMatchObject({ kind: 'conflict', code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+    await expect(guard.run('acct', 'k', 'other', task)).rejects.toMatchObject({ kind: 'unprocessable', code: 'IDEMPOTENCY_MISMATCH' });
+    release();
+    expect(await calls[0]).toBe('first');
+    expect(await guard.run('acct', 'k', 'fp', task)).toBe('first');
+    expect(runs).toBe(1);
+  });
+
+  it("a running record left by the store's previous process is taken over at once, and goes after a temporary failure", async () => {
+    const { guard, clock, store } = await setUp();
+    const running = { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 };
+    await store.put(IDEMPOTENCY_COLLECTION.name, KEY_ID, { data: running, expectedVersion: 0, expiresAt: clock.now() + 60_000 });
+    await expect(guard.run('acct', 'k', 'other', async () => 'never')).rejects.toMatchObject({ code: 'IDEMPOTENCY_MISMATCH' });
+    await expect(
+      guard.run('acct', 'k', 'fp', async () => Promise.reject(new AppError('PROVIDER_UNAVAILABLE', 'down'))),
+    ).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(await store.get(IDEMPOTENCY_COLLECTION.name, KEY_ID)).toBeNull();
+
+    await store.put(IDEMPOTENCY_COLLECTION.name, KEY_ID, { data: running, expectedVersion: 0, expiresAt: clock.now() + 60_000 });
+    expect(await guard.run('acct', 'k', 'fp', async () => 'taken over')).toBe('taken over');
+    const stored = await store.get(IDEMPOTENCY_COLLECTION.name, KEY_ID);
+    // The record keeps the expiry it had: a key's window runs from its first call.
+    expect(stored).toMatchObject({ version: 2, expiresAt: clock.now() + 60_000, data: { state: 'done' } });
+    expect(await guard.run('acct', 'k', 'fp', async () => 'again')).toBe('taken over');
+  });
+});
+
 describe('IdempotencyGuard: failures stored before errors carried a kind', () => {
+  const setUp = () => setUpGuard(false);
   it.each([
     [422, 'VALIDATION_ERROR', 'unprocessable', 422],
     [200, 'TRADING_DISABLED', 'declined', 200],
@@ -94,9 +168,8 @@ describe('IdempotencyGuard: failures stored before errors carried a kind', () =>
     [404, 'TOKEN_NOT_FOUND', 'not_found', 404],
   ] as const)('a failure stored with status %i replays as %s with the same status', async (status, code, kind, replayed) => {
     const { store, clock, guard } = await setUp();
-    const id = createHash('sha256').update('acct\nk').digest('base64url');
     const error = { code, message: 'first answer', status, envelope: 'domain', retryable: false };
-    await store.put(IDEMPOTENCY_COLLECTION.name, id, {
+    await store.put(IDEMPOTENCY_COLLECTION.name, KEY_ID, {
       data: { state: 'done', fingerprint: 'fp', leaseUntil: 0, outcome: { ok: false, error } },
       expectedVersion: 0,
       expiresAt: clock.now() + 60_000,
@@ -108,6 +181,7 @@ describe('IdempotencyGuard: failures stored before errors carried a kind', () =>
 });
 
 describe('IdempotencyGuard: racing claims', () => {
+  const setUp = () => setUpGuard(false);
   it('30 concurrent calls with one key from two processes: one runs, the others are 409 in progress, then all replay', async () => {
     const clock = new ManualClock(1_700_000_000_000);
     const dir = await mkdtemp(join(tmpdir(), 'idempotency-'));
