@@ -19,6 +19,19 @@ async function setUpGuard(soleWriter = false) {
   return { clock, store, guard: new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000, soleWriter }) };
 }
 
+/** A task that answers 'first' once `release` is called, and how many times it ran. */
+function gatedTask() {
+  let count = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const task = async () => {
+    count++;
+    await gate;
+    return 'first';
+  };
+  return { task, release, runs: () => count };
+}
+
 const KEY_ID = createHash('sha256').update('acct\nk').digest('base64url');
 
 describe.each([
@@ -121,14 +134,7 @@ describe('IdempotencyGuard: claims held in this process (sole writer)', () => {
 
   it('30 concurrent calls with one key: one runs, the others are 409 in progress (422 with another request), then all replay', async () => {
     const { guard } = await setUp();
-    let runs = 0;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const task = async () => {
-      runs++;
-      await gate;
-      return 'first';
-    };
+    const { task, release, runs } = gatedTask();
     const calls = Array.from({ length: 30 }, () => guard.run('acct', 'k', 'fp', task));
     const refused = await Promise.all(calls.slice(1).map((call) => call.catch((error: unknown) => error)));
     for (const error of refused)
@@ -137,7 +143,7 @@ describe('IdempotencyGuard: claims held in this process (sole writer)', () => {
     release();
     expect(await calls[0]).toBe('first');
     expect(await guard.run('acct', 'k', 'fp', task)).toBe('first');
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
   });
 
   it("a running record left by the store's previous process is taken over at once, and goes after a temporary failure", async () => {
@@ -192,14 +198,7 @@ describe('IdempotencyGuard: racing claims', () => {
     try {
       for (const store of handles) await store.init([IDEMPOTENCY_COLLECTION]);
       const guards = handles.map((store) => new IdempotencyGuard(store, clock, { ttlMs: 86_400_000, leaseMs: 10_000 }));
-      let runs = 0;
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const task = async () => {
-        runs++;
-        await gate;
-        return 'first';
-      };
+      const { task, release, runs } = gatedTask();
       const refused: unknown[] = [];
       const calls = Array.from({ length: 30 }, (_, i) => guards[i % 2]!.run('acct', 'k', 'fp', task));
       for (const call of calls) call.catch((error: unknown) => void refused.push(error));
@@ -207,12 +206,12 @@ describe('IdempotencyGuard: racing claims', () => {
       await vi.waitFor(() => expect(refused).toHaveLength(29), { timeout: 5_000, interval: 10 });
       for (const error of refused)
         expect(error).toMatchObject({ kind: 'conflict', code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
-      expect(runs).toBe(1);
+      expect(runs()).toBe(1);
       release();
       expect(
         (await Promise.allSettled(calls)).filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value),
       ).toEqual(['first']);
-      expect(runs).toBe(1);
+      expect(runs()).toBe(1);
       expect(await guards[1]!.run('acct', 'k', 'fp', async () => 'again')).toBe('first');
     } finally {
       await Promise.all(handles.map((store) => store.close()));
