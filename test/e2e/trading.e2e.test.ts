@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_MESSAGES } from '../../kernel/errors/idempotency-messages.js';
 import { ManualClock } from '../support/manual-clock.adapter.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { type Client, signInSolana, startTestService, type TestService } from '../support/test-service.js';
@@ -442,6 +443,11 @@ describe('trading core (e2e)', () => {
     const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.order.order_id));
     expect(ids.size).toBe(1);
     for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    // A call that found the key running (the first holds it in memory on the embedded profile) is told to retry.
+    for (const busy of answers.filter((a) => a.status === 409)) {
+      expect(busy.body).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', message: IDEMPOTENCY_MESSAGES.inProgress });
+      expect(busy.headers.get('retry-after')).toBe('1');
+    }
     const orders = await http.get(`/api/nest/trading/orders/${userId}?limit=200`);
     expect(orders.body.items.filter((o: { order_id: string }) => ids.has(o.order_id))).toHaveLength(1);
   });
