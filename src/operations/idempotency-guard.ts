@@ -81,6 +81,8 @@ const CLAIM_ATTEMPTS = 3;
 export class IdempotencyGuard {
   /** Keys of the calls running in this process and their fingerprints, when it is the store's sole writer. */
   private readonly running = new Map<string, string>();
+  /** How many of those calls have finished: a call that read the store meanwhile reads again. */
+  private releases = 0;
 
   constructor(
     private readonly store: StorePort,
@@ -127,7 +129,9 @@ export class IdempotencyGuard {
 
   /**
    * `run` when this process is the store's sole writer: the key is claimed in `running`, and
-   * the stored record is only read (a replay, a mismatch) and written with the outcome. A
+   * the stored record is only read (a replay, a mismatch) and written with the outcome. It is
+   * read before the key is claimed, so concurrent retries of a finished call replay instead of
+   * meeting each other's claims (409), and read again if a call finished during the read. A
    * `running` record found stored was left by a process that held the store before and died
    * mid-call (this one writes none): the call takes it over at once, its lease meaning nothing.
    */
@@ -138,30 +142,40 @@ export class IdempotencyGuard {
     task: () => Promise<T>,
     call: { onReplay?: () => void; ids?: RequestIds },
   ): Promise<T> {
-    const holder = this.running.get(id);
-    if (holder !== undefined) throw same(holder) ? inProgress() : mismatch();
-    // Claimed before the first await, so a second call with the key finds it whatever it awaits.
-    this.running.set(id, fingerprint);
-    try {
-      const stored = await this.store.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION.name, id);
+    const refuseIfHeld = () => {
+      const holder = this.running.get(id);
+      if (holder !== undefined) throw same(holder) ? inProgress() : mismatch();
+    };
+    let stored: StoredDocument<IdempotencyRecord> | null;
+    for (;;) {
+      refuseIfHeld();
+      // Read before claiming, so that calls replaying a finished key all replay however many come at once.
+      const releases = this.releases;
+      stored = await this.store.get<IdempotencyRecord>(IDEMPOTENCY_COLLECTION.name, id);
       if (stored && !same(stored.data.fingerprint)) throw mismatch();
       const outcome = stored?.data.state === 'done' ? stored.data.outcome : undefined;
       if (outcome) return replay(outcome, call.onReplay) as T;
-      const version = stored?.version ?? 0;
-      const expiresAt = stored ? expiryOf(stored, this.clock.now() + this.options.ttlMs) : this.clock.now() + this.options.ttlMs;
-      try {
-        const value = await task();
-        await this.finish(id, version, expiresAt, fingerprint, { ok: true, value });
-        return value;
-      } catch (error) {
-        if (isDefinite(error)) await this.finish(id, version, expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
-        // A temporary failure leaves the key free; a dead process's record taken over goes with it.
-        else if (stored) await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
-        throw error;
-      }
+      // A call that finished while this one read may have stored the outcome just after the read: read again.
+      if (this.releases === releases) break;
+    }
+    const version = stored?.version ?? 0;
+    const expiresAt = stored ? expiryOf(stored, this.clock.now() + this.options.ttlMs) : this.clock.now() + this.options.ttlMs;
+    // No await since the last check: the key is free, or held by a call that came meanwhile.
+    refuseIfHeld();
+    this.running.set(id, fingerprint);
+    try {
+      const value = await task();
+      await this.finish(id, version, expiresAt, fingerprint, { ok: true, value });
+      return value;
+    } catch (error) {
+      if (isDefinite(error)) await this.finish(id, version, expiresAt, fingerprint, { ok: false, error: toStored(error, call.ids) });
+      // A temporary failure leaves the key free; a dead process's record taken over goes with it.
+      else if (stored) await this.store.delete(IDEMPOTENCY_COLLECTION.name, id, version).catch(() => undefined);
+      throw error;
     } finally {
       // Released once the outcome is stored: a call with the key from now on replays it.
       this.running.delete(id);
+      this.releases++;
     }
   }
 

@@ -146,6 +146,28 @@ describe('IdempotencyGuard: claims held in this process (sole writer)', () => {
     expect(runs()).toBe(1);
   });
 
+  it('20 concurrent retries of a finished call all replay it', async () => {
+    const { guard } = await setUp();
+    expect(await guard.run('acct', 'k', 'fp', async () => 'first')).toBe('first');
+    const retries = await Promise.allSettled(Array.from({ length: 20 }, () => guard.run('acct', 'k', 'fp', async () => 'again')));
+    expect(retries.map((r) => (r.status === 'fulfilled' ? r.value : r.reason))).toEqual(Array(20).fill('first'));
+  });
+
+  it('a call that read the key as free while another ran and finished it reads again and replays', async () => {
+    const { guard, store } = await setUp();
+    const get = store.get.bind(store);
+    let reads = 0;
+    // The first read answers "nothing stored" only after another call with the key has run and stored its outcome.
+    store.get = (async (collection, id) => {
+      const before = await get(collection, id);
+      if (++reads === 1) expect(await guard.run('acct', 'k', 'fp', async () => 'first')).toBe('first');
+      return before;
+    }) as StorePort['get'];
+    expect(await guard.run('acct', 'k', 'fp', async () => 'second')).toBe('first');
+    // Its read, the other call's, its second read.
+    expect(reads).toBe(3);
+  });
+
   it("a running record left by the store's previous process is taken over at once, and goes after a temporary failure", async () => {
     const { guard, clock, store } = await setUp();
     const running = { state: 'running', fingerprint: 'fp', leaseUntil: clock.now() + 10_000 };
