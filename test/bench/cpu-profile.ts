@@ -51,3 +51,28 @@ function topFrames(profile: Profiler.Profile, count: number): string {
     ...rows.map(([key, samples]) => `| ${((samples / Math.max(1, busy)) * 100).toFixed(1)} | ${key} |`),
   ].join('\n');
 }
+
+/**
+ * Runs `phase` under V8's sampling heap profiler when `path` is set (a sample every 32 KB
+ * allocated, objects collected since included: what the phase allocates, not what it keeps),
+ * and writes the profile there (`.heapprofile`, for DevTools' Memory tab or speedscope).
+ */
+export async function heapSampled<T>(path: string | undefined, phase: () => Promise<T>, label = 'the measured phase'): Promise<T> {
+  if (!path) return phase();
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 32 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  try {
+    return await phase();
+  } finally {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(path, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`Allocation profile of ${label}: ${path}`);
+  }
+}

@@ -52,10 +52,11 @@
  * figures as JSON), BENCH_REST (1), BENCH_CPU_PROFILE (a path: a .cpuprofile of
  * the service process during the closed-loop MCP swap phase only, for DevTools or speedscope),
  * BENCH_OPEN_CPU_PROFILE (the same for the open-loop swap phase), BENCH_SUMMARY_OPEN_CPU_PROFILE (the
- * same for the open-loop summary phase).
+ * same for the open-loop summary phase), BENCH_HEAP_PROFILE (a path: a sampling allocation profile of
+ * the closed-loop swap phase, `.heapprofile`).
  */
 import { bareCeiling, listen } from './bare-ceiling.js';
-import { profiled } from './cpu-profile.js';
+import { heapSampled, profiled } from './cpu-profile.js';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -80,6 +81,7 @@ const WITH_CEILING = process.env.BENCH_CEILING !== '0';
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 const OPEN_CPU_PROFILE = process.env.BENCH_OPEN_CPU_PROFILE;
 const SUMMARY_OPEN_CPU_PROFILE = process.env.BENCH_SUMMARY_OPEN_CPU_PROFILE;
+const HEAP_PROFILE = process.env.BENCH_HEAP_PROFILE;
 /** Swaps/s of the open-loop phase: a number, or `half` (default) of the closed loop's swaps/s in this run; 0 skips it. */
 const SWAP_RATE = process.env.BENCH_SWAP_RATE ?? 'half';
 /** Summary reads/s of the open-loop read phase, likewise (default `half` of the closed loop's reads/s). */
@@ -813,9 +815,9 @@ async function main(): Promise<void> {
     warmups.push(await gen.run(spec('mcp-swap', WARMUP_SECONDS)), await gen.run(spec('mcp-summary', WARMUP_SECONDS)));
     const idleBefore = await idleCpu(IDLE_SECONDS);
     const readsBefore = await measure(svc, gen, 'MCP trading_portfolio_summary (baseline)', spec('mcp-summary'));
-    const swaps = await profiled(
-      CPU_PROFILE,
-      () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')),
+    const swaps = await heapSampled(
+      HEAP_PROFILE,
+      () => profiled(CPU_PROFILE, () => measure(svc, gen, 'MCP trading_solana_aggregator_swap', spec('mcp-swap')), 'the swap phase'),
       'the swap phase',
     );
     // The same swaps at a steady arrival rate below saturation (by default half the closed
