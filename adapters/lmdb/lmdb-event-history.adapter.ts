@@ -17,6 +17,8 @@ export interface LmdbEventHistoryOptions {
   path: string;
   /** Where an unreadable entry is reported (it is skipped, never delivered). */
   logger?: EventBusLogger;
+  /** Bytes of address space the environment maps from the start (default `LMDB_MAP_SIZE`, 64 GiB). */
+  mapSize?: number;
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -38,7 +40,7 @@ export class LmdbEventHistory implements EventHistoryPort {
 
   constructor(options: LmdbEventHistoryOptions) {
     ensurePrivateDir(options.path);
-    this.root = open({ path: options.path, overlappingSync: true, mapSize: LMDB_MAP_SIZE });
+    this.root = open({ path: options.path, overlappingSync: true, mapSize: options.mapSize ?? LMDB_MAP_SIZE });
     for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     this.events = this.root.openDB<Buffer, Buffer>({ name: 'events', keyEncoding: 'binary', encoding: 'binary' });
     this.logger = options.logger;

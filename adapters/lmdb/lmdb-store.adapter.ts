@@ -74,6 +74,8 @@ export interface LmdbStoreOptions {
    * any collection, so the list may change between runs.
    */
   storedAsIs?: readonly string[];
+  /** Bytes of address space the environment maps from the start (default `LMDB_MAP_SIZE`, 64 GiB). */
+  mapSize?: number;
 }
 
 type Binary = Database<Buffer, Buffer>;
@@ -146,7 +148,7 @@ export class LmdbStore implements StorePort {
     this.sweeper = new SweepScheduler(this.clock, options.sweepIntervalMs ?? 60_000, () => this.sweepExpired());
     // lmdb-js creates its directory 0755 and its files 0664: the store is for this user only.
     ensurePrivateDir(options.path);
-    this.root = open({ path: options.path, overlappingSync: true, mapSize: LMDB_MAP_SIZE });
+    this.root = open({ path: options.path, overlappingSync: true, mapSize: options.mapSize ?? LMDB_MAP_SIZE });
     for (const file of LMDB_FILES) makeFilePrivate(join(options.path, file));
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
     this.docs = this.root.openDB<Buffer, Buffer>({ name: 'documents', useVersions: true, ...binary });

@@ -41,6 +41,7 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
         readCacheEntries: config.storeReadCacheEntries,
         compressionSamples: STORE_COMPRESSION_SAMPLES,
         storedAsIs: STORED_AS_IS,
+        mapSize: config.storeMapSize,
       });
   if (!config.redis) {
     return {
@@ -51,7 +52,11 @@ export async function buildAdapters(config: AppConfig, clock: ClockPort, logger:
       bus: new InProcessEventBus({
         clock,
         firstIdAfter: clock.now() * 1000,
-        history: new LmdbEventHistory({ path: embeddedBusHistoryDir(config.dataDir), logger: busLogger(logger) }),
+        history: new LmdbEventHistory({
+          path: embeddedBusHistoryDir(config.dataDir),
+          logger: busLogger(logger),
+          mapSize: config.storeMapSize,
+        }),
         logger: busLogger(logger),
       }),
       limiter: new InProcessRateLimiter({ clock }),

@@ -72,6 +72,12 @@ export const envSchema = z
     RUNTIME_MAX_CONFLICT_RETRIES: intFromEnv(20, 0, 100),
     /** The embedded store's `DEFAULT_READ_CACHE_ENTRIES` (adapters/lmdb/lmdb-read-cache.ts says why this many). */
     STORE_READ_CACHE_ENTRIES: intFromEnv(30_000, 0, 10_000_000),
+    /**
+     * Address space each embedded LMDB environment (the store, the bus history) maps from the
+     * start, in MiB (64 GiB; adapters/lmdb/lmdb-map-size.ts says why). Virtual, not memory: lower
+     * it where address space is limited (`ulimit -v`, valgrind's 128 GB); a database past it still grows.
+     */
+    STORE_MAP_SIZE_MB: intFromEnv(65_536, 64, 16_777_216),
     /** Requests a minute per client address on public routes: sign-in, OpenAPI, discovery (60). */
     PUBLIC_RATE_LIMIT_PER_MINUTE: intFromEnv(60, 1, 10_000_000),
     /**
@@ -264,6 +270,8 @@ export interface AppConfig {
   runtime: { maxLiveActors: number; idleMs: number; maxConflictRetries: number };
   /** Decoded documents the embedded store keeps for reuse (0: none). */
   storeReadCacheEntries: number;
+  /** Bytes each embedded LMDB environment maps from the start. */
+  storeMapSize: number;
   /** Requests a minute per client address on routes without a credential. */
   publicRatePerMinute: number;
   /** express's `trust proxy`: hop count or trusted addresses; absent, the TCP peer is the client. */
@@ -405,6 +413,7 @@ export function toAppConfig(env: Env): AppConfig {
       maxConflictRetries: env.RUNTIME_MAX_CONFLICT_RETRIES,
     },
     storeReadCacheEntries: env.STORE_READ_CACHE_ENTRIES,
+    storeMapSize: env.STORE_MAP_SIZE_MB * 2 ** 20,
     publicRatePerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
     ...(env.TRUST_PROXY !== undefined ? { trustProxy: env.TRUST_PROXY } : {}),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

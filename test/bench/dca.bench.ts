@@ -69,7 +69,7 @@ import { DCA_TYPE } from '../../agents/dca/dca.service.js';
 import { dcaOrderId } from '../../kernel/vocabulary/ids.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import type { OperationContext } from '../../src/operations/operation.types.js';
-import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
+import { unmeter } from '../support/unmetered-limiter.js';
 import type { StorePort } from '../../kernel/ports/store.port.js';
 import { Operator } from '../support/mcp-fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -153,16 +153,6 @@ const seconds = (ms: number) => `${fmt(ms / 1000, 1)} s`;
 interface Account {
   /** The operator's session on its agent, as the REST route would hand it to the invoker. */
   ctx: Omit<OperationContext, 'requestId' | 'correlationId'>;
-}
-
-/** Counts every hit (same cost as in production) against budgets no client can exhaust. */
-function unmeter(limiter: RateLimiterPort): void {
-  const hit = limiter.hit.bind(limiter);
-  limiter.hit = (key, windows) =>
-    hit(
-      key,
-      windows.map((window) => ({ ...window, limit: 1e9 })),
-    );
 }
 
 async function expectStatus(

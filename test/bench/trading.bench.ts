@@ -69,7 +69,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { bearer, Operator, rawRpc } from '../support/mcp-fixtures.js';
 import { scrapeMetrics, startTestService, type TestService } from '../support/test-service.js';
-import type { RateLimiterPort } from '../../kernel/ports/rate-limiter.port.js';
+import { unmeter } from '../support/unmetered-limiter.js';
 import { collectionOf } from '../../src/runtime/actor-storage.js';
 import { compiledImport } from './loader/compiled-import.js';
 
@@ -355,16 +355,6 @@ interface TradingAccount {
   agentId: string;
   publicId: string;
   tradeKey: string;
-}
-
-/** Counts every hit (same cost as in production) against budgets no client can exhaust. */
-function unmeter(limiter: RateLimiterPort): void {
-  const hit = limiter.hit.bind(limiter);
-  limiter.hit = (key, windows) =>
-    hit(
-      key,
-      windows.map((window) => ({ ...window, limit: 1e9 })),
-    );
 }
 
 const toolCall = (name: string, args: Record<string, unknown>) => ({

@@ -52,6 +52,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ STORE_READ_CACHE_ENTRIES: '-1' })).toThrow(/STORE_READ_CACHE_ENTRIES:/);
   });
 
+  it('reads the address space each embedded LMDB environment maps: 64 GiB unless set, in MiB', () => {
+    expect(loadConfig({}).storeMapSize).toBe(2 ** 36);
+    expect(loadConfig({ STORE_MAP_SIZE_MB: '16384' }).storeMapSize).toBe(2 ** 34);
+    for (const bad of ['63', '0', '1.5', 'big']) expect(() => loadConfig({ STORE_MAP_SIZE_MB: bad }), bad).toThrow(/STORE_MAP_SIZE_MB:/);
+  });
+
   it('reads which proxies to believe about the client address, and refuses true', () => {
     expect(loadConfig({}).trustProxy).toBeUndefined();
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
