@@ -53,8 +53,8 @@ const config: KnipConfig = {
   ],
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Debian packages, not npm ones: util-linux's CPU pinning (bench:trading runs the service and its load generator
-  // under it), the machines' Redis (the chaos run starts its own server) and valgrind (bench:instructions counts under it).
-  ignoreBinaries: ['taskset', 'redis-server', 'valgrind'],
+  // under it) and the machines' Redis (the chaos run starts its own server).
+  ignoreBinaries: ['taskset', 'redis-server'],
 };
 
 export default config;
