@@ -17,7 +17,6 @@ import { bearer, Operator, rawRpc } from './mcp-fixtures.js';
 import { codeAt } from './totp-codes.js';
 import { Client, startTestService, type TestService } from './test-service.js';
 import { ManualClock } from './manual-clock.adapter.js';
-import { unmeter } from './unmetered-limiter.js';
 
 export const FLOWS = ['REST EVM swap', 'MCP swap', 'DCA tick', 'withdrawal', 'widget chat', 'REST command'] as const;
 export type FlowName = (typeof FLOWS)[number];
@@ -81,10 +80,6 @@ const commitTargets = (writes: unknown): string =>
 /** A service with one trading account ready for every flow; `run` counts one flow. */
 export interface StoreCallBench {
   run(flow: FlowName): Promise<FlowCount>;
-  /** One flow as a client would send it, nothing counted and nothing waited for past its answer. */
-  call(flow: FlowName): Promise<unknown>;
-  /** Waits until what the flows started has settled (mailboxes drained, the audit trail flushed). */
-  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -95,15 +90,9 @@ const SETTLE_MS = 30;
 const TRACE = process.env.BENCH_TRACE;
 const COLD_CACHE_MS = 31_000;
 
-/**
- * `env`: service settings over the test service's own (the instructions bench maps a smaller
- * LMDB for valgrind); `unmetered`: rate budgets no run exhausts (hits still counted), for a bench
- * that calls a flow many times without moving the clock.
- */
-export async function startStoreCallBench(options: { env?: Record<string, string>; unmetered?: boolean } = {}): Promise<StoreCallBench> {
+export async function startStoreCallBench(): Promise<StoreCallBench> {
   const clock = new ManualClock(Date.now());
-  const svc = await startTestService({ clock, discardLogs: true, env: options.env ?? {} });
-  if (options.unmetered) unmeter(svc.service.adapters.limiter);
+  const svc = await startTestService({ clock, discardLogs: true });
   const counter = new CallCounter();
   const operator = await Operator.signIn(svc);
   const http = operator.client;
@@ -257,8 +246,6 @@ export async function startStoreCallBench(options: { env?: Record<string, string
       await settle();
       return counter.take();
     },
-    call: (flow) => flows[flow](),
-    settle,
     stop: () => svc.stop(),
   };
 }
