@@ -159,7 +159,8 @@ export class IdempotencyGuard {
       if (this.releases === releases) break;
     }
     const version = stored?.version ?? 0;
-    const expiresAt = stored ? expiryOf(stored, this.clock.now() + this.options.ttlMs) : this.clock.now() + this.options.ttlMs;
+    const window = this.clock.now() + this.options.ttlMs;
+    const expiresAt = stored ? expiryOf(stored, window) : window;
     // No await since the last check: the key is free, or held by a call that came meanwhile.
     refuseIfHeld();
     this.running.set(id, fingerprint);

@@ -3,26 +3,46 @@ import { Session } from 'node:inspector/promises';
 import type { Profiler } from 'node:inspector';
 
 /** Runs `phase` under V8's sampling profiler when `path` is set, and writes the profile there. */
-export async function profiled<T>(
+export function profiled<T>(
   path: string | undefined,
   phase: () => Promise<T>,
   label = 'the measured phase',
   options: { top?: number } = {},
 ): Promise<T> {
+  return sampled(path, phase, {
+    start: async (session) => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 }); // µs: finer than --cpu-prof's 1 ms default
+      await session.post('Profiler.start');
+    },
+    stop: async (session) => (await session.post('Profiler.stop')).profile,
+    done: (profile) => {
+      console.log(`CPU profile of ${label}: ${path}`);
+      if (options.top) console.log(topFrames(profile, options.top));
+    },
+  });
+}
+
+/**
+ * `phase` between `start` and `stop` of an inspector session in this process when `path` is
+ * set; what `stop` answers is written there as JSON, then handed to `done`.
+ */
+async function sampled<T, P>(
+  path: string | undefined,
+  phase: () => Promise<T>,
+  steps: { start: (session: Session) => Promise<void>; stop: (session: Session) => Promise<P>; done: (profile: P) => void },
+): Promise<T> {
   if (!path) return phase();
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 250 }); // µs: finer than --cpu-prof's 1 ms default
-  await session.post('Profiler.start');
+  await steps.start(session);
   try {
     return await phase();
   } finally {
-    const { profile } = await session.post('Profiler.stop');
+    const profile = await steps.stop(session);
     writeFileSync(path, JSON.stringify(profile));
     session.disconnect();
-    console.log(`CPU profile of ${label}: ${path}`);
-    if (options.top) console.log(topFrames(profile, options.top));
+    steps.done(profile);
   }
 }
 
@@ -57,22 +77,17 @@ function topFrames(profile: Profiler.Profile, count: number): string {
  * allocated, objects collected since included: what the phase allocates, not what it keeps),
  * and writes the profile there (`.heapprofile`, for DevTools' Memory tab or speedscope).
  */
-export async function heapSampled<T>(path: string | undefined, phase: () => Promise<T>, label = 'the measured phase'): Promise<T> {
-  if (!path) return phase();
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 32 * 1024,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+export function heapSampled<T>(path: string | undefined, phase: () => Promise<T>, label = 'the measured phase'): Promise<T> {
+  return sampled(path, phase, {
+    start: async (session) => {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: 32 * 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    },
+    stop: async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
+    done: () => console.log(`Allocation profile of ${label}: ${path}`),
   });
-  try {
-    return await phase();
-  } finally {
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    writeFileSync(path, JSON.stringify(profile));
-    session.disconnect();
-    console.log(`Allocation profile of ${label}: ${path}`);
-  }
 }

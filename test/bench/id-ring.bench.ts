@@ -13,6 +13,7 @@
  */
 import { serialize } from 'node:v8';
 import { decodeDocument, encodeRecord } from '../../adapters/lmdb/lmdb-record.codec.js';
+import type { PositionRecord } from '../../agents/portfolio/positions.service.js';
 import { type IdRing, ringHas, ringPush } from '../../kernel/vocabulary/id-ring.js';
 import { randomId } from '../../kernel/vocabulary/ids.js';
 
@@ -20,19 +21,8 @@ const RING = 256;
 const FILLS = Number(process.env.BENCH_FILLS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-interface Position<R> {
-  subject: string;
-  chain: string;
-  token: string;
-  symbol: string;
-  decimals: number;
-  amount: string;
-  amountBase: string;
-  costBasisUsd: number;
-  realizedPnlUsd: number;
-  ring: R;
-  updatedAt: number;
-}
+/** A stored position with its ring in form `R` (`PositionRecord`'s fields otherwise). */
+type Position<R> = Omit<PositionRecord, 'appliedRing' | 'applied'> & { ring: R };
 
 const ids = Array.from({ length: RING }, () => randomId('ord'));
 const position = <R>(ring: R): Position<R> => ({
