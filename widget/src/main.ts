@@ -127,7 +127,11 @@ function boot(script: HTMLScriptElement): void {
     input.focus();
     if (api.started || (await start())) {
       api.event('open');
-      input.focus();
+      // Starting the session takes a round trip: focus it lost meanwhile returns to the message
+      // box, but a person who moved it (to the owner sign-in's wallet choice, or back to the
+      // page) keeps it where they put it.
+      const nowhere = document.activeElement === null || document.activeElement === document.body;
+      if (root.activeElement === null && nowhere) input.focus();
     }
   };
 
