@@ -21,7 +21,9 @@ function solanaWallet() {
 }
 
 describe('SignInPage', () => {
-  it('says to install a wallet when the browser has none, its buttons off', () => {
+  it('says to install a wallet when the browser has none, its buttons off', async () => {
+    // The page asks the service whether it offers the test wallet: answered here, not sent to a port where nothing listens.
+    await signedInService();
     render(<SignInPage onSignedIn={() => undefined} />);
     expect(screen.getByText(/No wallet found in this browser/)).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Sign in with a Solana wallet' }) as HTMLButtonElement).disabled).toBe(true);

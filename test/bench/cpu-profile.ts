@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import type { Profiler } from 'node:inspector';
 
@@ -40,6 +41,7 @@ async function sampled<T, P>(
     return await phase();
   } finally {
     const profile = await steps.stop(session);
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, JSON.stringify(profile));
     session.disconnect();
     steps.done(profile);
