@@ -741,7 +741,7 @@ async function main(): Promise<void> {
     baseline = await runBaseline({
       ref: BASELINE_REF,
       benchFile: 'test/bench/dca.bench.ts',
-      files: ['test/bench/baseline-run.ts', 'test/bench/scaled-clock.ts', 'test/bench/cpu-profile.ts'],
+      files: ['test/bench/baseline-run.ts', 'test/bench/scaled-clock.ts', 'test/bench/cpu-profile.ts', 'test/support/unmetered-limiter.ts'],
       env: CPU_PROFILE ? { DCA_BENCH_CPU_PROFILE: CPU_PROFILE.replace(/(\.cpuprofile)?$/, '.baseline.cpuprofile') } : {},
       nodeArgs: ['--expose-gc'],
     });

@@ -23,6 +23,13 @@ import { compiledImport, LOADER_FILES } from './loader/compiled-import.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 1);
+/** The bench and the modules of its own it imports (a base commit may predate them). */
+const BENCH_FILES = [
+  'test/bench/trading.bench.ts',
+  'test/bench/cpu-profile.ts',
+  'test/bench/bare-ceiling.ts',
+  'test/support/unmetered-limiter.ts',
+];
 
 function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -33,10 +40,8 @@ function extractBase(ref: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'trading-ab-base-'));
   execFileSync('sh', ['-c', `git archive --format=tar ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(dir)}`], { cwd: ROOT });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  for (const file of ['trading.bench.ts', 'cpu-profile.ts', 'bare-ceiling.ts'])
-    copyFileSync(join(HERE, file), join(dir, 'test/bench', file));
   mkdirSync(join(dir, 'test/bench/loader'), { recursive: true });
-  for (const file of LOADER_FILES) copyFileSync(join(ROOT, file), join(dir, file));
+  for (const file of [...BENCH_FILES, ...LOADER_FILES]) copyFileSync(join(ROOT, file), join(dir, file));
   return dir;
 }
 
