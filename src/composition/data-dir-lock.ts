@@ -13,6 +13,7 @@
 import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
+import type { AppConfig } from '../config/config.schema.js';
 import { ConfigError } from '../config/load-config.js';
 
 const SOCKET_FILE = 'instance.sock';
@@ -25,6 +26,11 @@ const PROBE_TIMEOUT_MS = 2_000;
 export interface DataDirLock {
   /** Stops listening (the socket file goes with it). Idempotent. */
   release(): Promise<void>;
+}
+
+/** Whether a service process with `config` takes its data directory for itself: without Redis. */
+export function locksDataDir(config: Pick<AppConfig, 'redis'>): boolean {
+  return !config.redis;
 }
 
 /** Takes the data directory for this process, or throws a ConfigError naming DATA_DIR and REDIS_URL. */

@@ -1,6 +1,7 @@
 import { SecretBox } from '../../kernel/crypto/secret-box.js';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, IDEMPOTENCY_COLLECTION, IdempotencyGuard } from '../operations/idempotency-guard.js';
 import type { KeyedHash } from '../operations/request-digest.js';
+import { locksDataDir } from './data-dir-lock.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
 
 /**
@@ -35,10 +36,9 @@ function idempotencyFingerprints(masterKey: string): KeyedHash {
 }
 
 /**
- * Whether this process is the only writer of its store: the embedded store without Redis,
- * whose data directory is locked to one process (service.composition.ts, data-dir-lock.ts).
- * With Redis several processes may share the embedded store, and MongoDB is shared by design.
+ * Whether this process is the only writer of its store: the embedded store in a data
+ * directory locked to this process (data-dir-lock.ts). MongoDB is shared by design.
  */
 function isSoleWriter(ctx: ModuleContext): boolean {
-  return !ctx.config.redis && !ctx.config.mongo;
+  return locksDataDir(ctx.config) && !ctx.config.mongo;
 }

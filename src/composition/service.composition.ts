@@ -41,7 +41,7 @@ import { auditModule } from './audit.module.js';
 import { botSurfaceModule } from './bot-surface.module.js';
 import { catalogSettingsModule } from './catalog-settings.module.js';
 import { chatModule } from './chat.module.js';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { lockDataDir, locksDataDir, type DataDirLock } from './data-dir-lock.js';
 import { directoryModule } from './directory.module.js';
 import { DueJobs } from './due-jobs.js';
 import type { FeatureModule, ModuleContext } from './feature-module.types.js';
@@ -95,7 +95,7 @@ const CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url)
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
-  if (config.redis) return startWith(options, undefined);
+  if (!locksDataDir(config)) return startWith(options, undefined);
   ensurePrivateDir(config.dataDir);
   const lock = await lockDataDir(config.dataDir);
   try {

@@ -297,7 +297,7 @@ function inProgress(): AppError {
   return new AppError('IDEMPOTENCY_IN_PROGRESS', IDEMPOTENCY_MESSAGES.inProgress, { retryAfterSeconds: 1 });
 }
 
-/** the same key with another request. */
+/** 422: the key came with another request. */
 function mismatch(): AppError {
   return new AppError('IDEMPOTENCY_MISMATCH', IDEMPOTENCY_MESSAGES.mismatch);
 }

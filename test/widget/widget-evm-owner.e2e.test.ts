@@ -125,19 +125,23 @@ describe('the chat widget: the owner signs in with an Ethereum wallet (headless 
       await held;
       await route.continue();
     });
-    await page.goto(`http://localhost:${site.port}/`);
-    await page.getByRole('button', { name: 'Open chat' }).click();
-    await page.getByRole('button', { name: 'Owner sign-in' }).click();
-    await page.getByRole('group', { name: 'Sign in with' }).waitFor();
-    const focused = () => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent);
-    await expect.poll(focused, { timeout: 10_000 }).toBe('Solana wallet');
-    const started = page.waitForResponse((response) => response.url().endsWith('/init'));
-    release();
-    expect((await started).status()).toBe(200);
-    // The widget's handling of the answer runs after it arrives: give it its turn, then look again.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
-    expect(await focused()).toBe('Solana wallet');
-    await page.close();
+    try {
+      await page.goto(`http://localhost:${site.port}/`);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await page.getByRole('button', { name: 'Owner sign-in' }).click();
+      await page.getByRole('group', { name: 'Sign in with' }).waitFor();
+      const focused = () => page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.textContent);
+      await expect.poll(focused, { timeout: 10_000 }).toBe('Solana wallet');
+      const started = page.waitForResponse((response) => response.url().endsWith('/init'));
+      release();
+      expect((await started).status()).toBe(200);
+      // The widget's handling of the answer runs after it arrives: give it its turn, then look again.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
+      expect(await focused()).toBe('Solana wallet');
+    } finally {
+      release(); // a failure before the release must not leave the start held
+      await page.close();
+    }
   }, 60_000);
 
   it('a browser with both kinds of wallet asks which one signs; the Ethereum one signs in and trades', async () => {
